@@ -1,0 +1,11 @@
+// The `eboard` tool's subcommands. Each registers its options on the CLI app and runs when chosen.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace eboard::tools {
+
+// Each function adds a subcommand; the subcommand's callback sets the process exit code in `exit_code`.
+void add_perft_command(CLI::App& app, int& exit_code);
+
+}  // namespace eboard::tools

@@ -1,0 +1,17 @@
+// eboard: the command-line companion of eboardd (perft, replay, sim, and control of a running daemon).
+#include <cstdio>
+
+#include "daemon/tools/commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"eboard: electronic chess board tool (perft, capture replay, board simulator)"};
+  app.require_subcommand(1);
+  int exit_code = 0;
+  eboard::tools::add_perft_command(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return exit_code;
+}

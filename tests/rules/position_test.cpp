@@ -1,0 +1,69 @@
+#include <gtest/gtest.h>
+
+#include "rules/movegen.hpp"
+
+using namespace eboard::rules;
+
+TEST(Position, StartPositionFenRoundTrip) {
+  Position p = Position::start();
+  EXPECT_EQ(p.fen(), START_FEN);
+  EXPECT_EQ(MoveList(p).size(), 20u);
+}
+
+TEST(Position, DoUndoRestoresFenAndKey) {
+  auto p = Position::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+  ASSERT_TRUE(p);
+  std::string fen = p->fen();
+  Key key = p->key();
+  for (Move m : MoveList(*p)) {
+    p->do_move(m);
+    for (Move r : MoveList(*p)) {
+      p->do_move(r);
+      p->undo_move(r);
+    }
+    p->undo_move(m);
+    ASSERT_EQ(p->fen(), fen);
+    ASSERT_EQ(p->key(), key);
+  }
+}
+
+TEST(Position, IncrementalKeyMatchesFreshKey) {
+  // Play a few moves including a capture into the pocket, and compare with a position parsed from the FEN.
+  auto p = Position::from_fen("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR[] w KQkq - 0 2", Variant::Crazyhouse);
+  ASSERT_TRUE(p);
+  p->do_move(Move::make(make_square(4, 3), make_square(3, 4)));  // exd5: a pawn to White's pocket
+  EXPECT_EQ(p->pocket(WHITE, PAWN), 1);
+  auto fresh = Position::from_fen(p->fen(), Variant::Crazyhouse);
+  ASSERT_TRUE(fresh) << fresh.error();
+  EXPECT_EQ(fresh->key(), p->key());
+  EXPECT_EQ(fresh->fen(), p->fen());
+}
+
+TEST(Position, MalformedFenGivesOneLineError) {
+  for (const char* bad : {"", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1", "xnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w",
+                          "rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w", "8/8/8/8/8/8/8/8 w - -",
+                          "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq -", "4k3/8/8/8/8/8/8/4K3 w Z -",
+                          "4k3/8/8/8/8/8/8/4K3 w - e9", "4k3/4R3/8/8/8/8/8/4K3 w - -"}) {
+    auto p = Position::from_fen(bad);
+    EXPECT_FALSE(p) << bad;
+    if (!p) {
+      EXPECT_EQ(p.error().find('\n'), std::string::npos);
+    }
+  }
+}
+
+TEST(Position, BughouseCaptureDoesNotFillOwnPocket) {
+  auto p = Position::from_fen("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR[] w KQkq - 0 2", Variant::Bughouse);
+  ASSERT_TRUE(p);
+  p->do_move(Move::make(make_square(4, 3), make_square(3, 4)));
+  EXPECT_EQ(p->pocket(WHITE, PAWN), 0);
+}
+
+TEST(Position, PromotedPieceIsRememberedAndGoesBackAsPawn) {
+  auto p = Position::from_fen("4k3/1Q~6/8/8/4b3/8/Kpp5/8[] b - - 0 1", Variant::Crazyhouse);
+  ASSERT_TRUE(p) << p.error();
+  EXPECT_EQ(p->captured_hand_type(make_square(1, 6)), PAWN);
+  p->do_move(Move::make(make_square(4, 3), make_square(1, 6)));  // Bxb7: the promoted queen goes over as a pawn
+  EXPECT_EQ(p->pocket(BLACK, PAWN), 1);
+  EXPECT_EQ(p->pocket(BLACK, QUEEN), 0);
+}
