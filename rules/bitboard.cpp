@@ -102,7 +102,8 @@ Bitboard step_attacks(Square s, const int (*steps)[2], int n) {
 
 struct Init {
   Init() {
-    constexpr int KNIGHT_STEPS[8][2] = {{1, 2}, {2, 1}, {2, -1}, {1, -2}, {-1, -2}, {-2, -1}, {-2, 1}, {-1, 2}};
+    constexpr int KNIGHT_STEPS[8][2] = {{1, 2},   {2, 1},   {2, -1}, {1, -2},
+                                        {-1, -2}, {-2, -1}, {-2, 1}, {-1, 2}};
     constexpr int KING_STEPS[8][2] = {{1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}, {0, -1}, {1, -1}};
     constexpr int WPAWN[2][2] = {{-1, 1}, {1, 1}};
     constexpr int BPAWN[2][2] = {{-1, -1}, {1, -1}};
@@ -136,13 +137,26 @@ const Init init_once;
 
 PieceType piece_type_from_char(char c) {
   switch (c) {
-    case 'P': case 'p': return PAWN;
-    case 'N': case 'n': return KNIGHT;
-    case 'B': case 'b': return BISHOP;
-    case 'R': case 'r': return ROOK;
-    case 'Q': case 'q': return QUEEN;
-    case 'K': case 'k': return KING;
-    default: return NO_PIECE_TYPE;
+    case 'P':
+    case 'p':
+      return PAWN;
+    case 'N':
+    case 'n':
+      return KNIGHT;
+    case 'B':
+    case 'b':
+      return BISHOP;
+    case 'R':
+    case 'r':
+      return ROOK;
+    case 'Q':
+    case 'q':
+      return QUEEN;
+    case 'K':
+    case 'k':
+      return KING;
+    default:
+      return NO_PIECE_TYPE;
   }
 }
 

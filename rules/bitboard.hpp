@@ -47,14 +47,20 @@ inline Bitboard bishop_attacks(Square s, Bitboard occ) {
   const auto& m = detail::bishop_magics[s];
   return m.attacks[m.index(occ)];
 }
-inline Bitboard queen_attacks(Square s, Bitboard occ) { return rook_attacks(s, occ) | bishop_attacks(s, occ); }
+inline Bitboard queen_attacks(Square s, Bitboard occ) {
+  return rook_attacks(s, occ) | bishop_attacks(s, occ);
+}
 // Attacks of a non-pawn piece type from `s` given the occupancy.
 inline Bitboard attacks(PieceType t, Square s, Bitboard occ) {
   switch (t) {
-    case BISHOP: return bishop_attacks(s, occ);
-    case ROOK: return rook_attacks(s, occ);
-    case QUEEN: return queen_attacks(s, occ);
-    default: return detail::pseudo_attacks[t][s];
+    case BISHOP:
+      return bishop_attacks(s, occ);
+    case ROOK:
+      return rook_attacks(s, occ);
+    case QUEEN:
+      return queen_attacks(s, occ);
+    default:
+      return detail::pseudo_attacks[t][s];
   }
 }
 // Empty-board attacks (for "could this slider ever hit that square").

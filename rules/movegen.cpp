@@ -5,12 +5,18 @@ namespace {
 
 template <int Shift>
 constexpr Bitboard shift(Bitboard b) {
-  if constexpr (Shift == 8) return b << 8;
-  else if constexpr (Shift == -8) return b >> 8;
-  else if constexpr (Shift == 9) return (b & ~file_bb(7)) << 9;    // up-right for White
-  else if constexpr (Shift == 7) return (b & ~file_bb(0)) << 7;    // up-left for White
-  else if constexpr (Shift == -7) return (b & ~file_bb(7)) >> 7;  // down-right for Black
-  else if constexpr (Shift == -9) return (b & ~file_bb(0)) >> 9;  // down-left for Black
+  if constexpr (Shift == 8)
+    return b << 8;
+  else if constexpr (Shift == -8)
+    return b >> 8;
+  else if constexpr (Shift == 9)
+    return (b & ~file_bb(7)) << 9;  // up-right for White
+  else if constexpr (Shift == 7)
+    return (b & ~file_bb(0)) << 7;  // up-left for White
+  else if constexpr (Shift == -7)
+    return (b & ~file_bb(7)) >> 7;  // down-right for Black
+  else if constexpr (Shift == -9)
+    return (b & ~file_bb(0)) >> 9;  // down-left for Black
 }
 
 inline Move* add_promotions(Move* out, Square from, Square to) {
@@ -91,8 +97,10 @@ Move* single_pawn_moves(const Position& pos, Color us, Square from, Bitboard all
   dests &= allowed;
   while (dests) {
     Square to = pop_lsb(dests);
-    if (relative_rank(us, to) == 7) out = add_promotions(out, from, to);
-    else *out++ = Move::make(from, to);
+    if (relative_rank(us, to) == 7)
+      out = add_promotions(out, from, to);
+    else
+      *out++ = Move::make(from, to);
   }
   return out;
 }
@@ -131,7 +139,8 @@ Move* generate_legal(const Position& pos, Move* out) {
       Square from = pop_lsb(b);
       // Rare enough to test in full: remove both pawns, add ours on ep, and look at the king.
       Bitboard after = (occ ^ square_bb(from) ^ square_bb(capsq)) | square_bb(ep);
-      if (!(pos.attackers_to(ksq, after) & theirs & ~square_bb(capsq))) *out++ = Move::make(from, ep, Move::EN_PASSANT);
+      if (!(pos.attackers_to(ksq, after) & theirs & ~square_bb(capsq)))
+        *out++ = Move::make(from, ep, Move::EN_PASSANT);
     }
   }
 

@@ -16,9 +16,9 @@ struct PerftExpectation {
 };
 
 struct PerftCase {
-  std::string id;    // the block's id, or "line N" for EPD lines
+  std::string id;  // the block's id, or "line N" for EPD lines
   std::string fen;
-  int line = 0;      // where the case starts in the file, for error messages
+  int line = 0;  // where the case starts in the file, for error messages
   std::vector<PerftExpectation> expected;
 };
 

@@ -44,6 +44,22 @@ Key ep_file(int f) { return keys.ep_file[f]; }
 Key castling(int cr) { return keys.castling[cr]; }
 }  // namespace zobrist
 
+namespace {
+// FIDE 9.2.3: positions are the same only if the same en-passant captures are possible, so the square is
+// kept (and hashed) only when some en-passant capture is legal, not merely when a pawn stands next to it.
+bool legal_en_passant_exists(const Position& pos, Square ep) {
+  Color us = pos.side_to_move();
+  Square capsq = Square(us == WHITE ? ep - 8 : ep + 8);
+  Square ksq = pos.king_square(us);
+  for (Bitboard b = pawn_attacks(~us, ep) & pos.pieces(us, PAWN); b;) {
+    Square from = pop_lsb(b);
+    Bitboard after = (pos.pieces() ^ square_bb(from) ^ square_bb(capsq)) | square_bb(ep);
+    if (!(pos.attackers_to(ksq, after) & pos.pieces(~us) & ~square_bb(capsq))) return true;
+  }
+  return false;
+}
+}  // namespace
+
 void Position::put_piece(Piece p, Square s) {
   board_[s] = p;
   by_color_[color_of(p)] |= square_bb(s);
@@ -97,6 +113,13 @@ Bitboard Position::blockers_for_king(Color c) const {
 
 void Position::refresh_checkers() {
   states_.back().checkers = attackers_to(king_square(side_)) & pieces(~side_);
+}
+
+Key Position::key_without_pockets() const {
+  Key k = state().key;
+  for (Color c : {WHITE, BLACK})
+    for (int t = PAWN; t <= KING; ++t) k ^= zobrist::pocket(make_piece(c, PieceType(t)), pockets_[c][t]);
+  return k;
 }
 
 Key Position::compute_key() const {
@@ -212,25 +235,35 @@ tl::expected<Position, std::string> Position::from_fen(std::string_view fen, Var
   std::string_view side = next_field(), castling = next_field(), ep = next_field();
   std::string_view half = next_field(), full = next_field();
   if (side.empty()) side = "w";
-  if (side == "w") pos.side_ = WHITE;
-  else if (side == "b") pos.side_ = BLACK;
-  else return fen_error("side to move is not 'w' or 'b'", fen);
+  if (side == "w")
+    pos.side_ = WHITE;
+  else if (side == "b")
+    pos.side_ = BLACK;
+  else
+    return fen_error("side to move is not 'w' or 'b'", fen);
 
   if (!castling.empty() && castling != "-") {
     for (char c : castling) {
       Color col = std::isupper(static_cast<unsigned char>(c)) ? WHITE : BLACK;
       char u = char(std::toupper(static_cast<unsigned char>(c)));
       Square ksq = pos.king_square(col);
-      if (relative_rank(col, ksq) != 0) return fen_error("castling right without the king on its first rank", fen);
+      if (relative_rank(col, ksq) != 0)
+        return fen_error("castling right without the king on its first rank", fen);
       Piece rook = make_piece(col, ROOK);
       Square rsq = SQ_NONE;
       int back = col == WHITE ? 0 : 7;
       if (u == 'K') {
         for (int f = 7; f > file_of(ksq); --f)
-          if (pos.board_[make_square(f, back)] == rook) { rsq = make_square(f, back); break; }
+          if (pos.board_[make_square(f, back)] == rook) {
+            rsq = make_square(f, back);
+            break;
+          }
       } else if (u == 'Q') {
         for (int f = 0; f < file_of(ksq); ++f)
-          if (pos.board_[make_square(f, back)] == rook) { rsq = make_square(f, back); break; }
+          if (pos.board_[make_square(f, back)] == rook) {
+            rsq = make_square(f, back);
+            break;
+          }
       } else if (u >= 'A' && u <= 'H') {
         rsq = make_square(u - 'A', back);
         if (pos.board_[rsq] != rook) return fen_error("castling file without a rook", fen);
@@ -263,8 +296,10 @@ tl::expected<Position, std::string> Position::from_fen(std::string_view fen, Var
   pos.states_.back().rule50 = std::uint16_t(std::min(halfmove, 60000));
   pos.fullmove_ = std::max(1, std::min(fullmove, 1000000));
   pos.game_ply_ = 2 * (pos.fullmove_ - 1) + (pos.side_ == BLACK);
-  pos.states_.back().key = pos.compute_key();
   pos.refresh_checkers();
+  if (pos.states_.back().ep != SQ_NONE && !legal_en_passant_exists(pos, pos.states_.back().ep))
+    pos.states_.back().ep = SQ_NONE;
+  pos.states_.back().key = pos.compute_key();
   if (pos.attackers_to(pos.king_square(~pos.side_)) & pos.pieces(pos.side_))
     return fen_error("the side not to move is in check", fen);
   return pos;
@@ -365,8 +400,8 @@ void Position::do_move(Move m) {
     Square rfrom, rto;
     do_castling(us, from, to, rfrom, rto, false);
     Piece king = make_piece(us, KING), rook = make_piece(us, ROOK);
-    k ^= zobrist::piece_square(king, from) ^ zobrist::piece_square(king, to) ^ zobrist::piece_square(rook, rfrom) ^
-         zobrist::piece_square(rook, rto);
+    k ^= zobrist::piece_square(king, from) ^ zobrist::piece_square(king, to) ^
+         zobrist::piece_square(rook, rfrom) ^ zobrist::piece_square(rook, rto);
     k ^= zobrist::castling(st.castling);
     st.castling &= std::uint8_t(~(castling_mask_[from] | castling_mask_[rfrom]));
     k ^= zobrist::castling(st.castling);
@@ -421,6 +456,10 @@ void Position::do_move(Move m) {
   if (us == BLACK) ++fullmove_;
   st.key = k;
   st.checkers = attackers_to(king_square(them)) & pieces(us);
+  if (st.ep != SQ_NONE && !legal_en_passant_exists(*this, st.ep)) {
+    st.key ^= zobrist::ep_file(file_of(st.ep));
+    st.ep = SQ_NONE;
+  }
 }
 
 void Position::undo_move(Move m) {

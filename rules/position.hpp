@@ -15,7 +15,8 @@
 namespace eboard::rules {
 
 inline constexpr std::string_view START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-inline constexpr std::string_view CRAZYHOUSE_START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1";
+inline constexpr std::string_view CRAZYHOUSE_START_FEN =
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1";
 
 // What the position forgets when a move is made and must restore when it is unmade.
 struct StateInfo {
@@ -52,7 +53,9 @@ class Position {
   Bitboard pieces(PieceType t) const { return by_type_[t]; }
   Bitboard pieces(Color c, PieceType t) const { return by_color_[c] & by_type_[t]; }
   Bitboard pieces(PieceType a, PieceType b) const { return by_type_[a] | by_type_[b]; }
-  Bitboard pieces(Color c, PieceType a, PieceType b) const { return by_color_[c] & (by_type_[a] | by_type_[b]); }
+  Bitboard pieces(Color c, PieceType a, PieceType b) const {
+    return by_color_[c] & (by_type_[a] | by_type_[b]);
+  }
   Square king_square(Color c) const { return lsb(pieces(c, KING)); }
   Bitboard promoted() const { return promoted_; }
   int pocket(Color c, PieceType t) const { return pockets_[c][t]; }
@@ -62,6 +65,8 @@ class Position {
 
   const StateInfo& state() const { return states_.back(); }
   Key key() const { return state().key; }
+  // The key of the board alone, pockets left out (FQE 22 counts repetitions whatever the reserves hold).
+  Key key_without_pockets() const;
   Square ep_square() const { return state().ep; }
   int rule50() const { return state().rule50; }
   std::uint8_t castling_rights() const { return state().castling; }
@@ -78,7 +83,7 @@ class Position {
   // Pieces of either colour that shield the king of `king_color` from a slider of the other colour.
   Bitboard blockers_for_king(Color king_color) const;
 
-  bool is_legal(Move m) const;         // full legality of any move (slower than the generator; for input)
+  bool is_legal(Move m) const;  // full legality of any move (slower than the generator; for input)
   bool gives_check(Move m) const;
   bool is_capture(Move m) const {
     return m.kind() == Move::EN_PASSANT || (m.kind() != Move::CASTLING && !m.is_drop() && !empty(m.to()));
@@ -121,7 +126,7 @@ class Position {
   Bitboard promoted_ = 0;
   std::array<std::array<std::uint8_t, PIECE_TYPE_NB>, 2> pockets_{};
   std::array<Square, 4> castling_rook_{SQ_NONE, SQ_NONE, SQ_NONE, SQ_NONE};
-  std::array<Bitboard, 4> castling_path_{};     // squares that must be empty
+  std::array<Bitboard, 4> castling_path_{};       // squares that must be empty
   std::array<Bitboard, 4> castling_king_path_{};  // squares the king crosses, incl. both ends
   std::array<std::uint8_t, 64> castling_mask_{};  // rights lost when a piece leaves or lands on a square
   Color side_ = WHITE;
@@ -130,7 +135,6 @@ class Position {
   int fullmove_ = 1;
   int game_ply_ = 0;
   std::vector<StateInfo> states_;
-
 };
 
 namespace zobrist {

@@ -20,8 +20,18 @@ constexpr int PIECE_TYPE_NB = 7;
 // A piece is colour * 8 + type: W_PAWN = 1 … W_KING = 6, B_PAWN = 9 … B_KING = 14.
 enum Piece : std::uint8_t {
   NO_PIECE,
-  W_PAWN = 1, W_KNIGHT, W_BISHOP, W_ROOK, W_QUEEN, W_KING,
-  B_PAWN = 9, B_KNIGHT, B_BISHOP, B_ROOK, B_QUEEN, B_KING,
+  W_PAWN = 1,
+  W_KNIGHT,
+  W_BISHOP,
+  W_ROOK,
+  W_QUEEN,
+  W_KING,
+  B_PAWN = 9,
+  B_KNIGHT,
+  B_BISHOP,
+  B_ROOK,
+  B_QUEEN,
+  B_KING,
 };
 constexpr int PIECE_NB = 16;
 constexpr Piece make_piece(Color c, PieceType t) { return Piece(c * 8 + t); }
@@ -45,7 +55,12 @@ constexpr bool has_drops(Variant v) { return v != Variant::Chess; }
 
 // Castling rights: one bit per (colour, side).
 enum CastlingRights : std::uint8_t {
-  NO_CASTLING = 0, WHITE_OO = 1, WHITE_OOO = 2, BLACK_OO = 4, BLACK_OOO = 8, ANY_CASTLING = 15,
+  NO_CASTLING = 0,
+  WHITE_OO = 1,
+  WHITE_OOO = 2,
+  BLACK_OO = 4,
+  BLACK_OOO = 8,
+  ANY_CASTLING = 15,
 };
 constexpr int castling_index(Color c, bool king_side) { return c * 2 + (king_side ? 0 : 1); }
 
@@ -64,7 +79,9 @@ class Move {
   static constexpr Move promotion(Square from, Square to, PieceType promo) {
     return Move(std::uint16_t(to | (from << 6) | ((int(PROMOTION) + int(promo) - int(KNIGHT)) << 12)));
   }
-  static constexpr Move drop(PieceType t, Square to) { return Move(std::uint16_t(to | (t << 6) | (DROP << 12))); }
+  static constexpr Move drop(PieceType t, Square to) {
+    return Move(std::uint16_t(to | (t << 6) | (DROP << 12)));
+  }
   static constexpr Move none() { return Move(); }
 
   constexpr Square to() const { return Square(raw_ & 63); }
@@ -86,7 +103,9 @@ class Move {
 };
 
 constexpr char piece_char(PieceType t) { return " PNBRQK"[t]; }
-constexpr char piece_char(Piece p) { return color_of(p) == WHITE ? " PNBRQK"[type_of(p)] : " pnbrqk"[type_of(p)]; }
+constexpr char piece_char(Piece p) {
+  return color_of(p) == WHITE ? " PNBRQK"[type_of(p)] : " pnbrqk"[type_of(p)];
+}
 // Parses one of PNBRQK (either case); returns NO_PIECE_TYPE otherwise.
 PieceType piece_type_from_char(char c);
 std::string square_name(Square s);

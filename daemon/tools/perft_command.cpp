@@ -1,4 +1,5 @@
 // `eboard perft`: node counts of the legal move tree, for one position or a whole suite (CONTRACTS §2).
+#include <unistd.h>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -7,7 +8,6 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
-#include <unistd.h>
 
 #include "daemon/tools/commands.hpp"
 #include "rules/movegen.hpp"
@@ -110,8 +110,9 @@ int run_suite(const Options& o, VariantChoice v) {
     std::this_thread::sleep_for(std::chrono::milliseconds(tty ? 500 : 100));
     std::size_t started = std::min(next.load(), suite->size());
     bool done = started == suite->size();
-    if (tty) std::fprintf(stderr, "\r%zu/%zu positions, %llu Mnodes", started, suite->size(),
-                          static_cast<unsigned long long>(nodes_done.load() / 1000000));
+    if (tty)
+      std::fprintf(stderr, "\r%zu/%zu positions, %llu Mnodes", started, suite->size(),
+                   static_cast<unsigned long long>(nodes_done.load() / 1000000));
     if (done) break;
   }
   for (auto& t : pool) t.join();
@@ -119,7 +120,8 @@ int run_suite(const Options& o, VariantChoice v) {
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (const auto& m : mismatches) std::fputs(m.c_str(), stdout);
   std::fprintf(stderr, "%llu nodes in %.1f s (%.0f Mnps, %u threads)\n",
-               static_cast<unsigned long long>(nodes_done.load()), secs, double(nodes_done.load()) / secs / 1e6, n);
+               static_cast<unsigned long long>(nodes_done.load()), secs,
+               double(nodes_done.load()) / secs / 1e6, n);
   std::printf("%llu passed, %llu failed\n", static_cast<unsigned long long>(passed.load()),
               static_cast<unsigned long long>(failed.load()));
   return failed ? 1 : 0;
@@ -133,7 +135,8 @@ void add_perft_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--variant", opts->variant, "chess, chess960, crazyhouse or bughouse")
       ->check(CLI::IsMember({"chess", "chess960", "crazyhouse", "bughouse"}))
       ->capture_default_str();
-  auto fen = cmd->add_option("--fen", opts->fen, "position (FEN; X-FEN/Shredder castling; pockets [..] or /..)");
+  auto fen =
+      cmd->add_option("--fen", opts->fen, "position (FEN; X-FEN/Shredder castling; pockets [..] or /..)");
   cmd->add_option("--depth", opts->depth, "depth in plies (with --fen)")->check(CLI::Range(0, 20));
   auto suite = cmd->add_option("--suite", opts->suite, "check every expectation in a .perft or EPD file");
   cmd->add_option("--max-nodes", opts->max_nodes, "with --suite: skip expectations above this many nodes");

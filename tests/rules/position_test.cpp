@@ -29,7 +29,8 @@ TEST(Position, DoUndoRestoresFenAndKey) {
 
 TEST(Position, IncrementalKeyMatchesFreshKey) {
   // Play a few moves including a capture into the pocket, and compare with a position parsed from the FEN.
-  auto p = Position::from_fen("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR[] w KQkq - 0 2", Variant::Crazyhouse);
+  auto p = Position::from_fen("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR[] w KQkq - 0 2",
+                              Variant::Crazyhouse);
   ASSERT_TRUE(p);
   p->do_move(Move::make(make_square(4, 3), make_square(3, 4)));  // exd5: a pawn to White's pocket
   EXPECT_EQ(p->pocket(WHITE, PAWN), 1);
@@ -40,10 +41,11 @@ TEST(Position, IncrementalKeyMatchesFreshKey) {
 }
 
 TEST(Position, MalformedFenGivesOneLineError) {
-  for (const char* bad : {"", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1", "xnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w",
-                          "rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w", "8/8/8/8/8/8/8/8 w - -",
-                          "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq -", "4k3/8/8/8/8/8/8/4K3 w Z -",
-                          "4k3/8/8/8/8/8/8/4K3 w - e9", "4k3/4R3/8/8/8/8/8/4K3 w - -"}) {
+  for (const char* bad :
+       {"", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1",
+        "xnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w", "rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w",
+        "8/8/8/8/8/8/8/8 w - -", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq -",
+        "4k3/8/8/8/8/8/8/4K3 w Z -", "4k3/8/8/8/8/8/8/4K3 w - e9", "4k3/4R3/8/8/8/8/8/4K3 w - -"}) {
     auto p = Position::from_fen(bad);
     EXPECT_FALSE(p) << bad;
     if (!p) {
@@ -53,7 +55,8 @@ TEST(Position, MalformedFenGivesOneLineError) {
 }
 
 TEST(Position, BughouseCaptureDoesNotFillOwnPocket) {
-  auto p = Position::from_fen("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR[] w KQkq - 0 2", Variant::Bughouse);
+  auto p =
+      Position::from_fen("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR[] w KQkq - 0 2", Variant::Bughouse);
   ASSERT_TRUE(p);
   p->do_move(Move::make(make_square(4, 3), make_square(3, 4)));
   EXPECT_EQ(p->pocket(WHITE, PAWN), 0);
@@ -63,7 +66,8 @@ TEST(Position, PromotedPieceIsRememberedAndGoesBackAsPawn) {
   auto p = Position::from_fen("4k3/1Q~6/8/8/4b3/8/Kpp5/8[] b - - 0 1", Variant::Crazyhouse);
   ASSERT_TRUE(p) << p.error();
   EXPECT_EQ(p->captured_hand_type(make_square(1, 6)), PAWN);
-  p->do_move(Move::make(make_square(4, 3), make_square(1, 6)));  // Bxb7: the promoted queen goes over as a pawn
+  p->do_move(
+      Move::make(make_square(4, 3), make_square(1, 6)));  // Bxb7: the promoted queen goes over as a pawn
   EXPECT_EQ(p->pocket(BLACK, PAWN), 1);
   EXPECT_EQ(p->pocket(BLACK, QUEEN), 0);
 }

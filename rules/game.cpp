@@ -1,0 +1,95 @@
+#include "rules/game.hpp"
+
+#include "rules/outcome.hpp"
+
+namespace eboard::rules {
+
+std::string result_string(Result r) {
+  switch (r) {
+    case Result::WhiteWins:
+      return "1-0";
+    case Result::BlackWins:
+      return "0-1";
+    case Result::Draw:
+      return "1/2-1/2";
+    default:
+      return "*";
+  }
+}
+
+Game::Game(Position start) : start_(start), current_(std::move(start)) {}
+
+const PlyRecord& Game::play(Move m, ClockTimes clock, std::int64_t time_ms) {
+  current_.do_move(m);
+  PlyRecord r;
+  r.move = m;
+  r.clock = clock;
+  r.time_ms = time_ms;
+  r.key = current_.key();
+  r.board_key = current_.key_without_pockets();
+  r.drop = m.is_drop();
+  plies_.push_back(r);
+  return plies_.back();
+}
+
+void Game::undo() {
+  if (plies_.empty()) return;
+  current_.undo_move(plies_.back().move);
+  plies_.pop_back();
+  outcome_.reset();
+}
+
+Position Game::position_at(int ply) const {
+  Position p = start_;
+  for (int i = 0; i < ply && i < ply_count(); ++i) p.do_move(plies_[i].move);
+  return p;
+}
+
+ClockTimes Game::clock_at(int ply) const {
+  if (ply <= 0 || plies_.empty()) return start_clock_;
+  return plies_[std::min(ply, ply_count()) - 1].clock;
+}
+
+int Game::repetitions() const {
+  // Only positions since the last irreversible move can repeat, and only with the same side to move.
+  Key now = current_.key();
+  int count = 1;
+  int reversible = current_.rule50();
+  for (int i = ply_count() - 3; i >= 0 && ply_count() - 1 - i <= reversible; i -= 2)
+    if (plies_[i].key == now) ++count;
+  if (ply_count() - 1 - (-1) <= reversible && ply_count() % 2 == 0 && start_.key() == now) ++count;
+  return count;
+}
+
+bool Game::fourfold_no_drops_claimable() const {
+  Key now = current_.key_without_pockets();
+  int count = 1;
+  for (int i = ply_count() - 1; i >= 0; --i) {
+    if (i <= ply_count() - 3 && (ply_count() - 1 - i) % 2 == 0 && plies_[i].board_key == now) ++count;
+    if (plies_[i].drop) break;  // nothing before a drop counts (FQE 22); the position after it does
+  }
+  bool reached_start = true;
+  for (const auto& p : plies_) reached_start &= !p.drop;
+  if (reached_start && ply_count() % 2 == 0 && ply_count() > 0 && start_.key_without_pockets() == now)
+    ++count;
+  return count >= 4;
+}
+
+std::optional<Outcome> Game::automatic_outcome() const {
+  const Position& p = current_;
+  Color mover = ~p.side_to_move();
+  if (is_checkmate(p)) return Outcome{mover == WHITE ? Result::WhiteWins : Result::BlackWins, "checkmate"};
+  if (is_stalemate(p)) return Outcome{Result::Draw, "stalemate"};
+  if (is_dead_position(p)) return Outcome{Result::Draw, "dead-position"};
+  if (p.variant() != Variant::Bughouse && repetitions() >= 5) return Outcome{Result::Draw, "fivefold"};
+  if (p.variant() != Variant::Bughouse && p.rule50() >= 150)
+    return Outcome{Result::Draw, "seventy-five-moves"};
+  return std::nullopt;
+}
+
+Outcome Game::flag_outcome(Color side) const {
+  if (!can_ever_mate(current_, ~side)) return {Result::Draw, "flag"};
+  return {side == WHITE ? Result::BlackWins : Result::WhiteWins, "flag"};
+}
+
+}  // namespace eboard::rules

@@ -1,0 +1,85 @@
+// One board's game: the start position, every move played with its clock times, and what the rules
+// say about the end (automatic results and claimable draws). Every earlier position can be rebuilt,
+// so an arbiter can reinstate the position before an illegal move (FIDE 7.5.1).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rules/position.hpp"
+
+namespace eboard::rules {
+
+// Remaining time on each side's clock in milliseconds; -1 when unknown.
+struct ClockTimes {
+  std::int64_t white_ms = -1;
+  std::int64_t black_ms = -1;
+  bool known() const { return white_ms >= 0 && black_ms >= 0; }
+  bool operator==(const ClockTimes&) const = default;
+};
+
+enum class Result { Ongoing, WhiteWins, BlackWins, Draw };
+std::string result_string(Result r);  // "1-0", "0-1", "1/2-1/2", "*"
+
+struct Outcome {
+  Result result = Result::Ongoing;
+  std::string reason;  // CONTRACTS §3: checkmate, stalemate, dead-position, fivefold, seventy-five-moves …
+};
+
+struct PlyRecord {
+  Move move;
+  ClockTimes clock;          // after the move, when known
+  std::int64_t time_ms = 0;  // when the move was completed
+  Key key = 0;               // of the position after the move
+  Key board_key = 0;         // the same without pockets
+  bool drop = false;
+};
+
+class Game {
+ public:
+  explicit Game(Position start);
+
+  const Position& start() const { return start_; }
+  const Position& position() const { return current_; }
+  const std::vector<PlyRecord>& plies() const { return plies_; }
+  int ply_count() const { return int(plies_.size()); }
+  // The clock times at the start of the game (before any move), when known.
+  ClockTimes start_clock() const { return start_clock_; }
+  void set_start_clock(ClockTimes c) { start_clock_ = c; }
+
+  // Plays a move the caller knows to be legal.
+  const PlyRecord& play(Move m, ClockTimes clock = {}, std::int64_t time_ms = 0);
+  // Takes back the last move (arbiter decision, or a move found to be wrong).
+  void undo();
+  // The position after `ply` moves (0 = the start).
+  Position position_at(int ply) const;
+  // The clock times after `ply` moves (0 = the start).
+  ClockTimes clock_at(int ply) const;
+
+  // How often the current position has occurred, this time included (FIDE 9.2).
+  int repetitions() const;
+  bool threefold_claimable() const { return repetitions() >= 3; }
+  bool fifty_moves_claimable() const { return current_.rule50() >= 100; }
+  // FQE 22: the same board four times with no drop in between (reserves may differ).
+  bool fourfold_no_drops_claimable() const;
+
+  // Results the rules impose at once: mate, stalemate, dead position, fivefold, 75 moves.
+  std::optional<Outcome> automatic_outcome() const;
+  // Flag fall of `side` (6.9): a loss, or a draw when the opponent cannot mate by any legal sequence.
+  Outcome flag_outcome(Color side) const;
+
+  // The recorded end of the game, once there is one (automatic, flag, resignation, arbiter …).
+  const std::optional<Outcome>& outcome() const { return outcome_; }
+  void set_outcome(Outcome o) { outcome_ = std::move(o); }
+
+ private:
+  Position start_;
+  Position current_;
+  std::vector<PlyRecord> plies_;
+  ClockTimes start_clock_;
+  std::optional<Outcome> outcome_;
+};
+
+}  // namespace eboard::rules
