@@ -7,5 +7,7 @@ namespace eboard::tools {
 
 // Each function adds a subcommand; the subcommand's callback sets the process exit code in `exit_code`.
 void add_perft_command(CLI::App& app, int& exit_code);
+void add_replay_command(CLI::App& app, int& exit_code);
+void add_capture_command(CLI::App& app, int& exit_code);
 
 }  // namespace eboard::tools

@@ -8,6 +8,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   eboard::tools::add_perft_command(app, exit_code);
+  eboard::tools::add_replay_command(app, exit_code);
+  eboard::tools::add_capture_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,29 @@
+// Replays captures through the same driver adapter and reconstruction the daemon runs, in virtual time:
+// no sleeping, the capture's times are the clock, and the same input always gives the same output.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <tl/expected.hpp>
+
+#include "drivers/capture.hpp"
+#include "rules/game.hpp"
+#include "rules/pgn.hpp"
+#include "rules/reconstruct.hpp"
+
+namespace eboard::daemon {
+
+struct ReplayResult {
+  std::vector<rules::Event> events;
+  rules::Game game;
+};
+
+// One board's capture. The board id comes from the capture's `board` header (else `cfg.board_id`).
+tl::expected<ReplayResult, std::string> replay_capture(const drivers::Capture& capture,
+                                                       rules::ReconstructConfig cfg);
+
+// The game as a PGN record: moves with their clock times, result and termination.
+rules::GameRecord game_record(const rules::Game& game, const std::string& board_id);
+
+}  // namespace eboard::daemon

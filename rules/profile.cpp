@@ -1,0 +1,32 @@
+#include "rules/profile.hpp"
+
+namespace eboard::rules {
+
+std::optional<Profile> profile_by_name(std::string_view name) {
+  Profile p;
+  p.name = std::string(name);
+  if (name == "fide-standard") return p;
+  if (name == "fide-rapid") {
+    p.illegal_moves = IllegalMovePolicy::StandsUnlessClaimed;  // Annex A.4.2
+    return p;
+  }
+  if (name == "fide-blitz") {
+    p.illegal_moves = IllegalMovePolicy::StandsUnlessClaimed;  // Annex B via A.4.2
+    p.illegal_move_bonus_ms = 60000;                           // B.2 (2023 Laws: one minute)
+    return p;
+  }
+  if (name == "bughouse-fqe" || name == "bughouse-clock-move") {
+    p.variant = Variant::Bughouse;
+    p.illegal_moves = IllegalMovePolicy::LossIfClaimed;
+    p.illegal_move_bonus_ms = 0;
+    p.illegal_moves_to_lose = 0;
+    p.pawn_may_stay_on_last_rank = name == "bughouse-fqe";  // FQE 11; clock-move: promote to Q or N
+    p.clock_press_without_move_is_reserve_claim = name == "bughouse-fqe";
+    p.touch_move = name == "bughouse-fqe";
+    p.base_time_ms = 5 * 60 * 1000;  // FQE 2
+    return p;
+  }
+  return std::nullopt;
+}
+
+}  // namespace eboard::rules

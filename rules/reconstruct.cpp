@@ -1,0 +1,626 @@
+#include "rules/reconstruct.hpp"
+
+#include <algorithm>
+
+#include "rules/movegen.hpp"
+#include "rules/notation.hpp"
+#include "rules/outcome.hpp"
+
+namespace eboard::rules {
+
+namespace {
+
+using Board = std::array<Piece, 64>;
+
+// The board after `m`, computed on the array alone (cheaper than copying a Position).
+Board board_after(const Position& pos, Move m) {
+  Board b = pos.board();
+  Color us = pos.side_to_move();
+  Square from = m.from(), to = m.to();
+  switch (m.kind()) {
+    case Move::DROP:
+      b[to] = make_piece(us, m.drop_type());
+      break;
+    case Move::CASTLING: {
+      bool king_side = to > from;
+      b[from] = NO_PIECE;
+      b[to] = NO_PIECE;
+      b[Position::castle_king_to(us, king_side)] = make_piece(us, KING);
+      b[Position::castle_rook_to(us, king_side)] = make_piece(us, ROOK);
+      break;
+    }
+    case Move::EN_PASSANT:
+      b[to] = b[from];
+      b[from] = NO_PIECE;
+      b[us == WHITE ? to - 8 : to + 8] = NO_PIECE;
+      break;
+    case Move::PROMOTION:
+      b[to] = make_piece(us, m.promotion_type());
+      b[from] = NO_PIECE;
+      break;
+    default:
+      b[to] = b[from];
+      b[from] = NO_PIECE;
+  }
+  return b;
+}
+
+bool is_chess960_start(const Board& b) {
+  for (int f = 0; f < 8; ++f) {
+    if (b[make_square(f, 1)] != W_PAWN || b[make_square(f, 6)] != B_PAWN) return false;
+    Piece w = b[make_square(f, 0)], k = b[make_square(f, 7)];
+    if (w == NO_PIECE || color_of(w) != WHITE || type_of(w) == PAWN || k != make_piece(BLACK, type_of(w)))
+      return false;
+  }
+  for (int r = 2; r < 6; ++r)
+    for (int f = 0; f < 8; ++f)
+      if (b[make_square(f, r)] != NO_PIECE) return false;
+  return true;
+}
+
+// The FEN of a Chess960 start from its back rank (castling with the outer rooks).
+std::string chess960_fen(const Board& b) {
+  std::string rank;
+  for (int f = 0; f < 8; ++f) rank += piece_char(b[make_square(f, 7)]);
+  std::string upper = rank;
+  for (char& c : upper) c = char(c - 'a' + 'A');
+  return rank + "/pppppppp/8/8/8/8/PPPPPPPP/" + upper + " w KQkq - 0 1";
+}
+
+Square find_piece(const Board& b, Piece p, int* count) {
+  Square found = SQ_NONE;
+  *count = 0;
+  for (Square s = 0; s < 64; ++s)
+    if (b[s] == p) {
+      found = s;
+      ++*count;
+    }
+  return found;
+}
+
+}  // namespace
+
+Reconstructor::Reconstructor(ReconstructConfig cfg)
+    : Reconstructor(cfg, Game(Position::start(cfg.profile.variant))) {}
+
+Reconstructor::Reconstructor(ReconstructConfig cfg, Game game)
+    : cfg_(std::move(cfg)), game_(std::move(game)) {
+  physical_ = game_.position().board();
+  recompute_successors();
+}
+
+void Reconstructor::emit(std::int64_t t, decltype(Event::what) what) {
+  out_.push_back(Event{t, cfg_.board_id, std::move(what)});
+}
+
+void Reconstructor::recompute_successors() {
+  successors_.clear();
+  const Position& pos = game_.position();
+  for (Move m : MoveList(pos)) {
+    successors_.push_back({m, board_after(pos, m), false});
+    // A promotion may be shown with the pawn left on the last rank: a queen promotion by default
+    // (FQE 11 makes this legal in bughouse; FIDE 7.5.2 makes it an illegal move counted as a queen).
+    if (m.is_promotion() && m.promotion_type() == QUEEN) {
+      Successor s{m, successors_.back().board, true};
+      s.board[m.to()] = make_piece(pos.side_to_move(), PAWN);
+      successors_.push_back(s);
+    }
+  }
+}
+
+const Reconstructor::Successor* Reconstructor::matching_successor() const {
+  const Successor* found = nullptr;
+  for (const auto& s : successors_) {
+    if (s.board != physical_) continue;
+    if (!found) {
+      found = &s;
+      continue;
+    }
+    // Two moves, one board: a Chess960 castling where the king or the rook does not move, and the plain
+    // king or rook move. Castling needs both king and rook touched (4.4.1); otherwise the plain move.
+    const Successor* castle = s.move.kind() == Move::CASTLING ? &s : found;
+    const Successor* plain = castle == &s ? found : &s;
+    Square king = castle->move.from(), rook = castle->move.to();
+    bool king_touched = false, rook_touched = false;
+    for (const auto& t : touches_) {
+      king_touched |= t.square == king;
+      rook_touched |= t.square == rook;
+    }
+    found = king_touched && rook_touched ? castle : plain;
+  }
+  return found;
+}
+
+std::optional<std::pair<Reconstructor::Successor, Move>> Reconstructor::two_ply_explanation() const {
+  std::optional<std::pair<Successor, Move>> found;
+  Position pos = game_.position();
+  for (const auto& s : successors_) {
+    if (s.pawn_left_on_last_rank) continue;
+    pos.do_move(s.move);
+    for (Move m2 : MoveList(pos)) {
+      if (board_after(pos, m2) == physical_) {
+        if (found) {  // two explanations: do not guess
+          pos.undo_move(s.move);
+          return std::nullopt;
+        }
+        found = std::make_pair(s, m2);
+      }
+    }
+    pos.undo_move(s.move);
+  }
+  return found;
+}
+
+ClockTimes Reconstructor::clock_times(const ClockReading& r) const {
+  if (!left_player_ || !r.present) return {};
+  return *left_player_ == WHITE ? ClockTimes{r.left_ms, r.right_ms} : ClockTimes{r.right_ms, r.left_ms};
+}
+
+bool Reconstructor::own_piece_in_air() const {
+  Color us = game_.position().side_to_move();
+  int before = 0, now = 0;
+  for (Square q = 0; q < 64; ++q) {
+    before += game_.position().piece_on(q) != NO_PIECE && color_of(game_.position().piece_on(q)) == us;
+    now += physical_[q] != NO_PIECE && color_of(physical_[q]) == us;
+  }
+  return now < before;
+}
+
+std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
+  std::vector<Event> pending = advance(e.t_ms);  // deadlines before this event fire first
+  out_ = std::move(pending);
+  bool board_event = true;
+  std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, PieceLifted>) {
+          if (is_ok(v.square) && physical_[v.square] != NO_PIECE) {
+            touches_.push_back({e.t_ms, v.square, physical_[v.square], own_piece_in_air()});
+            physical_[v.square] = NO_PIECE;
+          }
+        } else if constexpr (std::is_same_v<T, PiecePlaced>) {
+          if (is_ok(v.square)) physical_[v.square] = v.piece;
+        } else if constexpr (std::is_same_v<T, BoardSnapshot>) {
+          physical_ = v.squares;
+          have_board_ = true;
+        } else if constexpr (std::is_same_v<T, ClockReading>) {
+          board_event = false;
+          on_clock(v, e.t_ms);
+        } else {
+          board_event = false;  // a link change: the game is kept; the next snapshot tells the board
+        }
+      },
+      e.what);
+  if (board_event) on_board_changed(e.t_ms);
+  return std::move(out_);
+}
+
+void Reconstructor::on_board_changed(std::int64_t t) {
+  // The start position set up on the board starts a new game, unless a legal move leads to it (knights
+  // going home in a repetition) or the game is already there.
+  bool fresh_start =
+      !board_matches_game() && !matching_successor() &&
+      (game_.ply_count() > 0 || game_.outcome().has_value() || game_.start().board() != physical_);
+  if (fresh_start && physical_ == Position::start(cfg_.profile.variant).board()) {
+    start_new_game(Position::start(cfg_.profile.variant), t);
+  } else if (fresh_start && cfg_.chess960 && is_chess960_start(physical_)) {
+    if (auto p = Position::from_fen(chess960_fen(physical_), cfg_.profile.variant, true))
+      start_new_game(*p, t);
+  }
+  if (const Successor* s = matching_successor()) {
+    if (!last_match_ || last_match_->move != s->move || !release_at_)
+      release_at_ = t + cfg_.profile.release_ms;  // resting this long on the square releases the piece
+    last_match_ = *s;
+    touches_at_match_ = touches_.size();
+  } else {
+    release_at_.reset();
+    if (board_matches_game()) last_match_.reset();  // the move was taken back before the press
+  }
+  settle_at_ = t + cfg_.settle_ms;
+  provisional_at_ = t + cfg_.provisional_ms;
+}
+
+void Reconstructor::publish_provisional(std::int64_t t) {
+  if (game_.outcome()) return;
+  const Successor* s = matching_successor();
+  if (!s || published_provisional_ == s->move) return;
+  published_provisional_ = s->move;
+  emit(t, ProvisionalMoveEvent{game_.ply_count() + 1, to_uci(game_.position(), s->move),
+                               to_san(game_.position(), s->move)});
+}
+
+void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
+  (void)t;
+  game_ = Game(start);
+  reset_turn();
+  mismatch_at_.reset();
+  mismatch_reported_ = false;
+  illegal_counts_ = {};
+  recompute_successors();
+}
+
+void Reconstructor::reset_turn() {
+  last_match_.reset();
+  published_provisional_.reset();
+  release_at_.reset();
+  released_.reset();
+  shown_illegal_.reset();
+  touches_.clear();
+  touches_at_match_ = 0;
+}
+
+void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
+  if (!r.present) {
+    last_reading_ = r;
+    return;
+  }
+  // Until a completed move confirms it, the side whose clock runs is taken to be the side on move.
+  if (!left_player_ && r.running)
+    left_player_ =
+        r.lever_up == ClockSide::Left ? game_.position().side_to_move() : ~game_.position().side_to_move();
+  if (last_reading_ && last_reading_->present && last_reading_->lever_up != r.lever_up) {
+    // A lever change on a stopped clock (setting up, starting it) is nobody's move.
+    if (last_reading_->running || left_player_confirmed_)
+      on_press(last_reading_->lever_up, r, t);
+    else if (r.running)
+      left_player_ =
+          r.lever_up == ClockSide::Left ? game_.position().side_to_move() : ~game_.position().side_to_move();
+  }
+  // A flag that has just fallen (6.9): the player on that side loses, unless the opponent cannot mate.
+  bool left_fell = r.left_flag && !(last_reading_ && last_reading_->left_flag);
+  bool right_fell = r.right_flag && !(last_reading_ && last_reading_->right_flag);
+  if ((left_fell || right_fell) && left_player_ && !game_.outcome()) {
+    Color side = left_fell ? *left_player_ : ~*left_player_;
+    Outcome o = game_.flag_outcome(side);
+    game_.set_outcome(o);
+    emit(t, ResultEvent{o.result, o.reason});
+  }
+  last_reading_ = r;
+}
+
+void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int64_t t) {
+  if (game_.outcome()) return;
+  const Position& pos = game_.position();
+  Color to_move = pos.side_to_move();
+  std::optional<Successor> candidate;
+  std::size_t touch_count = touches_.size();
+  if (const Successor* s = matching_successor()) {
+    candidate = *s;
+  } else if (last_match_) {
+    candidate = last_match_;  // the opponent began his move before the press was read
+    touch_count = touches_at_match_;
+  }
+
+  if (!left_player_confirmed_ && candidate) {
+    // The first completed move tells who sits where for sure.
+    left_player_ = pressed == ClockSide::Left ? to_move : ~to_move;
+    left_player_confirmed_ = true;
+  }
+  if (!left_player_) return;
+  Color presser = pressed == ClockSide::Left ? *left_player_ : ~*left_player_;
+  if (presser == to_move) {
+    if (candidate) {
+      commit(*candidate, t, clock_times(r), touch_count);
+    } else if (board_matches_game()) {
+      illegal_move(
+          "clock-without-move", presser, t, "clock-without-move",
+          std::string(presser == WHITE ? "White" : "Black") + " pressed the clock without moving (7.5.3)");
+    } else if (auto two = two_ply_explanation()) {
+      commit(two->first, t, {}, touches_.size());
+    } else if (auto shown = shown_move()) {
+      const Position& p = game_.position();
+      Bitboard reach = type_of(shown->piece) == PAWN
+                           ? pawn_attacks(to_move, shown->from)
+                           : attacks(type_of(shown->piece), shown->from, p.pieces());
+      bool geometric = (reach & square_bb(shown->to)) ||
+                       (type_of(shown->piece) == PAWN && file_of(shown->from) == file_of(shown->to));
+      illegal_move("illegal-move", presser, t, geometric ? "king-left-in-check" : "impossible-move",
+                   std::string(1, piece_char(type_of(shown->piece))) + square_name(shown->from) + "-" +
+                       square_name(shown->to) + " is not a legal move");
+    } else {
+      illegal_move("illegal-move", presser, t, "no-legal-move",
+                   "the clock was pressed but the board shows no legal move");
+    }
+    return;
+  }
+  // The player not on move pressed: a press was missed. If the board shows two moves, both are complete.
+  if (auto two = two_ply_explanation()) {
+    commit(two->first, t, {}, touches_.size());
+    if (const Successor* s = matching_successor()) commit(*s, t, clock_times(r), touches_.size());
+  }
+}
+
+std::optional<Reconstructor::ShownMove> Reconstructor::shown_move() const {
+  // Exactly one own piece gone from one square and standing on another (empty before, or an enemy's).
+  const Position& p = game_.position();
+  Color us = p.side_to_move();
+  Square from = SQ_NONE, to = SQ_NONE;
+  for (Square q = 0; q < 64; ++q) {
+    if (physical_[q] == p.piece_on(q)) continue;
+    if (physical_[q] == NO_PIECE && p.piece_on(q) != NO_PIECE && color_of(p.piece_on(q)) == us &&
+        from == SQ_NONE)
+      from = q;
+    else if (physical_[q] != NO_PIECE && color_of(physical_[q]) == us && to == SQ_NONE)
+      to = q;
+    else
+      return std::nullopt;
+  }
+  if (from == SQ_NONE || to == SQ_NONE || physical_[to] != p.piece_on(from)) return std::nullopt;
+  // The first part of a legal move is not an illegal one: castling's king step before the rook moves,
+  // en passant before the taken pawn leaves the board.
+  for (Move m : MoveList(p)) {
+    if (m.is_drop() || m.from() != from) continue;
+    Square dest = m.kind() == Move::CASTLING ? Position::castle_king_to(us, m.to() > m.from()) : m.to();
+    if (dest == to) return std::nullopt;
+  }
+  return ShownMove{from, to, physical_[to]};
+}
+
+void Reconstructor::illegal_move(const char* code, Color side, std::int64_t t, const std::string& reason,
+                                 const std::string& detail) {
+  int count = ++illegal_counts_[side];
+  const Profile& pr = cfg_.profile;
+  std::string penalty;
+  switch (pr.illegal_moves) {
+    case IllegalMovePolicy::LossIfClaimed:
+      penalty = "loss if claimed";
+      break;
+    case IllegalMovePolicy::StandsUnlessClaimed:
+    case IllegalMovePolicy::Reinstate: {
+      bool loses = pr.illegal_moves_to_lose > 0 && count >= pr.illegal_moves_to_lose;
+      if (loses)
+        penalty = can_ever_mate(game_.position(), ~side) ? "loss" : "draw (the opponent cannot mate)";
+      else
+        penalty = "+" + std::to_string(pr.illegal_move_bonus_ms / 60000) + " min to the opponent";
+      if (pr.illegal_moves == IllegalMovePolicy::StandsUnlessClaimed)
+        penalty += " if claimed before the opponent moves";
+      break;
+    }
+  }
+  AlertEvent a{code, game_.ply_count() + 1, side, detail, {}};
+  a.extra.push_back({"reason", reason, false});
+  a.extra.push_back({"count", std::to_string(count), true});
+  a.extra.push_back({"penalty", penalty, false});
+  emit(t, std::move(a));
+  // 7.5.1: the position before the illegal move stands; the players put it back on the board.
+  reset_turn();
+}
+
+void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, std::int64_t t) {
+  const Position& p = game_.position();
+  Color us = p.side_to_move();
+  int ply = game_.ply_count() + 1;
+  std::string who = us == WHITE ? "White" : "Black";
+  if (released_ && *released_ != s.move)
+    emit(t, AlertEvent{"released-piece-moved",
+                       ply,
+                       us,
+                       who + " released a piece on " + square_name(released_->to()) + " (" +
+                           to_uci(p, *released_) + ") and then played " + to_uci(p, s.move) + " (4.7)",
+                       {}});
+  if (shown_illegal_)
+    emit(t, AlertEvent{"illegal-move-corrected",
+                       ply,
+                       us,
+                       who + " showed " + square_name(shown_illegal_->from) + "-" +
+                           square_name(shown_illegal_->to) +
+                           ", not a legal move, and corrected it before pressing the clock",
+                       {}});
+  if (s.pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank)
+    illegal_move("illegal-move", us, t, "promotion-not-completed",
+                 who + " pressed the clock with the pawn still on " + square_name(s.move.to()) +
+                     "; it counts as a queen (7.5.2)");
+  if (!cfg_.profile.touch_move) return;
+  MoveList legal(p);
+  Square moved_from = s.move.is_drop() ? SQ_NONE : s.move.from();
+  Square captured_on = s.move.kind() == Move::EN_PASSANT
+                           ? Square(us == WHITE ? s.move.to() - 8 : s.move.to() + 8)
+                       : p.is_capture(s.move) ? s.move.to()
+                                              : SQ_NONE;
+  bool own_checked = false, theirs_checked = false;
+  for (std::size_t i = 0; i < touch_count && i < touches_.size(); ++i) {
+    const Touch& touch = touches_[i];
+    if (touch.other_piece_in_air || p.piece_on(touch.square) != touch.piece) continue;
+    bool own = color_of(touch.piece) == us;
+    if (own && !own_checked) {
+      bool movable = false;
+      for (Move m : legal) movable |= !m.is_drop() && m.from() == touch.square;
+      if (!movable) continue;  // 4.3.1 binds only a piece that can move
+      own_checked = true;
+      if (touch.square == moved_from) continue;
+      bool rook_first = s.move.kind() == Move::CASTLING && touch.square == s.move.to();
+      AlertEvent a{"touch-move",
+                   ply,
+                   us,
+                   rook_first
+                       ? who + " touched the rook before the king and then castled (4.4.2)"
+                       : who + " touched the " + std::string(1, piece_char(type_of(touch.piece))) + " on " +
+                             square_name(touch.square) + " first but moved another piece (4.3.1)",
+                   {}};
+      a.extra.push_back({"reason", rook_first ? "rook-before-king" : "own-piece-not-moved", false});
+      a.extra.push_back({"square", square_name(touch.square), false});
+      emit(t, std::move(a));
+    } else if (!own && !theirs_checked) {
+      bool capturable = false;
+      for (Move m : legal) {
+        Square victim = m.kind() == Move::EN_PASSANT ? Square(us == WHITE ? m.to() - 8 : m.to() + 8)
+                        : p.is_capture(m)            ? m.to()
+                                                     : SQ_NONE;
+        capturable |= victim == touch.square;
+      }
+      if (!capturable) continue;  // 4.3.2 binds only a piece that can be taken
+      theirs_checked = true;
+      if (touch.square == captured_on) continue;
+      AlertEvent a{"touch-move",
+                   ply,
+                   us,
+                   who + " touched the opponent's piece on " + square_name(touch.square) +
+                       ", which could be taken, and did not take it (4.3.2)",
+                   {}};
+      a.extra.push_back({"reason", "opponent-piece-not-taken", false});
+      a.extra.push_back({"square", square_name(touch.square), false});
+      emit(t, std::move(a));
+    }
+  }
+}
+
+void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock, std::size_t touch_count) {
+  check_touches(s, touch_count, t);
+  const Position& before = game_.position();
+  MoveEvent ev;
+  ev.uci = to_uci(before, s.move);
+  ev.san = to_san(before, s.move);
+  ev.clock = clock;
+  game_.play(s.move, clock, t);
+  ev.ply = game_.ply_count();
+  emit(t, ev);
+  // Lifts after the board first showed this move belong to the opponent's turn.
+  std::vector<Touch> carried(touches_.begin() + std::ptrdiff_t(std::min(touch_count, touches_.size())),
+                             touches_.end());
+  reset_turn();
+  touches_ = std::move(carried);
+  mismatch_at_.reset();
+  mismatch_reported_ = false;
+  recompute_successors();
+  check_end(t);
+  // The opponent may already have moved on: the board can show his move against the new position.
+  if (const Successor* next = matching_successor()) {
+    last_match_ = *next;
+    touches_at_match_ = touches_.size();
+    release_at_ = t + cfg_.profile.release_ms;
+  }
+}
+
+void Reconstructor::check_end(std::int64_t t) {
+  if (auto o = game_.automatic_outcome()) {
+    game_.set_outcome(*o);
+    emit(t, ResultEvent{o->result, o->reason});
+    return;
+  }
+  if (game_.threefold_claimable()) emit(t, ClaimableEvent{"threefold", game_.ply_count()});
+  if (game_.position().rule50() == 100) emit(t, ClaimableEvent{"fifty-moves", game_.ply_count()});
+  if (game_.position().variant() == Variant::Bughouse && game_.fourfold_no_drops_claimable())
+    emit(t, ClaimableEvent{"fourfold-no-drops", game_.ply_count()});
+}
+
+bool Reconstructor::result_gesture(std::int64_t t) {
+  // DGT convention: both kings on the centre squares. Light squares (e4, d5): 1-0; dark (d4, e5): 0-1;
+  // one of each: draw. Only when the kings are not simply where the game has them.
+  int wn = 0, bn = 0;
+  Square wk = find_piece(physical_, W_KING, &wn), bk = find_piece(physical_, B_KING, &bn);
+  if (wn != 1 || bn != 1) return false;
+  auto central = [](Square s) {
+    return (file_of(s) == 3 || file_of(s) == 4) && (rank_of(s) == 3 || rank_of(s) == 4);
+  };
+  if (!central(wk) || !central(bk)) return false;
+  const Position& pos = game_.position();
+  if (pos.king_square(WHITE) == wk && pos.king_square(BLACK) == bk) return false;
+  auto light = [](Square s) { return (file_of(s) + rank_of(s)) % 2 == 1; };
+  Result r = light(wk) && light(bk) ? Result::WhiteWins
+                                    : (!light(wk) && !light(bk) ? Result::BlackWins : Result::Draw);
+  Outcome o{r, "board-gesture"};
+  game_.set_outcome(o);
+  emit(t, ResultEvent{o.result, o.reason});
+  return true;
+}
+
+void Reconstructor::on_settled(std::int64_t t) {
+  if (game_.outcome()) return;
+  if (const Successor* s = matching_successor()) {
+    mismatch_at_.reset();
+    Position after = game_.position();
+    after.do_move(s->move);
+    // A move that mates or stalemates is complete at once (FIDE 6.2.1, FQE 20): no press needed.
+    if (is_checkmate(after) || is_stalemate(after)) {
+      commit(*s, t, last_reading_ ? clock_times(*last_reading_) : ClockTimes{}, touches_.size());
+      return;
+    }
+    publish_provisional(t);
+    return;
+  }
+  if (board_matches_game()) {
+    mismatch_at_.reset();
+    mismatch_reported_ = false;
+    return;
+  }
+  if (result_gesture(t)) return;
+  if (!shown_illegal_) shown_illegal_ = shown_move();  // an illegal move shown; it may yet be corrected
+  if (shown_illegal_) return;
+  if (game_.ply_count() > 0 || left_player_) {
+    if (auto two = two_ply_explanation(); two && !left_player_) {
+      // Without a clock, a settled board two moves ahead completes the first of them.
+      commit(two->first, t, {}, touches_.size());
+      return;
+    }
+  }
+  // Pieces in the air on the way to a legal move are not a mismatch: every square must agree with the
+  // position or with one successor, or be empty.
+  for (const auto& s : successors_) {
+    bool consistent = true;
+    for (Square q = 0; q < 64 && consistent; ++q) {
+      Piece p = physical_[q];
+      consistent = p == NO_PIECE || p == game_.position().piece_on(q) || p == s.board[q];
+    }
+    if (consistent) return;
+  }
+  if (!mismatch_at_) mismatch_at_ = t + cfg_.mismatch_ms;
+}
+
+std::vector<Event> Reconstructor::advance(std::int64_t now) {
+  std::vector<Event> saved = std::move(out_);
+  out_.clear();
+  for (;;) {
+    std::optional<std::int64_t> next = next_deadline();
+    if (!next || *next > now) break;
+    if (provisional_at_ && *provisional_at_ == *next) {
+      provisional_at_.reset();
+      publish_provisional(*next);
+    } else if (settle_at_ && *settle_at_ == *next) {
+      settle_at_.reset();
+      on_settled(*next);
+    } else if (release_at_ && *release_at_ == *next) {
+      release_at_.reset();
+      // 4.7: the piece has rested on a legal square long enough to count as released there.
+      if (const Successor* s = matching_successor(); s && !released_) released_ = s->move;
+    } else {
+      mismatch_at_.reset();
+      if (!mismatch_reported_ && !game_.outcome() && (game_.ply_count() > 0 || left_player_)) {
+        mismatch_reported_ = true;
+        emit(*next, AlertEvent{"position-mismatch",
+                               game_.ply_count(),
+                               game_.position().side_to_move(),
+                               "the board shows a position no legal move explains",
+                               {}});
+      }
+    }
+  }
+  std::vector<Event> result = std::move(out_);
+  out_ = std::move(saved);
+  return result;
+}
+
+std::optional<std::int64_t> Reconstructor::next_deadline() const {
+  std::optional<std::int64_t> best;
+  for (const auto& d : {provisional_at_, settle_at_, release_at_, mismatch_at_})
+    if (d && (!best || *d < *best)) best = d;
+  return best;
+}
+
+const char* event_type(const Event& e) {
+  switch (e.what.index()) {
+    case 0:
+      return "move";
+    case 1:
+      return "provisional";
+    case 2:
+      return "alert";
+    case 3:
+      return "claimable";
+    case 4:
+      return "result";
+    default:
+      return "match-result";
+  }
+}
+
+}  // namespace eboard::rules

@@ -1,0 +1,118 @@
+// Reconstruction: from the sensor events of one board (and its clock) to completed moves, alerts and
+// results. Sans-I/O: events and the time go in, events come out; the caller owns timers and calls
+// `advance(now)` at `next_deadline()`. Replaying the same inputs gives the same outputs.
+//
+// How it decides. For the committed position P it keeps the board after every legal move
+// ("successors"). The physical board is compared with P and with each successor after every sensor
+// event. A clock press by the player on move completes the successor the board shows (or, if the
+// opponent has already begun to move by the time the press is read, the last successor it showed).
+// When a settled board matches nothing one ply away, a two-ply search explains missed events.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rules/events.hpp"
+#include "rules/game.hpp"
+#include "rules/profile.hpp"
+#include "rules/sensor.hpp"
+
+namespace eboard::rules {
+
+struct ReconstructConfig {
+  std::string board_id = "A";
+  Profile profile = *profile_by_name("fide-standard");
+  std::int64_t provisional_ms = 30;  // quiet this long after a scan's burst of events: publish what it shows
+  std::int64_t settle_ms = 250;      // quiet this long (about one scan): the board has settled
+  std::int64_t mismatch_ms = 5000;   // a settled board nothing explains for this long: position-mismatch
+  bool chess960 = false;             // a start position other than the standard one is a Chess960 start
+};
+
+class Reconstructor {
+ public:
+  explicit Reconstructor(ReconstructConfig cfg);
+  // Continues an existing game (after a restart, or an arbiter's setup).
+  Reconstructor(ReconstructConfig cfg, Game game);
+
+  std::vector<Event> on_sensor(const SensorEvent& e);
+  std::vector<Event> advance(std::int64_t now_ms);
+  std::optional<std::int64_t> next_deadline() const;
+
+  const Game& game() const { return game_; }
+  const std::array<Piece, 64>& physical() const { return physical_; }
+  bool board_matches_game() const { return physical_ == game_.position().board(); }
+  // Which colour sits at the clock's left side, once learned from the first completed move.
+  std::optional<Color> left_player() const { return left_player_; }
+
+ private:
+  struct Successor {
+    Move move;
+    std::array<Piece, 64> board;
+    bool pawn_left_on_last_rank = false;  // a promotion shown with the pawn still standing (7.5.2, FQE 11)
+  };
+  // A lift seen during the current turn: a touch (FIDE 4.3).
+  struct Touch {
+    std::int64_t t_ms;
+    Square square;
+    Piece piece;
+    bool other_piece_in_air;  // the hand was busy with another own piece: an accidental knock, not a touch
+  };
+  // A piece moved in a way no legal move explains (shown on the board, not necessarily completed).
+  struct ShownMove {
+    Square from, to;
+    Piece piece;
+  };
+
+  void on_board_changed(std::int64_t t);
+  bool own_piece_in_air() const;
+  void on_clock(const ClockReading& r, std::int64_t t);
+  void on_press(ClockSide pressed, const ClockReading& r, std::int64_t t);
+  void on_settled(std::int64_t t);
+  void publish_provisional(std::int64_t t);
+  void commit(const Successor& s, std::int64_t t, ClockTimes clock, std::size_t touch_count);
+  void reset_turn();
+  // Touch-move and release checks of the move about to be completed, over the touches of its turn.
+  void check_touches(const Successor& s, std::size_t touch_count, std::int64_t t);
+  // A completed illegal move (or clock press without a move): counted, with the profile's penalty.
+  void illegal_move(const char* code, Color side, std::int64_t t, const std::string& reason,
+                    const std::string& detail);
+  std::optional<ShownMove> shown_move() const;
+  void start_new_game(const Position& start, std::int64_t t);
+  void recompute_successors();
+  // The successor the board shows; when two moves give the same board (Chess960 castling where king or
+  // rook stays), the touch order decides (RULES.md: king lifted first means castling).
+  const Successor* matching_successor() const;
+  // Moves m1, m2 with P+m1+m2 = physical (missed events), if exactly one such pair exists.
+  std::optional<std::pair<Successor, Move>> two_ply_explanation() const;
+  bool result_gesture(std::int64_t t);
+  ClockTimes clock_times(const ClockReading& r) const;
+  void emit(std::int64_t t, decltype(Event::what) what);
+  void check_end(std::int64_t t);
+
+  ReconstructConfig cfg_;
+  Game game_;
+  std::array<Piece, 64> physical_{};
+  bool have_board_ = false;
+  std::vector<Successor> successors_;
+  std::optional<Successor> last_match_;     // the successor the board showed last since P
+  std::size_t touches_at_match_ = 0;        // touches_.size() when last_match_ was seen
+  std::vector<Touch> touches_;              // lifts since the last completed move
+  std::optional<std::int64_t> release_at_;  // when the shown successor will count as released (4.7)
+  std::optional<Move> released_;            // a legal move whose piece was released on its square
+  std::optional<ShownMove> shown_illegal_;  // an illegal move the board showed this turn, not completed
+  std::array<int, 2> illegal_counts_{};     // completed illegal moves per colour (7.5.5)
+  std::optional<Move> published_provisional_;
+  std::optional<std::int64_t> settle_at_;
+  std::optional<std::int64_t> provisional_at_;
+  std::optional<std::int64_t> mismatch_at_;
+  bool mismatch_reported_ = false;
+  std::optional<ClockReading> last_reading_;
+  std::optional<Color> left_player_;
+  bool left_player_confirmed_ = false;  // by a completed move (before that: from the running side)
+  std::vector<Event> out_;
+};
+
+}  // namespace eboard::rules

@@ -1,0 +1,191 @@
+// Scripted sensor sequences through the reconstructor: clean play in its common physical forms.
+// (The scenario table of irregularities and the corpus played by the simulated hand live beside this.)
+#include <gtest/gtest.h>
+
+#include "rules/reconstruct.hpp"
+
+using namespace eboard::rules;
+
+namespace {
+
+// Builds sensor events for a board whose clock has White on the left.
+class Script {
+ public:
+  explicit Script(Reconstructor& r) : r_(r) {}
+  Script& snapshot(const Position& p) { return feed(BoardSnapshot{p.board()}); }
+  Script& lift(const char* sq) { return feed(PieceLifted{parse_square(sq)}); }
+  Script& place(const char* sq, Piece p) { return feed(PiecePlaced{parse_square(sq), p}); }
+  Script& wait(std::int64_t ms) {
+    t_ += ms;
+    auto ev = r_.advance(t_);
+    events_.insert(events_.end(), ev.begin(), ev.end());
+    return *this;
+  }
+  // The player whose side is up presses: the lever goes to the other side.
+  Script& press() {
+    reading_.lever_up = reading_.lever_up == ClockSide::Left ? ClockSide::Right : ClockSide::Left;
+    reading_.running = true;
+    return feed(reading_);
+  }
+  Script& clock_start() {  // Black starts White's clock: left side up
+    reading_.lever_up = ClockSide::Right;
+    feed(reading_);
+    return press();
+  }
+  Script& move(const char* from, const char* to, Piece p) {
+    lift(from);
+    place(to, p);
+    wait(300);
+    return press();
+  }
+  const std::vector<Event>& events() const { return events_; }
+  std::vector<std::string> moves() const {
+    std::vector<std::string> m;
+    for (const auto& e : events_)
+      if (auto* mv = std::get_if<MoveEvent>(&e.what)) m.push_back(mv->uci);
+    return m;
+  }
+  std::vector<std::string> alerts() const {
+    std::vector<std::string> a;
+    for (const auto& e : events_)
+      if (auto* al = std::get_if<AlertEvent>(&e.what)) a.push_back(al->code);
+    return a;
+  }
+
+ private:
+  template <typename T>
+  Script& feed(T what) {
+    t_ += 40;
+    auto ev = r_.on_sensor(SensorEvent{t_, what});
+    events_.insert(events_.end(), ev.begin(), ev.end());
+    return *this;
+  }
+  Reconstructor& r_;
+  std::int64_t t_ = 0;
+  ClockReading reading_{300000, 300000, false, ClockSide::Left};
+  std::vector<Event> events_;
+};
+
+}  // namespace
+
+TEST(Reconstruct, CleanOpeningCompletedByPresses) {
+  Reconstructor r(ReconstructConfig{});
+  Script s(r);
+  s.snapshot(Position::start()).clock_start();
+  s.move("e2", "e4", W_PAWN).move("e7", "e5", B_PAWN).move("g1", "f3", W_KNIGHT);
+  EXPECT_EQ(s.moves(), (std::vector<std::string>{"e2e4", "e7e5", "g1f3"}));
+  EXPECT_TRUE(s.alerts().empty());
+  EXPECT_EQ(r.left_player(), WHITE);
+}
+
+TEST(Reconstruct, MoveIsProvisionalUntilThePress) {
+  Reconstructor r(ReconstructConfig{});
+  Script s(r);
+  s.snapshot(Position::start()).clock_start();
+  s.lift("e2").place("e4", W_PAWN).wait(400);
+  EXPECT_TRUE(s.moves().empty());
+  bool provisional = false;
+  for (const auto& e : s.events()) provisional |= std::holds_alternative<ProvisionalMoveEvent>(e.what);
+  EXPECT_TRUE(provisional);
+  // The player changes his mind before pressing: e4 becomes d4.
+  s.lift("e4").place("e2", W_PAWN).lift("d2").place("d4", W_PAWN).wait(300).press();
+  EXPECT_EQ(s.moves(), (std::vector<std::string>{"d2d4"}));
+}
+
+TEST(Reconstruct, CaptureInEitherOrderAndCastlingKingFirst) {
+  Reconstructor r(ReconstructConfig{});
+  Script s(r);
+  s.snapshot(Position::start()).clock_start();
+  s.move("e2", "e4", W_PAWN).move("d7", "d5", B_PAWN);
+  s.lift("d5").lift("e4").place("d5", W_PAWN).wait(300).press();  // victim first
+  s.move("d8", "d5", B_QUEEN);                                    // mover first, victim never seen lifted
+  s.move("g1", "f3", W_KNIGHT)
+      .move("c8", "g4", B_BISHOP)
+      .move("f1", "e2", W_BISHOP)
+      .move("b8", "c6", B_KNIGHT);
+  s.lift("e1").place("g1", W_KING).lift("h1").place("f1", W_ROOK).wait(300).press();
+  EXPECT_EQ(s.moves(), (std::vector<std::string>{"e2e4", "d7d5", "e4d5", "d8d5", "g1f3", "c8g4", "f1e2",
+                                                 "b8c6", "e1g1"}));
+  EXPECT_TRUE(s.alerts().empty());
+}
+
+TEST(Reconstruct, OpponentStartsBeforeThePressIsRead) {
+  Reconstructor r(ReconstructConfig{});
+  Script s(r);
+  s.snapshot(Position::start()).clock_start();
+  s.lift("e2").place("e4", W_PAWN).lift("e7");  // Black already lifts his pawn when the press arrives
+  s.press();
+  s.place("e5", B_PAWN).wait(300).press();
+  EXPECT_EQ(s.moves(), (std::vector<std::string>{"e2e4", "e7e5"}));
+}
+
+TEST(Reconstruct, ClockWithoutMoveIsReported) {
+  Reconstructor r(ReconstructConfig{});
+  Script s(r);
+  s.snapshot(Position::start()).clock_start();
+  s.move("e2", "e4", W_PAWN).press();
+  EXPECT_EQ(s.alerts(), (std::vector<std::string>{"clock-without-move"}));
+}
+
+TEST(Reconstruct, MissedPressIsRecoveredFromTwoMoves) {
+  Reconstructor r(ReconstructConfig{});
+  Script s(r);
+  s.snapshot(Position::start()).clock_start();
+  s.move("e2", "e4", W_PAWN);
+  // Black moves, but the reading of his press arrives only after White has replied on the board: the
+  // press completes Black's move (the last one the board showed for him), White's reply stays pending.
+  s.lift("e7").place("e5", B_PAWN).wait(300);
+  s.lift("g1").place("f3", W_KNIGHT).wait(300);
+  s.press();
+  EXPECT_EQ(s.moves(), (std::vector<std::string>{"e2e4", "e7e5"}));
+}
+
+TEST(Reconstruct, MateCompletesWithoutPress) {
+  Reconstructor r(ReconstructConfig{});
+  Script s(r);
+  s.snapshot(Position::start()).clock_start();
+  s.move("f2", "f3", W_PAWN).move("e7", "e5", B_PAWN).move("g2", "g4", W_PAWN);
+  s.lift("d8").place("h4", B_QUEEN).wait(400);
+  EXPECT_EQ(s.moves().back(), "d8h4");
+  bool mate = false;
+  for (const auto& e : s.events())
+    if (auto* res = std::get_if<ResultEvent>(&e.what))
+      mate = res->reason == "checkmate" && res->result == Result::BlackWins;
+  EXPECT_TRUE(mate);
+}
+
+TEST(Reconstruct, ResultGestureEndsTheGame) {
+  Reconstructor r(ReconstructConfig{});
+  Script s(r);
+  s.snapshot(Position::start()).clock_start();
+  s.move("e2", "e4", W_PAWN).move("e7", "e5", B_PAWN);
+  // Kings to the light central squares: 1-0. The e4 pawn must go first to make room.
+  s.lift("e4").lift("e1").place("e4", W_KING).lift("e8").lift("d7").place("d5", B_KING).wait(400);
+  bool one_nil = false;
+  for (const auto& e : s.events())
+    if (auto* res = std::get_if<ResultEvent>(&e.what)) one_nil = res->result == Result::WhiteWins;
+  EXPECT_TRUE(one_nil);
+  EXPECT_EQ(s.moves().size(), 2u);
+}
+
+TEST(Reconstruct, UnexplainedBoardRaisesMismatchOnceThenRecovers) {
+  ReconstructConfig cfg;
+  cfg.mismatch_ms = 2000;
+  Reconstructor r(cfg);
+  Script s(r);
+  s.snapshot(Position::start()).clock_start();
+  s.move("e2", "e4", W_PAWN);
+  s.place("e6", W_QUEEN).wait(300).wait(2500).wait(2500);  // a stray queen appears from nowhere
+  EXPECT_EQ(s.alerts(), (std::vector<std::string>{"position-mismatch"}));
+  s.lift("e6").wait(300).move("e7", "e5", B_PAWN);
+  EXPECT_EQ(s.moves(), (std::vector<std::string>{"e2e4", "e7e5"}));
+}
+
+TEST(Reconstruct, StartPositionStartsANewGame) {
+  Reconstructor r(ReconstructConfig{});
+  Script s(r);
+  s.snapshot(Position::start()).clock_start();
+  s.move("e2", "e4", W_PAWN);
+  s.lift("e4").place("e2", W_PAWN).wait(300);
+  EXPECT_EQ(r.game().ply_count(), 0);
+}
