@@ -17,15 +17,24 @@ std::optional<int> sexagesimal_bcd(std::uint8_t b) {
 
 std::optional<EepromTag> tag_of(std::uint8_t b) {
   switch (b) {
-    case eeprom::kPowerUp: return EepromTag::PowerUp;
-    case eeprom::kFourRows: return EepromTag::FourRows;
-    case eeprom::kEmptyBoard: return EepromTag::EmptyBoard;
-    case eeprom::kDownloaded: return EepromTag::Downloaded;
-    case eeprom::kStartPosition: return EepromTag::StartPosition;
-    case eeprom::kStartRotated: return EepromTag::StartPositionRotated;
-    case eeprom::kStartTag: return EepromTag::StartTag;
-    case eeprom::kWatchdogReset: return EepromTag::WatchdogReset;
-    default: return std::nullopt;
+    case eeprom::kPowerUp:
+      return EepromTag::PowerUp;
+    case eeprom::kFourRows:
+      return EepromTag::FourRows;
+    case eeprom::kEmptyBoard:
+      return EepromTag::EmptyBoard;
+    case eeprom::kDownloaded:
+      return EepromTag::Downloaded;
+    case eeprom::kStartPosition:
+      return EepromTag::StartPosition;
+    case eeprom::kStartRotated:
+      return EepromTag::StartPositionRotated;
+    case eeprom::kStartTag:
+      return EepromTag::StartTag;
+    case eeprom::kWatchdogReset:
+      return EepromTag::WatchdogReset;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -66,9 +75,9 @@ EepromLog parse_eeprom_records(std::span<const std::uint8_t> bytes) {
         const auto seconds = sexagesimal_bcd(bytes[i + 2]);
         if (minutes && seconds) {
           const std::int64_t hours = b & 0x0F;
-          log.records.emplace_back(TimeRecord{
-              .side = (b & eeprom::kTimeLeftBit) != 0 ? ClockSide::Left : ClockSide::Right,
-              .time_ms = ((hours * 60 + *minutes) * 60 + *seconds) * 1000});
+          log.records.emplace_back(
+              TimeRecord{.side = (b & eeprom::kTimeLeftBit) != 0 ? ClockSide::Left : ClockSide::Right,
+                         .time_ms = ((hours * 60 + *minutes) * 60 + *seconds) * 1000});
           i += 3;
           continue;
         }

@@ -47,8 +47,8 @@ using EepromRecord = std::variant<PieceChangeRecord, TimeRecord, TagRecord>;
 struct EepromLog {
   std::vector<EepromRecord> records;
   bool ended_with_eof = false;
-  std::size_t nop_bytes = 0;         // 0x00 / 0x7F fillers
-  std::size_t invalid_bytes = 0;     // bytes that start no valid record (e.g. a record cut by the ring's wrap)
+  std::size_t nop_bytes = 0;      // 0x00 / 0x7F fillers
+  std::size_t invalid_bytes = 0;  // bytes that start no valid record (e.g. a record cut by the ring's wrap)
   std::size_t bytes_after_eof = 0;
   bool operator==(const EepromLog&) const = default;
 };

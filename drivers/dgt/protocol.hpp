@@ -10,22 +10,22 @@ namespace eboard::drivers::dgt {
 // Commands PC -> board (single-board mode). Each is one byte; some are followed by data.
 // 0x4E (firmware loader) exists but is deliberately not named here: nothing in eboardd may send it.
 namespace command {
-inline constexpr std::uint8_t kReset = 0x40;               // go idle, stop automatic updates
-inline constexpr std::uint8_t kSendClock = 0x41;           // one BWTIME
-inline constexpr std::uint8_t kSendBoard = 0x42;           // one BOARD_DUMP
-inline constexpr std::uint8_t kUpdate = 0x43;              // field updates + BWTIME at least once a second
-inline constexpr std::uint8_t kUpdateBoard = 0x44;         // field updates only
-inline constexpr std::uint8_t kSerialNumber = 0x45;        // reply SERIALNR
-inline constexpr std::uint8_t kBusAddress = 0x46;          // reply BUSADRES
-inline constexpr std::uint8_t kTrademark = 0x47;           // reply TRADEMARK
-inline constexpr std::uint8_t kEepromMoves = 0x49;         // reply EE_MOVES (about 8 s at 9600 baud)
-inline constexpr std::uint8_t kToBusMode = 0x4A;           // no reply
-inline constexpr std::uint8_t kUpdateNice = 0x4B;          // like kUpdate, BWTIME only when time changes
-inline constexpr std::uint8_t kBatteryStatus = 0x4C;       // reply BATTERY_STATUS (Bluetooth boards)
-inline constexpr std::uint8_t kVersion = 0x4D;             // reply VERSION
-inline constexpr std::uint8_t kLongSerialNumber = 0x55;    // reply LONG_SERIALNR
-inline constexpr std::uint8_t kSetLeds = 0x60;             // Revelation II / Pegasus
-inline constexpr std::uint8_t kClockMessage = 0x2B;        // wrapper for clock sub-commands
+inline constexpr std::uint8_t kReset = 0x40;             // go idle, stop automatic updates
+inline constexpr std::uint8_t kSendClock = 0x41;         // one BWTIME
+inline constexpr std::uint8_t kSendBoard = 0x42;         // one BOARD_DUMP
+inline constexpr std::uint8_t kUpdate = 0x43;            // field updates + BWTIME at least once a second
+inline constexpr std::uint8_t kUpdateBoard = 0x44;       // field updates only
+inline constexpr std::uint8_t kSerialNumber = 0x45;      // reply SERIALNR
+inline constexpr std::uint8_t kBusAddress = 0x46;        // reply BUSADRES
+inline constexpr std::uint8_t kTrademark = 0x47;         // reply TRADEMARK
+inline constexpr std::uint8_t kEepromMoves = 0x49;       // reply EE_MOVES (about 8 s at 9600 baud)
+inline constexpr std::uint8_t kToBusMode = 0x4A;         // no reply
+inline constexpr std::uint8_t kUpdateNice = 0x4B;        // like kUpdate, BWTIME only when time changes
+inline constexpr std::uint8_t kBatteryStatus = 0x4C;     // reply BATTERY_STATUS (Bluetooth boards)
+inline constexpr std::uint8_t kVersion = 0x4D;           // reply VERSION
+inline constexpr std::uint8_t kLongSerialNumber = 0x55;  // reply LONG_SERIALNR
+inline constexpr std::uint8_t kSetLeds = 0x60;           // Revelation II / Pegasus
+inline constexpr std::uint8_t kClockMessage = 0x2B;      // wrapper for clock sub-commands
 }  // namespace command
 
 // Message ids board -> PC (the first byte of a message; bit 7 is always set).
@@ -125,9 +125,9 @@ inline constexpr std::uint8_t kButtonOk = 0x35;
 
 // BWTIME p0 / p3 flag bits (the low nibble is the hours).
 namespace clock_flag {
-inline constexpr std::uint8_t kFlagFallen = 0x10;  // flag fallen and clock blocked at zero
-inline constexpr std::uint8_t kTimePerMove = 0x20; // Fischer / Bronstein indicator
-inline constexpr std::uint8_t kFlagShown = 0x40;   // flag shown, clock may still run
+inline constexpr std::uint8_t kFlagFallen = 0x10;   // flag fallen and clock blocked at zero
+inline constexpr std::uint8_t kTimePerMove = 0x20;  // Fischer / Bronstein indicator
+inline constexpr std::uint8_t kFlagShown = 0x40;    // flag shown, clock may still run
 }  // namespace clock_flag
 
 // BWTIME p6 status bits.

@@ -1,0 +1,148 @@
+#include "drivers/dgt/bus.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "drivers/dgt/protocol.hpp"
+
+namespace eboard::drivers::dgt {
+namespace {
+
+constexpr bool is_message_start(std::uint8_t b) { return (b & kMessageStartBit) != 0; }
+constexpr std::size_t kAddressEnd = 5;  // id, len_hi, len_lo, addr_hi, addr_lo
+constexpr std::size_t kMaxUnknownReplySize = 256;
+
+std::size_t min_bus_reply_size(std::uint8_t id) {
+  switch (id) {
+    case bus::kReplyBoardDump:
+      return bus::kReplyOverhead + 64;
+    case bus::kReplyBwTime:
+      return bus::kReplyOverhead + 7;
+    case bus::kReplyVersion:
+      return bus::kReplyOverhead + 2;
+    default:
+      return bus::kReplyOverhead;
+  }
+}
+
+std::uint16_t address_of(std::uint8_t hi, std::uint8_t lo) {
+  return static_cast<std::uint16_t>((hi & kSevenBits) << 7 | (lo & kSevenBits));
+}
+
+}  // namespace
+
+std::uint8_t bus_checksum(std::span<const std::uint8_t> bytes) {
+  const unsigned sum = std::accumulate(bytes.begin(), bytes.end(), 0U);
+  return static_cast<std::uint8_t>(sum & kSevenBits);
+}
+
+tl::expected<BusCommandBytes, EncodeError> encode_bus_command(std::uint8_t command, std::uint16_t address) {
+  if (!is_message_start(command)) return tl::unexpected(EncodeError::NotABusCommand);
+  if (address > bus::kMaxAddress) return tl::unexpected(EncodeError::AddressOutOfRange);
+  BusCommandBytes out{command, static_cast<std::uint8_t>(address >> 7),
+                      static_cast<std::uint8_t>(address & 0x7F), 0};
+  out[3] = bus_checksum(std::span(out).first(3));
+  return out;
+}
+
+std::size_t max_bus_reply_size(std::uint8_t id) {
+  switch (id) {
+    case bus::kReplyBoardDump:
+    case bus::kReplyBwTime:
+    case bus::kReplyVersion:
+    case bus::kReplyPing:
+      return min_bus_reply_size(id);
+    case bus::kReplyChanges:
+    case bus::kReplyFromStart:
+      return bus::kReplyOverhead + eeprom::kRingSize;
+    case bus::kReplyBoardDump50B:
+    case bus::kReplyStartWritten:
+      return bus::kReplyOverhead + 64;
+    default:
+      return is_message_start(id) ? kMaxUnknownReplySize : 0;
+  }
+}
+
+std::vector<std::uint8_t> encode_bus_reply(std::uint8_t id, std::uint16_t address,
+                                           std::span<const std::uint8_t> data) {
+  const std::size_t size = data.size() + bus::kReplyOverhead;
+  std::vector<std::uint8_t> out;
+  out.reserve(size);
+  out.push_back(id);
+  out.push_back(static_cast<std::uint8_t>((size >> 7) & kSevenBits));
+  out.push_back(static_cast<std::uint8_t>(size & kSevenBits));
+  out.push_back(static_cast<std::uint8_t>((address >> 7) & kSevenBits));
+  out.push_back(static_cast<std::uint8_t>(address & kSevenBits));
+  for (const std::uint8_t b : data) out.push_back(b);
+  out.push_back(bus_checksum(out));
+  return out;
+}
+
+void BusDecoder::reset() noexcept {
+  frame_.clear();
+  expected_size_ = 0;
+}
+
+void BusDecoder::drop_frame() noexcept {
+  stats_.garbage_bytes += frame_.size();
+  reset();
+}
+
+void BusDecoder::complete_frame(std::vector<BusFrame>& out) {
+  const std::uint8_t id = frame_[0];
+  const std::uint16_t address = address_of(frame_[3], frame_[4]);
+  const std::span<const std::uint8_t> body(frame_.data(), frame_.size() - 1);
+  if (bus_checksum(body) == frame_.back()) {
+    ++stats_.replies;
+    out.emplace_back(BusReply{.id = id,
+                              .address = address,
+                              .data = std::vector<std::uint8_t>(body.begin() + kAddressEnd, body.end())});
+  } else {
+    ++stats_.bad_checksums;
+    out.emplace_back(BusBadChecksum{.id = id, .address = address});
+  }
+  reset();
+}
+
+void BusDecoder::feed(std::span<const std::uint8_t> bytes, std::vector<BusFrame>& out) {
+  stats_.bytes_fed += bytes.size();
+  std::size_t i = 0;
+  const std::size_t n = bytes.size();
+  while (i < n) {
+    if (frame_.empty()) {
+      const auto* start = std::find_if(bytes.data() + i, bytes.data() + n, is_message_start);
+      const auto skipped = static_cast<std::size_t>(start - (bytes.data() + i));
+      stats_.garbage_bytes += skipped;
+      i += skipped;
+      if (i == n) break;
+      frame_.push_back(bytes[i++]);
+      continue;
+    }
+    const std::uint8_t b = bytes[i];
+    if (is_message_start(b)) {  // resync at this byte, as in the single-board decoder
+      ++stats_.broken_frames;
+      drop_frame();
+      continue;
+    }
+    frame_.push_back(b);
+    ++i;
+    if (frame_.size() == 3) {
+      const std::size_t size = static_cast<std::size_t>(frame_[1]) << 7 | frame_[2];
+      if (size < min_bus_reply_size(frame_[0]) || size > max_bus_reply_size(frame_[0])) {
+        ++stats_.bad_lengths;
+        drop_frame();
+        continue;
+      }
+      expected_size_ = size;
+    }
+    if (frame_.size() == expected_size_) complete_frame(out);
+  }
+}
+
+std::vector<BusFrame> BusDecoder::feed(std::span<const std::uint8_t> bytes) {
+  std::vector<BusFrame> out;
+  feed(bytes, out);
+  return out;
+}
+
+}  // namespace eboard::drivers::dgt

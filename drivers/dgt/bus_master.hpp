@@ -1,0 +1,150 @@
+// The bus master: finds the boards on a DGT bus and polls them round-robin for changes.
+// Pure state machine: bytes and time in; commands to write, deadlines and events out.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <span>
+#include <variant>
+#include <vector>
+
+#include <tl/expected.hpp>
+
+#include "drivers/dgt/bus.hpp"
+#include "drivers/dgt/eeprom.hpp"
+
+namespace eboard::drivers::dgt {
+
+struct BusMasterOptions {
+  std::int64_t reply_timeout_ms = 80;       // replies take a few ms, up to 20 ms during an EEPROM write
+  std::int64_t discovery_window_ms = 1200;  // boards answer a ping at a random moment within 1.1 s
+  int max_discovery_rounds = 16;
+  std::int64_t poll_interval_ms = 1000;  // each board is asked for changes at most this often
+  int max_repeats = 2;                   // REPEAT_CHANGES tries before falling back to SEND_FROM_START
+  int max_failures = 5;                  // unanswered exchanges in a row before a board counts as lost
+};
+
+struct BusBoardFound {
+  std::uint16_t address = 0;
+  bool operator==(const BusBoardFound&) const = default;
+};
+
+struct BusDiscoveryFinished {
+  std::vector<std::uint16_t> boards;
+  bool operator==(const BusDiscoveryFinished&) const = default;
+};
+
+enum class BusChangesKind : std::uint8_t {
+  New,        // answer to SEND_CHANGES
+  Repeated,   // answer to REPEAT_CHANGES: may repeat records already delivered (they are absolute, so
+              // applying them twice is harmless)
+  FromStart,  // answer to SEND_FROM_START: the whole record since SET_START_GAME; replaces what came before
+};
+
+struct BusChanges {
+  std::uint16_t address = 0;
+  BusChangesKind kind = BusChangesKind::New;
+  EepromLog log;
+  bool operator==(const BusChanges&) const = default;
+};
+
+struct BusBoardLost {
+  std::uint16_t address = 0;
+  bool operator==(const BusBoardLost&) const = default;
+};
+
+// A reply that is not a change report: answers to request(), or anything unexpected.
+struct BusReplyReceived {
+  BusReply reply;
+  bool operator==(const BusReplyReceived&) const = default;
+};
+
+struct BusRequestFailed {
+  std::uint16_t address = 0;
+  std::uint8_t command = 0;
+  bool operator==(const BusRequestFailed&) const = default;
+};
+
+using BusEvent = std::variant<BusBoardFound, BusDiscoveryFinished, BusChanges, BusBoardLost, BusReplyReceived,
+                              BusRequestFailed>;
+
+// The reply id a bus command is answered with, if any.
+[[nodiscard]] std::optional<std::uint8_t> expected_bus_reply(std::uint8_t command);
+
+class BusMaster {
+ public:
+  static constexpr std::int64_t kDueNow = std::numeric_limits<std::int64_t>::min();
+
+  explicit BusMaster(BusMasterOptions options = {});
+
+  // Pings address 0, tells the boards found to ignore the next ping, and repeats until a round brings no new
+  // board (nor a garbled answer, which means answers collided). Then polling resumes.
+  void start_discovery();
+  // A board known in advance (e.g. from the configuration).
+  void add_board(std::uint16_t address);
+  // A one-off command (e.g. SET_START_GAME, CLOCK, BOARD), sent between polls. Its reply comes as an event.
+  tl::expected<void, EncodeError> request(std::uint16_t address, std::uint8_t command);
+
+  // The commands to write now (possibly several during discovery).
+  [[nodiscard]] std::vector<BusCommandBytes> poll(std::int64_t now_ms);
+  void on_bytes(std::span<const std::uint8_t> bytes, std::int64_t now_ms);
+  void on_frame(const BusFrame& frame, std::int64_t now_ms);
+
+  // When poll next has something to do: kDueNow, a time, or nothing.
+  [[nodiscard]] std::optional<std::int64_t> next_deadline() const;
+  [[nodiscard]] std::vector<BusEvent> take_events();
+
+  [[nodiscard]] std::vector<std::uint16_t> boards() const;
+  [[nodiscard]] bool discovering() const noexcept { return phase_ == Phase::Discovery; }
+  [[nodiscard]] const BusDecoderStats& decoder_stats() const noexcept { return decoder_.stats(); }
+
+ private:
+  enum class Phase : std::uint8_t { Polling, Discovery };
+  struct Board {
+    std::uint16_t address = 0;
+    std::uint8_t next_command = 0;
+    int repeats = 0;
+    int failures = 0;
+    std::int64_t due_ms = kDueNow;
+  };
+  struct Exchange {
+    std::uint16_t address = 0;
+    std::uint8_t command = 0;
+    std::uint8_t expected_reply = 0;
+    std::int64_t deadline_ms = 0;
+    bool is_poll = false;  // a SEND_CHANGES / REPEAT_CHANGES / SEND_FROM_START of the round-robin
+  };
+  struct Request {
+    std::uint16_t address;
+    std::uint8_t command;
+  };
+
+  Board* find_board(std::uint16_t address);
+  void poll_discovery(std::int64_t now_ms, std::vector<BusCommandBytes>& out);
+  void poll_boards(std::int64_t now_ms, std::vector<BusCommandBytes>& out);
+  void send(std::uint8_t command, std::uint16_t address, std::int64_t now_ms, bool is_poll,
+            std::vector<BusCommandBytes>& out);
+  void on_reply(const BusReply& reply, std::int64_t now_ms);
+  void on_failure(std::int64_t now_ms, bool timed_out);
+  void emit_reply(const BusReply& reply);
+
+  BusMasterOptions options_;
+  Phase phase_ = Phase::Polling;
+  bool ping_pending_ = false;
+  std::int64_t window_end_ms_ = 0;
+  bool round_found_new_ = false;
+  bool round_saw_garble_ = false;
+  int rounds_ = 0;
+  std::vector<Board> boards_;
+  std::size_t cursor_ = 0;  // where the round-robin looks first
+  std::optional<Exchange> awaiting_;
+  std::deque<Request> requests_;
+  std::vector<BusEvent> events_;
+  BusDecoder decoder_;
+  std::vector<BusFrame> frames_;  // scratch for on_bytes
+};
+
+}  // namespace eboard::drivers::dgt

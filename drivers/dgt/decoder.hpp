@@ -1,0 +1,59 @@
+// Byte stream -> typed DGT messages. Sans-I/O: feed it whatever the serial port delivered, in any chunking.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <tl/expected.hpp>
+
+#include "drivers/dgt/messages.hpp"
+
+namespace eboard::drivers::dgt {
+
+struct DecoderStats {
+  std::uint64_t bytes_fed = 0;
+  std::uint64_t messages = 0;          // messages handed out (Unknown included)
+  std::uint64_t unknown_messages = 0;  // well-framed, unknown id
+  std::uint64_t garbage_bytes = 0;     // bytes skipped while looking for a message start
+  std::uint64_t garbled_messages = 0;  // well-framed but unreadable (bad BCD, square > 63, ...): dropped
+  std::uint64_t bad_lengths = 0;       // headers whose length cannot be right for their id: resynced
+  std::uint64_t broken_frames = 0;     // frames cut short by a new message start: resynced at that byte
+};
+
+class Decoder {
+ public:
+  // Appends every message these bytes complete to `out`. A partial message is kept for the next call.
+  void feed(std::span<const std::uint8_t> bytes, std::vector<Message>& out);
+  [[nodiscard]] std::vector<Message> feed(std::span<const std::uint8_t> bytes);
+
+  [[nodiscard]] const DecoderStats& stats() const noexcept { return stats_; }
+  // Bytes of an unfinished message held back (e.g. to decide that a link went quiet mid-message).
+  [[nodiscard]] std::size_t pending_bytes() const noexcept { return frame_.size(); }
+  // Forgets a partial message (e.g. after reopening the port). Counters are kept.
+  void reset() noexcept;
+
+ private:
+  void drop_frame() noexcept;
+  void complete_frame(std::vector<Message>& out);
+
+  std::vector<std::uint8_t> frame_;  // the message being assembled; frame_[0] has bit 7 set
+  std::size_t expected_size_ = 0;    // total length from the header, once known
+  DecoderStats stats_;
+};
+
+enum class DecodeError : std::uint8_t { BadLength, BadSquare, BadPieceCode, BadBcd };
+[[nodiscard]] std::string_view to_string(DecodeError error);
+
+// The largest total length (header included) a message with this id may have, or 0 for never valid.
+// Unknown ids get a modest limit so that a garbage header cannot make us swallow kilobytes.
+[[nodiscard]] std::size_t max_message_size(std::uint8_t id);
+
+// Decodes the payload (the bytes after the 3-byte header) of a message with this id. Bus replies carry the
+// same payloads, so the bus code reuses this.
+[[nodiscard]] tl::expected<Message, DecodeError> decode_payload(std::uint8_t id,
+                                                                std::span<const std::uint8_t> payload);
+
+}  // namespace eboard::drivers::dgt
