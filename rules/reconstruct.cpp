@@ -1,6 +1,8 @@
 #include "rules/reconstruct.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
 #include "rules/movegen.hpp"
 #include "rules/notation.hpp"
@@ -108,10 +110,10 @@ void Reconstructor::recompute_successors() {
   }
 }
 
-const Reconstructor::Successor* Reconstructor::matching_successor() const {
+const Reconstructor::Successor* Reconstructor::successor_for(const std::array<Piece, 64>& board) const {
   const Successor* found = nullptr;
   for (const auto& s : successors_) {
-    if (s.board != physical_) continue;
+    if (s.board != board) continue;
     if (!found) {
       found = &s;
       continue;
@@ -131,14 +133,15 @@ const Reconstructor::Successor* Reconstructor::matching_successor() const {
   return found;
 }
 
-std::optional<std::pair<Reconstructor::Successor, Move>> Reconstructor::two_ply_explanation() const {
+std::optional<std::pair<Reconstructor::Successor, Move>> Reconstructor::two_ply_for(
+    const std::array<Piece, 64>& board) const {
   std::optional<std::pair<Successor, Move>> found;
   Position pos = game_.position();
   for (const auto& s : successors_) {
     if (s.pawn_left_on_last_rank) continue;
     pos.do_move(s.move);
     for (Move m2 : MoveList(pos)) {
-      if (board_after(pos, m2) == physical_) {
+      if (board_after(pos, m2) == board) {
         if (found) {  // two explanations: do not guess
           pos.undo_move(s.move);
           return std::nullopt;
@@ -196,6 +199,8 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
 }
 
 void Reconstructor::on_board_changed(std::int64_t t) {
+  last_board_event_ = t;
+  shown_confirm_at_.reset();
   // The start position set up on the board starts a new game, unless a legal move leads to it (knights
   // going home in a repetition) or the game is already there.
   bool fresh_start =
@@ -207,11 +212,19 @@ void Reconstructor::on_board_changed(std::int64_t t) {
     if (auto p = Position::from_fen(chess960_fen(physical_), cfg_.profile.variant, true))
       start_new_game(*p, t);
   }
+  if (history_.size() >= 1024)
+    history_.erase(history_.begin(), history_.begin() + 512);  // a bound, never reached in play
+  history_.push_back({t, physical_, touches_.size()});
+  if (pending_press_ && !pending_decide_at_ && matching_successor()) {
+    resolve_pending_on_settle(t, false);
+    return;
+  }
   if (const Successor* s = matching_successor()) {
     if (!last_match_ || last_match_->move != s->move || !release_at_)
       release_at_ = t + cfg_.profile.release_ms;  // resting this long on the square releases the piece
     last_match_ = *s;
     touches_at_match_ = touches_.size();
+    history_at_match_ = history_.size() - 1;
   } else {
     release_at_.reset();
     if (board_matches_game()) last_match_.reset();  // the move was taken back before the press
@@ -240,6 +253,7 @@ void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
 }
 
 void Reconstructor::reset_turn() {
+  pending_press_.reset();
   last_match_.reset();
   published_provisional_.reset();
   release_at_.reset();
@@ -247,6 +261,8 @@ void Reconstructor::reset_turn() {
   shown_illegal_.reset();
   touches_.clear();
   touches_at_match_ = 0;
+  history_.clear();
+  history_at_match_ = 0;
 }
 
 void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
@@ -282,15 +298,8 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   if (game_.outcome()) return;
   const Position& pos = game_.position();
   Color to_move = pos.side_to_move();
-  std::optional<Successor> candidate;
-  std::size_t touch_count = touches_.size();
-  if (const Successor* s = matching_successor()) {
-    candidate = *s;
-  } else if (last_match_) {
-    candidate = last_match_;  // the opponent began his move before the press was read
-    touch_count = touches_at_match_;
-  }
-
+  // Whether the board has shown a legal move since P (which then tells who sits where, below).
+  bool candidate = last_match_.has_value() || matching_successor() != nullptr;
   if (!left_player_confirmed_ && candidate) {
     // The first completed move tells who sits where for sure.
     left_player_ = pressed == ClockSide::Left ? to_move : ~to_move;
@@ -299,35 +308,152 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   if (!left_player_) return;
   Color presser = pressed == ClockSide::Left ? *left_player_ : ~*left_player_;
   if (presser == to_move) {
-    if (candidate) {
-      commit(*candidate, t, clock_times(r), touch_count);
-    } else if (board_matches_game()) {
-      illegal_move(
-          "clock-without-move", presser, t, "clock-without-move",
-          std::string(presser == WHITE ? "White" : "Black") + " pressed the clock without moving (7.5.3)");
-    } else if (auto two = two_ply_explanation()) {
-      commit(two->first, t, {}, touches_.size());
-    } else if (auto shown = shown_move()) {
-      const Position& p = game_.position();
-      Bitboard reach = type_of(shown->piece) == PAWN
-                           ? pawn_attacks(to_move, shown->from)
-                           : attacks(type_of(shown->piece), shown->from, p.pieces());
-      bool geometric = (reach & square_bb(shown->to)) ||
-                       (type_of(shown->piece) == PAWN && file_of(shown->from) == file_of(shown->to));
-      illegal_move("illegal-move", presser, t, geometric ? "king-left-in-check" : "impossible-move",
-                   std::string(1, piece_char(type_of(shown->piece))) + square_name(shown->from) + "-" +
-                       square_name(shown->to) + " is not a legal move");
-    } else {
-      illegal_move("illegal-move", presser, t, "no-legal-move",
-                   "the clock was pressed but the board shows no legal move");
-    }
+    pending_press_ = PendingPress{t, clock_times(r), presser};
+    pending_deadline_ = t + cfg_.mismatch_ms;
+    std::int64_t decide_at = std::max(t, last_board_event_ + cfg_.scan_ms);
+    if (!matching_successor())
+      decide_at = std::max(decide_at, t + cfg_.scan_ms);  // last placement not read yet?
+    if (decide_at <= t)
+      decide_pending(t);
+    else
+      pending_decide_at_ = decide_at;
     return;
   }
-  // The player not on move pressed: a press was missed. If the board shows two moves, both are complete.
-  if (auto two = two_ply_explanation()) {
-    commit(two->first, t, {}, touches_.size());
-    if (const Successor* s = matching_successor()) commit(*s, t, clock_times(r), touches_.size());
+  // The player not on move pressed: the mover's press was not read in time, or was not explained yet.
+  ClockTimes first = pending_press_ ? pending_press_->clock : ClockTimes{};
+  std::int64_t first_t = pending_press_ ? pending_press_->t_ms : t;
+  if (complete_two_from_history(first_t, first, t, clock_times(r))) return;
+  // Otherwise this press gives the turn back (after an illegal move, or setting the clock): the pending
+  // press, if any, is judged on the board as it stands.
+  if (pending_press_) resolve_pending_on_settle(t, true);
+}
+
+void Reconstructor::decide_pending(std::int64_t now) {
+  pending_decide_at_.reset();
+  if (!pending_press_) return;
+  PendingPress press = *pending_press_;
+  Color to_move = game_.position().side_to_move();
+  // The latest board since P that shows a legal move is the move the press completed; later states
+  // are the opponent's beginning. A scan lists squares in board order, so the opponent's first lift can
+  // share the scan of the mover's last placement: a state that differs from a move only by some of the
+  // opponent's pieces lifted shows that move too. If the opponent has even completed his reply by now,
+  // the latest state shows both moves.
+  auto shows_with_lifts = [&](const std::array<Piece, 64>& board) -> const Successor* {
+    const Successor* found = nullptr;
+    for (const auto& succ : successors_) {
+      bool ok = true;
+      for (Square q = 0; q < 64 && ok; ++q)
+        ok = board[q] == succ.board[q] ||
+             (board[q] == NO_PIECE && succ.board[q] != NO_PIECE && color_of(succ.board[q]) != to_move);
+      if (ok) {
+        if (found) return nullptr;  // ambiguous
+        found = &succ;
+      }
+    }
+    return found;
+  };
+  if (!history_.empty() && !successor_for(history_.back().board)) {
+    if (auto two = two_ply_for(history_.back().board)) {
+      pending_press_.reset();
+      // The reply stays pending on the board (it is the last state): the opponent's press completes it.
+      commit(two->first, press.t_ms, press.clock, touches_.size(), SIZE_MAX, false);
+      return;
+    }
   }
+  for (std::size_t i = history_.size(); i-- > 0;) {
+    const auto& state = history_[i];
+    std::size_t touch_count = state.touches;
+    const Successor* s = successor_for(state.board);
+    if (!s && (s = shows_with_lifts(state.board))) {
+      // The lifts of the opponent's pieces in this state are his, not the mover's.
+      for (std::size_t k = 0; k < std::min(touch_count, touches_.size()); ++k)
+        if (state.board[touches_[k].square] == NO_PIECE && s->board[touches_[k].square] != NO_PIECE &&
+            color_of(touches_[k].piece) != to_move) {
+          touch_count = k;
+          break;
+        }
+    }
+    if (s) {
+      // Touches belong to the mover up to the first state of the streak that shows his final move; what
+      // came after (a knock by the opponent, his first lift) is the next turn's.
+      std::size_t first = i;
+      while (first > 0 && successor_for(history_[first - 1].board) &&
+             successor_for(history_[first - 1].board)->move == s->move)
+        --first;
+      if (first < i) touch_count = std::min(touch_count, history_[first].touches);
+      pending_press_.reset();
+      commit(*s, press.t_ms, press.clock, touch_count, i);
+      return;
+    }
+  }
+  // An illegal move on the board is what the press completed (7.5.1); an unchanged board, a press
+  // without a move (7.5.3); otherwise wait for the board.
+  if (shown_move() || board_matches_game()) {
+    resolve_pending_on_settle(now, true);
+    return;
+  }
+  if (!settle_at_ || *settle_at_ < now + cfg_.settle_ms) settle_at_ = now + cfg_.settle_ms;
+}
+
+bool Reconstructor::complete_two_from_history(std::int64_t first_t, ClockTimes first_clock, std::int64_t t,
+                                              ClockTimes clock) {
+  for (std::size_t i = history_.size(); i-- > 0;) {
+    auto two = two_ply_for(history_[i].board);
+    if (!two) continue;
+    pending_press_.reset();
+    // Every touch so far is consumed unjudged; the states from i on show the reply and go on.
+    commit(two->first, first_t, first_clock, touches_.size(), i == 0 ? SIZE_MAX : i - 1, false);
+    if (last_match_) commit(*last_match_, t, clock, touches_at_match_, history_at_match_, false);
+    return true;
+  }
+  return false;
+}
+
+void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
+  if (!pending_press_) return;
+  PendingPress press = *pending_press_;
+  if (const Successor* s = matching_successor()) {
+    pending_press_.reset();
+    commit_current(*s, press.t_ms, press.clock);
+    return;
+  }
+  (void)t;
+  Color presser = press.presser;
+  if (board_matches_game()) {
+    pending_press_.reset();
+    illegal_move(
+        "clock-without-move", presser, press.t_ms, "clock-without-move",
+        std::string(presser == WHITE ? "White" : "Black") + " pressed the clock without moving (7.5.3)");
+    return;
+  }
+  if (auto shown = shown_move()) {
+    pending_press_.reset();
+    const Position& p = game_.position();
+    Bitboard reach = type_of(shown->piece) == PAWN ? pawn_attacks(presser, shown->from)
+                                                   : attacks(type_of(shown->piece), shown->from, p.pieces());
+    bool geometric = (reach & square_bb(shown->to)) ||
+                     (type_of(shown->piece) == PAWN && file_of(shown->from) == file_of(shown->to));
+    illegal_move("illegal-move", presser, press.t_ms, geometric ? "king-left-in-check" : "impossible-move",
+                 std::string(1, piece_char(type_of(shown->piece))) + square_name(shown->from) + "-" +
+                     square_name(shown->to) + " is not a legal move");
+    return;
+  }
+  // Pieces in the air on the way to a legal move: wait for them, up to the mismatch time.
+  if (!final) {
+    for (const auto& succ : successors_) {
+      bool consistent = true;
+      for (Square q = 0; q < 64 && consistent; ++q) {
+        Piece pc = physical_[q];
+        consistent = pc == NO_PIECE || pc == game_.position().piece_on(q) || pc == succ.board[q];
+      }
+      if (consistent) return;
+    }
+    // The opponent may already be answering: two moves on the board wait for his press.
+    if (two_ply_explanation()) return;
+  }
+  pending_press_.reset();
+  illegal_move("illegal-move", presser, press.t_ms, "no-legal-move",
+               "the clock was pressed but the board shows no legal move");
 }
 
 std::optional<Reconstructor::ShownMove> Reconstructor::shown_move() const {
@@ -352,6 +478,10 @@ std::optional<Reconstructor::ShownMove> Reconstructor::shown_move() const {
     if (m.is_drop() || m.from() != from) continue;
     Square dest = m.kind() == Move::CASTLING ? Position::castle_king_to(us, m.to() > m.from()) : m.to();
     if (dest == to) return std::nullopt;
+  }
+  for (Move m : MoveList(p)) {  // in Chess960 the rook's step can come first (the king put back unseen)
+    if (m.kind() == Move::CASTLING && m.to() == from && Position::castle_rook_to(us, m.to() > m.from()) == to)
+      return std::nullopt;
   }
   return ShownMove{from, to, physical_[to]};
 }
@@ -417,10 +547,23 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
                            ? Square(us == WHITE ? s.move.to() - 8 : s.move.to() + 8)
                        : p.is_capture(s.move) ? s.move.to()
                                               : SQ_NONE;
+  // When the moved piece (for castling, king or rook) left its square: touches clearly before it bind.
+  std::int64_t mover_lifted = std::numeric_limits<std::int64_t>::max();
+  for (std::size_t i = 0; i < touch_count && i < touches_.size(); ++i) {
+    Square sq = touches_[i].square;
+    if (sq == moved_from || (s.move.kind() == Move::CASTLING && sq == s.move.to()))
+      mover_lifted = std::min(mover_lifted, touches_[i].t_ms);
+  }
+  // Without the moved piece's lift in this turn's trace (events missed, or read with the previous turn)
+  // the order of touches is unknown: no judgement rather than a false alarm. Drops have no lift.
+  if (!s.move.is_drop() && mover_lifted == std::numeric_limits<std::int64_t>::max()) return;
   bool own_checked = false, theirs_checked = false;
   for (std::size_t i = 0; i < touch_count && i < touches_.size(); ++i) {
     const Touch& touch = touches_[i];
     if (touch.other_piece_in_air || p.piece_on(touch.square) != touch.piece) continue;
+    bool is_mover =
+        touch.square == moved_from || (s.move.kind() == Move::CASTLING && touch.square == s.move.to());
+    if (!is_mover && touch.t_ms + cfg_.touch_order_ms > mover_lifted) continue;  // not clearly first
     bool own = color_of(touch.piece) == us;
     if (own && !own_checked) {
       bool movable = false;
@@ -429,6 +572,13 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
       own_checked = true;
       if (touch.square == moved_from) continue;
       bool rook_first = s.move.kind() == Move::CASTLING && touch.square == s.move.to();
+      if (rook_first) {  // only when the king clearly came later: one scan may list the rook first
+        bool king_soon = false;
+        for (std::size_t k = i; k < touch_count && k < touches_.size(); ++k)
+          king_soon |=
+              touches_[k].square == moved_from && touches_[k].t_ms < touch.t_ms + cfg_.touch_order_ms;
+        if (king_soon) continue;
+      }
       AlertEvent a{"touch-move",
                    ply,
                    us,
@@ -464,8 +614,9 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
   }
 }
 
-void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock, std::size_t touch_count) {
-  check_touches(s, touch_count, t);
+void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock, std::size_t touch_count,
+                           std::size_t history_index, bool judge_touches) {
+  if (judge_touches) check_touches(s, touch_count, t);
   const Position& before = game_.position();
   MoveEvent ev;
   ev.uci = to_uci(before, s.move);
@@ -474,20 +625,30 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   game_.play(s.move, clock, t);
   ev.ply = game_.ply_count();
   emit(t, ev);
-  // Lifts after the board first showed this move belong to the opponent's turn.
-  std::vector<Touch> carried(touches_.begin() + std::ptrdiff_t(std::min(touch_count, touches_.size())),
-                             touches_.end());
+  // Lifts and board states after the board first showed this move belong to the opponent's turn.
+  touch_count = std::min(touch_count, touches_.size());
+  std::vector<Touch> carried(touches_.begin() + std::ptrdiff_t(touch_count), touches_.end());
+  std::vector<BoardState> later;
+  std::size_t carry_from = history_index == SIZE_MAX ? 0 : history_index + 1;  // SIZE_MAX: carry all
+  if (carry_from < history_.size())
+    later.assign(history_.begin() + std::ptrdiff_t(carry_from), history_.end());
+  for (auto& st : later) st.touches = st.touches > touch_count ? st.touches - touch_count : 0;
   reset_turn();
   touches_ = std::move(carried);
+  history_ = std::move(later);
   mismatch_at_.reset();
   mismatch_reported_ = false;
   recompute_successors();
   check_end(t);
-  // The opponent may already have moved on: the board can show his move against the new position.
-  if (const Successor* next = matching_successor()) {
-    last_match_ = *next;
-    touches_at_match_ = touches_.size();
-    release_at_ = t + cfg_.profile.release_ms;
+  // The opponent may already have moved on: the latest board that shows one of his moves is his move.
+  for (std::size_t i = history_.size(); i-- > 0;) {
+    if (const Successor* next = successor_for(history_[i].board)) {
+      last_match_ = *next;
+      touches_at_match_ = history_[i].touches;
+      history_at_match_ = i;
+      release_at_ = history_[i].t_ms + cfg_.profile.release_ms;
+      break;
+    }
   }
 }
 
@@ -526,13 +687,17 @@ bool Reconstructor::result_gesture(std::int64_t t) {
 
 void Reconstructor::on_settled(std::int64_t t) {
   if (game_.outcome()) return;
+  if (pending_press_ && !pending_decide_at_) {
+    resolve_pending_on_settle(t, false);
+    if (pending_press_) return;
+  }
   if (const Successor* s = matching_successor()) {
     mismatch_at_.reset();
     Position after = game_.position();
     after.do_move(s->move);
     // A move that mates or stalemates is complete at once (FIDE 6.2.1, FQE 20): no press needed.
     if (is_checkmate(after) || is_stalemate(after)) {
-      commit(*s, t, last_reading_ ? clock_times(*last_reading_) : ClockTimes{}, touches_.size());
+      commit_current(*s, t, last_reading_ ? clock_times(*last_reading_) : ClockTimes{});
       return;
     }
     publish_provisional(t);
@@ -544,12 +709,19 @@ void Reconstructor::on_settled(std::int64_t t) {
     return;
   }
   if (result_gesture(t)) return;
-  if (!shown_illegal_) shown_illegal_ = shown_move();  // an illegal move shown; it may yet be corrected
-  if (shown_illegal_) return;
+  // An illegal move resting on the board for the release time was made (4.7), though not completed; a
+  // shorter sight of one is the scanning of a hand in motion.
+  if (auto shown = shown_move()) {
+    if (!shown_illegal_) {
+      candidate_shown_ = shown;
+      shown_confirm_at_ = last_board_event_ + cfg_.profile.release_ms;
+    }
+    return;
+  }
   if (game_.ply_count() > 0 || left_player_) {
     if (auto two = two_ply_explanation(); two && !left_player_) {
       // Without a clock, a settled board two moves ahead completes the first of them.
-      commit(two->first, t, {}, touches_.size());
+      commit_current(two->first, t, {});
       return;
     }
   }
@@ -578,6 +750,14 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
     } else if (settle_at_ && *settle_at_ == *next) {
       settle_at_.reset();
       on_settled(*next);
+    } else if (shown_confirm_at_ && *shown_confirm_at_ == *next) {
+      shown_confirm_at_.reset();
+      if (!shown_illegal_ && candidate_shown_ && shown_move()) shown_illegal_ = candidate_shown_;
+    } else if (pending_decide_at_ && *pending_decide_at_ == *next) {
+      decide_pending(*next);
+    } else if (pending_deadline_ && *pending_deadline_ == *next) {
+      pending_deadline_.reset();
+      resolve_pending_on_settle(*next, true);
     } else if (release_at_ && *release_at_ == *next) {
       release_at_.reset();
       // 4.7: the piece has rested on a legal square long enough to count as released there.
@@ -601,7 +781,10 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
 
 std::optional<std::int64_t> Reconstructor::next_deadline() const {
   std::optional<std::int64_t> best;
-  for (const auto& d : {provisional_at_, settle_at_, release_at_, mismatch_at_})
+  std::optional<std::int64_t> pending = pending_press_ ? pending_deadline_ : std::nullopt;
+  std::optional<std::int64_t> decide = pending_press_ ? pending_decide_at_ : std::nullopt;
+  for (const auto& d :
+       {provisional_at_, settle_at_, decide, pending, release_at_, shown_confirm_at_, mismatch_at_})
     if (d && (!best || *d < *best)) best = d;
   return best;
 }

@@ -29,6 +29,12 @@ struct ReconstructConfig {
   std::int64_t settle_ms = 250;      // quiet this long (about one scan): the board has settled
   std::int64_t mismatch_ms = 5000;   // a settled board nothing explains for this long: position-mismatch
   bool chess960 = false;             // a start position other than the standard one is a Chess960 start
+  // A scanning board reports the changes of one scan together, in board order, not in the order the hand
+  // made them: a touch binds (4.3) only if it came this much before the moved piece was lifted.
+  std::int64_t touch_order_ms = 300;
+  // A press read within this long of the last board change may come before the scan that reports the
+  // move's last placement: it is decided one scan later, on the latest board that shows a legal move.
+  std::int64_t scan_ms = 260;
 };
 
 class Reconstructor {
@@ -72,7 +78,13 @@ class Reconstructor {
   void on_press(ClockSide pressed, const ClockReading& r, std::int64_t t);
   void on_settled(std::int64_t t);
   void publish_provisional(std::int64_t t);
-  void commit(const Successor& s, std::int64_t t, ClockTimes clock, std::size_t touch_count);
+  // Completes `s`. `touch_count` touches and the board states up to `history_index` belong to its turn;
+  // what came after (the opponent already moving) is carried over to the next turn.
+  void commit(const Successor& s, std::int64_t t, ClockTimes clock, std::size_t touch_count,
+              std::size_t history_index, bool judge_touches = true);
+  void commit_current(const Successor& s, std::int64_t t, ClockTimes clock) {
+    commit(s, t, clock, touches_.size(), history_.empty() ? 0 : history_.size() - 1);
+  }
   void reset_turn();
   // Touch-move and release checks of the move about to be completed, over the touches of its turn.
   void check_touches(const Successor& s, std::size_t touch_count, std::int64_t t);
@@ -84,9 +96,16 @@ class Reconstructor {
   void recompute_successors();
   // The successor the board shows; when two moves give the same board (Chess960 castling where king or
   // rook stays), the touch order decides (RULES.md: king lifted first means castling).
-  const Successor* matching_successor() const;
+  const Successor* matching_successor() const { return successor_for(physical_); }
+  const Successor* successor_for(const std::array<Piece, 64>& board) const;
   // Moves m1, m2 with P+m1+m2 = physical (missed events), if exactly one such pair exists.
-  std::optional<std::pair<Successor, Move>> two_ply_explanation() const;
+  std::optional<std::pair<Successor, Move>> two_ply_explanation() const { return two_ply_for(physical_); }
+  std::optional<std::pair<Successor, Move>> two_ply_for(const std::array<Piece, 64>& board) const;
+  // Missed events: the latest board state since P that two moves explain completes both (the first
+  // with `first_t`/`first_clock`, the second with `t`/`clock`). Touches are not judged: with events
+  // missing they cannot be told apart between the two players.
+  bool complete_two_from_history(std::int64_t first_t, ClockTimes first_clock, std::int64_t t,
+                                 ClockTimes clock);
   bool result_gesture(std::int64_t t);
   ClockTimes clock_times(const ClockReading& r) const;
   void emit(std::int64_t t, decltype(Event::what) what);
@@ -97,8 +116,17 @@ class Reconstructor {
   std::array<Piece, 64> physical_{};
   bool have_board_ = false;
   std::vector<Successor> successors_;
-  std::optional<Successor> last_match_;     // the successor the board showed last since P
-  std::size_t touches_at_match_ = 0;        // touches_.size() when last_match_ was seen
+  std::optional<Successor> last_match_;  // the successor the board showed last since P
+  std::size_t touches_at_match_ = 0;     // touches_.size() when last_match_ was seen
+  // Board states since the last completed move (each with the touch count then), so that a reply the
+  // opponent made before the press was read can be found where the board showed it.
+  struct BoardState {
+    std::int64_t t_ms;
+    std::array<Piece, 64> board;
+    std::size_t touches;
+  };
+  std::vector<BoardState> history_;
+  std::size_t history_at_match_ = 0;
   std::vector<Touch> touches_;              // lifts since the last completed move
   std::optional<std::int64_t> release_at_;  // when the shown successor will count as released (4.7)
   std::optional<Move> released_;            // a legal move whose piece was released on its square
@@ -109,6 +137,21 @@ class Reconstructor {
   std::optional<std::int64_t> provisional_at_;
   std::optional<std::int64_t> mismatch_at_;
   bool mismatch_reported_ = false;
+  // A press the board did not explain yet (a placement not scanned yet, the opponent's hand already on
+  // the piece): resolved when the board shows a move, judged once the board has settled.
+  struct PendingPress {
+    std::int64_t t_ms;
+    ClockTimes clock;
+    Color presser;
+  };
+  std::optional<PendingPress> pending_press_;
+  std::optional<std::int64_t> pending_deadline_;   // give up waiting for pieces in the air
+  std::optional<std::int64_t> pending_decide_at_;  // one scan after the last board change
+  std::optional<ShownMove> candidate_shown_;       // an illegal move on the board, not yet resting long
+  std::optional<std::int64_t> shown_confirm_at_;
+  std::int64_t last_board_event_ = -1000000;
+  void decide_pending(std::int64_t now);
+  void resolve_pending_on_settle(std::int64_t t, bool final);
   std::optional<ClockReading> last_reading_;
   std::optional<Color> left_player_;
   bool left_player_confirmed_ = false;  // by a completed move (before that: from the running side)

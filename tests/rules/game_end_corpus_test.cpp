@@ -73,11 +73,13 @@ void agree(const char* in, const char* expected, const std::function<bool(const 
 }  // namespace
 
 TEST(GameEndCorpus, Checkmate) {
-  agree("test-checkmate.pgn", "test-checkmate-out.pgn", [](const Game& g) { return is_checkmate(g.position()); });
+  agree("test-checkmate.pgn", "test-checkmate-out.pgn",
+        [](const Game& g) { return is_checkmate(g.position()); });
 }
 
 TEST(GameEndCorpus, Stalemate) {
-  agree("test-stalemate.pgn", "test-stalemate-out.pgn", [](const Game& g) { return is_stalemate(g.position()); });
+  agree("test-stalemate.pgn", "test-stalemate-out.pgn",
+        [](const Game& g) { return is_stalemate(g.position()); });
 }
 
 TEST(GameEndCorpus, FiftyMoves) {

@@ -123,7 +123,7 @@ TEST(Reconstruct, ClockWithoutMoveIsReported) {
   Reconstructor r(ReconstructConfig{});
   Script s(r);
   s.snapshot(Position::start()).clock_start();
-  s.move("e2", "e4", W_PAWN).press();
+  s.move("e2", "e4", W_PAWN).press().wait(400);  // judged once the board has settled
   EXPECT_EQ(s.alerts(), (std::vector<std::string>{"clock-without-move"}));
 }
 
@@ -136,7 +136,7 @@ TEST(Reconstruct, MissedPressIsRecoveredFromTwoMoves) {
   // press completes Black's move (the last one the board showed for him), White's reply stays pending.
   s.lift("e7").place("e5", B_PAWN).wait(300);
   s.lift("g1").place("f3", W_KNIGHT).wait(300);
-  s.press();
+  s.press().wait(400);  // decided one scan after the press, on the board states seen
   EXPECT_EQ(s.moves(), (std::vector<std::string>{"e2e4", "e7e5"}));
 }
 
