@@ -57,13 +57,13 @@ std::vector<SensorEvent> clock_at_presses(ClockModel clock, std::span<const Hand
 
 // Merges two time-sorted streams; at equal times the board's event comes first (a press follows the
 // placement it completes).
-std::vector<SensorEvent> merge(std::vector<SensorEvent> board, const std::vector<SensorEvent>& clock) {
+std::vector<SensorEvent> merge(const std::vector<SensorEvent>& board, const std::vector<SensorEvent>& clock) {
   std::vector<SensorEvent> out;
   out.reserve(board.size() + clock.size());
   std::size_t i = 0, j = 0;
   while (i < board.size() || j < clock.size()) {
     if (j == clock.size() || (i < board.size() && board[i].t_ms <= clock[j].t_ms))
-      out.push_back(std::move(board[i++]));
+      out.push_back(board[i++]);
     else
       out.push_back(clock[j++]);
   }
@@ -93,7 +93,7 @@ std::vector<SensorEvent> Scanner::run(const PhysicalBoard& initial, std::span<co
         board.push_back(board_event(a.t_ms, p->square, p->piece));
     }
     if (!clock) return board;
-    return merge(std::move(board), clock_at_presses(*clock, actions, t0, end_ms, clock_period));
+    return merge(board, clock_at_presses(*clock, actions, t0, end_ms, clock_period));
   }
 
   Rng rng(seed_);
@@ -152,7 +152,7 @@ std::vector<SensorEvent> Scanner::run(const PhysicalBoard& initial, std::span<co
   }
 
   if (!clock || poll_per_scan) return out;
-  return merge(std::move(out), clock_at_presses(*clock, actions, t0, end_ms, clock_period));
+  return merge(out, clock_at_presses(*clock, actions, t0, end_ms, clock_period));
 }
 
 }  // namespace eboard::sim
