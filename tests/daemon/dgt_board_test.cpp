@@ -13,7 +13,7 @@ namespace {
 // (rotated = false), or with Black there (rotated = true).
 std::vector<std::uint8_t> start_dump(bool rotated) {
   std::vector<std::uint8_t> msg = {0x86, 0x00, 0x43};
-  const auto& board = rules::Position::start().board();
+  const auto board = rules::Position::start().board();
   std::vector<std::uint8_t> raw(64);
   for (rules::Square s = 0; s < 64; ++s)
     raw[daemon::DgtBoard::raw_from_square(s, rotated)] = daemon::DgtBoard::code_from_piece(board[s]);
