@@ -1,7 +1,10 @@
 #include "daemon/io/serial_port.hpp"
 
+#include <fcntl.h>
 #include <libserialport.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -113,7 +116,107 @@ tl::expected<void, IoError> apply_line_settings(sp_port* port, const LineSetting
   return {};
 }
 
+std::optional<speed_t> speed_of(int baud) {
+  struct Rate {
+    int baud;
+    speed_t speed;
+  };
+  static constexpr Rate kRates[] = {
+      {50, B50},         {75, B75},         {110, B110},        {134, B134},       {150, B150},
+      {200, B200},       {300, B300},       {600, B600},        {1200, B1200},     {1800, B1800},
+      {2400, B2400},     {4800, B4800},     {9600, B9600},      {19200, B19200},   {38400, B38400},
+      {57600, B57600},   {115200, B115200}, {230400, B230400},  {460800, B460800}, {500000, B500000},
+      {576000, B576000}, {921600, B921600}, {1000000, B1000000}};
+  for (const Rate& r : kRates) {
+    if (r.baud == baud) return r.speed;
+  }
+  return std::nullopt;
+}
+
+IoError errno_error(IoError::Kind kind, int err, const std::string& what) {
+  return IoError{kind, err, what + ": " + std::strerror(err)};
+}
+
+// The line settings on a terminal opened without libserialport: raw 8N1-style termios as sp_set_config
+// would leave it, plus VMIN=1/VTIME=0 (see SerialPort::open).
+tl::expected<void, IoError> apply_termios(int fd, const std::string& name, const LineSettings& line) {
+  termios tio{};
+  if (::tcgetattr(fd, &tio) != 0)
+    return tl::unexpected(errno_error(IoError::Kind::config_failed, errno, "tcgetattr " + name));
+  ::cfmakeraw(&tio);
+  const auto speed = speed_of(line.baud);
+  if (!speed) {
+    return tl::unexpected(IoError{IoError::Kind::config_failed, EINVAL,
+                                  name + ": unsupported baud rate " + std::to_string(line.baud)});
+  }
+  ::cfsetispeed(&tio, *speed);
+  ::cfsetospeed(&tio, *speed);
+  tio.c_cflag &= ~static_cast<tcflag_t>(CSIZE | PARENB | PARODD | CSTOPB | CRTSCTS);
+  switch (line.data_bits) {
+    case 5:
+      tio.c_cflag |= CS5;
+      break;
+    case 6:
+      tio.c_cflag |= CS6;
+      break;
+    case 7:
+      tio.c_cflag |= CS7;
+      break;
+    case 8:
+      tio.c_cflag |= CS8;
+      break;
+    default:
+      return tl::unexpected(IoError{IoError::Kind::config_failed, EINVAL,
+                                    name + ": unsupported data bits " + std::to_string(line.data_bits)});
+  }
+  if (line.parity != Parity::none) tio.c_cflag |= PARENB;
+  if (line.parity == Parity::odd) tio.c_cflag |= PARODD;
+  if (line.stop_bits == 2) {
+    tio.c_cflag |= CSTOPB;
+  } else if (line.stop_bits != 1) {
+    return tl::unexpected(IoError{IoError::Kind::config_failed, EINVAL,
+                                  name + ": unsupported stop bits " + std::to_string(line.stop_bits)});
+  }
+  tio.c_iflag &= ~static_cast<tcflag_t>(IXON | IXOFF | IXANY);
+  if (line.flow == FlowControl::rts_cts) tio.c_cflag |= CRTSCTS;
+  if (line.flow == FlowControl::xon_xoff) tio.c_iflag |= IXON | IXOFF;
+  tio.c_cflag |= CLOCAL | CREAD;
+  tio.c_cc[VMIN] = 1;
+  tio.c_cc[VTIME] = 0;
+  if (::tcsetattr(fd, TCSANOW, &tio) != 0) {
+    return tl::unexpected(errno_error(IoError::Kind::config_failed, errno, "tcsetattr " + name));
+  }
+  if (line.flow == FlowControl::none) {
+    // DTR and RTS up, as on the libserialport path; a pty has no modem lines and refuses: that is fine.
+    int bits = TIOCM_DTR | TIOCM_RTS;
+    (void)::ioctl(fd, TIOCMBIS, &bits);
+  }
+  return {};
+}
+
+// A terminal device without a sysfs identity: libserialport 0.1.1 cannot know it.
+bool has_sysfs_identity(const std::filesystem::path& device, const struct stat& st) {
+  std::error_code ec;
+  const std::string dev = std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev));
+  return std::filesystem::exists("/sys/class/tty/" + device.filename().string(), ec) ||
+         std::filesystem::exists("/sys/dev/char/" + dev, ec);
+}
+
 }  // namespace
+
+std::string_view to_string(PortInfo::Transport transport) {
+  switch (transport) {
+    case PortInfo::Transport::native:
+      return "native";
+    case PortInfo::Transport::usb:
+      return "usb";
+    case PortInfo::Transport::bluetooth:
+      return "bluetooth";
+    case PortInfo::Transport::pty:
+      return "pty";
+  }
+  return "unknown";
+}
 
 std::string_view to_string(IoError::Kind kind) {
   switch (kind) {
@@ -154,7 +257,7 @@ tl::expected<std::string, IoError> resolve_port_name(const std::string& path) {
         err.message = current + ": no such device";
       } else {
         // It exists but is no symlink, and libserialport has no /sys/class/tty entry for it: a pty,
-        // a tty0tty/socat node or a plain file. Tests use umockdev to give a pty that sysfs entry.
+        // a tty0tty/socat node or a plain file. SerialPort::open() then tries the direct fallback.
         err.sys_errno = lookup_errno;
         err.message = current + ": not a serial port libserialport knows (no /sys/class/tty entry)";
       }
@@ -185,9 +288,12 @@ SerialPort& SerialPort::operator=(SerialPort&& other) noexcept {
 SerialPort::~SerialPort() { close(); }
 
 void SerialPort::close() {
-  if (port_ == nullptr) return;
-  sp_close(port_);
-  sp_free_port(port_);
+  if (port_ != nullptr) {
+    sp_close(port_);
+    sp_free_port(port_);
+  } else if (fd_ >= 0) {
+    ::close(fd_);  // a directly opened terminal: the fd is ours
+  }
   port_ = nullptr;
   fd_ = -1;
 }
@@ -195,7 +301,14 @@ void SerialPort::close() {
 tl::expected<SerialPort, IoError> SerialPort::open(const std::string& path, const LineSettings& line,
                                                    const OpenOptions& options) {
   auto name = resolve_port_name(path);
-  if (!name) return tl::unexpected(std::move(name.error()));
+  if (!name) {
+    // A path that exists but that libserialport does not know may still be a terminal (a pty).
+    std::error_code ec;
+    if (name.error().kind == IoError::Kind::not_found && std::filesystem::exists(path, ec)) {
+      return open_direct(path, line, options, name.error());
+    }
+    return tl::unexpected(std::move(name.error()));
+  }
 
   sp_port* raw = nullptr;
   if (sp_return rc = sp_get_port_by_name(name->c_str(), &raw); rc != SP_OK) {
@@ -234,6 +347,49 @@ tl::expected<SerialPort, IoError> SerialPort::open(const std::string& path, cons
   }
   if (options.exclusive) ::ioctl(fd, TIOCEXCL);  // best effort; ptys and USB serial support it
   if (options.flush_on_open) sp_flush(raw, SP_BUF_BOTH);
+  return port;
+}
+
+tl::expected<SerialPort, IoError> SerialPort::open_direct(const std::string& path, const LineSettings& line,
+                                                          const OpenOptions& options,
+                                                          const IoError& refusal) {
+  std::error_code ec;
+  const std::filesystem::path real = std::filesystem::canonical(path, ec);
+  if (ec) return tl::unexpected(refusal);
+  struct stat st {};
+  if (::stat(real.c_str(), &st) != 0 || !S_ISCHR(st.st_mode)) {
+    IoError err = refusal;
+    err.message = path + ": not a serial port (libserialport does not know it and it is no terminal device)";
+    return tl::unexpected(std::move(err));
+  }
+  if (has_sysfs_identity(real, st)) return tl::unexpected(refusal);  // libserialport's verdict stands
+
+  const std::string name = real.string();
+  const int fd = ::open(name.c_str(), O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    return tl::unexpected(errno_error(err == ENOENT ? IoError::Kind::not_found : IoError::Kind::open_failed,
+                                      err, "open " + name));
+  }
+  SerialPort port;
+  port.fd_ = fd;  // from here on the destructor closes it
+  if (::isatty(fd) == 0) {
+    return tl::unexpected(
+        IoError{IoError::Kind::not_found, ENOTTY, path + ": not a serial port (not a terminal)"});
+  }
+  if (options.exclusive && ::ioctl(fd, TIOCEXCL) != 0) {
+    // best effort, as on the libserialport path
+  }
+  if (auto applied = apply_termios(fd, name, line); !applied) return tl::unexpected(applied.error());
+  if (options.flush_on_open) ::tcflush(fd, TCIOFLUSH);
+
+  const bool unix98_pty = major(st.st_rdev) >= 136 && major(st.st_rdev) <= 143;
+  port.info_.name = name;
+  port.info_.description = unix98_pty ? "pseudo-terminal" : "terminal without sysfs entry";
+  port.info_.transport = PortInfo::Transport::pty;
+  port.info_.note = name + " opened directly as a terminal (" + port.info_.description +
+                    "): libserialport refused it (" + refusal.message +
+                    "); no USB identity, modem lines ignored";
   return port;
 }
 

@@ -42,13 +42,20 @@ struct IoError {
 std::string_view to_string(IoError::Kind kind);
 
 // What libserialport (that is, sysfs) tells about the port; the USB fields identify a board across replugs.
+// Transport `pty`: a terminal without a sysfs identity (a pseudo-terminal such as `eboard sim` makes, a
+// socat link), which libserialport 0.1.1 refuses; SerialPort then opens it directly (see open()).
 struct PortInfo {
   std::string name;  // the name libserialport accepted, e.g. /dev/ttyUSB0 (symlinks resolved)
   std::string description;
-  enum class Transport : std::uint8_t { native, usb, bluetooth } transport = Transport::native;
+  enum class Transport : std::uint8_t { native, usb, bluetooth, pty } transport = Transport::native;
   std::optional<std::uint16_t> usb_vid, usb_pid;
   std::string usb_manufacturer, usb_product, usb_serial;
+  // A sentence worth logging about how the port was opened (set for the direct `pty` fallback).
+  std::string note;
 };
+
+// "native", "usb", "bluetooth", "pty".
+std::string_view to_string(PortInfo::Transport transport);
 
 struct OpenOptions {
   bool flush_on_open = true;  // drop bytes the kernel buffered before we opened
@@ -73,16 +80,27 @@ class SerialPort {
 
   // resolve_port_name, sp_open, the line settings (sp_set_config), then VMIN=1/VTIME=0 so that a
   // non-blocking read with nothing waiting is EAGAIN rather than 0 (which an event loop takes for EOF).
+  //
+  // Fallback: when libserialport refuses `path` because it has no sysfs identity, but the path exists and
+  // is a terminal (a pty from `eboard sim`, socat or tty0tty-like links: neither /sys/class/tty/<name> nor
+  // /sys/dev/char/<major>:<minor> exists), the port is opened directly: open(O_RDWR|O_NOCTTY|O_NONBLOCK),
+  // raw termios with the same line settings, VMIN=1/VTIME=0, TIOCEXCL and the flush as asked. The port
+  // then reports transport `pty` and says so in PortInfo::note. Everything libserialport accepts still
+  // goes through libserialport.
   static tl::expected<SerialPort, IoError> open(const std::string& path, const LineSettings& line,
                                                 const OpenOptions& options = {});
 
-  bool is_open() const { return port_ != nullptr; }
-  int native_handle() const { return fd_; }  // owned by libserialport: never close() it yourself
+  bool is_open() const { return port_ != nullptr || fd_ >= 0; }
+  // Owned by the port (libserialport's, or ours for the direct fallback): never close() it yourself.
+  int native_handle() const { return fd_; }
   const PortInfo& info() const { return info_; }
   void close();
 
  private:
-  sp_port* port_ = nullptr;
+  static tl::expected<SerialPort, IoError> open_direct(const std::string& path, const LineSettings& line,
+                                                       const OpenOptions& options, const IoError& refusal);
+
+  sp_port* port_ = nullptr;  // null for a directly opened terminal
   int fd_ = -1;
   PortInfo info_;
 };

@@ -9,5 +9,6 @@ namespace eboard::tools {
 void add_perft_command(CLI::App& app, int& exit_code);
 void add_replay_command(CLI::App& app, int& exit_code);
 void add_capture_command(CLI::App& app, int& exit_code);
+void add_sim_command(CLI::App& app, int& exit_code);
 
 }  // namespace eboard::tools

@@ -6,10 +6,15 @@
 int main(int argc, char** argv) {
   CLI::App app{"eboard: electronic chess board tool (perft, capture replay, board simulator)"};
   app.require_subcommand(1);
+  // Bad command lines get one line on stderr, like every other error of the tool.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("eboard: ") + e.what() + " (see --help)\n";
+  });
   int exit_code = 0;
   eboard::tools::add_perft_command(app, exit_code);
   eboard::tools::add_replay_command(app, exit_code);
   eboard::tools::add_capture_command(app, exit_code);
+  eboard::tools::add_sim_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,5 +1,6 @@
 // `eboard replay`: captures through the daemon's own driver, reconstruction and rules code, in virtual
 // time; events as JSON Lines on stdout, the game record with --pgn (CONTRACTS §2).
+#include <array>
 #include <cstdio>
 #include <fstream>
 
@@ -17,11 +18,52 @@ struct Options {
   std::vector<std::string> captures;
 };
 
-int run(const Options& o) {
-  if (o.captures.size() == 2) {
-    std::fprintf(stderr, "eboard replay: bughouse matches (two captures) are not supported yet\n");
+// Two captures: a bughouse match (board A, board B); events of both boards, BPGN with --pgn.
+int run_match(const Options& o) {
+  std::string profile_name = o.rules.empty() ? "bughouse-fqe" : o.rules;
+  auto profile = rules::profile_by_name(profile_name);
+  if (!profile || profile->variant != rules::Variant::Bughouse) {
+    std::fprintf(stderr,
+                 "eboard replay: '%s' is not a bughouse rules profile (bughouse-fqe, bughouse-clock-move)\n",
+                 profile_name.c_str());
     return 2;
   }
+  if (!o.variant.empty() && o.variant != "bughouse") {
+    std::fprintf(stderr, "eboard replay: two captures are a bughouse match, not variant '%s'\n",
+                 o.variant.c_str());
+    return 2;
+  }
+  rules::MatchConfig cfg;
+  cfg.board.profile = *profile;
+  std::array<drivers::Capture, 2> captures;
+  for (std::size_t i = 0; i < 2; ++i) {
+    auto capture = drivers::read_capture_file(o.captures[i]);
+    if (!capture) {
+      std::fprintf(stderr, "eboard replay: %s: %s\n", o.captures[i].c_str(), capture.error().c_str());
+      return 2;
+    }
+    captures[i] = std::move(*capture);
+  }
+  auto result = daemon::replay_match(captures[0], captures[1], cfg);
+  if (!result) {
+    std::fprintf(stderr, "eboard replay: %s\n", result.error().c_str());
+    return 2;
+  }
+  for (const auto& e : result->events) std::printf("%s\n", daemon::to_json_line(e).c_str());
+  if (!o.pgn.empty()) {
+    auto text = rules::write_bpgn(result->record);
+    std::ofstream out(o.pgn, std::ios::binary | std::ios::trunc);
+    if (!text || !(out << *text)) {
+      std::fprintf(stderr, "eboard replay: cannot write %s%s%s\n", o.pgn.c_str(), text ? "" : ": ",
+                   text ? "" : text.error().c_str());
+      return 2;
+    }
+  }
+  return 0;
+}
+
+int run(const Options& o) {
+  if (o.captures.size() == 2) return run_match(o);
   std::string profile_name = o.rules.empty() ? "fide-standard" : o.rules;
   auto profile = rules::profile_by_name(profile_name);
   if (!profile) {

@@ -122,19 +122,31 @@ TEST(SerialPort, UnpluggedDeviceIsNotFoundAtItsStablePath) {
   EXPECT_EQ(port.error().kind, IoError::Kind::not_found);
 }
 
-// libserialport 0.1.1 cannot open a bare pty (no /sys/class/tty entry): an error value, never a crash.
-// This is why the tests use umockdev rather than openpty() alone.
-TEST(SerialPort, BarePtyIsRefusedAsAnErrorValue) {
+// libserialport 0.1.1 cannot open a bare pty (no /sys/class/tty entry): SerialPort falls back to opening
+// it directly, and says so. (tests/io/pty_fallback_test.cpp covers the fallback without umockdev.)
+TEST(SerialPort, BarePtyOpensThroughTheDirectFallback) {
   int master = -1;
   int slave = -1;
   char name[256] = {};
   if (::openpty(&master, &slave, name, nullptr, nullptr) != 0) GTEST_SKIP() << "no pty available";
   auto port = SerialPort::open(name, LineSettings{});
-  ASSERT_FALSE(port);
-  EXPECT_EQ(port.error().kind, IoError::Kind::not_found);
-  EXPECT_NE(port.error().message.find("libserialport"), std::string::npos) << port.error().message;
+  ASSERT_TRUE(port) << port.error().message;
+  EXPECT_EQ(port->info().transport, PortInfo::Transport::pty);
+  EXPECT_EQ(port->info().name, name);
+  EXPECT_NE(port->info().note.find("libserialport"), std::string::npos) << port->info().note;
+  port->close();
   ::close(slave);
   ::close(master);
+}
+
+TEST(SerialPort, UmockdevBoardStillGoesThroughLibserialport) {
+  REQUIRE_UMOCKDEV();
+  auto dev = plugged_device();
+  ASSERT_TRUE(dev);
+  auto port = SerialPort::open(dev->stable_path(), LineSettings{});
+  ASSERT_TRUE(port) << port.error().message;
+  EXPECT_EQ(port->info().transport, PortInfo::Transport::usb);
+  EXPECT_TRUE(port->info().note.empty());
 }
 
 TEST(SerialPort, MovedPortKeepsItsFdAndClosesOnce) {

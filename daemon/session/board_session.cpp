@@ -1,0 +1,256 @@
+#include "daemon/session/board_session.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+#include <boost/asio/steady_timer.hpp>
+
+#include "drivers/dgt/encoder.hpp"
+
+namespace eboard::session {
+
+namespace {
+
+std::int64_t system_unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+rules::ReconstructConfig with_board_id(rules::ReconstructConfig cfg, const std::string& id) {
+  cfg.board_id = id;
+  return cfg;
+}
+
+rules::Reconstructor make_reconstructor(const BoardSessionConfig& cfg) {
+  auto rc = with_board_id(cfg.rules, cfg.board_id);
+  if (cfg.game) return rules::Reconstructor(std::move(rc), *cfg.game);
+  return rules::Reconstructor(std::move(rc));
+}
+
+}  // namespace
+
+struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
+  Impl(boost::asio::io_context& io, BoardSessionConfig cfg, BoardSessionHandlers h)
+      : config(std::move(cfg)), handlers(std::move(h)), timer(io), reconstructor(make_reconstructor(config)) {
+    if (!config.clock) config.clock = system_unix_ms;
+    if (!(config.clock_rate > 0)) config.clock_rate = 1.0;
+    if (handlers.on_message) board.on_message = handlers.on_message;
+  }
+
+  BoardSessionConfig config;
+  BoardSessionHandlers handlers;
+  boost::asio::steady_timer timer;
+  std::unique_ptr<io::SerialLink> link;
+  daemon::DgtBoard board;
+  rules::Reconstructor reconstructor;
+  BoardSessionStats stats;
+  std::int64_t last_t = 0;
+  bool running = false;
+  bool waiting_logged = false;
+  std::uint64_t timer_generation = 0;
+
+  // After a connect, until the board dump is in.
+  bool awaiting_dump = false;
+  std::int64_t dump_deadline = 0;
+  std::vector<rules::SensorEvent> held;
+
+  std::int64_t now() {
+    last_t = std::max(last_t, config.clock());
+    return last_t;
+  }
+
+  void log(LogLevel level, const std::string& text) const {
+    if (handlers.on_log) handlers.on_log(level, "board " + config.board_id + ": " + text);
+  }
+
+  void emit(std::vector<rules::Event>&& events) {
+    for (const rules::Event& e : events) {
+      ++stats.events;
+      if (handlers.on_event) handlers.on_event(e);
+    }
+  }
+
+  void deliver(const rules::SensorEvent& e) {
+    ++stats.sensor_events;
+    if (handlers.on_sensor) handlers.on_sensor(e);
+    emit(reconstructor.on_sensor(e));
+  }
+
+  void tap(std::int64_t t, drivers::Direction dir, std::span<const std::uint8_t> bytes) const {
+    if (handlers.on_wire && !bytes.empty()) handlers.on_wire(t, dir, bytes);
+  }
+
+  tl::expected<void, io::IoError> send(std::vector<std::uint8_t> bytes) {
+    const std::int64_t t = now();
+    std::vector<std::uint8_t> copy = bytes;
+    auto ok = link->write(std::move(bytes));
+    if (ok) tap(t, drivers::Direction::ToBoard, copy);
+    return ok;
+  }
+
+  void on_connected() {
+    const std::int64_t t = now();
+    ++stats.connects;
+    waiting_logged = false;
+    if (auto info = link->port_info()) {
+      std::string how = info->name + " (" + std::string(io::to_string(info->transport));
+      if (info->usb_vid) {
+        char ids[16];
+        std::snprintf(ids, sizeof ids, " %04x:%04x", static_cast<unsigned>(*info->usb_vid),
+                      static_cast<unsigned>(info->usb_pid.value_or(0)));
+        how += ids;
+      }
+      how += ")";
+      log(LogLevel::info, "connected on " + how);
+      if (!info->note.empty()) log(LogLevel::info, info->note);
+    }
+    board.reset_link();
+    deliver(rules::SensorEvent{t, rules::DeviceLink{true}});
+    awaiting_dump = true;
+    dump_deadline = t + config.dump_wait_ms;
+    held.clear();
+    if (auto ok = send(BoardSession::init_commands()); !ok) {
+      log(LogLevel::warning, "cannot send the init commands: " + ok.error().message);
+    }
+    reschedule();
+  }
+
+  void on_disconnected(const io::IoError& why) {
+    const std::int64_t t = now();
+    ++stats.disconnects;
+    log(LogLevel::warning, "connection lost (" + why.message + "); reconnecting");
+    awaiting_dump = false;
+    held.clear();
+    board.reset_link();
+    deliver(rules::SensorEvent{t, rules::DeviceLink{false}});
+    reschedule();
+  }
+
+  void on_bytes(std::span<const std::uint8_t> bytes) {
+    const std::int64_t t = now();
+    tap(t, drivers::Direction::FromBoard, bytes);
+    const std::vector<rules::SensorEvent> events = board.feed(t, bytes);
+    for (const rules::SensorEvent& e : events) {
+      if (!running) return;  // a callback stopped us
+      if (!awaiting_dump) {
+        deliver(e);
+        continue;
+      }
+      if (std::holds_alternative<rules::BoardSnapshot>(e.what)) {
+        awaiting_dump = false;
+        deliver(e);
+        release_held(e.t_ms);
+      } else if (std::holds_alternative<rules::ClockReading>(e.what)) {
+        held.push_back(e);
+        ++stats.readings_held;
+      } else if (std::holds_alternative<rules::DeviceLink>(e.what)) {
+        deliver(e);
+      } else {
+        ++stats.field_updates_before_dump;
+      }
+    }
+    reschedule();
+  }
+
+  void release_held(std::int64_t t) {
+    std::vector<rules::SensorEvent> readings = std::move(held);
+    held.clear();
+    for (rules::SensorEvent& e : readings) {
+      e.t_ms = std::max(e.t_ms, t);  // they come after the dump they waited for
+      deliver(e);
+    }
+  }
+
+  void on_timer() {
+    const std::int64_t t = now();
+    if (awaiting_dump && t >= dump_deadline) {
+      ++stats.dump_timeouts;
+      log(LogLevel::warning, "no board dump " + std::to_string(config.dump_wait_ms) +
+                                 " ms after connecting; going on without it");
+      awaiting_dump = false;
+      release_held(t);
+    }
+    emit(reconstructor.advance(t));
+    reschedule();
+  }
+
+  void reschedule() {
+    if (!running) return;
+    std::optional<std::int64_t> deadline = reconstructor.next_deadline();
+    if (awaiting_dump) deadline = deadline ? std::min(*deadline, dump_deadline) : dump_deadline;
+    const auto gen = ++timer_generation;
+    if (!deadline) {
+      timer.cancel();
+      return;
+    }
+    const double wait_clock_ms = static_cast<double>(std::max<std::int64_t>(0, *deadline - now()));
+    const auto wait = std::chrono::microseconds(
+        static_cast<std::int64_t>(std::ceil(wait_clock_ms * 1000.0 / config.clock_rate)));
+    timer.expires_after(wait);
+    timer.async_wait([self = shared_from_this(), gen](const boost::system::error_code& ec) {
+      if (ec || !self->running || gen != self->timer_generation) return;
+      self->on_timer();
+    });
+  }
+};
+
+BoardSession::BoardSession(boost::asio::io_context& io, BoardSessionConfig config,
+                           BoardSessionHandlers handlers)
+    : impl_(std::make_shared<Impl>(io, std::move(config), std::move(handlers))) {
+  Impl* impl = impl_.get();  // the link dies with Impl and never calls out after stop()
+  io::SerialLink::Handlers h;
+  h.on_connected = [impl] { impl->on_connected(); };
+  h.on_bytes = [impl](std::span<const std::uint8_t> bytes) { impl->on_bytes(bytes); };
+  h.on_disconnected = [impl](const io::IoError& why) { impl->on_disconnected(why); };
+  h.on_open_failed = [impl](const io::IoError& why, std::chrono::milliseconds /*retry_in*/) {
+    if (impl->waiting_logged) return;  // one line per outage, not one per retry
+    impl->waiting_logged = true;
+    impl->log(LogLevel::warning, "waiting for the board: " + why.message);
+  };
+  impl_->link = std::make_unique<io::SerialLink>(io, impl_->config.link, std::move(h));
+}
+
+BoardSession::~BoardSession() { stop(); }
+
+void BoardSession::start() {
+  if (impl_->running) return;
+  impl_->running = true;
+  impl_->link->start();
+  impl_->reschedule();
+}
+
+void BoardSession::stop() {
+  if (!impl_->running) return;
+  impl_->running = false;
+  impl_->link->stop();
+  ++impl_->timer_generation;
+  impl_->timer.cancel();
+}
+
+tl::expected<void, io::IoError> BoardSession::send(std::vector<std::uint8_t> bytes) {
+  return impl_->send(std::move(bytes));
+}
+
+std::int64_t BoardSession::now_ms() const { return impl_->now(); }
+bool BoardSession::connected() const { return impl_->link->state() == io::LinkState::connected; }
+std::optional<io::PortInfo> BoardSession::port_info() const { return impl_->link->port_info(); }
+const io::LinkStats& BoardSession::link_stats() const { return impl_->link->stats(); }
+const BoardSessionStats& BoardSession::stats() const { return impl_->stats; }
+const rules::Reconstructor& BoardSession::reconstructor() const { return impl_->reconstructor; }
+const rules::Game& BoardSession::game() const { return impl_->reconstructor.game(); }
+const daemon::DgtBoard& BoardSession::board() const { return impl_->board; }
+const std::string& BoardSession::board_id() const { return impl_->config.board_id; }
+
+std::vector<std::uint8_t> BoardSession::init_commands() {
+  namespace encode = drivers::dgt::encode;
+  std::vector<std::uint8_t> out = encode::update_nice();
+  for (const auto& cmd : {encode::send_board(), encode::send_clock()})
+    out.insert(out.end(), cmd.begin(), cmd.end());
+  return out;
+}
+
+}  // namespace eboard::session

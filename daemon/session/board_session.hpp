@@ -1,0 +1,108 @@
+// One board as the daemon runs it: a serial link (reconnecting by itself), the DGT adapter that turns the
+// board's bytes into sensor events, the reconstruction that turns those into moves, and the timer that
+// wakes reconstruction at its deadlines. Events come out through a callback; every byte on the wire can
+// be tapped (for recording captures).
+//
+// On every (re)connect it sends the init commands: UPDATE_NICE mode, then a board dump request, then one
+// clock request, so that a reconnect re-reads the whole board and the clock. Until that dump is in, field
+// updates are dropped (the dump shows their result) and clock readings are held back and delivered right
+// after it, so that reconstruction never sees a lever change against a board it has not re-read. A
+// disconnect is fed to reconstruction as DeviceLink{false}, a connect as DeviceLink{true}.
+//
+// Time is Unix milliseconds from the system clock unless the config injects another clock; the timer
+// converts reconstruction's deadlines to real waits with `clock_rate` (for tests that run an accelerated
+// clock). Threading: one io_context run by one thread; call every member from it (or before it runs).
+// Callbacks may call send() and stop(), but must not destroy the session.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <tl/expected.hpp>
+
+#include "daemon/boards/dgt_board.hpp"
+#include "daemon/io/serial_link.hpp"
+#include "drivers/capture.hpp"
+#include "drivers/dgt/messages.hpp"
+#include "rules/reconstruct.hpp"
+
+namespace eboard::session {
+
+struct BoardSessionConfig {
+  std::string board_id = "A";
+  io::LinkConfig link;              // device path, line settings (DGT: 9600 8N1), backoff
+  rules::ReconstructConfig rules;   // its board_id is replaced by `board_id`
+  std::optional<rules::Game> game;  // continue this game (after a restart) instead of a fresh one
+  // Unix time in milliseconds; empty: the system clock.
+  std::function<std::int64_t()> clock;
+  // Clock milliseconds per real millisecond (1 for the system clock; 20 for a clock running 20× fast).
+  double clock_rate = 1.0;
+  // After a connect, wait this long (clock ms) for the board dump before giving up on holding readings.
+  std::int64_t dump_wait_ms = 3000;
+};
+
+enum class LogLevel : std::uint8_t { info, warning };
+
+struct BoardSessionHandlers {
+  std::function<void(const rules::Event&)> on_event;
+  // Every byte on the wire, as it went: FromBoard when received, ToBoard when queued for writing.
+  std::function<void(std::int64_t t_ms, drivers::Direction, std::span<const std::uint8_t>)> on_wire;
+  // Every sensor event exactly as reconstruction gets it (after the hold-until-dump rule above, link
+  // changes included), just before it does: for a journal that must replay to the same game.
+  std::function<void(const rules::SensorEvent&)> on_sensor;
+  // Every decoded message (clock ACKs, serial numbers ...), as it is decoded: before reconstruction sees
+  // the sensor events of the same chunk of bytes.
+  std::function<void(const drivers::dgt::Message&)> on_message;
+  // Connection news worth a log line: connected (and how: e.g. the pty fallback), lost, waiting.
+  std::function<void(LogLevel, const std::string&)> on_log;
+};
+
+struct BoardSessionStats {
+  std::uint64_t connects = 0;
+  std::uint64_t disconnects = 0;
+  std::uint64_t sensor_events = 0;
+  std::uint64_t events = 0;
+  std::uint64_t field_updates_before_dump = 0;  // dropped: the dump after the (re)connect shows them
+  std::uint64_t readings_held = 0;              // clock readings delivered after that dump
+  std::uint64_t dump_timeouts = 0;
+};
+
+class BoardSession {
+ public:
+  BoardSession(boost::asio::io_context& io, BoardSessionConfig config, BoardSessionHandlers handlers);
+  ~BoardSession();
+  BoardSession(const BoardSession&) = delete;
+  BoardSession& operator=(const BoardSession&) = delete;
+
+  // Starts connecting (the first attempt is posted: no callback runs inside start()).
+  void start();
+  // Closes the port and cancels the timer; no callback after this.
+  void stop();
+  // Writes bytes to the board (tapped as ToBoard). Fails while disconnected.
+  tl::expected<void, io::IoError> send(std::vector<std::uint8_t> bytes);
+
+  [[nodiscard]] std::int64_t now_ms() const;
+  [[nodiscard]] bool connected() const;
+  [[nodiscard]] std::optional<io::PortInfo> port_info() const;
+  [[nodiscard]] const io::LinkStats& link_stats() const;
+  [[nodiscard]] const BoardSessionStats& stats() const;
+  [[nodiscard]] const rules::Reconstructor& reconstructor() const;
+  [[nodiscard]] const rules::Game& game() const;
+  [[nodiscard]] const daemon::DgtBoard& board() const;
+  [[nodiscard]] const std::string& board_id() const;
+
+  // The commands sent on every connect: UPDATE_NICE, SEND_BRD, SEND_CLK.
+  [[nodiscard]] static std::vector<std::uint8_t> init_commands();
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace eboard::session

@@ -1,0 +1,367 @@
+#include "daemon/session/emulated_board.hpp"
+
+#include <fcntl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <optional>
+#include <utility>
+
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+
+#include "daemon/boards/dgt_board.hpp"
+#include "drivers/dgt/decoder.hpp"
+
+namespace eboard::session {
+
+namespace dgt = drivers::dgt;
+
+BoardScript script_from_events(std::span<const rules::SensorEvent> events) {
+  BoardScript script;
+  script.reserve(events.size());
+  for (const rules::SensorEvent& e : events) script.push_back(ScriptItem{e.t_ms, e});
+  return script;
+}
+
+BoardScript script_from_capture(const drivers::Capture& capture) {
+  BoardScript script;
+  for (const drivers::CaptureRecord& r : capture.records) {
+    if (r.direction == drivers::Direction::FromBoard)
+      script.push_back(ScriptItem{r.t_ms, RecordedBytes{r.bytes}});
+  }
+  return script;
+}
+
+void preset_from_capture(dgt::Emulator& emulator, const drivers::Capture& capture) {
+  dgt::Decoder decoder;
+  bool board_known = false;
+  bool clock_known = false;
+  for (const drivers::CaptureRecord& r : capture.records) {
+    if (r.direction != drivers::Direction::FromBoard) continue;
+    for (const dgt::Message& m : decoder.feed(r.bytes)) {
+      if (std::holds_alternative<dgt::FieldUpdate>(m)) board_known = true;  // too late for a clean preset
+      if (const auto* d = std::get_if<dgt::BoardDump>(&m); d && !board_known) {
+        emulator.set_board(0, d->pieces);
+        board_known = true;
+      }
+      if (const auto* t = std::get_if<dgt::ClockTimes>(&m); t && !clock_known) {
+        dgt::EmulatedClock c;
+        c.connected = t->clock_connected;
+        c.left_ms = t->left.time_ms;
+        c.right_ms = t->right.time_ms;
+        c.right_lever_high = t->right_lever_high;
+        c.left_flag = t->left.flag_fallen;
+        c.right_flag = t->right.flag_fallen;
+        c.running = false;  // it starts when the recording says so
+        emulator.set_clock(0, c);
+        clock_known = true;
+      }
+    }
+    if (board_known && clock_known) return;
+  }
+}
+
+dgt::EmulatedClock emulated_clock(const rules::ClockReading& r) {
+  dgt::EmulatedClock c;
+  c.connected = r.present;
+  c.left_ms = r.left_ms;
+  c.right_ms = r.right_ms;
+  c.running = r.running;
+  c.right_lever_high = r.lever_up == rules::ClockSide::Right;
+  c.left_flag = r.left_flag;
+  c.right_flag = r.right_flag;
+  return c;
+}
+
+void apply(dgt::Emulator& emulator, const ScriptItem& item) {
+  const std::int64_t t = item.t_ms;
+  if (const auto* recorded = std::get_if<RecordedBytes>(&item.what)) {
+    emulator.pass_through(t, recorded->bytes);
+    return;
+  }
+  const bool rotated = emulator.config().rotated;
+  const auto raw = [rotated](rules::Square s) { return daemon::DgtBoard::raw_from_square(s, rotated); };
+  std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, rules::PieceLifted>) {
+          emulator.set_piece(t, raw(v.square), 0);
+        } else if constexpr (std::is_same_v<T, rules::PiecePlaced>) {
+          emulator.set_piece(t, raw(v.square), daemon::DgtBoard::code_from_piece(v.piece));
+        } else if constexpr (std::is_same_v<T, rules::BoardSnapshot>) {
+          std::array<std::uint8_t, 64> pieces{};
+          for (rules::Square s = 0; s < 64; ++s)
+            pieces[raw(s)] = daemon::DgtBoard::code_from_piece(v.squares[s]);
+          emulator.set_board(t, pieces);
+        } else if constexpr (std::is_same_v<T, rules::ClockReading>) {
+          emulator.set_clock(t, emulated_clock(v));
+        }
+        // DeviceLink: a host-side matter, nothing the board does.
+      },
+      std::get<rules::SensorEvent>(item.what).what);
+}
+
+struct BoardPlayer::Impl : std::enable_shared_from_this<BoardPlayer::Impl> {
+  Impl(boost::asio::io_context& io_context, dgt::Emulator emulator, BoardScript s, PlayerConfig cfg)
+      : io(io_context),
+        emu(std::move(emulator)),
+        script(std::move(s)),
+        config(cfg),
+        timer(io_context),
+        read_retry(io_context) {
+    if (!(config.speed > 0)) config.speed = 1.0;
+    std::stable_sort(script.begin(), script.end(),
+                     [](const ScriptItem& a, const ScriptItem& b) { return a.t_ms < b.t_ms; });
+    read_buffer.resize(4096);
+  }
+
+  boost::asio::io_context& io;
+  dgt::Emulator emu;
+  BoardScript script;
+  PlayerConfig config;
+  BoardPlayer* owner = nullptr;
+  boost::asio::steady_timer timer;
+  boost::asio::steady_timer read_retry;
+  std::optional<boost::asio::posix::stream_descriptor> wire;
+  std::uint64_t wire_generation = 0;
+  std::uint64_t timer_generation = 0;
+  std::vector<std::uint8_t> read_buffer;
+  std::deque<std::vector<std::uint8_t>> write_queue;
+  std::size_t queued = 0;
+  bool writing = false;
+  bool running = false;
+  bool ended = false;
+  bool pumping = false;
+  std::optional<std::chrono::steady_clock::time_point> origin;
+  std::size_t next_item = 0;
+  std::vector<std::pair<std::int64_t, std::function<void()>>> tasks;  // by time, stable
+  PlayerStats stats;
+
+  std::int64_t now() const {
+    if (!origin) return 0;
+    const auto real =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - *origin);
+    return static_cast<std::int64_t>(std::floor(static_cast<double>(real.count()) * config.speed / 1000.0));
+  }
+
+  void play_items(std::int64_t until) {
+    while (next_item < script.size() && script[next_item].t_ms <= until) {
+      apply(emu, script[next_item]);
+      ++next_item;
+      ++stats.items_played;
+    }
+  }
+
+  void start_clock() {
+    origin = std::chrono::steady_clock::now();
+    if (owner && owner->on_started) owner->on_started();
+  }
+
+  // Plays what is due, runs due tasks, sends the output and sets the timer for the next thing to do.
+  void pump() {
+    if (!running || pumping) return;  // a task calling at() lands here: the running pump takes care
+    pumping = true;
+    struct Reset {
+      bool& flag;
+      ~Reset() { flag = false; }
+    } reset{pumping};
+    if (origin) {
+      const std::int64_t t = now();
+      play_items(t);
+      emu.advance(t);
+      flush();
+      while (running && !tasks.empty() && tasks.front().first <= t) {
+        auto fn = std::move(tasks.front().second);
+        tasks.erase(tasks.begin());
+        fn();  // may detach, attach, stop ...
+        flush();
+      }
+      if (running && !ended && next_item >= script.size()) {
+        ended = true;
+        if (owner && owner->on_script_end) owner->on_script_end();
+      }
+    }
+    reschedule();
+  }
+
+  void reschedule() {
+    if (!running) return;
+    const auto gen = ++timer_generation;
+    if (!origin) {
+      timer.cancel();
+      return;
+    }
+    std::optional<std::int64_t> next = emu.next_deadline();
+    const auto consider = [&next](std::int64_t t) { next = next ? std::min(*next, t) : t; };
+    if (next_item < script.size()) consider(script[next_item].t_ms);
+    if (!tasks.empty()) consider(tasks.front().first);
+    if (!next) {
+      timer.cancel();
+      return;
+    }
+    const double wait_ms = static_cast<double>(std::max<std::int64_t>(0, *next - now())) / config.speed;
+    timer.expires_after(std::chrono::microseconds(static_cast<std::int64_t>(std::ceil(wait_ms * 1000.0))));
+    timer.async_wait([self = shared_from_this(), gen](const boost::system::error_code& ec) {
+      if (ec || gen != self->timer_generation) return;
+      self->pump();
+    });
+  }
+
+  void flush() {
+    std::vector<std::uint8_t> out = emu.take_output();
+    if (out.empty()) return;
+    if (!wire || queued + out.size() > config.max_queued_bytes) {
+      stats.dropped_bytes += out.size();
+      return;
+    }
+    queued += out.size();
+    write_queue.push_back(std::move(out));
+    if (!writing) write_next();
+  }
+
+  void write_next() {
+    writing = true;
+    boost::asio::async_write(
+        *wire, boost::asio::buffer(write_queue.front()),
+        [self = shared_from_this(), gen = wire_generation](const boost::system::error_code& ec,
+                                                           std::size_t n) { self->on_written(gen, ec, n); });
+  }
+
+  void on_written(std::uint64_t gen, const boost::system::error_code& ec, std::size_t n) {
+    if (gen != wire_generation) return;
+    if (ec) {
+      // No reader on the other end, or it went away: what was queued is lost, like on a real wire.
+      stats.dropped_bytes += queued;
+      write_queue.clear();
+      queued = 0;
+      writing = false;
+      return;
+    }
+    stats.board_bytes += n;
+    if (owner && owner->on_board_bytes) owner->on_board_bytes(now(), write_queue.front());
+    queued -= write_queue.front().size();
+    write_queue.pop_front();
+    if (write_queue.empty()) {
+      writing = false;
+    } else {
+      write_next();
+    }
+  }
+
+  void start_read() {
+    wire->async_read_some(
+        boost::asio::buffer(read_buffer),
+        [self = shared_from_this(), gen = wire_generation](const boost::system::error_code& ec,
+                                                           std::size_t n) { self->on_read(gen, ec, n); });
+  }
+
+  void on_read(std::uint64_t gen, const boost::system::error_code& ec, std::size_t n) {
+    if (gen != wire_generation || !running || !wire) return;
+    if (ec) {
+      if (ec == boost::asio::error::operation_aborted) return;
+      // EIO on a pty master: nobody has the other end open (yet, or any more). Look again shortly.
+      read_retry.expires_after(std::chrono::milliseconds(20));
+      read_retry.async_wait([self = shared_from_this(), gen](const boost::system::error_code& tec) {
+        if (!tec && gen == self->wire_generation && self->running && self->wire) self->start_read();
+      });
+      return;
+    }
+    const std::span<const std::uint8_t> bytes(read_buffer.data(), n);
+    stats.host_bytes += n;
+    if (!origin) {
+      start_clock();
+      play_items(0);
+    }
+    const std::int64_t t = now();
+    play_items(t);  // what happened on the board before these bytes came
+    if (owner && owner->on_host_bytes) owner->on_host_bytes(t, bytes);
+    emu.receive(t, bytes);
+    pump();
+    if (gen == wire_generation && running && wire) start_read();
+  }
+
+  void attach(int fd) {
+    detach();
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags >= 0) ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    wire.emplace(io, fd);
+    ++wire_generation;
+    ++stats.attaches;
+    if (running) start_read();
+  }
+
+  void detach() {
+    ++wire_generation;
+    read_retry.cancel();
+    if (wire) {
+      boost::system::error_code ignored;
+      wire->cancel(ignored);
+      wire->close(ignored);
+      wire.reset();
+    }
+    stats.dropped_bytes += queued;
+    write_queue.clear();
+    queued = 0;
+    writing = false;
+  }
+};
+
+BoardPlayer::BoardPlayer(boost::asio::io_context& io, dgt::Emulator emulator, BoardScript script,
+                         PlayerConfig config)
+    : impl_(std::make_shared<Impl>(io, std::move(emulator), std::move(script), config)) {
+  impl_->owner = this;
+}
+
+BoardPlayer::~BoardPlayer() {
+  stop();
+  impl_->owner = nullptr;
+}
+
+void BoardPlayer::start() {
+  if (impl_->running) return;
+  impl_->running = true;
+  impl_->play_items(0);  // the set-up: pieces on the board, the clock beside it
+  if (!impl_->config.wait_for_host) impl_->start_clock();
+  if (impl_->wire) impl_->start_read();
+  impl_->pump();
+}
+
+void BoardPlayer::stop() {
+  if (!impl_->running && !impl_->wire) return;
+  impl_->running = false;
+  ++impl_->timer_generation;
+  impl_->timer.cancel();
+  impl_->detach();
+}
+
+void BoardPlayer::attach(int fd) { impl_->attach(fd); }
+void BoardPlayer::detach() { impl_->detach(); }
+bool BoardPlayer::attached() const { return impl_->wire.has_value(); }
+
+void BoardPlayer::power_cycle() {
+  impl_->emu.power_cycle(impl_->now());
+  impl_->pump();
+}
+
+void BoardPlayer::at(std::int64_t t_ms, std::function<void()> fn) {
+  auto& tasks = impl_->tasks;
+  const auto pos = std::upper_bound(tasks.begin(), tasks.end(), t_ms,
+                                    [](std::int64_t t, const auto& task) { return t < task.first; });
+  tasks.emplace(pos, t_ms, std::move(fn));
+  impl_->pump();
+}
+
+bool BoardPlayer::started() const { return impl_->origin.has_value(); }
+std::int64_t BoardPlayer::now_ms() const { return impl_->now(); }
+bool BoardPlayer::script_done() const { return impl_->next_item >= impl_->script.size(); }
+std::int64_t BoardPlayer::script_end_ms() const {
+  return impl_->script.empty() ? 0 : impl_->script.back().t_ms;
+}
+const dgt::Emulator& BoardPlayer::emulator() const { return impl_->emu; }
+const PlayerStats& BoardPlayer::stats() const { return impl_->stats; }
+
+}  // namespace eboard::session

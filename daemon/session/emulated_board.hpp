@@ -1,0 +1,115 @@
+// An emulated DGT board (drivers/dgt/emulator) played in real time on the board's end of a wire: the
+// master of a pseudo-terminal for `eboard sim` (and the demo), or a mock USB device's master in the tests.
+// It follows a script (a simulated game's sensor events, or a recorded capture's bytes) on a virtual clock
+// that runs `speed` times faster than real time, answers the host's commands as they come, and can be
+// unplugged and plugged again.
+//
+// Threading: one io_context run by one thread; call every member from it (or before it runs).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <variant>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+
+#include "drivers/capture.hpp"
+#include "drivers/dgt/emulator.hpp"
+#include "rules/sensor.hpp"
+
+namespace eboard::session {
+
+// Bytes a recorded board sent (a capture's `<` record).
+struct RecordedBytes {
+  std::vector<std::uint8_t> bytes;
+};
+
+// One step of what the board does: a sensor event of a simulation (game squares, clock readings), or
+// recorded bytes, at a time on the script's clock (0 = when the player starts).
+struct ScriptItem {
+  std::int64_t t_ms = 0;
+  std::variant<rules::SensorEvent, RecordedBytes> what;
+};
+using BoardScript = std::vector<ScriptItem>;
+
+// A simulation's events (e.g. sim::Timeline::events), at their times.
+BoardScript script_from_events(std::span<const rules::SensorEvent> events);
+// A capture's board-to-host records at their times; host-to-board records are left out (the host now
+// is whoever opens the board).
+BoardScript script_from_capture(const drivers::Capture& capture);
+
+// The board as a capture first shows it, set on the emulator before the replay starts: the first board
+// dump (when no field update comes before it) and the first clock reading. A host that asks before the
+// recording gets there then sees the pieces that stood on the board, not an empty one.
+void preset_from_capture(drivers::dgt::Emulator& emulator, const drivers::Capture& capture);
+
+// The emulator's clock for a reading of a clock model.
+drivers::dgt::EmulatedClock emulated_clock(const rules::ClockReading& reading);
+// Applies one item to the emulator at the item's time: pieces through the emulator's orientation,
+// recorded bytes through pass_through().
+void apply(drivers::dgt::Emulator& emulator, const ScriptItem& item);
+
+struct PlayerConfig {
+  double speed = 1.0;  // virtual milliseconds per real millisecond
+  // Start the script's clock at the host's first byte rather than at start(), so that nothing is played
+  // to nobody. Items at time 0 or before (the set-up) are applied at start() either way.
+  bool wait_for_host = false;
+  std::size_t max_queued_bytes = std::size_t{1} << 20;  // unread output beyond this is dropped
+};
+
+struct PlayerStats {
+  std::uint64_t host_bytes = 0;
+  std::uint64_t board_bytes = 0;    // written to the wire
+  std::uint64_t dropped_bytes = 0;  // produced while unplugged, or beyond the queue limit
+  std::uint64_t items_played = 0;
+  std::uint64_t attaches = 0;
+};
+
+class BoardPlayer {
+ public:
+  BoardPlayer(boost::asio::io_context& io, drivers::dgt::Emulator emulator, BoardScript script,
+              PlayerConfig config = {});
+  ~BoardPlayer();
+  BoardPlayer(const BoardPlayer&) = delete;
+  BoardPlayer& operator=(const BoardPlayer&) = delete;
+
+  // Applies the set-up items and starts the clock (or waits for the host, see PlayerConfig).
+  void start();
+  // Stops playing and detaches; nothing runs after this.
+  void stop();
+
+  // Plugs the board into a wire: `fd` is the board's end (a pty master), owned from now on (closed by
+  // detach()). It is made non-blocking.
+  void attach(int fd);
+  // Unplugs: closes the fd; the emulator keeps following the script, its output goes nowhere.
+  void detach();
+  [[nodiscard]] bool attached() const;
+  // The board lost power and got it back (after a replug): see Emulator::power_cycle.
+  void power_cycle();
+
+  // Runs `fn` when the script's clock reaches `t_ms` (at once if it has).
+  void at(std::int64_t t_ms, std::function<void()> fn);
+
+  [[nodiscard]] bool started() const;         // the script's clock runs
+  [[nodiscard]] std::int64_t now_ms() const;  // on the script's clock; 0 before it starts
+  [[nodiscard]] bool script_done() const;
+  [[nodiscard]] std::int64_t script_end_ms() const;  // time of the last item
+  [[nodiscard]] const drivers::dgt::Emulator& emulator() const;
+  [[nodiscard]] const PlayerStats& stats() const;
+
+  std::function<void()> on_started;     // the script's clock started (the host's first byte, or start())
+  std::function<void()> on_script_end;  // every item has been played
+  // Bytes on the wire, with the script's time: from the host, and from the board (as written).
+  std::function<void(std::int64_t, std::span<const std::uint8_t>)> on_host_bytes;
+  std::function<void(std::int64_t, std::span<const std::uint8_t>)> on_board_bytes;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace eboard::session

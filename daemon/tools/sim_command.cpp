@@ -1,0 +1,374 @@
+// `eboard sim`: a DGT board and its clock on a pseudo-terminal, playing a game file (through simulated
+// hands, a scanning board and a clock) or a recorded capture, in real time or faster. It prints the device
+// path to open as the first line on stdout; the daemon (or anything speaking DGT) opens it like a board.
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include "daemon/session/emulated_board.hpp"
+#include "daemon/session/pty.hpp"
+#include "daemon/sim/timeline.hpp"
+#include "daemon/tools/commands.hpp"
+#include "drivers/capture.hpp"
+#include "rules/pgn.hpp"
+
+namespace eboard::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Options {
+  std::string capture;
+  std::string pgn;
+  int game = 1;
+  std::string style = "casual";
+  std::uint64_t seed = 1;
+  std::string timing = "game";
+  double speed = 1.0;
+  std::string link;
+  std::optional<double> linger_s;
+  std::vector<double> reopen_at_s;
+  std::int64_t reopen_gap_ms = 1000;
+  bool start_now = false;
+  bool rotated = false;
+  bool no_clock = false;
+  double clock_margin_s = 120;
+};
+
+void note(const std::string& text) { std::fprintf(stderr, "eboard sim: %s\n", text.c_str()); }
+
+int fail(const std::string& text) {
+  std::fprintf(stderr, "eboard sim: %s\n", text.c_str());
+  return 2;
+}
+
+std::string seconds(std::int64_t ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", static_cast<double>(ms) / 1000.0);
+  return buf;
+}
+
+std::optional<sim::HandStyle> style_by_name(const std::string& name) {
+  if (name == "tidy") return sim::HandStyle::tidy();
+  if (name == "casual") return sim::HandStyle::casual();
+  if (name == "blitz") return sim::HandStyle::blitz();
+  if (name == "messy") return sim::HandStyle::messy();
+  return std::nullopt;
+}
+
+// "180+2" gives {180000, 2000}; nullopt for anything else ("-", "?", "40/7200:3600" ...).
+std::optional<std::pair<std::int64_t, std::int64_t>> time_control(const rules::GameRecord& g) {
+  const auto tc = rules::find_tag(g.tags, "TimeControl");
+  if (!tc) return std::nullopt;
+  const std::string v(*tc);
+  const auto plus = v.find('+');
+  try {
+    std::size_t used = 0;
+    const std::string base = v.substr(0, plus);
+    const long long b = std::stoll(base, &used);
+    if (used != base.size() || b <= 0) return std::nullopt;
+    long long inc = 0;
+    if (plus != std::string::npos) {
+      const std::string i = v.substr(plus + 1);
+      inc = std::stoll(i, &used);
+      if (used != i.size() || inc < 0) return std::nullopt;
+    }
+    return std::pair<std::int64_t, std::int64_t>{b * 1000, inc * 1000};
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+struct Plan {
+  session::BoardScript script;
+  drivers::dgt::EmulatorConfig emulator;
+  std::optional<drivers::Capture> capture;  // to preset the board from
+  std::string summary;
+};
+
+tl::expected<Plan, std::string> plan_capture(const Options& o) {
+  auto capture = drivers::read_capture_file(o.capture);
+  if (!capture) return tl::unexpected(o.capture + ": " + capture.error());
+  if (capture->info.protocol != "dgt") {
+    return tl::unexpected(o.capture + ": protocol '" + capture->info.protocol +
+                          "' cannot be played (only dgt)");
+  }
+  Plan plan;
+  plan.script = session::script_from_capture(*capture);
+  if (plan.script.empty()) return tl::unexpected(o.capture + ": the capture holds nothing the board sent");
+  plan.emulator.spontaneous = false;  // the recording speaks; the emulator only answers
+  plan.capture = std::move(*capture);
+  plan.summary = "capture " + o.capture + ": " + std::to_string(plan.script.size()) + " records over " +
+                 seconds(plan.script.back().t_ms);
+  return plan;
+}
+
+tl::expected<Plan, std::string> plan_game(const Options& o) {
+  const auto style = style_by_name(o.style);
+  if (!style) return tl::unexpected("unknown style '" + o.style + "' (tidy, casual, blitz or messy)");
+  std::ifstream in(o.pgn, std::ios::binary);
+  if (!in) return tl::unexpected(o.pgn + ": cannot read the file");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string content = text.str();
+  rules::PgnReader reader(content);
+  int index = 0;
+  std::optional<rules::PgnGame> game;
+  while (auto next = reader.next()) {
+    ++index;
+    if (index != o.game) continue;
+    if (!*next) return tl::unexpected(o.pgn + ": " + next->error());
+    game = std::move(**next);
+    break;
+  }
+  if (!game) {
+    return tl::unexpected(o.pgn + ": there is no game " + std::to_string(o.game) + " (the file holds " +
+                          std::to_string(index) + ")");
+  }
+  auto record = rules::replay(*game);
+  if (!record) return tl::unexpected(o.pgn + ": " + record.error());
+  if (record->moves.empty())
+    return tl::unexpected(o.pgn + ": game " + std::to_string(o.game) + " has no moves");
+
+  sim::TimelineSpec spec;
+  spec.start = record->start;
+  for (const auto& m : record->moves) {
+    if (m.move == rules::Move::none()) {
+      return tl::unexpected(o.pgn + ": game " + std::to_string(o.game) +
+                            " has a null move, which no hand can play");
+    }
+    spec.moves.push_back(m.move);
+  }
+  const auto tc = time_control(*record);
+  const std::int64_t base = tc ? tc->first : 15 * 60 * 1000;
+  const std::int64_t inc = tc ? tc->second : 10 * 1000;
+  const bool from_clk =
+      o.timing == "game" && std::any_of(record->moves.begin(), record->moves.end(),
+                                        [](const auto& m) { return m.clock_ms.has_value(); });
+  if (from_clk) {
+    std::vector<std::optional<std::int64_t>> clk;
+    for (const auto& m : record->moves) clk.push_back(m.clock_ms);
+    spec.spent_ms = sim::spent_from_clk(clk, base, inc);
+  }
+  spec.white = *style;
+  spec.black = *style;
+  spec.seed = o.seed;
+  if (o.rotated) spec.scanner.order = sim::ScanOrder::FromH1;
+  if (o.no_clock) {
+    spec.clock.reset();
+  } else {
+    // Hands cannot premove: the margin keeps a flag from falling where the real game's did not.
+    spec.clock = sim::ClockSettings{base + static_cast<std::int64_t>(o.clock_margin_s * 1000), inc};
+  }
+  sim::Timeline timeline;
+  try {
+    timeline = sim::build_timeline(spec);
+  } catch (const std::exception& e) {
+    return tl::unexpected(o.pgn + ": game " + std::to_string(o.game) + " cannot be played: " + e.what());
+  }
+  Plan plan;
+  plan.script = session::script_from_events(timeline.events);
+  plan.emulator.rotated = o.rotated;
+  const auto tag = [&](const char* name) {
+    const auto v = rules::find_tag(record->tags, name);
+    return v ? std::string(*v) : std::string("?");
+  };
+  plan.summary = "game " + std::to_string(o.game) + " of " + o.pgn + ": " + tag("White") + " - " +
+                 tag("Black") + " " + record->result + ", " + std::to_string(spec.moves.size()) +
+                 " plies, style " + o.style + ", seed " + std::to_string(o.seed) + ", timing from " +
+                 (from_clk ? "the game's clocks" : "the style") + ", game length " + seconds(timeline.end_ms);
+  return plan;
+}
+
+struct Runtime {
+  boost::asio::io_context io;
+  std::unique_ptr<session::BoardPlayer> player;
+  fs::path link;
+  fs::path own_dir;  // created by us: removed at exit
+  bool exiting = false;
+
+  void plug() {
+    auto pty = session::open_pseudo_terminal();
+    if (!pty) {
+      note("cannot plug the board in again: " + pty.error());
+      return;
+    }
+    if (auto ok = session::point_symlink(link, pty->slave_path); !ok) note(ok.error());
+    player->attach(pty->master_fd);
+    player->power_cycle();
+    note("plugged in again at " + seconds(player->now_ms()) + ": " + pty->slave_path + " behind " +
+         link.string());
+  }
+
+  void unplug(std::int64_t gap_ms) {
+    player->detach();  // closes the master: the host reads end of file
+    std::error_code ec;
+    fs::remove(link, ec);
+    note("unplugged at " + seconds(player->now_ms()) + "; back in " + std::to_string(gap_ms) + " ms");
+    player->at(player->now_ms() + gap_ms, [this] { plug(); });
+  }
+
+  void finish() {
+    if (exiting) return;
+    exiting = true;
+    player->stop();
+    io.stop();
+  }
+
+  ~Runtime() {
+    std::error_code ec;
+    if (!link.empty() && fs::is_symlink(fs::symlink_status(link, ec))) fs::remove(link, ec);
+    if (!own_dir.empty()) fs::remove(own_dir, ec);
+  }
+};
+
+int run(const Options& o) {
+  if (o.capture.empty() == o.pgn.empty()) return fail("give either --pgn FILE or --capture FILE");
+  auto plan = o.capture.empty() ? plan_game(o) : plan_capture(o);
+  if (!plan) return fail(plan.error());
+
+  Runtime rt;
+  if (o.link.empty()) {
+    rt.own_dir = fs::temp_directory_path() / ("eboard-sim-" + std::to_string(::getpid()));
+    std::error_code ec;
+    fs::create_directory(rt.own_dir, ec);
+    if (ec) return fail("cannot create " + rt.own_dir.string() + ": " + ec.message());
+    rt.link = rt.own_dir / "dgt";
+  } else {
+    rt.link = fs::absolute(o.link);
+    std::error_code ec;
+    const auto st = fs::symlink_status(rt.link, ec);
+    if (fs::exists(st) && !fs::is_symlink(st)) {
+      return fail(rt.link.string() + " exists and is not a symlink: not replacing it");
+    }
+    if (!fs::is_directory(rt.link.parent_path(), ec)) {
+      return fail("the directory of " + rt.link.string() + " does not exist");
+    }
+  }
+
+  auto pty = session::open_pseudo_terminal();
+  if (!pty) return fail(pty.error());
+  if (auto ok = session::point_symlink(rt.link, pty->slave_path); !ok) {
+    ::close(pty->master_fd);
+    return fail(ok.error());
+  }
+  // The contract: the device path to open, alone on the first line of stdout, at once.
+  std::printf("%s\n", rt.link.string().c_str());
+  std::fflush(stdout);
+
+  session::PlayerConfig pc;
+  pc.speed = o.speed;
+  pc.wait_for_host = !o.start_now;
+  drivers::dgt::Emulator emulator(plan->emulator);
+  if (plan->capture) session::preset_from_capture(emulator, *plan->capture);
+  rt.player = std::make_unique<session::BoardPlayer>(rt.io, std::move(emulator), std::move(plan->script), pc);
+  rt.player->attach(pty->master_fd);
+  note(plan->summary);
+  char speed[32];
+  std::snprintf(speed, sizeof speed, "%gx", o.speed);
+  note("board on " + pty->slave_path + " (open " + rt.link.string() + "), " + speed + " real time");
+  rt.player->on_started = [&rt, &o] {
+    if (!o.start_now) note("a program opened the board and spoke: the game starts");
+  };
+  rt.player->on_script_end = [&rt, &o] {
+    if (o.linger_s) {
+      note("the end of the script at " + seconds(rt.player->now_ms()) + "; staying for " +
+           seconds(static_cast<std::int64_t>(*o.linger_s * 1000)));
+      rt.player->at(rt.player->now_ms() + static_cast<std::int64_t>(*o.linger_s * 1000),
+                    [&rt] { rt.finish(); });
+    } else {
+      note("the end of the script at " + seconds(rt.player->now_ms()) + "; the board stays until Ctrl-C");
+    }
+  };
+  for (double s : o.reopen_at_s) {
+    rt.player->at(static_cast<std::int64_t>(s * 1000), [&rt, gap = o.reopen_gap_ms] { rt.unplug(gap); });
+  }
+
+  boost::asio::signal_set signals(rt.io, SIGINT, SIGTERM);
+  signals.async_wait([&rt](const boost::system::error_code& ec, int) {
+    if (!ec) rt.finish();
+  });
+  if (!o.start_now) note("waiting for a program to open the board: the game starts with its first command");
+  rt.player->start();
+  rt.io.run();
+  return 0;
+}
+
+}  // namespace
+
+void add_sim_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "sim",
+      "Play a DGT board and its clock on a pseudo-terminal, from a game file or a capture. The first line on "
+      "stdout is the device path to open (a symlink that stays valid across --reopen-at); everything else "
+      "goes "
+      "to stderr. Times are on the game's clock: with --speed X they pass X times faster than real time.");
+  auto* pgn =
+      cmd->add_option("--pgn", o->pgn,
+                      "play a game of this PGN file: simulated hands move the pieces (a scanning board "
+                      "reports them) and press a DGT clock")
+          ->check(CLI::ExistingFile);
+  auto* capture =
+      cmd->add_option("--capture", o->capture,
+                      "replay the board's side ('<' records) of this .cap capture at its times; the "
+                      "emulated board still answers commands (a 0x42 gets the board as it stands)")
+          ->check(CLI::ExistingFile);
+  pgn->excludes(capture);
+  capture->excludes(pgn);
+  cmd->add_option("--game", o->game, "which game of the PGN file, from 1 (default 1)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--style", o->style, "how the hands play: tidy, casual (default), blitz or messy")
+      ->check(CLI::IsMember({"tidy", "casual", "blitz", "messy"}));
+  cmd->add_option("--seed", o->seed, "seed of the hands, the scanner and the clock (default 1)");
+  cmd->add_option("--timing", o->timing,
+                  "game: each move takes the time its [%clk] comments say, when the game has them (default); "
+                  "style: the hands' style decides")
+      ->check(CLI::IsMember({"game", "style"}));
+  cmd->add_option("--clock-margin", o->clock_margin_s,
+                  "seconds added to each player's base time, because hands cannot premove (default 120)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--no-clock", o->no_clock, "no clock connected to the board");
+  cmd->add_flag("--rotated", o->rotated, "the board is set up turned round (Black at the connector side)");
+  cmd->add_option("--speed", o->speed, "how many times faster than real time (default 1)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option(
+      "--link", o->link,
+      "path of the symlink to the device (default /tmp/eboard-sim-<pid>/dgt); an existing symlink "
+      "is replaced, anything else is refused");
+  cmd->add_option("--linger", o->linger_s,
+                  "exit this many seconds after the end of the game or capture (default: stay until Ctrl-C)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option(
+         "--reopen-at", o->reopen_at_s,
+         "at this many seconds into the game, unplug the board (the pty closes) and plug it in again "
+         "behind the same symlink after --reopen-gap; may be given more than once")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--reopen-gap", o->reopen_gap_ms, "milliseconds the board stays unplugged (default 1000)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--start-now", o->start_now,
+                "start the game at once instead of at the first command a program sends to the board");
+  cmd->footer(
+      "Open the printed path as the board's serial port (9600 8N1). It is a pseudo-terminal, which "
+      "libserialport cannot open; eboardd's serial code opens it directly and says so in its log. "
+      "Example:\n  eboard sim --pgn games.pgn --game 3 --speed 10 --linger 30");
+  cmd->callback([o, &exit_code] {
+    std::signal(SIGPIPE, SIG_IGN);
+    exit_code = run(*o);
+  });
+}
+
+}  // namespace eboard::tools

@@ -1,0 +1,253 @@
+// The direct-open fallback for terminals libserialport 0.1.1 refuses (no sysfs identity): bare ptys, as
+// `eboard sim` makes them, opened by path or through a symlink, with no umockdev preload in this process
+// (which is how an outside user runs `eboard sim` and then the daemon).
+#include <gtest/gtest.h>
+#include <pty.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+
+#include "daemon/io/serial_link.hpp"
+#include "daemon/io/serial_port.hpp"
+#include "tests/io/io_test_support.hpp"
+
+namespace eboard::io {
+namespace {
+
+using namespace std::chrono_literals;
+using test::MasterEnd;
+using test::run_until;
+
+// A pseudo-terminal pair; the test holds the master (the board's end).
+struct Pty {
+  int master = -1;
+  int slave = -1;
+  std::string name;
+  Pty() {
+    char buf[256] = {};
+    if (::openpty(&master, &slave, buf, nullptr, nullptr) == 0) {
+      name = buf;
+      // Like `eboard sim`: raw from the start, then only the master stays open on this side.
+      termios t{};
+      ::tcgetattr(slave, &t);
+      ::cfmakeraw(&t);
+      ::tcsetattr(slave, TCSANOW, &t);
+      ::close(slave);
+      slave = -1;
+    }
+  }
+  ~Pty() { close_master(); }
+  Pty(const Pty&) = delete;
+  Pty& operator=(const Pty&) = delete;
+  bool ok() const { return !name.empty(); }
+  void close_master() {
+    if (master >= 0) ::close(master);
+    master = -1;
+  }
+};
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "eboard-pty-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+TEST(PtyFallback, BarePtyOpensWithTheSameLineSettings) {
+  Pty pty;
+  if (!pty.ok()) GTEST_SKIP() << "no pty available";
+  auto port = SerialPort::open(pty.name, LineSettings{});
+  ASSERT_TRUE(port) << port.error().message;
+  EXPECT_TRUE(port->is_open());
+  const PortInfo& info = port->info();
+  EXPECT_EQ(info.transport, PortInfo::Transport::pty);
+  EXPECT_EQ(to_string(info.transport), "pty");
+  EXPECT_EQ(info.name, pty.name);
+  EXPECT_EQ(info.description, "pseudo-terminal");
+  EXPECT_FALSE(info.usb_vid.has_value());
+  EXPECT_NE(info.note.find("opened directly"), std::string::npos) << info.note;
+
+  termios t{};
+  ASSERT_EQ(::tcgetattr(port->native_handle(), &t), 0);
+  EXPECT_EQ(::cfgetospeed(&t), B9600);
+  EXPECT_EQ(::cfgetispeed(&t), B9600);
+  EXPECT_EQ(t.c_cflag & CSIZE, static_cast<tcflag_t>(CS8));
+  EXPECT_EQ(t.c_cflag & (PARENB | CSTOPB | CRTSCTS), 0u);
+  EXPECT_NE(t.c_cflag & CREAD, 0u);
+  EXPECT_NE(t.c_cflag & CLOCAL, 0u);
+  EXPECT_EQ(t.c_iflag & (IXON | IXOFF | ICRNL | INLCR | IGNCR | ISTRIP), 0u);
+  EXPECT_EQ(t.c_oflag & OPOST, 0u);
+  EXPECT_EQ(t.c_lflag & (ICANON | ECHO | ISIG | IEXTEN), 0u);
+  EXPECT_EQ(t.c_cc[VMIN], 1);
+  EXPECT_EQ(t.c_cc[VTIME], 0);
+
+  // Non-blocking, and an empty read is EAGAIN, not end of file.
+  char c = 0;
+  EXPECT_EQ(::read(port->native_handle(), &c, 1), -1);
+  EXPECT_EQ(errno, EAGAIN);
+}
+
+TEST(PtyFallback, OtherLineSettingsReachTheTerminal) {
+  Pty pty;
+  if (!pty.ok()) GTEST_SKIP() << "no pty available";
+  LineSettings line;
+  line.baud = 115200;
+  line.stop_bits = 2;
+  auto port = SerialPort::open(pty.name, line);
+  ASSERT_TRUE(port) << port.error().message;
+  termios t{};
+  ASSERT_EQ(::tcgetattr(port->native_handle(), &t), 0);
+  EXPECT_EQ(::cfgetospeed(&t), B115200);
+  EXPECT_NE(t.c_cflag & CSTOPB, 0u);
+  line.baud = 12345;
+  auto bad = SerialPort::open(pty.name, line);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().kind, IoError::Kind::config_failed);
+}
+
+TEST(PtyFallback, SymlinkToAPtyOpensAsThePty) {
+  Pty pty;
+  if (!pty.ok()) GTEST_SKIP() << "no pty available";
+  TempDir dir;
+  const auto link = dir.path() / "dgt";
+  std::filesystem::create_symlink(pty.name, link);
+  auto port = SerialPort::open(link.string(), LineSettings{});
+  ASSERT_TRUE(port) << port.error().message;
+  EXPECT_EQ(port->info().name, pty.name);
+  EXPECT_EQ(port->info().transport, PortInfo::Transport::pty);
+}
+
+TEST(PtyFallback, BytesFlowBothWaysAndTheFdIsClosedOnce) {
+  Pty pty;
+  if (!pty.ok()) GTEST_SKIP() << "no pty available";
+  auto port = SerialPort::open(pty.name, LineSettings{});
+  ASSERT_TRUE(port) << port.error().message;
+  const std::vector<std::uint8_t> down = {0x86, 0x00, 0x43, 0x0A, 0x0D, 0x11, 0x13, 0x03, 0xFF};
+  ASSERT_EQ(::write(pty.master, down.data(), down.size()), static_cast<ssize_t>(down.size()));
+  std::vector<std::uint8_t> got(32);
+  ssize_t n = -1;
+  for (int i = 0; i < 200 && n <= 0; ++i) {
+    n = ::read(port->native_handle(), got.data(), got.size());
+    if (n <= 0) std::this_thread::sleep_for(5ms);
+  }
+  ASSERT_EQ(n, static_cast<ssize_t>(down.size()));
+  got.resize(static_cast<std::size_t>(n));
+  EXPECT_EQ(got, down);  // raw: no CR/LF translation, no XON/XOFF, no signals
+  const std::uint8_t cmd = 0x42;
+  ASSERT_EQ(::write(port->native_handle(), &cmd, 1), 1);
+  std::uint8_t echo = 0;
+  ASSERT_EQ(::read(pty.master, &echo, 1), 1);
+  EXPECT_EQ(echo, 0x42);
+
+  SerialPort moved = std::move(*port);
+  moved.close();
+  moved.close();
+  EXPECT_FALSE(moved.is_open());
+}
+
+TEST(PtyFallback, ARegularFileIsStillRefused) {
+  TempDir dir;
+  const auto file = dir.path() / "not-a-tty";
+  std::ofstream(file) << "hello";
+  auto port = SerialPort::open(file.string(), LineSettings{});
+  ASSERT_FALSE(port);
+  EXPECT_EQ(port.error().kind, IoError::Kind::not_found);
+  EXPECT_NE(port.error().message.find("not a serial port"), std::string::npos) << port.error().message;
+}
+
+TEST(PtyFallback, AMissingPathIsNotFound) {
+  TempDir dir;
+  std::filesystem::create_symlink("/dev/pts/eboard-none", dir.path() / "dangling");
+  for (const auto& p : {dir.path() / "missing", dir.path() / "dangling"}) {
+    auto port = SerialPort::open(p.string(), LineSettings{});
+    ASSERT_FALSE(port);
+    EXPECT_EQ(port.error().kind, IoError::Kind::not_found) << port.error().message;
+  }
+}
+
+// The whole reconnection story on bare ptys, as `eboard sim --reopen-at` plays it: the pty behind a stable
+// symlink goes away (master closed), a new one appears behind the same link, the link reconnects.
+TEST(PtyFallback, SerialLinkSurvivesAPtyReplacedBehindItsSymlink) {
+  auto pty = std::make_unique<Pty>();
+  if (!pty->ok()) GTEST_SKIP() << "no pty available";
+  TempDir dir;
+  const auto link_path = dir.path() / "dgt";
+  std::filesystem::create_symlink(pty->name, link_path);
+
+  boost::asio::io_context io;
+  int connected = 0;
+  int disconnected = 0;
+  std::vector<std::uint8_t> received;
+  std::optional<PortInfo> info;
+  LinkConfig cfg;
+  cfg.device = link_path.string();
+  cfg.backoff.initial = 10ms;
+  cfg.backoff.max = 50ms;
+  SerialLink::Handlers h;
+  std::unique_ptr<SerialLink> link;
+  h.on_connected = [&] {
+    ++connected;
+    info = link->port_info();
+    ASSERT_TRUE(link->write({0x4B, 0x42}));
+  };
+  h.on_bytes = [&](std::span<const std::uint8_t> b) { received.insert(received.end(), b.begin(), b.end()); };
+  h.on_disconnected = [&](const IoError&) { ++disconnected; };
+  link = std::make_unique<SerialLink>(io, cfg, h);
+  link->start();
+  ASSERT_TRUE(run_until(io, [&] { return connected == 1; }));
+  ASSERT_TRUE(info.has_value());
+  EXPECT_EQ(info->transport, PortInfo::Transport::pty);
+  auto master = std::make_unique<MasterEnd>(io, pty->master);
+  ASSERT_TRUE(run_until(io, [&] { return master->received().size() >= 2; }));
+  EXPECT_EQ(master->received(), (std::vector<std::uint8_t>{0x4B, 0x42}));
+  master->write({0x8E, 0x00, 0x05, 0x34, 0x00});
+  ASSERT_TRUE(run_until(io, [&] { return received.size() >= 5; }));
+
+  // Unplug: the board's end closes, the link notices.
+  master.reset();
+  pty->close_master();
+  std::filesystem::remove(link_path);
+  ASSERT_TRUE(run_until(io, [&] { return disconnected == 1; }));
+  test::run_for(io, 100ms);  // it keeps looking while the link is gone
+
+  // Replug: a new pty behind the same name.
+  pty = std::make_unique<Pty>();
+  ASSERT_TRUE(pty->ok());
+  std::filesystem::create_symlink(pty->name, link_path);
+  ASSERT_TRUE(run_until(io, [&] { return connected == 2; }));
+  EXPECT_EQ(info->name, pty->name);
+  EXPECT_EQ(link->stats().reconnects, 1u);
+  master = std::make_unique<MasterEnd>(io, pty->master);
+  ASSERT_TRUE(run_until(io, [&] { return master->received().size() >= 2; }));
+  EXPECT_EQ(master->received(), (std::vector<std::uint8_t>{0x4B, 0x42}));
+  received.clear();
+  master->write({0x93, 0x00, 0x05, 0x01, 0x07});
+  ASSERT_TRUE(run_until(io, [&] { return received.size() >= 5; }));
+  EXPECT_EQ(received, (std::vector<std::uint8_t>{0x93, 0x00, 0x05, 0x01, 0x07}));
+  link->stop();
+  master.reset();
+}
+
+}  // namespace
+}  // namespace eboard::io

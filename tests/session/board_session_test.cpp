@@ -1,0 +1,404 @@
+// End to end: a corpus game played by simulated hands on the emulated DGT board, over a real serial path
+// (a umockdev mock USB device opened through libserialport, or a bare pty opened through the fallback),
+// read by the daemon's BoardSession with real timers on an accelerated clock, and reconstructed move for
+// move, with the board unplugged for about a second (the end of a move and its clock press happen while
+// it is away) and plugged in again.
+//
+// Built twice: with EBOARD_SESSION_UMOCKDEV=1 (session_board_test, under libumockdev-preload) for the mock
+// USB device, and without (session_pty_test, no preload at all, as a user's daemon meets `eboard sim`) for
+// bare ptys. The two cannot share a process: the preload takes /dev/pts/N for its own once its testbed has
+// used that number.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+
+#include "daemon/core/replay.hpp"
+#if EBOARD_SESSION_UMOCKDEV
+#include "daemon/io/testing/mock_serial_device.hpp"
+#endif
+#include "daemon/session/board_session.hpp"
+#include "daemon/session/emulated_board.hpp"
+#include "daemon/session/pty.hpp"
+#include "drivers/capture.hpp"
+#include "drivers/dgt/decoder.hpp"
+#include "drivers/dgt/message_encoder.hpp"
+#include "drivers/dgt/protocol.hpp"
+#include "tests/io/io_test_support.hpp"
+#include "tests/session/session_test_support.hpp"
+
+namespace eboard::session {
+namespace {
+
+using namespace std::chrono_literals;
+#if EBOARD_SESSION_UMOCKDEV
+using io::testing::MockSerialDevice;
+#endif
+
+constexpr std::int64_t kUnixBase = 1'750'000'000'000;  // the session's clock: this + the script's time
+constexpr double kSpeed = 10;                          // the game runs ten times faster than real time
+
+enum class Wire { Umockdev, BarePty };
+
+std::string wire_name(const ::testing::TestParamInfo<Wire>& info) {
+  return info.param == Wire::Umockdev ? "UmockdevThroughLibserialport" : "BarePtyThroughTheFallback";
+}
+
+// The board's side of the wire, plugged and unplugged as the test says.
+class BoardWire {
+ public:
+  explicit BoardWire(Wire kind) : kind_(kind) {}
+  ~BoardWire() {
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
+  BoardWire(const BoardWire&) = delete;
+  BoardWire& operator=(const BoardWire&) = delete;
+
+  // Where the host finds the board: a stable path across replugs.
+  tl::expected<std::string, std::string> prepare() {
+#if EBOARD_SESSION_UMOCKDEV
+    if (kind_ == Wire::Umockdev) {
+      auto dev = MockSerialDevice::create();
+      if (!dev) return tl::unexpected(dev.error());
+      device_ = std::move(*dev);
+      return device_->stable_path();
+    }
+#endif
+    std::string tmpl = (std::filesystem::temp_directory_path() / "eboard-session-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) return tl::unexpected(std::string("mkdtemp failed"));
+    dir_ = tmpl;
+    link_ = dir_ / "dgt";
+    return link_.string();
+  }
+
+  void plug(BoardPlayer& player) {
+#if EBOARD_SESSION_UMOCKDEV
+    if (kind_ == Wire::Umockdev) {
+      auto ok = device_->plug();
+      ASSERT_TRUE(ok) << ok.error();
+      player.attach(::dup(device_->master_fd()));
+      return;
+    }
+#endif
+    auto pty = open_pseudo_terminal();
+    ASSERT_TRUE(pty) << pty.error();
+    ASSERT_TRUE(point_symlink(link_, pty->slave_path));
+    player.attach(pty->master_fd);
+  }
+
+  void unplug(BoardPlayer& player) {
+    player.detach();  // our end first: the pty hangs up only when no master fd is left
+#if EBOARD_SESSION_UMOCKDEV
+    if (kind_ == Wire::Umockdev) {
+      device_->unplug();
+      return;
+    }
+#endif
+    std::error_code ec;
+    std::filesystem::remove(link_, ec);
+  }
+
+ private:
+  Wire kind_;
+#if EBOARD_SESSION_UMOCKDEV
+  std::unique_ptr<MockSerialDevice> device_;
+#endif
+  std::filesystem::path dir_;
+  std::filesystem::path link_;
+};
+
+class EndToEnd : public ::testing::TestWithParam<Wire> {};
+
+TEST_P(EndToEnd, ReconstructsACorpusGameMoveForMoveAcrossAnUnplug) {
+#if EBOARD_SESSION_UMOCKDEV
+  if (GetParam() == Wire::Umockdev && !io::testing::umockdev_preload_loaded()) {
+    GTEST_SKIP() << "libumockdev-preload not loadable (Debian package umockdev): no mock USB device";
+  }
+#endif
+  const auto game = test::first_corpus_game();
+  if (!game) GTEST_SKIP() << "no corpus game under " << test::standard_corpus_dir() << " (../shared absent?)";
+  const std::vector<std::string> expected = test::uci_moves(*game);
+  ASSERT_GE(expected.size(), 4u);
+  // EBOARD_E2E_SEED and EBOARD_E2E_UNPLUG_OFFSET_MS (relative to move k's press) explore other cases.
+  const auto env_int = [](const char* name, std::int64_t fallback) {
+    const char* v = std::getenv(name);
+    return v != nullptr ? std::strtoll(v, nullptr, 10) : fallback;
+  };
+  const sim::Timeline tl =
+      test::quick_timeline(*game, static_cast<std::uint64_t>(env_int("EBOARD_E2E_SEED", 7)));
+  ASSERT_EQ(tl.press_ms.size(), expected.size());
+
+  boost::asio::io_context io;
+  BoardPlayer player(io, drivers::dgt::Emulator{}, script_from_events(tl.events),
+                     PlayerConfig{.speed = kSpeed});
+  BoardWire wire(GetParam());
+  const auto path = wire.prepare();
+  ASSERT_TRUE(path) << path.error();
+
+  // The daemon's side.
+  BoardSessionConfig cfg;
+  cfg.board_id = "A";
+  cfg.link.device = *path;
+  cfg.link.backoff.initial = 10ms;  // real time: 100 ms on the game's clock
+  cfg.link.backoff.max = 40ms;
+  cfg.clock = [&player] { return kUnixBase + player.now_ms(); };
+  cfg.clock_rate = kSpeed;
+  std::vector<std::string> moves;
+  std::vector<std::string> alerts;
+  std::vector<std::string> log;
+  std::ostringstream capture_text;
+  drivers::CaptureInfo capture_info;
+  capture_info.board = "A";
+  drivers::CaptureWriter capture(capture_text, capture_info);
+  BoardSessionHandlers handlers;
+  handlers.on_event = [&](const rules::Event& e) {
+    if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) moves.push_back(m->uci);
+    if (const auto* a = std::get_if<rules::AlertEvent>(&e.what)) {
+      alerts.push_back(a->code + " at ply " + std::to_string(a->ply) + ": " + a->detail);
+    }
+  };
+  handlers.on_wire = [&](std::int64_t t, drivers::Direction dir, std::span<const std::uint8_t> bytes) {
+    ASSERT_TRUE(capture.append(t - kUnixBase, dir, bytes));
+  };
+  handlers.on_log = [&](LogLevel, const std::string& line) { log.push_back(line); };
+  BoardSession session(io, cfg, handlers);
+
+  // The unplug: from shortly before move k's clock press until ~1 s later, so that the last placement of
+  // the move and the press both happen while the board is away.
+  const std::size_t k = expected.size() / 2;
+  const std::int64_t unplug_offset = env_int("EBOARD_E2E_UNPLUG_OFFSET_MS", -300);
+  const std::int64_t unplug_at = tl.press_ms[k] + unplug_offset;
+  constexpr std::int64_t kGap = 1000;
+  std::vector<std::vector<std::uint8_t>> host_bursts;
+  player.on_host_bytes = [&](std::int64_t, std::span<const std::uint8_t> b) {
+    host_bursts.emplace_back(b.begin(), b.end());
+  };
+  int moves_before_unplug = -1;
+  player.at(unplug_at, [&] {
+    moves_before_unplug = static_cast<int>(moves.size());
+    wire.unplug(player);
+    player.at(unplug_at + kGap, [&] {
+      wire.plug(player);
+      player.power_cycle();
+    });
+  });
+
+  wire.plug(player);
+  player.start();
+  session.start();
+  const auto real_budget =
+      std::chrono::milliseconds(static_cast<std::int64_t>(static_cast<double>(tl.end_ms) / kSpeed)) + 30s;
+  const bool done = io::test::run_until(
+      io, [&] { return moves.size() >= expected.size(); }, real_budget);
+  session.stop();
+  player.stop();
+
+  std::string log_text;
+  for (const auto& l : log) log_text += l + "\n";
+  EXPECT_TRUE(done) << moves.size() << " of " << expected.size() << " moves\n" << log_text;
+  EXPECT_EQ(moves, expected) << log_text;
+  EXPECT_TRUE(alerts.empty()) << alerts.front();
+  EXPECT_EQ(session.game().ply_count(), static_cast<int>(expected.size()));
+
+  // The unplug really cut the game where we meant: before move k was completed.
+  EXPECT_GE(moves_before_unplug, 0);
+  if (unplug_offset < 0) {
+    EXPECT_LE(moves_before_unplug, static_cast<int>(k));
+  }
+  EXPECT_EQ(session.stats().connects, 2u) << log_text;
+  EXPECT_EQ(session.stats().disconnects, 1u);
+  EXPECT_EQ(player.stats().attaches, 2u);
+  // The host re-initialised the board after the replug: update-nice, dump, clock, on each connection.
+  const auto init = BoardSession::init_commands();
+  int inits = 0;
+  for (const auto& b : host_bursts) inits += b == init ? 1 : 0;
+  EXPECT_EQ(inits, 2);
+  if (GetParam() == Wire::BarePty) {
+    EXPECT_NE(log_text.find("opened directly"), std::string::npos) << log_text;
+  } else {
+    EXPECT_NE(log_text.find("(usb 0403:6001)"), std::string::npos) << log_text;
+  }
+
+  // The tap recorded a capture that `eboard replay` reads: the same moves come back from it.
+  auto parsed = drivers::parse_capture(capture_text.str());
+  ASSERT_TRUE(parsed) << parsed.error();
+  auto replayed = daemon::replay_capture(*parsed, rules::ReconstructConfig{});
+  ASSERT_TRUE(replayed) << replayed.error();
+  std::vector<std::string> replayed_moves;
+  for (const auto& e : replayed->events) {
+    if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) replayed_moves.push_back(m->uci);
+  }
+  EXPECT_EQ(replayed_moves, expected);
+}
+
+#if EBOARD_SESSION_UMOCKDEV
+INSTANTIATE_TEST_SUITE_P(Session, EndToEnd, ::testing::Values(Wire::Umockdev), wire_name);
+#else
+INSTANTIATE_TEST_SUITE_P(Session, EndToEnd, ::testing::Values(Wire::BarePty), wire_name);
+#endif
+
+#if !EBOARD_SESSION_UMOCKDEV
+// Before the dump that follows a (re)connect, the board state is unknown: field updates are dropped and
+// clock readings are held back until the dump is in, even when the board sends them first.
+class SessionOnAPty : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto p = open_pseudo_terminal();
+    ASSERT_TRUE(p) << p.error();
+    pty_ = *p;
+  }
+  void TearDown() override {
+    if (session_) session_->stop();
+    master_.reset();
+    if (pty_.master_fd >= 0) ::close(pty_.master_fd);
+  }
+  void start(std::int64_t dump_wait_ms) {
+    BoardSessionConfig cfg;
+    cfg.link.device = pty_.slave_path;
+    cfg.dump_wait_ms = dump_wait_ms;
+    BoardSessionHandlers h;
+    h.on_log = [this](LogLevel level, const std::string& line) {
+      if (level == LogLevel::warning) warnings_.push_back(line);
+    };
+    h.on_sensor = [this](const rules::SensorEvent& e) { sensors_.push_back(e); };
+    session_ = std::make_unique<BoardSession>(io_, cfg, h);
+    session_->start();
+    master_ = std::make_unique<io::test::MasterEnd>(io_, pty_.master_fd);
+    ASSERT_TRUE(io::test::run_until(io_, [&] { return master_->received().size() >= 3; }));
+    EXPECT_EQ(master_->received(), BoardSession::init_commands());
+  }
+
+  boost::asio::io_context io_;
+  PseudoTerminal pty_;
+  std::unique_ptr<BoardSession> session_;
+  std::unique_ptr<io::test::MasterEnd> master_;
+  std::vector<std::string> warnings_;
+  std::vector<rules::SensorEvent> sensors_;
+};
+
+std::vector<std::uint8_t> start_dump_bytes() {
+  std::array<std::uint8_t, 64> b{};
+  const std::array<std::uint8_t, 8> back = {8, 9, 10, 12, 11, 10, 9, 8};
+  for (std::size_t f = 0; f < 8; ++f) {
+    b[f] = back[f];
+    b[8 + f] = 7;
+    b[48 + f] = 1;
+    b[56 + f] = static_cast<std::uint8_t>(back[f] - 6);
+  }
+  return *drivers::dgt::board_message::board_dump(b);
+}
+
+std::vector<std::uint8_t> reading_bytes(bool right_runs) {
+  drivers::dgt::ClockTimes t;
+  t.left.time_ms = 300000;
+  t.right.time_ms = 300000;
+  t.running = true;
+  t.right_lever_high = right_runs;
+  t.clock_connected = true;
+  return *drivers::dgt::board_message::clock_times(t);
+}
+
+TEST_F(SessionOnAPty, FieldUpdatesBeforeTheDumpAreDroppedAndReadingsWaitForIt) {
+  start(3000);
+  std::vector<std::uint8_t> burst = *drivers::dgt::board_message::field_update(52, 0);
+  const auto clock = reading_bytes(false);
+  const auto dump = start_dump_bytes();
+  burst.insert(burst.end(), clock.begin(), clock.end());
+  burst.insert(burst.end(), dump.begin(), dump.end());
+  master_->write(burst);
+  ASSERT_TRUE(io::test::run_until(io_, [&] { return session_->stats().sensor_events >= 3; }));
+  EXPECT_EQ(session_->stats().field_updates_before_dump, 1u);
+  EXPECT_EQ(session_->stats().readings_held, 1u);
+  EXPECT_EQ(session_->stats().dump_timeouts, 0u);
+  EXPECT_TRUE(session_->reconstructor().board_matches_game());  // the dump, not the dropped lift
+  EXPECT_TRUE(warnings_.empty());
+  // Reconstruction saw: the link come up, the dump, then the reading that had been waiting for it.
+  ASSERT_EQ(sensors_.size(), 3u);
+  EXPECT_TRUE(std::holds_alternative<rules::DeviceLink>(sensors_[0].what));
+  EXPECT_TRUE(std::holds_alternative<rules::BoardSnapshot>(sensors_[1].what));
+  EXPECT_TRUE(std::holds_alternative<rules::ClockReading>(sensors_[2].what));
+  EXPECT_GE(sensors_[2].t_ms, sensors_[1].t_ms);
+}
+
+TEST_F(SessionOnAPty, WithoutADumpTheHeldReadingsGoOnAfterTheWait) {
+  start(200);
+  master_->write(reading_bytes(true));
+  ASSERT_TRUE(io::test::run_until(io_, [&] { return session_->stats().dump_timeouts == 1; }));
+  EXPECT_EQ(session_->stats().readings_held, 1u);
+  EXPECT_EQ(session_->stats().sensor_events, 2u);  // link up, then the reading once the wait was over
+  ASSERT_EQ(warnings_.size(), 1u);
+  EXPECT_NE(warnings_[0].find("no board dump"), std::string::npos);
+  // After that, readings go straight through.
+  master_->write(reading_bytes(false));
+  ASSERT_TRUE(io::test::run_until(io_, [&] { return session_->stats().sensor_events == 3; }));
+}
+
+// `eboard sim --capture`: the recorded bytes go out verbatim at their times (speeded up), and the board
+// answers a host's request from the state the recording shows, preset from its first dump.
+TEST(BoardPlayer, CaptureIsPlayedVerbatimAndRequestsAreAnsweredFromItsState) {
+  auto capture =
+      drivers::read_capture_file(std::string(EBOARD_TEST_DATA) + "/captures/dgt_synthetic_e4e5.cap");
+  ASSERT_TRUE(capture) << capture.error();
+  std::vector<std::uint8_t> recorded;
+  for (const auto& r : capture->records)
+    if (r.direction == drivers::Direction::FromBoard)
+      recorded.insert(recorded.end(), r.bytes.begin(), r.bytes.end());
+
+  boost::asio::io_context io;
+  drivers::dgt::EmulatorConfig ecfg;
+  ecfg.spontaneous = false;
+  drivers::dgt::Emulator emu(ecfg);
+  preset_from_capture(emu, *capture);
+  auto pty = open_pseudo_terminal();
+  ASSERT_TRUE(pty) << pty.error();
+  BoardPlayer player(io, std::move(emu), script_from_capture(*capture),
+                     PlayerConfig{.speed = 20, .wait_for_host = true});
+  player.attach(pty->master_fd);
+  player.start();
+  EXPECT_FALSE(player.started());
+
+  auto port = io::SerialPort::open(pty->slave_path, io::LineSettings{});
+  ASSERT_TRUE(port) << port.error().message;
+  boost::asio::posix::stream_descriptor host(io, ::dup(port->native_handle()));
+  std::vector<std::uint8_t> received;
+  std::array<std::uint8_t, 256> buf{};
+  std::function<void()> read_more = [&] {
+    host.async_read_some(boost::asio::buffer(buf), [&](const boost::system::error_code& ec, std::size_t n) {
+      if (ec) return;
+      received.insert(received.end(), buf.begin(), buf.begin() + static_cast<long>(n));
+      read_more();
+    });
+  };
+  read_more();
+  const std::uint8_t ask = drivers::dgt::command::kSendBoard;
+  ASSERT_EQ(::write(port->native_handle(), &ask, 1), 1);
+  const auto dump_size = drivers::dgt::message::kBoardDumpSize;
+  ASSERT_TRUE(io::test::run_until(
+      io, [&] { return player.script_done() && received.size() >= dump_size + recorded.size(); }));
+  EXPECT_TRUE(player.started());
+  // First our answer (the board the recording's first dump shows), then the recording, byte for byte.
+  drivers::dgt::Decoder decoder;
+  const auto first = decoder.feed(std::span(received).first(dump_size));
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(std::get<drivers::dgt::BoardDump>(first[0]).pieces[4], drivers::dgt::piece::kBlackKing);
+  EXPECT_EQ(std::vector<std::uint8_t>(received.begin() + static_cast<long>(dump_size), received.end()),
+            recorded);
+  boost::system::error_code ignored;
+  host.close(ignored);
+  player.stop();
+}
+
+#endif  // !EBOARD_SESSION_UMOCKDEV
+
+}  // namespace
+}  // namespace eboard::session
