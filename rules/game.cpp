@@ -1,5 +1,7 @@
 #include "rules/game.hpp"
 
+#include <algorithm>
+
 #include "rules/outcome.hpp"
 
 namespace eboard::rules {
@@ -37,11 +39,32 @@ void Game::undo() {
   current_.undo_move(plies_.back().move);
   plies_.pop_back();
   outcome_.reset();
+  // Pieces that arrived after the move taken back are still there: they now arrive after the last move.
+  for (auto& c : pocket_changes_) c.ply = std::min(c.ply, ply_count());
+}
+
+void Game::add_to_pocket(Color c, PieceType t, int n) {
+  int now = current_.pocket(c, t);
+  int next = std::clamp(now + n, 0, 255);
+  if (next == now) return;
+  current_.set_pocket(c, t, next);
+  pocket_changes_.push_back({ply_count(), c, t, next - now});
 }
 
 Position Game::position_at(int ply) const {
   Position p = start_;
-  for (int i = 0; i < ply && i < ply_count(); ++i) p.do_move(plies_[i].move);
+  std::size_t change = 0;
+  auto apply_changes = [&](int upto) {
+    for (; change < pocket_changes_.size() && pocket_changes_[change].ply <= upto; ++change) {
+      const PocketChange& c = pocket_changes_[change];
+      p.set_pocket(c.color, c.type, std::clamp(p.pocket(c.color, c.type) + c.n, 0, 255));
+    }
+  };
+  for (int i = 0; i < ply && i < ply_count(); ++i) {
+    apply_changes(i);
+    p.do_move(plies_[i].move);
+  }
+  apply_changes(std::min(ply, ply_count()));
   return p;
 }
 

@@ -53,6 +53,9 @@ class Game {
   const PlyRecord& play(Move m, ClockTimes clock = {}, std::int64_t time_ms = 0);
   // Takes back the last move (arbiter decision, or a move found to be wrong).
   void undo();
+  // Bughouse: a piece arrives in (n > 0) or leaves (n < 0) a reserve from outside this board (the partner's
+  // capture, FQE 6). Recorded, so that position_at() replays it at the same point of the game.
+  void add_to_pocket(Color c, PieceType t, int n = 1);
   // The position after `ply` moves (0 = the start).
   Position position_at(int ply) const;
   // The clock times after `ply` moves (0 = the start).
@@ -78,6 +81,13 @@ class Game {
   Position start_;
   Position current_;
   std::vector<PlyRecord> plies_;
+  struct PocketChange {
+    int ply;  // applied after this many moves
+    Color color;
+    PieceType type;
+    int n;
+  };
+  std::vector<PocketChange> pocket_changes_;
   ClockTimes start_clock_;
   std::optional<Outcome> outcome_;
 };

@@ -17,12 +17,16 @@ std::optional<Profile> profile_by_name(std::string_view name) {
   }
   if (name == "bughouse-fqe" || name == "bughouse-clock-move") {
     p.variant = Variant::Bughouse;
-    p.illegal_moves = IllegalMovePolicy::LossIfClaimed;
+    bool fqe = name == "bughouse-fqe";
+    p.illegal_moves = fqe ? IllegalMovePolicy::LossIfClaimed : IllegalMovePolicy::LossIfClaimedBeforeNextMove;
     p.illegal_move_bonus_ms = 0;
     p.illegal_moves_to_lose = 0;
-    p.pawn_may_stay_on_last_rank = name == "bughouse-fqe";  // FQE 11; clock-move: promote to Q or N
-    p.clock_press_without_move_is_reserve_claim = name == "bughouse-fqe";
-    p.touch_move = name == "bughouse-fqe";
+    p.pawn_may_stay_on_last_rank = fqe;  // FQE 11; clock-move: promote to Q or N
+    p.clock_press_without_move_is_reserve_claim = fqe;
+    p.touch_move = fqe;
+    p.reserve_touch_move = fqe;        // FQE 19
+    p.same_piece_after_illegal = fqe;  // FQE 21a
+    if (!fqe) p.promotion_types = (1u << KNIGHT) | (1u << QUEEN);
     p.base_time_ms = 5 * 60 * 1000;  // FQE 2
     return p;
   }

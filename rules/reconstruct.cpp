@@ -14,9 +14,10 @@ namespace {
 
 using Board = std::array<Piece, 64>;
 
-// The board after `m`, computed on the array alone (cheaper than copying a Position).
-Board board_after(const Position& pos, Move m) {
-  Board b = pos.board();
+// The board after `m` in `pos`, computed on the array alone (cheaper than copying a Position). `shown`
+// is the board of `pos` as it stands on the wood (in bughouse a promoted piece is a pawn there).
+Board board_after(const Board& shown, const Position& pos, Move m) {
+  Board b = shown;
   Color us = pos.side_to_move();
   Square from = m.from(), to = m.to();
   switch (m.kind()) {
@@ -69,6 +70,35 @@ std::string chess960_fen(const Board& b) {
   return rank + "/pppppppp/8/8/8/8/PPPPPPPP/" + upper + " w KQkq - 0 1";
 }
 
+// The position as it stands on the wood: with `pawn_stays` (FQE 11) a promoted piece is a pawn there.
+Board physical_view(const Position& pos, bool pawn_stays) {
+  Board b = pos.board();
+  if (!pawn_stays) return b;
+  for (Bitboard bb = pos.promoted(); bb; bb &= bb - 1) {
+    Square s = lsb(bb);
+    if (b[s] != NO_PIECE) b[s] = make_piece(color_of(b[s]), PAWN);
+  }
+  return b;
+}
+
+Square victim_square(const Position& pos, Move m) {
+  if (m.kind() == Move::EN_PASSANT) return Square(pos.side_to_move() == WHITE ? m.to() - 8 : m.to() + 8);
+  return pos.is_capture(m) ? m.to() : SQ_NONE;
+}
+
+// The pieces of a reserve as FEN letters (QRBNP order), e.g. "QNpp" style: "NNP" for White, "np" for Black.
+std::string reserve_letters(const Position& pos, Color c) {
+  std::string out;
+  for (PieceType t : {QUEEN, ROOK, BISHOP, KNIGHT, PAWN})
+    out.append(std::size_t(pos.pocket(c, t)), piece_char(make_piece(c, t)));
+  return out;
+}
+
+const char* piece_name(PieceType t) {
+  static const char* const names[] = {"", "pawn", "knight", "bishop", "rook", "queen", "king"};
+  return names[t];
+}
+
 Square find_piece(const Board& b, Piece p, int* count) {
   Square found = SQ_NONE;
   *count = 0;
@@ -87,7 +117,8 @@ Reconstructor::Reconstructor(ReconstructConfig cfg)
 
 Reconstructor::Reconstructor(ReconstructConfig cfg, Game game)
     : cfg_(std::move(cfg)), game_(std::move(game)) {
-  physical_ = game_.position().board();
+  display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
+  physical_ = display_;
   recompute_successors();
 }
 
@@ -95,16 +126,35 @@ void Reconstructor::emit(std::int64_t t, decltype(Event::what) what) {
   out_.push_back(Event{t, cfg_.board_id, std::move(what)});
 }
 
+Position Reconstructor::extended_position() const {
+  Position pos = game_.position();
+  if (partner_shown_) {
+    Color c = color_of(*partner_shown_);
+    PieceType t = type_of(*partner_shown_);
+    pos.set_pocket(c, t, pos.pocket(c, t) + 1);
+  }
+  return pos;
+}
+
 void Reconstructor::recompute_successors() {
   successors_.clear();
-  const Position& pos = game_.position();
+  const Position& official = game_.position();
+  std::optional<Position> extended;
+  if (partner_shown_) extended = extended_position();
+  const Position& pos = extended ? *extended : official;
+  Color us = pos.side_to_move();
+  const Profile& pr = cfg_.profile;
+  // A promotion may be shown with the pawn left on the last rank: a queen promotion by default (FIDE
+  // 7.5.2 makes it an illegal move counted as a queen); FQE 11 makes it legal in bughouse, standing for
+  // the piece the player named (queen unless told otherwise).
+  PieceType pawn_stands_for = pr.pawn_may_stay_on_last_rank ? promotion_piece_[us] : QUEEN;
   for (Move m : MoveList(pos)) {
-    successors_.push_back({m, board_after(pos, m), false});
-    // A promotion may be shown with the pawn left on the last rank: a queen promotion by default
-    // (FQE 11 makes this legal in bughouse; FIDE 7.5.2 makes it an illegal move counted as a queen).
-    if (m.is_promotion() && m.promotion_type() == QUEEN) {
-      Successor s{m, successors_.back().board, true};
-      s.board[m.to()] = make_piece(pos.side_to_move(), PAWN);
+    if (m.is_promotion() && !(pr.promotion_types & (1u << m.promotion_type()))) continue;
+    bool early = m.is_drop() && official.pocket(us, m.drop_type()) == 0;
+    successors_.push_back({m, board_after(display_, pos, m), false, early});
+    if (m.is_promotion() && m.promotion_type() == pawn_stands_for) {
+      Successor s{m, successors_.back().board, true, false};
+      s.board[m.to()] = make_piece(us, PAWN);
       successors_.push_back(s);
     }
   }
@@ -136,12 +186,13 @@ const Reconstructor::Successor* Reconstructor::successor_for(const std::array<Pi
 std::optional<std::pair<Reconstructor::Successor, Move>> Reconstructor::two_ply_for(
     const std::array<Piece, 64>& board) const {
   std::optional<std::pair<Successor, Move>> found;
-  Position pos = game_.position();
+  Position pos = extended_position();
   for (const auto& s : successors_) {
     if (s.pawn_left_on_last_rank) continue;
     pos.do_move(s.move);
     for (Move m2 : MoveList(pos)) {
-      if (board_after(pos, m2) == board) {
+      if (m2.is_promotion() && !(cfg_.profile.promotion_types & (1u << m2.promotion_type()))) continue;
+      if (board_after(s.board, pos, m2) == board) {
         if (found) {  // two explanations: do not guess
           pos.undo_move(s.move);
           return std::nullopt;
@@ -163,7 +214,7 @@ bool Reconstructor::own_piece_in_air() const {
   Color us = game_.position().side_to_move();
   int before = 0, now = 0;
   for (Square q = 0; q < 64; ++q) {
-    before += game_.position().piece_on(q) != NO_PIECE && color_of(game_.position().piece_on(q)) == us;
+    before += display_[q] != NO_PIECE && color_of(display_[q]) == us;
     now += physical_[q] != NO_PIECE && color_of(physical_[q]) == us;
   }
   return now < before;
@@ -215,6 +266,18 @@ void Reconstructor::on_board_changed(std::int64_t t) {
   if (history_.size() >= 1024)
     history_.erase(history_.begin(), history_.begin() + 512);  // a bound, never reached in play
   history_.push_back({t, physical_, touches_.size()});
+  // FQE 19: a reserve piece that stood on its square longer than a scan was placed there. (A shorter
+  // sight is a scan catching a piece's new square before its old one emptied.)
+  {
+    const Successor* shown = matching_successor();
+    std::optional<Move> drop;
+    if (shown && shown->move.is_drop()) drop = shown->move;
+    if (drop_shown_ && (!drop || drop_shown_->first != *drop)) {
+      if (!placed_drop_ && t - drop_shown_->second >= cfg_.scan_ms) placed_drop_ = drop_shown_->first;
+      drop_shown_.reset();
+    }
+    if (drop && !drop_shown_) drop_shown_ = std::make_pair(*drop, t);
+  }
   if (pending_press_ && !pending_decide_at_ && matching_successor()) {
     resolve_pending_on_settle(t, false);
     return;
@@ -238,17 +301,21 @@ void Reconstructor::publish_provisional(std::int64_t t) {
   const Successor* s = matching_successor();
   if (!s || published_provisional_ == s->move) return;
   published_provisional_ = s->move;
-  emit(t, ProvisionalMoveEvent{game_.ply_count() + 1, to_uci(game_.position(), s->move),
-                               to_san(game_.position(), s->move)});
+  Position pos = s->early ? extended_position() : game_.position();
+  emit(t, ProvisionalMoveEvent{game_.ply_count() + 1, to_uci(pos, s->move), to_san(pos, s->move)});
 }
 
 void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
   (void)t;
   game_ = Game(start);
+  display_ = physical_view(start, cfg_.profile.pawn_may_stay_on_last_rank);
   reset_turn();
   mismatch_at_.reset();
   mismatch_reported_ = false;
   illegal_counts_ = {};
+  received_.clear();
+  borrowed_ = {};
+  early_drops_.clear();
   recompute_successors();
 }
 
@@ -263,6 +330,8 @@ void Reconstructor::reset_turn() {
   touches_at_match_ = 0;
   history_.clear();
   history_at_match_ = 0;
+  drop_shown_.reset();
+  placed_drop_.reset();
 }
 
 void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
@@ -352,8 +421,40 @@ void Reconstructor::decide_pending(std::int64_t now) {
     }
     return found;
   };
+  // A reading with lifts in which the moved piece stood on its new square while its old square was still
+  // occupied for longer than a scan: a piece cannot arrive before it left, so the old square was emptied
+  // by the opponent taking that piece (his reply), not by this move (bughouse: a drop next to it).
+  auto arrived_before_leaving = [&](const Successor& succ, std::size_t upto) {
+    Move m = succ.move;
+    // (A promotion's new piece may well be set down before the pawn is taken off.)
+    if (m.is_drop() || m.kind() == Move::CASTLING || m.is_promotion()) return false;
+    Square from = m.from(), to = m.to();
+    // Only states of this turn: the history may still hold the boards of the previous move.
+    std::int64_t since =
+        game_.plies().empty() ? std::numeric_limits<std::int64_t>::min() : game_.plies().back().time_ms;
+    for (std::size_t k = 0; k < upto; ++k) {
+      const auto& b = history_[k].board;
+      if (history_[k].t_ms < since) continue;
+      if (b[to] == succ.board[to] && b[from] == display_[from] &&
+          history_[k + 1].t_ms - history_[k].t_ms >= cfg_.scan_ms)
+        return true;
+    }
+    return false;
+  };
+  // The move the board showed exactly when the press was read (the latest such state up to then).
+  std::optional<Move> shown_at_press;
+  for (std::size_t i = history_.size(); i-- > 0;)
+    if (history_[i].t_ms <= press.t_ms)
+      if (const Successor* s = successor_for(history_[i].board)) {
+        shown_at_press = s->move;
+        break;
+      }
   if (!history_.empty() && !successor_for(history_.back().board)) {
-    if (auto two = two_ply_for(history_.back().board)) {
+    auto two = two_ply_for(history_.back().board);
+    // Two moves explain the latest board, but the board showed another move at the press: that one was
+    // pressed (what came after is the opponent's reply, with a piece set aside, a stray or a knock).
+    if (two && shown_at_press && *shown_at_press != two->first.move) two.reset();
+    if (two) {
       pending_press_.reset();
       // The reply stays pending on the board (it is the last state): the opponent's press completes it.
       commit(two->first, press.t_ms, press.clock, touches_.size(), SIZE_MAX, false);
@@ -363,8 +464,10 @@ void Reconstructor::decide_pending(std::int64_t now) {
   for (std::size_t i = history_.size(); i-- > 0;) {
     const auto& state = history_[i];
     std::size_t touch_count = state.touches;
-    const Successor* s = successor_for(state.board);
-    if (!s && (s = shows_with_lifts(state.board))) {
+    const Successor* exact = successor_for(state.board);
+    const Successor* s = exact ? exact : shows_with_lifts(state.board);
+    if (s && arrived_before_leaving(*s, i)) s = exact = nullptr;
+    if (s && s != exact) {
       // The lifts of the opponent's pieces in this state are his, not the mover's.
       for (std::size_t k = 0; k < std::min(touch_count, touches_.size()); ++k)
         if (state.board[touches_[k].square] == NO_PIECE && s->board[touches_[k].square] != NO_PIECE &&
@@ -372,6 +475,24 @@ void Reconstructor::decide_pending(std::int64_t now) {
           touch_count = k;
           break;
         }
+    }
+    if (s && s->move.is_drop() && state.t_ms >= press.t_ms) {
+      // A drop shown only once the press was read, after another drop of the same piece that vanished:
+      // when the opponent can take that piece, he did (his capture has begun, the victim set aside for a
+      // moment), rather than the mover dropping it again after his press.
+      for (std::size_t j = i; j-- > 0;) {
+        const Successor* d = successor_for(history_[j].board);
+        if (!d || !d->move.is_drop() || d->move == s->move || d->move.drop_type() != s->move.drop_type() ||
+            state.board[d->move.to()] != NO_PIECE)
+          continue;
+        Position after = d->early ? extended_position() : game_.position();
+        after.do_move(d->move);
+        if (!(after.attackers_to(d->move.to()) & after.pieces(~to_move))) continue;
+        s = d;
+        i = j;
+        touch_count = history_[j].touches;
+        break;
+      }
     }
     if (s) {
       // Touches belong to the mover up to the first state of the streak that shows his final move; what
@@ -421,9 +542,34 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   Color presser = press.presser;
   if (board_matches_game()) {
     pending_press_.reset();
+    if (cfg_.profile.clock_press_without_move_is_reserve_claim) {
+      hidden_reserve(presser, press.t_ms);
+      return;
+    }
     illegal_move(
         "clock-without-move", presser, press.t_ms, "clock-without-move",
         std::string(presser == WHITE ? "White" : "Black") + " pressed the clock without moving (7.5.3)");
+    return;
+  }
+  if (auto shown = shown_move(); shown && shown->from == SQ_NONE) {
+    pending_press_.reset();
+    // A piece set on an empty square that no legal drop explains (FQE 7, 18).
+    Position p = extended_position();
+    PieceType pt = type_of(shown->piece);
+    std::string who = presser == WHITE ? "White" : "Black";
+    std::string reason, why;
+    if (pt == KING || !has_drops(p.variant()) || p.pocket(presser, pt) == 0) {
+      reason = "drop-not-in-reserve";
+      why = who + "'s reserve holds no " + piece_name(pt);
+    } else if (pt == PAWN && (rank_of(shown->to) == 0 || rank_of(shown->to) == 7)) {
+      reason = "pawn-drop-on-first-or-last-rank";
+      why = "a pawn cannot be dropped on the first or last rank (FQE 7b)";
+    } else {
+      reason = "king-left-in-check";
+      why = "it leaves the king in check (FQE 7a)";
+    }
+    illegal_move("illegal-move", presser, press.t_ms, reason,
+                 describe(*shown) + " is not a legal move: " + why);
     return;
   }
   if (auto shown = shown_move()) {
@@ -444,7 +590,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
       bool consistent = true;
       for (Square q = 0; q < 64 && consistent; ++q) {
         Piece pc = physical_[q];
-        consistent = pc == NO_PIECE || pc == game_.position().piece_on(q) || pc == succ.board[q];
+        consistent = pc == NO_PIECE || pc == display_[q] || pc == succ.board[q];
       }
       if (consistent) return;
     }
@@ -452,8 +598,23 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     if (two_ply_explanation()) return;
   }
   pending_press_.reset();
+  // A promotion to a piece the profile does not allow (clock-move bughouse: queen or knight only).
+  const Position& pos = game_.position();
+  for (Move m : MoveList(pos))
+    if (m.is_promotion() && !(cfg_.profile.promotion_types & (1u << m.promotion_type())) &&
+        board_after(display_, pos, m) == physical_) {
+      illegal_move("illegal-move", presser, press.t_ms, "promotion-not-allowed",
+                   to_uci(pos, m) + ": promotion to a " + piece_name(m.promotion_type()) +
+                       " is not allowed by the rules of this event");
+      return;
+    }
   illegal_move("illegal-move", presser, press.t_ms, "no-legal-move",
                "the clock was pressed but the board shows no legal move");
+}
+
+std::string Reconstructor::describe(const ShownMove& m) {
+  if (m.from == SQ_NONE) return std::string(1, piece_char(type_of(m.piece))) + "@" + square_name(m.to);
+  return square_name(m.from) + "-" + square_name(m.to);
 }
 
 std::optional<Reconstructor::ShownMove> Reconstructor::shown_move() const {
@@ -462,16 +623,22 @@ std::optional<Reconstructor::ShownMove> Reconstructor::shown_move() const {
   Color us = p.side_to_move();
   Square from = SQ_NONE, to = SQ_NONE;
   for (Square q = 0; q < 64; ++q) {
-    if (physical_[q] == p.piece_on(q)) continue;
-    if (physical_[q] == NO_PIECE && p.piece_on(q) != NO_PIECE && color_of(p.piece_on(q)) == us &&
-        from == SQ_NONE)
+    if (physical_[q] == display_[q]) continue;
+    if (physical_[q] == NO_PIECE && display_[q] != NO_PIECE && color_of(display_[q]) == us && from == SQ_NONE)
       from = q;
     else if (physical_[q] != NO_PIECE && color_of(physical_[q]) == us && to == SQ_NONE)
       to = q;
     else
       return std::nullopt;
   }
-  if (from == SQ_NONE || to == SQ_NONE || physical_[to] != p.piece_on(from)) return std::nullopt;
+  // Drop variants: an own piece on a square that was empty, nothing else changed, and no legal drop (nor
+  // one of a piece the partner is about to hand over) explains it: a piece from nowhere, or from the
+  // other board by mistake.
+  if (from == SQ_NONE && to != SQ_NONE && has_drops(p.variant()) && display_[to] == NO_PIECE) {
+    if (matching_successor()) return std::nullopt;
+    return ShownMove{SQ_NONE, to, physical_[to]};
+  }
+  if (from == SQ_NONE || to == SQ_NONE || physical_[to] != display_[from]) return std::nullopt;
   // The first part of a legal move is not an illegal one: castling's king step before the rook moves,
   // en passant before the taken pawn leaves the board.
   for (Move m : MoveList(p)) {
@@ -494,6 +661,9 @@ void Reconstructor::illegal_move(const char* code, Color side, std::int64_t t, c
   switch (pr.illegal_moves) {
     case IllegalMovePolicy::LossIfClaimed:
       penalty = "loss if claimed";
+      break;
+    case IllegalMovePolicy::LossIfClaimedBeforeNextMove:
+      penalty = "loss if claimed before the claimant's next move";
       break;
     case IllegalMovePolicy::StandsUnlessClaimed:
     case IllegalMovePolicy::Reinstate: {
@@ -528,20 +698,64 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
                        who + " released a piece on " + square_name(released_->to()) + " (" +
                            to_uci(p, *released_) + ") and then played " + to_uci(p, s.move) + " (4.7)",
                        {}});
-  if (shown_illegal_)
+  MoveList legal(p);
+  Square same_piece_square = SQ_NONE;  // already reported by same-piece-required: no touch-move for it
+  if (shown_illegal_) {
     emit(t, AlertEvent{"illegal-move-corrected",
                        ply,
                        us,
-                       who + " showed " + square_name(shown_illegal_->from) + "-" +
-                           square_name(shown_illegal_->to) +
+                       who + " showed " + describe(*shown_illegal_) +
                            ", not a legal move, and corrected it before pressing the clock",
                        {}});
+    // FQE 21a: the corrected move must be played with the same piece if it can move.
+    if (cfg_.profile.same_piece_after_illegal) {
+      bool could = false, did = false;
+      if (shown_illegal_->from == SQ_NONE) {
+        PieceType pt = type_of(shown_illegal_->piece);
+        for (Move m : legal) could |= m.is_drop() && m.drop_type() == pt;
+        did = s.move.is_drop() && s.move.drop_type() == pt;
+      } else {
+        Square sq = shown_illegal_->from;
+        for (Move m : legal) could |= !m.is_drop() && m.from() == sq;
+        did = !s.move.is_drop() && s.move.from() == sq;
+      }
+      if (could && !did) {
+        AlertEvent a{"same-piece-required",
+                     ply,
+                     us,
+                     who + " took back " + describe(*shown_illegal_) +
+                         " and played another piece although the same one could move (FQE 21a)",
+                     {}};
+        a.extra.push_back(
+            {"square",
+             shown_illegal_->from == SQ_NONE ? std::string("reserve") : square_name(shown_illegal_->from),
+             false});
+        emit(t, std::move(a));
+        same_piece_square = shown_illegal_->from;
+      }
+    }
+  }
   if (s.pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank)
     illegal_move("illegal-move", us, t, "promotion-not-completed",
                  who + " pressed the clock with the pawn still on " + square_name(s.move.to()) +
                      "; it counts as a queen (7.5.2)");
+  // FQE 19: a reserve piece placed on a square must be dropped there.
+  if (cfg_.profile.reserve_touch_move) {
+    std::optional<Move> placed = placed_drop_;
+    if (!placed && drop_shown_ && drop_shown_->first != s.move && t - drop_shown_->second >= cfg_.scan_ms)
+      placed = drop_shown_->first;
+    if (placed && *placed != s.move) {
+      AlertEvent a{"reserve-touch-move",
+                   ply,
+                   us,
+                   who + " placed " + to_uci(p, *placed) + " from the reserve and then played " +
+                       to_uci(p, s.move) + " (FQE 19)",
+                   {}};
+      a.extra.push_back({"square", square_name(placed->to()), false});
+      emit(t, std::move(a));
+    }
+  }
   if (!cfg_.profile.touch_move) return;
-  MoveList legal(p);
   Square moved_from = s.move.is_drop() ? SQ_NONE : s.move.from();
   Square captured_on = s.move.kind() == Move::EN_PASSANT
                            ? Square(us == WHITE ? s.move.to() - 8 : s.move.to() + 8)
@@ -554,13 +768,18 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
     if (sq == moved_from || (s.move.kind() == Move::CASTLING && sq == s.move.to()))
       mover_lifted = std::min(mover_lifted, touches_[i].t_ms);
   }
+  // A drop has no lift: what the hand touched after the reserve piece was set down is no longer a touch
+  // of this move's choice (a piece knocked while dropping).
+  if (s.move.is_drop())
+    if (auto placed = drop_placed_at(s.move)) mover_lifted = *placed;
   // Without the moved piece's lift in this turn's trace (events missed, or read with the previous turn)
   // the order of touches is unknown: no judgement rather than a false alarm. Drops have no lift.
   if (!s.move.is_drop() && mover_lifted == std::numeric_limits<std::int64_t>::max()) return;
   bool own_checked = false, theirs_checked = false;
   for (std::size_t i = 0; i < touch_count && i < touches_.size(); ++i) {
     const Touch& touch = touches_[i];
-    if (touch.other_piece_in_air || p.piece_on(touch.square) != touch.piece) continue;
+    if (touch.other_piece_in_air || display_[touch.square] != touch.piece) continue;
+    if (touch.square == same_piece_square) continue;
     bool is_mover =
         touch.square == moved_from || (s.move.kind() == Move::CASTLING && touch.square == s.move.to());
     if (!is_mover && touch.t_ms + cfg_.touch_order_ms > mover_lifted) continue;  // not clearly first
@@ -617,14 +836,27 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
 void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock, std::size_t touch_count,
                            std::size_t history_index, bool judge_touches) {
   if (judge_touches) check_touches(s, touch_count, t);
+  if (s.move.is_drop() && game_.position().variant() == Variant::Bughouse) judge_drop_timing(s.move, t);
   const Position& before = game_.position();
+  // Bughouse: the captured piece goes to the partner, in its colour, a promoted one as a pawn (FQE 6, 11).
+  std::optional<Piece> handed;
+  if (before.variant() == Variant::Bughouse) {
+    Square victim = victim_square(before, s.move);
+    if (victim != SQ_NONE)
+      handed = make_piece(color_of(before.piece_on(victim)), before.captured_hand_type(victim));
+  }
   MoveEvent ev;
   ev.uci = to_uci(before, s.move);
   ev.san = to_san(before, s.move);
   ev.clock = clock;
+  Color mover = before.side_to_move();
   game_.play(s.move, clock, t);
   ev.ply = game_.ply_count();
+  if (s.move.is_promotion()) promotion_piece_[mover] = QUEEN;  // a named piece serves one promotion
+  // The wood after the move: in bughouse as the board showed it (the pawn may stay, FQE 11).
+  display_ = cfg_.profile.pawn_may_stay_on_last_rank ? s.board : game_.position().board();
   emit(t, ev);
+  if (handed) handovers_.push_back({*handed, t, game_.ply_count()});
   // Lifts and board states after the board first showed this move belong to the opponent's turn.
   touch_count = std::min(touch_count, touches_.size());
   std::vector<Touch> carried(touches_.begin() + std::ptrdiff_t(touch_count), touches_.end());
@@ -634,6 +866,10 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
     later.assign(history_.begin() + std::ptrdiff_t(carry_from), history_.end());
   for (auto& st : later) st.touches = st.touches > touch_count ? st.touches - touch_count : 0;
   reset_turn();
+  // A lift of the new mover's own piece before the press was read is his first touch: whether "another
+  // piece was in the air" was judged for the previous mover's hand, not his.
+  for (auto& touch : carried)
+    if (color_of(touch.piece) == game_.position().side_to_move()) touch.other_piece_in_air = false;
   touches_ = std::move(carried);
   history_ = std::move(later);
   mismatch_at_.reset();
@@ -658,10 +894,14 @@ void Reconstructor::check_end(std::int64_t t) {
     emit(t, ResultEvent{o->result, o->reason});
     return;
   }
+  // Bughouse has its own repetition claim (FQE 22: four times, no drop in between) and no fifty-move rule
+  // worth telling (reserves change what a position is).
+  if (game_.position().variant() == Variant::Bughouse) {
+    if (game_.fourfold_no_drops_claimable()) emit(t, ClaimableEvent{"fourfold-no-drops", game_.ply_count()});
+    return;
+  }
   if (game_.threefold_claimable()) emit(t, ClaimableEvent{"threefold", game_.ply_count()});
   if (game_.position().rule50() == 100) emit(t, ClaimableEvent{"fifty-moves", game_.ply_count()});
-  if (game_.position().variant() == Variant::Bughouse && game_.fourfold_no_drops_claimable())
-    emit(t, ClaimableEvent{"fourfold-no-drops", game_.ply_count()});
 }
 
 bool Reconstructor::result_gesture(std::int64_t t) {
@@ -693,7 +933,7 @@ void Reconstructor::on_settled(std::int64_t t) {
   }
   if (const Successor* s = matching_successor()) {
     mismatch_at_.reset();
-    Position after = game_.position();
+    Position after = s->early ? extended_position() : game_.position();
     after.do_move(s->move);
     // A move that mates or stalemates is complete at once (FIDE 6.2.1, FQE 20): no press needed.
     if (is_checkmate(after) || is_stalemate(after)) {
@@ -731,7 +971,7 @@ void Reconstructor::on_settled(std::int64_t t) {
     bool consistent = true;
     for (Square q = 0; q < 64 && consistent; ++q) {
       Piece p = physical_[q];
-      consistent = p == NO_PIECE || p == game_.position().piece_on(q) || p == s.board[q];
+      consistent = p == NO_PIECE || p == display_[q] || p == s.board[q];
     }
     if (consistent) return;
   }
@@ -758,6 +998,12 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
     } else if (pending_deadline_ && *pending_deadline_ == *next) {
       pending_deadline_.reset();
       resolve_pending_on_settle(*next, true);
+    } else if (auto early =
+                   std::find_if(early_drops_.begin(), early_drops_.end(),
+                                [&](const EarlyDrop& d) { return !d.alerted && d.alert_at == *next; });
+               early != early_drops_.end()) {
+      early->alerted = true;
+      emit_early_drop(early->piece, early->placed_ms, *next, early->ply, "is not completed yet");
     } else if (release_at_ && *release_at_ == *next) {
       release_at_.reset();
       // 4.7: the piece has rested on a legal square long enough to count as released there.
@@ -786,7 +1032,183 @@ std::optional<std::int64_t> Reconstructor::next_deadline() const {
   for (const auto& d :
        {provisional_at_, settle_at_, decide, pending, release_at_, shown_confirm_at_, mismatch_at_})
     if (d && (!best || *d < *best)) best = d;
+  for (const auto& d : early_drops_)
+    if (!d.alerted && (!best || d.alert_at < *best)) best = d.alert_at;
   return best;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reserves set from outside (bughouse): what the partner's board hands over, and when.
+
+std::vector<Event> Reconstructor::receive(Piece piece, std::int64_t t) {
+  std::vector<Event> saved = std::move(out_);
+  out_.clear();
+  Color c = color_of(piece);
+  PieceType pt = type_of(piece);
+  if (borrowed_[c][pt] > 0) {
+    // The piece was already dropped (completed before this capture): it makes good the borrowing.
+    --borrowed_[c][pt];
+    auto early = std::find_if(early_drops_.begin(), early_drops_.end(),
+                              [&](const EarlyDrop& d) { return d.piece == piece; });
+    if (early != early_drops_.end()) {
+      if (!early->alerted && t > early->placed_ms + cfg_.handover_tolerance_ms)
+        emit_early_drop(piece, early->placed_ms, t, early->ply, "was completed later");
+      early_drops_.erase(early);
+    }
+  } else {
+    game_.add_to_pocket(c, pt, 1);
+    received_.push_back({t, piece});
+  }
+  refresh(t);
+  std::vector<Event> result = std::move(out_);
+  out_ = std::move(saved);
+  return result;
+}
+
+std::vector<Event> Reconstructor::set_partner_shown(std::optional<Piece> piece, std::int64_t t) {
+  if (piece == partner_shown_) return {};
+  std::vector<Event> saved = std::move(out_);
+  out_.clear();
+  partner_shown_ = piece;
+  refresh(t);
+  std::vector<Event> result = std::move(out_);
+  out_ = std::move(saved);
+  return result;
+}
+
+std::optional<Piece> Reconstructor::shown_handover() const {
+  if (game_.outcome() || !last_match_) return std::nullopt;
+  const Position& p = game_.position();
+  Square victim = victim_square(p, last_match_->move);
+  if (victim == SQ_NONE) return std::nullopt;
+  return make_piece(color_of(p.piece_on(victim)), p.captured_hand_type(victim));
+}
+
+std::vector<Handover> Reconstructor::take_handovers() {
+  std::vector<Handover> out;
+  out.swap(handovers_);
+  return out;
+}
+
+void Reconstructor::set_promotion_piece(Color c, PieceType t) {
+  if (t < KNIGHT || t > QUEEN || promotion_piece_[c] == t) return;
+  promotion_piece_[c] = t;
+  recompute_successors();
+}
+
+std::vector<Event> Reconstructor::end_game(const Outcome& o, std::int64_t t) {
+  if (game_.outcome()) return {};
+  std::vector<Event> saved = std::move(out_);
+  out_.clear();
+  game_.set_outcome(o);
+  pending_press_.reset();
+  emit(t, ResultEvent{o.result, o.reason});
+  std::vector<Event> result = std::move(out_);
+  out_ = std::move(saved);
+  return result;
+}
+
+void Reconstructor::refresh(std::int64_t t) {
+  recompute_successors();
+  if (game_.outcome()) return;
+  // The successor last shown may have changed (an early drop is now a plain one) or gone.
+  if (last_match_) {
+    const Successor* same = nullptr;
+    for (const auto& s : successors_)
+      if (s.move == last_match_->move && s.board == last_match_->board) same = &s;
+    if (same) {
+      last_match_ = *same;
+    } else {
+      last_match_.reset();
+      release_at_.reset();
+    }
+  }
+  if (const Successor* s = matching_successor()) {
+    if (!last_match_ || last_match_->move != s->move) {
+      last_match_ = *s;
+      touches_at_match_ = touches_.size();
+      history_at_match_ = history_.empty() ? 0 : history_.size() - 1;
+      release_at_ = t + cfg_.profile.release_ms;
+    }
+    if (s->move.is_drop() && !drop_shown_) drop_shown_ = std::make_pair(s->move, t);
+    if (pending_press_ && !pending_decide_at_) {
+      resolve_pending_on_settle(t, false);
+      return;
+    }
+  }
+  // Judge the board again with the new successors, as after a board change.
+  if (!settle_at_ || *settle_at_ < t) settle_at_ = t + cfg_.settle_ms;
+}
+
+std::optional<std::int64_t> Reconstructor::drop_placed_at(Move m) const {
+  Piece p = make_piece(game_.position().side_to_move(), m.drop_type());
+  for (const auto& st : history_)
+    if (st.board[m.to()] == p) return st.t_ms;
+  return std::nullopt;
+}
+
+void Reconstructor::emit_early_drop(Piece p, std::int64_t placed, std::int64_t t, int ply,
+                                    const std::string& when) {
+  Color c = color_of(p);
+  AlertEvent a{"drop-before-partner-clock",
+               ply,
+               c,
+               std::string(c == WHITE ? "White" : "Black") + " dropped a " + piece_name(type_of(p)) +
+                   " whose capture on the partner's board " + when + " (FQE 21b)",
+               {}};
+  a.extra.push_back({"piece", std::string(1, piece_char(p)), false});
+  a.extra.push_back({"placed", std::to_string(placed), true});
+  emit(t, std::move(a));
+}
+
+void Reconstructor::judge_drop_timing(Move m, std::int64_t t) {
+  const Position& pos = game_.position();
+  Color us = pos.side_to_move();
+  PieceType pt = m.drop_type();
+  Piece piece = make_piece(us, pt);
+  std::int64_t placed = drop_placed_at(m).value_or(t);
+  // How many of these pieces arrived after the drop was set down: was one in the reserve by then?
+  int arrived_after = 0;
+  std::optional<std::int64_t> first_after;
+  for (auto it = received_.rbegin(); it != received_.rend() && it->t_ms > placed; ++it)
+    if (it->piece == piece) {
+      ++arrived_after;
+      first_after = it->t_ms;
+    }
+  int ply = game_.ply_count() + 1;
+  if (pos.pocket(us, pt) == 0) {
+    // Completed before the capture that brings the piece: borrowed until the capture is completed.
+    game_.add_to_pocket(us, pt, 1);
+    ++borrowed_[us][pt];
+    std::int64_t deadline = placed + cfg_.handover_tolerance_ms;
+    bool late = t > deadline + cfg_.scan_ms + cfg_.settle_ms;
+    // The partner's press may be read and decided a little after this one: wait for it before telling.
+    early_drops_.push_back({piece, placed, std::max(t, deadline + cfg_.scan_ms + cfg_.settle_ms), ply, late});
+    if (late) emit_early_drop(piece, placed, t, ply, "was not completed");
+    return;
+  }
+  if (pos.pocket(us, pt) - arrived_after >= 1 || !first_after) return;  // in the reserve when placed
+  if (*first_after > placed + cfg_.handover_tolerance_ms)
+    emit_early_drop(piece, placed, t, ply, "was completed only later");
+}
+
+void Reconstructor::hidden_reserve(Color claimant, std::int64_t t) {
+  // FQE 18: the player on move presses without moving to see the opponent's reserve, which must stay
+  // visible. Not an illegal move.
+  Color owner = ~claimant;
+  const Position& p = game_.position();
+  std::string reserve = reserve_letters(p, owner);
+  AlertEvent a{"hidden-reserve",
+               game_.ply_count() + 1,
+               owner,
+               std::string(claimant == WHITE ? "White" : "Black") +
+                   " pressed the clock without moving: a claim to see " +
+                   (owner == WHITE ? "White" : "Black") + "'s reserve, which officially holds " +
+                   (reserve.empty() ? std::string("nothing") : reserve) + " (FQE 18)",
+               {}};
+  a.extra.push_back({"reserve", reserve, false});
+  a.extra.push_back({"claimant", claimant == WHITE ? "white" : "black", false});
+  emit(t, std::move(a));
 }
 
 const char* event_type(const Event& e) {

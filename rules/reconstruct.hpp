@@ -7,6 +7,12 @@
 // event. A clock press by the player on move completes the successor the board shows (or, if the
 // opponent has already begun to move by the time the press is read, the last successor it showed).
 // When a settled board matches nothing one ply away, a two-ply search explains missed events.
+//
+// Drop variants. A piece set on an empty square that came from no square of this board is a drop, matched
+// like any successor: the drops are generated from the official reserve (crazyhouse: the position's own
+// pockets; bughouse: pockets set from outside by rules/Match, FQE 6). In bughouse the board is compared in
+// its physical form: a promoted pawn stays a pawn on the wood (FQE 11), so the reconstructor keeps the
+// physical picture of the committed position beside the position itself.
 #pragma once
 
 #include <array>
@@ -35,6 +41,17 @@ struct ReconstructConfig {
   // A press read within this long of the last board change may come before the scan that reports the
   // move's last placement: it is decided one scan later, on the latest board that shows a legal move.
   std::int64_t scan_ms = 260;
+  // Bughouse (FQE 21b): a drop set on the board this much before the partner's capture was completed (his
+  // clock press) is reported (drop-before-partner-clock); less is the reading delay of clocks and scans.
+  std::int64_t handover_tolerance_ms = 500;
+};
+
+// A piece a completed capture hands over (bughouse: to the partner's board, FQE 6): the captured piece in
+// its own colour, a promoted piece as a pawn (FQE 11).
+struct Handover {
+  Piece piece = NO_PIECE;
+  std::int64_t t_ms = 0;  // when the capture was completed (the capturer's press)
+  int ply = 0;            // the capture's ply on its board
 };
 
 class Reconstructor {
@@ -49,15 +66,37 @@ class Reconstructor {
 
   const Game& game() const { return game_; }
   const std::array<Piece, 64>& physical() const { return physical_; }
-  bool board_matches_game() const { return physical_ == game_.position().board(); }
+  bool board_matches_game() const { return physical_ == display_; }
   // Which colour sits at the clock's left side, once learned from the first completed move.
   std::optional<Color> left_player() const { return left_player_; }
+  // The committed position as it stands on the wood (in bughouse a promoted piece is a pawn there).
+  const std::array<Piece, 64>& expected_board() const { return display_; }
+
+  // --- Reserves set from outside (bughouse; rules/Match) -------------------------------------------
+  // A piece the partner's completed capture put into a reserve of this board (its colour says whose).
+  std::vector<Event> receive(Piece piece, std::int64_t t_ms);
+  // The piece the partner's board shows captured but not completed yet, if any. A drop of it is a drop
+  // played too early (FQE 21b), not a piece from nowhere.
+  std::vector<Event> set_partner_shown(std::optional<Piece> piece, std::int64_t t_ms);
+  // What the move this board shows (not completed yet) would hand over to the partner.
+  std::optional<Piece> shown_handover() const;
+  // The pieces handed over by the moves completed since the last call, in order.
+  std::vector<Handover> take_handovers();
+  // Pieces dropped before they were received (a drop completed before the partner's capture), not yet
+  // made good by the capture.
+  int borrowed(Color c, PieceType t) const { return borrowed_[c][t]; }
+  // FQE 11: the piece the next promotion of `c` stands for when the pawn stays on the last rank (told by
+  // the player, entered by the arbiter or on the clock). Queen unless set; back to queen after use.
+  void set_promotion_piece(Color c, PieceType t);
+  // Ends the game from outside (the other game of a match decided it, an arbiter's decision).
+  std::vector<Event> end_game(const Outcome& o, std::int64_t t_ms);
 
  private:
   struct Successor {
     Move move;
     std::array<Piece, 64> board;
     bool pawn_left_on_last_rank = false;  // a promotion shown with the pawn still standing (7.5.2, FQE 11)
+    bool early = false;  // a drop of a piece the partner has captured but not completed yet (FQE 21b)
   };
   // A lift seen during the current turn: a touch (FIDE 4.3).
   struct Touch {
@@ -67,10 +106,12 @@ class Reconstructor {
     bool other_piece_in_air;  // the hand was busy with another own piece: an accidental knock, not a touch
   };
   // A piece moved in a way no legal move explains (shown on the board, not necessarily completed).
+  // `from` is SQ_NONE for a piece set on an empty square from outside the board (a drop no reserve allows).
   struct ShownMove {
     Square from, to;
     Piece piece;
   };
+  static std::string describe(const ShownMove& m);
 
   void on_board_changed(std::int64_t t);
   bool own_piece_in_air() const;
@@ -94,6 +135,16 @@ class Reconstructor {
   std::optional<ShownMove> shown_move() const;
   void start_new_game(const Position& start, std::int64_t t);
   void recompute_successors();
+  // The position with the partner's shown capture added to the reserves: what drops are matched against.
+  Position extended_position() const;
+  // After a reserve changed: successors again, and the board judged again with them.
+  void refresh(std::int64_t t);
+  // The first board state of this turn that shows the drop `m`'s piece on its square.
+  std::optional<std::int64_t> drop_placed_at(Move m) const;
+  // FQE 21b at the completion of drop `m`: borrows a piece not received yet, reports an early drop.
+  void judge_drop_timing(Move m, std::int64_t t);
+  void emit_early_drop(Piece p, std::int64_t placed, std::int64_t t, int ply, const std::string& when);
+  void hidden_reserve(Color claimant, std::int64_t t);
   // The successor the board shows; when two moves give the same board (Chess960 castling where king or
   // rook stays), the touch order decides (RULES.md: king lifted first means castling).
   const Successor* matching_successor() const { return successor_for(physical_); }
@@ -156,6 +207,32 @@ class Reconstructor {
   std::optional<Color> left_player_;
   bool left_player_confirmed_ = false;  // by a completed move (before that: from the running side)
   std::vector<Event> out_;
+
+  // The committed position as it stands on the wood (promoted pieces as pawns in bughouse, FQE 11).
+  std::array<Piece, 64> display_{};
+  // Bughouse reserves from outside: the partner's shown capture, pieces received and borrowed.
+  std::optional<Piece> partner_shown_;
+  std::vector<Handover> handovers_;
+  struct Received {
+    std::int64_t t_ms;
+    Piece piece;
+  };
+  std::vector<Received> received_;  // pieces that arrived in a reserve of this board, in order
+  std::array<std::array<int, PIECE_TYPE_NB>, 2> borrowed_{};
+  // A drop completed before its piece was received: reported if the piece does not arrive in time.
+  struct EarlyDrop {
+    Piece piece;
+    std::int64_t placed_ms;
+    std::int64_t alert_at;
+    int ply;
+    bool alerted;
+  };
+  std::vector<EarlyDrop> early_drops_;
+  std::array<PieceType, 2> promotion_piece_{QUEEN, QUEEN};
+  // FQE 19: the drop the board shows now (and since when), and a drop that stood on its square long
+  // enough to count as placed this turn.
+  std::optional<std::pair<Move, std::int64_t>> drop_shown_;
+  std::optional<Move> placed_drop_;
 };
 
 }  // namespace eboard::rules

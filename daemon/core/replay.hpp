@@ -9,6 +9,7 @@
 
 #include "drivers/capture.hpp"
 #include "rules/game.hpp"
+#include "rules/match.hpp"
 #include "rules/pgn.hpp"
 #include "rules/reconstruct.hpp"
 
@@ -25,5 +26,15 @@ tl::expected<ReplayResult, std::string> replay_capture(const drivers::Capture& c
 
 // The game as a PGN record: moves with their clock times, result and termination.
 rules::GameRecord game_record(const rules::Game& game, const std::string& board_id);
+
+struct MatchReplayResult {
+  std::vector<rules::Event> events;  // both boards, in time order
+  rules::BughouseRecord record;      // BPGN: the moves of both boards in the order they were completed
+};
+
+// A bughouse match: the captures of boards A and B (one time origin), fed together to one rules::Match
+// in time order. The board ids come from the captures' `board` headers (else cfg.board_ids).
+tl::expected<MatchReplayResult, std::string> replay_match(const drivers::Capture& a,
+                                                          const drivers::Capture& b, rules::MatchConfig cfg);
 
 }  // namespace eboard::daemon

@@ -472,22 +472,31 @@ std::vector<HandAction> Hand::play_move(const Position& before, Move m, std::int
   std::vector<HandAction>& out = b.actions();
   if (!timing.think_ms && timing.spent_ms)
     think = std::max<std::int64_t>(*timing.spent_ms - (out.empty() ? 0 : out.back().t_ms), 0);
+  if (timing.not_before_ms && !out.empty())
+    think = std::max(think, *timing.not_before_ms - start_ms - out.front().t_ms);
+  if (!out.empty()) think = std::max(think, style_.reaction_ms - out.front().t_ms);
   for (HandAction& a : out) a.t_ms += start_ms + think;
   return std::move(out);
 }
 
 std::vector<HandAction> play_game(Hand& white, Hand& black, const Position& start,
                                   std::span<const Move> moves, std::int64_t start_ms,
-                                  std::span<const std::optional<std::int64_t>> spent_ms) {
+                                  std::span<const std::optional<std::int64_t>> spent_ms,
+                                  std::span<const std::optional<std::int64_t>> not_before_ms) {
   Position pos = start;
   std::vector<HandAction> out;
   std::int64_t t = start_ms;
   for (std::size_t i = 0; i < moves.size(); ++i) {
+    const Move m = moves[i];
+    if (pos.variant() == rules::Variant::Bughouse && m.is_drop() &&
+        pos.pocket(pos.side_to_move(), m.drop_type()) == 0)
+      pos.set_pocket(pos.side_to_move(), m.drop_type(), 1);  // the partner's capture brought it
     if (!rules::MoveList(pos).contains(moves[i]))
       throw std::invalid_argument("hand: move " + std::to_string(i + 1) + " is not legal in " + pos.fen());
     Hand& h = pos.side_to_move() == rules::WHITE ? white : black;
     MoveTiming timing;
     if (i < spent_ms.size()) timing.spent_ms = spent_ms[i];
+    if (i < not_before_ms.size()) timing.not_before_ms = not_before_ms[i];
     std::vector<HandAction> acts = h.play_move(pos, moves[i], t, timing);
     if (!acts.empty()) t = acts.back().t_ms;  // the opponent's turn starts with this press
     out.insert(out.end(), acts.begin(), acts.end());

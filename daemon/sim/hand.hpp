@@ -67,6 +67,9 @@ struct HandStyle {
   // Thinking before the first touch, when the caller gives no time. Skewed towards the short end (most
   // moves are quick, a few are long), as in real games.
   Range think_ms{800, 15000};
+  // The least time from the turn start (the opponent's press) to the first touch, whatever the clock
+  // data say: a hand cannot premove as a server lets one. 0: none (times from the clock data are kept).
+  std::int64_t reaction_ms = 0;
   // A piece in the air on a plain move: lift to placement.
   Range air_ms{250, 700};
   // Between the two touches of a two-piece action (victim and mover, king and rook).
@@ -156,6 +159,9 @@ struct MoveTiming {
   // The time the move takes on the clock, turn start to press (what [%clk] differences give): the think
   // time is what remains after the handling; a move whose handling alone is longer takes that long.
   std::optional<std::int64_t> spent_ms;
+  // Absolute time before which the hand does not touch the board (bughouse: a drop waits until the
+  // partner's capture has handed the piece over). The think time grows to reach it.
+  std::optional<std::int64_t> not_before_ms;
   bool press_clock = true;
 };
 
@@ -197,8 +203,12 @@ class Hand {
 };
 
 // The same as Hand::play_game with a hand per colour (each keeps its own style and statistics).
+// `not_before_ms[i]`, when given, is MoveTiming::not_before_ms of move i. In bughouse a drop of a piece
+// the position's reserve lacks is taken as handed over by the partner just in time (the caller orders
+// the two boards, see not_before_ms).
 std::vector<HandAction> play_game(Hand& white, Hand& black, const rules::Position& start,
                                   std::span<const rules::Move> moves, std::int64_t start_ms,
-                                  std::span<const std::optional<std::int64_t>> spent_ms = {});
+                                  std::span<const std::optional<std::int64_t>> spent_ms = {},
+                                  std::span<const std::optional<std::int64_t>> not_before_ms = {});
 
 }  // namespace eboard::sim

@@ -9,7 +9,8 @@ Timeline build_timeline(const TimelineSpec& spec) {
   // Each consumer gets its own stream, so a change in one (a style, the scan jitter) leaves the others be.
   Hand white(spec.white, derive_seed(spec.seed, 1));
   Hand black(spec.black, derive_seed(spec.seed, 2));
-  tl.actions = play_game(white, black, spec.start, spec.moves, spec.start_ms, spec.spent_ms);
+  tl.actions =
+      play_game(white, black, spec.start, spec.moves, spec.start_ms, spec.spent_ms, spec.not_before_ms);
   tl.white_stats = white.stats();
   tl.black_stats = black.stats();
   for (const HandAction& a : tl.actions)

@@ -22,6 +22,9 @@ struct TimelineSpec {
   // Per move, the time it takes on the clock (turn start to press), e.g. from spent_from_clk(); missing
   // or nullopt entries let the player's style decide.
   std::vector<std::optional<std::int64_t>> spent_ms;
+  // Per move, the earliest time of its first touch (MoveTiming::not_before_ms): a bughouse drop waits for
+  // the capture on the partner's board that hands its piece over.
+  std::vector<std::optional<std::int64_t>> not_before_ms;
   HandStyle white = HandStyle::casual();
   HandStyle black = HandStyle::casual();
   ScannerConfig scanner{};

@@ -1,0 +1,425 @@
+#include "daemon/config/config.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <toml++/toml.h>
+#include <boost/asio/ip/address.hpp>
+
+#include "rules/profile.hpp"
+
+namespace eboard::config {
+
+namespace {
+
+const char* type_name(toml::node_type t) {
+  switch (t) {
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a number";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::date:
+      return "a date";
+    case toml::node_type::time:
+      return "a time";
+    case toml::node_type::date_time:
+      return "a date-time";
+    default:
+      return "nothing";
+  }
+}
+
+// Throws inside this file only; parse_config turns it into a ConfigError.
+struct Failure {
+  int line = 0, column = 0;
+  std::string message;
+};
+
+[[noreturn]] void fail(const toml::source_region& at, std::string message) {
+  throw Failure{int(at.begin.line), int(at.begin.column), std::move(message)};
+}
+
+std::string suggestion(std::string_view key, std::initializer_list<std::string_view> known) {
+  std::string best;
+  std::size_t best_d = std::string::npos;
+  for (std::string_view k : known) {
+    std::size_t d = edit_distance(key, k);
+    if (d < best_d) best_d = d, best = k;
+  }
+  // A typo is a few letters off; anything further is a different word.
+  if (best_d <= std::max<std::size_t>(2, key.size() / 3)) return "; did you mean '" + best + "'?";
+  std::string list;
+  for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+  return " (known keys: " + list + ")";
+}
+
+void check_keys(const toml::table& t, std::string_view where, std::initializer_list<std::string_view> known) {
+  for (auto&& [k, v] : t) {
+    if (std::find(known.begin(), known.end(), k.str()) != known.end()) continue;
+    std::string name = where.empty() ? std::string(k.str()) : std::string(where) + "." + std::string(k.str());
+    fail(k.source(), "unknown key '" + name + "'" + suggestion(k.str(), known));
+  }
+}
+
+std::optional<std::string> get_string(const toml::table& t, std::string_view key, std::string_view where) {
+  const toml::node* n = t.get(key);
+  if (!n) return std::nullopt;
+  if (!n->is_string())
+    fail(n->source(),
+         std::string(where) + std::string(key) + " must be a string, not " + type_name(n->type()));
+  return std::string(n->as_string()->get());
+}
+
+std::optional<bool> get_bool(const toml::table& t, std::string_view key, std::string_view where) {
+  const toml::node* n = t.get(key);
+  if (!n) return std::nullopt;
+  if (!n->is_boolean())
+    fail(n->source(),
+         std::string(where) + std::string(key) + " must be true or false, not " + type_name(n->type()));
+  return n->as_boolean()->get();
+}
+
+std::optional<std::int64_t> get_int(const toml::table& t, std::string_view key, std::string_view where,
+                                    std::int64_t min, std::int64_t max) {
+  const toml::node* n = t.get(key);
+  if (!n) return std::nullopt;
+  if (!n->is_integer())
+    fail(n->source(),
+         std::string(where) + std::string(key) + " must be an integer, not " + type_name(n->type()));
+  std::int64_t v = n->as_integer()->get();
+  if (v < min || v > max)
+    fail(n->source(), std::string(where) + std::string(key) + " must be between " + std::to_string(min) +
+                          " and " + std::to_string(max) + ", not " + std::to_string(v));
+  return v;
+}
+
+const toml::source_region& where_of(const toml::table& t, std::string_view key) {
+  const toml::node* n = t.get(key);
+  return n ? n->source() : t.source();
+}
+
+bool valid_board_id(std::string_view id) {
+  if (id.empty() || id.size() > 32) return false;
+  return std::all_of(id.begin(), id.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  });
+}
+
+const std::initializer_list<std::string_view> PROFILES = {"fide-standard", "fide-rapid", "fide-blitz",
+                                                          "bughouse-fqe", "bughouse-clock-move"};
+
+std::string check_profile(std::string_view name) {
+  if (rules::profile_by_name(name)) return {};
+  return "unknown rules profile '" + std::string(name) + "'" + suggestion(name, PROFILES);
+}
+
+const std::initializer_list<std::string_view> LOG_LEVELS = {"trace", "debug", "info", "warn", "error", "off"};
+
+// Tables given as arrays of tables: [[board]]; a plain [board] is a common slip, so say so.
+const toml::array* array_of_tables(const toml::table& root, std::string_view key) {
+  const toml::node* n = root.get(key);
+  if (!n) return nullptr;
+  if (n->is_table())
+    fail(n->source(), "'" + std::string(key) + "' must be written [[" + std::string(key) + "]] (one per " +
+                          std::string(key) + "), not [" + std::string(key) + "]");
+  if (!n->is_array_of_tables())
+    fail(n->source(), "'" + std::string(key) + "' must be a list of tables [[" + std::string(key) + "]]");
+  return n->as_array();
+}
+
+Config build(const toml::table& root, const std::string& source) {
+  Config c;
+  c.source = source;
+  check_keys(root, "", {"state_dir", "log_level", "http", "journal", "board", "match"});
+  if (auto s = get_string(root, "state_dir", "")) {
+    if (s->empty() || (*s)[0] != '/')
+      fail(where_of(root, "state_dir"), "state_dir must be an absolute path, not '" + *s + "'");
+    c.state_dir = *s;
+  }
+  if (auto s = get_string(root, "log_level", "")) {
+    if (std::find(LOG_LEVELS.begin(), LOG_LEVELS.end(), *s) == LOG_LEVELS.end())
+      fail(where_of(root, "log_level"), "unknown log_level '" + *s + "'" + suggestion(*s, LOG_LEVELS));
+    c.log_level = *s;
+  }
+
+  std::optional<bool> open_read;
+  if (const toml::node* n = root.get("http")) {
+    if (!n->is_table()) fail(n->source(), "http must be a table [http]");
+    const toml::table& h = *n->as_table();
+    check_keys(h, "http", {"listen", "token", "open_read", "max_clients", "ws_queue_bytes"});
+    if (auto s = get_string(h, "listen", "http.")) {
+      auto addr = parse_listen(*s);
+      if (!addr) fail(where_of(h, "listen"), "http.listen: " + addr.error());
+      c.http.listen = *s;
+      c.http.host = addr->host;
+      c.http.port = addr->port;
+      c.http.loopback = addr->loopback;
+    }
+    if (auto s = get_string(h, "token", "http.")) {
+      if (s->size() < 8) fail(where_of(h, "token"), "http.token is too short (at least 8 characters)");
+      c.http.token = *s;
+    }
+    open_read = get_bool(h, "open_read", "http.");
+    if (auto v = get_int(h, "max_clients", "http.", 1, 10000)) c.http.max_clients = std::size_t(*v);
+    if (auto v = get_int(h, "ws_queue_bytes", "http.", 4096, std::int64_t{1} << 30))
+      c.http.ws_queue_bytes = std::size_t(*v);
+    if (!c.http.loopback && !open_read && c.http.token.empty())
+      fail(n->source(), "http.listen " + c.http.listen +
+                            " is not a loopback address: set http.token (reading then needs it) or "
+                            "http.open_read = true to publish the games to everyone who can connect");
+  }
+  c.http.open_read = open_read.value_or(c.http.loopback || c.http.token.empty());
+
+  if (const toml::node* n = root.get("journal")) {
+    if (!n->is_table()) fail(n->source(), "journal must be a table [journal]");
+    const toml::table& j = *n->as_table();
+    check_keys(j, "journal", {"sync_ms"});
+    if (auto v = get_int(j, "sync_ms", "journal.", 0, 10000)) c.journal.sync_ms = int(*v);
+  }
+
+  if (const toml::array* boards = array_of_tables(root, "board")) {
+    for (const toml::node& bn : *boards) {
+      const toml::table& b = *bn.as_table();
+      check_keys(b, "board", {"id", "port", "serial", "protocol", "rules", "chess960", "raw_log"});
+      BoardConfig bc;
+      bc.line = int(b.source().begin.line);
+      auto id = get_string(b, "id", "board.");
+      if (!id) fail(b.source(), "[[board]] needs an id (e.g. id = \"A\")");
+      if (!valid_board_id(*id))
+        fail(where_of(b, "id"),
+             "board id '" + *id + "' must be 1 to 32 letters, digits, '_' or '-' (it names files and URLs)");
+      for (const auto& other : c.boards)
+        if (other.id == *id)
+          fail(where_of(b, "id"),
+               "duplicate board id '" + *id + "' (first defined on line " + std::to_string(other.line) + ")");
+      bc.id = *id;
+      std::string ctx = "board " + bc.id + ": ";
+      if (auto s = get_string(b, "port", "board.")) {
+        if (s->empty() || (*s)[0] != '/')
+          fail(where_of(b, "port"),
+               ctx + "port must be a device path such as /dev/ttyUSB0, not '" + *s + "'");
+        bc.port = *s;
+      }
+      if (auto s = get_string(b, "serial", "board.")) {
+        if (s->empty() || s->find('/') != std::string::npos)
+          fail(where_of(b, "serial"), ctx + "serial must be a USB serial number, not '" + *s + "'");
+        bc.serial = *s;
+      }
+      if (bc.port.empty() && bc.serial.empty())
+        fail(b.source(), ctx + "needs port = \"/dev/...\" or serial = \"<USB serial number>\"");
+      if (!bc.port.empty() && !bc.serial.empty())
+        fail(where_of(b, "serial"), ctx + "give port or serial, not both");
+      if (auto s = get_string(b, "protocol", "board.")) {
+        if (*s != "dgt")
+          fail(where_of(b, "protocol"),
+               ctx + "protocol '" + *s + "' is not supported by the daemon yet (supported: dgt)");
+        bc.protocol = *s;
+      }
+      if (auto s = get_string(b, "rules", "board.")) {
+        if (auto e = check_profile(*s); !e.empty()) fail(where_of(b, "rules"), ctx + e);
+        bc.rules = *s;
+      }
+      if (auto v = get_bool(b, "chess960", "board.")) bc.chess960 = *v;
+      if (auto v = get_bool(b, "raw_log", "board.")) bc.raw_log = *v;
+      c.boards.push_back(std::move(bc));
+    }
+  }
+
+  if (const toml::array* matches = array_of_tables(root, "match")) {
+    for (const toml::node& mn : *matches) {
+      const toml::table& m = *mn.as_table();
+      check_keys(m, "match", {"boards", "rules"});
+      MatchConfig mc;
+      mc.line = int(m.source().begin.line);
+      const toml::node* bn = m.get("boards");
+      if (!bn) fail(m.source(), "[[match]] needs boards = [\"A\", \"B\"]");
+      const toml::array* arr = bn->as_array();
+      if (!arr || arr->size() != 2 || !(*arr)[0].is_string() || !(*arr)[1].is_string())
+        fail(bn->source(), "match boards must be two board ids, e.g. boards = [\"A\", \"B\"]");
+      for (std::size_t i = 0; i < 2; ++i) {
+        mc.boards[i] = std::string((*arr)[i].as_string()->get());
+        const BoardConfig* known = c.board(mc.boards[i]);
+        if (!known) {
+          std::string ids;
+          for (const auto& b : c.boards) ids += (ids.empty() ? "" : ", ") + b.id;
+          fail((*arr)[i].source(), "match refers to unknown board '" + mc.boards[i] +
+                                       "' (boards defined: " + (ids.empty() ? "none" : ids) + ")");
+        }
+      }
+      if (mc.boards[0] == mc.boards[1]) fail(bn->source(), "a match needs two different boards");
+      for (const auto& other : c.matches)
+        for (const auto& id : mc.boards)
+          if (other.boards[0] == id || other.boards[1] == id)
+            fail(bn->source(),
+                 "board '" + id + "' is already in the match on line " + std::to_string(other.line));
+      if (auto s = get_string(m, "rules", "match.")) {
+        if (auto e = check_profile(*s); !e.empty()) fail(where_of(m, "rules"), e);
+        if (s->rfind("bughouse", 0) != 0)
+          fail(
+              where_of(m, "rules"),
+              "match rules must be a bughouse profile (bughouse-fqe, bughouse-clock-move), not '" + *s + "'");
+        mc.rules = *s;
+      }
+      for (const auto& id : mc.boards) {
+        const BoardConfig* bc = c.board(id);
+        if (bc->rules != "fide-standard" && bc->rules != mc.rules)
+          fail(bn->source(), "board '" + id + "' has rules = \"" + bc->rules + "\" (line " +
+                                 std::to_string(bc->line) + ") but its match plays " + mc.rules);
+      }
+      c.matches.push_back(std::move(mc));
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+std::string BoardConfig::device() const {
+  if (!port.empty()) return port;
+  return "/dev/eboard/" + protocol + "-" + serial;
+}
+
+bool BoardConfig::same_settings(const BoardConfig& o) const {
+  return id == o.id && port == o.port && serial == o.serial && protocol == o.protocol && rules == o.rules &&
+         chess960 == o.chess960 && raw_log == o.raw_log;
+}
+
+const BoardConfig* Config::board(std::string_view id) const {
+  for (const auto& b : boards)
+    if (b.id == id) return &b;
+  return nullptr;
+}
+
+std::string Config::profile_of(std::string_view board_id) const {
+  for (const auto& m : matches)
+    if (m.boards[0] == board_id || m.boards[1] == board_id) return m.rules;
+  const BoardConfig* b = board(board_id);
+  return b ? b->rules : "fide-standard";
+}
+
+std::string ConfigError::what() const {
+  std::string s = file;
+  if (line > 0) s += ":" + std::to_string(line) + ":" + std::to_string(column);
+  return s + ": " + message;
+}
+
+tl::expected<ListenAddress, std::string> parse_listen(std::string_view text) {
+  const std::string usage =
+      "'" + std::string(text) + "' is not HOST:PORT (e.g. 127.0.0.1:7780 or [::1]:7780)";
+  std::string host;
+  std::string_view port_text;
+  if (!text.empty() && text[0] == '[') {
+    auto close = text.find(']');
+    if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':')
+      return tl::unexpected(usage);
+    host = std::string(text.substr(1, close - 1));
+    port_text = text.substr(close + 2);
+  } else {
+    auto colon = text.rfind(':');
+    if (colon == std::string_view::npos) return tl::unexpected(usage);
+    host = std::string(text.substr(0, colon));
+    if (host.find(':') != std::string::npos)
+      return tl::unexpected(usage + "; write an IPv6 address in brackets");
+    port_text = text.substr(colon + 1);
+  }
+  if (port_text.empty() || port_text.size() > 5 ||
+      !std::all_of(port_text.begin(), port_text.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+    return tl::unexpected(usage + ": the port must be a number");
+  unsigned long port = std::stoul(std::string(port_text));
+  if (port > 65535) return tl::unexpected(usage + ": the port must be at most 65535");
+  if (host == "localhost") host = "127.0.0.1";
+  boost::system::error_code ec;
+  auto addr = boost::asio::ip::make_address(host, ec);
+  if (ec || host.empty())
+    return tl::unexpected(usage + ": '" + host +
+                          "' is not an IP address (names other than localhost are not looked up)");
+  return ListenAddress{addr.to_string(), std::uint16_t(port), addr.is_loopback()};
+}
+
+tl::expected<Config, ConfigError> parse_config(std::string_view text, const std::string& source_name) {
+  try {
+    toml::table root = toml::parse(text, source_name);
+    return build(root, source_name);
+  } catch (const toml::parse_error& e) {
+    return tl::unexpected(ConfigError{source_name, int(e.source().begin.line), int(e.source().begin.column),
+                                      "TOML syntax: " + std::string(e.description())});
+  } catch (const Failure& f) {
+    return tl::unexpected(ConfigError{source_name, f.line, f.column, f.message});
+  }
+}
+
+tl::expected<Config, ConfigError> load_config(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return tl::unexpected(ConfigError{path.string(), 0, 0, "cannot open the file"});
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_config(text.str(), path.string());
+}
+
+ConfigDiff diff(const Config& before, const Config& after) {
+  ConfigDiff d;
+  for (const auto& b : after.boards) {
+    const BoardConfig* old = before.board(b.id);
+    if (!old)
+      d.added.push_back(b.id);
+    else if (!old->same_settings(b) || before.profile_of(b.id) != after.profile_of(b.id))
+      d.changed.push_back(b.id);
+    else
+      d.unchanged.push_back(b.id);
+  }
+  for (const auto& b : before.boards)
+    if (!after.board(b.id)) d.removed.push_back(b.id);
+  d.http_changed = !(before.http == after.http);
+  d.state_dir_changed = before.state_dir != after.state_dir;
+  d.matches_changed = before.matches != after.matches;
+  d.log_level_changed = before.log_level != after.log_level;
+  d.journal_changed = !(before.journal == after.journal);
+  return d;
+}
+
+std::string ConfigDiff::summary() const {
+  auto list = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
+    return s.empty() ? std::string("-") : s;
+  };
+  std::string s = "added " + list(added) + ", removed " + list(removed) + ", changed " + list(changed) +
+                  ", unchanged " + list(unchanged);
+  if (matches_changed) s += ", matches changed";
+  if (log_level_changed) s += ", log level changed";
+  if (journal_changed) s += ", journal settings changed";
+  if (http_changed) s += ", http changed (needs a restart)";
+  if (state_dir_changed) s += ", state_dir changed (needs a restart)";
+  return s;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  // Damerau-Levenshtein (optimal string alignment): a swap of two neighbours is one slip, not two.
+  std::vector<std::size_t> before(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        cur[j] = std::min(cur[j], before[j - 2] + 1);
+    }
+    before = prev;
+    prev = cur;
+  }
+  return prev[b.size()];
+}
+
+}  // namespace eboard::config

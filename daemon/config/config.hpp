@@ -1,0 +1,111 @@
+// eboardd's configuration (CONTRACTS §4): a TOML file read once at start-up and again on SIGHUP.
+// Every mistake is reported with the file, the line and what is wrong; unknown keys are mistakes (a typo
+// must not silently turn a setting off) and come with a "did you mean" hint.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tl/expected.hpp>
+
+namespace eboard::config {
+
+struct HttpConfig {
+  std::string listen = "127.0.0.1:7780";  // as written
+  std::string host = "127.0.0.1";         // parsed from `listen` (an IP literal; "localhost" is 127.0.0.1)
+  std::uint16_t port = 7780;              // 0: any free port (tests)
+  bool loopback = true;                   // `host` is a loopback address
+  std::string token;                      // control actions need it; empty: control is disabled
+  bool open_read = true;                  // GET needs no token (default: only on a loopback listen)
+  std::size_t max_clients = 64;           // concurrent HTTP + WebSocket connections
+  std::size_t ws_queue_bytes = 1u << 20;  // a WebSocket client further behind than this is dropped
+  bool operator==(const HttpConfig&) const = default;
+};
+
+struct BoardConfig {
+  std::string id;
+  std::string port;    // device path, or empty when named by `serial`
+  std::string serial;  // USB serial number: the udev symlink /dev/eboard/<protocol>-<serial>
+  std::string protocol = "dgt";
+  std::string rules = "fide-standard";  // the profile of a board outside a match
+  bool chess960 = false;                // a Chess960 start set up on the board starts a Chess960 game
+  bool raw_log = true;                  // journal the raw wire bytes (for `.cap` export)
+  int line = 0;                         // where the [[board]] is in the file (not compared)
+
+  // The device to open: `port`, or the udev symlink for `serial`.
+  std::string device() const;
+  bool same_settings(const BoardConfig& o) const;
+};
+
+struct MatchConfig {
+  std::array<std::string, 2> boards;
+  std::string rules = "bughouse-fqe";
+  int line = 0;
+  // "A-B": the name in /matches/<A>-<B>.bpgn.
+  std::string name() const { return boards[0] + "-" + boards[1]; }
+  bool operator==(const MatchConfig& o) const { return boards == o.boards && rules == o.rules; }
+};
+
+struct JournalConfig {
+  int sync_ms = 50;  // fdatasync at most this long after a write (and at once after a completed move)
+  bool operator==(const JournalConfig&) const = default;
+};
+
+struct Config {
+  std::string source;  // the file name, for messages
+  std::string state_dir = "/var/lib/eboardd";
+  std::string log_level = "info";  // trace, debug, info, warn, error
+  HttpConfig http;
+  JournalConfig journal;
+  std::vector<BoardConfig> boards;
+  std::vector<MatchConfig> matches;
+
+  const BoardConfig* board(std::string_view id) const;
+  // The profile a board's games are played under: its match's rules, else its own.
+  std::string profile_of(std::string_view board_id) const;
+};
+
+struct ConfigError {
+  std::string file;
+  int line = 0;  // 0: the file as a whole
+  int column = 0;
+  std::string message;
+  // "FILE:LINE:COL: MESSAGE" (or "FILE: MESSAGE")
+  std::string what() const;
+};
+
+tl::expected<Config, ConfigError> parse_config(std::string_view text, const std::string& source_name);
+tl::expected<Config, ConfigError> load_config(const std::filesystem::path& path);
+
+// HOST:PORT or [V6]:PORT → host and port; false with a reason when malformed.
+struct ListenAddress {
+  std::string host;
+  std::uint16_t port = 0;
+  bool loopback = false;
+};
+tl::expected<ListenAddress, std::string> parse_listen(std::string_view text);
+
+// What a reload changes. Boards are compared by id: a board whose settings are the same keeps running.
+struct ConfigDiff {
+  std::vector<std::string> added, removed, changed, unchanged;
+  bool http_changed = false;       // needs a restart (the listening socket is not moved)
+  bool state_dir_changed = false;  // needs a restart
+  bool matches_changed = false;
+  bool log_level_changed = false;
+  bool journal_changed = false;
+  bool empty() const {
+    return added.empty() && removed.empty() && changed.empty() && !http_changed && !state_dir_changed &&
+           !matches_changed && !log_level_changed && !journal_changed;
+  }
+  std::string summary() const;
+};
+ConfigDiff diff(const Config& before, const Config& after);
+
+// Edit distance (for "did you mean").
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+}  // namespace eboard::config

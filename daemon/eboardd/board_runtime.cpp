@@ -1,0 +1,367 @@
+#include "daemon/eboardd/board_runtime.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include <spdlog/spdlog.h>
+
+#include "daemon/core/event_json.hpp"
+#include "daemon/outputs/atomic_file.hpp"
+#include "rules/notation.hpp"
+
+namespace eboard::eboardd {
+
+namespace fs = std::filesystem;
+using namespace eboard::rules;
+
+namespace {
+
+std::int64_t system_unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+bool valid_tag_name(const std::string& n) {
+  return !n.empty() && n.size() <= 64 && std::all_of(n.begin(), n.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+}  // namespace
+
+BoardRuntime::BoardRuntime(boost::asio::io_context& io, std::string id, RuntimeOptions options,
+                           Publish publish)
+    : io_(io),
+      id_(std::move(id)),
+      options_(std::move(options)),
+      publish_(std::move(publish)),
+      sync_timer_(io) {
+  if (!options_.clock) options_.clock = system_unix_ms;
+}
+
+BoardRuntime::~BoardRuntime() {
+  stop();
+  *alive_ = false;
+}
+
+std::int64_t BoardRuntime::now_ms() {
+  last_t_ = std::max(last_t_, options_.clock());
+  return last_t_;
+}
+
+fs::path BoardRuntime::journal_path() const { return options_.state_dir / "journal" / (id_ + ".journal"); }
+
+tl::expected<void, std::string> BoardRuntime::open() {
+  std::error_code ec;
+  fs::create_directories(options_.state_dir / "journal", ec);
+  if (ec)
+    return tl::unexpected("cannot create " + (options_.state_dir / "journal").string() + ": " + ec.message());
+  fs::create_directories(options_.state_dir / "games", ec);
+  if (ec)
+    return tl::unexpected("cannot create " + (options_.state_dir / "games").string() + ": " + ec.message());
+
+  const fs::path path = journal_path();
+  std::optional<std::uint64_t> keep;
+  recovery_.emplace(id_);
+  if (fs::exists(path)) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto scan = journal::scan_journal(path);
+    if (!scan) {
+      // Not ours, or unreadable: keep it for a human and start a fresh journal.
+      fs::path aside = path;
+      aside += ".unreadable-" + std::to_string(now_ms());
+      fs::rename(path, aside, ec);
+      spdlog::error("board {}: {}; moved to {} and starting a new journal", id_, scan.error(),
+                    aside.string());
+    } else {
+      keep = scan->valid_bytes;
+      *recovery_ = journal::recover(*scan, id_);
+      journal::Recovery& r = *recovery_;
+      auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+                    .count();
+      if (!r.torn.empty()) spdlog::warn("board {}: journal {}: {}", id_, path.string(), r.torn);
+      for (const auto& b : r.bad_records) spdlog::warn("board {}: journal: skipped {}", id_, b);
+      for (const auto& m : r.mismatches) spdlog::warn("board {}: journal replay differs: {}", id_, m);
+      if (r.machine.has_game()) {
+        spdlog::info(
+            "board {}: recovered game {} at ply {} from {} records in {} ms ({} sensor events, {} of {} "
+            "journaled events reproduced{})",
+            id_, r.ledger.game_number(), r.machine.game().ply_count(), scan->records.size(), ms,
+            r.sensor_records, r.matched_events, r.journaled_events,
+            r.unjournaled.empty() ? "" : ", " + std::to_string(r.unjournaled.size()) + " not yet journaled");
+        // What the world saw wins over a replay that disagrees with it.
+        if (!r.exact() && r.published_game && r.published_game->ply_count() != r.machine.game().ply_count()) {
+          spdlog::warn("board {}: continuing the game as published ({} plies), not as replayed ({} plies)",
+                       id_, r.published_game->ply_count(), r.machine.game().ply_count());
+          r.machine.resume(*r.published_game);
+        }
+      }
+      recovery_summary_ = {{"records", scan->records.size()},
+                           {"sensor_events", r.sensor_records},
+                           {"raw_records", r.raw_records},
+                           {"journaled_events", r.journaled_events},
+                           {"reproduced_events", r.matched_events},
+                           {"mismatched_events", r.mismatched_events},
+                           {"unjournaled_events", r.unjournaled.size()},
+                           {"torn_tail", r.torn},
+                           {"replay_ms", ms}};
+    }
+  }
+  auto w = journal::JournalWriter::open(path, keep);
+  if (!w) return tl::unexpected(w.error());
+  writer_ = std::move(*w);
+  journal::Recovery& r = *recovery_;
+  ledger_ = r.ledger;
+  last_t_ = std::max(last_t_, r.last_t);
+  if (!r.header) append(journal::HeaderEntry{1, id_, now_ms()});
+  if (!r.machine.has_game()) {
+    journal::NewGameEntry g{now_ms(), options_.profile, options_.chess960, ""};
+    if (auto ok = r.machine.new_game(g); !ok) return tl::unexpected("board " + id_ + ": " + ok.error());
+    append(g);
+    ledger_.on_new_game(g.t_ms, r.machine.game());
+  }
+  // Derived on replay but never journaled nor published (the process died in between): do both now.
+  if (!r.unjournaled.empty()) {
+    std::vector<Event> late = std::move(r.unjournaled);
+    r.unjournaled.clear();
+    for (const Event& e : late) {
+      std::string line = daemon::to_json_line(e);
+      append(journal::EventEntry{line});
+      ++events_published_;
+      if (publish_) publish_(e, line);
+    }
+  }
+  sync_now();
+  return {};
+}
+
+void BoardRuntime::attach(std::unique_ptr<BoardSource> source) {
+  source_ = std::move(source);
+  write_pgn();
+  source_->start();
+}
+
+void BoardRuntime::stop() {
+  if (source_) source_->stop();
+  sync_timer_.cancel();
+  sync_pending_ = false;
+  sync_now();
+}
+
+const Game& BoardRuntime::game() const {
+  if (source_) return source_->game();
+  if (recovery_ && recovery_->machine.has_game()) return recovery_->machine.game();
+  static const Game none(Position::start());
+  return none;
+}
+
+bool BoardRuntime::append(const journal::Entry& e) {
+  auto ok = writer_.append(journal::record_type(e), journal::encode_body(e));
+  if (!ok) {
+    if (!journal_failed_) spdlog::error("board {}: journal write failed: {}", id_, ok.error());
+    journal_failed_ = true;
+    return false;
+  }
+  if (journal_failed_) spdlog::info("board {}: journal writes work again", id_);
+  journal_failed_ = false;
+  return true;
+}
+
+void BoardRuntime::schedule_sync() {
+  if (!writer_.dirty() || sync_pending_) return;
+  if (options_.sync_interval.count() <= 0) return sync_now();
+  sync_pending_ = true;
+  sync_timer_.expires_after(options_.sync_interval);
+  sync_timer_.async_wait([this, alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code& ec) {
+    if (ec || alive.expired()) return;
+    sync_pending_ = false;
+    sync_now();
+  });
+}
+
+void BoardRuntime::sync_now() {
+  if (sync_pending_) {
+    sync_timer_.cancel();
+    sync_pending_ = false;
+  }
+  if (auto ok = writer_.sync(); !ok) spdlog::error("board {}: {}", id_, ok.error());
+}
+
+void BoardRuntime::sensor(const SensorEvent& e) {
+  last_t_ = std::max(last_t_, e.t_ms);
+  append(e);
+  schedule_sync();
+}
+
+void BoardRuntime::events(const std::vector<Event>& evs) {
+  bool record_changed = false;
+  for (const Event& e : evs) {
+    std::string line = daemon::to_json_line(e);
+    append(journal::EventEntry{line});
+    ledger_.on_event(e);
+    ++events_published_;
+    if (publish_) publish_(e, line);
+    if (std::holds_alternative<MoveEvent>(e.what) || std::holds_alternative<ResultEvent>(e.what))
+      record_changed = true;
+    if (const auto* a = std::get_if<AlertEvent>(&e.what))
+      spdlog::info("board {}: alert {} at ply {}: {}", id_, a->code, a->ply, a->detail);
+    if (const auto* r = std::get_if<ResultEvent>(&e.what))
+      spdlog::info("board {}: game {} over: {} ({})", id_, ledger_.game_number(), result_string(r->result),
+                   r->reason);
+  }
+  if (source_ && ledger_.observe(source_->game(), now_ms())) {
+    spdlog::info("board {}: game {} began (the pieces were set up again)", id_, ledger_.game_number());
+    record_changed = true;
+  }
+  if (record_changed) {
+    sync_now();  // a published move is never lost, even to a power cut
+    write_pgn();
+  } else {
+    schedule_sync();
+  }
+}
+
+void BoardRuntime::tick(std::int64_t now) {
+  last_t_ = std::max(last_t_, now);
+  append(journal::AdvanceEntry{now});
+}
+
+void BoardRuntime::wire(std::int64_t t_ms, drivers::Direction dir, std::span<const std::uint8_t> bytes) {
+  if (!options_.raw_log || bytes.empty()) return;
+  append(journal::RawEntry{t_ms, dir, std::vector<std::uint8_t>(bytes.begin(), bytes.end())});
+  schedule_sync();
+}
+
+void BoardRuntime::request_new_game() {
+  if (auto n = new_game(); !n) spdlog::error("board {}: cannot start a new game: {}", id_, n.error());
+}
+
+tl::expected<int, std::string> BoardRuntime::new_game(const std::string& fen) {
+  journal::NewGameEntry g{now_ms(), options_.profile, options_.chess960, fen};
+  auto start = journal::start_position(g);
+  if (!start) return tl::unexpected("bad start position: " + start.error());
+  if (!append(g)) return tl::unexpected(std::string("the journal cannot be written"));
+  sync_now();
+  ledger_.on_new_game(g.t_ms, Game(*start));
+  if (source_) {
+    if (auto ok = source_->new_game(g); !ok) return tl::unexpected(ok.error());
+  }
+  spdlog::info("board {}: game {} began{}", id_, ledger_.game_number(), fen.empty() ? "" : " from " + fen);
+  write_pgn();
+  return ledger_.game_number();
+}
+
+void BoardRuntime::set_tags(const PgnTags& tags) {
+  journal::TagsEntry t{now_ms(), tags};
+  append(t);
+  ledger_.set_tags(t);
+  sync_now();
+  write_pgn();
+}
+
+tl::expected<void, std::string> BoardRuntime::update_tags(const PgnTags& tags) {
+  static const char* reserved[] = {"Result", "FEN", "SetUp", "Variant", "Board"};
+  for (const auto& t : tags) {
+    if (!valid_tag_name(t.name))
+      return tl::unexpected("bad tag name '" + t.name + "' (letters, digits, '_')");
+    for (const char* r : reserved)
+      if (t.name == r) return tl::unexpected("tag " + t.name + " is set by the daemon, not by hand");
+    if (t.value.size() > 256) return tl::unexpected("tag " + t.name + ": value longer than 256 characters");
+    if (std::any_of(t.value.begin(), t.value.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+      return tl::unexpected("tag " + t.name + ": control characters are not allowed");
+  }
+  set_tags(tags);
+  return {};
+}
+
+void BoardRuntime::log(Level level, const std::string& text) {
+  switch (level) {
+    case Level::debug:
+      spdlog::debug("board {}: {}", id_, text);
+      break;
+    case Level::info:
+      spdlog::info("board {}: {}", id_, text);
+      break;
+    case Level::warning:
+      spdlog::warn("board {}: {}", id_, text);
+      break;
+    case Level::error:
+      spdlog::error("board {}: {}", id_, text);
+      break;
+  }
+}
+
+outputs::BoardGame BoardRuntime::board_game() const {
+  return outputs::BoardGame{id_, &game(), ledger_.tags(), ledger_.game_started_ms(), ledger_.game_number()};
+}
+
+std::string BoardRuntime::pgn() const { return outputs::game_pgn(board_game()); }
+
+void BoardRuntime::write_pgn() {
+  outputs::BoardGame g = board_game();
+  fs::path path = options_.state_dir / "games" / outputs::game_file_name(g);
+  auto ok = outputs::write_file_atomic(path, outputs::game_pgn(g));
+  if (!ok) {
+    if (pgn_error_ != ok.error()) spdlog::error("board {}: {}", id_, ok.error());
+    pgn_error_ = ok.error();
+  } else {
+    pgn_error_.clear();
+  }
+}
+
+std::vector<std::string> BoardRuntime::snapshot() const {
+  std::vector<std::string> lines;
+  const Game& g = game();
+  Position pos = g.start();
+  int ply = 0;
+  for (const PlyRecord& p : g.plies()) {
+    MoveEvent m{++ply, to_uci(pos, p.move), to_san(pos, p.move), p.clock};
+    lines.push_back(daemon::to_json_line(Event{p.time_ms, id_, m}));
+    pos.do_move(p.move);
+  }
+  for (const Event& e : ledger_.notes()) lines.push_back(daemon::to_json_line(e));
+  return lines;
+}
+
+nlohmann::json BoardRuntime::status() const {
+  const Game& g = game();
+  nlohmann::json game{{"number", ledger_.game_number()},
+                      {"started", ledger_.game_started_ms()},
+                      {"ply", g.ply_count()},
+                      {"fen", g.position().fen()},
+                      {"result", g.outcome() ? result_string(g.outcome()->result) : "*"}};
+  if (g.outcome()) game["reason"] = g.outcome()->reason;
+  if (g.ply_count() > 0) game["last_move"] = to_uci(g.position_at(g.ply_count() - 1), g.plies().back().move);
+  nlohmann::json tags = nlohmann::json::object();
+  for (const auto& t : ledger_.tags()) tags[t.name] = t.value;
+  game["tags"] = tags;
+  const auto& ws = writer_.stats();
+  nlohmann::json journal{{"path", journal_path().string()},
+                         {"bytes", writer_.size()},
+                         {"records_written", ws.records},
+                         {"syncs", ws.syncs},
+                         {"sync_avg_us", ws.syncs ? ws.sync_total.count() / std::int64_t(ws.syncs) : 0},
+                         {"sync_max_us", ws.sync_max.count()},
+                         {"write_errors", ws.write_errors},
+                         {"ok", !journal_failed_}};
+  if (!recovery_summary_.is_null()) journal["recovery"] = recovery_summary_;
+  nlohmann::json j{{"id", id_},
+                   {"device", options_.device},
+                   {"profile", options_.profile},
+                   {"link", source_ ? source_->link() : "stopped"},
+                   {"game", game},
+                   {"journal", journal},
+                   {"events_published", events_published_}};
+  if (source_) j["source"] = source_->info();
+  return j;
+}
+
+tl::expected<std::string, std::string> BoardRuntime::capture() const {
+  auto scan = journal::scan_journal(journal_path());
+  if (!scan) return tl::unexpected(scan.error());
+  return drivers::format_capture(journal::export_capture(*scan, id_));
+}
+
+}  // namespace eboard::eboardd

@@ -1,0 +1,116 @@
+// One board inside eboardd, whatever feeds it: its journal (every sensor event, every published event,
+// the raw wire bytes), its games' numbers and tags, its PGN files, and the fan-out of its events to the
+// HTTP/WebSocket clients. The source (serial board or demo) runs reconstruction; this is its sink.
+//
+// Durability: every record is written (write(2)) as it happens, so a crash of the process loses nothing;
+// fdatasync follows at once after a completed move or a result, else at most `sync_interval` later, so
+// a power cut loses at most that much of the sensor stream and never a published move.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <nlohmann/json.hpp>
+#include <tl/expected.hpp>
+
+#include "daemon/eboardd/board_source.hpp"
+#include "daemon/journal/journal_file.hpp"
+#include "daemon/journal/machine.hpp"
+#include "daemon/journal/recovery.hpp"
+#include "daemon/outputs/pgn_output.hpp"
+
+namespace eboard::eboardd {
+
+struct RuntimeOptions {
+  std::filesystem::path state_dir;
+  std::chrono::milliseconds sync_interval{50};
+  std::string profile = "fide-standard";  // of new games
+  bool chess960 = false;
+  bool raw_log = true;
+  std::string device;                   // for /status
+  std::function<std::int64_t()> clock;  // Unix ms; empty: the system clock
+};
+
+class BoardRuntime : public BoardSink {
+ public:
+  using Publish = std::function<void(const rules::Event& e, const std::string& json_line)>;
+
+  BoardRuntime(boost::asio::io_context& io, std::string id, RuntimeOptions options, Publish publish);
+  ~BoardRuntime() override;
+  BoardRuntime(const BoardRuntime&) = delete;
+  BoardRuntime& operator=(const BoardRuntime&) = delete;
+
+  // Opens the journal, recovering the game it holds (or starting the board's first game). Fails only
+  // when the state directory cannot be used.
+  tl::expected<void, std::string> open();
+  // The recovery open() made; a source takes the replayed reconstruction from it.
+  journal::Recovery& recovery() { return *recovery_; }
+  // Starts feeding from `source`.
+  void attach(std::unique_ptr<BoardSource> source);
+  // Stops the source and syncs the journal.
+  void stop();
+
+  const std::string& id() const { return id_; }
+  const RuntimeOptions& options() const { return options_; }
+
+  // Control: a new game (from the standard start, or `fen`); returns its number.
+  tl::expected<int, std::string> new_game(const std::string& fen = "");
+  // Control: PGN tags of the current game (an empty value removes one).
+  tl::expected<void, std::string> update_tags(const rules::PgnTags& tags);
+
+  const rules::Game& game() const;
+  const journal::Ledger& ledger() const { return ledger_; }
+  outputs::BoardGame board_game() const;
+  std::string pgn() const;
+  // The current state as §3 events: every move so far, then the game's alerts, claims and result.
+  std::vector<std::string> snapshot() const;
+  nlohmann::json status() const;
+  std::filesystem::path journal_path() const;
+  // The raw bytes journaled so far, as a capture file.
+  tl::expected<std::string, std::string> capture() const;
+  std::int64_t now_ms();
+
+  // BoardSink
+  void sensor(const rules::SensorEvent& e) override;
+  void events(const std::vector<rules::Event>& events) override;
+  void tick(std::int64_t now_ms) override;
+  void wire(std::int64_t t_ms, drivers::Direction dir, std::span<const std::uint8_t> bytes) override;
+  void request_new_game() override;
+  int game_number() const override { return ledger_.game_number(); }
+  const rules::PgnTags& tags() const override { return ledger_.tags(); }
+  void set_tags(const rules::PgnTags& tags) override;
+  void log(Level level, const std::string& text) override;
+
+ private:
+  bool append(const journal::Entry& e);
+  void schedule_sync();
+  void sync_now();
+  void write_pgn();
+
+  boost::asio::io_context& io_;
+  std::string id_;
+  RuntimeOptions options_;
+  Publish publish_;
+  journal::JournalWriter writer_;
+  bool journal_failed_ = false;  // logged once per failure streak
+  journal::Ledger ledger_;
+  std::optional<journal::Recovery> recovery_;
+  nlohmann::json recovery_summary_;
+  std::unique_ptr<BoardSource> source_;
+  boost::asio::steady_timer sync_timer_;
+  bool sync_pending_ = false;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  std::int64_t last_t_ = 0;
+  std::string pgn_error_;  // the last PGN write failure (logged once)
+  std::uint64_t events_published_ = 0;
+};
+
+}  // namespace eboard::eboardd

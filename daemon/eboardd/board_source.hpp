@@ -1,0 +1,57 @@
+// Where a board's sensor events come from: a real board on a serial port (BoardSession), or the demo's
+// simulated players. A source runs reconstruction itself and reports to its sink, in this order for
+// every input: the sensor event (the truth, journaled first), then the events reconstruction derived.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <tl/expected.hpp>
+
+#include "daemon/journal/records.hpp"
+#include "drivers/capture.hpp"
+#include "rules/events.hpp"
+#include "rules/game.hpp"
+#include "rules/sensor.hpp"
+
+namespace eboard::eboardd {
+
+class BoardSink {
+ public:
+  virtual ~BoardSink() = default;
+  virtual void sensor(const rules::SensorEvent& e) = 0;
+  virtual void events(const std::vector<rules::Event>& events) = 0;
+  // Reconstruction was advanced to `now_ms` by a timer and gave events (reported next): journaled so
+  // that a replay advances at the same point.
+  virtual void tick(std::int64_t now_ms) = 0;
+  virtual void wire(std::int64_t t_ms, drivers::Direction dir, std::span<const std::uint8_t> bytes) = 0;
+  // The source wants a new game (the demo, when its game is over). The sink journals it and calls the
+  // source's new_game().
+  virtual void request_new_game() = 0;
+  virtual int game_number() const = 0;
+  virtual const rules::PgnTags& tags() const = 0;
+  virtual void set_tags(const rules::PgnTags& tags) = 0;
+  enum class Level : std::uint8_t { debug, info, warning, error };
+  virtual void log(Level level, const std::string& text) = 0;
+};
+
+class BoardSource {
+ public:
+  virtual ~BoardSource() = default;
+  virtual void start() = 0;
+  // No call into the sink after this.
+  virtual void stop() = 0;
+  virtual const rules::Game& game() const = 0;
+  // "connected", "connecting", "demo", "stopped"
+  virtual std::string link() const = 0;
+  // Details for /status (device, port, statistics).
+  virtual nlohmann::json info() const = 0;
+  // Reconstruction starts afresh with the game of `g` (already journaled by the sink).
+  virtual tl::expected<void, std::string> new_game(const journal::NewGameEntry& g) = 0;
+};
+
+}  // namespace eboard::eboardd

@@ -1,0 +1,265 @@
+// eboardd: reads electronic chess boards, reconstructs the games and serves them (CONTRACTS §4).
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include <spdlog/pattern_formatter.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include "daemon/config/config.hpp"
+#include "daemon/eboardd/notify.hpp"
+#include "daemon/eboardd/service.hpp"
+
+namespace fs = std::filesystem;
+using namespace eboard;
+
+namespace {
+
+constexpr const char* VERSION = "0.1.0";
+
+// "<N>" syslog priority prefixes: journald (stderr of a unit) turns them into message priorities.
+class SyslogPrefix : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+    static constexpr const char* prefix[] = {"<7>", "<7>", "<6>", "<4>", "<3>", "<2>", ""};
+    const char* p = prefix[std::size_t(msg.level)];
+    dest.append(p, p + std::char_traits<char>::length(p));
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<SyslogPrefix>(); }
+};
+
+void setup_logging() {
+  auto logger = spdlog::stderr_logger_st("eboardd");
+  auto formatter = std::make_unique<spdlog::pattern_formatter>();
+  if (std::getenv("JOURNAL_STREAM")) {
+    // Under systemd: journald adds the time and the unit; keep the priority.
+    formatter->add_flag<SyslogPrefix>('*').set_pattern("%*%v");
+  } else {
+    formatter->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%-5l%$ %v");
+  }
+  logger->set_formatter(std::move(formatter));
+  logger->flush_on(spdlog::level::trace);
+  spdlog::set_default_logger(logger);
+}
+
+bool set_level(const std::string& name) {
+  auto level = spdlog::level::from_str(name);
+  if (level == spdlog::level::off && name != "off") return false;
+  spdlog::set_level(level);
+  return true;
+}
+
+fs::path default_demo_state_dir() {
+  if (const char* s = std::getenv("STATE_DIRECTORY")) return fs::path(s) / "demo";  // systemd StateDirectory=
+  if (const char* x = std::getenv("XDG_STATE_HOME"); x && *x) return fs::path(x) / "eboardd-demo";
+  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".local" / "state" / "eboardd-demo";
+  return fs::temp_directory_path() / ("eboardd-demo-" + std::to_string(::getuid()));
+}
+
+struct Cli {
+  std::string config_path;
+  bool demo = false;
+  std::string demo_corpus;
+  double demo_speed = 1.0;
+  std::string state_dir;
+  std::string listen;
+  std::string log_level;
+  bool check = false;
+};
+
+// The configuration the command line asks for; errors are one line for the user.
+tl::expected<config::Config, std::string> make_config(const Cli& cli) {
+  config::Config c;
+  if (!cli.config_path.empty()) {
+    auto loaded = config::load_config(cli.config_path);
+    if (!loaded) return tl::unexpected(loaded.error().what());
+    c = std::move(*loaded);
+  } else {
+    c.source = "(demo defaults)";
+  }
+  if (cli.demo) {
+    // Two boards played by the demo; matches need the bughouse match code, not here yet.
+    c.boards.clear();
+    c.matches.clear();
+    for (const char* id : {"A", "B"}) {
+      config::BoardConfig b;
+      b.id = id;
+      b.port = "(demo)";
+      c.boards.push_back(b);
+    }
+    if (cli.config_path.empty()) c.state_dir = default_demo_state_dir().string();
+  }
+  if (!cli.state_dir.empty()) c.state_dir = fs::absolute(cli.state_dir).string();
+  if (!cli.listen.empty()) {
+    auto addr = config::parse_listen(cli.listen);
+    if (!addr) return tl::unexpected("--listen: " + addr.error());
+    c.http.listen = cli.listen;
+    c.http.host = addr->host;
+    c.http.port = addr->port;
+    c.http.loopback = addr->loopback;
+    if (!addr->loopback && c.http.token.empty() && cli.config_path.empty())
+      return tl::unexpected(
+          "--listen " + cli.listen +
+          " is not a loopback address; publishing beyond this machine needs a configuration "
+          "file with http.token or http.open_read = true");
+    c.http.open_read = c.http.open_read || addr->loopback;
+  }
+  if (!cli.log_level.empty()) c.log_level = cli.log_level;
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Cli cli;
+  CLI::App app{
+      "eboardd: reads electronic chess boards (DGT), reconstructs the games and serves them to arbiters and\n"
+      "broadcasters over HTTP and WebSocket.\n\n"
+      "  eboardd --config /etc/eboardd/eboardd.toml   run the boards of a configuration\n"
+      "  eboardd --demo                               no hardware: two boards play games from a PGN "
+      "corpus\n"};
+  app.footer(
+      "HTTP (default 127.0.0.1:7780): GET /games.pgn, /matches/<A>-<B>.bpgn, /status, /boards/<id>.pgn,\n"
+      "/boards/<id>/capture.cap; WebSocket /ws (the current state of every board, then live events);\n"
+      "POST /control/<id>/new-game and /control/<id>/tags with the configured token.\n"
+      "Signals: SIGTERM/SIGINT stop cleanly, SIGHUP reloads the configuration (unchanged boards keep "
+      "running).\n"
+      "State (journals, PGN files) is kept in state_dir; after a crash the games continue from the journal.\n"
+      "Logs go to stderr (journald under systemd). Exit status: 0 stopped cleanly, 1 failed, 2 bad usage or\n"
+      "configuration.\n");
+  app.add_option("--config", cli.config_path, "The TOML configuration file")->check(CLI::ExistingFile);
+  app.add_flag("--demo", cli.demo, "Run without hardware: simulated players on two boards (A, B)");
+  app.add_option("--demo-corpus", cli.demo_corpus,
+                 "PGN file or directory of the games the demo plays (default: ../shared/corpora/pgn/standard "
+                 "found near the executable)");
+  app.add_option("--demo-speed", cli.demo_speed,
+                 "Demo: divide the players' thinking time by this (default 1)")
+      ->check(CLI::Range(0.01, 1000.0));
+  app.add_option("--state-dir", cli.state_dir,
+                 "Override state_dir (demo default: ~/.local/state/eboardd-demo)");
+  app.add_option("--listen", cli.listen,
+                 "Override [http] listen, e.g. 127.0.0.1:7780 (port 0: any free port)");
+  app.add_option("--log-level", cli.log_level, "Override log_level: trace, debug, info, warn, error");
+  app.add_flag("--check-config", cli.check, "Check the configuration, print what it defines, and exit");
+  app.set_version_flag("--version", std::string("eboardd ") + VERSION);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (cli.config_path.empty() && !cli.demo) {
+    std::fprintf(stderr, "eboardd: give --config FILE, or --demo to try it without hardware (see --help)\n");
+    return 2;
+  }
+
+  setup_logging();
+  auto cfg = make_config(cli);
+  if (!cfg) {
+    spdlog::critical("{}", cfg.error());
+    return 2;
+  }
+  if (!set_level(cfg->log_level)) {
+    spdlog::critical("unknown log level '{}'", cfg->log_level);
+    return 2;
+  }
+  if (cli.check) {
+    std::printf("%s: OK: state_dir %s, listen %s, %zu board(s), %zu match(es)\n", cfg->source.c_str(),
+                cfg->state_dir.c_str(), cfg->http.listen.c_str(), cfg->boards.size(), cfg->matches.size());
+    for (const auto& b : cfg->boards)
+      std::printf("  board %s: %s on %s, rules %s\n", b.id.c_str(), b.protocol.c_str(), b.device().c_str(),
+                  cfg->profile_of(b.id).c_str());
+    return 0;
+  }
+
+  eboardd::ServiceOptions options;
+  options.version = VERSION;
+  if (cli.demo) {
+    std::vector<fs::path> tried;
+    if (!cli.demo_corpus.empty())
+      tried.push_back(cli.demo_corpus);
+    else
+      tried = eboardd::DemoCorpus::default_locations(
+          fs::path(argv[0]).is_absolute() ? fs::path(argv[0]) : fs::read_symlink("/proc/self/exe"));
+    std::string errors;
+    for (const auto& p : tried) {
+      if (!fs::exists(p)) continue;
+      auto c = eboardd::DemoCorpus::load(p);
+      if (c) {
+        options.demo_corpus = *c;
+        break;
+      }
+      errors += "; " + c.error();
+    }
+    if (!options.demo_corpus) {
+      std::string where;
+      for (const auto& p : tried) where += "\n  " + p.string();
+      spdlog::critical(
+          "--demo needs a corpus of PGN games and found none{}. Looked in:{}\nGive one with "
+          "--demo-corpus PATH (a .pgn file or a directory of them, e.g. ../shared/corpora/pgn/standard)",
+          errors, where);
+      return 2;
+    }
+    options.demo = true;
+    options.demo_speed = cli.demo_speed;
+    spdlog::info("demo: {} games from {}", options.demo_corpus->size(), options.demo_corpus->source());
+  }
+
+  boost::asio::io_context io;
+  eboardd::Notifier notifier(io);
+  eboardd::Service service(io, *cfg, options);
+  spdlog::info("eboardd {} starting ({}, state in {})", VERSION, cli.demo ? "demo" : cfg->source,
+               cfg->state_dir);
+  if (auto ok = service.start(); !ok) {
+    spdlog::critical("{}", ok.error());
+    return 1;
+  }
+
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
+  std::signal(SIGPIPE, SIG_IGN);
+  auto status_line = [&service] {
+    auto ep = service.endpoint();
+    return std::to_string(service.boards().size()) + " board(s), listening on " +
+           (ep ? ep->address().to_string() + ":" + std::to_string(ep->port()) : "-");
+  };
+  std::function<void(const boost::system::error_code&, int)> on_signal;
+  on_signal = [&](const boost::system::error_code& ec, int sig) {
+    if (ec) return;
+    if (sig == SIGHUP) {
+      notifier.reloading();
+      spdlog::info("SIGHUP: reloading {}",
+                   cli.config_path.empty() ? "(no configuration file)" : cli.config_path);
+      auto next = make_config(cli);
+      if (!next) {
+        spdlog::error("reload failed, keeping the running configuration: {}", next.error());
+      } else if (!set_level(next->log_level)) {
+        spdlog::error("reload failed: unknown log level '{}'", next->log_level);
+      } else {
+        auto d = service.reload(std::move(*next));
+        spdlog::info("reloaded: {}", d.summary());
+      }
+      notifier.ready(status_line());
+      signals.async_wait(on_signal);
+      return;
+    }
+    spdlog::info("{}: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    notifier.stopping();
+    service.stop();
+    io.stop();
+  };
+  signals.async_wait(on_signal);
+
+  if (auto wd = notifier.start_watchdog())
+    spdlog::info("watchdog: pinging systemd every {} ms", wd->count() / 1000);
+  notifier.ready(status_line());
+  io.run();
+  spdlog::info("stopped");
+  return 0;
+}

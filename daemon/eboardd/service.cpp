@@ -1,0 +1,376 @@
+#include "daemon/eboardd/service.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <spdlog/spdlog.h>
+
+#include "daemon/eboardd/serial_source.hpp"
+#include "daemon/outputs/atomic_file.hpp"
+
+namespace eboard::eboardd {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::int64_t system_unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+http::Response error_json(unsigned status, const std::string& message) {
+  return http::Response::json(status, json{{"error", message}}.dump());
+}
+
+std::vector<std::string> split_path(std::string_view path) {
+  std::vector<std::string> parts;
+  while (!path.empty()) {
+    if (path.front() == '/') {
+      path.remove_prefix(1);
+      continue;
+    }
+    auto slash = path.find('/');
+    parts.emplace_back(path.substr(0, slash));
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash);
+  }
+  return parts;
+}
+
+const char* INDEX =
+    "eboardd: electronic chess boards for arbiters and broadcasters\n"
+    "\n"
+    "GET  /games.pgn                  every board's current game (PGN with [%clk])\n"
+    "GET  /matches/<A>-<B>.bpgn       a bughouse match (BPGN)\n"
+    "GET  /status                     boards, links, games, journal (JSON)\n"
+    "GET  /boards/<id>.pgn            one board's current game\n"
+    "GET  /boards/<id>/capture.cap    the board's raw wire bytes as a capture file\n"
+    "GET  /ws                         WebSocket: the current state, then live events (JSON)\n"
+    "POST /control/<id>/new-game      {\"fen\": \"...\"} optional        (Authorization: Bearer <token>)\n"
+    "POST /control/<id>/tags          {\"White\": \"...\", ...}           (Authorization: Bearer <token>)\n";
+
+}  // namespace
+
+Service::Service(boost::asio::io_context& io, config::Config config, ServiceOptions options)
+    : io_(io), config_(std::move(config)), options_(std::move(options)) {
+  if (!options_.clock) options_.clock = system_unix_ms;
+  options_.http.max_clients = config_.http.max_clients;
+  options_.http.ws_queue_bytes = config_.http.ws_queue_bytes;
+  http::ServerHandlers h;
+  h.on_request = [this](const http::Request& r) { return handle(r); };
+  h.ws_snapshot = [this](const http::Request&) { return snapshot(); };
+  http_ = std::make_unique<http::Server>(io_, options_.http, std::move(h));
+}
+
+Service::~Service() {
+  stop();
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+tl::expected<void, std::string> Service::start() {
+  started_ms_ = options_.clock();
+  const fs::path dir = config_.state_dir;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return tl::unexpected("cannot create the state directory " + dir.string() + ": " + ec.message());
+  // One daemon per state directory: two would interleave their journals.
+  const fs::path lock = dir / "eboardd.lock";
+  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) return tl::unexpected("cannot open " + lock.string() + ": " + std::strerror(errno));
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0)
+    return tl::unexpected("another eboardd is using the state directory " + dir.string());
+
+  for (std::size_t i = 0; i < config_.boards.size(); ++i) add_board(config_.boards[i], i);
+
+  auto ep = http_->listen(config_.http.host, config_.http.port);
+  if (!ep) return tl::unexpected(ep.error());
+  endpoint_ = *ep;
+  std::string where = ep->address().is_v6()
+                          ? "[" + ep->address().to_string() + "]:" + std::to_string(ep->port())
+                          : ep->address().to_string() + ":" + std::to_string(ep->port());
+  spdlog::info("listening on http://{} ({} board{}, reading {}, control {})", where, boards_.size(),
+               boards_.size() == 1 ? "" : "s", config_.http.open_read ? "open" : "needs the token",
+               config_.http.token.empty() ? "disabled (no http.token)" : "needs the token");
+  // Where we listen, for tools and tests (the port may have been chosen by the kernel).
+  if (auto ok = outputs::write_file_atomic(dir / "eboardd.listen", where + "\n"); !ok)
+    spdlog::warn("{}", ok.error());
+  running_ = true;
+  return {};
+}
+
+void Service::stop() {
+  if (!running_ && boards_.empty()) return;
+  running_ = false;
+  http_->stop();
+  for (auto& b : boards_) b->stop();
+}
+
+void Service::add_board(const config::BoardConfig& b, std::size_t index) {
+  RuntimeOptions ro;
+  ro.state_dir = config_.state_dir;
+  ro.sync_interval = std::chrono::milliseconds(config_.journal.sync_ms);
+  ro.profile = config_.profile_of(b.id);
+  ro.chess960 = b.chess960;
+  ro.raw_log = b.raw_log;
+  ro.device = options_.demo ? "demo" : b.device();
+  ro.clock = options_.clock;
+  auto rt = std::make_unique<BoardRuntime>(
+      io_, b.id, ro, [this](const rules::Event&, const std::string& line) { http_->broadcast(line); });
+  if (auto ok = rt->open(); !ok) {
+    spdlog::error("board {}: not started: {}", b.id, ok.error());
+    failed_[b.id] = ok.error();
+    return;
+  }
+  std::unique_ptr<BoardSource> source;
+  if (options_.source_factory) {
+    source = options_.source_factory(b, *rt);
+  } else if (options_.demo) {
+    DemoOptions d;
+    d.board_index = index;
+    d.speed = options_.demo_speed;
+    d.pause_ms = options_.demo_pause_ms;
+    source = std::make_unique<DemoSource>(io_, *rt, options_.demo_corpus, std::move(rt->recovery().machine),
+                                          d, options_.clock);
+  } else {
+    journal::GameMachine& m = rt->recovery().machine;
+    source = std::make_unique<SerialSource>(io_, *rt, b, m.game(), m.current(), options_.clock);
+    spdlog::info("board {}: {} on {} ({} rules)", b.id, b.protocol, b.device(), ro.profile);
+  }
+  failed_.erase(b.id);
+  rt->attach(std::move(source));
+  boards_.push_back(std::move(rt));
+}
+
+void Service::remove_board(const std::string& id) {
+  failed_.erase(id);
+  auto it = std::find_if(boards_.begin(), boards_.end(), [&](const auto& b) { return b->id() == id; });
+  if (it == boards_.end()) return;
+  (*it)->stop();
+  boards_.erase(it);
+}
+
+void Service::order_boards() {
+  auto rank = [this](const std::string& id) {
+    for (std::size_t i = 0; i < config_.boards.size(); ++i)
+      if (config_.boards[i].id == id) return i;
+    return config_.boards.size();
+  };
+  std::stable_sort(boards_.begin(), boards_.end(),
+                   [&](const auto& a, const auto& b) { return rank(a->id()) < rank(b->id()); });
+}
+
+config::ConfigDiff Service::reload(config::Config next) {
+  config::ConfigDiff d = config::diff(config_, next);
+  if (d.http_changed) {
+    spdlog::warn("reload: [http] changed; it applies after a restart");
+    next.http = config_.http;
+  }
+  if (d.state_dir_changed) {
+    spdlog::warn("reload: state_dir changed; it applies after a restart");
+    next.state_dir = config_.state_dir;
+  }
+  config::Config before = std::move(config_);
+  config_ = std::move(next);
+  for (const auto& id : d.removed) {
+    spdlog::info("reload: board {} removed", id);
+    remove_board(id);
+  }
+  for (const auto& id : d.changed) {
+    spdlog::info("reload: board {} changed; restarting it (its game continues)", id);
+    remove_board(id);
+  }
+  for (std::size_t i = 0; i < config_.boards.size(); ++i) {
+    const auto& b = config_.boards[i];
+    bool again = std::find(d.changed.begin(), d.changed.end(), b.id) != d.changed.end();
+    bool added = std::find(d.added.begin(), d.added.end(), b.id) != d.added.end();
+    if (added) spdlog::info("reload: board {} added", b.id);
+    if (again || added || failed_.count(b.id)) add_board(b, i);
+  }
+  order_boards();
+  return d;
+}
+
+BoardRuntime* Service::board(std::string_view id) {
+  for (auto& b : boards_)
+    if (b->id() == id) return b.get();
+  return nullptr;
+}
+
+std::vector<std::string> Service::snapshot() const {
+  std::vector<std::string> lines;
+  for (const auto& b : boards_) {
+    auto s = b->snapshot();
+    lines.insert(lines.end(), std::make_move_iterator(s.begin()), std::make_move_iterator(s.end()));
+  }
+  return lines;
+}
+
+std::string Service::games_pgn() const {
+  std::vector<outputs::BoardGame> games;
+  for (const auto& b : boards_) games.push_back(b->board_game());
+  return outputs::games_pgn(games);
+}
+
+json Service::status() const {
+  json boards = json::array();
+  for (const auto& b : boards_) boards.push_back(b->status());
+  json failed = json::object();
+  for (const auto& [id, why] : failed_) failed[id] = why;
+  json matches = json::array();
+  for (const auto& m : config_.matches)
+    matches.push_back({{"name", m.name()},
+                       {"boards", {m.boards[0], m.boards[1]}},
+                       {"rules", m.rules},
+                       {"bpgn", "not available yet: bughouse match reconstruction is not in this build"}});
+  const auto& hs = http_->stats();
+  std::int64_t now = options_.clock();
+  return {{"daemon", "eboardd"},
+          {"version", options_.version},
+          {"mode", options_.demo ? "demo" : "boards"},
+          {"started", started_ms_},
+          {"uptime_s", (now - started_ms_) / 1000},
+          {"state_dir", config_.state_dir},
+          {"config", config_.source},
+          {"boards", boards},
+          {"failed_boards", failed},
+          {"matches", matches},
+          {"http",
+           {{"open_connections", http_->open_connections()},
+            {"websocket_clients", http_->websocket_clients()},
+            {"connections", hs.connections},
+            {"requests", hs.requests},
+            {"bad_requests", hs.bad_requests},
+            {"timeouts", hs.timeouts},
+            {"rejected_busy", hs.rejected_busy},
+            {"ws_accepted", hs.ws_accepted},
+            {"ws_dropped_slow", hs.ws_dropped_slow}}}};
+}
+
+bool Service::token_ok(const std::string& given) const {
+  const std::string& want = config_.http.token;
+  if (want.empty() || given.size() != want.size()) return false;
+  unsigned char diff = 0;  // constant time: no early exit on the first wrong character
+  for (std::size_t i = 0; i < want.size(); ++i) diff |= static_cast<unsigned char>(given[i] ^ want[i]);
+  return diff == 0;
+}
+
+http::Response Service::control(const http::Request& r) {
+  if (r.method != "POST") {
+    auto res = error_json(405, "control actions are POST requests");
+    res.headers.push_back({"Allow", "POST"});
+    return res;
+  }
+  if (config_.http.token.empty())
+    return error_json(403, "control is disabled: set http.token in the configuration");
+  if (!token_ok(r.token())) {
+    auto res = error_json(401, "control needs the token: Authorization: Bearer <http.token>");
+    res.headers.push_back({"WWW-Authenticate", "Bearer realm=\"eboardd\""});
+    return res;
+  }
+  auto parts = split_path(r.path);  // control, <board>, <action>
+  if (parts.size() != 3) return error_json(404, "use /control/<board>/<action>");
+  BoardRuntime* b = board(parts[1]);
+  if (!b) return error_json(404, "no board '" + parts[1] + "'");
+  const std::string& action = parts[2];
+  json body = json::object();
+  if (!r.body.empty()) {
+    body = json::parse(r.body, nullptr, false);
+    if (body.is_discarded() || !body.is_object()) return error_json(400, "the body must be a JSON object");
+  }
+  if (action == "new-game") {
+    std::string fen;
+    if (body.contains("fen")) {
+      if (!body["fen"].is_string()) return error_json(400, "fen must be a string");
+      fen = body["fen"].get<std::string>();
+    }
+    auto n = b->new_game(fen);
+    if (!n) return error_json(400, n.error());
+    return http::Response::json(200, json{{"board", b->id()}, {"game", *n}}.dump());
+  }
+  if (action == "tags") {
+    rules::PgnTags tags;
+    for (const auto& [k, v] : body.items()) {
+      if (!v.is_string()) return error_json(400, "tag " + k + ": the value must be a string");
+      tags.push_back({k, v.get<std::string>()});
+    }
+    if (tags.empty()) return error_json(400, "no tags given (a JSON object such as {\"White\": \"...\"})");
+    if (auto ok = b->update_tags(tags); !ok) return error_json(400, ok.error());
+    json now = json::object();
+    for (const auto& t : b->ledger().tags()) now[t.name] = t.value;
+    return http::Response::json(200, json{{"board", b->id()}, {"tags", now}}.dump());
+  }
+  static const char* later[] = {"set-position", "promotion", "ack-alert", "draw",
+                                "resign",       "adjourn",   "resume"};
+  for (const char* a : later)
+    if (action == a) return error_json(501, "control action '" + action + "' is not implemented yet");
+  return error_json(404, "unknown control action '" + action + "'");
+}
+
+http::Response Service::handle(const http::Request& r) {
+  if (r.path.rfind("/control/", 0) == 0 || r.path == "/control") return control(r);
+  if (!config_.http.open_read && !token_ok(r.token())) {
+    auto res = error_json(401, "reading needs the token: Authorization: Bearer <http.token>");
+    res.headers.push_back({"WWW-Authenticate", "Bearer realm=\"eboardd\""});
+    return res;
+  }
+  if (r.method != "GET") {
+    auto res = error_json(405, "only GET here");
+    res.headers.push_back({"Allow", "GET"});
+    return res;
+  }
+  if (r.path == "/ws") {
+    if (!r.websocket) return http::Response::text(426, "/ws is a WebSocket: connect with a WebSocket client");
+    http::Response ok;
+    ok.status = 101;
+    return ok;
+  }
+  if (r.websocket) return http::Response::text(404, "the WebSocket is at /ws");
+  if (r.path == "/") return http::Response::text(200, INDEX);
+  if (r.path == "/games.pgn") {
+    http::Response res = http::Response::text(200, games_pgn());
+    res.content_type = "application/x-chess-pgn; charset=utf-8";
+    return res;
+  }
+  if (r.path == "/status") return http::Response::json(200, status().dump(2));
+  auto parts = split_path(r.path);
+  if (parts.size() == 2 && parts[0] == "matches" && parts[1].size() > 5 &&
+      parts[1].compare(parts[1].size() - 5, 5, ".bpgn") == 0) {
+    std::string name = parts[1].substr(0, parts[1].size() - 5);
+    for (const auto& m : config_.matches)
+      if (m.name() == name)
+        return http::Response::text(
+            404, "match " + name + ": no BPGN yet: bughouse match reconstruction is not in this build");
+    std::string names;
+    for (const auto& m : config_.matches) names += (names.empty() ? "" : ", ") + m.name();
+    return http::Response::text(
+        404, "no match " + name + " (configured matches: " + (names.empty() ? "none" : names) + ")");
+  }
+  if (parts.size() == 2 && parts[0] == "boards" && parts[1].size() > 4 &&
+      parts[1].compare(parts[1].size() - 4, 4, ".pgn") == 0) {
+    BoardRuntime* b = board(parts[1].substr(0, parts[1].size() - 4));
+    if (!b) return http::Response::text(404, "no board " + parts[1].substr(0, parts[1].size() - 4));
+    http::Response res = http::Response::text(200, b->pgn());
+    res.content_type = "application/x-chess-pgn; charset=utf-8";
+    return res;
+  }
+  if (parts.size() == 3 && parts[0] == "boards" && parts[2] == "capture.cap") {
+    BoardRuntime* b = board(parts[1]);
+    if (!b) return http::Response::text(404, "no board " + parts[1]);
+    auto cap = b->capture();
+    if (!cap) return http::Response::text(500, cap.error());
+    http::Response res = http::Response::text(200, *cap);
+    res.headers.push_back({"Content-Disposition", "attachment; filename=\"" + b->id() + ".cap\""});
+    return res;
+  }
+  return http::Response::text(404, "not found (see / for what is here)");
+}
+
+}  // namespace eboard::eboardd

@@ -1,0 +1,390 @@
+#include "daemon/http/server.hpp"
+
+#include <deque>
+#include <unordered_set>
+
+#include <boost/asio/ip/address.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+
+namespace eboard::http {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+namespace websocket = boost::beast::websocket;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+std::string percent_decode(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    auto hex = [](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      return -1;
+    };
+    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+      out.push_back(char(hex(s[i + 1]) * 16 + hex(s[i + 2])));
+      i += 2;
+    } else if (s[i] == '+') {
+      out.push_back(' ');
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> Request::query_value(std::string_view key) const {
+  std::string_view q = query;
+  while (!q.empty()) {
+    auto amp = q.find('&');
+    std::string_view pair = q.substr(0, amp);
+    auto eq = pair.find('=');
+    if (percent_decode(pair.substr(0, eq)) == key)
+      return eq == std::string_view::npos ? std::string() : percent_decode(pair.substr(eq + 1));
+    if (amp == std::string_view::npos) break;
+    q.remove_prefix(amp + 1);
+  }
+  return std::nullopt;
+}
+
+std::string Request::token() const {
+  std::string_view a = authorization;
+  if (a.size() > 7 && (a.substr(0, 7) == "Bearer " || a.substr(0, 7) == "bearer ")) {
+    a.remove_prefix(7);
+    while (!a.empty() && a.front() == ' ') a.remove_prefix(1);
+    while (!a.empty() && a.back() == ' ') a.remove_suffix(1);
+    return std::string(a);
+  }
+  return query_value("token").value_or("");
+}
+
+Response Response::text(unsigned status, std::string body) {
+  Response r;
+  r.status = status;
+  r.body = std::move(body);
+  if (!r.body.empty() && r.body.back() != '\n') r.body += '\n';
+  return r;
+}
+
+Response Response::json(unsigned status, std::string json_text) {
+  Response r;
+  r.status = status;
+  r.content_type = "application/json";
+  r.body = std::move(json_text);
+  if (!r.body.empty() && r.body.back() != '\n') r.body += '\n';
+  return r;
+}
+
+class HttpSession;
+class WsSession;
+
+struct ServerState : std::enable_shared_from_this<ServerState> {
+  asio::io_context& io;
+  ServerOptions options;
+  ServerHandlers handlers;
+  std::optional<tcp::acceptor> acceptor;
+  ServerStats stats;
+  std::unordered_set<HttpSession*> http;
+  std::unordered_set<WsSession*> ws;
+  std::size_t open = 0;
+  bool stopped = false;
+
+  ServerState(asio::io_context& i, ServerOptions o, ServerHandlers h)
+      : io(i), options(std::move(o)), handlers(std::move(h)) {}
+  void accept();
+};
+
+namespace {
+
+bhttp::response<bhttp::string_body> make_response(const Response& r, unsigned version, bool keep_alive) {
+  bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), version};
+  res.set(bhttp::field::server, "eboardd");
+  res.set(bhttp::field::content_type, r.content_type);
+  res.set(bhttp::field::cache_control, "no-store");
+  for (const auto& [k, v] : r.headers) res.set(k, v);
+  res.keep_alive(keep_alive);
+  res.body() = r.body;
+  res.prepare_payload();
+  return res;
+}
+
+}  // namespace
+
+class WsSession : public std::enable_shared_from_this<WsSession> {
+ public:
+  WsSession(beast::tcp_stream&& stream, std::shared_ptr<ServerState> state)
+      : ws_(std::move(stream)), state_(std::move(state)) {
+    ++state_->open;
+    state_->ws.insert(this);
+  }
+  ~WsSession() {
+    --state_->open;
+    state_->ws.erase(this);
+  }
+
+  void start(bhttp::request<bhttp::string_body> req, const std::vector<std::string>& snapshot) {
+    // The WebSocket layer has its own timeouts; the TCP stream's would cut idle but healthy clients.
+    beast::get_lowest_layer(ws_).expires_never();
+    websocket::stream_base::timeout t{};
+    t.handshake_timeout = state_->options.ws_handshake_timeout;
+    t.idle_timeout = state_->options.ws_idle_timeout;
+    t.keep_alive_pings = true;
+    ws_.set_option(t);
+    ws_.set_option(websocket::stream_base::decorator(
+        [](websocket::response_type& res) { res.set(bhttp::field::server, "eboardd"); }));
+    ws_.read_message_max(state_->options.ws_read_limit);
+    ws_.text(true);
+    ++state_->stats.ws_accepted;
+    for (const auto& m : snapshot) send(std::make_shared<const std::string>(m));
+    req_ = std::move(req);
+    ws_.async_accept(req_, [self = shared_from_this()](beast::error_code ec) { self->on_accept(ec); });
+  }
+
+  void send(std::shared_ptr<const std::string> msg) {
+    if (closed_) return;
+    if (queued_ + msg->size() > state_->options.ws_queue_bytes) {
+      ++state_->stats.ws_dropped_slow;
+      close();
+      return;
+    }
+    queued_ += msg->size();
+    queue_.push_back(std::move(msg));
+    ++state_->stats.ws_messages;
+    if (accepted_) do_write();
+  }
+
+  void close() {
+    if (closed_) return;
+    closed_ = true;
+    beast::get_lowest_layer(ws_).close();
+  }
+
+ private:
+  void on_accept(beast::error_code ec) {
+    if (ec) {
+      close();
+      return;
+    }
+    accepted_ = true;
+    do_read();
+    do_write();
+  }
+
+  void do_read() {
+    ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+      if (ec) {
+        self->close();
+        return;
+      }
+      self->buffer_.consume(n);  // what clients say is ignored: the stream is one-way
+      self->do_read();
+    });
+  }
+
+  void do_write() {
+    if (writing_ || closed_ || queue_.empty()) return;
+    writing_ = true;
+    ws_.async_write(asio::buffer(*queue_.front()),
+                    [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                      self->writing_ = false;
+                      if (ec) {
+                        self->close();
+                        return;
+                      }
+                      self->queued_ -= self->queue_.front()->size();
+                      self->queue_.pop_front();
+                      self->do_write();
+                    });
+  }
+
+  websocket::stream<beast::tcp_stream> ws_;
+  std::shared_ptr<ServerState> state_;
+  bhttp::request<bhttp::string_body> req_;
+  beast::flat_buffer buffer_;
+  std::deque<std::shared_ptr<const std::string>> queue_;
+  std::size_t queued_ = 0;
+  bool accepted_ = false;
+  bool writing_ = false;
+  bool closed_ = false;
+};
+
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
+ public:
+  HttpSession(tcp::socket&& socket, std::shared_ptr<ServerState> state)
+      : stream_(std::move(socket)), state_(std::move(state)) {
+    ++state_->open;
+    state_->http.insert(this);
+    beast::error_code ec;
+    auto ep = beast::get_lowest_layer(stream_).socket().remote_endpoint(ec);
+    if (!ec) remote_ = ep.address().to_string() + ":" + std::to_string(ep.port());
+  }
+  ~HttpSession() {
+    --state_->open;
+    state_->http.erase(this);
+  }
+
+  void start() { do_read(); }
+  void close() {
+    beast::error_code ec;
+    stream_.socket().close(ec);
+  }
+
+ private:
+  void do_read() {
+    parser_.emplace();
+    parser_->header_limit(std::uint32_t(state_->options.header_limit));
+    parser_->body_limit(state_->options.body_limit);
+    buffer_.clear();
+    stream_.expires_after(state_->options.request_timeout);
+    bhttp::async_read(stream_, buffer_, *parser_,
+                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+  }
+
+  void on_read(beast::error_code ec) {
+    if (ec == bhttp::error::end_of_stream || ec == asio::error::operation_aborted) return close();
+    if (ec == beast::error::timeout) {
+      ++state_->stats.timeouts;
+      return close();
+    }
+    if (ec == bhttp::error::header_limit) return fail(431, "request headers too large");
+    if (ec == bhttp::error::body_limit) return fail(413, "request body too large");
+    if (ec && ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category())
+      return fail(400, "malformed request: " + ec.message());
+    if (ec) return close();  // reset, broken pipe …: nobody to answer
+
+    ++state_->stats.requests;
+    bhttp::request<bhttp::string_body> req = parser_->release();
+    Request r;
+    r.method = std::string(req.method_string());
+    r.target = std::string(req.target());
+    auto q = r.target.find('?');
+    r.path = r.target.substr(0, q);
+    if (q != std::string::npos) r.query = r.target.substr(q + 1);
+    r.body = req.body();
+    r.content_type = std::string(req[bhttp::field::content_type]);
+    r.authorization = std::string(req[bhttp::field::authorization]);
+    r.remote = remote_;
+    r.websocket = websocket::is_upgrade(req);
+
+    Response res =
+        state_->handlers.on_request ? state_->handlers.on_request(r) : Response::text(404, "not found");
+    if (r.websocket && res.status == 101) {
+      // Taken over by a WebSocket session: joins the broadcast set now, with its snapshot queued first,
+      // so no event falls between the snapshot and the live stream.
+      std::vector<std::string> snapshot;
+      if (state_->handlers.ws_snapshot) snapshot = state_->handlers.ws_snapshot(r);
+      auto ws = std::make_shared<WsSession>(std::move(stream_), state_);
+      ws->start(std::move(req), snapshot);
+      return;
+    }
+    if (res.status == 101) res = Response::text(400, "not a WebSocket upgrade request");
+    write(make_response(res, req.version(), req.keep_alive() && res.status < 400));
+  }
+
+  void fail(unsigned status, const std::string& why) {
+    ++state_->stats.bad_requests;
+    write(make_response(Response::text(status, why), 11, false));
+  }
+
+  void write(bhttp::response<bhttp::string_body>&& res) {
+    res_ = std::move(res);
+    stream_.expires_after(state_->options.write_timeout);
+    bhttp::async_write(stream_, res_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec || !self->res_.keep_alive()) {
+        beast::error_code ignored;
+        self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+        return self->close();
+      }
+      self->do_read();
+    });
+  }
+
+  beast::tcp_stream stream_;
+  std::shared_ptr<ServerState> state_;
+  beast::flat_buffer buffer_;
+  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  bhttp::response<bhttp::string_body> res_;
+  std::string remote_;
+};
+
+void ServerState::accept() {
+  if (stopped || !acceptor) return;
+  acceptor->async_accept([self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || self->stopped) return;
+    if (!ec) {
+      ++self->stats.connections;
+      if (self->open >= self->options.max_clients) {
+        ++self->stats.rejected_busy;
+        // A fresh socket's send buffer takes this at once; no need to wait on a client we refuse.
+        static constexpr std::string_view busy =
+            "HTTP/1.1 503 Service Unavailable\r\nServer: eboardd\r\nContent-Length: 17\r\nConnection: "
+            "close\r\n"
+            "Retry-After: 5\r\n\r\ntoo many clients\n";
+        beast::error_code ignored;
+        socket.non_blocking(true, ignored);
+        socket.write_some(asio::buffer(busy.data(), busy.size()), ignored);
+        socket.close(ignored);
+      } else {
+        std::make_shared<HttpSession>(std::move(socket), self)->start();
+      }
+    }
+    self->accept();
+  });
+}
+
+Server::Server(asio::io_context& io, ServerOptions options, ServerHandlers handlers)
+    : state_(std::make_shared<ServerState>(io, std::move(options), std::move(handlers))) {}
+
+Server::~Server() { stop(); }
+
+tl::expected<tcp::endpoint, std::string> Server::listen(const std::string& host, std::uint16_t port) {
+  beast::error_code ec;
+  auto addr = asio::ip::make_address(host, ec);
+  if (ec) return tl::unexpected("bad listen address '" + host + "': " + ec.message());
+  tcp::endpoint ep{addr, port};
+  std::string where = (addr.is_v6() ? "[" + host + "]" : host) + ":" + std::to_string(port);
+  tcp::acceptor acc(state_->io);
+  acc.open(ep.protocol(), ec);
+  if (!ec) acc.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acc.bind(ep, ec);
+  if (ec) return tl::unexpected("cannot listen on " + where + ": " + ec.message());
+  acc.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return tl::unexpected("cannot listen on " + where + ": " + ec.message());
+  tcp::endpoint bound = acc.local_endpoint(ec);
+  state_->acceptor.emplace(std::move(acc));
+  state_->stopped = false;
+  state_->accept();
+  return bound;
+}
+
+void Server::stop() {
+  if (!state_ || state_->stopped) return;
+  state_->stopped = true;
+  if (state_->acceptor) {
+    beast::error_code ec;
+    state_->acceptor->close(ec);
+  }
+  // Copies: closing may end a session (and erase it from the set) only later, from its handler.
+  for (HttpSession* s : std::vector<HttpSession*>(state_->http.begin(), state_->http.end())) s->close();
+  for (WsSession* s : std::vector<WsSession*>(state_->ws.begin(), state_->ws.end())) s->close();
+}
+
+void Server::broadcast(std::string message) {
+  if (state_->ws.empty()) return;
+  auto msg = std::make_shared<const std::string>(std::move(message));
+  for (WsSession* s : std::vector<WsSession*>(state_->ws.begin(), state_->ws.end())) s->send(msg);
+}
+
+std::size_t Server::open_connections() const { return state_->open; }
+std::size_t Server::websocket_clients() const { return state_->ws.size(); }
+const ServerStats& Server::stats() const { return state_->stats; }
+
+}  // namespace eboard::http

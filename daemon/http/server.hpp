@@ -1,0 +1,111 @@
+// eboardd's HTTP and WebSocket server (Boost.Beast) on the daemon's single io_context.
+//
+// Hostile or broken clients cost little and never stall a board: requests have header and body limits and
+// must arrive whole within `request_timeout` (so a slowloris connection is closed), malformed requests get
+// 400 and the connection is closed, at most `max_clients` connections are served (the next get 503), and
+// every WebSocket client has a bounded send queue: a client that falls `ws_queue_bytes` behind is dropped.
+// Broadcasting only queues; no board ever waits for a socket.
+//
+// Routing is the owner's: on_request gets every parsed request (a WebSocket upgrade too, with
+// `websocket = true`; answering it with status 101 accepts it). An accepted WebSocket client is sent
+// ws_snapshot()'s messages and then every broadcast(), in order, with nothing lost in between.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <tl/expected.hpp>
+
+namespace eboard::http {
+
+struct Request {
+  std::string method;  // GET, POST …
+  std::string target;  // as sent
+  std::string path;    // the target before '?'
+  std::string query;   // after '?'
+  std::string body;
+  std::string content_type;
+  std::string authorization;  // the Authorization header
+  std::string remote;         // peer address:port
+  bool websocket = false;     // an upgrade request
+
+  // The value of `key` in the query string (percent-decoded), if present.
+  std::optional<std::string> query_value(std::string_view key) const;
+  // The token of "Authorization: Bearer <token>", else of "?token=<token>"; empty if neither.
+  std::string token() const;
+};
+
+struct Response {
+  unsigned status = 200;
+  std::string content_type = "text/plain; charset=utf-8";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  static Response text(unsigned status, std::string body);
+  static Response json(unsigned status, std::string json_text);
+};
+
+struct ServerOptions {
+  std::size_t header_limit = 8 * 1024;
+  std::size_t body_limit = 64 * 1024;
+  std::chrono::milliseconds request_timeout{10000};  // a whole request (or the wait for the next one)
+  std::chrono::milliseconds write_timeout{10000};    // a whole HTTP response
+  std::size_t max_clients = 64;
+  std::size_t ws_queue_bytes = 1u << 20;
+  std::size_t ws_read_limit = 4096;                  // clients have nothing big to say
+  std::chrono::milliseconds ws_idle_timeout{60000};  // pings at half of it; no answer by then: closed
+  std::chrono::milliseconds ws_handshake_timeout{10000};
+};
+
+struct ServerHandlers {
+  std::function<Response(const Request&)> on_request;
+  std::function<std::vector<std::string>(const Request&)> ws_snapshot;
+};
+
+struct ServerStats {
+  std::uint64_t connections = 0;  // accepted in total
+  std::uint64_t requests = 0;
+  std::uint64_t rejected_busy = 0;
+  std::uint64_t bad_requests = 0;  // malformed, too large
+  std::uint64_t timeouts = 0;
+  std::uint64_t ws_accepted = 0;
+  std::uint64_t ws_dropped_slow = 0;
+  std::uint64_t ws_messages = 0;  // queued to clients
+};
+
+struct ServerState;
+
+class Server {
+ public:
+  Server(boost::asio::io_context& io, ServerOptions options, ServerHandlers handlers);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds and starts accepting. Port 0 takes any free port: the result says which.
+  tl::expected<boost::asio::ip::tcp::endpoint, std::string> listen(const std::string& host,
+                                                                   std::uint16_t port);
+  // Closes the listening socket and every connection.
+  void stop();
+  // Queues a text message to every WebSocket client.
+  void broadcast(std::string message);
+
+  std::size_t open_connections() const;
+  std::size_t websocket_clients() const;
+  const ServerStats& stats() const;
+
+ private:
+  std::shared_ptr<ServerState> state_;
+};
+
+}  // namespace eboard::http

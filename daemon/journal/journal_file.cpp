@@ -1,0 +1,204 @@
+#include "daemon/journal/journal_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "daemon/journal/crc32.hpp"
+
+namespace eboard::journal {
+
+namespace {
+
+std::string errno_text(const std::string& what, const std::filesystem::path& path) {
+  return what + " " + path.string() + ": " + std::strerror(errno);
+}
+
+void put_u32(std::string& out, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(char((v >> (8 * i)) & 0xFFu));
+}
+
+std::uint32_t get_u32(std::string_view s, std::size_t at) {
+  std::uint32_t v = 0;
+  for (int i = 0; i < 4; ++i)
+    v |= std::uint32_t(static_cast<unsigned char>(s[at + std::size_t(i)])) << (8 * i);
+  return v;
+}
+
+// Writes all of `data` (retrying short writes and EINTR).
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data.remove_prefix(std::size_t(n));
+  }
+  return true;
+}
+
+void sync_directory(const std::filesystem::path& dir) {
+  int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return;
+  ::fsync(dfd);
+  ::close(dfd);
+}
+
+}  // namespace
+
+std::string frame_record(char type, std::string_view body) {
+  std::string typed;
+  typed.reserve(body.size() + 1);
+  typed.push_back(type);
+  typed.append(body);
+  std::string out;
+  out.reserve(typed.size() + 8);
+  put_u32(out, std::uint32_t(typed.size()));
+  put_u32(out, crc32(typed));
+  out += typed;
+  return out;
+}
+
+JournalScan scan_journal_bytes(std::string_view bytes) {
+  JournalScan scan;
+  scan.file_bytes = bytes.size();
+  if (bytes.size() < MAGIC.size()) {
+    if (!bytes.empty())
+      scan.problem = "file cut inside the magic (" + std::to_string(bytes.size()) + " bytes)";
+    return scan;
+  }
+  std::size_t at = MAGIC.size();
+  scan.valid_bytes = at;
+  while (at < bytes.size()) {
+    auto torn = [&](const std::string& why) {
+      scan.problem = "record at byte " + std::to_string(at) + " " + why + "; " +
+                     std::to_string(bytes.size() - at) + " bytes after it are ignored";
+    };
+    if (bytes.size() - at < 8) {
+      torn("is cut inside its length and checksum");
+      break;
+    }
+    std::uint32_t len = get_u32(bytes, at);
+    std::uint32_t crc = get_u32(bytes, at + 4);
+    if (len == 0 || len > MAX_RECORD_BYTES) {
+      torn("has an impossible length " + std::to_string(len));
+      break;
+    }
+    if (bytes.size() - at - 8 < len) {
+      torn("is cut short (" + std::to_string(bytes.size() - at - 8) + " of " + std::to_string(len) +
+           " bytes)");
+      break;
+    }
+    std::string_view typed = bytes.substr(at + 8, len);
+    if (crc32(typed) != crc) {
+      torn("fails its checksum");
+      break;
+    }
+    scan.records.push_back(FileRecord{typed[0], std::string(typed.substr(1)), at});
+    at += 8 + len;
+    scan.valid_bytes = at;
+  }
+  return scan;
+}
+
+tl::expected<JournalScan, std::string> scan_journal(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return tl::unexpected("cannot open " + path.string());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string bytes = ss.str();
+  std::size_t n = std::min(bytes.size(), MAGIC.size());
+  if (bytes.compare(0, n, MAGIC.substr(0, n)) != 0)
+    return tl::unexpected(path.string() + " is not an eboardd journal (wrong magic)");
+  return scan_journal_bytes(bytes);
+}
+
+tl::expected<JournalWriter, std::string> JournalWriter::open(const std::filesystem::path& path,
+                                                             std::optional<std::uint64_t> keep_bytes) {
+  bool existed = std::filesystem::exists(path);
+  JournalWriter w;
+  w.path_ = path;
+  w.fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0640);
+  if (w.fd_ < 0) return tl::unexpected(errno_text("cannot open", path));
+  struct stat st {};
+  if (::fstat(w.fd_, &st) != 0) return tl::unexpected(errno_text("cannot stat", path));
+  std::uint64_t size = std::uint64_t(st.st_size);
+  if (keep_bytes && *keep_bytes < size) {
+    if (::ftruncate(w.fd_, off_t(*keep_bytes)) != 0)
+      return tl::unexpected(errno_text("cannot truncate", path));
+    size = *keep_bytes;
+  }
+  if (size < MAGIC.size()) {
+    // New, or cut inside the magic: start over.
+    if (::ftruncate(w.fd_, 0) != 0) return tl::unexpected(errno_text("cannot truncate", path));
+    if (::lseek(w.fd_, 0, SEEK_SET) < 0 || !write_all(w.fd_, MAGIC))
+      return tl::unexpected(errno_text("cannot write", path));
+    if (::fdatasync(w.fd_) != 0) return tl::unexpected(errno_text("cannot sync", path));
+    size = MAGIC.size();
+  }
+  if (!existed) sync_directory(path.parent_path());
+  if (::lseek(w.fd_, off_t(size), SEEK_SET) < 0) return tl::unexpected(errno_text("cannot seek", path));
+  w.size_ = size;
+  return w;
+}
+
+JournalWriter::JournalWriter(JournalWriter&& o) noexcept
+    : fd_(o.fd_), size_(o.size_), dirty_(o.dirty_), stats_(o.stats_), path_(std::move(o.path_)) {
+  o.fd_ = -1;
+}
+
+JournalWriter& JournalWriter::operator=(JournalWriter&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    size_ = o.size_;
+    dirty_ = o.dirty_;
+    stats_ = o.stats_;
+    path_ = std::move(o.path_);
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+JournalWriter::~JournalWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+tl::expected<void, std::string> JournalWriter::append(char type, std::string_view body) {
+  if (fd_ < 0) return tl::unexpected(std::string("journal is not open"));
+  if (body.size() + 1 > MAX_RECORD_BYTES) return tl::unexpected(std::string("journal record too large"));
+  std::string rec = frame_record(type, body);
+  if (!write_all(fd_, rec)) {
+    std::string err = errno_text("cannot write", path_);
+    ++stats_.write_errors;
+    // Undo a partial record so that the next one does not follow garbage.
+    if (::ftruncate(fd_, off_t(size_)) == 0) ::lseek(fd_, off_t(size_), SEEK_SET);
+    return tl::unexpected(err);
+  }
+  size_ += rec.size();
+  dirty_ = true;
+  ++stats_.records;
+  stats_.bytes += rec.size();
+  return {};
+}
+
+tl::expected<void, std::string> JournalWriter::sync() {
+  if (fd_ < 0 || !dirty_) return {};
+  auto t0 = std::chrono::steady_clock::now();
+  int rc = ::fdatasync(fd_);
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+  if (rc != 0) return tl::unexpected(errno_text("cannot sync", path_));
+  dirty_ = false;
+  ++stats_.syncs;
+  stats_.sync_total += us;
+  stats_.sync_max = std::max(stats_.sync_max, us);
+  return {};
+}
+
+}  // namespace eboard::journal

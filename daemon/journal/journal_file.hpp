@@ -1,0 +1,92 @@
+// The journal's file format: an append-only sequence of framed records that survives being cut anywhere.
+//
+//   file    = magic "eboardJ1" (8 bytes), then records
+//   record  = length (u32 LE: bytes of type + body) | crc32 (u32 LE, of type + body) | type (1 byte) | body
+//
+// A power cut can leave the last record short or with a wrong checksum (the page cache wrote some of its
+// blocks, not all). Reading stops at the first record that is incomplete, too long or fails its checksum;
+// everything before it is good. A writer opened after such a scan cuts the file back to the good part,
+// so new records never follow garbage.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tl/expected.hpp>
+
+namespace eboard::journal {
+
+inline constexpr std::string_view MAGIC = "eboardJ1";
+inline constexpr std::uint32_t MAX_RECORD_BYTES = 16u << 20;
+inline constexpr std::size_t RECORD_OVERHEAD = 9;  // length, crc, type
+
+struct FileRecord {
+  char type = 0;
+  std::string body;
+  std::uint64_t offset = 0;  // of the record's first byte in the file
+};
+
+struct JournalScan {
+  std::vector<FileRecord> records;
+  std::uint64_t valid_bytes = 0;  // the magic and every whole, checked record
+  std::uint64_t file_bytes = 0;
+  std::string problem;  // why reading stopped before the end ("torn record at byte N: ..."); empty if clean
+};
+
+// Reads a journal. Fails only when the file cannot be read or is not a journal (wrong magic); a file
+// shorter than the magic (cut while being created) is an empty journal.
+tl::expected<JournalScan, std::string> scan_journal(const std::filesystem::path& path);
+JournalScan scan_journal_bytes(std::string_view bytes);
+
+// One encoded record (the exact bytes append() writes).
+std::string frame_record(char type, std::string_view body);
+
+struct WriterStats {
+  std::uint64_t records = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t syncs = 0;
+  std::chrono::microseconds sync_total{0};
+  std::chrono::microseconds sync_max{0};
+  std::uint64_t write_errors = 0;
+};
+
+class JournalWriter {
+ public:
+  // Opens `path` for appending, creating it (and fsyncing its directory) when missing. With `keep_bytes`
+  // (a scan's valid_bytes), the file is first cut back to that length: a torn tail is discarded.
+  static tl::expected<JournalWriter, std::string> open(const std::filesystem::path& path,
+                                                       std::optional<std::uint64_t> keep_bytes = {});
+  JournalWriter() = default;
+  JournalWriter(JournalWriter&& o) noexcept;
+  JournalWriter& operator=(JournalWriter&& o) noexcept;
+  JournalWriter(const JournalWriter&) = delete;
+  JournalWriter& operator=(const JournalWriter&) = delete;
+  ~JournalWriter();
+
+  // Writes one record with a single write(2): once it returns, the record survives a crash of the
+  // process (not yet a power cut: see sync()). A failed write is undone (the file is cut back), so
+  // the journal stays readable.
+  tl::expected<void, std::string> append(char type, std::string_view body);
+  // fdatasync(2) when something was written since the last sync: then the records survive a power cut.
+  tl::expected<void, std::string> sync();
+
+  bool is_open() const { return fd_ >= 0; }
+  bool dirty() const { return dirty_; }
+  std::uint64_t size() const { return size_; }
+  const WriterStats& stats() const { return stats_; }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+  bool dirty_ = false;
+  WriterStats stats_;
+  std::filesystem::path path_;
+};
+
+}  // namespace eboard::journal

@@ -1,0 +1,122 @@
+#include "daemon/journal/machine.hpp"
+
+#include <algorithm>
+
+namespace eboard::journal {
+
+using namespace eboard::rules;
+
+tl::expected<ReconstructConfig, std::string> reconstruct_config(const std::string& board_id,
+                                                                const NewGameEntry& g) {
+  auto profile = profile_by_name(g.profile);
+  if (!profile) return tl::unexpected("unknown rules profile '" + g.profile + "'");
+  ReconstructConfig cfg;
+  cfg.board_id = board_id;
+  cfg.profile = *profile;
+  cfg.chess960 = g.chess960;
+  return cfg;
+}
+
+tl::expected<Position, std::string> start_position(const NewGameEntry& g) {
+  auto profile = profile_by_name(g.profile);
+  if (!profile) return tl::unexpected("unknown rules profile '" + g.profile + "'");
+  if (g.fen.empty()) return Position::start(profile->variant);
+  return Position::from_fen(g.fen, profile->variant, g.chess960);
+}
+
+GameMachine::GameMachine(std::string board_id) : board_id_(std::move(board_id)) {}
+
+tl::expected<void, std::string> GameMachine::new_game(const NewGameEntry& g) {
+  auto cfg = reconstruct_config(board_id_, g);
+  if (!cfg) return tl::unexpected(cfg.error());
+  auto start = start_position(g);
+  if (!start) return tl::unexpected("bad start position: " + start.error());
+  rec_ = std::make_unique<Reconstructor>(std::move(*cfg), Game(*start));
+  current_ = g;
+  sensors_ = 0;
+  last_t_ = std::max(last_t_, g.t_ms);
+  return {};
+}
+
+void GameMachine::resume(Game game) {
+  auto cfg = reconstruct_config(board_id_, current_);
+  ReconstructConfig fallback;
+  fallback.board_id = board_id_;
+  rec_ = std::make_unique<Reconstructor>(cfg ? std::move(*cfg) : std::move(fallback), std::move(game));
+}
+
+std::vector<Event> GameMachine::on_sensor(const SensorEvent& e) {
+  if (!rec_) (void)new_game(NewGameEntry{e.t_ms, "fide-standard", false, ""});
+  ++sensors_;
+  last_t_ = std::max(last_t_, e.t_ms);
+  return rec_->on_sensor(e);
+}
+
+std::vector<Event> GameMachine::advance(std::int64_t now_ms) {
+  if (!rec_) return {};
+  last_t_ = std::max(last_t_, now_ms);
+  return rec_->advance(now_ms);
+}
+
+std::optional<std::int64_t> GameMachine::next_deadline() const {
+  return rec_ ? rec_->next_deadline() : std::nullopt;
+}
+
+const Game& GameMachine::game() const {
+  static const Game none(Position::start());
+  return rec_ ? rec_->game() : none;
+}
+
+void Ledger::begin(std::int64_t t_ms, const Game& g) {
+  ++number_;
+  started_ms_ = t_ms;
+  notes_.clear();
+  // Tournament-wide tags stay with the board; the players, round and the rest belong to one game.
+  PgnTags keep;
+  for (const auto& t : tags_)
+    if (t.name == "Event" || t.name == "Site") keep.push_back(t);
+  tags_ = std::move(keep);
+  seen_plies_ = g.ply_count();
+  seen_outcome_ = g.outcome().has_value();
+  seen_start_ = g.start().fen();
+}
+
+void Ledger::on_new_game(std::int64_t t_ms, const Game& g) { begin(t_ms, g); }
+
+bool Ledger::observe(const Game& g, std::int64_t t_ms) {
+  if (number_ == 0) {
+    begin(t_ms, g);
+    return false;
+  }
+  bool fresh = g.ply_count() < seen_plies_ || (seen_outcome_ && !g.outcome()) ||
+               (g.ply_count() == 0 && g.start().fen() != seen_start_);
+  if (fresh) {
+    begin(t_ms, g);
+    return true;
+  }
+  seen_plies_ = g.ply_count();
+  seen_outcome_ = g.outcome().has_value();
+  return false;
+}
+
+void Ledger::on_event(const Event& e) {
+  if (std::holds_alternative<MoveEvent>(e.what) || std::holds_alternative<ProvisionalMoveEvent>(e.what))
+    return;
+  notes_.push_back(e);
+  if (notes_.size() > 64) notes_.erase(notes_.begin());
+}
+
+void Ledger::set_tags(const TagsEntry& t) {
+  for (const auto& tag : t.tags) {
+    auto it = std::find_if(tags_.begin(), tags_.end(), [&](const PgnTag& x) { return x.name == tag.name; });
+    if (tag.value.empty()) {
+      if (it != tags_.end()) tags_.erase(it);
+    } else if (it != tags_.end()) {
+      it->value = tag.value;
+    } else {
+      tags_.push_back(tag);
+    }
+  }
+}
+
+}  // namespace eboard::journal

@@ -1,0 +1,87 @@
+// A board's deterministic state, driven by journal entries: the live daemon and recovery run the same
+// code, so replaying a journal's entries reproduces what the board published.
+//
+// GameMachine is reconstruction with its game replaced on a new-game entry. Ledger is what the daemon
+// keeps about the games a board plays: their numbers, PGN tags, and the alerts and results of the current
+// one (for a new WebSocket client's snapshot). It notices when reconstruction starts a new game by itself
+// (the pieces set up in the start position again).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <tl/expected.hpp>
+
+#include "daemon/journal/records.hpp"
+#include "rules/events.hpp"
+#include "rules/game.hpp"
+#include "rules/reconstruct.hpp"
+
+namespace eboard::journal {
+
+// The reconstruction settings of a new-game entry (profile by name, Chess960 starts), for `board_id`.
+tl::expected<rules::ReconstructConfig, std::string> reconstruct_config(const std::string& board_id,
+                                                                       const NewGameEntry& g);
+// The start position of a new-game entry.
+tl::expected<rules::Position, std::string> start_position(const NewGameEntry& g);
+
+class GameMachine {
+ public:
+  explicit GameMachine(std::string board_id);
+
+  // Starts a fresh game; fails (and keeps the current one) on an unknown profile or a bad FEN.
+  tl::expected<void, std::string> new_game(const NewGameEntry& g);
+  // Continues `game` (a game rebuilt from what was published) under the current game's settings.
+  void resume(rules::Game game);
+  // Sensor input (a default game is started first if there is none).
+  std::vector<rules::Event> on_sensor(const rules::SensorEvent& e);
+  std::vector<rules::Event> advance(std::int64_t now_ms);
+  std::optional<std::int64_t> next_deadline() const;
+
+  bool has_game() const { return rec_ != nullptr; }
+  const rules::Reconstructor& reconstructor() const { return *rec_; }
+  const rules::Game& game() const;
+  const NewGameEntry& current() const { return current_; }
+  const std::string& board_id() const { return board_id_; }
+  std::size_t sensor_events() const { return sensors_; }  // since the last new game
+  std::int64_t last_t() const { return last_t_; }
+
+ private:
+  std::string board_id_;
+  std::unique_ptr<rules::Reconstructor> rec_;
+  NewGameEntry current_;
+  std::size_t sensors_ = 0;
+  std::int64_t last_t_ = 0;
+};
+
+class Ledger {
+ public:
+  int game_number() const { return number_; }  // 0 before the first game
+  std::int64_t game_started_ms() const { return started_ms_; }
+  const rules::PgnTags& tags() const { return tags_; }
+  // Alerts, claimable draws and results of the current game, in order (at most the last 64).
+  const std::vector<rules::Event>& notes() const { return notes_; }
+
+  // An explicit new game (a new-game entry).
+  void on_new_game(std::int64_t t_ms, const rules::Game& g);
+  // After every input: returns true when reconstruction started a new game by itself.
+  bool observe(const rules::Game& g, std::int64_t t_ms);
+  void on_event(const rules::Event& e);
+  void set_tags(const TagsEntry& t);
+
+ private:
+  void begin(std::int64_t t_ms, const rules::Game& g);
+  int number_ = 0;
+  std::int64_t started_ms_ = 0;
+  rules::PgnTags tags_;
+  std::vector<rules::Event> notes_;
+  int seen_plies_ = 0;
+  bool seen_outcome_ = false;
+  std::string seen_start_;
+};
+
+}  // namespace eboard::journal

@@ -1,0 +1,214 @@
+#include "daemon/journal/records.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace eboard::journal {
+
+using nlohmann::json;
+using namespace eboard::rules;
+
+namespace {
+
+json sensor_json(const SensorEvent& e) {
+  json j{{"t", e.t_ms}};
+  std::visit(
+      [&j](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, PieceLifted>) {
+          j["lift"] = square_name(v.square);
+        } else if constexpr (std::is_same_v<T, PiecePlaced>) {
+          j["place"] = square_name(v.square);
+          j["piece"] = std::string(1, piece_char(v.piece));
+        } else if constexpr (std::is_same_v<T, BoardSnapshot>) {
+          j["board"] = placement(v.squares);
+        } else if constexpr (std::is_same_v<T, ClockReading>) {
+          j["clock"] =
+              json{{"left", v.left_ms},        {"right", v.right_ms},
+                   {"running", v.running},     {"up", v.lever_up == ClockSide::Left ? "left" : "right"},
+                   {"left_flag", v.left_flag}, {"right_flag", v.right_flag},
+                   {"present", v.present}};
+        } else if constexpr (std::is_same_v<T, DeviceLink>) {
+          j["link"] = v.connected;
+        }
+      },
+      e.what);
+  return j;
+}
+
+Piece piece_from_letter(char c) {
+  PieceType t = piece_type_from_char(c);
+  if (t == NO_PIECE_TYPE) return NO_PIECE;
+  return make_piece(c >= 'a' ? BLACK : WHITE, t);
+}
+
+tl::expected<SensorEvent, std::string> sensor_from_json(const json& j) {
+  SensorEvent e;
+  e.t_ms = j.at("t").get<std::int64_t>();
+  auto square = [](const json& v) -> tl::expected<Square, std::string> {
+    Square s = parse_square(v.get<std::string>());
+    if (s == SQ_NONE) return tl::unexpected("bad square " + v.dump());
+    return s;
+  };
+  if (j.contains("lift")) {
+    auto s = square(j["lift"]);
+    if (!s) return tl::unexpected(s.error());
+    e.what = PieceLifted{*s};
+  } else if (j.contains("place")) {
+    auto s = square(j["place"]);
+    if (!s) return tl::unexpected(s.error());
+    std::string p = j.at("piece").get<std::string>();
+    Piece piece = p.size() == 1 ? piece_from_letter(p[0]) : NO_PIECE;
+    if (piece == NO_PIECE) return tl::unexpected("bad piece '" + p + "'");
+    e.what = PiecePlaced{*s, piece};
+  } else if (j.contains("board")) {
+    auto b = parse_placement(j["board"].get<std::string>());
+    if (!b) return tl::unexpected(b.error());
+    e.what = BoardSnapshot{*b};
+  } else if (j.contains("clock")) {
+    const json& c = j["clock"];
+    ClockReading r;
+    r.left_ms = c.at("left").get<std::int64_t>();
+    r.right_ms = c.at("right").get<std::int64_t>();
+    r.running = c.at("running").get<bool>();
+    r.lever_up = c.at("up").get<std::string>() == "left" ? ClockSide::Left : ClockSide::Right;
+    r.left_flag = c.at("left_flag").get<bool>();
+    r.right_flag = c.at("right_flag").get<bool>();
+    r.present = c.at("present").get<bool>();
+    e.what = r;
+  } else if (j.contains("link")) {
+    e.what = DeviceLink{j["link"].get<bool>()};
+  } else {
+    return tl::unexpected(std::string("sensor record of no known kind"));
+  }
+  return e;
+}
+
+void put_i64(std::string& out, std::int64_t v) {
+  auto u = static_cast<std::uint64_t>(v);
+  for (int i = 0; i < 8; ++i) out.push_back(char((u >> (8 * i)) & 0xFFu));
+}
+
+std::int64_t get_i64(std::string_view s) {
+  std::uint64_t u = 0;
+  for (int i = 0; i < 8; ++i) u |= std::uint64_t(static_cast<unsigned char>(s[std::size_t(i)])) << (8 * i);
+  return static_cast<std::int64_t>(u);
+}
+
+}  // namespace
+
+std::string placement(const std::array<Piece, 64>& board) {
+  std::string s;
+  for (int rank = 7; rank >= 0; --rank) {
+    int empty = 0;
+    for (int file = 0; file < 8; ++file) {
+      Piece p = board[std::size_t(rank * 8 + file)];
+      if (p == NO_PIECE) {
+        ++empty;
+        continue;
+      }
+      if (empty) s += char('0' + empty), empty = 0;
+      s += piece_char(p);
+    }
+    if (empty) s += char('0' + empty);
+    if (rank) s += '/';
+  }
+  return s;
+}
+
+tl::expected<std::array<Piece, 64>, std::string> parse_placement(std::string_view text) {
+  std::array<Piece, 64> b{};
+  int rank = 7, file = 0;
+  for (char c : text) {
+    if (c == '/') {
+      if (file != 8 || rank == 0) return tl::unexpected("bad placement '" + std::string(text) + "'");
+      --rank, file = 0;
+    } else if (c >= '1' && c <= '8') {
+      file += c - '0';
+    } else {
+      Piece p = piece_from_letter(c);
+      if (p == NO_PIECE || file > 7) return tl::unexpected("bad placement '" + std::string(text) + "'");
+      b[std::size_t(rank * 8 + file++)] = p;
+    }
+    if (file > 8) return tl::unexpected("bad placement '" + std::string(text) + "'");
+  }
+  if (rank != 0 || file != 8) return tl::unexpected("bad placement '" + std::string(text) + "'");
+  return b;
+}
+
+char record_type(const Entry& e) {
+  static constexpr char TYPES[] = {'H', 'N', 'S', 'A', 'E', 'T', 'R'};
+  return TYPES[e.index()];
+}
+
+std::string encode_body(const Entry& e) {
+  return std::visit(
+      [](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, HeaderEntry>) {
+          return json{{"format", v.format}, {"board", v.board}, {"created", v.created_ms}}.dump();
+        } else if constexpr (std::is_same_v<T, NewGameEntry>) {
+          return json{{"t", v.t_ms}, {"profile", v.profile}, {"chess960", v.chess960}, {"fen", v.fen}}.dump();
+        } else if constexpr (std::is_same_v<T, SensorEvent>) {
+          return sensor_json(v).dump();
+        } else if constexpr (std::is_same_v<T, AdvanceEntry>) {
+          return json{{"t", v.t_ms}}.dump();
+        } else if constexpr (std::is_same_v<T, EventEntry>) {
+          return v.json;
+        } else if constexpr (std::is_same_v<T, TagsEntry>) {
+          json tags = json::object();
+          for (const auto& t : v.tags) tags[t.name] = t.value;
+          return json{{"t", v.t_ms}, {"tags", tags}}.dump();
+        } else {
+          std::string out;
+          put_i64(out, v.t_ms);
+          out.push_back(v.direction == drivers::Direction::FromBoard ? '\0' : '\1');
+          out.append(reinterpret_cast<const char*>(v.bytes.data()), v.bytes.size());
+          return out;
+        }
+      },
+      e);
+}
+
+tl::expected<Entry, std::string> decode_entry(char type, std::string_view body) {
+  if (type == 'R') {
+    if (body.size() < 9) return tl::unexpected(std::string("raw record too short"));
+    RawEntry r;
+    r.t_ms = get_i64(body);
+    r.direction = body[8] == '\0' ? drivers::Direction::FromBoard : drivers::Direction::ToBoard;
+    r.bytes.assign(body.begin() + 9, body.end());
+    return r;
+  }
+  if (type == 'E') return EventEntry{std::string(body)};
+  json j = json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return tl::unexpected(std::string("record '") + type + "' is not a JSON object");
+  try {
+    switch (type) {
+      case 'H':
+        return HeaderEntry{j.at("format").get<int>(), j.at("board").get<std::string>(),
+                           j.at("created").get<std::int64_t>()};
+      case 'N':
+        return NewGameEntry{j.at("t").get<std::int64_t>(), j.at("profile").get<std::string>(),
+                            j.at("chess960").get<bool>(), j.at("fen").get<std::string>()};
+      case 'A':
+        return AdvanceEntry{j.at("t").get<std::int64_t>()};
+      case 'S': {
+        auto s = sensor_from_json(j);
+        if (!s) return tl::unexpected(s.error());
+        return *s;
+      }
+      case 'T': {
+        TagsEntry t;
+        t.t_ms = j.at("t").get<std::int64_t>();
+        for (const auto& [k, v] : j.at("tags").items()) t.tags.push_back({k, v.get<std::string>()});
+        return t;
+      }
+      default:
+        return tl::unexpected(std::string("unknown record type '") + type + "'");
+    }
+  } catch (const json::exception& ex) {
+    return tl::unexpected(std::string("record '") + type + "': " + ex.what());
+  }
+}
+
+}  // namespace eboard::journal

@@ -1,0 +1,74 @@
+// What a board's journal holds, as values, and their encoding in journal records (journal_file.hpp).
+//
+//   H header     {"format":1,"board":"A","created":ms}                       first record of a file
+//   N new game   {"t":ms,"profile":"fide-standard","chess960":false,"fen":""}  a fresh reconstruction
+//   S sensor     {"t":ms,"lift":"e2"} {"t":ms,"place":"e4","piece":"P"} {"t":ms,"board":"<placement>"}
+//                {"t":ms,"clock":{...}} {"t":ms,"link":true}                   the truth, in order
+//   A advance    {"t":ms}                                                      a timer advanced
+//   reconstruction E event      a CONTRACTS §3 event as its JSON line                         what was
+//   published T tags       {"t":ms,"tags":{"White":"Carlsen",...}}                       PGN tags of the game
+//   R raw        binary: t (i64 LE), direction (0 from board, 1 to board), the bytes
+//
+// Sensor events, advances and new-game records are the inputs of reconstruction: replaying them gives the
+// events again (recovery checks it against the E records). Raw records are the wire, for `.cap` export.
+// An advance is journaled only when it produced events (the rest would change nothing on replay).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <tl/expected.hpp>
+
+#include "drivers/capture.hpp"
+#include "rules/pgn.hpp"
+#include "rules/sensor.hpp"
+
+namespace eboard::journal {
+
+struct HeaderEntry {
+  int format = 1;
+  std::string board;
+  std::int64_t created_ms = 0;
+};
+
+struct NewGameEntry {
+  std::int64_t t_ms = 0;
+  std::string profile = "fide-standard";
+  bool chess960 = false;
+  std::string fen;  // empty: the profile variant's standard start
+};
+
+struct AdvanceEntry {
+  std::int64_t t_ms = 0;
+};
+
+struct EventEntry {
+  std::string json;  // one §3 event, as published
+};
+
+struct TagsEntry {
+  std::int64_t t_ms = 0;
+  rules::PgnTags tags;  // set these (an empty value removes the tag)
+};
+
+struct RawEntry {
+  std::int64_t t_ms = 0;
+  drivers::Direction direction = drivers::Direction::FromBoard;
+  std::vector<std::uint8_t> bytes;
+};
+
+using Entry = std::variant<HeaderEntry, NewGameEntry, rules::SensorEvent, AdvanceEntry, EventEntry, TagsEntry,
+                           RawEntry>;
+
+char record_type(const Entry& e);
+std::string encode_body(const Entry& e);
+tl::expected<Entry, std::string> decode_entry(char type, std::string_view body);
+
+// The piece placement field of a FEN for a board array (a1 = 0), and back.
+std::string placement(const std::array<rules::Piece, 64>& board);
+tl::expected<std::array<rules::Piece, 64>, std::string> parse_placement(std::string_view text);
+
+}  // namespace eboard::journal

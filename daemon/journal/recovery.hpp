@@ -1,0 +1,47 @@
+// Recovery after a restart (a crash, kill -9, a power cut): the journal's sensor events are replayed
+// through a fresh reconstruction (GameMachine, the code the live board runs) and the events that gives
+// are checked, one by one, against the events the journal says were published. The board then continues
+// from the replayed state.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/journal/journal_file.hpp"
+#include "daemon/journal/machine.hpp"
+#include "drivers/capture.hpp"
+
+namespace eboard::journal {
+
+struct Recovery {
+  GameMachine machine;
+  Ledger ledger;
+  std::optional<HeaderEntry> header;
+  std::size_t sensor_records = 0;
+  std::size_t raw_records = 0;
+  std::size_t journaled_events = 0;
+  std::size_t matched_events = 0;
+  std::size_t mismatched_events = 0;
+  std::vector<std::string> mismatches;   // the first few, described
+  std::vector<std::string> bad_records;  // records that could not be decoded (skipped)
+  // Events the replay derived after the last journaled one: the process died between journaling a sensor
+  // event and its events. They were never published; the board journals and publishes them now.
+  std::vector<rules::Event> unjournaled;
+  // The current game as the journaled events tell it (moves with clocks, result): what the world saw.
+  // Used instead of the replayed game if the two disagree.
+  std::optional<rules::Game> published_game;
+  std::string torn;  // the scan's problem (a torn tail), if any
+  std::int64_t last_t = 0;
+
+  explicit Recovery(std::string board_id) : machine(std::move(board_id)) {}
+  bool exact() const { return mismatched_events == 0 && bad_records.empty(); }
+};
+
+Recovery recover(const JournalScan& scan, const std::string& board_id);
+
+// The raw wire records of a journal as a capture (CONTRACTS §1), times from the first record.
+drivers::Capture export_capture(const JournalScan& scan, const std::string& board_id);
+
+}  // namespace eboard::journal

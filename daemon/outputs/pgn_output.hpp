@@ -1,0 +1,37 @@
+// Game records for broadcasters and archives: one board's current game as PGN (with [%clk] times and the
+// tags an arbiter set), every board's game as one multi-game PGN (GET /games.pgn), and the file names of
+// the per-game PGN files kept in the state directory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rules/game.hpp"
+#include "rules/pgn.hpp"
+
+namespace eboard::outputs {
+
+struct BoardGame {
+  std::string board_id;
+  const rules::Game* game = nullptr;
+  rules::PgnTags tags;          // set by the arbiter (control API), override the defaults
+  std::int64_t started_ms = 0;  // Unix ms: gives the Date tag unless one is set
+  int number = 0;               // the board's game number (1 = its first game)
+};
+
+// The record of one board's game: Seven Tag Roster (Event "eboardd", Date of the start, Result), Board,
+// Termination when over, then the tags set for the game.
+rules::GameRecord game_record(const BoardGame& g);
+// PGN of one game (ends with a blank line). A game the writer refuses gives a comment explaining why.
+std::string game_pgn(const BoardGame& g);
+// Every board's game, one after another.
+std::string games_pgn(const std::vector<BoardGame>& games);
+
+// "<board>-<yyyymmdd>T<hhmmss>Z-<n>.pgn": unique per board and game, sorted by time.
+std::string game_file_name(const BoardGame& g);
+
+// "yyyy.mm.dd" (UTC) of a Unix time in milliseconds.
+std::string pgn_date(std::int64_t unix_ms);
+
+}  // namespace eboard::outputs

@@ -1,0 +1,210 @@
+#include "rules/match.hpp"
+
+#include <algorithm>
+
+namespace eboard::rules {
+
+namespace {
+
+ReconstructConfig board_config(const MatchConfig& cfg, int b) {
+  ReconstructConfig c = cfg.board;
+  c.board_id = cfg.board_ids[std::size_t(b)];
+  c.profile.variant = Variant::Bughouse;
+  return c;
+}
+
+// A board's result seen by team 1 (White on A, Black on B).
+Result for_team1(int board, Result r) {
+  if (board == 0 || r == Result::Draw || r == Result::Ongoing) return r;
+  return r == Result::WhiteWins ? Result::BlackWins : Result::WhiteWins;
+}
+
+}  // namespace
+
+Match::Match(MatchConfig cfg)
+    : Match(cfg, Game(Position::start(Variant::Bughouse)), Game(Position::start(Variant::Bughouse))) {}
+
+Match::Match(MatchConfig cfg, Game a, Game b)
+    : cfg_(std::move(cfg)),
+      boards_{Reconstructor(board_config(cfg_, 0), std::move(a)),
+              Reconstructor(board_config(cfg_, 1), std::move(b))} {
+  for (int i = 0; i < 2; ++i) plies_seen_[std::size_t(i)] = boards_[std::size_t(i)].game().ply_count();
+}
+
+std::vector<Event> Match::on_sensor(int b, const SensorEvent& e) {
+  std::vector<Event> out = advance(e.t_ms);
+  b &= 1;
+  absorb(b, boards_[std::size_t(b)].on_sensor(e), out);
+  sync_shown(e.t_ms, out);
+  return out;
+}
+
+std::vector<Event> Match::advance(std::int64_t now) {
+  std::vector<Event> out;
+  // Deadlines of both boards and of the match fire in time order: what one board completes (a capture)
+  // changes what the other may drop from then on.
+  for (;;) {
+    std::optional<std::int64_t> da = boards_[0].next_deadline(), db = boards_[1].next_deadline();
+    std::optional<std::int64_t> best = decide_at_;
+    int which = -1;
+    if (da && (!best || *da < *best)) best = da, which = 0;
+    if (db && (!best || *db < *best)) best = db, which = 1;
+    if (!best || *best > now) break;
+    if (which < 0) {
+      decide_at_.reset();
+      decide(*best, out);
+    } else {
+      absorb(which, boards_[std::size_t(which)].advance(*best), out);
+    }
+    sync_shown(*best, out);
+  }
+  return out;
+}
+
+std::optional<std::int64_t> Match::next_deadline() const {
+  std::optional<std::int64_t> best = decide_at_;
+  for (const auto& r : boards_)
+    if (auto d = r.next_deadline(); d && (!best || *d < *best)) best = d;
+  return best;
+}
+
+void Match::absorb(int b, std::vector<Event> events, std::vector<Event>& out) {
+  Reconstructor& r = boards_[std::size_t(b)];
+  std::vector<ResultEvent> ended;
+  std::vector<std::int64_t> ended_at;
+  for (auto& e : events) {
+    if (auto* res = std::get_if<ResultEvent>(&e.what)) {
+      ended.push_back(*res);
+      ended_at.push_back(e.t_ms);
+    }
+    out.push_back(std::move(e));
+  }
+  for (int& seen = plies_seen_[std::size_t(b)]; seen < r.game().ply_count(); ++seen)
+    order_.push_back({b, seen});
+  for (const Handover& h : r.take_handovers()) hand_over(b, h, out);
+  for (std::size_t i = 0; i < ended.size(); ++i) board_ended(b, ended[i], ended_at[i], out);
+}
+
+void Match::hand_over(int from, const Handover& h, std::vector<Event>& out) {
+  int to = from ^ 1;
+  Reconstructor& partner = boards_[std::size_t(to)];
+  Color c = color_of(h.piece);
+  PieceType t = type_of(h.piece);
+  int borrowed_before = partner.borrowed(c, t);
+  std::vector<Event> events = partner.receive(h.piece, h.t_ms);
+  if (partner.borrowed(c, t) < borrowed_before) {
+    // The piece had been dropped before this capture was completed (FQE 21b, reported by the partner's
+    // board): in the record the capture must come before that drop, or the record could not be replayed.
+    auto capture = std::find_if(order_.rbegin(), order_.rend(),
+                                [&](const Entry& e) { return e.board == from && e.ply == h.ply - 1; });
+    if (capture != order_.rend()) {
+      std::size_t ci = std::size_t(std::distance(capture, order_.rend()) - 1);
+      const Game& g = partner.game();
+      for (std::size_t j = ci; j-- > 0;) {
+        if (order_[j].board == from) break;  // the capture cannot move before its own board's moves
+        const PlyRecord& p = g.plies()[std::size_t(order_[j].ply)];
+        Color mover = (g.start().side_to_move() == WHITE) == (order_[j].ply % 2 == 0) ? WHITE : BLACK;
+        if (p.move.is_drop() && p.move.drop_type() == t && mover == c) {
+          Entry moved = order_[ci];
+          order_.erase(order_.begin() + std::ptrdiff_t(ci));
+          order_.insert(order_.begin() + std::ptrdiff_t(j), moved);
+          break;
+        }
+      }
+    }
+  }
+  absorb(to, std::move(events), out);
+}
+
+void Match::sync_shown(std::int64_t t, std::vector<Event>& out) {
+  for (int b = 0; b < 2; ++b) {
+    std::vector<Event> events =
+        boards_[std::size_t(b ^ 1)].set_partner_shown(boards_[std::size_t(b)].shown_handover(), t);
+    if (!events.empty()) absorb(b ^ 1, std::move(events), out);
+  }
+}
+
+void Match::board_ended(int b, const ResultEvent& r, std::int64_t t, std::vector<Event>& out) {
+  if (result_) return;  // the match is over: this is the stopped game (partner-board)
+  for (const auto& e : ends_)
+    if (e.board == b) return;
+  ends_.push_back({b, r.result, r.reason, t});
+  if (ends_.size() == 2 || cfg_.simultaneous_ms <= 0) {
+    decide_at_.reset();
+    decide(t, out);
+  } else {
+    decide_at_ = t + cfg_.simultaneous_ms;
+  }
+}
+
+void Match::decide(std::int64_t t, std::vector<Event>& out) {
+  if (result_ || ends_.empty()) return;
+  const End& first = ends_.front();
+  Result r = for_team1(first.board, first.result);
+  std::string reason = first.reason;
+  if (ends_.size() == 2) {
+    // FQE 15: both games over: the same team winning both wins, anything else is a draw (FQE 14, 16:
+    // both flags for opposite teams, or mates on both boards at once).
+    const End& second = ends_[1];
+    Result r2 = for_team1(second.board, second.result);
+    if (r != r2) {
+      r = Result::Draw;
+      reason = first.reason == "flag" && second.reason == "flag" ? "flag" : "simultaneous";
+    }
+  }
+  finish(r, reason, first.board, t, out);
+}
+
+void Match::finish(Result team1, const std::string& reason, int deciding_board, std::int64_t t,
+                   std::vector<Event>& out) {
+  result_ = MatchResultEvent{team1, reason};
+  out.push_back(Event{t, cfg_.board_ids[std::size_t(deciding_board)], *result_});
+  // FQE 4: the game still going is stopped; it takes the match's result.
+  for (int b = 0; b < 2; ++b) {
+    Result board_result = for_team1(b, team1);  // the mapping is its own inverse
+    absorb(b, boards_[std::size_t(b)].end_game(Outcome{board_result, "partner-board"}, t), out);
+  }
+}
+
+std::vector<Event> Match::resign(int b, Color c, std::int64_t t) {
+  std::vector<Event> out = advance(t);
+  b &= 1;
+  Outcome o{c == WHITE ? Result::BlackWins : Result::WhiteWins, "resignation"};
+  absorb(b, boards_[std::size_t(b)].end_game(o, t), out);
+  return out;
+}
+
+std::vector<Event> Match::agree_draw(std::int64_t t) {
+  std::vector<Event> out = advance(t);
+  if (result_) return out;
+  result_ = MatchResultEvent{Result::Draw, "agreement"};
+  out.push_back(Event{t, cfg_.board_ids[0], *result_});
+  for (int b = 0; b < 2; ++b)
+    absorb(b, boards_[std::size_t(b)].end_game(Outcome{Result::Draw, "agreement"}, t), out);
+  return out;
+}
+
+void Match::set_promotion_piece(int b, Color c, PieceType t) {
+  boards_[std::size_t(b & 1)].set_promotion_piece(c, t);
+}
+
+BughouseRecord Match::record() const {
+  BughouseRecord rec;
+  rec.tags = cfg_.tags;
+  for (int b = 0; b < 2; ++b) rec.start[std::size_t(b)] = boards_[std::size_t(b)].game().start();
+  for (const Entry& e : order_) {
+    const Game& g = boards_[std::size_t(e.board)].game();
+    if (e.ply >= g.ply_count()) continue;
+    const PlyRecord& p = g.plies()[std::size_t(e.ply)];
+    BughouseMove m;
+    m.move = p.move;
+    m.board = e.board;
+    Color mover = (g.start().side_to_move() == WHITE) == (e.ply % 2 == 0) ? WHITE : BLACK;
+    if (p.clock.known()) m.clock_ms = mover == WHITE ? p.clock.white_ms : p.clock.black_ms;
+    rec.moves.push_back(std::move(m));
+  }
+  rec.result = result_ ? result_string(result_->result) : "*";
+  return rec;
+}
+
+}  // namespace eboard::rules

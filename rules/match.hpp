@@ -1,0 +1,105 @@
+// A bughouse match (FQE "blitz à 4"): two boards side by side, A and B, each reconstructed from its own
+// sensors and clock, and the four reserves between them. Team 1 is White on A and Black on B.
+//
+// Sans-I/O like the Reconstructor: sensor events of either board and the time go in, events of both
+// boards come out (each carries its board id), in time order. The caller owns the timers and calls
+// `advance(now)` at `next_deadline()`.
+//
+// What it adds to the two boards:
+//  * The reserves (FQE 6, 11, 21b): a capture completed on one board (the capturer's clock press) puts the
+//    captured piece, in its own colour and as a pawn if it was a promoted one, into the reserve of the
+//    capturer's partner on the other board. Drops are matched against these official reserves; a capture
+//    the other board shows but has not completed yet is passed on too, so that a drop of that piece is
+//    recognised as played too early (drop-before-partner-clock) rather than as a piece from nowhere.
+//  * The match result (FQE 4, 14–16): the first game to end decides; when the other game ends within
+//    `simultaneous_ms` as well, the same team winning both wins, otherwise the match is drawn (this covers
+//    FQE 16, a capture that lets the partner mate while the capturer is mated at once, and both flags
+//    falling for opposite teams). The game still going is then stopped (result reason partner-board).
+//    The match-result event carries the id of the board whose game ended first.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rules/pgn.hpp"
+#include "rules/reconstruct.hpp"
+
+namespace eboard::rules {
+
+// Reconstruction settings with the bughouse-fqe profile.
+inline ReconstructConfig bughouse_board_config(const char* profile = "bughouse-fqe") {
+  ReconstructConfig c;
+  c.profile = *profile_by_name(profile);
+  return c;
+}
+
+struct MatchConfig {
+  // Settings of both boards; the board ids come from `board_ids`, the variant is always bughouse.
+  ReconstructConfig board = bughouse_board_config();
+  std::array<std::string, 2> board_ids{"A", "B"};
+  // Two games ending within this long of each other end "simultaneously" (FQE 15, 16). The match result
+  // waits this long after the first end.
+  std::int64_t simultaneous_ms = 2000;
+  // Tags of the match record (WhiteA, BlackA, WhiteB, BlackB, Event, …).
+  PgnTags tags;
+};
+
+class Match {
+ public:
+  explicit Match(MatchConfig cfg);
+  // Continues two games (both Variant::Bughouse; their positions' pockets are the official reserves).
+  Match(MatchConfig cfg, Game a, Game b);
+
+  // A sensor event of board 0 (A) or 1 (B).
+  std::vector<Event> on_sensor(int board, const SensorEvent& e);
+  std::vector<Event> advance(std::int64_t now_ms);
+  std::optional<std::int64_t> next_deadline() const;
+
+  // Arbiter input. A resignation ends that board's game (and so the match); a draw agreement involves
+  // both players of a team and ends the match (FQE 17).
+  std::vector<Event> resign(int board, Color c, std::int64_t t_ms);
+  std::vector<Event> agree_draw(std::int64_t t_ms);
+  // FQE 11: the piece a player names for his next promotion (the pawn stays a pawn on the board).
+  void set_promotion_piece(int board, Color c, PieceType t);
+
+  const Reconstructor& board(int b) const { return boards_[std::size_t(b & 1)]; }
+  // The official reserve of colour `c` on board `b` (what he may drop now).
+  int reserve(int b, Color c, PieceType t) const { return board(b).game().position().pocket(c, t); }
+  // The match result once decided, from the point of view of team 1 (White A + Black B).
+  const std::optional<MatchResultEvent>& result() const { return result_; }
+  // The match so far as a BPGN record: the moves of both boards in the order they were completed, each
+  // with the mover's clock; the match result.
+  BughouseRecord record() const;
+
+ private:
+  void absorb(int b, std::vector<Event> events, std::vector<Event>& out);
+  void hand_over(int from, const Handover& h, std::vector<Event>& out);
+  void sync_shown(std::int64_t t, std::vector<Event>& out);
+  void board_ended(int b, const ResultEvent& r, std::int64_t t, std::vector<Event>& out);
+  void decide(std::int64_t t, std::vector<Event>& out);
+  void finish(Result team1, const std::string& reason, int deciding_board, std::int64_t t,
+              std::vector<Event>& out);
+
+  MatchConfig cfg_;
+  std::array<Reconstructor, 2> boards_;
+  std::array<int, 2> plies_seen_{};
+  struct Entry {
+    int board;
+    int ply;  // index into that board's game plies
+  };
+  std::vector<Entry> order_;  // completed moves of both boards, in the order they were completed
+  struct End {
+    int board;
+    Result result;  // of that board's game
+    std::string reason;
+    std::int64_t t_ms;
+  };
+  std::vector<End> ends_;
+  std::optional<std::int64_t> decide_at_;
+  std::optional<MatchResultEvent> result_;
+};
+
+}  // namespace eboard::rules

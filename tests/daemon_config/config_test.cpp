@@ -1,0 +1,257 @@
+// eboardd's configuration: the contract's example, the optional keys, every kind of mistake reported with
+// the file and the exact line, and the diff a reload applies.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "daemon/config/config.hpp"
+
+using namespace eboard::config;
+
+namespace {
+
+const char* CONTRACT_EXAMPLE = R"(state_dir = "/var/lib/eboardd"
+
+[http]
+listen = "127.0.0.1:7780"
+
+[[board]]
+id = "A"
+port = "/dev/ttyUSB0"
+protocol = "dgt"
+
+[[board]]
+id = "B"
+port = "/dev/ttyUSB1"
+protocol = "dgt"
+
+[[match]]
+boards = ["A", "B"]
+rules = "bughouse-fqe"
+)";
+
+Config parse_ok(const std::string& text) {
+  auto c = parse_config(text, "test.toml");
+  EXPECT_TRUE(c) << (c ? "" : c.error().what());
+  return c ? *c : Config{};
+}
+
+// The error for `text`: its line, and the message must contain `needle`.
+void expect_error(const std::string& text, int line, const std::string& needle) {
+  auto c = parse_config(text, "bad.toml");
+  ASSERT_FALSE(c) << "accepted:\n" << text;
+  EXPECT_EQ(c.error().file, "bad.toml");
+  EXPECT_EQ(c.error().line, line) << c.error().what() << "\n" << text;
+  EXPECT_NE(c.error().message.find(needle), std::string::npos) << c.error().what();
+  EXPECT_EQ(c.error().what().rfind("bad.toml:" + std::to_string(line) + ":", 0), 0u) << c.error().what();
+}
+
+const std::string BOARD_A = "[[board]]\nid = \"A\"\nport = \"/dev/ttyUSB0\"\n";
+
+}  // namespace
+
+TEST(Config, TheContractExample) {
+  Config c = parse_ok(CONTRACT_EXAMPLE);
+  EXPECT_EQ(c.state_dir, "/var/lib/eboardd");
+  EXPECT_EQ(c.http.host, "127.0.0.1");
+  EXPECT_EQ(c.http.port, 7780);
+  EXPECT_TRUE(c.http.loopback);
+  EXPECT_TRUE(c.http.open_read);
+  EXPECT_TRUE(c.http.token.empty());
+  ASSERT_EQ(c.boards.size(), 2u);
+  EXPECT_EQ(c.boards[0].id, "A");
+  EXPECT_EQ(c.boards[0].device(), "/dev/ttyUSB0");
+  EXPECT_EQ(c.boards[1].port, "/dev/ttyUSB1");
+  EXPECT_EQ(c.boards[0].line, 6);
+  EXPECT_EQ(c.boards[1].line, 11);
+  ASSERT_EQ(c.matches.size(), 1u);
+  EXPECT_EQ(c.matches[0].name(), "A-B");
+  EXPECT_EQ(c.matches[0].rules, "bughouse-fqe");
+  EXPECT_EQ(c.profile_of("A"), "bughouse-fqe");  // a board in a match plays the match's rules
+}
+
+TEST(Config, OptionalKeys) {
+  Config c = parse_ok(R"(
+state_dir = "/srv/eboard"
+log_level = "debug"
+[http]
+listen = "[::1]:8080"
+token = "s3cret-token"
+max_clients = 10
+ws_queue_bytes = 65536
+[journal]
+sync_ms = 20
+[[board]]
+id = "board_1"
+serial = "DGT00042"
+rules = "fide-blitz"
+chess960 = true
+raw_log = false
+)");
+  EXPECT_EQ(c.log_level, "debug");
+  EXPECT_EQ(c.http.host, "::1");
+  EXPECT_EQ(c.http.port, 8080);
+  EXPECT_TRUE(c.http.loopback);
+  EXPECT_EQ(c.http.token, "s3cret-token");
+  EXPECT_EQ(c.http.max_clients, 10u);
+  EXPECT_EQ(c.http.ws_queue_bytes, 65536u);
+  EXPECT_EQ(c.journal.sync_ms, 20);
+  ASSERT_EQ(c.boards.size(), 1u);
+  EXPECT_EQ(c.boards[0].device(), "/dev/eboard/dgt-DGT00042");  // the udev rules' symlink
+  EXPECT_EQ(c.profile_of("board_1"), "fide-blitz");
+  EXPECT_TRUE(c.boards[0].chess960);
+  EXPECT_FALSE(c.boards[0].raw_log);
+  // A public address with a token: reading needs the token unless open_read says otherwise.
+  Config pub = parse_ok("[http]\nlisten = \"0.0.0.0:7780\"\ntoken = \"0123456789\"\n");
+  EXPECT_FALSE(pub.http.loopback);
+  EXPECT_FALSE(pub.http.open_read);
+  Config open = parse_ok("[http]\nlisten = \"0.0.0.0:7780\"\nopen_read = true\n");
+  EXPECT_TRUE(open.http.open_read);
+  // Defaults, and no boards at all.
+  Config empty = parse_ok("");
+  EXPECT_EQ(empty.http.listen, "127.0.0.1:7780");
+  EXPECT_TRUE(empty.boards.empty());
+}
+
+TEST(Config, UnknownKeysSuggestTheRightOne) {
+  expect_error("stat_dir = \"/x\"\n", 1, "unknown key 'stat_dir'; did you mean 'state_dir'?");
+  expect_error(BOARD_A + "protocl = \"dgt\"\n", 4, "did you mean 'protocol'?");
+  expect_error("[http]\nlisten = \"127.0.0.1:1\"\nlistne = \"x\"\n", 3,
+               "unknown key 'http.listne'; did you mean 'listen'?");
+  expect_error(BOARD_A + "[[match]]\nbords = [\"A\", \"B\"]\n", 5, "did you mean 'boards'?");
+  expect_error("[jurnal]\nsync_ms = 5\n", 1, "did you mean 'journal'?");
+  // Far from anything: the list of keys instead.
+  expect_error("colour = \"blue\"\n", 1, "known keys: state_dir");
+}
+
+TEST(Config, DuplicateBoardIds) {
+  expect_error(BOARD_A + "\n[[board]]\nid = \"A\"\nport = \"/dev/ttyUSB1\"\n", 6,
+               "duplicate board id 'A' (first defined on line 1)");
+}
+
+TEST(Config, MatchOfUnknownBoards) {
+  expect_error(BOARD_A + "[[match]]\nboards = [\"A\", \"C\"]\n", 5, "unknown board 'C' (boards defined: A)");
+  expect_error(BOARD_A + "[[match]]\nboards = [\"A\", \"A\"]\n", 5, "two different boards");
+  expect_error(BOARD_A + "[[match]]\nboards = [\"A\"]\n", 5, "two board ids");
+  expect_error(BOARD_A +
+                   "[[board]]\nid=\"B\"\nport=\"/dev/b\"\n[[match]]\nboards = [\"A\", \"B\"]\nrules = "
+                   "\"fide-blitz\"\n",
+               9, "must be a bughouse profile");
+  expect_error(BOARD_A +
+                   "[[board]]\nid=\"B\"\nport=\"/dev/b\"\n[[match]]\nboards = [\"A\", "
+                   "\"B\"]\n[[match]]\nboards = [\"B\", \"A\"]\n",
+               10, "already in the match on line 7");
+}
+
+TEST(Config, BadListenAddresses) {
+  expect_error("[http]\nlisten = \"127.0.0.1\"\n", 2, "is not HOST:PORT");
+  expect_error("[http]\nlisten = \"127.0.0.1:99999\"\n", 2, "at most 65535");
+  expect_error("[http]\nlisten = \"127.0.0.1:http\"\n", 2, "must be a number");
+  expect_error("[http]\nlisten = \"example.org:80\"\n", 2, "not an IP address");
+  expect_error("[http]\nlisten = \"::1:80\"\n", 2, "brackets");
+  expect_error("[http]\nlisten = \"0.0.0.0:7780\"\n", 1, "not a loopback address: set http.token");
+  expect_error("[http]\ntoken = \"short\"\n", 2, "too short");
+  EXPECT_TRUE(parse_listen("localhost:7780"));
+  EXPECT_EQ(parse_listen("localhost:7780")->host, "127.0.0.1");
+  EXPECT_FALSE(parse_listen("192.168.1.10:80")->loopback);
+}
+
+TEST(Config, BadProfilesAndValues) {
+  expect_error(BOARD_A + "rules = \"fide-standrd\"\n", 4,
+               "unknown rules profile 'fide-standrd'; did you mean 'fide-standard'?");
+  expect_error(BOARD_A +
+                   "[[board]]\nid=\"B\"\nport=\"/dev/b\"\n[[match]]\nboards = [\"A\", \"B\"]\nrules = "
+                   "\"bughose-fqe\"\n",
+               9, "unknown rules profile 'bughose-fqe'; did you mean 'bughouse-fqe'?");
+  expect_error("log_level = \"verbose\"\n", 1, "unknown log_level 'verbose'");
+  expect_error("state_dir = 5\n", 1, "state_dir must be a string, not an integer");
+  expect_error("state_dir = \"relative/dir\"\n", 1, "absolute path");
+  expect_error("[[board]]\nport = \"/dev/ttyUSB0\"\n", 1, "needs an id");
+  expect_error("[[board]]\nid = \"A\"\n", 1, "needs port = ");
+  expect_error("[[board]]\nid = \"A\"\nport = \"/dev/x\"\nserial = \"123\"\n", 4, "port or serial, not both");
+  expect_error("[[board]]\nid = \"A/B\"\nport = \"/dev/x\"\n", 2, "letters, digits");
+  expect_error("[[board]]\nid = \"A\"\nport = \"ttyUSB0\"\n", 3, "device path");
+  expect_error("[[board]]\nid = \"A\"\nport = \"/dev/x\"\nprotocol = \"certabo\"\n", 4,
+               "not supported by the daemon yet");
+  expect_error("[[board]]\nid = \"A\"\nport = \"/dev/x\"\nraw_log = \"yes\"\n", 4, "true or false");
+  expect_error("[journal]\nsync_ms = -1\n", 2, "between 0 and 10000");
+  expect_error("[board]\nid = \"A\"\n", 1, "[[board]]");
+  expect_error("http = 5\n", 1, "must be a table");
+}
+
+TEST(Config, TomlSyntaxErrorsNameTheLine) {
+  auto c = parse_config("state_dir = \"/x\"\n\n[http\nlisten = \"1\"\n", "syntax.toml");
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().line, 3);
+  EXPECT_NE(c.error().message.find("TOML syntax"), std::string::npos) << c.error().what();
+  c = parse_config("a = \"unterminated\n", "syntax.toml");
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().line, 1);
+}
+
+TEST(Config, LoadsFiles) {
+  auto missing = load_config("/nonexistent/eboardd.toml");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().what(), "/nonexistent/eboardd.toml: cannot open the file");
+  // The example shipped in config/ is valid.
+  auto example = load_config(std::filesystem::path(EBOARD_TEST_DATA).parent_path().parent_path() / "config" /
+                             "eboardd.toml");
+  ASSERT_TRUE(example) << example.error().what();
+  EXPECT_EQ(example->boards.size(), 2u);
+}
+
+TEST(ConfigDiff, AddedRemovedChangedUnchanged) {
+  Config a = parse_ok(R"(
+[[board]]
+id = "A"
+port = "/dev/ttyUSB0"
+[[board]]
+id = "B"
+port = "/dev/ttyUSB1"
+[[board]]
+id = "C"
+port = "/dev/ttyUSB2"
+)");
+  Config b = parse_ok(R"(
+log_level = "debug"
+
+[[board]]
+id = "A"
+port = "/dev/ttyUSB0"
+[[board]]
+id = "C"
+port = "/dev/ttyUSB9"
+[[board]]
+id = "D"
+port = "/dev/ttyUSB3"
+)");
+  ConfigDiff d = diff(a, b);
+  EXPECT_EQ(d.unchanged, std::vector<std::string>{"A"});  // moved lines do not make a change
+  EXPECT_EQ(d.changed, std::vector<std::string>{"C"});
+  EXPECT_EQ(d.added, std::vector<std::string>{"D"});
+  EXPECT_EQ(d.removed, std::vector<std::string>{"B"});
+  EXPECT_TRUE(d.log_level_changed);
+  EXPECT_FALSE(d.http_changed);
+  EXPECT_FALSE(d.empty());
+  EXPECT_NE(d.summary().find("changed C"), std::string::npos) << d.summary();
+  EXPECT_TRUE(diff(a, a).empty());
+
+  // Joining a match changes a board's rules: it is a changed board.
+  Config m = parse_ok(std::string(CONTRACT_EXAMPLE));
+  Config no_match = m;
+  no_match.matches.clear();
+  ConfigDiff md = diff(no_match, m);
+  EXPECT_EQ(md.changed, (std::vector<std::string>{"A", "B"}));
+  EXPECT_TRUE(md.matches_changed);
+  Config other_port = m;
+  other_port.http.port = 7781;
+  EXPECT_TRUE(diff(m, other_port).http_changed);
+}
+
+TEST(Config, EditDistance) {
+  EXPECT_EQ(edit_distance("port", "port"), 0u);
+  EXPECT_EQ(edit_distance("prot", "port"), 1u);  // a swap is one slip
+  EXPECT_EQ(edit_distance("stat_dir", "state_dir"), 1u);
+  EXPECT_EQ(edit_distance("", "abc"), 3u);
+}

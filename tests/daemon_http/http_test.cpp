@@ -1,0 +1,526 @@
+// eboardd's HTTP and WebSocket side against a real server on 127.0.0.1 (an ephemeral port): /games.pgn,
+// /status, the WebSocket snapshot followed by live events, a slow client dropped while others keep up,
+// hostile clients (garbage, huge headers, slowloris, too many connections), the token for control, and a
+// reload that keeps unchanged boards (and their clients) running.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <map>
+#include <thread>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+#include <nlohmann/json.hpp>
+
+#include "../daemon_journal/manual_source.hpp"
+#include "daemon/eboardd/service.hpp"
+
+using namespace eboard;
+namespace fs = std::filesystem;
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr std::int64_t T0 = 1'700'000'000'000;
+
+std::string base_config(const std::string& extra_http = "", const std::string& more = "") {
+  return "[http]\nlisten = \"127.0.0.1:0\"\n" + extra_http +
+         "\n[[board]]\nid = \"A\"\nport = \"/dev/null\"\n[[board]]\nid = \"B\"\nport = \"/dev/null\"\n" +
+         more;
+}
+
+// A running service on its own thread; the test talks to it over sockets, and touches it only through
+// on_io (run on the service's thread).
+class Daemon {
+ public:
+  explicit Daemon(const std::string& toml, http::ServerOptions http_options = {}) {
+    dir_ = fs::temp_directory_path() /
+           ("eboard-http-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
+    fs::remove_all(dir_);
+    auto cfg = config::parse_config(toml, "test.toml");
+    EXPECT_TRUE(cfg) << (cfg ? "" : cfg.error().what());
+    cfg->state_dir = dir_.string();
+    eboardd::ServiceOptions o;
+    o.clock = [] { return T0; };
+    o.http = http_options;
+    o.source_factory = [this](const config::BoardConfig& b, eboardd::BoardRuntime& rt) {
+      auto s = std::make_unique<test_support::ManualSource>(rt, std::move(rt.recovery().machine));
+      sources_[b.id] = s.get();
+      return s;
+    };
+    service_ = std::make_unique<eboardd::Service>(io_, *cfg, o);
+    auto ok = service_->start();
+    EXPECT_TRUE(ok) << (ok ? "" : ok.error());
+    port_ = service_->endpoint() ? service_->endpoint()->port() : 0;
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  ~Daemon() {
+    on_io([this] { service_->stop(); });
+    work_.reset();
+    io_.stop();
+    thread_.join();
+    service_.reset();
+    fs::remove_all(dir_);
+  }
+
+  template <class F>
+  auto on_io(F f) -> decltype(f()) {
+    std::packaged_task<decltype(f())()> task(std::move(f));
+    auto result = task.get_future();
+    asio::post(io_, [&task] { task(); });
+    return result.get();
+  }
+  void feed(const std::string& board, const std::vector<rules::SensorEvent>& events) {
+    on_io([&] {
+      for (const auto& e : events) sources_.at(board)->feed(e);
+    });
+  }
+  int plies(const std::string& board) {
+    return on_io([&] { return service_->board(board)->game().ply_count(); });
+  }
+  std::uint16_t port() const { return port_; }
+  eboardd::Service& service() { return *service_; }
+  const fs::path& dir() const { return dir_; }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path dir_;
+  asio::io_context io_;
+  asio::executor_work_guard<asio::io_context::executor_type> work_ = asio::make_work_guard(io_);
+  std::unique_ptr<eboardd::Service> service_;
+  std::map<std::string, test_support::ManualSource*> sources_;
+  std::uint16_t port_ = 0;
+  std::thread thread_;
+};
+
+// A plain TCP connection with receive timeouts (POSIX, so a test never hangs).
+class Conn {
+ public:
+  explicit Conn(std::uint16_t port, int rcvbuf = 0) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (rcvbuf) ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    timeval tv{5, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  }
+  ~Conn() { ::close(fd_); }
+  bool connected() const { return connected_; }
+  bool send(std::string_view s) { return ::send(fd_, s.data(), s.size(), MSG_NOSIGNAL) == ssize_t(s.size()); }
+  // Everything until the peer closes (or the timeout): "" on a timeout with nothing read.
+  std::string read_all() {
+    std::string out;
+    char buf[65536];
+    for (;;) {
+      ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      out.append(buf, std::size_t(n));
+    }
+    return out;
+  }
+  // True if the peer closed the connection within the timeout.
+  bool closed_by_peer() {
+    char c;
+    ssize_t n = ::recv(fd_, &c, 1, 0);
+    return n == 0 || (n < 0 && errno == ECONNRESET);
+  }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+struct Reply {
+  int status = 0;
+  std::string body;
+  std::string head;
+};
+
+Reply request(std::uint16_t port, const std::string& method, const std::string& target,
+              const std::string& body = "", const std::string& extra_headers = "") {
+  Conn c(port);
+  c.send(method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + extra_headers +
+         (body.empty() && method == "GET" ? "" : "Content-Length: " + std::to_string(body.size()) + "\r\n") +
+         "\r\n" + body);
+  std::string all = c.read_all();
+  Reply r;
+  if (all.size() > 12 && all.rfind("HTTP/1.1 ", 0) == 0) r.status = std::stoi(all.substr(9, 3));
+  auto split = all.find("\r\n\r\n");
+  r.head = all.substr(0, split);
+  if (split != std::string::npos) r.body = all.substr(split + 4);
+  return r;
+}
+
+Reply get(std::uint16_t port, const std::string& target, const std::string& headers = "") {
+  return request(port, "GET", target, "", headers);
+}
+
+// A WebSocket client on its own io_context: every wait is bounded.
+class WsClient {
+ public:
+  explicit WsClient(std::uint16_t port, int rcvbuf = 0, const std::string& target = "/ws") {
+    auto& s = ws_.next_layer();
+    s.open(asio::ip::tcp::v4());
+    if (rcvbuf) s.set_option(asio::socket_base::receive_buffer_size(rcvbuf));
+    beast::error_code ec;
+    s.connect({asio::ip::make_address("127.0.0.1"), port}, ec);
+    if (!ec) ws_.handshake("127.0.0.1", target, ec);
+    ok_ = !ec;
+    error_ = ec.message();
+  }
+  bool ok() const { return ok_; }
+  const std::string& error() const { return error_; }
+  // The next message, or nullopt on a timeout or a closed connection. A read that times out stays
+  // pending (cancelling would break the WebSocket stream) and the next call goes on waiting for it.
+  std::optional<std::string> read(std::chrono::milliseconds timeout = 5000ms) {
+    if (closed_) return std::nullopt;
+    if (!pending_) {
+      pending_ = true;
+      done_ = false;
+      buf_.clear();
+      ws_.async_read(buf_, [this](beast::error_code ec, std::size_t) {
+        done_ = true;
+        result_ = ec;
+      });
+    }
+    ioc_.restart();
+    ioc_.run_for(timeout);
+    if (!done_) return std::nullopt;
+    pending_ = false;
+    if (result_) {
+      closed_ = true;
+      return std::nullopt;
+    }
+    return beast::buffers_to_string(buf_.data());
+  }
+  bool closed() const { return closed_; }
+
+ private:
+  asio::io_context ioc_;
+  beast::websocket::stream<asio::ip::tcp::socket> ws_{ioc_};
+  beast::flat_buffer buf_;
+  beast::error_code result_;
+  bool pending_ = false;
+  bool done_ = false;
+  bool ok_ = false;
+  bool closed_ = false;
+  std::string error_;
+};
+
+int count(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (auto p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST(Http, GamesPgnAndStatus) {
+  Daemon d(base_config());
+  ASSERT_NE(d.port(), 0);
+  const sim::Timeline tl = test_support::short_game(T0);
+  d.feed("A", tl.events);
+  const int plies = d.plies("A");
+  ASSERT_EQ(plies, 12);
+
+  Reply r = get(d.port(), "/games.pgn");
+  ASSERT_EQ(r.status, 200) << r.head;
+  EXPECT_NE(r.head.find("application/x-chess-pgn"), std::string::npos);
+  EXPECT_EQ(count(r.body, "[Event "), 2) << r.body;  // both boards' current games
+  EXPECT_NE(r.body.find("[Board \"A\"]"), std::string::npos);
+  EXPECT_NE(r.body.find("[Board \"B\"]"), std::string::npos);
+  EXPECT_NE(r.body.find("1. e4 {[%clk "), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("6... b5"), std::string::npos) << r.body;
+  EXPECT_EQ(count(r.body, "[%clk "), plies) << r.body;
+
+  Reply s = get(d.port(), "/status");
+  ASSERT_EQ(s.status, 200);
+  json j = json::parse(s.body);
+  ASSERT_EQ(j["boards"].size(), 2u);
+  EXPECT_EQ(j["boards"][0]["id"], "A");
+  EXPECT_EQ(j["boards"][0]["link"], "manual");
+  EXPECT_EQ(j["boards"][0]["game"]["ply"], plies);
+  EXPECT_EQ(j["boards"][0]["game"]["last_move"], "b7b5");
+  EXPECT_EQ(j["boards"][1]["game"]["ply"], 0);
+
+  Reply one = get(d.port(), "/boards/A.pgn");
+  EXPECT_EQ(one.status, 200);
+  EXPECT_EQ(count(one.body, "[Event "), 1);
+  EXPECT_EQ(get(d.port(), "/boards/Z.pgn").status, 404);
+  EXPECT_EQ(get(d.port(), "/nothing").status, 404);
+  EXPECT_EQ(get(d.port(), "/").status, 200);
+  EXPECT_EQ(get(d.port(), "/ws").status, 426);  // not an upgrade
+  EXPECT_EQ(request(d.port(), "DELETE", "/games.pgn").status, 405);
+  // Per-game PGN files are in the state directory.
+  EXPECT_TRUE(fs::exists(d.dir() / "games"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(d.dir() / "games"), fs::directory_iterator()), 2);
+}
+
+TEST(Http, WebSocketSnapshotThenLiveEvents) {
+  Daemon d(base_config());
+  const sim::Timeline tl = test_support::short_game(T0);
+  const std::size_t half = tl.events.size() / 2;
+  d.feed("A", {tl.events.begin(), tl.events.begin() + std::ptrdiff_t(half)});
+  const int before = d.plies("A");
+  ASSERT_GE(before, 3);
+
+  WsClient ws(d.port());
+  ASSERT_TRUE(ws.ok()) << ws.error();
+  // The snapshot: every move so far as §3 move events.
+  for (int ply = 1; ply <= before; ++ply) {
+    auto m = ws.read();
+    ASSERT_TRUE(m) << "snapshot move " << ply;
+    json j = json::parse(*m);
+    EXPECT_EQ(j["type"], "move");
+    EXPECT_EQ(j["board"], "A");
+    EXPECT_EQ(j["ply"], ply);
+    EXPECT_TRUE(j.contains("uci") && j.contains("san") && j.contains("t"));
+  }
+  EXPECT_FALSE(ws.read(200ms)) << "nothing more before new events";
+  // Live: the rest of the game, each move exactly once, in order.
+  d.feed("A", {tl.events.begin() + std::ptrdiff_t(half), tl.events.end()});
+  const int after = d.plies("A");
+  int next = before + 1;
+  while (next <= after) {
+    auto m = ws.read();
+    ASSERT_TRUE(m) << "waiting for ply " << next;
+    json j = json::parse(*m);
+    if (j["type"] != "move") continue;  // provisional moves and the like
+    ASSERT_EQ(j["ply"], next) << *m;
+    ++next;
+  }
+  EXPECT_EQ(after, 12);
+  // A second client now gets the whole game as its snapshot.
+  WsClient late(d.port());
+  int moves = 0;
+  while (auto m = late.read(300ms))
+    if (json::parse(*m)["type"] == "move") ++moves;
+  EXPECT_EQ(moves, after);
+}
+
+TEST(Http, SlowWebSocketClientIsDroppedOthersKeepUp) {
+  Daemon d(base_config("ws_queue_bytes = 65536\n"));
+  WsClient slow(d.port(), 4096);  // never reads
+  ASSERT_TRUE(slow.ok());
+  std::atomic<long> fast_got{0};
+  std::atomic<bool> stop{false};
+  std::thread fast([&] {
+    WsClient c(d.port());
+    if (!c.ok()) return;
+    while (!stop) {
+      auto m = c.read(500ms);
+      if (m) ++fast_got;
+      if (c.closed()) return;
+    }
+  });
+  // Wait for both clients to be registered.
+  for (int i = 0; i < 100 && d.on_io([&] { return d.service().http_server().websocket_clients(); }) < 2; ++i)
+    std::this_thread::sleep_for(10ms);
+  const std::string msg(1024, 'x');
+  long sent = 0;
+  auto dropped = [&] { return d.on_io([&] { return d.service().http_server().stats().ws_dropped_slow; }); };
+  // Events at a pace a healthy client keeps up with (the fast client is never more than a few dozen
+  // messages behind), until the slow client's queue passes its limit.
+  while (dropped() == 0 && sent < 64 * 1024) {
+    d.on_io([&] { d.service().http_server().broadcast(msg); });
+    ++sent;
+    for (int i = 0; i < 500 && fast_got < sent - 32; ++i) std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_EQ(dropped(), 1u) << "after " << sent << " KiB";
+  // The fast client got everything.
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (fast_got < sent && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(fast_got.load(), sent);
+  stop = true;
+  fast.join();
+  EXPECT_EQ(d.on_io([&] { return d.service().http_server().websocket_clients(); }), 0u);
+}
+
+TEST(Http, HostileClientsNeverHurtTheDaemon) {
+  http::ServerOptions o;
+  o.request_timeout = 300ms;
+  Daemon d(base_config("max_clients = 4\n"), o);
+  {
+    Conn c(d.port());
+    c.send("NOT HTTP AT ALL\r\n\r\n");
+    std::string reply = c.read_all();
+    EXPECT_EQ(reply.rfind("HTTP/1.1 400", 0), 0u) << reply;
+  }
+  {
+    Conn c(d.port());
+    c.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(20000, 'a') + "\r\n\r\n");
+    EXPECT_EQ(c.read_all().rfind("HTTP/1.1 431", 0), 0u);
+  }
+  {
+    Conn c(d.port());
+    c.send("POST /control/A/tags HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n" +
+           std::string(70000, '{'));
+    EXPECT_EQ(c.read_all().rfind("HTTP/1.1 413", 0), 0u);
+  }
+  {
+    Conn c(d.port());
+    std::string junk;
+    for (int i = 0; i < 4096; ++i) junk.push_back(char((i * 7919) & 0xff));
+    c.send(junk);
+    (void)c.read_all();
+  }
+  {
+    // Slowloris: a request trickling in is cut off after the request timeout.
+    Conn c(d.port());
+    auto t0 = std::chrono::steady_clock::now();
+    c.send("GET /games.pgn HTTP/1.1\r\n");
+    bool closed = false;
+    for (int i = 0; i < 30 && !closed; ++i) {
+      std::this_thread::sleep_for(100ms);
+      if (!c.send("X-Slow: 1\r\n")) closed = true;
+    }
+    if (!closed) closed = c.closed_by_peer();
+    EXPECT_TRUE(closed);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 2500ms);
+    EXPECT_GE(d.on_io([&] { return d.service().http_server().stats().timeouts; }), 1u);
+  }
+  {
+    // Too many connections: the one beyond max_clients is refused with 503.
+    std::vector<std::unique_ptr<Conn>> idle;
+    for (int i = 0; i < 4; ++i) idle.push_back(std::make_unique<Conn>(d.port()));
+    for (int i = 0; i < 100 && d.on_io([&] { return d.service().http_server().open_connections(); }) < 4; ++i)
+      std::this_thread::sleep_for(10ms);
+    Conn extra(d.port());
+    std::string reply = extra.read_all();
+    EXPECT_EQ(reply.rfind("HTTP/1.1 503", 0), 0u) << reply;
+  }
+  // Still serving.
+  for (int i = 0; i < 100 && d.on_io([&] { return d.service().http_server().open_connections(); }) > 0; ++i)
+    std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(get(d.port(), "/status").status, 200);
+  json s = json::parse(get(d.port(), "/status").body);
+  EXPECT_GE(s["http"]["bad_requests"], 3);
+  EXPECT_GE(s["http"]["rejected_busy"], 1);
+}
+
+TEST(Http, ControlNeedsTheToken) {
+  Daemon d(base_config("token = \"test-token-123\"\n"));
+  const std::string auth = "Authorization: Bearer test-token-123\r\n";
+  Reply none = request(d.port(), "POST", "/control/A/new-game");
+  EXPECT_EQ(none.status, 401);
+  EXPECT_NE(none.head.find("WWW-Authenticate: Bearer"), std::string::npos) << none.head;
+  EXPECT_EQ(
+      request(d.port(), "POST", "/control/A/new-game", "", "Authorization: Bearer wrong-token-12\r\n").status,
+      401);
+  EXPECT_EQ(request(d.port(), "POST", "/control/A/new-game?token=nope").status, 401);
+  EXPECT_EQ(get(d.port(), "/control/A/new-game", auth).status, 405);
+
+  const sim::Timeline tl = test_support::short_game(T0, 5, 4);
+  d.feed("A", tl.events);
+  ASSERT_EQ(d.plies("A"), 4);
+  Reply ng = request(d.port(), "POST", "/control/A/new-game", "", auth);
+  ASSERT_EQ(ng.status, 200) << ng.body;
+  EXPECT_EQ(json::parse(ng.body)["game"], 2);
+  EXPECT_EQ(d.plies("A"), 0);
+  Reply fen = request(d.port(), "POST", "/control/B/new-game?token=test-token-123",
+                      R"({"fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"})");
+  ASSERT_EQ(fen.status, 200) << fen.body;
+  EXPECT_EQ(request(d.port(), "POST", "/control/B/new-game", R"({"fen": "nonsense"})", auth).status, 400);
+
+  Reply tags = request(d.port(), "POST", "/control/A/tags",
+                       R"({"White": "Anna", "Black": "Boris", "Round": "3"})", auth);
+  ASSERT_EQ(tags.status, 200) << tags.body;
+  EXPECT_EQ(json::parse(tags.body)["tags"]["White"], "Anna");
+  EXPECT_EQ(request(d.port(), "POST", "/control/A/tags", R"({"Result": "1-0"})", auth).status, 400);
+  EXPECT_EQ(request(d.port(), "POST", "/control/A/tags", "[1,2]", auth).status, 400);
+  EXPECT_EQ(request(d.port(), "POST", "/control/A/tags", "{not json", auth).status, 400);
+  std::string pgn = get(d.port(), "/games.pgn").body;
+  EXPECT_NE(pgn.find("[White \"Anna\"]"), std::string::npos) << pgn;
+  EXPECT_NE(pgn.find("[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]"), std::string::npos) << pgn;
+
+  for (const char* a : {"set-position", "promotion", "ack-alert", "draw", "resign", "adjourn", "resume"})
+    EXPECT_EQ(request(d.port(), "POST", std::string("/control/A/") + a, "", auth).status, 501) << a;
+  EXPECT_EQ(request(d.port(), "POST", "/control/A/fly", "", auth).status, 404);
+  EXPECT_EQ(request(d.port(), "POST", "/control/Z/new-game", "", auth).status, 404);
+
+  // Without a configured token, control is off altogether.
+  Daemon open(base_config());
+  EXPECT_EQ(request(open.port(), "POST", "/control/A/new-game", "", auth).status, 403);
+}
+
+TEST(Http, ReadingNeedsTheTokenWhenNotOpen) {
+  Daemon d(base_config("token = \"read-token-456\"\nopen_read = false\n"));
+  EXPECT_EQ(get(d.port(), "/games.pgn").status, 401);
+  EXPECT_EQ(get(d.port(), "/games.pgn", "Authorization: Bearer read-token-456\r\n").status, 200);
+  EXPECT_EQ(get(d.port(), "/status?token=read-token-456").status, 200);
+  WsClient anonymous(d.port());
+  EXPECT_FALSE(anonymous.ok());
+  WsClient with(d.port(), 0, "/ws?token=read-token-456");
+  EXPECT_TRUE(with.ok()) << with.error();
+}
+
+TEST(Http, MatchesEndpoint) {
+  Daemon d(base_config("", "[[match]]\nboards = [\"A\", \"B\"]\n"));
+  Reply r = get(d.port(), "/matches/A-B.bpgn");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_NE(r.body.find("match A-B: no BPGN yet"), std::string::npos) << r.body;
+  Reply unknown = get(d.port(), "/matches/X-Y.bpgn");
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_NE(unknown.body.find("no match X-Y (configured matches: A-B)"), std::string::npos) << unknown.body;
+}
+
+TEST(Http, ReloadKeepsUnchangedBoardsAndTheirClients) {
+  Daemon d(base_config());
+  const sim::Timeline tl = test_support::short_game(T0, 9, 6);
+  const std::size_t half = tl.events.size() / 2;
+  d.feed("A", {tl.events.begin(), tl.events.begin() + std::ptrdiff_t(half)});
+  const int before = d.plies("A");
+  eboardd::BoardRuntime* a = d.on_io([&] { return d.service().board("A"); });
+  eboardd::BoardRuntime* b = d.on_io([&] { return d.service().board("B"); });
+  WsClient ws(d.port());
+  ASSERT_TRUE(ws.ok());
+  for (int i = 0; i < before; ++i) ASSERT_TRUE(ws.read());
+
+  auto next = config::parse_config(
+      "[http]\nlisten = \"127.0.0.1:0\"\n[[board]]\nid = \"A\"\nport = \"/dev/null\"\n"
+      "[[board]]\nid = \"B\"\nport = \"/dev/zero\"\n[[board]]\nid = \"C\"\nport = \"/dev/null\"\n",
+      "reload.toml");
+  ASSERT_TRUE(next);
+  next->state_dir = d.dir().string();
+  auto diff = d.on_io([&] { return d.service().reload(*next); });
+  EXPECT_EQ(diff.unchanged, std::vector<std::string>{"A"});
+  EXPECT_EQ(diff.changed, std::vector<std::string>{"B"});
+  EXPECT_EQ(diff.added, std::vector<std::string>{"C"});
+  EXPECT_EQ(d.on_io([&] { return d.service().board("A"); }), a);  // the same, still running
+  EXPECT_NE(d.on_io([&] { return d.service().board("C"); }), nullptr);
+  (void)b;
+  // The client connected before the reload still gets board A's live moves.
+  d.feed("A", {tl.events.begin() + std::ptrdiff_t(half), tl.events.end()});
+  int moves = 0;
+  while (auto m = ws.read(500ms))
+    if (json::parse(*m)["type"] == "move") ++moves;
+  EXPECT_EQ(moves, d.plies("A") - before);
+  EXPECT_GT(moves, 0);
+  json s = json::parse(get(d.port(), "/status").body);
+  ASSERT_EQ(s["boards"].size(), 3u);
+  EXPECT_EQ(s["boards"][2]["id"], "C");
+
+  auto fewer = config::parse_config(
+      "[http]\nlisten = \"127.0.0.1:0\"\n[[board]]\nid = \"A\"\nport = \"/dev/null\"\n", "reload.toml");
+  fewer->state_dir = d.dir().string();
+  auto d2 = d.on_io([&] { return d.service().reload(*fewer); });
+  EXPECT_EQ(d2.removed, (std::vector<std::string>{"B", "C"}));
+  EXPECT_EQ(json::parse(get(d.port(), "/status").body)["boards"].size(), 1u);
+  EXPECT_EQ(d.on_io([&] { return d.service().board("A"); }), a);
+}
