@@ -98,7 +98,7 @@ struct ServerState : std::enable_shared_from_this<ServerState> {
   bool stopped = false;
 
   ServerState(asio::io_context& i, ServerOptions o, ServerHandlers h)
-      : io(i), options(std::move(o)), handlers(std::move(h)) {}
+      : io(i), options(o), handlers(std::move(h)) {}
   void accept();
 };
 
@@ -341,7 +341,7 @@ void ServerState::accept() {
 }
 
 Server::Server(asio::io_context& io, ServerOptions options, ServerHandlers handlers)
-    : state_(std::make_shared<ServerState>(io, std::move(options), std::move(handlers))) {}
+    : state_(std::make_shared<ServerState>(io, options, std::move(handlers))) {}
 
 Server::~Server() { stop(); }
 

@@ -101,7 +101,7 @@ std::string placement(const std::array<Piece, 64>& board) {
   for (int rank = 7; rank >= 0; --rank) {
     int empty = 0;
     for (int file = 0; file < 8; ++file) {
-      Piece p = board[std::size_t(rank * 8 + file)];
+      Piece p = board[std::size_t(rank) * 8 + std::size_t(file)];
       if (p == NO_PIECE) {
         ++empty;
         continue;
@@ -127,7 +127,8 @@ tl::expected<std::array<Piece, 64>, std::string> parse_placement(std::string_vie
     } else {
       Piece p = piece_from_letter(c);
       if (p == NO_PIECE || file > 7) return tl::unexpected("bad placement '" + std::string(text) + "'");
-      b[std::size_t(rank * 8 + file++)] = p;
+      b[std::size_t(rank) * 8 + std::size_t(file)] = p;
+      ++file;
     }
     if (file > 8) return tl::unexpected("bad placement '" + std::string(text) + "'");
   }
