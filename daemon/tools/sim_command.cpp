@@ -280,7 +280,7 @@ int run(const Options& o) {
   char speed[32];
   std::snprintf(speed, sizeof speed, "%gx", o.speed);
   note("board on " + pty->slave_path + " (open " + rt.link.string() + "), " + speed + " real time");
-  rt.player->on_started = [&rt, &o] {
+  rt.player->on_started = [&o] {
     if (!o.start_now) note("a program opened the board and spoke: the game starts");
   };
   rt.player->on_script_end = [&rt, &o] {
