@@ -95,7 +95,7 @@ class BoardRuntime : public BoardSink {
   void sync_now();
   void write_pgn();
 
-  [[maybe_unused]] boost::asio::io_context& io_;  // kept for the session wiring to come
+  [[maybe_unused]] boost::asio::io_context& io_;  // for the session wiring to come
   std::string id_;
   RuntimeOptions options_;
   Publish publish_;

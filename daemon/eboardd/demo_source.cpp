@@ -161,8 +161,12 @@ void DemoSource::plan() {
     if (s) *s = std::int64_t(double(*s) / options_.speed);
   // Hands need longer than a lichess premove: give the clock spare time so no flag falls for that.
   spec.clock = sim::ClockSettings{base + 300000, inc};
-  spec.white = sim::HandStyle::tidy();
-  spec.black = sim::HandStyle::tidy();
+  // Thinking for moves without a [%clk] time comes from the style: faster too at a higher speed.
+  sim::HandStyle style = sim::HandStyle::tidy();
+  style.think_ms.min_ms = std::int64_t(double(style.think_ms.min_ms) / options_.speed);
+  style.think_ms.max_ms = std::int64_t(double(style.think_ms.max_ms) / options_.speed);
+  spec.white = style;
+  spec.black = style;
   spec.seed = seed;
   spec.start_ms = 0;
   try {

@@ -71,7 +71,7 @@ class DemoSource : public BoardSource {
   void schedule();
   std::int64_t now();
 
-  [[maybe_unused]] boost::asio::io_context& io_;  // kept for the session wiring to come
+  [[maybe_unused]] boost::asio::io_context& io_;  // for the session wiring to come
   BoardSink& sink_;
   std::shared_ptr<const DemoCorpus> corpus_;
   journal::GameMachine machine_;

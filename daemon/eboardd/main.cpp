@@ -212,6 +212,7 @@ int main(int argc, char** argv) {
     spdlog::info("demo: {} games from {}", options.demo_corpus->size(), options.demo_corpus->source());
   }
 
+  std::signal(SIGPIPE, SIG_IGN);  // a client gone mid-write is an error value, not a dead daemon
   boost::asio::io_context io;
   eboardd::Notifier notifier(io);
   eboardd::Service service(io, *cfg, options);
@@ -223,7 +224,6 @@ int main(int argc, char** argv) {
   }
 
   boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
-  std::signal(SIGPIPE, SIG_IGN);
   auto status_line = [&service] {
     auto ep = service.endpoint();
     return std::to_string(service.boards().size()) + " board(s), listening on " +

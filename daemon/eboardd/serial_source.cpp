@@ -1,30 +1,10 @@
 #include "daemon/eboardd/serial_source.hpp"
 
-#include <algorithm>
-
 #include <boost/asio/post.hpp>
 
 namespace eboard::eboardd {
 
 namespace {
-
-template <class Handlers>
-constexpr bool HAS_SENSOR_TAP = requires(Handlers& h) {
-  h.on_sensor = std::function<void(const rules::SensorEvent&)>();
-};
-
-// Installs `tap` as the session's sensor tap when BoardSession offers one; false when it does not.
-template <class Handlers>
-bool set_sensor_tap(Handlers& h, std::function<void(const rules::SensorEvent&)> tap) {
-  if constexpr (HAS_SENSOR_TAP<Handlers>) {
-    h.on_sensor = std::move(tap);
-    return true;
-  } else {
-    (void)h;
-    (void)tap;
-    return false;
-  }
-}
 
 std::string strip_prefix(const std::string& text, const std::string& id) {
   const std::string prefix = "board " + id + ": ";
@@ -33,16 +13,15 @@ std::string strip_prefix(const std::string& text, const std::string& id) {
 
 }  // namespace
 
-bool SerialSource::has_sensor_tap() { return HAS_SENSOR_TAP<session::BoardSessionHandlers>; }
-
 SerialSource::SerialSource(boost::asio::io_context& io, BoardSink& sink, config::BoardConfig board,
                            rules::Game game, journal::NewGameEntry current,
-                           std::function<std::int64_t()> clock)
+                           std::function<std::int64_t()> clock, double clock_rate)
     : io_(io),
       sink_(sink),
       board_(std::move(board)),
       current_(std::move(current)),
       clock_(std::move(clock)),
+      clock_rate_(clock_rate),
       idle_game_(std::move(game)) {}
 
 SerialSource::~SerialSource() {
@@ -50,62 +29,43 @@ SerialSource::~SerialSource() {
   *alive_ = false;
 }
 
+void SerialSource::mark_busy() {
+  if (busy_) return;
+  busy_ = true;
+  boost::asio::post(io_, [this, alive = std::weak_ptr<bool>(alive_)] {
+    if (!alive.expired()) busy_ = false;
+  });
+}
+
 void SerialSource::make_session(rules::Game game) {
   session::BoardSessionConfig cfg;
   cfg.board_id = board_.id;
   cfg.link.device = board_.device();
-  auto rc = journal::reconstruct_config(board_.id, current_);
-  if (rc) cfg.rules = std::move(*rc);
+  if (auto rc = journal::reconstruct_config(board_.id, current_)) cfg.rules = std::move(*rc);
   cfg.game = std::move(game);
   if (clock_) cfg.clock = clock_;
+  cfg.clock_rate = clock_rate_;
 
   session::BoardSessionHandlers h;
+  h.on_sensor = [this](const rules::SensorEvent& e) {
+    mark_busy();
+    sink_.sensor(e);
+  };
   h.on_event = [this](const rules::Event& e) {
-    if (!in_bytes_ && session_) {
+    if (!busy_ && session_) {
       sink_.tick(session_->now_ms());
       mark_busy();  // one tick for the burst of events of this timer
     }
     sink_.events({e});
   };
-  const bool tapped = set_sensor_tap(h, [this](const rules::SensorEvent& e) { sink_.sensor(e); });
-  h.on_wire = [this, tapped](std::int64_t t, drivers::Direction dir, std::span<const std::uint8_t> bytes) {
-    mark_busy();
-    if (!tapped) shadow_bytes(t, dir, bytes);
+  h.on_wire = [this](std::int64_t t, drivers::Direction dir, std::span<const std::uint8_t> bytes) {
     sink_.wire(t, dir, bytes);
   };
   h.on_log = [this](session::LogLevel level, const std::string& text) {
-    // The shadow decoder learns of a lost link here (the session logs it before reconnecting).
-    if (shadow_connected_ && session_ && !session_->connected() && !has_sensor_tap()) {
-      shadow_connected_ = false;
-      shadow_.reset_link();
-      sink_.sensor(rules::SensorEvent{session_->now_ms(), rules::DeviceLink{false}});
-    }
     sink_.log(level == session::LogLevel::info ? BoardSink::Level::info : BoardSink::Level::warning,
               strip_prefix(text, board_.id));
   };
   session_ = std::make_unique<session::BoardSession>(io_, std::move(cfg), std::move(h));
-}
-
-void SerialSource::mark_busy() {
-  if (in_bytes_) return;
-  in_bytes_ = true;
-  boost::asio::post(io_, [this, alive = std::weak_ptr<bool>(alive_)] {
-    if (!alive.expired()) in_bytes_ = false;
-  });
-}
-
-void SerialSource::shadow_bytes(std::int64_t t, drivers::Direction dir, std::span<const std::uint8_t> bytes) {
-  if (dir == drivers::Direction::ToBoard) {
-    // The session sends its init commands right after each connect.
-    static const std::vector<std::uint8_t> init = session::BoardSession::init_commands();
-    if (bytes.size() == init.size() && std::equal(bytes.begin(), bytes.end(), init.begin())) {
-      shadow_.reset_link();
-      shadow_connected_ = true;
-      sink_.sensor(rules::SensorEvent{t, rules::DeviceLink{true}});
-    }
-    return;
-  }
-  for (const rules::SensorEvent& e : shadow_.feed(t, bytes)) sink_.sensor(e);
 }
 
 void SerialSource::start() {
@@ -132,8 +92,7 @@ std::string SerialSource::link() const {
 }
 
 nlohmann::json SerialSource::info() const {
-  nlohmann::json j{
-      {"device", board_.device()}, {"protocol", board_.protocol}, {"sensor_tap", has_sensor_tap()}};
+  nlohmann::json j{{"device", board_.device()}, {"protocol", board_.protocol}};
   if (!session_) return j;
   if (auto p = session_->port_info()) {
     j["port"] = {{"name", p->name},
@@ -161,8 +120,6 @@ tl::expected<void, std::string> SerialSource::new_game(const journal::NewGameEnt
   bool was_running = running_;
   stop();
   session_.reset();
-  shadow_ = daemon::DgtBoard();
-  shadow_connected_ = false;
   idle_game_ = rules::Game(*pos);
   if (was_running) start();
   return {};

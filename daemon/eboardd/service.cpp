@@ -141,7 +141,8 @@ void Service::add_board(const config::BoardConfig& b, std::size_t index) {
                                           d, options_.clock);
   } else {
     journal::GameMachine& m = rt->recovery().machine;
-    source = std::make_unique<SerialSource>(io_, *rt, b, m.game(), m.current(), options_.clock);
+    source = std::make_unique<SerialSource>(io_, *rt, b, m.game(), m.current(), options_.clock,
+                                            options_.clock_rate);
     spdlog::info("board {}: {} on {} ({} rules)", b.id, b.protocol, b.device(), ro.profile);
   }
   failed_.erase(b.id);

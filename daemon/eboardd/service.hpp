@@ -30,6 +30,7 @@ struct ServiceOptions {
   double demo_speed = 1.0;
   std::int64_t demo_pause_ms = 5000;
   std::function<std::int64_t()> clock;  // Unix ms; empty: the system clock
+  double clock_rate = 1.0;              // clock ms per real ms (tests run serial boards' clocks faster)
   // Makes a board's source (tests); empty: a serial board, or a demo board in demo mode.
   std::function<std::unique_ptr<BoardSource>(const config::BoardConfig&, BoardRuntime&)> source_factory;
   http::ServerOptions http;  // limits and timeouts; max_clients and ws_queue_bytes come from the config

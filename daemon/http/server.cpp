@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include <boost/asio/ip/address.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
@@ -91,6 +92,7 @@ struct ServerState : std::enable_shared_from_this<ServerState> {
   ServerOptions options;
   ServerHandlers handlers;
   std::optional<tcp::acceptor> acceptor;
+  asio::steady_timer retry;  // after an accept error (out of file descriptors …): no busy loop
   ServerStats stats;
   std::unordered_set<HttpSession*> http;
   std::unordered_set<WsSession*> ws;
@@ -98,7 +100,7 @@ struct ServerState : std::enable_shared_from_this<ServerState> {
   bool stopped = false;
 
   ServerState(asio::io_context& i, ServerOptions o, ServerHandlers h)
-      : io(i), options(o), handlers(std::move(h)) {}
+      : io(i), options(o), handlers(std::move(h)), retry(i) {}
   void accept();
 };
 
@@ -143,14 +145,20 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     ws_.read_message_max(state_->options.ws_read_limit);
     ws_.text(true);
     ++state_->stats.ws_accepted;
-    for (const auto& m : snapshot) send(std::make_shared<const std::string>(m));
+    // The snapshot may be larger than the limit (many boards, long games): it does not count against it.
+    for (const auto& m : snapshot) {
+      snapshot_bytes_ += m.size();
+      queued_ += m.size();
+      queue_.push_back(std::make_shared<const std::string>(m));
+    }
+    snapshot_messages_ = snapshot.size();
     req_ = std::move(req);
     ws_.async_accept(req_, [self = shared_from_this()](beast::error_code ec) { self->on_accept(ec); });
   }
 
   void send(std::shared_ptr<const std::string> msg) {
     if (closed_) return;
-    if (queued_ + msg->size() > state_->options.ws_queue_bytes) {
+    if (queued_ - snapshot_bytes_ + msg->size() > state_->options.ws_queue_bytes) {
       ++state_->stats.ws_dropped_slow;
       close();
       return;
@@ -199,7 +207,12 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
                         self->close();
                         return;
                       }
-                      self->queued_ -= self->queue_.front()->size();
+                      const std::size_t n = self->queue_.front()->size();
+                      self->queued_ -= n;
+                      if (self->snapshot_messages_ > 0) {
+                        --self->snapshot_messages_;
+                        self->snapshot_bytes_ -= n;
+                      }
                       self->queue_.pop_front();
                       self->do_write();
                     });
@@ -211,6 +224,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   beast::flat_buffer buffer_;
   std::deque<std::shared_ptr<const std::string>> queue_;
   std::size_t queued_ = 0;
+  std::size_t snapshot_messages_ = 0;  // the first messages of the queue are the snapshot
+  std::size_t snapshot_bytes_ = 0;
   bool accepted_ = false;
   bool writing_ = false;
   bool closed_ = false;
@@ -242,7 +257,6 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     parser_.emplace();
     parser_->header_limit(std::uint32_t(state_->options.header_limit));
     parser_->body_limit(state_->options.body_limit);
-    buffer_.clear();
     stream_.expires_after(state_->options.request_timeout);
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
@@ -319,22 +333,26 @@ void ServerState::accept() {
   if (stopped || !acceptor) return;
   acceptor->async_accept([self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || self->stopped) return;
-    if (!ec) {
-      ++self->stats.connections;
-      if (self->open >= self->options.max_clients) {
-        ++self->stats.rejected_busy;
-        // A fresh socket's send buffer takes this at once; no need to wait on a client we refuse.
-        static constexpr std::string_view busy =
-            "HTTP/1.1 503 Service Unavailable\r\nServer: eboardd\r\nContent-Length: 17\r\nConnection: "
-            "close\r\n"
-            "Retry-After: 5\r\n\r\ntoo many clients\n";
-        beast::error_code ignored;
-        socket.non_blocking(true, ignored);
-        socket.write_some(asio::buffer(busy.data(), busy.size()), ignored);
-        socket.close(ignored);
-      } else {
-        std::make_shared<HttpSession>(std::move(socket), self)->start();
-      }
+    if (ec) {
+      self->retry.expires_after(std::chrono::milliseconds(100));
+      self->retry.async_wait([self](beast::error_code e) {
+        if (!e) self->accept();
+      });
+      return;
+    }
+    ++self->stats.connections;
+    if (self->open >= self->options.max_clients) {
+      ++self->stats.rejected_busy;
+      // A fresh socket's send buffer takes this at once; no need to wait on a client we refuse.
+      static constexpr std::string_view busy =
+          "HTTP/1.1 503 Service Unavailable\r\nServer: eboardd\r\nContent-Length: 17\r\n"
+          "Connection: close\r\nRetry-After: 5\r\n\r\ntoo many clients\n";
+      beast::error_code ignored;
+      socket.non_blocking(true, ignored);
+      socket.write_some(asio::buffer(busy.data(), busy.size()), ignored);
+      socket.close(ignored);
+    } else {
+      std::make_shared<HttpSession>(std::move(socket), self)->start();
     }
     self->accept();
   });
@@ -368,6 +386,7 @@ tl::expected<tcp::endpoint, std::string> Server::listen(const std::string& host,
 void Server::stop() {
   if (!state_ || state_->stopped) return;
   state_->stopped = true;
+  state_->retry.cancel();
   if (state_->acceptor) {
     beast::error_code ec;
     state_->acceptor->close(ec);

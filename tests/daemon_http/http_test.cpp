@@ -349,7 +349,26 @@ TEST(Http, SlowWebSocketClientIsDroppedOthersKeepUp) {
   EXPECT_EQ(fast_got.load(), sent);
   stop = true;
   fast.join();
-  EXPECT_EQ(d.on_io([&] { return d.service().http_server().websocket_clients(); }), 0u);
+  // The fast client has hung up and the slow one was dropped: the server notices the hang-up on its
+  // next read, so wait for it rather than sample once.
+  auto clients = [&] { return d.on_io([&] { return d.service().http_server().websocket_clients(); }); };
+  for (int i = 0; i < 500 && clients() != 0; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(clients(), 0u);
+}
+
+TEST(Http, KeepAliveAndPipelinedRequests) {
+  Daemon d(base_config());
+  Conn c(d.port());
+  // Two requests in one write, the second closing the connection: two answers, in order.
+  c.send(
+      "GET /status HTTP/1.1\r\nHost: x\r\n\r\nGET /games.pgn HTTP/1.1\r\nHost: x\r\nConnection: "
+      "close\r\n\r\n");
+  std::string all = c.read_all();
+  EXPECT_EQ(count(all, "HTTP/1.1 200 OK"), 2) << all;
+  auto second = all.find("HTTP/1.1 200 OK", 1);
+  ASSERT_NE(second, std::string::npos);
+  EXPECT_NE(all.find("application/json"), std::string::npos);
+  EXPECT_NE(all.find("application/x-chess-pgn", second), std::string::npos);
 }
 
 TEST(Http, HostileClientsNeverHurtTheDaemon) {
@@ -523,4 +542,49 @@ TEST(Http, ReloadKeepsUnchangedBoardsAndTheirClients) {
   EXPECT_EQ(d2.removed, (std::vector<std::string>{"B", "C"}));
   EXPECT_EQ(json::parse(get(d.port(), "/status").body)["boards"].size(), 1u);
   EXPECT_EQ(d.on_io([&] { return d.service().board("A"); }), a);
+}
+
+// The server alone: a snapshot larger than the per-client queue limit is still delivered whole (the
+// limit is for falling behind on live events), and live events after it are limited as usual.
+TEST(HttpServer, SnapshotLargerThanTheQueueLimitIsDelivered) {
+  asio::io_context io;
+  http::ServerOptions o;
+  o.ws_queue_bytes = 1000;
+  http::ServerHandlers h;
+  h.on_request = [](const http::Request& r) {
+    http::Response res;
+    res.status = r.websocket ? 101 : 404;
+    return res;
+  };
+  h.ws_snapshot = [](const http::Request&) { return std::vector<std::string>(100, std::string(100, 's')); };
+  http::Server server(io, o, h);
+  auto ep = server.listen("127.0.0.1", 0);
+  ASSERT_TRUE(ep) << ep.error();
+  auto work = asio::make_work_guard(io);
+  std::thread t([&] { io.run(); });
+  auto on_io = [&](auto f) {
+    std::packaged_task<void()> task(f);
+    auto done = task.get_future();
+    asio::post(io, [&task] { task(); });
+    done.get();
+  };
+  {
+    WsClient c(ep->port());
+    ASSERT_TRUE(c.ok()) << c.error();
+    int got = 0;
+    for (int i = 0; i < 100; ++i) got += c.read() ? 1 : 0;
+    EXPECT_EQ(got, 100);
+    on_io([&] { server.broadcast("live"); });
+    EXPECT_EQ(c.read().value_or(""), "live");
+    // A burst beyond the limit while this client reads nothing in between: dropped.
+    on_io([&] {
+      for (int i = 0; i < 20; ++i) server.broadcast(std::string(100, 'x'));
+    });
+    while (c.read(1000ms)) {}
+    EXPECT_TRUE(c.closed());
+  }
+  on_io([&] { server.stop(); });
+  work.reset();
+  t.join();
+  EXPECT_EQ(server.stats().ws_dropped_slow, 1u);
 }
