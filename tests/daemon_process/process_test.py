@@ -191,7 +191,9 @@ def main():
         check(notify.count("READY=1") == 1, f"sd_notify READY=1 once: {notify.poll()}")
         check(notify.count("WATCHDOG=1") >= 3, f"WATCHDOG=1 every 150 ms: {notify.poll()}")
         d.proc.send_signal(signal.SIGHUP)
-        time.sleep(0.3)
+        deadline = time.time() + 3
+        while notify.count("READY=1") < 2 and time.time() < deadline:
+            time.sleep(0.05)
         check(d.proc.poll() is None, "alive after SIGHUP")
         check(notify.count("RELOADING=1") == 1 and notify.count("READY=1") == 2, f"reload notifications: {notify.poll()}")
         check(http_get(d.port, "/status")[0] == 200, "serving after SIGHUP")
@@ -202,6 +204,10 @@ def main():
             d.proc.kill()
             rc = None
         check(rc == 0, f"SIGTERM: clean exit 0 (got {rc})")
+        # The datagram is in the socket before the exit, but the reader thread may not have taken it yet.
+        deadline = time.time() + 2
+        while notify.count("STOPPING=1") == 0 and time.time() < deadline:
+            time.sleep(0.05)
         check(notify.count("STOPPING=1") == 1, f"sd_notify STOPPING=1: {notify.poll()}")
         notify.close()
 
