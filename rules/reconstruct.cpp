@@ -48,17 +48,61 @@ Board board_after(const Board& shown, const Position& pos, Move m) {
   return b;
 }
 
-bool is_chess960_start(const Board& b) {
+// Pawns on their home ranks, pieces of the right colour on the back ranks, nothing between: somebody set
+// up a game. If it is not a start position the setup is wrong (RULES.md: reported, not accepted).
+bool looks_like_setup(const Board& b) {
   for (int f = 0; f < 8; ++f) {
     if (b[make_square(f, 1)] != W_PAWN || b[make_square(f, 6)] != B_PAWN) return false;
     Piece w = b[make_square(f, 0)], k = b[make_square(f, 7)];
-    if (w == NO_PIECE || color_of(w) != WHITE || type_of(w) == PAWN || k != make_piece(BLACK, type_of(w)))
-      return false;
+    if (w == NO_PIECE || color_of(w) != WHITE || type_of(w) == PAWN) return false;
+    if (k == NO_PIECE || color_of(k) != BLACK || type_of(k) == PAWN) return false;
   }
   for (int r = 2; r < 6; ++r)
     for (int f = 0; f < 8; ++f)
       if (b[make_square(f, r)] != NO_PIECE) return false;
   return true;
+}
+
+// Why a setup's back ranks are no Chess960 start (nullptr: they are one). Guideline II: the pieces of
+// the standard set, the bishops on squares of both colours, the king between the rooks, Black mirroring
+// White.
+const char* chess960_problem(const Board& b) {
+  int king_file = -1, light_bishops = 0, rooks_before_king = 0;
+  std::array<int, PIECE_TYPE_NB> count{};
+  for (int f = 0; f < 8; ++f) {
+    Piece w = b[make_square(f, 0)];
+    if (b[make_square(f, 7)] != make_piece(BLACK, type_of(w)))
+      return "Black's back rank does not mirror White's";
+    ++count[type_of(w)];
+    if (type_of(w) == KING) king_file = f;
+    if (type_of(w) == BISHOP) light_bishops += f % 2;  // b1, d1, f1 and h1 are light squares
+    if (type_of(w) == ROOK && king_file < 0) ++rooks_before_king;
+  }
+  if (count[KING] != 1 || count[QUEEN] != 1 || count[ROOK] != 2 || count[KNIGHT] != 2 || count[BISHOP] != 2)
+    return "the back ranks do not hold one king, one queen, two rooks, two bishops and two knights each";
+  if (light_bishops != 1) return "the bishops do not stand on squares of both colours";
+  if (rooks_before_king != 1) return "the king does not stand between the rooks";
+  return nullptr;
+}
+
+bool is_chess960_start(const Board& b) { return looks_like_setup(b) && !chess960_problem(b); }
+
+// What is wrong with a setup, for the arbiter: the squares that differ from the standard start, or why
+// the back ranks are no Chess960 start.
+std::string setup_problem(const Board& b, bool chess960) {
+  if (chess960) {
+    const char* why = chess960_problem(b);
+    return std::string("the pieces are not set up in a Chess960 start position: ") +
+           (why ? why : "the position is not accepted");
+  }
+  const Board start = Position::start(Variant::Chess).board();
+  std::string d;
+  for (Square q = 0; q < 64; ++q) {
+    if (b[q] == start[q]) continue;
+    if (!d.empty()) d += ", ";
+    d += square_name(q) + " shows " + piece_char(b[q]) + " instead of " + piece_char(start[q]);
+  }
+  return "the pieces are not set up in the start position: " + d;
 }
 
 // The FEN of a Chess960 start from its back rank (castling with the outer rooks).
@@ -926,6 +970,9 @@ bool Reconstructor::result_gesture(std::int64_t t) {
 }
 
 void Reconstructor::on_settled(std::int64_t t) {
+  // A wrong setup is worth telling even after a game has ended (the next game is being set up).
+  if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor() && !mismatch_at_)
+    mismatch_at_ = t + cfg_.mismatch_ms;
   if (game_.outcome()) return;
   if (pending_press_ && !pending_decide_at_) {
     resolve_pending_on_settle(t, false);
@@ -1010,7 +1057,16 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
       if (const Successor* s = matching_successor(); s && !released_) released_ = s->move;
     } else {
       mismatch_at_.reset();
-      if (!mismatch_reported_ && !game_.outcome() && (game_.ply_count() > 0 || left_player_)) {
+      if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor()) {
+        if (setup_reported_ == physical_) continue;  // that wrong setup was told already
+        setup_reported_ = physical_;
+        mismatch_reported_ = true;
+        emit(*next, AlertEvent{"setup-error",
+                               game_.ply_count(),
+                               game_.position().side_to_move(),
+                               setup_problem(physical_, cfg_.chess960),
+                               {}});
+      } else if (!mismatch_reported_ && !game_.outcome() && (game_.ply_count() > 0 || left_player_)) {
         mismatch_reported_ = true;
         emit(*next, AlertEvent{"position-mismatch",
                                game_.ply_count(),

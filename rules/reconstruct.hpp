@@ -188,6 +188,7 @@ class Reconstructor {
   std::optional<std::int64_t> provisional_at_;
   std::optional<std::int64_t> mismatch_at_;
   bool mismatch_reported_ = false;
+  std::optional<std::array<Piece, 64>> setup_reported_;  // the wrong setup last reported (setup-error)
   // A press the board did not explain yet (a placement not scanned yet, the opponent's hand already on
   // the piece): resolved when the board shows a move, judged once the board has settled.
   struct PendingPress {

@@ -13,6 +13,7 @@ class Script {
  public:
   explicit Script(Reconstructor& r) : r_(r) {}
   Script& snapshot(const Position& p) { return feed(BoardSnapshot{p.board()}); }
+  Script& feed_board(const std::array<Piece, 64>& b) { return feed(BoardSnapshot{b}); }
   Script& lift(const char* sq) { return feed(PieceLifted{parse_square(sq)}); }
   Script& place(const char* sq, Piece p) { return feed(PiecePlaced{parse_square(sq), p}); }
   Script& wait(std::int64_t ms) {
@@ -188,4 +189,30 @@ TEST(Reconstruct, StartPositionStartsANewGame) {
   s.move("e2", "e4", W_PAWN);
   s.lift("e4").place("e2", W_PAWN).wait(300);
   EXPECT_EQ(r.game().ply_count(), 0);
+}
+
+TEST(Reconstruct, WrongSetupForTheNextGameIsReportedWithTheSquares) {
+  ReconstructConfig cfg;
+  cfg.mismatch_ms = 2000;
+  Reconstructor r(cfg);
+  Script s(r);
+  s.snapshot(Position::start()).clock_start();
+  s.move("f2", "f3", W_PAWN).move("e7", "e5", B_PAWN).move("g2", "g4", W_PAWN);
+  s.lift("d8").place("h4", B_QUEEN).wait(400);  // mate: the game is over
+  ASSERT_TRUE(r.game().outcome().has_value());
+  // The players set up the next game with the white king and queen swapped.
+  auto wrong = Position::start().board();
+  std::swap(wrong[parse_square("d1")], wrong[parse_square("e1")]);
+  s.feed_board(wrong).wait(300).wait(2500).wait(2500);
+  ASSERT_EQ(s.alerts(), (std::vector<std::string>{"setup-error"}));
+  std::string detail;
+  for (const auto& e : s.events())
+    if (auto* a = std::get_if<AlertEvent>(&e.what)) detail = a->detail;
+  EXPECT_NE(detail.find("d1 shows K instead of Q"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("e1 shows Q instead of K"), std::string::npos) << detail;
+  // Corrected: the start position starts the new game, and play goes on without another alert.
+  s.feed_board(Position::start().board()).wait(300).clock_start();
+  s.move("e2", "e4", W_PAWN);
+  EXPECT_EQ(r.game().ply_count(), 1);
+  EXPECT_EQ(s.alerts().size(), 1u);
 }
