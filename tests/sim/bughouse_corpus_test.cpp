@@ -48,9 +48,30 @@ std::string describe(int board, const rules::SensorEvent& e) {
 
 struct Tally {
   int matches = 0, moves = 0, wrong = 0, alerts = 0, stopped = 0, results = 0, results_agree = 0;
+  int read_back = 0;  // records written (BPGN/PGN) and read back to the same moves and result
   std::map<std::string, int> alert_codes;
   std::string first_problem;
 };
+
+// The match record the daemon would serve, written as BPGN and read back: the moves of each board (UCI)
+// and the result, or why it could not be read.
+tl::expected<std::pair<std::array<std::vector<std::string>, 2>, std::string>, std::string> bpgn_round_trip(
+    const rules::BughouseRecord& record) {
+  auto text = rules::write_bpgn(record);
+  if (!text) return tl::unexpected("write: " + text.error());
+  auto games = rules::read_bpgn(*text);
+  if (!games) return tl::unexpected("read: " + games.error());
+  if (games->size() != 1) return tl::unexpected("read " + std::to_string(games->size()) + " games");
+  auto back = rules::replay_bughouse(games->front());
+  if (!back) return tl::unexpected("replay: " + back.error());
+  std::array<std::vector<std::string>, 2> moves;
+  std::array<rules::Position, 2> pos = back->start;
+  for (const auto& m : back->moves) {
+    moves[std::size_t(m.board)].push_back(rules::to_uci(pos[std::size_t(m.board)], m.move));
+    rules::play_bughouse_move(pos, m.board, m.move);
+  }
+  return std::make_pair(moves, back->result);
+}
 
 void play_match(const MatchPlan& mp, const sim::HandStyle& style, std::uint64_t seed, Tally& tally) {
   Built built = build(mp, style, seed);
@@ -191,6 +212,16 @@ void play_match(const MatchPlan& mp, const sim::HandStyle& style, std::uint64_t 
     ++tally.results;
     tally.results_agree += rules::result_string(result->result) == mp.result;
   }
+  // What the daemon serves as /matches/A-B.bpgn reads back to what was reconstructed.
+  if (auto back = bpgn_round_trip(match.record()); !back) {
+    wrong = true;
+    why += " BPGN " + back.error();
+  } else if (back->first != got || back->second != (result ? rules::result_string(result->result) : "*")) {
+    wrong = true;
+    why += " BPGN read back to other moves or another result (" + back->second + ")";
+  } else {
+    ++tally.read_back;
+  }
   if (wrong) {
     ++tally.wrong;
     if (std::getenv("EBOARD_LIST"))
@@ -244,10 +275,11 @@ void run_matches(std::int64_t reaction_ms, Ceilings ceilings) {
     for (const auto& [code, n] : tally.alert_codes) codes += " " + code + "=" + std::to_string(n);
     std::printf(
         "bughouse %-6s reaction %3lld ms: %3d matches %5d moves (%d drops): %d matches wrong, %d alerts%s; "
-        "%d plies stopped by the match end; %d match results, %d as recorded\n",
+        "%d plies stopped by the match end; %d match results, %d as recorded; %d BPGN read back the same\n",
         name, static_cast<long long>(reaction_ms), tally.matches, tally.moves, drops * 2, tally.wrong,
-        tally.alerts, codes.c_str(), tally.stopped, tally.results, tally.results_agree);
+        tally.alerts, codes.c_str(), tally.stopped, tally.results, tally.results_agree, tally.read_back);
     EXPECT_LE(tally.wrong, ceiling) << name << ": " << tally.first_problem;
+    EXPECT_EQ(tally.read_back, tally.matches) << name << ": " << tally.first_problem;
   }
 }
 
@@ -323,7 +355,28 @@ void play_zh(const rules::GameRecord& g, const sim::HandStyle& style, std::uint6
   ++tally.matches;
   tally.moves += int(want.size());
   tally.alerts += alerts;
-  if (got != want || alerts) {
+  // The game record written as PGN and read back gives the reconstructed moves.
+  bool read_back = false;
+  {
+    rules::GameRecord out;
+    out.start = rec.game().start();
+    for (const auto& ply : rec.game().plies()) out.moves.push_back({ply.move, {}, {}, {}, {}});
+    if (auto text = rules::write_pgn(out)) {
+      auto games = rules::read_pgn(*text);
+      if (games && games->size() == 1)
+        if (auto back = rules::replay(games->front())) {
+          std::vector<std::string> again;
+          rules::Position q = back->start;
+          for (const auto& m : back->moves) {
+            again.push_back(rules::to_uci(q, m.move));
+            q.do_move(m.move);
+          }
+          read_back = again == got;
+        }
+    }
+  }
+  tally.read_back += read_back;
+  if (got != want || alerts || !read_back) {
     ++tally.wrong;
     if (tally.first_problem.empty()) {
       std::size_t i = 0;
@@ -367,10 +420,13 @@ void run_crazyhouse(std::int64_t reaction_ms, Ceilings ceilings) {
       for (const auto& g : games) play_zh(g, style, seed * 7919 + std::uint64_t(tally.matches), tally);
     std::string codes;
     for (const auto& [code, n] : tally.alert_codes) codes += " " + code + "=" + std::to_string(n);
-    std::printf("crazyhouse %-6s reaction %3lld ms: %3d games %6d moves: %d games wrong, %d alerts%s\n", name,
-                static_cast<long long>(reaction_ms), tally.matches, tally.moves, tally.wrong, tally.alerts,
-                codes.c_str());
+    std::printf(
+        "crazyhouse %-6s reaction %3lld ms: %3d games %6d moves: %d games wrong, %d alerts%s; %d PGN read "
+        "back the same\n",
+        name, static_cast<long long>(reaction_ms), tally.matches, tally.moves, tally.wrong, tally.alerts,
+        codes.c_str(), tally.read_back);
     EXPECT_LE(tally.wrong, ceiling) << name << ": " << tally.first_problem;
+    EXPECT_EQ(tally.read_back, tally.matches) << name << ": " << tally.first_problem;
   }
 }
 
