@@ -277,6 +277,10 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
             physical_[v.square] = NO_PIECE;
           }
         } else if constexpr (std::is_same_v<T, PiecePlaced>) {
+          // A piece set where another stood: that one was lifted within the same scan, unseen (a king
+          // leaving f8 as the rook arrives in Chess960 castling). It was touched all the same.
+          if (is_ok(v.square) && physical_[v.square] != NO_PIECE && physical_[v.square] != v.piece)
+            touches_.push_back({e.t_ms, v.square, physical_[v.square], own_piece_in_air()});
           if (is_ok(v.square)) physical_[v.square] = v.piece;
         } else if constexpr (std::is_same_v<T, BoardSnapshot>) {
           physical_ = v.squares;
@@ -511,6 +515,10 @@ void Reconstructor::decide_pending(std::int64_t now) {
     const Successor* exact = successor_for(state.board);
     const Successor* s = exact ? exact : shows_with_lifts(state.board);
     if (s && arrived_before_leaving(*s, i)) s = exact = nullptr;
+    // After the press was read, a board that needs the opponent's lifts to show a move does not outweigh
+    // the move the board showed exactly at the press: it is the opponent's reply under way (his capture,
+    // the victim set down aside for a moment).
+    if (s && s != exact && state.t_ms > press.t_ms && shown_at_press && s->move != *shown_at_press) continue;
     if (s && s != exact) {
       // The lifts of the opponent's pieces in this state are his, not the mover's.
       for (std::size_t k = 0; k < std::min(touch_count, touches_.size()); ++k)
@@ -982,8 +990,11 @@ void Reconstructor::on_settled(std::int64_t t) {
     mismatch_at_.reset();
     Position after = s->early ? extended_position() : game_.position();
     after.do_move(s->move);
-    // A move that mates or stalemates is complete at once (FIDE 6.2.1, FQE 20): no press needed.
-    if (is_checkmate(after) || is_stalemate(after)) {
+    // A move that mates or stalemates is complete at once (FIDE 6.2.1, FQE 20): no press needed. Not a
+    // pawn standing on the last rank in chess: the hand is about to swap it for the new piece (7.5.2 is
+    // judged at the press).
+    bool swap_pending = s->pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank;
+    if (!swap_pending && (is_checkmate(after) || is_stalemate(after))) {
       commit_current(*s, t, last_reading_ ? clock_times(*last_reading_) : ClockTimes{});
       return;
     }
