@@ -518,7 +518,7 @@ void Reconstructor::decide_pending(std::int64_t now) {
     // After the press was read, a board that needs the opponent's lifts to show a move does not outweigh
     // the move the board showed exactly at the press: it is the opponent's reply under way (his capture,
     // the victim set down aside for a moment).
-    if (s && s != exact && state.t_ms > press.t_ms && shown_at_press && s->move != *shown_at_press) continue;
+    if (s && s != exact && state.t_ms >= press.t_ms && shown_at_press && s->move != *shown_at_press) continue;
     if (s && s != exact) {
       // The lifts of the opponent's pieces in this state are his, not the mover's.
       for (std::size_t k = 0; k < std::min(touch_count, touches_.size()); ++k)
