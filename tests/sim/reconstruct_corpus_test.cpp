@@ -102,6 +102,12 @@ void play(const rules::GameRecord& g, sim::HandStyle style, std::uint64_t seed, 
   tally.alerts += alerts;
   if (got != want || alerts) {
     ++tally.wrong_games;
+    if (std::getenv("EBOARD_LIST")) {
+      std::size_t i = 0;
+      while (i < got.size() && i < want.size() && got[i] == want[i]) ++i;
+      std::printf("  wrong: seed %llu ply %zu of %zu%s\n", static_cast<unsigned long long>(seed), i + 1,
+                  want.size(), alerts ? (" first alert " + first_alert).c_str() : "");
+    }
     if (tally.first_problem.empty()) {
       std::size_t i = 0;
       while (i < got.size() && i < want.size() && got[i] == want[i]) ++i;
