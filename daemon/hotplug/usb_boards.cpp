@@ -1,0 +1,240 @@
+#include "daemon/hotplug/usb_boards.hpp"
+
+#include <libusb.h>
+#include <poll.h>
+
+#include <algorithm>
+#include <array>
+#include <fstream>
+#include <optional>
+#include <system_error>
+
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+namespace eboard::hotplug {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::array<UsbId, 3> kBoards{{
+    {0x0403, 0x6001, "dgt"},  // FTDI FT232 bridge (ttyUSB)
+    {0x04d8, 0x000a, "dgt"},  // Microchip CDC (ttyACM)
+    {0x045b, 0x8111, "dgt"},
+}};
+
+std::string read_line(const fs::path& p) {
+  std::ifstream in(p);
+  std::string s;
+  std::getline(in, s);
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+std::optional<std::uint16_t> read_hex16(const fs::path& p) {
+  std::string s = read_line(p);
+  if (s.empty() || s.size() > 4) return std::nullopt;
+  try {
+    std::size_t used = 0;
+    unsigned long v = std::stoul(s, &used, 16);
+    if (used != s.size()) return std::nullopt;
+    return static_cast<std::uint16_t>(v);
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+const UsbId* known(std::uint16_t vid, std::uint16_t pid) {
+  for (const auto& id : kBoards)
+    if (id.vid == vid && id.pid == pid) return &id;
+  return nullptr;
+}
+
+}  // namespace
+
+std::span<const UsbId> known_board_ids() { return kBoards; }
+
+std::string UsbBoard::stable_name() const {
+  return "/dev/eboard/" + protocol + (serial.empty() ? "-path-" + usb_path : "-" + serial);
+}
+
+std::vector<UsbBoard> scan(const fs::path& sys_root, const fs::path& dev_root) {
+  std::vector<UsbBoard> found;
+  std::error_code ec;
+  for (fs::directory_iterator it(sys_root / "class" / "tty", ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code e2;
+    fs::path dev = fs::canonical(it->path() / "device", e2);
+    if (e2) continue;  // a virtual terminal: no device behind it
+    // Up from the interface (or usb-serial port) to the USB device: the first directory with the ids.
+    for (fs::path p = dev; !p.empty() && p != p.root_path() && p.string().size() > sys_root.string().size();
+         p = p.parent_path()) {
+      if (!fs::exists(p / "idVendor", e2) || !fs::exists(p / "idProduct", e2)) continue;
+      auto vid = read_hex16(p / "idVendor"), pid = read_hex16(p / "idProduct");
+      const UsbId* id = vid && pid ? known(*vid, *pid) : nullptr;
+      if (id) {
+        UsbBoard b;
+        b.tty = it->path().filename().string();
+        b.device = (dev_root / b.tty).string();
+        b.usb_path = p.filename().string();
+        b.vid = *vid;
+        b.pid = *pid;
+        b.serial = read_line(p / "serial");
+        b.manufacturer = read_line(p / "manufacturer");
+        b.product = read_line(p / "product");
+        b.protocol = id->protocol;
+        found.push_back(std::move(b));
+      }
+      break;
+    }
+  }
+  std::sort(found.begin(), found.end(), [](const UsbBoard& a, const UsbBoard& b) { return a.tty < b.tty; });
+  return found;
+}
+
+UsbChange diff(const std::vector<UsbBoard>& before, const std::vector<UsbBoard>& after) {
+  UsbChange c;
+  for (const auto& b : after)
+    if (std::find(before.begin(), before.end(), b) == before.end()) c.added.push_back(b);
+  for (const auto& b : before)
+    if (std::find(after.begin(), after.end(), b) == after.end()) c.removed.push_back(b);
+  return c;
+}
+
+struct UsbWatcher::Impl {
+  Impl(boost::asio::io_context& context, WatchOptions o, Handler h)
+      : io(context),
+        options(std::move(o)),
+        handler(std::move(h)),
+        poll_timer(context),
+        settle_timer(context) {}
+
+  boost::asio::io_context& io;
+  WatchOptions options;
+  Handler handler;
+  std::vector<UsbBoard> boards;
+  boost::asio::steady_timer poll_timer, settle_timer;
+  libusb_context* ctx = nullptr;
+  libusb_hotplug_callback_handle callback{};
+  bool hotplug = false;
+  bool running = false;
+  std::vector<std::unique_ptr<boost::asio::posix::stream_descriptor>> fds;
+  std::shared_ptr<bool> alive = std::make_shared<bool>(true);
+
+  void rescan() {
+    if (!running) return;
+    auto now = scan(options.sys_root, options.dev_root);
+    UsbChange c = diff(boards, now);
+    boards = std::move(now);
+    if (!c.empty() && handler) handler(c);
+  }
+
+  void arm_poll() {
+    if (!running || hotplug) return;
+    poll_timer.expires_after(options.poll_interval);
+    poll_timer.async_wait([this, a = std::weak_ptr<bool>(alive)](boost::system::error_code ec) {
+      if (ec || a.expired()) return;
+      rescan();
+      arm_poll();
+    });
+  }
+
+  // libusb tells that something arrived or left; the tty node follows a moment later.
+  static int LIBUSB_CALL on_hotplug(libusb_context*, libusb_device*, libusb_hotplug_event, void* self) {
+    auto* impl = static_cast<Impl*>(self);
+    impl->settle_timer.expires_after(impl->options.settle);
+    impl->settle_timer.async_wait([impl, a = std::weak_ptr<bool>(impl->alive)](boost::system::error_code ec) {
+      if (!ec && !a.expired()) impl->rescan();
+    });
+    return 0;  // stay registered
+  }
+
+  void watch(boost::asio::posix::stream_descriptor& sd, short events) {
+    auto kind = (events & POLLOUT) ? boost::asio::posix::stream_descriptor::wait_write
+                                   : boost::asio::posix::stream_descriptor::wait_read;
+    sd.async_wait(kind, [this, &sd, events, a = std::weak_ptr<bool>(alive)](boost::system::error_code ec) {
+      if (ec || a.expired() || !running) return;
+      timeval zero{0, 0};
+      libusb_handle_events_timeout_completed(ctx, &zero, nullptr);
+      watch(sd, events);
+    });
+  }
+
+  bool start_libusb() {
+    if (!options.use_libusb) return false;
+    if (libusb_init(&ctx) != 0) {
+      ctx = nullptr;
+      return false;
+    }
+    if (!libusb_has_capability(LIBUSB_CAP_HAS_HOTPLUG) ||
+        libusb_hotplug_register_callback(
+            ctx,
+            static_cast<libusb_hotplug_event>(LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED |
+                                              LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT),
+            LIBUSB_HOTPLUG_NO_FLAGS, LIBUSB_HOTPLUG_MATCH_ANY, LIBUSB_HOTPLUG_MATCH_ANY,
+            LIBUSB_HOTPLUG_MATCH_ANY, &Impl::on_hotplug, this, &callback) != LIBUSB_SUCCESS) {
+      libusb_exit(ctx);
+      ctx = nullptr;
+      return false;
+    }
+    const libusb_pollfd** pfds = libusb_get_pollfds(ctx);
+    if (!pfds) {
+      stop_libusb();
+      return false;
+    }
+    for (const libusb_pollfd** p = pfds; *p; ++p) {
+      fds.push_back(std::make_unique<boost::asio::posix::stream_descriptor>(io, (*p)->fd));
+      watch(*fds.back(), (*p)->events);
+    }
+    libusb_free_pollfds(pfds);
+    return true;
+  }
+
+  void stop_libusb() {
+    for (auto& sd : fds) {
+      boost::system::error_code ec;
+      sd->cancel(ec);
+      sd->release();  // libusb owns its descriptors
+    }
+    fds.clear();
+    if (ctx) {
+      libusb_hotplug_deregister_callback(ctx, callback);
+      libusb_exit(ctx);
+      ctx = nullptr;
+    }
+  }
+};
+
+UsbWatcher::UsbWatcher(boost::asio::io_context& io, WatchOptions options, Handler handler)
+    : impl_(std::make_unique<Impl>(io, std::move(options), std::move(handler))) {}
+
+UsbWatcher::~UsbWatcher() {
+  stop();
+  *impl_->alive = false;
+}
+
+void UsbWatcher::start() {
+  if (impl_->running) return;
+  impl_->running = true;
+  impl_->hotplug = impl_->start_libusb();
+  impl_->rescan();
+  impl_->arm_poll();
+}
+
+void UsbWatcher::stop() {
+  if (!impl_->running) return;
+  impl_->running = false;
+  impl_->poll_timer.cancel();
+  impl_->settle_timer.cancel();
+  impl_->stop_libusb();
+  impl_->hotplug = false;
+}
+
+const std::vector<UsbBoard>& UsbWatcher::boards() const { return impl_->boards; }
+
+std::string UsbWatcher::mechanism() const {
+  if (impl_->hotplug) return "libusb hotplug";
+  return "polling sysfs every " + std::to_string(impl_->options.poll_interval.count()) + " ms";
+}
+
+}  // namespace eboard::hotplug

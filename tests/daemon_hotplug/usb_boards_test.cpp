@@ -1,0 +1,150 @@
+// USB boards found in sysfs and watched as they come and go. The tests build the sysfs layout the kernel
+// gives a USB serial adapter (class/tty/<tty>/device → the interface, whose parent is the USB device with
+// idVendor, idProduct, serial), plus the noise around it: virtual terminals, other USB devices.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <boost/asio/io_context.hpp>
+
+#include "daemon/hotplug/usb_boards.hpp"
+
+using namespace eboard;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+class FakeSysfs {
+ public:
+  FakeSysfs()
+      : root_(fs::temp_directory_path() /
+              ("eboard-sysfs-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++))) {
+    fs::create_directories(root_ / "class" / "tty");
+    // A virtual terminal: no device behind it.
+    fs::create_directories(root_ / "devices" / "virtual" / "tty" / "tty0");
+    fs::create_directory_symlink(root_ / "devices" / "virtual" / "tty" / "tty0",
+                                 root_ / "class" / "tty" / "tty0");
+  }
+  ~FakeSysfs() {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  const fs::path& root() const { return root_; }
+
+  // A USB device at bus position `usb` with a tty under its first interface.
+  void plug(const std::string& usb, const std::string& vid, const std::string& pid, const std::string& serial,
+            const std::string& tty) {
+    fs::path dev = root_ / "devices" / "pci0000:00" / "usb1" / usb;
+    fs::path iface = dev / (usb + ":1.0");
+    fs::path node = iface / tty;
+    fs::create_directories(node);
+    write(dev / "idVendor", vid);
+    write(dev / "idProduct", pid);
+    if (!serial.empty()) write(dev / "serial", serial);
+    write(dev / "product", "Board");
+    fs::create_directories(root_ / "devices" / "class-tty" / tty);
+    fs::path cls = root_ / "devices" / "class-tty" / tty;
+    fs::create_directory_symlink(node, cls / "device");
+    fs::create_directory_symlink(cls, root_ / "class" / "tty" / tty);
+  }
+  void unplug(const std::string& usb, const std::string& tty) {
+    fs::remove(root_ / "class" / "tty" / tty);
+    fs::remove_all(root_ / "devices" / "class-tty" / tty);
+    fs::remove_all(root_ / "devices" / "pci0000:00" / "usb1" / usb);
+  }
+
+ private:
+  static void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text << "\n"; }
+  static inline int counter_ = 0;
+  fs::path root_;
+};
+
+}  // namespace
+
+TEST(UsbBoards, KnownIdsFromTheReference) {
+  // reference/hardware.md §1.8 and udev/60-eboardd.rules: the same three ids.
+  auto ids = hotplug::known_board_ids();
+  ASSERT_EQ(ids.size(), 3u);
+  EXPECT_EQ(ids[0].vid, 0x0403);
+  EXPECT_EQ(ids[0].pid, 0x6001);
+}
+
+TEST(UsbBoards, ScanFindsOnlyBoardsWithTheirSerials) {
+  FakeSysfs sys;
+  sys.plug("1-1", "0403", "6001", "A1B2C3", "ttyUSB0");
+  sys.plug("1-2", "04d8", "000a", "", "ttyACM0");
+  sys.plug("1-3", "046d", "c52b", "MOUSE", "ttyUSB1");  // some other USB serial device
+  auto found = hotplug::scan(sys.root(), "/dev");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].tty, "ttyACM0");
+  EXPECT_EQ(found[0].device, "/dev/ttyACM0");
+  EXPECT_EQ(found[0].vid, 0x04d8);
+  EXPECT_EQ(found[0].serial, "");
+  EXPECT_EQ(found[0].stable_name(), "/dev/eboard/dgt-path-1-2");
+  EXPECT_EQ(found[1].tty, "ttyUSB0");
+  EXPECT_EQ(found[1].serial, "A1B2C3");
+  EXPECT_EQ(found[1].product, "Board");
+  EXPECT_EQ(found[1].stable_name(), "/dev/eboard/dgt-A1B2C3");
+}
+
+TEST(UsbBoards, BadSysfsIsSkippedNotFatal) {
+  FakeSysfs sys;
+  sys.plug("1-1", "zzzz", "6001", "X", "ttyUSB0");  // unreadable id
+  EXPECT_TRUE(hotplug::scan(sys.root()).empty());
+  EXPECT_TRUE(hotplug::scan("/nonexistent/sys").empty());
+}
+
+TEST(UsbBoards, WatcherReportsArrivalsAndDepartures) {
+  FakeSysfs sys;
+  sys.plug("1-1", "0403", "6001", "FIRST", "ttyUSB0");
+  boost::asio::io_context io;
+  hotplug::WatchOptions o;
+  o.sys_root = sys.root();
+  o.use_libusb = false;
+  o.poll_interval = 20ms;
+  std::vector<std::string> log;
+  hotplug::UsbWatcher w(io, o, [&](const hotplug::UsbChange& c) {
+    for (const auto& b : c.added) log.push_back("+" + b.serial);
+    for (const auto& b : c.removed) log.push_back("-" + b.serial);
+  });
+  w.start();
+  EXPECT_EQ(w.mechanism(), "polling sysfs every 20 ms");
+  ASSERT_EQ(log, (std::vector<std::string>{"+FIRST"}));  // the boards present at start
+  auto run_until = [&](std::size_t n) {
+    for (int i = 0; i < 500 && log.size() < n; ++i) io.run_for(10ms);
+  };
+  sys.plug("1-2", "0403", "6001", "SECOND", "ttyUSB1");
+  run_until(2);
+  sys.unplug("1-1", "ttyUSB0");
+  run_until(3);
+  EXPECT_EQ(log, (std::vector<std::string>{"+FIRST", "+SECOND", "-FIRST"}));
+  ASSERT_EQ(w.boards().size(), 1u);
+  EXPECT_EQ(w.boards()[0].serial, "SECOND");
+  w.stop();
+}
+
+TEST(UsbBoards, WatcherWithLibusbStartsAndStopsCleanly) {
+  // Whatever this machine offers (libusb hotplug through netlink, or no USB at all in a container), the
+  // watcher starts, says how it watches, scans, and stops without leaking libusb's descriptors.
+  FakeSysfs sys;
+  sys.plug("1-1", "0403", "6001", "ONE", "ttyUSB0");
+  boost::asio::io_context io;
+  hotplug::WatchOptions o;
+  o.sys_root = sys.root();
+  int added = 0;
+  {
+    hotplug::UsbWatcher w(io, o, [&](const hotplug::UsbChange& c) { added += int(c.added.size()); });
+    w.start();
+    std::string m = w.mechanism();
+    EXPECT_TRUE(m == "libusb hotplug" || m.rfind("polling sysfs", 0) == 0) << m;
+    io.run_for(50ms);
+    EXPECT_EQ(added, 1);
+    w.stop();
+  }
+  io.run_for(10ms);  // nothing left pending on a destroyed watcher
+}
