@@ -265,6 +265,10 @@ bool Reconstructor::own_piece_in_air() const {
 }
 
 std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
+  if (adjournment_) {
+    follow_adjourned(e);
+    return {};
+  }
   std::vector<Event> pending = advance(e.t_ms);  // deadlines before this event fire first
   out_ = std::move(pending);
   bool board_event = true;
@@ -519,6 +523,12 @@ void Reconstructor::decide_pending(std::int64_t now) {
     // the move the board showed exactly at the press: it is the opponent's reply under way (his capture,
     // the victim set down aside for a moment).
     if (s && s != exact && state.t_ms >= press.t_ms && shown_at_press && s->move != *shown_at_press) continue;
+    // Nor does any other move after the press when the piece of the move shown at the press had rested
+    // there long enough to be released (4.7): what changes now is the opponent's hand (his victim set
+    // down for a moment on a square the mover's piece could have reached).
+    if (s && state.t_ms > press.t_ms && shown_at_press && released_ == shown_at_press &&
+        s->move != *shown_at_press)
+      continue;
     if (s && s != exact) {
       // The lifts of the opponent's pieces in this state are his, not the mover's.
       for (std::size_t k = 0; k < std::min(touch_count, touches_.size()); ++k)
@@ -1037,6 +1047,7 @@ void Reconstructor::on_settled(std::int64_t t) {
 }
 
 std::vector<Event> Reconstructor::advance(std::int64_t now) {
+  if (adjournment_) return {};
   std::vector<Event> saved = std::move(out_);
   out_.clear();
   for (;;) {
@@ -1093,6 +1104,7 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
 }
 
 std::optional<std::int64_t> Reconstructor::next_deadline() const {
+  if (adjournment_) return std::nullopt;
   std::optional<std::int64_t> best;
   std::optional<std::int64_t> pending = pending_press_ ? pending_deadline_ : std::nullopt;
   std::optional<std::int64_t> decide = pending_press_ ? pending_decide_at_ : std::nullopt;
@@ -1276,6 +1288,95 @@ void Reconstructor::hidden_reserve(Color claimant, std::int64_t t) {
   a.extra.push_back({"reserve", reserve, false});
   a.extra.push_back({"claimant", claimant == WHITE ? "white" : "black", false});
   emit(t, std::move(a));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Arbiter input: resignation, agreement, adjournment.
+
+std::vector<Event> Reconstructor::resign(Color c, std::int64_t t) {
+  return end_game(Outcome{c == WHITE ? Result::BlackWins : Result::WhiteWins, "resignation"}, t);
+}
+
+std::vector<Event> Reconstructor::agree_draw(std::int64_t t) {
+  return end_game(Outcome{Result::Draw, "agreement"}, t);
+}
+
+tl::expected<void, std::string> Reconstructor::adjourn(Color sealer, const std::string& sealed,
+                                                       std::int64_t t, ClockTimes clock) {
+  if (game_.outcome()) return tl::unexpected(std::string("the game is over"));
+  if (adjournment_) return tl::unexpected(std::string("the game is already adjourned"));
+  if (sealer != game_.position().side_to_move())
+    return tl::unexpected(std::string(sealer == WHITE ? "White" : "Black") +
+                          " is not on move: the player on move seals (Guidelines I)");
+  if (sealed.empty()) return tl::unexpected(std::string("no sealed move"));
+  if (!clock.known() && last_reading_) clock = clock_times(*last_reading_);
+  adjournment_ = Adjournment{sealer, sealed, game_.ply_count(), clock, t};
+  // What was under way (a move shown, a press waiting, timers) belongs to no move now.
+  reset_turn();
+  pending_deadline_.reset();
+  pending_decide_at_.reset();
+  candidate_shown_.reset();
+  shown_confirm_at_.reset();
+  settle_at_.reset();
+  provisional_at_.reset();
+  mismatch_at_.reset();
+  mismatch_reported_ = false;
+  return {};
+}
+
+void Reconstructor::follow_adjourned(const SensorEvent& e) {
+  std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, PieceLifted>) {
+          if (is_ok(v.square)) physical_[v.square] = NO_PIECE;
+        } else if constexpr (std::is_same_v<T, PiecePlaced>) {
+          if (is_ok(v.square)) physical_[v.square] = v.piece;
+        } else if constexpr (std::is_same_v<T, BoardSnapshot>) {
+          physical_ = v.squares;
+          have_board_ = true;
+        } else if constexpr (std::is_same_v<T, ClockReading>) {
+          last_reading_ = v;  // the clock as set for the resumption
+        }
+      },
+      e.what);
+  last_board_event_ = e.t_ms;
+}
+
+std::vector<Event> Reconstructor::resume(std::int64_t t) {
+  if (!adjournment_) return {};
+  const Adjournment a = *adjournment_;
+  adjournment_.reset();
+  std::vector<Event> saved = std::move(out_);
+  out_.clear();
+  const Position& pos = game_.position();
+  auto m = parse_uci(pos, a.sealed);
+  if (!m) m = parse_san(pos, a.sealed);
+  const Successor* s = nullptr;
+  if (m)
+    for (const Successor& c : successors_)
+      if (c.move == *m) s = &c;
+  if (!s) {
+    // I.8: an illegal or ambiguous sealed move loses.
+    AlertEvent alert{"illegal-move",
+                     game_.ply_count() + 1,
+                     a.sealer,
+                     std::string(a.sealer == WHITE ? "White" : "Black") + "'s sealed move '" + a.sealed +
+                         "' is " + (m ? "not playable here" : m.error()) +
+                         " (Guidelines I.8: the game is lost)",
+                     {}};
+    alert.extra.push_back({"reason", "sealed-move", false});
+    emit(t, std::move(alert));
+    game_.set_outcome(Outcome{a.sealer == WHITE ? Result::BlackWins : Result::WhiteWins, "illegal-move"});
+    emit(t, ResultEvent{game_.outcome()->result, game_.outcome()->reason});
+  } else {
+    Successor chosen = *s;
+    reset_turn();
+    commit(chosen, t, a.clock, 0, 0, false);
+  }
+  std::vector<Event> result = std::move(out_);
+  out_ = std::move(saved);
+  return result;
 }
 
 const char* event_type(const Event& e) {
