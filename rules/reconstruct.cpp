@@ -530,13 +530,19 @@ void Reconstructor::decide_pending(std::int64_t now) {
         s->move != *shown_at_press)
       continue;
     if (s && s != exact) {
-      // The lifts of the opponent's pieces in this state are his, not the mover's.
-      for (std::size_t k = 0; k < std::min(touch_count, touches_.size()); ++k)
-        if (state.board[touches_[k].square] == NO_PIECE && s->board[touches_[k].square] != NO_PIECE &&
-            color_of(touches_[k].piece) != to_move) {
-          touch_count = k;
-          break;
-        }
+      // The lifts of the opponent's pieces in this state are his, not the mover's: from the lift that
+      // emptied such a square (the last one on it; an earlier lift there was put back, a knock) on.
+      std::size_t limit = std::min(touch_count, touches_.size()), first_his = limit;
+      for (std::size_t k = 0; k < limit; ++k) {
+        Square q = touches_[k].square;
+        if (state.board[q] != NO_PIECE || s->board[q] == NO_PIECE || color_of(touches_[k].piece) == to_move)
+          continue;
+        bool last_on_square = true;
+        for (std::size_t j = k + 1; j < limit && last_on_square; ++j)
+          last_on_square = touches_[j].square != q;
+        if (last_on_square) first_his = std::min(first_his, k);
+      }
+      touch_count = first_his;
     }
     if (s && s->move.is_drop() && state.t_ms >= press.t_ms) {
       // A drop shown only once the press was read, after another drop of the same piece that vanished:
