@@ -501,6 +501,21 @@ void Reconstructor::decide_pending(std::int64_t now) {
         shown_at_press = s->move;
         break;
       }
+  // The move whose piece stood on its square, for at least a scan, right up to the press reading: the
+  // piece still there when the clock was pressed. If the same piece then shows another move, the
+  // opponent has taken it and set it down aside, not the mover changed his mind after pressing.
+  std::optional<Move> stood_at_press;
+  for (std::size_t i = history_.size(); i-- > 0;) {
+    if (history_[i].t_ms >= press.t_ms) continue;
+    if (const Successor* s = successor_for(history_[i].board); s && !s->move.is_drop()) {
+      std::size_t first = i;
+      while (first > 0 && successor_for(history_[first - 1].board) &&
+             successor_for(history_[first - 1].board)->move == s->move)
+        --first;
+      if (press.t_ms - history_[first].t_ms >= cfg_.scan_ms) stood_at_press = s->move;
+    }
+    break;
+  }
   if (!history_.empty() && !successor_for(history_.back().board)) {
     auto two = two_ply_for(history_.back().board);
     // Two moves explain the latest board, but the board showed another move at the press: that one was
@@ -528,6 +543,9 @@ void Reconstructor::decide_pending(std::int64_t now) {
     // down for a moment on a square the mover's piece could have reached).
     if (s && state.t_ms > press.t_ms && shown_at_press && released_ == shown_at_press &&
         s->move != *shown_at_press)
+      continue;
+    if (s && state.t_ms >= press.t_ms && stood_at_press && s->move != *stood_at_press && !s->move.is_drop() &&
+        s->move.from() == stood_at_press->from())
       continue;
     if (s && s != exact) {
       // The lifts of the opponent's pieces in this state are his, not the mover's: from the lift that

@@ -190,10 +190,10 @@ void run_corpus(const char* folder, bool chess960, std::int64_t reaction_ms, Cei
 
 // Hands that need at least 300 ms from the opponent's press to their first touch: no human replies faster
 // on wood. Every move back, no alert, in every style.
-TEST(ReconstructCorpus, StandardGamesThroughHumanHands) { run_corpus("standard", false, 300, {0, 0, 0, 2}); }
+TEST(ReconstructCorpus, StandardGamesThroughHumanHands) { run_corpus("standard", false, 300, {0, 0, 0, 0}); }
 TEST(ReconstructCorpus, Chess960GamesThroughHumanHands) { run_corpus("chess960", true, 300, {0, 0, 0, 0}); }
 
 // The clock data as recorded: lichess premoves give replies that begin the instant the clock is pressed,
 // within one scan of the board; some of those stay ambiguous. Measured residue as ceilings.
-TEST(ReconstructCorpus, StandardGamesWithPremoveTiming) { run_corpus("standard", false, 0, {0, 0, 43, 17}); }
+TEST(ReconstructCorpus, StandardGamesWithPremoveTiming) { run_corpus("standard", false, 0, {0, 0, 43, 14}); }
 TEST(ReconstructCorpus, Chess960GamesWithPremoveTiming) { run_corpus("chess960", true, 0, {0, 0, 0, 0}); }
