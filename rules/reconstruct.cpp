@@ -1318,10 +1318,13 @@ void Reconstructor::hidden_reserve(Color claimant, std::int64_t t) {
 // Arbiter input: resignation, agreement, adjournment.
 
 std::vector<Event> Reconstructor::resign(Color c, std::int64_t t) {
+  // During an adjournment too (a player who does not come back resigns): the sealed move is never played.
+  if (!game_.outcome()) adjournment_.reset();
   return end_game(Outcome{c == WHITE ? Result::BlackWins : Result::WhiteWins, "resignation"}, t);
 }
 
 std::vector<Event> Reconstructor::agree_draw(std::int64_t t) {
+  if (!game_.outcome()) adjournment_.reset();  // agreed during the adjournment: the sealed move is void
   return end_game(Outcome{Result::Draw, "agreement"}, t);
 }
 

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include <tl/expected.hpp>
+
 #include "rules/events.hpp"
 #include "rules/game.hpp"
 #include "rules/profile.hpp"
@@ -90,6 +92,30 @@ class Reconstructor {
   void set_promotion_piece(Color c, PieceType t);
   // Ends the game from outside (the other game of a match decided it, an arbiter's decision).
   std::vector<Event> end_game(const Outcome& o, std::int64_t t_ms);
+
+  // --- Arbiter input (the daemon's control interface) ---------------------------------------------
+  // Resignation of `c`, a draw by agreement: the game's result (reasons resignation, agreement); during an
+  // adjournment they end it, the sealed move unplayed. Nothing when the game is already over.
+  std::vector<Event> resign(Color c, std::int64_t t_ms);
+  std::vector<Event> agree_draw(std::int64_t t_ms);
+  // Guidelines I: the player on move seals his next move (as written, SAN or UCI, judged only at the
+  // resumption) and the game is adjourned. Reconstruction pauses: the board is still followed, but no
+  // move, alert or new game comes from it until resume().
+  struct Adjournment {
+    Color sealer = WHITE;
+    std::string sealed;  // never shown: not in any event before the resumption
+    int ply = 0;         // plies played before the sealed move
+    ClockTimes clock;    // both clocks when the game was adjourned
+    std::int64_t t_ms = 0;
+  };
+  // Fails (and changes nothing) when the game is over, already adjourned, or `sealer` is not on move.
+  tl::expected<void, std::string> adjourn(Color sealer, const std::string& sealed, std::int64_t t_ms,
+                                          ClockTimes clock = {});
+  const std::optional<Adjournment>& adjournment() const { return adjournment_; }
+  // Plays the sealed move (a move event with the clocks of the adjournment) and lets reconstruction go on.
+  // A sealed move that is illegal or ambiguous here loses the game for the sealer (I.8): an illegal-move
+  // alert (reason sealed-move) and the result. Nothing when the game is not adjourned.
+  std::vector<Event> resume(std::int64_t t_ms);
 
  private:
   struct Successor {
@@ -234,6 +260,9 @@ class Reconstructor {
   // enough to count as placed this turn.
   std::optional<std::pair<Move, std::int64_t>> drop_shown_;
   std::optional<Move> placed_drop_;
+  std::optional<Adjournment> adjournment_;
+  // While adjourned: the board is followed (what it shows at the resumption), nothing else.
+  void follow_adjourned(const SensorEvent& e);
 };
 
 }  // namespace eboard::rules

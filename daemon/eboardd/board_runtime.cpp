@@ -64,6 +64,7 @@ tl::expected<void, std::string> BoardRuntime::open() {
   const fs::path path = journal_path();
   std::optional<std::uint64_t> keep;
   recovery_.emplace(id_);
+  if (options_.match_member) return open_match_member(path);
   if (fs::exists(path)) {
     auto t0 = std::chrono::steady_clock::now();
     auto scan = journal::scan_journal(path);
@@ -134,6 +135,69 @@ tl::expected<void, std::string> BoardRuntime::open() {
   }
   sync_now();
   return {};
+}
+
+tl::expected<void, std::string> BoardRuntime::open_match_member(const fs::path& path) {
+  std::optional<std::uint64_t> keep;
+  std::error_code ec;
+  if (fs::exists(path)) {
+    auto scan = journal::scan_journal(path);
+    if (!scan) {
+      fs::path aside = path;
+      aside += ".unreadable-" + std::to_string(now_ms());
+      fs::rename(path, aside, ec);
+      spdlog::error("board {}: {}; moved to {} and starting a new journal", id_, scan.error(),
+                    aside.string());
+    } else {
+      keep = scan->valid_bytes;
+      if (!scan->problem.empty()) spdlog::warn("board {}: journal {}: {}", id_, path.string(), scan->problem);
+      match_scan_ = std::move(*scan);
+    }
+  }
+  auto w = journal::JournalWriter::open(path, keep);
+  if (!w) return tl::unexpected(w.error());
+  writer_ = std::move(*w);
+  bool has_header = false;
+  if (match_scan_)
+    for (const auto& r : match_scan_->records) has_header |= r.type == 'H';
+  if (!has_header) append(journal::HeaderEntry{1, id_, now_ms()});
+  sync_now();
+  return {};
+}
+
+void BoardRuntime::match_resume(journal::Ledger ledger, std::vector<Event> unjournaled) {
+  ledger_ = std::move(ledger);
+  for (const Event& e : unjournaled) {
+    last_t_ = std::max(last_t_, e.t_ms);
+    std::string line = daemon::to_json_line(e);
+    append(journal::EventEntry{line});
+    ++events_published_;
+    if (publish_) publish_(e, line);
+  }
+  sync_now();
+}
+
+void BoardRuntime::journal_input(const journal::Entry& e, std::int64_t seq) {
+  std::string body = journal::encode_body(e);
+  // The sequence number rides in the JSON body; readers that do not know it ignore it.
+  if (!body.empty() && body.front() == '{')
+    body.insert(1, "\"seq\":" + std::to_string(seq) + (body.size() > 2 ? "," : ""));
+  if (auto ok = writer_.append(journal::record_type(e), body); !ok) {
+    if (!journal_failed_) spdlog::error("board {}: journal write failed: {}", id_, ok.error());
+    journal_failed_ = true;
+  } else {
+    journal_failed_ = false;
+  }
+  if (std::holds_alternative<journal::NewGameEntry>(e) || std::holds_alternative<journal::ControlEntry>(e))
+    sync_now();
+  else
+    schedule_sync();
+}
+
+void BoardRuntime::match_new_game(std::int64_t t_ms, const Game& g) {
+  last_t_ = std::max(last_t_, t_ms);
+  ledger_.on_new_game(t_ms, g);
+  write_pgn();
 }
 
 void BoardRuntime::attach(std::unique_ptr<BoardSource> source) {
@@ -238,6 +302,12 @@ void BoardRuntime::request_new_game() {
 }
 
 tl::expected<int, std::string> BoardRuntime::new_game(const std::string& fen) {
+  if (options_.match_member) {
+    if (!fen.empty())
+      return tl::unexpected(std::string("a bughouse match starts from the standard position"));
+    if (!new_match_) return tl::unexpected(std::string("the match is not running"));
+    return new_match_();
+  }
   journal::NewGameEntry g{now_ms(), options_.profile, options_.chess960, fen};
   auto start = journal::start_position(g);
   if (!start) return tl::unexpected("bad start position: " + start.error());
@@ -319,6 +389,9 @@ std::vector<std::string> BoardRuntime::snapshot() const {
   for (const PlyRecord& p : g.plies()) {
     MoveEvent m{++ply, to_uci(pos, p.move), to_san(pos, p.move), p.clock};
     lines.push_back(daemon::to_json_line(Event{p.time_ms, id_, m}));
+    // A bughouse drop's piece came from the partner's board: this replay has no reserve for it.
+    if (p.move.is_drop() && pos.pocket(pos.side_to_move(), p.move.drop_type()) == 0)
+      pos.set_pocket(pos.side_to_move(), p.move.drop_type(), 1);
     pos.do_move(p.move);
   }
   for (const Event& e : ledger_.notes()) lines.push_back(daemon::to_json_line(e));

@@ -35,7 +35,10 @@ struct RuntimeOptions {
   std::string profile = "fide-standard";  // of new games
   bool chess960 = false;
   bool raw_log = true;
-  std::string device;                   // for /status
+  std::string device;  // for /status
+  // One of the two boards of a bughouse match (match_runtime.hpp): the match replays the journal and
+  // journals the inputs, with a sequence number, so open() neither replays nor starts a game.
+  bool match_member = false;
   std::function<std::int64_t()> clock;  // Unix ms; empty: the system clock
 };
 
@@ -57,6 +60,20 @@ class BoardRuntime : public BoardSink {
   void attach(std::unique_ptr<BoardSource> source);
   // Stops the source and syncs the journal.
   void stop();
+
+  // Bughouse match members (match_runtime.hpp). The journal as open() found it (null if there was none).
+  const journal::JournalScan* match_scan() const { return match_scan_ ? &*match_scan_ : nullptr; }
+  // Takes the match's recovery of this board: its ledger, and its events the replay derived but the
+  // journal does not hold (journaled and published now).
+  void match_resume(journal::Ledger ledger, std::vector<rules::Event> unjournaled);
+  // Journals an input of the match (new game, sensor event, advance, control) with the match's sequence
+  // number, the order in which recovery feeds the inputs of both boards.
+  void journal_input(const journal::Entry& e, std::int64_t seq);
+  // The match began a new game on this board.
+  void match_new_game(std::int64_t t_ms, const rules::Game& g);
+  // What POST /control/<id>/new-game does on a match board (a new match).
+  void set_new_match(std::function<tl::expected<int, std::string>()> f) { new_match_ = std::move(f); }
+  journal::Ledger& ledger_mut() { return ledger_; }
 
   const std::string& id() const { return id_; }
   const RuntimeOptions& options() const { return options_; }
@@ -94,6 +111,7 @@ class BoardRuntime : public BoardSink {
   void schedule_sync();
   void sync_now();
   void write_pgn();
+  tl::expected<void, std::string> open_match_member(const std::filesystem::path& path);
 
   [[maybe_unused]] boost::asio::io_context& io_;  // for the session wiring to come
   std::string id_;
@@ -111,6 +129,17 @@ class BoardRuntime : public BoardSink {
   std::int64_t last_t_ = 0;
   std::string pgn_error_;  // the last PGN write failure (logged once)
   std::uint64_t events_published_ = 0;
+  std::optional<journal::JournalScan> match_scan_;
+  std::function<tl::expected<int, std::string>()> new_match_;
+
+ public:
+  // Control (control.hpp): arbiter input. Applied to reconstruction by the source; once accepted it is
+  // journaled as a control record (replayed on recovery like a sensor event), then its events are
+  // journaled and published like reconstruction's. Refused input leaves no trace. A match member's input
+  // goes to its match, which journals and publishes it (an acknowledgement there is not journaled).
+  tl::expected<std::vector<rules::Event>, std::string> control(journal::ControlEntry c);
+  // The live reconstruction (its adjournment), if the source exposes it.
+  const rules::Reconstructor* reconstructor() const { return source_ ? source_->reconstructor() : nullptr; }
 };
 
 }  // namespace eboard::eboardd

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <tl/expected.hpp>
 
+#include "daemon/journal/machine.hpp"
 #include "daemon/journal/records.hpp"
 #include "drivers/capture.hpp"
 #include "rules/events.hpp"
@@ -52,6 +53,13 @@ class BoardSource {
   virtual nlohmann::json info() const = 0;
   // Reconstruction starts afresh with the game of `g` (already journaled by the sink).
   virtual tl::expected<void, std::string> new_game(const journal::NewGameEntry& g) = 0;
+  // Arbiter input (control.hpp), not journaled yet: applied to reconstruction (journal::apply_control),
+  // giving its events, or refused with the reason and nothing changed.
+  virtual tl::expected<std::vector<rules::Event>, std::string> control(const journal::ControlEntry& /*c*/) {
+    return tl::unexpected(std::string("this board's source takes no control input"));
+  }
+  // The reconstruction, for what the game record does not hold (an adjournment); null if none.
+  virtual const rules::Reconstructor* reconstructor() const { return nullptr; }
 };
 
 }  // namespace eboard::eboardd

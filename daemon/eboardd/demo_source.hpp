@@ -64,6 +64,12 @@ class DemoSource : public BoardSource {
   std::string link() const override { return running_ ? "demo" : "stopped"; }
   nlohmann::json info() const override;
   tl::expected<void, std::string> new_game(const journal::NewGameEntry& g) override;
+  tl::expected<std::vector<rules::Event>, std::string> control(const journal::ControlEntry& c) override {
+    return machine_.control(c);
+  }
+  const rules::Reconstructor* reconstructor() const override {
+    return machine_.has_game() ? &machine_.reconstructor() : nullptr;
+  }
 
  private:
   void plan();  // the timeline of the current game, resuming after the events already fed

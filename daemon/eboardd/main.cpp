@@ -1,6 +1,7 @@
 // eboardd: reads electronic chess boards, reconstructs the games and serves them (CONTRACTS §4).
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -73,6 +74,11 @@ struct Cli {
   std::string listen;
   std::string log_level;
   bool check = false;
+  // For tests that drive serial boards with an accelerated `eboard sim --speed R`: the daemon's clock runs
+  // R times faster than real time from `clock_origin_ms` (Unix ms; 0: now). A fixed origin keeps the clock
+  // continuous across restarts on the same state_dir.
+  double clock_rate = 1.0;
+  std::int64_t clock_origin_ms = 0;
 };
 
 // The configuration the command line asks for; errors are one line for the user.
@@ -86,7 +92,7 @@ tl::expected<config::Config, std::string> make_config(const Cli& cli) {
     c.source = "(demo defaults)";
   }
   if (cli.demo) {
-    // Two boards played by the demo; matches need the bughouse match code, not here yet.
+    // Two boards played by the demo, a bughouse match (main() drops the match for a PGN corpus).
     c.boards.clear();
     c.matches.clear();
     for (const char* id : {"A", "B"}) {
@@ -95,6 +101,9 @@ tl::expected<config::Config, std::string> make_config(const Cli& cli) {
       b.port = "(demo)";
       c.boards.push_back(b);
     }
+    config::MatchConfig m;
+    m.boards = {"A", "B"};
+    c.matches.push_back(m);
     if (cli.config_path.empty()) c.state_dir = default_demo_state_dir().string();
   }
   if (!cli.state_dir.empty()) c.state_dir = fs::absolute(cli.state_dir).string();
@@ -124,8 +133,9 @@ int main(int argc, char** argv) {
       "eboardd: reads electronic chess boards (DGT), reconstructs the games and serves them to arbiters and\n"
       "broadcasters over HTTP and WebSocket.\n\n"
       "  eboardd --config /etc/eboardd/eboardd.toml   run the boards of a configuration\n"
-      "  eboardd --demo                               no hardware: two boards play games from a PGN "
-      "corpus\n"};
+      "  eboardd --demo                               no hardware: two emulated boards play a bughouse "
+      "match\n"
+      "                                               from the corpus; the daemon reconstructs it live\n"};
   app.footer(
       "HTTP (default 127.0.0.1:7780): GET /games.pgn, /matches/<A>-<B>.bpgn, /status, /boards/<id>.pgn,\n"
       "/boards/<id>/capture.cap; WebSocket /ws (the current state of every board, then live events);\n"
@@ -136,10 +146,12 @@ int main(int argc, char** argv) {
       "Logs go to stderr (journald under systemd). Exit status: 0 stopped cleanly, 1 failed, 2 bad usage or\n"
       "configuration.\n");
   app.add_option("--config", cli.config_path, "The TOML configuration file")->check(CLI::ExistingFile);
-  app.add_flag("--demo", cli.demo, "Run without hardware: simulated players on two boards (A, B)");
+  app.add_flag("--demo", cli.demo,
+               "Run without hardware: simulated players on two boards (A, B), a bughouse match A-B");
   app.add_option("--demo-corpus", cli.demo_corpus,
-                 "PGN file or directory of the games the demo plays (default: ../shared/corpora/pgn/standard "
-                 "found near the executable)");
+                 "What the demo plays: a BPGN file or directory of .bpgn files (bughouse matches; default: "
+                 "../shared/corpora/bughouse found near the executable), or a PGN file or directory of .pgn "
+                 "files (each board plays its own games, no match)");
   app.add_option("--demo-speed", cli.demo_speed,
                  "Demo: divide the players' thinking time by this (default 1)")
       ->check(CLI::Range(0.01, 1000.0));
@@ -149,6 +161,13 @@ int main(int argc, char** argv) {
                  "Override [http] listen, e.g. 127.0.0.1:7780 (port 0: any free port)");
   app.add_option("--log-level", cli.log_level, "Override log_level: trace, debug, info, warn, error");
   app.add_flag("--check-config", cli.check, "Check the configuration, print what it defines, and exit");
+  // Hidden (empty group): test-only options, see Cli::clock_rate.
+  app.add_option("--clock-rate", cli.clock_rate,
+                 "Tests: the clock runs this many times faster than real time")
+      ->check(CLI::Range(0.01, 1000.0))
+      ->group("");
+  app.add_option("--clock-origin", cli.clock_origin_ms, "Tests: Unix ms from which --clock-rate applies")
+      ->group("");
   app.set_version_flag("--version", std::string("eboardd ") + VERSION);
   try {
     app.parse(argc, argv);
@@ -182,15 +201,23 @@ int main(int argc, char** argv) {
   eboardd::ServiceOptions options;
   options.version = VERSION;
   if (cli.demo) {
+    // A bughouse corpus (BPGN) makes the demo a match; a PGN corpus, two boards playing single games.
+    const fs::path exe =
+        fs::path(argv[0]).is_absolute() ? fs::path(argv[0]) : fs::read_symlink("/proc/self/exe");
     std::vector<fs::path> tried;
-    if (!cli.demo_corpus.empty())
+    if (!cli.demo_corpus.empty()) {
       tried.push_back(cli.demo_corpus);
-    else
-      tried = eboardd::DemoCorpus::default_locations(
-          fs::path(argv[0]).is_absolute() ? fs::path(argv[0]) : fs::read_symlink("/proc/self/exe"));
+    } else {
+      tried = eboardd::DemoMatchCorpus::default_locations(exe);
+      for (auto& p : eboardd::DemoCorpus::default_locations(exe)) tried.push_back(p);
+    }
     std::string errors;
     for (const auto& p : tried) {
       if (!fs::exists(p)) continue;
+      if (auto m = eboardd::DemoMatchCorpus::load(p)) {
+        options.demo_match_corpus = *m;
+        break;
+      }
       auto c = eboardd::DemoCorpus::load(p);
       if (c) {
         options.demo_corpus = *c;
@@ -198,18 +225,40 @@ int main(int argc, char** argv) {
       }
       errors += "; " + c.error();
     }
-    if (!options.demo_corpus) {
+    if (options.demo_match_corpus) {
+      options.demo = true;
+      options.demo_speed = cli.demo_speed;
+      spdlog::info("demo: bughouse, {} matches from {}", options.demo_match_corpus->size(),
+                   options.demo_match_corpus->source());
+    } else if (!options.demo_corpus) {
       std::string where;
       for (const auto& p : tried) where += "\n  " + p.string();
       spdlog::critical(
-          "--demo needs a corpus of PGN games and found none{}. Looked in:{}\nGive one with "
-          "--demo-corpus PATH (a .pgn file or a directory of them, e.g. ../shared/corpora/pgn/standard)",
+          "--demo needs a corpus of BPGN matches or PGN games and found none{}. Looked in:{}\nGive one with "
+          "--demo-corpus PATH (a .bpgn or .pgn file or a directory of them, e.g. ../shared/corpora/bughouse)",
           errors, where);
       return 2;
+    } else {
+      options.demo = true;
+      options.demo_speed = cli.demo_speed;
+      cfg->matches.clear();
+      spdlog::info("demo: {} games from {}", options.demo_corpus->size(), options.demo_corpus->source());
     }
-    options.demo = true;
-    options.demo_speed = cli.demo_speed;
-    spdlog::info("demo: {} games from {}", options.demo_corpus->size(), options.demo_corpus->source());
+  }
+
+  if (cli.clock_rate != 1.0) {
+    auto real_us = [] {
+      return std::int64_t(std::chrono::duration_cast<std::chrono::microseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count());
+    };
+    const std::int64_t origin_ms = cli.clock_origin_ms > 0 ? cli.clock_origin_ms : real_us() / 1000;
+    const double rate = cli.clock_rate;
+    options.clock = [origin_ms, rate, real_us] {
+      return origin_ms + std::int64_t(double(real_us() - origin_ms * 1000) * rate / 1000.0);
+    };
+    options.clock_rate = rate;
+    spdlog::warn("test clock: {}x real time from Unix ms {}", rate, origin_ms);
   }
 
   std::signal(SIGPIPE, SIG_IGN);  // a client gone mid-write is an error value, not a dead daemon

@@ -65,7 +65,15 @@ void SerialSource::make_session(rules::Game game) {
     sink_.log(level == session::LogLevel::info ? BoardSink::Level::info : BoardSink::Level::warning,
               strip_prefix(text, board_.id));
   };
+  if (replayed_) {
+    cfg.reconstruction = std::move(replayed_);
+    replayed_.reset();
+  }
   session_ = std::make_unique<session::BoardSession>(io_, std::move(cfg), std::move(h));
+}
+
+void SerialSource::continue_from(const rules::Reconstructor& replayed) {
+  if (!session_) replayed_ = replayed;
 }
 
 void SerialSource::start() {
@@ -116,6 +124,7 @@ tl::expected<void, std::string> SerialSource::new_game(const journal::NewGameEnt
   auto pos = journal::start_position(g);
   if (!pos) return tl::unexpected(pos.error());
   current_ = g;
+  replayed_.reset();
   // A fresh reconstruction means a fresh session; reconnecting re-reads the board, as a new game should.
   bool was_running = running_;
   stop();
@@ -123,6 +132,13 @@ tl::expected<void, std::string> SerialSource::new_game(const journal::NewGameEnt
   idle_game_ = rules::Game(*pos);
   if (was_running) start();
   return {};
+}
+
+tl::expected<std::vector<rules::Event>, std::string> SerialSource::control(const journal::ControlEntry& c) {
+  if (!session_) make_session(idle_game_);
+  tl::expected<std::vector<rules::Event>, std::string> out = std::vector<rules::Event>{};
+  session_->change_reconstructor([&](rules::Reconstructor& rec) { out = journal::apply_control(rec, c); });
+  return out;
 }
 
 }  // namespace eboard::eboardd

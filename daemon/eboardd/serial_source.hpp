@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <boost/asio/io_context.hpp>
@@ -32,6 +33,14 @@ class SerialSource : public BoardSource {
   std::string link() const override;
   nlohmann::json info() const override;
   tl::expected<void, std::string> new_game(const journal::NewGameEntry& g) override;
+  tl::expected<std::vector<rules::Event>, std::string> control(const journal::ControlEntry& c) override;
+  const rules::Reconstructor* reconstructor() const override {
+    return session_ ? &session_->reconstructor() : nullptr;
+  }
+  // The first session continues `replayed` (the journal's reconstruction after a restart), not a fresh
+  // reconstruction of the recovered game: that one would not know the clock sides, the last lever
+  // reading or an adjournment, and a press made while the daemon was down would come out wrong.
+  void continue_from(const rules::Reconstructor& replayed);
 
  private:
   void make_session(rules::Game game);
@@ -46,6 +55,7 @@ class SerialSource : public BoardSource {
   std::unique_ptr<session::BoardSession> session_;
   rules::Game idle_game_;  // shown before the session exists
   bool running_ = false;
+  std::optional<rules::Reconstructor> replayed_;  // for the first session
   // Set by a sensor event until the event loop's next turn: the events then are that input's. Events
   // outside it come from the session's timer.
   bool busy_ = false;

@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "daemon/eboardd/control.hpp"
 #include "daemon/eboardd/serial_source.hpp"
 #include "daemon/outputs/atomic_file.hpp"
 
@@ -55,7 +56,17 @@ const char* INDEX =
     "GET  /boards/<id>/capture.cap    the board's raw wire bytes as a capture file\n"
     "GET  /ws                         WebSocket: the current state, then live events (JSON)\n"
     "POST /control/<id>/new-game      {\"fen\": \"...\"} optional        (Authorization: Bearer <token>)\n"
-    "POST /control/<id>/tags          {\"White\": \"...\", ...}           (Authorization: Bearer <token>)\n";
+    "POST /control/<id>/tags          {\"White\": \"...\", ...}           (Authorization: Bearer <token>)\n"
+    "POST /control/<id>/promotion     {\"side\": \"white\", \"piece\": \"n\"}  the piece of the next "
+    "promotion\n"
+    "POST /control/<id>/ack           {\"alert\": N}                    acknowledge alert N (/status)\n"
+    "POST /control/<id>/draw          draw by agreement\n"
+    "POST /control/<id>/resign        {\"side\": \"black\"}\n"
+    "POST /control/<id>/adjourn       {\"side\": \"white\", \"sealed\": \"Nf3\"}  the player on move seals\n"
+    "POST /control/<id>/resume        the sealed move is played, the game goes on\n"
+    "POST /boards                     {\"id\", \"port\", \"protocol\"}   a board without udev (until a "
+    "reload)\n"
+    "DELETE /boards/<id>              stop and forget a board (until a reload)\n";
 
 }  // namespace
 
@@ -88,7 +99,10 @@ tl::expected<void, std::string> Service::start() {
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0)
     return tl::unexpected("another eboardd is using the state directory " + dir.string());
 
-  for (std::size_t i = 0; i < config_.boards.size(); ++i) add_board(config_.boards[i], i);
+  for (std::size_t i = 0; i < config_.boards.size(); ++i)
+    if (!match_of(config_.boards[i].id)) add_board(config_.boards[i], i);
+  for (const auto& m : config_.matches) add_match(m);
+  order_boards();
 
   auto ep = http_->listen(config_.http.host, config_.http.port);
   if (!ep) return tl::unexpected(ep.error());
@@ -111,6 +125,7 @@ void Service::stop() {
   running_ = false;
   http_->stop();
   for (auto& b : boards_) b->stop();
+  for (auto& m : matches_) m->stop();
 }
 
 void Service::add_board(const config::BoardConfig& b, std::size_t index) {
@@ -141,8 +156,10 @@ void Service::add_board(const config::BoardConfig& b, std::size_t index) {
                                           d, options_.clock);
   } else {
     journal::GameMachine& m = rt->recovery().machine;
-    source = std::make_unique<SerialSource>(io_, *rt, b, m.game(), m.current(), options_.clock,
-                                            options_.clock_rate);
+    auto serial = std::make_unique<SerialSource>(io_, *rt, b, m.game(), m.current(), options_.clock,
+                                                 options_.clock_rate);
+    if (m.has_game()) serial->continue_from(m.reconstructor());
+    source = std::move(serial);
     spdlog::info("board {}: {} on {} ({} rules)", b.id, b.protocol, b.device(), ro.profile);
   }
   failed_.erase(b.id);
@@ -150,8 +167,90 @@ void Service::add_board(const config::BoardConfig& b, std::size_t index) {
   boards_.push_back(std::move(rt));
 }
 
+const config::MatchConfig* Service::match_of(const std::string& board_id) const {
+  for (const auto& m : config_.matches)
+    if ((m.boards[0] == board_id || m.boards[1] == board_id) && config_.board(m.boards[0]) &&
+        config_.board(m.boards[1]))
+      return &m;
+  return nullptr;
+}
+
+MatchRuntime* Service::match(std::string_view name) {
+  for (auto& m : matches_)
+    if (m->name() == name) return m.get();
+  return nullptr;
+}
+
+void Service::add_match(const config::MatchConfig& m) {
+  if (match(m.name())) return;
+  const config::BoardConfig* bc[2] = {config_.board(m.boards[0]), config_.board(m.boards[1])};
+  if (!bc[0] || !bc[1] || m.boards[0] == m.boards[1]) {
+    spdlog::error("match {}: needs two configured boards", m.name());
+    return;
+  }
+  std::array<std::unique_ptr<BoardRuntime>, 2> rts;
+  for (int b = 0; b < 2; ++b) {
+    RuntimeOptions ro;
+    ro.state_dir = config_.state_dir;
+    ro.sync_interval = std::chrono::milliseconds(config_.journal.sync_ms);
+    ro.profile = m.rules;
+    ro.raw_log = bc[b]->raw_log;
+    ro.device = options_.demo ? "demo" : bc[b]->device();
+    ro.clock = options_.clock;
+    ro.match_member = true;
+    auto rt = std::make_unique<BoardRuntime>(
+        io_, bc[b]->id, ro, [this](const rules::Event&, const std::string& line) { http_->broadcast(line); });
+    if (auto ok = rt->open(); !ok) {
+      spdlog::error("board {}: not started: {}", bc[b]->id, ok.error());
+      failed_[bc[b]->id] = ok.error();
+      return;
+    }
+    rts[std::size_t(b)] = std::move(rt);
+  }
+  auto mr = std::make_unique<MatchRuntime>(io_, m, std::array<BoardRuntime*, 2>{rts[0].get(), rts[1].get()},
+                                           options_.clock);
+  if (auto ok = mr->open(); !ok) {
+    spdlog::error("match {}: not started: {}", m.name(), ok.error());
+    for (const auto& id : m.boards) failed_[id] = ok.error();
+    return;
+  }
+  if (options_.match_feed_factory) {
+    mr->set_feed(options_.match_feed_factory(*mr));
+  } else if (options_.demo && options_.demo_match_corpus) {
+    DemoMatchOptions d;
+    d.speed = options_.demo_speed;
+    d.pause_ms = options_.demo_pause_ms;
+    mr->set_feed(make_demo_feed(io_, *mr, options_.demo_match_corpus, d, options_.clock));
+  } else if (!options_.demo) {
+    mr->set_feed(make_serial_feed(io_, *mr, {*bc[0], *bc[1]}, options_.clock, options_.clock_rate));
+    spdlog::info("match {}: boards {} on {} and {} on {} ({} rules)", m.name(), bc[0]->id, bc[0]->device(),
+                 bc[1]->id, bc[1]->device(), m.rules);
+  }
+  MatchRuntime* raw = mr.get();
+  matches_.push_back(std::move(mr));
+  for (int b = 0; b < 2; ++b) {
+    failed_.erase(bc[b]->id);
+    rts[std::size_t(b)]->attach(raw->board_source(b));
+    boards_.push_back(std::move(rts[std::size_t(b)]));
+  }
+}
+
 void Service::remove_board(const std::string& id) {
   failed_.erase(id);
+  // A match board goes with its match and its partner.
+  for (auto mit = matches_.begin(); mit != matches_.end(); ++mit) {
+    const auto& ids = (*mit)->config().boards;
+    if (ids[0] != id && ids[1] != id) continue;
+    (*mit)->stop();
+    for (const auto& bid : ids) {
+      auto it = std::find_if(boards_.begin(), boards_.end(), [&](const auto& b) { return b->id() == bid; });
+      if (it == boards_.end()) continue;
+      (*it)->stop();
+      boards_.erase(it);
+    }
+    matches_.erase(mit);
+    return;
+  }
   auto it = std::find_if(boards_.begin(), boards_.end(), [&](const auto& b) { return b->id() == id; });
   if (it == boards_.end()) return;
   (*it)->stop();
@@ -193,6 +292,10 @@ config::ConfigDiff Service::reload(config::Config next) {
     bool again = std::find(d.changed.begin(), d.changed.end(), b.id) != d.changed.end();
     bool added = std::find(d.added.begin(), d.added.end(), b.id) != d.added.end();
     if (added) spdlog::info("reload: board {} added", b.id);
+    if (const config::MatchConfig* m = match_of(b.id)) {
+      if (!match(m->name())) add_match(*m);
+      continue;
+    }
     if (again || added || failed_.count(b.id)) add_board(b, i);
   }
   order_boards();
@@ -226,11 +329,20 @@ json Service::status() const {
   json failed = json::object();
   for (const auto& [id, why] : failed_) failed[id] = why;
   json matches = json::array();
-  for (const auto& m : config_.matches)
-    matches.push_back({{"name", m.name()},
-                       {"boards", {m.boards[0], m.boards[1]}},
-                       {"rules", m.rules},
-                       {"bpgn", "not available yet: bughouse match reconstruction is not in this build"}});
+  for (const auto& m : config_.matches) {
+    bool running = false;
+    for (const auto& mr : matches_)
+      if (mr->name() == m.name()) {
+        matches.push_back(mr->status());
+        running = true;
+      }
+    if (!running)
+      matches.push_back({{"name", m.name()},
+                         {"boards", {m.boards[0], m.boards[1]}},
+                         {"rules", m.rules},
+                         {"running", false},
+                         {"why", "its boards are not configured or did not start"}});
+  }
   const auto& hs = http_->stats();
   std::int64_t now = options_.clock();
   return {{"daemon", "eboardd"},
@@ -264,9 +376,11 @@ bool Service::token_ok(const std::string& given) const {
 }
 
 http::Response Service::control(const http::Request& r) {
-  if (r.method != "POST") {
-    auto res = error_json(405, "control actions are POST requests");
-    res.headers.push_back({"Allow", "POST"});
+  const bool board_delete = r.method == "DELETE" && r.path.rfind("/boards/", 0) == 0;
+  if (r.method != "POST" && !board_delete) {
+    auto res = error_json(405, r.path.rfind("/boards/", 0) == 0 ? "a board is removed by DELETE /boards/<id>"
+                                                                : "control actions are POST requests");
+    res.headers.push_back({"Allow", r.path.rfind("/boards/", 0) == 0 ? "DELETE" : "POST"});
     return res;
   }
   if (config_.http.token.empty())
@@ -277,6 +391,43 @@ http::Response Service::control(const http::Request& r) {
     return res;
   }
   auto parts = split_path(r.path);  // control, <board>, <action>
+  // A board added or removed at runtime, where no udev tells (containers, tests). The configuration file
+  // stays the truth: a reload (SIGHUP) drops boards added here and brings back those removed here.
+  if (board_delete) {
+    if (parts.size() != 2) return error_json(404, "use DELETE /boards/<id>");
+    if (!board(parts[1]) && !failed_.count(parts[1])) return error_json(404, "no board '" + parts[1] + "'");
+    for (const auto& m : config_.matches)
+      if (m.boards[0] == parts[1] || m.boards[1] == parts[1])
+        return error_json(
+            409, "board '" + parts[1] + "' plays in the match " + m.name() + ": change the configuration");
+    remove_board(parts[1]);
+    std::erase_if(config_.boards, [&](const config::BoardConfig& b) { return b.id == parts[1]; });
+    spdlog::info("board {} removed through the control interface", parts[1]);
+    return http::Response::json(200, json{{"removed", parts[1]}}.dump());
+  }
+  if (parts.size() == 1 && parts[0] == "boards") {
+    json spec = json::parse(r.body, nullptr, false);
+    if (spec.is_discarded() || !spec.is_object())
+      return error_json(400, "the body must be a JSON object {\"id\", \"port\", \"protocol\"}");
+    auto bc = board_from_json(spec);
+    if (!bc) return error_json(400, bc.error());
+    if (config_.board(bc->id) || board(bc->id))
+      return error_json(409, "board '" + bc->id + "' exists already");
+    for (const auto& m : config_.matches)
+      if (m.boards[0] == bc->id || m.boards[1] == bc->id)
+        return error_json(409, "board '" + bc->id + "' is named by the match " + m.name() + ": configure it");
+    config_.boards.push_back(*bc);
+    add_board(*bc, config_.boards.size() - 1);
+    if (failed_.count(bc->id)) {
+      std::string why = failed_[bc->id];
+      failed_.erase(bc->id);
+      config_.boards.pop_back();
+      return error_json(500, "board '" + bc->id + "' not started: " + why);
+    }
+    spdlog::info("board {} added through the control interface ({})", bc->id, bc->port);
+    return http::Response::json(
+        201, json{{"added", bc->id}, {"port", bc->port}, {"protocol", bc->protocol}}.dump());
+  }
   if (parts.size() != 3) return error_json(404, "use /control/<board>/<action>");
   BoardRuntime* b = board(parts[1]);
   if (!b) return error_json(404, "no board '" + parts[1] + "'");
@@ -308,15 +459,18 @@ http::Response Service::control(const http::Request& r) {
     for (const auto& t : b->ledger().tags()) now[t.name] = t.value;
     return http::Response::json(200, json{{"board", b->id()}, {"tags", now}}.dump());
   }
-  static const char* later[] = {"set-position", "promotion", "ack-alert", "draw",
-                                "resign",       "adjourn",   "resume"};
-  for (const char* a : later)
-    if (action == a) return error_json(501, "control action '" + action + "' is not implemented yet");
-  return error_json(404, "unknown control action '" + action + "'");
+  std::string match;
+  for (const auto& m : config_.matches)
+    if (m.boards[0] == b->id() || m.boards[1] == b->id()) match = m.name();
+  if (auto res = control_action(*b, action, body, match)) return *res;
+  return error_json(404, "unknown control action '" + action +
+                             "' (new-game, tags, promotion, ack, draw, resign, adjourn, resume)");
 }
 
 http::Response Service::handle(const http::Request& r) {
   if (r.path.rfind("/control/", 0) == 0 || r.path == "/control") return control(r);
+  if ((r.path == "/boards" && !r.websocket) || (r.method == "DELETE" && r.path.rfind("/boards/", 0) == 0))
+    return control(r);
   if (!config_.http.open_read && !token_ok(r.token())) {
     auto res = error_json(401, "reading needs the token: Authorization: Bearer <http.token>");
     res.headers.push_back({"WWW-Authenticate", "Bearer realm=\"eboardd\""});
@@ -340,15 +494,23 @@ http::Response Service::handle(const http::Request& r) {
     res.content_type = "application/x-chess-pgn; charset=utf-8";
     return res;
   }
-  if (r.path == "/status") return http::Response::json(200, status().dump(2));
+  if (r.path == "/status") {
+    json s = status();
+    add_control_status(s, boards_);
+    return http::Response::json(200, s.dump(2));
+  }
   auto parts = split_path(r.path);
   if (parts.size() == 2 && parts[0] == "matches" && parts[1].size() > 5 &&
       parts[1].compare(parts[1].size() - 5, 5, ".bpgn") == 0) {
     std::string name = parts[1].substr(0, parts[1].size() - 5);
+    if (MatchRuntime* m = match(name)) {
+      http::Response res = http::Response::text(200, m->bpgn());
+      res.content_type = "application/x-chess-pgn; charset=utf-8";
+      return res;
+    }
     for (const auto& m : config_.matches)
       if (m.name() == name)
-        return http::Response::text(
-            404, "match " + name + ": no BPGN yet: bughouse match reconstruction is not in this build");
+        return http::Response::text(404, "match " + name + " is not running (see /status)");
     std::string names;
     for (const auto& m : config_.matches) names += (names.empty() ? "" : ", ") + m.name();
     return http::Response::text(

@@ -19,7 +19,9 @@
 
 #include "daemon/config/config.hpp"
 #include "daemon/eboardd/board_runtime.hpp"
+#include "daemon/eboardd/demo_match.hpp"
 #include "daemon/eboardd/demo_source.hpp"
+#include "daemon/eboardd/match_runtime.hpp"
 #include "daemon/http/server.hpp"
 
 namespace eboard::eboardd {
@@ -33,6 +35,11 @@ struct ServiceOptions {
   double clock_rate = 1.0;              // clock ms per real ms (tests run serial boards' clocks faster)
   // Makes a board's source (tests); empty: a serial board, or a demo board in demo mode.
   std::function<std::unique_ptr<BoardSource>(const config::BoardConfig&, BoardRuntime&)> source_factory;
+  // The demo's bughouse matches (a `[[match]]` in demo mode plays them).
+  std::shared_ptr<const DemoMatchCorpus> demo_match_corpus;
+  // Makes a match's feed (tests; null: the test feeds MatchRuntime itself); empty: two serial boards, or
+  // the demo's matches in demo mode.
+  std::function<std::unique_ptr<MatchFeed>(MatchRuntime&)> match_feed_factory;
   http::ServerOptions http;  // limits and timeouts; max_clients and ws_queue_bytes come from the config
   std::string version = "0.1.0";
 };
@@ -57,6 +64,8 @@ class Service {
   std::optional<boost::asio::ip::tcp::endpoint> endpoint() const { return endpoint_; }
   BoardRuntime* board(std::string_view id);
   const std::vector<std::unique_ptr<BoardRuntime>>& boards() const { return boards_; }
+  MatchRuntime* match(std::string_view name);
+  const std::vector<std::unique_ptr<MatchRuntime>>& matches() const { return matches_; }
   http::Server& http_server() { return *http_; }
 
   http::Response handle(const http::Request& r);
@@ -67,6 +76,8 @@ class Service {
  private:
   void add_board(const config::BoardConfig& b, std::size_t index);
   void remove_board(const std::string& id);
+  void add_match(const config::MatchConfig& m);
+  const config::MatchConfig* match_of(const std::string& board_id) const;
   void order_boards();
   http::Response control(const http::Request& r);
   bool token_ok(const std::string& given) const;
@@ -76,6 +87,8 @@ class Service {
   ServiceOptions options_;
   std::unique_ptr<http::Server> http_;
   std::optional<boost::asio::ip::tcp::endpoint> endpoint_;
+  // Before boards_: a match board's source uses its match until the board is destroyed.
+  std::vector<std::unique_ptr<MatchRuntime>> matches_;
   std::vector<std::unique_ptr<BoardRuntime>> boards_;
   std::map<std::string, std::string> failed_;  // board id → why it is not running
   int lock_fd_ = -1;

@@ -1,6 +1,7 @@
 #include "daemon/journal/machine.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 namespace eboard::journal {
 
@@ -62,6 +63,53 @@ std::optional<std::int64_t> GameMachine::next_deadline() const {
   return rec_ ? rec_->next_deadline() : std::nullopt;
 }
 
+tl::expected<std::vector<Event>, std::string> apply_control(Reconstructor& rec, const ControlEntry& c) {
+  auto side = [&]() -> tl::expected<Color, std::string> {
+    if (c.side == "white") return WHITE;
+    if (c.side == "black") return BLACK;
+    return tl::unexpected("side must be \"white\" or \"black\", not \"" + c.side + "\"");
+  };
+  const Game& g = rec.game();
+  if (c.action == "ack") return std::vector<Event>{};
+  if (c.action == "promotion") {
+    auto s = side();
+    if (!s) return tl::unexpected(s.error());
+    static const std::string LETTERS = "nbrq";
+    auto at = c.value.size() == 1 ? LETTERS.find(char(std::tolower(static_cast<unsigned char>(c.value[0]))))
+                                  : std::string::npos;
+    if (at == std::string::npos)
+      return tl::unexpected("promotion piece must be one of q, r, b, n, not \"" + c.value + "\"");
+    rec.set_promotion_piece(*s, PieceType(KNIGHT + int(at)));
+    return std::vector<Event>{};
+  }
+  if (c.action == "resume") {
+    if (!rec.adjournment()) return tl::unexpected(std::string("the game is not adjourned"));
+    return rec.resume(c.t_ms);
+  }
+  if (g.outcome()) return tl::unexpected("the game is over (" + result_string(g.outcome()->result) + ")");
+  if (rec.adjournment() && c.action != "resign" && c.action != "draw")
+    return tl::unexpected(std::string("the game is adjourned: resume it first"));
+  if (c.action == "resign") {
+    auto s = side();
+    if (!s) return tl::unexpected(s.error());
+    return rec.resign(*s, c.t_ms);
+  }
+  if (c.action == "draw") return rec.agree_draw(c.t_ms);
+  if (c.action == "adjourn") {
+    auto s = side();
+    if (!s) return tl::unexpected(s.error());
+    if (auto ok = rec.adjourn(*s, c.value, c.t_ms); !ok) return tl::unexpected(ok.error());
+    return std::vector<Event>{};
+  }
+  return tl::unexpected("unknown control action \"" + c.action + "\"");
+}
+
+tl::expected<std::vector<Event>, std::string> GameMachine::control(const ControlEntry& c) {
+  if (!rec_) return tl::unexpected(std::string("no game"));
+  last_t_ = std::max(last_t_, c.t_ms);
+  return apply_control(*rec_, c);
+}
+
 const Game& GameMachine::game() const {
   static const Game none(Position::start());
   return rec_ ? rec_->game() : none;
@@ -79,6 +127,18 @@ void Ledger::begin(std::int64_t t_ms, const Game& g) {
   seen_plies_ = g.ply_count();
   seen_outcome_ = g.outcome().has_value();
   seen_start_ = g.start().fen();
+  alerts_ = 0;
+  acknowledged_.clear();
+}
+
+bool Ledger::acknowledge(int alert) {
+  if (alert < 1 || alert > alerts_) return false;
+  if (!acknowledged(alert)) acknowledged_.push_back(alert);
+  return true;
+}
+
+bool Ledger::acknowledged(int alert) const {
+  return std::find(acknowledged_.begin(), acknowledged_.end(), alert) != acknowledged_.end();
 }
 
 void Ledger::on_new_game(std::int64_t t_ms, const Game& g) { begin(t_ms, g); }
@@ -102,6 +162,7 @@ bool Ledger::observe(const Game& g, std::int64_t t_ms) {
 void Ledger::on_event(const Event& e) {
   if (std::holds_alternative<MoveEvent>(e.what) || std::holds_alternative<ProvisionalMoveEvent>(e.what))
     return;
+  if (std::holds_alternative<AlertEvent>(e.what)) ++alerts_;
   notes_.push_back(e);
   if (notes_.size() > 64) notes_.erase(notes_.begin());
 }

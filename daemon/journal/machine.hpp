@@ -29,6 +29,12 @@ tl::expected<rules::ReconstructConfig, std::string> reconstruct_config(const std
 // The start position of a new-game entry.
 tl::expected<rules::Position, std::string> start_position(const NewGameEntry& g);
 
+// Applies arbiter input to a reconstruction (GameMachine::control; sources that hold their reconstruction
+// elsewhere call it directly). Fails, changing nothing, on input that does not fit the game (a side not
+// on move, a game already over, an unknown action); "ack" changes nothing here (the Ledger keeps it).
+tl::expected<std::vector<rules::Event>, std::string> apply_control(rules::Reconstructor& rec,
+                                                                   const ControlEntry& c);
+
 class GameMachine {
  public:
   explicit GameMachine(std::string board_id);
@@ -41,6 +47,7 @@ class GameMachine {
   std::vector<rules::Event> on_sensor(const rules::SensorEvent& e);
   std::vector<rules::Event> advance(std::int64_t now_ms);
   std::optional<std::int64_t> next_deadline() const;
+  tl::expected<std::vector<rules::Event>, std::string> control(const ControlEntry& c);
 
   bool has_game() const { return rec_ != nullptr; }
   const rules::Reconstructor& reconstructor() const { return *rec_; }
@@ -72,6 +79,11 @@ class Ledger {
   bool observe(const rules::Game& g, std::int64_t t_ms);
   void on_event(const rules::Event& e);
   void set_tags(const TagsEntry& t);
+  // Alerts of the current game are numbered from 1 in the order published; the arbiter acknowledges one
+  // (control "ack"). False for a number not published yet.
+  int alert_count() const { return alerts_; }
+  bool acknowledge(int alert);
+  bool acknowledged(int alert) const;
 
  private:
   void begin(std::int64_t t_ms, const rules::Game& g);
@@ -82,6 +94,8 @@ class Ledger {
   int seen_plies_ = 0;
   bool seen_outcome_ = false;
   std::string seen_start_;
+  int alerts_ = 0;
+  std::vector<int> acknowledged_;
 };
 
 }  // namespace eboard::journal

@@ -137,7 +137,7 @@ tl::expected<std::array<Piece, 64>, std::string> parse_placement(std::string_vie
 }
 
 char record_type(const Entry& e) {
-  static constexpr char TYPES[] = {'H', 'N', 'S', 'A', 'E', 'T', 'R'};
+  static constexpr char TYPES[] = {'H', 'N', 'S', 'A', 'E', 'T', 'R', 'C'};
   return TYPES[e.index()];
 }
 
@@ -159,6 +159,8 @@ std::string encode_body(const Entry& e) {
           json tags = json::object();
           for (const auto& t : v.tags) tags[t.name] = t.value;
           return json{{"t", v.t_ms}, {"tags", tags}}.dump();
+        } else if constexpr (std::is_same_v<T, ControlEntry>) {
+          return json{{"t", v.t_ms}, {"action", v.action}, {"side", v.side}, {"value", v.value}}.dump();
         } else {
           std::string out;
           put_i64(out, v.t_ms);
@@ -204,6 +206,9 @@ tl::expected<Entry, std::string> decode_entry(char type, std::string_view body) 
         for (const auto& [k, v] : j.at("tags").items()) t.tags.push_back({k, v.get<std::string>()});
         return t;
       }
+      case 'C':
+        return ControlEntry{j.at("t").get<std::int64_t>(), j.at("action").get<std::string>(),
+                            j.value("side", ""), j.value("value", "")};
       default:
         return tl::unexpected(std::string("unknown record type '") + type + "'");
     }

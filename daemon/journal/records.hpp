@@ -8,10 +8,15 @@
 //   reconstruction E event      a CONTRACTS §3 event as its JSON line                         what was
 //   published T tags       {"t":ms,"tags":{"White":"Carlsen",...}}                       PGN tags of the game
 //   R raw        binary: t (i64 LE), direction (0 from board, 1 to board), the bytes
+//   C control    {"t":ms,"action":"resign","side":"white","value":""}        arbiter input (control.hpp)
 //
 // Sensor events, advances and new-game records are the inputs of reconstruction: replaying them gives the
 // events again (recovery checks it against the E records). Raw records are the wire, for `.cap` export.
 // An advance is journaled only when it produced events (the rest would change nothing on replay).
+//
+// The two boards of a bughouse match add `"seq":n` to their inputs (N, S, A, C): the match's order of
+// arrival across both journals, which match recovery (match_recovery.hpp) replays. Readers that do not
+// know the field ignore it.
 #pragma once
 
 #include <cstdint>
@@ -60,8 +65,18 @@ struct RawEntry {
   std::vector<std::uint8_t> bytes;
 };
 
+// Arbiter input through the control interface, an input of reconstruction like a sensor event: resign
+// (side), draw, promotion (side, value: the piece letter), adjourn (side, value: the sealed move), resume,
+// ack (value: the alert's number in the game).
+struct ControlEntry {
+  std::int64_t t_ms = 0;
+  std::string action;
+  std::string side;  // "white" / "black" for the actions that have one
+  std::string value;
+};
+
 using Entry = std::variant<HeaderEntry, NewGameEntry, rules::SensorEvent, AdvanceEntry, EventEntry, TagsEntry,
-                           RawEntry>;
+                           RawEntry, ControlEntry>;
 
 char record_type(const Entry& e);
 std::string encode_body(const Entry& e);

@@ -1,5 +1,6 @@
 #include "daemon/journal/recovery.hpp"
 
+#include <cstdlib>
 #include <deque>
 
 #include <nlohmann/json.hpp>
@@ -144,6 +145,10 @@ Recovery recover(const JournalScan& scan, const std::string& board_id) {
             r.ledger.set_tags(v);
           } else if constexpr (std::is_same_v<T, RawEntry>) {
             ++r.raw_records;
+          } else if constexpr (std::is_same_v<T, ControlEntry>) {
+            r.last_t = std::max(r.last_t, v.t_ms);
+            if (v.action == "ack") (void)r.ledger.acknowledge(std::atoi(v.value.c_str()));
+            if (auto evs = r.machine.control(v)) take(std::move(*evs));
           }
         },
         *entry);

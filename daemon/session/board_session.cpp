@@ -26,6 +26,7 @@ rules::ReconstructConfig with_board_id(rules::ReconstructConfig cfg, const std::
 }
 
 rules::Reconstructor make_reconstructor(const BoardSessionConfig& cfg) {
+  if (cfg.reconstruction) return *cfg.reconstruction;
   auto rc = with_board_id(cfg.rules, cfg.board_id);
   if (cfg.game) return rules::Reconstructor(std::move(rc), *cfg.game);
   return rules::Reconstructor(std::move(rc));
@@ -36,6 +37,7 @@ rules::Reconstructor make_reconstructor(const BoardSessionConfig& cfg) {
 struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   Impl(boost::asio::io_context& io, BoardSessionConfig cfg, BoardSessionHandlers h)
       : config(std::move(cfg)), handlers(std::move(h)), timer(io), reconstructor(make_reconstructor(config)) {
+    config.reconstruction.reset();  // copied into `reconstructor`
     if (!config.clock) config.clock = system_unix_ms;
     if (!(config.clock_rate > 0)) config.clock_rate = 1.0;
     if (handlers.on_message) board.on_message = handlers.on_message;
@@ -77,7 +79,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   void deliver(const rules::SensorEvent& e) {
     ++stats.sensor_events;
     if (handlers.on_sensor) handlers.on_sensor(e);
-    emit(reconstructor.on_sensor(e));
+    if (!config.sensor_only) emit(reconstructor.on_sensor(e));
   }
 
   void tap(std::int64_t t, drivers::Direction dir, std::span<const std::uint8_t> bytes) const {
@@ -174,13 +176,13 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
       awaiting_dump = false;
       release_held(t);
     }
-    emit(reconstructor.advance(t));
+    if (!config.sensor_only) emit(reconstructor.advance(t));
     reschedule();
   }
 
   void reschedule() {
     if (!running) return;
-    std::optional<std::int64_t> deadline = reconstructor.next_deadline();
+    std::optional<std::int64_t> deadline = config.sensor_only ? std::nullopt : reconstructor.next_deadline();
     if (awaiting_dump) deadline = deadline ? std::min(*deadline, dump_deadline) : dump_deadline;
     const auto gen = ++timer_generation;
     if (!deadline) {
@@ -242,6 +244,10 @@ const io::LinkStats& BoardSession::link_stats() const { return impl_->link->stat
 const BoardSessionStats& BoardSession::stats() const { return impl_->stats; }
 const rules::Reconstructor& BoardSession::reconstructor() const { return impl_->reconstructor; }
 const rules::Game& BoardSession::game() const { return impl_->reconstructor.game(); }
+void BoardSession::change_reconstructor(const std::function<void(rules::Reconstructor&)>& change) {
+  change(impl_->reconstructor);
+  impl_->reschedule();
+}
 const daemon::DgtBoard& BoardSession::board() const { return impl_->board; }
 const std::string& BoardSession::board_id() const { return impl_->config.board_id; }
 

@@ -39,12 +39,19 @@ struct BoardSessionConfig {
   io::LinkConfig link;              // device path, line settings (DGT: 9600 8N1), backoff
   rules::ReconstructConfig rules;   // its board_id is replaced by `board_id`
   std::optional<rules::Game> game;  // continue this game (after a restart) instead of a fresh one
+  // Continue this reconstruction (replayed from the journal after a restart) instead of one built from
+  // `rules` and `game`: it remembers what the game does not (which clock side is White's, the last lever
+  // reading, an adjournment), so a clock press made while the daemon was down still completes the move.
+  std::optional<rules::Reconstructor> reconstruction;
   // Unix time in milliseconds; empty: the system clock.
   std::function<std::int64_t()> clock;
   // Clock milliseconds per real millisecond (1 for the system clock; 20 for a clock running 20× fast).
   double clock_rate = 1.0;
   // After a connect, wait this long (clock ms) for the board dump before giving up on holding readings.
   std::int64_t dump_wait_ms = 3000;
+  // Sensor events only (a bughouse match reconstructs both boards together, elsewhere): on_sensor gets
+  // them as always, `rules`/`game` are unused and on_event never fires.
+  bool sensor_only = false;
 };
 
 enum class LogLevel : std::uint8_t { info, warning };
@@ -93,6 +100,9 @@ class BoardSession {
   [[nodiscard]] const io::LinkStats& link_stats() const;
   [[nodiscard]] const BoardSessionStats& stats() const;
   [[nodiscard]] const rules::Reconstructor& reconstructor() const;
+  // Arbiter input (the daemon's control interface): `change` runs on the reconstruction, then the timer
+  // is re-armed for its new deadlines. Events `change` gets are the caller's to deliver, not on_event's.
+  void change_reconstructor(const std::function<void(rules::Reconstructor&)>& change);
   [[nodiscard]] const rules::Game& game() const;
   [[nodiscard]] const daemon::DgtBoard& board() const;
   [[nodiscard]] const std::string& board_id() const;

@@ -4,7 +4,9 @@
 #include "daemon/tools/commands.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"eboard: electronic chess board tool (perft, capture replay, board simulator)"};
+  CLI::App app{
+      "eboard: electronic chess board tool (perft, capture replay, board simulator, control of a running "
+      "eboardd)"};
   app.require_subcommand(1);
   // Bad command lines get one line on stderr, like every other error of the tool.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
@@ -15,10 +17,12 @@ int main(int argc, char** argv) {
   eboard::tools::add_replay_command(app, exit_code);
   eboard::tools::add_capture_command(app, exit_code);
   eboard::tools::add_sim_command(app, exit_code);
+  eboard::tools::add_control_commands(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help is not an error; a bad command line exits 2.
+    return app.exit(e) == 0 ? 0 : 2;
   }
   return exit_code;
 }

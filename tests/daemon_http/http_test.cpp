@@ -22,7 +22,7 @@
 #include <boost/beast/websocket.hpp>
 #include <nlohmann/json.hpp>
 
-#include "../daemon_journal/manual_source.hpp"
+#include "control_source.hpp"
 #include "daemon/eboardd/service.hpp"
 
 using namespace eboard;
@@ -46,10 +46,14 @@ std::string base_config(const std::string& extra_http = "", const std::string& m
 // on_io (run on the service's thread).
 class Daemon {
  public:
-  explicit Daemon(const std::string& toml, http::ServerOptions http_options = {}) {
-    dir_ = fs::temp_directory_path() /
-           ("eboard-http-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
-    fs::remove_all(dir_);
+  // `keep_dir`: run on that state directory and leave it (a restart test); else a fresh one, removed after.
+  explicit Daemon(const std::string& toml, http::ServerOptions http_options = {},
+                  const fs::path& keep_dir = {})
+      : keep_(!keep_dir.empty()) {
+    dir_ = keep_ ? keep_dir
+                 : fs::temp_directory_path() /
+                       ("eboard-http-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
+    if (!keep_) fs::remove_all(dir_);
     auto cfg = config::parse_config(toml, "test.toml");
     EXPECT_TRUE(cfg) << (cfg ? "" : cfg.error().what());
     cfg->state_dir = dir_.string();
@@ -57,7 +61,7 @@ class Daemon {
     o.clock = [] { return T0; };
     o.http = http_options;
     o.source_factory = [this](const config::BoardConfig& b, eboardd::BoardRuntime& rt) {
-      auto s = std::make_unique<test_support::ManualSource>(rt, std::move(rt.recovery().machine));
+      auto s = std::make_unique<test_support::ControlSource>(rt, std::move(rt.recovery().machine));
       sources_[b.id] = s.get();
       return s;
     };
@@ -73,7 +77,7 @@ class Daemon {
     io_.stop();
     thread_.join();
     service_.reset();
-    fs::remove_all(dir_);
+    if (!keep_) fs::remove_all(dir_);
   }
 
   template <class F>
@@ -97,11 +101,12 @@ class Daemon {
 
  private:
   static inline int counter_ = 0;
+  bool keep_ = false;
   fs::path dir_;
   asio::io_context io_;
   asio::executor_work_guard<asio::io_context::executor_type> work_ = asio::make_work_guard(io_);
   std::unique_ptr<eboardd::Service> service_;
-  std::map<std::string, test_support::ManualSource*> sources_;
+  std::map<std::string, test_support::ControlSource*> sources_;
   std::uint16_t port_ = 0;
   std::thread thread_;
 };
@@ -468,8 +473,15 @@ TEST(Http, ControlNeedsTheToken) {
   EXPECT_NE(pgn.find("[White \"Anna\"]"), std::string::npos) << pgn;
   EXPECT_NE(pgn.find("[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]"), std::string::npos) << pgn;
 
-  for (const char* a : {"set-position", "promotion", "ack-alert", "draw", "resign", "adjourn", "resume"})
-    EXPECT_EQ(request(d.port(), "POST", std::string("/control/A/") + a, "", auth).status, 501) << a;
+  for (const char* a : {"promotion", "ack", "draw", "resign", "adjourn", "resume"}) {
+    EXPECT_EQ(request(d.port(), "POST", std::string("/control/A/") + a, "{}").status, 401) << a;
+    EXPECT_EQ(
+        request(d.port(), "POST", std::string("/control/A/") + a, "{}", "Authorization: Bearer x\r\n").status,
+        401)
+        << a;
+  }
+  EXPECT_EQ(request(d.port(), "POST", "/boards", R"({"id": "C", "port": "/dev/null"})").status, 401);
+  EXPECT_EQ(request(d.port(), "DELETE", "/boards/A").status, 401);
   EXPECT_EQ(request(d.port(), "POST", "/control/A/fly", "", auth).status, 404);
   EXPECT_EQ(request(d.port(), "POST", "/control/Z/new-game", "", auth).status, 404);
 
@@ -492,8 +504,8 @@ TEST(Http, ReadingNeedsTheTokenWhenNotOpen) {
 TEST(Http, MatchesEndpoint) {
   Daemon d(base_config("", "[[match]]\nboards = [\"A\", \"B\"]\n"));
   Reply r = get(d.port(), "/matches/A-B.bpgn");
-  EXPECT_EQ(r.status, 404);
-  EXPECT_NE(r.body.find("match A-B: no BPGN yet"), std::string::npos) << r.body;
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_NE(r.body.find("[WhiteA "), std::string::npos) << r.body;
   Reply unknown = get(d.port(), "/matches/X-Y.bpgn");
   EXPECT_EQ(unknown.status, 404);
   EXPECT_NE(unknown.body.find("no match X-Y (configured matches: A-B)"), std::string::npos) << unknown.body;
@@ -587,4 +599,237 @@ TEST(HttpServer, SnapshotLargerThanTheQueueLimitIsDelivered) {
   work.reset();
   t.join();
   EXPECT_EQ(server.stats().ws_dropped_slow, 1u);
+}
+
+// --- Control actions (issue 6): every route, its errors, and what it publishes -------------------------
+
+namespace {
+
+const std::string AUTH = "Authorization: Bearer test-token-123\r\n";
+
+Reply post(std::uint16_t port, const std::string& target, const std::string& body) {
+  return request(port, "POST", target, body, AUTH);
+}
+
+std::string error_of(const Reply& r) {
+  json j = json::parse(r.body, nullptr, false);
+  return j.is_object() && j.contains("error") ? j["error"].get<std::string>() : "";
+}
+
+// WebSocket messages until one contains `needle` (or the deadline).
+bool ws_sees(WsClient& ws, const std::string& needle, std::vector<std::string>* seen = nullptr) {
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto m = ws.read(1000ms);
+    if (!m) continue;
+    if (seen) seen->push_back(*m);
+    if (m->find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+json board_status(std::uint16_t port, const std::string& id) {
+  json s = json::parse(get(port, "/status").body);
+  for (const auto& b : s["boards"])
+    if (b["id"] == id) return b;
+  return {};
+}
+
+}  // namespace
+
+TEST(Control, ResignDrawAndPromotion) {
+  Daemon d(base_config("token = \"test-token-123\"\n"));
+  d.feed("A", test_support::short_game(T0, 5, 4).events);
+  ASSERT_EQ(d.plies("A"), 4);
+  WsClient ws(d.port());
+  ASSERT_TRUE(ws.ok()) << ws.error();
+
+  EXPECT_EQ(post(d.port(), "/control/A/resign", "{}").status, 400);
+  Reply purple = post(d.port(), "/control/A/resign", R"({"side": "purple"})");
+  EXPECT_EQ(purple.status, 400);
+  EXPECT_NE(error_of(purple).find("\"side\" must be"), std::string::npos) << purple.body;
+  EXPECT_EQ(post(d.port(), "/control/A/resign", "{oops").status, 400);
+  EXPECT_EQ(post(d.port(), "/control/Z/resign", R"({"side": "black"})").status, 404);
+
+  Reply r = post(d.port(), "/control/A/resign", R"({"side": "black"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = json::parse(r.body);
+  EXPECT_EQ(j["game"]["result"], "1-0");
+  EXPECT_EQ(j["game"]["reason"], "resignation");
+  ASSERT_EQ(j["events"].size(), 1u);
+  EXPECT_EQ(j["events"][0]["type"], "result");
+  EXPECT_TRUE(ws_sees(ws, "\"resignation\""));
+  std::string pgn = get(d.port(), "/boards/A.pgn").body;
+  EXPECT_NE(pgn.find("[Result \"1-0\"]"), std::string::npos) << pgn;
+  Reply again = post(d.port(), "/control/A/resign", R"({"side": "white"})");
+  EXPECT_EQ(again.status, 409);
+  EXPECT_NE(error_of(again).find("over"), std::string::npos) << again.body;
+  EXPECT_EQ(post(d.port(), "/control/A/draw", "").status, 409);
+
+  Reply draw = post(d.port(), "/control/B/draw", "");
+  ASSERT_EQ(draw.status, 200) << draw.body;
+  EXPECT_EQ(json::parse(draw.body)["game"]["result"], "1/2-1/2");
+  EXPECT_TRUE(ws_sees(ws, "\"agreement\""));
+  EXPECT_NE(get(d.port(), "/boards/B.pgn").body.find("[Result \"1/2-1/2\"]"), std::string::npos);
+
+  ASSERT_EQ(post(d.port(), "/control/A/new-game", "").status, 200);
+  EXPECT_EQ(post(d.port(), "/control/A/promotion", R"({"side": "white", "piece": "k"})").status, 400);
+  EXPECT_EQ(post(d.port(), "/control/A/promotion", R"({"piece": "n"})").status, 400);
+  Reply promo = post(d.port(), "/control/A/promotion", R"({"side": "white", "piece": "n"})");
+  ASSERT_EQ(promo.status, 200) << promo.body;
+  EXPECT_EQ(json::parse(promo.body)["piece"], "n");
+
+  // The journal holds them: a restart replays them to the same results.
+  EXPECT_EQ(board_status(d.port(), "B")["game"]["result"], "1/2-1/2");
+}
+
+TEST(Control, AdjournKeepsTheSealedMoveSecretResumePlaysItAndBothSurviveARestart) {
+  const fs::path dir = fs::temp_directory_path() / ("eboard-control-test-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string cfg = base_config("token = \"test-token-123\"\n");
+  {
+    Daemon d(cfg, {}, dir);
+    d.feed("A", test_support::short_game(T0, 5, 4).events);  // e4 e5 Nf3 Nc6: White on move
+    ASSERT_EQ(d.plies("A"), 4);
+    Reply wrong = post(d.port(), "/control/A/adjourn", R"({"side": "black", "sealed": "Bb5"})");
+    EXPECT_EQ(wrong.status, 409);
+    EXPECT_NE(error_of(wrong).find("not on move"), std::string::npos) << wrong.body;
+    EXPECT_EQ(post(d.port(), "/control/A/adjourn", R"({"side": "white"})").status, 400);
+    EXPECT_EQ(post(d.port(), "/control/A/resume", "").status, 409);  // not adjourned
+
+    Reply adj = post(d.port(), "/control/A/adjourn", R"({"side": "white", "sealed": "Bb5"})");
+    ASSERT_EQ(adj.status, 200) << adj.body;
+    json j = json::parse(adj.body);
+    EXPECT_EQ(j["adjourned"]["sealed_by"], "white");
+    EXPECT_EQ(j["adjourned"]["move_number"], 3);
+    EXPECT_EQ(j["sealed_move_playable"], true);
+    EXPECT_EQ(j["game"]["result"], "*");
+    EXPECT_EQ(post(d.port(), "/control/A/adjourn", R"({"side": "white", "sealed": "Bc4"})").status, 409);
+    EXPECT_EQ(post(d.port(), "/control/A/promotion", R"({"side": "white", "piece": "q"})").status, 200);
+
+    json st = board_status(d.port(), "A");
+    EXPECT_EQ(st["control"]["adjourned"]["sealed_by"], "white") << st.dump();
+    std::string pgn = get(d.port(), "/boards/A.pgn").body;
+    EXPECT_NE(pgn.find("[Adjourned \"White sealed move 3"), std::string::npos) << pgn;
+    EXPECT_NE(pgn.find("[Result \"*\"]"), std::string::npos) << pgn;
+    EXPECT_EQ(pgn.find("Bb5"), std::string::npos) << pgn;
+    EXPECT_EQ(get(d.port(), "/status").body.find("Bb5"), std::string::npos);
+  }
+  {
+    Daemon d(cfg, {}, dir);  // a restart: the adjournment comes back from the journal
+    ASSERT_EQ(d.plies("A"), 4);
+    json st = board_status(d.port(), "A");
+    ASSERT_TRUE(st["control"]["adjourned"].is_object()) << st.dump();
+    WsClient ws(d.port());
+    ASSERT_TRUE(ws.ok());
+    Reply res = post(d.port(), "/control/A/resume", "");
+    ASSERT_EQ(res.status, 200) << res.body;
+    json j = json::parse(res.body);
+    ASSERT_EQ(j["events"].size(), 1u) << res.body;
+    EXPECT_EQ(j["events"][0]["type"], "move");
+    EXPECT_EQ(j["events"][0]["san"], "Bb5");
+    EXPECT_EQ(j["events"][0]["ply"], 5);
+    EXPECT_EQ(d.plies("A"), 5);
+    EXPECT_TRUE(ws_sees(ws, "\"Bb5\""));
+    std::string pgn = get(d.port(), "/boards/A.pgn").body;
+    EXPECT_NE(pgn.find("3. Bb5"), std::string::npos) << pgn;
+    EXPECT_NE(pgn.find("[Resumed "), std::string::npos) << pgn;
+    EXPECT_TRUE(board_status(d.port(), "A")["control"]["adjourned"].is_null());
+  }
+  {
+    Daemon d(cfg, {}, dir);  // and the resumption too
+    EXPECT_EQ(d.plies("A"), 5);
+    EXPECT_TRUE(board_status(d.port(), "A")["control"]["adjourned"].is_null());
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Control, IllegalSealedMoveLosesAtResumption) {
+  Daemon d(base_config("token = \"test-token-123\"\n"));
+  d.feed("A", test_support::short_game(T0, 5, 4).events);
+  Reply adj = post(d.port(), "/control/A/adjourn", R"({"side": "white", "sealed": "Ke3"})");
+  ASSERT_EQ(adj.status, 200) << adj.body;
+  EXPECT_EQ(json::parse(adj.body)["sealed_move_playable"], false);
+  Reply res = post(d.port(), "/control/A/resume", "");
+  ASSERT_EQ(res.status, 200) << res.body;
+  EXPECT_EQ(json::parse(res.body)["game"]["result"], "0-1");
+  EXPECT_EQ(json::parse(res.body)["game"]["reason"], "illegal-move");
+}
+
+TEST(Control, AcknowledgeAnAlert) {
+  Daemon d(base_config("token = \"test-token-123\"\n"));
+  sim::Timeline tl = test_support::short_game(T0, 5, 2);
+  d.feed("A", tl.events);
+  ASSERT_EQ(d.plies("A"), 2);
+  // A stray queen set on an empty square and left there: the board shows something no move explains.
+  std::int64_t t = tl.events.back().t_ms + 1000;
+  d.feed("A", {rules::SensorEvent{t, rules::PiecePlaced{rules::parse_square("a5"), rules::W_QUEEN}},
+               rules::SensorEvent{t + 20000, rules::PieceLifted{rules::parse_square("h5")}}});
+  json st = board_status(d.port(), "A");
+  ASSERT_GE(st["control"]["alerts"].size(), 1u) << st.dump();
+  EXPECT_EQ(st["control"]["alerts"][0]["number"], 1);
+  EXPECT_EQ(st["control"]["alerts"][0]["acknowledged"], false);
+  int open = st["control"]["unacknowledged_alerts"];
+  EXPECT_GE(open, 1);
+
+  EXPECT_EQ(post(d.port(), "/control/A/ack", R"({"alert": "first"})").status, 400);
+  EXPECT_EQ(post(d.port(), "/control/A/ack", "{}").status, 400);
+  EXPECT_EQ(post(d.port(), "/control/A/ack", R"({"alert": 99})").status, 404);
+  Reply ok = post(d.port(), "/control/A/ack", R"({"alert": 1})");
+  ASSERT_EQ(ok.status, 200) << ok.body;
+  st = board_status(d.port(), "A");
+  EXPECT_EQ(st["control"]["alerts"][0]["acknowledged"], true);
+  EXPECT_EQ(st["control"]["unacknowledged_alerts"], open - 1);
+}
+
+TEST(Control, BoardsAddedAndRemovedWithoutUdev) {
+  Daemon d(base_config("token = \"test-token-123\"\n"));
+  EXPECT_EQ(post(d.port(), "/boards", "nope").status, 400);
+  EXPECT_EQ(post(d.port(), "/boards", R"({"id": "C", "port": "ttyUSB0"})").status, 400);
+  EXPECT_EQ(post(d.port(), "/boards", R"({"id": "C", "port": "/dev/null", "protocol": "certabo"})").status,
+            400);
+  EXPECT_EQ(post(d.port(), "/boards", R"({"id": "bad id", "port": "/dev/null"})").status, 400);
+  EXPECT_EQ(post(d.port(), "/boards", R"({"id": "A", "port": "/dev/null"})").status, 409);
+  Reply add = post(d.port(), "/boards", R"({"id": "C", "port": "/dev/null", "protocol": "dgt"})");
+  ASSERT_EQ(add.status, 201) << add.body;
+  EXPECT_FALSE(board_status(d.port(), "C").is_null());
+  EXPECT_EQ(get(d.port(), "/boards/C.pgn").status, 200);
+  EXPECT_EQ(post(d.port(), "/control/C/draw", "").status, 200);
+
+  EXPECT_EQ(request(d.port(), "DELETE", "/boards/C", "", AUTH).status, 200);
+  EXPECT_TRUE(board_status(d.port(), "C").is_null());
+  EXPECT_EQ(request(d.port(), "DELETE", "/boards/C", "", AUTH).status, 404);
+  EXPECT_EQ(get(d.port(), "/boards/C.pgn").status, 404);
+  EXPECT_EQ(request(d.port(), "PUT", "/boards/A", "", AUTH).status, 405);
+}
+
+TEST(Control, OnReloadTheConfigurationFileWinsOverRuntimeBoards) {
+  const std::string toml = base_config("token = \"test-token-123\"\n");
+  Daemon d(toml);
+  ASSERT_EQ(post(d.port(), "/boards", R"({"id": "C", "port": "/dev/null"})").status, 201);
+  ASSERT_EQ(request(d.port(), "DELETE", "/boards/B", "", AUTH).status, 200);
+  EXPECT_TRUE(board_status(d.port(), "B").is_null());
+  auto again = config::parse_config(toml, "test.toml");
+  ASSERT_TRUE(again);
+  again->state_dir = d.dir().string();
+  d.on_io([&] { return d.service().reload(*again); });  // what SIGHUP does
+  EXPECT_TRUE(board_status(d.port(), "C").is_null());   // added at runtime: not in the file
+  EXPECT_FALSE(board_status(d.port(), "B").is_null());  // removed at runtime: the file has it
+  EXPECT_FALSE(board_status(d.port(), "A").is_null());
+}
+
+TEST(Control, MatchBoardResignsThroughTheMatchAndIsNotAdjourned) {
+  Daemon d(base_config("token = \"test-token-123\"\n", "[[match]]\nboards = [\"A\", \"B\"]\n"));
+  for (const char* a : {"adjourn", "resume"}) {
+    Reply r = post(d.port(), std::string("/control/A/") + a, R"({"side": "white", "sealed": "e4"})");
+    EXPECT_EQ(r.status, 409) << a;
+    EXPECT_NE(error_of(r).find("match A-B"), std::string::npos) << r.body;
+  }
+  EXPECT_EQ(request(d.port(), "DELETE", "/boards/A", "", AUTH).status, 409);
+  Reply promo = post(d.port(), "/control/B/promotion", R"({"side": "black", "piece": "r"})");
+  EXPECT_EQ(promo.status, 200) << promo.body;
+  Reply r = post(d.port(), "/control/A/resign", R"({"side": "white"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json::parse(r.body)["game"]["result"], "0-1") << r.body;
+  EXPECT_EQ(board_status(d.port(), "A")["game"]["reason"], "resignation");
 }

@@ -1,0 +1,278 @@
+#include "daemon/eboardd/control.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <ctime>
+
+#include <spdlog/spdlog.h>
+
+#include "daemon/core/event_json.hpp"
+#include "rules/notation.hpp"
+
+namespace eboard::eboardd {
+
+using nlohmann::json;
+using namespace eboard::rules;
+
+namespace {
+
+std::string utc_time(std::int64_t ms) {
+  std::time_t s = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  ::gmtime_r(&s, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string clock_text(std::int64_t ms) {
+  if (ms < 0) return "?";
+  std::int64_t s = ms / 1000;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", static_cast<long long>(s / 3600),
+                static_cast<long long>(s / 60 % 60), static_cast<long long>(s % 60));
+  return buf;
+}
+
+const char* color_name(Color c) { return c == WHITE ? "white" : "black"; }
+
+json clock_json(const ClockTimes& c) {
+  if (!c.known()) return nullptr;
+  return {{"white", c.white_ms}, {"black", c.black_ms}};
+}
+
+json game_json(const BoardRuntime& b) {
+  const Game& g = b.game();
+  json j{{"number", b.ledger().game_number()},
+         {"ply", g.ply_count()},
+         {"result", g.outcome() ? result_string(g.outcome()->result) : "*"}};
+  if (g.outcome()) j["reason"] = g.outcome()->reason;
+  return j;
+}
+
+json adjournment_json(const Reconstructor::Adjournment& a) {
+  // The sealed move itself is never shown (Guidelines I): only that there is one.
+  return {{"sealed_by", color_name(a.sealer)},
+          {"ply", a.ply},
+          {"move_number", a.ply / 2 + 1},
+          {"clock", clock_json(a.clock)},
+          {"since", a.t_ms}};
+}
+
+// A JSON field as a side, a 400 answer when it is not one.
+tl::expected<std::string, http::Response> side_field(const json& body) {
+  if (!body.contains("side"))
+    return tl::unexpected(control_error(400, "missing \"side\" (\"white\" or \"black\")"));
+  const json& v = body["side"];
+  std::string s = v.is_string() ? v.get<std::string>() : "";
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (s == "w") s = "white";
+  if (s == "b") s = "black";
+  if (s != "white" && s != "black")
+    return tl::unexpected(control_error(400, "\"side\" must be \"white\" or \"black\", not " + v.dump()));
+  return s;
+}
+
+bool valid_board_id(const std::string& id) {
+  return !id.empty() && id.size() <= 32 && std::all_of(id.begin(), id.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+}
+
+}  // namespace
+
+http::Response control_error(unsigned status, const std::string& reason) {
+  return http::Response::json(status, json{{"error", reason}}.dump());
+}
+
+tl::expected<std::vector<Event>, std::string> BoardRuntime::control(journal::ControlEntry c) {
+  c.t_ms = now_ms();
+  if (c.action == "ack") {
+    // An acknowledgement is the daemon's record, not reconstruction's: the ledger keeps it. (A match
+    // board's journal is the match's: there it is not journaled, and a restart forgets it.)
+    int n = 0;
+    try {
+      n = std::stoi(c.value);
+    } catch (const std::exception&) {
+      n = 0;
+    }
+    if (!ledger_.acknowledge(n))
+      return tl::unexpected("no alert " + c.value + " in this game (" +
+                            std::to_string(ledger_.alert_count()) + " so far)");
+    c.value = std::to_string(n);
+    if (!options_.match_member) {
+      append(c);
+      sync_now();
+    }
+    return std::vector<Event>{};
+  }
+  if (!source_) return tl::unexpected(std::string("the board is not running"));
+  // A bughouse match board: the match applies it to both games, journals and publishes it itself.
+  if (options_.match_member) return source_->control(c);
+  auto evs = source_->control(c);
+  if (!evs) return evs;
+  append(c);  // before its events: recovery replays it at the same point
+  sync_now();
+  events(*evs);
+  return evs;
+}
+
+std::optional<http::Response> control_action(BoardRuntime& b, const std::string& action, const json& body,
+                                             const std::string& match) {
+  static const char* handled[] = {"promotion", "ack", "draw", "resign", "adjourn", "resume"};
+  if (std::none_of(std::begin(handled), std::end(handled), [&](const char* a) { return action == a; }))
+    return std::nullopt;
+  // A bughouse match board: resignation, agreement and the promotion piece go to the match (a draw
+  // agreement ends the match, FQE 17); bughouse games are not adjourned. A configured match whose boards
+  // run alone (the match not running) takes none of these.
+  if (!match.empty() && action != "ack" &&
+      (action == "adjourn" || action == "resume" || !b.options().match_member))
+    return control_error(409,
+                         "board " + b.id() + " is in the bughouse match " + match + ": " + action +
+                             (b.options().match_member ? " does not apply to a bughouse game"
+                                                       : " is not supported while the match is not running"));
+
+  journal::ControlEntry c;
+  c.action = action;
+  json answer{{"board", b.id()}, {"action", action}};
+  if (action == "promotion" || action == "resign" || action == "adjourn") {
+    auto side = side_field(body);
+    if (!side) return side.error();
+    c.side = *side;
+  }
+  if (action == "promotion") {
+    const json& p = body.contains("piece") ? body["piece"] : json();
+    std::string s = p.is_string() ? p.get<std::string>() : "";
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+    if (s == "queen") s = "q";
+    if (s == "rook") s = "r";
+    if (s == "bishop") s = "b";
+    if (s == "knight") s = "n";
+    if (s.size() != 1 || std::string("qrbn").find(s[0]) == std::string::npos)
+      return control_error(400, "\"piece\" must be one of q, r, b, n (or queen, rook, bishop, knight)");
+    c.value = s;
+    answer["side"] = c.side;
+    answer["piece"] = s;
+  } else if (action == "ack") {
+    const json& a = body.contains("alert") ? body["alert"] : json();
+    if (a.is_number_integer()) {
+      c.value = std::to_string(a.get<long long>());
+    } else if (a.is_string() && !a.get<std::string>().empty() &&
+               std::all_of(a.get<std::string>().begin(), a.get<std::string>().end(),
+                           [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) {
+      c.value = a.get<std::string>();
+    } else {
+      return control_error(400,
+                           "\"alert\" must be the alert's number (see /status: boards[].control.alerts)");
+    }
+  } else if (action == "adjourn") {
+    const json& s = body.contains("sealed") ? body["sealed"] : json();
+    if (!s.is_string() || s.get<std::string>().empty() || s.get<std::string>().size() > 16)
+      return control_error(400, "\"sealed\" must be the sealed move as written (SAN or UCI, e.g. \"Nf3\")");
+    c.value = s.get<std::string>();
+  }
+
+  const Reconstructor* rec = b.reconstructor();
+  bool board_showed_position = rec && rec->board_matches_game();
+  auto evs = b.control(c);
+  if (!evs) return control_error(action == "ack" ? 404 : 409, evs.error());
+
+  json published = json::array();
+  for (const Event& e : *evs) published.push_back(daemon::to_json(e));
+  answer["events"] = published;
+  if (action == "adjourn") {
+    rec = b.reconstructor();
+    if (rec && rec->adjournment()) {
+      const auto& a = *rec->adjournment();
+      answer["adjourned"] = adjournment_json(a);
+      // Told to the arbiter who entered it (a typo would lose the game at the resumption, I.8).
+      Position pos = b.game().position();
+      bool playable = parse_uci(pos, a.sealed).has_value() || parse_san(pos, a.sealed).has_value();
+      answer["sealed_move_playable"] = playable;
+      std::string note = std::string(a.sealer == WHITE ? "White" : "Black") + " sealed move " +
+                         std::to_string(a.ply / 2 + 1) + " at " + utc_time(a.t_ms);
+      if (a.clock.known())
+        note += "; clocks White " + clock_text(a.clock.white_ms) + ", Black " + clock_text(a.clock.black_ms);
+      b.set_tags({{"Adjourned", note}, {"Resumed", ""}});
+    }
+  } else if (action == "resume") {
+    answer["board_showed_position"] = board_showed_position;
+    b.set_tags({{"Resumed", utc_time(b.now_ms())}});
+  }
+  answer["game"] = game_json(b);
+  spdlog::info("board {}: control {}{}", b.id(), action, c.side.empty() ? "" : " (" + c.side + ")");
+  return http::Response::json(200, answer.dump());
+}
+
+tl::expected<config::BoardConfig, std::string> board_from_json(const json& body) {
+  config::BoardConfig bc;
+  auto str = [&](const char* key) -> tl::expected<std::optional<std::string>, std::string> {
+    if (!body.contains(key)) return std::optional<std::string>{};
+    if (!body[key].is_string()) return tl::unexpected(std::string("\"") + key + "\" must be a string");
+    return std::optional<std::string>(body[key].get<std::string>());
+  };
+  for (const auto& [k, v] : body.items())
+    if (k != "id" && k != "port" && k != "protocol" && k != "rules" && k != "chess960" && k != "raw_log")
+      return tl::unexpected("unknown field \"" + k + "\" (id, port, protocol, rules, chess960, raw_log)");
+  auto id = str("id");
+  if (!id) return tl::unexpected(id.error());
+  if (!*id || !valid_board_id(**id))
+    return tl::unexpected(std::string("\"id\" must be 1 to 32 letters, digits, '_' or '-'"));
+  bc.id = **id;
+  auto port = str("port");
+  if (!port) return tl::unexpected(port.error());
+  if (!*port || (*port)->empty() || (**port)[0] != '/')
+    return tl::unexpected(std::string("\"port\" must be a device path such as /dev/ttyUSB0"));
+  bc.port = **port;
+  auto protocol = str("protocol");
+  if (!protocol) return tl::unexpected(protocol.error());
+  if (*protocol && **protocol != "dgt")
+    return tl::unexpected("protocol '" + **protocol +
+                          "' is not supported by the daemon yet (supported: dgt)");
+  auto rules = str("rules");
+  if (!rules) return tl::unexpected(rules.error());
+  if (*rules) {
+    if (!profile_by_name(**rules)) return tl::unexpected("unknown rules profile '" + **rules + "'");
+    bc.rules = **rules;
+  }
+  for (const char* key : {"chess960", "raw_log"}) {
+    if (!body.contains(key)) continue;
+    if (!body[key].is_boolean()) return tl::unexpected(std::string("\"") + key + "\" must be true or false");
+    (std::string(key) == "chess960" ? bc.chess960 : bc.raw_log) = body[key].get<bool>();
+  }
+  return bc;
+}
+
+void add_control_status(json& status, const std::vector<std::unique_ptr<BoardRuntime>>& boards) {
+  if (!status.contains("boards") || !status["boards"].is_array()) return;
+  json& out = status["boards"];
+  for (std::size_t i = 0; i < boards.size() && i < out.size(); ++i) {
+    const BoardRuntime& b = *boards[i];
+    const journal::Ledger& l = b.ledger();
+    // The ledger keeps the game's last notes; the alerts among them end with number alert_count().
+    json alerts = json::array();
+    int number = l.alert_count();
+    const auto& notes = l.notes();
+    for (auto it = notes.rbegin(); it != notes.rend() && number > 0; ++it) {
+      const auto* a = std::get_if<AlertEvent>(&it->what);
+      if (!a) continue;
+      alerts.insert(alerts.begin(), json{{"number", number},
+                                         {"code", a->code},
+                                         {"ply", a->ply},
+                                         {"side", color_name(a->side)},
+                                         {"detail", a->detail},
+                                         {"t", it->t_ms},
+                                         {"acknowledged", l.acknowledged(number)}});
+      --number;
+    }
+    int open = 0;
+    for (int n = 1; n <= l.alert_count(); ++n) open += l.acknowledged(n) ? 0 : 1;
+    json control{{"alerts", alerts}, {"unacknowledged_alerts", open}, {"adjourned", nullptr}};
+    const Reconstructor* rec = b.reconstructor();
+    if (rec && rec->adjournment()) control["adjourned"] = adjournment_json(*rec->adjournment());
+    out[i]["control"] = control;
+  }
+}
+
+}  // namespace eboard::eboardd

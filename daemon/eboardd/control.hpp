@@ -1,0 +1,38 @@
+// The control interface's actions (issue 6), beside the routing in Service::control(): arbiter input to
+// one board's game (promotion piece, acknowledging an alert, draw by agreement, resignation, adjournment
+// with a sealed move and its resumption), a board added or removed at runtime (no udev), and what
+// /status shows of it. Every action that changes the game goes through BoardRuntime::control(): journaled,
+// replayed on recovery, its events published on /ws and written to the PGN like reconstruction's.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <tl/expected.hpp>
+
+#include "daemon/config/config.hpp"
+#include "daemon/eboardd/board_runtime.hpp"
+#include "daemon/http/server.hpp"
+
+namespace eboard::eboardd {
+
+// Answers POST /control/<board>/<action> for promotion, ack, draw, resign, adjourn and resume (the token
+// was checked). `match` is the name of the bughouse match the board plays in, empty if none. Nothing for
+// any other action.
+std::optional<http::Response> control_action(BoardRuntime& b, const std::string& action,
+                                             const nlohmann::json& body, const std::string& match);
+
+// The board of POST /boards: {"id", "port", "protocol"}, optional "rules", "chess960", "raw_log"; checked
+// like a [[board]] of the configuration.
+tl::expected<config::BoardConfig, std::string> board_from_json(const nlohmann::json& body);
+
+// Adds to each board of a /status answer ("boards" array, in the order of `boards`) what control keeps:
+// the adjournment, the game's alerts numbered for `ack`, with their acknowledgement.
+void add_control_status(nlohmann::json& status, const std::vector<std::unique_ptr<BoardRuntime>>& boards);
+
+http::Response control_error(unsigned status, const std::string& reason);
+
+}  // namespace eboard::eboardd

@@ -1,0 +1,349 @@
+#include "daemon/eboardd/match_runtime.hpp"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "daemon/outputs/atomic_file.hpp"
+#include "daemon/session/board_session.hpp"
+#include "rules/notation.hpp"
+
+namespace eboard::eboardd {
+
+namespace fs = std::filesystem;
+using namespace eboard::rules;
+
+// One board of the match as its BoardRuntime sees it.
+class MatchBoardSource : public BoardSource {
+ public:
+  MatchBoardSource(MatchRuntime& match, int board) : match_(match), board_(board) {}
+  void start() override { match_.source_started(board_, true); }
+  void stop() override { match_.source_started(board_, false); }
+  const Game& game() const override { return match_.match().board(board_).game(); }
+  std::string link() const override {
+    return match_.feed_ ? match_.feed_->link(board_) : (match_.feeding_ ? "manual" : "stopped");
+  }
+  nlohmann::json info() const override {
+    nlohmann::json j = match_.feed_ ? match_.feed_->info(board_) : nlohmann::json::object();
+    j["match"] = match_.name();
+    return j;
+  }
+  tl::expected<void, std::string> new_game(const journal::NewGameEntry&) override {
+    return tl::unexpected(std::string("a match board starts a new game with its match"));
+  }
+  tl::expected<std::vector<Event>, std::string> control(const journal::ControlEntry& c) override {
+    return match_.control(board_, c);
+  }
+  const Reconstructor* reconstructor() const override { return &match_.match().board(board_); }
+
+ private:
+  MatchRuntime& match_;
+  int board_;
+};
+
+MatchRuntime::MatchRuntime(boost::asio::io_context& io, config::MatchConfig config,
+                           std::array<BoardRuntime*, 2> boards, std::function<std::int64_t()> clock)
+    : io_(io), config_(std::move(config)), boards_(boards), clock_(std::move(clock)), timer_(io) {}
+
+MatchRuntime::~MatchRuntime() {
+  stop();
+  *alive_ = false;
+}
+
+std::int64_t MatchRuntime::now_ms() {
+  last_t_ = std::max(last_t_, clock_());
+  return last_t_;
+}
+
+rules::MatchConfig MatchRuntime::match_config() const {
+  rules::MatchConfig mc;
+  if (profile_by_name(config_.rules)) mc.board = bughouse_board_config(config_.rules.c_str());
+  mc.board_ids = config_.boards;
+  return mc;
+}
+
+tl::expected<void, std::string> MatchRuntime::open() {
+  if (!profile_by_name(config_.rules))
+    return tl::unexpected("match " + name() + ": unknown rules profile '" + config_.rules + "'");
+  auto t0 = std::chrono::steady_clock::now();
+  recovery_ = journal::recover_match(boards_[0]->match_scan(), boards_[1]->match_scan(), match_config());
+  auto& r = *recovery_;
+  seq_ = r.next_seq;
+  last_t_ = std::max(last_t_, r.last_t);
+  for (const auto& p : r.problems) spdlog::warn("match {}: journal replay: {}", name(), p);
+  if (!r.match) return new_match().map([](int) {});
+  match_ = std::move(r.match);
+  r.match.reset();
+  for (int b = 0; b < 2; ++b)
+    boards_[std::size_t(b)]->match_resume(std::move(r.ledgers[std::size_t(b)]),
+                                          std::move(r.unjournaled[std::size_t(b)]));
+  auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  spdlog::info(
+      "match {}: recovered match {} at plies {}/{} from {} inputs in {} ms ({} of {} journaled events "
+      "reproduced)",
+      name(), number(), match_->board(0).game().ply_count(), match_->board(1).game().ply_count(), r.inputs,
+      ms, r.matched_events, r.journaled_events);
+  for (auto* b : boards_) b->set_new_match([this] { return new_match(); });
+  write_bpgn();
+  return {};
+}
+
+tl::expected<int, std::string> MatchRuntime::new_match() {
+  const std::int64_t t = now_ms();
+  journal::NewGameEntry g{t, config_.rules, false, ""};
+  const std::int64_t seq = seq_++;
+  for (auto* b : boards_) b->journal_input(g, seq);
+  match_.emplace(match_config());
+  if (recovery_) recovery_->inputs_since_start = 0;
+  for (int b = 0; b < 2; ++b) boards_[std::size_t(b)]->match_new_game(t, match_->board(b).game());
+  for (auto* b : boards_) b->set_new_match([this] { return new_match(); });
+  spdlog::info("match {}: match {} began", name(), number());
+  write_bpgn();
+  if (feeding_ && feed_) feed_->new_match();
+  reschedule();
+  return number();
+}
+
+std::unique_ptr<BoardSource> MatchRuntime::board_source(int board) {
+  return std::make_unique<MatchBoardSource>(*this, board);
+}
+
+void MatchRuntime::source_started(int board, bool running) {
+  started_[std::size_t(board & 1)] = running;
+  if (running && started_[0] && started_[1] && !feeding_) {
+    feeding_ = true;
+    if (feed_) feed_->start();
+    reschedule();
+  } else if (!running && feeding_) {
+    stop();
+  }
+}
+
+void MatchRuntime::stop() {
+  if (!feeding_) return;
+  feeding_ = false;
+  if (feed_) feed_->stop();
+  timer_.cancel();
+}
+
+void MatchRuntime::on_sensor(int board, const SensorEvent& e) {
+  if (!match_) return;
+  last_t_ = std::max(last_t_, e.t_ms);
+  boards_[std::size_t(board & 1)]->journal_input(e, seq_++);
+  if (recovery_) ++recovery_->inputs_since_start;
+  dispatch(match_->on_sensor(board & 1, e));
+  reschedule();
+}
+
+void MatchRuntime::advance(std::int64_t now) {
+  if (!match_) return;
+  last_t_ = std::max(last_t_, now);
+  auto evs = match_->advance(now);
+  if (!evs.empty()) {
+    boards_[0]->journal_input(journal::AdvanceEntry{now}, seq_++);
+    dispatch(std::move(evs));
+  }
+  reschedule();
+}
+
+tl::expected<std::vector<Event>, std::string> MatchRuntime::control(int board, journal::ControlEntry c) {
+  if (!match_) return tl::unexpected(std::string("no match"));
+  c.t_ms = std::max(c.t_ms, now_ms());
+  auto evs = journal::apply_match_control(*match_, board & 1, c);
+  if (!evs) return evs;
+  boards_[std::size_t(board & 1)]->journal_input(c, seq_++);
+  if (recovery_ && c.action == "promotion") ++recovery_->inputs_since_start;
+  dispatch(std::move(*evs));
+  reschedule();
+  // Published by the match, each on its own board: nothing left for the caller.
+  return std::vector<Event>{};
+}
+
+void MatchRuntime::dispatch(std::vector<Event> events) {
+  std::array<std::vector<Event>, 2> per;
+  bool record_changed = false;
+  for (auto& e : events) {
+    record_changed |= std::holds_alternative<MoveEvent>(e.what) ||
+                      std::holds_alternative<ResultEvent>(e.what) ||
+                      std::holds_alternative<MatchResultEvent>(e.what);
+    if (const auto* r = std::get_if<MatchResultEvent>(&e.what))
+      spdlog::info("match {}: match {} over: {} ({})", name(), number(), result_string(r->result), r->reason);
+    per[e.board == config_.boards[1] ? 1 : 0].push_back(std::move(e));
+  }
+  // Both boards see every input: a board's ledger notices a new game set up even without events.
+  for (int b = 0; b < 2; ++b) boards_[std::size_t(b)]->events(per[std::size_t(b)]);
+  if (record_changed) write_bpgn();
+}
+
+void MatchRuntime::reschedule() {
+  if (!feeding_ || !match_) return;
+  auto d = match_->next_deadline();
+  if (!d) {
+    timer_.cancel();
+    return;
+  }
+  timer_.expires_after(std::chrono::milliseconds(std::max<std::int64_t>(0, *d - clock_())));
+  timer_.async_wait([this, alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code& ec) {
+    if (ec || alive.expired() || !feeding_) return;
+    advance(now_ms());
+  });
+}
+
+std::string MatchRuntime::bpgn() const {
+  BughouseRecord rec = match_->record();
+  auto tag = [](const BoardRuntime* b, const char* name) {
+    for (const auto& t : b->ledger().tags())
+      if (t.name == name) return t.value;
+    return std::string("?");
+  };
+  std::string event = tag(boards_[0], "Event");
+  rec.tags = {{"Event", event == "?" ? "eboardd" : event},
+              {"Site", tag(boards_[0], "Site")},
+              {"Date", "????.??.??"},
+              {"Round", std::to_string(number())},
+              {"WhiteA", tag(boards_[0], "White")},
+              {"BlackA", tag(boards_[0], "Black")},
+              {"WhiteB", tag(boards_[1], "White")},
+              {"BlackB", tag(boards_[1], "Black")},
+              {"Result", rec.result},
+              {"Variant", "Bughouse"},
+              {"Match", name()}};
+  if (std::string tc = tag(boards_[0], "TimeControl"); tc != "?") rec.tags.push_back({"TimeControl", tc});
+  if (match_->result()) rec.tags.push_back({"Termination", match_->result()->reason});
+  auto text = rules::write_bpgn(rec);
+  if (!text) return "; match " + name() + ": cannot write BPGN: " + text.error() + "\n";
+  return *text;
+}
+
+fs::path MatchRuntime::bpgn_path() const {
+  return boards_[0]->options().state_dir / "games" /
+         ("match-" + name() + "-" + std::to_string(std::max(1, number())) + ".bpgn");
+}
+
+void MatchRuntime::write_bpgn() {
+  auto ok = outputs::write_file_atomic(bpgn_path(), bpgn());
+  if (!ok) {
+    if (bpgn_error_ != ok.error()) spdlog::error("match {}: {}", name(), ok.error());
+    bpgn_error_ = ok.error();
+  } else {
+    bpgn_error_.clear();
+  }
+}
+
+nlohmann::json MatchRuntime::status() const {
+  nlohmann::json j{{"name", name()},
+                   {"boards", {config_.boards[0], config_.boards[1]}},
+                   {"rules", config_.rules},
+                   {"number", number()},
+                   {"bpgn", "/matches/" + name() + ".bpgn"},
+                   {"file", bpgn_path().string()},
+                   {"running", feeding_}};
+  if (!match_) return j;
+  j["result"] = match_->result() ? result_string(match_->result()->result) : "*";
+  if (match_->result()) j["reason"] = match_->result()->reason;
+  nlohmann::json boards = nlohmann::json::array();
+  static const char* NAMES = "PNBRQ";
+  for (int b = 0; b < 2; ++b) {
+    const Game& g = match_->board(b).game();
+    nlohmann::json reserves = nlohmann::json::object();
+    for (Color c : {WHITE, BLACK}) {
+      std::string s;
+      for (int t = QUEEN; t >= PAWN; --t)
+        s += std::string(std::size_t(match_->reserve(b, c, PieceType(t))), NAMES[t - PAWN]);
+      reserves[c == WHITE ? "white" : "black"] = s;
+    }
+    boards.push_back({{"id", config_.boards[std::size_t(b)]},
+                      {"ply", g.ply_count()},
+                      {"fen", g.position().fen()},
+                      {"result", g.outcome() ? result_string(g.outcome()->result) : "*"},
+                      {"reserves", reserves}});
+  }
+  j["games"] = boards;
+  if (recovery_) {
+    j["recovery"] = {{"inputs", recovery_->inputs},
+                     {"journaled_events", recovery_->journaled_events},
+                     {"reproduced_events", recovery_->matched_events},
+                     {"mismatched_events", recovery_->mismatched_events}};
+  }
+  return j;
+}
+
+namespace {
+
+class SerialMatchFeed : public MatchFeed {
+ public:
+  SerialMatchFeed(boost::asio::io_context& io, MatchRuntime& match, std::array<config::BoardConfig, 2> boards,
+                  std::function<std::int64_t()> clock, double clock_rate)
+      : io_(io),
+        match_(match),
+        boards_(std::move(boards)),
+        clock_(std::move(clock)),
+        clock_rate_(clock_rate) {}
+  ~SerialMatchFeed() override { stop(); }
+
+  void start() override {
+    for (int b = 0; b < 2; ++b) {
+      const config::BoardConfig& bc = boards_[std::size_t(b)];
+      BoardRuntime* rt = match_.boards()[std::size_t(b)];
+      session::BoardSessionConfig cfg;
+      cfg.board_id = bc.id;
+      cfg.link.device = bc.device();
+      cfg.sensor_only = true;
+      if (clock_) cfg.clock = clock_;
+      cfg.clock_rate = clock_rate_;
+      session::BoardSessionHandlers h;
+      h.on_sensor = [this, b](const SensorEvent& e) { match_.on_sensor(b, e); };
+      h.on_wire = [rt](std::int64_t t, drivers::Direction dir, std::span<const std::uint8_t> bytes) {
+        rt->wire(t, dir, bytes);
+      };
+      h.on_log = [rt, id = bc.id](session::LogLevel level, const std::string& text) {
+        const std::string prefix = "board " + id + ": ";
+        rt->log(level == session::LogLevel::info ? BoardSink::Level::info : BoardSink::Level::warning,
+                text.rfind(prefix, 0) == 0 ? text.substr(prefix.size()) : text);
+      };
+      sessions_[std::size_t(b)] = std::make_unique<session::BoardSession>(io_, std::move(cfg), std::move(h));
+      sessions_[std::size_t(b)]->start();
+    }
+  }
+  void stop() override {
+    for (auto& s : sessions_)
+      if (s) s->stop();
+  }
+  std::string link(int b) const override {
+    const auto& s = sessions_[std::size_t(b & 1)];
+    if (!s) return "stopped";
+    return s->connected() ? "connected" : "connecting";
+  }
+  nlohmann::json info(int b) const override {
+    const auto& bc = boards_[std::size_t(b & 1)];
+    nlohmann::json j{{"device", bc.device()}, {"protocol", bc.protocol}};
+    if (const auto& s = sessions_[std::size_t(b & 1)]) {
+      const auto& ls = s->link_stats();
+      j["link_stats"] = {{"bytes_in", ls.bytes_in},
+                         {"bytes_out", ls.bytes_out},
+                         {"connects", ls.connects},
+                         {"disconnects", ls.disconnects}};
+      j["session_stats"] = {{"sensor_events", s->stats().sensor_events}};
+    }
+    return j;
+  }
+
+ private:
+  boost::asio::io_context& io_;
+  MatchRuntime& match_;
+  std::array<config::BoardConfig, 2> boards_;
+  std::function<std::int64_t()> clock_;
+  double clock_rate_;
+  std::array<std::unique_ptr<session::BoardSession>, 2> sessions_;
+};
+
+}  // namespace
+
+std::unique_ptr<MatchFeed> make_serial_feed(boost::asio::io_context& io, MatchRuntime& match,
+                                            std::array<config::BoardConfig, 2> boards,
+                                            std::function<std::int64_t()> clock, double clock_rate) {
+  return std::make_unique<SerialMatchFeed>(io, match, std::move(boards), std::move(clock), clock_rate);
+}
+
+}  // namespace eboard::eboardd

@@ -1,0 +1,112 @@
+// A bughouse match inside eboardd (a `[[match]]` of the configuration): its two boards are reconstructed
+// together by one rules::Match, which hands captured pieces over to the partner's reserve and decides the
+// match. Each board keeps its BoardRuntime (journal, PGN file, events published with its board id); its
+// source is a MatchBoardSource, a view of the match. Sensor events come from a MatchFeed (two serial
+// boards whose sessions only read sensors, or the demo's simulated match), in arrival order; one timer
+// wakes the match at its next deadline.
+//
+// Journal: every input of the match (new game, sensor event, timer advance, arbiter input) goes to its
+// board's journal (advances to the first board's) with the match's sequence number; recovery
+// (journal/match_recovery.hpp) feeds both journals' inputs to a fresh Match in that order.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <nlohmann/json.hpp>
+#include <tl/expected.hpp>
+
+#include "daemon/config/config.hpp"
+#include "daemon/eboardd/board_runtime.hpp"
+#include "daemon/eboardd/board_source.hpp"
+#include "daemon/journal/match_recovery.hpp"
+#include "rules/match.hpp"
+
+namespace eboard::eboardd {
+
+class MatchRuntime;
+
+// Where the match's sensor events come from.
+class MatchFeed {
+ public:
+  virtual ~MatchFeed() = default;
+  virtual void start() = 0;
+  virtual void stop() = 0;
+  // A new match began (the demo plans its next one).
+  virtual void new_match() {}
+  virtual std::string link(int board) const = 0;
+  virtual nlohmann::json info(int board) const = 0;
+};
+
+class MatchRuntime {
+ public:
+  MatchRuntime(boost::asio::io_context& io, config::MatchConfig config, std::array<BoardRuntime*, 2> boards,
+               std::function<std::int64_t()> clock);
+  ~MatchRuntime();
+  MatchRuntime(const MatchRuntime&) = delete;
+  MatchRuntime& operator=(const MatchRuntime&) = delete;
+
+  // Recovers the match from both boards' journals (opened as match members), or begins the first one.
+  tl::expected<void, std::string> open();
+  // The boards' sources (attach them to the boards); the feed starts when both have started.
+  std::unique_ptr<BoardSource> board_source(int board);
+  void set_feed(std::unique_ptr<MatchFeed> feed) { feed_ = std::move(feed); }
+  void stop();
+
+  // Inputs, from the feed (or a test).
+  void on_sensor(int board, const rules::SensorEvent& e);
+  void advance(std::int64_t now_ms);
+  tl::expected<std::vector<rules::Event>, std::string> control(int board, journal::ControlEntry c);
+  // Both games start afresh; returns the number of the new match.
+  tl::expected<int, std::string> new_match();
+
+  const config::MatchConfig& config() const { return config_; }
+  std::string name() const { return config_.name(); }
+  const rules::Match& match() const { return *match_; }
+  const std::array<BoardRuntime*, 2>& boards() const { return boards_; }
+  int number() const { return boards_[0]->ledger().game_number(); }
+  std::int64_t now_ms();
+  // The match's BPGN (CONTRACTS §4), and its file in state_dir/games.
+  std::string bpgn() const;
+  std::filesystem::path bpgn_path() const;
+  nlohmann::json status() const;
+  const journal::MatchRecovery* recovery() const { return recovery_ ? &*recovery_ : nullptr; }
+
+ private:
+  friend class MatchBoardSource;
+  void dispatch(std::vector<rules::Event> events);
+  void reschedule();
+  void write_bpgn();
+  void source_started(int board, bool running);
+  rules::MatchConfig match_config() const;
+
+  boost::asio::io_context& io_;
+  config::MatchConfig config_;
+  std::array<BoardRuntime*, 2> boards_;
+  std::function<std::int64_t()> clock_;
+  std::optional<rules::Match> match_;
+  std::optional<journal::MatchRecovery> recovery_;
+  std::unique_ptr<MatchFeed> feed_;
+  boost::asio::steady_timer timer_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  std::array<bool, 2> started_{};
+  bool feeding_ = false;
+  std::int64_t seq_ = 0;
+  std::int64_t last_t_ = 0;
+  std::string bpgn_error_;
+};
+
+// Two serial boards whose sessions read sensor events only (session::BoardSessionConfig::sensor_only).
+std::unique_ptr<MatchFeed> make_serial_feed(boost::asio::io_context& io, MatchRuntime& match,
+                                            std::array<config::BoardConfig, 2> boards,
+                                            std::function<std::int64_t()> clock, double clock_rate);
+
+}  // namespace eboard::eboardd

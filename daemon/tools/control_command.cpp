@@ -1,0 +1,362 @@
+// `eboard status`, `eboard new-game` … : the control interface of a running eboardd over HTTP (Beast).
+// Exit codes: 0 done, 1 the daemon refused (its reason printed), 2 a bad command line, 3 no daemon reached.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <nlohmann/json.hpp>
+
+#include "daemon/tools/commands.hpp"
+
+namespace eboard::tools {
+
+namespace {
+
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+namespace asio = boost::asio;
+using nlohmann::json;
+
+constexpr int EXIT_REFUSED = 1;
+constexpr int EXIT_USAGE = 2;
+constexpr int EXIT_UNREACHABLE = 3;
+
+struct Target {
+  std::string daemon = "127.0.0.1:7780";
+  std::string token;
+  std::string token_file;
+  bool json_out = false;
+};
+
+struct Answer {
+  int status = 0;
+  std::string body;
+};
+
+// The token to send: --token, else $EBOARD_TOKEN, else the first line of --token-file.
+std::optional<std::string> resolve_token(const Target& t, std::string& error) {
+  if (!t.token.empty()) return t.token;
+  if (const char* env = std::getenv("EBOARD_TOKEN"); env && *env) return std::string(env);
+  if (!t.token_file.empty()) {
+    std::ifstream in(t.token_file);
+    std::string line;
+    if (!in || !std::getline(in, line)) {
+      error = "cannot read the token file " + t.token_file;
+      return std::nullopt;
+    }
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+      line.pop_back();
+    return line;
+  }
+  return std::string();
+}
+
+// One request; nullopt (and `error`) when the daemon cannot be reached or does not answer HTTP.
+std::optional<Answer> call(const Target& t, bhttp::verb verb, const std::string& path,
+                           const std::string& token, const std::string& body, std::string& error) {
+  auto colon = t.daemon.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == t.daemon.size()) {
+    error = "--daemon must be HOST:PORT, not '" + t.daemon + "'";
+    return std::nullopt;
+  }
+  std::string host = t.daemon.substr(0, colon), port = t.daemon.substr(colon + 1);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  try {
+    asio::io_context io;
+    asio::ip::tcp::resolver resolver(io);
+    beast::tcp_stream stream(io);
+    stream.expires_after(std::chrono::seconds(10));
+    stream.connect(resolver.resolve(host, port));
+    bhttp::request<bhttp::string_body> req{verb, path, 11};
+    req.set(bhttp::field::host, host);
+    req.set(bhttp::field::user_agent, "eboard");
+    if (!token.empty()) req.set(bhttp::field::authorization, "Bearer " + token);
+    if (verb != bhttp::verb::get) {
+      req.set(bhttp::field::content_type, "application/json");
+      req.body() = body;
+      req.prepare_payload();
+    }
+    bhttp::write(stream, req);
+    beast::flat_buffer buffer;
+    bhttp::response<bhttp::string_body> res;
+    bhttp::read(stream, buffer, res);
+    beast::error_code ec;
+    stream.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+    return Answer{static_cast<int>(res.result_int()), res.body()};
+  } catch (const std::exception& e) {
+    error = "cannot reach eboardd at " + t.daemon + ": " + e.what();
+    return std::nullopt;
+  }
+}
+
+std::string reason_of(const Answer& a) {
+  json j = json::parse(a.body, nullptr, false);
+  if (j.is_object() && j.contains("error") && j["error"].is_string()) return j["error"].get<std::string>();
+  std::string b = a.body;
+  while (!b.empty() && (b.back() == '\n' || b.back() == '\r')) b.pop_back();
+  return b.empty() ? "HTTP " + std::to_string(a.status) : b;
+}
+
+void print_status(const json& s) {
+  std::cout << s.value("daemon", "eboardd") << " " << s.value("version", "") << " (" << s.value("mode", "")
+            << "), up " << s.value("uptime_s", 0) << " s\n";
+  if (!s.contains("boards") || s["boards"].empty()) std::cout << "no boards\n";
+  for (const auto& b : s.value("boards", json::array())) {
+    const json g = b.value("game", json::object());
+    std::cout << b.value("id", "?") << "  " << b.value("link", "?") << "  " << b.value("device", "")
+              << "  game " << g.value("number", 0) << "  ply " << g.value("ply", 0) << "  "
+              << g.value("result", "*");
+    if (g.contains("reason")) std::cout << " (" << g["reason"].get<std::string>() << ")";
+    const json tags = g.value("tags", json::object());
+    if (tags.contains("White") || tags.contains("Black"))
+      std::cout << "  " << tags.value("White", "?") << " - " << tags.value("Black", "?");
+    const json c = b.value("control", json::object());
+    if (c.contains("adjourned") && c["adjourned"].is_object())
+      std::cout << "  ADJOURNED (" << c["adjourned"].value("sealed_by", "?") << " sealed)";
+    if (c.value("unacknowledged_alerts", 0) > 0)
+      std::cout << "  " << c["unacknowledged_alerts"].get<int>() << " alert(s) to acknowledge";
+    std::cout << "\n";
+    for (const auto& a : c.value("alerts", json::array()))
+      if (!a.value("acknowledged", true))
+        std::cout << "    alert " << a.value("number", 0) << ": " << a.value("code", "") << " (ply "
+                  << a.value("ply", 0) << ", " << a.value("side", "") << ") " << a.value("detail", "")
+                  << "\n";
+  }
+  for (const auto& [id, why] : s.value("failed_boards", json::object()).items())
+    std::cout << id << "  not running: " << why.get<std::string>() << "\n";
+}
+
+// What a successful action answered, for a human: the events it published, the game after it.
+void print_done(const json& j) {
+  if (j.contains("added")) {
+    std::cout << "board " << j["added"].get<std::string>() << " added on " << j.value("port", "") << "\n";
+    return;
+  }
+  if (j.contains("removed")) {
+    std::cout << "board " << j["removed"].get<std::string>() << " removed\n";
+    return;
+  }
+  std::cout << "board " << j.value("board", "?") << ": " << j.value("action", "done");
+  if (j.contains("game") && j["game"].is_object()) {
+    const json& g = j["game"];
+    std::cout << "; game " << g.value("number", 0) << " ply " << g.value("ply", 0) << " "
+              << g.value("result", "*");
+    if (g.contains("reason")) std::cout << " (" << g["reason"].get<std::string>() << ")";
+  } else if (j.contains("game") && j["game"].is_number()) {
+    std::cout << ": game " << j["game"].get<int>() << " begins";
+  }
+  std::cout << "\n";
+  if (j.contains("adjourned") && j["adjourned"].is_object()) {
+    std::cout << "adjourned: " << j["adjourned"].value("sealed_by", "?") << " sealed move "
+              << j["adjourned"].value("move_number", 0) << "\n";
+    if (!j.value("sealed_move_playable", true))
+      std::cout
+          << "warning: the sealed move is not a legal move here: it loses at the resumption (Guidelines "
+             "I.8)\n";
+  }
+  if (j.contains("board_showed_position") && !j["board_showed_position"].get<bool>())
+    std::cout << "warning: the board did not show the position of the adjournment\n";
+  for (const auto& e : j.value("events", json::array())) std::cout << e.dump() << "\n";
+  if (j.contains("tags"))
+    for (const auto& [k, v] : j["tags"].items())
+      std::cout << "[" << k << " \"" << v.get<std::string>() << "\"]\n";
+}
+
+int run(const Target& t, bhttp::verb verb, const std::string& path, const json& body, bool needs_token) {
+  std::string error;
+  auto token = resolve_token(t, error);
+  if (!token) {
+    std::cerr << "eboard: " << error << "\n";
+    return EXIT_USAGE;
+  }
+  if (needs_token && token->empty())
+    std::cerr << "eboard: no token (--token, $EBOARD_TOKEN or --token-file): the daemon will refuse\n";
+  auto answer = call(t, verb, path, *token, body.is_null() ? "" : body.dump(), error);
+  if (!answer) {
+    std::cerr << "eboard: " << error << "\n";
+    return EXIT_UNREACHABLE;
+  }
+  if (answer->status < 200 || answer->status >= 300) {
+    std::cerr << "eboard: the daemon said no (" << answer->status << "): " << reason_of(*answer) << "\n";
+    return EXIT_REFUSED;
+  }
+  json j = json::parse(answer->body, nullptr, false);
+  if (t.json_out || j.is_discarded()) {
+    std::cout << (j.is_discarded() ? answer->body : j.dump(2)) << "\n";
+  } else if (path == "/status") {
+    print_status(j);
+  } else {
+    print_done(j);
+  }
+  return 0;
+}
+
+CLI::App* command(CLI::App& app, const std::string& name, const std::string& what, Target& t) {
+  CLI::App* c = app.add_subcommand(name, what);
+  c->add_option("--daemon", t.daemon, "the daemon's HTTP address HOST:PORT")->capture_default_str();
+  c->add_option("--token", t.token, "the control token ([http] token of eboardd); else $EBOARD_TOKEN")
+      ->envname("EBOARD_TOKEN");
+  c->add_option("--token-file", t.token_file, "read the token from the first line of this file");
+  c->add_flag("--json", t.json_out, "print the daemon's JSON answer as it is");
+  return c;
+}
+
+std::string control_path(const std::string& board, const std::string& action) {
+  return "/control/" + board + "/" + action;
+}
+
+}  // namespace
+
+void add_control_commands(CLI::App& app, int& exit_code) {
+  // One set of values per subcommand: CLI11 keeps the pointers for the whole parse.
+  struct Values {
+    Target t;
+    std::string board, side, piece, alert, sealed, fen, white, black, event, site, round, id, port,
+        protocol = "dgt";
+    std::vector<std::string> tags;
+  };
+  auto v = std::make_shared<Values>();
+  const std::string control_note = " (needs the token)";
+
+  CLI::App* status = command(app, "status", "Show the daemon's boards and their games (GET /status)", v->t);
+  status->callback([v, &exit_code] { exit_code = run(v->t, bhttp::verb::get, "/status", nullptr, false); });
+
+  CLI::App* ng =
+      command(app, "new-game", "Start a new game on BOARD, or set up a position" + control_note, v->t);
+  ng->add_option("BOARD", v->board, "board id")->required();
+  ng->add_option("--fen", v->fen, "the position to start from (FEN); default: the standard start");
+  ng->callback([v, &exit_code] {
+    json body = json::object();
+    if (!v->fen.empty()) body["fen"] = v->fen;
+    exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "new-game"), body, true);
+  });
+
+  CLI::App* tags = command(
+      app, "tags", "Set PGN tags of BOARD's current game (an empty value removes one)" + control_note, v->t);
+  tags->add_option("BOARD", v->board, "board id")->required();
+  tags->add_option("--white", v->white, "White's name");
+  tags->add_option("--black", v->black, "Black's name");
+  tags->add_option("--event", v->event, "the event");
+  tags->add_option("--site", v->site, "the site");
+  tags->add_option("--round", v->round, "the round");
+  tags->add_option("--tag", v->tags, "any other tag, as NAME=VALUE (repeatable)");
+  tags->callback([v, &exit_code] {
+    json body = json::object();
+    const std::pair<const char*, const std::string*> named[] = {{"White", &v->white},
+                                                                {"Black", &v->black},
+                                                                {"Event", &v->event},
+                                                                {"Site", &v->site},
+                                                                {"Round", &v->round}};
+    for (const auto& [name, value] : named)
+      if (!value->empty()) body[name] = *value;
+    for (const auto& t : v->tags) {
+      auto eq = t.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        std::cerr << "eboard: tags: --tag takes NAME=VALUE, not '" << t << "'\n";
+        exit_code = EXIT_USAGE;
+        return;
+      }
+      body[t.substr(0, eq)] = t.substr(eq + 1);
+    }
+    if (body.empty()) {
+      std::cerr << "eboard: tags: give at least one of --white, --black, --event, --site, --round, --tag\n";
+      exit_code = EXIT_USAGE;
+      return;
+    }
+    exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "tags"), body, true);
+  });
+
+  CLI::App* promo =
+      command(app, "promotion",
+              "Name the piece of SIDE's next promotion on BOARD (bughouse: the pawn stays a pawn on "
+              "the board)" +
+                  control_note,
+              v->t);
+  promo->add_option("BOARD", v->board, "board id")->required();
+  promo->add_option("SIDE", v->side, "white or black")->required()->check(CLI::IsMember({"white", "black"}));
+  promo->add_option("PIECE", v->piece, "q, r, b or n")
+      ->required()
+      ->check(CLI::IsMember({"q", "r", "b", "n"}));
+  promo->callback([v, &exit_code] {
+    exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "promotion"),
+                    json{{"side", v->side}, {"piece", v->piece}}, true);
+  });
+
+  CLI::App* ack =
+      command(app, "ack",
+              "Acknowledge alert number ALERT of BOARD's game (numbers: eboard status)" + control_note, v->t);
+  ack->add_option("BOARD", v->board, "board id")->required();
+  ack->add_option("ALERT", v->alert, "the alert's number")->required()->check(CLI::PositiveNumber);
+  ack->callback([v, &exit_code] {
+    exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "ack"),
+                    json{{"alert", std::stoi(v->alert)}}, true);
+  });
+
+  CLI::App* draw = command(app, "draw", "Record a draw by agreement on BOARD" + control_note, v->t);
+  draw->add_option("BOARD", v->board, "board id")->required();
+  draw->callback([v, &exit_code] {
+    exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "draw"), json::object(), true);
+  });
+
+  CLI::App* resign = command(app, "resign", "Record SIDE's resignation on BOARD" + control_note, v->t);
+  resign->add_option("BOARD", v->board, "board id")->required();
+  resign->add_option("SIDE", v->side, "who resigns: white or black")
+      ->required()
+      ->check(CLI::IsMember({"white", "black"}));
+  resign->callback([v, &exit_code] {
+    exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "resign"), json{{"side", v->side}}, true);
+  });
+
+  CLI::App* adjourn =
+      command(app, "adjourn",
+              "Adjourn BOARD's game: SIDE (the player on move) seals SEALED, a move in SAN or UCI, "
+              "kept secret until the resumption" +
+                  control_note,
+              v->t);
+  adjourn->add_option("BOARD", v->board, "board id")->required();
+  adjourn->add_option("SIDE", v->side, "who seals: white or black")
+      ->required()
+      ->check(CLI::IsMember({"white", "black"}));
+  adjourn->add_option("SEALED", v->sealed, "the sealed move, e.g. Nf3 or g1f3")->required();
+  adjourn->callback([v, &exit_code] {
+    exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "adjourn"),
+                    json{{"side", v->side}, {"sealed", v->sealed}}, true);
+  });
+
+  CLI::App* resume = command(
+      app, "resume",
+      "Resume BOARD's adjourned game: the sealed move is played (an illegal one loses)" + control_note, v->t);
+  resume->add_option("BOARD", v->board, "board id")->required();
+  resume->callback([v, &exit_code] {
+    exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "resume"), json::object(), true);
+  });
+
+  CLI::App* port = app.add_subcommand("port",
+                                      "Add or remove a board's port while the daemon runs (no udev); the "
+                                      "configuration file wins again on a reload (SIGHUP)");
+  port->require_subcommand(1);
+  CLI::App* add = command(*port, "add", "Start board ID on the serial device PORT" + control_note, v->t);
+  add->add_option("ID", v->id, "the new board's id")->required();
+  add->add_option("PORT", v->port, "its device path, e.g. /dev/ttyUSB0")->required();
+  add->add_option("--protocol", v->protocol, "the board's protocol")->capture_default_str();
+  add->callback([v, &exit_code] {
+    exit_code = run(v->t, bhttp::verb::post, "/boards",
+                    json{{"id", v->id}, {"port", v->port}, {"protocol", v->protocol}}, true);
+  });
+  CLI::App* remove =
+      command(*port, "remove", "Stop board ID and forget it until a reload" + control_note, v->t);
+  remove->add_option("ID", v->id, "the board's id")->required();
+  remove->callback(
+      [v, &exit_code] { exit_code = run(v->t, bhttp::verb::delete_, "/boards/" + v->id, nullptr, true); });
+}
+
+}  // namespace eboard::tools

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""`eboard` control subcommands against the real eboardd (issue 6): one board on a port that does not
+exist (the game is there, the board is waiting), a token. Checks output and exit codes: 0 done, 1 the daemon
+said no (its reason on stderr), 2 usage, 3 no daemon."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+EBOARDD, EBOARD = sys.argv[1], sys.argv[2]
+TOKEN = "cli-test-token-42"
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+
+
+def eboard(*args, env_token=None, daemon=None):
+    env = dict(os.environ)
+    env.pop("EBOARD_TOKEN", None)
+    if env_token is not None:
+        env["EBOARD_TOKEN"] = env_token
+    cmd = [EBOARD, *args] + (["--daemon", daemon] if daemon else [])
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=30, env=env)
+
+
+with tempfile.TemporaryDirectory(prefix="eboard-cli-test-") as tmp:
+    state = os.path.join(tmp, "state")
+    cfg = os.path.join(tmp, "eboardd.toml")
+    with open(cfg, "w") as f:
+        f.write(f'state_dir = "{state}"\n[http]\nlisten = "127.0.0.1:0"\ntoken = "{TOKEN}"\n'
+                '[[board]]\nid = "A"\nport = "/dev/eboard-cli-test-no-such-port"\nprotocol = "dgt"\n')
+    token_file = os.path.join(tmp, "token")
+    with open(token_file, "w") as f:
+        f.write(TOKEN + "\n")
+    log = open(os.path.join(tmp, "eboardd.log"), "w+")
+    listen = os.path.join(state, "eboardd.listen")
+
+    def start_daemon():
+        if os.path.exists(listen):
+            os.remove(listen)
+        proc = subprocess.Popen([EBOARDD, "--config", cfg], stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if os.path.exists(listen):
+                text = open(listen).read().strip()
+                if text:
+                    return proc, text
+            time.sleep(0.05)
+        return proc, None
+
+    def stop_daemon(proc):
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+    daemon, addr = start_daemon()
+    try:
+        check(addr is not None, "eboardd wrote its address")
+        if addr is None:
+            raise SystemExit(1)
+
+        r = eboard("status", daemon=addr)
+        check(r.returncode == 0 and r.stdout.startswith("eboardd") and "\nA  " in r.stdout, f"status: {r}")
+        r = eboard("status", "--json", daemon=addr)
+        check(r.returncode == 0 and json.loads(r.stdout)["boards"][0]["id"] == "A", f"status --json: {r}")
+
+        # No token: the daemon says no (1), with its reason.
+        r = eboard("draw", "A", daemon=addr)
+        check(r.returncode == 1 and "control needs the token" in r.stderr, f"draw without token: {r}")
+        # Token from the environment, from a file, from the option.
+        r = eboard("tags", "A", "--white", "Anna", "--black", "Boris", "--event", "Club", daemon=addr,
+                   env_token=TOKEN)
+        check(r.returncode == 0 and '[White "Anna"]' in r.stdout, f"tags: {r}")
+        r = eboard("new-game", "A", "--fen", "r3k3/8/8/8/8/8/8/4K2R w K - 0 1", "--token-file", token_file,
+                   daemon=addr)
+        check(r.returncode == 0 and "game 2" in r.stdout, f"new-game --fen: {r}")
+        r = eboard("promotion", "A", "white", "n", "--token", TOKEN, daemon=addr)
+        check(r.returncode == 0, f"promotion: {r}")
+        r = eboard("adjourn", "A", "black", "Kd8", "--token", TOKEN, daemon=addr)
+        check(r.returncode == 1 and "not on move" in r.stderr, f"adjourn by the wrong side: {r}")
+        r = eboard("adjourn", "A", "white", "O-O", "--token", TOKEN, daemon=addr)
+        check(r.returncode == 0 and "adjourned: white sealed move 1" in r.stdout and "O-O" not in r.stdout,
+              f"adjourn: {r}")
+        r = eboard("status", daemon=addr)
+        check("ADJOURNED (white sealed)" in r.stdout, f"status shows the adjournment: {r.stdout}")
+        pgn = urllib.request.urlopen(f"http://{addr}/boards/A.pgn", timeout=10).read().decode()
+        check("[Adjourned " in pgn and "O-O" not in pgn, f"PGN while adjourned: {pgn}")
+        # A restart of the daemon: the adjournment comes back from the journal.
+        stop_daemon(daemon)
+        daemon, addr = start_daemon()
+        check(addr is not None, "eboardd restarted")
+        r = eboard("status", daemon=addr)
+        check("ADJOURNED (white sealed)" in r.stdout, f"status after a restart: {r.stdout}")
+        r = eboard("resume", "A", "--token", TOKEN, daemon=addr)
+        check(r.returncode == 0 and '"san":"O-O"' in r.stdout, f"resume: {r}")
+        r = eboard("resign", "A", "black", "--token", TOKEN, daemon=addr)
+        check(r.returncode == 0 and "1-0 (resignation)" in r.stdout, f"resign: {r}")
+        r = eboard("resign", "A", "white", "--token", TOKEN, daemon=addr)
+        check(r.returncode == 1 and "game is over" in r.stderr, f"resign again: {r}")
+        r = eboard("ack", "A", "7", "--token", TOKEN, daemon=addr)
+        check(r.returncode == 1 and "no alert 7" in r.stderr, f"ack of no alert: {r}")
+        r = eboard("draw", "Z", "--token", TOKEN, daemon=addr)
+        check(r.returncode == 1 and "no board 'Z'" in r.stderr, f"unknown board: {r}")
+
+        r = eboard("port", "add", "C", "/dev/eboard-cli-test-other", "--token", TOKEN, daemon=addr)
+        check(r.returncode == 0 and "board C added" in r.stdout, f"port add: {r}")
+        r = eboard("status", "--json", daemon=addr)
+        check([b["id"] for b in json.loads(r.stdout)["boards"]] == ["A", "C"], f"status after port add: {r}")
+        r = eboard("port", "remove", "C", "--token", TOKEN, daemon=addr)
+        check(r.returncode == 0 and "board C removed" in r.stdout, f"port remove: {r}")
+        r = eboard("port", "remove", "C", "--token", TOKEN, daemon=addr)
+        check(r.returncode == 1, f"port remove again: {r}")
+
+        # Usage (2) and no daemon (3).
+        check(eboard("resign", "A", "purple", daemon=addr).returncode == 2, "bad side: usage")
+        check(eboard("promotion", "A", "white", daemon=addr).returncode == 2, "missing piece: usage")
+        r = eboard("status", daemon="127.0.0.1:1")
+        check(r.returncode == 3 and "cannot reach eboardd" in r.stderr, f"no daemon: {r}")
+        r = eboard("resume", "--help")
+        check(r.returncode == 0 and "--daemon" in r.stdout and "EBOARD_TOKEN" in r.stdout, "resume --help")
+    finally:
+        stop_daemon(daemon)
+        if failures:
+            log.seek(0)
+            print("--- eboardd log ---\n" + log.read())
+        log.close()
+
+print(f"{len(failures)} failure(s)")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,341 @@
+// A bughouse match inside eboardd: the demo's simulated inputs of a corpus match are fed, in time order and
+// in virtual time, to the Service's MatchRuntime (the way its feeds do), then the match is checked as the
+// daemon serves it (/matches/A-B.bpgn, the .bpgn file, /status), and recovered from a copy of the state
+// directory taken mid-match (what a kill -9 leaves: every record is written as it happens).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <nlohmann/json.hpp>
+
+#include "daemon/config/config.hpp"
+#include "daemon/eboardd/demo_match.hpp"
+#include "daemon/eboardd/service.hpp"
+#include "daemon/journal/journal_file.hpp"
+#include "rules/notation.hpp"
+#include "rules/pgn.hpp"
+
+namespace eboard {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path BPGN =
+    fs::path(EBOARD_SHARED_DIR) / "corpora" / "bughouse" / "chesscom_bughouse_20matches.bpgn";
+constexpr std::int64_t T0 = 1'760'000'000'000;
+
+fs::path fresh_dir(const std::string& name) {
+  // In memory where possible: a move costs a few fdatasyncs, which a busy disk makes slow.
+  const fs::path base = fs::is_directory("/dev/shm") ? fs::path("/dev/shm") : fs::temp_directory_path();
+  fs::path d = base / ("eboard-match-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The Service of a configuration with boards A and B in a match; the test is the match's feed.
+class Daemon {
+ public:
+  explicit Daemon(const fs::path& dir) {
+    auto cfg = config::parse_config(
+        "[http]\nlisten = \"127.0.0.1:0\"\n"
+        "[[board]]\nid = \"A\"\nport = \"/dev/eboard-test-A\"\n"
+        "[[board]]\nid = \"B\"\nport = \"/dev/eboard-test-B\"\n"
+        "[[match]]\nboards = [\"A\", \"B\"]\nrules = \"bughouse-fqe\"\n",
+        "match.toml");
+    EXPECT_TRUE(cfg) << cfg.error().what();
+    cfg->state_dir = dir.string();
+    eboardd::ServiceOptions o;
+    o.clock = [this] { return now_; };
+    o.match_feed_factory = [](eboardd::MatchRuntime&) { return std::unique_ptr<eboardd::MatchFeed>(); };
+    service_ = std::make_unique<eboardd::Service>(io_, *cfg, o);
+    auto ok = service_->start();
+    EXPECT_TRUE(ok) << ok.error();
+  }
+
+  eboardd::Service& service() { return *service_; }
+  eboardd::MatchRuntime& match() { return *service_->match("A-B"); }
+
+  // One input at `t`, with the timer advances a live match makes before it (a little after each deadline).
+  void feed(const eboardd::DemoMatchInput& in, std::int64_t t) {
+    run_timers_until(t);
+    now_ = std::max(now_, t);
+    if (in.sensor) {
+      rules::SensorEvent e = *in.sensor;
+      e.t_ms = t;
+      match().on_sensor(in.board, e);
+    } else {
+      journal::ControlEntry c = in.naming;
+      c.t_ms = t;
+      auto ok = match().control(in.board, c);
+      EXPECT_TRUE(ok) << ok.error();
+    }
+  }
+  void run_timers_until(std::int64_t t) {
+    while (auto d = match().match().next_deadline()) {
+      if (*d + 3 >= t) break;
+      now_ = std::max(now_, *d + 3);
+      match().advance(*d + 3);
+    }
+  }
+  http::Response get(const std::string& path) {
+    http::Request r;
+    r.method = "GET";
+    r.target = r.path = path;
+    return service_->handle(r);
+  }
+  std::int64_t now() const { return now_; }
+
+ private:
+  boost::asio::io_context io_;
+  std::int64_t now_ = T0;
+  std::unique_ptr<eboardd::Service> service_;
+};
+
+struct Corpus {
+  std::vector<rules::BughouseRecord> matches;
+};
+
+const Corpus* corpus() {
+  static const Corpus c = [] {
+    Corpus out;
+    auto games = rules::read_bpgn(slurp(BPGN));
+    if (!games) return out;
+    for (const auto& g : *games)
+      if (auto r = rules::replay_bughouse(g)) out.matches.push_back(std::move(*r));
+    return out;
+  }();
+  return &c;
+}
+
+std::array<std::vector<std::string>, 2> moves_by_board(const rules::BughouseRecord& rec) {
+  std::array<std::vector<std::string>, 2> out;
+  std::array<rules::Position, 2> pos = rec.start;
+  for (const auto& m : rec.moves) {
+    out[std::size_t(m.board)].push_back(rules::to_uci(pos[std::size_t(m.board)], m.move));
+    rules::play_bughouse_move(pos, m.board, m.move);
+  }
+  return out;
+}
+
+std::vector<std::string> game_moves(const rules::Game& g) {
+  std::vector<std::string> out;
+  rules::Position p = g.start();
+  for (const auto& ply : g.plies()) {
+    out.push_back(rules::to_uci(p, ply.move));
+    if (ply.move.is_drop() && p.pocket(p.side_to_move(), ply.move.drop_type()) == 0)
+      p.set_pocket(p.side_to_move(), ply.move.drop_type(), 1);
+    p.do_move(ply.move);
+  }
+  return out;
+}
+
+// The alerts both boards journaled as published.
+int journaled_alerts(const fs::path& dir, std::string* first) {
+  int n = 0;
+  for (const char* id : {"A", "B"}) {
+    auto scan = journal::scan_journal(dir / "journal" / (std::string(id) + ".journal"));
+    if (!scan) continue;
+    for (const auto& r : scan->records)
+      if (r.type == 'E' && r.body.find("\"type\":\"alert\"") != std::string::npos) {
+        if (!n++ && first) *first = r.body;
+      }
+  }
+  return n;
+}
+
+// Every reserve of both boards (board, colour, piece type).
+std::vector<int> reserves(const rules::Match& m) {
+  std::vector<int> out;
+  for (int b = 0; b < 2; ++b)
+    for (rules::Color c : {rules::WHITE, rules::BLACK})
+      for (int t = rules::PAWN; t <= rules::QUEEN; ++t) out.push_back(m.reserve(b, c, rules::PieceType(t)));
+  return out;
+}
+
+constexpr std::int64_t ORIGIN = T0 + 1000;
+
+void play(Daemon& d, const std::vector<eboardd::DemoMatchInput>& inputs, std::size_t from, std::size_t to) {
+  for (std::size_t i = from; i < to && i < inputs.size(); ++i) d.feed(inputs[i], ORIGIN + inputs[i].t);
+}
+
+// After the last input: the timers run out, and a resignation the record ends with is entered by the
+// arbiter (the loser of that board: team 1 is White on A and Black on B).
+void finish(Daemon& d, const std::vector<eboardd::DemoMatchInput>& inputs, const rules::BughouseRecord& rec) {
+  std::int64_t end = ORIGIN + (inputs.empty() ? 0 : inputs.back().t) + 10000;
+  d.run_timers_until(end);
+  d.match().advance(end);
+  for (int b = 0; b < 2 && !d.match().match().result(); ++b) {
+    if (rules::find_tag(rec.tags, b == 0 ? "EndReasonA" : "EndReasonB").value_or("") != "resigned") continue;
+    const bool team1_won = rec.result == "1-0";
+    const bool white_lost = (b == 0) != team1_won;
+    auto ok = d.match().control(b, journal::ControlEntry{end, "resign", white_lost ? "white" : "black", ""});
+    EXPECT_TRUE(ok) << ok.error();
+  }
+  d.match().advance(end + 5000);
+}
+
+// The players, as an arbiter enters them (POST /control/<id>/tags).
+void set_players(Daemon& d, const rules::BughouseRecord& rec) {
+  for (int b = 0; b < 2; ++b) {
+    auto tag = [&](const char* n) { return std::string(rules::find_tag(rec.tags, n).value_or("?")); };
+    auto ok = d.service()
+                  .board(b == 0 ? "A" : "B")
+                  ->update_tags({{"White", tag(b == 0 ? "WhiteA" : "WhiteB")},
+                                 {"Black", tag(b == 0 ? "BlackA" : "BlackB")}});
+    EXPECT_TRUE(ok) << ok.error();
+  }
+}
+
+TEST(DaemonMatch, CorpusMatchesAreReconstructedAndServedAsBpgn) {
+  if (!fs::exists(BPGN)) GTEST_SKIP() << "../shared is absent";
+  ASSERT_EQ(corpus()->matches.size(), 20u);
+  for (std::size_t k = 0; k < corpus()->matches.size(); ++k) {
+    SCOPED_TRACE("corpus match " + std::to_string(k + 1));
+    const rules::BughouseRecord& rec = corpus()->matches[k];
+    const auto inputs = eboardd::plan_demo_match(rec, 1.0, 1000 + k);
+    const fs::path dir = fresh_dir("served-" + std::to_string(k));
+    Daemon d(dir);
+    set_players(d, rec);
+    play(d, inputs, 0, inputs.size());
+    finish(d, inputs, rec);
+
+    std::string first_alert;
+    EXPECT_EQ(journaled_alerts(dir, &first_alert), 0) << first_alert;
+    // Each board's game is the record's, but for moves made after the match was decided (the other game
+    // is then stopped, FQE 4; the simulated hands are slower than chess.com's premoves).
+    const auto want = moves_by_board(rec);
+    const rules::Match& m = d.match().match();
+    // A match lost on time is not decided here: the simulated clocks have time to spare.
+    bool decided_on_board = false;
+    for (const char* t : {"EndReasonA", "EndReasonB"}) {
+      auto why = rules::find_tag(rec.tags, t).value_or("");
+      decided_on_board |= why == "checkmated" || why == "resigned";
+    }
+    if (decided_on_board) {
+      ASSERT_TRUE(m.result().has_value());
+      EXPECT_EQ(rules::result_string(m.result()->result), rec.result);
+    }
+    const std::string result = m.result() ? rules::result_string(m.result()->result) : "*";
+    std::array<std::vector<std::string>, 2> got;
+    for (int b = 0; b < 2; ++b) {
+      got[std::size_t(b)] = game_moves(m.board(b).game());
+      const auto& w = want[std::size_t(b)];
+      const auto& g = got[std::size_t(b)];
+      ASSERT_LE(g.size(), w.size());
+      EXPECT_TRUE(std::equal(g.begin(), g.end(), w.begin())) << "board " << b;
+      // Only the game the match's end stopped may miss the moves its players made after that.
+      const auto& outcome = m.board(b).game().outcome();
+      if (!outcome || outcome->reason != "partner-board") {
+        EXPECT_EQ(g.size(), w.size()) << "board " << b;
+      }
+    }
+    EXPECT_GT(got[0].size() + got[1].size(), 40u);
+
+    // /matches/A-B.bpgn reads back to the same moves and result; the file holds the same text.
+    http::Response res = d.get("/matches/A-B.bpgn");
+    ASSERT_EQ(res.status, 200u) << res.body;
+    auto games = rules::read_bpgn(res.body);
+    ASSERT_TRUE(games) << games.error();
+    ASSERT_EQ(games->size(), 1u);
+    auto back = rules::replay_bughouse(games->front());
+    ASSERT_TRUE(back) << back.error() << "\n" << res.body;
+    EXPECT_EQ(moves_by_board(*back), got);
+    EXPECT_EQ(back->result, result);
+    for (const char* tag : {"WhiteA", "BlackA", "WhiteB", "BlackB"})
+      EXPECT_EQ(rules::find_tag(back->tags, tag).value_or(""), rules::find_tag(rec.tags, tag).value_or("-"))
+          << tag;
+    EXPECT_NE(res.body.find("1A. "), std::string::npos);
+    EXPECT_NE(res.body.find("1b. "), std::string::npos);
+    EXPECT_NE(res.body.find("@"), std::string::npos);  // drops
+    EXPECT_EQ(slurp(d.match().bpgn_path()), res.body);
+
+    nlohmann::json st = d.service().status();
+    ASSERT_EQ(st["matches"].size(), 1u);
+    EXPECT_EQ(st["matches"][0]["name"], "A-B");
+    EXPECT_EQ(st["matches"][0]["result"], result);
+    EXPECT_TRUE(st["matches"][0]["games"][0].contains("reserves"));
+    EXPECT_EQ(d.get("/matches/A-C.bpgn").status, 404u);
+    // A new WebSocket client's snapshot: both boards' moves (drops as N@f3), and the match result.
+    std::array<std::vector<std::string>, 2> snap;
+    int match_results = 0;
+    for (const auto& line : d.service().snapshot()) {
+      auto j = nlohmann::json::parse(line);
+      if (j["type"] == "move") snap[j["board"] == "A" ? 0 : 1].push_back(j["uci"]);
+      match_results += j["type"] == "match-result";
+    }
+    EXPECT_EQ(snap, got);
+    EXPECT_EQ(match_results, m.result() ? 1 : 0);
+    fs::remove_all(dir);
+  }
+}
+
+TEST(DaemonMatch, KilledMidMatchResumesExactly) {
+  if (!fs::exists(BPGN)) GTEST_SKIP() << "../shared is absent";
+  ASSERT_FALSE(corpus()->matches.empty());
+  const rules::BughouseRecord& rec = corpus()->matches[2 % corpus()->matches.size()];
+  const auto inputs = eboardd::plan_demo_match(rec, 1.0, 77);
+  // The match played without interruption.
+  const fs::path ref_dir = fresh_dir("ref");
+  std::string want_bpgn;
+  {
+    Daemon d(ref_dir);
+    set_players(d, rec);
+    play(d, inputs, 0, inputs.size());
+    finish(d, inputs, rec);
+    want_bpgn = d.match().bpgn();
+    ASSERT_TRUE(d.match().match().result().has_value());
+  }
+  // The same match, its state directory copied at three points while the daemon runs (what kill -9
+  // leaves), each copy recovered by a new daemon that plays on.
+  for (double at : {0.2, 0.5, 0.8}) {
+    SCOPED_TRACE("copied at " + std::to_string(at));
+    const std::size_t cut = std::size_t(double(inputs.size()) * at);
+    const fs::path dir = fresh_dir("live");
+    const fs::path copy = fresh_dir("copy");
+    std::string bpgn_then, status_then;
+    std::array<int, 2> plies{};
+    std::vector<int> reserves_then;
+    {
+      Daemon d(dir);
+      set_players(d, rec);
+      play(d, inputs, 0, cut);
+      bpgn_then = d.match().bpgn();
+      reserves_then = reserves(d.match().match());
+      for (int b = 0; b < 2; ++b) plies[std::size_t(b)] = d.match().match().board(b).game().ply_count();
+      fs::copy(dir / "journal", copy / "journal", fs::copy_options::recursive);
+    }
+    Daemon d(copy);
+    EXPECT_EQ(d.match().bpgn(), bpgn_then);
+    for (int b = 0; b < 2; ++b)
+      EXPECT_EQ(d.match().match().board(b).game().ply_count(), plies[std::size_t(b)]);
+    ASSERT_NE(d.match().recovery(), nullptr);
+    EXPECT_TRUE(d.match().recovery()->exact())
+        << (d.match().recovery()->problems.empty() ? "" : d.match().recovery()->problems[0]);
+    EXPECT_GT(d.match().recovery()->matched_events, 0u);
+    EXPECT_EQ(reserves(d.match().match()), reserves_then);
+    play(d, inputs, cut, inputs.size());
+    finish(d, inputs, rec);
+    EXPECT_EQ(d.match().bpgn(), want_bpgn);
+    fs::remove_all(dir);
+    fs::remove_all(copy);
+  }
+  fs::remove_all(ref_dir);
+}
+
+}  // namespace
+}  // namespace eboard

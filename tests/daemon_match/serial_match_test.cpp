@@ -1,0 +1,166 @@
+// A bughouse match on two serial boards: two emulated DGT boards (session::BoardPlayer) on
+// pseudo-terminals, read by eboardd's serial match feed (two sensor-only BoardSessions), the opening of a
+// corpus match played on them. The match is reconstructed with no alert, its BPGN reads back to the same
+// moves, and both journals replay to exactly what was published.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <boost/asio/io_context.hpp>
+
+#include "daemon/eboardd/demo_match.hpp"
+#include "daemon/eboardd/service.hpp"
+#include "daemon/journal/match_recovery.hpp"
+#include "daemon/session/emulated_board.hpp"
+#include "daemon/session/pty.hpp"
+#include "rules/notation.hpp"
+
+using namespace eboard;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr std::int64_t kUnixBase = 1'750'000'000'000;
+constexpr double kSpeed = 4;          // the match's clock runs four times faster than real time
+constexpr std::int64_t kCut = 24000;  // the opening played: this much of the match's time
+
+std::vector<std::string> ucis(const rules::Game& g) {
+  std::vector<std::string> out;
+  rules::Position p = g.start();
+  for (const auto& ply : g.plies()) {
+    out.push_back(rules::to_uci(p, ply.move));
+    if (ply.move.is_drop() && p.pocket(p.side_to_move(), ply.move.drop_type()) == 0)
+      p.set_pocket(p.side_to_move(), ply.move.drop_type(), 1);
+    p.do_move(ply.move);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(SerialMatch, TwoSerialBoardsPlayABughouseOpening) {
+  const fs::path bpgn =
+      fs::path(EBOARD_SHARED_DIR) / "corpora" / "bughouse" / "chesscom_bughouse_20matches.bpgn";
+  if (!fs::exists(bpgn)) GTEST_SKIP() << "../shared is absent";
+  auto corpus = eboardd::DemoMatchCorpus::load(bpgn);
+  ASSERT_TRUE(corpus) << corpus.error();
+  const rules::BughouseRecord& rec = (*corpus)->match(0);
+  // Fast thinkers (speed 20), so that the opening has drops within kCut.
+  const auto inputs = eboardd::plan_demo_match(rec, 20.0, 5);
+  std::array<std::vector<rules::SensorEvent>, 2> events;
+  for (const auto& in : inputs) {
+    ASSERT_TRUE(in.sensor || in.t > kCut) << "this opening names no promotion piece";
+    if (in.sensor && in.t <= kCut) events[std::size_t(in.board)].push_back(*in.sensor);
+  }
+
+  const fs::path dir = fs::temp_directory_path() / ("eboard-serial-match-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  boost::asio::io_context io;
+  std::array<std::unique_ptr<session::BoardPlayer>, 2> players;
+  std::string toml = "[http]\nlisten = \"127.0.0.1:0\"\n";
+  for (int b = 0; b < 2; ++b) {
+    const std::string id = b == 0 ? "A" : "B";
+    players[std::size_t(b)] = std::make_unique<session::BoardPlayer>(
+        io, drivers::dgt::Emulator{}, session::script_from_events(events[std::size_t(b)]),
+        session::PlayerConfig{.speed = kSpeed});
+    auto pty = session::open_pseudo_terminal();
+    ASSERT_TRUE(pty) << pty.error();
+    ASSERT_TRUE(session::point_symlink(dir / ("dgt" + id), pty->slave_path));
+    players[std::size_t(b)]->attach(pty->master_fd);
+    toml += "[[board]]\nid = \"" + id + "\"\nport = \"" + (dir / ("dgt" + id)).string() + "\"\n";
+  }
+  toml += "[[match]]\nboards = [\"A\", \"B\"]\nrules = \"bughouse-fqe\"\n";
+  auto cfg = config::parse_config(toml, "serial-match.toml");
+  ASSERT_TRUE(cfg) << cfg.error().what();
+  cfg->state_dir = (dir / "state").string();
+  eboardd::ServiceOptions o;
+  session::BoardPlayer& clock_player = *players[0];
+  o.clock = [&clock_player] { return kUnixBase + clock_player.now_ms(); };
+  o.clock_rate = kSpeed;
+  std::array<std::vector<std::string>, 2> moves;
+  std::string served;
+  {
+    eboardd::Service service(io, *cfg, o);
+    ASSERT_TRUE(service.start());
+    for (auto& p : players) p->start();
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(std::int64_t(double(kCut) / kSpeed)) + 30s;
+    while (std::chrono::steady_clock::now() < deadline &&
+           !(players[0]->script_done() && players[1]->script_done()))
+      io.run_for(50ms);
+    io.run_for(500ms);  // the last settle
+    eboardd::MatchRuntime* m = service.match("A-B");
+    ASSERT_NE(m, nullptr);
+    for (int b = 0; b < 2; ++b) moves[std::size_t(b)] = ucis(m->match().board(b).game());
+    http::Request r;
+    r.method = "GET";
+    r.target = r.path = "/matches/A-B.bpgn";
+    http::Response res = service.handle(r);
+    EXPECT_EQ(res.status, 200u);
+    served = res.body;
+    nlohmann::json st = service.status();
+    EXPECT_EQ(st["boards"][0]["link"], "connected") << st.dump(2);
+    service.stop();
+  }
+  for (auto& p : players) p->stop();
+
+  // The record's opening, drops included.
+  std::array<std::vector<std::string>, 2> want;
+  {
+    std::array<rules::Position, 2> pos = rec.start;
+    for (const auto& mv : rec.moves) {
+      want[std::size_t(mv.board)].push_back(rules::to_uci(pos[std::size_t(mv.board)], mv.move));
+      rules::play_bughouse_move(pos, mv.board, mv.move);
+    }
+  }
+  int drops = 0;
+  for (int b = 0; b < 2; ++b) {
+    const auto& g = moves[std::size_t(b)];
+    EXPECT_GE(g.size(), 8u) << "board " << b;
+    ASSERT_LE(g.size(), want[std::size_t(b)].size());
+    EXPECT_TRUE(std::equal(g.begin(), g.end(), want[std::size_t(b)].begin())) << "board " << b;
+    for (const auto& u : g) drops += u.find('@') != std::string::npos;
+  }
+  EXPECT_GT(drops, 0);
+  std::printf("serial match: board A %zu plies, board B %zu plies, %d drops\n", moves[0].size(),
+              moves[1].size(), drops);
+
+  // Both journals: no alert published, and the match replays to exactly what was published.
+  std::array<journal::JournalScan, 2> scans;
+  for (int b = 0; b < 2; ++b) {
+    auto scan = journal::scan_journal(dir / "state" / "journal" / (b == 0 ? "A.journal" : "B.journal"));
+    ASSERT_TRUE(scan) << scan.error();
+    for (const auto& r : scan->records)
+      EXPECT_FALSE(r.type == 'E' && r.body.find("\"type\":\"alert\"") != std::string::npos) << r.body;
+    scans[std::size_t(b)] = std::move(*scan);
+  }
+  rules::MatchConfig mc;
+  journal::MatchRecovery r = journal::recover_match(&scans[0], &scans[1], mc);
+  EXPECT_TRUE(r.exact()) << (r.problems.empty() ? "" : r.problems[0]);
+  EXPECT_GT(r.journaled_events, 16u);
+  EXPECT_EQ(r.matched_events, r.journaled_events);
+  EXPECT_TRUE(r.unjournaled[0].empty() && r.unjournaled[1].empty());
+  ASSERT_TRUE(r.match);
+  for (int b = 0; b < 2; ++b) EXPECT_EQ(ucis(r.match->board(b).game()), moves[std::size_t(b)]);
+
+  // The served BPGN reads back to the same moves.
+  auto games = rules::read_bpgn(served);
+  ASSERT_TRUE(games && games->size() == 1u) << served;
+  auto back = rules::replay_bughouse(games->front());
+  ASSERT_TRUE(back) << back.error();
+  std::array<std::vector<std::string>, 2> read;
+  std::array<rules::Position, 2> pos = back->start;
+  for (const auto& mv : back->moves) {
+    read[std::size_t(mv.board)].push_back(rules::to_uci(pos[std::size_t(mv.board)], mv.move));
+    rules::play_bughouse_move(pos, mv.board, mv.move);
+  }
+  EXPECT_EQ(read, moves);
+  fs::remove_all(dir);
+}

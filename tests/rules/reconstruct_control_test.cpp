@@ -1,0 +1,190 @@
+// Arbiter input to reconstruction (the daemon's control interface): resignation, draw by agreement, the
+// promotion piece, and adjournment with a sealed move (Guidelines I), including a board that goes on
+// being handled while the game is adjourned.
+#include <gtest/gtest.h>
+
+#include "rules/reconstruct.hpp"
+
+using namespace eboard::rules;
+
+namespace {
+
+class Script {
+ public:
+  explicit Script(Reconstructor& r) : r_(r) {}
+  Script& snapshot(const Position& p) { return feed(BoardSnapshot{p.board()}); }
+  Script& lift(const char* sq) { return feed(PieceLifted{parse_square(sq)}); }
+  Script& place(const char* sq, Piece p) { return feed(PiecePlaced{parse_square(sq), p}); }
+  Script& wait(std::int64_t ms) {
+    t_ += ms;
+    take(r_.advance(t_));
+    return *this;
+  }
+  Script& press() {
+    reading_.lever_up = reading_.lever_up == ClockSide::Left ? ClockSide::Right : ClockSide::Left;
+    reading_.running = true;
+    return feed(reading_);
+  }
+  Script& clock_start() {
+    reading_.lever_up = ClockSide::Right;
+    feed(reading_);
+    return press();
+  }
+  Script& move(const char* from, const char* to, Piece p) {
+    lift(from);
+    place(to, p);
+    wait(300);
+    return press();
+  }
+  void take(const std::vector<Event>& ev) { events_.insert(events_.end(), ev.begin(), ev.end()); }
+  std::int64_t t() const { return t_; }
+  std::vector<std::string> moves() const {
+    std::vector<std::string> m;
+    for (const auto& e : events_)
+      if (auto* mv = std::get_if<MoveEvent>(&e.what)) m.push_back(mv->uci);
+    return m;
+  }
+  std::vector<std::string> alerts() const {
+    std::vector<std::string> a;
+    for (const auto& e : events_)
+      if (auto* al = std::get_if<AlertEvent>(&e.what)) a.push_back(al->code);
+    return a;
+  }
+  const std::vector<Event>& events() const { return events_; }
+
+ private:
+  template <typename T>
+  Script& feed(T what) {
+    t_ += 40;
+    take(r_.on_sensor(SensorEvent{t_, what}));
+    return *this;
+  }
+  Reconstructor& r_;
+  std::int64_t t_ = 0;
+  ClockReading reading_{300000, 300000, false, ClockSide::Left};
+  std::vector<Event> events_;
+};
+
+const ResultEvent* last_result(const std::vector<Event>& evs) {
+  const ResultEvent* r = nullptr;
+  for (const auto& e : evs)
+    if (auto* x = std::get_if<ResultEvent>(&e.what)) r = x;
+  return r;
+}
+
+}  // namespace
+
+TEST(ReconstructControl, ResignationAndAgreementEndTheGameOnce) {
+  Reconstructor r(ReconstructConfig{});
+  Script s(r);
+  s.snapshot(Position::start()).clock_start().move("e2", "e4", W_PAWN);
+  auto ev = r.resign(BLACK, s.t());
+  ASSERT_EQ(ev.size(), 1u);
+  const auto* res = std::get_if<ResultEvent>(&ev[0].what);
+  ASSERT_NE(res, nullptr);
+  EXPECT_EQ(res->result, Result::WhiteWins);
+  EXPECT_EQ(res->reason, "resignation");
+  EXPECT_EQ(r.game().outcome()->reason, "resignation");
+  EXPECT_TRUE(r.agree_draw(s.t()).empty());  // over already: nothing more
+  EXPECT_TRUE(r.resign(WHITE, s.t()).empty());
+
+  Reconstructor d(ReconstructConfig{});
+  Script sd(d);
+  sd.snapshot(Position::start()).clock_start();
+  auto dv = d.agree_draw(sd.t());
+  ASSERT_EQ(dv.size(), 1u);
+  EXPECT_EQ(std::get<ResultEvent>(dv[0].what).result, Result::Draw);
+  EXPECT_EQ(std::get<ResultEvent>(dv[0].what).reason, "agreement");
+}
+
+TEST(ReconstructControl, AdjournedBoardIsFollowedButGivesNothingThenTheSealedMoveIsPlayed) {
+  Reconstructor r(ReconstructConfig{});
+  Script s(r);
+  s.snapshot(Position::start()).clock_start().move("e2", "e4", W_PAWN).move("e7", "e5", B_PAWN);
+  EXPECT_FALSE(r.adjourn(BLACK, "Nf3", s.t()).has_value());  // White is on move
+  EXPECT_FALSE(r.adjourn(WHITE, "", s.t()).has_value());
+  ASSERT_TRUE(r.adjourn(WHITE, "Nf3", s.t()).has_value());
+  ASSERT_TRUE(r.adjournment());
+  EXPECT_EQ(r.adjournment()->ply, 2);
+  EXPECT_EQ(r.adjournment()->sealer, WHITE);
+  EXPECT_FALSE(r.adjourn(WHITE, "Nc3", s.t()).has_value());  // once
+  EXPECT_EQ(r.next_deadline(), std::nullopt);
+  // Players leave; the pieces are swept off and set up again (even as a start position): nothing.
+  std::size_t before = s.events().size();
+  s.lift("g1").place("f3", W_KNIGHT).wait(2000).press().wait(10000);
+  s.snapshot(Position::start()).wait(10000);
+  EXPECT_EQ(s.events().size(), before);
+  EXPECT_EQ(r.game().ply_count(), 2);
+  // The position of the adjournment is set up again, then the game resumes with the sealed move.
+  Position p = r.game().position();
+  s.snapshot(p);
+  EXPECT_TRUE(r.board_matches_game());
+  s.take(r.resume(s.t()));
+  EXPECT_FALSE(r.adjournment());
+  EXPECT_EQ(s.moves(), (std::vector<std::string>{"e2e4", "e7e5", "g1f3"}));
+  EXPECT_EQ(r.game().ply_count(), 3);
+  // The sealer's opponent is on move; White now makes the sealed move on the wood, Black replies.
+  s.lift("g1").place("f3", W_KNIGHT).wait(400);
+  s.move("b8", "c6", B_KNIGHT);
+  EXPECT_EQ(s.moves(), (std::vector<std::string>{"e2e4", "e7e5", "g1f3", "b8c6"}));
+  EXPECT_TRUE(s.alerts().empty()) << s.alerts().front();
+  EXPECT_TRUE(r.resume(s.t()).empty());  // not adjourned any more
+}
+
+TEST(ReconstructControl, IllegalSealedMoveLosesAtTheResumption) {
+  Reconstructor r(ReconstructConfig{});
+  Script s(r);
+  s.snapshot(Position::start()).clock_start().move("e2", "e4", W_PAWN);
+  ASSERT_TRUE(r.adjourn(BLACK, "Ke6", s.t()).has_value());  // stored as written, judged only now
+  s.take(r.resume(s.t()));
+  ASSERT_EQ(s.alerts(), (std::vector<std::string>{"illegal-move"}));
+  const ResultEvent* res = last_result(s.events());
+  ASSERT_NE(res, nullptr);
+  EXPECT_EQ(res->result, Result::WhiteWins);
+  EXPECT_EQ(res->reason, "illegal-move");
+  EXPECT_EQ(r.game().ply_count(), 1);
+}
+
+TEST(ReconstructControl, SealedMoveInUciAndTheClockOfTheAdjournment) {
+  Reconstructor r(ReconstructConfig{});
+  Script s(r);
+  s.snapshot(Position::start()).clock_start().move("d2", "d4", W_PAWN);
+  ASSERT_TRUE(r.adjourn(BLACK, "g8f6", s.t(), ClockTimes{250000, 240000}).has_value());
+  s.take(r.resume(s.t() + 1000));
+  ASSERT_EQ(s.moves(), (std::vector<std::string>{"d2d4", "g8f6"}));
+  const MoveEvent* last = nullptr;
+  for (const auto& e : s.events())
+    if (auto* m = std::get_if<MoveEvent>(&e.what)) last = m;
+  EXPECT_EQ(last->clock, (ClockTimes{250000, 240000}));
+  EXPECT_EQ(last->san, "Nf6");
+}
+
+TEST(ReconstructControl, PromotionPieceNamedByTheArbiterInBughouse) {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("bughouse-fqe");
+  auto start = Position::from_fen("8/4P3/8/8/8/8/8/k3K3 w - - 0 1", Variant::Bughouse);
+  ASSERT_TRUE(start);
+  Reconstructor r(cfg, Game(*start));
+  r.set_promotion_piece(WHITE, KNIGHT);
+  Script s(r);
+  s.snapshot(*start).clock_start();
+  s.move("e7", "e8", W_PAWN);  // the pawn stays a pawn on the wood (FQE 11)
+  ASSERT_EQ(s.moves(), (std::vector<std::string>{"e7e8n"}));
+}
+
+TEST(ReconstructControl, DrawAgreedDuringTheAdjournmentEndsItUnplayed) {
+  Reconstructor r(ReconstructConfig{});
+  Script s(r);
+  s.snapshot(Position::start()).clock_start().move("e2", "e4", W_PAWN);
+  ASSERT_TRUE(r.adjourn(BLACK, "c5", s.t()).has_value());
+  s.take(r.agree_draw(s.t() + 1000));
+  EXPECT_FALSE(r.adjournment());
+  ASSERT_NE(last_result(s.events()), nullptr);
+  EXPECT_EQ(last_result(s.events())->reason, "agreement");
+  EXPECT_EQ(r.game().ply_count(), 1);
+  EXPECT_TRUE(r.resume(s.t() + 2000).empty());
+  // Reconstruction runs again: the start position set up begins a new game.
+  s.snapshot(Position::start());
+  EXPECT_EQ(r.game().ply_count(), 0);
+  EXPECT_FALSE(r.game().outcome());
+}
