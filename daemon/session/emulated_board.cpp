@@ -229,6 +229,8 @@ struct BoardPlayer::Impl : std::enable_shared_from_this<BoardPlayer::Impl> {
         *wire, boost::asio::buffer(write_queue.front()),
         [self = shared_from_this(), gen = wire_generation](const boost::system::error_code& ec,
                                                            std::size_t n) { self->on_written(gen, ec, n); });
+    // The completion handler never runs inside async_write, so the front chunk is still there.
+    if (owner && owner->on_board_write) owner->on_board_write(write_queue.front());
   }
 
   void on_written(std::uint64_t gen, const boost::system::error_code& ec, std::size_t n) {

@@ -106,6 +106,10 @@ class BoardPlayer {
   // Bytes on the wire, with the script's time: from the host, and from the board (as written).
   std::function<void(std::int64_t, std::span<const std::uint8_t>)> on_host_bytes;
   std::function<void(std::int64_t, std::span<const std::uint8_t>)> on_board_bytes;
+  // The board's output as it is handed to the wire, in order, right after the write was started: Asio
+  // tries the write at once, so the bytes are normally readable by the host by then. on_board_bytes comes
+  // later (when the completion runs); benchmarks that time the host's reaction use this one.
+  std::function<void(std::span<const std::uint8_t>)> on_board_write;
 
  private:
   struct Impl;
