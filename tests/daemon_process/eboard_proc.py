@@ -1,0 +1,411 @@
+"""Shared helpers for the tests that run the real eboardd binary as a process (issue 6).
+
+What is here: reading the PGN corpus, launching `eboard sim` (a DGT board and clock on a pseudo-terminal) and
+`eboardd --config` on it, HTTP GET, a minimal WebSocket client (stdlib only), and a Harness that keeps every
+process and log of a test, kills whatever it started, and prints the logs when the test fails.
+
+Time: `eboard sim --speed R` runs the hands and the clock R times faster than real time; eboardd's hidden
+test options `--clock-rate R --clock-origin MS` run its clock at the same rate (reconstruction's thresholds
+are in clock milliseconds), from a fixed origin so that the clock is continuous across restarts.
+"""
+import base64
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+SKIP = 77
+
+
+def corpus_file(shared):
+    """The blitz corpus with [%clk] comments, or exit 77 (skipped) without /work/shared."""
+    path = os.path.join(shared, "corpora", "pgn", "standard",
+                        "shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn")
+    if not os.path.isfile(path):
+        print(f"skipped: {path} is absent")
+        sys.exit(SKIP)
+    return path
+
+
+def strip_san(m):
+    return re.sub(r"[+#!?]+$", "", m)
+
+
+def parse_pgn(text):
+    """Games of a PGN text: [{"tags": {...}, "moves": [SAN without +#], "clk": number of [%clk] comments}]."""
+    games = []
+    for chunk in re.split(r"\n(?=\[Event )", text.strip()):
+        if not chunk.strip():
+            continue
+        tags = dict(re.findall(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]$', chunk, re.M))
+        body = "\n".join(line for line in chunk.splitlines() if not line.startswith("["))
+        clk = len(re.findall(r"\[%clk \d+:\d\d:\d\d(?:\.\d+)?\]", body))
+        body = re.sub(r"\{[^}]*\}", " ", body)
+        body = re.sub(r"\([^)]*\)", " ", body)
+        moves = [t for t in body.split() if not re.fullmatch(r"\d+\.+|\*|1-0|0-1|1/2-1/2|\$\d+", t)]
+        games.append({"tags": tags, "moves": [strip_san(m) for m in moves], "clk": clk})
+    return games
+
+
+def corpus_game(path, number):
+    """Game `number` (from 1) of a PGN file, as eboard sim --game counts them."""
+    return parse_pgn(open(path, encoding="utf-8", errors="replace").read())[number - 1]
+
+
+def http_get(port, path, timeout=5):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=timeout) as r:
+        return r.status, r.read().decode()
+
+
+class TestFailure(Exception):
+    pass
+
+
+class Harness:
+    """One test's temporary directory, processes and logs. Use as a context manager: on any exception or
+    recorded failure it prints the tail of every log; it always kills what it started."""
+
+    def __init__(self, name):
+        self.name = name
+        self.dir = tempfile.mkdtemp(prefix=f"eboard-{name}-")
+        self.procs = []
+        self.logs = []  # (label, path)
+        self.failures = []
+        self.t0 = time.time()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        if exc_type is not None and not issubclass(exc_type, SystemExit):
+            self.failures.append(f"{exc_type.__name__}: {exc}")
+        if self.failures:
+            self.dump_logs()
+        else:
+            shutil.rmtree(self.dir, ignore_errors=True)
+        return False
+
+    def elapsed(self):
+        return time.time() - self.t0
+
+    def log_path(self, label):
+        path = os.path.join(self.dir, label + ".log")
+        self.logs.append((label, path))
+        return path
+
+    def check(self, cond, what):
+        if not cond:
+            self.failures.append(what)
+            print("FAIL:", what, flush=True)
+        return cond
+
+    def fail(self, what):
+        raise TestFailure(what)
+
+    def dump_logs(self, tail=8000, notable=120):
+        """Every log's warnings, alerts and starts from the beginning (where things first went wrong, which a
+        long log's tail has lost), then its tail."""
+        for label, path in self.logs:
+            try:
+                text = open(path, errors="replace").read()
+            except OSError:
+                continue
+            lines = [l for l in text.splitlines()
+                     if re.search(r"^====|warn|error|critical|alert|game \d+ began|recovered", l)]
+            if len(text) > tail and lines:
+                print(f"---- {label} ({path}): first {notable} notable lines ----")
+                print("\n".join(l[:600] for l in lines[:notable]))
+            print(f"---- {label} ({path}), last {tail} characters ----")
+            print(text[-tail:])
+        print(f"(kept {self.dir})")
+
+    def exit_code(self):
+        print(f"{self.name}: {'FAILED' if self.failures else 'passed'} in {self.elapsed():.1f} s", flush=True)
+        return 1 if self.failures else 0
+
+
+class Sim:
+    """`eboard sim`: plays a game of a PGN file on a pty, behind a symlink that survives --reopen-at."""
+
+    def __init__(self, h, eboard, pgn, game, speed, style="tidy", seed=1, extra=()):
+        self.link = os.path.join(h.dir, "dgt")
+        self.log = h.log_path("sim")
+        args = [eboard, "sim", "--pgn", pgn, "--game", str(game), "--style", style, "--timing", "style",
+                "--seed", str(seed), "--speed", str(speed), "--link", self.link, "--linger", "600", *extra]
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=open(self.log, "ab"))
+        h.procs.append(self.proc)
+        line = self.proc.stdout.readline().decode().strip()
+        if not line:
+            h.fail(f"eboard sim printed no device path (exit {self.proc.poll()})")
+        self.device = line
+
+    def finished(self):
+        """True once the sim has played the whole game (its log says so)."""
+        return "the end of the script" in open(self.log, errors="replace").read()
+
+    def length_s(self):
+        """The game length the sim announces on stderr (game time), or None."""
+        m = re.search(r"game length ([\d.]+) s", open(self.log, errors="replace").read())
+        return float(m.group(1)) if m else None
+
+
+class Daemon:
+    """`eboardd --config` on one DGT board, on a state_dir that survives restarts (kill -9 and start again)."""
+
+    def __init__(self, h, exe, device, board="A", clock_rate=1.0, clock_origin_ms=None):
+        self.h = h
+        self.exe = exe
+        self.board = board
+        self.state = os.path.join(h.dir, "state")
+        os.makedirs(self.state, exist_ok=True)
+        self.config = os.path.join(h.dir, "eboardd.toml")
+        with open(self.config, "w") as f:
+            f.write(f'state_dir = "{self.state}"\n\n[http]\nlisten = "127.0.0.1:0"\n\n'
+                    f'[[board]]\nid = "{board}"\nport = "{device}"\nprotocol = "dgt"\n')
+        self.clock_rate = clock_rate
+        self.clock_origin_ms = clock_origin_ms if clock_origin_ms is not None else int(time.time() * 1000)
+        self.log = h.log_path("eboardd")
+        self.proc = None
+        self.port = None
+        self.starts = 0
+
+    def start(self, timeout=15):
+        """Starts eboardd (on the port of the previous run, if any) and waits for its port file."""
+        listen_file = os.path.join(self.state, "eboardd.listen")
+        if os.path.exists(listen_file):
+            os.remove(listen_file)
+        listen = f"127.0.0.1:{self.port or 0}"
+        args = [self.exe, "--config", self.config, "--listen", listen]
+        if self.clock_rate != 1.0:
+            args += ["--clock-rate", str(self.clock_rate), "--clock-origin", str(self.clock_origin_ms)]
+        log = open(self.log, "ab")
+        log.write(f"==== start {self.starts + 1}: {' '.join(args)}\n".encode())
+        log.flush()
+        self.proc = subprocess.Popen(args, stdout=log, stderr=log)
+        self.h.procs.append(self.proc)
+        self.starts += 1
+        deadline = time.time() + timeout
+        while time.time() < deadline and self.proc.poll() is None:
+            if os.path.exists(listen_file):
+                text = open(listen_file).read().strip()
+                if text:
+                    self.port = int(text.rsplit(":", 1)[1])
+                    return self
+            time.sleep(0.02)
+        self.h.fail(f"eboardd did not start (exit {self.proc.poll()})")
+
+    def kill9(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self):
+        """SIGTERM; returns the exit status."""
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()
+
+    def get(self, path):
+        return http_get(self.port, path)
+
+    def status(self):
+        return json.loads(self.get("/status")[1])
+
+    def board_status(self):
+        for b in self.status()["boards"]:
+            if b["id"] == self.board:
+                return b
+        return None
+
+    def game(self):
+        """This board's game in /games.pgn."""
+        for g in parse_pgn(self.get("/games.pgn")[1]):
+            if g["tags"].get("Board") == self.board:
+                return g
+        return None
+
+    def log_text(self):
+        return open(self.log, errors="replace").read()
+
+
+class WebSocket:
+    """A minimal RFC 6455 client for /ws: the handshake, then a thread that reads the server's (unmasked)
+    frames. Text frames are parsed as JSON events into `events`; a ping gets its pong."""
+
+    GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+    def __init__(self, port, path="/ws", timeout=5):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                           "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise TestFailure(f"/ws: connection closed during the handshake: {head!r}")
+            head += chunk
+        head, self.buf = head.split(b"\r\n\r\n", 1)
+        lines = head.decode(errors="replace").split("\r\n")
+        if not lines[0].startswith("HTTP/1.1 101"):
+            raise TestFailure(f"/ws: handshake refused: {lines[0]}")
+        fields = {k.strip().lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:] if ":" in l)}
+        accept = base64.b64encode(hashlib.sha1((key + self.GUID).encode()).digest()).decode()
+        if fields.get("sec-websocket-accept") != accept:
+            raise TestFailure(f"/ws: wrong Sec-WebSocket-Accept {fields.get('sec-websocket-accept')}")
+        self.events = []
+        self.errors = []
+        self.closed = False
+        self.lock = threading.Lock()
+        self.sock.settimeout(None)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _read(self, n):
+        while len(self.buf) < n:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError
+            self.buf += chunk
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def _send(self, opcode, payload=b""):
+        mask = os.urandom(4)
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        self.sock.sendall(bytes([0x80 | opcode, 0x80 | len(payload)]) + mask + masked)
+
+    def _run(self):
+        message = b""
+        try:
+            while True:
+                b0, b1 = self._read(2)
+                opcode, n = b0 & 0x0F, b1 & 0x7F
+                if b1 & 0x80:
+                    self.errors.append("a masked frame from the server")
+                if n == 126:
+                    n = struct.unpack(">H", self._read(2))[0]
+                elif n == 127:
+                    n = struct.unpack(">Q", self._read(8))[0]
+                payload = self._read(n)
+                if opcode == 0x9:
+                    self._send(0xA, payload)
+                elif opcode == 0x8:
+                    break
+                elif opcode in (0x1, 0x0):
+                    message += payload
+                    if b0 & 0x80:
+                        for line in message.decode().splitlines():
+                            if line.strip():
+                                try:
+                                    e = json.loads(line)
+                                except ValueError:
+                                    self.errors.append(f"not JSON: {line!r}")
+                                    continue
+                                with self.lock:
+                                    self.events.append(e)
+                        message = b""
+                elif opcode == 0x2:
+                    self.errors.append("a binary frame")
+        except (EOFError, OSError):
+            pass
+        self.closed = True
+
+    def snapshot(self):
+        with self.lock:
+            return list(self.events)
+
+    def moves(self):
+        return [e for e in self.snapshot() if e.get("type") == "move"]
+
+    def close(self):
+        try:
+            self._send(0x8, struct.pack(">H", 1000))
+        except OSError:
+            pass
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+        self.thread.join(timeout=2)
+
+
+def journal_sensor_events(path):
+    """The sensor records ('S') of a board journal, as dicts, in order; best effort (a diagnostic: the journal
+    format is the daemon's own, see daemon/journal/journal_file.hpp)."""
+    data = open(path, "rb").read()
+    out, i = [], 8  # after the magic "eboardJ1"
+    while i + 9 <= len(data):
+        n = struct.unpack("<I", data[i:i + 4])[0]
+        body = data[i + 8:i + 8 + n]
+        i += 8 + n
+        if len(body) < n or not body:
+            break
+        if body[:1] == b"S":
+            try:
+                out.append(json.loads(body[1:].decode()))
+            except ValueError:
+                pass
+    return out
+
+
+def presses_across_connects(journal):
+    """For each (re)connect after the first: whether the clock's lever moved while nobody read the board
+    (the last reading before the connect and the first after it disagree). [(connect number from 2, before,
+    after)]."""
+    out, connects, last_up, pending = [], 0, None, False
+    for e in journal_sensor_events(journal):
+        if e.get("link") is True:
+            connects += 1
+            pending = connects > 1
+        elif "clock" in e:
+            up = e["clock"].get("up")
+            if pending:
+                out.append((connects, last_up, up))
+                pending = False
+            last_up = up
+    return out
+
+
+def wait_until(pred, timeout, what, interval=0.05):
+    """Polls pred() until it returns a true value (returned) or the deadline passes (TestFailure)."""
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        last = pred()
+        if last:
+            return last
+        time.sleep(interval)
+    raise TestFailure(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def check_ws_moves(h, moves, expected, where):
+    """`moves` (move events of one connection, in order) are plies 1..n of `expected` (SAN list): uci, san
+    and ply present, consecutive, no duplicate."""
+    plies = [m.get("ply") for m in moves]
+    h.check(plies == list(range(1, len(moves) + 1)), f"{where}: move plies not 1..n in order: {plies}")
+    sans = [strip_san(m.get("san", "")) for m in moves]
+    h.check(sans == expected[:len(sans)], f"{where}: move SANs {sans} are not the corpus game's first "
+                                          f"{len(sans)}: {expected[:len(sans)]}")
+    for m in moves:
+        if not (isinstance(m.get("uci"), str) and re.fullmatch(r"[a-h][1-8][a-h][1-8][qrbn]?", m["uci"])):
+            h.check(False, f"{where}: move without a UCI move: {m}")
+            break
