@@ -63,23 +63,31 @@ std::optional<std::int64_t> GameMachine::next_deadline() const {
   return rec_ ? rec_->next_deadline() : std::nullopt;
 }
 
+tl::expected<Color, std::string> control_side(const ControlEntry& c) {
+  if (c.side == "white") return WHITE;
+  if (c.side == "black") return BLACK;
+  return tl::unexpected("side must be \"white\" or \"black\", not \"" + c.side + "\"");
+}
+
+tl::expected<PieceType, std::string> control_promotion_piece(const ControlEntry& c) {
+  static const std::string LETTERS = "nbrq";
+  auto at = c.value.size() == 1 ? LETTERS.find(char(std::tolower(static_cast<unsigned char>(c.value[0]))))
+                                : std::string::npos;
+  if (at == std::string::npos)
+    return tl::unexpected("promotion piece must be one of q, r, b, n, not \"" + c.value + "\"");
+  return PieceType(KNIGHT + int(at));
+}
+
 tl::expected<std::vector<Event>, std::string> apply_control(Reconstructor& rec, const ControlEntry& c) {
-  auto side = [&]() -> tl::expected<Color, std::string> {
-    if (c.side == "white") return WHITE;
-    if (c.side == "black") return BLACK;
-    return tl::unexpected("side must be \"white\" or \"black\", not \"" + c.side + "\"");
-  };
+  auto side = [&] { return control_side(c); };
   const Game& g = rec.game();
   if (c.action == "ack") return std::vector<Event>{};
   if (c.action == "promotion") {
     auto s = side();
     if (!s) return tl::unexpected(s.error());
-    static const std::string LETTERS = "nbrq";
-    auto at = c.value.size() == 1 ? LETTERS.find(char(std::tolower(static_cast<unsigned char>(c.value[0]))))
-                                  : std::string::npos;
-    if (at == std::string::npos)
-      return tl::unexpected("promotion piece must be one of q, r, b, n, not \"" + c.value + "\"");
-    rec.set_promotion_piece(*s, PieceType(KNIGHT + int(at)));
+    auto piece = control_promotion_piece(c);
+    if (!piece) return tl::unexpected(piece.error());
+    rec.set_promotion_piece(*s, *piece);
     return std::vector<Event>{};
   }
   if (c.action == "resume") {

@@ -35,6 +35,11 @@ tl::expected<rules::Position, std::string> start_position(const NewGameEntry& g)
 tl::expected<std::vector<rules::Event>, std::string> apply_control(rules::Reconstructor& rec,
                                                                    const ControlEntry& c);
 
+// The parts of a control entry both kinds of game read: its side ("white"/"black"), and for "promotion"
+// its piece (one of q, r, b, n).
+tl::expected<rules::Color, std::string> control_side(const ControlEntry& c);
+tl::expected<rules::PieceType, std::string> control_promotion_piece(const ControlEntry& c);
+
 class GameMachine {
  public:
   explicit GameMachine(std::string board_id);

@@ -1,7 +1,6 @@
 #include "daemon/journal/match_recovery.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
@@ -20,20 +19,13 @@ std::int64_t record_seq(const FileRecord& r) {
 }
 
 tl::expected<std::vector<Event>, std::string> apply_match_control(Match& m, int b, const ControlEntry& c) {
-  auto side = [&]() -> tl::expected<Color, std::string> {
-    if (c.side == "white") return WHITE;
-    if (c.side == "black") return BLACK;
-    return tl::unexpected("side must be \"white\" or \"black\", not \"" + c.side + "\"");
-  };
+  auto side = [&] { return control_side(c); };
   if (c.action == "promotion") {
     auto s = side();
     if (!s) return tl::unexpected(s.error());
-    static const std::string LETTERS = "nbrq";
-    auto at = c.value.size() == 1 ? LETTERS.find(char(std::tolower(static_cast<unsigned char>(c.value[0]))))
-                                  : std::string::npos;
-    if (at == std::string::npos)
-      return tl::unexpected("promotion piece must be one of q, r, b, n, not \"" + c.value + "\"");
-    m.set_promotion_piece(b, *s, PieceType(KNIGHT + int(at)));
+    auto piece = control_promotion_piece(c);
+    if (!piece) return tl::unexpected(piece.error());
+    m.set_promotion_piece(b, *s, *piece);
     return std::vector<Event>{};
   }
   if (m.result()) return tl::unexpected(std::string("the match is over"));

@@ -22,7 +22,7 @@
 #include <boost/beast/websocket.hpp>
 #include <nlohmann/json.hpp>
 
-#include "control_source.hpp"
+#include "../daemon_journal/manual_source.hpp"
 #include "daemon/eboardd/service.hpp"
 
 using namespace eboard;
@@ -61,7 +61,7 @@ class Daemon {
     o.clock = [] { return T0; };
     o.http = http_options;
     o.source_factory = [this](const config::BoardConfig& b, eboardd::BoardRuntime& rt) {
-      auto s = std::make_unique<test_support::ControlSource>(rt, std::move(rt.recovery().machine));
+      auto s = std::make_unique<test_support::ManualSource>(rt, std::move(rt.recovery().machine));
       sources_[b.id] = s.get();
       return s;
     };
@@ -106,7 +106,7 @@ class Daemon {
   asio::io_context io_;
   asio::executor_work_guard<asio::io_context::executor_type> work_ = asio::make_work_guard(io_);
   std::unique_ptr<eboardd::Service> service_;
-  std::map<std::string, test_support::ControlSource*> sources_;
+  std::map<std::string, test_support::ManualSource*> sources_;
   std::uint16_t port_ = 0;
   std::thread thread_;
 };

@@ -1,5 +1,6 @@
 // Test support: a board source driven by the test, synchronously, the way DemoSource drives its sink
 // (sensor event, then reconstruction's events; a timer's advance journaled as a tick before its events).
+// It takes control input as the daemon's real sources do (GameMachine::control).
 // Plus short simulated games to feed it.
 #pragma once
 
@@ -30,6 +31,12 @@ class ManualSource : public eboardd::BoardSource {
   tl::expected<void, std::string> new_game(const journal::NewGameEntry& g) override {
     ++new_games;
     return machine_.new_game(g);
+  }
+  tl::expected<std::vector<rules::Event>, std::string> control(const journal::ControlEntry& c) override {
+    return machine_.control(c);
+  }
+  const rules::Reconstructor* reconstructor() const override {
+    return machine_.has_game() ? &machine_.reconstructor() : nullptr;
   }
 
   // A sensor event, with the timer advances a live board would have made before it (each `late_ms`
@@ -79,11 +86,15 @@ inline sim::Timeline short_game(std::int64_t t0, std::uint64_t seed = 7, int pli
   return sim::build_timeline(spec);
 }
 
+// A game's moves in UCI; a bughouse drop is replayed even where the board's own pockets never held the
+// piece (the partner's board fed it).
 inline std::vector<std::string> move_ucis(const rules::Game& g) {
   std::vector<std::string> out;
   rules::Position p = g.start();
   for (const auto& ply : g.plies()) {
     out.push_back(rules::to_uci(p, ply.move));
+    if (ply.move.is_drop() && p.pocket(p.side_to_move(), ply.move.drop_type()) == 0)
+      p.set_pocket(p.side_to_move(), ply.move.drop_type(), 1);
     p.do_move(ply.move);
   }
   return out;

@@ -20,7 +20,6 @@ time; the tidy hands make a move every ~4 s of game time; the daemon stays down 
 usage: daemon_kill9_test.py EBOARDD EBOARD SHARED_DIR [--seed N] [--kills K] [--game N] [--speed R]
 exit 77 (skipped) without the corpus in SHARED_DIR
 """
-import argparse
 import os
 import random
 import sys
@@ -31,15 +30,9 @@ import eboard_proc as ep  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("eboardd")
-    ap.add_argument("eboard")
-    ap.add_argument("shared")
+    ap = ep.arg_parser(game=7, speed=4.0)  # 29 plies
     ap.add_argument("--seed", type=int, default=None, help="default: from the time (printed)")
     ap.add_argument("--kills", type=int, default=20)
-    ap.add_argument("--game", type=int, default=7)  # 29 plies
-    ap.add_argument("--speed", type=float, default=4.0)
-    ap.add_argument("--style", default="tidy")
     ap.add_argument("--down-ms", type=float, default=300.0, help="game milliseconds between kill and restart")
     ap.add_argument("--min-gap", type=float, default=0.6, help="real seconds between two kills, at least")
     a = ap.parse_args()

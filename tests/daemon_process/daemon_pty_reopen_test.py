@@ -9,7 +9,6 @@ double no move: /games.pgn and the /ws move events end with exactly the corpus g
 usage: daemon_pty_reopen_test.py EBOARDD EBOARD SHARED_DIR [--game N] [--speed R] [--reopen-at S ...]
 exit 77 (skipped) without the corpus in SHARED_DIR
 """
-import argparse
 import sys
 import time
 
@@ -18,13 +17,7 @@ import eboard_proc as ep  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("eboardd")
-    ap.add_argument("eboard")
-    ap.add_argument("shared")
-    ap.add_argument("--game", type=int, default=7)  # 29 plies
-    ap.add_argument("--speed", type=float, default=6.0)
-    ap.add_argument("--style", default="tidy")
+    ap = ep.arg_parser(game=7, speed=6.0)  # 29 plies
     # Seconds of game time (the sim's clock). With the default game, style and seed, 45.6 s is while a piece
     # is in the air (field updates at 45.2 s and 46.1 s, the clock pressed while unplugged) and 85.3 s is between
     # the field updates of another move (85.1 s to 85.8 s): each move is finished while the board is away, and

@@ -10,7 +10,6 @@ event per ply (ply, uci, san), in order, no duplicate, and no `alert`.
 usage: daemon_sim_game_test.py EBOARDD EBOARD SHARED_DIR [--game N] [--speed R]
 exit 77 (skipped) without the corpus in SHARED_DIR
 """
-import argparse
 import sys
 import time
 
@@ -19,13 +18,7 @@ import eboard_proc as ep  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("eboardd")
-    ap.add_argument("eboard")
-    ap.add_argument("shared")
-    ap.add_argument("--game", type=int, default=141)  # 30 plies: checks, captures, a promotion (bxa8=Q)
-    ap.add_argument("--speed", type=float, default=6.0)  # sim and daemon clocks, times real time
-    ap.add_argument("--style", default="tidy")
+    ap = ep.arg_parser(game=141, speed=6.0)  # 30 plies: checks, captures, a promotion (bxa8=Q)
     a = ap.parse_args()
     pgn = ep.corpus_file(a.shared)
     expected = ep.corpus_game(pgn, a.game)["moves"]

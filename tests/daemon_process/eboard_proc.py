@@ -8,6 +8,7 @@ Time: `eboard sim --speed R` runs the hands and the clock R times faster than re
 test options `--clock-rate R --clock-origin MS` run its clock at the same rate (reconstruction's thresholds
 are in clock milliseconds), from a fixed origin so that the clock is continuous across restarts.
 """
+import argparse
 import base64
 import hashlib
 import json
@@ -25,6 +26,18 @@ import time
 import urllib.request
 
 SKIP = 77
+
+
+def arg_parser(game, speed):
+    """The arguments every sim-against-daemon test takes: the binaries, ../shared, which corpus game, how fast."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("eboardd")
+    ap.add_argument("eboard")
+    ap.add_argument("shared")
+    ap.add_argument("--game", type=int, default=game)
+    ap.add_argument("--speed", type=float, default=speed, help="sim and daemon clocks, times real time")
+    ap.add_argument("--style", default="tidy", help="the simulated hands' style")
+    return ap
 
 
 def corpus_file(shared):

@@ -4,66 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "rules/reconstruct.hpp"
+#include "tests/rules/reconstruct_script.hpp"
 
 using namespace eboard::rules;
 
 namespace {
 
-class Script {
- public:
-  explicit Script(Reconstructor& r) : r_(r) {}
-  Script& snapshot(const Position& p) { return feed(BoardSnapshot{p.board()}); }
-  Script& lift(const char* sq) { return feed(PieceLifted{parse_square(sq)}); }
-  Script& place(const char* sq, Piece p) { return feed(PiecePlaced{parse_square(sq), p}); }
-  Script& wait(std::int64_t ms) {
-    t_ += ms;
-    take(r_.advance(t_));
-    return *this;
-  }
-  Script& press() {
-    reading_.lever_up = reading_.lever_up == ClockSide::Left ? ClockSide::Right : ClockSide::Left;
-    reading_.running = true;
-    return feed(reading_);
-  }
-  Script& clock_start() {
-    reading_.lever_up = ClockSide::Right;
-    feed(reading_);
-    return press();
-  }
-  Script& move(const char* from, const char* to, Piece p) {
-    lift(from);
-    place(to, p);
-    wait(300);
-    return press();
-  }
-  void take(const std::vector<Event>& ev) { events_.insert(events_.end(), ev.begin(), ev.end()); }
-  std::int64_t t() const { return t_; }
-  std::vector<std::string> moves() const {
-    std::vector<std::string> m;
-    for (const auto& e : events_)
-      if (auto* mv = std::get_if<MoveEvent>(&e.what)) m.push_back(mv->uci);
-    return m;
-  }
-  std::vector<std::string> alerts() const {
-    std::vector<std::string> a;
-    for (const auto& e : events_)
-      if (auto* al = std::get_if<AlertEvent>(&e.what)) a.push_back(al->code);
-    return a;
-  }
-  const std::vector<Event>& events() const { return events_; }
-
- private:
-  template <typename T>
-  Script& feed(T what) {
-    t_ += 40;
-    take(r_.on_sensor(SensorEvent{t_, what}));
-    return *this;
-  }
-  Reconstructor& r_;
-  std::int64_t t_ = 0;
-  ClockReading reading_{300000, 300000, false, ClockSide::Left};
-  std::vector<Event> events_;
-};
+using test_support::Script;
 
 const ResultEvent* last_result(const std::vector<Event>& evs) {
   const ResultEvent* r = nullptr;
