@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "daemon/sim/timeline.hpp"
@@ -66,22 +67,33 @@ int main() {
       rules::Reconstructor rec(rules::ReconstructConfig{}, rules::Game(games[i].start));
       std::int64_t last_press_read = 0, last_board = 0;
       bool press_unused = false;  // a press read and no move completed since
-      auto take = [&](const std::vector<rules::Event>& out) {
+      // `now`: when the event comes out, as a daemon would see it (the sensor event's time, or the timer's
+      // deadline), not the time the event carries (which may be the press it was decided for).
+      auto take = [&](std::int64_t now, const std::vector<rules::Event>& out) {
         for (const auto& e : out) {
           if (std::holds_alternative<rules::MoveEvent>(e.what)) {
             if (press_unused)
-              move_latency.push_back(e.t_ms - last_press_read);
+              move_latency.push_back(now - last_press_read);
             else
               ++without_press;  // a mate, or the first of two moves recovered together
             press_unused = false;
           }
           if (std::holds_alternative<rules::ProvisionalMoveEvent>(e.what))
-            provisional_latency.push_back(e.t_ms - last_board);
+            provisional_latency.push_back(now - last_board);
+        }
+      };
+      // The timer a daemon arms: every deadline before `t` fires at its time.
+      auto run_timers_until = [&](std::int64_t t) {
+        std::optional<std::int64_t> fired;
+        while (auto d = rec.next_deadline()) {
+          if (*d > t || d == fired) break;  // a deadline advance() keeps would fire again and again
+          take(*d, rec.advance(*d));
+          fired = d;
         }
       };
       std::optional<rules::ClockSide> lever;
       for (const auto& e : timelines[i].events) {
-        take(rec.advance(e.t_ms));
+        run_timers_until(e.t_ms);
         if (auto* c = std::get_if<rules::ClockReading>(&e.what)) {
           if (lever && *lever != c->lever_up) {
             last_press_read = e.t_ms;
@@ -91,9 +103,9 @@ int main() {
         } else {
           last_board = e.t_ms;
         }
-        take(rec.on_sensor(e));
+        take(e.t_ms, rec.on_sensor(e));
       }
-      take(rec.advance(timelines[i].end_ms + 10000));
+      run_timers_until(timelines[i].end_ms + 10000);
     }
     double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
     per_event_ns.push_back(ns / double(events));
