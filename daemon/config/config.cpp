@@ -141,7 +141,7 @@ const toml::array* array_of_tables(const toml::table& root, std::string_view key
 Config build(const toml::table& root, const std::string& source) {
   Config c;
   c.source = source;
-  check_keys(root, "", {"state_dir", "log_level", "http", "journal", "board", "match"});
+  check_keys(root, "", {"state_dir", "log_level", "http", "journal", "discovery", "board", "match"});
   if (auto s = get_string(root, "state_dir", "")) {
     if (s->empty() || (*s)[0] != '/')
       fail(where_of(root, "state_dir"), "state_dir must be an absolute path, not '" + *s + "'");
@@ -186,6 +186,13 @@ Config build(const toml::table& root, const std::string& source) {
     const toml::table& j = *n->as_table();
     check_keys(j, "journal", {"sync_ms"});
     if (auto v = get_int(j, "sync_ms", "journal.", 0, 10000)) c.journal.sync_ms = int(*v);
+  }
+
+  if (const toml::node* n = root.get("discovery")) {
+    if (!n->is_table()) fail(n->source(), "discovery must be a table [discovery]");
+    const toml::table& d = *n->as_table();
+    check_keys(d, "discovery", {"usb"});
+    if (auto v = get_bool(d, "usb", "discovery.")) c.discovery.usb = *v;
   }
 
   if (const toml::array* boards = array_of_tables(root, "board")) {
@@ -385,6 +392,7 @@ ConfigDiff diff(const Config& before, const Config& after) {
   d.matches_changed = before.matches != after.matches;
   d.log_level_changed = before.log_level != after.log_level;
   d.journal_changed = !(before.journal == after.journal);
+  d.discovery_changed = !(before.discovery == after.discovery);
   return d;
 }
 
@@ -399,6 +407,7 @@ std::string ConfigDiff::summary() const {
   if (matches_changed) s += ", matches changed";
   if (log_level_changed) s += ", log level changed";
   if (journal_changed) s += ", journal settings changed";
+  if (discovery_changed) s += ", discovery changed";
   if (http_changed) s += ", http changed (needs a restart)";
   if (state_dir_changed) s += ", state_dir changed (needs a restart)";
   return s;

@@ -55,12 +55,22 @@ struct JournalConfig {
   bool operator==(const JournalConfig&) const = default;
 };
 
+// [discovery]: boards nobody configured. With usb = true every known USB board (by vendor and product
+// id) that arrives and matches no [[board]] (by serial number or device path) becomes a board of its own,
+// id "<protocol>-<serial>" (e.g. dgt-A1B2C3), until it is unplugged; its journal stays in state_dir, so
+// when it comes back its game continues.
+struct DiscoveryConfig {
+  bool usb = false;
+  bool operator==(const DiscoveryConfig&) const = default;
+};
+
 struct Config {
   std::string source;  // the file name, for messages
   std::string state_dir = "/var/lib/eboardd";
   std::string log_level = "info";  // trace, debug, info, warn, error
   HttpConfig http;
   JournalConfig journal;
+  DiscoveryConfig discovery;
   std::vector<BoardConfig> boards;
   std::vector<MatchConfig> matches;
 
@@ -97,9 +107,10 @@ struct ConfigDiff {
   bool matches_changed = false;
   bool log_level_changed = false;
   bool journal_changed = false;
+  bool discovery_changed = false;
   bool empty() const {
     return added.empty() && removed.empty() && changed.empty() && !http_changed && !state_dir_changed &&
-           !matches_changed && !log_level_changed && !journal_changed;
+           !matches_changed && !log_level_changed && !journal_changed && !discovery_changed;
   }
   std::string summary() const;
 };

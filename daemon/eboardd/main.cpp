@@ -74,6 +74,7 @@ struct Cli {
   std::string listen;
   std::string log_level;
   bool check = false;
+  bool no_usb = false;
   // For tests that drive serial boards with an accelerated `eboard sim --speed R`: the daemon's clock runs
   // R times faster than real time from `clock_origin_ms` (Unix ms; 0: now). A fixed origin keeps the clock
   // continuous across restarts on the same state_dir.
@@ -137,9 +138,23 @@ int main(int argc, char** argv) {
       "match\n"
       "                                               from the corpus; the daemon reconstructs it live\n"};
   app.footer(
-      "HTTP (default 127.0.0.1:7780): GET /games.pgn, /matches/<A>-<B>.bpgn, /status, /boards/<id>.pgn,\n"
-      "/boards/<id>/capture.cap; WebSocket /ws (the current state of every board, then live events);\n"
-      "POST /control/<id>/new-game and /control/<id>/tags with the configured token.\n"
+      "Boards ([[board]] in the configuration) are named by device path (port = \"/dev/ttyUSB0\") or by USB\n"
+      "serial number (serial = \"A1B2C3\": the udev symlink /dev/eboard/dgt-A1B2C3, or without udev the tty\n"
+      "that sysfs shows for that serial number). USB boards are watched as they come and go (libusb "
+      "hotplug,\n"
+      "else polling sysfs): a configured board's link reconnects as soon as it is plugged in again, and its\n"
+      "game continues. [discovery] usb = true also runs every other known USB board as a board of its own\n"
+      "(id dgt-<serial>) while it is plugged in; unplugged and back, it continues its game from the "
+      "journal.\n"
+      "Without udev, the control interface adds and removes ports: eboard port add ID PORT, eboard port "
+      "remove ID.\n"
+      "\n"
+      "HTTP (default 127.0.0.1:7780): GET /games.pgn, /matches/<A>-<B>.bpgn, /status (boards, USB boards),\n"
+      "/boards/<id>.pgn, /boards/<id>/capture.cap; WebSocket /ws (the current state of every board, then "
+      "live\n"
+      "events); POST /control/<id>/<action> (new-game, tags, promotion, ack, draw, resign, adjourn, "
+      "resume),\n"
+      "POST /boards and DELETE /boards/<id> with the configured token (the `eboard` tool's subcommands).\n"
       "Signals: SIGTERM/SIGINT stop cleanly, SIGHUP reloads the configuration (unchanged boards keep "
       "running).\n"
       "State (journals, PGN files) is kept in state_dir; after a crash the games continue from the journal.\n"
@@ -161,6 +176,9 @@ int main(int argc, char** argv) {
                  "Override [http] listen, e.g. 127.0.0.1:7780 (port 0: any free port)");
   app.add_option("--log-level", cli.log_level, "Override log_level: trace, debug, info, warn, error");
   app.add_flag("--check-config", cli.check, "Check the configuration, print what it defines, and exit");
+  app.add_flag("--no-usb", cli.no_usb,
+               "Do not watch USB (no hotplug reconnects, no discovery; boards named by serial then need the "
+               "udev symlink)");
   // Hidden (empty group): test-only options, see Cli::clock_rate.
   app.add_option("--clock-rate", cli.clock_rate,
                  "Tests: the clock runs this many times faster than real time")
@@ -190,16 +208,19 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (cli.check) {
-    std::printf("%s: OK: state_dir %s, listen %s, %zu board(s), %zu match(es)\n", cfg->source.c_str(),
-                cfg->state_dir.c_str(), cfg->http.listen.c_str(), cfg->boards.size(), cfg->matches.size());
+    std::printf("%s: OK: state_dir %s, listen %s, %zu board(s), %zu match(es)%s\n", cfg->source.c_str(),
+                cfg->state_dir.c_str(), cfg->http.listen.c_str(), cfg->boards.size(), cfg->matches.size(),
+                cfg->discovery.usb ? ", USB discovery on" : "");
     for (const auto& b : cfg->boards)
-      std::printf("  board %s: %s on %s, rules %s\n", b.id.c_str(), b.protocol.c_str(), b.device().c_str(),
+      std::printf("  board %s: %s on %s%s, rules %s\n", b.id.c_str(), b.protocol.c_str(), b.device().c_str(),
+                  b.serial.empty() ? "" : " (or the tty of that USB serial number)",
                   cfg->profile_of(b.id).c_str());
     return 0;
   }
 
   eboardd::ServiceOptions options;
   options.version = VERSION;
+  options.usb_watch = !cli.no_usb;
   if (cli.demo) {
     // A bughouse corpus (BPGN) makes the demo a match; a PGN corpus, two boards playing single games.
     const fs::path exe =

@@ -19,6 +19,7 @@ SerialSource::SerialSource(boost::asio::io_context& io, BoardSink& sink, config:
     : io_(io),
       sink_(sink),
       board_(std::move(board)),
+      device_(board_.device()),
       current_(std::move(current)),
       clock_(std::move(clock)),
       clock_rate_(clock_rate),
@@ -40,7 +41,7 @@ void SerialSource::mark_busy() {
 void SerialSource::make_session(rules::Game game) {
   session::BoardSessionConfig cfg;
   cfg.board_id = board_.id;
-  cfg.link.device = board_.device();
+  cfg.link.device = device_;
   if (auto rc = journal::reconstruct_config(board_.id, current_)) cfg.rules = std::move(*rc);
   cfg.game = std::move(game);
   if (clock_) cfg.clock = clock_;
@@ -76,6 +77,11 @@ void SerialSource::continue_from(const rules::Reconstructor& replayed) {
   if (!session_) replayed_ = replayed;
 }
 
+void SerialSource::reconnect_now(const std::string& device) {
+  if (!device.empty()) device_ = device;
+  if (session_) session_->reconnect_now(device);
+}
+
 void SerialSource::start() {
   if (running_) return;
   running_ = true;
@@ -100,7 +106,8 @@ std::string SerialSource::link() const {
 }
 
 nlohmann::json SerialSource::info() const {
-  nlohmann::json j{{"device", board_.device()}, {"protocol", board_.protocol}};
+  nlohmann::json j{{"device", device_}, {"protocol", board_.protocol}};
+  if (!board_.serial.empty()) j["usb_serial"] = board_.serial;
   if (!session_) return j;
   if (auto p = session_->port_info()) {
     j["port"] = {{"name", p->name},

@@ -41,6 +41,12 @@ class SerialSource : public BoardSource {
   // reconstruction of the recovered game: that one would not know the clock sides, the last lever
   // reading or an adjournment, and a press made while the daemon was down would come out wrong.
   void continue_from(const rules::Reconstructor& replayed);
+  // The board's USB device arrived (hotplug): reconnect now rather than after the link's backoff.
+  // `device`, if not empty, is the node to open from now on (a board named by serial number whose tty
+  // was found in sysfs, where no udev symlink exists).
+  void reconnect_now(const std::string& device = {});
+  // The node the link opens: `device` of the last reconnect_now(), else the configured one.
+  const std::string& device() const { return device_; }
 
  private:
   void make_session(rules::Game game);
@@ -49,6 +55,7 @@ class SerialSource : public BoardSource {
   boost::asio::io_context& io_;
   BoardSink& sink_;
   config::BoardConfig board_;
+  std::string device_;
   journal::NewGameEntry current_;
   std::function<std::int64_t()> clock_;
   double clock_rate_ = 1.0;

@@ -46,12 +46,45 @@ std::vector<std::string> split_path(std::string_view path) {
   return parts;
 }
 
+std::string hex4(std::uint16_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string s(4, '0');
+  for (int i = 3; i >= 0; --i, v = std::uint16_t(v >> 4)) s[std::size_t(i)] = digits[v & 0xf];
+  return s;
+}
+
+// "0403:6001 serial A1B2C3 on ttyUSB0", for the log.
+std::string describe(const hotplug::UsbBoard& u) {
+  std::string s = hex4(u.vid) + ":" + hex4(u.pid) + " serial " + (u.serial.empty() ? "(none)" : u.serial) +
+                  " on " + u.tty;
+  if (!u.product.empty()) s += " (" + u.product + ")";
+  return s;
+}
+
+// A discovered board's id: <protocol>-<serial> (or -path-<usb position> without a serial), in the
+// characters a board id may hold.
+std::string discovered_id(const hotplug::UsbBoard& u) {
+  std::string id = u.protocol + "-" + (u.serial.empty() ? "path-" + u.usb_path : u.serial);
+  for (char& c : id)
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-'))
+      c = '_';
+  if (id.size() > 32) id.resize(32);
+  return id;
+}
+
+bool same_node(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  std::error_code e1, e2;
+  fs::path ca = fs::canonical(a, e1), cb = fs::canonical(b, e2);
+  return !e1 && !e2 && ca == cb;
+}
+
 const char* INDEX =
     "eboardd: electronic chess boards for arbiters and broadcasters\n"
     "\n"
     "GET  /games.pgn                  every board's current game (PGN with [%clk])\n"
     "GET  /matches/<A>-<B>.bpgn       a bughouse match (BPGN)\n"
-    "GET  /status                     boards, links, games, journal (JSON)\n"
+    "GET  /status                     boards, links, games, journal, USB boards (JSON)\n"
     "GET  /boards/<id>.pgn            one board's current game\n"
     "GET  /boards/<id>/capture.cap    the board's raw wire bytes as a capture file\n"
     "GET  /ws                         WebSocket: the current state, then live events (JSON)\n"
@@ -99,10 +132,24 @@ tl::expected<void, std::string> Service::start() {
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0)
     return tl::unexpected("another eboardd is using the state directory " + dir.string());
 
+  // The USB boards present now first: a board named by serial without udev opens the tty found here.
+  if (options_.usb_watch && !options_.demo) {
+    usb_ = std::make_unique<hotplug::UsbWatcher>(io_, options_.usb,
+                                                 [this](const hotplug::UsbChange& c) { on_usb(c, false); });
+    usb_->start();
+    spdlog::info("USB boards: {} ({} present{})", usb_->mechanism(), usb_->boards().size(),
+                 config_.discovery.usb ? ", discovery on" : "");
+  }
   for (std::size_t i = 0; i < config_.boards.size(); ++i)
     if (!match_of(config_.boards[i].id)) add_board(config_.boards[i], i);
   for (const auto& m : config_.matches) add_match(m);
   order_boards();
+  if (usb_) {
+    usb_ready_ = true;
+    hotplug::UsbChange present;
+    present.added = usb_->boards();
+    on_usb(present, true);
+  }
 
   auto ep = http_->listen(config_.http.host, config_.http.port);
   if (!ep) return tl::unexpected(ep.error());
@@ -123,6 +170,8 @@ tl::expected<void, std::string> Service::start() {
 void Service::stop() {
   if (!running_ && boards_.empty()) return;
   running_ = false;
+  usb_ready_ = false;
+  if (usb_) usb_->stop();
   http_->stop();
   for (auto& b : boards_) b->stop();
   for (auto& m : matches_) m->stop();
@@ -135,7 +184,8 @@ void Service::add_board(const config::BoardConfig& b, std::size_t index) {
   ro.profile = config_.profile_of(b.id);
   ro.chess960 = b.chess960;
   ro.raw_log = b.raw_log;
-  ro.device = options_.demo ? "demo" : b.device();
+  const std::string device = options_.demo ? "demo" : device_for(b);
+  ro.device = device;
   ro.clock = options_.clock;
   auto rt = std::make_unique<BoardRuntime>(
       io_, b.id, ro, [this](const rules::Event&, const std::string& line) { http_->broadcast(line); });
@@ -159,8 +209,14 @@ void Service::add_board(const config::BoardConfig& b, std::size_t index) {
     auto serial = std::make_unique<SerialSource>(io_, *rt, b, m.game(), m.current(), options_.clock,
                                                  options_.clock_rate);
     if (m.has_game()) serial->continue_from(m.reconstructor());
+    if (device != b.device()) serial->reconnect_now(device);  // before start: only the path
+    serial_sources_[b.id] = serial.get();
     source = std::move(serial);
-    spdlog::info("board {}: {} on {} ({} rules)", b.id, b.protocol, b.device(), ro.profile);
+    if (device != b.device())
+      spdlog::info("board {}: {} on {} (serial {}, found in sysfs: no udev link {}) ({} rules)", b.id,
+                   b.protocol, device, b.serial, b.device(), ro.profile);
+    else
+      spdlog::info("board {}: {} on {} ({} rules)", b.id, b.protocol, device, ro.profile);
   }
   failed_.erase(b.id);
   rt->attach(std::move(source));
@@ -183,11 +239,22 @@ MatchRuntime* Service::match(std::string_view name) {
 
 void Service::add_match(const config::MatchConfig& m) {
   if (match(m.name())) return;
-  const config::BoardConfig* bc[2] = {config_.board(m.boards[0]), config_.board(m.boards[1])};
-  if (!bc[0] || !bc[1] || m.boards[0] == m.boards[1]) {
+  const config::BoardConfig* configured[2] = {config_.board(m.boards[0]), config_.board(m.boards[1])};
+  if (!configured[0] || !configured[1] || m.boards[0] == m.boards[1]) {
     spdlog::error("match {}: needs two configured boards", m.name());
     return;
   }
+  // A board named by serial without udev: its tty found in sysfs now (the match's links keep it).
+  std::array<config::BoardConfig, 2> resolved{*configured[0], *configured[1]};
+  for (auto& r : resolved)
+    if (!options_.demo && !r.serial.empty()) {
+      std::string dev = device_for(r);
+      if (dev != r.device()) {
+        r.port = dev;
+        r.serial.clear();
+      }
+    }
+  const config::BoardConfig* bc[2] = {&resolved[0], &resolved[1]};
   std::array<std::unique_ptr<BoardRuntime>, 2> rts;
   for (int b = 0; b < 2; ++b) {
     RuntimeOptions ro;
@@ -237,6 +304,7 @@ void Service::add_match(const config::MatchConfig& m) {
 
 void Service::remove_board(const std::string& id) {
   failed_.erase(id);
+  serial_sources_.erase(id);
   // A match board goes with its match and its partner.
   for (auto mit = matches_.begin(); mit != matches_.end(); ++mit) {
     const auto& ids = (*mit)->config().boards;
@@ -279,6 +347,8 @@ config::ConfigDiff Service::reload(config::Config next) {
   }
   config::Config before = std::move(config_);
   config_ = std::move(next);
+  if (d.discovery_changed) spdlog::info("reload: USB discovery {}", config_.discovery.usb ? "on" : "off");
+  drop_claimed_discovered();  // before the configured boards start: one link per device
   for (const auto& id : d.removed) {
     spdlog::info("reload: board {} removed", id);
     remove_board(id);
@@ -299,6 +369,7 @@ config::ConfigDiff Service::reload(config::Config next) {
     if (again || added || failed_.count(b.id)) add_board(b, i);
   }
   order_boards();
+  reassign_usb();
   return d;
 }
 
@@ -343,6 +414,27 @@ json Service::status() const {
                          {"running", false},
                          {"why", "its boards are not configured or did not start"}});
   }
+  json usb_boards = json::array();
+  if (usb_)
+    for (const auto& u : usb_->boards()) {
+      auto served = usb_served_.find(u.device);
+      usb_boards.push_back(
+          {{"vid", hex4(u.vid)},
+           {"pid", hex4(u.pid)},
+           {"serial", u.serial},
+           {"tty", u.tty},
+           {"device", u.device},
+           {"usb_path", u.usb_path},
+           {"manufacturer", u.manufacturer},
+           {"product", u.product},
+           {"protocol", u.protocol},
+           {"board", served == usb_served_.end() ? json(nullptr) : json(served->second)},
+           {"discovered", served != usb_served_.end() && discovered_.count(served->second) > 0}});
+    }
+  json usb{{"mode", usb_ ? usb_->mode() : "off"},
+           {"watch", usb_ ? usb_->mechanism() : "off"},
+           {"discovery", config_.discovery.usb},
+           {"boards", usb_boards}};
   const auto& hs = http_->stats();
   std::int64_t now = options_.clock();
   return {{"daemon", "eboardd"},
@@ -355,6 +447,7 @@ json Service::status() const {
           {"boards", boards},
           {"failed_boards", failed},
           {"matches", matches},
+          {"usb", usb},
           {"http",
            {{"open_connections", http_->open_connections()},
             {"websocket_clients", http_->websocket_clients()},
@@ -365,6 +458,133 @@ json Service::status() const {
             {"rejected_busy", hs.rejected_busy},
             {"ws_accepted", hs.ws_accepted},
             {"ws_dropped_slow", hs.ws_dropped_slow}}}};
+}
+
+const config::BoardConfig* Service::configured_for(const hotplug::UsbBoard& u) const {
+  for (const auto& b : config_.boards) {
+    if (!b.serial.empty()) {
+      if (b.serial == u.serial && b.protocol == u.protocol) return &b;
+      continue;
+    }
+    if (b.port == u.device || b.port == u.stable_name() || same_node(b.port, u.device)) return &b;
+  }
+  return nullptr;
+}
+
+std::string Service::device_for(const config::BoardConfig& b) const {
+  std::string udev = b.device();
+  if (b.serial.empty() || !usb_) return udev;
+  std::error_code ec;
+  if (fs::exists(udev, ec)) return udev;
+  for (const auto& u : usb_->boards())
+    if (u.serial == b.serial && u.protocol == b.protocol) return u.device;
+  return udev;
+}
+
+void Service::on_usb(const hotplug::UsbChange& change, bool initial) {
+  if (!usb_ready_) return;  // start(): the boards are not in place yet; start() reports what is present
+  for (const auto& u : change.removed) {
+    auto served = usb_served_.find(u.device);
+    std::string id = served == usb_served_.end() ? "" : served->second;
+    if (served != usb_served_.end()) usb_served_.erase(served);
+    auto d = discovered_.find(id);
+    if (!id.empty() && d != discovered_.end() && d->second.device == u.device) {
+      discovered_.erase(d);
+      remove_board(id);
+      spdlog::info("USB board left: {}: discovered board {} removed until it comes back (its journal stays)",
+                   describe(u), id);
+    } else if (!id.empty()) {
+      spdlog::info("USB board left: {} (board {}; it reconnects when the board is back)", describe(u), id);
+      // A board named by serial that was opened on its tty goes back to its udev name: the tty may be
+      // another board's by the next retry.
+      const config::BoardConfig* b = config_.board(id);
+      auto src = serial_sources_.find(id);
+      if (b && !b->serial.empty() && src != serial_sources_.end() && src->second->device() != b->device())
+        src->second->reconnect_now(device_for(*b));
+    } else {
+      spdlog::info("USB board left: {}", describe(u));
+    }
+  }
+  for (const auto& u : change.added) {
+    if (const config::BoardConfig* b = configured_for(u)) {
+      usb_served_[u.device] = b->id;
+      spdlog::info("USB board {}: {} is board {}", initial ? "present" : "arrived", describe(u), b->id);
+      if (initial) continue;  // just started: its link is opening anyway
+      auto s = serial_sources_.find(b->id);
+      if (s != serial_sources_.end()) {
+        // A board named by serial follows its tty (udev symlink if there is one, else the tty itself).
+        s->second->reconnect_now(b->serial.empty() ? std::string() : device_for(*b));
+      } else if (match_of(b->id)) {
+        spdlog::info("board {}: a match board; its link reconnects on its own retry", b->id);
+      }
+      continue;
+    }
+    if (config_.discovery.usb) {
+      discover(u);
+    } else {
+      spdlog::info(
+          "USB board {}: {} is no configured board (set [discovery] usb = true, or name it with "
+          "serial = \"{}\")",
+          initial ? "present" : "arrived", describe(u), u.serial);
+    }
+  }
+}
+
+void Service::discover(const hotplug::UsbBoard& u) {
+  for (const auto& [id, d] : discovered_)
+    if (d.device == u.device) return;  // serves it already
+  const std::string id = discovered_id(u);
+  if (board(id) || config_.board(id) || discovered_.count(id)) {
+    spdlog::warn("USB board arrived: {}: not discovered, the id {} is taken", describe(u), id);
+    return;
+  }
+  config::BoardConfig bc;
+  bc.id = id;
+  bc.port = u.device;
+  bc.protocol = u.protocol;
+  add_board(bc, config_.boards.size());
+  if (failed_.count(id)) {
+    failed_.erase(id);  // not a configured board: it is tried again when it comes back
+    return;
+  }
+  discovered_[id] = u;
+  usb_served_[u.device] = id;
+  spdlog::info("USB board arrived: {}: discovered as board {} (journal in {})", describe(u), id,
+               config_.state_dir);
+}
+
+void Service::drop_claimed_discovered() {
+  for (auto it = discovered_.begin(); it != discovered_.end();) {
+    const std::string id = it->first;
+    bool claimed = !config_.discovery.usb || config_.board(id) || configured_for(it->second);
+    if (!claimed) {
+      ++it;
+      continue;
+    }
+    usb_served_.erase(it->second.device);
+    it = discovered_.erase(it);
+    remove_board(id);
+    spdlog::info("discovered board {} removed ({})", id,
+                 config_.discovery.usb ? "the configuration names its device" : "discovery is off");
+  }
+}
+
+void Service::reassign_usb() {
+  if (!usb_ || !usb_ready_) return;
+  for (const auto& u : usb_->boards()) {
+    usb_served_.erase(u.device);
+    if (const config::BoardConfig* b = configured_for(u)) {
+      usb_served_[u.device] = b->id;
+      continue;
+    }
+    bool is_discovered = false;
+    for (const auto& [id, d] : discovered_)
+      if (d.device == u.device) {
+        usb_served_[u.device] = id;
+        is_discovered = true;
+      }
+    if (!is_discovered && config_.discovery.usb) discover(u);
+  }
 }
 
 bool Service::token_ok(const std::string& given) const {
@@ -402,6 +622,9 @@ http::Response Service::control(const http::Request& r) {
             409, "board '" + parts[1] + "' plays in the match " + m.name() + ": change the configuration");
     remove_board(parts[1]);
     std::erase_if(config_.boards, [&](const config::BoardConfig& b) { return b.id == parts[1]; });
+    // A discovered board comes back when its device arrives again.
+    discovered_.erase(parts[1]);
+    std::erase_if(usb_served_, [&](const auto& kv) { return kv.second == parts[1]; });
     spdlog::info("board {} removed through the control interface", parts[1]);
     return http::Response::json(200, json{{"removed", parts[1]}}.dump());
   }
@@ -417,11 +640,13 @@ http::Response Service::control(const http::Request& r) {
       if (m.boards[0] == bc->id || m.boards[1] == bc->id)
         return error_json(409, "board '" + bc->id + "' is named by the match " + m.name() + ": configure it");
     config_.boards.push_back(*bc);
+    drop_claimed_discovered();  // a discovered board on that port gives it up
     add_board(*bc, config_.boards.size() - 1);
     if (failed_.count(bc->id)) {
       std::string why = failed_[bc->id];
       failed_.erase(bc->id);
       config_.boards.pop_back();
+      reassign_usb();  // a discovered board given up for it comes back
       return error_json(500, "board '" + bc->id + "' not started: " + why);
     }
     spdlog::info("board {} added through the control interface ({})", bc->id, bc->port);

@@ -22,9 +22,12 @@
 #include "daemon/eboardd/demo_match.hpp"
 #include "daemon/eboardd/demo_source.hpp"
 #include "daemon/eboardd/match_runtime.hpp"
+#include "daemon/hotplug/usb_boards.hpp"
 #include "daemon/http/server.hpp"
 
 namespace eboard::eboardd {
+
+class SerialSource;
 
 struct ServiceOptions {
   bool demo = false;  // boards are played by the demo (needs demo_corpus)
@@ -41,6 +44,12 @@ struct ServiceOptions {
   // the demo's matches in demo mode.
   std::function<std::unique_ptr<MatchFeed>(MatchRuntime&)> match_feed_factory;
   http::ServerOptions http;  // limits and timeouts; max_clients and ws_queue_bytes come from the config
+  // USB boards (daemon/hotplug): one watcher for the process, on the io_context. Arrivals and departures
+  // are logged; a configured board whose device arrives reconnects at once; a board named by `serial`
+  // opens the tty found in sysfs where no udev symlink exists; [discovery] usb = true makes unconfigured
+  // boards boards of their own. Never in demo mode. Tests give a fake sysfs tree and dev directory here.
+  bool usb_watch = true;
+  hotplug::WatchOptions usb;
   std::string version = "0.1.0";
 };
 
@@ -82,6 +91,20 @@ class Service {
   http::Response control(const http::Request& r);
   bool token_ok(const std::string& given) const;
 
+  // USB boards.
+  void on_usb(const hotplug::UsbChange& change, bool initial);
+  // The configured board (a [[board]], or one added by POST /boards) that `u` is: same serial number,
+  // or its port names the same node (the tty, the udev symlink, any symlink to the same device).
+  const config::BoardConfig* configured_for(const hotplug::UsbBoard& u) const;
+  // The node to open for `b`: its port; for a board named by serial, the udev symlink if it exists,
+  // else the tty of that serial number in sysfs (no udev), else the symlink (the link waits for it).
+  std::string device_for(const config::BoardConfig& b) const;
+  void discover(const hotplug::UsbBoard& u);
+  // Drops discovered boards that the configuration now names (or all, with discovery off), then assigns
+  // every present USB board again and discovers the unassigned ones: after a reload.
+  void drop_claimed_discovered();
+  void reassign_usb();
+
   boost::asio::io_context& io_;
   config::Config config_;
   ServiceOptions options_;
@@ -94,6 +117,13 @@ class Service {
   int lock_fd_ = -1;
   std::int64_t started_ms_ = 0;
   bool running_ = false;
+  // Serial boards outside matches, owned by their BoardRuntime in boards_: for hotplug nudges.
+  std::map<std::string, SerialSource*> serial_sources_;
+  std::map<std::string, hotplug::UsbBoard> discovered_;  // board id → the USB board it was made for
+  std::map<std::string, std::string> usb_served_;        // USB board's device node → the board id it serves
+  // After boards_: destroyed first, so that no USB report comes to a half-destroyed service.
+  std::unique_ptr<hotplug::UsbWatcher> usb_;
+  bool usb_ready_ = false;  // boards are in place: reports are acted on (before: only recorded)
 };
 
 }  // namespace eboard::eboardd

@@ -162,6 +162,8 @@ struct UsbWatcher::Impl {
 
   bool start_libusb() {
     if (!options.use_libusb) return false;
+    std::error_code ec;
+    if (!options.udev_control.empty() && !fs::exists(options.udev_control, ec)) return false;
     if (libusb_init(&ctx) != 0) {
       ctx = nullptr;
       return false;
@@ -236,5 +238,12 @@ std::string UsbWatcher::mechanism() const {
   if (impl_->hotplug) return "libusb hotplug";
   return "polling sysfs every " + std::to_string(impl_->options.poll_interval.count()) + " ms";
 }
+
+std::string UsbWatcher::mode() const {
+  if (!impl_->running) return "stopped";
+  return impl_->hotplug ? "libusb hotplug" : "sysfs polling";
+}
+
+const WatchOptions& UsbWatcher::options() const { return impl_->options; }
 
 }  // namespace eboard::hotplug

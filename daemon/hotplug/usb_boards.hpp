@@ -55,6 +55,10 @@ struct WatchOptions {
   std::filesystem::path sys_root = "/sys";
   std::filesystem::path dev_root = "/dev";
   bool use_libusb = true;  // false: poll only (tests with a fake sysfs tree)
+  // libusb (as Debian builds it) hears of devices through udevd: where udevd does not run (containers),
+  // its hotplug callbacks never come, so the watcher polls instead. This is udevd's control socket;
+  // empty: trust libusb.
+  std::filesystem::path udev_control = "/run/udev/control";
   std::chrono::milliseconds poll_interval{2000};
   // After a libusb arrival, the tty driver binds a moment later: rescan after this.
   std::chrono::milliseconds settle{300};
@@ -75,6 +79,9 @@ class UsbWatcher {
   const std::vector<UsbBoard>& boards() const;
   // "libusb hotplug" or "polling sysfs every N ms", for the log and /status.
   std::string mechanism() const;
+  // "libusb hotplug", "sysfs polling", or "stopped".
+  std::string mode() const;
+  const WatchOptions& options() const;
 
  private:
   struct Impl;

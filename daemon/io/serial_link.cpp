@@ -72,6 +72,17 @@ struct SerialLink::Impl : std::enable_shared_from_this<SerialLink::Impl> {
     ++generation_;
   }
 
+  void reconnect_now(const std::string& device) {
+    if (!device.empty()) config_.device = device;
+    if (state_ != LinkState::connecting) return;
+    retry_timer_.cancel();
+    next_delay_ = config_.backoff.initial;
+    const auto gen = ++generation_;  // the pending retry (or posted first attempt) is stale now
+    boost::asio::post(io_, [self = shared_from_this(), gen] {
+      if (gen == self->generation_ && self->state_ == LinkState::connecting) self->try_open();
+    });
+  }
+
   void try_open() {
     auto opened = SerialPort::open(config_.device, config_.line, config_.open);
     if (!opened) {
@@ -215,6 +226,7 @@ SerialLink::~SerialLink() {
 
 void SerialLink::start() { impl_->start(); }
 void SerialLink::stop() { impl_->stop(); }
+void SerialLink::reconnect_now(const std::string& device) { impl_->reconnect_now(device); }
 tl::expected<void, IoError> SerialLink::write(std::vector<std::uint8_t> bytes) {
   return impl_->write(std::move(bytes));
 }

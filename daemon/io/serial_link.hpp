@@ -74,6 +74,10 @@ class SerialLink {
   // Queues bytes; they go out in order. Fails with not_connected while no port is open (the owner
   // re-sends what it needs from on_connected) and with queue_full past max_queued_bytes.
   tl::expected<void, IoError> write(std::vector<std::uint8_t> bytes);
+  // The device may be back (a hotplug arrival): while waiting to retry, tries now with the backoff reset
+  // instead of waiting out the delay. `device`, if not empty, replaces the configured path from the next
+  // open on (a board named by USB serial number whose tty was found again). Connected: only the path.
+  void reconnect_now(const std::string& device = {});
 
   LinkState state() const;
   const LinkStats& stats() const;

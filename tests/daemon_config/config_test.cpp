@@ -125,6 +125,26 @@ TEST(Config, UnknownKeysSuggestTheRightOne) {
   expect_error("colour = \"blue\"\n", 1, "known keys: state_dir");
 }
 
+TEST(Config, DiscoveryOfUsbBoards) {
+  // Off unless asked: a configuration that names its boards runs exactly those.
+  EXPECT_FALSE(parse_ok(BOARD_A).discovery.usb);
+  EXPECT_TRUE(parse_ok("[discovery]\nusb = true\n").discovery.usb);
+  EXPECT_FALSE(parse_ok("[discovery]\nusb = false\n" + BOARD_A).discovery.usb);
+  expect_error("[discovery]\nusb = \"yes\"\n", 2, "discovery.usb must be true or false, not a string");
+  expect_error("[discovery]\nubs = true\n", 2, "unknown key 'discovery.ubs'; did you mean 'usb'?");
+  expect_error("[discovry]\nusb = true\n", 1, "did you mean 'discovery'?");
+  expect_error("discovery = true\n", 1, "discovery must be a table [discovery]");
+  // A reload that turns it on or off is a change.
+  Config on = parse_ok("[discovery]\nusb = true\n" + BOARD_A);
+  Config off = parse_ok(BOARD_A);
+  ConfigDiff d = diff(off, on);
+  EXPECT_TRUE(d.discovery_changed);
+  EXPECT_FALSE(d.empty());
+  EXPECT_NE(d.summary().find("discovery changed"), std::string::npos) << d.summary();
+  EXPECT_EQ(d.unchanged, std::vector<std::string>{"A"});
+  EXPECT_TRUE(diff(on, on).empty());
+}
+
 TEST(Config, DuplicateBoardIds) {
   expect_error(BOARD_A + "\n[[board]]\nid = \"A\"\nport = \"/dev/ttyUSB1\"\n", 6,
                "duplicate board id 'A' (first defined on line 1)");

@@ -1,6 +1,6 @@
 // USB boards found in sysfs and watched as they come and go. The tests build the sysfs layout the kernel
-// gives a USB serial adapter (class/tty/<tty>/device → the interface, whose parent is the USB device with
-// idVendor, idProduct, serial), plus the noise around it: virtual terminals, other USB devices.
+// gives a USB serial adapter (fake_sysfs.hpp), plus the noise around it: virtual terminals, other USB
+// devices.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,59 +12,13 @@
 #include <boost/asio/io_context.hpp>
 
 #include "daemon/hotplug/usb_boards.hpp"
+#include "fake_sysfs.hpp"
 
 using namespace eboard;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-namespace {
-
-class FakeSysfs {
- public:
-  FakeSysfs()
-      : root_(fs::temp_directory_path() /
-              ("eboard-sysfs-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++))) {
-    fs::create_directories(root_ / "class" / "tty");
-    // A virtual terminal: no device behind it.
-    fs::create_directories(root_ / "devices" / "virtual" / "tty" / "tty0");
-    fs::create_directory_symlink(root_ / "devices" / "virtual" / "tty" / "tty0",
-                                 root_ / "class" / "tty" / "tty0");
-  }
-  ~FakeSysfs() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-  const fs::path& root() const { return root_; }
-
-  // A USB device at bus position `usb` with a tty under its first interface.
-  void plug(const std::string& usb, const std::string& vid, const std::string& pid, const std::string& serial,
-            const std::string& tty) {
-    fs::path dev = root_ / "devices" / "pci0000:00" / "usb1" / usb;
-    fs::path iface = dev / (usb + ":1.0");
-    fs::path node = iface / tty;
-    fs::create_directories(node);
-    write(dev / "idVendor", vid);
-    write(dev / "idProduct", pid);
-    if (!serial.empty()) write(dev / "serial", serial);
-    write(dev / "product", "Board");
-    fs::create_directories(root_ / "devices" / "class-tty" / tty);
-    fs::path cls = root_ / "devices" / "class-tty" / tty;
-    fs::create_directory_symlink(node, cls / "device");
-    fs::create_directory_symlink(cls, root_ / "class" / "tty" / tty);
-  }
-  void unplug(const std::string& usb, const std::string& tty) {
-    fs::remove(root_ / "class" / "tty" / tty);
-    fs::remove_all(root_ / "devices" / "class-tty" / tty);
-    fs::remove_all(root_ / "devices" / "pci0000:00" / "usb1" / usb);
-  }
-
- private:
-  static void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text << "\n"; }
-  static inline int counter_ = 0;
-  fs::path root_;
-};
-
-}  // namespace
+using test_support::FakeSysfs;
 
 TEST(UsbBoards, KnownIdsFromTheReference) {
   // reference/hardware.md §1.8 and udev/60-eboardd.rules: the same three ids.
@@ -114,6 +68,7 @@ TEST(UsbBoards, WatcherReportsArrivalsAndDepartures) {
   });
   w.start();
   EXPECT_EQ(w.mechanism(), "polling sysfs every 20 ms");
+  EXPECT_EQ(w.mode(), "sysfs polling");
   ASSERT_EQ(log, (std::vector<std::string>{"+FIRST"}));  // the boards present at start
   auto run_until = [&](std::size_t n) {
     for (int i = 0; i < 500 && log.size() < n; ++i) io.run_for(10ms);
@@ -142,9 +97,31 @@ TEST(UsbBoards, WatcherWithLibusbStartsAndStopsCleanly) {
     w.start();
     std::string m = w.mechanism();
     EXPECT_TRUE(m == "libusb hotplug" || m.rfind("polling sysfs", 0) == 0) << m;
+    EXPECT_EQ(w.mode(), m == "libusb hotplug" ? "libusb hotplug" : "sysfs polling");
     io.run_for(50ms);
     EXPECT_EQ(added, 1);
     w.stop();
+    EXPECT_EQ(w.mode(), "stopped");
   }
   io.run_for(10ms);  // nothing left pending on a destroyed watcher
+}
+
+TEST(UsbBoards, WithoutUdevdTheWatcherPolls) {
+  // libusb's hotplug hears udevd; where udevd does not run its callbacks never come: poll sysfs.
+  FakeSysfs sys;
+  boost::asio::io_context io;
+  hotplug::WatchOptions o;
+  o.sys_root = sys.root();
+  o.udev_control = sys.root() / "run" / "udev" / "control";  // absent
+  o.poll_interval = 20ms;
+  std::vector<std::string> log;
+  hotplug::UsbWatcher w(io, o, [&](const hotplug::UsbChange& c) {
+    for (const auto& b : c.added) log.push_back("+" + b.serial);
+  });
+  w.start();
+  EXPECT_EQ(w.mode(), "sysfs polling");
+  sys.plug("1-1", "0403", "6001", "LATE", "ttyUSB0");
+  for (int i = 0; i < 500 && log.empty(); ++i) io.run_for(10ms);
+  EXPECT_EQ(log, (std::vector<std::string>{"+LATE"}));
+  w.stop();
 }
