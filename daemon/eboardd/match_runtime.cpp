@@ -6,6 +6,8 @@
 
 #include "daemon/outputs/atomic_file.hpp"
 #include "daemon/session/board_session.hpp"
+#include "drivers/dgt/encoder.hpp"
+#include "rules/display.hpp"
 #include "rules/notation.hpp"
 
 namespace eboard::eboardd {
@@ -169,7 +171,12 @@ void MatchRuntime::dispatch(std::vector<Event> events) {
                       std::holds_alternative<MatchResultEvent>(e.what);
     if (const auto* r = std::get_if<MatchResultEvent>(&e.what))
       spdlog::info("match {}: match {} over: {} ({})", name(), number(), result_string(r->result), r->reason);
-    per[e.board == config_.boards[1] ? 1 : 0].push_back(std::move(e));
+    const int b = e.board == config_.boards[1] ? 1 : 0;
+    // FQE 18: a reserve must stay visible; when the opponent asks (a press without a move), the clock
+    // shows the official one.
+    if (const auto* a = std::get_if<AlertEvent>(&e.what); a && a->code == "hidden-reserve" && feed_)
+      feed_->show(b, rules::reserve_display(match_->board(b).game().position(), a->side));
+    per[std::size_t(b)].push_back(std::move(e));
   }
   // Both boards see every input: a board's ledger notices a new game set up even without events.
   for (int b = 0; b < 2; ++b) boards_[std::size_t(b)]->events(per[std::size_t(b)]);
@@ -309,6 +316,11 @@ class SerialMatchFeed : public MatchFeed {
   void stop() override {
     for (auto& s : sessions_)
       if (s) s->stop();
+  }
+  void show(int b, const std::string& text) override {
+    const auto& s = sessions_[std::size_t(b & 1)];
+    auto cmd = drivers::dgt::encode::clock_display_text(text);
+    if (s && cmd) s->clock_command(std::move(*cmd));
   }
   std::string link(int b) const override {
     const auto& s = sessions_[std::size_t(b & 1)];

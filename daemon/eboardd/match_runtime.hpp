@@ -44,6 +44,8 @@ class MatchFeed {
   virtual void new_match() {}
   virtual std::string link(int board) const = 0;
   virtual nlohmann::json info(int board) const = 0;
+  // Shows up to eight characters on the board's clock (a DGT 3000); feeds without a clock ignore it.
+  virtual void show(int /*board*/, const std::string& /*text*/) {}
 };
 
 class MatchRuntime {

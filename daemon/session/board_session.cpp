@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <utility>
 
 #include <boost/asio/steady_timer.hpp>
@@ -40,7 +41,10 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     config.reconstruction.reset();  // copied into `reconstructor`
     if (!config.clock) config.clock = system_unix_ms;
     if (!(config.clock_rate > 0)) config.clock_rate = 1.0;
-    if (handlers.on_message) board.on_message = handlers.on_message;
+    board.on_message = [this](const drivers::dgt::Message& m) {
+      if (const auto* ack = std::get_if<drivers::dgt::ClockAck>(&m)) on_clock_ack(*ack);
+      if (handlers.on_message) handlers.on_message(m);
+    };
   }
 
   BoardSessionConfig config;
@@ -49,6 +53,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   std::unique_ptr<io::SerialLink> link;
   daemon::DgtBoard board;
   rules::Reconstructor reconstructor;
+  drivers::dgt::ClockQueue clock_queue;
   BoardSessionStats stats;
   std::int64_t last_t = 0;
   bool running = false;
@@ -94,6 +99,34 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     return ok;
   }
 
+  void on_clock_ack(const drivers::dgt::ClockAck& ack) {
+    clock_queue.on_ack(ack, now());
+    pump_clock();  // the next command may go now
+  }
+
+  // Sends what the clock queue has due, once the board has been re-read after a connect; logs failures.
+  void pump_clock() {
+    if (!running || awaiting_dump || !link || link->state() != io::LinkState::connected) return;
+    while (auto bytes = clock_queue.next_to_send(now())) {
+      if (auto ok = send(std::move(*bytes)); !ok) break;
+      if (clock_queue.waiting_for_ack()) break;
+    }
+    for (const auto& r : clock_queue.take_results()) {
+      if (r.status == drivers::dgt::ClockCommandStatus::Acknowledged) continue;
+      ++stats.clock_commands_failed;
+      log(LogLevel::warning, std::string("clock command 0x") + hex(r.sub) +
+                                 (r.status == drivers::dgt::ClockCommandStatus::Rejected
+                                      ? " rejected by the clock"
+                                      : " not acknowledged after " + std::to_string(r.attempts) + " sends"));
+    }
+  }
+
+  static std::string hex(std::uint8_t v) {
+    char buf[4];
+    std::snprintf(buf, sizeof buf, "%02x", static_cast<unsigned>(v));
+    return buf;
+  }
+
   void on_connected() {
     const std::int64_t t = now();
     ++stats.connects;
@@ -112,6 +145,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     }
     board.reset_link();
     deliver(rules::SensorEvent{t, rules::DeviceLink{true}});
+    clock_queue.clear();
     awaiting_dump = true;
     dump_deadline = t + config.dump_wait_ms;
     held.clear();
@@ -146,6 +180,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
         awaiting_dump = false;
         deliver(e);
         release_held(e.t_ms);
+        pump_clock();
       } else if (std::holds_alternative<rules::ClockReading>(e.what)) {
         held.push_back(e);
         ++stats.readings_held;
@@ -177,19 +212,25 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
       release_held(t);
     }
     if (!config.sensor_only) emit(reconstructor.advance(t));
+    pump_clock();
     reschedule();
   }
 
   void reschedule() {
     if (!running) return;
-    std::optional<std::int64_t> deadline = config.sensor_only ? std::nullopt : reconstructor.next_deadline();
-    if (awaiting_dump) deadline = deadline ? std::min(*deadline, dump_deadline) : dump_deadline;
+    constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
+    std::int64_t deadline = none;
+    if (!config.sensor_only) deadline = reconstructor.next_deadline().value_or(none);
+    if (awaiting_dump) deadline = std::min(deadline, dump_deadline);
+    const bool can_send = !awaiting_dump && link && link->state() == io::LinkState::connected;
+    if (auto c = clock_queue.next_deadline(); c && can_send)
+      deadline = std::min(deadline, *c == drivers::dgt::ClockQueue::kDueNow ? now() : *c);
     const auto gen = ++timer_generation;
-    if (!deadline) {
+    if (deadline == none) {
       timer.cancel();
       return;
     }
-    const double wait_clock_ms = static_cast<double>(std::max<std::int64_t>(0, *deadline - now()));
+    const double wait_clock_ms = static_cast<double>(std::max<std::int64_t>(0, deadline - now()));
     const auto wait = std::chrono::microseconds(
         static_cast<std::int64_t>(std::ceil(wait_clock_ms * 1000.0 / config.clock_rate)));
     timer.expires_after(wait);
@@ -235,6 +276,16 @@ void BoardSession::stop() {
 
 tl::expected<void, io::IoError> BoardSession::send(std::vector<std::uint8_t> bytes) {
   return impl_->send(std::move(bytes));
+}
+
+void BoardSession::reconnect_now(const std::string& device) { impl_->link->reconnect_now(device); }
+const std::string& BoardSession::device() const { return impl_->link->config().device; }
+
+void BoardSession::clock_command(drivers::dgt::ClockCommand command) {
+  ++impl_->stats.clock_commands;
+  impl_->clock_queue.enqueue(std::move(command));
+  impl_->pump_clock();
+  impl_->reschedule();
 }
 
 std::int64_t BoardSession::now_ms() const { return impl_->now(); }

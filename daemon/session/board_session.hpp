@@ -29,6 +29,7 @@
 #include "daemon/boards/dgt_board.hpp"
 #include "daemon/io/serial_link.hpp"
 #include "drivers/capture.hpp"
+#include "drivers/dgt/clock_queue.hpp"
 #include "drivers/dgt/messages.hpp"
 #include "rules/reconstruct.hpp"
 
@@ -78,6 +79,8 @@ struct BoardSessionStats {
   std::uint64_t field_updates_before_dump = 0;  // dropped: the dump after the (re)connect shows them
   std::uint64_t readings_held = 0;              // clock readings delivered after that dump
   std::uint64_t dump_timeouts = 0;
+  std::uint64_t clock_commands = 0;         // queued by clock_command()
+  std::uint64_t clock_commands_failed = 0;  // rejected by the clock, or no ACK after the retries
 };
 
 class BoardSession {
@@ -93,6 +96,15 @@ class BoardSession {
   void stop();
   // Writes bytes to the board (tapped as ToBoard). Fails while disconnected.
   tl::expected<void, io::IoError> send(std::vector<std::uint8_t> bytes);
+  // Queues a command for the clock behind the board (DGT 3000 text, beep ...): sent once connected and the
+  // board re-read, one at a time, each waiting for the clock's ACK and resent when none comes
+  // (drivers::dgt::ClockQueue). A reconnect drops what is still queued: the display shows current news.
+  void clock_command(drivers::dgt::ClockCommand command);
+  // The board's device may be back (a hotplug arrival): the link retries now rather than after its
+  // backoff; `device`, if not empty, is the path to open from now on (io::SerialLink::reconnect_now).
+  void reconnect_now(const std::string& device = {});
+  // The path the link opens.
+  [[nodiscard]] const std::string& device() const;
 
   [[nodiscard]] std::int64_t now_ms() const;
   [[nodiscard]] bool connected() const;

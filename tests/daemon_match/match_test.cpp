@@ -21,6 +21,7 @@
 #include "daemon/journal/journal_file.hpp"
 #include "rules/notation.hpp"
 #include "rules/pgn.hpp"
+#include "tests/daemon_journal/manual_source.hpp"
 
 namespace eboard {
 namespace {
@@ -132,18 +133,6 @@ std::array<std::vector<std::string>, 2> moves_by_board(const rules::BughouseReco
   return out;
 }
 
-std::vector<std::string> game_moves(const rules::Game& g) {
-  std::vector<std::string> out;
-  rules::Position p = g.start();
-  for (const auto& ply : g.plies()) {
-    out.push_back(rules::to_uci(p, ply.move));
-    if (ply.move.is_drop() && p.pocket(p.side_to_move(), ply.move.drop_type()) == 0)
-      p.set_pocket(p.side_to_move(), ply.move.drop_type(), 1);
-    p.do_move(ply.move);
-  }
-  return out;
-}
-
 // The alerts both boards journaled as published.
 int journaled_alerts(const fs::path& dir, std::string* first) {
   int n = 0;
@@ -233,7 +222,7 @@ TEST(DaemonMatch, CorpusMatchesAreReconstructedAndServedAsBpgn) {
     const std::string result = m.result() ? rules::result_string(m.result()->result) : "*";
     std::array<std::vector<std::string>, 2> got;
     for (int b = 0; b < 2; ++b) {
-      got[std::size_t(b)] = game_moves(m.board(b).game());
+      got[std::size_t(b)] = test_support::move_ucis(m.board(b).game());
       const auto& w = want[std::size_t(b)];
       const auto& g = got[std::size_t(b)];
       ASSERT_LE(g.size(), w.size());

@@ -1,10 +1,12 @@
 // A bughouse match on two serial boards: two emulated DGT boards (session::BoardPlayer) on
 // pseudo-terminals, read by eboardd's serial match feed (two sensor-only BoardSessions), the opening of a
 // corpus match played on them. The match is reconstructed with no alert, its BPGN reads back to the same
-// moves, and both journals replay to exactly what was published.
+// moves, and both journals replay to exactly what was published. At the end a press without a move on
+// board A asks to see a reserve (FQE 18): one hidden-reserve alert, and board A's clock shows the reserve.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -18,7 +20,9 @@
 #include "daemon/journal/match_recovery.hpp"
 #include "daemon/session/emulated_board.hpp"
 #include "daemon/session/pty.hpp"
+#include "rules/display.hpp"
 #include "rules/notation.hpp"
+#include "tests/daemon_journal/manual_source.hpp"
 
 using namespace eboard;
 namespace fs = std::filesystem;
@@ -29,18 +33,6 @@ namespace {
 constexpr std::int64_t kUnixBase = 1'750'000'000'000;
 constexpr double kSpeed = 4;          // the match's clock runs four times faster than real time
 constexpr std::int64_t kCut = 24000;  // the opening played: this much of the match's time
-
-std::vector<std::string> ucis(const rules::Game& g) {
-  std::vector<std::string> out;
-  rules::Position p = g.start();
-  for (const auto& ply : g.plies()) {
-    out.push_back(rules::to_uci(p, ply.move));
-    if (ply.move.is_drop() && p.pocket(p.side_to_move(), ply.move.drop_type()) == 0)
-      p.set_pocket(p.side_to_move(), ply.move.drop_type(), 1);
-    p.do_move(ply.move);
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -58,6 +50,21 @@ TEST(SerialMatch, TwoSerialBoardsPlayABughouseOpening) {
     ASSERT_TRUE(in.sensor || in.t > kCut) << "this opening names no promotion piece";
     if (in.sensor && in.t <= kCut) events[std::size_t(in.board)].push_back(*in.sensor);
   }
+  // Board A ends on a completed move (cut after its last clock press); then the player on move presses
+  // without moving: a request to see the opponent's reserve (FQE 18), which the clock must show.
+  std::vector<rules::SensorEvent>& a = events[0];
+  auto last_press = std::find_if(a.rbegin(), a.rend(), [](const rules::SensorEvent& e) {
+    return std::holds_alternative<rules::ClockReading>(e.what);
+  });
+  ASSERT_NE(last_press, a.rend());
+  a.erase(last_press.base(), a.end());
+  rules::SensorEvent claim = a.back();
+  auto& reading = std::get<rules::ClockReading>(claim.what);
+  claim.t_ms += 3000;
+  (reading.lever_up == rules::ClockSide::Left ? reading.left_ms : reading.right_ms) -= 3000;
+  reading.lever_up =
+      reading.lever_up == rules::ClockSide::Left ? rules::ClockSide::Right : rules::ClockSide::Left;
+  a.push_back(claim);
 
   const fs::path dir = fs::temp_directory_path() / ("eboard-serial-match-" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -98,7 +105,7 @@ TEST(SerialMatch, TwoSerialBoardsPlayABughouseOpening) {
     io.run_for(500ms);  // the last settle
     eboardd::MatchRuntime* m = service.match("A-B");
     ASSERT_NE(m, nullptr);
-    for (int b = 0; b < 2; ++b) moves[std::size_t(b)] = ucis(m->match().board(b).game());
+    for (int b = 0; b < 2; ++b) moves[std::size_t(b)] = test_support::move_ucis(m->match().board(b).game());
     http::Request r;
     r.method = "GET";
     r.target = r.path = "/matches/A-B.bpgn";
@@ -107,6 +114,16 @@ TEST(SerialMatch, TwoSerialBoardsPlayABughouseOpening) {
     served = res.body;
     nlohmann::json st = service.status();
     EXPECT_EQ(st["boards"][0]["link"], "connected") << st.dump(2);
+    // The official reserve of the player who did not press, on board A's DGT 3000.
+    const rules::Position& pa = m->match().board(0).game().position();
+    const std::string shown =
+        rules::reserve_display(pa, pa.side_to_move() == rules::WHITE ? rules::BLACK : rules::WHITE);
+    const auto shows = [&] { return players[0]->emulator().clock_display() == shown; };
+    for (auto until = std::chrono::steady_clock::now() + 5s;
+         !shows() && std::chrono::steady_clock::now() < until;)
+      io.run_for(20ms);
+    EXPECT_TRUE(shows()) << "the clock shows '" << players[0]->emulator().clock_display() << "', not '"
+                         << shown << "'";
     service.stop();
   }
   for (auto& p : players) p->stop();
@@ -132,15 +149,22 @@ TEST(SerialMatch, TwoSerialBoardsPlayABughouseOpening) {
   std::printf("serial match: board A %zu plies, board B %zu plies, %d drops\n", moves[0].size(),
               moves[1].size(), drops);
 
-  // Both journals: no alert published, and the match replays to exactly what was published.
+  // Both journals: no alert published but the reserve request, and the match replays to exactly what was
+  // published.
   std::array<journal::JournalScan, 2> scans;
+  int requests = 0;
   for (int b = 0; b < 2; ++b) {
     auto scan = journal::scan_journal(dir / "state" / "journal" / (b == 0 ? "A.journal" : "B.journal"));
     ASSERT_TRUE(scan) << scan.error();
-    for (const auto& r : scan->records)
-      EXPECT_FALSE(r.type == 'E' && r.body.find("\"type\":\"alert\"") != std::string::npos) << r.body;
+    for (const auto& r : scan->records) {
+      if (r.type != 'E' || r.body.find("\"type\":\"alert\"") == std::string::npos) continue;
+      const bool request = b == 0 && r.body.find("\"hidden-reserve\"") != std::string::npos;
+      requests += request;
+      EXPECT_TRUE(request) << r.body;
+    }
     scans[std::size_t(b)] = std::move(*scan);
   }
+  EXPECT_EQ(requests, 1);
   rules::MatchConfig mc;
   journal::MatchRecovery r = journal::recover_match(&scans[0], &scans[1], mc);
   EXPECT_TRUE(r.exact()) << (r.problems.empty() ? "" : r.problems[0]);
@@ -148,7 +172,8 @@ TEST(SerialMatch, TwoSerialBoardsPlayABughouseOpening) {
   EXPECT_EQ(r.matched_events, r.journaled_events);
   EXPECT_TRUE(r.unjournaled[0].empty() && r.unjournaled[1].empty());
   ASSERT_TRUE(r.match);
-  for (int b = 0; b < 2; ++b) EXPECT_EQ(ucis(r.match->board(b).game()), moves[std::size_t(b)]);
+  for (int b = 0; b < 2; ++b)
+    EXPECT_EQ(test_support::move_ucis(r.match->board(b).game()), moves[std::size_t(b)]);
 
   // The served BPGN reads back to the same moves.
   auto games = rules::read_bpgn(served);

@@ -31,6 +31,7 @@
 #include "daemon/session/pty.hpp"
 #include "drivers/capture.hpp"
 #include "drivers/dgt/decoder.hpp"
+#include "drivers/dgt/encoder.hpp"
 #include "drivers/dgt/message_encoder.hpp"
 #include "drivers/dgt/protocol.hpp"
 #include "tests/io/io_test_support.hpp"
@@ -341,6 +342,37 @@ TEST_F(SessionOnAPty, WithoutADumpTheHeldReadingsGoOnAfterTheWait) {
   // After that, readings go straight through.
   master_->write(reading_bytes(false));
   ASSERT_TRUE(io::test::run_until(io_, [&] { return session_->stats().sensor_events == 3; }));
+}
+
+// Clock commands (a DGT 3000 text) wait for the board dump after a connect, go one at a time, each after
+// the previous one's ACK (the resend and give-up rules are drivers::dgt::ClockQueue's, tested there).
+TEST_F(SessionOnAPty, ClockCommandsWaitForTheDumpAndGoOneAckAtATime) {
+  namespace encode = drivers::dgt::encode;
+  start(3000);
+  const auto first = *encode::clock_display_text("Q R2 P3");
+  const auto second = *encode::clock_display_text("EMPTY");
+  session_->clock_command(first);
+  session_->clock_command(second);
+  const std::size_t init = BoardSession::init_commands().size();
+  io_.run_for(50ms);
+  EXPECT_EQ(master_->received().size(), init);  // the board is not re-read yet: nothing for the clock
+  master_->write(start_dump_bytes());
+  ASSERT_TRUE(
+      io::test::run_until(io_, [&] { return master_->received().size() >= init + first.bytes.size(); }));
+  io_.run_for(50ms);
+  std::vector<std::uint8_t> expected = BoardSession::init_commands();
+  expected.insert(expected.end(), first.bytes.begin(), first.bytes.end());
+  EXPECT_EQ(master_->received(), expected);  // the second waits for the first one's ACK
+  drivers::dgt::ClockAck ack;
+  ack.ack = {0x10, first.sub, 0, 0};
+  master_->write(drivers::dgt::board_message::clock_ack(ack));
+  ASSERT_TRUE(io::test::run_until(
+      io_, [&] { return master_->received().size() >= expected.size() + second.bytes.size(); }));
+  expected.insert(expected.end(), second.bytes.begin(), second.bytes.end());
+  EXPECT_EQ(master_->received(), expected);
+  EXPECT_EQ(session_->stats().clock_commands, 2u);
+  EXPECT_EQ(session_->stats().clock_commands_failed, 0u);
+  EXPECT_TRUE(warnings_.empty());
 }
 
 // `eboard sim --capture`: the recorded bytes go out verbatim at their times (speeded up), and the board
