@@ -35,6 +35,10 @@ std::int64_t base_time_ms(const PgnTags& tags) {
   return std::stoll(v) * 1000;
 }
 
+// The demo's clocks get two minutes more than the record's: simulated hands are slower than the online
+// premoves the record's times came from. The TimeControl tag says what the clocks really had.
+std::int64_t demo_clock_ms(std::int64_t record_base_ms) { return record_base_ms + 120000; }
+
 using Item = DemoMatchInput;
 
 struct Plan {
@@ -98,7 +102,7 @@ Plan plan_match(const BughouseRecord& rec, double speed, std::uint64_t seed) {
       for (auto& s : spec.spent_ms)
         if (s) *s = std::int64_t(double(*s) / speed);
       spec.not_before_ms = not_before[std::size_t(b)];
-      spec.clock = sim::ClockSettings{base + 120000, 0};  // spare time: hands are slower than premoves
+      spec.clock = sim::ClockSettings{demo_clock_ms(base), 0};
       spec.white = style;
       spec.black = style;
       spec.seed = sim::derive_seed(seed, std::uint64_t(b) + 1);
@@ -228,10 +232,12 @@ class DemoMatchFeed : public MatchFeed {
       for (int b = 0; b < 2; ++b) {
         const char* white = b == 0 ? "WhiteA" : "WhiteB";
         const char* black = b == 0 ? "BlackA" : "BlackB";
-        PgnTags tags{
-            {"Event", "eboardd demo"},          {"Site", "eboardd --demo"},
-            {"Round", std::to_string(n)},       {"White", tag_of(rec.tags, white)},
-            {"Black", tag_of(rec.tags, black)}, {"TimeControl", tag_of(rec.tags, "TimeControl", "-")}};
+        PgnTags tags{{"Event", "eboardd demo"},
+                     {"Site", "eboardd --demo"},
+                     {"Round", std::to_string(n)},
+                     {"White", tag_of(rec.tags, white)},
+                     {"Black", tag_of(rec.tags, black)},
+                     {"TimeControl", std::to_string(demo_clock_ms(base_time_ms(rec.tags)) / 1000)}};
         if (b == 0) tags.push_back({"EboardDemo", label_});
         match_.boards()[std::size_t(b)]->set_tags(tags);
       }
