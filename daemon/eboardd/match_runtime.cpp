@@ -286,7 +286,9 @@ class SerialMatchFeed : public MatchFeed {
         match_(match),
         boards_(std::move(boards)),
         clock_(std::move(clock)),
-        clock_rate_(clock_rate) {}
+        clock_rate_(clock_rate) {
+    for (std::size_t b = 0; b < 2; ++b) devices_[b] = boards_[b].device();
+  }
   ~SerialMatchFeed() override { stop(); }
 
   void start() override {
@@ -295,7 +297,7 @@ class SerialMatchFeed : public MatchFeed {
       BoardRuntime* rt = match_.boards()[std::size_t(b)];
       session::BoardSessionConfig cfg;
       cfg.board_id = bc.id;
-      cfg.link.device = bc.device();
+      cfg.link.device = devices_[std::size_t(b)];
       cfg.sensor_only = true;
       if (clock_) cfg.clock = clock_;
       cfg.clock_rate = clock_rate_;
@@ -322,6 +324,15 @@ class SerialMatchFeed : public MatchFeed {
     auto cmd = drivers::dgt::encode::clock_display_text(text);
     if (s && cmd) s->clock_command(std::move(*cmd));
   }
+  void device_arrived(int b, const std::string& device) override {
+    if (!device.empty()) devices_[std::size_t(b & 1)] = device;
+    if (const auto& s = sessions_[std::size_t(b & 1)]) s->reconnect_now(device);
+  }
+  void device_left(int b, const std::string& device) override {
+    if (device.empty() || device == devices_[std::size_t(b & 1)]) return;
+    devices_[std::size_t(b & 1)] = device;
+    if (const auto& s = sessions_[std::size_t(b & 1)]) s->reconnect_now(device);
+  }
   std::string link(int b) const override {
     const auto& s = sessions_[std::size_t(b & 1)];
     if (!s) return "stopped";
@@ -329,13 +340,14 @@ class SerialMatchFeed : public MatchFeed {
   }
   nlohmann::json info(int b) const override {
     const auto& bc = boards_[std::size_t(b & 1)];
-    nlohmann::json j{{"device", bc.device()}, {"protocol", bc.protocol}};
-    if (const auto& s = sessions_[std::size_t(b & 1)]) {
+    const auto& s = sessions_[std::size_t(b & 1)];
+    nlohmann::json j{{"device", s ? s->device() : devices_[std::size_t(b & 1)]}, {"protocol", bc.protocol}};
+    if (!bc.serial.empty()) j["usb_serial"] = bc.serial;
+    if (s) {
       const auto& ls = s->link_stats();
-      j["link_stats"] = {{"bytes_in", ls.bytes_in},
-                         {"bytes_out", ls.bytes_out},
-                         {"connects", ls.connects},
-                         {"disconnects", ls.disconnects}};
+      j["link_stats"] = {{"bytes_in", ls.bytes_in},       {"bytes_out", ls.bytes_out},
+                         {"connects", ls.connects},       {"reconnects", ls.reconnects},
+                         {"disconnects", ls.disconnects}, {"open_failures", ls.open_failures}};
       j["session_stats"] = {{"sensor_events", s->stats().sensor_events}};
     }
     return j;
@@ -345,6 +357,8 @@ class SerialMatchFeed : public MatchFeed {
   boost::asio::io_context& io_;
   MatchRuntime& match_;
   std::array<config::BoardConfig, 2> boards_;
+  // The node each board's link opens: its configured device, or the tty hotplug last found for it.
+  std::array<std::string, 2> devices_;
   std::function<std::int64_t()> clock_;
   double clock_rate_;
   std::array<std::unique_ptr<session::BoardSession>, 2> sessions_;

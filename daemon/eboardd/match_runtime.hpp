@@ -46,6 +46,13 @@ class MatchFeed {
   virtual nlohmann::json info(int board) const = 0;
   // Shows up to eight characters on the board's clock (a DGT 3000); feeds without a clock ignore it.
   virtual void show(int /*board*/, const std::string& /*text*/) {}
+  // The board's USB device arrived (hotplug): its link reconnects now rather than after its backoff.
+  // `device`, if not empty, is the node to open from now on (a board named by serial number whose tty
+  // was found in sysfs, where no udev symlink exists). Feeds without a link ignore it.
+  virtual void device_arrived(int /*board*/, const std::string& /*device*/) {}
+  // The board's USB device left: `device`, if not empty, is the node its link retries from now on (a
+  // board named by serial goes back to its udev name: its tty may be another board's by the next retry).
+  virtual void device_left(int /*board*/, const std::string& /*device*/) {}
 };
 
 class MatchRuntime {
@@ -61,6 +68,7 @@ class MatchRuntime {
   // The boards' sources (attach them to the boards); the feed starts when both have started.
   std::unique_ptr<BoardSource> board_source(int board);
   void set_feed(std::unique_ptr<MatchFeed> feed) { feed_ = std::move(feed); }
+  MatchFeed* feed() const { return feed_.get(); }
   void stop();
 
   // Inputs, from the feed (or a test).

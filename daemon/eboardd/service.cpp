@@ -231,6 +231,15 @@ const config::MatchConfig* Service::match_of(const std::string& board_id) const 
   return nullptr;
 }
 
+std::pair<MatchFeed*, int> Service::match_feed_of(const std::string& board_id) {
+  for (auto& m : matches_) {
+    const auto& ids = m->config().boards;
+    for (int b = 0; b < 2; ++b)
+      if (ids[std::size_t(b)] == board_id) return {m->feed(), b};
+  }
+  return {nullptr, 0};
+}
+
 MatchRuntime* Service::match(std::string_view name) {
   for (auto& m : matches_)
     if (m->name() == name) return m.get();
@@ -244,15 +253,13 @@ void Service::add_match(const config::MatchConfig& m) {
     spdlog::error("match {}: needs two configured boards", m.name());
     return;
   }
-  // A board named by serial without udev: its tty found in sysfs now (the match's links keep it).
+  // A board named by serial without udev: its tty found in sysfs now (port, which device() prefers; the
+  // serial number stays for /status). Arrivals and departures re-resolve it (on_usb → the feed).
   std::array<config::BoardConfig, 2> resolved{*configured[0], *configured[1]};
   for (auto& r : resolved)
     if (!options_.demo && !r.serial.empty()) {
       std::string dev = device_for(r);
-      if (dev != r.device()) {
-        r.port = dev;
-        r.serial.clear();
-      }
+      if (dev != r.device()) r.port = dev;
     }
   const config::BoardConfig* bc[2] = {&resolved[0], &resolved[1]};
   std::array<std::unique_ptr<BoardRuntime>, 2> rts;
@@ -498,9 +505,14 @@ void Service::on_usb(const hotplug::UsbChange& change, bool initial) {
       // A board named by serial that was opened on its tty goes back to its udev name: the tty may be
       // another board's by the next retry.
       const config::BoardConfig* b = config_.board(id);
-      auto src = serial_sources_.find(id);
-      if (b && !b->serial.empty() && src != serial_sources_.end() && src->second->device() != b->device())
-        src->second->reconnect_now(device_for(*b));
+      if (b && !b->serial.empty()) {
+        auto src = serial_sources_.find(id);
+        if (src != serial_sources_.end()) {
+          if (src->second->device() != b->device()) src->second->reconnect_now(device_for(*b));
+        } else if (auto [feed, index] = match_feed_of(id); feed) {
+          feed->device_left(index, device_for(*b));  // a match board: the same, on the match's link
+        }
+      }
     } else {
       spdlog::info("USB board left: {}", describe(u));
     }
@@ -514,8 +526,9 @@ void Service::on_usb(const hotplug::UsbChange& change, bool initial) {
       if (s != serial_sources_.end()) {
         // A board named by serial follows its tty (udev symlink if there is one, else the tty itself).
         s->second->reconnect_now(b->serial.empty() ? std::string() : device_for(*b));
-      } else if (match_of(b->id)) {
-        spdlog::info("board {}: a match board; its link reconnects on its own retry", b->id);
+      } else if (auto [feed, index] = match_feed_of(b->id); feed) {
+        // A match board: the match's feed holds its link; the same as above.
+        feed->device_arrived(index, b->serial.empty() ? std::string() : device_for(*b));
       }
       continue;
     }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -87,6 +88,9 @@ class Service {
   void remove_board(const std::string& id);
   void add_match(const config::MatchConfig& m);
   const config::MatchConfig* match_of(const std::string& board_id) const;
+  // The running match's feed that holds the board's link, and the board's index in the match; null if
+  // the board plays in no running match (or its match has no feed).
+  std::pair<MatchFeed*, int> match_feed_of(const std::string& board_id);
   void order_boards();
   http::Response control(const http::Request& r);
   bool token_ok(const std::string& given) const;

@@ -106,6 +106,37 @@ std::string reason_of(const Answer& a) {
   return b.empty() ? "HTTP " + std::to_string(a.status) : b;
 }
 
+// A string field of `j`, or `fallback` when it is absent, null or not a string.
+std::string text_of(const json& j, const char* key, const std::string& fallback) {
+  if (!j.is_object()) return fallback;
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() && !it->get<std::string>().empty() ? it->get<std::string>()
+                                                                             : fallback;
+}
+
+// The USB section of /status: how the daemon watches, then one line per USB board present and the board
+// it serves ("unassigned": neither configured nor discovered). Nothing from a daemon without it.
+void print_usb(const json& s) {
+  if (!s.contains("usb") || !s["usb"].is_object()) return;
+  const json& u = s["usb"];
+  const std::string mode = text_of(u, "mode", "off");
+  std::cout << "USB boards: " << mode;
+  if (mode == "off") {
+    std::cout << "\n";
+    return;
+  }
+  const json boards = u.value("boards", json::array());
+  std::cout << ", discovery " << (u.value("discovery", false) ? "on" : "off") << ", " << boards.size()
+            << " present\n";
+  for (const auto& b : boards) {
+    std::cout << "  " << text_of(b, "vid", "????") << ":" << text_of(b, "pid", "????") << "  "
+              << text_of(b, "serial", "(no serial)") << "  " << text_of(b, "tty", "?") << " -> "
+              << text_of(b, "board", "unassigned");
+    if (b.is_object() && b.value("discovered", false)) std::cout << " (discovered)";
+    std::cout << "\n";
+  }
+}
+
 void print_status(const json& s) {
   std::cout << s.value("daemon", "eboardd") << " " << s.value("version", "") << " (" << s.value("mode", "")
             << "), up " << s.value("uptime_s", 0) << " s\n";
@@ -131,8 +162,10 @@ void print_status(const json& s) {
                   << a.value("ply", 0) << ", " << a.value("side", "") << ") " << a.value("detail", "")
                   << "\n";
   }
-  for (const auto& [id, why] : s.value("failed_boards", json::object()).items())
-    std::cout << id << "  not running: " << why.get<std::string>() << "\n";
+  if (auto failed = s.find("failed_boards"); failed != s.end() && failed->is_object())
+    for (const auto& [id, why] : failed->items())
+      std::cout << id << "  not running: " << (why.is_string() ? why.get<std::string>() : why.dump()) << "\n";
+  print_usb(s);
 }
 
 // What a successful action answered, for a human: the events it published, the game after it.

@@ -3,7 +3,8 @@
 // /dev's tty nodes point to. A board named by serial number, with no udev symlink, is connected when its
 // tty shows up in sysfs; discovery makes a board of an unconfigured one while it is plugged in, and the
 // same board back continues its game from its journal; /status lists the USB boards; a reload that turns
-// discovery off, or names the board, takes the discovered board away.
+// discovery off, or names the board, takes the discovered board away; the two boards of a bughouse match,
+// named by serial, connect when their ttys show up and follow a replug to another tty.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -255,4 +256,50 @@ TEST_F(UsbDaemon, ControlInterfaceRemovesADiscoveredBoardUntilItComesBack) {
   EXPECT_EQ(service_->handle(r).status, 200u);
   EXPECT_EQ(service_->board("dgt-DEL1"), nullptr);
   EXPECT_TRUE(status()["usb"]["boards"][0]["board"].is_null());
+}
+
+TEST_F(UsbDaemon, MatchBoardsBySerialConnectWhenTheirTtysAppear) {
+  start(
+      "[[board]]\nid = \"A\"\nserial = \"MATCHA\"\n"
+      "[[board]]\nid = \"B\"\nserial = \"MATCHB\"\n"
+      "[[match]]\nboards = [\"A\", \"B\"]\n");
+  ASSERT_NE(service_->match("A-B"), nullptr);
+  // Not plugged in: both wait on their udev names (which no udev makes here).
+  ASSERT_TRUE(run_until([&] {
+    for (const char* id : {"A", "B"})
+      if (service_->board(id)->status()["source"]["link_stats"].value("open_failures", 0) < 2) return false;
+    return true;
+  })) << status().dump(2);
+  EXPECT_EQ(link("A"), "connecting");
+  EXPECT_EQ(link("B"), "connecting");
+  EXPECT_EQ(service_->board("A")->status()["source"]["device"], "/dev/eboard/dgt-MATCHA");
+  EXPECT_EQ(service_->board("B")->status()["source"]["device"], "/dev/eboard/dgt-MATCHB");
+
+  // Plugged in: sysfs shows their ttys; the match's links open them (without udev, they never would).
+  PtyBoard a(io_);
+  PtyBoard b(io_);
+  sys_.plug("1-1", "0403", "6001", "MATCHA", "ttyUSB0", a.slave());
+  sys_.plug("1-2", "0403", "6001", "MATCHB", "ttyUSB1", b.slave());
+  ASSERT_TRUE(run_until([&] { return link("A") == "connected" && link("B") == "connected"; }))
+      << status().dump(2);
+  EXPECT_EQ(service_->board("A")->status()["source"]["device"], (sys_.dev_root() / "ttyUSB0").string());
+  EXPECT_EQ(service_->board("B")->status()["source"]["device"], (sys_.dev_root() / "ttyUSB1").string());
+  EXPECT_EQ(service_->board("A")->status()["source"]["match"], "A-B");
+  json s = status();
+  ASSERT_EQ(s["usb"]["boards"].size(), 2u) << s["usb"].dump(2);
+  EXPECT_EQ(s["usb"]["boards"][0]["board"], "A");
+  EXPECT_EQ(s["usb"]["boards"][1]["board"], "B");
+
+  // B unplugged: its link goes back to its udev name; back on another tty, it is resolved again.
+  b.unplug();
+  sys_.unplug("1-2", "ttyUSB1");
+  ASSERT_TRUE(run_until([&] { return link("B") == "connecting"; })) << status().dump(2);
+  ASSERT_TRUE(run_until([&] {
+    return service_->board("B")->status()["source"]["device"] == "/dev/eboard/dgt-MATCHB";
+  })) << status().dump(2);
+  EXPECT_EQ(link("A"), "connected");
+  PtyBoard again(io_);
+  sys_.plug("1-4", "0403", "6001", "MATCHB", "ttyUSB3", again.slave());
+  ASSERT_TRUE(run_until([&] { return link("B") == "connected"; })) << status().dump(2);
+  EXPECT_EQ(service_->board("B")->status()["source"]["device"], (sys_.dev_root() / "ttyUSB3").string());
 }

@@ -2,11 +2,13 @@
 """`eboard` control subcommands against the real eboardd (issue 6): one board on a port that does not
 exist (the game is there, the board is waiting), a token. Checks output and exit codes: 0 done, 1 the daemon
 said no (its reason on stderr), 2 usage, 3 no daemon."""
+import http.server
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -28,6 +30,56 @@ def eboard(*args, env_token=None, daemon=None):
         env["EBOARD_TOKEN"] = env_token
     cmd = [EBOARD, *args] + (["--daemon", daemon] if daemon else [])
     return subprocess.run(cmd, capture_output=True, text=True, timeout=30, env=env)
+
+
+USB_STATUS = {
+    "daemon": "eboardd", "version": "0.1.0", "mode": "boards", "uptime_s": 3, "boards": [],
+    "failed_boards": {}, "matches": [],
+    "usb": {"mode": "sysfs polling", "watch": "polling sysfs every 1000 ms", "discovery": True, "boards": [
+        {"vid": "0403", "pid": "6001", "serial": "SER123", "tty": "ttyUSB0", "device": "/dev/ttyUSB0",
+         "board": "A", "discovered": False},
+        {"vid": "04d8", "pid": "000a", "serial": "DISC42", "tty": "ttyACM0", "device": "/dev/ttyACM0",
+         "board": "dgt-DISC42", "discovered": True},
+        {"vid": "0403", "pid": "6015", "serial": "", "tty": "ttyUSB1", "device": "/dev/ttyUSB1",
+         "board": None, "discovered": False}]},
+}
+
+
+def check_usb_lines():
+    class Status(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (the standard library's name)
+            body = json.dumps(USB_STATUS if self.path == "/status" else {"error": "no"}).encode()
+            self.send_response(200 if self.path == "/status" else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Status)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        where = f"127.0.0.1:{server.server_address[1]}"
+        r = eboard("status", daemon=where)
+        lines = r.stdout.splitlines()
+        check(r.returncode == 0 and "USB boards: sysfs polling, discovery on, 3 present" in lines,
+              f"status: the USB header: {r}")
+        check("  0403:6001  SER123  ttyUSB0 -> A" in lines, f"status: a configured USB board: {r.stdout}")
+        check("  04d8:000a  DISC42  ttyACM0 -> dgt-DISC42 (discovered)" in lines,
+              f"status: a discovered USB board: {r.stdout}")
+        check("  0403:6015  (no serial)  ttyUSB1 -> unassigned" in lines,
+              f"status: an unassigned USB board: {r.stdout}")
+        off = dict(USB_STATUS, usb={"mode": "off", "watch": "off", "discovery": False, "boards": []})
+        USB_STATUS["usb"], saved = off["usb"], USB_STATUS["usb"]
+        r = eboard("status", daemon=where)
+        USB_STATUS["usb"] = saved
+        check(r.returncode == 0 and "USB boards: off" in r.stdout.splitlines(), f"status: USB off: {r}")
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 with tempfile.TemporaryDirectory(prefix="eboard-cli-test-") as tmp:
@@ -71,6 +123,8 @@ with tempfile.TemporaryDirectory(prefix="eboard-cli-test-") as tmp:
 
         r = eboard("status", daemon=addr)
         check(r.returncode == 0 and r.stdout.startswith("eboardd") and "\nA  " in r.stdout, f"status: {r}")
+        # The USB section (whatever this machine's /sys holds: the watcher's mode at least).
+        check("\nUSB boards: " in r.stdout, f"status shows the USB watcher: {r.stdout}")
         r = eboard("status", "--json", daemon=addr)
         check(r.returncode == 0 and json.loads(r.stdout)["boards"][0]["id"] == "A", f"status --json: {r}")
 
@@ -128,6 +182,9 @@ with tempfile.TemporaryDirectory(prefix="eboard-cli-test-") as tmp:
         check(r.returncode == 3 and "cannot reach eboardd" in r.stderr, f"no daemon: {r}")
         r = eboard("resume", "--help")
         check(r.returncode == 0 and "--daemon" in r.stdout and "EBOARD_TOKEN" in r.stdout, "resume --help")
+
+        # The USB lines, from a /status with USB boards in it (a stand-in daemon: no real USB here).
+        check_usb_lines()
     finally:
         stop_daemon(daemon)
         if failures:
