@@ -129,11 +129,7 @@ def run(h, a, pgn, expected):
     except ep.TestFailure as e:
         h.check(False, f"{e}: /games.pgn has {len(d.game()['moves'])}, /ws {len(last.ws.moves())}")
     time.sleep(0.5)  # nothing more should come: the game is over
-    final = d.game()
-    h.check(final["moves"] == expected, f"final /games.pgn moves differ from the corpus game:\n  "
-                                        f"{final['moves']}\n  {expected}")
-    h.check(final["clk"] == len(expected), f"/games.pgn has {final['clk']} [%clk] comments for "
-                                           f"{len(expected)} moves")
+    ep.check_final_game(h, d, expected)
 
     alerts = []
     for r in runs:

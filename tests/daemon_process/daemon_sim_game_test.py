@@ -66,11 +66,7 @@ def run(h, a, pgn, expected):
 
     ep.wait_until(lambda: len(ws.moves()) >= len(expected), 10, f"{len(expected)} move events on /ws")
     time.sleep(0.5)  # nothing more should come: the game is over
-    final = d.game()
-    h.check(final["moves"] == expected, f"final /games.pgn moves differ from the corpus game:\n  "
-                                        f"{final['moves']}\n  {expected}")
-    h.check(final["clk"] == len(expected), f"/games.pgn has {final['clk']} [%clk] comments for "
-                                           f"{len(expected)} moves")
+    ep.check_final_game(h, d, expected)
     events = ws.snapshot()
     ws_moves = [e for e in events if e.get("type") == "move"]
     ep.check_ws_moves(h, ws_moves, expected, "/ws")

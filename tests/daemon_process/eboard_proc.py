@@ -410,6 +410,16 @@ def wait_until(pred, timeout, what, interval=0.05):
     raise TestFailure(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
+def check_final_game(h, d, expected):
+    """After the game: /games.pgn holds exactly the expected moves, each with its [%clk] comment."""
+    final = d.game()
+    h.check(final["moves"] == expected, f"final /games.pgn moves differ from the corpus game:\n  "
+                                        f"{final['moves']}\n  {expected}")
+    h.check(final["clk"] == len(expected), f"/games.pgn has {final['clk']} [%clk] comments for "
+                                           f"{len(expected)} moves")
+    return final
+
+
 def check_ws_moves(h, moves, expected, where):
     """`moves` (move events of one connection, in order) are plies 1..n of `expected` (SAN list): uci, san
     and ply present, consecutive, no duplicate."""
