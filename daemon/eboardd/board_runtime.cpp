@@ -4,8 +4,11 @@
 #include <cctype>
 
 #include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
 
 #include "daemon/core/event_json.hpp"
+#include "daemon/journal/syncer.hpp"
+#include "daemon/outputs/async_file.hpp"
 #include "daemon/outputs/atomic_file.hpp"
 #include "rules/notation.hpp"
 
@@ -21,6 +24,35 @@ std::int64_t system_unix_ms() {
              std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
+
+// The io_context's durable-write threads, shared by its boards: created with the first board that wants
+// them, stopped (after finishing what was asked) when the io_context shuts down.
+class Durability : public boost::asio::execution_context::service {
+ public:
+  using key_type = Durability;
+  inline static boost::asio::execution_context::id id;
+
+  explicit Durability(boost::asio::execution_context& ctx)
+      : boost::asio::execution_context::service(ctx),
+        syncer(SYNC_THREADS),
+        files([](const fs::path& path, const std::string& error) {
+          if (error.empty())
+            spdlog::info("{}: written again", path.string());
+          else
+            spdlog::error("{}", error);
+        }) {}
+
+  // fdatasyncs of different journals run in parallel (the disk merges them); one file never twice.
+  static constexpr unsigned SYNC_THREADS = 4;
+  journal::Syncer syncer;
+  outputs::AsyncFileWriter files;
+
+ private:
+  void shutdown() override {
+    syncer.stop();
+    files.stop();
+  }
+};
 
 bool valid_tag_name(const std::string& n) {
   return !n.empty() && n.size() <= 64 && std::all_of(n.begin(), n.end(), [](char c) {
@@ -38,6 +70,11 @@ BoardRuntime::BoardRuntime(boost::asio::io_context& io, std::string id, RuntimeO
       publish_(std::move(publish)),
       sync_timer_(io) {
   if (!options_.clock) options_.clock = system_unix_ms;
+  if (options_.sync_in_background) {
+    auto& d = boost::asio::use_service<Durability>(io);
+    syncer_ = &d.syncer;
+    files_ = &d.files;
+  }
 }
 
 BoardRuntime::~BoardRuntime() {
@@ -129,8 +166,7 @@ tl::expected<void, std::string> BoardRuntime::open() {
     for (const Event& e : late) {
       std::string line = daemon::to_json_line(e);
       append(journal::EventEntry{line});
-      ++events_published_;
-      if (publish_) publish_(e, line);
+      unpublished_.push_back({writer_.size(), true, e, std::move(line)});
     }
   }
   sync_now();
@@ -171,8 +207,7 @@ void BoardRuntime::match_resume(journal::Ledger ledger, std::vector<Event> unjou
     last_t_ = std::max(last_t_, e.t_ms);
     std::string line = daemon::to_json_line(e);
     append(journal::EventEntry{line});
-    ++events_published_;
-    if (publish_) publish_(e, line);
+    unpublished_.push_back({writer_.size(), true, e, std::move(line)});
   }
   sync_now();
 }
@@ -191,7 +226,7 @@ void BoardRuntime::journal_input(const journal::Entry& e, std::int64_t seq) {
   if (std::holds_alternative<journal::NewGameEntry>(e) || std::holds_alternative<journal::ControlEntry>(e))
     sync_now();
   else
-    schedule_sync();
+    want_sync(false);
 }
 
 void BoardRuntime::match_new_game(std::int64_t t_ms, const Game& g) {
@@ -211,6 +246,10 @@ void BoardRuntime::stop() {
   sync_timer_.cancel();
   sync_pending_ = false;
   sync_now();
+  // The PGN file as the game stands (the last background write, if one is waiting, done here).
+  if (files_ && !pgn_path_.empty()) {
+    if (auto ok = files_->flush(pgn_path_); !ok) spdlog::error("board {}: {}", id_, ok.error());
+  }
 }
 
 const Game& BoardRuntime::game() const {
@@ -232,6 +271,55 @@ bool BoardRuntime::append(const journal::Entry& e) {
   return true;
 }
 
+void BoardRuntime::want_sync(bool urgent) {
+  if (!writer_.dirty()) {
+    if (urgent) drain();
+    return;
+  }
+  if (!syncer_) {
+    if (urgent) return sync_now();
+    return schedule_sync();
+  }
+  if (!urgent) {
+    syncer_->request(writer_.file(), writer_.size(),
+                     std::max(options_.sync_interval, std::chrono::milliseconds(0)));
+    return;
+  }
+  // Done on a syncer thread: hand the result to the loop, which publishes what it made durable.
+  const std::uint64_t upto = writer_.size();
+  syncer_->request(writer_.file(), upto, std::chrono::milliseconds(0),
+                   [this, io = &io_, alive = std::weak_ptr<bool>(alive_),
+                    upto](const tl::expected<void, std::string>& result) {
+                     std::string error = result ? std::string() : result.error();
+                     boost::asio::post(*io, [this, alive, upto, error = std::move(error)] {
+                       if (alive.expired()) return;
+                       if (!error.empty()) {
+                         spdlog::error("board {}: {}; publishing without it", id_, error);
+                         forced_upto_ = std::max(forced_upto_, upto);
+                       }
+                       drain();
+                     });
+                   });
+}
+
+void BoardRuntime::drain() {
+  const std::uint64_t durable = std::max(writer_.durable(), forced_upto_);
+  while (!unpublished_.empty()) {
+    Unpublished& u = unpublished_.front();
+    if (u.needs_sync && u.journal_end > durable) break;
+    if (std::holds_alternative<MoveEvent>(u.event.what) || std::holds_alternative<ResultEvent>(u.event.what))
+      pgn_due_ = true;
+    ++events_published_;
+    if (publish_) publish_(u.event, u.line);
+    unpublished_.pop_front();
+  }
+  // The PGN file shows published moves only: written when none is waiting.
+  if (pgn_due_ && unpublished_.empty()) {
+    pgn_due_ = false;
+    write_pgn(files_ == nullptr);
+  }
+}
+
 void BoardRuntime::schedule_sync() {
   if (!writer_.dirty() || sync_pending_) return;
   if (options_.sync_interval.count() <= 0) return sync_now();
@@ -249,13 +337,17 @@ void BoardRuntime::sync_now() {
     sync_timer_.cancel();
     sync_pending_ = false;
   }
-  if (auto ok = writer_.sync(); !ok) spdlog::error("board {}: {}", id_, ok.error());
+  if (auto ok = writer_.sync(); !ok) {
+    spdlog::error("board {}: {}", id_, ok.error());
+    forced_upto_ = std::max(forced_upto_, writer_.size());
+  }
+  drain();
 }
 
 void BoardRuntime::sensor(const SensorEvent& e) {
   last_t_ = std::max(last_t_, e.t_ms);
   append(e);
-  schedule_sync();
+  want_sync(false);
 }
 
 void BoardRuntime::events(const std::vector<Event>& evs) {
@@ -264,10 +356,10 @@ void BoardRuntime::events(const std::vector<Event>& evs) {
     std::string line = daemon::to_json_line(e);
     append(journal::EventEntry{line});
     ledger_.on_event(e);
-    ++events_published_;
-    if (publish_) publish_(e, line);
-    if (std::holds_alternative<MoveEvent>(e.what) || std::holds_alternative<ResultEvent>(e.what))
-      record_changed = true;
+    const bool completes =
+        std::holds_alternative<MoveEvent>(e.what) || std::holds_alternative<ResultEvent>(e.what);
+    unpublished_.push_back({writer_.size(), completes, e, std::move(line)});
+    record_changed |= completes;
     if (const auto* a = std::get_if<AlertEvent>(&e.what))
       spdlog::info("board {}: alert {} at ply {}: {}", id_, a->code, a->ply, a->detail);
     if (const auto* r = std::get_if<ResultEvent>(&e.what))
@@ -277,13 +369,11 @@ void BoardRuntime::events(const std::vector<Event>& evs) {
   if (source_ && ledger_.observe(source_->game(), now_ms())) {
     spdlog::info("board {}: game {} began (the pieces were set up again)", id_, ledger_.game_number());
     record_changed = true;
+    pgn_due_ = true;
   }
-  if (record_changed) {
-    sync_now();  // a published move is never lost, even to a power cut
-    write_pgn();
-  } else {
-    schedule_sync();
-  }
+  // A published move is never lost, even to a power cut: it waits for its sync (drain() publishes it).
+  want_sync(record_changed);
+  drain();
 }
 
 void BoardRuntime::tick(std::int64_t now) {
@@ -294,7 +384,7 @@ void BoardRuntime::tick(std::int64_t now) {
 void BoardRuntime::wire(std::int64_t t_ms, drivers::Direction dir, std::span<const std::uint8_t> bytes) {
   if (!options_.raw_log || bytes.empty()) return;
   append(journal::RawEntry{t_ms, dir, std::vector<std::uint8_t>(bytes.begin(), bytes.end())});
-  schedule_sync();
+  want_sync(false);
 }
 
 void BoardRuntime::request_new_game() {
@@ -369,10 +459,17 @@ outputs::BoardGame BoardRuntime::board_game() const {
 
 std::string BoardRuntime::pgn() const { return outputs::game_pgn(board_game()); }
 
-void BoardRuntime::write_pgn() {
+void BoardRuntime::write_pgn(bool now) {
   outputs::BoardGame g = board_game();
   fs::path path = options_.state_dir / "games" / outputs::game_file_name(g);
-  auto ok = outputs::write_file_atomic(path, outputs::game_pgn(g));
+  if (files_ && !now) {
+    // Errors are the writer's to log (once per file while they last).
+    pgn_path_ = path.string();
+    files_->submit(path, outputs::game_pgn(g));
+    return;
+  }
+  auto ok = files_ ? files_->write_now(path, outputs::game_pgn(g))
+                   : outputs::write_file_atomic(path, outputs::game_pgn(g));
   if (!ok) {
     if (pgn_error_ != ok.error()) spdlog::error("board {}: {}", id_, ok.error());
     pgn_error_ = ok.error();
@@ -381,7 +478,10 @@ void BoardRuntime::write_pgn() {
   }
 }
 
-std::vector<std::string> BoardRuntime::snapshot() const {
+std::vector<std::string> BoardRuntime::snapshot() {
+  // A new client is sent the snapshot, then every event published after it: one that waits for its sync
+  // would come twice (in the snapshot, and when published). Rare (a move in the few ms of its sync).
+  if (!unpublished_.empty()) sync_now();
   std::vector<std::string> lines;
   const Game& g = game();
   Position pos = g.start();
@@ -418,6 +518,7 @@ nlohmann::json BoardRuntime::status() const {
                          {"sync_avg_us", ws.syncs ? ws.sync_total.count() / std::int64_t(ws.syncs) : 0},
                          {"sync_max_us", ws.sync_max.count()},
                          {"write_errors", ws.write_errors},
+                         {"awaiting_sync", unpublished_.size()},
                          {"ok", !journal_failed_}};
   if (!recovery_summary_.is_null()) journal["recovery"] = recovery_summary_;
   nlohmann::json j{{"id", id_},

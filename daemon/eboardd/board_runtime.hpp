@@ -4,11 +4,20 @@
 //
 // Durability: every record is written (write(2)) as it happens, so a crash of the process loses nothing;
 // fdatasync follows at once after a completed move or a result, else at most `sync_interval` later, so
-// a power cut loses at most that much of the sensor stream and never a published move.
+// a power cut loses at most that much of the sensor stream and never a published move: a move or result
+// is published (and goes into the PGN file) only once its journal record is on disk.
+//
+// With `sync_in_background` (the daemon), the loop never waits for a disk: the fdatasyncs run on the
+// io_context's syncer threads (journal/syncer.hpp), which batch them per file, and a move is published
+// from the io_context when its sync completes (events after it wait too, to keep the order); PGN files are
+// written by a background writer, latest content wins (outputs/async_file.hpp). Without it, the sync runs
+// on the calling thread and the move is published before events() returns (tests that never run the
+// io_context).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -27,11 +36,20 @@
 #include "daemon/journal/recovery.hpp"
 #include "daemon/outputs/pgn_output.hpp"
 
+namespace eboard::journal {
+class Syncer;
+}
+namespace eboard::outputs {
+class AsyncFileWriter;
+}
+
 namespace eboard::eboardd {
 
 struct RuntimeOptions {
   std::filesystem::path state_dir;
   std::chrono::milliseconds sync_interval{50};
+  // Durable writes on the io_context's background threads, publication when they complete (see above).
+  bool sync_in_background = true;
   std::string profile = "fide-standard";  // of new games
   bool chess960 = false;
   bool raw_log = true;
@@ -87,8 +105,9 @@ class BoardRuntime : public BoardSink {
   const journal::Ledger& ledger() const { return ledger_; }
   outputs::BoardGame board_game() const;
   std::string pgn() const;
-  // The current state as §3 events: every move so far, then the game's alerts, claims and result.
-  std::vector<std::string> snapshot() const;
+  // The current state as §3 events: every move so far, then the game's alerts, claims and result. Only
+  // what was published: events still waiting for their sync are made durable and published first.
+  std::vector<std::string> snapshot();
   nlohmann::json status() const;
   std::filesystem::path journal_path() const;
   // The raw bytes journaled so far, as a capture file.
@@ -108,9 +127,17 @@ class BoardRuntime : public BoardSink {
 
  private:
   bool append(const journal::Entry& e);
+  // The records written so far are to be durable: at once (`urgent`: a move waits for it) or within
+  // sync_interval.
+  void want_sync(bool urgent);
   void schedule_sync();
+  // fdatasync on this thread, then publishes everything waiting.
   void sync_now();
-  void write_pgn();
+  // Publishes the events waiting for their sync whose journal bytes are durable now (in order), and
+  // writes the PGN file once no move is waiting.
+  void drain();
+  // The PGN file of the current game: on this thread (`now`), or by the background writer.
+  void write_pgn(bool now = true);
   tl::expected<void, std::string> open_match_member(const std::filesystem::path& path);
 
   [[maybe_unused]] boost::asio::io_context& io_;  // for the session wiring to come
@@ -123,8 +150,22 @@ class BoardRuntime : public BoardSink {
   std::optional<journal::Recovery> recovery_;
   nlohmann::json recovery_summary_;
   std::unique_ptr<BoardSource> source_;
-  boost::asio::steady_timer sync_timer_;
+  boost::asio::steady_timer sync_timer_;  // without a syncer
   bool sync_pending_ = false;
+  journal::Syncer* syncer_ = nullptr;          // the io_context's, with sync_in_background
+  outputs::AsyncFileWriter* files_ = nullptr;  // likewise
+  // Events journaled but not yet published, in order. A move or result waits until the journal is
+  // durable up to `journal_end`; an event behind it waits for it.
+  struct Unpublished {
+    std::uint64_t journal_end = 0;
+    bool needs_sync = false;
+    rules::Event event;
+    std::string line;
+  };
+  std::deque<Unpublished> unpublished_;
+  std::uint64_t forced_upto_ = 0;  // a sync failed: publish up to here anyway (logged)
+  bool pgn_due_ = false;           // a move or result was published since the PGN file was written
+  std::string pgn_path_;           // of the last PGN written in the background
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   std::int64_t last_t_ = 0;
   std::string pgn_error_;  // the last PGN write failure (logged once)

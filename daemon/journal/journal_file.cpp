@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "daemon/journal/crc32.hpp"
 
@@ -119,86 +120,103 @@ tl::expected<JournalScan, std::string> scan_journal(const std::filesystem::path&
   return scan_journal_bytes(bytes);
 }
 
+SyncFile::SyncFile(int fd, std::filesystem::path path, std::uint64_t durable_bytes)
+    : fd_(fd), path_(std::move(path)), durable_(durable_bytes) {}
+
+SyncFile::~SyncFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+tl::expected<void, std::string> SyncFile::sync_to(std::uint64_t bytes) {
+  if (durable() >= bytes) return {};
+  auto t0 = std::chrono::steady_clock::now();
+  int rc = ::fdatasync(fd_);
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+  if (rc != 0) return tl::unexpected(errno_text("cannot sync", path_));
+  std::uint64_t was = durable_.load(std::memory_order_relaxed);
+  while (was < bytes && !durable_.compare_exchange_weak(was, bytes, std::memory_order_release)) {}
+  std::lock_guard lock(mutex_);
+  ++stats_.syncs;
+  stats_.sync_total += us;
+  stats_.sync_max = std::max(stats_.sync_max, us);
+  return {};
+}
+
+WriterStats SyncFile::sync_stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
 tl::expected<JournalWriter, std::string> JournalWriter::open(const std::filesystem::path& path,
                                                              std::optional<std::uint64_t> keep_bytes) {
   bool existed = std::filesystem::exists(path);
   JournalWriter w;
   w.path_ = path;
-  w.fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0640);
-  if (w.fd_ < 0) return tl::unexpected(errno_text("cannot open", path));
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0640);
+  if (fd < 0) return tl::unexpected(errno_text("cannot open", path));
+  // Closes the descriptor on every failure below.
+  struct Guard {
+    int fd;
+    ~Guard() {
+      if (fd >= 0) ::close(fd);
+    }
+  } guard{fd};
   struct stat st {};
-  if (::fstat(w.fd_, &st) != 0) return tl::unexpected(errno_text("cannot stat", path));
+  if (::fstat(fd, &st) != 0) return tl::unexpected(errno_text("cannot stat", path));
   std::uint64_t size = std::uint64_t(st.st_size);
   if (keep_bytes && *keep_bytes < size) {
-    if (::ftruncate(w.fd_, off_t(*keep_bytes)) != 0)
-      return tl::unexpected(errno_text("cannot truncate", path));
+    if (::ftruncate(fd, off_t(*keep_bytes)) != 0) return tl::unexpected(errno_text("cannot truncate", path));
     size = *keep_bytes;
   }
   if (size < MAGIC.size()) {
     // New, or cut inside the magic: start over.
-    if (::ftruncate(w.fd_, 0) != 0) return tl::unexpected(errno_text("cannot truncate", path));
-    if (::lseek(w.fd_, 0, SEEK_SET) < 0 || !write_all(w.fd_, MAGIC))
+    if (::ftruncate(fd, 0) != 0) return tl::unexpected(errno_text("cannot truncate", path));
+    if (::lseek(fd, 0, SEEK_SET) < 0 || !write_all(fd, MAGIC))
       return tl::unexpected(errno_text("cannot write", path));
-    if (::fdatasync(w.fd_) != 0) return tl::unexpected(errno_text("cannot sync", path));
+    if (::fdatasync(fd) != 0) return tl::unexpected(errno_text("cannot sync", path));
     size = MAGIC.size();
   }
   if (!existed) sync_directory(path.parent_path());
-  if (::lseek(w.fd_, off_t(size), SEEK_SET) < 0) return tl::unexpected(errno_text("cannot seek", path));
+  if (::lseek(fd, off_t(size), SEEK_SET) < 0) return tl::unexpected(errno_text("cannot seek", path));
+  // What the file holds when opened counts as written before: the first sync() covers only new records.
+  w.file_ = std::make_shared<SyncFile>(fd, path, size);
+  guard.fd = -1;  // the SyncFile owns it
   w.size_ = size;
   return w;
 }
 
-JournalWriter::JournalWriter(JournalWriter&& o) noexcept
-    : fd_(o.fd_), size_(o.size_), dirty_(o.dirty_), stats_(o.stats_), path_(std::move(o.path_)) {
-  o.fd_ = -1;
-}
-
-JournalWriter& JournalWriter::operator=(JournalWriter&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = o.fd_;
-    size_ = o.size_;
-    dirty_ = o.dirty_;
-    stats_ = o.stats_;
-    path_ = std::move(o.path_);
-    o.fd_ = -1;
+WriterStats JournalWriter::stats() const {
+  WriterStats s = stats_;
+  if (file_) {
+    WriterStats f = file_->sync_stats();
+    s.syncs = f.syncs;
+    s.sync_total = f.sync_total;
+    s.sync_max = f.sync_max;
   }
-  return *this;
-}
-
-JournalWriter::~JournalWriter() {
-  if (fd_ >= 0) ::close(fd_);
+  return s;
 }
 
 tl::expected<void, std::string> JournalWriter::append(char type, std::string_view body) {
-  if (fd_ < 0) return tl::unexpected(std::string("journal is not open"));
+  if (!file_) return tl::unexpected(std::string("journal is not open"));
   if (body.size() + 1 > MAX_RECORD_BYTES) return tl::unexpected(std::string("journal record too large"));
+  const int fd = file_->fd();
   std::string rec = frame_record(type, body);
-  if (!write_all(fd_, rec)) {
+  if (!write_all(fd, rec)) {
     std::string err = errno_text("cannot write", path_);
     ++stats_.write_errors;
     // Undo a partial record so that the next one does not follow garbage.
-    if (::ftruncate(fd_, off_t(size_)) == 0) ::lseek(fd_, off_t(size_), SEEK_SET);
+    if (::ftruncate(fd, off_t(size_)) == 0) ::lseek(fd, off_t(size_), SEEK_SET);
     return tl::unexpected(err);
   }
   size_ += rec.size();
-  dirty_ = true;
   ++stats_.records;
   stats_.bytes += rec.size();
   return {};
 }
 
 tl::expected<void, std::string> JournalWriter::sync() {
-  if (fd_ < 0 || !dirty_) return {};
-  auto t0 = std::chrono::steady_clock::now();
-  int rc = ::fdatasync(fd_);
-  auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
-  if (rc != 0) return tl::unexpected(errno_text("cannot sync", path_));
-  dirty_ = false;
-  ++stats_.syncs;
-  stats_.sync_total += us;
-  stats_.sync_max = std::max(stats_.sync_max, us);
-  return {};
+  if (!file_) return {};
+  return file_->sync_to(size_);
 }
 
 }  // namespace eboard::journal

@@ -9,9 +9,12 @@
 // so new records never follow garbage.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,6 +58,34 @@ struct WriterStats {
   std::uint64_t write_errors = 0;
 };
 
+// A journal's open file as the threads that make it durable see it (syncer.hpp): the descriptor, closed
+// when the writer and every sync request holding it are gone, and how much of the file is known to be on
+// disk. Every member function is safe from any thread.
+class SyncFile {
+ public:
+  SyncFile(int fd, std::filesystem::path path, std::uint64_t durable_bytes);
+  ~SyncFile();
+  SyncFile(const SyncFile&) = delete;
+  SyncFile& operator=(const SyncFile&) = delete;
+
+  int fd() const { return fd_; }
+  const std::filesystem::path& path() const { return path_; }
+  // The first durable() bytes of the file survive a power cut.
+  std::uint64_t durable() const { return durable_.load(std::memory_order_acquire); }
+  // Makes the first `bytes` bytes durable: fdatasync(2) unless they already are. The bytes must have
+  // been written (write(2) returned) before the call.
+  tl::expected<void, std::string> sync_to(std::uint64_t bytes);
+  // syncs, sync_total and sync_max of WriterStats.
+  WriterStats sync_stats() const;
+
+ private:
+  int fd_;
+  std::filesystem::path path_;
+  std::atomic<std::uint64_t> durable_;
+  mutable std::mutex mutex_;  // the figures below
+  WriterStats stats_;
+};
+
 class JournalWriter {
  public:
   // Opens `path` for appending, creating it (and fsyncing its directory) when missing. With `keep_bytes`
@@ -62,30 +93,34 @@ class JournalWriter {
   static tl::expected<JournalWriter, std::string> open(const std::filesystem::path& path,
                                                        std::optional<std::uint64_t> keep_bytes = {});
   JournalWriter() = default;
-  JournalWriter(JournalWriter&& o) noexcept;
-  JournalWriter& operator=(JournalWriter&& o) noexcept;
+  JournalWriter(JournalWriter&& o) noexcept = default;
+  JournalWriter& operator=(JournalWriter&& o) noexcept = default;
   JournalWriter(const JournalWriter&) = delete;
   JournalWriter& operator=(const JournalWriter&) = delete;
-  ~JournalWriter();
+  ~JournalWriter() = default;
 
   // Writes one record with a single write(2): once it returns, the record survives a crash of the
   // process (not yet a power cut: see sync()). A failed write is undone (the file is cut back), so
   // the journal stays readable.
   tl::expected<void, std::string> append(char type, std::string_view body);
-  // fdatasync(2) when something was written since the last sync: then the records survive a power cut.
+  // fdatasync(2) when something was written since the file was last made durable (by this call or by a
+  // syncer thread through file()): then the records survive a power cut.
   tl::expected<void, std::string> sync();
 
-  bool is_open() const { return fd_ >= 0; }
-  bool dirty() const { return dirty_; }
+  bool is_open() const { return file_ != nullptr; }
+  bool dirty() const { return file_ && file_->durable() < size_; }
   std::uint64_t size() const { return size_; }
-  const WriterStats& stats() const { return stats_; }
+  // Bytes known to be on disk (<= size()).
+  std::uint64_t durable() const { return file_ ? file_->durable() : 0; }
+  WriterStats stats() const;
   const std::filesystem::path& path() const { return path_; }
+  // The file, for a syncer thread (syncer.hpp); null when not open.
+  const std::shared_ptr<SyncFile>& file() const { return file_; }
 
  private:
-  int fd_ = -1;
+  std::shared_ptr<SyncFile> file_;
   std::uint64_t size_ = 0;
-  bool dirty_ = false;
-  WriterStats stats_;
+  WriterStats stats_;  // records, bytes, write_errors (the sync figures are the file's)
   std::filesystem::path path_;
 };
 

@@ -3,16 +3,28 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 namespace eboard::outputs {
 
-tl::expected<void, std::string> write_file_atomic(const std::filesystem::path& path,
-                                                  std::string_view content) {
+void sync_directory(const std::filesystem::path& dir) {
+  int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+tl::expected<void, std::string> write_file_atomic(const std::filesystem::path& path, std::string_view content,
+                                                  bool sync_dir) {
   std::filesystem::path dir = path.parent_path();
   std::filesystem::path tmp = path;
-  tmp += ".tmp." + std::to_string(::getpid());
+  // Unique per call: two threads writing files (even the same one) never share a temporary file.
+  static std::atomic<std::uint64_t> serial{0};
+  tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial.fetch_add(1));
   auto fail = [&](const char* what) {
     std::string msg = std::string(what) + " " + tmp.string() + ": " + std::strerror(errno);
     ::unlink(tmp.c_str());
@@ -36,11 +48,7 @@ tl::expected<void, std::string> write_file_atomic(const std::filesystem::path& p
   }
   ::close(fd);
   if (::rename(tmp.c_str(), path.c_str()) != 0) return fail("cannot rename");
-  int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
+  if (sync_dir) sync_directory(dir);
   return {};
 }
 

@@ -10,7 +10,11 @@
 
 namespace eboard::outputs {
 
-tl::expected<void, std::string> write_file_atomic(const std::filesystem::path& path,
-                                                  std::string_view content);
+// With `sync_dir` false, the caller fsyncs the directory itself (sync_directory()), e.g. once for a batch
+// of files: until then the new version is whole but may not yet be the one a power cut leaves.
+tl::expected<void, std::string> write_file_atomic(const std::filesystem::path& path, std::string_view content,
+                                                  bool sync_dir = true);
+// fsync(2) of a directory: the renames done in it survive a power cut.
+void sync_directory(const std::filesystem::path& dir);
 
 }  // namespace eboard::outputs

@@ -60,6 +60,7 @@ struct Board {
     eboardd::RuntimeOptions o;
     o.state_dir = dir;
     o.sync_interval = std::chrono::milliseconds(50);  // the timer never runs here: syncs come with moves
+    o.sync_in_background = false;  // the io_context never runs here: publish before events() returns
     o.clock = [clock_ms] { return clock_ms; };
     rt = std::make_unique<eboardd::BoardRuntime>(
         io, "A", o, [this](const rules::Event&, const std::string& line) { published.push_back(line); });

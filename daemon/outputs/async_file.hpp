@@ -1,0 +1,87 @@
+// Whole files (per-game PGN) written off the event loop, atomically (write_file_atomic), latest content
+// wins: submit() replaces what is waiting for a file, a file has at most one write in flight, and a file
+// rewritten many times while one write runs is written once more with its last content. The writer thread
+// takes what was submitted within a batch window together: each file is written, fsynced and renamed
+// over its old version, then each directory is fsynced once for the batch (so many boards' PGN files cost
+// one directory fsync, not one each).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <tl/expected.hpp>
+
+namespace eboard::outputs {
+
+struct AsyncFileStats {
+  std::uint64_t submitted = 0;
+  std::uint64_t written = 0;
+  std::uint64_t superseded = 0;  // contents replaced by a later one before being written
+  std::uint64_t failures = 0;
+};
+
+class AsyncFileWriter {
+ public:
+  // Told (on the writer thread) when a background write of `path` fails, and when one works again
+  // (error empty). Must be thread-safe.
+  using Report = std::function<void(const std::filesystem::path& path, const std::string& error)>;
+
+  explicit AsyncFileWriter(Report report = {},
+                           std::chrono::milliseconds batch_window = std::chrono::milliseconds(50));
+  ~AsyncFileWriter();
+  AsyncFileWriter(const AsyncFileWriter&) = delete;
+  AsyncFileWriter& operator=(const AsyncFileWriter&) = delete;
+
+  // `path` is to hold `content`, soon. Never blocks on I/O.
+  void submit(const std::filesystem::path& path, std::string content);
+  // `path` holds `content` when this returns (written on the calling thread, after a background write of
+  // the same file finishes), durably.
+  tl::expected<void, std::string> write_now(const std::filesystem::path& path, std::string content);
+  // What was submitted for `path` is written when this returns (by a background batch whose directory
+  // fsync may still be running, or here).
+  tl::expected<void, std::string> flush(const std::filesystem::path& path);
+  // Writes everything submitted, then stops the thread. Later submits are written on the calling thread.
+  void stop();
+
+  AsyncFileStats stats() const;
+
+ private:
+  struct Entry {
+    std::optional<std::string> pending;
+    bool busy = false;    // being written
+    bool queued = false;  // in queue_
+    int waiting = 0;      // threads in write_now()/flush() holding a reference to it
+    std::string error;    // of the last write, for the report
+  };
+  void run();
+  // Nothing pending, queued, being written or waited for: the entry may go.
+  static bool idle(const Entry& e) { return !e.pending && !e.busy && !e.queued && e.waiting == 0; }
+  // write_now()/flush(): waits for a background write of `e`, then writes what is pending here.
+  tl::expected<void, std::string> finish(std::unique_lock<std::mutex>& lock, const std::string& key,
+                                         Entry& e);
+  // With the lock held, `e` not busy and with content pending: writes it on this thread.
+  tl::expected<void, std::string> write_here(std::unique_lock<std::mutex>& lock, const std::string& key,
+                                             Entry& e, bool sync_dir = true);
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;  // the writer thread: work or stop
+  std::condition_variable idle_;  // a write finished
+  std::map<std::string, Entry> files_;
+  std::deque<std::string> queue_;
+  bool stopping_ = false;
+  std::chrono::milliseconds batch_window_;
+  AsyncFileStats stats_;
+  Report report_;
+  std::thread thread_;
+};
+
+}  // namespace eboard::outputs

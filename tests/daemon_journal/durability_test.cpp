@@ -1,0 +1,221 @@
+// Durable writes off the event loop: the syncer threads (one fdatasync per file covers every request
+// queued for it), the background PGN writer (latest content wins, one write per file at a time), and a
+// board runtime that publishes a move only once its journal record is on disk, from its io_context, with
+// exactly the events (and order) the synchronous runtime publishes.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <boost/asio/io_context.hpp>
+
+#include "daemon/eboardd/board_runtime.hpp"
+#include "daemon/journal/journal_file.hpp"
+#include "daemon/journal/syncer.hpp"
+#include "daemon/outputs/async_file.hpp"
+#include "manual_source.hpp"
+
+using namespace eboard;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr std::int64_t T0 = 1'700'000'000'000;
+
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& name) {
+    path = fs::temp_directory_path() / ("eboard-durability-test-" + std::to_string(::getpid()) + "-" + name);
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int moves(const std::vector<std::string>& lines) {
+  int n = 0;
+  for (const auto& line : lines) n += line.find("\"type\":\"move\"") != std::string::npos;
+  return n;
+}
+
+struct Board {
+  boost::asio::io_context io;
+  std::vector<std::string> published;
+  std::unique_ptr<eboardd::BoardRuntime> rt;
+  test_support::ManualSource* source = nullptr;
+
+  Board(const fs::path& dir, bool background) {
+    eboardd::RuntimeOptions o;
+    o.state_dir = dir;
+    o.sync_in_background = background;
+    o.clock = [] { return T0; };
+    rt = std::make_unique<eboardd::BoardRuntime>(
+        io, "A", o, [this](const rules::Event&, const std::string& line) { published.push_back(line); });
+    auto ok = rt->open();
+    EXPECT_TRUE(ok) << (ok ? "" : ok.error());
+    auto s = std::make_unique<test_support::ManualSource>(*rt, std::move(rt->recovery().machine));
+    source = s.get();
+    rt->attach(std::move(s));
+  }
+  // Runs the io_context until `n` events are published (or a second passes).
+  void run_until(std::size_t n) {
+    auto end = std::chrono::steady_clock::now() + 1s;
+    while (published.size() < n && std::chrono::steady_clock::now() < end) {
+      io.restart();
+      io.run_for(1ms);
+    }
+  }
+};
+
+}  // namespace
+
+TEST(Syncer, OneSyncPerFileCoversEveryRequestQueuedForIt) {
+  TempDir dir("syncer");
+  auto a = journal::JournalWriter::open(dir.path / "a");
+  auto b = journal::JournalWriter::open(dir.path / "b");
+  ASSERT_TRUE(a && b);
+  journal::Syncer syncer(2);
+  std::atomic<int> done{0};
+  std::atomic<bool> covered{true};
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(a->append('S', "record " + std::to_string(i)));
+    ASSERT_TRUE(b->append('S', "record " + std::to_string(i)));
+    for (auto* w : {&*a, &*b}) {
+      const std::uint64_t upto = w->size();
+      auto file = w->file();
+      // Within 30 ms: they pile up and are served together.
+      syncer.request(file, upto, 30ms, [&, file, upto](const tl::expected<void, std::string>& r) {
+        if (!r || file->durable() < upto) covered = false;
+        ++done;
+      });
+    }
+  }
+  auto end = std::chrono::steady_clock::now() + 2s;
+  while (done < 100 && std::chrono::steady_clock::now() < end) std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(done, 100);
+  EXPECT_TRUE(covered);
+  EXPECT_FALSE(a->dirty());
+  EXPECT_FALSE(b->dirty());
+  const journal::SyncerStats s = syncer.stats();
+  EXPECT_EQ(s.requests, 100u);
+  EXPECT_LE(s.syncs, 4u);  // one per file, perhaps two when a worker woke mid-burst
+  EXPECT_GE(s.coalesced, 96u);
+  // Not asked for: stop() still syncs what was asked without a deadline reached.
+  ASSERT_TRUE(a->append('S', "last"));
+  syncer.request(a->file(), a->size(), 10s);
+  syncer.stop();
+  EXPECT_FALSE(a->dirty());
+  // After stop(), a request is served on the caller's thread.
+  ASSERT_TRUE(b->append('S', "after"));
+  bool called = false;
+  syncer.request(b->file(), b->size(), 0ms, [&](const auto& r) { called = bool(r); });
+  EXPECT_TRUE(called);
+  EXPECT_FALSE(b->dirty());
+}
+
+TEST(AsyncFileWriter, LatestContentWins) {
+  TempDir dir("files");
+  const fs::path p = dir.path / "game.pgn";
+  outputs::AsyncFileWriter w;
+  for (int i = 0; i < 200; ++i) w.submit(p, "content " + std::to_string(i) + "\n");
+  ASSERT_TRUE(w.flush(p));
+  EXPECT_EQ(slurp(p), "content 199\n");
+  const outputs::AsyncFileStats s = w.stats();
+  EXPECT_EQ(s.submitted, 200u);
+  EXPECT_LT(s.written, 200u);  // most were superseded before being written
+  EXPECT_EQ(s.written + s.superseded, 200u);
+  w.submit(p, "background\n");
+  ASSERT_TRUE(w.write_now(p, "now\n"));
+  EXPECT_EQ(slurp(p), "now\n");
+  w.submit(p, "at stop\n");
+  w.stop();
+  EXPECT_EQ(slurp(p), "at stop\n");
+  // No temporary file is left behind.
+  int files = 0;
+  for ([[maybe_unused]] const auto& f : fs::directory_iterator(dir.path)) ++files;
+  EXPECT_EQ(files, 1);
+}
+
+// The same game through the background runtime: a move is not published before its sync completes on
+// the loop, then every event comes, in the order and with the content of the synchronous runtime.
+TEST(BackgroundSync, PublishesWhatTheSynchronousRuntimePublishesOnceDurable) {
+  const sim::Timeline tl = test_support::short_game(T0, 5, 10);
+  TempDir ref_dir("ref");
+  std::vector<std::string> want;
+  {
+    Board b(ref_dir.path, false);
+    for (const auto& e : tl.events) b.source->feed(e);
+    b.source->advance(tl.end_ms + 10000);
+    want = b.published;
+  }
+  ASSERT_GE(want.size(), 10u);
+
+  TempDir dir("bg");
+  std::string pgn_path;
+  {
+    Board b(dir.path, true);
+    int held = 0;
+    for (const auto& e : tl.events) {
+      const int before = b.rt->game().ply_count();
+      b.source->feed(e);
+      if (b.rt->game().ply_count() > before) {
+        // The move is journaled, not yet published: its sync is done on a syncer thread and handed back
+        // to this (not running) io_context.
+        ++held;
+        EXPECT_EQ(moves(b.published), before);
+        const std::size_t n = b.published.size();
+        b.run_until(n + 1);
+        EXPECT_EQ(moves(b.published), before + 1);
+      }
+    }
+    b.source->advance(tl.end_ms + 10000);
+    b.run_until(want.size());
+    EXPECT_EQ(held, 10);
+    EXPECT_EQ(b.published, want);
+    EXPECT_EQ(b.rt->status()["journal"]["awaiting_sync"], 0);
+    // The PGN file holds the published moves.
+    b.rt->stop();
+    for (const auto& f : fs::directory_iterator(dir.path / "games")) pgn_path = f.path().string();
+  }
+  std::string pgn = slurp(pgn_path);
+  EXPECT_NE(pgn.find("5. "), std::string::npos) << pgn;
+}
+
+// A WebSocket client that connects while a move waits for its sync: the snapshot makes it durable and
+// publishes it first, so the client gets it once (in the snapshot), never again after it.
+TEST(BackgroundSync, SnapshotNeverHoldsAnUnpublishedMove) {
+  const sim::Timeline tl = test_support::short_game(T0, 9, 4);
+  TempDir dir("snap");
+  Board b(dir.path, true);
+  std::size_t checked = 0;
+  for (const auto& e : tl.events) {
+    const int before = b.rt->game().ply_count();
+    b.source->feed(e);
+    if (b.rt->game().ply_count() == before) continue;
+    const std::size_t published_before = b.published.size();
+    std::vector<std::string> snap = b.rt->snapshot();
+    // Everything in the snapshot was published by now; nothing published later repeats it.
+    EXPECT_GT(b.published.size(), published_before);
+    EXPECT_EQ(moves(snap), before + 1);
+    const std::size_t n = b.published.size();
+    b.io.restart();
+    b.io.run_for(20ms);
+    for (std::size_t i = n; i < b.published.size(); ++i)
+      EXPECT_EQ(b.published[i].find("\"type\":\"move\""), std::string::npos) << b.published[i];
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4u);
+}
