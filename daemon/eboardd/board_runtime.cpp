@@ -104,15 +104,8 @@ tl::expected<void, std::string> BoardRuntime::open() {
   if (options_.match_member) return open_match_member(path);
   if (fs::exists(path)) {
     auto t0 = std::chrono::steady_clock::now();
-    auto scan = journal::scan_journal(path);
-    if (!scan) {
-      // Not ours, or unreadable: keep it for a human and start a fresh journal.
-      fs::path aside = path;
-      aside += ".unreadable-" + std::to_string(now_ms());
-      fs::rename(path, aside, ec);
-      spdlog::error("board {}: {}; moved to {} and starting a new journal", id_, scan.error(),
-                    aside.string());
-    } else {
+    auto scan = scan_or_set_aside(path);
+    if (scan) {
       keep = scan->valid_bytes;
       *recovery_ = journal::recover(*scan, id_);
       journal::Recovery& r = *recovery_;
@@ -173,18 +166,23 @@ tl::expected<void, std::string> BoardRuntime::open() {
   return {};
 }
 
+std::optional<journal::JournalScan> BoardRuntime::scan_or_set_aside(const fs::path& path) {
+  auto scan = journal::scan_journal(path);
+  if (scan) return std::move(*scan);
+  // Not ours, or unreadable: keep it for a human and start a fresh journal.
+  fs::path aside = path;
+  aside += ".unreadable-" + std::to_string(now_ms());
+  std::error_code ec;
+  fs::rename(path, aside, ec);
+  spdlog::error("board {}: {}; moved to {} and starting a new journal", id_, scan.error(), aside.string());
+  return std::nullopt;
+}
+
 tl::expected<void, std::string> BoardRuntime::open_match_member(const fs::path& path) {
   std::optional<std::uint64_t> keep;
-  std::error_code ec;
   if (fs::exists(path)) {
-    auto scan = journal::scan_journal(path);
-    if (!scan) {
-      fs::path aside = path;
-      aside += ".unreadable-" + std::to_string(now_ms());
-      fs::rename(path, aside, ec);
-      spdlog::error("board {}: {}; moved to {} and starting a new journal", id_, scan.error(),
-                    aside.string());
-    } else {
+    auto scan = scan_or_set_aside(path);
+    if (scan) {
       keep = scan->valid_bytes;
       if (!scan->problem.empty()) spdlog::warn("board {}: journal {}: {}", id_, path.string(), scan->problem);
       match_scan_ = std::move(*scan);

@@ -139,6 +139,8 @@ class BoardRuntime : public BoardSink {
   // The PGN file of the current game: on this thread (`now`), or by the background writer.
   void write_pgn(bool now = true);
   tl::expected<void, std::string> open_match_member(const std::filesystem::path& path);
+  // The journal at `path` scanned, or (not ours, unreadable) renamed aside with an error logged.
+  std::optional<journal::JournalScan> scan_or_set_aside(const std::filesystem::path& path);
 
   [[maybe_unused]] boost::asio::io_context& io_;  // for the session wiring to come
   std::string id_;

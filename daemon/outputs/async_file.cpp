@@ -14,13 +14,18 @@ AsyncFileWriter::AsyncFileWriter(Report report, std::chrono::milliseconds batch_
 
 AsyncFileWriter::~AsyncFileWriter() { stop(); }
 
-void AsyncFileWriter::submit(const std::filesystem::path& path, std::string content) {
-  std::unique_lock lock(mutex_);
+AsyncFileWriter::Entry& AsyncFileWriter::set_pending(const std::string& key, std::string content) {
   ++stats_.submitted;
-  const std::string key = path.string();
   Entry& e = files_[key];
   if (e.pending) ++stats_.superseded;
   e.pending = std::move(content);
+  return e;
+}
+
+void AsyncFileWriter::submit(const std::filesystem::path& path, std::string content) {
+  std::unique_lock lock(mutex_);
+  const std::string key = path.string();
+  Entry& e = set_pending(key, std::move(content));
   if (stopping_) {
     if (!e.busy) (void)write_here(lock, key, e);
     return;
@@ -50,11 +55,8 @@ tl::expected<void, std::string> AsyncFileWriter::write_here(std::unique_lock<std
 tl::expected<void, std::string> AsyncFileWriter::write_now(const std::filesystem::path& path,
                                                            std::string content) {
   std::unique_lock lock(mutex_);
-  ++stats_.submitted;
   const std::string key = path.string();
-  Entry& e = files_[key];
-  if (e.pending) ++stats_.superseded;
-  e.pending = std::move(content);
+  Entry& e = set_pending(key, std::move(content));
   return finish(lock, key, e);
 }
 

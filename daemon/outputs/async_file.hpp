@@ -63,6 +63,8 @@ class AsyncFileWriter {
     std::string error;    // of the last write, for the report
   };
   void run();
+  // With the lock held: `content` is what `key` is to hold next (replacing what was waiting).
+  Entry& set_pending(const std::string& key, std::string content);
   // Nothing pending, queued, being written or waited for: the entry may go.
   static bool idle(const Entry& e) { return !e.pending && !e.busy && !e.queued && e.waiting == 0; }
   // write_now()/flush(): waits for a background write of `e`, then writes what is pending here.

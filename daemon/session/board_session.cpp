@@ -26,8 +26,13 @@ rules::ReconstructConfig with_board_id(rules::ReconstructConfig cfg, const std::
   return cfg;
 }
 
-rules::Reconstructor make_reconstructor(const BoardSessionConfig& cfg) {
-  if (cfg.reconstruction) return *cfg.reconstruction;
+// Takes `cfg.reconstruction` (moved out) when there is one.
+rules::Reconstructor make_reconstructor(BoardSessionConfig& cfg) {
+  if (cfg.reconstruction) {
+    rules::Reconstructor r = std::move(*cfg.reconstruction);
+    cfg.reconstruction.reset();
+    return r;
+  }
   auto rc = with_board_id(cfg.rules, cfg.board_id);
   if (cfg.game) return rules::Reconstructor(std::move(rc), *cfg.game);
   return rules::Reconstructor(std::move(rc));
@@ -38,7 +43,6 @@ rules::Reconstructor make_reconstructor(const BoardSessionConfig& cfg) {
 struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   Impl(boost::asio::io_context& io, BoardSessionConfig cfg, BoardSessionHandlers h)
       : config(std::move(cfg)), handlers(std::move(h)), timer(io), reconstructor(make_reconstructor(config)) {
-    config.reconstruction.reset();  // copied into `reconstructor`
     if (!config.clock) config.clock = system_unix_ms;
     if (!(config.clock_rate > 0)) config.clock_rate = 1.0;
     board.on_message = [this](const drivers::dgt::Message& m) {
