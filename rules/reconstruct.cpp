@@ -431,9 +431,14 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   if (presser == to_move) {
     pending_press_ = PendingPress{t, clock_times(r), presser};
     pending_deadline_ = t + cfg_.mismatch_ms;
-    std::int64_t decide_at = std::max(t, last_board_event_ + cfg_.scan_ms);
-    if (!matching_successor())
-      decide_at = std::max(decide_at, t + cfg_.scan_ms);  // last placement not read yet?
+    // A board showing a legal move when the press is read shows the move pressed: it is completed now
+    // (press_read_after_scan). A board showing no move yet waits one scan for the last placement; with a
+    // clock read apart from the scan, so does a move that may be a moment of a longer gesture.
+    std::int64_t decide_at = t;
+    if (const Successor* shown = matching_successor(); !shown)
+      decide_at = t + cfg_.scan_ms;  // last placement not read yet?
+    else if (!cfg_.press_read_after_scan && may_continue(*shown))
+      decide_at = std::max(t, last_board_event_ + cfg_.scan_ms);
     if (decide_at <= t)
       decide_pending(t);
     else
@@ -447,6 +452,28 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   // Otherwise this press gives the turn back (after an illegal move, or setting the clock): the pending
   // press, if any, is judged on the board as it stands.
   if (pending_press_) resolve_pending_on_settle(t, true);
+}
+
+bool Reconstructor::may_continue(const Successor& s) const {
+  if (s.pawn_left_on_last_rank) return true;  // the swap for the new piece may follow (7.5.2)
+  const Move m = s.move;
+  if (m.is_drop() || m.kind() == Move::CASTLING) return false;
+  const Color us = game_.position().side_to_move();
+  // Whether `m` stops on `end`, or on a square a slide to `end` passes.
+  auto on_way_to = [&](Square end) { return m.to() == end || (between(m.from(), end) & square_bb(m.to())); };
+  for (const auto& o : successors_) {
+    if (o.move == m || o.move.is_drop()) continue;
+    if (o.move.kind() == Move::CASTLING) {
+      // Castling is encoded king square to rook square. Its king on the way (the rook still to come), or
+      // its rook first (4.4.2) with the king still to come.
+      const bool king_side = o.move.to() > o.move.from();
+      if (m.from() == o.move.from() && on_way_to(Position::castle_king_to(us, king_side))) return true;
+      if (m.from() == o.move.to() && on_way_to(Position::castle_rook_to(us, king_side))) return true;
+    } else if (o.move.from() == m.from() && (between(m.from(), o.move.to()) & square_bb(m.to()))) {
+      return true;  // the same piece pushed on across its square
+    }
+  }
+  return false;
 }
 
 void Reconstructor::decide_pending(std::int64_t now) {

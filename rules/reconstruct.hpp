@@ -40,9 +40,15 @@ struct ReconstructConfig {
   // A scanning board reports the changes of one scan together, in board order, not in the order the hand
   // made them: a touch binds (4.3) only if it came this much before the moved piece was lifted.
   std::int64_t touch_order_ms = 300;
-  // A press read within this long of the last board change may come before the scan that reports the
-  // move's last placement: it is decided one scan later, on the latest board that shows a legal move.
+  // About one scan: a board change can be reported this long after it happened.
   std::int64_t scan_ms = 260;
+  // Whether the clock reading that shows a press comes after the scans of everything the hand did on the
+  // board before the press. A DGT board reads its clock between sweeps of its squares: in the real
+  // captures every move's field updates come before the reading of its press. Then a board that shows a
+  // legal move at that reading shows the move pressed, completed at once. false (a clock read on a link
+  // of its own): a move that may be a moment of a longer gesture (may_continue) is decided one scan after
+  // the board's last change, on the latest board that shows a legal move.
+  bool press_read_after_scan = true;
   // Bughouse (FQE 21b): a drop set on the board this much before the partner's capture was completed (his
   // clock press) is reported (drop-before-partner-clock); less is the reading delay of clocks and scans.
   std::int64_t handover_tolerance_ms = 500;
@@ -229,6 +235,10 @@ class Reconstructor {
   std::optional<std::int64_t> shown_confirm_at_;
   std::int64_t last_board_event_ = -1000000;
   void decide_pending(std::int64_t now);
+  // Whether the board showing `s` may be a moment of a longer gesture of the same hand whose end a scan
+  // has not reported yet: the piece pushed on across its square (a slide), a castling's king or rook on
+  // its way with the other piece still to come, a pawn on the last rank before the swap (7.5.2).
+  bool may_continue(const Successor& s) const;
   void resolve_pending_on_settle(std::int64_t t, bool final);
   std::optional<ClockReading> last_reading_;
   std::optional<Color> left_player_;

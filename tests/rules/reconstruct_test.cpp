@@ -50,6 +50,40 @@ TEST(Reconstruct, CaptureInEitherOrderAndCastlingKingFirst) {
   EXPECT_TRUE(s.alerts().empty());
 }
 
+// The press reading comes after the scans of what the hand did before the press (a DGT board reads its
+// clock between sweeps), so a board showing a legal move then is completed by that very reading, however
+// soon after the last placement it comes: no waiting for another scan.
+TEST(Reconstruct, MoveShownAtThePressReadingIsCompletedByIt) {
+  Reconstructor r(ReconstructConfig{});
+  Script s(r);
+  s.snapshot(Position::start()).clock_start();
+  s.lift("e2").place("e3", W_PAWN).press();  // e3 may look like a stop on the way to e4: it is not waited on
+  ASSERT_EQ(s.moves(), (std::vector<std::string>{"e2e3"}));
+  EXPECT_EQ(s.events().back().t_ms, s.t());  // out of the press reading itself
+  s.lift("g8").place("f6", B_KNIGHT).press();
+  EXPECT_EQ(s.moves(), (std::vector<std::string>{"e2e3", "g8f6"}));
+  EXPECT_TRUE(s.alerts().empty());
+}
+
+// With a clock read apart from the scan, the press may be read before the scan that shows where a pushed
+// piece stopped: a move that may be a stop on the way (e2-e3 on the way to e4, Rh1-f1 before the king
+// castles) waits one scan after the board's last change; one that cannot (a knight's) does not.
+TEST(Reconstruct, ClockReadApartFromTheScanWaitsForAPossibleSlide) {
+  ReconstructConfig cfg;
+  cfg.press_read_after_scan = false;
+  Reconstructor r(cfg);
+  Script s(r);
+  s.snapshot(Position::start()).clock_start();
+  s.lift("e2").place("e3", W_PAWN).press();
+  EXPECT_TRUE(s.moves().empty());
+  s.lift("e3").place("e4", W_PAWN);  // the scan after the press: the pawn was pushed on to e4
+  s.wait(300);
+  ASSERT_EQ(s.moves(), (std::vector<std::string>{"e2e4"}));
+  s.lift("g8").place("f6", B_KNIGHT).press();
+  EXPECT_EQ(s.moves(), (std::vector<std::string>{"e2e4", "g8f6"}));  // a knight does not slide
+  EXPECT_TRUE(s.alerts().empty());
+}
+
 TEST(Reconstruct, OpponentStartsBeforeThePressIsRead) {
   Reconstructor r(ReconstructConfig{});
   Script s(r);
