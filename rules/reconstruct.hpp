@@ -239,6 +239,9 @@ class Reconstructor {
   // has not reported yet: the piece pushed on across its square (a slide), a castling's king or rook on
   // its way with the other piece still to come, a pawn on the last rank before the swap (7.5.2).
   bool may_continue(const Successor& s) const;
+  // The one successor `board` shows with some of the opponent's pieces lifted: a scan lists squares in
+  // board order, so the opponent's first lift can share the scan of the mover's last placement.
+  const Successor* successor_with_lifts(const std::array<Piece, 64>& board) const;
   void resolve_pending_on_settle(std::int64_t t, bool final);
   std::optional<ClockReading> last_reading_;
   std::optional<Color> left_player_;

@@ -90,6 +90,8 @@ TEST(Reconstruct, OpponentStartsBeforeThePressIsRead) {
   s.snapshot(Position::start()).clock_start();
   s.lift("e2").place("e4", W_PAWN).lift("e7");  // Black already lifts his pawn when the press arrives
   s.press();
+  ASSERT_EQ(s.moves(), (std::vector<std::string>{"e2e4"}));  // completed by the press reading itself
+  EXPECT_EQ(s.events().back().t_ms, s.t());
   s.place("e5", B_PAWN).wait(300).press();
   EXPECT_EQ(s.moves(), (std::vector<std::string>{"e2e4", "e7e5"}));
 }

@@ -195,5 +195,5 @@ TEST(ReconstructCorpus, Chess960GamesThroughHumanHands) { run_corpus("chess960",
 
 // The clock data as recorded: lichess premoves give replies that begin the instant the clock is pressed,
 // within one scan of the board; some of those stay ambiguous. Measured residue as ceilings.
-TEST(ReconstructCorpus, StandardGamesWithPremoveTiming) { run_corpus("standard", false, 0, {0, 0, 43, 14}); }
+TEST(ReconstructCorpus, StandardGamesWithPremoveTiming) { run_corpus("standard", false, 0, {0, 0, 37, 14}); }
 TEST(ReconstructCorpus, Chess960GamesWithPremoveTiming) { run_corpus("chess960", true, 0, {0, 0, 0, 0}); }
