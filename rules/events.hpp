@@ -18,6 +18,9 @@ struct MoveEvent {
   std::string uci;
   std::string san;
   ClockTimes clock;  // after the move, when known
+  // FIDE A.4.2: an illegal move that stood, the opponent having played on without claiming. `uci` is the
+  // piece's way (`e1e3`), `san` long algebraic (`Re1-e3`); the game goes on from the position it left.
+  bool illegal = false;
 };
 
 // A move that the board shows but that is not completed yet (no clock press): it may still change.

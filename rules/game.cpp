@@ -34,10 +34,33 @@ const PlyRecord& Game::play(Move m, ClockTimes clock, std::int64_t time_ms) {
   return plies_.back();
 }
 
+const PlyRecord& Game::play_illegal(Move shown, Position after, ClockTimes clock, std::int64_t time_ms) {
+  current_ = after;
+  stood_.push_back({ply_count(), std::move(after)});
+  PlyRecord r;
+  r.move = shown;
+  r.clock = clock;
+  r.time_ms = time_ms;
+  r.key = current_.key();
+  r.board_key = current_.key_without_pockets();
+  r.illegal = true;
+  plies_.push_back(r);
+  return plies_.back();
+}
+
+int Game::legal_since() const { return stood_.empty() ? 0 : stood_.back().ply + 1; }
+
 void Game::undo() {
   if (plies_.empty()) return;
-  current_.undo_move(plies_.back().move);
-  plies_.pop_back();
+  if (plies_.back().illegal) {
+    // Its position was given, not made by a move: rebuild the one before it.
+    plies_.pop_back();
+    stood_.pop_back();
+    current_ = position_at(ply_count());
+  } else {
+    current_.undo_move(plies_.back().move);
+    plies_.pop_back();
+  }
   outcome_.reset();
   // Pieces that arrived after the move taken back are still there: they now arrive after the last move.
   for (auto& c : pocket_changes_) c.ply = std::min(c.ply, ply_count());
@@ -60,9 +83,13 @@ Position Game::position_at(int ply) const {
       p.set_pocket(c.color, c.type, std::clamp(p.pocket(c.color, c.type) + c.n, 0, 255));
     }
   };
+  std::size_t stood = 0;
   for (int i = 0; i < ply && i < ply_count(); ++i) {
     apply_changes(i);
-    p.do_move(plies_[i].move);
+    if (plies_[i].illegal && stood < stood_.size())
+      p = stood_[stood++].after;
+    else
+      p.do_move(plies_[i].move);
   }
   apply_changes(std::min(ply, ply_count()));
   return p;

@@ -35,6 +35,10 @@ struct PlyRecord {
   Key key = 0;               // of the position after the move
   Key board_key = 0;         // the same without pockets
   bool drop = false;
+  // FIDE A.4.2: an illegal move that stood (the opponent played on without claiming). `move` is the piece's
+  // way as the board showed it (from → to, a plain move no rule allows); the position after it is kept by
+  // the Game, not computed from the move.
+  bool illegal = false;
 };
 
 class Game {
@@ -51,6 +55,12 @@ class Game {
 
   // Plays a move the caller knows to be legal.
   const PlyRecord& play(Move m, ClockTimes clock = {}, std::int64_t time_ms = 0);
+  // Records an illegal move that stood (FIDE A.4.2) as a ply: `shown` is the piece's way, `after` the
+  // position it left (Position::after_illegal_move). Every earlier position stays as it was (7.5.1).
+  const PlyRecord& play_illegal(Move shown, Position after, ClockTimes clock = {}, std::int64_t time_ms = 0);
+  // The number of plies up to the last illegal move that stood (0: none). From the position after it on,
+  // every move is legal: a record written as moves (PGN) can only start there.
+  int legal_since() const;
   // Takes back the last move (arbiter decision, or a move found to be wrong).
   void undo();
   // Bughouse: a piece arrives in (n > 0) or leaves (n < 0) a reserve from outside this board (the partner's
@@ -88,6 +98,11 @@ class Game {
     int n;
   };
   std::vector<PocketChange> pocket_changes_;
+  struct StoodPosition {
+    int ply;  // the illegal move's index in plies_
+    Position after;
+  };
+  std::vector<StoodPosition> stood_;  // the positions after the illegal moves that stood, in order
   ClockTimes start_clock_;
   std::optional<Outcome> outcome_;
 };

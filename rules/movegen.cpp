@@ -112,10 +112,13 @@ Move* generate_legal(const Position& pos, Move* out) {
   const Square ksq = pos.king_square(us);
   const Bitboard occ = pos.pieces(), ours = pos.pieces(us), theirs = pos.pieces(them);
   const Bitboard checkers = pos.checkers();
+  // A king is never taken. Legal play never leaves one attacked with the other side to move, but an
+  // illegal move that stood (FIDE A.4.2: not claimed in time) can: then the opponent must still move.
+  const Bitboard not_ours = ~(ours | pos.pieces(them, KING));
 
   // King steps: the destination must not be attacked once the king has left its square.
   const Bitboard occ_without_king = occ ^ square_bb(ksq);
-  Bitboard kt = king_attacks(ksq) & ~ours;
+  Bitboard kt = king_attacks(ksq) & not_ours;
   while (kt) {
     Square to = pop_lsb(kt);
     if (!(pos.attackers_to(to, occ_without_king) & theirs)) *out++ = Move::make(ksq, to);
@@ -123,7 +126,7 @@ Move* generate_legal(const Position& pos, Move* out) {
   if (more_than_one(checkers)) return out;  // double check: only the king can move
 
   // In check, other pieces must capture the checker or block it; otherwise anything not ours.
-  const Bitboard target = checkers ? between(ksq, lsb(checkers)) : ~ours;
+  const Bitboard target = checkers ? between(ksq, lsb(checkers)) : not_ours;
   const Bitboard pinned = pos.blockers_for_king(us) & ours;
 
   Bitboard pawns = pos.pieces(us, PAWN);

@@ -210,6 +210,18 @@ tl::expected<Move, std::string> parse_drop(const Position& pos, std::string_view
 
 char piece_letter(PieceType t, Language language) { return letters(language)[t]; }
 
+std::string to_long_algebraic(const Position& before, Move m, Language language) {
+  if (m.is_none() || m.is_drop()) return to_san(before, m);
+  Piece pc = before.piece_on(m.from());
+  std::string s;
+  if (pc != NO_PIECE && type_of(pc) != PAWN) s += letters(language)[type_of(pc)];
+  s += square_name(m.from());
+  s += before.empty(m.to()) ? '-' : 'x';
+  s += square_name(m.to());
+  if (auto after = before.after_illegal_move(m.from(), m.to()); after && after->in_check()) s += '+';
+  return s;
+}
+
 std::string to_uci(const Position& pos, Move m) {
   if (m.is_none()) return "0000";
   if (m.is_drop()) return std::string(1, piece_char(m.drop_type())) + '@' + square_name(m.to());

@@ -34,6 +34,11 @@ tl::expected<Move, std::string> parse_uci(const Position& pos, std::string_view 
 
 // SAN of a legal move of `pos`: `Nbd7`, `exd5`, `e8=Q+`, `O-O-O`, `N@f3`, `P@e4`, `Qh4#`; the null move `--`.
 std::string to_san(const Position& pos, Move m, const SanOptions& options = {});
+// An illegal move that stood (FIDE A.4.2), which SAN cannot name (SAN names legal moves, and `Re3` could
+// be read as a legal move of another rook): long algebraic notation (Annex C.13) of the piece's way in
+// `before`, `Re1-e3`, `Bc1xf7`, `e2-e5`, with `+` when it leaves the opponent in check.
+std::string to_long_algebraic(const Position& before, Move m, Language language = Language::English);
+
 // Reads SAN as found in real files: ignores `+ # ! ?` and `e.p.`, takes `0-0`, `e8Q`, `e8(Q)`, `e8/Q`,
 // `exd5` or `ed5`, a missing or extra `x`, over-disambiguation (`Ng1f3`, `Ng1-f3`), drops with or without
 // the pawn letter (`@f3`), a lowercase piece letter when no pawn move fits (`bxc3` is a pawn capture when

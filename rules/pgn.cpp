@@ -741,6 +741,60 @@ tl::expected<std::string, std::string> write_pgn(const GameRecord& record, const
   return out;
 }
 
+namespace {
+// The ply the record of `game` can start at: the first after the last illegal move that stood whose
+// position FEN gives back; nullopt when there is none (the game ends on an unreadable position).
+std::optional<int> record_start_ply(const Game& game) {
+  if (game.legal_since() == 0) return 0;
+  for (int k = game.legal_since(); k <= game.ply_count(); ++k) {
+    Position p = game.position_at(k);
+    if (Position::from_fen(p.fen(), p.variant(), p.chess960())) return k;
+  }
+  return std::nullopt;
+}
+
+// "1. e4 e5 2. Nb1-b3 (illegal move that stood, FIDE A.4.2) 2... d5": the first `plies` moves of `game`.
+std::string told_moves(const Game& game, int plies) {
+  std::string text;
+  Position pos = game.start();
+  MoveCounter counter(pos);
+  bool number_needed = true;
+  for (int i = 0; i < plies && i < game.ply_count(); ++i) {
+    const PlyRecord& p = game.plies()[std::size_t(i)];
+    if (!text.empty()) text += ' ';
+    if (counter.side == WHITE || number_needed) text += counter.label() + ' ';
+    number_needed = p.illegal;
+    if (p.illegal) {
+      text += to_long_algebraic(pos, p.move) + " (illegal move that stood, FIDE A.4.2)";
+      pos = game.position_at(i + 1);
+    } else {
+      text += to_san(pos, p.move);
+      pos.do_move(p.move);
+    }
+    counter.advance();
+  }
+  return text;
+}
+}  // namespace
+
+void set_record_moves(GameRecord& record, const Game& game) {
+  std::optional<int> from = record_start_ply(game);
+  int first = from.value_or(game.ply_count());
+  record.start = from && first > 0 ? game.position_at(first) : game.start();
+  record.moves.clear();
+  if (first > 0) record.intro_comment = "Moves before this position: " + told_moves(game, first);
+  if (!from) return;
+  Color mover = record.start.side_to_move();
+  for (int i = first; i < game.ply_count(); ++i) {
+    const PlyRecord& p = game.plies()[std::size_t(i)];
+    RecordedMove m;
+    m.move = p.move;
+    if (p.clock.known()) m.clock_ms = mover == WHITE ? p.clock.white_ms : p.clock.black_ms;
+    record.moves.push_back(std::move(m));
+    mover = ~mover;
+  }
+}
+
 void play_bughouse_move(std::array<Position, 2>& boards, int board, Move m) {
   Position& pos = boards[board & 1];
   Position& partner = boards[(board & 1) ^ 1];

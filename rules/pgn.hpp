@@ -12,6 +12,7 @@
 
 #include <tl/expected.hpp>
 
+#include "rules/game.hpp"
 #include "rules/notation.hpp"
 #include "rules/position.hpp"
 
@@ -127,6 +128,16 @@ struct PgnWriteOptions {
 // movetext with `{[%clk h:mm:ss]}` comments, wrapped; the result. Fails only on an illegal move in `record`.
 tl::expected<std::string, std::string> write_pgn(const GameRecord& record,
                                                  const PgnWriteOptions& options = {});
+
+// Sets `record`'s start, moves (with the clock of each mover) and intro comment from a game; tags and
+// result stay the caller's. An illegal move that stood (FIDE A.4.2) cannot be movetext: SAN names legal
+// moves only, and a reader replaying it would stop there. So the record then starts afresh (SetUp/FEN)
+// from the first position after the last such move that FEN can give (the illegal move may have left
+// the mover's own king attacked, which no FEN reader accepts: then the position after the reply), and the
+// intro comment tells every move before it, the illegal ones in long algebraic notation marked as such.
+// A reader sees the position the players are in and every move since with its clock; the moves before
+// are there to be read, not replayed. A game without such a move is written from its start as before.
+void set_record_moves(GameRecord& record, const Game& game);
 
 // Bughouse: two boards, A (0) and B (1). Team 1 is White on A and Black on B.
 struct BughouseMove : RecordedMove {

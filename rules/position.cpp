@@ -462,6 +462,27 @@ void Position::do_move(Move m) {
   }
 }
 
+tl::expected<Position, std::string> Position::after_illegal_move(Square from, Square to) const {
+  if (!is_ok(from) || !is_ok(to) || from == to) return tl::unexpected(std::string("not a move"));
+  Piece pc = board_[from];
+  if (pc == NO_PIECE || color_of(pc) != side_)
+    return tl::unexpected(std::string("no piece of the side to move"));
+  if (board_[to] != NO_PIECE && (color_of(board_[to]) == side_ || type_of(board_[to]) == KING))
+    return tl::unexpected(std::string("the square holds an own piece or a king"));
+  if (type_of(pc) == PAWN && (rank_of(to) == 0 || rank_of(to) == 7))
+    return tl::unexpected(std::string("a pawn on the first or last rank"));
+  Position p = *this;
+  // A plain piece move does all the bookkeeping (capture, castling rights, counters, key); a pawn's
+  // double step may leave an en-passant square, which an illegal one must not.
+  p.do_move(Move::make(from, to));
+  StateInfo& st = p.states_.back();
+  if (st.ep != SQ_NONE) {
+    st.key ^= zobrist::ep_file(file_of(st.ep));
+    st.ep = SQ_NONE;
+  }
+  return p;
+}
+
 void Position::undo_move(Move m) {
   const StateInfo& st = states_.back();
   side_ = ~side_;

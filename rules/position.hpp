@@ -97,6 +97,12 @@ class Position {
 
   void do_move(Move m);
   void undo_move(Move m);
+  // The position after a move no rule allows, which stood (FIDE A.4.2: the opponent did not claim before
+  // his own move): the piece on `from` set on `to`, whatever stood there gone, the other side to move.
+  // Castling rights stay only where king and rook have never left their squares (as after any move);
+  // no en passant. Fails when the board is no position to play on: `from` holds no piece of the side to
+  // move, `to` one of its own or a king, or a pawn would stand on the first or last rank (A.4.4).
+  tl::expected<Position, std::string> after_illegal_move(Square from, Square to) const;
   void do_null_move();
   void undo_null_move();
 

@@ -318,6 +318,7 @@ void Reconstructor::on_board_changed(std::int64_t t) {
   if (history_.size() >= 1024)
     history_.erase(history_.begin(), history_.begin() + 512);  // a bound, never reached in play
   history_.push_back({t, physical_, touches_.size()});
+  if (stood_press_) stood_on_board_changed(t);
   // FQE 19: a reserve piece that stood on its square longer than a scan was placed there. (A shorter
   // sight is a scan catching a piece's new square before its old one emptied.)
   {
@@ -365,6 +366,7 @@ void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
   mismatch_at_.reset();
   mismatch_reported_ = false;
   illegal_counts_ = {};
+  forget_stood();
   received_.clear();
   borrowed_ = {};
   early_drops_.clear();
@@ -397,9 +399,10 @@ void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
         r.lever_up == ClockSide::Left ? game_.position().side_to_move() : ~game_.position().side_to_move();
   if (last_reading_ && last_reading_->present && last_reading_->lever_up != r.lever_up) {
     // A lever change on a stopped clock (setting up, starting it) is nobody's move.
-    if (last_reading_->running || left_player_confirmed_)
+    if (last_reading_->running || left_player_confirmed_) {
+      stood_on_press(last_reading_->lever_up, r, t);
       on_press(last_reading_->lever_up, r, t);
-    else if (r.running)
+    } else if (r.running)
       left_player_ =
           r.lever_up == ClockSide::Left ? game_.position().side_to_move() : ~game_.position().side_to_move();
   }
@@ -701,6 +704,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     illegal_move("illegal-move", presser, press.t_ms, geometric ? "king-left-in-check" : "impossible-move",
                  std::string(1, piece_char(type_of(shown->piece))) + square_name(shown->from) + "-" +
                      square_name(shown->to) + " is not a legal move");
+    remember_stood(*shown, press);
     return;
   }
   // Pieces in the air on the way to a legal move: wait for them, up to the mismatch time.
@@ -774,6 +778,7 @@ std::optional<Reconstructor::ShownMove> Reconstructor::shown_move() const {
 
 void Reconstructor::illegal_move(const char* code, Color side, std::int64_t t, const std::string& reason,
                                  const std::string& detail) {
+  forget_stood();  // a later irregularity: the earlier illegal move can no longer stand by itself
   int count = ++illegal_counts_[side];
   const Profile& pr = cfg_.profile;
   std::string penalty;
@@ -954,6 +959,7 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
 
 void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock, std::size_t touch_count,
                            std::size_t history_index, bool judge_touches) {
+  forget_stood();  // a move from the position before the illegal one: that one was taken back (7.5.1)
   if (judge_touches) check_touches(s, touch_count, t);
   if (s.move.is_drop() && game_.position().variant() == Variant::Bughouse) judge_drop_timing(s.move, t);
   const Position& before = game_.position();
@@ -995,6 +1001,10 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   mismatch_reported_ = false;
   recompute_successors();
   check_end(t);
+  match_from_history();
+}
+
+void Reconstructor::match_from_history() {
   // The opponent may already have moved on: the latest board that shows one of his moves is his move.
   for (std::size_t i = history_.size(); i-- > 0;) {
     if (const Successor* next = successor_for(history_[i].board)) {
@@ -1071,6 +1081,7 @@ void Reconstructor::on_settled(std::int64_t t) {
   if (board_matches_game()) {
     mismatch_at_.reset();
     mismatch_reported_ = false;
+    forget_stood();  // the position before the illegal move is back: a claim upheld, or corrected (7.5.1)
     return;
   }
   if (result_gesture(t)) return;
@@ -1090,6 +1101,8 @@ void Reconstructor::on_settled(std::int64_t t) {
       return;
     }
   }
+  // After an illegal move that may stand (A.4.2), the opponent's reply under way is no mismatch either.
+  if (stood_ && shows_stood_reply(physical_, true)) return;
   // Pieces in the air on the way to a legal move are not a mismatch: every square must agree with the
   // position or with one successor, or be empty.
   for (const auto& s : successors_) {
@@ -1373,6 +1386,7 @@ tl::expected<void, std::string> Reconstructor::adjourn(Color sealer, const std::
   adjournment_ = Adjournment{sealer, sealed, game_.ply_count(), clock, t};
   // What was under way (a move shown, a press waiting, timers) belongs to no move now.
   reset_turn();
+  forget_stood();
   pending_deadline_.reset();
   pending_decide_at_.reset();
   candidate_shown_.reset();
@@ -1437,6 +1451,93 @@ std::vector<Event> Reconstructor::resume(std::int64_t t) {
   std::vector<Event> result = std::move(out_);
   out_ = std::move(saved);
   return result;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// FIDE A.4.2: an illegal move that stood.
+
+void Reconstructor::remember_stood(const ShownMove& m, const PendingPress& press) {
+  if (cfg_.profile.illegal_moves != IllegalMovePolicy::StandsUnlessClaimed || m.from == SQ_NONE) return;
+  auto after = game_.position().after_illegal_move(m.from, m.to);
+  if (!after) return;  // no position to play on (a pawn on the last rank, a king taken): 7.5.1 alone
+  Stood s{Move::make(m.from, m.to), std::move(*after), {}, press.clock, press.t_ms};
+  for (Move reply : MoveList(s.after)) s.replies.push_back(board_after(s.after.board(), s.after, reply));
+  stood_ = std::move(s);
+}
+
+bool Reconstructor::shows_stood_reply(const std::array<Piece, 64>& board, bool in_air) const {
+  if (!stood_) return false;
+  const Board& from = stood_->after.board();
+  Color mover = ~stood_->after.side_to_move();  // who made the illegal move
+  for (const Board& reply : stood_->replies) {
+    bool ok = true;
+    for (Square q = 0; q < 64 && ok; ++q) {
+      Piece p = board[q];
+      if (in_air)  // every square as before the reply or after it, or empty (a piece in the hand)
+        ok = p == NO_PIECE || p == from[q] || p == reply[q];
+      else  // the reply, and perhaps the first lift of the illegal mover's next turn in the same scan
+        ok = p == reply[q] || (p == NO_PIECE && reply[q] != NO_PIECE && color_of(reply[q]) == mover);
+    }
+    if (ok) return true;
+  }
+  return false;
+}
+
+void Reconstructor::stood_on_press(ClockSide pressed, const ClockReading& r, std::int64_t t) {
+  stood_press_.reset();
+  if (!stood_ || !left_player_ || game_.outcome()) return;
+  Color presser = pressed == ClockSide::Left ? *left_player_ : ~*left_player_;
+  if (presser == game_.position().side_to_move()) return;  // the illegal mover's press, not a reply
+  if (shows_stood_reply(physical_)) {
+    adopt_stood();
+    return;
+  }
+  // The reply's last placement may come one scan after the press (see decide_pending): wait for it. A
+  // board still showing the illegal move, or the position before it, is no reply: a press handing the
+  // turn back, as under 7.5.1.
+  if (physical_ != stood_->after.board() && !board_matches_game()) stood_press_ = StoodPress{pressed, r, t};
+}
+
+void Reconstructor::stood_on_board_changed(std::int64_t t) {
+  StoodPress press = *stood_press_;
+  if (!stood_ || t > press.t_ms + 2 * cfg_.scan_ms) {
+    stood_press_.reset();
+    return;
+  }
+  if (!shows_stood_reply(physical_)) return;
+  adopt_stood();
+  on_press(press.pressed, press.reading, press.t_ms);  // now the press of the player on move
+}
+
+void Reconstructor::adopt_stood() {
+  Stood s = std::move(*stood_);
+  forget_stood();
+  const Position& before = game_.position();
+  MoveEvent ev;
+  ev.uci = to_uci(before, s.shown);
+  ev.san = to_long_algebraic(before, s.shown);
+  ev.clock = s.clock;
+  ev.illegal = true;
+  // Stamped with its own press, as the ply record (and a snapshot rebuilt from it) has it.
+  game_.play_illegal(s.shown, std::move(s.after), s.clock, s.t_ms);
+  ev.ply = game_.ply_count();
+  display_ = game_.position().board();
+  emit(s.t_ms, ev);
+  // Lifts and boards since the illegal move's press were the opponent's turn: they stay, judged for him.
+  for (auto& touch : touches_)
+    if (color_of(touch.piece) == game_.position().side_to_move()) touch.other_piece_in_air = false;
+  last_match_.reset();
+  release_at_.reset();
+  released_.reset();
+  published_provisional_.reset();
+  shown_illegal_.reset();
+  candidate_shown_.reset();
+  shown_confirm_at_.reset();
+  mismatch_at_.reset();
+  mismatch_reported_ = false;
+  recompute_successors();
+  check_end(s.t_ms);
+  match_from_history();
 }
 
 const char* event_type(const Event& e) {

@@ -159,6 +159,9 @@ class Reconstructor {
     commit(s, t, clock, touches_.size(), history_.empty() ? 0 : history_.size() - 1);
   }
   void reset_turn();
+  // After a move was added to the game: the latest board of this turn that shows a move from the new
+  // position is the one the board shows (the opponent may have moved before the press was read).
+  void match_from_history();
   // Touch-move and release checks of the move about to be completed, over the touches of its turn.
   void check_touches(const Successor& s, std::size_t touch_count, std::int64_t t);
   // A completed illegal move (or clock press without a move): counted, with the profile's penalty.
@@ -276,6 +279,40 @@ class Reconstructor {
   std::optional<Adjournment> adjournment_;
   // While adjourned: the board is followed (what it shows at the resumption), nothing else.
   void follow_adjourned(const SensorEvent& e);
+
+  // --- FIDE A.4.2: an illegal move stands unless claimed before the opponent's next move ------------
+  // (profiles with IllegalMovePolicy::StandsUnlessClaimed). The illegal move is alerted and the position
+  // before it stays the game's, as under 7.5.1; but when the opponent plays a legal move from the
+  // position it left and presses his clock, nobody claimed: it stood. It becomes a ply of the game (an
+  // illegal move event) and his reply is judged from there like any move.
+  struct Stood {
+    Move shown;                                  // the piece's way, from → to
+    Position after;                              // the position it left, the opponent to move
+    std::vector<std::array<Piece, 64>> replies;  // the boards of the opponent's legal moves from there
+    ClockTimes clock;                            // at the illegal move's press
+    std::int64_t t_ms = 0;
+  };
+  std::optional<Stood> stood_;
+  // The opponent's press read while his reply was still in the hand (its placement not scanned yet).
+  struct StoodPress {
+    ClockSide pressed;
+    ClockReading reading;
+    std::int64_t t_ms;
+  };
+  std::optional<StoodPress> stood_press_;
+  void remember_stood(const ShownMove& m, const PendingPress& press);
+  // Whether `board` shows one of the opponent's replies (some of the illegal mover's pieces may already
+  // be lifted: his next turn beginning in the same scan), or, with `in_air`, is on the way to one.
+  bool shows_stood_reply(const std::array<Piece, 64>& board, bool in_air = false) const;
+  // A clock press: when it is the opponent's and the board shows his reply, the illegal move stood. Called
+  // before on_press, which then completes the reply as the move of the player on move.
+  void stood_on_press(ClockSide pressed, const ClockReading& r, std::int64_t t);
+  void stood_on_board_changed(std::int64_t t);
+  void adopt_stood();
+  void forget_stood() {
+    stood_.reset();
+    stood_press_.reset();
+  }
 };
 
 }  // namespace eboard::rules

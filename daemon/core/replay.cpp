@@ -92,15 +92,7 @@ GameRecord game_record(const Game& game, const std::string& board_id) {
   GameRecord r;
   r.tags = {{"Event", "eboardd"}, {"Site", "?"},  {"Date", "????.??.??"}, {"Round", "?"},
             {"White", "?"},       {"Black", "?"}, {"Result", "*"},        {"Board", board_id}};
-  r.start = game.start();
-  Color mover = game.start().side_to_move();
-  for (const PlyRecord& p : game.plies()) {
-    RecordedMove m;
-    m.move = p.move;
-    if (p.clock.known()) m.clock_ms = mover == WHITE ? p.clock.white_ms : p.clock.black_ms;
-    r.moves.push_back(std::move(m));
-    mover = ~mover;
-  }
+  rules::set_record_moves(r, game);  // after an illegal move that stood (A.4.2): a SetUp/FEN record
   if (const auto& o = game.outcome()) {
     r.result = result_string(o->result);
     r.tags.push_back({"Termination", o->reason});

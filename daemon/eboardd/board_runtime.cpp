@@ -485,6 +485,12 @@ std::vector<std::string> BoardRuntime::snapshot() {
   Position pos = g.start();
   int ply = 0;
   for (const PlyRecord& p : g.plies()) {
+    if (p.illegal) {  // an illegal move that stood (A.4.2): told as the reconstruction told it
+      MoveEvent m{++ply, to_uci(pos, p.move), to_long_algebraic(pos, p.move), p.clock, true};
+      lines.push_back(daemon::to_json_line(Event{p.time_ms, id_, m}));
+      pos = g.position_at(ply);
+      continue;
+    }
     MoveEvent m{++ply, to_uci(pos, p.move), to_san(pos, p.move), p.clock};
     lines.push_back(daemon::to_json_line(Event{p.time_ms, id_, m}));
     // A bughouse drop's piece came from the partner's board: this replay has no reserve for it.

@@ -6,7 +6,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "daemon/core/event_json.hpp"
 #include "daemon/core/replay.hpp"
+#include "rules/pgn.hpp"
 
 using namespace eboard;
 
@@ -96,4 +98,38 @@ TEST(CaptureReplay, SameInputSameOutput) {
   auto a = summarize(replay("arnsholt-dgtdriver_1").events);
   auto b = summarize(replay("arnsholt-dgtdriver_1").events);
   EXPECT_EQ(a.uci, b.uci);
+}
+
+// FIDE A.4.2: an illegal move that stood is a move event with the added field "illegal"; no other move
+// event carries it (CONTRACTS §3: fields are added, never changed).
+TEST(StoodIllegalMove, MoveEventSaysIllegalOnlyWhenItIs) {
+  rules::MoveEvent stood{1, "b1b3", "Nb1-b3", {}, true};
+  auto j = daemon::to_json(rules::Event{5, "A", stood});
+  EXPECT_EQ(j.at("type"), "move");
+  EXPECT_EQ(j.at("uci"), "b1b3");
+  EXPECT_EQ(j.at("illegal"), true);
+  rules::MoveEvent legal{2, "e7e5", "e5", {}};
+  EXPECT_FALSE(daemon::to_json(rules::Event{6, "A", legal}).contains("illegal"));
+}
+
+// The board's PGN (/games.pgn) after such a move: SetUp/FEN from the position it left, still readable.
+TEST(StoodIllegalMove, GamePgnStartsFromThePositionItLeft) {
+  rules::Game g(rules::Position::start());
+  rules::Position before = g.position();
+  auto after = before.after_illegal_move(rules::parse_square("b1"), rules::parse_square("b3"));
+  ASSERT_TRUE(after);
+  g.play_illegal(rules::Move::make(rules::parse_square("b1"), rules::parse_square("b3")), *after,
+                 rules::ClockTimes{290000, 300000});
+  g.play(*rules::parse_uci(g.position(), "e7e5"), rules::ClockTimes{290000, 295000});
+  auto text = rules::write_pgn(daemon::game_record(g, "A"));
+  ASSERT_TRUE(text) << text.error();
+  EXPECT_NE(text->find("[Board \"A\"]"), std::string::npos) << *text;
+  EXPECT_NE(text->find("[FEN \"" + after->fen() + "\"]"), std::string::npos) << *text;
+  EXPECT_NE(text->find("Nb1-b3 (illegal move that stood, FIDE A.4.2)"), std::string::npos) << *text;
+  EXPECT_NE(text->find("1... e5 {[%clk 0:04:55]}"), std::string::npos) << *text;
+  auto games = rules::read_pgn(*text);
+  ASSERT_TRUE(games) << games.error();
+  auto replayed = rules::replay((*games)[0]);
+  ASSERT_TRUE(replayed) << replayed.error();
+  EXPECT_EQ(rules::final_position(*replayed).fen(), g.position().fen());
 }

@@ -28,6 +28,8 @@ struct Scenario {
   const char* profile = "fide-standard";
   bool chess960 = false;
   const char* extra = "";  // "count=2", "penalty=loss" … checked on the last alert
+  // When set: every move event in order, as UCI, an illegal move that stood (A.4.2) marked "!".
+  const char* moves = nullptr;
 };
 
 Piece piece_of(char c) {
@@ -39,6 +41,7 @@ struct Outcomes {
   std::vector<std::string> alerts, others;
   std::vector<AlertEvent> alert_events;
   std::vector<std::string> moves;
+  std::string all_moves;  // "b1b3! e7e5": every move event, illegal ones marked
 };
 
 Outcomes play(const Scenario& sc) {
@@ -69,6 +72,7 @@ Outcomes play(const Scenario& sc) {
         run.others.push_back("claimable:" + c->rule);
       } else if (auto* m = std::get_if<MoveEvent>(&e.what)) {
         run.moves.push_back(m->uci);
+        run.all_moves += (run.all_moves.empty() ? "" : " ") + m->uci + (m->illegal ? "!" : "");
       }
     }
   };
@@ -291,6 +295,89 @@ const Scenario SCENARIOS[] = {
      {"illegal-move/impossible-move"},
      {"move:e2e4"}},
 
+    // ---- Annex A.4.2 (rapid, blitz): an illegal move stands unless claimed before the opponent moves ----
+    {"blitz: the opponent replies from the illegal position, the illegal move stands",
+     nullptr,
+     "-b1 +b3N ~300 . ~500 m:e7e5 ~4000 m:b3c5 ~4000",
+     {"illegal-move/impossible-move"},
+     {"move:b3c5"},
+     "fide-blitz",
+     false,
+     "count=1;penalty=+1 min to the opponent if claimed before the opponent moves",
+     "b1b3! e7e5 b3c5"},
+    {"rapid: the opponent replies from the illegal position, the illegal move stands",
+     nullptr,
+     "-b1 +b3N ~300 . ~500 m:e7e5 ~4000",
+     {"illegal-move/impossible-move"},
+     {"move:e7e5"},
+     "fide-rapid",
+     false,
+     "",
+     "b1b3! e7e5"},
+    {"blitz: the reply placed only after the opponent's press was read",
+     nullptr,
+     "-b1 +b3N ~300 . ~500 -e7 . +e5p ~4000",
+     {"illegal-move/impossible-move"},
+     {"move:e7e5"},
+     "fide-blitz",
+     false,
+     "",
+     "b1b3! e7e5"},
+    {"blitz: the king left in check stands; the opponent plays on and the mover must answer the check",
+     "4k3/4r3/8/8/8/8/4B3/4K3 w - - 0 1",
+     "-e2 +d3B ~300 . ~500 m:e8d8 ~500 m:e1d1 ~4000",
+     {"illegal-move/king-left-in-check"},
+     {"move:e1d1"},
+     "fide-blitz",
+     false,
+     "",
+     "e2d3! e8d8 e1d1"},
+    {"blitz: the king left in check cannot be taken; taking it is no reply",
+     "4k3/4r3/8/8/8/8/4B3/4K3 w - - 0 1",
+     "-e2 +d3B ~300 . ~500 -e1 -e7 +e1r ~300 . ~4000",
+     {"illegal-move/king-left-in-check", "position-mismatch"},
+     {},
+     "fide-blitz",
+     false,
+     "",
+     ""},
+    {"blitz: illegal move put back (a claim upheld), the mover plays again",
+     nullptr,
+     "-b1 +b3N ~300 . ~500 -b3 +b1N ~300 . m:e2e4 m:e7e5",
+     {"illegal-move/impossible-move"},
+     {"move:e7e5"},
+     "fide-blitz",
+     false,
+     "",
+     "e2e4 e7e5"},
+    {"blitz: the turn handed back with the illegal move still on the board, then corrected",
+     nullptr,
+     "-b1 +b3N ~300 . ~1500 . ~500 -b3 +c3N ~300 . ~4000",
+     {"illegal-move/impossible-move", "illegal-move-corrected"},
+     {"move:b1c3"},
+     "fide-blitz",
+     false,
+     "",
+     "b1c3"},
+    {"standard: the opponent replies from the illegal position, which is never adopted (7.5.1)",
+     nullptr,
+     "-b1 +b3N ~300 . ~500 m:e7e5 ~4000",
+     {"illegal-move/impossible-move", "position-mismatch"},
+     {},
+     "fide-standard",
+     false,
+     "",
+     ""},
+    {"blitz: a second illegal move after the first one stood: count 2, loss if claimed",
+     nullptr,
+     "-b1 +b3N ~300 . ~500 m:e7e5 ~500 -b3 +b6N ~300 . ~500 m:g8f6 ~4000",
+     {"illegal-move/impossible-move", "illegal-move/impossible-move"},
+     {"move:g8f6"},
+     "fide-blitz",
+     false,
+     "count=2;penalty=loss if claimed before the opponent moves",
+     "b1b3! e7e5 b3b6! g8f6"},
+
     // ---- the board and the position ----
     {"a piece from nowhere: position mismatch", nullptr, "m:e2e4 +e5Q ~300 ~4000", {"position-mismatch"}, {}},
     {"mismatch is reported once and play resumes",
@@ -413,6 +500,9 @@ TEST_P(Scenarios, ExactlyTheExpectedAlerts) {
   if (!last_move.empty()) {
     ASSERT_FALSE(run.moves.empty()) << sc.name;
     EXPECT_EQ(run.moves.back(), last_move) << sc.name;
+  }
+  if (sc.moves) {
+    EXPECT_EQ(run.all_moves, sc.moves) << sc.name;
   }
   if (*sc.extra) {
     ASSERT_FALSE(run.alert_events.empty());
