@@ -35,15 +35,22 @@ class Durability : public boost::asio::execution_context::service {
   explicit Durability(boost::asio::execution_context& ctx)
       : boost::asio::execution_context::service(ctx),
         syncer(SYNC_THREADS),
-        files([](const fs::path& path, const std::string& error) {
-          if (error.empty())
-            spdlog::info("{}: written again", path.string());
-          else
-            spdlog::error("{}", error);
-        }) {}
+        files(
+            [](const fs::path& path, const std::string& error) {
+              if (error.empty())
+                spdlog::info("{}: written again", path.string());
+              else
+                spdlog::error("{}", error);
+            },
+            std::chrono::milliseconds(50), PGN_INTERVAL) {}
 
   // fdatasyncs of different journals run in parallel (the disk merges them); one file never twice.
   static constexpr unsigned SYNC_THREADS = 4;
+  // A game's PGN file is rewritten at most this often while the game goes on (at once when it ends with a
+  // result, when its tags change, and at stop). The live game is on /games.pgn and /ws; the journal holds
+  // every move durably before it is published; the file is the archive. One rewrite per move (an inode
+  // created, fsynced, renamed over the old one) cost a third of the daemon's CPU at 1,000 boards.
+  static constexpr std::chrono::milliseconds PGN_INTERVAL{30000};
   journal::Syncer syncer;
   outputs::AsyncFileWriter files;
 
@@ -497,7 +504,7 @@ void BoardRuntime::write_pgn(bool now) {
   if (files_ && !now) {
     // Errors are the writer's to log (once per file while they last).
     pgn_path_ = path.string();
-    files_->submit(path, outputs::game_pgn(g));
+    files_->submit(path, outputs::game_pgn(g), /*urgent=*/g.game->outcome().has_value());
     return;
   }
   auto ok = files_ ? files_->write_now(path, outputs::game_pgn(g))

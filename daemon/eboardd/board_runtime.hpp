@@ -11,7 +11,8 @@
 // With `sync_in_background` (the daemon), the loop never waits for a disk: the fdatasyncs run on the
 // io_context's syncer threads (journal/syncer.hpp), which batch them per file, and a move is published
 // from the io_context when its sync completes (events after it wait too, to keep the order); PGN files are
-// written by a background writer, latest content wins (outputs/async_file.hpp). Without it, the sync runs
+// written by a background writer, latest content wins, at most once per PGN interval while the game goes
+// on and at once when it ends (outputs/async_file.hpp). Without it, the sync runs
 // on the calling thread and the move is published before events() returns (tests that never run the
 // io_context).
 #pragma once
