@@ -49,7 +49,7 @@ namespace eboard::eboardd {
 
 struct RuntimeOptions {
   std::filesystem::path state_dir;
-  std::chrono::milliseconds sync_interval{50};
+  std::chrono::milliseconds sync_interval{5000};  // journal.sync_ms
   // Durable writes on the io_context's background threads, publication when they complete (see above).
   bool sync_in_background = true;
   std::string profile = "fide-standard";  // of new games
