@@ -35,15 +35,22 @@ class Durability : public boost::asio::execution_context::service {
   explicit Durability(boost::asio::execution_context& ctx)
       : boost::asio::execution_context::service(ctx),
         syncer(SYNC_THREADS),
-        files([](const fs::path& path, const std::string& error) {
-          if (error.empty())
-            spdlog::info("{}: written again", path.string());
-          else
-            spdlog::error("{}", error);
-        }) {}
+        files(
+            [](const fs::path& path, const std::string& error) {
+              if (error.empty())
+                spdlog::info("{}: written again", path.string());
+              else
+                spdlog::error("{}", error);
+            },
+            std::chrono::milliseconds(50), PGN_INTERVAL) {}
 
   // fdatasyncs of different journals run in parallel (the disk merges them); one file never twice.
   static constexpr unsigned SYNC_THREADS = 4;
+  // A game's PGN file is rewritten at most this often while the game goes on (at once when it ends with a
+  // result, when its tags change, and at stop). The live game is on /games.pgn and /ws; the journal holds
+  // every move durably before it is published; the file is the archive. One rewrite per move (an inode
+  // created, fsynced, renamed over the old one) cost a third of the daemon's CPU at 1,000 boards.
+  static constexpr std::chrono::milliseconds PGN_INTERVAL{30000};
   journal::Syncer syncer;
   outputs::AsyncFileWriter files;
 
@@ -215,7 +222,7 @@ void BoardRuntime::journal_input(const journal::Entry& e, std::int64_t seq) {
   // The sequence number rides in the JSON body; readers that do not know it ignore it.
   if (!body.empty() && body.front() == '{')
     body.insert(1, "\"seq\":" + std::to_string(seq) + (body.size() > 2 ? "," : ""));
-  if (auto ok = writer_.append(journal::record_type(e), body); !ok) {
+  if (auto ok = writer_.append(journal::record_type(e), body); !ok) {  // after what is buffered
     if (!journal_failed_) spdlog::error("board {}: journal write failed: {}", id_, ok.error());
     journal_failed_ = true;
   } else {
@@ -257,8 +264,20 @@ const Game& BoardRuntime::game() const {
   return none;
 }
 
-bool BoardRuntime::append(const journal::Entry& e) {
-  auto ok = writer_.append(journal::record_type(e), journal::encode_body(e));
+bool BoardRuntime::append(const journal::Entry& e, bool buffered) {
+  const char type = journal::record_type(e);
+  const std::string body = journal::encode_body(e);
+  tl::expected<void, std::string> ok;
+  if (buffered && syncer_) {
+    ok = writer_.buffer(type, body);
+    flush_soon();
+  } else {
+    ok = writer_.append(type, body);
+  }
+  return journal_result(ok);
+}
+
+bool BoardRuntime::journal_result(const tl::expected<void, std::string>& ok) {
   if (!ok) {
     if (!journal_failed_) spdlog::error("board {}: journal write failed: {}", id_, ok.error());
     journal_failed_ = true;
@@ -267,6 +286,24 @@ bool BoardRuntime::append(const journal::Entry& e) {
   if (journal_failed_) spdlog::info("board {}: journal writes work again", id_);
   journal_failed_ = false;
   return true;
+}
+
+void BoardRuntime::flush_soon() {
+  if (flush_posted_) return;
+  flush_posted_ = true;
+  boost::asio::post(io_, [this, alive = std::weak_ptr<bool>(alive_)] {
+    if (alive.expired()) return;
+    flush_posted_ = false;
+    if (writer_.buffered() == 0) return;  // written already, with a move's sync
+    flush_journal();
+    want_sync(false);
+  });
+}
+
+void BoardRuntime::flush_journal() {
+  const std::uint64_t end = writer_.size();
+  // Lost records hold nothing to wait for: what follows them is published without them (logged).
+  if (!journal_result(writer_.flush())) forced_upto_ = std::max(forced_upto_, end);
 }
 
 void BoardRuntime::want_sync(bool urgent) {
@@ -278,11 +315,14 @@ void BoardRuntime::want_sync(bool urgent) {
     if (urgent) return sync_now();
     return schedule_sync();
   }
+  // What is buffered waits for the end of the loop turn (flush_soon), unless a move waits for it.
   if (!urgent) {
+    if (writer_.buffered() > 0) return;
     syncer_->request(writer_.file(), writer_.size(),
                      std::max(options_.sync_interval, std::chrono::milliseconds(0)));
     return;
   }
+  flush_journal();
   // Done on a syncer thread: hand the result to the loop, which publishes what it made durable.
   const std::uint64_t upto = writer_.size();
   syncer_->request(writer_.file(), upto, std::chrono::milliseconds(0),
@@ -335,16 +375,17 @@ void BoardRuntime::sync_now() {
     sync_timer_.cancel();
     sync_pending_ = false;
   }
+  const std::uint64_t end = writer_.size();
   if (auto ok = writer_.sync(); !ok) {
     spdlog::error("board {}: {}", id_, ok.error());
-    forced_upto_ = std::max(forced_upto_, writer_.size());
+    forced_upto_ = std::max(forced_upto_, end);
   }
   drain();
 }
 
 void BoardRuntime::sensor(const SensorEvent& e) {
   last_t_ = std::max(last_t_, e.t_ms);
-  append(e);
+  append(e, true);
   want_sync(false);
 }
 
@@ -352,7 +393,7 @@ void BoardRuntime::events(const std::vector<Event>& evs) {
   bool record_changed = false;
   for (const Event& e : evs) {
     std::string line = daemon::to_json_line(e);
-    append(journal::EventEntry{line});
+    append(journal::EventEntry{line}, true);
     ledger_.on_event(e);
     const bool completes =
         std::holds_alternative<MoveEvent>(e.what) || std::holds_alternative<ResultEvent>(e.what);
@@ -376,12 +417,12 @@ void BoardRuntime::events(const std::vector<Event>& evs) {
 
 void BoardRuntime::tick(std::int64_t now) {
   last_t_ = std::max(last_t_, now);
-  append(journal::AdvanceEntry{now});
+  append(journal::AdvanceEntry{now}, true);
 }
 
 void BoardRuntime::wire(std::int64_t t_ms, drivers::Direction dir, std::span<const std::uint8_t> bytes) {
   if (!options_.raw_log || bytes.empty()) return;
-  append(journal::RawEntry{t_ms, dir, std::vector<std::uint8_t>(bytes.begin(), bytes.end())});
+  append(journal::RawEntry{t_ms, dir, std::vector<std::uint8_t>(bytes.begin(), bytes.end())}, true);
   want_sync(false);
 }
 
@@ -463,7 +504,7 @@ void BoardRuntime::write_pgn(bool now) {
   if (files_ && !now) {
     // Errors are the writer's to log (once per file while they last).
     pgn_path_ = path.string();
-    files_->submit(path, outputs::game_pgn(g));
+    files_->submit(path, outputs::game_pgn(g), /*urgent=*/g.game->outcome().has_value());
     return;
   }
   auto ok = files_ ? files_->write_now(path, outputs::game_pgn(g))

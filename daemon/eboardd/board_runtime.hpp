@@ -2,7 +2,8 @@
 // the raw wire bytes), its games' numbers and tags, its PGN files, and the fan-out of its events to the
 // HTTP/WebSocket clients. The source (serial board or demo) runs reconstruction; this is its sink.
 //
-// Durability: every record is written (write(2)) as it happens, so a crash of the process loses nothing;
+// Durability: every record is written (write(2)) in the loop turn that made it (one write per board and
+// turn), before anything it leads to is published, so a crash of the process loses nothing published;
 // fdatasync follows at once after a completed move or a result, else at most `sync_interval` later, so
 // a power cut loses at most that much of the sensor stream and never a published move: a move or result
 // is published (and goes into the PGN file) only once its journal record is on disk.
@@ -10,7 +11,8 @@
 // With `sync_in_background` (the daemon), the loop never waits for a disk: the fdatasyncs run on the
 // io_context's syncer threads (journal/syncer.hpp), which batch them per file, and a move is published
 // from the io_context when its sync completes (events after it wait too, to keep the order); PGN files are
-// written by a background writer, latest content wins (outputs/async_file.hpp). Without it, the sync runs
+// written by a background writer, latest content wins, at most once per PGN interval while the game goes
+// on and at once when it ends (outputs/async_file.hpp). Without it, the sync runs
 // on the calling thread and the move is published before events() returns (tests that never run the
 // io_context).
 #pragma once
@@ -47,7 +49,7 @@ namespace eboard::eboardd {
 
 struct RuntimeOptions {
   std::filesystem::path state_dir;
-  std::chrono::milliseconds sync_interval{50};
+  std::chrono::milliseconds sync_interval{5000};  // journal.sync_ms
   // Durable writes on the io_context's background threads, publication when they complete (see above).
   bool sync_in_background = true;
   std::string profile = "fide-standard";  // of new games
@@ -126,7 +128,16 @@ class BoardRuntime : public BoardSink {
   void log(Level level, const std::string& text) override;
 
  private:
-  bool append(const journal::Entry& e);
+  // Journals `e`: written at once, or (`buffered`, with a syncer) at the end of the loop turn with the
+  // turn's other records (flush_soon), or before a move's sync, whichever comes first. Nothing is
+  // published before its bytes are written and synced, so the buffer never holds what the world saw.
+  bool append(const journal::Entry& e, bool buffered = false);
+  // Logs a journal write failure (once per streak) or its end; returns `ok`.
+  bool journal_result(const tl::expected<void, std::string>& ok);
+  // Posts the write of what append() buffered (once per loop turn), then its sync request.
+  void flush_soon();
+  // Writes what is buffered now.
+  void flush_journal();
   // The records written so far are to be durable: at once (`urgent`: a move waits for it) or within
   // sync_interval.
   void want_sync(bool urgent);
@@ -154,6 +165,7 @@ class BoardRuntime : public BoardSink {
   std::unique_ptr<BoardSource> source_;
   boost::asio::steady_timer sync_timer_;  // without a syncer
   bool sync_pending_ = false;
+  bool flush_posted_ = false;
   journal::Syncer* syncer_ = nullptr;          // the io_context's, with sync_in_background
   outputs::AsyncFileWriter* files_ = nullptr;  // likewise
   // Events journaled but not yet published, in order. A move or result waits until the journal is

@@ -102,14 +102,24 @@ class JournalWriter {
   // Writes one record with a single write(2): once it returns, the record survives a crash of the
   // process (not yet a power cut: see sync()). A failed write is undone (the file is cut back), so
   // the journal stays readable.
+  // Records buffered before it are written first, with it.
   tl::expected<void, std::string> append(char type, std::string_view body);
-  // fdatasync(2) when something was written since the file was last made durable (by this call or by a
-  // syncer thread through file()): then the records survive a power cut.
+  // Keeps one record in memory for the next flush(), append() or sync(), which write everything kept
+  // with a single write(2), in order: a loop turn's records (a clock message's raw bytes and its reading)
+  // cost one system call. Until then a crash of the process loses it.
+  tl::expected<void, std::string> buffer(char type, std::string_view body);
+  // Writes the buffered records (nothing to do: no system call). A failed write drops them (the file is
+  // cut back, as for append()).
+  tl::expected<void, std::string> flush();
+  // Flushes, then fdatasync(2) when something was written since the file was last made durable (by this
+  // call or by a syncer thread through file()): then the records survive a power cut.
   tl::expected<void, std::string> sync();
 
   bool is_open() const { return file_ != nullptr; }
-  bool dirty() const { return file_ && file_->durable() < size_; }
-  std::uint64_t size() const { return size_; }
+  bool dirty() const { return file_ && file_->durable() < size(); }
+  // Bytes of the records appended so far, buffered ones included: the file's size after flush().
+  std::uint64_t size() const { return size_ + buffered_.size(); }
+  std::size_t buffered() const { return buffered_.size(); }
   // Bytes known to be on disk (<= size()).
   std::uint64_t durable() const { return file_ ? file_->durable() : 0; }
   WriterStats stats() const;
@@ -118,9 +128,15 @@ class JournalWriter {
   const std::shared_ptr<SyncFile>& file() const { return file_; }
 
  private:
+  // Writes `bytes` (whole records, `count` of them) at the end of the file.
+  tl::expected<void, std::string> write_records(std::string_view bytes, std::uint64_t count);
+
   std::shared_ptr<SyncFile> file_;
-  std::uint64_t size_ = 0;
-  WriterStats stats_;  // records, bytes, write_errors (the sync figures are the file's)
+  std::uint64_t size_ = 0;  // written
+  std::string buffered_;    // framed records not yet written
+  std::uint64_t buffered_records_ = 0;
+  std::string scratch_;  // append()'s record, its capacity kept
+  WriterStats stats_;    // records, bytes, write_errors (the sync figures are the file's)
   std::filesystem::path path_;
 };
 

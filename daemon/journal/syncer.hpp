@@ -8,7 +8,8 @@
 //
 // A move waits for its journal bytes to be durable before it is published: it asks with D = 0 and a `done`
 // that posts the publication back to the loop. Sensor and raw records ask with D = journal.sync_ms and no
-// `done`: a power cut loses at most that much of the sensor stream, never a published move.
+// `done`: a power cut loses at most that much of the sensor stream, never a published move. With a D of
+// seconds, most of them never cost a sync of their own: the next move's sync covers them.
 #pragma once
 
 #include <chrono>

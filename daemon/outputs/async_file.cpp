@@ -7,8 +7,9 @@
 
 namespace eboard::outputs {
 
-AsyncFileWriter::AsyncFileWriter(Report report, std::chrono::milliseconds batch_window)
-    : batch_window_(batch_window), report_(std::move(report)) {
+AsyncFileWriter::AsyncFileWriter(Report report, std::chrono::milliseconds batch_window,
+                                 std::chrono::milliseconds min_interval)
+    : batch_window_(batch_window), min_interval_(min_interval), report_(std::move(report)) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -22,18 +23,49 @@ AsyncFileWriter::Entry& AsyncFileWriter::set_pending(const std::string& key, std
   return e;
 }
 
-void AsyncFileWriter::submit(const std::filesystem::path& path, std::string content) {
+void AsyncFileWriter::submit(const std::filesystem::path& path, std::string content, bool urgent) {
   std::unique_lock lock(mutex_);
   const std::string key = path.string();
   Entry& e = set_pending(key, std::move(content));
+  e.urgent |= urgent;
   if (stopping_) {
     if (!e.busy) (void)write_here(lock, key, e);
     return;
   }
-  if (!e.busy && !e.queued) {
-    e.queued = true;
-    queue_.push_back(key);
-    wake_.notify_one();
+  if (!e.busy && !e.queued) enqueue(key, e);  // busy: the writer thread queues it again when done
+}
+
+void AsyncFileWriter::enqueue(const std::string& key, Entry& e) {
+  const Clock::time_point due = e.written + min_interval_;
+  if (!e.urgent && !stopping_ && Clock::now() < due) {
+    if (e.delayed) return;  // already waiting for the same end of interval
+    const bool earliest = delayed_.empty() || due < delayed_.begin()->first;
+    e.delayed = due;
+    delayed_.emplace(due, key);
+    if (earliest) wake_.notify_one();
+    return;
+  }
+  undelay(key, e);
+  e.queued = true;
+  queue_.push_back(key);
+  wake_.notify_one();
+}
+
+void AsyncFileWriter::undelay(const std::string& key, Entry& e) {
+  if (!e.delayed) return;
+  delayed_.erase({*e.delayed, key});
+  e.delayed.reset();
+}
+
+void AsyncFileWriter::sweep(Clock::time_point now) {
+  if (min_interval_.count() <= 0 || now < swept_ + min_interval_) return;
+  swept_ = now;
+  for (auto it = files_.begin(); it != files_.end();) {
+    const Entry& e = it->second;
+    if (idle(e) && e.error.empty() && e.written + min_interval_ <= now)
+      it = files_.erase(it);
+    else
+      ++it;
   }
 }
 
@@ -41,6 +73,9 @@ tl::expected<void, std::string> AsyncFileWriter::write_here(std::unique_lock<std
                                                             const std::string& key, Entry& e, bool sync_dir) {
   std::string content = std::move(*e.pending);
   e.pending.reset();
+  e.urgent = false;
+  undelay(key, e);
+  e.written = Clock::now();
   e.busy = true;
   lock.unlock();
   auto ok = write_file_atomic(key, content, sync_dir);
@@ -69,7 +104,10 @@ tl::expected<void, std::string> AsyncFileWriter::finish(std::unique_lock<std::mu
   // nothing pending: the background write took it.
   tl::expected<void, std::string> ok;
   if (e.pending) ok = write_here(lock, key, e);
-  if (idle(e)) files_.erase(key);
+  // Submitted while we wrote: the writer thread takes it (the submit saw `e` busy and left it to us).
+  if (e.pending && !e.queued && !stopping_) enqueue(key, e);
+  // Forgotten once idle, unless it is to keep its interval (sweep() forgets it later).
+  if (idle(e) && min_interval_.count() <= 0) files_.erase(key);
   return ok;
 }
 
@@ -84,9 +122,23 @@ tl::expected<void, std::string> AsyncFileWriter::flush(const std::filesystem::pa
 void AsyncFileWriter::run() {
   std::unique_lock lock(mutex_);
   for (;;) {
+    // Files whose interval is over (all of them when stopping) join the queue.
+    const Clock::time_point now = Clock::now();
+    while (!delayed_.empty() && (stopping_ || delayed_.begin()->first <= now)) {
+      const std::string key = delayed_.begin()->second;
+      Entry& e = files_.at(key);
+      undelay(key, e);
+      if (e.busy || e.queued || !e.pending) continue;
+      e.queued = true;
+      queue_.push_back(key);
+    }
+    sweep(now);
     if (queue_.empty()) {
       if (stopping_) return;
-      wake_.wait(lock);
+      if (delayed_.empty())
+        wake_.wait(lock);
+      else
+        wake_.wait_until(lock, delayed_.begin()->first);
       continue;
     }
     // What comes within the batch window is written together and shares one fsync of its directory.
@@ -105,10 +157,9 @@ void AsyncFileWriter::run() {
       if (error != e.error && report_) report_(key, error);  // rare: under the lock is fine
       e.error = std::move(error);
       if (e.pending && !e.busy && !e.queued) {
-        // Submitted again while we wrote: once more, with the latest.
-        e.queued = true;
-        queue_.push_back(key);
-      } else if (idle(e) && e.error.empty()) {
+        // Submitted again while we wrote: once more, with the latest (after the interval, unless urgent).
+        enqueue(key, e);
+      } else if (idle(e) && e.error.empty() && min_interval_.count() <= 0) {
         files_.erase(key);
       }
     }

@@ -4,6 +4,11 @@
 // takes what was submitted within a batch window together: each file is written, fsynced and renamed
 // over its old version, then each directory is fsynced once for the batch (so many boards' PGN files cost
 // one directory fsync, not one each).
+//
+// With a `min_interval`, a file is written at most once per interval: what is submitted meanwhile waits
+// (latest content wins) and is written when the interval is over, unless the submit is `urgent`. Each
+// write creates an inode, fsyncs it and renames it over the old one; at 1,000 boards a move every few
+// seconds, one write per move was a third of the daemon's CPU (issue 6).
 #pragma once
 
 #include <chrono>
@@ -15,8 +20,10 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include <tl/expected.hpp>
 
@@ -35,14 +42,18 @@ class AsyncFileWriter {
   // (error empty). Must be thread-safe.
   using Report = std::function<void(const std::filesystem::path& path, const std::string& error)>;
 
+  using Clock = std::chrono::steady_clock;
+
   explicit AsyncFileWriter(Report report = {},
-                           std::chrono::milliseconds batch_window = std::chrono::milliseconds(50));
+                           std::chrono::milliseconds batch_window = std::chrono::milliseconds(50),
+                           std::chrono::milliseconds min_interval = std::chrono::milliseconds(0));
   ~AsyncFileWriter();
   AsyncFileWriter(const AsyncFileWriter&) = delete;
   AsyncFileWriter& operator=(const AsyncFileWriter&) = delete;
 
-  // `path` is to hold `content`, soon. Never blocks on I/O.
-  void submit(const std::filesystem::path& path, std::string content);
+  // `path` is to hold `content`, soon: within the batch window, or (written less than min_interval ago, and
+  // not `urgent`) once the interval is over. Never blocks on I/O.
+  void submit(const std::filesystem::path& path, std::string content, bool urgent = false);
   // `path` holds `content` when this returns (written on the calling thread, after a background write of
   // the same file finishes), durably.
   tl::expected<void, std::string> write_now(const std::filesystem::path& path, std::string content);
@@ -57,16 +68,28 @@ class AsyncFileWriter {
  private:
   struct Entry {
     std::optional<std::string> pending;
-    bool busy = false;    // being written
-    bool queued = false;  // in queue_
-    int waiting = 0;      // threads in write_now()/flush() holding a reference to it
-    std::string error;    // of the last write, for the report
+    bool busy = false;                         // being written
+    bool queued = false;                       // in queue_
+    bool urgent = false;                       // what is pending skips the interval
+    std::optional<Clock::time_point> delayed;  // in delayed_ at this time
+    Clock::time_point written{};               // the last write began
+    int waiting = 0;                           // threads in write_now()/flush() holding a reference to it
+    std::string error;                         // of the last write, for the report
   };
   void run();
+  // With the lock held, content pending and `e` neither busy nor queued: queues it, now or (written too
+  // recently) when its interval is over.
+  void enqueue(const std::string& key, Entry& e);
+  // With the lock held: takes `e` out of delayed_.
+  void undelay(const std::string& key, Entry& e);
+  // With the lock held: forgets the files idle since their interval ended (at most once per interval).
+  void sweep(Clock::time_point now);
   // With the lock held: `content` is what `key` is to hold next (replacing what was waiting).
   Entry& set_pending(const std::string& key, std::string content);
   // Nothing pending, queued, being written or waited for: the entry may go.
-  static bool idle(const Entry& e) { return !e.pending && !e.busy && !e.queued && e.waiting == 0; }
+  static bool idle(const Entry& e) {
+    return !e.pending && !e.busy && !e.queued && !e.delayed && e.waiting == 0;
+  }
   // write_now()/flush(): waits for a background write of `e`, then writes what is pending here.
   tl::expected<void, std::string> finish(std::unique_lock<std::mutex>& lock, const std::string& key,
                                          Entry& e);
@@ -79,8 +102,11 @@ class AsyncFileWriter {
   std::condition_variable idle_;  // a write finished
   std::map<std::string, Entry> files_;
   std::deque<std::string> queue_;
+  std::set<std::pair<Clock::time_point, std::string>> delayed_;  // waiting for their interval to end
+  Clock::time_point swept_{};
   bool stopping_ = false;
   std::chrono::milliseconds batch_window_;
+  std::chrono::milliseconds min_interval_;
   AsyncFileStats stats_;
   Report report_;
   std::thread thread_;

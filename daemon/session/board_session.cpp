@@ -63,6 +63,10 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   bool running = false;
   bool waiting_logged = false;
   std::uint64_t timer_generation = 0;
+  // The deadline (clock ms) the timer waits for; max: none. A board's clock sends a reading every second
+  // and most leave reconstruction's deadline where it was: the timer then stays as it is (re-arming it
+  // cancelled the wait, ran its handler and set the timerfd each time).
+  std::int64_t armed = std::numeric_limits<std::int64_t>::max();
 
   // After a connect, until the board dump is in.
   bool awaiting_dump = false;
@@ -229,7 +233,9 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     const bool can_send = !awaiting_dump && link && link->state() == io::LinkState::connected;
     if (auto c = clock_queue.next_deadline(); c && can_send)
       deadline = std::min(deadline, *c == drivers::dgt::ClockQueue::kDueNow ? now() : *c);
+    if (deadline == armed) return;
     const auto gen = ++timer_generation;
+    armed = deadline;
     if (deadline == none) {
       timer.cancel();
       return;
@@ -240,6 +246,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     timer.expires_after(wait);
     timer.async_wait([self = shared_from_this(), gen](const boost::system::error_code& ec) {
       if (ec || !self->running || gen != self->timer_generation) return;
+      self->armed = none;
       self->on_timer();
     });
   }
@@ -275,6 +282,7 @@ void BoardSession::stop() {
   impl_->running = false;
   impl_->link->stop();
   ++impl_->timer_generation;
+  impl_->armed = std::numeric_limits<std::int64_t>::max();
   impl_->timer.cancel();
 }
 

@@ -149,6 +149,35 @@ TEST(AsyncFileWriter, LatestContentWins) {
   EXPECT_EQ(files, 1);
 }
 
+// With a minimum interval, a file written a moment ago waits (latest content wins) until the interval
+// is over; an urgent submit, flush() and stop() do not wait.
+TEST(AsyncFileWriter, WritesAFileAtMostOncePerInterval) {
+  TempDir dir("interval");
+  const fs::path p = dir.path / "game.pgn";
+  const fs::path q = dir.path / "other.pgn";
+  outputs::AsyncFileWriter w({}, 0ms, 2000ms);
+  ASSERT_TRUE(w.write_now(p, "1\n"));
+  w.submit(p, "2\n");
+  w.submit(p, "3\n");
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(slurp(p), "1\n");  // within the interval
+  for (int i = 0; i < 500 && slurp(p) != "3\n"; ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(slurp(p), "3\n");  // once it was over, the latest
+  EXPECT_EQ(w.stats().written, 2u);
+  w.submit(p, "4\n", /*urgent=*/true);
+  for (int i = 0; i < 100 && slurp(p) != "4\n"; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(slurp(p), "4\n");
+  w.submit(p, "5\n");
+  ASSERT_TRUE(w.flush(p));
+  EXPECT_EQ(slurp(p), "5\n");
+  w.submit(p, "6\n");
+  w.submit(q, "other\n");  // never written before: no wait
+  for (int i = 0; i < 100 && !fs::exists(q); ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(slurp(q), "other\n");
+  w.stop();
+  EXPECT_EQ(slurp(p), "6\n");
+}
+
 // The same game through the background runtime: a move is not published before its sync completes on
 // the loop, then every event comes, in the order and with the content of the synchronous runtime.
 TEST(BackgroundSync, PublishesWhatTheSynchronousRuntimePublishesOnceDurable) {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include <boost/asio/io_context.hpp>
+#include <nlohmann/json.hpp>
 
 #include "daemon/core/event_json.hpp"
 #include "daemon/eboardd/board_runtime.hpp"
@@ -223,6 +224,32 @@ TEST(Records, EveryKindRoundTrips) {
   EXPECT_FALSE(journal::decode_entry('S', R"({"t":1,"lift":"z9"})"));
   EXPECT_FALSE(journal::decode_entry('S', "not json"));
   EXPECT_FALSE(journal::decode_entry('Q', "{}"));
+}
+
+// A clock reading's body is written by hand (one a second per board): byte for byte the JSON tree's dump,
+// so journals stay the same whichever wrote them.
+TEST(Records, ClockReadingBodyIsTheJsonDump) {
+  for (int i = 0; i < 64; ++i) {
+    rules::ClockReading c;
+    c.left_ms = i * 977 - 3000;
+    c.right_ms = std::int64_t{i} * 123456789;
+    c.running = (i & 1) != 0;
+    c.lever_up = (i & 2) ? rules::ClockSide::Right : rules::ClockSide::Left;
+    c.left_flag = (i & 4) != 0;
+    c.right_flag = (i & 8) != 0;
+    c.present = (i & 16) != 0;
+    const std::int64_t t = T0 + i * (i & 32 ? -1 : 1);
+    const nlohmann::json want{{"t", t},
+                              {"clock",
+                               {{"left", c.left_ms},
+                                {"right", c.right_ms},
+                                {"running", c.running},
+                                {"up", c.lever_up == rules::ClockSide::Left ? "left" : "right"},
+                                {"left_flag", c.left_flag},
+                                {"right_flag", c.right_flag},
+                                {"present", c.present}}}};
+    EXPECT_EQ(journal::encode_body(rules::SensorEvent{t, c}), want.dump());
+  }
 }
 
 // A game played half, the daemon gone (the journal as it was written), a new daemon on the same state
