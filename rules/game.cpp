@@ -23,27 +23,24 @@ Game::Game(Position start) : start_(start), current_(std::move(start)) {}
 
 const PlyRecord& Game::play(Move m, ClockTimes clock, std::int64_t time_ms) {
   current_.do_move(m);
+  return record(m, clock, time_ms, false);
+}
+
+const PlyRecord& Game::play_illegal(Move shown, Position after, ClockTimes clock, std::int64_t time_ms) {
+  current_ = after;
+  stood_.push_back({ply_count(), std::move(after)});
+  return record(shown, clock, time_ms, true);
+}
+
+const PlyRecord& Game::record(Move m, ClockTimes clock, std::int64_t time_ms, bool illegal) {
   PlyRecord r;
   r.move = m;
   r.clock = clock;
   r.time_ms = time_ms;
   r.key = current_.key();
   r.board_key = current_.key_without_pockets();
-  r.drop = m.is_drop();
-  plies_.push_back(r);
-  return plies_.back();
-}
-
-const PlyRecord& Game::play_illegal(Move shown, Position after, ClockTimes clock, std::int64_t time_ms) {
-  current_ = after;
-  stood_.push_back({ply_count(), std::move(after)});
-  PlyRecord r;
-  r.move = shown;
-  r.clock = clock;
-  r.time_ms = time_ms;
-  r.key = current_.key();
-  r.board_key = current_.key_without_pockets();
-  r.illegal = true;
+  r.drop = !illegal && m.is_drop();
+  r.illegal = illegal;
   plies_.push_back(r);
   return plies_.back();
 }

@@ -88,6 +88,8 @@ class Game {
   void set_outcome(Outcome o) { outcome_ = std::move(o); }
 
  private:
+  // Appends the ply that led to current_ (already set).
+  const PlyRecord& record(Move m, ClockTimes clock, std::int64_t time_ms, bool illegal);
   Position start_;
   Position current_;
   std::vector<PlyRecord> plies_;
