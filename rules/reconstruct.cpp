@@ -289,6 +289,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
         } else if constexpr (std::is_same_v<T, BoardSnapshot>) {
           physical_ = v.squares;
           have_board_ = true;
+          board_from_dump_ = true;
         } else if constexpr (std::is_same_v<T, ClockReading>) {
           board_event = false;
           on_clock(v, e.t_ms);
@@ -297,6 +298,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
         }
       },
       e.what);
+  if (board_event && !std::holds_alternative<BoardSnapshot>(e.what)) board_from_dump_ = false;
   if (board_event) on_board_changed(e.t_ms);
   return std::move(out_);
 }
@@ -435,16 +437,22 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
     pending_press_ = PendingPress{t, clock_times(r), presser};
     pending_deadline_ = t + cfg_.mismatch_ms;
     // A board showing a legal move when the press is read shows the move pressed: it is completed now
-    // (press_read_after_scan), also when the opponent's first lifts share that scan. A board showing no
-    // move yet waits one scan for the last placement; so does one that two moves explain (the opponent's
-    // reply already set down, or the mover's victim set aside for a moment: deciding those at the reading
-    // got 17 of 876 corpus games wrong). With a clock read apart from the scan, a move that may be a
-    // moment of a longer gesture waits one scan too.
+    // (press_read_after_scan), also when the opponent's first lifts share that scan. Not a board that is
+    // a dump since its last change (after a reconnect, the readings held until the dump): the press was
+    // made while nobody read the board, and the field updates after the dump are still the move's (the
+    // kill -9 process test saw moves go wrong when a dump decided them); it waits one scan after the dump. A
+    // board showing no move yet waits one scan for the last placement; so does one that two moves explain
+    // (the opponent's reply already set down, or the mover's victim set aside for a moment: deciding those at
+    // the reading got 17 of 876 corpus games wrong). With a clock read apart from the scan, a move that may
+    // be a moment of a longer gesture waits one scan too.
     std::int64_t decide_at = t;
     const Successor* shown = matching_successor();
-    if (!shown && !(cfg_.press_read_after_scan && successor_with_lifts(physical_)))
+    const bool after_scan = cfg_.press_read_after_scan && !board_from_dump_;
+    if (!shown && !(after_scan && successor_with_lifts(physical_)))
       decide_at = t + cfg_.scan_ms;  // last placement not read yet?
-    else if (!cfg_.press_read_after_scan && may_continue(*shown))
+    else if (board_from_dump_)
+      decide_at = std::max(t, last_board_event_ + cfg_.scan_ms);
+    else if (!after_scan && may_continue(*shown))
       decide_at = std::max(t, last_board_event_ + cfg_.scan_ms);
     if (decide_at <= t)
       decide_pending(t);
@@ -1409,6 +1417,7 @@ void Reconstructor::follow_adjourned(const SensorEvent& e) {
         } else if constexpr (std::is_same_v<T, BoardSnapshot>) {
           physical_ = v.squares;
           have_board_ = true;
+          board_from_dump_ = true;
         } else if constexpr (std::is_same_v<T, ClockReading>) {
           last_reading_ = v;  // the clock as set for the resumption
         }

@@ -237,6 +237,7 @@ class Reconstructor {
   std::optional<ShownMove> candidate_shown_;       // an illegal move on the board, not yet resting long
   std::optional<std::int64_t> shown_confirm_at_;
   std::int64_t last_board_event_ = -1000000;
+  bool board_from_dump_ = false;  // the board is a snapshot, no field update since (on_press)
   void decide_pending(std::int64_t now);
   // Whether the board showing `s` may be a moment of a longer gesture of the same hand whose end a scan
   // has not reported yet: the piece pushed on across its square (a slide), a castling's king or rook on
