@@ -135,10 +135,13 @@ void AsyncFileWriter::run() {
     sweep(now);
     if (queue_.empty()) {
       if (stopping_) return;
-      if (delayed_.empty())
+      if (delayed_.empty()) {
         wake_.wait(lock);
-      else
-        wake_.wait_until(lock, delayed_.begin()->first);
+      } else {
+        // A copy: wait_until reads its deadline again after waking, when the entry may be gone.
+        const Clock::time_point until = delayed_.begin()->first;
+        wake_.wait_until(lock, until);
+      }
       continue;
     }
     // What comes within the batch window is written together and shares one fsync of its directory.
