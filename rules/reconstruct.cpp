@@ -450,9 +450,7 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
     const bool after_scan = cfg_.press_read_after_scan && !board_from_dump_;
     if (!shown && !(after_scan && successor_with_lifts(physical_)))
       decide_at = t + cfg_.scan_ms;  // last placement not read yet?
-    else if (board_from_dump_)
-      decide_at = std::max(t, last_board_event_ + cfg_.scan_ms);
-    else if (!after_scan && may_continue(*shown))
+    else if (!after_scan && (board_from_dump_ || may_continue(*shown)))
       decide_at = std::max(t, last_board_event_ + cfg_.scan_ms);
     if (decide_at <= t)
       decide_pending(t);
