@@ -95,7 +95,7 @@ struct Cli {
   std::string log_level;
   bool check = false;
   bool no_usb = false;
-  // For tests that drive serial boards with an accelerated `eboard sim --speed R`: the daemon's clock runs
+  // For tests that drive serial boards with an accelerated `eboardctl sim --speed R`: the daemon's clock runs
   // R times faster than real time from `clock_origin_ms` (Unix ms; 0: now). A fixed origin keeps the clock
   // continuous across restarts on the same state_dir.
   double clock_rate = 1.0;
@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
       "game continues. [discovery] usb = true also runs every other known USB board as a board of its own\n"
       "(id dgt-<serial>) while it is plugged in; unplugged and back, it continues its game from the "
       "journal.\n"
-      "Without udev, the control interface adds and removes ports: eboard port add ID PORT, eboard port "
+      "Without udev, the control interface adds and removes ports: eboardctl port add ID PORT, eboardctl port "
       "remove ID.\n"
       "\n"
       "HTTP (default 127.0.0.1:7780): GET /games.pgn, /matches/<A>-<B>.bpgn, /status (boards, USB boards),\n"
@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
       "live\n"
       "events); POST /control/<id>/<action> (new-game, tags, promotion, ack, draw, resign, adjourn, "
       "resume),\n"
-      "POST /boards and DELETE /boards/<id> with the configured token (the `eboard` tool's subcommands).\n"
+      "POST /boards and DELETE /boards/<id> with the configured token (the `eboardctl` tool's subcommands).\n"
       "Signals: SIGTERM/SIGINT stop cleanly, SIGHUP reloads the configuration (unchanged boards keep "
       "running).\n"
       "State (journals, PGN files) is kept in state_dir; after a crash the games continue from the journal.\n"

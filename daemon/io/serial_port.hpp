@@ -42,7 +42,7 @@ struct IoError {
 std::string_view to_string(IoError::Kind kind);
 
 // What libserialport (that is, sysfs) tells about the port; the USB fields identify a board across replugs.
-// Transport `pty`: a terminal without a sysfs identity (a pseudo-terminal such as `eboard sim` makes, a
+// Transport `pty`: a terminal without a sysfs identity (a pseudo-terminal such as `eboardctl sim` makes, a
 // socat link), which libserialport 0.1.1 refuses; SerialPort then opens it directly (see open()).
 struct PortInfo {
   std::string name;  // the name libserialport accepted, e.g. /dev/ttyUSB0 (symlinks resolved)
@@ -82,7 +82,7 @@ class SerialPort {
   // non-blocking read with nothing waiting is EAGAIN rather than 0 (which an event loop takes for EOF).
   //
   // Fallback: when libserialport refuses `path` because it has no sysfs identity, but the path exists and
-  // is a terminal (a pty from `eboard sim`, socat or tty0tty-like links: neither /sys/class/tty/<name> nor
+  // is a terminal (a pty from `eboardctl sim`, socat or tty0tty-like links: neither /sys/class/tty/<name> nor
   // /sys/dev/char/<major>:<minor> exists), the port is opened directly: open(O_RDWR|O_NOCTTY|O_NONBLOCK),
   // raw termios with the same line settings, VMIN=1/VTIME=0, TIOCEXCL and the flush as asked. The port
   // then reports transport `pty` and says so in PortInfo::note. Everything libserialport accepts still

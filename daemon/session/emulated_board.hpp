@@ -1,5 +1,5 @@
 // An emulated DGT board (drivers/dgt/emulator) played in real time on the board's end of a wire: the
-// master of a pseudo-terminal for `eboard sim` (and the demo), or a mock USB device's master in the tests.
+// master of a pseudo-terminal for `eboardctl sim` (and the demo), or a mock USB device's master in the tests.
 // It follows a script (a simulated game's sensor events, or a recorded capture's bytes) on a virtual clock
 // that runs `speed` times faster than real time, answers the host's commands as they come, and can be
 // unplugged and plugged again.

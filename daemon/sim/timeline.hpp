@@ -1,5 +1,5 @@
 // A whole simulated game as a board reports it: hands play the moves, the scanner turns the actions into
-// field updates, the clock model into readings. This is the input `eboard sim` feeds to the board
+// field updates, the clock model into readings. This is the input `eboardctl sim` feeds to the board
 // emulator and the reconstruction corpus tests feed straight to reconstruction.
 #pragma once
 

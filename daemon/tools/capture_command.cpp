@@ -1,4 +1,4 @@
-// `eboard capture import`: turns a raw byte log (base64 lines, one serial read each, no times) into a
+// `eboardctl capture import`: turns a raw byte log (base64 lines, one serial read each, no times) into a
 // capture file with synthesised times, so old recordings can be replayed.
 #include <cstdio>
 #include <fstream>
@@ -31,7 +31,7 @@ void add_capture_command(CLI::App& app, int& exit_code) {
   opts.note = o->note.empty() ? "imported from " + o->input : o->note;
   auto capture = drivers::import_dgt_inbytes(text.str(), opts);
   if (!capture) {
-    std::fprintf(stderr, "eboard capture import: %s: %s\n", o->input.c_str(), capture.error().c_str());
+    std::fprintf(stderr, "eboardctl capture import: %s: %s\n", o->input.c_str(), capture.error().c_str());
     exit_code = 2;
     return;
   }
@@ -41,7 +41,7 @@ void add_capture_command(CLI::App& app, int& exit_code) {
   } else {
     std::ofstream out(o->output, std::ios::binary | std::ios::trunc);
     if (!(out << formatted)) {
-      std::fprintf(stderr, "eboard capture import: cannot write %s\n", o->output.c_str());
+      std::fprintf(stderr, "eboardctl capture import: cannot write %s\n", o->output.c_str());
       exit_code = 2;
     }
   }

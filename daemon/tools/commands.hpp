@@ -1,4 +1,4 @@
-// The `eboard` tool's subcommands. Each registers its options on the CLI app and runs when chosen.
+// The `eboardctl` tool's subcommands. Each registers its options on the CLI app and runs when chosen.
 #pragma once
 
 #include <CLI/CLI.hpp>

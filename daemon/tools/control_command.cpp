@@ -1,4 +1,4 @@
-// `eboard status`, `eboard new-game` … : the control interface of a running eboardd over HTTP (Beast).
+// `eboardctl status`, `eboardctl new-game` … : the control interface of a running eboardd over HTTP (Beast).
 // Exit codes: 0 done, 1 the daemon refused (its reason printed), 2 a bad command line, 3 no daemon reached.
 #include <cstdio>
 #include <cstdlib>
@@ -78,7 +78,7 @@ std::optional<Answer> call(const Target& t, bhttp::verb verb, const std::string&
     stream.connect(resolver.resolve(host, port));
     bhttp::request<bhttp::string_body> req{verb, path, 11};
     req.set(bhttp::field::host, host);
-    req.set(bhttp::field::user_agent, "eboard");
+    req.set(bhttp::field::user_agent, "eboardctl");
     if (!token.empty()) req.set(bhttp::field::authorization, "Bearer " + token);
     if (verb != bhttp::verb::get) {
       req.set(bhttp::field::content_type, "application/json");
@@ -208,18 +208,18 @@ int run(const Target& t, bhttp::verb verb, const std::string& path, const json& 
   std::string error;
   auto token = resolve_token(t, error);
   if (!token) {
-    std::cerr << "eboard: " << error << "\n";
+    std::cerr << "eboardctl: " << error << "\n";
     return EXIT_USAGE;
   }
   if (needs_token && token->empty())
-    std::cerr << "eboard: no token (--token, $EBOARD_TOKEN or --token-file): the daemon will refuse\n";
+    std::cerr << "eboardctl: no token (--token, $EBOARD_TOKEN or --token-file): the daemon will refuse\n";
   auto answer = call(t, verb, path, *token, body.is_null() ? "" : body.dump(), error);
   if (!answer) {
-    std::cerr << "eboard: " << error << "\n";
+    std::cerr << "eboardctl: " << error << "\n";
     return EXIT_UNREACHABLE;
   }
   if (answer->status < 200 || answer->status >= 300) {
-    std::cerr << "eboard: the daemon said no (" << answer->status << "): " << reason_of(*answer) << "\n";
+    std::cerr << "eboardctl: the daemon said no (" << answer->status << "): " << reason_of(*answer) << "\n";
     return EXIT_REFUSED;
   }
   json j = json::parse(answer->body, nullptr, false);
@@ -294,14 +294,14 @@ void add_control_commands(CLI::App& app, int& exit_code) {
     for (const auto& t : v->tags) {
       auto eq = t.find('=');
       if (eq == std::string::npos || eq == 0) {
-        std::cerr << "eboard: tags: --tag takes NAME=VALUE, not '" << t << "'\n";
+        std::cerr << "eboardctl: tags: --tag takes NAME=VALUE, not '" << t << "'\n";
         exit_code = EXIT_USAGE;
         return;
       }
       body[t.substr(0, eq)] = t.substr(eq + 1);
     }
     if (body.empty()) {
-      std::cerr << "eboard: tags: give at least one of --white, --black, --event, --site, --round, --tag\n";
+      std::cerr << "eboardctl: tags: give at least one of --white, --black, --event, --site, --round, --tag\n";
       exit_code = EXIT_USAGE;
       return;
     }
@@ -326,7 +326,7 @@ void add_control_commands(CLI::App& app, int& exit_code) {
 
   CLI::App* ack =
       command(app, "ack",
-              "Acknowledge alert number ALERT of BOARD's game (numbers: eboard status)" + control_note, v->t);
+              "Acknowledge alert number ALERT of BOARD's game (numbers: eboardctl status)" + control_note, v->t);
   ack->add_option("BOARD", v->board, "board id")->required();
   ack->add_option("ALERT", v->alert, "the alert's number")->required()->check(CLI::PositiveNumber);
   ack->callback([v, &exit_code] {

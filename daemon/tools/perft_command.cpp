@@ -1,4 +1,4 @@
-// `eboard perft`: node counts of the legal move tree, for one position or a whole suite (CONTRACTS §2).
+// `eboardctl perft`: node counts of the legal move tree, for one position or a whole suite (CONTRACTS §2).
 #include <unistd.h>
 #include <atomic>
 #include <chrono>
@@ -41,7 +41,7 @@ struct Options {
 int run_single(const Options& o, VariantChoice v) {
   auto pos = rules::Position::from_fen(o.fen, v.variant, v.chess960);
   if (!pos) {
-    std::fprintf(stderr, "eboard perft: %s\n", pos.error().c_str());
+    std::fprintf(stderr, "eboardctl perft: %s\n", pos.error().c_str());
     return 2;
   }
   if (o.divide && o.depth >= 1) {
@@ -63,14 +63,14 @@ int run_single(const Options& o, VariantChoice v) {
 int run_suite(const Options& o, VariantChoice v) {
   std::ifstream in(o.suite, std::ios::binary);
   if (!in) {
-    std::fprintf(stderr, "eboard perft: cannot read %s\n", o.suite.c_str());
+    std::fprintf(stderr, "eboardctl perft: cannot read %s\n", o.suite.c_str());
     return 2;
   }
   std::stringstream text;
   text << in.rdbuf();
   auto suite = rules::parse_perft_suite(text.str());
   if (!suite) {
-    std::fprintf(stderr, "eboard perft: %s: %s\n", o.suite.c_str(), suite.error().c_str());
+    std::fprintf(stderr, "eboardctl perft: %s: %s\n", o.suite.c_str(), suite.error().c_str());
     return 2;
   }
   // Cases run in parallel, one position per worker at a time; output lines are whole and in case order.
@@ -145,7 +145,7 @@ void add_perft_command(CLI::App& app, int& exit_code) {
   fen->excludes(suite);
   cmd->callback([opts, &exit_code, fen, suite] {
     if (fen->empty() == suite->empty()) {
-      std::fprintf(stderr, "eboard perft: give either --fen with --depth, or --suite\n");
+      std::fprintf(stderr, "eboardctl perft: give either --fen with --depth, or --suite\n");
       exit_code = 2;
       return;
     }

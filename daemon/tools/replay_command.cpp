@@ -1,4 +1,4 @@
-// `eboard replay`: captures through the daemon's own driver, reconstruction and rules code, in virtual
+// `eboardctl replay`: captures through the daemon's own driver, reconstruction and rules code, in virtual
 // time; events as JSON Lines on stdout, the game record with --pgn (CONTRACTS §2).
 #include <array>
 #include <cstdio>
@@ -24,12 +24,12 @@ int run_match(const Options& o) {
   auto profile = rules::profile_by_name(profile_name);
   if (!profile || profile->variant != rules::Variant::Bughouse) {
     std::fprintf(stderr,
-                 "eboard replay: '%s' is not a bughouse rules profile (bughouse-fqe, bughouse-clock-move)\n",
+                 "eboardctl replay: '%s' is not a bughouse rules profile (bughouse-fqe, bughouse-clock-move)\n",
                  profile_name.c_str());
     return 2;
   }
   if (!o.variant.empty() && o.variant != "bughouse") {
-    std::fprintf(stderr, "eboard replay: two captures are a bughouse match, not variant '%s'\n",
+    std::fprintf(stderr, "eboardctl replay: two captures are a bughouse match, not variant '%s'\n",
                  o.variant.c_str());
     return 2;
   }
@@ -39,14 +39,14 @@ int run_match(const Options& o) {
   for (std::size_t i = 0; i < 2; ++i) {
     auto capture = drivers::read_capture_file(o.captures[i]);
     if (!capture) {
-      std::fprintf(stderr, "eboard replay: %s: %s\n", o.captures[i].c_str(), capture.error().c_str());
+      std::fprintf(stderr, "eboardctl replay: %s: %s\n", o.captures[i].c_str(), capture.error().c_str());
       return 2;
     }
     captures[i] = std::move(*capture);
   }
   auto result = daemon::replay_match(captures[0], captures[1], cfg);
   if (!result) {
-    std::fprintf(stderr, "eboard replay: %s\n", result.error().c_str());
+    std::fprintf(stderr, "eboardctl replay: %s\n", result.error().c_str());
     return 2;
   }
   for (const auto& e : result->events) std::printf("%s\n", daemon::to_json_line(e).c_str());
@@ -54,7 +54,7 @@ int run_match(const Options& o) {
     auto text = rules::write_bpgn(result->record);
     std::ofstream out(o.pgn, std::ios::binary | std::ios::trunc);
     if (!text || !(out << *text)) {
-      std::fprintf(stderr, "eboard replay: cannot write %s%s%s\n", o.pgn.c_str(), text ? "" : ": ",
+      std::fprintf(stderr, "eboardctl replay: cannot write %s%s%s\n", o.pgn.c_str(), text ? "" : ": ",
                    text ? "" : text.error().c_str());
       return 2;
     }
@@ -67,7 +67,7 @@ int run(const Options& o) {
   std::string profile_name = o.rules.empty() ? "fide-standard" : o.rules;
   auto profile = rules::profile_by_name(profile_name);
   if (!profile) {
-    std::fprintf(stderr, "eboard replay: unknown rules profile '%s'\n", profile_name.c_str());
+    std::fprintf(stderr, "eboardctl replay: unknown rules profile '%s'\n", profile_name.c_str());
     return 2;
   }
   rules::ReconstructConfig cfg;
@@ -80,12 +80,12 @@ int run(const Options& o) {
     cfg.profile.variant = rules::Variant::Bughouse;
   auto capture = drivers::read_capture_file(o.captures[0]);
   if (!capture) {
-    std::fprintf(stderr, "eboard replay: %s: %s\n", o.captures[0].c_str(), capture.error().c_str());
+    std::fprintf(stderr, "eboardctl replay: %s: %s\n", o.captures[0].c_str(), capture.error().c_str());
     return 2;
   }
   auto result = daemon::replay_capture(*capture, cfg);
   if (!result) {
-    std::fprintf(stderr, "eboard replay: %s: %s\n", o.captures[0].c_str(), result.error().c_str());
+    std::fprintf(stderr, "eboardctl replay: %s: %s\n", o.captures[0].c_str(), result.error().c_str());
     return 2;
   }
   for (const auto& e : result->events) std::printf("%s\n", daemon::to_json_line(e).c_str());
@@ -93,7 +93,7 @@ int run(const Options& o) {
     auto text = rules::write_pgn(daemon::game_record(result->game, capture->info.board));
     std::ofstream out(o.pgn, std::ios::binary | std::ios::trunc);
     if (!text || !(out << *text)) {
-      std::fprintf(stderr, "eboard replay: cannot write %s%s%s\n", o.pgn.c_str(), text ? "" : ": ",
+      std::fprintf(stderr, "eboardctl replay: cannot write %s%s%s\n", o.pgn.c_str(), text ? "" : ": ",
                    text ? "" : text.error().c_str());
       return 2;
     }

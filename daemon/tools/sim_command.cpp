@@ -1,4 +1,4 @@
-// `eboard sim`: a DGT board and its clock on a pseudo-terminal, playing a game file (through simulated
+// `eboardctl sim`: a DGT board and its clock on a pseudo-terminal, playing a game file (through simulated
 // hands, a scanning board and a clock) or a recorded capture, in real time or faster. It prints the device
 // path to open as the first line on stdout; the daemon (or anything speaking DGT) opens it like a board.
 #include <unistd.h>
@@ -48,10 +48,10 @@ struct Options {
   double clock_margin_s = 120;
 };
 
-void note(const std::string& text) { std::fprintf(stderr, "eboard sim: %s\n", text.c_str()); }
+void note(const std::string& text) { std::fprintf(stderr, "eboardctl sim: %s\n", text.c_str()); }
 
 int fail(const std::string& text) {
-  std::fprintf(stderr, "eboard sim: %s\n", text.c_str());
+  std::fprintf(stderr, "eboardctl sim: %s\n", text.c_str());
   return 2;
 }
 
@@ -364,7 +364,7 @@ void add_sim_command(CLI::App& app, int& exit_code) {
   cmd->footer(
       "Open the printed path as the board's serial port (9600 8N1). It is a pseudo-terminal, which "
       "libserialport cannot open; eboardd's serial code opens it directly and says so in its log. "
-      "Example:\n  eboard sim --pgn games.pgn --game 3 --speed 10 --linger 30");
+      "Example:\n  eboardctl sim --pgn games.pgn --game 3 --speed 10 --linger 30");
   cmd->callback([o, &exit_code] {
     std::signal(SIGPIPE, SIG_IGN);
     exit_code = run(*o);

@@ -2,7 +2,7 @@
 // pieces set on it and the clock beside it. Sans-I/O: bytes and the time go in (time is a value, in
 // milliseconds on any monotonic scale), bytes to send come out of take_output(), and next_deadline() says
 // when advance() has something to do (a clock tick to report, an ACK to send). Nothing here reads a clock
-// or touches a file descriptor; `eboard sim` and the tests put it on a pseudo-terminal.
+// or touches a file descriptor; `eboardctl sim` and the tests put it on a pseudo-terminal.
 //
 // What it models (reference/hardware.md §1):
 //  - Modes IDLE, UPDATE_BOARD, UPDATE and UPDATE_NICE. Field updates go out only in the three update

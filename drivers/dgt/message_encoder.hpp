@@ -1,5 +1,5 @@
 // Messages board -> PC, as bytes ready to send: the inverse of dgt::Decoder. Used by the board emulator
-// (and so by `eboard sim` and the tests) to speak exactly the bytes a real DGT board sends.
+// (and so by `eboardctl sim` and the tests) to speak exactly the bytes a real DGT board sends.
 //
 // Every function refuses what the decoder could not read back as the same value (a square above 63, a
 // byte with bit 7 set in a payload, a time above 9:59:59 ...), so decode(encode(x)) == x for every x it

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`eboard` control subcommands against the real eboardd (issue 6): one board on a port that does not
+"""`eboardctl` control subcommands against the real eboardd (issue 6): one board on a port that does not
 exist (the game is there, the board is waiting), a token. Checks output and exit codes: 0 done, 1 the daemon
 said no (its reason on stderr), 2 usage, 3 no daemon."""
 import http.server
@@ -23,7 +23,7 @@ def check(ok, what):
         print("FAIL:", what, flush=True)
 
 
-def eboard(*args, env_token=None, daemon=None):
+def eboardctl(*args, env_token=None, daemon=None):
     env = dict(os.environ)
     env.pop("EBOARD_TOKEN", None)
     if env_token is not None:
@@ -63,7 +63,7 @@ def check_usb_lines():
     thread.start()
     try:
         where = f"127.0.0.1:{server.server_address[1]}"
-        r = eboard("status", daemon=where)
+        r = eboardctl("status", daemon=where)
         lines = r.stdout.splitlines()
         check(r.returncode == 0 and "USB boards: sysfs polling, discovery on, 3 present" in lines,
               f"status: the USB header: {r}")
@@ -74,7 +74,7 @@ def check_usb_lines():
               f"status: an unassigned USB board: {r.stdout}")
         off = dict(USB_STATUS, usb={"mode": "off", "watch": "off", "discovery": False, "boards": []})
         USB_STATUS["usb"], saved = off["usb"], USB_STATUS["usb"]
-        r = eboard("status", daemon=where)
+        r = eboardctl("status", daemon=where)
         USB_STATUS["usb"] = saved
         check(r.returncode == 0 and "USB boards: off" in r.stdout.splitlines(), f"status: USB off: {r}")
     finally:
@@ -121,31 +121,31 @@ with tempfile.TemporaryDirectory(prefix="eboard-cli-test-") as tmp:
         if addr is None:
             raise SystemExit(1)
 
-        r = eboard("status", daemon=addr)
+        r = eboardctl("status", daemon=addr)
         check(r.returncode == 0 and r.stdout.startswith("eboardd") and "\nA  " in r.stdout, f"status: {r}")
         # The USB section (whatever this machine's /sys holds: the watcher's mode at least).
         check("\nUSB boards: " in r.stdout, f"status shows the USB watcher: {r.stdout}")
-        r = eboard("status", "--json", daemon=addr)
+        r = eboardctl("status", "--json", daemon=addr)
         check(r.returncode == 0 and json.loads(r.stdout)["boards"][0]["id"] == "A", f"status --json: {r}")
 
         # No token: the daemon says no (1), with its reason.
-        r = eboard("draw", "A", daemon=addr)
+        r = eboardctl("draw", "A", daemon=addr)
         check(r.returncode == 1 and "control needs the token" in r.stderr, f"draw without token: {r}")
         # Token from the environment, from a file, from the option.
-        r = eboard("tags", "A", "--white", "Anna", "--black", "Boris", "--event", "Club", daemon=addr,
+        r = eboardctl("tags", "A", "--white", "Anna", "--black", "Boris", "--event", "Club", daemon=addr,
                    env_token=TOKEN)
         check(r.returncode == 0 and '[White "Anna"]' in r.stdout, f"tags: {r}")
-        r = eboard("new-game", "A", "--fen", "r3k3/8/8/8/8/8/8/4K2R w K - 0 1", "--token-file", token_file,
+        r = eboardctl("new-game", "A", "--fen", "r3k3/8/8/8/8/8/8/4K2R w K - 0 1", "--token-file", token_file,
                    daemon=addr)
         check(r.returncode == 0 and "game 2" in r.stdout, f"new-game --fen: {r}")
-        r = eboard("promotion", "A", "white", "n", "--token", TOKEN, daemon=addr)
+        r = eboardctl("promotion", "A", "white", "n", "--token", TOKEN, daemon=addr)
         check(r.returncode == 0, f"promotion: {r}")
-        r = eboard("adjourn", "A", "black", "Kd8", "--token", TOKEN, daemon=addr)
+        r = eboardctl("adjourn", "A", "black", "Kd8", "--token", TOKEN, daemon=addr)
         check(r.returncode == 1 and "not on move" in r.stderr, f"adjourn by the wrong side: {r}")
-        r = eboard("adjourn", "A", "white", "O-O", "--token", TOKEN, daemon=addr)
+        r = eboardctl("adjourn", "A", "white", "O-O", "--token", TOKEN, daemon=addr)
         check(r.returncode == 0 and "adjourned: white sealed move 1" in r.stdout and "O-O" not in r.stdout,
               f"adjourn: {r}")
-        r = eboard("status", daemon=addr)
+        r = eboardctl("status", daemon=addr)
         check("ADJOURNED (white sealed)" in r.stdout, f"status shows the adjournment: {r.stdout}")
         pgn = urllib.request.urlopen(f"http://{addr}/boards/A.pgn", timeout=10).read().decode()
         check("[Adjourned " in pgn and "O-O" not in pgn, f"PGN while adjourned: {pgn}")
@@ -153,34 +153,34 @@ with tempfile.TemporaryDirectory(prefix="eboard-cli-test-") as tmp:
         stop_daemon(daemon)
         daemon, addr = start_daemon()
         check(addr is not None, "eboardd restarted")
-        r = eboard("status", daemon=addr)
+        r = eboardctl("status", daemon=addr)
         check("ADJOURNED (white sealed)" in r.stdout, f"status after a restart: {r.stdout}")
-        r = eboard("resume", "A", "--token", TOKEN, daemon=addr)
+        r = eboardctl("resume", "A", "--token", TOKEN, daemon=addr)
         check(r.returncode == 0 and '"san":"O-O"' in r.stdout, f"resume: {r}")
-        r = eboard("resign", "A", "black", "--token", TOKEN, daemon=addr)
+        r = eboardctl("resign", "A", "black", "--token", TOKEN, daemon=addr)
         check(r.returncode == 0 and "1-0 (resignation)" in r.stdout, f"resign: {r}")
-        r = eboard("resign", "A", "white", "--token", TOKEN, daemon=addr)
+        r = eboardctl("resign", "A", "white", "--token", TOKEN, daemon=addr)
         check(r.returncode == 1 and "game is over" in r.stderr, f"resign again: {r}")
-        r = eboard("ack", "A", "7", "--token", TOKEN, daemon=addr)
+        r = eboardctl("ack", "A", "7", "--token", TOKEN, daemon=addr)
         check(r.returncode == 1 and "no alert 7" in r.stderr, f"ack of no alert: {r}")
-        r = eboard("draw", "Z", "--token", TOKEN, daemon=addr)
+        r = eboardctl("draw", "Z", "--token", TOKEN, daemon=addr)
         check(r.returncode == 1 and "no board 'Z'" in r.stderr, f"unknown board: {r}")
 
-        r = eboard("port", "add", "C", "/dev/eboard-cli-test-other", "--token", TOKEN, daemon=addr)
+        r = eboardctl("port", "add", "C", "/dev/eboard-cli-test-other", "--token", TOKEN, daemon=addr)
         check(r.returncode == 0 and "board C added" in r.stdout, f"port add: {r}")
-        r = eboard("status", "--json", daemon=addr)
+        r = eboardctl("status", "--json", daemon=addr)
         check([b["id"] for b in json.loads(r.stdout)["boards"]] == ["A", "C"], f"status after port add: {r}")
-        r = eboard("port", "remove", "C", "--token", TOKEN, daemon=addr)
+        r = eboardctl("port", "remove", "C", "--token", TOKEN, daemon=addr)
         check(r.returncode == 0 and "board C removed" in r.stdout, f"port remove: {r}")
-        r = eboard("port", "remove", "C", "--token", TOKEN, daemon=addr)
+        r = eboardctl("port", "remove", "C", "--token", TOKEN, daemon=addr)
         check(r.returncode == 1, f"port remove again: {r}")
 
         # Usage (2) and no daemon (3).
-        check(eboard("resign", "A", "purple", daemon=addr).returncode == 2, "bad side: usage")
-        check(eboard("promotion", "A", "white", daemon=addr).returncode == 2, "missing piece: usage")
-        r = eboard("status", daemon="127.0.0.1:1")
+        check(eboardctl("resign", "A", "purple", daemon=addr).returncode == 2, "bad side: usage")
+        check(eboardctl("promotion", "A", "white", daemon=addr).returncode == 2, "missing piece: usage")
+        r = eboardctl("status", daemon="127.0.0.1:1")
         check(r.returncode == 3 and "cannot reach eboardd" in r.stderr, f"no daemon: {r}")
-        r = eboard("resume", "--help")
+        r = eboardctl("resume", "--help")
         check(r.returncode == 0 and "--daemon" in r.stdout and "EBOARD_TOKEN" in r.stdout, "resume --help")
 
         # The USB lines, from a /status with USB boards in it (a stand-in daemon: no real USB here).

@@ -1,7 +1,7 @@
 // A serial board end to end: an emulated DGT board (session::BoardPlayer) on a pseudo-terminal, opened by
 // eboardd's SerialSource through BoardSession, unplugged and plugged back in the middle of the game. The
 // journal's sensor events (the session's tap) replay to exactly the events that were published, and the
-// journaled wire bytes export as a capture that `eboard replay`'s code reads back to the same moves.
+// journaled wire bytes export as a capture that `eboardctl replay`'s code reads back to the same moves.
 #include <gtest/gtest.h>
 #include <unistd.h>
 

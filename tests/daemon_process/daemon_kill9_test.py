@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""kill -9 of the real eboardd, again and again, while `eboard sim` keeps playing (issue 6).
+"""kill -9 of the real eboardd, again and again, while `eboardctl sim` keeps playing (issue 6).
 
-One corpus game is played on an emulated DGT board and clock (`eboard sim` on a pty). eboardd reads it and is
+One corpus game is played on an emulated DGT board and clock (`eboardctl sim` on a pty). eboardd reads it and is
 killed with SIGKILL at 20 random points of the game (seeded: the seed is printed, --seed repeats a run), each
 time restarted after a short pause on the same configuration, state_dir and HTTP port, as systemd's
 Restart=always would. The sim keeps playing meanwhile, so some hand motions and clock presses happen while no
@@ -26,7 +26,7 @@ import sys
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-import eboard_proc as ep  # noqa: E402
+import eboardctl_proc as ep  # noqa: E402
 
 
 def main():
@@ -73,7 +73,7 @@ class Run:
 
 def run(h, a, pgn, expected):
     rng = random.Random(a.seed)
-    sim = ep.Sim(h, a.eboard, pgn, a.game, a.speed, style=a.style)
+    sim = ep.Sim(h, a.eboardctl, pgn, a.game, a.speed, style=a.style)
     d = ep.Daemon(h, a.eboardd, sim.device, clock_rate=a.speed).start()
     t_game = time.time()  # the game starts with the daemon's first command to the board
     length = (sim.length_s() or 300) / a.speed

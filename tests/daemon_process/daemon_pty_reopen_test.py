@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""A board unplugged and plugged in again mid-game, with the real eboardd and `eboard sim` (issue 6).
+"""A board unplugged and plugged in again mid-game, with the real eboardd and `eboardctl sim` (issue 6).
 
-`eboard sim --reopen-at` closes the pseudo-terminal at given points of the game and opens a new one behind
+`eboardctl sim --reopen-at` closes the pseudo-terminal at given points of the game and opens a new one behind
 the same symlink after --reopen-gap, like a USB cable pulled out and back in. eboardd must notice, reconnect
 by itself (/status: link "connected" again, one more connect per unplug), re-read the board, and lose or
 double no move: /games.pgn and the /ws move events end with exactly the corpus game's moves, without alerts.
@@ -13,7 +13,7 @@ import sys
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-import eboard_proc as ep  # noqa: E402
+import eboardctl_proc as ep  # noqa: E402
 
 
 def main():
@@ -40,7 +40,7 @@ def run(h, a, pgn, expected):
     extra = ["--reopen-gap", str(a.reopen_gap)]
     for t in a.reopen_at:
         extra += ["--reopen-at", str(t)]
-    sim = ep.Sim(h, a.eboard, pgn, a.game, a.speed, style=a.style, extra=extra)
+    sim = ep.Sim(h, a.eboardctl, pgn, a.game, a.speed, style=a.style, extra=extra)
     d = ep.Daemon(h, a.eboardd, sim.device, clock_rate=a.speed).start()
     ws = ep.WebSocket(d.port)
     length = sim.length_s() or 300

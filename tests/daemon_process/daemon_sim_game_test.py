@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The real eboardd on a real pseudo-terminal, played by the real `eboard sim` (issue 6).
+"""The real eboardd on a real pseudo-terminal, played by the real `eboardctl sim` (issue 6).
 
-One corpus game is played by simulated hands on an emulated DGT board and clock (`eboard sim --pgn`);
+One corpus game is played by simulated hands on an emulated DGT board and clock (`eboardctl sim --pgn`);
 eboardd reads it through its configuration, like a board on /dev/ttyUSB0. While the game runs, /games.pgn is
 polled: every answer is a prefix of the corpus game and it grows move by move. At the end /games.pgn holds
 exactly the corpus game's moves, each with a [%clk] comment, and the WebSocket /ws has streamed one `move`
@@ -14,7 +14,7 @@ import sys
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-import eboard_proc as ep  # noqa: E402
+import eboardctl_proc as ep  # noqa: E402
 
 
 def main():
@@ -32,7 +32,7 @@ def main():
 
 
 def run(h, a, pgn, expected):
-    sim = ep.Sim(h, a.eboard, pgn, a.game, a.speed, style=a.style)
+    sim = ep.Sim(h, a.eboardctl, pgn, a.game, a.speed, style=a.style)
     d = ep.Daemon(h, a.eboardd, sim.device, clock_rate=a.speed).start()
     ws = ep.WebSocket(d.port)
     length = sim.length_s() or 300

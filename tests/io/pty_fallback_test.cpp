@@ -1,6 +1,6 @@
 // The direct-open fallback for terminals libserialport 0.1.1 refuses (no sysfs identity): bare ptys, as
-// `eboard sim` makes them, opened by path or through a symlink, with no umockdev preload in this process
-// (which is how an outside user runs `eboard sim` and then the daemon).
+// `eboardctl sim` makes them, opened by path or through a symlink, with no umockdev preload in this process
+// (which is how an outside user runs `eboardctl sim` and then the daemon).
 #include <gtest/gtest.h>
 #include <pty.h>
 #include <termios.h>
@@ -37,7 +37,7 @@ struct Pty {
     char buf[256] = {};
     if (::openpty(&master, &slave, buf, nullptr, nullptr) == 0) {
       name = buf;
-      // Like `eboard sim`: raw from the start, then only the master stays open on this side.
+      // Like `eboardctl sim`: raw from the start, then only the master stays open on this side.
       termios t{};
       ::tcgetattr(slave, &t);
       ::cfmakeraw(&t);
@@ -186,7 +186,7 @@ TEST(PtyFallback, AMissingPathIsNotFound) {
   }
 }
 
-// The whole reconnection story on bare ptys, as `eboard sim --reopen-at` plays it: the pty behind a stable
+// The whole reconnection story on bare ptys, as `eboardctl sim --reopen-at` plays it: the pty behind a stable
 // symlink goes away (master closed), a new one appears behind the same link, the link reconnects.
 TEST(PtyFallback, SerialLinkSurvivesAPtyReplacedBehindItsSymlink) {
   auto pty = std::make_unique<Pty>();

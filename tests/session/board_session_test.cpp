@@ -5,7 +5,7 @@
 // it is away) and plugged in again.
 //
 // Built twice: with EBOARD_SESSION_UMOCKDEV=1 (session_board_test, under libumockdev-preload) for the mock
-// USB device, and without (session_pty_test, no preload at all, as a user's daemon meets `eboard sim`) for
+// USB device, and without (session_pty_test, no preload at all, as a user's daemon meets `eboardctl sim`) for
 // bare ptys. The two cannot share a process: the preload takes /dev/pts/N for its own once its testbed has
 // used that number.
 #include <gtest/gtest.h>
@@ -230,7 +230,7 @@ TEST_P(EndToEnd, ReconstructsACorpusGameMoveForMoveAcrossAnUnplug) {
     EXPECT_NE(log_text.find("(usb 0403:6001)"), std::string::npos) << log_text;
   }
 
-  // The tap recorded a capture that `eboard replay` reads: the same moves come back from it.
+  // The tap recorded a capture that `eboardctl replay` reads: the same moves come back from it.
   auto parsed = drivers::parse_capture(capture_text.str());
   ASSERT_TRUE(parsed) << parsed.error();
   auto replayed = daemon::replay_capture(*parsed, rules::ReconstructConfig{});
@@ -375,7 +375,7 @@ TEST_F(SessionOnAPty, ClockCommandsWaitForTheDumpAndGoOneAckAtATime) {
   EXPECT_TRUE(warnings_.empty());
 }
 
-// `eboard sim --capture`: the recorded bytes go out verbatim at their times (speeded up), and the board
+// `eboardctl sim --capture`: the recorded bytes go out verbatim at their times (speeded up), and the board
 // answers a host's request from the state the recording shows, preset from its first dump.
 TEST(BoardPlayer, CaptureIsPlayedVerbatimAndRequestsAreAnsweredFromItsState) {
   auto capture =

@@ -1,4 +1,4 @@
-// The real `eboard sim` binary, as a user runs it next to the daemon: its first stdout line is the device
+// The real `eboardctl sim` binary, as a user runs it next to the daemon: its first stdout line is the device
 // path; our serial code opens it (a pty: the direct fallback, no preload in this process), asks for the
 // board (0x42) and gets a dump; SIGTERM ends it cleanly and it removes its symlink. Bad input gives a
 // one-line error and a non-zero exit.
@@ -143,7 +143,7 @@ TEST(EboardSim, PrintsTheDeviceFirstAndTheBoardAnswersThroughThePtyFallback) {
   const auto pgn = corpus_file();
   if (!pgn) GTEST_SKIP() << "no corpus PGN (../shared absent?)";
   TempDir dir;
-  auto child = spawn({EBOARD_BIN, "sim", "--pgn", pgn->string(), "--speed", "20"}, dir.path() / "err.txt");
+  auto child = spawn({EBOARDCTL_BIN, "sim", "--pgn", pgn->string(), "--speed", "20"}, dir.path() / "err.txt");
   ASSERT_TRUE(child);
   const auto line = child->read_line(15s);
   ASSERT_TRUE(line) << "no device path on stdout; stderr:\n" << child->err();
@@ -179,7 +179,7 @@ TEST(EboardSim, PrintsTheDeviceFirstAndTheBoardAnswersThroughThePtyFallback) {
 
   ASSERT_EQ(::kill(child->pid, SIGTERM), 0);
   const auto status = child->wait(10s);
-  ASSERT_TRUE(status) << "eboard sim did not stop on SIGTERM";
+  ASSERT_TRUE(status) << "eboardctl sim did not stop on SIGTERM";
   EXPECT_TRUE(WIFEXITED(*status)) << *status;
   EXPECT_EQ(WEXITSTATUS(*status), 0) << child->err();
   EXPECT_FALSE(fs::exists(fs::symlink_status(path))) << "the symlink was left behind";
@@ -192,7 +192,7 @@ TEST(EboardSim, LingerEndsItAndReopenKeepsTheLink) {
   TempDir dir;
   const auto link = dir.path() / "board";
   // A short game would do; the corpus' first one at 400x with no host: --start-now, --linger 0.
-  auto child = spawn({EBOARD_BIN, "sim", "--pgn", pgn->string(), "--speed", "400", "--start-now", "--linger",
+  auto child = spawn({EBOARDCTL_BIN, "sim", "--pgn", pgn->string(), "--speed", "400", "--start-now", "--linger",
                       "0", "--link", link.string(), "--reopen-at", "5", "--reopen-gap", "2000"},
                      dir.path() / "err.txt");
   ASSERT_TRUE(child);
@@ -200,7 +200,7 @@ TEST(EboardSim, LingerEndsItAndReopenKeepsTheLink) {
   ASSERT_TRUE(line) << child->err();
   EXPECT_EQ(*line, link.string());
   const auto status = child->wait(60s);
-  ASSERT_TRUE(status) << "eboard sim did not end after the game; stderr:\n" << child->err();
+  ASSERT_TRUE(status) << "eboardctl sim did not end after the game; stderr:\n" << child->err();
   EXPECT_TRUE(WIFEXITED(*status));
   EXPECT_EQ(WEXITSTATUS(*status), 0) << child->err();
   const std::string err = child->err();
@@ -215,12 +215,12 @@ TEST(EboardSim, BadInputIsAOneLineErrorAndANonZeroExit) {
   std::ofstream(dir.path() / "notes.txt") << "this is not a chess game\n";
   std::ofstream(dir.path() / "bad.cap") << "# eboard-capture 1\n12 < zz\n";
   std::vector<std::vector<std::string>> cases = {
-      {EBOARD_BIN, "sim"},
-      {EBOARD_BIN, "sim", "--capture", (dir.path() / "bad.cap").string()},
-      {EBOARD_BIN, "sim", "--pgn", (dir.path() / "notes.txt").string()},
-      {EBOARD_BIN, "sim", "--pgn", (dir.path() / "missing.pgn").string()},
+      {EBOARDCTL_BIN, "sim"},
+      {EBOARDCTL_BIN, "sim", "--capture", (dir.path() / "bad.cap").string()},
+      {EBOARDCTL_BIN, "sim", "--pgn", (dir.path() / "notes.txt").string()},
+      {EBOARDCTL_BIN, "sim", "--pgn", (dir.path() / "missing.pgn").string()},
   };
-  if (pgn) cases.push_back({EBOARD_BIN, "sim", "--pgn", pgn->string(), "--game", "100000"});
+  if (pgn) cases.push_back({EBOARDCTL_BIN, "sim", "--pgn", pgn->string(), "--game", "100000"});
   int i = 0;
   for (const auto& args : cases) {
     auto child = spawn(args, dir.path() / ("err" + std::to_string(i++) + ".txt"));

@@ -10,7 +10,7 @@
 // The process that OPENS the device must run with libumockdev-preload.so loaded (it redirects /sys and
 // /dev into the testbed): call ensure_umockdev_preload() first thing in main(), or run under
 // `umockdev-wrapper`. The process that creates the device does not need it. Another process (e.g.
-// eboardd started by `eboard sim`) sees the same devices when started with
+// eboardd started by `eboardctl sim`) sees the same devices when started with
 // LD_PRELOAD=libumockdev-preload.so.0 and this process's UMOCKDEV_DIR (set by the testbed) in its
 // environment; the modem-line ioctls are then answered by this process's umockdev worker thread.
 //

@@ -1,16 +1,16 @@
-// eboard: the command-line companion of eboardd (perft, replay, sim, and control of a running daemon).
+// eboardctl: the command-line companion of eboardd (perft, replay, sim, and control of a running daemon).
 #include <cstdio>
 
 #include "daemon/tools/commands.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "eboard: electronic chess board tool (perft, capture replay, board simulator, control of a running "
+      "eboardctl: electronic chess board tool (perft, capture replay, board simulator, control of a running "
       "eboardd)"};
   app.require_subcommand(1);
   // Bad command lines get one line on stderr, like every other error of the tool.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return std::string("eboard: ") + e.what() + " (see --help)\n";
+    return std::string("eboardctl: ") + e.what() + " (see --help)\n";
   });
   int exit_code = 0;
   eboard::tools::add_perft_command(app, exit_code);

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# eboard replay as a user runs it: import a real byte log, replay it, check the JSON Lines and the PGN,
+# eboardctl replay as a user runs it: import a real byte log, replay it, check the JSON Lines and the PGN,
 # and check that bad input gives a one-line error and a non-zero exit.
 set -euo pipefail
-eboard=$1 inbytes=$2
+eboardctl=$1 inbytes=$2
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-"$eboard" capture import "$inbytes" -o "$dir/game.cap" --board A
-"$eboard" replay "$dir/game.cap" --pgn "$dir/game.pgn" > "$dir/events.jsonl"
+"$eboardctl" capture import "$inbytes" -o "$dir/game.cap" --board A
+"$eboardctl" replay "$dir/game.cap" --pgn "$dir/game.pgn" > "$dir/events.jsonl"
 moves=$(grep -c '"type":"move"' "$dir/events.jsonl")
 [ "$moves" -eq 57 ] || { echo "expected 57 moves, got $moves"; exit 1; }
 python3 - "$dir/events.jsonl" <<'PY'
@@ -18,6 +18,6 @@ for line in open(sys.argv[1]):
 PY
 grep -q '^1\. e4 ' "$dir/game.pgn" || { echo "PGN does not start with 1. e4"; cat "$dir/game.pgn"; exit 1; }
 printf 'not a capture\n' > "$dir/bad.cap"
-if "$eboard" replay "$dir/bad.cap" > "$dir/out" 2> "$dir/err"; then echo "bad capture accepted"; exit 1; fi
+if "$eboardctl" replay "$dir/bad.cap" > "$dir/out" 2> "$dir/err"; then echo "bad capture accepted"; exit 1; fi
 [ "$(wc -l < "$dir/err")" -eq 1 ] || { echo "error is not one line:"; cat "$dir/err"; exit 1; }
-echo "eboard replay: 57 moves, JSON Lines and PGN as contracted; bad input refused: $(cat "$dir/err")"
+echo "eboardctl replay: 57 moves, JSON Lines and PGN as contracted; bad input refused: $(cat "$dir/err")"

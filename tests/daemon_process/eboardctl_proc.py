@@ -1,10 +1,10 @@
 """Shared helpers for the tests that run the real eboardd binary as a process (issue 6).
 
-What is here: reading the PGN corpus, launching `eboard sim` (a DGT board and clock on a pseudo-terminal) and
+What is here: reading the PGN corpus, launching `eboardctl sim` (a DGT board and clock on a pseudo-terminal) and
 `eboardd --config` on it, HTTP GET, a minimal WebSocket client (stdlib only), and a Harness that keeps every
 process and log of a test, kills whatever it started, and prints the logs when the test fails.
 
-Time: `eboard sim --speed R` runs the hands and the clock R times faster than real time; eboardd's hidden
+Time: `eboardctl sim --speed R` runs the hands and the clock R times faster than real time; eboardd's hidden
 test options `--clock-rate R --clock-origin MS` run its clock at the same rate (reconstruction's thresholds
 are in clock milliseconds), from a fixed origin so that the clock is continuous across restarts.
 """
@@ -32,7 +32,7 @@ def arg_parser(game, speed):
     """The arguments every sim-against-daemon test takes: the binaries, ../shared, which corpus game, how fast."""
     ap = argparse.ArgumentParser()
     ap.add_argument("eboardd")
-    ap.add_argument("eboard")
+    ap.add_argument("eboardctl")
     ap.add_argument("shared")
     ap.add_argument("--game", type=int, default=game)
     ap.add_argument("--speed", type=float, default=speed, help="sim and daemon clocks, times real time")
@@ -71,7 +71,7 @@ def parse_pgn(text):
 
 
 def corpus_game(path, number):
-    """Game `number` (from 1) of a PGN file, as eboard sim --game counts them."""
+    """Game `number` (from 1) of a PGN file, as eboardctl sim --game counts them."""
     return parse_pgn(open(path, encoding="utf-8", errors="replace").read())[number - 1]
 
 
@@ -152,18 +152,18 @@ class Harness:
 
 
 class Sim:
-    """`eboard sim`: plays a game of a PGN file on a pty, behind a symlink that survives --reopen-at."""
+    """`eboardctl sim`: plays a game of a PGN file on a pty, behind a symlink that survives --reopen-at."""
 
-    def __init__(self, h, eboard, pgn, game, speed, style="tidy", seed=1, extra=()):
+    def __init__(self, h, eboardctl, pgn, game, speed, style="tidy", seed=1, extra=()):
         self.link = os.path.join(h.dir, "dgt")
         self.log = h.log_path("sim")
-        args = [eboard, "sim", "--pgn", pgn, "--game", str(game), "--style", style, "--timing", "style",
+        args = [eboardctl, "sim", "--pgn", pgn, "--game", str(game), "--style", style, "--timing", "style",
                 "--seed", str(seed), "--speed", str(speed), "--link", self.link, "--linger", "600", *extra]
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=open(self.log, "ab"))
         h.procs.append(self.proc)
         line = self.proc.stdout.readline().decode().strip()
         if not line:
-            h.fail(f"eboard sim printed no device path (exit {self.proc.poll()})")
+            h.fail(f"eboardctl sim printed no device path (exit {self.proc.poll()})")
         self.device = line
 
     def finished(self):
