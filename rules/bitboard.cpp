@@ -1,97 +1,42 @@
 #include "rules/bitboard.hpp"
 
-#include <cstdlib>
+#include <array>
+#include <cstddef>
+
+#include "rules/magics.hpp"
 
 namespace eboard::rules {
 namespace detail {
 
-Magic rook_magics[64];
-Magic bishop_magics[64];
-Bitboard pawn_attacks[2][64];
-Bitboard pseudo_attacks[PIECE_TYPE_NB][64];
-Bitboard between_bb[64][64];
-Bitboard line_bb[64][64];
+namespace {
+
+// ROOK_ATTACKS and BISHOP_ATTACKS, generated at build time by rules/gen_attack_tables.cpp: read-only data
+// the process maps, not work it does at start-up.
+#include "rules/attack_tables.inc"
+
+constexpr std::array<Magic, 64> make_magics(const int (&dirs)[4][2], const Bitboard (&numbers)[64],
+                                            const Bitboard* table) {
+  std::array<Magic, 64> out{};
+  for (Square s = 0; s < 64; ++s) {
+    const Bitboard m = magics::mask(s, dirs);
+    out[s] = Magic{m, numbers[s], table, unsigned(64 - magics::bit_count(m))};
+    table += std::size_t{1} << magics::bit_count(m);
+  }
+  return out;
+}
+
+}  // namespace
+
+constinit const std::array<Magic, 64> rook_magics =
+    make_magics(magics::ROOK_DIRS, magics::ROOK_NUMBERS, ROOK_ATTACKS);
+constinit const std::array<Magic, 64> bishop_magics =
+    make_magics(magics::BISHOP_DIRS, magics::BISHOP_NUMBERS, BISHOP_ATTACKS);
 
 namespace {
 
-Bitboard rook_table[0x19000];
-Bitboard bishop_table[0x1480];
+using Table64 = std::array<Bitboard, 64>;
 
-// Squares reached by steps (df, dr) from s on an empty board, stopping at occupied squares.
-Bitboard slide(Square s, const int (*dirs)[2], Bitboard occ) {
-  Bitboard result = 0;
-  for (int d = 0; d < 4; ++d) {
-    int f = file_of(s), r = rank_of(s);
-    for (;;) {
-      f += dirs[d][0];
-      r += dirs[d][1];
-      if (f < 0 || f > 7 || r < 0 || r > 7) break;
-      Bitboard b = square_bb(make_square(f, r));
-      result |= b;
-      if (occ & b) break;
-    }
-  }
-  return result;
-}
-
-constexpr int ROOK_DIRS[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
-constexpr int BISHOP_DIRS[4][2] = {{1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
-
-// A small deterministic generator (xorshift64*): the magics found are the same on every run.
-struct Prng {
-  std::uint64_t s;
-  std::uint64_t next() {
-    s ^= s >> 12;
-    s ^= s << 25;
-    s ^= s >> 27;
-    return s * 2685821657736338717ULL;
-  }
-  std::uint64_t sparse() { return next() & next() & next(); }
-};
-
-// Finds a magic multiplier for every square by trial, filling the shared attack table ("fancy" magics).
-void init_magics(Magic* magics, Bitboard* table, const int (*dirs)[2]) {
-  Bitboard occupancy[4096], reference[4096];
-  int epoch[4096] = {}, current = 0;
-  Prng rng{0x9E3779B97F4A7C15ULL};
-  Bitboard* next_table = table;
-  for (Square s = 0; s < 64; ++s) {
-    Bitboard edges = ((rank_bb(0) | rank_bb(7)) & ~rank_bb(rank_of(s))) |
-                     ((file_bb(0) | file_bb(7)) & ~file_bb(file_of(s)));
-    Magic& m = magics[s];
-    m.mask = slide(s, dirs, 0) & ~edges;
-    m.shift = unsigned(64 - popcount(m.mask));
-    m.attacks = next_table;
-    // Carry-Rippler enumeration of every subset of the mask.
-    int size = 0;
-    Bitboard b = 0;
-    do {
-      occupancy[size] = b;
-      reference[size] = slide(s, dirs, b);
-      ++size;
-      b = (b - m.mask) & m.mask;
-    } while (b);
-    next_table += size;
-    for (;;) {
-      do m.magic = rng.sparse();
-      while (popcount((m.magic * m.mask) >> 56) < 6);
-      ++current;
-      int i = 0;
-      for (; i < size; ++i) {
-        unsigned idx = m.index(occupancy[i]);
-        if (epoch[idx] < current) {
-          epoch[idx] = current;
-          m.attacks[idx] = reference[i];
-        } else if (m.attacks[idx] != reference[i]) {
-          break;
-        }
-      }
-      if (i == size) break;
-    }
-  }
-}
-
-Bitboard step_attacks(Square s, const int (*steps)[2], int n) {
+constexpr Bitboard step_attacks(Square s, const int (*steps)[2], int n) {
   Bitboard result = 0;
   for (int i = 0; i < n; ++i) {
     int f = file_of(s) + steps[i][0], r = rank_of(s) + steps[i][1];
@@ -100,39 +45,57 @@ Bitboard step_attacks(Square s, const int (*steps)[2], int n) {
   return result;
 }
 
-struct Init {
-  Init() {
-    constexpr int KNIGHT_STEPS[8][2] = {{1, 2},   {2, 1},   {2, -1}, {1, -2},
-                                        {-1, -2}, {-2, -1}, {-2, 1}, {-1, 2}};
-    constexpr int KING_STEPS[8][2] = {{1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}, {0, -1}, {1, -1}};
-    constexpr int WPAWN[2][2] = {{-1, 1}, {1, 1}};
-    constexpr int BPAWN[2][2] = {{-1, -1}, {1, -1}};
-    init_magics(rook_magics, rook_table, ROOK_DIRS);
-    init_magics(bishop_magics, bishop_table, BISHOP_DIRS);
-    for (Square s = 0; s < 64; ++s) {
-      pawn_attacks[WHITE][s] = step_attacks(s, WPAWN, 2);
-      pawn_attacks[BLACK][s] = step_attacks(s, BPAWN, 2);
-      pseudo_attacks[KNIGHT][s] = step_attacks(s, KNIGHT_STEPS, 8);
-      pseudo_attacks[KING][s] = step_attacks(s, KING_STEPS, 8);
-      pseudo_attacks[BISHOP][s] = slide(s, BISHOP_DIRS, 0);
-      pseudo_attacks[ROOK][s] = slide(s, ROOK_DIRS, 0);
-      pseudo_attacks[QUEEN][s] = pseudo_attacks[BISHOP][s] | pseudo_attacks[ROOK][s];
-    }
-    for (Square a = 0; a < 64; ++a)
-      for (Square b = 0; b < 64; ++b) {
-        between_bb[a][b] = square_bb(b);
-        for (PieceType t : {BISHOP, ROOK}) {
-          if (pseudo_attacks[t][a] & square_bb(b)) {
-            line_bb[a][b] = (pseudo_attacks[t][a] & pseudo_attacks[t][b]) | square_bb(a) | square_bb(b);
-            between_bb[a][b] |= attacks(t, a, square_bb(b)) & attacks(t, b, square_bb(a));
-          }
-        }
-      }
+constexpr std::array<Table64, 2> make_pawn_attacks() {
+  constexpr int WPAWN[2][2] = {{-1, 1}, {1, 1}};
+  constexpr int BPAWN[2][2] = {{-1, -1}, {1, -1}};
+  std::array<Table64, 2> t{};
+  for (Square s = 0; s < 64; ++s) {
+    t[WHITE][s] = step_attacks(s, WPAWN, 2);
+    t[BLACK][s] = step_attacks(s, BPAWN, 2);
   }
-};
-const Init init_once;
+  return t;
+}
+
+constexpr std::array<Table64, PIECE_TYPE_NB> make_pseudo_attacks() {
+  constexpr int KNIGHT_STEPS[8][2] = {{1, 2}, {2, 1}, {2, -1}, {1, -2}, {-1, -2}, {-2, -1}, {-2, 1}, {-1, 2}};
+  constexpr int KING_STEPS[8][2] = {{1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}, {0, -1}, {1, -1}};
+  std::array<Table64, PIECE_TYPE_NB> t{};
+  for (Square s = 0; s < 64; ++s) {
+    t[KNIGHT][s] = step_attacks(s, KNIGHT_STEPS, 8);
+    t[KING][s] = step_attacks(s, KING_STEPS, 8);
+    t[BISHOP][s] = magics::slide(s, magics::BISHOP_DIRS, 0);
+    t[ROOK][s] = magics::slide(s, magics::ROOK_DIRS, 0);
+    t[QUEEN][s] = t[BISHOP][s] | t[ROOK][s];
+  }
+  return t;
+}
+
+// between: the squares strictly between a and b on a line, plus b; line: the whole line through them.
+constexpr std::array<Table64, 64> make_line_table(bool whole_line) {
+  std::array<Table64, 64> t{};
+  for (Square a = 0; a < 64; ++a)
+    for (Square b = 0; b < 64; ++b) {
+      if (!whole_line) t[a][b] = square_bb(b);
+      for (const auto* dirs : {&magics::BISHOP_DIRS, &magics::ROOK_DIRS}) {
+        const Bitboard from_a = magics::slide(a, *dirs, 0);
+        if (!(from_a & square_bb(b))) continue;
+        if (whole_line)
+          t[a][b] = (from_a & magics::slide(b, *dirs, 0)) | square_bb(a) | square_bb(b);
+        else
+          t[a][b] |= magics::slide(a, *dirs, square_bb(b)) & magics::slide(b, *dirs, square_bb(a));
+      }
+    }
+  return t;
+}
 
 }  // namespace
+
+// Every table is constant data, computed by the compiler: a process does no work for them at start-up.
+constinit const std::array<Table64, 2> pawn_attacks = make_pawn_attacks();
+constinit const std::array<Table64, PIECE_TYPE_NB> pseudo_attacks = make_pseudo_attacks();
+constinit const std::array<Table64, 64> between_bb = make_line_table(false);
+constinit const std::array<Table64, 64> line_bb = make_line_table(true);
+
 }  // namespace detail
 
 PieceType piece_type_from_char(char c) {

@@ -1,6 +1,8 @@
 // Bitboard helpers and precomputed attack tables (magic bitboards for sliders).
 #pragma once
 
+#include <array>
+
 #include "rules/types.hpp"
 
 namespace eboard::rules {
@@ -24,16 +26,16 @@ namespace detail {
 struct Magic {
   Bitboard mask;
   Bitboard magic;
-  Bitboard* attacks;
+  const Bitboard* attacks;
   unsigned shift;
   unsigned index(Bitboard occupied) const { return unsigned(((occupied & mask) * magic) >> shift); }
 };
-extern Magic rook_magics[64];
-extern Magic bishop_magics[64];
-extern Bitboard pawn_attacks[2][64];
-extern Bitboard pseudo_attacks[PIECE_TYPE_NB][64];
-extern Bitboard between_bb[64][64];
-extern Bitboard line_bb[64][64];
+extern const std::array<Magic, 64> rook_magics;
+extern const std::array<Magic, 64> bishop_magics;
+extern const std::array<std::array<Bitboard, 64>, 2> pawn_attacks;
+extern const std::array<std::array<Bitboard, 64>, PIECE_TYPE_NB> pseudo_attacks;
+extern const std::array<std::array<Bitboard, 64>, 64> between_bb;
+extern const std::array<std::array<Bitboard, 64>, 64> line_bb;
 }  // namespace detail
 
 inline Bitboard pawn_attacks(Color c, Square s) { return detail::pawn_attacks[c][s]; }
