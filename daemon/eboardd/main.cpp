@@ -19,13 +19,13 @@
 #include "daemon/config/config.hpp"
 #include "daemon/eboardd/notify.hpp"
 #include "daemon/eboardd/service.hpp"
+#include "eboard/version.hpp"
 
 namespace fs = std::filesystem;
 using namespace eboard;
 
 namespace {
 
-constexpr const char* VERSION = "0.1.0";
 constexpr std::chrono::microseconds LOOP_TURN{1000};  // see run_in_turns()
 
 // "<N>" syslog priority prefixes: journald (stderr of a unit) turns them into message priorities.

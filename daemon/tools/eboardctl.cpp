@@ -2,12 +2,14 @@
 #include <cstdio>
 
 #include "daemon/tools/commands.hpp"
+#include "eboard/version.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{
       "eboardctl: electronic chess board tool (perft, capture replay, board simulator, control of a running "
       "eboardd)"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("eboardctl ") + eboard::VERSION);
   // Bad command lines get one line on stderr, like every other error of the tool.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
     return std::string("eboardctl: ") + e.what() + " (see --help)\n";
