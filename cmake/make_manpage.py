@@ -48,7 +48,8 @@ def run_help(exe, args):
     r = subprocess.run([exe, *args, "--help"], capture_output=True, text=True, timeout=30)
     if r.returncode != 0:
         sys.exit(f"make_manpage: {exe} {' '.join(args)} --help exited {r.returncode}: {r.stderr.strip()}")
-    return r.stdout
+    # CLI11's usage line names the program as it was run (the build tree's path): the page names it.
+    return r.stdout.replace(exe, os.path.basename(exe))
 
 
 def subcommands(help_text):

@@ -77,12 +77,24 @@ def udev(src, hardware_md):
     check(("ENV", "ID_MM_DEVICE_IGNORE", "=", "1") in flat, 'ENV{ID_MM_DEVICE_IGNORE}="1"')
     check(any(k == "SYMLINK" and v.startswith("eboard/dgt-") for k, _, _, v in flat), "a stable SYMLINK eboard/dgt-…")
     ids = set()
+    # Generic bridge chips (issue 10): matched only when the descriptors name DGT; every such adapter is
+    # the opt-in file's business, not the default rules'.
+    generic = {"0403:6001", "04d8:000a"}
     for _, pairs in rules:
         d = {a: v for k, a, op, v in pairs if k == "ATTRS" and op == "=="}
         if "idVendor" in d and "idProduct" in d:
             check(re.fullmatch(r"[0-9a-f]{4}", d["idVendor"] + "") is not None, f"lowercase hex vendor {d}")
             check(re.fullmatch(r"[0-9a-f]{4}", d["idProduct"]) is not None, f"lowercase hex product {d}")
-            ids.add(f"{d['idVendor']}:{d['idProduct']}")
+            usb_id = f"{d['idVendor']}:{d['idProduct']}"
+            ids.add(usb_id)
+            if usb_id in generic:
+                named = [v for a, v in d.items() if a in ("manufacturer", "product", "serial")]
+                check(any("DGT" in v for v in named), f"{usb_id} matched without a DGT descriptor: {d}")
+    opt_in = parse_rules(open(os.path.join(src, "udev", "61-eboardd-generic-bridges.rules")).read())
+    opt_ids = {f"{d['idVendor']}:{d['idProduct']}" for d in
+               ({a: v for k, a, op, v in pairs if k == "ATTRS" and op == "=="} for _, pairs in opt_in)
+               if "idVendor" in d}
+    check(opt_ids == generic, f"the opt-in rules match every generic bridge: {sorted(opt_ids)}")
     check(ids == {"0403:6001", "04d8:000a", "045b:8111"}, f"the DGT USB IDs: {sorted(ids)}")
     if hardware_md and os.path.exists(hardware_md):
         text = open(hardware_md).read()
@@ -94,7 +106,7 @@ def udev(src, hardware_md):
     sysusers = open(os.path.join(src, "config", "eboardd.sysusers")).read()
     check(re.search(r"^g\s+eboard\s", sysusers, re.M) is not None, "sysusers creates group eboard")
     unit = open(os.path.join(src, "config", "eboardd.service")).read()
-    check(re.search(r"^SupplementaryGroups=eboard$", unit, re.M) is not None, "the unit joins group eboard")
+    check(re.search(r"^SupplementaryGroups=eboard dialout$", unit, re.M) is not None, "the unit joins group eboard")
     print(f"udev: {len(rules)} rules, USB IDs {sorted(ids)}")
     return 0
 
@@ -104,7 +116,9 @@ def unit(src, exe):
     text = open(path).read()
     for directive in ["Type=notify", "NotifyAccess=main", "Restart=on-failure", "StateDirectory=eboardd",
                       "ProtectSystem=strict", "DevicePolicy=closed", "DeviceAllow=char-ttyUSB rw",
-                      "DeviceAllow=char-ttyACM rw", "SupplementaryGroups=eboard", "NoNewPrivileges=yes",
+                      "DeviceAllow=char-ttyACM rw", "DeviceAllow=char-ttyS rw", "DeviceAllow=char-rfcomm rw",
+                      "DeviceAllow=char-hidraw rw", "DeviceAllow=char-usb_device rw",
+                      "SupplementaryGroups=eboard dialout", "NoNewPrivileges=yes",
                       "ExecReload=/bin/kill -HUP $MAINPID"]:
         check(re.search("^" + re.escape(directive) + "$", text, re.M) is not None, f"unit has {directive}")
     check(re.search(r"^WatchdogSec=\d+", text, re.M) is not None, "unit has WatchdogSec")
