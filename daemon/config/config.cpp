@@ -191,8 +191,9 @@ Config build(const toml::table& root, const std::string& source) {
   if (const toml::node* n = root.get("discovery")) {
     if (!n->is_table()) fail(n->source(), "discovery must be a table [discovery]");
     const toml::table& d = *n->as_table();
-    check_keys(d, "discovery", {"usb"});
+    check_keys(d, "discovery", {"usb", "generic_bridges"});
     if (auto v = get_bool(d, "usb", "discovery.")) c.discovery.usb = *v;
+    if (auto v = get_bool(d, "generic_bridges", "discovery.")) c.discovery.generic_bridges = *v;
   }
 
   if (const toml::array* boards = array_of_tables(root, "board")) {

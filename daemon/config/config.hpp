@@ -66,6 +66,8 @@ struct JournalConfig {
 // when it comes back its game continues.
 struct DiscoveryConfig {
   bool usb = false;
+  // Also claim generic USB-serial bridges (FT232, Microchip CDC) whose descriptors do not name a board.
+  bool generic_bridges = false;
   bool operator==(const DiscoveryConfig&) const = default;
 };
 

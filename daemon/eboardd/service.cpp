@@ -441,6 +441,7 @@ json Service::status() const {
   json usb{{"mode", usb_ ? usb_->mode() : "off"},
            {"watch", usb_ ? usb_->mechanism() : "off"},
            {"discovery", config_.discovery.usb},
+           {"generic_bridges", config_.discovery.generic_bridges},
            {"boards", usb_boards}};
   const auto& hs = http_->stats();
   std::int64_t now = options_.clock();
@@ -532,8 +533,13 @@ void Service::on_usb(const hotplug::UsbChange& change, bool initial) {
       }
       continue;
     }
-    if (config_.discovery.usb) {
+    if (config_.discovery.usb && discoverable(u)) {
       discover(u);
+    } else if (config_.discovery.usb) {
+      spdlog::info(
+          "USB board {}: {} is a generic USB-serial bridge whose descriptors name no board: not "
+          "discovered (name it with serial = \"{}\", or set [discovery] generic_bridges = true)",
+          initial ? "present" : "arrived", describe(u), u.serial);
     } else {
       spdlog::info(
           "USB board {}: {} is no configured board (set [discovery] usb = true, or name it with "
@@ -541,6 +547,10 @@ void Service::on_usb(const hotplug::UsbChange& change, bool initial) {
           initial ? "present" : "arrived", describe(u), u.serial);
     }
   }
+}
+
+bool Service::discoverable(const hotplug::UsbBoard& u) const {
+  return u.names_board() || config_.discovery.generic_bridges;
 }
 
 void Service::discover(const hotplug::UsbBoard& u) {
@@ -569,16 +579,19 @@ void Service::discover(const hotplug::UsbBoard& u) {
 void Service::drop_claimed_discovered() {
   for (auto it = discovered_.begin(); it != discovered_.end();) {
     const std::string id = it->first;
-    bool claimed = !config_.discovery.usb || config_.board(id) || configured_for(it->second);
+    bool claimed = !config_.discovery.usb || !discoverable(it->second) || config_.board(id) ||
+                   configured_for(it->second);
     if (!claimed) {
       ++it;
       continue;
     }
+    const char* why = !config_.discovery.usb      ? "discovery is off"
+                      : !discoverable(it->second) ? "discovery no longer claims generic USB-serial bridges"
+                                                  : "the configuration names its device";
     usb_served_.erase(it->second.device);
     it = discovered_.erase(it);
     remove_board(id);
-    spdlog::info("discovered board {} removed ({})", id,
-                 config_.discovery.usb ? "the configuration names its device" : "discovery is off");
+    spdlog::info("discovered board {} removed ({})", id, why);
   }
 }
 
@@ -596,7 +609,7 @@ void Service::reassign_usb() {
         usb_served_[u.device] = id;
         is_discovered = true;
       }
-    if (!is_discovered && config_.discovery.usb) discover(u);
+    if (!is_discovered && config_.discovery.usb && discoverable(u)) discover(u);
   }
 }
 

@@ -103,6 +103,8 @@ class Service {
   // The node to open for `b`: its port; for a board named by serial, the udev symlink if it exists,
   // else the tty of that serial number in sysfs (no udev), else the symlink (the link waits for it).
   std::string device_for(const config::BoardConfig& b) const;
+  // Discovery claims a USB board that names itself one, and generic bridges only when told to.
+  bool discoverable(const hotplug::UsbBoard& u) const;
   void discover(const hotplug::UsbBoard& u);
   // Drops discovered boards that the configuration now names (or all, with discovery off), then assigns
   // every present USB board again and discovers the unassigned ones: after a reload.

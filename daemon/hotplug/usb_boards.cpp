@@ -19,9 +19,9 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::array<UsbId, 3> kBoards{{
-    {0x0403, 0x6001, "dgt"},  // FTDI FT232 bridge (ttyUSB)
-    {0x04d8, 0x000a, "dgt"},  // Microchip CDC (ttyACM)
-    {0x045b, 0x8111, "dgt"},
+    {0x0403, 0x6001, "dgt", true},  // FTDI FT232 bridge (ttyUSB)
+    {0x04d8, 0x000a, "dgt", true},  // Microchip CDC (ttyACM)
+    {0x045b, 0x8111, "dgt", false},
 }};
 
 std::string read_line(const fs::path& p) {
@@ -54,6 +54,12 @@ const UsbId* known(std::uint16_t vid, std::uint16_t pid) {
 }  // namespace
 
 std::span<const UsbId> known_board_ids() { return kBoards; }
+
+bool UsbBoard::names_board() const {
+  const UsbId* id = known(vid, pid);
+  if (id && !id->generic_bridge) return true;
+  return manufacturer.find("DGT") != std::string::npos || product.find("DGT") != std::string::npos;
+}
 
 std::string UsbBoard::stable_name() const {
   return "/dev/eboard/" + protocol + (serial.empty() ? "-path-" + usb_path : "-" + serial);

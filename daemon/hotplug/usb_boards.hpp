@@ -26,6 +26,9 @@ struct UsbId {
   std::uint16_t vid;
   std::uint16_t pid;
   const char* protocol;
+  // A generic USB-serial bridge chip (FTDI FT232, Microchip CDC) that other devices use too: it is a
+  // board only when its descriptors say so (names_board()), or when discovery is told to claim them all.
+  bool generic_bridge = false;
 };
 std::span<const UsbId> known_board_ids();
 
@@ -38,6 +41,9 @@ struct UsbBoard {
   std::string protocol;  // "dgt"
   // The udev rules' stable name: /dev/eboard/<protocol>-<serial>, or -path-<usb_path> without a serial.
   std::string stable_name() const;
+  // Its USB id is a board's own, or its manufacturer or product string names DGT: what
+  // udev/60-eboardd.rules matches. A generic bridge with the chip's own strings is not known to be a board.
+  bool names_board() const;
   bool operator==(const UsbBoard&) const = default;
 };
 

@@ -4,6 +4,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <string>
+
+#include <unistd.h>
 
 #include "daemon/config/config.hpp"
 
@@ -214,11 +218,28 @@ TEST(Config, LoadsFiles) {
   auto missing = load_config("/nonexistent/eboardd.toml");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().what(), "/nonexistent/eboardd.toml: cannot open the file");
-  // The example shipped in config/ is valid.
-  auto example = load_config(std::filesystem::path(EBOARD_TEST_DATA).parent_path().parent_path() / "config" /
-                             "eboardd.toml");
+  // The configuration installed as /etc/eboardd/eboardd.toml is valid: no boards, discovery on.
+  const auto shipped =
+      std::filesystem::path(EBOARD_TEST_DATA).parent_path().parent_path() / "config" / "eboardd.toml";
+  auto example = load_config(shipped);
   ASSERT_TRUE(example) << example.error().what();
-  EXPECT_EQ(example->boards.size(), 2u);
+  EXPECT_TRUE(example->boards.empty());
+  EXPECT_TRUE(example->discovery.usb);
+  // Its commented examples are valid too once uncommented: "# key = ..." and "# [table]" lines.
+  std::ifstream in(shipped);
+  std::string line, uncommented;
+  const std::regex example_line(R"(^# (\[|[a-z_0-9]+ = ))");
+  while (std::getline(in, line))
+    uncommented += (std::regex_search(line, example_line) ? line.substr(2) : line) + "\n";
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("eboardd-config-example-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "eboardd.toml") << uncommented;
+  auto all = load_config(dir / "eboardd.toml");
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(all) << all.error().what();
+  EXPECT_EQ(all->boards.size(), 2u);
+  EXPECT_EQ(all->matches.size(), 1u);
 }
 
 TEST(ConfigDiff, AddedRemovedChangedUnchanged) {

@@ -42,7 +42,8 @@ class FakeSysfs {
   // A USB device at bus position `usb` with a tty under its first interface. With `node_target`, the
   // tty's device node <dev_root>/<tty> is made a symlink to it (e.g. a pseudo-terminal's slave).
   void plug(const std::string& usb, const std::string& vid, const std::string& pid, const std::string& serial,
-            const std::string& tty, const std::string& node_target = "") {
+            const std::string& tty, const std::string& node_target = "",
+            const std::string& product = "DGT Board") {
     namespace fs = std::filesystem;
     if (!node_target.empty()) {
       std::error_code ec;
@@ -56,7 +57,7 @@ class FakeSysfs {
     write(dev / "idVendor", vid);
     write(dev / "idProduct", pid);
     if (!serial.empty()) write(dev / "serial", serial);
-    write(dev / "product", "Board");
+    write(dev / "product", product);
     fs::path cls = root_ / "devices" / "class-tty" / tty;
     fs::create_directories(cls);
     fs::create_directory_symlink(node, cls / "device");

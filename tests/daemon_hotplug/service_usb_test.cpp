@@ -152,7 +152,7 @@ TEST_F(UsbDaemon, BoardBySerialWithoutUdevConnectsWhenItsTtyAppears) {
   EXPECT_EQ(u["serial"], "SER123");
   EXPECT_EQ(u["tty"], "ttyUSB0");
   EXPECT_EQ(u["device"], node);
-  EXPECT_EQ(u["product"], "Board");
+  EXPECT_EQ(u["product"], "DGT Board");
   EXPECT_EQ(u["board"], "A");
   EXPECT_EQ(u["discovered"], false);
 
@@ -242,6 +242,27 @@ TEST_F(UsbDaemon, ReloadTakesDiscoveredBoardsAwayWhenDiscoveryIsOffOrTheBoardIsN
   EXPECT_EQ(service_->board("dgt-XY-7"), nullptr);
   EXPECT_TRUE(service_->boards().empty());
   EXPECT_TRUE(status()["usb"]["boards"][0]["board"].is_null());
+}
+
+TEST_F(UsbDaemon, DiscoveryLeavesGenericBridgesAloneUnlessToldToClaimThem) {
+  start("[discovery]\nusb = true\n");
+  // A GPS receiver on an FT232 with the chip's own strings: listed, not made a board.
+  PtyBoard gps(io_);
+  sys_.plug("1-2", "0403", "6001", "GPS9", "ttyUSB0", gps.slave(), "USB <-> Serial");
+  ASSERT_TRUE(run_until([&] { return status()["usb"]["boards"].size() == 1; })) << status().dump(2);
+  for (int i = 0; i < 10; ++i) io_.run_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(service_->boards().empty());
+  EXPECT_TRUE(status()["usb"]["boards"][0]["board"].is_null());
+
+  // generic_bridges = true: every such bridge is taken for a board.
+  service_->reload(parse("[discovery]\nusb = true\ngeneric_bridges = true\n"));
+  ASSERT_TRUE(run_until([&] { return link("dgt-GPS9") == "connected"; })) << status().dump(2);
+  EXPECT_EQ(status()["usb"]["generic_bridges"], true);
+
+  // And back: the discovered board goes away.
+  service_->reload(parse("[discovery]\nusb = true\n"));
+  EXPECT_EQ(service_->board("dgt-GPS9"), nullptr);
+  EXPECT_TRUE(service_->boards().empty());
 }
 
 TEST_F(UsbDaemon, ControlInterfaceRemovesADiscoveredBoardUntilItComesBack) {

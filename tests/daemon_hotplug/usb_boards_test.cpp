@@ -42,8 +42,21 @@ TEST(UsbBoards, ScanFindsOnlyBoardsWithTheirSerials) {
   EXPECT_EQ(found[0].stable_name(), "/dev/eboard/dgt-path-1-2");
   EXPECT_EQ(found[1].tty, "ttyUSB0");
   EXPECT_EQ(found[1].serial, "A1B2C3");
-  EXPECT_EQ(found[1].product, "Board");
+  EXPECT_EQ(found[1].product, "DGT Board");
   EXPECT_EQ(found[1].stable_name(), "/dev/eboard/dgt-A1B2C3");
+}
+
+TEST(UsbBoards, AGenericBridgeNamesABoardOnlyByItsDescriptors) {
+  // What udev/60-eboardd.rules matches: a board's own id, or a generic bridge whose strings say DGT.
+  FakeSysfs sys;
+  sys.plug("1-1", "0403", "6001", "GPS1", "ttyUSB0", "", "USB <-> Serial");
+  sys.plug("1-2", "0403", "6001", "DGT1", "ttyUSB1", "", "DGT USB e-Board");
+  sys.plug("1-3", "045b", "8111", "OWN1", "ttyACM0", "", "Board");
+  auto found = hotplug::scan(sys.root(), "/dev");
+  ASSERT_EQ(found.size(), 3u);           // all listed: a configured serial number may name any of them
+  EXPECT_TRUE(found[0].names_board());   // ttyACM0: 045b:8111
+  EXPECT_FALSE(found[1].names_board());  // ttyUSB0: an FT232 that says nothing of DGT
+  EXPECT_TRUE(found[2].names_board());   // ttyUSB1
 }
 
 TEST(UsbBoards, BadSysfsIsSkippedNotFatal) {
