@@ -71,20 +71,30 @@ constexpr std::array<Table64, PIECE_TYPE_NB> make_pseudo_attacks() {
 }
 
 // between: the squares strictly between a and b on a line, plus b; line: the whole line through them.
+// Built by walking the eight rays of each square once (cheap enough for any compiler's constexpr limits).
 constexpr std::array<Table64, 64> make_line_table(bool whole_line) {
+  constexpr int DIRS[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
+  auto ray = [](Square s, int df, int dr) {
+    Bitboard r = 0;
+    for (int f = file_of(s) + df, k = rank_of(s) + dr; f >= 0 && f <= 7 && k >= 0 && k <= 7; f += df, k += dr)
+      r |= square_bb(make_square(f, k));
+    return r;
+  };
   std::array<Table64, 64> t{};
-  for (Square a = 0; a < 64; ++a)
-    for (Square b = 0; b < 64; ++b) {
-      if (!whole_line) t[a][b] = square_bb(b);
-      for (const auto* dirs : {&magics::BISHOP_DIRS, &magics::ROOK_DIRS}) {
-        const Bitboard from_a = magics::slide(a, *dirs, 0);
-        if (!(from_a & square_bb(b))) continue;
-        if (whole_line)
-          t[a][b] = (from_a & magics::slide(b, *dirs, 0)) | square_bb(a) | square_bb(b);
-        else
-          t[a][b] |= magics::slide(a, *dirs, square_bb(b)) & magics::slide(b, *dirs, square_bb(a));
+  for (Square a = 0; a < 64; ++a) {
+    if (!whole_line)
+      for (Square b = 0; b < 64; ++b) t[a][b] = square_bb(b);
+    for (const auto& d : DIRS) {
+      const Bitboard full = ray(a, d[0], d[1]) | ray(a, -d[0], -d[1]) | square_bb(a);
+      Bitboard inside = 0;
+      for (int f = file_of(a) + d[0], k = rank_of(a) + d[1]; f >= 0 && f <= 7 && k >= 0 && k <= 7;
+           f += d[0], k += d[1]) {
+        const Square b = make_square(f, k);
+        t[a][b] = whole_line ? full : inside | square_bb(b);
+        inside |= square_bb(b);
       }
     }
+  }
   return t;
 }
 

@@ -44,3 +44,19 @@ TEST(Bitboard, SliderAttacksAgreeWithRayWalk) {
     }
   }
 }
+
+TEST(Bitboard, BetweenAndLineFollowTheSliders) {
+  for (Square a = 0; a < 64; ++a)
+    for (Square b = 0; b < 64; ++b) {
+      Bitboard want_between = square_bb(b), want_line = 0;
+      for (PieceType t : {BISHOP, ROOK}) {
+        if (a == b || !(pseudo_attacks(t, a) & square_bb(b))) continue;
+        want_between |= attacks(t, a, square_bb(b)) & attacks(t, b, square_bb(a));
+        want_line = (pseudo_attacks(t, a) & pseudo_attacks(t, b)) | square_bb(a) | square_bb(b);
+      }
+      ASSERT_EQ(between(a, b), want_between) << square_name(a) << square_name(b);
+      ASSERT_EQ(line(a, b), want_line) << square_name(a) << square_name(b);
+    }
+  EXPECT_TRUE(aligned(0, 9, 63));    // a1, b2, h8
+  EXPECT_FALSE(aligned(0, 10, 63));  // a1, c2, h8
+}
