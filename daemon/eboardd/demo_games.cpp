@@ -35,25 +35,48 @@ std::string tag_or(const GameRecord& g, const char* name, const char* fallback) 
 
 }  // namespace
 
-tl::expected<std::shared_ptr<const DemoCorpus>, std::string> DemoCorpus::load(const fs::path& path) {
+tl::expected<std::vector<std::string>, std::string> read_demo_corpus(const fs::path& path,
+                                                                     const std::string& extension) {
   std::error_code ec;
   std::vector<fs::path> files;
   if (fs::is_directory(path, ec)) {
     for (const auto& e : fs::directory_iterator(path, ec))
-      if (e.path().extension() == ".pgn") files.push_back(e.path());
+      if (e.path().extension() == extension) files.push_back(e.path());
     std::sort(files.begin(), files.end());
   } else if (fs::exists(path, ec)) {
     files.push_back(path);
   } else {
     return tl::unexpected("demo corpus " + path.string() + " does not exist");
   }
-  auto corpus = std::make_shared<DemoCorpus>();
-  corpus->source_ = path.string();
+  std::vector<std::string> texts;
   for (const auto& f : files) {
     std::ifstream in(f, std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
-    const std::string content = text.str();  // the reader keeps a view of it
+    texts.push_back(text.str());
+  }
+  return texts;
+}
+
+std::vector<fs::path> demo_corpus_locations(const fs::path& executable, const fs::path& corpus) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  fs::path exe = fs::weakly_canonical(executable, ec);
+  if (ec) exe = executable;
+  for (fs::path dir = exe.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    out.push_back(dir / "shared" / corpus);
+    if (dir == dir.parent_path()) break;
+  }
+  out.push_back(exe.parent_path().parent_path() / "share" / "eboardd" / "demo");
+  return out;
+}
+
+tl::expected<std::shared_ptr<const DemoCorpus>, std::string> DemoCorpus::load(const fs::path& path) {
+  auto texts = read_demo_corpus(path, ".pgn");
+  if (!texts) return tl::unexpected(texts.error());
+  auto corpus = std::make_shared<DemoCorpus>();
+  corpus->source_ = path.string();
+  for (const std::string& content : *texts) {  // the reader keeps a view of it
     PgnReader reader(content);
     while (auto g = reader.next()) {
       if (!*g) continue;
@@ -69,16 +92,7 @@ tl::expected<std::shared_ptr<const DemoCorpus>, std::string> DemoCorpus::load(co
 }
 
 std::vector<fs::path> DemoCorpus::default_locations(const fs::path& executable) {
-  std::vector<fs::path> out;
-  std::error_code ec;
-  fs::path exe = fs::weakly_canonical(executable, ec);
-  if (ec) exe = executable;
-  for (fs::path dir = exe.parent_path(); !dir.empty(); dir = dir.parent_path()) {
-    out.push_back(dir / "shared" / "corpora" / "pgn" / "standard");
-    if (dir == dir.parent_path()) break;
-  }
-  out.push_back(exe.parent_path().parent_path() / "share" / "eboardd" / "demo");
-  return out;
+  return demo_corpus_locations(executable, fs::path("corpora") / "pgn" / "standard");
 }
 
 const GameRecord& DemoCorpus::game(std::size_t i, std::size_t* index) const {

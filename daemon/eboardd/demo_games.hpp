@@ -18,6 +18,16 @@
 
 namespace eboard::eboardd {
 
+// The texts of a demo corpus: the file `path`, or the files of the directory `path` whose names end in
+// `extension` (".pgn"), in name order.
+tl::expected<std::vector<std::string>, std::string> read_demo_corpus(const std::filesystem::path& path,
+                                                                     const std::string& extension);
+// Where a corpus of ../shared is by default: `corpus` (e.g. corpora/bughouse) under a `shared` folder beside
+// the executable's directory or one above it (the source tree layout, build/<preset>/daemon/eboardd/eboardd),
+// then the installed data directory.
+std::vector<std::filesystem::path> demo_corpus_locations(const std::filesystem::path& executable,
+                                                         const std::filesystem::path& corpus);
+
 // The games the demo plays: raw PGN games read once, resolved when chosen.
 class DemoCorpus {
  public:

@@ -1,13 +1,13 @@
 #include "daemon/eboardd/demo_match.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <deque>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <tuple>
 
+#include "daemon/eboardd/demo_games.hpp"
 #include "daemon/sim/rng.hpp"
 #include "daemon/sim/timeline.hpp"
 
@@ -171,24 +171,12 @@ DemoMatchChoice choose_demo_match(const DemoMatchCorpus& corpus, int n, double s
 
 tl::expected<std::shared_ptr<const DemoMatchCorpus>, std::string> DemoMatchCorpus::load(
     const fs::path& path) {
-  std::error_code ec;
-  std::vector<fs::path> files;
-  if (fs::is_directory(path, ec)) {
-    for (const auto& e : fs::directory_iterator(path, ec))
-      if (e.path().extension() == ".bpgn") files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-  } else if (fs::exists(path, ec)) {
-    files.push_back(path);
-  } else {
-    return tl::unexpected("demo corpus " + path.string() + " does not exist");
-  }
+  auto texts = read_demo_corpus(path, ".bpgn");
+  if (!texts) return tl::unexpected(texts.error());
   auto corpus = std::make_shared<DemoMatchCorpus>();
   corpus->source_ = path.string();
-  for (const auto& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    auto games = read_bpgn(text.str());
+  for (const std::string& text : *texts) {
+    auto games = read_bpgn(text);
     if (!games) continue;
     for (const auto& g : *games) {
       auto rec = replay_bughouse(g);
@@ -202,16 +190,7 @@ tl::expected<std::shared_ptr<const DemoMatchCorpus>, std::string> DemoMatchCorpu
 }
 
 std::vector<fs::path> DemoMatchCorpus::default_locations(const fs::path& executable) {
-  std::vector<fs::path> out;
-  std::error_code ec;
-  fs::path exe = fs::weakly_canonical(executable, ec);
-  if (ec) exe = executable;
-  for (fs::path dir = exe.parent_path(); !dir.empty(); dir = dir.parent_path()) {
-    out.push_back(dir / "shared" / "corpora" / "bughouse");
-    if (dir == dir.parent_path()) break;
-  }
-  out.push_back(exe.parent_path().parent_path() / "share" / "eboardd" / "demo");
-  return out;
+  return demo_corpus_locations(executable, fs::path("corpora") / "bughouse");
 }
 
 }  // namespace eboard::eboardd
