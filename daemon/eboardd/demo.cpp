@@ -249,18 +249,19 @@ void Demo::post_load(int board, std::vector<rules::SensorEvent> events, std::int
   pause_[b]->cancel();
   ended_[b] = false;
   ++generation_[b];
+  const std::uint64_t generation = generation_[b];
   if (!hall_thread_.joinable()) {
-    load(board, std::move(events), from_ms, std::move(namings));
+    load(board, generation, std::move(events), from_ms, std::move(namings));
     return;
   }
-  boost::asio::post(
-      hall_, [this, board, events = std::move(events), from_ms, namings = std::move(namings)]() mutable {
-        load(board, std::move(events), from_ms, std::move(namings));
-      });
+  boost::asio::post(hall_, [this, board, generation, events = std::move(events), from_ms,
+                            namings = std::move(namings)]() mutable {
+    load(board, generation, std::move(events), from_ms, std::move(namings));
+  });
 }
 
-void Demo::load(int board, std::vector<rules::SensorEvent> events, std::int64_t from_ms,
-                std::vector<Naming> namings) {
+void Demo::load(int board, std::uint64_t generation, std::vector<rules::SensorEvent> events,
+                std::int64_t from_ms, std::vector<Naming> namings) {
   session::BoardPlayer& p = *players_[std::size_t(board)];
   // The arbiter stops the clock when the game is over, before the next is set up: a clock still running
   // then would make the new game's first lever change look like a press.
@@ -270,7 +271,6 @@ void Demo::load(int board, std::vector<rules::SensorEvent> events, std::int64_t 
     events.push_back({end + 1000, *clock});
   }
   const std::int64_t base = p.load(session::script_from_events(events, from_ms));
-  const std::uint64_t generation = generation_[std::size_t(board)];
   p.on_script_end = [this, board, generation, alive = std::weak_ptr<bool>(alive_)] {
     boost::asio::post(io_, [this, board, generation, alive] {
       if (!alive.expired()) script_ended(board, generation);

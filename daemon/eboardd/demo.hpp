@@ -79,8 +79,9 @@ class Demo {
   void begin_match(bool resuming);
   void begin_game(int board, bool resuming);
   // The board plays `events` from `from_ms` on (its clock stopped a second after the last one), naming
-  // the promotion pieces of `namings`. On the boards' thread (or before it runs).
-  void load(int board, std::vector<rules::SensorEvent> events, std::int64_t from_ms,
+  // the promotion pieces of `namings`; the end of the script is reported with `generation`. On the
+  // boards' thread (or before it runs).
+  void load(int board, std::uint64_t generation, std::vector<rules::SensorEvent> events, std::int64_t from_ms,
             std::vector<Naming> namings);
   void post_load(int board, std::vector<rules::SensorEvent> events, std::int64_t from_ms,
                  std::vector<Naming> namings);
@@ -92,7 +93,7 @@ class Demo {
   Service* service_ = nullptr;
   std::array<std::string, 2> ports_;
   std::array<int, 2> masters_{-1, -1};
-  // The daemon's side.
+  // The daemon's side (its loop's thread).
   std::array<std::uint64_t, 2> generation_{};  // of the script each board was given last
   std::array<bool, 2> ended_{};
   std::array<std::unique_ptr<boost::asio::steady_timer>, 2> pause_;
