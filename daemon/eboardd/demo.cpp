@@ -33,13 +33,18 @@ struct Played {
   const sim::Timeline& timeline;
 };
 
-// Where the plan continues the journal's games: at the latest clock reading that shows the press of a
-// move they hold (0: none yet). Not at the press itself: the board reads its clock a moment later (the
-// first readings after it may still show the lever as it was), and the daemon, which has seen the
-// reading with the lever changed, would take the one before it, shown again, for a press.
-// Nothing when a game is not the plan's (another corpus, speed or version of the simulation).
-std::optional<std::int64_t> resume_point(std::span<const Played> boards) {
+// Where the plan continues the journal's games (times on the plan's clock): nothing when a game is not the
+// plan's (another corpus, speed or version of the simulation). At least at the latest clock reading that
+// shows the press of a move they hold (0: none yet); not at the press itself: the board reads its clock a
+// moment later (the first readings after it may still show the lever as it was), and the daemon, which has
+// seen the reading with the lever changed, would take the one before it, shown again, for a press. And no
+// earlier than the journal's last input (`last_input`, Unix ms, on the plan's clock through the time the
+// daemon completed that latest move): a board taken back to before what the daemon saw would make it
+// again, and what it did meanwhile on the other board would come too late (a drop placed before the
+// partner's capture that supplied it, replayed after it, FQE 21b).
+std::optional<std::int64_t> resume_point(std::span<const Played> boards, std::int64_t last_input) {
   std::int64_t at = 0;
+  std::optional<std::int64_t> origin;  // Unix ms of the plan's time 0
   for (const Played& p : boards) {
     const auto& plies = p.game.plies();
     if (plies.size() > p.planned.size()) return std::nullopt;
@@ -60,8 +65,11 @@ std::optional<std::int64_t> resume_point(std::span<const Played> boards) {
         break;
       }
     }
+    if (read >= at) origin = plies.back().time_ms - read;
     at = std::max(at, read);
   }
+  // A little after the last input: what the boards did then was not read, the dump shows it.
+  if (origin) at = std::max(at, last_input - *origin + 30);
   return at;
 }
 
@@ -168,7 +176,7 @@ void Demo::begin_match(bool resuming) {
     const std::string recorded = tag_value(a, "EboardDemo");
     const Played played[] = {{m->match().board(0).game(), c.plan.moves[0], c.plan.boards[0]},
                              {m->match().board(1).game(), c.plan.moves[1], c.plan.boards[1]}};
-    if (recorded == c.label) at = resume_point(played);
+    if (recorded == c.label) at = resume_point(played, m->recovery() ? m->recovery()->last_t : 0);
     // A match begun but without a move or a label yet is this one.
     begin_new = !at && (plies[0] + plies[1] > 0 || !recorded.empty());
     if (begin_new)
@@ -219,7 +227,7 @@ void Demo::begin_game(int board, bool resuming) {
   if (resuming) {
     const std::string recorded = tag_value(*rt, "EboardDemo");
     const Played played[] = {{rt->game(), c->moves, c->timeline}};
-    if (recorded == c->label) at = resume_point(played);
+    if (recorded == c->label) at = resume_point(played, rt->recovery().machine.last_t());
     begin_new = !at && (rt->game().ply_count() > 0 || !recorded.empty());
     if (begin_new)
       spdlog::warn("demo: board {}: the journaled game is not the demo's current one; beginning a new one",

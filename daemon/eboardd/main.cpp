@@ -176,7 +176,8 @@ int main(int argc, char** argv) {
       "configuration.\n");
   app.add_option("--config", cli.config_path, "The TOML configuration file")->check(CLI::ExistingFile);
   app.add_flag("--demo", cli.demo,
-               "Run without hardware: simulated players on two boards (A, B), a bughouse match A-B");
+               "Run without hardware: two emulated DGT boards with clocks (A, B) on pseudo-terminals, read "
+               "like serial boards, play a bughouse match A-B; the terminal shows every move");
   app.add_option("--demo-corpus", cli.demo_corpus,
                  "What the demo plays: a BPGN file or directory of .bpgn files (bughouse matches; default: "
                  "../shared/corpora/bughouse found near the executable), or a PGN file or directory of .pgn "
