@@ -29,47 +29,60 @@ std::string tag_value(const BoardRuntime& b, const char* name) {
 // One board of a game the journal holds, beside the demo's plan for it.
 struct Played {
   const rules::Game& game;
+  const std::array<rules::Piece, 64>& physical;  // the board as the daemon last saw it
   const std::vector<rules::Move>& planned;
   const sim::Timeline& timeline;
 };
 
-// Where the plan continues the journal's games (times on the plan's clock): nothing when a game is not the
-// plan's (another corpus, speed or version of the simulation). At least at the latest clock reading that
-// shows the press of a move they hold (0: none yet); not at the press itself: the board reads its clock a
-// moment later (the first readings after it may still show the lever as it was), and the daemon, which has
-// seen the reading with the lever changed, would take the one before it, shown again, for a press. And no
-// earlier than the journal's last input (`last_input`, Unix ms, on the plan's clock through the time the
-// daemon completed that latest move): a board taken back to before what the daemon saw would make it
-// again, and what it did meanwhile on the other board would come too late (a drop placed before the
-// partner's capture that supplied it, replayed after it, FQE 21b).
-std::optional<std::int64_t> resume_point(std::span<const Played> boards, std::int64_t last_input) {
+// Where the plan continues the journal's games (a time of the plan): nothing when a game is not the plan's
+// (another corpus, speed or version of the simulation). Each board continues where its timeline shows
+// what the daemon last saw, and the latest of those points is taken (a match's boards share one clock):
+//  - at least at the clock reading that shows the press of the last move the journal holds (0: none yet),
+//    not at the press itself: the board reads its clock a moment later (the first readings after it may
+//    still show the lever as it was), and the daemon, which has seen the reading with the lever changed,
+//    would take the one before it, shown again, for a press;
+//  - then, before the next press, at the first board that shows the pieces as the daemon last saw them:
+//    a board taken back to before that would make the gesture again, and what was done meanwhile on the
+//    other board would come too late (a drop the journal holds, replayed after the partner's capture
+//    that supplied it, FQE 21b).
+std::optional<std::int64_t> resume_point(std::span<const Played> boards) {
   std::int64_t at = 0;
-  std::optional<std::int64_t> origin;  // Unix ms of the plan's time 0
   for (const Played& p : boards) {
     const auto& plies = p.game.plies();
     if (plies.size() > p.planned.size()) return std::nullopt;
     for (std::size_t i = 0; i < plies.size(); ++i)
       if (plies[i].move != p.planned[i]) return std::nullopt;
-    if (plies.empty()) continue;
-    // The first reading after the press whose lever differs from the one before it.
-    const std::int64_t press = p.timeline.press_ms[plies.size() - 1];
-    std::optional<rules::ClockSide> before;
-    std::int64_t read = press;
-    for (const rules::SensorEvent& e : p.timeline.events) {
-      const auto* r = std::get_if<rules::ClockReading>(&e.what);
-      if (!r) continue;
-      if (e.t_ms < press) {
-        before = r->lever_up;
-      } else if (r->lever_up != before) {
-        read = e.t_ms;
-        break;
+    const auto& events = p.timeline.events;
+    std::int64_t read = 0;
+    if (!plies.empty()) {
+      // The first reading after the press whose lever differs from the one before it.
+      const std::int64_t press = p.timeline.press_ms[plies.size() - 1];
+      std::optional<rules::ClockSide> before;
+      read = press;
+      for (const rules::SensorEvent& e : events) {
+        const auto* r = std::get_if<rules::ClockReading>(&e.what);
+        if (!r) continue;
+        if (e.t_ms < press) {
+          before = r->lever_up;
+        } else if (r->lever_up != before) {
+          read = e.t_ms;
+          break;
+        }
       }
     }
-    if (read >= at) origin = plies.back().time_ms - read;
-    at = std::max(at, read);
+    const std::int64_t next_press =
+        plies.size() < p.timeline.press_ms.size() ? p.timeline.press_ms[plies.size()] : p.timeline.end_ms;
+    std::int64_t seen = read;
+    auto board = session::state_at(events, read).squares;
+    for (const rules::SensorEvent& e : events) {
+      if (board == p.physical || e.t_ms >= next_press) break;
+      if (e.t_ms <= read) continue;
+      if (const auto* l = std::get_if<rules::PieceLifted>(&e.what)) board[l->square] = rules::NO_PIECE;
+      if (const auto* pl = std::get_if<rules::PiecePlaced>(&e.what)) board[pl->square] = pl->piece;
+      if (board == p.physical) seen = e.t_ms;
+    }
+    at = std::max(at, seen);
   }
-  // A little after the last input: what the boards did then was not read, the dump shows it.
-  if (origin) at = std::max(at, last_input - *origin + 30);
   return at;
 }
 
@@ -174,9 +187,11 @@ void Demo::begin_match(bool resuming) {
   bool begin_new = !resuming;
   if (resuming) {
     const std::string recorded = tag_value(a, "EboardDemo");
-    const Played played[] = {{m->match().board(0).game(), c.plan.moves[0], c.plan.boards[0]},
-                             {m->match().board(1).game(), c.plan.moves[1], c.plan.boards[1]}};
-    if (recorded == c.label) at = resume_point(played, m->recovery() ? m->recovery()->last_t : 0);
+    const rules::Reconstructor& ra = m->match().board(0);
+    const rules::Reconstructor& rb = m->match().board(1);
+    const Played played[] = {{ra.game(), ra.physical(), c.plan.moves[0], c.plan.boards[0]},
+                             {rb.game(), rb.physical(), c.plan.moves[1], c.plan.boards[1]}};
+    if (recorded == c.label) at = resume_point(played);
     // A match begun but without a move or a label yet is this one.
     begin_new = !at && (plies[0] + plies[1] > 0 || !recorded.empty());
     if (begin_new)
@@ -226,8 +241,12 @@ void Demo::begin_game(int board, bool resuming) {
   bool begin_new = !resuming;
   if (resuming) {
     const std::string recorded = tag_value(*rt, "EboardDemo");
-    const Played played[] = {{rt->game(), c->moves, c->timeline}};
-    if (recorded == c->label) at = resume_point(played, rt->recovery().machine.last_t());
+    const journal::GameMachine& machine = rt->recovery().machine;
+    if (recorded == c->label && machine.has_game()) {
+      const rules::Reconstructor& r = machine.reconstructor();
+      const Played played[] = {{r.game(), r.physical(), c->moves, c->timeline}};
+      at = resume_point(played);
+    }
     begin_new = !at && (rt->game().ply_count() > 0 || !recorded.empty());
     if (begin_new)
       spdlog::warn("demo: board {}: the journaled game is not the demo's current one; beginning a new one",

@@ -10,10 +10,13 @@ a high --demo-speed, and checks:
   - the terminal shows the moves, one line each (`A  12. Nf3  (2:31 / 2:40)`);
   - kill -9 mid-match twice, each time restarted on the same state_dir: the match continues (no ply count
     ever goes back, the moves before the kill stay the first moves of the BPGN, the boards play on), the
-    journals replay without a mismatch, and the whole run raises no alert (a clean demo).
+    journals replay without a mismatch, and the whole run raises no alert (a clean demo), but for a drop
+    the journal held from before a kill whose supplying capture was read only after the restart (see
+    downtime_artifact).
 
 usage: demo_real_path_test.py EBOARDD SHARED_DIR      exit 77 (skipped) without the corpus
 """
+import json
 import os
 import re
 import sys
@@ -46,6 +49,14 @@ class Demo(ep.Daemon):
         for m in re.finditer(r"\d+([AaBb])\.\s*(\S+)", body):
             moves[m.group(1).upper()].append(m.group(2))
         return moves
+
+
+def downtime_artifact(alert, links):
+    """A drop the journal holds from before a kill, whose supplying capture on the partner's board was pressed
+    but not read yet: its completion is read only after the restart, later than the drop's placement by the
+    daemon's downtime, and FQE 21b reports it. That is what the daemon knows, not an error of the demo."""
+    return alert.get("code") == "drop-before-partner-clock" and any(
+        alert.get("placed", 0) < t < alert["t"] for t in links[1:])
 
 
 def main():
@@ -110,10 +121,11 @@ def run(h, d):
         sensors = [body for kind, body in recs if kind == "S"]
         h.check(any(b'"lift"' in s for s in sensors) and any(b'"clock"' in s for s in sensors),
                 f"board {b}: no sensor records of lifts and clock readings")
-        alerts = [body.decode() for kind, body in recs if kind == "E" and b'"type":"alert"' in body]
-        h.check(not alerts, f"board {b}: alerts in a clean demo: {alerts[:3]}")
-        links = sum(1 for kind, body in recs if kind == "S" and b'"link":true' in body)
-        h.check(links >= 3, f"board {b}: {links} link-up records, want one per run (3)")
+        links = [json.loads(body)["t"] for kind, body in recs if kind == "S" and b'"link":true' in body]
+        h.check(len(links) >= 3, f"board {b}: {len(links)} link-up records, want one per run (3)")
+        alerts = [json.loads(body) for kind, body in recs if kind == "E" and b'"type":"alert"' in body]
+        h.check(not [a for a in alerts if not downtime_artifact(a, links)],
+                f"board {b}: alerts in a clean demo: {alerts[:3]}")
 
     # The terminal: a line per move, as they came (a move journaled just before a kill may miss its line).
     lines = MOVE_LINE.findall(d.log_text())
