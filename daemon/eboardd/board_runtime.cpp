@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/post.hpp>
@@ -18,6 +19,20 @@ namespace fs = std::filesystem;
 using namespace eboard::rules;
 
 namespace {
+
+// A clock's time as its face shows it (whole seconds, rounded up): "2:31", "1:02:05"; "-" unknown.
+std::string clock_text(std::int64_t ms) {
+  if (ms < 0) return "-";
+  const std::int64_t s = (ms + 999) / 1000;
+  char buf[32];
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", static_cast<long long>(s / 3600),
+                  static_cast<long long>(s / 60 % 60), static_cast<long long>(s % 60));
+  else
+    std::snprintf(buf, sizeof buf, "%lld:%02lld", static_cast<long long>(s / 60),
+                  static_cast<long long>(s % 60));
+  return buf;
+}
 
 std::int64_t system_unix_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -399,6 +414,9 @@ void BoardRuntime::events(const std::vector<Event>& evs) {
         std::holds_alternative<MoveEvent>(e.what) || std::holds_alternative<ResultEvent>(e.what);
     unpublished_.push_back({writer_.size(), completes, e, std::move(line)});
     record_changed |= completes;
+    if (const auto* m = std::get_if<MoveEvent>(&e.what); m && options_.log_moves)
+      spdlog::info("{}  {}{} {}  ({} / {})", id_, (m->ply + 1) / 2, m->ply % 2 ? "." : "...", m->san,
+                   clock_text(m->clock.white_ms), clock_text(m->clock.black_ms));
     if (const auto* a = std::get_if<AlertEvent>(&e.what))
       spdlog::info("board {}: alert {} at ply {}: {}", id_, a->code, a->ply, a->detail);
     if (const auto* r = std::get_if<ResultEvent>(&e.what))

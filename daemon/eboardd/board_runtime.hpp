@@ -60,6 +60,8 @@ struct RuntimeOptions {
   // journals the inputs, with a sequence number, so open() neither replays nor starts a game.
   bool match_member = false;
   std::function<std::int64_t()> clock;  // Unix ms; empty: the system clock
+  // Logs every completed move on a line of its own (the demo's terminal shows the games as they go).
+  bool log_moves = false;
 };
 
 class BoardRuntime : public BoardSink {

@@ -1,26 +1,23 @@
-// `eboardd --demo` plays bughouse: the two demo boards are a match, and real matches from a BPGN corpus
-// are played on them by simulated hands and clocks (daemon/sim), in real time. A drop waits for the
-// capture on the other board that puts its piece in the reserve (the capturer's clock press), so the
-// two boards' timelines are built together; their sensor events are fed to the match in time order.
-//
-// After a restart the demo continues where the journals stop: the same corpus match, seed and speed
-// (the `EboardDemo` tag of the first board) give the same timelines, so the inputs already journaled are
-// skipped and the rest follow.
+// The bughouse matches of `eboardd --demo` (demo.hpp plays them): real matches from a BPGN corpus,
+// played by simulated hands and clocks (daemon/sim). A drop waits for the capture on the other board
+// that puts its piece in the reserve (the capturer's clock press), so the two boards' timelines are built
+// together. The same corpus match, seed and speed always give the same timelines: a restart continues
+// a match where its journals stopped.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <boost/asio/io_context.hpp>
 #include <tl/expected.hpp>
 
-#include "daemon/eboardd/match_runtime.hpp"
+#include "daemon/journal/records.hpp"
+#include "daemon/sim/timeline.hpp"
 #include "rules/pgn.hpp"
 
 namespace eboard::eboardd {
@@ -42,11 +39,6 @@ class DemoMatchCorpus {
   std::string source_;
 };
 
-struct DemoMatchOptions {
-  double speed = 1.0;            // thinking time is divided by this (the hands keep their pace)
-  std::int64_t pause_ms = 5000;  // between the end of a match and the next
-};
-
 // One input of a demo match: a sensor event of a board, or the piece of an under-promotion named (FQE 11),
 // times from the match's start.
 struct DemoMatchInput {
@@ -54,13 +46,28 @@ struct DemoMatchInput {
   int board = 0;
   std::optional<rules::SensorEvent> sensor;
   journal::ControlEntry naming;
+  int move = -1;  // a naming's promoting move: its index among its board's moves
 };
-// Both boards' simulated inputs for a match record, in time order. Deterministic for a seed.
-std::vector<DemoMatchInput> plan_demo_match(const rules::BughouseRecord& rec, double speed,
-                                            std::uint64_t seed);
 
-std::unique_ptr<MatchFeed> make_demo_feed(boost::asio::io_context& io, MatchRuntime& match,
-                                          std::shared_ptr<const DemoMatchCorpus> corpus,
-                                          DemoMatchOptions options, std::function<std::int64_t()> clock);
+// Both boards of a simulated match record: each board's timeline (times from the match's start), and
+// all inputs of both in time order. Deterministic for a seed.
+struct DemoMatchPlan {
+  std::array<sim::Timeline, 2> boards;
+  std::array<std::vector<rules::Move>, 2> moves;
+  std::vector<DemoMatchInput> inputs;
+};
+DemoMatchPlan plan_demo_match(const rules::BughouseRecord& rec, double speed, std::uint64_t seed);
+
+// What the demo's match number `n` (from 1) plays: which corpus match, with which seed, its plan, the
+// label that the first board's `EboardDemo` tag records (a restart continues a match of the same label),
+// and the tags of both boards.
+struct DemoMatchChoice {
+  std::size_t index = 0;
+  DemoMatchPlan plan;
+  std::string label;
+  std::array<rules::PgnTags, 2> tags;
+  std::string summary;  // for the log
+};
+DemoMatchChoice choose_demo_match(const DemoMatchCorpus& corpus, int n, double speed);
 
 }  // namespace eboard::eboardd

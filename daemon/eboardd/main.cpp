@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -17,6 +18,7 @@
 #include <boost/asio/signal_set.hpp>
 
 #include "daemon/config/config.hpp"
+#include "daemon/eboardd/demo.hpp"
 #include "daemon/eboardd/notify.hpp"
 #include "daemon/eboardd/service.hpp"
 #include "eboard/version.hpp"
@@ -113,18 +115,9 @@ tl::expected<config::Config, std::string> make_config(const Cli& cli) {
     c.source = "(demo defaults)";
   }
   if (cli.demo) {
-    // Two boards played by the demo, a bughouse match (main() drops the match for a PGN corpus).
+    // The demo's boards and match are its emulated ones (Demo::configure), not the file's.
     c.boards.clear();
     c.matches.clear();
-    for (const char* id : {"A", "B"}) {
-      config::BoardConfig b;
-      b.id = id;
-      b.port = "(demo)";
-      c.boards.push_back(b);
-    }
-    config::MatchConfig m;
-    m.boards = {"A", "B"};
-    c.matches.push_back(m);
     if (cli.config_path.empty()) c.state_dir = default_demo_state_dir().string();
   }
   if (!cli.state_dir.empty()) c.state_dir = fs::absolute(cli.state_dir).string();
@@ -166,7 +159,8 @@ int main(int argc, char** argv) {
       "game continues. [discovery] usb = true also runs every other known USB board as a board of its own\n"
       "(id dgt-<serial>) while it is plugged in; unplugged and back, it continues its game from the "
       "journal.\n"
-      "Without udev, the control interface adds and removes ports: eboardctl port add ID PORT, eboardctl port "
+      "Without udev, the control interface adds and removes ports: eboardctl port add ID PORT, eboardctl "
+      "port "
       "remove ID.\n"
       "\n"
       "HTTP (default 127.0.0.1:7780): GET /games.pgn, /matches/<A>-<B>.bpgn, /status (boards, USB boards),\n"
@@ -182,7 +176,8 @@ int main(int argc, char** argv) {
       "configuration.\n");
   app.add_option("--config", cli.config_path, "The TOML configuration file")->check(CLI::ExistingFile);
   app.add_flag("--demo", cli.demo,
-               "Run without hardware: simulated players on two boards (A, B), a bughouse match A-B");
+               "Run without hardware: two emulated DGT boards with clocks (A, B) on pseudo-terminals, read "
+               "like serial boards, play a bughouse match A-B; the terminal shows every move");
   app.add_option("--demo-corpus", cli.demo_corpus,
                  "What the demo plays: a BPGN file or directory of .bpgn files (bughouse matches; default: "
                  "../shared/corpora/bughouse found near the executable), or a PGN file or directory of .pgn "
@@ -241,6 +236,7 @@ int main(int argc, char** argv) {
   eboardd::ServiceOptions options;
   options.version = VERSION;
   options.usb_watch = !cli.no_usb;
+  eboardd::DemoSetup demo_setup;
   if (cli.demo) {
     // A bughouse corpus (BPGN) makes the demo a match; a PGN corpus, two boards playing single games.
     const fs::path exe =
@@ -256,22 +252,22 @@ int main(int argc, char** argv) {
     for (const auto& p : tried) {
       if (!fs::exists(p)) continue;
       if (auto m = eboardd::DemoMatchCorpus::load(p)) {
-        options.demo_match_corpus = *m;
+        demo_setup.matches = *m;
         break;
       }
       auto c = eboardd::DemoCorpus::load(p);
       if (c) {
-        options.demo_corpus = *c;
+        demo_setup.games = *c;
         break;
       }
       errors += "; " + c.error();
     }
-    if (options.demo_match_corpus) {
-      options.demo = true;
-      options.demo_speed = cli.demo_speed;
-      spdlog::info("demo: bughouse, {} matches from {}", options.demo_match_corpus->size(),
-                   options.demo_match_corpus->source());
-    } else if (!options.demo_corpus) {
+    if (demo_setup.matches) {
+      spdlog::info("demo: bughouse, {} matches from {}", demo_setup.matches->size(),
+                   demo_setup.matches->source());
+    } else if (demo_setup.games) {
+      spdlog::info("demo: {} games from {}", demo_setup.games->size(), demo_setup.games->source());
+    } else {
       std::string where;
       for (const auto& p : tried) where += "\n  " + p.string();
       spdlog::critical(
@@ -279,12 +275,10 @@ int main(int argc, char** argv) {
           "--demo-corpus PATH (a .bpgn or .pgn file or a directory of them, e.g. ../shared/corpora/bughouse)",
           errors, where);
       return 2;
-    } else {
-      options.demo = true;
-      options.demo_speed = cli.demo_speed;
-      cfg->matches.clear();
-      spdlog::info("demo: {} games from {}", options.demo_corpus->size(), options.demo_corpus->source());
     }
+    demo_setup.speed = cli.demo_speed;
+    options.demo = true;
+    options.log_moves = true;  // the terminal shows the games as they go
   }
 
   if (cli.clock_rate != 1.0) {
@@ -305,6 +299,16 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a client gone mid-write is an error value, not a dead daemon
   boost::asio::io_context io;
   eboardd::Notifier notifier(io);
+  // Before the service: the demo's boards are its hardware, plugged in before the daemon opens them.
+  std::unique_ptr<eboardd::Demo> demo;
+  if (cli.demo) {
+    demo = std::make_unique<eboardd::Demo>(io, demo_setup);
+    if (auto ok = demo->open(); !ok) {
+      spdlog::critical("{}", ok.error());
+      return 1;
+    }
+    demo->configure(*cfg);
+  }
   eboardd::Service service(io, *cfg, options);
   spdlog::info("eboardd {} starting ({}, state in {})", VERSION, cli.demo ? "demo" : cfg->source,
                cfg->state_dir);
@@ -312,6 +316,7 @@ int main(int argc, char** argv) {
     spdlog::critical("{}", ok.error());
     return 1;
   }
+  if (demo) demo->start(service);
 
   boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
   auto status_line = [&service] {
@@ -327,6 +332,7 @@ int main(int argc, char** argv) {
       spdlog::info("SIGHUP: reloading {}",
                    cli.config_path.empty() ? "(no configuration file)" : cli.config_path);
       auto next = make_config(cli);
+      if (next && demo) demo->configure(*next);
       if (!next) {
         spdlog::error("reload failed, keeping the running configuration: {}", next.error());
       } else if (!set_level(next->log_level)) {
@@ -350,6 +356,7 @@ int main(int argc, char** argv) {
     spdlog::info("watchdog: pinging systemd every {} ms", wd->count() / 1000);
   notifier.ready(status_line());
   run_in_turns(io, LOOP_TURN);
+  if (demo) demo->stop();
   spdlog::info("stopped");
   return 0;
 }

@@ -140,8 +140,8 @@ tl::expected<void, std::string> Service::start() {
     spdlog::info("USB boards: {} ({} present{})", usb_->mechanism(), usb_->boards().size(),
                  config_.discovery.usb ? ", discovery on" : "");
   }
-  for (std::size_t i = 0; i < config_.boards.size(); ++i)
-    if (!match_of(config_.boards[i].id)) add_board(config_.boards[i], i);
+  for (const auto& b : config_.boards)
+    if (!match_of(b.id)) add_board(b);
   for (const auto& m : config_.matches) add_match(m);
   order_boards();
   if (usb_) {
@@ -177,16 +177,17 @@ void Service::stop() {
   for (auto& m : matches_) m->stop();
 }
 
-void Service::add_board(const config::BoardConfig& b, std::size_t index) {
+void Service::add_board(const config::BoardConfig& b) {
   RuntimeOptions ro;
   ro.state_dir = config_.state_dir;
   ro.sync_interval = std::chrono::milliseconds(config_.journal.sync_ms);
   ro.profile = config_.profile_of(b.id);
   ro.chess960 = b.chess960;
   ro.raw_log = b.raw_log;
-  const std::string device = options_.demo ? "demo" : device_for(b);
+  const std::string device = device_for(b);
   ro.device = device;
   ro.clock = options_.clock;
+  ro.log_moves = options_.log_moves;
   auto rt = std::make_unique<BoardRuntime>(
       io_, b.id, ro, [this](const rules::Event&, const std::string& line) { http_->broadcast(line); });
   if (auto ok = rt->open(); !ok) {
@@ -197,13 +198,6 @@ void Service::add_board(const config::BoardConfig& b, std::size_t index) {
   std::unique_ptr<BoardSource> source;
   if (options_.source_factory) {
     source = options_.source_factory(b, *rt);
-  } else if (options_.demo) {
-    DemoOptions d;
-    d.board_index = index;
-    d.speed = options_.demo_speed;
-    d.pause_ms = options_.demo_pause_ms;
-    source = std::make_unique<DemoSource>(io_, *rt, options_.demo_corpus, std::move(rt->recovery().machine),
-                                          d, options_.clock);
   } else {
     journal::GameMachine& m = rt->recovery().machine;
     auto serial = std::make_unique<SerialSource>(io_, *rt, b, m.game(), m.current(), options_.clock,
@@ -257,7 +251,7 @@ void Service::add_match(const config::MatchConfig& m) {
   // serial number stays for /status). Arrivals and departures re-resolve it (on_usb → the feed).
   std::array<config::BoardConfig, 2> resolved{*configured[0], *configured[1]};
   for (auto& r : resolved)
-    if (!options_.demo && !r.serial.empty()) {
+    if (!r.serial.empty()) {
       std::string dev = device_for(r);
       if (dev != r.device()) r.port = dev;
     }
@@ -269,8 +263,9 @@ void Service::add_match(const config::MatchConfig& m) {
     ro.sync_interval = std::chrono::milliseconds(config_.journal.sync_ms);
     ro.profile = m.rules;
     ro.raw_log = bc[b]->raw_log;
-    ro.device = options_.demo ? "demo" : bc[b]->device();
+    ro.device = bc[b]->device();
     ro.clock = options_.clock;
+    ro.log_moves = options_.log_moves;
     ro.match_member = true;
     auto rt = std::make_unique<BoardRuntime>(
         io_, bc[b]->id, ro, [this](const rules::Event&, const std::string& line) { http_->broadcast(line); });
@@ -290,12 +285,7 @@ void Service::add_match(const config::MatchConfig& m) {
   }
   if (options_.match_feed_factory) {
     mr->set_feed(options_.match_feed_factory(*mr));
-  } else if (options_.demo && options_.demo_match_corpus) {
-    DemoMatchOptions d;
-    d.speed = options_.demo_speed;
-    d.pause_ms = options_.demo_pause_ms;
-    mr->set_feed(make_demo_feed(io_, *mr, options_.demo_match_corpus, d, options_.clock));
-  } else if (!options_.demo) {
+  } else {
     mr->set_feed(make_serial_feed(io_, *mr, {*bc[0], *bc[1]}, options_.clock, options_.clock_rate));
     spdlog::info("match {}: boards {} on {} and {} on {} ({} rules)", m.name(), bc[0]->id, bc[0]->device(),
                  bc[1]->id, bc[1]->device(), m.rules);
@@ -373,7 +363,7 @@ config::ConfigDiff Service::reload(config::Config next) {
       if (!match(m->name())) add_match(*m);
       continue;
     }
-    if (again || added || failed_.count(b.id)) add_board(b, i);
+    if (again || added || failed_.count(b.id)) add_board(b);
   }
   order_boards();
   reassign_usb();
@@ -565,7 +555,7 @@ void Service::discover(const hotplug::UsbBoard& u) {
   bc.id = id;
   bc.port = u.device;
   bc.protocol = u.protocol;
-  add_board(bc, config_.boards.size());
+  add_board(bc);
   if (failed_.count(id)) {
     failed_.erase(id);  // not a configured board: it is tried again when it comes back
     return;
@@ -667,7 +657,7 @@ http::Response Service::control(const http::Request& r) {
         return error_json(409, "board '" + bc->id + "' is named by the match " + m.name() + ": configure it");
     config_.boards.push_back(*bc);
     drop_claimed_discovered();  // a discovered board on that port gives it up
-    add_board(*bc, config_.boards.size() - 1);
+    add_board(*bc);
     if (failed_.count(bc->id)) {
       std::string why = failed_[bc->id];
       failed_.erase(bc->id);

@@ -1,6 +1,6 @@
-// eboardd as a whole, minus the process (main.cpp): the boards (each a BoardRuntime fed by a serial or
-// demo source), the HTTP/WebSocket server and its routes, and configuration reloads. Everything runs on
-// the one io_context the caller runs.
+// eboardd as a whole, minus the process (main.cpp): the boards (each a BoardRuntime fed by a serial
+// source, or by its bughouse match), the HTTP/WebSocket server and its routes, and configuration reloads.
+// Everything runs on the one io_context the caller runs.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +20,6 @@
 
 #include "daemon/config/config.hpp"
 #include "daemon/eboardd/board_runtime.hpp"
-#include "daemon/eboardd/demo_match.hpp"
-#include "daemon/eboardd/demo_source.hpp"
 #include "daemon/eboardd/match_runtime.hpp"
 #include "daemon/hotplug/usb_boards.hpp"
 #include "daemon/http/server.hpp"
@@ -31,18 +29,14 @@ namespace eboard::eboardd {
 class SerialSource;
 
 struct ServiceOptions {
-  bool demo = false;  // boards are played by the demo (needs demo_corpus)
-  std::shared_ptr<const DemoCorpus> demo_corpus;
-  double demo_speed = 1.0;
-  std::int64_t demo_pause_ms = 5000;
+  // The boards are the demo's emulated ones (demo.hpp): no USB watching, "demo" on /status.
+  bool demo = false;
+  bool log_moves = false;               // every completed move on a log line (RuntimeOptions::log_moves)
   std::function<std::int64_t()> clock;  // Unix ms; empty: the system clock
   double clock_rate = 1.0;              // clock ms per real ms (tests run serial boards' clocks faster)
-  // Makes a board's source (tests); empty: a serial board, or a demo board in demo mode.
+  // Makes a board's source (tests); empty: a serial board.
   std::function<std::unique_ptr<BoardSource>(const config::BoardConfig&, BoardRuntime&)> source_factory;
-  // The demo's bughouse matches (a `[[match]]` in demo mode plays them).
-  std::shared_ptr<const DemoMatchCorpus> demo_match_corpus;
-  // Makes a match's feed (tests; null: the test feeds MatchRuntime itself); empty: two serial boards, or
-  // the demo's matches in demo mode.
+  // Makes a match's feed (tests; null: the test feeds MatchRuntime itself); empty: two serial boards.
   std::function<std::unique_ptr<MatchFeed>(MatchRuntime&)> match_feed_factory;
   http::ServerOptions http;  // limits and timeouts; max_clients and ws_queue_bytes come from the config
   // USB boards (daemon/hotplug): one watcher for the process, on the io_context. Arrivals and departures
@@ -84,7 +78,7 @@ class Service {
   nlohmann::json status() const;
 
  private:
-  void add_board(const config::BoardConfig& b, std::size_t index);
+  void add_board(const config::BoardConfig& b);
   void remove_board(const std::string& id);
   void add_match(const config::MatchConfig& m);
   const config::MatchConfig* match_of(const std::string& board_id) const;

@@ -27,6 +27,43 @@ BoardScript script_from_events(std::span<const rules::SensorEvent> events) {
   return script;
 }
 
+BoardState state_at(std::span<const rules::SensorEvent> events, std::int64_t t_ms) {
+  BoardState s;
+  s.squares.fill(rules::NO_PIECE);
+  std::int64_t read_at = 0;
+  for (const rules::SensorEvent& e : events) {
+    if (e.t_ms > t_ms) break;
+    if (const auto* l = std::get_if<rules::PieceLifted>(&e.what)) {
+      s.squares[l->square] = rules::NO_PIECE;
+    } else if (const auto* p = std::get_if<rules::PiecePlaced>(&e.what)) {
+      s.squares[p->square] = p->piece;
+    } else if (const auto* b = std::get_if<rules::BoardSnapshot>(&e.what)) {
+      s.squares = b->squares;
+    } else if (const auto* c = std::get_if<rules::ClockReading>(&e.what)) {
+      s.clock = *c;
+      read_at = e.t_ms;
+    }
+  }
+  if (s.clock && s.clock->running) {
+    std::int64_t& left = s.clock->lever_up == rules::ClockSide::Left ? s.clock->left_ms : s.clock->right_ms;
+    left = std::max<std::int64_t>(0, left - (t_ms - read_at));
+  }
+  return s;
+}
+
+BoardScript script_from_events(std::span<const rules::SensorEvent> events, std::int64_t from_ms) {
+  const BoardState now = state_at(events, from_ms);
+  BoardScript script{ScriptItem{0, rules::SensorEvent{0, rules::BoardSnapshot{now.squares}}}};
+  if (now.clock) script.push_back(ScriptItem{0, rules::SensorEvent{0, *now.clock}});
+  for (const rules::SensorEvent& e : events)
+    if (e.t_ms > from_ms) {
+      rules::SensorEvent later = e;
+      later.t_ms -= from_ms;
+      script.push_back(ScriptItem{later.t_ms, later});
+    }
+  return script;
+}
+
 BoardScript script_from_capture(const drivers::Capture& capture) {
   BoardScript script;
   for (const drivers::CaptureRecord& r : capture.records) {
@@ -330,6 +367,23 @@ void BoardPlayer::start() {
   if (!impl_->config.wait_for_host) impl_->start_clock();
   if (impl_->wire) impl_->start_read();
   impl_->pump();
+}
+
+std::int64_t BoardPlayer::load(BoardScript script) {
+  Impl& i = *impl_;
+  // The emulator's time must not go back: the script is moved onto the player's clock instead.
+  const std::int64_t base = i.origin ? i.now() : 0;
+  for (ScriptItem& item : script) {
+    item.t_ms += base;
+    if (auto* e = std::get_if<rules::SensorEvent>(&item.what)) e->t_ms = item.t_ms;
+  }
+  std::stable_sort(script.begin(), script.end(),
+                   [](const ScriptItem& a, const ScriptItem& b) { return a.t_ms < b.t_ms; });
+  i.script = std::move(script);
+  i.next_item = 0;
+  i.ended = false;
+  i.pump();
+  return base;
 }
 
 void BoardPlayer::stop() {

@@ -7,10 +7,12 @@
 // Threading: one io_context run by one thread; call every member from it (or before it runs).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <variant>
 #include <vector>
@@ -38,6 +40,18 @@ using BoardScript = std::vector<ScriptItem>;
 
 // A simulation's events (e.g. sim::Timeline::events), at their times.
 BoardScript script_from_events(std::span<const rules::SensorEvent> events);
+
+// What a simulation's events show at `t_ms`: the pieces, and the last clock reading with its running
+// side's time run on to `t_ms` (none before the first reading).
+struct BoardState {
+  std::array<rules::Piece, 64> squares{};
+  std::optional<rules::ClockReading> clock;
+};
+BoardState state_at(std::span<const rules::SensorEvent> events, std::int64_t t_ms);
+// The same simulation joined at `from_ms` (a board that played on while its host was away): the board
+// and clock as they stand then are the set-up at time 0, the events after it follow at their time less
+// `from_ms`.
+BoardScript script_from_events(std::span<const rules::SensorEvent> events, std::int64_t from_ms);
 // A capture's board-to-host records at their times; host-to-board records are left out (the host now
 // is whoever opens the board).
 BoardScript script_from_capture(const drivers::Capture& capture);
@@ -79,6 +93,11 @@ class BoardPlayer {
 
   // Applies the set-up items and starts the clock (or waits for the host, see PlayerConfig).
   void start();
+  // The board plays `script` from now on instead of what was left of its script: the new script's time
+  // 0 is now (returned, on the player's clock, which goes on: at() and now_ms() keep their times), its
+  // set-up items are applied at once (changes the host sees if it listens). The emulator keeps its state
+  // and what the host set. Before start(), the script simply replaces the old one.
+  std::int64_t load(BoardScript script);
   // Stops playing and detaches; nothing runs after this.
   void stop();
 

@@ -1,4 +1,4 @@
-// Test support: a board source driven by the test, synchronously, the way DemoSource drives its sink
+// Test support: a board source driven by the test, synchronously, the way the serial source drives its sink
 // (sensor event, then reconstruction's events; a timer's advance journaled as a tick before its events).
 // It takes control input as the daemon's real sources do (GameMachine::control).
 // Plus short simulated games to feed it.

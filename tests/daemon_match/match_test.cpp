@@ -196,7 +196,7 @@ TEST(DaemonMatch, CorpusMatchesAreReconstructedAndServedAsBpgn) {
   for (std::size_t k = 0; k < corpus()->matches.size(); ++k) {
     SCOPED_TRACE("corpus match " + std::to_string(k + 1));
     const rules::BughouseRecord& rec = corpus()->matches[k];
-    const auto inputs = eboardd::plan_demo_match(rec, 1.0, 1000 + k);
+    const auto inputs = eboardd::plan_demo_match(rec, 1.0, 1000 + k).inputs;
     const fs::path dir = fresh_dir("served-" + std::to_string(k));
     Daemon d(dir);
     set_players(d, rec);
@@ -277,7 +277,7 @@ TEST(DaemonMatch, KilledMidMatchResumesExactly) {
   if (!fs::exists(BPGN)) GTEST_SKIP() << "../shared is absent";
   ASSERT_FALSE(corpus()->matches.empty());
   const rules::BughouseRecord& rec = corpus()->matches[2 % corpus()->matches.size()];
-  const auto inputs = eboardd::plan_demo_match(rec, 1.0, 77);
+  const auto inputs = eboardd::plan_demo_match(rec, 1.0, 77).inputs;
   // The match played without interruption.
   const fs::path ref_dir = fresh_dir("ref");
   std::string want_bpgn;

@@ -44,7 +44,7 @@ TEST(SerialMatch, TwoSerialBoardsPlayABughouseOpening) {
   ASSERT_TRUE(corpus) << corpus.error();
   const rules::BughouseRecord& rec = (*corpus)->match(0);
   // Fast thinkers (speed 20), so that the opening has drops within kCut.
-  const auto inputs = eboardd::plan_demo_match(rec, 20.0, 5);
+  const auto inputs = eboardd::plan_demo_match(rec, 20.0, 5).inputs;
   std::array<std::vector<rules::SensorEvent>, 2> events;
   for (const auto& in : inputs) {
     ASSERT_TRUE(in.sensor || in.t > kCut) << "this opening names no promotion piece";

@@ -1,7 +1,7 @@
 """Shared helpers for the tests that run the real eboardd binary as a process (issue 6).
 
 What is here: reading the PGN corpus, launching `eboardctl sim` (a DGT board and clock on a pseudo-terminal) and
-`eboardd --config` on it, HTTP GET, a minimal WebSocket client (stdlib only), and a Harness that keeps every
+`eboardd --config` on it (or, subclassing Daemon.command, `eboardd --demo`), reading board journals, HTTP GET, a minimal WebSocket client (stdlib only), and a Harness that keeps every
 process and log of a test, kills whatever it started, and prints the logs when the test fails.
 
 Time: `eboardctl sim --speed R` runs the hands and the clock R times faster than real time; eboardd's hidden
@@ -201,10 +201,7 @@ class Daemon:
         listen_file = os.path.join(self.state, "eboardd.listen")
         if os.path.exists(listen_file):
             os.remove(listen_file)
-        listen = f"127.0.0.1:{self.port or 0}"
-        args = [self.exe, "--config", self.config, "--listen", listen]
-        if self.clock_rate != 1.0:
-            args += ["--clock-rate", str(self.clock_rate), "--clock-origin", str(self.clock_origin_ms)]
+        args = self.command(f"127.0.0.1:{self.port or 0}")
         log = open(self.log, "ab")
         log.write(f"==== start {self.starts + 1}: {' '.join(args)}\n".encode())
         log.flush()
@@ -220,6 +217,12 @@ class Daemon:
                     return self
             time.sleep(0.02)
         self.h.fail(f"eboardd did not start (exit {self.proc.poll()})")
+
+    def command(self, listen):
+        args = [self.exe, "--config", self.config, "--listen", listen]
+        if self.clock_rate != 1.0:
+            args += ["--clock-rate", str(self.clock_rate), "--clock-origin", str(self.clock_origin_ms)]
+        return args
 
     def kill9(self):
         self.proc.send_signal(signal.SIGKILL)
@@ -361,9 +364,9 @@ class WebSocket:
         self.thread.join(timeout=2)
 
 
-def journal_sensor_events(path):
-    """The sensor records ('S') of a board journal, as dicts, in order; best effort (a diagnostic: the journal
-    format is the daemon's own, see daemon/journal/journal_file.hpp)."""
+def journal_records(path):
+    """(type, body bytes) of every whole record of a board journal, in order; best effort (the format is the
+    daemon's own, see daemon/journal/journal_file.hpp: magic, then length, crc32, type, body)."""
     data = open(path, "rb").read()
     out, i = [], 8  # after the magic "eboardJ1"
     while i + 9 <= len(data):
@@ -372,9 +375,17 @@ def journal_sensor_events(path):
         i += 8 + n
         if len(body) < n or not body:
             break
-        if body[:1] == b"S":
+        out.append((body[:1].decode(errors="replace"), body[1:]))
+    return out
+
+
+def journal_sensor_events(path):
+    """The sensor records ('S') of a board journal, as dicts, in order."""
+    out = []
+    for kind, body in journal_records(path):
+        if kind == "S":
             try:
-                out.append(json.loads(body[1:].decode()))
+                out.append(json.loads(body.decode()))
             except ValueError:
                 pass
     return out

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""eboardd --demo as a real process (issue 6).
+"""eboardd --demo as a real process (issue 6), on single games (a PGN corpus): since issue 10 its two boards
+are emulated DGT boards on pseudo-terminals, read like serial boards (demo_real_path_test.py plays a match).
 
 Starts the binary on an ephemeral port with a temporary state_dir, polls /games.pgn until moves appear,
 kills it with SIGKILL, restarts it on the same state_dir and checks that no move was lost or duplicated:
