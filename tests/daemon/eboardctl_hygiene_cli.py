@@ -101,7 +101,10 @@ with tempfile.TemporaryDirectory(prefix="eboard-hygiene-") as tmp:
                 reason="did not answer within 1 s")
         refused("silent daemon, POST", ["draw", "A", "--token", "t", "--daemon", server.address, "--timeout",
                                         "0.5"], code=3, reason="did not answer within 0.5 s")
-        check(len(server.accepted) >= 2, f"the silent daemon saw the connections: {len(server.accepted)}")
+        # Without --timeout: the default 10 s, well inside the hang guard.
+        refused("silent daemon, default timeout", ["status", "--daemon", server.address], code=3,
+                reason="did not answer within 10 s")
+        check(len(server.accepted) >= 3, f"the silent daemon saw the connections: {len(server.accepted)}")
         refused("--timeout 0", ["status", "--daemon", server.address, "--timeout", "0"], code=2)
         refused("--timeout nan", ["status", "--daemon", server.address, "--timeout", "nan"], code=2)
     finally:
