@@ -224,6 +224,11 @@ tl::expected<Position, std::string> Position::from_fen(std::string_view fen, Var
   }
   if (popcount(pos.pieces(WHITE, KING)) != 1 || popcount(pos.pieces(BLACK, KING)) != 1)
     return fen_error("each side needs exactly one king", fen);
+  // No game reaches a pawn on the first or last rank (it promotes on arriving there), so such a FEN is a
+  // typing mistake, refused here where every caller (perft, PGN, a daemon's new game) sees it. Pockets are
+  // not on the board: crazyhouse and bughouse pawns in hand are unaffected.
+  if (pos.pieces(PAWN) & (rank_bb(0) | rank_bb(7)))
+    return fen_error("a pawn stands on the first or last rank", fen);
 
   auto next_field = [&rest]() {
     while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
@@ -293,6 +298,10 @@ tl::expected<Position, std::string> Position::from_fen(std::string_view fen, Var
   };
   int halfmove = 0, fullmove = 1;
   if (!parse_int(half, halfmove) || !parse_int(full, fullmove)) return fen_error("bad move counters", fen);
+  // Six fields are the whole FEN: anything after them is a mistake (a pasted EPD operation, two FENs run
+  // together), and silently dropping it would start a game from a position the user did not check.
+  while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.front()))) rest.remove_prefix(1);
+  if (!rest.empty()) return fen_error("unexpected text after the move counters", fen);
   pos.states_.back().rule50 = std::uint16_t(std::min(halfmove, 60000));
   pos.fullmove_ = std::max(1, std::min(fullmove, 1000000));
   pos.game_ply_ = 2 * (pos.fullmove_ - 1) + (pos.side_ == BLACK);

@@ -2,8 +2,8 @@
 // capture file with synthesised times, so old recordings can be replayed.
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 
+#include "daemon/tools/checks.hpp"
 #include "daemon/tools/commands.hpp"
 #include "drivers/capture.hpp"
 
@@ -23,13 +23,16 @@ void add_capture_command(CLI::App& app, int& exit_code) {
   import->add_option("--board", o->board, "board label for the capture header");
   import->add_option("--note", o->note, "a note for the capture header");
   import->callback([o, &exit_code] {
-    std::ifstream in(o->input, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
+    auto text = read_input_file(o->input);
+  if (!text) {
+    std::fprintf(stderr, "eboardctl capture import: %s\n", text.error().c_str());
+    exit_code = 2;
+    return;
+  }
   drivers::InbytesImportOptions opts;
   opts.board = o->board;
   opts.note = o->note.empty() ? "imported from " + o->input : o->note;
-  auto capture = drivers::import_dgt_inbytes(text.str(), opts);
+  auto capture = drivers::import_dgt_inbytes(*text, opts);
   if (!capture) {
     std::fprintf(stderr, "eboardctl capture import: %s: %s\n", o->input.c_str(), capture.error().c_str());
     exit_code = 2;

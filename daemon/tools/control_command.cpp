@@ -1,21 +1,26 @@
 // `eboardctl status`, `eboardctl new-game` … : the control interface of a running eboardd over HTTP (Beast).
 // Exit codes: 0 done, 1 the daemon refused (its reason printed), 2 a bad command line, 3 no daemon reached.
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
 
+#include "daemon/tools/checks.hpp"
 #include "daemon/tools/commands.hpp"
+#include "rules/position.hpp"
 
 namespace eboard::tools {
 
@@ -35,6 +40,7 @@ struct Target {
   std::string token;
   std::string token_file;
   bool json_out = false;
+  double timeout_s = 10;  // for the whole exchange: resolve, connect, send, answer
 };
 
 struct Answer {
@@ -42,17 +48,20 @@ struct Answer {
   std::string body;
 };
 
+// A token is one short line; the cap keeps a wrong --token-file (/dev/zero, a log) from being read whole.
+constexpr std::size_t MAX_TOKEN_FILE_BYTES = 64 << 10;
+
 // The token to send: --token, else $EBOARD_TOKEN, else the first line of --token-file.
 std::optional<std::string> resolve_token(const Target& t, std::string& error) {
   if (!t.token.empty()) return t.token;
   if (const char* env = std::getenv("EBOARD_TOKEN"); env && *env) return std::string(env);
   if (!t.token_file.empty()) {
-    std::ifstream in(t.token_file);
-    std::string line;
-    if (!in || !std::getline(in, line)) {
-      error = "cannot read the token file " + t.token_file;
+    auto text = read_input_file(t.token_file, MAX_TOKEN_FILE_BYTES);
+    if (!text) {
+      error = "cannot read the token file " + text.error();
       return std::nullopt;
     }
+    std::string line = text->substr(0, text->find('\n'));
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
       line.pop_back();
     return line;
@@ -60,7 +69,20 @@ std::optional<std::string> resolve_token(const Target& t, std::string& error) {
   return std::string();
 }
 
-// One request; nullopt (and `error`) when the daemon cannot be reached or does not answer HTTP.
+// Runs the io_context until the operation started before it has completed or `deadline` has passed.
+// Synchronous Beast calls ignore the stream's expiry (only its asynchronous operations arm the timer), so
+// every step is asynchronous and waited for here: a daemon that accepts and never answers cannot hang us.
+// Returns false when the deadline came first; the pending operation is then abandoned with the io_context.
+bool wait_for(asio::io_context& io, const bool& done, std::chrono::steady_clock::time_point deadline) {
+  io.restart();
+  while (!done && std::chrono::steady_clock::now() < deadline) {
+    if (io.run_one_until(deadline) == 0 && io.stopped()) break;
+  }
+  return done;
+}
+
+// One request; nullopt (and `error`) when the daemon cannot be reached, does not answer HTTP, or does not
+// answer within t.timeout_s seconds.
 std::optional<Answer> call(const Target& t, bhttp::verb verb, const std::string& path,
                            const std::string& token, const std::string& body, std::string& error) {
   auto colon = t.daemon.rfind(':');
@@ -70,32 +92,77 @@ std::optional<Answer> call(const Target& t, bhttp::verb verb, const std::string&
   }
   std::string host = t.daemon.substr(0, colon), port = t.daemon.substr(colon + 1);
   if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  try {
-    asio::io_context io;
-    asio::ip::tcp::resolver resolver(io);
-    beast::tcp_stream stream(io);
-    stream.expires_after(std::chrono::seconds(10));
-    stream.connect(resolver.resolve(host, port));
-    bhttp::request<bhttp::string_body> req{verb, path, 11};
-    req.set(bhttp::field::host, host);
-    req.set(bhttp::field::user_agent, "eboardctl");
-    if (!token.empty()) req.set(bhttp::field::authorization, "Bearer " + token);
-    if (verb != bhttp::verb::get) {
-      req.set(bhttp::field::content_type, "application/json");
-      req.body() = body;
-      req.prepare_payload();
-    }
-    bhttp::write(stream, req);
-    beast::flat_buffer buffer;
-    bhttp::response<bhttp::string_body> res;
-    bhttp::read(stream, buffer, res);
-    beast::error_code ec;
-    stream.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ec);
-    return Answer{static_cast<int>(res.result_int()), res.body()};
-  } catch (const std::exception& e) {
-    error = "cannot reach eboardd at " + t.daemon + ": " + e.what();
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                             std::chrono::duration<double>(t.timeout_s));
+  char limit[32];
+  std::snprintf(limit, sizeof limit, "%g s", t.timeout_s);
+  const auto unreachable = [&](const std::string& what) {
+    error = "cannot reach eboardd at " + t.daemon + ": " + what;
     return std::nullopt;
+  };
+  const auto timed_out = [&](const char* step) {
+    error = "eboardd at " + t.daemon + " did not answer within " + limit + " (" + step + ")";
+    return std::nullopt;
+  };
+
+  asio::io_context io;
+  asio::ip::tcp::resolver resolver(io);
+  beast::tcp_stream stream(io);
+  beast::error_code ec;
+  bool done = false;
+
+  asio::ip::tcp::resolver::results_type endpoints;
+  resolver.async_resolve(host, port, [&](beast::error_code e, asio::ip::tcp::resolver::results_type r) {
+    ec = e;
+    endpoints = std::move(r);
+    done = true;
+  });
+  // A name lookup cannot be interrupted (getaddrinfo runs on asio's resolver thread, which the io_context
+  // joins when it goes): the C library's resolver timeouts bound it. Numeric addresses, the usual --daemon,
+  // complete at once.
+  if (!wait_for(io, done, deadline)) return timed_out("resolving the host name");
+  if (ec) return unreachable(ec.message());
+
+  // The stream's timer bounds connect, write and read: on expiry the operation ends with error::timeout.
+  stream.expires_at(deadline);
+  done = false;
+  stream.async_connect(endpoints, [&](beast::error_code e, const asio::ip::tcp::endpoint&) {
+    ec = e;
+    done = true;
+  });
+  if (!wait_for(io, done, deadline) || ec == beast::error::timeout) return timed_out("connecting");
+  if (ec) return unreachable(ec.message());
+
+  bhttp::request<bhttp::string_body> req{verb, path, 11};
+  req.set(bhttp::field::host, host);
+  req.set(bhttp::field::user_agent, "eboardctl");
+  if (!token.empty()) req.set(bhttp::field::authorization, "Bearer " + token);
+  if (verb != bhttp::verb::get) {
+    req.set(bhttp::field::content_type, "application/json");
+    req.body() = body;
+    req.prepare_payload();
   }
+  done = false;
+  bhttp::async_write(stream, req, [&](beast::error_code e, std::size_t) {
+    ec = e;
+    done = true;
+  });
+  if (!wait_for(io, done, deadline) || ec == beast::error::timeout) return timed_out("sending the request");
+  if (ec) return unreachable(ec.message());
+
+  beast::flat_buffer buffer;
+  bhttp::response<bhttp::string_body> res;
+  done = false;
+  bhttp::async_read(stream, buffer, res, [&](beast::error_code e, std::size_t) {
+    ec = e;
+    done = true;
+  });
+  if (!wait_for(io, done, deadline) || ec == beast::error::timeout)
+    return timed_out("waiting for the answer");
+  if (ec) return unreachable(ec.message());
+  stream.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+  return Answer{static_cast<int>(res.result_int()), res.body()};
 }
 
 std::string reason_of(const Answer& a) {
@@ -240,6 +307,10 @@ CLI::App* command(CLI::App& app, const std::string& name, const std::string& wha
       ->envname("EBOARD_TOKEN");
   c->add_option("--token-file", t.token_file, "read the token from the first line of this file");
   c->add_flag("--json", t.json_out, "print the daemon's JSON answer as it is");
+  c->add_option("--timeout", t.timeout_s,
+                "give up when the daemon has not answered within this many seconds (exit 3)")
+      ->check(finite_range(0.001, 3600))
+      ->capture_default_str();
   return c;
 }
 
@@ -253,8 +324,8 @@ void add_control_commands(CLI::App& app, int& exit_code) {
   // One set of values per subcommand: CLI11 keeps the pointers for the whole parse.
   struct Values {
     Target t;
-    std::string board, side, piece, alert, sealed, fen, white, black, event, site, round, id, port,
-        protocol = "dgt";
+    int alert = 0;
+    std::string board, side, piece, sealed, fen, white, black, event, site, round, id, port, protocol = "dgt";
     std::vector<std::string> tags;
   };
   auto v = std::make_shared<Values>();
@@ -269,7 +340,17 @@ void add_control_commands(CLI::App& app, int& exit_code) {
   ng->add_option("--fen", v->fen, "the position to start from (FEN); default: the standard start");
   ng->callback([v, &exit_code] {
     json body = json::object();
-    if (!v->fen.empty()) body["fen"] = v->fen;
+    if (!v->fen.empty()) {
+      // The daemon refuses a bad FEN too, but saying why here needs no daemon and no token. The board's
+      // variant is the daemon's to know: crazyhouse parsing accepts every FEN any variant could (pockets
+      // included), so only what no board could start from is refused here.
+      if (auto pos = rules::Position::from_fen(v->fen, rules::Variant::Crazyhouse); !pos) {
+        std::cerr << "eboardctl: new-game: " << pos.error() << "\n";
+        exit_code = EXIT_USAGE;
+        return;
+      }
+      body["fen"] = v->fen;
+    }
     exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "new-game"), body, true);
   });
 
@@ -301,7 +382,8 @@ void add_control_commands(CLI::App& app, int& exit_code) {
       body[t.substr(0, eq)] = t.substr(eq + 1);
     }
     if (body.empty()) {
-      std::cerr << "eboardctl: tags: give at least one of --white, --black, --event, --site, --round, --tag\n";
+      std::cerr
+          << "eboardctl: tags: give at least one of --white, --black, --event, --site, --round, --tag\n";
       exit_code = EXIT_USAGE;
       return;
     }
@@ -324,14 +406,16 @@ void add_control_commands(CLI::App& app, int& exit_code) {
                     json{{"side", v->side}, {"piece", v->piece}}, true);
   });
 
-  CLI::App* ack =
-      command(app, "ack",
-              "Acknowledge alert number ALERT of BOARD's game (numbers: eboardctl status)" + control_note, v->t);
+  CLI::App* ack = command(
+      app, "ack", "Acknowledge alert number ALERT of BOARD's game (numbers: eboardctl status)" + control_note,
+      v->t);
   ack->add_option("BOARD", v->board, "board id")->required();
-  ack->add_option("ALERT", v->alert, "the alert's number")->required()->check(CLI::PositiveNumber);
+  // An int option: CLI11 refuses what does not fit (a usage error, exit 2) where std::stoi threw.
+  ack->add_option("ALERT", v->alert, "the alert's number")
+      ->required()
+      ->check(CLI::Range(1, std::numeric_limits<int>::max()));
   ack->callback([v, &exit_code] {
-    exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "ack"),
-                    json{{"alert", std::stoi(v->alert)}}, true);
+    exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "ack"), json{{"alert", v->alert}}, true);
   });
 
   CLI::App* draw = command(app, "draw", "Record a draw by agreement on BOARD" + control_note, v->t);

@@ -3,12 +3,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <mutex>
-#include <sstream>
+#include <system_error>
 #include <thread>
 
+#include "daemon/tools/checks.hpp"
 #include "daemon/tools/commands.hpp"
 #include "rules/movegen.hpp"
 #include "rules/perft_suite.hpp"
@@ -27,6 +27,8 @@ const std::map<std::string, VariantChoice> VARIANTS = {
     {"crazyhouse", {rules::Variant::Crazyhouse, false}},
     {"bughouse", {rules::Variant::Bughouse, false}},
 };
+
+constexpr unsigned MAX_THREADS = 256;
 
 struct Options {
   std::string variant = "chess";
@@ -61,14 +63,13 @@ int run_single(const Options& o, VariantChoice v) {
 }
 
 int run_suite(const Options& o, VariantChoice v) {
-  std::ifstream in(o.suite, std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "eboardctl perft: cannot read %s\n", o.suite.c_str());
+  // A directory opens as a stream that reads nothing: it parsed as an empty suite and "passed".
+  auto text = read_input_file(o.suite);
+  if (!text) {
+    std::fprintf(stderr, "eboardctl perft: %s\n", text.error().c_str());
     return 2;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  auto suite = rules::parse_perft_suite(text.str());
+  auto suite = rules::parse_perft_suite(*text);
   if (!suite) {
     std::fprintf(stderr, "eboardctl perft: %s: %s\n", o.suite.c_str(), suite.error().c_str());
     return 2;
@@ -103,7 +104,18 @@ int run_suite(const Options& o, VariantChoice v) {
   unsigned n = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   auto t0 = std::chrono::steady_clock::now();
   std::vector<std::thread> pool;
-  for (unsigned t = 0; t < n; ++t) pool.emplace_back(worker);
+  try {
+    for (unsigned t = 0; t < n; ++t) pool.emplace_back(worker);
+  } catch (const std::system_error& e) {
+    // Within the allowed range the system may still refuse a thread (ulimit -u, memory): the threads
+    // started take the work, as they do when a suite has fewer positions than threads.
+    if (pool.empty()) {
+      std::fprintf(stderr, "eboardctl perft: cannot start a worker thread: %s\n", e.what());
+      return 2;
+    }
+    std::fprintf(stderr, "eboardctl perft: %zu of %u threads started (%s)\n", pool.size(), n, e.what());
+    n = static_cast<unsigned>(pool.size());
+  }
   // Progress on stderr while the suite runs, so a long run shows it is alive.
   bool tty = isatty(STDERR_FILENO);
   for (;;) {
@@ -140,7 +152,10 @@ void add_perft_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--depth", opts->depth, "depth in plies (with --fen)")->check(CLI::Range(0, 20));
   auto suite = cmd->add_option("--suite", opts->suite, "check every expectation in a .perft or EPD file");
   cmd->add_option("--max-nodes", opts->max_nodes, "with --suite: skip expectations above this many nodes");
-  cmd->add_option("--threads", opts->threads, "with --suite: worker threads (default: all cores)");
+  // Each thread costs a stack; far more than the cores only slows the suite, and 100000 made the system
+  // refuse one (an uncaught exception).
+  cmd->add_option("--threads", opts->threads, "with --suite: worker threads, 1 to 256 (default: all cores)")
+      ->check(CLI::Range(1u, MAX_THREADS));
   cmd->add_flag("--divide", opts->divide, "with --fen: print the count below each root move");
   fen->excludes(suite);
   cmd->callback([opts, &exit_code, fen, suite] {

@@ -6,6 +6,7 @@
 
 #include "daemon/core/event_json.hpp"
 #include "daemon/core/replay.hpp"
+#include "daemon/tools/checks.hpp"
 #include "daemon/tools/commands.hpp"
 
 namespace eboard::tools {
@@ -18,14 +19,24 @@ struct Options {
   std::vector<std::string> captures;
 };
 
+// A capture file, checked before it is read whole (a non-regular file or one too large is refused).
+tl::expected<drivers::Capture, std::string> read_capture(const std::string& path) {
+  auto text = read_input_file(path);
+  if (!text) return tl::unexpected(text.error());
+  auto capture = drivers::parse_capture(*text);
+  if (!capture) return tl::unexpected(path + ": " + capture.error());
+  return capture;
+}
+
 // Two captures: a bughouse match (board A, board B); events of both boards, BPGN with --pgn.
 int run_match(const Options& o) {
   std::string profile_name = o.rules.empty() ? "bughouse-fqe" : o.rules;
   auto profile = rules::profile_by_name(profile_name);
   if (!profile || profile->variant != rules::Variant::Bughouse) {
-    std::fprintf(stderr,
-                 "eboardctl replay: '%s' is not a bughouse rules profile (bughouse-fqe, bughouse-clock-move)\n",
-                 profile_name.c_str());
+    std::fprintf(
+        stderr,
+        "eboardctl replay: '%s' is not a bughouse rules profile (bughouse-fqe, bughouse-clock-move)\n",
+        profile_name.c_str());
     return 2;
   }
   if (!o.variant.empty() && o.variant != "bughouse") {
@@ -37,9 +48,9 @@ int run_match(const Options& o) {
   cfg.board.profile = *profile;
   std::array<drivers::Capture, 2> captures;
   for (std::size_t i = 0; i < 2; ++i) {
-    auto capture = drivers::read_capture_file(o.captures[i]);
+    auto capture = read_capture(o.captures[i]);
     if (!capture) {
-      std::fprintf(stderr, "eboardctl replay: %s: %s\n", o.captures[i].c_str(), capture.error().c_str());
+      std::fprintf(stderr, "eboardctl replay: %s\n", capture.error().c_str());
       return 2;
     }
     captures[i] = std::move(*capture);
@@ -78,9 +89,9 @@ int run(const Options& o) {
     cfg.profile.variant = rules::Variant::Crazyhouse;
   else if (o.variant == "bughouse")
     cfg.profile.variant = rules::Variant::Bughouse;
-  auto capture = drivers::read_capture_file(o.captures[0]);
+  auto capture = read_capture(o.captures[0]);
   if (!capture) {
-    std::fprintf(stderr, "eboardctl replay: %s: %s\n", o.captures[0].c_str(), capture.error().c_str());
+    std::fprintf(stderr, "eboardctl replay: %s\n", capture.error().c_str());
     return 2;
   }
   auto result = daemon::replay_capture(*capture, cfg);

@@ -7,10 +7,8 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,6 +19,7 @@
 #include "daemon/session/emulated_board.hpp"
 #include "daemon/session/pty.hpp"
 #include "daemon/sim/timeline.hpp"
+#include "daemon/tools/checks.hpp"
 #include "daemon/tools/commands.hpp"
 #include "drivers/capture.hpp"
 #include "rules/pgn.hpp"
@@ -29,6 +28,10 @@ namespace eboard::tools {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Seconds options become int64 milliseconds added to the game's time: a cap of about 11 days (longer than
+// any game) keeps those sums far from overflow, and finite_range also refuses NaN and infinity.
+constexpr double MAX_SECONDS = 1e6;
 
 struct Options {
   std::string capture;
@@ -100,7 +103,9 @@ struct Plan {
 };
 
 tl::expected<Plan, std::string> plan_capture(const Options& o) {
-  auto capture = drivers::read_capture_file(o.capture);
+  auto text = read_input_file(o.capture);
+  if (!text) return tl::unexpected(text.error());
+  auto capture = drivers::parse_capture(*text);
   if (!capture) return tl::unexpected(o.capture + ": " + capture.error());
   if (capture->info.protocol != "dgt") {
     return tl::unexpected(o.capture + ": protocol '" + capture->info.protocol +
@@ -119,11 +124,9 @@ tl::expected<Plan, std::string> plan_capture(const Options& o) {
 tl::expected<Plan, std::string> plan_game(const Options& o) {
   const auto style = style_by_name(o.style);
   if (!style) return tl::unexpected("unknown style '" + o.style + "' (tidy, casual, blitz or messy)");
-  std::ifstream in(o.pgn, std::ios::binary);
-  if (!in) return tl::unexpected(o.pgn + ": cannot read the file");
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string content = text.str();
+  auto text = read_input_file(o.pgn);
+  if (!text) return tl::unexpected(text.error());
+  const std::string content = std::move(*text);
   rules::PgnReader reader(content);
   int index = 0;
   std::optional<rules::PgnGame> game;
@@ -340,25 +343,25 @@ void add_sim_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"game", "style"}));
   cmd->add_option("--clock-margin", o->clock_margin_s,
                   "seconds added to each player's base time, because hands cannot premove (default 120)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_range(0, MAX_SECONDS));
   cmd->add_flag("--no-clock", o->no_clock, "no clock connected to the board");
   cmd->add_flag("--rotated", o->rotated, "the board is set up turned round (Black at the connector side)");
   cmd->add_option("--speed", o->speed, "how many times faster than real time (default 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_range(1e-3, 1e6));
   cmd->add_option(
       "--link", o->link,
       "path of the symlink to the device (default /tmp/eboard-sim-<pid>/dgt); an existing symlink "
       "is replaced, anything else is refused");
   cmd->add_option("--linger", o->linger_s,
                   "exit this many seconds after the end of the game or capture (default: stay until Ctrl-C)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_range(0, MAX_SECONDS));
   cmd->add_option(
          "--reopen-at", o->reopen_at_s,
          "at this many seconds into the game, unplug the board (the pty closes) and plug it in again "
          "behind the same symlink after --reopen-gap; may be given more than once")
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_range(0, MAX_SECONDS));
   cmd->add_option("--reopen-gap", o->reopen_gap_ms, "milliseconds the board stays unplugged (default 1000)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(std::int64_t(0), std::int64_t(MAX_SECONDS * 1000)));
   cmd->add_flag("--start-now", o->start_now,
                 "start the game at once instead of at the first command a program sends to the board");
   cmd->footer(

@@ -10,6 +10,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 
 EBOARDD, EBOARD = sys.argv[1], sys.argv[2]
@@ -138,6 +139,23 @@ with tempfile.TemporaryDirectory(prefix="eboard-cli-test-") as tmp:
         r = eboardctl("new-game", "A", "--fen", "r3k3/8/8/8/8/8/8/4K2R w K - 0 1", "--token-file", token_file,
                    daemon=addr)
         check(r.returncode == 0 and "game 2" in r.stdout, f"new-game --fen: {r}")
+        # The daemon itself refuses a FEN no game can reach (issue 11), whoever sends it: a pawn on the
+        # last rank, or text after the FEN's six fields. The game of the board stays game 2.
+        for bad in ("4k2P/8/8/8/8/8/8/4K3 w - - 0 1", "4k3/8/8/8/8/8/8/4K3 w - - 0 1 junk"):
+            req = urllib.request.Request(f"http://{addr}/control/A/new-game", method="POST",
+                                         data=json.dumps({"fen": bad}).encode(),
+                                         headers={"Authorization": "Bearer " + TOKEN,
+                                                  "Content-Type": "application/json"})
+            try:
+                answer = urllib.request.urlopen(req, timeout=10)
+                check(False, f"the daemon started a game from {bad!r}: {answer.read()!r}")
+            except urllib.error.HTTPError as e:
+                reason = e.read().decode()
+                check(e.code == 400 and ("a pawn stands on the first or last rank" in reason
+                                         or "unexpected text after the move counters" in reason),
+                      f"the daemon refuses {bad!r}: {e.code} {reason}")
+        r = eboardctl("status", "--json", daemon=addr)
+        check(json.loads(r.stdout)["boards"][0]["game"]["number"] == 2, f"still game 2: {r.stdout}")
         r = eboardctl("promotion", "A", "white", "n", "--token", TOKEN, daemon=addr)
         check(r.returncode == 0, f"promotion: {r}")
         r = eboardctl("adjourn", "A", "black", "Kd8", "--token", TOKEN, daemon=addr)

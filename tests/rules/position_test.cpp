@@ -71,3 +71,46 @@ TEST(Position, PromotedPieceIsRememberedAndGoesBackAsPawn) {
   EXPECT_EQ(p->pocket(BLACK, PAWN), 1);
   EXPECT_EQ(p->pocket(BLACK, QUEEN), 0);
 }
+
+// A pawn on the first or last rank cannot arise in a game (issue 11): the parser refuses it with the reason,
+// on either rank, for either colour, in every variant.
+TEST(Position, PawnOnFirstOrLastRankIsRefused) {
+  for (Variant v : {Variant::Chess, Variant::Crazyhouse, Variant::Bughouse}) {
+    for (const char* bad : {"4k2P/8/8/8/8/8/8/4K3 w - - 0 1", "4k3/8/8/8/8/8/8/p3K3 b - - 0 1",
+                            "P3k3/8/8/8/8/8/8/4K3 w - - 0 1", "4k3/8/8/8/8/8/8/4K2p w - - 0 1"}) {
+      auto p = Position::from_fen(bad, v);
+      ASSERT_FALSE(p) << bad;
+      EXPECT_NE(p.error().find("a pawn stands on the first or last rank"), std::string::npos) << p.error();
+    }
+  }
+  // Just short of those ranks the same pawns are fine.
+  EXPECT_TRUE(Position::from_fen("4k3/7P/8/8/8/8/p7/4K3 w - - 0 1"));
+}
+
+// Pawns in a pocket are not on the board: both pocket notations, with promoted pieces, still parse.
+TEST(Position, PocketPawnsAndPromotedPiecesStillParse) {
+  for (Variant v : {Variant::Crazyhouse, Variant::Bughouse}) {
+    for (const char* ok : {"r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R/Pp w KQkq - 0 3",
+                           "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R[QNp] w KQkq - 0 3",
+                           "4k3/1Q~6/8/8/4b3/8/Kpp5/8[PPp] b - - 0 1"}) {
+      auto p = Position::from_fen(ok, v);
+      ASSERT_TRUE(p) << ok << ": " << p.error();
+    }
+  }
+}
+
+// The six fields are the whole FEN (issue 11): text after the move counters is refused, not ignored.
+TEST(Position, TrailingTextAfterTheFenIsRefused) {
+  for (const char* bad : {"4k3/8/8/8/8/8/8/4K3 w - - 0 1 junk", "4k3/8/8/8/8/8/8/4K3 w - - 0 1 0",
+                          "4k3/8/8/8/8/8/8/4K3 w - - 0 1 4k3/8/8/8/8/8/8/4K3",
+                          "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20"}) {
+    auto p = Position::from_fen(bad);
+    ASSERT_FALSE(p) << bad;
+    EXPECT_NE(p.error().find("unexpected text after the move counters"), std::string::npos) << p.error();
+  }
+  // Shorter FENs and trailing blanks stay accepted.
+  for (const char* ok : {"4k3/8/8/8/8/8/8/4K3 w - - 0 1  ", "4k3/8/8/8/8/8/8/4K3 w - -",
+                         "4k3/8/8/8/8/8/8/4K3 w", "4k3/8/8/8/8/8/8/4K3 w - - 0 1"}) {
+    EXPECT_TRUE(Position::from_fen(ok)) << ok;
+  }
+}
