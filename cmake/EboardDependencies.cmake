@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
 # Every library eboardd builds on, found once, all from Debian 12 packages (.ci/deps installs them by
 # name). Targets are imported globally so each module links what it uses by name and never searches again.
 

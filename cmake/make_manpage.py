@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
 """Writes eboardd's man pages at build time.
 
 `program`: a program's page from its own --help (and, with --subcommands, every subcommand's --help,

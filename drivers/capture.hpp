@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Capture files (`.cap`, CONTRACTS §1): what one board sent and was sent, with times. A reader, a streaming
 // writer, and an importer for the `.inbytes` captures of the arnsholt/dgtdriver test corpus.
 #pragma once

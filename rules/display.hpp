@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Short texts for a clock's display: the DGT 3000 shows eight characters, which is where a bughouse
 // player's reserve is shown when the opponent asks to see it (FQE 18).
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // What reconstruction and the game rules tell arbiters and broadcasters (CONTRACTS §3), as values.
 // The daemon turns them into JSON lines; nothing here knows about JSON or I/O.
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // One board's game: the start position, every move played with its clock times, and what the rules
 // say about the end (automatic results and claimable draws). Every earlier position can be rebuilt,
 // so an arbiter can reinstate the position before an illegal move (FIDE 7.5.1).

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Build-time generator of the slider attack tables (rules/magics.hpp): writes, for every square and every
 // occupancy of its mask, the squares a rook or bishop attacks, at the index its magic gives. A stored
 // multiplier that does not fit its square (a destructive collision) fails the build.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The magic bitboard scheme for sliders ("fancy" magics): for each square, the relevant occupancy mask,
 // a multiplier that maps every occupancy of the mask to an index without a destructive collision, and
 // where its slice starts in the shared attack table of its piece type. Everything here is constexpr:

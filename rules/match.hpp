@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // A bughouse match (FQE "blitz à 4"): two boards side by side, A and B, each reconstructed from its own
 // sensors and clock, and the four reserves between them. Team 1 is White on A and Black on B.
 //

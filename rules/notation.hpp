@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Move notation: SAN (FIDE Annex C, English or French piece letters) and UCI, out and in.
 // Writing is strict and canonical; reading SAN is tolerant of what people and programs really write.
 #pragma once

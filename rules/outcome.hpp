@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // What a position says about the end of the game: mate (with the FQE bughouse rule), stalemate,
 // dead position, and who could still mate (FIDE 6.9 on flag fall).
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Perft suites as text: python-chess `.perft` blocks (id / epd / perft D N) or EPD lines (`FEN ;D1 N ;D2 N`).
 #pragma once
 

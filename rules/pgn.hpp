@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // PGN and BPGN (bughouse) game records: reading text into raw games, replaying them on positions, writing.
 // Reading needs no position: a raw game is tags plus the move tokens as written, with their comments,
 // clock times and NAGs. `replay` resolves the tokens against the rules; the writers go the other way.

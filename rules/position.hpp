@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // A chess position for one board: standard chess, Chess960, crazyhouse, or one board of a bughouse match.
 // It knows the rules of moving (make/unmake, attacks, check) but not game history beyond what FEN holds.
 #pragma once

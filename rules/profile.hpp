@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Rules profiles: which laws an arbiter applies (FIDE standard/rapid/blitz, FQE bughouse, clock-move
 // bughouse).
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Reconstruction: from the sensor events of one board (and its clock) to completed moves, alerts and
 // results. Sans-I/O: events and the time go in, events come out; the caller owns timers and calls
 // `advance(now)` at `next_deadline()`. Replaying the same inputs gives the same outputs.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // What a board and its clock report, as values: the input of reconstruction.
 // Squares are already in game orientation (a1 = 0 … h8 = 63); a driver adapter maps its wire numbering
 // and a rotated board before events get here. Time is a value (milliseconds), never read from a clock.

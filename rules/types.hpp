@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The basic value types of the rules engine: squares, pieces, moves, variants.
 // Everything here is a plain integer underneath so positions copy and hash cheaply.
 #pragma once

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
 # skip_without.sh PATH -- COMMAND...: runs COMMAND, or exits 77 (CTest "skipped") when PATH (the ../shared
 # corpora) is absent, so a clone without ../shared still runs every test that does not need it.
 set -u

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // A DGT board as a source of sensor events: bytes in (any chunking), rules::SensorEvent out.
 // This is where the wire's square numbering (0 = a8 with the connector on White's left), a board set
 // up rotated by 180 degrees, and the DGT piece codes become game squares and pieces.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // eboardd's configuration (CONTRACTS §4): a TOML file read once at start-up and again on SIGHUP.
 // Every mistake is reported with the file, the line and what is wrong; unknown keys are mistakes (a typo
 // must not silently turn a setting off) and come with a "did you mean" hint.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Events (CONTRACTS §3) as JSON objects, one per line.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Replays captures through the same driver adapter and reconstruction the daemon runs, in virtual time:
 // no sleeping, the capture's times are the clock, and the same input always gives the same output.
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // One board inside eboardd, whatever feeds it: its journal (every sensor event, every published event,
 // the raw wire bytes), its games' numbers and tags, its PGN files, and the fan-out of its events to the
 // HTTP/WebSocket clients. The source (serial board or demo) runs reconstruction; this is its sink.

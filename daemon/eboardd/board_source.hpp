@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Where a board's sensor events come from: a real board on a serial port (BoardSession), or the demo's
 // simulated players. A source runs reconstruction itself and reports to its sink, in this order for
 // every input: the sensor event (the truth, journaled first), then the events reconstruction derived.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The control interface's actions (issue 6), beside the routing in Service::control(): arbiter input to
 // one board's game (promotion piece, acknowledging an alert, draw by agreement, resignation, adjournment
 // with a sealed move and its resumption), a board added or removed at runtime (no udev), and what

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // `eboardd --demo`: the daemon without hardware, but with boards all the same. Two emulated DGT boards
 // and their clocks (session::BoardPlayer over drivers/dgt/emulator, as `eboardctl sim` plays them) sit
 // on pseudo-terminals, and the daemon's configuration names the ptys as the ports of two ordinary serial

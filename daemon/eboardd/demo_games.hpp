@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The single games of `eboardd --demo --demo-corpus X.pgn` (demo.hpp plays them): real games from a PGN
 // corpus, played by simulated hands on simulated scanning boards with a clock (daemon/sim). The timeline
 // of a game is the same for the same corpus game, seed and speed, so a restart continues the game where

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The bughouse matches of `eboardd --demo` (demo.hpp plays them): real matches from a BPGN corpus,
 // played by simulated hands and clocks (daemon/sim). A drop waits for the capture on the other board
 // that puts its piece in the reserve (the capturer's clock press), so the two boards' timelines are built

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // eboardd: reads electronic chess boards, reconstructs the games and serves them (CONTRACTS §4).
 #include <unistd.h>
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // A bughouse match inside eboardd (a `[[match]]` of the configuration): its two boards are reconstructed
 // together by one rules::Match, which hands captured pieces over to the partner's reserve and decides the
 // match. Each board keeps its BoardRuntime (journal, PGN file, events published with its board id); its

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // systemd service notifications (sd_notify, systemd 252): READY=1 once serving, STATUS= lines,
 // RELOADING=1 around a SIGHUP reload, STOPPING=1, and WATCHDOG=1 every half WATCHDOG_USEC when the unit
 // sets WatchdogSec. Outside systemd (no NOTIFY_SOCKET) every call does nothing.

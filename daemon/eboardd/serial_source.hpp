@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // A real board on a serial port: session::BoardSession (link with reconnects, DGT adapter, reconstruction
 // and its timer) reporting to the board's sink. The session's sensor tap gives the journal exactly what
 // reconstruction gets (after its hold-until-dump rule, link changes included), so a replay reproduces

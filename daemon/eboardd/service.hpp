@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // eboardd as a whole, minus the process (main.cpp): the boards (each a BoardRuntime fed by a serial
 // source, or by its bughouse match), the HTTP/WebSocket server and its routes, and configuration reloads.
 // Everything runs on the one io_context the caller runs.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Electronic boards on USB: which tty nodes belong to a board we know (by USB vendor and product id),
 // found in sysfs, and watched as they come and go.
 //

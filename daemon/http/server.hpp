@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // eboardd's HTTP and WebSocket server (Boost.Beast) on the daemon's single io_context.
 //
 // Hostile or broken clients cost little and never stall a board: requests have header and body limits and

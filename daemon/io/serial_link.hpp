@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // A serial link that survives unplugging: opens a port through libserialport, reads and writes it on an
 // Asio io_context, and when the device goes away (EOF, hang-up, EIO/ENXIO/ENODEV) closes it and retries
 // with a backoff until it is back. The owner re-sends its init commands from on_connected().

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // One open serial port through libserialport: name resolution, line settings, the native fd for Asio.
 // Blocking only in open() (a few syscalls); everything after that is the event loop's business.
 #pragma once

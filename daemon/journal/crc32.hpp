@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320, as zlib and PNG use it): the checksum of every
 // journal record, so a record torn by a power cut or damaged on disk is recognised and not replayed.
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The journal's file format: an append-only sequence of framed records that survives being cut anywhere.
 //
 //   file    = magic "eboardJ1" (8 bytes), then records

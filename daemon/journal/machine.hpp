@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // A board's deterministic state, driven by journal entries: the live daemon and recovery run the same
 // code, so replaying a journal's entries reproduces what the board published.
 //

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Recovery of a bughouse match (the two boards' journals): the inputs of both boards, journaled with the
 // match's sequence numbers, are fed to one rules::Match in that order, as the live match got them, and the
 // events each board derives are checked against the events its journal says were published.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // What a board's journal holds, as values, and their encoding in journal records (journal_file.hpp).
 //
 //   H header     {"format":1,"board":"A","created":ms}                       first record of a file

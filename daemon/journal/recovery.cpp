@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 #include "daemon/journal/recovery.hpp"
 
 #include <cstdlib>

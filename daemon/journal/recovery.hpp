@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Recovery after a restart (a crash, kill -9, a power cut): the journal's sensor events are replayed
 // through a fresh reconstruction (GameMachine, the code the live board runs) and the events that gives
 // are checked, one by one, against the events the journal says were published. The board then continues

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The threads that make journals durable, so that the daemon's event loop only ever write(2)s.
 //
 // The loop appends a record (JournalWriter::append) and then asks: "make this file durable up to byte N

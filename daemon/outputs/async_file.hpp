@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Whole files (per-game PGN) written off the event loop, atomically (write_file_atomic), latest content
 // wins: submit() replaces what is waiting for a file, a file has at most one write in flight, and a file
 // rewritten many times while one write runs is written once more with its last content. The writer thread

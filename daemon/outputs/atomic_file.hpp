@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Files that are either the old version or the new one, never half written: write a temporary file in
 // the same directory, fsync it, rename it over the target, fsync the directory.
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Game records for broadcasters and archives: one board's current game as PGN (with [%clk] times and the
 // tags an arbiter set), every board's game as one multi-game PGN (GET /games.pgn), and the file names of
 // the per-game PGN files kept in the state directory.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // One board as the daemon runs it: a serial link (reconnecting by itself), the DGT adapter that turns the
 // board's bytes into sensor events, the reconstruction that turns those into moves, and the timer that
 // wakes reconstruction at its deadlines. Events come out through a callback; every byte on the wire can

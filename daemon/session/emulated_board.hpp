@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // An emulated DGT board (drivers/dgt/emulator) played in real time on the board's end of a wire: the
 // master of a pseudo-terminal for `eboardctl sim` (and the demo), or a mock USB device's master in the tests.
 // It follows a script (a simulated game's sensor events, or a recorded capture's bytes) on a virtual clock

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Pseudo-terminals for emulated boards: the board's end (the master) for BoardPlayer, the other end's path
 // for whatever opens the board, and a stable symlink to it that survives a replacement (a "replug").
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // A chess clock as players use it: two sides (left and right, as they sit on the table), a lever, base
 // time plus a Fischer increment. It answers what the clock shows at any moment, as a DGT board reports
 // it (rules::ClockReading), so simulated games carry realistic clock data.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // A simulated player's hand: turns a legal move into the physical actions a person makes on a sensor
 // board (lifts, placements, the clock press), with times and the untidy but legal habits real players
 // have. Reconstruction must read all of these as the move played, never as an irregularity; the

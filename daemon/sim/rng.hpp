@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The simulator's own pseudo-random numbers. Simulated games must replay bit for bit from a seed on every
 // machine and library version, so no std::*_distribution (their output is implementation-defined): a
 // splitmix64 generator and plain integer arithmetic only.

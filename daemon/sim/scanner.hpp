@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // What a sensor board reports of the hand's actions. A real DGT board does not see actions: it scans its
 // 64 squares over and over (a full scan takes about 200–250 ms, reference/hardware.md §1.3) and reports
 // every square whose content differs from what it last reported. So quick sequences collapse (a lift and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // A whole simulated game as a board reports it: hands play the moves, the scanner turns the actions into
 // field updates, the clock model into readings. This is the input `eboardctl sim` feeds to the board
 // emulator and the reconstruction corpus tests feed straight to reconstruction.

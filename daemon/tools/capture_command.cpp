@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // `eboardctl capture import`: turns a raw byte log (base64 lines, one serial read each, no times) into a
 // capture file with synthesised times, so old recordings can be replayed.
 #include <cstdio>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Checks shared by eboardctl's subcommands: whole-file inputs that cannot exhaust memory or block, and
 // numeric options that reject what would overflow later.
 #pragma once

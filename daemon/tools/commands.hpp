@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The `eboardctl` tool's subcommands. Each registers its options on the CLI app and runs when chosen.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // `eboardctl status`, `eboardctl new-game` … : the control interface of a running eboardd over HTTP (Beast).
 // Exit codes: 0 done, 1 the daemon refused (its reason printed), 2 a bad command line, 3 no daemon reached.
 #include <chrono>

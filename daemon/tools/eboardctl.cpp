@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // eboardctl: the command-line companion of eboardd (perft, replay, sim, and control of a running daemon).
 #include <cstdio>
 

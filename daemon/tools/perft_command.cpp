@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // `eboardctl perft`: node counts of the legal move tree, for one position or a whole suite (CONTRACTS §2).
 #include <unistd.h>
 #include <atomic>

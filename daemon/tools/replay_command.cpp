@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // `eboardctl replay`: captures through the daemon's own driver, reconstruction and rules code, in virtual
 // time; events as JSON Lines on stdout, the game record with --pgn (CONTRACTS §2).
 #include <array>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // `eboardctl sim`: a DGT board and its clock on a pseudo-terminal, playing a game file (through simulated
 // hands, a scanning board and a clock) or a recorded capture, in real time or faster. It prints the device
 // path to open as the first line on stdout; the daemon (or anything speaking DGT) opens it like a board.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // DGT bus mode framing (several boards on one serial line): 4-byte addressed commands out, checksummed
 // replies in. Sans-I/O, like the single-board decoder.
 #pragma once

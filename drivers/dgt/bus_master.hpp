@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The bus master: finds the boards on a DGT bus and polls them round-robin for changes.
 // Pure state machine: bytes and time in; commands to write, deadlines and events out.
 #pragma once

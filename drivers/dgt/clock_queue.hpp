@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // ACK-gated queue of clock commands: one command in flight at a time, resent when its ACK does not come.
 // Pure state machine: the caller passes the time in and writes the bytes it gets out.
 #pragma once

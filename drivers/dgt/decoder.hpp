@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Byte stream -> typed DGT messages. Sans-I/O: feed it whatever the serial port delivered, in any chunking.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The record stream of the board's EEPROM log (EE_MOVES payload) and of bus-mode "changes" replies.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // A DGT board and its clock, emulated: what a real board would send for the commands it is sent, the
 // pieces set on it and the clock beside it. Sans-I/O: bytes and the time go in (time is a value, in
 // milliseconds on any monotonic scale), bytes to send come out of take_output(), and next_deadline() says

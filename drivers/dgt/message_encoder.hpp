@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Messages board -> PC, as bytes ready to send: the inverse of dgt::Decoder. Used by the board emulator
 // (and so by `eboardctl sim` and the tests) to speak exactly the bytes a real DGT board sends.
 //

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Typed messages from a DGT board (single-board mode), as produced by dgt::Decoder.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // DGT e-board serial protocol: the byte values we use, named after what they do.
 // Written from the facts in our research notes (shared/reference/hardware.md §1), not from DGT's header.
 #pragma once

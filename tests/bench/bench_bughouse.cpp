@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Bughouse speed: a match of two boards reconstructed from simulated hands on scanning boards, in virtual
 // time (the 20 chess.com matches of ../shared, blitz hands). Figures: CPU time per sensor event of a match
 // (median of 5 runs), how long after the press is read a completed move is out, and the time to decide

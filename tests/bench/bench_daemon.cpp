@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // eboardd under load: N emulated DGT boards (each with its clock) on pseudo-terminals, played at blitz
 // pace (a move every 2-5 s of real time per board) by simulated hands from corpus games, against the real
 // eboardd binary. Figures, per N: the daemon's CPU (utime + stime over the measurement window, as % of one

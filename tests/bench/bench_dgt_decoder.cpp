@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // DGT decoder throughput on the real captures (read from ../shared at run time; skipped when absent), plus a
 // synthetic stream so that there is always a figure. Reports bytes/s and the time per decoded message.
 #include <benchmark/benchmark.h>

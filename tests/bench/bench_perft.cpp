@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Perft speed of our move generator, side by side with Stockfish (standard chess) and Fairy-Stockfish
 // (crazyhouse) measured in the same run on the same positions, single thread. Medians of 5 runs.
 // Goal (issue 2): at least Stockfish's speed on chess, at least 3x Fairy-Stockfish's on crazyhouse.

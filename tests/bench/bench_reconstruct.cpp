@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Reconstruction speed and latency, in virtual time, on corpus games played by simulated hands on a
 // scanning board. Figures: CPU time per sensor event (median of 5 runs); how long after the press is
 // read the completed move is out (goal: within 1 ms), with the default configuration and with a clock

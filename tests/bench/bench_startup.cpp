@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // How long a command of the tools takes from exec to exit: `eboardctl --help`, `--version`, `status`
 // against a running eboardd, and `eboardd --version`, each run many times, with the same figures for
 // /bin/true (the cost of fork and exec alone, the floor) in the same run. Goal (issue 10): under 10 ms

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // A UCI engine in a child process, for benchmarks that measure an anchor (Stockfish, Fairy-Stockfish)
 // in the same run as our code. Bench-only: plain POSIX, no error recovery beyond "not available".
 #pragma once

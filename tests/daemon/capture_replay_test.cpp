@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The two real DGT captures (arnsholt/dgtdriver, in ../shared) replay to exactly their recorded moves.
 // The corpus stays outside the repository: the .inbytes logs are imported into captures at test time.
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The DGT adapter: wire squares, piece codes and a board set up rotated by 180 degrees.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
 """eboardctl's command-line hygiene (issue 11): every way a user could make the tool hang, abort or eat
 memory ends in a one-line error and a non-zero exit, at once.
 

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
 # eboardctl replay as a user runs it: import a real byte log, replay it, check the JSON Lines and the PGN,
 # and check that bad input gives a one-line error and a non-zero exit.
 set -euo pipefail

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
 # eboardctl replay with two captures, as a user runs it: a bughouse match (CONTRACTS §2). Events of both boards
 # as JSON Lines in time order, the drop reconstructed from board B, the BPGN written; a non-bughouse
 # profile is refused with a one-line error.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // eboardd's configuration: the contract's example, the optional keys, every kind of mistake reported with
 // the file and the exact line, and the diff a reload applies.
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // A sysfs tree as the kernel lays it out for a USB serial adapter (class/tty/<tty>/device → the interface,
 // whose parent is the USB device with idVendor, idProduct, serial), plus the noise around it (a virtual
 // terminal), in a temporary directory; and a /dev beside it, whose tty nodes are symlinks to whatever the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // USB hotplug inside eboardd: the real Service with its USB watcher on a fake sysfs tree (polling), and
 // boards played by emulated DGT boards (session::BoardPlayer) on pseudo-terminals, whose slaves the fake
 // /dev's tty nodes point to. A board named by serial number, with no udev symlink, is connected when its

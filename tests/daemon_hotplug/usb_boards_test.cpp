@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // USB boards found in sysfs and watched as they come and go. The tests build the sysfs layout the kernel
 // gives a USB serial adapter (fake_sysfs.hpp), plus the noise around it: virtual terminals, other USB
 // devices.

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
 """`eboardctl` control subcommands against the real eboardd (issue 6): one board on a port that does not
 exist (the game is there, the board is waiting), a token. Checks output and exit codes: 0 done, 1 the daemon
 said no (its reason on stderr), 2 usage, 3 no daemon."""

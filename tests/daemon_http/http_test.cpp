@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // eboardd's HTTP and WebSocket side against a real server on 127.0.0.1 (an ephemeral port): /games.pgn,
 // /status, the WebSocket snapshot followed by live events, a slow client dropped while others keep up,
 // hostile clients (garbage, huge headers, slowloris, too many connections), the token for control, and a

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Durable writes off the event loop: the syncer threads (one fdatasync per file covers every request
 // queued for it), the background PGN writer (latest content wins, one write per file at a time), and a
 // board runtime that publishes a move only once its journal record is on disk, from its io_context, with

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The per-board journal: framing with checksums, a torn tail after a power cut or kill -9 (cut at every
 // byte of the last records), recovery by replay that reproduces exactly what was published, the resumed
 // game continuing as if nothing happened, .cap export, and the cost of fdatasync on this machine.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Test support: a board source driven by the test, synchronously, the way the serial source drives its sink
 // (sensor event, then reconstruction's events; a timer's advance journaled as a tick before its events).
 // It takes control input as the daemon's real sources do (GameMachine::control).

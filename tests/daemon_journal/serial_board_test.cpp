@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // A serial board end to end: an emulated DGT board (session::BoardPlayer) on a pseudo-terminal, opened by
 // eboardd's SerialSource through BoardSession, unplugged and plugged back in the middle of the game. The
 // journal's sensor events (the session's tap) replay to exactly the events that were published, and the

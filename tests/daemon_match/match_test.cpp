@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // A bughouse match inside eboardd: the demo's simulated inputs of a corpus match are fed, in time order and
 // in virtual time, to the Service's MatchRuntime (the way its feeds do), then the match is checked as the
 // daemon serves it (/matches/A-B.bpgn, the .bpgn file, /status), and recovered from a copy of the state

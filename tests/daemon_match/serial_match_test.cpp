@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // A bughouse match on two serial boards: two emulated DGT boards (session::BoardPlayer) on
 // pseudo-terminals, read by eboardd's serial match feed (two sensor-only BoardSessions), the opening of a
 // corpus match played on them. The match is reconstructed with no alert, its BPGN reads back to the same

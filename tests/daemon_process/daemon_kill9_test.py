@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
 """kill -9 of the real eboardd, again and again, while `eboardctl sim` keeps playing (issue 6).
 
 One corpus game is played on an emulated DGT board and clock (`eboardctl sim` on a pty). eboardd reads it and is

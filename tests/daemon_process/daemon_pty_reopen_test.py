@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
 """A board unplugged and plugged in again mid-game, with the real eboardd and `eboardctl sim` (issue 6).
 
 `eboardctl sim --reopen-at` closes the pseudo-terminal at given points of the game and opens a new one behind

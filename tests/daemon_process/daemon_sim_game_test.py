@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
 """The real eboardd on a real pseudo-terminal, played by the real `eboardctl sim` (issue 6).
 
 One corpus game is played by simulated hands on an emulated DGT board and clock (`eboardctl sim --pgn`);

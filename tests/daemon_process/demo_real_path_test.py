@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
 """eboardd --demo plays a bughouse match on emulated DGT boards through the real serial path (issue 10).
 
 Starts the real `eboardd --demo` on the bughouse corpus with a temporary state_dir, an ephemeral port and

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
 """Shared helpers for the tests that run the real eboardd binary as a process (issue 6).
 
 What is here: reading the PGN corpus, launching `eboardctl sim` (a DGT board and clock on a pseudo-terminal) and

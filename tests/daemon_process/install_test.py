@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
 """`cmake --install` into a temporary root, as a packager or an administrator runs it (issue 10).
 
   install_test.py BUILD_DIR SHARED_DIR
@@ -46,10 +48,17 @@ def main():
         for f in files:
             print("  /" + f)
         have = set(files)
+        # Units and udev rules go where the systemd and udev pkg-config files say: /lib on Debian 12
+        # (not merged-/usr there), /usr/lib elsewhere.
+        def under_lib(path):
+            found = [f for f in ("usr/" + path, path) if f in have]
+            check(len(found) == 1, f"installed /{path} or /usr/{path}: {found}")
+            return found[0] if found else "usr/" + path
+
+        unit_path = under_lib("lib/systemd/system/eboardd.service")
+        rules_path = under_lib("lib/udev/rules.d/60-eboardd.rules")
         expected = [
             "usr/sbin/eboardd", "usr/bin/eboardctl",
-            "usr/lib/systemd/system/eboardd.service",
-            "usr/lib/udev/rules.d/60-eboardd.rules",
             "usr/share/eboardd/udev/61-eboardd-generic-bridges.rules",
             "usr/lib/sysusers.d/eboardd.conf", "usr/lib/tmpfiles.d/eboardd.conf",
             "usr/lib/modules-load.d/eboardd.conf",
@@ -60,7 +69,7 @@ def main():
         for f in expected:
             check(f in have, f"installed /{f}")
         active_rules = [f for f in files if "/rules.d/" in f]
-        check(active_rules == ["usr/lib/udev/rules.d/60-eboardd.rules"],
+        check(active_rules == [rules_path],
               f"only 60-eboardd.rules is an active udev rule: {active_rules}")
         check(not any(re.search(r"(^|/)eboard$", f) for f in files), "no program named eboard (Debian's GTK board)")
 
@@ -89,7 +98,7 @@ def main():
               f"the demo's games are installed: {games}")
         check(not games or "demo-games.txt" in games, "the demo's games come with their sources and licences")
 
-        unit = open(os.path.join(root, "usr/lib/systemd/system/eboardd.service")).read()
+        unit = open(os.path.join(root, unit_path)).read()
         check("ExecStart=/usr/sbin/eboardd --config /etc/eboardd/eboardd.toml" in unit, "the unit runs the installed binary")
         tmpfiles = open(os.path.join(root, "usr/lib/tmpfiles.d/eboardd.conf")).read()
         check(re.search(r"^d /var/lib/eboardd 0750 eboardd eboardd", tmpfiles, re.M) is not None,

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
 """Operations files of eboardd (issue 6).
 
   ops_test.py udev SOURCE_DIR [HARDWARE_MD]   udev/60-eboardd.rules: syntax (every line is KEY==/KEY= pairs with

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
 """eboardd --demo as a real process (issue 6), on single games (a PGN corpus): since issue 10 its two boards
 are emulated DGT boards on pseudo-terminals, read like serial boards (demo_real_path_test.py plays a match).
 

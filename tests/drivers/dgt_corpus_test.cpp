@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The decoder against the real captures of arnsholt/dgtdriver (read from ../shared at run time) and the
 // messages that project decoded from them (.json).
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // board_message: every board -> PC message encoded and read back by our own Decoder gives the same value.
 #include <gtest/gtest.h>
 

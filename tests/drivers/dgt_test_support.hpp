@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Helpers shared by the DGT driver tests: message builders and access to the real captures in ../shared.
 #pragma once
 

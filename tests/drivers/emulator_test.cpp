@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The DGT board + clock emulator, read back through our own decoder (and bus decoder, clock queue): modes,
 // replies, clock commands and their ACKs, bus mode, capture pass-through, and garbage from the host.
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Fuzzes the capture reader (and the .inbytes importer). What the reader accepts must survive a write and a
 // second read unchanged.
 #include <cstddef>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Fuzzes the DGT single-board decoder, the bus decoder and the bus master with arbitrary bytes.
 // The first input byte chooses how the rest is cut into chunks; decoding in chunks must give exactly what
 // decoding in one piece gives, and every decoded value must be in range.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // FEN parser fuzzing. First byte: the variant (and Chess960); the rest: the FEN. A FEN that parses must
 // write a FEN that parses to the same position; a valid position's moves must survive SAN and UCI.
 #include <cstdint>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // PGN and BPGN reader fuzzing. First byte: PGN (even) or BPGN (odd); the rest: the text. Every game that
 // reads and replays must write and read back to the same moves.
 #include <cstdint>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // SAN and UCI input fuzzing against a few fixed positions. First byte: the position (low bits) and the
 // language (high bit); the rest: the move text. Whatever parses must be a legal move that writes back to
 // text parsing to the same move.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Runs a libFuzzer target over the files of its corpus directory (and any files named on the command
 // line), so the corpus is a regression test in builds without the fuzzer runtime.
 #include <cstdint>

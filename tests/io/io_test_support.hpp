@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Helpers for the serial tests: bounded event-loop runs and the board's end of a mock device's pty.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The direct-open fallback for terminals libserialport 0.1.1 refuses (no sysfs identity): bare ptys, as
 // `eboardctl sim` makes them, opened by path or through a symlink, with no umockdev preload in this process
 // (which is how an outside user runs `eboardctl sim` and then the daemon).

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // SerialLink on a real io_context against a mock USB-serial board (umockdev pty): byte order both ways,
 // unplug => on_disconnected, replug at the same (by-id) path => reconnect, clean stop, garbage bursts.
 #include <gtest/gtest.h>

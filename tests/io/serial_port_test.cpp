@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // SerialPort: libserialport opens a mock USB-serial board (a umockdev pty) like a real one.
 #include <gtest/gtest.h>
 #include <pty.h>

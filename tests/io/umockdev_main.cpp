@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // main() for the serial tests: makes sure libumockdev-preload is loaded (re-executing this binary with
 // LD_PRELOAD when it is not), so `ctest` and a plain `./io_serial_test` both work.
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The slider attacks of the build-time tables (rules/gen_attack_tables.cpp) agree with a plain ray walk
 // on many occupancies of every square.
 #include "rules/bitboard.hpp"

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Bughouse scenarios written from RULES.md §2 (FQE "blitz à 4"): each a short script of sensor and clock
 // events on the two boards of a match, and exactly the alerts, results and claims it must produce.
 // A few crazyhouse scenarios (one board, the capturer's own reserve) close the table.

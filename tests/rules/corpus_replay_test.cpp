@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Every game of the shared corpora replays with legal moves, survives our writer and reads back the same;
 // the bughouse matches replay on two linked boards and agree with their JSON Lines twin.
 #include <gtest/gtest.h>

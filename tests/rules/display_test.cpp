@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The reserve as the DGT 3000's eight characters show it (FQE 18: the opponent may ask to see it).
 #include <gtest/gtest.h>
 

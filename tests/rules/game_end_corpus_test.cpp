@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Our game-end detection agrees with pgn-extract's selections (its test suite in ../shared): for each
 // rule, the games of the input file that our rules select are exactly the games of the expected output.
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // FIDE Annex A.4.2 (profiles fide-rapid, fide-blitz): an illegal move stands unless the opponent claims
 // before he makes his own move. What the game, the move events and the PGN make of one that stood.
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // SAN and UCI, written and read: hand-picked cases, then every legal move of the perft suites both ways.
 #include <gtest/gtest.h>
 

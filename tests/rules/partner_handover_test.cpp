@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Which piece a capture hands to the partner's board in bughouse (FQE 6 and 11), checked against the
 // cases extracted from Fairy-Stockfish's tests (../shared/corpora/bughouse): the captured piece in its
 // own colour, and a captured promoted piece as a pawn.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The PGN/BPGN reader on hand-made text and on the parser edge cases of the corpora; the writer; truncation.
 #include <gtest/gtest.h>
 

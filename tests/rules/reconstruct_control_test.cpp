@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Arbiter input to reconstruction (the daemon's control interface): resignation, draw by agreement, the
 // promotion piece, and adjournment with a sealed move (Guidelines I), including a board that goes on
 // being handled while the game is adjourned.

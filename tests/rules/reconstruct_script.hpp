@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Scripted sensor sequences for reconstruction tests: a board whose clock has White on the left, events
 // 40 ms apart unless a wait says otherwise, and everything reconstruction answers collected in order.
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Scripted sensor sequences through the reconstructor: clean play in its common physical forms.
 // (The scenario table of irregularities and the corpus played by the simulated hand live beside this.)
 #include <gtest/gtest.h>

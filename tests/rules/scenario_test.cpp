@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Irregularity scenarios written from RULES.md §1: each a short script of sensor and clock events and
 // exactly the alerts (and results, claims, moves) it must produce — nothing more.
 //

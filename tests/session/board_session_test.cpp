@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // End to end: a corpus game played by simulated hands on the emulated DGT board, over a real serial path
 // (a umockdev mock USB device opened through libserialport, or a bare pty opened through the fallback),
 // read by the daemon's BoardSession with real timers on an accelerated clock, and reconstructed move for

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The real `eboardctl sim` binary, as a user runs it next to the daemon: its first stdout line is the device
 // path; our serial code opens it (a pty: the direct fallback, no preload in this process), asks for the
 // board (0x42) and gets a dump; SIGTERM ends it cleanly and it removes its symlink. Bad input gives a
@@ -192,8 +194,8 @@ TEST(EboardSim, LingerEndsItAndReopenKeepsTheLink) {
   TempDir dir;
   const auto link = dir.path() / "board";
   // A short game would do; the corpus' first one at 400x with no host: --start-now, --linger 0.
-  auto child = spawn({EBOARDCTL_BIN, "sim", "--pgn", pgn->string(), "--speed", "400", "--start-now", "--linger",
-                      "0", "--link", link.string(), "--reopen-at", "5", "--reopen-gap", "2000"},
+  auto child = spawn({EBOARDCTL_BIN, "sim", "--pgn", pgn->string(), "--speed", "400", "--start-now",
+                      "--linger", "0", "--link", link.string(), "--reopen-at", "5", "--reopen-gap", "2000"},
                      dir.path() / "err.txt");
   ASSERT_TRUE(child);
   const auto line = child->read_line(15s);

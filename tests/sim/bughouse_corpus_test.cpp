@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Issue 5's corpus test. Every match of ../shared/corpora/bughouse (chess.com, two boards, clocks) is played
 // by simulated hands on two scanning boards with their clocks, in virtual time, and fed to one Match: both
 // boards must give back their moves exactly, with no alert. Then every crazyhouse game of

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Two simulated boards for a bughouse match record (shared by the bughouse corpus test and benchmark).
 //
 // Each board is a sim::build_timeline of its own moves, timed from the BPGN clocks (the time each player

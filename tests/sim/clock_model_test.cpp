@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The clock model: Fischer increment, lever, side mapping, display rounding, flags.
 #include <gtest/gtest.h>
 

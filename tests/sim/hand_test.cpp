@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The simulated hand: every move it plays leaves exactly the position's board, its actions are physically
 // possible and in time order, and each habit the styles describe really shows in the actions.
 #include <gtest/gtest.h>

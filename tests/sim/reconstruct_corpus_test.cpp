@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Issue 4's corpus test: every game of ../shared/corpora/pgn/standard and chess960 is played by simulated
 // hands (several styles and seeds) on a scanning board with a clock, in virtual time, and the
 // reconstruction must give back every move exactly, with no alert at all.

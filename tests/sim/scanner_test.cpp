@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // The scanning board: what it reports of hand actions, and when.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Helpers shared by the simulator tests: random legal games, replaying sensor events on a board, and a
 // classifier that recognises the hand's habits from the bare action stream (so the quirks are shown to
 // be really there, not only counted by the hand that claims to make them).

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // Whole simulated games as the board reports them: replaying the sensor events on an empty board gives the
 // game's position after every clock press, reports are real changes in time order, and a seed replays.
 #include <gtest/gtest.h>

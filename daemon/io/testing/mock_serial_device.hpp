@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
 // A mock USB-serial board for tests and simulations, built on umockdev.
 //
 // libserialport 0.1.1 only opens ports that have a /sys/class/tty/<name> entry, and it asks the modem
