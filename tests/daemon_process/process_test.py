@@ -25,6 +25,9 @@ import threading
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from eboardctl_proc import parse_pgn  # noqa: E402  (one PGN reader for the process tests)
+
 EXE, CORPUS = sys.argv[1], sys.argv[2]
 if not os.path.isdir(CORPUS):
     print(f"skipped: {CORPUS} is absent")
@@ -44,22 +47,6 @@ def check(cond, what):
 def http_get(port, path):
     with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
         return r.status, r.read().decode()
-
-
-def parse_pgn(text):
-    """Games of a PGN text: {"tags": {...}, "moves": [SAN, ...]}."""
-    games = []
-    for chunk in re.split(r"\n(?=\[Event )", text.strip()):
-        if not chunk.strip():
-            continue
-        tags = dict(re.findall(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]$', chunk, re.M))
-        body = "\n".join(l for l in chunk.splitlines() if not l.startswith("["))
-        body = re.sub(r"\{[^}]*\}", " ", body)
-        body = re.sub(r"\([^)]*\)", " ", body)
-        moves = [t for t in body.split()
-                 if not re.fullmatch(r"\d+\.+|\*|1-0|0-1|1/2-1/2|\$\d+", t)]
-        games.append({"tags": tags, "moves": [re.sub(r"[+#!?]+$", "", m) for m in moves]})
-    return games
 
 
 def board_moves(port):
