@@ -116,7 +116,8 @@ class Service {
   std::vector<std::unique_ptr<MatchRuntime>> matches_;
   std::vector<std::unique_ptr<BoardRuntime>> boards_;
   std::map<std::string, std::string> failed_;  // board id → why it is not running
-  int lock_fd_ = -1;
+  int lock_fd_ = -1;                           // eboardd.lock: the holder's PID
+  int dir_fd_ = -1;  // the state directory, flock'ed: one daemon per state directory
   std::int64_t started_ms_ = 0;
   bool running_ = false;
   // Serial boards outside matches, owned by their BoardRuntime in boards_: for hotplug nudges.
