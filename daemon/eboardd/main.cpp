@@ -123,19 +123,11 @@ tl::expected<config::Config, std::string> make_config(const Cli& cli) {
     if (cli.config_path.empty()) c.state_dir = default_demo_state_dir().string();
   }
   if (!cli.state_dir.empty()) c.state_dir = fs::absolute(cli.state_dir).string();
+  // --listen obeys what [http] listen obeys (config::override_listen): the same exposure check, with or
+  // without a file, so that the command line is no way around it.
   if (!cli.listen.empty()) {
-    auto addr = config::parse_listen(cli.listen);
-    if (!addr) return tl::unexpected("--listen: " + addr.error());
-    c.http.listen = cli.listen;
-    c.http.host = addr->host;
-    c.http.port = addr->port;
-    c.http.loopback = addr->loopback;
-    if (!addr->loopback && c.http.token.empty() && cli.config_path.empty())
-      return tl::unexpected(
-          "--listen " + cli.listen +
-          " is not a loopback address; publishing beyond this machine needs a configuration "
-          "file with http.token or http.open_read = true");
-    c.http.open_read = c.http.open_read || addr->loopback;
+    if (auto ok = config::override_listen(c.http, cli.listen, "--listen"); !ok)
+      return tl::unexpected(ok.error());
   }
   if (!cli.log_level.empty()) c.log_level = cli.log_level;
   return c;
