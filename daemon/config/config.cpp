@@ -417,7 +417,15 @@ ConfigDiff diff(const Config& before, const Config& after) {
   }
   for (const auto& b : before.boards)
     if (!after.board(b.id)) d.removed.push_back(b.id);
-  d.http_changed = !(before.http == after.http);
+  // The token and open_read are looked at per request; the rest is the listening socket and its limits.
+  HttpConfig a = after.http;
+  a.token = before.http.token;
+  a.open_read = before.http.open_read;
+  a.open_read_set = before.http.open_read_set;
+  d.http_changed = !(before.http == a);
+  d.http_access_changed = before.http.token != after.http.token ||
+                          before.http.open_read != after.http.open_read ||
+                          before.http.open_read_set != after.http.open_read_set;
   d.state_dir_changed = before.state_dir != after.state_dir;
   d.matches_changed = before.matches != after.matches;
   d.log_level_changed = before.log_level != after.log_level;
@@ -438,7 +446,8 @@ std::string ConfigDiff::summary() const {
   if (log_level_changed) s += ", log level changed";
   if (journal_changed) s += ", journal settings changed";
   if (discovery_changed) s += ", discovery changed";
-  if (http_changed) s += ", http changed (needs a restart)";
+  if (http_access_changed) s += ", http access (token, open_read) changed";
+  if (http_changed) s += ", http listen or limits changed (needs a restart)";
   if (state_dir_changed) s += ", state_dir changed (needs a restart)";
   return s;
 }

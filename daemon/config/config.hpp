@@ -127,8 +127,9 @@ struct ConfigDiff {
   bool journal_changed = false;
   bool discovery_changed = false;
   bool empty() const {
-    return added.empty() && removed.empty() && changed.empty() && !http_changed && !state_dir_changed &&
-           !matches_changed && !log_level_changed && !journal_changed && !discovery_changed;
+    return added.empty() && removed.empty() && changed.empty() && !http_changed && !http_access_changed &&
+           !state_dir_changed && !matches_changed && !log_level_changed && !journal_changed &&
+           !discovery_changed;
   }
   std::string summary() const;
 };

@@ -331,9 +331,10 @@ int main(int argc, char** argv) {
         spdlog::error("reload failed, keeping the running configuration: {}", next.error());
       } else if (!set_level(next->log_level)) {
         spdlog::error("reload failed: unknown log level '{}'", next->log_level);
+      } else if (auto d = service.reload(std::move(*next)); !d) {
+        spdlog::error("reload refused, keeping the running configuration: {}", d.error());
       } else {
-        auto d = service.reload(std::move(*next));
-        spdlog::info("reloaded: {}", d.summary());
+        spdlog::info("reloaded: {}", d->summary());
       }
       notifier.ready(status_line());
       signals.async_wait(on_signal);

@@ -389,12 +389,45 @@ void Service::order_boards() {
                    [&](const auto& a, const auto& b) { return rank(a->id()) < rank(b->id()); });
 }
 
-config::ConfigDiff Service::reload(config::Config next) {
+tl::expected<config::ConfigDiff, std::string> Service::reload(config::Config next) {
   config::ConfigDiff d = config::diff(config_, next);
-  if (d.http_changed) {
-    spdlog::warn("reload: [http] changed; it applies after a restart");
-    next.http = config_.http;
+  // A configuration that names none of the running boards is far more often a file emptied or truncated
+  // by mistake (an editor, a deployment) than a hall closing down: it would stop every game at once. Only
+  // a file that still serves boards, by USB discovery, may do that; stopping eboardd is the way otherwise.
+  if (!next.discovery.usb) {
+    std::vector<std::string> running;
+    for (const auto& b : config_.boards)
+      if (board(b.id)) running.push_back(b.id);
+    const bool all_removed =
+        !running.empty() && std::all_of(running.begin(), running.end(),
+                                        [&](const auto& id) { return next.board(id) == nullptr; });
+    if (all_removed) {
+      std::string ids;
+      for (const auto& id : running) ids += (ids.empty() ? "" : ", ") + id;
+      return tl::unexpected(
+          next.source + " would remove every running board (" + ids +
+          "); refused. Set [discovery] usb = true to run on discovered boards only, or stop "
+          "eboardd to stop them all");
+    }
   }
+  if (d.http_access_changed) {
+    // The token and open_read are checked per request, so they apply now: a token replaced because it
+    // leaked must stop working at once, not at the next restart. The token itself is never logged.
+    const bool same_socket = next.http.host == config_.http.host && next.http.port == config_.http.port;
+    config_.http.token = next.http.token;
+    if (same_socket) {
+      config_.http.open_read = next.http.open_read;
+      config_.http.open_read_set = next.http.open_read_set;
+    } else if (next.http.open_read != config_.http.open_read) {
+      // open_read was decided for the new address; the socket stays on the old one until a restart.
+      spdlog::warn("reload: http.open_read for {} applies after a restart", next.http.listen);
+    }
+    spdlog::info("reload: http access changed: control {}, reading {}",
+                 config_.http.token.empty() ? "disabled (no http.token)" : "needs the new token",
+                 config_.http.open_read ? "open" : "needs the token");
+  }
+  if (d.http_changed) spdlog::warn("reload: [http] listen or limits changed; they apply after a restart");
+  next.http = config_.http;
   if (d.state_dir_changed) {
     spdlog::warn("reload: state_dir changed; it applies after a restart");
     next.state_dir = config_.state_dir;

@@ -532,9 +532,10 @@ TEST(Http, ReloadKeepsUnchangedBoardsAndTheirClients) {
   ASSERT_TRUE(next);
   next->state_dir = d.dir().string();
   auto diff = d.on_io([&] { return d.service().reload(*next); });
-  EXPECT_EQ(diff.unchanged, std::vector<std::string>{"A"});
-  EXPECT_EQ(diff.changed, std::vector<std::string>{"B"});
-  EXPECT_EQ(diff.added, std::vector<std::string>{"C"});
+  ASSERT_TRUE(diff) << diff.error();
+  EXPECT_EQ(diff->unchanged, std::vector<std::string>{"A"});
+  EXPECT_EQ(diff->changed, std::vector<std::string>{"B"});
+  EXPECT_EQ(diff->added, std::vector<std::string>{"C"});
   EXPECT_EQ(d.on_io([&] { return d.service().board("A"); }), a);  // the same, still running
   EXPECT_NE(d.on_io([&] { return d.service().board("C"); }), nullptr);
   (void)b;
@@ -553,7 +554,8 @@ TEST(Http, ReloadKeepsUnchangedBoardsAndTheirClients) {
       "[http]\nlisten = \"127.0.0.1:0\"\n[[board]]\nid = \"A\"\nport = \"/dev/null\"\n", "reload.toml");
   fewer->state_dir = d.dir().string();
   auto d2 = d.on_io([&] { return d.service().reload(*fewer); });
-  EXPECT_EQ(d2.removed, (std::vector<std::string>{"B", "C"}));
+  ASSERT_TRUE(d2) << d2.error();
+  EXPECT_EQ(d2->removed, (std::vector<std::string>{"B", "C"}));
   EXPECT_EQ(json::parse(get(d.port(), "/status").body)["boards"].size(), 1u);
   EXPECT_EQ(d.on_io([&] { return d.service().board("A"); }), a);
 }
@@ -814,9 +816,9 @@ TEST(Control, OnReloadTheConfigurationFileWinsOverRuntimeBoards) {
   auto again = config::parse_config(toml, "test.toml");
   ASSERT_TRUE(again);
   again->state_dir = d.dir().string();
-  d.on_io([&] { return d.service().reload(*again); });  // what SIGHUP does
-  EXPECT_TRUE(board_status(d.port(), "C").is_null());   // added at runtime: not in the file
-  EXPECT_FALSE(board_status(d.port(), "B").is_null());  // removed at runtime: the file has it
+  ASSERT_TRUE(d.on_io([&] { return d.service().reload(*again); }));  // what SIGHUP does
+  EXPECT_TRUE(board_status(d.port(), "C").is_null());                // added at runtime: not in the file
+  EXPECT_FALSE(board_status(d.port(), "B").is_null());               // removed at runtime: the file has it
   EXPECT_FALSE(board_status(d.port(), "A").is_null());
 }
 
