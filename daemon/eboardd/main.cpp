@@ -327,11 +327,13 @@ int main(int argc, char** argv) {
                    cli.config_path.empty() ? "(no configuration file)" : cli.config_path);
       auto next = make_config(cli);
       if (next && demo) demo->configure(*next);
+      const auto level_before = spdlog::get_level();
       if (!next) {
         spdlog::error("reload failed, keeping the running configuration: {}", next.error());
       } else if (!set_level(next->log_level)) {
         spdlog::error("reload failed: unknown log level '{}'", next->log_level);
       } else if (auto d = service.reload(std::move(*next)); !d) {
+        spdlog::set_level(level_before);  // all of the running configuration is kept, the level too
         spdlog::error("reload refused, keeping the running configuration: {}", d.error());
       } else {
         spdlog::info("reloaded: {}", d->summary());
