@@ -302,8 +302,8 @@ port = "/dev/ttyUSB3"
 TEST(Config, ListenOverrideHasTheFilesExposureCheck) {
   // The same words as the file's [http] listen, naming --listen.
   const std::string why =
-      " is not a loopback address: set http.token (reading then needs it) or http.open_read = true to publish "
-      "the games to everyone who can connect";
+      " is not a loopback address: set http.token (reading then needs it) or http.open_read = true to "
+      "publish the games to everyone who can connect";
   expect_error("[http]\nlisten = \"0.0.0.0:7780\"\n", 1, "http.listen 0.0.0.0:7780" + why);
   Config plain = parse_ok("");
   auto refused = override_listen(plain.http, "0.0.0.0:7780");
