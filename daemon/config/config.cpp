@@ -42,6 +42,22 @@ const char* type_name(toml::node_type t) {
   }
 }
 
+// Publishing beyond this machine is a decision: a listen address that is not loopback needs http.token
+// (reading then needs it too) or an explicit http.open_read = true. The file's [http] listen and --listen
+// share this rule and its message; empty when `h` obeys it.
+std::string exposure_problem(const HttpConfig& h, std::string_view what) {
+  if (h.loopback || !h.token.empty() || h.open_read_set.value_or(false)) return {};
+  return std::string(what) + " " + h.listen +
+         " is not a loopback address: set http.token (reading then needs it) or "
+         "http.open_read = true to publish the games to everyone who can connect";
+}
+
+// Without an explicit http.open_read, reading is open on loopback, and beyond it only without a token
+// (which exposure_problem allows only with open_read = true).
+void derive_open_read(HttpConfig& h) {
+  h.open_read = h.open_read_set.value_or(h.loopback || h.token.empty());
+}
+
 // Throws inside this file only; parse_config turns it into a ConfigError.
 struct Failure {
   int line = 0, column = 0;
@@ -155,7 +171,6 @@ Config build(const toml::table& root, const std::string& source) {
     c.log_level = *s;
   }
 
-  std::optional<bool> open_read;
   if (const toml::node* n = root.get("http")) {
     if (!n->is_table()) fail(n->source(), "http must be a table [http]");
     const toml::table& h = *n->as_table();
@@ -172,16 +187,13 @@ Config build(const toml::table& root, const std::string& source) {
       if (s->size() < 8) fail(where_of(h, "token"), "http.token is too short (at least 8 characters)");
       c.http.token = *s;
     }
-    open_read = get_bool(h, "open_read", "http.");
+    c.http.open_read_set = get_bool(h, "open_read", "http.");
     if (auto v = get_int(h, "max_clients", "http.", 1, 10000)) c.http.max_clients = std::size_t(*v);
     if (auto v = get_int(h, "ws_queue_bytes", "http.", 4096, std::int64_t{1} << 30))
       c.http.ws_queue_bytes = std::size_t(*v);
-    if (!c.http.loopback && !open_read && c.http.token.empty())
-      fail(n->source(), "http.listen " + c.http.listen +
-                            " is not a loopback address: set http.token (reading then needs it) or "
-                            "http.open_read = true to publish the games to everyone who can connect");
+    if (auto e = exposure_problem(c.http, "http.listen"); !e.empty()) fail(n->source(), e);
   }
-  c.http.open_read = open_read.value_or(c.http.loopback || c.http.token.empty());
+  derive_open_read(c.http);
 
   if (const toml::node* n = root.get("journal")) {
     if (!n->is_table()) fail(n->source(), "journal must be a table [journal]");
@@ -357,6 +369,21 @@ tl::expected<ListenAddress, std::string> parse_listen(std::string_view text) {
   return ListenAddress{addr.to_string(), std::uint16_t(port), addr.is_loopback()};
 }
 
+tl::expected<void, std::string> override_listen(HttpConfig& http, std::string_view listen,
+                                                std::string_view what) {
+  auto addr = parse_listen(listen);
+  if (!addr) return tl::unexpected(std::string(what) + ": " + addr.error());
+  HttpConfig h = http;
+  h.listen = std::string(listen);
+  h.host = addr->host;
+  h.port = addr->port;
+  h.loopback = addr->loopback;
+  if (auto e = exposure_problem(h, what); !e.empty()) return tl::unexpected(e);
+  derive_open_read(h);
+  http = std::move(h);
+  return {};
+}
+
 tl::expected<Config, ConfigError> parse_config(std::string_view text, const std::string& source_name) {
   try {
     toml::table root = toml::parse(text, source_name);
@@ -390,7 +417,15 @@ ConfigDiff diff(const Config& before, const Config& after) {
   }
   for (const auto& b : before.boards)
     if (!after.board(b.id)) d.removed.push_back(b.id);
-  d.http_changed = !(before.http == after.http);
+  // The token and open_read are looked at per request; the rest is the listening socket and its limits.
+  HttpConfig a = after.http;
+  a.token = before.http.token;
+  a.open_read = before.http.open_read;
+  a.open_read_set = before.http.open_read_set;
+  d.http_changed = !(before.http == a);
+  d.http_access_changed = before.http.token != after.http.token ||
+                          before.http.open_read != after.http.open_read ||
+                          before.http.open_read_set != after.http.open_read_set;
   d.state_dir_changed = before.state_dir != after.state_dir;
   d.matches_changed = before.matches != after.matches;
   d.log_level_changed = before.log_level != after.log_level;
@@ -411,7 +446,8 @@ std::string ConfigDiff::summary() const {
   if (log_level_changed) s += ", log level changed";
   if (journal_changed) s += ", journal settings changed";
   if (discovery_changed) s += ", discovery changed";
-  if (http_changed) s += ", http changed (needs a restart)";
+  if (http_access_changed) s += ", http access (token, open_read) changed";
+  if (http_changed) s += ", http listen or limits changed (needs a restart)";
   if (state_dir_changed) s += ", state_dir changed (needs a restart)";
   return s;
 }

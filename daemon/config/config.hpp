@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,7 @@ struct HttpConfig {
   bool loopback = true;                   // `host` is a loopback address
   std::string token;                      // control actions need it; empty: control is disabled
   bool open_read = true;                  // GET needs no token (default: only on a loopback listen)
+  std::optional<bool> open_read_set;      // http.open_read as the file gives it; unset: derived (above)
   std::size_t max_clients = 64;           // concurrent HTTP + WebSocket connections
   std::size_t ws_queue_bytes = 1u << 20;  // a WebSocket client further behind than this is dropped
   bool operator==(const HttpConfig&) const = default;
@@ -108,18 +110,26 @@ struct ListenAddress {
 };
 tl::expected<ListenAddress, std::string> parse_listen(std::string_view text);
 
+// Listens on `listen` instead (eboardd --listen), under the rule the file's [http] listen obeys: open_read
+// is derived again for the new address, and an address beyond loopback without http.token or
+// http.open_read = true is refused with the same message. `what` names the setting in that message.
+tl::expected<void, std::string> override_listen(HttpConfig& http, std::string_view listen,
+                                                std::string_view what = "--listen");
+
 // What a reload changes. Boards are compared by id: a board whose settings are the same keeps running.
 struct ConfigDiff {
   std::vector<std::string> added, removed, changed, unchanged;
-  bool http_changed = false;       // needs a restart (the listening socket is not moved)
-  bool state_dir_changed = false;  // needs a restart
+  bool http_changed = false;         // listen or limits: needs a restart (the listening socket is not moved)
+  bool http_access_changed = false;  // http.token or http.open_read: checked per request, applies at once
+  bool state_dir_changed = false;    // needs a restart
   bool matches_changed = false;
   bool log_level_changed = false;
   bool journal_changed = false;
   bool discovery_changed = false;
   bool empty() const {
-    return added.empty() && removed.empty() && changed.empty() && !http_changed && !state_dir_changed &&
-           !matches_changed && !log_level_changed && !journal_changed && !discovery_changed;
+    return added.empty() && removed.empty() && changed.empty() && !http_changed && !http_access_changed &&
+           !state_dir_changed && !matches_changed && !log_level_changed && !journal_changed &&
+           !discovery_changed;
   }
   std::string summary() const;
 };

@@ -123,19 +123,11 @@ tl::expected<config::Config, std::string> make_config(const Cli& cli) {
     if (cli.config_path.empty()) c.state_dir = default_demo_state_dir().string();
   }
   if (!cli.state_dir.empty()) c.state_dir = fs::absolute(cli.state_dir).string();
+  // --listen obeys what [http] listen obeys (config::override_listen): the same exposure check, with or
+  // without a file, so that the command line is no way around it.
   if (!cli.listen.empty()) {
-    auto addr = config::parse_listen(cli.listen);
-    if (!addr) return tl::unexpected("--listen: " + addr.error());
-    c.http.listen = cli.listen;
-    c.http.host = addr->host;
-    c.http.port = addr->port;
-    c.http.loopback = addr->loopback;
-    if (!addr->loopback && c.http.token.empty() && cli.config_path.empty())
-      return tl::unexpected(
-          "--listen " + cli.listen +
-          " is not a loopback address; publishing beyond this machine needs a configuration "
-          "file with http.token or http.open_read = true");
-    c.http.open_read = c.http.open_read || addr->loopback;
+    if (auto ok = config::override_listen(c.http, cli.listen, "--listen"); !ok)
+      return tl::unexpected(ok.error());
   }
   if (!cli.log_level.empty()) c.log_level = cli.log_level;
   return c;
@@ -335,13 +327,16 @@ int main(int argc, char** argv) {
                    cli.config_path.empty() ? "(no configuration file)" : cli.config_path);
       auto next = make_config(cli);
       if (next && demo) demo->configure(*next);
+      const auto level_before = spdlog::get_level();
       if (!next) {
         spdlog::error("reload failed, keeping the running configuration: {}", next.error());
       } else if (!set_level(next->log_level)) {
         spdlog::error("reload failed: unknown log level '{}'", next->log_level);
+      } else if (auto d = service.reload(std::move(*next)); !d) {
+        spdlog::set_level(level_before);  // all of the running configuration is kept, the level too
+        spdlog::error("reload refused, keeping the running configuration: {}", d.error());
       } else {
-        auto d = service.reload(std::move(*next));
-        spdlog::info("reloaded: {}", d.summary());
+        spdlog::info("reloaded: {}", d->summary());
       }
       notifier.ready(status_line());
       signals.async_wait(on_signal);

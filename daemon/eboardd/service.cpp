@@ -4,11 +4,16 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include <spdlog/spdlog.h>
 
@@ -81,6 +86,36 @@ bool same_node(const std::string& a, const std::string& b) {
   return !e1 && !e2 && ca == cb;
 }
 
+// The PID of the process that holds a flock on the file `fd` is open on, from /proc/locks; 0 if none is
+// listed (or the holder is in another PID namespace). Lines read "1: FLOCK  ADVISORY  WRITE 1234
+// fe:00:5678 0 EOF" (a waiter's has "->" before FLOCK), the device's major and minor in hex.
+long flock_holder(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return 0;
+  std::ifstream in("/proc/locks");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string number, kind, mode, access, node;
+    long pid = 0;
+    fields >> number >> kind;
+    if (kind == "->") continue;  // waiting, not holding
+    fields >> mode >> access >> pid >> node;
+    unsigned maj = 0, min = 0;
+    unsigned long long ino = 0;
+    if (kind != "FLOCK" || std::sscanf(node.c_str(), "%x:%x:%llu", &maj, &min, &ino) != 3) continue;
+    if (ino == st.st_ino && maj == major(st.st_dev) && min == minor(st.st_dev) && pid > 0) return pid;
+  }
+  return 0;
+}
+
+// The PID a running eboardd wrote into its lock file; 0 if the file is gone or holds none.
+long pid_in(const fs::path& lock_file) {
+  std::ifstream in(lock_file);
+  long pid = 0;
+  return in >> pid ? pid : 0;
+}
+
 const char* INDEX =
     "eboardd: electronic chess boards for arbiters and broadcasters\n"
     "\n"
@@ -119,6 +154,7 @@ Service::Service(boost::asio::io_context& io, config::Config config, ServiceOpti
 Service::~Service() {
   stop();
   if (lock_fd_ >= 0) ::close(lock_fd_);
+  if (dir_fd_ >= 0) ::close(dir_fd_);
 }
 
 tl::expected<void, std::string> Service::start() {
@@ -127,12 +163,31 @@ tl::expected<void, std::string> Service::start() {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return tl::unexpected("cannot create the state directory " + dir.string() + ": " + ec.message());
-  // One daemon per state directory: two would interleave their journals.
+  // One daemon per state directory: two would interleave their journals. The lock is on the directory
+  // itself, which nobody deletes by mistake; a lock on eboardd.lock alone was lost with the file (deleted
+  // by a cleanup), and a second daemon then ran on the same journals. The file only tells who holds it.
   const fs::path lock = dir / "eboardd.lock";
+  auto refuse = [&](int fd) {
+    long pid = fd >= 0 ? flock_holder(fd) : 0;
+    if (pid <= 0) pid = pid_in(lock);
+    return tl::unexpected("another eboardd (" + (pid > 0 ? "PID " + std::to_string(pid) : "PID unknown") +
+                          ") is using the state directory " + dir.string());
+  };
+  dir_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd_ < 0) return tl::unexpected("cannot open " + dir.string() + ": " + std::strerror(errno));
+  if (::flock(dir_fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) return refuse(dir_fd_);
+    // A file system without flock on directories (some network ones): the lock file alone, as before.
+    spdlog::warn("cannot lock the state directory {} ({}); relying on {}", dir.string(), std::strerror(errno),
+                 lock.string());
+  }
   lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock_fd_ < 0) return tl::unexpected("cannot open " + lock.string() + ": " + std::strerror(errno));
-  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0)
-    return tl::unexpected("another eboardd is using the state directory " + dir.string());
+  // Still locked as well: an older eboardd locks only this file.
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) return refuse(lock_fd_);
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(lock_fd_, 0) != 0 || ::pwrite(lock_fd_, pid.data(), pid.size(), 0) != ssize_t(pid.size()))
+    spdlog::warn("cannot write the PID to {}: {}", lock.string(), std::strerror(errno));
 
   // The USB boards present now first: a board named by serial without udev opens the tty found here.
   if (options_.usb_watch && !options_.demo) {
@@ -334,12 +389,45 @@ void Service::order_boards() {
                    [&](const auto& a, const auto& b) { return rank(a->id()) < rank(b->id()); });
 }
 
-config::ConfigDiff Service::reload(config::Config next) {
+tl::expected<config::ConfigDiff, std::string> Service::reload(config::Config next) {
   config::ConfigDiff d = config::diff(config_, next);
-  if (d.http_changed) {
-    spdlog::warn("reload: [http] changed; it applies after a restart");
-    next.http = config_.http;
+  // A configuration that names none of the running boards is far more often a file emptied or truncated
+  // by mistake (an editor, a deployment) than a hall closing down: it would stop every game at once. Only
+  // a file that still serves boards, by USB discovery, may do that; stopping eboardd is the way otherwise.
+  if (!next.discovery.usb) {
+    std::vector<std::string> running;
+    for (const auto& b : config_.boards)
+      if (board(b.id)) running.push_back(b.id);
+    const bool all_removed =
+        !running.empty() && std::all_of(running.begin(), running.end(),
+                                        [&](const auto& id) { return next.board(id) == nullptr; });
+    if (all_removed) {
+      std::string ids;
+      for (const auto& id : running) ids += (ids.empty() ? "" : ", ") + id;
+      return tl::unexpected(
+          next.source + " would remove every running board (" + ids +
+          "); refused. Set [discovery] usb = true to run on discovered boards only, or stop "
+          "eboardd to stop them all");
+    }
   }
+  if (d.http_access_changed) {
+    // The token and open_read are checked per request, so they apply now: a token replaced because it
+    // leaked must stop working at once, not at the next restart. The token itself is never logged.
+    const bool same_socket = next.http.host == config_.http.host && next.http.port == config_.http.port;
+    config_.http.token = next.http.token;
+    if (same_socket) {
+      config_.http.open_read = next.http.open_read;
+      config_.http.open_read_set = next.http.open_read_set;
+    } else if (next.http.open_read != config_.http.open_read) {
+      // open_read was decided for the new address; the socket stays on the old one until a restart.
+      spdlog::warn("reload: http.open_read for {} applies after a restart", next.http.listen);
+    }
+    spdlog::info("reload: http access changed: control {}, reading {}",
+                 config_.http.token.empty() ? "disabled (no http.token)" : "needs the new token",
+                 config_.http.open_read ? "open" : "needs the token");
+  }
+  if (d.http_changed) spdlog::warn("reload: [http] listen or limits changed; they apply after a restart");
+  next.http = config_.http;
   if (d.state_dir_changed) {
     spdlog::warn("reload: state_dir changed; it applies after a restart");
     next.state_dir = config_.state_dir;

@@ -63,8 +63,10 @@ class Service {
   void stop();
   // Applies a new configuration: boards that did not change keep running (and keep their clients);
   // removed ones stop, changed ones restart (their game continues from the journal), new ones start.
-  // [http] and state_dir need a restart: they keep their old values, with a warning.
-  config::ConfigDiff reload(config::Config next);
+  // http.token and http.open_read apply at once; the rest of [http] and state_dir need a restart: they
+  // keep their old values, with a warning. Refused (nothing changes) when `next` would remove every
+  // running configured board and has no [discovery] usb = true: that is an emptied file, not a plan.
+  tl::expected<config::ConfigDiff, std::string> reload(config::Config next);
 
   const config::Config& config() const { return config_; }
   std::optional<boost::asio::ip::tcp::endpoint> endpoint() const { return endpoint_; }
@@ -116,7 +118,8 @@ class Service {
   std::vector<std::unique_ptr<MatchRuntime>> matches_;
   std::vector<std::unique_ptr<BoardRuntime>> boards_;
   std::map<std::string, std::string> failed_;  // board id → why it is not running
-  int lock_fd_ = -1;
+  int lock_fd_ = -1;                           // eboardd.lock: the holder's PID
+  int dir_fd_ = -1;  // the state directory, flock'ed: one daemon per state directory
   std::int64_t started_ms_ = 0;
   bool running_ = false;
   // Serial boards outside matches, owned by their BoardRuntime in boards_: for hotplug nudges.

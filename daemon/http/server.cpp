@@ -5,6 +5,7 @@
 #include <deque>
 #include <unordered_set>
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
@@ -101,10 +102,64 @@ struct ServerState : std::enable_shared_from_this<ServerState> {
   std::size_t open = 0;
   bool stopped = false;
 
+  // The rejection log's rate limit (ServerOptions::reject_log_burst).
+  std::chrono::steady_clock::time_point reject_window{};
+  std::size_t rejects_logged = 0;
+  std::size_t rejects_suppressed = 0;
+  asio::steady_timer reject_flush;
+
   ServerState(asio::io_context& i, ServerOptions o, ServerHandlers h)
-      : io(i), options(o), handlers(std::move(h)), retry(i) {}
+      : io(i), options(o), handlers(std::move(h)), retry(i), reject_flush(i) {}
   void accept();
+  // A refused request, for the operator: who was refused what. `path` is without the query string (a
+  // ?token= stays out of the log); no header is logged (Authorization neither).
+  void log_rejected(const std::string& remote, std::string_view method, std::string_view path,
+                    unsigned status);
+  void flush_rejected();
 };
+
+namespace {
+
+// A client-chosen path on a log line: printable ASCII only (no forged lines, no terminal escapes), short.
+std::string loggable(std::string_view s) {
+  constexpr std::size_t MAX = 200;
+  std::string out;
+  for (char c : s.substr(0, MAX)) out.push_back(c >= 0x20 && c < 0x7f ? c : '?');
+  if (s.size() > MAX) out += "...";
+  return out.empty() ? "-" : out;
+}
+
+}  // namespace
+
+void ServerState::log_rejected(const std::string& remote, std::string_view method, std::string_view path,
+                               unsigned status) {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - reject_window >= options.reject_log_window) {
+    flush_rejected();
+    reject_window = now;
+    rejects_logged = 0;
+  }
+  if (rejects_logged < options.reject_log_burst) {
+    ++rejects_logged;
+    spdlog::warn("http: refused {} {} from {}: {}", loggable(method), loggable(path),
+                 remote.empty() ? "-" : remote, status);
+    return;
+  }
+  if (rejects_suppressed++ > 0) return;
+  // The first one over the limit: the count is logged when the window ends, even if no request follows.
+  reject_flush.expires_at(reject_window + options.reject_log_window);
+  reject_flush.async_wait([weak = weak_from_this()](beast::error_code ec) {
+    if (auto self = weak.lock(); self && !ec) self->flush_rejected();
+  });
+}
+
+void ServerState::flush_rejected() {
+  if (rejects_suppressed == 0) return;
+  spdlog::warn("http: ... {} more refused request{} not logged (at most {} every {} ms)", rejects_suppressed,
+               rejects_suppressed == 1 ? "" : "s", options.reject_log_burst,
+               options.reject_log_window.count());
+  rejects_suppressed = 0;
+}
 
 namespace {
 
@@ -302,11 +357,13 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       return;
     }
     if (res.status == 101) res = Response::text(400, "not a WebSocket upgrade request");
+    if (res.status == 401 || res.status == 403) state_->log_rejected(remote_, r.method, r.path, res.status);
     write(make_response(res, req.version(), req.keep_alive() && res.status < 400));
   }
 
   void fail(unsigned status, const std::string& why) {
     ++state_->stats.bad_requests;
+    state_->log_rejected(remote_, "-", "-", status);  // the request is not whole: nothing of it to trust
     write(make_response(Response::text(status, why), 11, false));
   }
 
@@ -345,6 +402,10 @@ void ServerState::accept() {
     ++self->stats.connections;
     if (self->open >= self->options.max_clients) {
       ++self->stats.rejected_busy;
+      beast::error_code peer_ec;
+      auto peer = socket.remote_endpoint(peer_ec);
+      self->log_rejected(peer_ec ? "" : peer.address().to_string() + ":" + std::to_string(peer.port()), "-",
+                         "-", 503);
       // A fresh socket's send buffer takes this at once; no need to wait on a client we refuse.
       static constexpr std::string_view busy =
           "HTTP/1.1 503 Service Unavailable\r\nServer: eboardd\r\nContent-Length: 17\r\n"
@@ -389,6 +450,8 @@ void Server::stop() {
   if (!state_ || state_->stopped) return;
   state_->stopped = true;
   state_->retry.cancel();
+  state_->reject_flush.cancel();
+  state_->flush_rejected();
   if (state_->acceptor) {
     beast::error_code ec;
     state_->acceptor->close(ec);

@@ -67,6 +67,11 @@ struct ServerOptions {
   std::size_t ws_read_limit = 4096;                  // clients have nothing big to say
   std::chrono::milliseconds ws_idle_timeout{60000};  // pings at half of it; no answer by then: closed
   std::chrono::milliseconds ws_handshake_timeout{10000};
+  // Refused requests (401, 403, 503 busy, malformed) are logged with the peer, method, path and status,
+  // at most `reject_log_burst` a `reject_log_window`; the rest of a window is one "N more" line at its end
+  // (or at stop()), so that a flood of them cannot fill the log.
+  std::size_t reject_log_burst = 20;
+  std::chrono::milliseconds reject_log_window{1000};
 };
 
 struct ServerHandlers {

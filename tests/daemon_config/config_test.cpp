@@ -290,6 +290,40 @@ port = "/dev/ttyUSB3"
   Config other_port = m;
   other_port.http.port = 7781;
   EXPECT_TRUE(diff(m, other_port).http_changed);
+  // The token is checked per request: its change applies on reload, not after a restart.
+  Config other_token = m;
+  other_token.http.token = "another-token";
+  ConfigDiff td = diff(m, other_token);
+  EXPECT_TRUE(td.http_access_changed);
+  EXPECT_FALSE(td.http_changed);
+  EXPECT_FALSE(td.empty());
+}
+
+TEST(Config, ListenOverrideHasTheFilesExposureCheck) {
+  // The same words as the file's [http] listen, naming --listen.
+  const std::string why =
+      " is not a loopback address: set http.token (reading then needs it) or http.open_read = true to "
+      "publish the games to everyone who can connect";
+  expect_error("[http]\nlisten = \"0.0.0.0:7780\"\n", 1, "http.listen 0.0.0.0:7780" + why);
+  Config plain = parse_ok("");
+  auto refused = override_listen(plain.http, "0.0.0.0:7780");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error(), "--listen 0.0.0.0:7780" + why);
+  EXPECT_EQ(plain.http.listen, "127.0.0.1:7780");  // untouched when refused
+  EXPECT_FALSE(override_listen(plain.http, "nonsense"));
+
+  // With a token: published, and reading needs the token, as with the address in the file.
+  Config token = parse_ok("[http]\ntoken = \"0123456789\"\n");
+  EXPECT_TRUE(token.http.open_read);  // loopback
+  ASSERT_TRUE(override_listen(token.http, "0.0.0.0:7780"));
+  EXPECT_FALSE(token.http.loopback);
+  EXPECT_FALSE(token.http.open_read);
+  // open_read = true publishes on purpose; back on loopback, reading is open again.
+  Config open = parse_ok("[http]\nopen_read = true\n");
+  ASSERT_TRUE(override_listen(open.http, "[::]:7780"));
+  EXPECT_TRUE(open.http.open_read);
+  ASSERT_TRUE(override_listen(token.http, "127.0.0.1:7781"));
+  EXPECT_TRUE(token.http.open_read);
 }
 
 TEST(Config, EditDistance) {

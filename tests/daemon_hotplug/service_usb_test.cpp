@@ -231,7 +231,8 @@ TEST_F(UsbDaemon, ReloadTakesDiscoveredBoardsAwayWhenDiscoveryIsOffOrTheBoardIsN
 
   // The configuration now names it: the configured board takes its device over.
   auto d = service_->reload(parse("[discovery]\nusb = true\n[[board]]\nid = \"mine\"\nserial = \"XY-7\"\n"));
-  EXPECT_EQ(d.added, std::vector<std::string>{"mine"});
+  ASSERT_TRUE(d) << d.error();
+  EXPECT_EQ(d->added, std::vector<std::string>{"mine"});
   EXPECT_EQ(service_->board("dgt-XY-7"), nullptr);
   ASSERT_TRUE(run_until([&] { return link("mine") == "connected"; })) << status().dump(2);
   EXPECT_EQ(status()["usb"]["boards"][0]["board"], "mine");
@@ -240,7 +241,8 @@ TEST_F(UsbDaemon, ReloadTakesDiscoveredBoardsAwayWhenDiscoveryIsOffOrTheBoardIsN
   service_->reload(parse("[discovery]\nusb = true\n"));
   ASSERT_TRUE(run_until([&] { return link("dgt-XY-7") == "connected"; })) << status().dump(2);
   d = service_->reload(parse(""));
-  EXPECT_TRUE(d.discovery_changed);
+  ASSERT_TRUE(d) << d.error();
+  EXPECT_TRUE(d->discovery_changed);
   EXPECT_EQ(service_->board("dgt-XY-7"), nullptr);
   EXPECT_TRUE(service_->boards().empty());
   EXPECT_TRUE(status()["usb"]["boards"][0]["board"].is_null());

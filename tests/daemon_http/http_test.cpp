@@ -16,6 +16,8 @@
 #include <map>
 #include <thread>
 
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -23,6 +25,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "../daemon_journal/manual_source.hpp"
 #include "daemon/eboardd/service.hpp"
@@ -532,9 +535,10 @@ TEST(Http, ReloadKeepsUnchangedBoardsAndTheirClients) {
   ASSERT_TRUE(next);
   next->state_dir = d.dir().string();
   auto diff = d.on_io([&] { return d.service().reload(*next); });
-  EXPECT_EQ(diff.unchanged, std::vector<std::string>{"A"});
-  EXPECT_EQ(diff.changed, std::vector<std::string>{"B"});
-  EXPECT_EQ(diff.added, std::vector<std::string>{"C"});
+  ASSERT_TRUE(diff) << diff.error();
+  EXPECT_EQ(diff->unchanged, std::vector<std::string>{"A"});
+  EXPECT_EQ(diff->changed, std::vector<std::string>{"B"});
+  EXPECT_EQ(diff->added, std::vector<std::string>{"C"});
   EXPECT_EQ(d.on_io([&] { return d.service().board("A"); }), a);  // the same, still running
   EXPECT_NE(d.on_io([&] { return d.service().board("C"); }), nullptr);
   (void)b;
@@ -553,7 +557,8 @@ TEST(Http, ReloadKeepsUnchangedBoardsAndTheirClients) {
       "[http]\nlisten = \"127.0.0.1:0\"\n[[board]]\nid = \"A\"\nport = \"/dev/null\"\n", "reload.toml");
   fewer->state_dir = d.dir().string();
   auto d2 = d.on_io([&] { return d.service().reload(*fewer); });
-  EXPECT_EQ(d2.removed, (std::vector<std::string>{"B", "C"}));
+  ASSERT_TRUE(d2) << d2.error();
+  EXPECT_EQ(d2->removed, (std::vector<std::string>{"B", "C"}));
   EXPECT_EQ(json::parse(get(d.port(), "/status").body)["boards"].size(), 1u);
   EXPECT_EQ(d.on_io([&] { return d.service().board("A"); }), a);
 }
@@ -601,6 +606,129 @@ TEST(HttpServer, SnapshotLargerThanTheQueueLimitIsDelivered) {
   work.reset();
   t.join();
   EXPECT_EQ(server.stats().ws_dropped_slow, 1u);
+}
+
+// Refused requests on the log (issue 11): the operator sees who was refused what, never the token, and a
+// flood costs a few lines. The server alone, its log captured.
+namespace {
+
+class CapturedLog {
+ public:
+  CapturedLog() : sink_(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(10000)) {
+    before_ = spdlog::default_logger();
+    auto logger = std::make_shared<spdlog::logger>("captured", sink_);
+    logger->set_pattern("%v");
+    spdlog::set_default_logger(logger);
+  }
+  ~CapturedLog() { spdlog::set_default_logger(before_); }
+  std::vector<std::string> lines() const { return sink_->last_formatted(); }
+
+ private:
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_;
+  std::shared_ptr<spdlog::logger> before_;
+};
+
+// A server that refuses everything (401), on its own thread.
+class RefusingServer {
+ public:
+  explicit RefusingServer(http::ServerOptions o) {
+    http::ServerHandlers h;
+    h.on_request = [](const http::Request&) { return http::Response::json(401, R"({"error": "no"})"); };
+    server_ = std::make_unique<http::Server>(io_, o, h);
+    auto ep = server_->listen("127.0.0.1", 0);
+    EXPECT_TRUE(ep) << ep.error();
+    port_ = ep ? ep->port() : 0;
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  ~RefusingServer() { stop(); }
+  void stop() {
+    if (!thread_.joinable()) return;
+    asio::post(io_, [this] { server_->stop(); });
+    work_.reset();
+    thread_.join();
+  }
+  std::uint16_t port() const { return port_; }
+
+ private:
+  asio::io_context io_;
+  asio::executor_work_guard<asio::io_context::executor_type> work_ = asio::make_work_guard(io_);
+  std::unique_ptr<http::Server> server_;
+  std::uint16_t port_ = 0;
+  std::thread thread_;
+};
+
+int refused_lines(const std::vector<std::string>& lines, const std::string& needle) {
+  int n = 0;
+  for (const auto& l : lines)
+    n += l.find("http: refused") != std::string::npos && l.find(needle) != std::string::npos;
+  return n;
+}
+
+// The sum of the "N more refused requests" lines.
+int suppressed_count(const std::vector<std::string>& lines) {
+  static const std::regex more(R"(\.\.\. (\d+) more refused request)");
+  int n = 0;
+  std::smatch m;
+  for (const auto& l : lines)
+    if (std::regex_search(l, m, more)) n += std::stoi(m[1]);
+  return n;
+}
+
+}  // namespace
+
+TEST(HttpServer, RefusedRequestsAreLoggedRateLimitedAndWithoutTheToken) {
+  CapturedLog log;
+  http::ServerOptions o;
+  o.reject_log_burst = 5;
+  o.reject_log_window = std::chrono::hours(1);  // all of this test falls in one window
+  RefusingServer server(o);
+  for (int i = 0; i < 30; ++i)
+    EXPECT_EQ(request(server.port(), "POST", "/control/A/draw?token=query-secret-1", "{}",
+                      "Authorization: Bearer header-secret-2\r\n")
+                  .status,
+              401);
+  {
+    Conn garbage(server.port());
+    garbage.send("NOT HTTP AT ALL\r\n\r\n");
+    EXPECT_NE(garbage.read_all().find(" 400 "), std::string::npos);
+  }
+  server.stop();  // the rest of the window: its count comes now
+  const auto lines = log.lines();
+  std::string all;
+  for (const auto& l : lines) all += l + "\n";
+  EXPECT_EQ(refused_lines(lines, "POST /control/A/draw from 127.0.0.1:"), 5) << all;
+  EXPECT_EQ(refused_lines(lines, ": 401"), 5) << all;
+  EXPECT_EQ(suppressed_count(lines), 26) << all;  // 25 more 401s and the malformed one
+  EXPECT_EQ(all.find("secret"), std::string::npos) << all;
+}
+
+TEST(HttpServer, BusyRefusalsAreLoggedAndTheSuppressedCountComesWithoutAnotherRequest) {
+  CapturedLog log;
+  http::ServerOptions o;
+  o.max_clients = 1;
+  o.reject_log_burst = 1;
+  o.reject_log_window = std::chrono::milliseconds(100);
+  RefusingServer server(o);
+  Conn held(server.port());  // the one client served: every other gets 503
+  ASSERT_TRUE(held.connected());
+  for (int i = 0; i < 6; ++i) {
+    Conn c(server.port());
+    EXPECT_NE(c.read_all().find("503 Service Unavailable"), std::string::npos);
+  }
+  // Each refusal is either on a line of its own or counted by a window's "N more" line, which the
+  // window's end writes by itself (a timer): no further request is needed to see it.
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  std::vector<std::string> lines;
+  while (std::chrono::steady_clock::now() < deadline) {
+    lines = log.lines();
+    if (refused_lines(lines, ": 503") + suppressed_count(lines) == 6) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  std::string all;
+  for (const auto& l : lines) all += l + "\n";
+  EXPECT_EQ(refused_lines(lines, ": 503") + suppressed_count(lines), 6) << all;
+  EXPECT_GE(refused_lines(lines, "- - from 127.0.0.1:"), 1) << all;
+  server.stop();
 }
 
 // --- Control actions (issue 6): every route, its errors, and what it publishes -------------------------
@@ -814,9 +942,9 @@ TEST(Control, OnReloadTheConfigurationFileWinsOverRuntimeBoards) {
   auto again = config::parse_config(toml, "test.toml");
   ASSERT_TRUE(again);
   again->state_dir = d.dir().string();
-  d.on_io([&] { return d.service().reload(*again); });  // what SIGHUP does
-  EXPECT_TRUE(board_status(d.port(), "C").is_null());   // added at runtime: not in the file
-  EXPECT_FALSE(board_status(d.port(), "B").is_null());  // removed at runtime: the file has it
+  ASSERT_TRUE(d.on_io([&] { return d.service().reload(*again); }));  // what SIGHUP does
+  EXPECT_TRUE(board_status(d.port(), "C").is_null());                // added at runtime: not in the file
+  EXPECT_FALSE(board_status(d.port(), "B").is_null());               // removed at runtime: the file has it
   EXPECT_FALSE(board_status(d.port(), "A").is_null());
 }
 
