@@ -102,7 +102,7 @@ def config(a):
              "\\fB[[match]]\\fR (two boards of a bughouse match). Unknown keys are errors, reported with "
              "their line by \\fBeboardd \\-\\-config FILE \\-\\-check\\-config\\fR. "
              "SIGHUP (\\fBsystemctl reload eboardd\\fR) applies a changed file; boards that did not "
-             "change keep running. A file that would remove every running board is refused (the running "
+             "change keep running. A file with no board at all is refused while boards run (the running "
              "configuration stays) unless it sets \\fB[discovery] usb = true\\fR.\n"
              ".PP\nThe file as installed, every key explained in its comments:\n"
              ".PP\n.nf\n" + roff_text(toml) + "\n.fi\n")

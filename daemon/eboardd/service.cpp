@@ -391,10 +391,11 @@ void Service::order_boards() {
 
 tl::expected<config::ConfigDiff, std::string> Service::reload(config::Config next) {
   config::ConfigDiff d = config::diff(config_, next);
-  // A configuration that names none of the running boards is far more often a file emptied or truncated
-  // by mistake (an editor, a deployment) than a hall closing down: it would stop every game at once. Only
-  // a file that still serves boards, by USB discovery, may do that; stopping eboardd is the way otherwise.
-  if (!next.discovery.usb) {
+  // A configuration with no board at all is far more often a file emptied or truncated by mistake (an
+  // editor, a deployment) than a hall closing down: it would stop every game at once. Only a file that
+  // still serves boards, by USB discovery, may do that; stopping eboardd is the way otherwise. A file that
+  // names other boards (the next round's) is a deliberate change and applies.
+  if (!next.discovery.usb && next.boards.empty()) {
     std::vector<std::string> running;
     for (const auto& b : config_.boards)
       if (board(b.id)) running.push_back(b.id);
@@ -405,7 +406,7 @@ tl::expected<config::ConfigDiff, std::string> Service::reload(config::Config nex
       std::string ids;
       for (const auto& id : running) ids += (ids.empty() ? "" : ", ") + id;
       return tl::unexpected(
-          next.source + " would remove every running board (" + ids +
+          next.source + " names no board, which would stop every running board (" + ids +
           "); refused. Set [discovery] usb = true to run on discovered boards only, or stop "
           "eboardd to stop them all");
     }

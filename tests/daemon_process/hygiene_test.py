@@ -5,7 +5,7 @@
 
   lock    one daemon per state_dir even when eboardd.lock is deleted under the first; the refusal names its PID
   listen  --listen gets the exposure check of the file's [http] listen, with or without --config
-  reload  SIGHUP with a file naming none of the running boards is refused; a new http.token applies at once
+  reload  SIGHUP with a file naming no board is refused; a new http.token applies at once
 
 Usage: hygiene_test.py CASE EBOARDD. Every wait is bounded; the logs are printed when a case fails."""
 import json
