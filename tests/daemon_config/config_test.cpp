@@ -4,9 +4,9 @@
 // the file and the exact line, and the diff a reload applies.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <string>
 
 #include <unistd.h>
@@ -230,9 +230,17 @@ TEST(Config, LoadsFiles) {
   // Its commented examples are valid too once uncommented: "# key = ..." and "# [table]" lines.
   std::ifstream in(shipped);
   std::string line, uncommented;
-  const std::regex example_line(R"(^# (\[|[a-z_0-9]+ = ))");
-  while (std::getline(in, line))
-    uncommented += (std::regex_search(line, example_line) ? line.substr(2) : line) + "\n";
+  // "# [table]" or "# key = value" (a key of lower-case letters, digits and '_').
+  auto example_line = [](const std::string& l) {
+    if (l.rfind("# ", 0) != 0 || l.size() < 3) return false;
+    if (l[2] == '[') return true;
+    std::size_t i = 2;
+    while (i < l.size() && (std::islower(static_cast<unsigned char>(l[i])) ||
+                            std::isdigit(static_cast<unsigned char>(l[i])) || l[i] == '_'))
+      ++i;
+    return i > 2 && l.compare(i, 3, " = ") == 0;
+  };
+  while (std::getline(in, line)) uncommented += (example_line(line) ? line.substr(2) : line) + "\n";
   const auto dir =
       std::filesystem::temp_directory_path() / ("eboardd-config-example-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
