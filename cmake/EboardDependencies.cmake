@@ -21,5 +21,8 @@ pkg_check_modules(SERIALPORT REQUIRED IMPORTED_TARGET GLOBAL libserialport)
 pkg_check_modules(LIBUSB REQUIRED IMPORTED_TARGET GLOBAL libusb-1.0)
 pkg_check_modules(LIBSYSTEMD REQUIRED IMPORTED_TARGET GLOBAL libsystemd)
 
+# The build runs Python to write the man pages from the programs' --help; the tests run it too.
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+
 # Tests only: umockdev gives pseudo-terminals the sysfs identity of a USB serial board.
 pkg_check_modules(UMOCKDEV IMPORTED_TARGET GLOBAL umockdev-1.0)
