@@ -22,12 +22,6 @@ namespace {
 const std::array<std::string, 2> IDS = {"A", "B"};
 const std::string MATCH = "A-B";
 
-std::string tag_value(const BoardRuntime& b, const char* name) {
-  for (const auto& t : b.ledger().tags())
-    if (t.name == name) return t.value;
-  return {};
-}
-
 // One board of a game the journal holds, beside the demo's plan for it.
 struct Played {
   const rules::Game& game;
@@ -188,7 +182,7 @@ void Demo::begin_match(bool resuming) {
   std::optional<std::int64_t> at;
   bool begin_new = !resuming;
   if (resuming) {
-    const std::string recorded = tag_value(a, "EboardDemo");
+    const std::string recorded(rules::find_tag(a.ledger().tags(), "EboardDemo").value_or(""));
     const rules::Reconstructor& ra = m->match().board(0);
     const rules::Reconstructor& rb = m->match().board(1);
     const Played played[] = {{ra.game(), ra.physical(), c.plan.moves[0], c.plan.boards[0]},
@@ -242,7 +236,7 @@ void Demo::begin_game(int board, bool resuming) {
   std::optional<std::int64_t> at;
   bool begin_new = !resuming;
   if (resuming) {
-    const std::string recorded = tag_value(*rt, "EboardDemo");
+    const std::string recorded(rules::find_tag(rt->ledger().tags(), "EboardDemo").value_or(""));
     const journal::GameMachine& machine = rt->recovery().machine;
     if (recorded == c->label && machine.has_game()) {
       const rules::Reconstructor& r = machine.reconstructor();
