@@ -20,6 +20,8 @@ find_package(spdlog 1.10 CONFIG REQUIRED GLOBAL)
 pkg_check_modules(SERIALPORT REQUIRED IMPORTED_TARGET GLOBAL libserialport)
 pkg_check_modules(LIBUSB REQUIRED IMPORTED_TARGET GLOBAL libusb-1.0)
 pkg_check_modules(LIBSYSTEMD REQUIRED IMPORTED_TARGET GLOBAL libsystemd)
+# SHA-256 for the journal's hash chain, Ed25519 for signed archives.
+pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET GLOBAL libsodium)
 
 # The build runs Python to write the man pages from the programs' --help; the tests run it too.
 find_package(Python3 REQUIRED COMPONENTS Interpreter)

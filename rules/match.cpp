@@ -33,6 +33,17 @@ Match::Match(MatchConfig cfg, Game a, Game b)
   for (int i = 0; i < 2; ++i) plies_seen_[std::size_t(i)] = boards_[std::size_t(i)].game().ply_count();
 }
 
+Match::Match(MatchConfig cfg, Game a, Game b, const std::vector<int>& completed_by,
+             std::optional<MatchResultEvent> result)
+    : Match(std::move(cfg), std::move(a), std::move(b)) {
+  std::array<int, 2> next{};
+  for (int board : completed_by) {
+    board &= 1;
+    order_.push_back({board, next[std::size_t(board)]++});
+  }
+  result_ = std::move(result);
+}
+
 std::vector<Event> Match::on_sensor(int b, const SensorEvent& e) {
   std::vector<Event> out = advance(e.t_ms);
   b &= 1;

@@ -54,6 +54,10 @@ class Match {
   explicit Match(MatchConfig cfg);
   // Continues two games (both Variant::Bughouse; their positions' pockets are the official reserves).
   Match(MatchConfig cfg, Game a, Game b);
+  // The same, with the order the moves were completed in (the board of each, as record() lists them) and
+  // the match result if it was decided: a match rebuilt from its record keeps its BPGN.
+  Match(MatchConfig cfg, Game a, Game b, const std::vector<int>& completed_by,
+        std::optional<MatchResultEvent> result);
 
   // A sensor event of board 0 (A) or 1 (B).
   std::vector<Event> on_sensor(int board, const SensorEvent& e);

@@ -11,6 +11,7 @@
 
 #include "daemon/core/event_json.hpp"
 #include "daemon/journal/syncer.hpp"
+#include "daemon/outputs/archive_guard.hpp"
 #include "daemon/outputs/async_file.hpp"
 #include "daemon/outputs/atomic_file.hpp"
 #include "rules/notation.hpp"
@@ -123,47 +124,41 @@ tl::expected<void, std::string> BoardRuntime::open() {
     return tl::unexpected("cannot create " + (options_.state_dir / "games").string() + ": " + ec.message());
 
   const fs::path path = journal_path();
-  std::optional<std::uint64_t> keep;
   recovery_.emplace(id_);
-  if (options_.match_member) return open_match_member(path);
-  if (fs::exists(path)) {
+  auto read = read_journal(path);
+  if (!read) return tl::unexpected(read.error());
+  if (options_.match_member) return open_match_member(path, std::move(*read));
+  journal::JournalScan scan = read->value_or(journal::JournalScan{});
+  if (*read) {
     auto t0 = std::chrono::steady_clock::now();
-    auto scan = scan_or_set_aside(path);
-    if (scan) {
-      keep = scan->valid_bytes;
-      *recovery_ = journal::recover(*scan, id_);
-      journal::Recovery& r = *recovery_;
-      auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
-                    .count();
-      if (!r.torn.empty()) spdlog::warn("board {}: journal {}: {}", id_, path.string(), r.torn);
-      for (const auto& b : r.bad_records) spdlog::warn("board {}: journal: skipped {}", id_, b);
-      for (const auto& m : r.mismatches) spdlog::warn("board {}: journal replay differs: {}", id_, m);
-      if (r.machine.has_game()) {
-        spdlog::info(
-            "board {}: recovered game {} at ply {} from {} records in {} ms ({} sensor events, {} of {} "
-            "journaled events reproduced{})",
-            id_, r.ledger.game_number(), r.machine.game().ply_count(), scan->records.size(), ms,
-            r.sensor_records, r.matched_events, r.journaled_events,
-            r.unjournaled.empty() ? "" : ", " + std::to_string(r.unjournaled.size()) + " not yet journaled");
-        // What the world saw wins over a replay that disagrees with it.
-        if (!r.exact() && r.published_game && r.published_game->ply_count() != r.machine.game().ply_count()) {
-          spdlog::warn("board {}: continuing the game as published ({} plies), not as replayed ({} plies)",
-                       id_, r.published_game->ply_count(), r.machine.game().ply_count());
-          r.machine.resume(*r.published_game);
-        }
-      }
-      recovery_summary_ = {{"records", scan->records.size()},
-                           {"sensor_events", r.sensor_records},
-                           {"raw_records", r.raw_records},
-                           {"journaled_events", r.journaled_events},
-                           {"reproduced_events", r.matched_events},
-                           {"mismatched_events", r.mismatched_events},
-                           {"unjournaled_events", r.unjournaled.size()},
-                           {"torn_tail", r.torn},
-                           {"replay_ms", ms}};
+    *recovery_ = journal::recover(scan, id_);
+    journal::Recovery& r = *recovery_;
+    auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+    for (const auto& b : r.bad_records) spdlog::warn("board {}: journal: skipped {}", id_, b);
+    for (const auto& m : r.mismatches) spdlog::warn("board {}: journal replay differs: {}", id_, m);
+    if (r.machine.has_game()) {
+      spdlog::info(
+          "board {}: recovered game {} at ply {} from {} records in {} ms ({} sensor events, {} of {} "
+          "journaled events reproduced{})",
+          id_, r.ledger.game_number(), r.machine.game().ply_count(), scan.records.size(), ms, r.sensor_records,
+          r.matched_events, r.journaled_events,
+          r.unjournaled.empty() ? "" : ", " + std::to_string(r.unjournaled.size()) + " not yet journaled");
+      if (r.continue_from_published)
+        spdlog::warn("board {}: continuing the game as published ({} plies), not as replayed", id_,
+                     r.machine.game().ply_count());
     }
+    recovery_summary_ = {{"records", scan.records.size()},
+                         {"sensor_events", r.sensor_records},
+                         {"raw_records", r.raw_records},
+                         {"journaled_events", r.journaled_events},
+                         {"reproduced_events", r.matched_events},
+                         {"mismatched_events", r.mismatched_events},
+                         {"unjournaled_events", r.unjournaled.size()},
+                         {"torn_tail", r.torn},
+                         {"replay_ms", ms}};
   }
-  auto w = journal::JournalWriter::open(path, keep);
+  auto w = journal::JournalWriter::open(path, scan);
   if (!w) return tl::unexpected(w.error());
   writer_ = std::move(*w);
   journal::Recovery& r = *recovery_;
@@ -186,33 +181,75 @@ tl::expected<void, std::string> BoardRuntime::open() {
       unpublished_.push_back({writer_.size(), true, e, std::move(line)});
     }
   }
+  announce_damage(r.machine.has_game() ? r.machine.game().ply_count() : 0);
   sync_now();
   return {};
 }
 
-std::optional<journal::JournalScan> BoardRuntime::scan_or_set_aside(const fs::path& path) {
-  auto scan = journal::scan_journal(path);
-  if (scan) return std::move(*scan);
-  // Not ours, or unreadable: keep it for a human and start a fresh journal.
-  fs::path aside = path;
-  aside += ".unreadable-" + std::to_string(now_ms());
+tl::expected<std::optional<journal::JournalScan>, std::string> BoardRuntime::read_journal(const fs::path& path) {
   std::error_code ec;
-  fs::rename(path, aside, ec);
-  spdlog::error("board {}: {}; moved to {} and starting a new journal", id_, scan.error(), aside.string());
-  return std::nullopt;
-}
-
-tl::expected<void, std::string> BoardRuntime::open_match_member(const fs::path& path) {
-  std::optional<std::uint64_t> keep;
-  if (fs::exists(path)) {
-    auto scan = scan_or_set_aside(path);
-    if (scan) {
-      keep = scan->valid_bytes;
-      if (!scan->problem.empty()) spdlog::warn("board {}: journal {}: {}", id_, path.string(), scan->problem);
-      match_scan_ = std::move(*scan);
+  const fs::file_status st = fs::symlink_status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    return tl::unexpected("cannot look at the journal " + path.string() + ": " + ec.message());
+  if (!fs::exists(st)) return std::optional<journal::JournalScan>();
+  // Unreadable is a configuration matter (permissions, a wrong state_dir), not damage: the board waits for
+  // it to be fixed (a reload tries again) and nothing is moved or recreated.
+  auto scan = journal::scan_journal(path);
+  if (!scan)
+    return tl::unexpected("the journal is unreadable: " + scan.error() +
+                          " (fix it, or move it away to start the board afresh, then reload)");
+  if (!scan->clean()) {
+    // Kept byte for byte before the writer drops a torn tail, so that nothing is ever destroyed.
+    auto copy = journal::keep_damaged_copy(path, options_.clock());
+    if (!copy)
+      return tl::unexpected("the journal " + path.string() + " is damaged (" + scan->problem +
+                            ") and no copy of it could be kept, so it is left untouched: " + copy.error());
+    damage_ = Damage{scan->problem, copy->string(), scan->damaged_bytes() + (scan->file_bytes - scan->valid_bytes),
+                     scan->damaged.size() + (scan->torn_tail() ? 1 : 0)};
+    spdlog::error("board {}: journal {}: {}; a copy of the file as it was is kept at {}", id_, path.string(),
+                  scan->problem, copy->string());
+    if (!scan->damaged.empty()) {
+      // Damage inside the file: the journal goes on as its intact records, so that the next start reads it
+      // clean (the alert is not raised again) and new records follow records, not garbage.
+      if (auto ok = journal::rewrite_intact(path, *scan); !ok)
+        return tl::unexpected("the journal " + path.string() + " is damaged and could not be rewritten: " +
+                              ok.error());
+      auto again = journal::scan_journal(path);
+      if (!again) return tl::unexpected("the rewritten journal is unreadable: " + again.error());
+      // Recovery must still know that records are missing (it then trusts only what was published).
+      again->damaged = std::move(scan->damaged);
+      again->problem = std::move(scan->problem);
+      scan = std::move(again);
     }
   }
-  auto w = journal::JournalWriter::open(path, keep);
+  return std::optional<journal::JournalScan>(std::move(*scan));
+}
+
+void BoardRuntime::announce_damage(int ply) {
+  if (!damage_ || damage_announced_) return;
+  damage_announced_ = true;
+  AlertEvent a;
+  a.code = "journal-damaged";
+  a.ply = ply;
+  a.side = ply % 2 ? BLACK : WHITE;
+  a.detail = "the journal of board " + id_ + " was damaged: " + std::to_string(damage_->bytes) + " bytes in " +
+             std::to_string(damage_->places) +
+             " place(s) could not be read and are skipped; everything intact was recovered; the file as it "
+             "was is kept at " +
+             damage_->copy;
+  a.extra.push_back({"lost_bytes", std::to_string(damage_->bytes), true});
+  a.extra.push_back({"copy", damage_->copy, false});
+  Event e;
+  e.t_ms = now_ms();
+  e.board = id_;
+  e.what = std::move(a);
+  events({e});
+}
+
+tl::expected<void, std::string> BoardRuntime::open_match_member(const fs::path& path,
+                                                               std::optional<journal::JournalScan> scan) {
+  if (scan) match_scan_ = std::move(*scan);
+  auto w = journal::JournalWriter::open(path, match_scan_ ? *match_scan_ : journal::JournalScan{});
   if (!w) return tl::unexpected(w.error());
   writer_ = std::move(*w);
   bool has_header = false;
@@ -223,7 +260,7 @@ tl::expected<void, std::string> BoardRuntime::open_match_member(const fs::path& 
   return {};
 }
 
-void BoardRuntime::match_resume(journal::Ledger ledger, std::vector<Event> unjournaled) {
+void BoardRuntime::match_resume(journal::Ledger ledger, std::vector<Event> unjournaled, int ply) {
   ledger_ = std::move(ledger);
   for (const Event& e : unjournaled) {
     last_t_ = std::max(last_t_, e.t_ms);
@@ -231,6 +268,7 @@ void BoardRuntime::match_resume(journal::Ledger ledger, std::vector<Event> unjou
     append(journal::EventEntry{line});
     unpublished_.push_back({writer_.size(), true, e, std::move(line)});
   }
+  announce_damage(ply);
   sync_now();
 }
 
@@ -521,14 +559,27 @@ std::string BoardRuntime::pgn() const { return outputs::game_pgn(board_game()); 
 void BoardRuntime::write_pgn(bool now) {
   outputs::BoardGame g = board_game();
   fs::path path = options_.state_dir / "games" / outputs::game_file_name(g);
+  std::string pgn = outputs::game_pgn(g);
+  if (guard_archive_) {
+    // Until the recovered game is at least as rich as the file written before the restart, the file stays.
+    if (outputs::would_impoverish(path, pgn)) {
+      if (!archive_kept_)
+        spdlog::warn("board {}: {} holds more of this game than the journal gave back; it is kept, and the "
+                     "recovered record is written to {}",
+                     id_, path.string(), outputs::recovered_path(path).string());
+      archive_kept_ = true;
+      path = outputs::recovered_path(path);
+    } else {
+      guard_archive_ = false;
+    }
+  }
   if (files_ && !now) {
     // Errors are the writer's to log (once per file while they last).
     pgn_path_ = path.string();
-    files_->submit(path, outputs::game_pgn(g), /*urgent=*/g.game->outcome().has_value());
+    files_->submit(path, std::move(pgn), /*urgent=*/g.game->outcome().has_value());
     return;
   }
-  auto ok = files_ ? files_->write_now(path, outputs::game_pgn(g))
-                   : outputs::write_file_atomic(path, outputs::game_pgn(g));
+  auto ok = files_ ? files_->write_now(path, std::move(pgn)) : outputs::write_file_atomic(path, pgn);
   if (!ok) {
     if (pgn_error_ != ok.error()) spdlog::error("board {}: {}", id_, ok.error());
     pgn_error_ = ok.error();
@@ -586,6 +637,11 @@ nlohmann::json BoardRuntime::status() const {
                          {"awaiting_sync", unpublished_.size()},
                          {"ok", !journal_failed_}};
   if (!recovery_summary_.is_null()) journal["recovery"] = recovery_summary_;
+  if (damage_)
+    journal["damaged_at_start"] = {{"problem", damage_->problem},
+                                   {"lost_bytes", damage_->bytes},
+                                   {"places", damage_->places},
+                                   {"copy", damage_->copy}};
   nlohmann::json j{{"id", id_},
                    {"device", options_.device},
                    {"profile", options_.profile},

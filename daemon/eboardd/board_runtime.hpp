@@ -89,7 +89,7 @@ class BoardRuntime : public BoardSink {
   const journal::JournalScan* match_scan() const { return match_scan_ ? &*match_scan_ : nullptr; }
   // Takes the match's recovery of this board: its ledger, and its events the replay derived but the
   // journal does not hold (journaled and published now).
-  void match_resume(journal::Ledger ledger, std::vector<rules::Event> unjournaled);
+  void match_resume(journal::Ledger ledger, std::vector<rules::Event> unjournaled, int ply);
   // Journals an input of the match (new game, sensor event, advance, control) with the match's sequence
   // number, the order in which recovery feeds the inputs of both boards.
   void journal_input(const journal::Entry& e, std::int64_t seq);
@@ -153,9 +153,25 @@ class BoardRuntime : public BoardSink {
   void drain();
   // The PGN file of the current game: on this thread (`now`), or by the background writer.
   void write_pgn(bool now = true);
-  tl::expected<void, std::string> open_match_member(const std::filesystem::path& path);
+  tl::expected<void, std::string> open_match_member(const std::filesystem::path& path,
+                                                    std::optional<journal::JournalScan> scan);
   // The journal at `path` scanned, or (not ours, unreadable) renamed aside with an error logged.
-  std::optional<journal::JournalScan> scan_or_set_aside(const std::filesystem::path& path);
+  // The journal as read at start-up: none when absent; an error when it cannot be read. A damaged one is
+  // copied aside first (damage_).
+  tl::expected<std::optional<journal::JournalScan>, std::string> read_journal(const std::filesystem::path& path);
+  // Publishes the journal-damaged alert once, when the journal was damaged at start-up.
+  void announce_damage(int ply);
+  struct Damage {
+    std::string problem;
+    std::string copy;  // where the file as it was is kept
+    std::uint64_t bytes = 0;
+    std::size_t places = 0;
+  };
+  std::optional<Damage> damage_;
+  bool damage_announced_ = false;
+  // The first archive writes after start-up must not replace a richer file (outputs/archive_guard.hpp).
+  bool guard_archive_ = true;
+  bool archive_kept_ = false;
 
   [[maybe_unused]] boost::asio::io_context& io_;  // for the session wiring to come
   std::string id_;

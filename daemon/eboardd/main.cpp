@@ -315,8 +315,11 @@ int main(int argc, char** argv) {
   boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
   auto status_line = [&service] {
     auto ep = service.endpoint();
-    return std::to_string(service.boards().size()) + " board(s), listening on " +
-           (ep ? ep->address().to_string() + ":" + std::to_string(ep->port()) : "-");
+    std::string line = std::to_string(service.boards().size()) + " board(s), listening on " +
+                       (ep ? ep->address().to_string() + ":" + std::to_string(ep->port()) : "-");
+    // systemd shows this line: a board that could not start must not hide behind "active (running)".
+    for (const auto& [id, why] : service.failed_boards()) line += "; board " + id + " NOT STARTED: " + why;
+    return line;
   };
   std::function<void(const boost::system::error_code&, int)> on_signal;
   on_signal = [&](const boost::system::error_code& ec, int sig) {

@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "daemon/outputs/archive_guard.hpp"
 #include "daemon/outputs/atomic_file.hpp"
 #include "daemon/session/board_session.hpp"
 #include "drivers/dgt/encoder.hpp"
@@ -66,9 +67,37 @@ rules::MatchConfig MatchRuntime::match_config() const {
   return mc;
 }
 
+namespace {
+
+// -1: the journal holds no match; else the number of inputs journaled after its last match start.
+int match_inputs(const journal::JournalScan* scan) {
+  int n = -1;
+  if (!scan) return n;
+  for (const auto& r : scan->records) {
+    if (r.type == 'N')
+      n = 0;
+    else if (n >= 0 && (r.type == 'S' || r.type == 'C'))
+      ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
 tl::expected<void, std::string> MatchRuntime::open() {
   if (!profile_by_name(config_.rules))
     return tl::unexpected("match " + name() + ": unknown rules profile '" + config_.rules + "'");
+  // A match in progress on one journal and absent from the other (emptied, lost, replaced): continuing would
+  // rewrite the partner's past from one side only. Both journals are written at every match start, so a
+  // crash cannot cause this; a human must decide.
+  for (int b = 0; b < 2; ++b) {
+    if (match_inputs(boards_[std::size_t(b)]->match_scan()) > 0 && match_inputs(boards_[std::size_t(b ^ 1)]->match_scan()) < 0)
+      return tl::unexpected("match " + name() + ": the journal of board " + config_.boards[std::size_t(b)] +
+                            " holds a match in progress but the journal of board " +
+                            config_.boards[std::size_t(b ^ 1)] +
+                            " holds no match at all; restore it, or move both journals away to start a new "
+                            "match, then reload");
+  }
   auto t0 = std::chrono::steady_clock::now();
   recovery_ = journal::recover_match(boards_[0]->match_scan(), boards_[1]->match_scan(), match_config());
   auto& r = *recovery_;
@@ -78,9 +107,13 @@ tl::expected<void, std::string> MatchRuntime::open() {
   if (!r.match) return new_match().map([](int) {});
   match_ = std::move(r.match);
   r.match.reset();
+  if (r.continue_from_published)
+    spdlog::warn("match {}: continuing the match as published (plies {}/{}), not as replayed", name(),
+                 match_->board(0).game().ply_count(), match_->board(1).game().ply_count());
   for (int b = 0; b < 2; ++b)
     boards_[std::size_t(b)]->match_resume(std::move(r.ledgers[std::size_t(b)]),
-                                          std::move(r.unjournaled[std::size_t(b)]));
+                                          std::move(r.unjournaled[std::size_t(b)]),
+                                          match_->board(b).game().ply_count());
   auto ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
   spdlog::info(
@@ -231,7 +264,22 @@ fs::path MatchRuntime::bpgn_path() const {
 }
 
 void MatchRuntime::write_bpgn() {
-  auto ok = outputs::write_file_atomic(bpgn_path(), bpgn());
+  fs::path path = bpgn_path();
+  const std::string text = bpgn();
+  if (guard_archive_) {
+    // Until the recovered match is at least as rich as the file written before the restart, the file stays.
+    if (outputs::would_impoverish(path, text)) {
+      if (!archive_kept_)
+        spdlog::warn("match {}: {} holds more of this match than the journals gave back; it is kept, and the "
+                     "recovered record is written to {}",
+                     name(), path.string(), outputs::recovered_path(path).string());
+      archive_kept_ = true;
+      path = outputs::recovered_path(path);
+    } else {
+      guard_archive_ = false;
+    }
+  }
+  auto ok = outputs::write_file_atomic(path, text);
   if (!ok) {
     if (bpgn_error_ != ok.error()) spdlog::error("match {}: {}", name(), ok.error());
     bpgn_error_ = ok.error();

@@ -114,6 +114,9 @@ class MatchRuntime {
   std::int64_t seq_ = 0;
   std::int64_t last_t_ = 0;
   std::string bpgn_error_;
+  // The first archive writes after start-up must not replace a richer file (outputs/archive_guard.hpp).
+  bool guard_archive_ = true;
+  bool archive_kept_ = false;
 };
 
 // Two serial boards whose sessions read sensor events only (session::BoardSessionConfig::sensor_only).

@@ -329,6 +329,9 @@ void Service::add_match(const config::MatchConfig& m) {
     if (auto ok = rt->open(); !ok) {
       spdlog::error("board {}: not started: {}", bc[b]->id, ok.error());
       failed_[bc[b]->id] = ok.error();
+      const std::string& partner = bc[b ^ 1]->id;
+      failed_[partner] = "not started with its match: board " + bc[b]->id + " could not start";
+      spdlog::error("board {}: {}", partner, failed_[partner]);
       return;
     }
     rts[std::size_t(b)] = std::move(rt);

@@ -72,6 +72,8 @@ class Service {
   std::optional<boost::asio::ip::tcp::endpoint> endpoint() const { return endpoint_; }
   BoardRuntime* board(std::string_view id);
   const std::vector<std::unique_ptr<BoardRuntime>>& boards() const { return boards_; }
+  // Configured boards that are not running, and why (an unreadable journal, a failed match start …).
+  const std::map<std::string, std::string>& failed_boards() const { return failed_; }
   MatchRuntime* match(std::string_view name);
   const std::vector<std::unique_ptr<MatchRuntime>>& matches() const { return matches_; }
   http::Server& http_server() { return *http_; }

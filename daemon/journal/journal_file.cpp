@@ -6,10 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "daemon/journal/crc32.hpp"
@@ -53,22 +54,197 @@ void sync_directory(const std::filesystem::path& dir) {
   ::close(dfd);
 }
 
-// Appends the framed record to `out` (no temporary strings: the loop frames a few thousand a second).
-void append_frame(std::string& out, char type, std::string_view body) {
+// Appends a version 1 record to `out` (no temporary strings: the loop frames a few thousand a second).
+void append_frame_v1(std::string& out, char type, std::string_view body) {
   const std::uint32_t crc = crc32(body, crc32(std::string_view(&type, 1)));
-  out.reserve(out.size() + RECORD_OVERHEAD + body.size());
+  out.reserve(out.size() + 9 + body.size());
   put_u32(out, std::uint32_t(body.size() + 1));
   put_u32(out, crc);
   out.push_back(type);
   out.append(body);
 }
 
+std::string_view as_chars(const ChainValue& c) {
+  return {reinterpret_cast<const char*>(c.data()), c.size()};
+}
+
+std::string errno_reason(const std::filesystem::path& path) { return path.string() + ": " + std::strerror(errno); }
+
+// Reads a whole file with read(2), so that the caller gets the system's reason when it cannot.
+tl::expected<std::string, std::string> read_whole(const std::filesystem::path& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return tl::unexpected("cannot open " + errno_reason(path));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    std::string why = "cannot stat " + errno_reason(path);
+    ::close(fd);
+    return tl::unexpected(why);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return tl::unexpected("cannot read " + path.string() + ": not a regular file");
+  }
+  std::string bytes;
+  bytes.resize(std::size_t(st.st_size));
+  std::size_t got = 0;
+  for (;;) {
+    if (got == bytes.size()) bytes.resize(got + 65536);  // the file grew while being read
+    ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      std::string why = "cannot read " + errno_reason(path);
+      ::close(fd);
+      return tl::unexpected(why);
+    }
+    if (n == 0) break;
+    got += std::size_t(n);
+  }
+  ::close(fd);
+  bytes.resize(got);
+  return bytes;
+}
+
+// Version 1: reading stops at the first bad record.
+void scan_v1(std::string_view bytes, JournalScan& scan) {
+  std::size_t at = MAGIC_V1.size();
+  while (at < bytes.size()) {
+    std::string why;
+    const std::size_t left = bytes.size() - at;
+    std::uint32_t len = left >= 8 ? get_u32(bytes, at) : 0;
+    if (left < 8)
+      why = "is cut inside its length and checksum";
+    else if (len == 0 || len > MAX_RECORD_BYTES)
+      why = "has an impossible length " + std::to_string(len);
+    else if (left - 8 < len)
+      why = "is cut short (" + std::to_string(left - 8) + " of " + std::to_string(len) + " bytes)";
+    else if (crc32(bytes.substr(at + 8, len)) != get_u32(bytes, at + 4))
+      why = "fails its checksum";
+    if (!why.empty()) {
+      scan.problem = "record at byte " + std::to_string(at) + " " + why + "; " + std::to_string(left) +
+                     " bytes after it are ignored";
+      break;
+    }
+    std::string_view typed = bytes.substr(at + 8, len);
+    scan.records.push_back(FileRecord{typed[0], std::string(typed.substr(1)), at});
+    at += 8 + len;
+    scan.valid_bytes = at;
+  }
+}
+
+// Version 2: why the record at `at` is not whole and checked (empty: it is; `len` is then its length field).
+std::string check_v2(std::string_view bytes, std::size_t at, std::uint32_t& len) {
+  const std::size_t left = bytes.size() - at;
+  if (left < 12) return "is cut inside its header";
+  if (bytes.substr(at, SYNC.size()) != SYNC) return "does not start with the sync marker";
+  len = get_u32(bytes, at + 4);
+  if (len < LINK_BYTES + 1 || len > MAX_RECORD_BYTES) return "has an impossible length " + std::to_string(len);
+  if (left - 12 < len)
+    return "is cut short (" + std::to_string(left - 12) + " of " + std::to_string(len) + " bytes)";
+  if (crc32(bytes.substr(at + 12, len)) != get_u32(bytes, at + 8)) return "fails its checksum";
+  return {};
+}
+
+void scan_v2(std::string_view bytes, JournalScan& scan) {
+  std::size_t at = MAGIC.size();
+  std::vector<std::string> problems;
+  while (at < bytes.size()) {
+    std::uint32_t len = 0;
+    std::string why = check_v2(bytes, at, len);
+    if (!why.empty()) {
+      // Damage, or the torn tail of a power cut: the next record that checks tells which.
+      std::size_t next = at;
+      std::uint32_t next_len = 0;
+      for (;;) {
+        next = bytes.find(SYNC, next + 1);
+        if (next == std::string_view::npos || check_v2(bytes, next, next_len).empty()) break;
+      }
+      if (next == std::string_view::npos) {
+        problems.push_back("torn tail: the record at byte " + std::to_string(at) + " " + why + "; the " +
+                           std::to_string(bytes.size() - at) + " bytes from there are dropped");
+        break;
+      }
+      scan.damaged.push_back({at, next - at, "the record at byte " + std::to_string(at) + " " + why});
+      problems.push_back("damaged: " + std::to_string(next - at) + " bytes at byte " + std::to_string(at) +
+                         " skipped (the record there " + why + ")");
+      at = next;
+      len = next_len;
+    }
+    std::string_view linked = bytes.substr(at + 12, len);
+    ChainValue link{};
+    std::memcpy(link.data(), linked.data(), LINK_BYTES);
+    if (link != scan.chain) {
+      scan.chain_breaks.push_back(at);
+      // After damage the link is the only knowledge of the lost records' chain: carry on from it.
+      if (scan.damaged.empty() || scan.damaged.back().offset + scan.damaged.back().bytes != at)
+        problems.push_back("the record at byte " + std::to_string(at) +
+                           " does not link to the record before it (altered, removed or inserted records)");
+    }
+    const char type = linked[LINK_BYTES];
+    std::string_view body = linked.substr(LINK_BYTES + 1);
+    scan.chain = chain_next(link, type, body);
+    scan.records.push_back(FileRecord{type, std::string(body), at});
+    at += 12 + len;
+    scan.valid_bytes = at;
+  }
+  for (const auto& p : problems) scan.problem += (scan.problem.empty() ? "" : "; ") + p;
+}
+
 }  // namespace
 
-std::string frame_record(char type, std::string_view body) {
+ChainValue chain_start() {
+  static const ChainValue start = [] {
+    std::array<std::uint8_t, crypto_hash_sha256_BYTES> h{};
+    crypto_hash_sha256(h.data(), reinterpret_cast<const unsigned char*>(MAGIC.data()), MAGIC.size());
+    ChainValue c{};
+    std::copy_n(h.begin(), LINK_BYTES, c.begin());
+    return c;
+  }();
+  return start;
+}
+
+ChainValue chain_next(const ChainValue& link, char type, std::string_view body) {
+  crypto_hash_sha256_state st;
+  crypto_hash_sha256_init(&st);
+  crypto_hash_sha256_update(&st, link.data(), link.size());
+  const auto t = static_cast<unsigned char>(type);
+  crypto_hash_sha256_update(&st, &t, 1);
+  crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(body.data()), body.size());
+  std::array<std::uint8_t, crypto_hash_sha256_BYTES> h{};
+  crypto_hash_sha256_final(&st, h.data());
+  ChainValue c{};
+  std::copy_n(h.begin(), LINK_BYTES, c.begin());
+  return c;
+}
+
+std::string chain_hex(const ChainValue& c) {
+  static constexpr char digits[] = "0123456789abcdef";
   std::string out;
-  append_frame(out, type, body);
+  for (std::uint8_t b : c) {
+    out.push_back(digits[b >> 4]);
+    out.push_back(digits[b & 15]);
+  }
   return out;
+}
+
+void Framer::append(std::string& out, char type, std::string_view body) {
+  if (version_ == 1) return append_frame_v1(out, type, body);
+  std::uint32_t crc = crc32(as_chars(chain_));
+  crc = crc32(std::string_view(&type, 1), crc);
+  crc = crc32(body, crc);
+  out.reserve(out.size() + RECORD_OVERHEAD + body.size());
+  out.append(SYNC);
+  put_u32(out, std::uint32_t(LINK_BYTES + 1 + body.size()));
+  put_u32(out, crc);
+  out.append(as_chars(chain_));
+  out.push_back(type);
+  out.append(body);
+  chain_ = chain_next(chain_, type, body);
+}
+
+std::uint64_t JournalScan::damaged_bytes() const {
+  std::uint64_t n = 0;
+  for (const auto& d : damaged) n += d.bytes;
+  return n;
 }
 
 JournalScan scan_journal_bytes(std::string_view bytes) {
@@ -79,50 +255,62 @@ JournalScan scan_journal_bytes(std::string_view bytes) {
       scan.problem = "file cut inside the magic (" + std::to_string(bytes.size()) + " bytes)";
     return scan;
   }
-  std::size_t at = MAGIC.size();
-  scan.valid_bytes = at;
-  while (at < bytes.size()) {
-    auto torn = [&](const std::string& why) {
-      scan.problem = "record at byte " + std::to_string(at) + " " + why + "; " +
-                     std::to_string(bytes.size() - at) + " bytes after it are ignored";
-    };
-    if (bytes.size() - at < 8) {
-      torn("is cut inside its length and checksum");
-      break;
-    }
-    std::uint32_t len = get_u32(bytes, at);
-    std::uint32_t crc = get_u32(bytes, at + 4);
-    if (len == 0 || len > MAX_RECORD_BYTES) {
-      torn("has an impossible length " + std::to_string(len));
-      break;
-    }
-    if (bytes.size() - at - 8 < len) {
-      torn("is cut short (" + std::to_string(bytes.size() - at - 8) + " of " + std::to_string(len) +
-           " bytes)");
-      break;
-    }
-    std::string_view typed = bytes.substr(at + 8, len);
-    if (crc32(typed) != crc) {
-      torn("fails its checksum");
-      break;
-    }
-    scan.records.push_back(FileRecord{typed[0], std::string(typed.substr(1)), at});
-    at += 8 + len;
-    scan.valid_bytes = at;
+  scan.valid_bytes = MAGIC.size();
+  if (bytes.substr(0, MAGIC_V1.size()) == MAGIC_V1) {
+    scan.version = 1;
+    scan_v1(bytes, scan);
+  } else {
+    scan_v2(bytes, scan);
   }
   return scan;
 }
 
 tl::expected<JournalScan, std::string> scan_journal(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return tl::unexpected("cannot open " + path.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string bytes = ss.str();
-  std::size_t n = std::min(bytes.size(), MAGIC.size());
-  if (bytes.compare(0, n, MAGIC.substr(0, n)) != 0)
+  auto bytes = read_whole(path);
+  if (!bytes) return tl::unexpected(bytes.error());
+  std::size_t n = std::min(bytes->size(), MAGIC.size());
+  if (bytes->compare(0, n, MAGIC.substr(0, n)) != 0 && bytes->compare(0, n, MAGIC_V1.substr(0, n)) != 0)
     return tl::unexpected(path.string() + " is not an eboardd journal (wrong magic)");
-  return scan_journal_bytes(bytes);
+  return scan_journal_bytes(*bytes);
+}
+
+tl::expected<void, std::string> rewrite_intact(const std::filesystem::path& path, const JournalScan& scan) {
+  std::string bytes(scan.version == 1 ? MAGIC_V1 : MAGIC);
+  Framer framer(scan.version);
+  for (const FileRecord& r : scan.records) framer.append(bytes, r.type, r.body);
+  std::filesystem::path tmp = path;
+  tmp += ".rewrite";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+  if (fd < 0) return tl::unexpected(errno_text("cannot create", tmp));
+  const bool ok = write_all(fd, bytes) && ::fsync(fd) == 0;
+  std::string why = ok ? std::string() : errno_text("cannot write", tmp);
+  ::close(fd);
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    if (ok) why = errno_text("cannot rename over", path);
+    ::unlink(tmp.c_str());
+    return tl::unexpected(why);
+  }
+  sync_directory(path.parent_path());
+  return {};
+}
+
+tl::expected<std::filesystem::path, std::string> keep_damaged_copy(const std::filesystem::path& path,
+                                                                    std::int64_t unix_ms) {
+  auto bytes = read_whole(path);
+  if (!bytes) return tl::unexpected(bytes.error());
+  std::filesystem::path copy = path;
+  copy += ".damaged-" + std::to_string(unix_ms);
+  int fd = ::open(copy.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0440);
+  if (fd < 0) return tl::unexpected(errno_text("cannot create", copy));
+  const bool ok = write_all(fd, *bytes) && ::fsync(fd) == 0;
+  std::string why = ok ? std::string() : errno_text("cannot write", copy);
+  ::close(fd);
+  if (!ok) {
+    ::unlink(copy.c_str());
+    return tl::unexpected(why);
+  }
+  sync_directory(copy.parent_path());
+  return copy;
 }
 
 SyncFile::SyncFile(int fd, std::filesystem::path path, std::uint64_t durable_bytes)
@@ -152,8 +340,16 @@ WriterStats SyncFile::sync_stats() const {
   return stats_;
 }
 
+tl::expected<JournalWriter, std::string> JournalWriter::open(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return open(path, JournalScan{});
+  auto scan = scan_journal(path);
+  if (!scan) return tl::unexpected(scan.error());
+  return open(path, *scan);
+}
+
 tl::expected<JournalWriter, std::string> JournalWriter::open(const std::filesystem::path& path,
-                                                             std::optional<std::uint64_t> keep_bytes) {
+                                                             const JournalScan& scan) {
   bool existed = std::filesystem::exists(path);
   JournalWriter w;
   w.path_ = path;
@@ -169,17 +365,19 @@ tl::expected<JournalWriter, std::string> JournalWriter::open(const std::filesyst
   struct stat st {};
   if (::fstat(fd, &st) != 0) return tl::unexpected(errno_text("cannot stat", path));
   std::uint64_t size = std::uint64_t(st.st_size);
-  if (keep_bytes && *keep_bytes < size) {
-    if (::ftruncate(fd, off_t(*keep_bytes)) != 0) return tl::unexpected(errno_text("cannot truncate", path));
-    size = *keep_bytes;
+  if (scan.valid_bytes < size) {
+    if (::ftruncate(fd, off_t(scan.valid_bytes)) != 0) return tl::unexpected(errno_text("cannot truncate", path));
+    size = scan.valid_bytes;
   }
+  w.framer_ = Framer(scan.version, scan.chain);
   if (size < MAGIC.size()) {
-    // New, or cut inside the magic: start over.
+    // New, or cut inside the magic: start over, in the current format.
     if (::ftruncate(fd, 0) != 0) return tl::unexpected(errno_text("cannot truncate", path));
     if (::lseek(fd, 0, SEEK_SET) < 0 || !write_all(fd, MAGIC))
       return tl::unexpected(errno_text("cannot write", path));
     if (::fdatasync(fd) != 0) return tl::unexpected(errno_text("cannot sync", path));
     size = MAGIC.size();
+    w.framer_ = Framer();
   }
   if (!existed) sync_directory(path.parent_path());
   if (::lseek(fd, off_t(size), SEEK_SET) < 0) return tl::unexpected(errno_text("cannot seek", path));
@@ -187,6 +385,7 @@ tl::expected<JournalWriter, std::string> JournalWriter::open(const std::filesyst
   w.file_ = std::make_shared<SyncFile>(fd, path, size);
   guard.fd = -1;  // the SyncFile owns it
   w.size_ = size;
+  w.written_chain_ = w.framer_.chain();
   return w;
 }
 
@@ -206,10 +405,13 @@ tl::expected<void, std::string> JournalWriter::write_records(std::string_view by
   if (!write_all(fd, bytes)) {
     std::string err = errno_text("cannot write", path_);
     ++stats_.write_errors;
-    // Undo a partial record so that the next one does not follow garbage.
+    // Undo a partial record so that the next one does not follow garbage, and link the next record to the
+    // last one written.
     if (::ftruncate(fd, off_t(size_)) == 0) ::lseek(fd, off_t(size_), SEEK_SET);
+    framer_ = Framer(framer_.version(), written_chain_);
     return tl::unexpected(err);
   }
+  written_chain_ = framer_.chain();
   size_ += bytes.size();
   stats_.records += count;
   stats_.bytes += bytes.size();
@@ -219,7 +421,7 @@ tl::expected<void, std::string> JournalWriter::write_records(std::string_view by
 tl::expected<void, std::string> JournalWriter::buffer(char type, std::string_view body) {
   if (!file_) return tl::unexpected(std::string("journal is not open"));
   if (body.size() + 1 > MAX_RECORD_BYTES) return tl::unexpected(std::string("journal record too large"));
-  append_frame(buffered_, type, body);
+  framer_.append(buffered_, type, body);
   ++buffered_records_;
   return {};
 }
@@ -240,7 +442,7 @@ tl::expected<void, std::string> JournalWriter::append(char type, std::string_vie
     return flush();
   }
   scratch_.clear();
-  append_frame(scratch_, type, body);
+  framer_.append(scratch_, type, body);
   return write_records(scratch_, 1);
 }
 

@@ -1,16 +1,24 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
-// The journal's file format: an append-only sequence of framed records that survives being cut anywhere.
+// The journal's file format: an append-only sequence of framed records that survives being cut anywhere
+// and being damaged in the middle, and that shows whether it was altered.
 //
-//   file    = magic "eboardJ1" (8 bytes), then records
-//   record  = length (u32 LE: bytes of type + body) | crc32 (u32 LE, of type + body) | type (1 byte) | body
+//   file    = magic "eboardJ2" (8 bytes), then records
+//   record  = sync "\xE5JR\x1E" (4) | length (u32 LE: bytes of link + type + body) | crc32 (u32 LE, of link +
+//             type + body) | link (16) | type (1) | body
+//   link    = the chain value of the record before (of the magic for the first record), where
+//             chain(record) = the first 16 bytes of SHA-256(link | type | body)
 //
 // A power cut can leave the last record short or with a wrong checksum (the page cache wrote some of its
-// blocks, not all). Reading stops at the first record that is incomplete, too long or fails its checksum;
-// everything before it is good. A writer opened after such a scan cuts the file back to the good part,
-// so new records never follow garbage.
+// blocks, not all): that torn tail is dropped when a writer reopens the file. A bad sector or a flipped bit
+// in the middle costs only the records it touches: reading looks for the next sync marker whose record
+// checks, and carries on from there. The links chain every record to the one before it, so an edited,
+// removed or inserted record breaks the chain where it happened; a signature of the last chain value
+// (signing.hpp) makes the whole file tamper-evident. Version 1 files ("eboardJ1": no sync, no link, reading
+// stops at the first bad record) are still read and appended to, in their own format.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -26,9 +34,37 @@
 
 namespace eboard::journal {
 
-inline constexpr std::string_view MAGIC = "eboardJ1";
+inline constexpr std::string_view MAGIC = "eboardJ2";
+inline constexpr std::string_view MAGIC_V1 = "eboardJ1";
+inline constexpr std::string_view SYNC = "\xE5JR\x1E";
 inline constexpr std::uint32_t MAX_RECORD_BYTES = 16u << 20;
-inline constexpr std::size_t RECORD_OVERHEAD = 9;  // length, crc, type
+inline constexpr std::size_t LINK_BYTES = 16;
+inline constexpr std::size_t RECORD_OVERHEAD = 4 + 4 + 4 + LINK_BYTES + 1;  // sync, length, crc, link, type
+
+using ChainValue = std::array<std::uint8_t, LINK_BYTES>;
+// The link of a file's first record.
+ChainValue chain_start();
+// The chain value of a record whose link is `link`.
+ChainValue chain_next(const ChainValue& link, char type, std::string_view body);
+std::string chain_hex(const ChainValue& c);
+
+// Frames records one after the other, carrying the chain: the exact bytes JournalWriter writes.
+class Framer {
+ public:
+  explicit Framer(int version = 2, ChainValue chain = chain_start()) : version_(version), chain_(chain) {}
+  void append(std::string& out, char type, std::string_view body);
+  std::string frame(char type, std::string_view body) {
+    std::string out;
+    append(out, type, body);
+    return out;
+  }
+  int version() const { return version_; }
+  const ChainValue& chain() const { return chain_; }
+
+ private:
+  int version_;
+  ChainValue chain_;
+};
 
 struct FileRecord {
   char type = 0;
@@ -36,20 +72,43 @@ struct FileRecord {
   std::uint64_t offset = 0;  // of the record's first byte in the file
 };
 
-struct JournalScan {
-  std::vector<FileRecord> records;
-  std::uint64_t valid_bytes = 0;  // the magic and every whole, checked record
-  std::uint64_t file_bytes = 0;
-  std::string problem;  // why reading stopped before the end ("torn record at byte N: ..."); empty if clean
+// Bytes that reading skipped: records damaged in place, lost with everything they held.
+struct DamagedRange {
+  std::uint64_t offset = 0;
+  std::uint64_t bytes = 0;
+  std::string why;  // what was wrong with the record that started there
 };
 
-// Reads a journal. Fails only when the file cannot be read or is not a journal (wrong magic); a file
-// shorter than the magic (cut while being created) is an empty journal.
+struct JournalScan {
+  int version = 2;
+  std::vector<FileRecord> records;
+  std::uint64_t valid_bytes = 0;  // up to the end of the last whole, checked record
+  std::uint64_t file_bytes = 0;
+  std::vector<DamagedRange> damaged;  // inside the file, records after them were read
+  std::string problem;  // everything that was wrong, one sentence each ("torn tail …", "damaged …"); empty if clean
+  // Version 2: the chain value after the last record (what the next record links to), and the offsets of
+  // records whose link does not follow from the record read before them (after damage, or an alteration).
+  ChainValue chain = chain_start();
+  std::vector<std::uint64_t> chain_breaks;
+
+  bool torn_tail() const { return valid_bytes < file_bytes; }
+  std::uint64_t damaged_bytes() const;
+  bool clean() const { return problem.empty(); }
+};
+
+// Reads a journal. Fails (with the system's reason) only when the file cannot be read or is not a journal
+// (wrong magic); a file shorter than the magic (cut while being created) is an empty journal.
 tl::expected<JournalScan, std::string> scan_journal(const std::filesystem::path& path);
 JournalScan scan_journal_bytes(std::string_view bytes);
 
-// One encoded record (the exact bytes append() writes).
-std::string frame_record(char type, std::string_view body);
+// Rewrites a damaged journal as the records `scan` read from it, framed and chained anew (atomically: a new
+// file renamed over it). The damaged bytes are gone from it afterwards: keep_damaged_copy() first.
+tl::expected<void, std::string> rewrite_intact(const std::filesystem::path& path, const JournalScan& scan);
+
+// Copies a damaged journal byte for byte next to it (`<name>.damaged-<unix ms>`), durably, before anything
+// rewrites the original. Returns the copy's path.
+tl::expected<std::filesystem::path, std::string> keep_damaged_copy(const std::filesystem::path& path,
+                                                                    std::int64_t unix_ms);
 
 struct WriterStats {
   std::uint64_t records = 0;
@@ -90,10 +149,12 @@ class SyncFile {
 
 class JournalWriter {
  public:
-  // Opens `path` for appending, creating it (and fsyncing its directory) when missing. With `keep_bytes`
-  // (a scan's valid_bytes), the file is first cut back to that length: a torn tail is discarded.
+  // Opens `path` for appending after what `scan` read of it (its torn tail, if any, is cut off; its chain
+  // and format continue), creating it (and fsyncing its directory) when missing or cut inside its magic.
   static tl::expected<JournalWriter, std::string> open(const std::filesystem::path& path,
-                                                       std::optional<std::uint64_t> keep_bytes = {});
+                                                       const JournalScan& scan);
+  // The same, scanning the file first.
+  static tl::expected<JournalWriter, std::string> open(const std::filesystem::path& path);
   JournalWriter() = default;
   JournalWriter(JournalWriter&& o) noexcept = default;
   JournalWriter& operator=(JournalWriter&& o) noexcept = default;
@@ -137,6 +198,8 @@ class JournalWriter {
   std::uint64_t size_ = 0;  // written
   std::string buffered_;    // framed records not yet written
   std::uint64_t buffered_records_ = 0;
+  Framer framer_;
+  ChainValue written_chain_ = chain_start();  // the framer's chain after the last record written
   std::string scratch_;  // append()'s record, its capacity kept
   WriterStats stats_;    // records, bytes, write_errors (the sync figures are the file's)
   std::filesystem::path path_;

@@ -3,11 +3,14 @@
 #include "daemon/journal/match_recovery.hpp"
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "daemon/core/event_json.hpp"
+#include "daemon/journal/recovery.hpp"
+#include "rules/notation.hpp"
 
 namespace eboard::journal {
 
@@ -40,6 +43,144 @@ tl::expected<std::vector<Event>, std::string> apply_match_control(Match& m, int 
   return tl::unexpected("control action \"" + c.action + "\" does not apply to a bughouse match board");
 }
 
+namespace {
+
+// What a board's journal says was published for the current match: moves by ply, the board's result, the
+// match result.
+struct PublishedBoard {
+  struct M {
+    std::string uci;
+    ClockTimes clock;
+    std::int64_t t = 0;
+  };
+  std::map<int, M> moves;
+  std::optional<Outcome> outcome;
+  std::optional<MatchResultEvent> match_result;
+};
+
+Result parse_result(const std::string& r) {
+  return r == "1-0" ? Result::WhiteWins : r == "0-1" ? Result::BlackWins : r == "1/2-1/2" ? Result::Draw : Result::Ongoing;
+}
+
+PublishedBoard published_board(const JournalScan& scan) {
+  PublishedBoard p;
+  for (const FileRecord& rec : scan.records) {
+    if (rec.type == 'N') p = {};  // a new match
+    if (rec.type != 'E' || is_daemon_note(rec.body)) continue;
+    auto j = nlohmann::json::parse(rec.body, nullptr, false);
+    if (!j.is_object()) continue;
+    const std::string type = j.value("type", "");
+    if (type == "move" && j.value("ply", 0) >= 1) {
+      ClockTimes c;
+      if (j.contains("clock") && j["clock"].is_object())
+        c = {j["clock"].value("white", std::int64_t{-1}), j["clock"].value("black", std::int64_t{-1})};
+      p.moves[j.value("ply", 0)] = {j.value("uci", ""), c, j.value("t", std::int64_t{0})};
+    } else if (type == "result") {
+      p.outcome = Outcome{parse_result(j.value("result", "*")), j.value("reason", "")};
+    } else if (type == "match-result") {
+      p.match_result = MatchResultEvent{parse_result(j.value("result", "*")), j.value("reason", "")};
+    }
+  }
+  return p;
+}
+
+// The current match as its two journals say it was published, each board's holes filled from the replay
+// while the replay agrees with it: the moves of both boards played in the order they were completed, each
+// capture handing its piece to the partner's reserve (a drop that came before its capture borrows it, as
+// FQE 21b allows the record to show).
+Match rebuild_published(const MatchConfig& mc, const std::array<const JournalScan*, 2>& scans,
+                        const Match& replayed) {
+  Match fresh(mc);
+  std::array<Game, 2> games{fresh.board(0).game(), fresh.board(1).game()};
+  std::array<PublishedBoard, 2> pub;
+  for (int k = 0; k < 2; ++k)
+    if (scans[std::size_t(k)]) pub[std::size_t(k)] = published_board(*scans[std::size_t(k)]);
+  std::array<bool, 2> replay_agrees{true, true}, done{false, false};
+  std::array<std::array<std::array<int, PIECE_TYPE_NB>, 2>, 2> borrowed{};
+  std::vector<int> completed_by;
+  struct Next {
+    std::optional<Move> move;
+    const PlyRecord* from_replay = nullptr;
+    PublishedBoard::M published;
+  };
+  // The next move of board k, or none.
+  auto next_of = [&](int k) -> std::optional<Next> {
+    const Game& g = games[std::size_t(k)];
+    const Game& rg = replayed.board(k).game();
+    const int ply = g.ply_count() + 1;
+    const auto& moves = pub[std::size_t(k)].moves;
+    auto it = moves.find(ply);
+    Next n;
+    if (replay_agrees[std::size_t(k)] && ply <= rg.ply_count()) {
+      const PlyRecord& rp = rg.plies()[std::size_t(ply - 1)];
+      const std::string uci = to_uci(rg.position_at(ply - 1), rp.move);
+      if (it == moves.end() || uci == it->second.uci) {
+        n.from_replay = &rp;
+        n.published = {uci, rp.clock, rp.time_ms};
+        return n;
+      }
+      replay_agrees[std::size_t(k)] = false;
+    }
+    if (it == moves.end()) return std::nullopt;
+    n.published = it->second;
+    return n;
+  };
+  for (;;) {
+    std::array<std::optional<Next>, 2> cand;
+    for (int k = 0; k < 2; ++k)
+      if (!done[std::size_t(k)]) cand[std::size_t(k)] = next_of(k);
+    int k = -1;
+    for (int i = 0; i < 2; ++i)
+      if (cand[std::size_t(i)] && (k < 0 || cand[std::size_t(i)]->published.t < cand[std::size_t(k)]->published.t))
+        k = i;
+    if (k < 0) break;
+    Game& g = games[std::size_t(k)];
+    const Next& n = *cand[std::size_t(k)];
+    auto mv = parse_uci(g.position(), n.published.uci);
+    if (!mv && n.published.uci.size() > 1 && n.published.uci[1] == '@') {
+      // A drop of a piece its capture had not handed over yet when the move was completed.
+      const Color mover = g.position().side_to_move();
+      const PieceType t = piece_type_from_char(n.published.uci[0]);
+      if (t != NO_PIECE_TYPE) {
+        g.add_to_pocket(mover, t, 1);
+        mv = parse_uci(g.position(), n.published.uci);
+        if (mv)
+          ++borrowed[std::size_t(k)][mover][t];
+        else
+          g.add_to_pocket(mover, t, -1);
+      }
+    }
+    if (!mv) {
+      done[std::size_t(k)] = true;  // a move that cannot be played here: the board's record stops before it
+      continue;
+    }
+    const Position before = g.position();
+    Square victim = mv->kind() == Move::EN_PASSANT
+                        ? Square(before.side_to_move() == WHITE ? mv->to() - 8 : mv->to() + 8)
+                        : (before.is_capture(*mv) ? mv->to() : SQ_NONE);
+    g.play(*mv, n.published.clock, n.published.t);
+    completed_by.push_back(k);
+    if (victim != SQ_NONE) {
+      const Color c = color_of(before.piece_on(victim));
+      const PieceType t = before.captured_hand_type(victim);
+      int& owed = borrowed[std::size_t(k ^ 1)][c][t];
+      if (owed > 0)
+        --owed;
+      else
+        games[std::size_t(k ^ 1)].add_to_pocket(c, t, 1);
+    }
+  }
+  std::optional<MatchResultEvent> result;
+  for (int k = 0; k < 2; ++k) {
+    if (pub[std::size_t(k)].outcome) games[std::size_t(k)].set_outcome(*pub[std::size_t(k)].outcome);
+    if (pub[std::size_t(k)].match_result) result = pub[std::size_t(k)].match_result;
+  }
+  if (!result) result = replayed.result();
+  return Match(mc, std::move(games[0]), std::move(games[1]), completed_by, result);
+}
+
+}  // namespace
+
 MatchRecovery recover_match(const JournalScan* a, const JournalScan* b, const MatchConfig& cfg) {
   MatchRecovery r;
   struct Input {
@@ -57,7 +198,7 @@ MatchRecovery recover_match(const JournalScan* a, const JournalScan* b, const Ma
     for (std::size_t k = 0; k < recs.size(); ++k) {
       const FileRecord& rec = recs[k];
       if (rec.type == 'E') {
-        if (in_match) journaled[std::size_t(i)].push_back(rec.body);
+        if (in_match && !is_daemon_note(rec.body)) journaled[std::size_t(i)].push_back(rec.body);
         continue;
       }
       if (rec.type == 'T') {  // tags: in the order of the board's own inputs
@@ -86,6 +227,7 @@ MatchRecovery recover_match(const JournalScan* a, const JournalScan* b, const Ma
   });
 
   std::array<std::vector<Event>, 2> derived;
+  MatchConfig current_cfg = cfg;
   std::int64_t match_seq = -1;  // the sequence number of the current match's new-game records
   auto board_of = [&cfg](const std::string& id) { return id == cfg.board_ids[1] ? 1 : 0; };
   auto take = [&](std::vector<Event>&& evs, std::int64_t t) {
@@ -117,6 +259,7 @@ MatchRecovery recover_match(const JournalScan* a, const JournalScan* b, const Ma
             MatchConfig mc = cfg;
             if (profile_by_name(v.profile)) mc.board = bughouse_board_config(v.profile.c_str());
             r.match.emplace(mc);
+            current_cfg = mc;
             r.started_ms = v.t_ms;
             r.inputs_since_start = 0;
             for (int k = 0; k < 2; ++k)
@@ -166,6 +309,14 @@ MatchRecovery recover_match(const JournalScan* a, const JournalScan* b, const Ma
     if (got.size() > want.size())
       r.unjournaled[std::size_t(k)].assign(std::make_move_iterator(got.begin() + std::ptrdiff_t(want.size())),
                                            std::make_move_iterator(got.end()));
+  }
+  r.damaged = (a && !a->damaged.empty()) || (b && !b->damaged.empty());
+  if (r.match && (!r.exact() || r.damaged)) {
+    // The replay is not the story the journals tell (a damaged record changed it): both boards continue as
+    // published, and nothing derived on replay is published late (it could be an artefact of the damage).
+    r.match.emplace(rebuild_published(current_cfg, scans, *r.match));
+    r.continue_from_published = true;
+    for (auto& u : r.unjournaled) u.clear();
   }
   return r;
 }

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <deque>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -16,14 +17,13 @@ using namespace eboard::rules;
 
 namespace {
 
-// Rebuilds the current game from published events: `move` events in ply order (ply 1 begins a game
-// again: the pieces were set up anew), `result` ends it.
+// Rebuilds the current game from published events: `move` events by ply (ply 1 begins a game again: the
+// pieces were set up anew), `result` ends it. A damaged journal can have lost some of them: holes.
 class PublishedGame {
  public:
   void start(const Position& p) {
     start_ = p;
-    moves_.clear();
-    outcome_.reset();
+    restart();
   }
   void restart() {
     moves_.clear();
@@ -35,12 +35,12 @@ class PublishedGame {
     std::string type = j.value("type", "");
     if (type == "move") {
       int ply = j.value("ply", 0);
+      if (ply < 1) return;
       if (ply == 1 && !moves_.empty()) restart();
-      if (ply != int(moves_.size()) + 1) return;
       ClockTimes c;
-      if (j.contains("clock"))
+      if (j.contains("clock") && j["clock"].is_object())
         c = {j["clock"].value("white", std::int64_t{-1}), j["clock"].value("black", std::int64_t{-1})};
-      moves_.push_back({j.value("uci", ""), c, j.value("t", std::int64_t{0})});
+      moves_[ply] = {j.value("uci", ""), c, j.value("t", std::int64_t{0})};
     } else if (type == "result") {
       std::string r = j.value("result", "*");
       Result res = r == "1-0"       ? Result::WhiteWins
@@ -50,12 +50,40 @@ class PublishedGame {
       outcome_ = Outcome{res, j.value("reason", "")};
     }
   }
-  std::optional<Game> game() const {
+  int last_ply() const { return moves_.empty() ? 0 : moves_.rbegin()->first; }
+  bool has_outcome() const { return outcome_.has_value(); }
+
+  // Whether the replayed game shows every published move (and the result, if one was published).
+  bool agrees_with(const Game& replay) const {
+    if (replay.ply_count() < last_ply() || (outcome_ && !replay.outcome())) return false;
+    for (const auto& [ply, m] : moves_)
+      if (to_uci(replay.position_at(ply - 1), replay.plies()[std::size_t(ply - 1)].move) != m.uci) return false;
+    return true;
+  }
+
+  // The published game, its holes filled from the replay as long as the replay agrees with what was
+  // published; it stops at a hole nothing fills or a move that cannot be played.
+  Game merged(const Game& replay) const {
     Game g(start_);
-    for (const auto& m : moves_) {
-      auto mv = parse_uci(g.position(), m.uci);
-      if (!mv) return std::nullopt;
-      g.play(*mv, m.clock, m.t);
+    bool replay_agrees = replay.start().fen() == start_.fen();
+    for (int ply = 1; ply <= last_ply(); ++ply) {
+      auto it = moves_.find(ply);
+      const bool in_replay = replay_agrees && ply <= replay.ply_count();
+      if (in_replay) {
+        const PlyRecord& rp = replay.plies()[std::size_t(ply - 1)];
+        if (it == moves_.end() || to_uci(g.position(), rp.move) == it->second.uci) {
+          if (rp.illegal)
+            g.play_illegal(rp.move, replay.position_at(ply), rp.clock, rp.time_ms);
+          else
+            g.play(rp.move, rp.clock, rp.time_ms);
+          continue;
+        }
+        replay_agrees = false;
+      }
+      if (it == moves_.end()) break;
+      auto mv = parse_uci(g.position(), it->second.uci);
+      if (!mv) break;
+      g.play(*mv, it->second.clock, it->second.t);
     }
     if (outcome_) g.set_outcome(*outcome_);
     return g;
@@ -68,11 +96,17 @@ class PublishedGame {
     std::int64_t t;
   };
   Position start_ = Position::start();
-  std::vector<M> moves_;
+  std::map<int, M> moves_;
   std::optional<Outcome> outcome_;
 };
 
 }  // namespace
+
+bool is_daemon_note(std::string_view event_json) {
+  if (event_json.find("\"journal-") == std::string_view::npos) return false;
+  auto j = nlohmann::json::parse(event_json, nullptr, false);
+  return j.is_object() && j.value("type", "") == "alert" && j.value("code", "").rfind("journal-", 0) == 0;
+}
 
 Recovery recover(const JournalScan& scan, const std::string& board_id) {
   Recovery r(board_id);
@@ -121,6 +155,7 @@ Recovery recover(const JournalScan& scan, const std::string& board_id) {
             r.last_t = std::max(r.last_t, v.t_ms);
             take(r.machine.on_sensor(v));
           } else if constexpr (std::is_same_v<T, EventEntry>) {
+            if (is_daemon_note(v.json)) return;  // published by the daemon, not derived from the board
             ++r.journaled_events;
             published.on_event(v.json);
             // An event from a timer whose advance was not journaled: it fired before the next sensor
@@ -155,8 +190,17 @@ Recovery recover(const JournalScan& scan, const std::string& board_id) {
         },
         *entry);
   }
-  r.unjournaled.assign(std::make_move_iterator(derived.begin()), std::make_move_iterator(derived.end()));
-  if (r.machine.has_game()) r.published_game = published.game();
+  r.damaged = !scan.damaged.empty();
+  // Events derived after the last journaled one are published late only when the replay told the story the
+  // journal tells: after damage or a disagreement they may be artefacts of what is missing (a false
+  // illegal-move), and an alert is never invented on replay.
+  if (r.exact() && !r.damaged)
+    r.unjournaled.assign(std::make_move_iterator(derived.begin()), std::make_move_iterator(derived.end()));
+  if (r.machine.has_game() && !published.agrees_with(r.machine.game())) {
+    // What the world saw wins over a replay that disagrees with it or lacks some of it.
+    r.machine.resume(published.merged(r.machine.game()));
+    r.continue_from_published = true;
+  }
   return r;
 }
 

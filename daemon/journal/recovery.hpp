@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "daemon/journal/journal_file.hpp"
@@ -31,10 +32,11 @@ struct Recovery {
   // Events the replay derived after the last journaled one: the process died between journaling a sensor
   // event and its events. They were never published; the board journals and publishes them now.
   std::vector<rules::Event> unjournaled;
-  // The current game as the journaled events tell it (moves with clocks, result): what the world saw.
-  // Used instead of the replayed game if the two disagree.
-  std::optional<rules::Game> published_game;
-  std::string torn;  // the scan's problem (a torn tail), if any
+  // The replay disagreed with the journaled events (or lacked some): the machine continues the game as
+  // published (its holes filled from the replay where the two agree).
+  bool continue_from_published = false;
+  bool damaged = false;  // the scan skipped damaged records
+  std::string torn;      // the scan's problem (a torn tail, damage), if any
   std::int64_t last_t = 0;
 
   explicit Recovery(std::string board_id) : machine(std::move(board_id)) {}
@@ -42,6 +44,10 @@ struct Recovery {
 };
 
 Recovery recover(const JournalScan& scan, const std::string& board_id);
+
+// A journaled event the daemon published about itself (journal-… alerts), not derived from the board:
+// replay does not reproduce it.
+bool is_daemon_note(std::string_view event_json);
 
 // The raw wire records of a journal as a capture (CONTRACTS §1), times from the first record.
 drivers::Capture export_capture(const JournalScan& scan, const std::string& board_id);

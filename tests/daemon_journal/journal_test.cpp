@@ -121,20 +121,24 @@ TEST(JournalFile, WritesAndReadsRecords) {
   EXPECT_EQ(scan->records[1].body.size(), 1000u);
   EXPECT_EQ(scan->records[2].body, std::string("\0\1\2", 3));
   EXPECT_EQ(scan->valid_bytes, scan->file_bytes);
-  // Appending after a reopen continues the file.
+  // Appending after a reopen continues the file and its chain.
   {
-    auto w = journal::JournalWriter::open(p, scan->valid_bytes);
+    auto w = journal::JournalWriter::open(p, *scan);
     ASSERT_TRUE(w);
     ASSERT_TRUE(w->append('T', "more"));
   }
-  EXPECT_EQ(journal::scan_journal(p)->records.size(), 4u);
+  auto again = journal::scan_journal(p);
+  EXPECT_EQ(again->records.size(), 4u);
+  EXPECT_TRUE(again->chain_breaks.empty());
+  EXPECT_TRUE(again->problem.empty()) << again->problem;
 }
 
 TEST(JournalFile, TornLastRecordAtEveryByte) {
   std::string file(journal::MAGIC);
-  for (int i = 0; i < 4; ++i) file += journal::frame_record('S', "record " + std::to_string(i));
+  journal::Framer framer;
+  for (int i = 0; i < 4; ++i) file += framer.frame('S', "record " + std::to_string(i));
   const std::size_t last_start = file.size();
-  file += journal::frame_record('E', R"({"t":1,"board":"A","type":"move","ply":1,"uci":"e2e4","san":"e4"})");
+  file += framer.frame('E', R"({"t":1,"board":"A","type":"move","ply":1,"uci":"e2e4","san":"e4"})");
   TempDir dir("torn");
   const fs::path p = dir.path / "j";
   for (std::size_t cut = last_start; cut < file.size(); ++cut) {
@@ -142,16 +146,18 @@ TEST(JournalFile, TornLastRecordAtEveryByte) {
     ASSERT_EQ(scan.records.size(), 4u) << "cut at " << cut;
     EXPECT_EQ(scan.valid_bytes, last_start);
     EXPECT_EQ(scan.problem.empty(), cut == last_start) << scan.problem;
+    EXPECT_TRUE(scan.damaged.empty());  // a torn tail, not damage
     // A writer opened after the scan cuts the torn bytes off, so the next record is readable.
     write_file(p, std::string_view(file).substr(0, cut));
     {
-      auto w = journal::JournalWriter::open(p, scan.valid_bytes);
+      auto w = journal::JournalWriter::open(p, scan);
       ASSERT_TRUE(w) << w.error();
       ASSERT_TRUE(w->append('S', "after the crash"));
     }
     auto again = journal::scan_journal(p);
     ASSERT_TRUE(again);
     EXPECT_TRUE(again->problem.empty()) << "cut at " << cut << ": " << again->problem;
+    EXPECT_TRUE(again->chain_breaks.empty()) << "cut at " << cut;
     ASSERT_EQ(again->records.size(), 5u);
     EXPECT_EQ(again->records.back().body, "after the crash");
   }
@@ -160,33 +166,132 @@ TEST(JournalFile, TornLastRecordAtEveryByte) {
     journal::JournalScan scan = journal::scan_journal_bytes(std::string_view(file).substr(0, cut));
     EXPECT_TRUE(scan.records.empty());
     write_file(p, std::string_view(file).substr(0, cut));
-    auto w = journal::JournalWriter::open(p, scan.valid_bytes);
+    auto w = journal::JournalWriter::open(p, scan);
     ASSERT_TRUE(w);
     ASSERT_TRUE(w->append('S', "fresh"));
   }
 }
 
-TEST(JournalFile, DamagedRecordStopsReading) {
+// Damage in the middle (a bad sector, a flipped bit) costs the damaged record only: reading finds the next
+// record that checks and carries on, at every byte of every record and for every kind of change.
+TEST(JournalFile, DamagedRecordCostsOnlyItself) {
   std::string file(journal::MAGIC);
-  file += journal::frame_record('S', "one");
-  const std::size_t second = file.size();
-  file += journal::frame_record('S', "two");
-  file += journal::frame_record('S', "three");
-  std::string damaged = file;
-  damaged[second + 10] ^= 0x20;  // a bit flipped in the second record's body
-  auto scan = journal::scan_journal_bytes(damaged);
-  EXPECT_EQ(scan.records.size(), 1u);
-  EXPECT_NE(scan.problem.find("checksum"), std::string::npos) << scan.problem;
-  std::string huge = file.substr(0, second) + std::string("\xff\xff\xff\x7f", 4) + file.substr(second + 4);
-  scan = journal::scan_journal_bytes(huge);
-  EXPECT_EQ(scan.records.size(), 1u);
-  EXPECT_NE(scan.problem.find("impossible length"), std::string::npos) << scan.problem;
+  journal::Framer framer;
+  std::vector<std::size_t> starts;
+  for (int i = 0; i < 6; ++i) {
+    starts.push_back(file.size());
+    file += framer.frame(i % 2 ? 'S' : 'E', "record number " + std::to_string(i));
+  }
+  starts.push_back(file.size());
+  for (std::size_t k = 0; k + 1 < starts.size(); ++k) {
+    for (std::size_t at = starts[k]; at < starts[k + 1]; ++at) {
+      for (std::uint8_t flip : {std::uint8_t(0x01), std::uint8_t(0x80), std::uint8_t(0xFF)}) {
+        std::string damaged = file;
+        damaged[at] = char(std::uint8_t(damaged[at]) ^ flip);
+        auto scan = journal::scan_journal_bytes(damaged);
+        ASSERT_EQ(scan.records.size(), 5u) << "record " << k << ", byte " << at;
+        for (std::size_t i = 0, j = 0; i < 6; ++i) {
+          if (i == k) continue;
+          EXPECT_EQ(scan.records[j++].body, "record number " + std::to_string(i));
+        }
+        if (k + 2 < starts.size()) {
+          // Inside the file: reported as damage, with its place and size, and the chain breaks once.
+          ASSERT_EQ(scan.damaged.size(), 1u);
+          EXPECT_EQ(scan.damaged[0].offset, starts[k]);
+          EXPECT_EQ(scan.damaged[0].bytes, starts[k + 1] - starts[k]);
+          EXPECT_EQ(scan.chain_breaks, std::vector<std::uint64_t>{starts[k + 1]});
+          EXPECT_EQ(scan.valid_bytes, file.size());
+        } else {
+          // The last record: a torn tail (what a power cut leaves), dropped by the next writer.
+          EXPECT_TRUE(scan.damaged.empty());
+          EXPECT_EQ(scan.valid_bytes, starts[k]);
+        }
+        EXPECT_NE(scan.problem, "");
+      }
+    }
+  }
+  // Several damaged places, and garbage between records.
+  std::string many = file.substr(0, starts[1]) + "garbage" + file.substr(starts[1], starts[3] - starts[1]);
+  many += std::string(100, '\xE5') + file.substr(starts[4]);
+  many[starts[2] + 7 + 20] ^= 0x10;
+  auto scan = journal::scan_journal_bytes(many);
+  ASSERT_EQ(scan.records.size(), 4u);  // 0, 1, 4, 5
+  EXPECT_EQ(scan.records[1].body, "record number 1");
+  EXPECT_EQ(scan.records[2].body, "record number 4");
+  EXPECT_EQ(scan.damaged.size(), 2u);  // the garbage; record 2 with the run after it
+}
 
+// The chain shows an edited record even when its checksum was recomputed, and a removed or inserted one.
+TEST(JournalFile, ChainShowsAlteredRecords) {
+  std::string file(journal::MAGIC);
+  journal::Framer framer;
+  std::vector<std::string> frames;
+  for (int i = 0; i < 5; ++i) frames.push_back(framer.frame('E', "event " + std::to_string(i)));
+  for (const auto& f : frames) file += f;
+  auto clean = journal::scan_journal_bytes(file);
+  EXPECT_TRUE(clean.chain_breaks.empty());
+  EXPECT_EQ(clean.chain, framer.chain());
+  // Record 2 rewritten with a valid checksum but its original link: record 3 no longer follows it.
+  journal::Framer forger(2, journal::chain_start());
+  for (int i = 0; i < 2; ++i) forger.frame('E', "event " + std::to_string(i));
+  std::string edited = std::string(journal::MAGIC) + frames[0] + frames[1] + forger.frame('E', "event X") +
+                       frames[3] + frames[4];
+  auto scan = journal::scan_journal_bytes(edited);
+  EXPECT_EQ(scan.records.size(), 5u);
+  EXPECT_TRUE(scan.damaged.empty());
+  ASSERT_EQ(scan.chain_breaks.size(), 1u);
+  EXPECT_EQ(scan.chain_breaks[0], scan.records[3].offset);
+  EXPECT_NE(scan.problem.find("does not link"), std::string::npos) << scan.problem;
+  // A record removed.
+  std::string removed = std::string(journal::MAGIC) + frames[0] + frames[2] + frames[3] + frames[4];
+  EXPECT_EQ(journal::scan_journal_bytes(removed).chain_breaks.size(), 1u);
+}
+
+TEST(JournalFile, VersionOneFilesAreStillReadAndContinued) {
+  std::string file(journal::MAGIC_V1);
+  journal::Framer v1(1);
+  file += v1.frame('S', "one");
+  file += v1.frame('S', "two");
+  auto scan = journal::scan_journal_bytes(file);
+  EXPECT_EQ(scan.version, 1);
+  ASSERT_EQ(scan.records.size(), 2u);
+  TempDir dir("v1");
+  write_file(dir.path / "j", file);
+  {
+    auto w = journal::JournalWriter::open(dir.path / "j");
+    ASSERT_TRUE(w) << w.error();
+    ASSERT_TRUE(w->append('S', "three"));
+  }
+  auto again = journal::scan_journal(dir.path / "j");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->version, 1);
+  ASSERT_EQ(again->records.size(), 3u);
+  EXPECT_EQ(again->records[2].body, "three");
+}
+
+TEST(JournalFile, UnreadableJournalsSayWhy) {
   TempDir dir("magic");
   write_file(dir.path / "j", "not a journal at all");
   auto bad = journal::scan_journal(dir.path / "j");
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().find("not an eboardd journal"), std::string::npos);
+  fs::create_directories(dir.path / "d");
+  auto directory = journal::scan_journal(dir.path / "d");
+  ASSERT_FALSE(directory);
+  EXPECT_NE(directory.error().find("not a regular file"), std::string::npos) << directory.error();
+  if (::geteuid() != 0) {  // root reads anything
+    write_file(dir.path / "locked", std::string(journal::MAGIC));
+    fs::permissions(dir.path / "locked", fs::perms::none);
+    auto denied = journal::scan_journal(dir.path / "locked");
+    ASSERT_FALSE(denied);
+    EXPECT_NE(denied.error().find("Permission denied"), std::string::npos) << denied.error();
+  }
+  // The copy kept aside is the file, byte for byte.
+  write_file(dir.path / "k", "eboardJ2 whatever bytes \x01\x02");
+  auto copy = journal::keep_damaged_copy(dir.path / "k", 1234);
+  ASSERT_TRUE(copy) << copy.error();
+  EXPECT_EQ(copy->filename(), "k.damaged-1234");
+  EXPECT_EQ(read_file(*copy), read_file(dir.path / "k"));
 }
 
 TEST(Records, EveryKindRoundTrips) {

@@ -366,18 +366,25 @@ class WebSocket:
         self.thread.join(timeout=2)
 
 
-def journal_records(path):
+def journal_records(path, with_offsets=False):
     """(type, body bytes) of every whole record of a board journal, in order; best effort (the format is the
-    daemon's own, see daemon/journal/journal_file.hpp: magic, then length, crc32, type, body)."""
+    daemon's own, see daemon/journal/journal_file.hpp). Version 2 ("eboardJ2"): sync marker, length, crc32,
+    16-byte link, type, body; version 1 ("eboardJ1"): length, crc32, type, body. With `with_offsets`,
+    (offset, end, type, body)."""
     data = open(path, "rb").read()
-    out, i = [], 8  # after the magic "eboardJ1"
-    while i + 9 <= len(data):
-        n = struct.unpack("<I", data[i:i + 4])[0]
-        body = data[i + 8:i + 8 + n]
-        i += 8 + n
-        if len(body) < n or not body:
+    v2 = data[:8] == b"eboardJ2"
+    head, link = (12, 16) if v2 else (8, 0)
+    out, i = [], 8
+    while i + head + link + 1 <= len(data):
+        if v2 and data[i:i + 4] != b"\xe5JR\x1e":
             break
-        out.append((body[:1].decode(errors="replace"), body[1:]))
+        n = struct.unpack("<I", data[i + head - 8:i + head - 4])[0]
+        body = data[i + head:i + head + n]
+        start, i = i, i + head + n
+        if len(body) < n or len(body) <= link:
+            break
+        kind, payload = body[link:link + 1].decode(errors="replace"), body[link + 1:]
+        out.append((start, i, kind, payload) if with_offsets else (kind, payload))
     return out
 
 
