@@ -69,15 +69,14 @@ rules::MatchConfig MatchRuntime::match_config() const {
 
 namespace {
 
-// -1: the journal holds no match; else the number of inputs journaled after its last match start.
+// -1: the journal holds nothing of a match (no match start, no input with a match sequence number); else
+// the number of match inputs it holds.
 int match_inputs(const journal::JournalScan* scan) {
   int n = -1;
   if (!scan) return n;
   for (const auto& r : scan->records) {
-    if (r.type == 'N')
-      n = 0;
-    else if (n >= 0 && (r.type == 'S' || r.type == 'C'))
-      ++n;
+    if (r.type == 'N' && n < 0) n = 0;
+    if ((r.type == 'S' || r.type == 'C') && journal::record_seq(r) >= 0) n = std::max(n, 0) + 1;
   }
   return n;
 }
@@ -91,7 +90,8 @@ tl::expected<void, std::string> MatchRuntime::open() {
   // rewrite the partner's past from one side only. Both journals are written at every match start, so a
   // crash cannot cause this; a human must decide.
   for (int b = 0; b < 2; ++b) {
-    if (match_inputs(boards_[std::size_t(b)]->match_scan()) > 0 && match_inputs(boards_[std::size_t(b ^ 1)]->match_scan()) < 0)
+    if (match_inputs(boards_[std::size_t(b)]->match_scan()) > 0 &&
+        match_inputs(boards_[std::size_t(b ^ 1)]->match_scan()) < 0)
       return tl::unexpected("match " + name() + ": the journal of board " + config_.boards[std::size_t(b)] +
                             " holds a match in progress but the journal of board " +
                             config_.boards[std::size_t(b ^ 1)] +
@@ -270,9 +270,10 @@ void MatchRuntime::write_bpgn() {
     // Until the recovered match is at least as rich as the file written before the restart, the file stays.
     if (outputs::would_impoverish(path, text)) {
       if (!archive_kept_)
-        spdlog::warn("match {}: {} holds more of this match than the journals gave back; it is kept, and the "
-                     "recovered record is written to {}",
-                     name(), path.string(), outputs::recovered_path(path).string());
+        spdlog::warn(
+            "match {}: {} holds more of this match than the journals gave back; it is kept, and the "
+            "recovered record is written to {}",
+            name(), path.string(), outputs::recovered_path(path).string());
       archive_kept_ = true;
       path = outputs::recovered_path(path);
     } else {

@@ -59,7 +59,10 @@ struct PublishedBoard {
 };
 
 Result parse_result(const std::string& r) {
-  return r == "1-0" ? Result::WhiteWins : r == "0-1" ? Result::BlackWins : r == "1/2-1/2" ? Result::Draw : Result::Ongoing;
+  return r == "1-0"       ? Result::WhiteWins
+         : r == "0-1"     ? Result::BlackWins
+         : r == "1/2-1/2" ? Result::Draw
+                          : Result::Ongoing;
 }
 
 PublishedBoard published_board(const JournalScan& scan) {
@@ -96,11 +99,11 @@ Match rebuild_published(const MatchConfig& mc, const std::array<const JournalSca
   for (int k = 0; k < 2; ++k)
     if (scans[std::size_t(k)]) pub[std::size_t(k)] = published_board(*scans[std::size_t(k)]);
   std::array<bool, 2> replay_agrees{true, true}, done{false, false};
-  std::array<std::array<std::array<int, PIECE_TYPE_NB>, 2>, 2> borrowed{};
+  // Per board, colour and piece type: the places in completed_by of drops whose piece was not handed over
+  // yet.
+  std::array<std::array<std::array<std::vector<std::size_t>, PIECE_TYPE_NB>, 2>, 2> borrowed{};
   std::vector<int> completed_by;
   struct Next {
-    std::optional<Move> move;
-    const PlyRecord* from_replay = nullptr;
     PublishedBoard::M published;
   };
   // The next move of board k, or none.
@@ -115,8 +118,8 @@ Match rebuild_published(const MatchConfig& mc, const std::array<const JournalSca
       const PlyRecord& rp = rg.plies()[std::size_t(ply - 1)];
       const std::string uci = to_uci(rg.position_at(ply - 1), rp.move);
       if (it == moves.end() || uci == it->second.uci) {
-        n.from_replay = &rp;
-        n.published = {uci, rp.clock, rp.time_ms};
+        // What was published wins (its time orders the boards' moves); the replay fills a hole.
+        n.published = it == moves.end() ? PublishedBoard::M{uci, rp.clock, rp.time_ms} : it->second;
         return n;
       }
       replay_agrees[std::size_t(k)] = false;
@@ -131,7 +134,8 @@ Match rebuild_published(const MatchConfig& mc, const std::array<const JournalSca
       if (!done[std::size_t(k)]) cand[std::size_t(k)] = next_of(k);
     int k = -1;
     for (int i = 0; i < 2; ++i)
-      if (cand[std::size_t(i)] && (k < 0 || cand[std::size_t(i)]->published.t < cand[std::size_t(k)]->published.t))
+      if (cand[std::size_t(i)] &&
+          (k < 0 || cand[std::size_t(i)]->published.t < cand[std::size_t(k)]->published.t))
         k = i;
     if (k < 0) break;
     Game& g = games[std::size_t(k)];
@@ -145,7 +149,7 @@ Match rebuild_published(const MatchConfig& mc, const std::array<const JournalSca
         g.add_to_pocket(mover, t, 1);
         mv = parse_uci(g.position(), n.published.uci);
         if (mv)
-          ++borrowed[std::size_t(k)][mover][t];
+          borrowed[std::size_t(k)][mover][t].push_back(completed_by.size());
         else
           g.add_to_pocket(mover, t, -1);
       }
@@ -163,11 +167,27 @@ Match rebuild_published(const MatchConfig& mc, const std::array<const JournalSca
     if (victim != SQ_NONE) {
       const Color c = color_of(before.piece_on(victim));
       const PieceType t = before.captured_hand_type(victim);
-      int& owed = borrowed[std::size_t(k ^ 1)][c][t];
-      if (owed > 0)
-        --owed;
-      else
+      auto& owed = borrowed[std::size_t(k ^ 1)][c][t];
+      if (owed.empty()) {
         games[std::size_t(k ^ 1)].add_to_pocket(c, t, 1);
+      } else {
+        // The record shows the capture before the drop it supplied (as the live match does), but not
+        // before an earlier move of its own board.
+        std::size_t to = owed.front();
+        owed.erase(owed.begin());
+        for (std::size_t j = completed_by.size() - 1; j-- > to;)
+          if (completed_by[j] == k) {
+            to = j + 1;
+            break;
+          }
+        completed_by.pop_back();
+        completed_by.insert(completed_by.begin() + std::ptrdiff_t(to), k);
+        for (auto& per_colour : borrowed)
+          for (auto& per_type : per_colour)
+            for (auto& places : per_type)
+              for (std::size_t& p : places)
+                if (p >= to) ++p;
+      }
     }
   }
   std::optional<MatchResultEvent> result;

@@ -57,7 +57,8 @@ class PublishedGame {
   bool agrees_with(const Game& replay) const {
     if (replay.ply_count() < last_ply() || (outcome_ && !replay.outcome())) return false;
     for (const auto& [ply, m] : moves_)
-      if (to_uci(replay.position_at(ply - 1), replay.plies()[std::size_t(ply - 1)].move) != m.uci) return false;
+      if (to_uci(replay.position_at(ply - 1), replay.plies()[std::size_t(ply - 1)].move) != m.uci)
+        return false;
     return true;
   }
 
@@ -72,10 +73,13 @@ class PublishedGame {
       if (in_replay) {
         const PlyRecord& rp = replay.plies()[std::size_t(ply - 1)];
         if (it == moves_.end() || to_uci(g.position(), rp.move) == it->second.uci) {
+          // What was published wins (clock and time); the replay fills a hole.
+          const ClockTimes clock = it == moves_.end() ? rp.clock : it->second.clock;
+          const std::int64_t t = it == moves_.end() ? rp.time_ms : it->second.t;
           if (rp.illegal)
-            g.play_illegal(rp.move, replay.position_at(ply), rp.clock, rp.time_ms);
+            g.play_illegal(rp.move, replay.position_at(ply), clock, t);
           else
-            g.play(rp.move, rp.clock, rp.time_ms);
+            g.play(rp.move, clock, t);
           continue;
         }
         replay_agrees = false;

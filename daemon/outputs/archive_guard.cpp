@@ -36,7 +36,8 @@ ArchiveMeasure measure_archive(std::string_view text) {
     } else if (c == '[' && depth == 0 && (i == 0 || text[i - 1] == '\n')) {
       // [Name "Value"]
       std::size_t end = text.find('\n', i);
-      std::string_view line = text.substr(i, end == std::string_view::npos ? std::string_view::npos : end - i);
+      std::string_view line =
+          text.substr(i, end == std::string_view::npos ? std::string_view::npos : end - i);
       std::size_t q1 = line.find('"'), q2 = line.rfind('"');
       if (q1 != std::string_view::npos && q2 > q1) {
         std::string_view value = line.substr(q1 + 1, q2 - q1 - 1);
@@ -67,7 +68,8 @@ ArchiveMeasure measure_archive(std::string_view text) {
         ++end;
       std::string_view token = text.substr(i, end - i);
       i = end;
-      if (depth > 0 || token.empty() || token[0] == '$' || is_result(token) || is_move_number(token)) continue;
+      if (depth > 0 || token.empty() || token[0] == '$' || is_result(token) || is_move_number(token))
+        continue;
       // "1.e4": a number glued to its move.
       std::size_t dot = token.rfind('.');
       if (dot != std::string_view::npos && dot + 1 < token.size() && is_move_number(token.substr(0, dot + 1)))
@@ -79,7 +81,8 @@ ArchiveMeasure measure_archive(std::string_view text) {
 }
 
 bool poorer(const ArchiveMeasure& next, const ArchiveMeasure& existing) {
-  return next.moves < existing.moves || (existing.result && !next.result) || next.named_tags < existing.named_tags;
+  return next.moves < existing.moves || (existing.result && !next.result) ||
+         next.named_tags < existing.named_tags;
 }
 
 std::filesystem::path recovered_path(const std::filesystem::path& path) {

@@ -2,7 +2,8 @@
 // Copyright (C) 2026 the eboardd authors
 // An archive file (a finished or live game's PGN, a match's BPGN) is never replaced by a poorer record of the
 // same game: after a restart from a damaged journal the recovered game can be shorter than the file written
-// before, and the file is then the better witness. Used while a recovered game is written for the first times.
+// before, and the file is then the better witness. Used while a recovered game is written for the first
+// times.
 #pragma once
 
 #include <filesystem>
@@ -13,9 +14,9 @@ namespace eboard::outputs {
 
 // What a PGN/BPGN record holds, for comparing two records of one game.
 struct ArchiveMeasure {
-  int moves = 0;          // SAN tokens of the movetext
-  bool result = false;    // a result other than "*"
-  int named_tags = 0;     // tags with a value other than "?", "" or an unknown date
+  int moves = 0;        // SAN tokens of the movetext
+  bool result = false;  // a result other than "*"
+  int named_tags = 0;   // tags with a value other than "?", "" or an unknown date
 };
 
 ArchiveMeasure measure_archive(std::string_view text);
