@@ -324,6 +324,7 @@ void Service::add_match(const config::MatchConfig& m) {
     ro.clock = options_.clock;
     ro.log_moves = options_.log_moves;
     ro.match_member = true;
+    ro.match_partner = m.boards[std::size_t(1 - b)];
     auto rt = std::make_unique<BoardRuntime>(
         io_, bc[b]->id, ro, [this](const rules::Event&, const std::string& line) { http_->broadcast(line); });
     if (auto ok = rt->open(); !ok) {
