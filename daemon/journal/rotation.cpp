@@ -83,6 +83,7 @@ void abandon(const std::vector<Rotation>& group) {
 CommitResult commit(const std::vector<Rotation>& group) {
   CommitResult out;
   std::vector<fs::path> currents;
+  currents.reserve(group.size());
   for (const Rotation& r : group) currents.push_back(r.current);
   auto fail = [&](const std::string& what, std::error_code ec) {
     out.error = what + ": " + ec.message();
