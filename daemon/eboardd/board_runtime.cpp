@@ -125,6 +125,8 @@ tl::expected<void, std::string> BoardRuntime::open() {
 
   const fs::path path = journal_path();
   recovery_.emplace(id_);
+  settle_rotation();
+  kept_files_ = journal::kept_journals(path).size();
   auto read = read_journal(path);
   if (!read) return tl::unexpected(read.error());
   if (options_.match_member) return open_match_member(path, std::move(*read));
@@ -141,8 +143,8 @@ tl::expected<void, std::string> BoardRuntime::open() {
       spdlog::info(
           "board {}: recovered game {} at ply {} from {} records in {} ms ({} sensor events, {} of {} "
           "journaled events reproduced{})",
-          id_, r.ledger.game_number(), r.machine.game().ply_count(), scan.records.size(), ms, r.sensor_records,
-          r.matched_events, r.journaled_events,
+          id_, r.ledger.game_number(), r.machine.game().ply_count(), scan.records.size(), ms,
+          r.sensor_records, r.matched_events, r.journaled_events,
           r.unjournaled.empty() ? "" : ", " + std::to_string(r.unjournaled.size()) + " not yet journaled");
       if (r.continue_from_published)
         spdlog::warn("board {}: continuing the game as published ({} plies), not as replayed", id_,
@@ -170,6 +172,7 @@ tl::expected<void, std::string> BoardRuntime::open() {
     if (auto ok = r.machine.new_game(g); !ok) return tl::unexpected("board " + id_ + ": " + ok.error());
     append(g);
     ledger_.on_new_game(g.t_ms, r.machine.game());
+    game_has_inputs_ = false;
   }
   // Derived on replay but never journaled nor published (the process died in between): do both now.
   if (!r.unjournaled.empty()) {
@@ -186,7 +189,8 @@ tl::expected<void, std::string> BoardRuntime::open() {
   return {};
 }
 
-tl::expected<std::optional<journal::JournalScan>, std::string> BoardRuntime::read_journal(const fs::path& path) {
+tl::expected<std::optional<journal::JournalScan>, std::string> BoardRuntime::read_journal(
+    const fs::path& path) {
   std::error_code ec;
   const fs::file_status st = fs::symlink_status(path, ec);
   if (ec && ec != std::errc::no_such_file_or_directory)
@@ -204,16 +208,17 @@ tl::expected<std::optional<journal::JournalScan>, std::string> BoardRuntime::rea
     if (!copy)
       return tl::unexpected("the journal " + path.string() + " is damaged (" + scan->problem +
                             ") and no copy of it could be kept, so it is left untouched: " + copy.error());
-    damage_ = Damage{scan->problem, copy->string(), scan->damaged_bytes() + (scan->file_bytes - scan->valid_bytes),
-                     scan->damaged.size() + (scan->torn_tail() ? 1 : 0)};
+    damage_ =
+        Damage{scan->problem, copy->string(), scan->damaged_bytes() + (scan->file_bytes - scan->valid_bytes),
+               scan->damaged.size() + (scan->torn_tail() ? 1 : 0)};
     spdlog::error("board {}: journal {}: {}; a copy of the file as it was is kept at {}", id_, path.string(),
                   scan->problem, copy->string());
     if (!scan->damaged.empty()) {
       // Damage inside the file: the journal goes on as its intact records, so that the next start reads it
       // clean (the alert is not raised again) and new records follow records, not garbage.
       if (auto ok = journal::rewrite_intact(path, *scan); !ok)
-        return tl::unexpected("the journal " + path.string() + " is damaged and could not be rewritten: " +
-                              ok.error());
+        return tl::unexpected("the journal " + path.string() +
+                              " is damaged and could not be rewritten: " + ok.error());
       auto again = journal::scan_journal(path);
       if (!again) return tl::unexpected("the rewritten journal is unreadable: " + again.error());
       // Recovery must still know that records are missing (it then trusts only what was published).
@@ -225,6 +230,14 @@ tl::expected<std::optional<journal::JournalScan>, std::string> BoardRuntime::rea
   return std::optional<journal::JournalScan>(std::move(*scan));
 }
 
+void BoardRuntime::settle_rotation() {
+  std::vector<fs::path> group{journal_path()};
+  if (!options_.match_partner.empty())
+    group.push_back(options_.state_dir / "journal" / (options_.match_partner + ".journal"));
+  journal::Settled s = journal::settle(group);
+  for (const auto& note : s.notes) spdlog::warn("board {}: journal: {}", id_, note);
+}
+
 void BoardRuntime::announce_damage(int ply) {
   if (!damage_ || damage_announced_) return;
   damage_announced_ = true;
@@ -232,8 +245,8 @@ void BoardRuntime::announce_damage(int ply) {
   a.code = "journal-damaged";
   a.ply = ply;
   a.side = ply % 2 ? BLACK : WHITE;
-  a.detail = "the journal of board " + id_ + " was damaged: " + std::to_string(damage_->bytes) + " bytes in " +
-             std::to_string(damage_->places) +
+  a.detail = "the journal of board " + id_ + " was damaged: " + std::to_string(damage_->bytes) +
+             " bytes in " + std::to_string(damage_->places) +
              " place(s) could not be read and are skipped; everything intact was recovered; the file as it "
              "was is kept at " +
              damage_->copy;
@@ -247,7 +260,7 @@ void BoardRuntime::announce_damage(int ply) {
 }
 
 tl::expected<void, std::string> BoardRuntime::open_match_member(const fs::path& path,
-                                                               std::optional<journal::JournalScan> scan) {
+                                                                std::optional<journal::JournalScan> scan) {
   if (scan) match_scan_ = std::move(*scan);
   auto w = journal::JournalWriter::open(path, match_scan_ ? *match_scan_ : journal::JournalScan{});
   if (!w) return tl::unexpected(w.error());
@@ -272,11 +285,59 @@ void BoardRuntime::match_resume(journal::Ledger ledger, std::vector<Event> unjou
   sync_now();
 }
 
-void BoardRuntime::journal_input(const journal::Entry& e, std::int64_t seq) {
+std::string BoardRuntime::input_body(const journal::Entry& e, std::int64_t seq) {
   std::string body = journal::encode_body(e);
   // The sequence number rides in the JSON body; readers that do not know it ignore it.
   if (!body.empty() && body.front() == '{')
     body.insert(1, "\"seq\":" + std::to_string(seq) + (body.size() > 2 ? "," : ""));
+  return body;
+}
+
+std::optional<journal::Rotation> BoardRuntime::prepare_rotation(const std::string& new_game_body) {
+  // What the current file holds is durable and published before the file is kept.
+  sync_now();
+  // A game that saw no input leaves nothing worth a file: its successor's record follows in the same one.
+  if (ledger_.game_number() == 0 || !writer_.is_open() || !game_has_inputs_) return std::nullopt;
+  const fs::path path = journal_path();
+  journal::Rotation r{path, journal::next_path(path),
+                      journal::kept_path(path, ledger_.game_number(), ledger_.game_started_ms())};
+  journal::HeaderEntry h{1, id_, now_ms()};
+  h.previous_game = ledger_.game_number();
+  h.previous_file = r.kept.filename().string();
+  h.tags = ledger_.tags();
+  auto ok = journal::write_next(r, {{'H', journal::encode_body(h)}, {'N', new_game_body}});
+  if (!ok) {
+    spdlog::warn("board {}: the journal goes on in one file: cannot begin a new one: {}", id_, ok.error());
+    journal::abandon({r});
+    return std::nullopt;
+  }
+  return r;
+}
+
+bool BoardRuntime::finish_rotation(bool rotated, const std::string& new_game_body) {
+  if (rotated) {
+    auto w = journal::JournalWriter::open(journal_path());
+    if (w) {
+      writer_ = std::move(*w);
+      forced_upto_ = 0;  // an offset in the kept file
+      ++rotations_;
+      ++kept_files_;
+      game_has_inputs_ = false;
+      return journal_result({});
+    }
+    (void)journal_result(tl::unexpected(w.error()));
+    return false;
+  }
+  const bool ok = journal_result(writer_.append('N', new_game_body));
+  sync_now();
+  game_has_inputs_ = false;
+  return ok;
+}
+
+void BoardRuntime::journal_input(const journal::Entry& e, std::int64_t seq) {
+  const std::string body = input_body(e, seq);
+  if (!std::holds_alternative<journal::NewGameEntry>(e) && !std::holds_alternative<journal::TagsEntry>(e))
+    game_has_inputs_ = true;
   if (auto ok = writer_.append(journal::record_type(e), body); !ok) {  // after what is buffered
     if (!journal_failed_) spdlog::error("board {}: journal write failed: {}", id_, ok.error());
     journal_failed_ = true;
@@ -322,6 +383,7 @@ const Game& BoardRuntime::game() const {
 bool BoardRuntime::append(const journal::Entry& e, bool buffered) {
   const char type = journal::record_type(e);
   const std::string body = journal::encode_body(e);
+  if (type != 'H' && type != 'N' && type != 'T') game_has_inputs_ = true;
   tl::expected<void, std::string> ok;
   if (buffered && syncer_) {
     ok = writer_.buffer(type, body);
@@ -498,8 +560,15 @@ tl::expected<int, std::string> BoardRuntime::new_game(const std::string& fen) {
   journal::NewGameEntry g{now_ms(), options_.profile, options_.chess960, fen};
   auto start = journal::start_position(g);
   if (!start) return tl::unexpected("bad start position: " + start.error());
-  if (!append(g)) return tl::unexpected(std::string("the journal cannot be written"));
-  sync_now();
+  const std::string body = journal::encode_body(g);
+  auto rotation = prepare_rotation(body);
+  bool rotated = false;
+  if (rotation) {
+    journal::CommitResult c = journal::commit({*rotation});
+    if (!c.error.empty()) spdlog::error("board {}: journal rotation: {}", id_, c.error);
+    rotated = c.rotated;
+  }
+  if (!finish_rotation(rotated, body)) return tl::unexpected(std::string("the journal cannot be written"));
   ledger_.on_new_game(g.t_ms, Game(*start));
   if (source_) {
     if (auto ok = source_->new_game(g); !ok) return tl::unexpected(ok.error());
@@ -564,9 +633,10 @@ void BoardRuntime::write_pgn(bool now) {
     // Until the recovered game is at least as rich as the file written before the restart, the file stays.
     if (outputs::would_impoverish(path, pgn)) {
       if (!archive_kept_)
-        spdlog::warn("board {}: {} holds more of this game than the journal gave back; it is kept, and the "
-                     "recovered record is written to {}",
-                     id_, path.string(), outputs::recovered_path(path).string());
+        spdlog::warn(
+            "board {}: {} holds more of this game than the journal gave back; it is kept, and the "
+            "recovered record is written to {}",
+            id_, path.string(), outputs::recovered_path(path).string());
       archive_kept_ = true;
       path = outputs::recovered_path(path);
     } else {
@@ -635,6 +705,9 @@ nlohmann::json BoardRuntime::status() const {
                          {"sync_max_us", ws.sync_max.count()},
                          {"write_errors", ws.write_errors},
                          {"awaiting_sync", unpublished_.size()},
+                         {"kept_dir", journal::kept_dir(journal_path()).string()},
+                         {"kept_files", kept_files_},
+                         {"rotations", rotations_},
                          {"ok", !journal_failed_}};
   if (!recovery_summary_.is_null()) journal["recovery"] = recovery_summary_;
   if (damage_)
@@ -653,10 +726,26 @@ nlohmann::json BoardRuntime::status() const {
   return j;
 }
 
-tl::expected<std::string, std::string> BoardRuntime::capture() const {
-  auto scan = journal::scan_journal(journal_path());
-  if (!scan) return tl::unexpected(scan.error());
-  return drivers::format_capture(journal::export_capture(*scan, id_));
+tl::expected<BoardRuntime::CaptureJob, std::string> BoardRuntime::capture_job(int game) const {
+  fs::path path = journal_path();
+  if (game != 0 && game != ledger_.game_number()) {
+    path.clear();
+    for (const auto& k : journal::kept_journals(journal_path()))
+      if (k.game == game) path = k.path;  // the last kept under that number
+    if (path.empty())
+      return tl::unexpected("board " + id_ + " keeps no journal of game " + std::to_string(game));
+  }
+  return [path, id = id_]() -> tl::expected<std::string, std::string> {
+    auto scan = journal::scan_journal(path);
+    if (!scan) return tl::unexpected(scan.error());
+    return drivers::format_capture(journal::export_capture(*scan, id));
+  };
+}
+
+tl::expected<std::string, std::string> BoardRuntime::capture(int game) const {
+  auto job = capture_job(game);
+  if (!job) return tl::unexpected(job.error());
+  return (*job)();
 }
 
 }  // namespace eboard::eboardd

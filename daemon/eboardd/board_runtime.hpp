@@ -17,6 +17,10 @@
 // on and at once when it ends (outputs/async_file.hpp). Without it, the sync runs
 // on the calling thread and the move is published before events() returns (tests that never run the
 // io_context).
+//
+// Rotation: a new game begins a new journal file and keeps the finished one (journal/rotation.hpp), so
+// start-up replays and capture.cap exports the current game only. A game that reconstruction begins by
+// itself (the pieces set up again, no new-game record) stays in the current file.
 #pragma once
 
 #include <chrono>
@@ -38,6 +42,7 @@
 #include "daemon/journal/journal_file.hpp"
 #include "daemon/journal/machine.hpp"
 #include "daemon/journal/recovery.hpp"
+#include "daemon/journal/rotation.hpp"
 #include "daemon/outputs/pgn_output.hpp"
 
 namespace eboard::journal {
@@ -61,6 +66,8 @@ struct RuntimeOptions {
   // One of the two boards of a bughouse match (match_runtime.hpp): the match replays the journal and
   // journals the inputs, with a sequence number, so open() neither replays nor starts a game.
   bool match_member = false;
+  // The other board of the match: their journals rotate together (settled together at open()).
+  std::string match_partner;
   std::function<std::int64_t()> clock;  // Unix ms; empty: the system clock
   // Logs every completed move on a line of its own (the demo's terminal shows the games as they go).
   bool log_moves = false;
@@ -95,6 +102,15 @@ class BoardRuntime : public BoardSink {
   void journal_input(const journal::Entry& e, std::int64_t seq);
   // The match began a new game on this board.
   void match_new_game(std::int64_t t_ms, const rules::Game& g);
+  // The body of a match input's record: `e`'s with the match's sequence number in it.
+  static std::string input_body(const journal::Entry& e, std::int64_t seq);
+  // A new game's journal rotation, in two steps so that a match rotates both boards as one
+  // (journal/rotation.hpp). Prepare writes the new file beside the current one, its first input the
+  // new-game record `new_game_body` (nullopt: no rotation, e.g. no game yet or the file cannot be
+  // written). Finish continues in the new file once the group is committed (`rotated`), or else journals
+  // the new game in the current file; false if it could journal it nowhere.
+  std::optional<journal::Rotation> prepare_rotation(const std::string& new_game_body);
+  bool finish_rotation(bool rotated, const std::string& new_game_body);
   // What POST /control/<id>/new-game does on a match board (a new match).
   void set_new_match(std::function<tl::expected<int, std::string>()> f) { new_match_ = std::move(f); }
   journal::Ledger& ledger_mut() { return ledger_; }
@@ -116,8 +132,11 @@ class BoardRuntime : public BoardSink {
   std::vector<std::string> snapshot();
   nlohmann::json status() const;
   std::filesystem::path journal_path() const;
-  // The raw bytes journaled so far, as a capture file.
-  tl::expected<std::string, std::string> capture() const;
+  // A capture file of the raw bytes journaled (CONTRACTS §1): of the current game (`game` 0 or its
+  // number), or of a kept game. The job reads files only, for a worker thread; an unknown game fails here.
+  using CaptureJob = std::function<tl::expected<std::string, std::string>()>;
+  tl::expected<CaptureJob, std::string> capture_job(int game = 0) const;
+  tl::expected<std::string, std::string> capture(int game = 0) const;
   std::int64_t now_ms();
 
   // BoardSink
@@ -155,10 +174,10 @@ class BoardRuntime : public BoardSink {
   void write_pgn(bool now = true);
   tl::expected<void, std::string> open_match_member(const std::filesystem::path& path,
                                                     std::optional<journal::JournalScan> scan);
-  // The journal at `path` scanned, or (not ours, unreadable) renamed aside with an error logged.
   // The journal as read at start-up: none when absent; an error when it cannot be read. A damaged one is
   // copied aside first (damage_).
-  tl::expected<std::optional<journal::JournalScan>, std::string> read_journal(const std::filesystem::path& path);
+  tl::expected<std::optional<journal::JournalScan>, std::string> read_journal(
+      const std::filesystem::path& path);
   // Publishes the journal-damaged alert once, when the journal was damaged at start-up.
   void announce_damage(int ply);
   struct Damage {
@@ -172,6 +191,8 @@ class BoardRuntime : public BoardSink {
   // The first archive writes after start-up must not replace a richer file (outputs/archive_guard.hpp).
   bool guard_archive_ = true;
   bool archive_kept_ = false;
+  // Finishes or undoes a rotation a crash cut short (this board's file, and its match partner's).
+  void settle_rotation();
 
   [[maybe_unused]] boost::asio::io_context& io_;  // for the session wiring to come
   std::string id_;
@@ -204,6 +225,9 @@ class BoardRuntime : public BoardSink {
   std::int64_t last_t_ = 0;
   std::string pgn_error_;  // the last PGN write failure (logged once)
   std::uint64_t events_published_ = 0;
+  std::size_t kept_files_ = 0;  // in journal/<id>/
+  std::uint64_t rotations_ = 0;
+  bool game_has_inputs_ = true;  // since its new-game record (unknown after a restart: yes)
   std::optional<journal::JournalScan> match_scan_;
   std::function<tl::expected<int, std::string>()> new_match_;
 

@@ -130,7 +130,22 @@ tl::expected<int, std::string> MatchRuntime::new_match() {
   const std::int64_t t = now_ms();
   journal::NewGameEntry g{t, config_.rules, false, ""};
   const std::int64_t seq = seq_++;
-  for (auto* b : boards_) b->journal_input(g, seq);
+  // Both journals rotate as one (recovery reads them together), or neither does.
+  std::array<std::string, 2> bodies;
+  std::vector<journal::Rotation> group;
+  for (std::size_t b = 0; b < 2; ++b) {
+    bodies[b] = BoardRuntime::input_body(g, seq);
+    if (auto r = boards_[b]->prepare_rotation(bodies[b])) group.push_back(std::move(*r));
+  }
+  bool rotated = false;
+  if (group.size() == 2) {
+    journal::CommitResult c = journal::commit(group);
+    if (!c.error.empty()) spdlog::error("match {}: journal rotation: {}", name(), c.error);
+    rotated = c.rotated;
+  } else {
+    journal::abandon(group);
+  }
+  for (std::size_t b = 0; b < 2; ++b) (void)boards_[b]->finish_rotation(rotated, bodies[b]);
   match_.emplace(match_config());
   if (recovery_) recovery_->inputs_since_start = 0;
   for (int b = 0; b < 2; ++b) boards_[std::size_t(b)]->match_new_game(t, match_->board(b).game());

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -123,7 +124,8 @@ const char* INDEX =
     "GET  /matches/<A>-<B>.bpgn       a bughouse match (BPGN)\n"
     "GET  /status                     boards, links, games, journal, USB boards (JSON)\n"
     "GET  /boards/<id>.pgn            one board's current game\n"
-    "GET  /boards/<id>/capture.cap    the board's raw wire bytes as a capture file\n"
+    "GET  /boards/<id>/capture.cap    the board's raw wire bytes in its current game, as a capture file\n"
+    "                                 (?game=N: a finished game whose journal is kept)\n"
     "GET  /ws                         WebSocket: the current state, then live events (JSON)\n"
     "POST /control/<id>/new-game      {\"fen\": \"...\"} optional        (Authorization: Bearer <token>)\n"
     "POST /control/<id>/tags          {\"White\": \"...\", ...}           (Authorization: Bearer <token>)\n"
@@ -324,6 +326,7 @@ void Service::add_match(const config::MatchConfig& m) {
     ro.clock = options_.clock;
     ro.log_moves = options_.log_moves;
     ro.match_member = true;
+    ro.match_partner = m.boards[std::size_t(1 - b)];
     auto rt = std::make_unique<BoardRuntime>(
         io_, bc[b]->id, ro, [this](const rules::Event&, const std::string& line) { http_->broadcast(line); });
     if (auto ok = rt->open(); !ok) {
@@ -862,10 +865,25 @@ http::Response Service::handle(const http::Request& r) {
   if (parts.size() == 3 && parts[0] == "boards" && parts[2] == "capture.cap") {
     BoardRuntime* b = board(parts[1]);
     if (!b) return http::Response::text(404, "no board " + parts[1]);
-    auto cap = b->capture();
-    if (!cap) return http::Response::text(500, cap.error());
-    http::Response res = http::Response::text(200, *cap);
-    res.headers.push_back({"Content-Disposition", "attachment; filename=\"" + b->id() + ".cap\""});
+    int game = 0;
+    if (auto g = r.query_value("game")) {
+      const char* end = g->data() + g->size();
+      auto [ptr, err] = std::from_chars(g->data(), end, game);
+      if (err != std::errc() || ptr != end || game < 1)
+        return http::Response::text(400, "game must be a game number (see /status)");
+    }
+    auto job = b->capture_job(game);
+    if (!job) return http::Response::text(404, job.error());
+    // Read and formatted on a worker thread: a long game's journal is megabytes.
+    http::Response res;
+    res.deferred = [job = std::move(*job),
+                    name = b->id() + (game ? "-" + std::to_string(game) : std::string()) + ".cap"] {
+      auto cap = job();
+      if (!cap) return http::Response::text(500, cap.error());
+      http::Response ok = http::Response::text(200, std::move(*cap));
+      ok.headers.push_back({"Content-Disposition", "attachment; filename=\"" + name + "\""});
+      return ok;
+    };
     return res;
   }
   return http::Response::text(404, "not found (see / for what is here)");

@@ -7,7 +7,9 @@
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/ip/address.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
@@ -107,6 +109,13 @@ struct ServerState : std::enable_shared_from_this<ServerState> {
   std::size_t rejects_logged = 0;
   std::size_t rejects_suppressed = 0;
   asio::steady_timer reject_flush;
+
+  // Deferred responses (Response::deferred) are made here, off the loop.
+  std::unique_ptr<asio::thread_pool> workers;
+  asio::thread_pool& worker_pool() {
+    if (!workers) workers = std::make_unique<asio::thread_pool>(std::max(1u, options.worker_threads));
+    return *workers;
+  }
 
   ServerState(asio::io_context& i, ServerOptions o, ServerHandlers h)
       : io(i), options(o), handlers(std::move(h)), retry(i), reject_flush(i) {}
@@ -357,8 +366,28 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       return;
     }
     if (res.status == 101) res = Response::text(400, "not a WebSocket upgrade request");
+    if (res.deferred) return defer(std::move(res.deferred), req.version(), req.keep_alive());
     if (res.status == 401 || res.status == 403) state_->log_rejected(remote_, r.method, r.path, res.status);
     write(make_response(res, req.version(), req.keep_alive() && res.status < 400));
+  }
+
+  // The response made on a worker thread, written from the loop.
+  void defer(std::function<Response()> work, unsigned version, bool keep_alive) {
+    auto loop = stream_.get_executor();
+    asio::post(state_->worker_pool(),
+               [self = shared_from_this(), loop, work = std::move(work), version, keep_alive]() mutable {
+                 Response res;
+                 try {
+                   res = work();
+                 } catch (const std::exception& e) {
+                   res = Response::text(500, std::string("cannot make the response: ") + e.what());
+                 }
+                 // The session goes to the loop with its response: it is never released on a worker thread.
+                 asio::post(loop, [self = std::move(self), res = std::move(res), version, keep_alive] {
+                   if (self->state_->stopped) return self->close();
+                   self->write(make_response(res, version, keep_alive && res.status < 400));
+                 });
+               });
   }
 
   void fail(unsigned status, const std::string& why) {
@@ -424,7 +453,11 @@ void ServerState::accept() {
 Server::Server(asio::io_context& io, ServerOptions options, ServerHandlers handlers)
     : state_(std::make_shared<ServerState>(io, options, std::move(handlers))) {}
 
-Server::~Server() { stop(); }
+Server::~Server() {
+  stop();
+  // Responses being made finish; what they post is dropped with the io_context.
+  if (state_->workers) state_->workers->join();
+}
 
 tl::expected<tcp::endpoint, std::string> Server::listen(const std::string& host, std::uint16_t port) {
   beast::error_code ec;

@@ -6,7 +6,8 @@
 // must arrive whole within `request_timeout` (so a slowloris connection is closed), malformed requests get
 // 400 and the connection is closed, at most `max_clients` connections are served (the next get 503), and
 // every WebSocket client has a bounded send queue: a client that falls `ws_queue_bytes` behind is dropped.
-// Broadcasting only queues; no board ever waits for a socket.
+// Broadcasting only queues; no board ever waits for a socket. A response that reads files (a capture
+// export) is made on a worker thread (Response::deferred), so the loop answers /status meanwhile.
 //
 // Routing is the owner's: on_request gets every parsed request (a WebSocket upgrade too, with
 // `websocket = true`; answering it with status 101 accepts it). An accepted WebSocket client is sent
@@ -52,6 +53,9 @@ struct Response {
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
+  // Set: the response is this function's, called on one of the server's worker threads while the loop
+  // goes on; the connection waits for it. It must touch nothing the loop owns (it reads files).
+  std::function<Response()> deferred;
 
   static Response text(unsigned status, std::string body);
   static Response json(unsigned status, std::string json_text);
@@ -72,6 +76,8 @@ struct ServerOptions {
   // (or at stop()), so that a flood of them cannot fill the log.
   std::size_t reject_log_burst = 20;
   std::chrono::milliseconds reject_log_window{1000};
+  // Threads that make deferred responses (started with the first one).
+  unsigned worker_threads = 2;
 };
 
 struct ServerHandlers {

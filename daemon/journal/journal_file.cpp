@@ -64,11 +64,11 @@ void append_frame_v1(std::string& out, char type, std::string_view body) {
   out.append(body);
 }
 
-std::string_view as_chars(const ChainValue& c) {
-  return {reinterpret_cast<const char*>(c.data()), c.size()};
-}
+std::string_view as_chars(const ChainValue& c) { return {reinterpret_cast<const char*>(c.data()), c.size()}; }
 
-std::string errno_reason(const std::filesystem::path& path) { return path.string() + ": " + std::strerror(errno); }
+std::string errno_reason(const std::filesystem::path& path) {
+  return path.string() + ": " + std::strerror(errno);
+}
 
 // Reads a whole file with read(2), so that the caller gets the system's reason when it cannot.
 tl::expected<std::string, std::string> read_whole(const std::filesystem::path& path) {
@@ -137,7 +137,8 @@ std::string check_v2(std::string_view bytes, std::size_t at, std::uint32_t& len)
   if (left < 12) return "is cut inside its header";
   if (bytes.substr(at, SYNC.size()) != SYNC) return "does not start with the sync marker";
   len = get_u32(bytes, at + 4);
-  if (len < LINK_BYTES + 1 || len > MAX_RECORD_BYTES) return "has an impossible length " + std::to_string(len);
+  if (len < LINK_BYTES + 1 || len > MAX_RECORD_BYTES)
+    return "has an impossible length " + std::to_string(len);
   if (left - 12 < len)
     return "is cut short (" + std::to_string(left - 12) + " of " + std::to_string(len) + " bytes)";
   if (crc32(bytes.substr(at + 12, len)) != get_u32(bytes, at + 8)) return "fails its checksum";
@@ -295,7 +296,7 @@ tl::expected<void, std::string> rewrite_intact(const std::filesystem::path& path
 }
 
 tl::expected<std::filesystem::path, std::string> keep_damaged_copy(const std::filesystem::path& path,
-                                                                    std::int64_t unix_ms) {
+                                                                   std::int64_t unix_ms) {
   auto bytes = read_whole(path);
   if (!bytes) return tl::unexpected(bytes.error());
   std::filesystem::path copy = path;
@@ -366,7 +367,8 @@ tl::expected<JournalWriter, std::string> JournalWriter::open(const std::filesyst
   if (::fstat(fd, &st) != 0) return tl::unexpected(errno_text("cannot stat", path));
   std::uint64_t size = std::uint64_t(st.st_size);
   if (scan.valid_bytes < size) {
-    if (::ftruncate(fd, off_t(scan.valid_bytes)) != 0) return tl::unexpected(errno_text("cannot truncate", path));
+    if (::ftruncate(fd, off_t(scan.valid_bytes)) != 0)
+      return tl::unexpected(errno_text("cannot truncate", path));
     size = scan.valid_bytes;
   }
   w.framer_ = Framer(scan.version, scan.chain);

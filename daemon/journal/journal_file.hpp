@@ -85,7 +85,8 @@ struct JournalScan {
   std::uint64_t valid_bytes = 0;  // up to the end of the last whole, checked record
   std::uint64_t file_bytes = 0;
   std::vector<DamagedRange> damaged;  // inside the file, records after them were read
-  std::string problem;  // everything that was wrong, one sentence each ("torn tail …", "damaged …"); empty if clean
+  std::string
+      problem;  // everything that was wrong, one sentence each ("torn tail …", "damaged …"); empty if clean
   // Version 2: the chain value after the last record (what the next record links to), and the offsets of
   // records whose link does not follow from the record read before them (after damage, or an alteration).
   ChainValue chain = chain_start();
@@ -108,7 +109,7 @@ tl::expected<void, std::string> rewrite_intact(const std::filesystem::path& path
 // Copies a damaged journal byte for byte next to it (`<name>.damaged-<unix ms>`), durably, before anything
 // rewrites the original. Returns the copy's path.
 tl::expected<std::filesystem::path, std::string> keep_damaged_copy(const std::filesystem::path& path,
-                                                                    std::int64_t unix_ms);
+                                                                   std::int64_t unix_ms);
 
 struct WriterStats {
   std::uint64_t records = 0;
@@ -200,8 +201,8 @@ class JournalWriter {
   std::uint64_t buffered_records_ = 0;
   Framer framer_;
   ChainValue written_chain_ = chain_start();  // the framer's chain after the last record written
-  std::string scratch_;  // append()'s record, its capacity kept
-  WriterStats stats_;    // records, bytes, write_errors (the sync figures are the file's)
+  std::string scratch_;                       // append()'s record, its capacity kept
+  WriterStats stats_;  // records, bytes, write_errors (the sync figures are the file's)
   std::filesystem::path path_;
 };
 

@@ -153,6 +153,11 @@ bool Ledger::acknowledged(int alert) const {
 
 void Ledger::on_new_game(std::int64_t t_ms, const Game& g) { begin(t_ms, g); }
 
+void Ledger::continue_after(int last_game, const PgnTags& tags) {
+  number_ = last_game;
+  tags_ = tags;
+}
+
 bool Ledger::observe(const Game& g, std::int64_t t_ms) {
   if (number_ == 0) {
     begin(t_ms, g);

@@ -82,6 +82,9 @@ class Ledger {
 
   // An explicit new game (a new-game entry).
   void on_new_game(std::int64_t t_ms, const rules::Game& g);
+  // Goes on from the games of a kept journal file (a rotated file's header): `last_game` played, with
+  // these tags; the file's new-game entry follows.
+  void continue_after(int last_game, const rules::PgnTags& tags);
   // After every input: returns true when reconstruction started a new game by itself.
   bool observe(const rules::Game& g, std::int64_t t_ms);
   void on_event(const rules::Event& e);

@@ -221,6 +221,14 @@ MatchRecovery recover_match(const JournalScan* a, const JournalScan* b, const Ma
         if (in_match && !is_daemon_note(rec.body)) journaled[std::size_t(i)].push_back(rec.body);
         continue;
       }
+      if (rec.type == 'H') {  // a rotated file goes on from the games kept before it
+        if (auto h = decode_entry(rec.type, rec.body); h && std::get<HeaderEntry>(*h).previous_game > 0) {
+          const HeaderEntry& header = std::get<HeaderEntry>(*h);
+          r.ledgers[std::size_t(i)].continue_after(header.previous_game, header.tags);
+          r.last_t = std::max(r.last_t, header.created_ms);
+        }
+        continue;
+      }
       if (rec.type == 'T') {  // tags: in the order of the board's own inputs
         if (in_match) inputs.push_back({-1, i, k});
         continue;

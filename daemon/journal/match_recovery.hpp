@@ -32,7 +32,7 @@ struct MatchRecovery {
   std::size_t matched_events = 0;
   std::size_t mismatched_events = 0;
   std::vector<std::string> problems;  // the first few mismatches and bad records, described
-  bool damaged = false;                // a journal had damaged records (skipped)
+  bool damaged = false;               // a journal had damaged records (skipped)
   // The replay disagreed with what was published, or a journal was damaged: the match continues as the
   // journals say it was published (rebuilt from the boards' move events).
   bool continue_from_published = false;

@@ -175,7 +175,15 @@ std::string encode_body(const Entry& e) {
       [](const auto& v) -> std::string {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, HeaderEntry>) {
-          return json{{"format", v.format}, {"board", v.board}, {"created", v.created_ms}}.dump();
+          json j{{"format", v.format}, {"board", v.board}, {"created", v.created_ms}};
+          if (v.previous_game > 0) {
+            j["previous_game"] = v.previous_game;
+            j["previous_file"] = v.previous_file;
+            json tags = json::array();  // pairs, in the game's order
+            for (const auto& t : v.tags) tags.push_back(json::array({t.name, t.value}));
+            j["tags"] = tags;
+          }
+          return j.dump();
         } else if constexpr (std::is_same_v<T, NewGameEntry>) {
           return json{{"t", v.t_ms}, {"profile", v.profile}, {"chess960", v.chess960}, {"fen", v.fen}}.dump();
         } else if constexpr (std::is_same_v<T, SensorEvent>) {
@@ -217,9 +225,16 @@ tl::expected<Entry, std::string> decode_entry(char type, std::string_view body) 
     return tl::unexpected(std::string("record '") + type + "' is not a JSON object");
   try {
     switch (type) {
-      case 'H':
-        return HeaderEntry{j.at("format").get<int>(), j.at("board").get<std::string>(),
-                           j.at("created").get<std::int64_t>()};
+      case 'H': {
+        HeaderEntry h{j.at("format").get<int>(), j.at("board").get<std::string>(),
+                      j.at("created").get<std::int64_t>()};
+        h.previous_game = j.value("previous_game", 0);
+        h.previous_file = j.value("previous_file", "");
+        if (j.contains("tags"))
+          for (const auto& t : j.at("tags"))
+            h.tags.push_back({t.at(0).get<std::string>(), t.at(1).get<std::string>()});
+        return h;
+      }
       case 'N':
         return NewGameEntry{j.at("t").get<std::int64_t>(), j.at("profile").get<std::string>(),
                             j.at("chess960").get<bool>(), j.at("fen").get<std::string>()};

@@ -3,6 +3,8 @@
 // What a board's journal holds, as values, and their encoding in journal records (journal_file.hpp).
 //
 //   H header     {"format":1,"board":"A","created":ms}                       first record of a file
+//                a file begun by a rotation adds "previous_game":n, "previous_file":"<kept name>",
+//                "tags":[["Event","..."],...]: what the kept games leave to the next (rotation.hpp)
 //   N new game   {"t":ms,"profile":"fide-standard","chess960":false,"fen":""}  a fresh reconstruction
 //   S sensor     {"t":ms,"lift":"e2"} {"t":ms,"place":"e4","piece":"P"} {"t":ms,"board":"<placement>"}
 //                {"t":ms,"clock":{...}} {"t":ms,"link":true}                   the truth, in order
@@ -36,9 +38,18 @@
 namespace eboard::journal {
 
 struct HeaderEntry {
+  HeaderEntry() = default;
+  HeaderEntry(int format_, std::string board_, std::int64_t created)
+      : format(format_), board(std::move(board_)), created_ms(created) {}
   int format = 1;
   std::string board;
   std::int64_t created_ms = 0;
+  // Set in a file that a journal rotation began (rotation.hpp): the number of the last game of the file
+  // kept before it, that file's name in journal/<board>/, and the board's PGN tags at the rotation, so
+  // that game numbers and the tags that outlive a game go on without reading the kept files.
+  int previous_game = 0;
+  std::string previous_file;
+  rules::PgnTags tags;
 };
 
 struct NewGameEntry {

@@ -146,6 +146,8 @@ Recovery recover(const JournalScan& scan, const std::string& board_id) {
           using T = std::decay_t<decltype(v)>;
           if constexpr (std::is_same_v<T, HeaderEntry>) {
             r.header = v;
+            r.last_t = std::max(r.last_t, v.created_ms);
+            if (v.previous_game > 0) r.ledger.continue_after(v.previous_game, v.tags);
           } else if constexpr (std::is_same_v<T, NewGameEntry>) {
             r.last_t = std::max(r.last_t, v.t_ms);
             if (auto ok = r.machine.new_game(v); !ok) {

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <future>
@@ -605,6 +606,54 @@ TEST(HttpServer, SnapshotLargerThanTheQueueLimitIsDelivered) {
   work.reset();
   t.join();
   EXPECT_EQ(server.stats().ws_dropped_slow, 1u);
+}
+
+// A deferred response (a capture export) is made on a worker thread: while five of them are held, the loop
+// still answers other requests; each held one is then answered with its own body.
+TEST(HttpServer, DeferredResponsesNeverHoldTheLoop) {
+  asio::io_context io;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> started{0};
+  http::ServerHandlers h;
+  h.on_request = [&](const http::Request& r) {
+    if (r.path == "/status") return http::Response::text(200, "fine");
+    http::Response res;
+    res.deferred = [&started, released, path = r.path] {
+      ++started;
+      released.wait();
+      return http::Response::text(200, "made for " + path);
+    };
+    return res;
+  };
+  http::ServerOptions o;
+  http::Server server(io, o, h);
+  auto ep = server.listen("127.0.0.1", 0);
+  ASSERT_TRUE(ep) << ep.error();
+  auto work = asio::make_work_guard(io);
+  std::thread t([&] { io.run(); });
+  std::vector<std::future<Reply>> exports;
+  for (int i = 0; i < 5; ++i)
+    exports.push_back(
+        std::async(std::launch::async, [&, i] { return get(ep->port(), "/slow/" + std::to_string(i)); }));
+  for (int tries = 0; started < int(o.worker_threads) && tries < 500; ++tries)
+    std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(started.load(), int(o.worker_threads));  // every worker holds one; the rest wait for a worker
+  for (int i = 0; i < 3; ++i) {
+    Reply s = get(ep->port(), "/status");
+    EXPECT_EQ(s.status, 200);
+    EXPECT_EQ(s.body, "fine\n");
+  }
+  for (auto& e : exports) EXPECT_EQ(e.wait_for(0ms), std::future_status::timeout);
+  release.set_value();
+  for (int i = 0; i < 5; ++i) {
+    Reply r = exports[std::size_t(i)].get();
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(r.body, "made for /slow/" + std::to_string(i) + "\n");
+  }
+  asio::post(io, [&] { server.stop(); });
+  work.reset();
+  t.join();
 }
 
 // Refused requests on the log (issue 11): the operator sees who was refused what, never the token, and a

@@ -21,6 +21,7 @@
 #include "daemon/eboardd/demo_match.hpp"
 #include "daemon/eboardd/service.hpp"
 #include "daemon/journal/journal_file.hpp"
+#include "daemon/journal/rotation.hpp"
 #include "rules/notation.hpp"
 #include "rules/pgn.hpp"
 #include "tests/daemon_journal/manual_source.hpp"
@@ -326,6 +327,128 @@ TEST(DaemonMatch, KilledMidMatchResumesExactly) {
     fs::remove_all(copy);
   }
   fs::remove_all(ref_dir);
+}
+
+// Both boards' journals rotate at a new match, together: the finished match is kept under journal/A and
+// journal/B, a restart replays the current match only and exactly, and a crash between the two boards'
+// steps of the rotation leaves both in the same match.
+TEST(DaemonMatch, NewMatchRotatesBothJournalsTogether) {
+  if (!fs::exists(BPGN)) GTEST_SKIP() << "../shared is absent";
+  ASSERT_GE(corpus()->matches.size(), 2u);
+  const rules::BughouseRecord& rec1 = corpus()->matches[0];
+  const rules::BughouseRecord& rec2 = corpus()->matches[1];
+  const auto inputs1 = eboardd::plan_demo_match(rec1, 1.0, 5).inputs;
+  const auto inputs2 = eboardd::plan_demo_match(rec2, 1.0, 6).inputs;
+  auto play_from = [](Daemon& d, const std::vector<eboardd::DemoMatchInput>& in, std::int64_t origin,
+                      std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to && i < in.size(); ++i) d.feed(in[i], origin + in[i].t);
+  };
+  const fs::path dir = fresh_dir("rotate");
+  const fs::path copy = fresh_dir("rotate-copy");
+  const std::size_t half = inputs2.size() / 2;
+  std::string bpgn1, bpgn_half, want_bpgn2;
+  std::int64_t origin2 = 0;
+  std::size_t inputs_match1 = 0;
+  {
+    Daemon d(dir);
+    set_players(d, rec1);
+    play(d, inputs1, 0, inputs1.size());
+    finish(d, inputs1, rec1);
+    bpgn1 = d.match().bpgn();
+    const fs::path bpgn1_file = d.match().bpgn_path();
+    ASSERT_EQ(d.match().number(), 1);
+    for (const char* id : {"A", "B"}) {
+      auto scan = journal::scan_journal(dir / "journal" / (std::string(id) + ".journal"));
+      ASSERT_TRUE(scan) << scan.error();
+      for (const auto& r : scan->records) inputs_match1 += r.type == 'S';
+    }
+    auto n = d.match().new_match();
+    ASSERT_TRUE(n) << n.error();
+    EXPECT_EQ(*n, 2);
+    for (const char* id : {"A", "B"}) {
+      SCOPED_TRACE(id);
+      const fs::path cur = dir / "journal" / (std::string(id) + ".journal");
+      auto kept = journal::kept_journals(cur);
+      ASSERT_EQ(kept.size(), 1u);
+      EXPECT_EQ(kept[0].game, 1);
+      auto scan = journal::scan_journal(cur);
+      ASSERT_TRUE(scan);
+      ASSERT_EQ(scan->records.size(), 2u);
+      EXPECT_EQ(scan->records[0].type, 'H');
+      EXPECT_EQ(scan->records[1].type, 'N');
+      EXPECT_EQ(d.service().board(id)->status()["journal"]["rotations"], 1);
+    }
+    EXPECT_EQ(slurp(bpgn1_file), bpgn1);  // the finished match's file stays
+    set_players(d, rec2);
+    origin2 = d.now() + 10000;
+    play_from(d, inputs2, origin2, 0, half);
+    bpgn_half = d.match().bpgn();
+    fs::copy(dir / "journal", copy / "journal", fs::copy_options::recursive);
+    play_from(d, inputs2, origin2, half, inputs2.size());
+    want_bpgn2 = d.match().bpgn();
+  }
+  {
+    Daemon d(copy);
+    EXPECT_EQ(d.match().number(), 2);
+    EXPECT_EQ(d.match().bpgn(), bpgn_half);
+    const journal::MatchRecovery* r = d.match().recovery();
+    ASSERT_NE(r, nullptr);
+    EXPECT_TRUE(r->exact()) << (r->problems.empty() ? "" : r->problems[0]);
+    EXPECT_GT(r->matched_events, 0u);
+    // The current match's inputs only: match 1's stay in the kept files.
+    std::printf("restart in match 2: %zu inputs replayed (match 1 alone had %zu sensor records)\n", r->inputs,
+                inputs_match1);
+    EXPECT_LT(r->inputs, inputs_match1);
+    play_from(d, inputs2, origin2, half, inputs2.size());
+    EXPECT_EQ(d.match().bpgn(), want_bpgn2);
+  }
+  fs::remove_all(dir);
+  fs::remove_all(copy);
+
+  // A crash inside a rotation: after both new files are written (not committed: match 1 goes on), and
+  // after board A's file was kept but not B's (committed: both are in match 2).
+  for (bool committed : {false, true}) {
+    SCOPED_TRACE(committed ? "after A was kept" : "before the commit");
+    const fs::path live = fresh_dir("rotate-cut");
+    const fs::path cut = fresh_dir("rotate-cut-copy");
+    std::array<int, 2> plies1{};
+    {
+      Daemon d(live);
+      set_players(d, rec1);
+      play(d, inputs1, 0, inputs1.size());
+      finish(d, inputs1, rec1);
+      for (int b = 0; b < 2; ++b) plies1[std::size_t(b)] = d.match().match().board(b).game().ply_count();
+      journal::NewGameEntry g{d.now() + 1000, "bughouse-fqe", false, ""};
+      std::vector<journal::Rotation> group;
+      for (const char* id : {"A", "B"}) {
+        auto r = d.service().board(id)->prepare_rotation(eboardd::BoardRuntime::input_body(g, 1'000'000));
+        ASSERT_TRUE(r.has_value());
+        group.push_back(*r);
+      }
+      if (committed) {
+        fs::create_directories(group[0].kept.parent_path());
+        fs::rename(group[0].current, group[0].kept);
+      }
+      fs::copy(live / "journal", cut / "journal", fs::copy_options::recursive);
+    }
+    Daemon d(cut);
+    EXPECT_EQ(d.match().number(), committed ? 2 : 1);
+    if (!committed) {
+      EXPECT_EQ(d.match().bpgn(), bpgn1);
+    }
+    for (const char* id : {"A", "B"}) {
+      const fs::path cur = cut / "journal" / (std::string(id) + ".journal");
+      EXPECT_FALSE(fs::exists(journal::next_path(cur))) << id;
+      EXPECT_EQ(journal::kept_journals(cur).size(), committed ? 1u : 0u) << id;
+    }
+    const journal::MatchRecovery* r = d.match().recovery();
+    ASSERT_NE(r, nullptr);
+    EXPECT_TRUE(r->exact()) << (r->problems.empty() ? "" : r->problems[0]);
+    for (int b = 0; b < 2; ++b)
+      EXPECT_EQ(d.match().match().board(b).game().ply_count(), committed ? 0 : plies1[std::size_t(b)]) << b;
+    fs::remove_all(live);
+    fs::remove_all(cut);
+  }
 }
 
 }  // namespace
