@@ -141,8 +141,8 @@ tl::expected<void, std::string> BoardRuntime::open() {
       spdlog::info(
           "board {}: recovered game {} at ply {} from {} records in {} ms ({} sensor events, {} of {} "
           "journaled events reproduced{})",
-          id_, r.ledger.game_number(), r.machine.game().ply_count(), scan.records.size(), ms, r.sensor_records,
-          r.matched_events, r.journaled_events,
+          id_, r.ledger.game_number(), r.machine.game().ply_count(), scan.records.size(), ms,
+          r.sensor_records, r.matched_events, r.journaled_events,
           r.unjournaled.empty() ? "" : ", " + std::to_string(r.unjournaled.size()) + " not yet journaled");
       if (r.continue_from_published)
         spdlog::warn("board {}: continuing the game as published ({} plies), not as replayed", id_,
@@ -186,7 +186,8 @@ tl::expected<void, std::string> BoardRuntime::open() {
   return {};
 }
 
-tl::expected<std::optional<journal::JournalScan>, std::string> BoardRuntime::read_journal(const fs::path& path) {
+tl::expected<std::optional<journal::JournalScan>, std::string> BoardRuntime::read_journal(
+    const fs::path& path) {
   std::error_code ec;
   const fs::file_status st = fs::symlink_status(path, ec);
   if (ec && ec != std::errc::no_such_file_or_directory)
@@ -204,16 +205,17 @@ tl::expected<std::optional<journal::JournalScan>, std::string> BoardRuntime::rea
     if (!copy)
       return tl::unexpected("the journal " + path.string() + " is damaged (" + scan->problem +
                             ") and no copy of it could be kept, so it is left untouched: " + copy.error());
-    damage_ = Damage{scan->problem, copy->string(), scan->damaged_bytes() + (scan->file_bytes - scan->valid_bytes),
-                     scan->damaged.size() + (scan->torn_tail() ? 1 : 0)};
+    damage_ =
+        Damage{scan->problem, copy->string(), scan->damaged_bytes() + (scan->file_bytes - scan->valid_bytes),
+               scan->damaged.size() + (scan->torn_tail() ? 1 : 0)};
     spdlog::error("board {}: journal {}: {}; a copy of the file as it was is kept at {}", id_, path.string(),
                   scan->problem, copy->string());
     if (!scan->damaged.empty()) {
       // Damage inside the file: the journal goes on as its intact records, so that the next start reads it
       // clean (the alert is not raised again) and new records follow records, not garbage.
       if (auto ok = journal::rewrite_intact(path, *scan); !ok)
-        return tl::unexpected("the journal " + path.string() + " is damaged and could not be rewritten: " +
-                              ok.error());
+        return tl::unexpected("the journal " + path.string() +
+                              " is damaged and could not be rewritten: " + ok.error());
       auto again = journal::scan_journal(path);
       if (!again) return tl::unexpected("the rewritten journal is unreadable: " + again.error());
       // Recovery must still know that records are missing (it then trusts only what was published).
@@ -232,8 +234,8 @@ void BoardRuntime::announce_damage(int ply) {
   a.code = "journal-damaged";
   a.ply = ply;
   a.side = ply % 2 ? BLACK : WHITE;
-  a.detail = "the journal of board " + id_ + " was damaged: " + std::to_string(damage_->bytes) + " bytes in " +
-             std::to_string(damage_->places) +
+  a.detail = "the journal of board " + id_ + " was damaged: " + std::to_string(damage_->bytes) +
+             " bytes in " + std::to_string(damage_->places) +
              " place(s) could not be read and are skipped; everything intact was recovered; the file as it "
              "was is kept at " +
              damage_->copy;
@@ -247,7 +249,7 @@ void BoardRuntime::announce_damage(int ply) {
 }
 
 tl::expected<void, std::string> BoardRuntime::open_match_member(const fs::path& path,
-                                                               std::optional<journal::JournalScan> scan) {
+                                                                std::optional<journal::JournalScan> scan) {
   if (scan) match_scan_ = std::move(*scan);
   auto w = journal::JournalWriter::open(path, match_scan_ ? *match_scan_ : journal::JournalScan{});
   if (!w) return tl::unexpected(w.error());
@@ -309,6 +311,9 @@ void BoardRuntime::stop() {
   // The PGN file as the game stands (the last background write, if one is waiting, done here).
   if (files_ && !pgn_path_.empty()) {
     if (auto ok = files_->flush(pgn_path_); !ok) spdlog::error("board {}: {}", id_, ok.error());
+  }
+  if (files_ && !sig_path_.empty()) {
+    if (auto ok = files_->flush(sig_path_); !ok) spdlog::error("board {}: {}", id_, ok.error());
   }
 }
 
@@ -564,28 +569,66 @@ void BoardRuntime::write_pgn(bool now) {
     // Until the recovered game is at least as rich as the file written before the restart, the file stays.
     if (outputs::would_impoverish(path, pgn)) {
       if (!archive_kept_)
-        spdlog::warn("board {}: {} holds more of this game than the journal gave back; it is kept, and the "
-                     "recovered record is written to {}",
-                     id_, path.string(), outputs::recovered_path(path).string());
+        spdlog::warn(
+            "board {}: {} holds more of this game than the journal gave back; it is kept, and the "
+            "recovered record is written to {}",
+            id_, path.string(), outputs::recovered_path(path).string());
       archive_kept_ = true;
       path = outputs::recovered_path(path);
     } else {
       guard_archive_ = false;
     }
   }
+  std::optional<std::string> sig = signature_for(path, pgn);
+  fs::path sig_path = path;
+  sig_path += ".sig";
   if (files_ && !now) {
-    // Errors are the writer's to log (once per file while they last).
+    // Errors are the writer's to log (once per file while they last). The signature is queued after its
+    // archive: the writer takes them in that order.
     pgn_path_ = path.string();
     files_->submit(path, std::move(pgn), /*urgent=*/g.game->outcome().has_value());
+    if (sig) {
+      sig_path_ = sig_path.string();
+      files_->submit(sig_path, std::move(*sig), /*urgent=*/true);
+    }
     return;
   }
   auto ok = files_ ? files_->write_now(path, std::move(pgn)) : outputs::write_file_atomic(path, pgn);
+  if (ok && sig)
+    ok = files_ ? files_->write_now(sig_path, std::move(*sig)) : outputs::write_file_atomic(sig_path, *sig);
   if (!ok) {
     if (pgn_error_ != ok.error()) spdlog::error("board {}: {}", id_, ok.error());
     pgn_error_ = ok.error();
   } else {
     pgn_error_.clear();
   }
+}
+
+tl::expected<journal::JournalSeal, std::string> BoardRuntime::seal_journal() {
+  if (!writer_.is_open()) return tl::unexpected(std::string("the journal is not open"));
+  flush_journal();
+  return journal::seal_journal(writer_.path(), writer_.size(), id_);
+}
+
+std::optional<std::string> BoardRuntime::signature_for(const fs::path& archive, const std::string& pgn) {
+  if (!options_.signing_key || !game().outcome()) return std::nullopt;
+  // The journal is read back from the file (a few MiB at most for a day's games): what is signed is what
+  // is on disk, not what this process believes it wrote.
+  auto seal = seal_journal();
+  if (!seal) {
+    if (sign_error_ != seal.error())
+      spdlog::error("board {}: {} is not signed: {}", id_, archive.string(), seal.error());
+    sign_error_ = seal.error();
+    return std::nullopt;
+  }
+  sign_error_.clear();
+  journal::SignedRecord r;
+  r.archive = journal::seal_archive(archive.filename().string(), pgn);
+  r.journals.push_back(std::move(*seal));
+  r.board = id_;
+  r.game = ledger_.game_number();
+  r.signed_ms = now_ms();
+  return journal::signature_file_text(std::move(r), *options_.signing_key);
 }
 
 std::vector<std::string> BoardRuntime::snapshot() {

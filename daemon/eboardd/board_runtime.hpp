@@ -38,6 +38,7 @@
 #include "daemon/journal/journal_file.hpp"
 #include "daemon/journal/machine.hpp"
 #include "daemon/journal/recovery.hpp"
+#include "daemon/journal/signing.hpp"
 #include "daemon/outputs/pgn_output.hpp"
 
 namespace eboard::journal {
@@ -64,6 +65,9 @@ struct RuntimeOptions {
   std::function<std::int64_t()> clock;  // Unix ms; empty: the system clock
   // Logs every completed move on a line of its own (the demo's terminal shows the games as they go).
   bool log_moves = false;
+  // The daemon's key: a game's archive written once the game has a result gets a signature file beside it
+  // (journal/signing.hpp). None: archives are not signed.
+  std::shared_ptr<const journal::SigningKey> signing_key;
 };
 
 class BoardRuntime : public BoardSink {
@@ -116,6 +120,9 @@ class BoardRuntime : public BoardSink {
   std::vector<std::string> snapshot();
   nlohmann::json status() const;
   std::filesystem::path journal_path() const;
+  // What a signature states about this board's journal as written so far (records buffered are written
+  // first, so that the sealed length ends on a record).
+  tl::expected<journal::JournalSeal, std::string> seal_journal();
   // The raw bytes journaled so far, as a capture file.
   tl::expected<std::string, std::string> capture() const;
   std::int64_t now_ms();
@@ -151,14 +158,18 @@ class BoardRuntime : public BoardSink {
   // Publishes the events waiting for their sync whose journal bytes are durable now (in order), and
   // writes the PGN file once no move is waiting.
   void drain();
-  // The PGN file of the current game: on this thread (`now`), or by the background writer.
+  // The PGN file of the current game: on this thread (`now`), or by the background writer. Once the game
+  // has a result, with its signature file (written after it, from the same content).
   void write_pgn(bool now = true);
+  // The signature file of `pgn` written at `archive`, when the game has a result and there is a key.
+  std::optional<std::string> signature_for(const std::filesystem::path& archive, const std::string& pgn);
   tl::expected<void, std::string> open_match_member(const std::filesystem::path& path,
                                                     std::optional<journal::JournalScan> scan);
   // The journal at `path` scanned, or (not ours, unreadable) renamed aside with an error logged.
   // The journal as read at start-up: none when absent; an error when it cannot be read. A damaged one is
   // copied aside first (damage_).
-  tl::expected<std::optional<journal::JournalScan>, std::string> read_journal(const std::filesystem::path& path);
+  tl::expected<std::optional<journal::JournalScan>, std::string> read_journal(
+      const std::filesystem::path& path);
   // Publishes the journal-damaged alert once, when the journal was damaged at start-up.
   void announce_damage(int ply);
   struct Damage {
@@ -200,6 +211,8 @@ class BoardRuntime : public BoardSink {
   std::uint64_t forced_upto_ = 0;  // a sync failed: publish up to here anyway (logged)
   bool pgn_due_ = false;           // a move or result was published since the PGN file was written
   std::string pgn_path_;           // of the last PGN written in the background
+  std::string sig_path_;           // of the last signature file written in the background
+  std::string sign_error_;         // the last signing failure (logged once)
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   std::int64_t last_t_ = 0;
   std::string pgn_error_;  // the last PGN write failure (logged once)

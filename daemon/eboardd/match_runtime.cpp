@@ -91,7 +91,8 @@ tl::expected<void, std::string> MatchRuntime::open() {
   // rewrite the partner's past from one side only. Both journals are written at every match start, so a
   // crash cannot cause this; a human must decide.
   for (int b = 0; b < 2; ++b) {
-    if (match_inputs(boards_[std::size_t(b)]->match_scan()) > 0 && match_inputs(boards_[std::size_t(b ^ 1)]->match_scan()) < 0)
+    if (match_inputs(boards_[std::size_t(b)]->match_scan()) > 0 &&
+        match_inputs(boards_[std::size_t(b ^ 1)]->match_scan()) < 0)
       return tl::unexpected("match " + name() + ": the journal of board " + config_.boards[std::size_t(b)] +
                             " holds a match in progress but the journal of board " +
                             config_.boards[std::size_t(b ^ 1)] +
@@ -270,9 +271,10 @@ void MatchRuntime::write_bpgn() {
     // Until the recovered match is at least as rich as the file written before the restart, the file stays.
     if (outputs::would_impoverish(path, text)) {
       if (!archive_kept_)
-        spdlog::warn("match {}: {} holds more of this match than the journals gave back; it is kept, and the "
-                     "recovered record is written to {}",
-                     name(), path.string(), outputs::recovered_path(path).string());
+        spdlog::warn(
+            "match {}: {} holds more of this match than the journals gave back; it is kept, and the "
+            "recovered record is written to {}",
+            name(), path.string(), outputs::recovered_path(path).string());
       archive_kept_ = true;
       path = outputs::recovered_path(path);
     } else {
@@ -280,12 +282,41 @@ void MatchRuntime::write_bpgn() {
     }
   }
   auto ok = outputs::write_file_atomic(path, text);
+  if (ok) {
+    if (auto sig = signature_for(path, text)) {
+      fs::path sig_path = path;
+      sig_path += ".sig";
+      ok = outputs::write_file_atomic(sig_path, *sig);
+    }
+  }
   if (!ok) {
     if (bpgn_error_ != ok.error()) spdlog::error("match {}: {}", name(), ok.error());
     bpgn_error_ = ok.error();
   } else {
     bpgn_error_.clear();
   }
+}
+
+std::optional<std::string> MatchRuntime::signature_for(const fs::path& archive, const std::string& text) {
+  const auto& key = boards_[0]->options().signing_key;
+  if (!key || !match_ || !match_->result()) return std::nullopt;
+  journal::SignedRecord r;
+  for (auto* b : boards_) {
+    auto seal = b->seal_journal();
+    if (!seal) {
+      if (sign_error_ != seal.error())
+        spdlog::error("match {}: {} is not signed: {}", name(), archive.string(), seal.error());
+      sign_error_ = seal.error();
+      return std::nullopt;
+    }
+    r.journals.push_back(std::move(*seal));
+  }
+  sign_error_.clear();
+  r.archive = journal::seal_archive(archive.filename().string(), text);
+  r.board = name();
+  r.game = number();
+  r.signed_ms = now_ms();
+  return journal::signature_file_text(std::move(r), *key);
 }
 
 nlohmann::json MatchRuntime::status() const {
