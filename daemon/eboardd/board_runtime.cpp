@@ -607,13 +607,13 @@ void BoardRuntime::write_pgn(bool now) {
 tl::expected<journal::JournalSeal, std::string> BoardRuntime::seal_journal() {
   if (!writer_.is_open()) return tl::unexpected(std::string("the journal is not open"));
   flush_journal();
-  return journal::seal_journal(writer_.path(), writer_.size(), id_);
+  return sealer_.seal(writer_.path(), writer_.size(), id_);
 }
 
 std::optional<std::string> BoardRuntime::signature_for(const fs::path& archive, const std::string& pgn) {
   if (!options_.signing_key || !game().outcome()) return std::nullopt;
-  // The journal is read back from the file (a few MiB at most for a day's games): what is signed is what
-  // is on disk, not what this process believes it wrote.
+  // The journal is read back from the file (only what was written since the last signature: sealer_):
+  // what is signed is what is on disk, not what this process believes it wrote.
   auto seal = seal_journal();
   if (!seal) {
     if (sign_error_ != seal.error())

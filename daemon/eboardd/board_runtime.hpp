@@ -213,6 +213,7 @@ class BoardRuntime : public BoardSink {
   std::string pgn_path_;           // of the last PGN written in the background
   std::string sig_path_;           // of the last signature file written in the background
   std::string sign_error_;         // the last signing failure (logged once)
+  journal::JournalSealer sealer_;  // the journal's seal, carried on as it grows
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   std::int64_t last_t_ = 0;
   std::string pgn_error_;  // the last PGN write failure (logged once)

@@ -20,6 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "daemon/journal/crc32.hpp"
+
 namespace eboard::journal {
 
 namespace {
@@ -139,6 +141,27 @@ tl::expected<void, std::string> write_key_file(const fs::path& path, std::string
     ::close(dfd);
   }
   return {};
+}
+
+// Bytes [from, to) of the file at `path` (the writer may be appending after them).
+tl::expected<std::string, std::string> read_range(const fs::path& path, std::uint64_t from,
+                                                  std::uint64_t to) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return tl::unexpected(errno_text("cannot open", path));
+  std::string out(to > from ? to - from : 0, '\0');
+  std::size_t got = 0;
+  while (got < out.size()) {
+    const ssize_t n = ::pread(fd, out.data() + got, out.size() - got, off_t(from + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += std::size_t(n);
+  }
+  const int err = errno;
+  ::close(fd);
+  if (got < out.size())
+    return tl::unexpected("cannot read bytes " + std::to_string(from) + " to " + std::to_string(to) + " of " +
+                          path.string() + ": " + (got ? "the file is shorter" : std::strerror(err)));
+  return out;
 }
 
 std::string public_file_text(const PublicKey& key) {
@@ -406,49 +429,138 @@ tl::expected<SigningKey, std::string> load_or_create_key(const fs::path& dir) {
 }
 
 tl::expected<JournalSeal, std::string> seal_journal_bytes(std::string_view prefix) {
+  if (prefix.substr(0, MAGIC.size()) == MAGIC) {
+    JournalSealer s;
+    if (s.extend(prefix)) return s.current();
+  }
+  // Why not, in the reader's words; a version 1 journal (no chain) is sealed by its SHA-256 alone.
   JournalScan scan = scan_journal_bytes(prefix);
   if (prefix.size() < MAGIC.size() || magic_difference(prefix, scan.version))
     return tl::unexpected(std::string("not an eboardd journal"));
-  if (!scan.clean() || scan.valid_bytes != prefix.size())
+  if (!scan.clean() || scan.valid_bytes != prefix.size() || scan.version != 1)
     return tl::unexpected("the journal is not whole up to byte " + std::to_string(prefix.size()) + ": " +
-                          scan.problem);
+                          (scan.problem.empty() ? "its records do not chain" : scan.problem));
   JournalSeal s;
-  s.version = scan.version;
+  s.version = 1;
   s.bytes = prefix.size();
   s.records = scan.records.size();
   s.sha256 = sha256_hex(prefix);
-  if (scan.version == 2) {
-    ChainValue c = chain_start();
-    for (std::size_t i = 0; i < scan.records.size(); ++i) {
-      const FileRecord& r = scan.records[i];
-      c = chain_next(c, r.type, r.body);
-      if ((i + 1) % CHECKPOINT_RECORDS == 0) {
-        s.checkpoints.push_back({i + 1, r.offset + RECORD_OVERHEAD + r.body.size(), c});
-      }
-    }
-    s.chain = c;
+  return s;
+}
+
+struct JournalSealer::Sha {
+  crypto_hash_sha256_state state;
+};
+
+JournalSealer::JournalSealer() { reset(); }
+JournalSealer::~JournalSealer() = default;
+JournalSealer::JournalSealer(JournalSealer&&) noexcept = default;
+JournalSealer& JournalSealer::operator=(JournalSealer&&) noexcept = default;
+
+void JournalSealer::reset() {
+  sha_ = std::make_unique<Sha>();
+  crypto_hash_sha256_init(&sha_->state);
+  bytes_ = 0;
+  records_ = 0;
+  chain_ = chain_start();
+  checkpoints_.clear();
+}
+
+bool JournalSealer::extend(std::string_view more) {
+  std::size_t at = 0;
+  if (bytes_ == 0) {
+    if (more.substr(0, MAGIC.size()) != MAGIC) return false;
+    at = MAGIC.size();
   }
+  // Worked on copies: a part that does not check leaves the seal as it was.
+  ChainValue chain = chain_;
+  std::uint64_t records = records_;
+  const std::size_t checkpoints = checkpoints_.size();
+  auto u32 = [&](std::size_t i) {
+    std::uint32_t v = 0;
+    for (std::size_t k = 0; k < 4; ++k)
+      v |= std::uint32_t(static_cast<unsigned char>(more[i + k])) << (8 * k);
+    return v;
+  };
+  while (at < more.size()) {
+    const std::size_t left = more.size() - at;
+    bool ok = left >= 12 && more.substr(at, SYNC.size()) == SYNC;
+    const std::uint32_t len = ok ? u32(at + 4) : 0;
+    ok = ok && len >= LINK_BYTES + 1 && len <= MAX_RECORD_BYTES && left - 12 >= len;
+    const std::string_view linked = ok ? more.substr(at + 12, len) : std::string_view();
+    ok = ok && crc32(linked) == u32(at + 8) &&
+         std::equal(chain.begin(), chain.end(), reinterpret_cast<const std::uint8_t*>(linked.data()));
+    if (!ok) {
+      checkpoints_.resize(checkpoints);
+      return false;
+    }
+    chain = chain_next(chain, linked[LINK_BYTES], linked.substr(LINK_BYTES + 1));
+    ++records;
+    at += 12 + len;
+    if (records % CHECKPOINT_RECORDS == 0) checkpoints_.push_back({records, bytes_ + at, chain});
+  }
+  crypto_hash_sha256_update(&sha_->state, bytes_of(more), more.size());
+  bytes_ += more.size();
+  records_ = records;
+  chain_ = chain;
+  return true;
+}
+
+JournalSeal JournalSealer::current() const {
+  JournalSeal s;
+  s.version = 2;
+  s.bytes = bytes_;
+  s.records = records_;
+  s.chain = chain_;
+  s.checkpoints = checkpoints_;
+  crypto_hash_sha256_state copy = sha_->state;
+  std::array<std::uint8_t, crypto_hash_sha256_BYTES> h{};
+  crypto_hash_sha256_final(&copy, h.data());
+  s.sha256 = to_hex(h.data(), h.size());
+  return s;
+}
+
+tl::expected<JournalSeal, std::string> JournalSealer::seal(const fs::path& path, std::uint64_t bytes,
+                                                           const std::string& board) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return tl::unexpected(errno_text("cannot stat", path));
+  if (path.string() != path_ || std::uint64_t(st.st_dev) != device_ || std::uint64_t(st.st_ino) != inode_ ||
+      bytes < bytes_)
+    reset();
+  path_ = path.string();
+  device_ = std::uint64_t(st.st_dev);
+  inode_ = std::uint64_t(st.st_ino);
+  auto more = read_range(path, bytes_, bytes);
+  if (!more) return tl::unexpected(more.error());
+  bytes_read_ += more->size();
+  if (!extend(*more)) {
+    // Not a continuation of what was sealed (rewritten in place, version 1, damaged): the whole file says.
+    reset();
+    auto whole = read_range(path, 0, bytes);
+    if (!whole) return tl::unexpected(whole.error());
+    bytes_read_ += whole->size();
+    if (!extend(*whole)) {
+      reset();
+      auto s = seal_journal_bytes(*whole);
+      if (!s) return tl::unexpected(path.string() + ": " + s.error());
+      s->board = board;
+      s->file = path.filename().string();
+      s->path = path.string();
+      return s;
+    }
+  }
+  JournalSeal s = current();
+  s.board = board;
+  s.file = path.filename().string();
+  s.path = path.string();
   return s;
 }
 
 tl::expected<JournalSeal, std::string> seal_journal(const fs::path& path, std::uint64_t bytes,
                                                     const std::string& board) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return tl::unexpected(errno_text("cannot open", path));
-  std::string prefix(bytes, '\0');
-  std::size_t got = 0;
-  while (got < prefix.size()) {
-    const ssize_t n = ::pread(fd, prefix.data() + got, prefix.size() - got, off_t(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += std::size_t(n);
-  }
-  const int err = errno;
-  ::close(fd);
-  if (got < prefix.size())
-    return tl::unexpected("cannot read " + std::to_string(bytes) + " bytes of " + path.string() + ": " +
-                          (got ? "the file is shorter" : std::strerror(err)));
-  auto s = seal_journal_bytes(prefix);
+  auto prefix = read_range(path, 0, bytes);
+  if (!prefix) return tl::unexpected(prefix.error());
+  auto s = seal_journal_bytes(*prefix);
   if (!s) return tl::unexpected(path.string() + ": " + s.error());
   s->board = board;
   s->file = path.filename().string();

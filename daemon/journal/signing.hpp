@@ -22,6 +22,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -101,6 +102,43 @@ tl::expected<JournalSeal, std::string> seal_journal_bytes(std::string_view prefi
 // The same, reading the first `bytes` bytes of the file at `path` (the writer may be appending after them).
 tl::expected<JournalSeal, std::string> seal_journal(const std::filesystem::path& path, std::uint64_t bytes,
                                                     const std::string& board);
+
+// Seals a growing journal again and again without reading it from the start each time: a board's journal
+// holds a day of games, and the loop that signs a finished game must not stall on reading megabytes. Each
+// seal() reads only the bytes written since the last one; the whole file again when it is another file
+// (replaced, rotated), shorter than sealed before, or a version 1 journal (no chain to carry on).
+class JournalSealer {
+ public:
+  JournalSealer();
+  ~JournalSealer();
+  JournalSealer(JournalSealer&&) noexcept;
+  JournalSealer& operator=(JournalSealer&&) noexcept;
+  JournalSealer(const JournalSealer&) = delete;
+  JournalSealer& operator=(const JournalSealer&) = delete;
+
+  tl::expected<JournalSeal, std::string> seal(const std::filesystem::path& path, std::uint64_t bytes,
+                                              const std::string& board);
+  // Carries the seal over `more`, the bytes that follow what is sealed (the magic first). False, and nothing
+  // changed, when they are not whole records that check and chain on.
+  bool extend(std::string_view more);
+  // The seal of what was extended over (without board, file and path).
+  JournalSeal current() const;
+  std::uint64_t bytes() const { return bytes_; }
+  // Bytes read from files by seal(), for the record of what re-sealing costs.
+  std::uint64_t bytes_read() const { return bytes_read_; }
+
+ private:
+  struct Sha;
+  void reset();
+  std::unique_ptr<Sha> sha_;  // of the bytes sealed
+  std::uint64_t bytes_ = 0;
+  std::uint64_t records_ = 0;
+  ChainValue chain_ = chain_start();
+  std::vector<Checkpoint> checkpoints_;
+  std::string path_;
+  std::uint64_t device_ = 0, inode_ = 0;
+  std::uint64_t bytes_read_ = 0;
+};
 
 struct ArchiveSeal {
   std::string file;

@@ -49,6 +49,19 @@ const std::string PGN =
     "[Event \"eboardd\"]\n[Site \"?\"]\n[Date \"2026.11.25\"]\n[Round \"?\"]\n[White \"A\"]\n[Black \"B\"]\n"
     "[Result \"1-0\"]\n[Board \"A\"]\n\n1. e4 {[%clk 0:05:00]} e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n\n";
 
+// A seal as the signature file states it.
+std::string journal_json_text(const JournalSeal& seal) {
+  SignedRecord r;
+  r.journals.push_back(seal);
+  auto parsed = parse_signature_file(signature_file_text(r, SigningKey::generate()));
+  const JournalSeal& j = parsed.value().journals.at(0);
+  std::string out = j.file + " " + j.path + " " + std::to_string(j.bytes) + " " + std::to_string(j.records) +
+                    " " + chain_hex(j.chain) + " " + j.sha256;
+  for (const Checkpoint& c : j.checkpoints)
+    out += " " + std::to_string(c.records) + "@" + std::to_string(c.offset) + ":" + chain_hex(c.chain);
+  return out;
+}
+
 struct Signed {
   std::string sig;
   JournalSeal seal;
@@ -343,6 +356,40 @@ TEST(Signing, AJournalWithoutSignatureIsCheckedLinkByLink) {
   const Finding f = check_journal_chain(removed);
   ASSERT_FALSE(f.intact);
   EXPECT_EQ(f.at, scan.records[10].offset) << f.text;
+}
+
+TEST(Signing, ASealCarriedOnAsTheJournalGrowsIsTheSealOfTheWholeFile) {
+  const fs::path dir = temp_dir("sealer");
+  const fs::path path = dir / "A.journal";
+  const std::string journal = make_journal(700);
+  JournalSealer sealer;
+  std::uint64_t expected_read = 0;
+  // Sealed at record boundaries as a board's games end: each time only the new bytes are read.
+  const JournalScan scan = scan_journal_bytes(journal);
+  for (std::size_t upto : {std::size_t(10), std::size_t(300), std::size_t(301), std::size_t(699)}) {
+    const std::uint64_t end = scan.records[upto].offset;
+    write_file(path, journal);
+    auto s = sealer.seal(path, end, "A");
+    ASSERT_TRUE(s) << s.error();
+    auto whole = seal_journal(path, end, "A");
+    ASSERT_TRUE(whole) << whole.error();
+    EXPECT_EQ(journal_json_text(*s), journal_json_text(*whole)) << "up to record " << upto;
+    expected_read = end;
+    EXPECT_EQ(sealer.bytes_read(), expected_read);
+  }
+  // Rewritten (a new file renamed over it, as rewrite_intact does): read whole again, and a record changed
+  // in the part sealed before is not carried over.
+  std::string changed = journal;
+  changed[scan.records[5].offset + RECORD_OVERHEAD] ^= 1;
+  write_file(dir / "new", changed);
+  fs::rename(dir / "new", path);
+  EXPECT_FALSE(sealer.seal(path, journal.size(), "A"));
+  write_file(dir / "new", journal);
+  fs::rename(dir / "new", path);
+  auto s = sealer.seal(path, journal.size(), "A");
+  ASSERT_TRUE(s) << s.error();
+  EXPECT_EQ(journal_json_text(*s), journal_json_text(seal_journal(path, journal.size(), "A").value()));
+  fs::remove_all(dir);
 }
 
 TEST(Signing, SealingRefusesADamagedJournal) {
