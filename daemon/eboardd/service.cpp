@@ -192,7 +192,7 @@ tl::expected<void, std::string> Service::start() {
   // Before any board: a game finished at start-up (recovered) is signed when its archive is written.
   auto key = journal::load_or_create_key(dir / "keys");
   if (!key) return tl::unexpected(key.error());
-  signing_key_ = std::make_shared<const journal::SigningKey>(std::move(*key));
+  signing_key_ = std::make_shared<const journal::SigningKey>(*key);
   spdlog::info("signing finished games' records with the key {} ({})",
                signing_key_->public_key().fingerprint(), (dir / "keys" / journal::PUBLIC_KEY_FILE).string());
 

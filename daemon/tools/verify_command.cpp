@@ -146,9 +146,11 @@ void check_journals(const journal::SignedRecord& r, const fs::path& archive, con
       break;
     }
     if (!found) {
-      out.line("journal", what + " not found (looked at " + looked +
-                              "): give it with --journal FILE, or "
-                              "check the archive alone with --archive-only");
+      std::string why = what;
+      why += " not found (looked at ";
+      why += looked;
+      why += "): give it with --journal FILE, or check the archive alone with --archive-only";
+      out.line("journal", why);
       out.unreadable = true;
     }
   }
