@@ -95,7 +95,7 @@ def config(a):
     page += (".SH SYNOPSIS\n/etc/eboardd/eboardd.toml\n"
              ".SH DESCRIPTION\n"
              ".BR eboardd (8)\nreads its configuration from a TOML file given with \\fB\\-\\-config\\fR. "
-             "Top-level keys: \\fBstate_dir\\fR (journals and PGN files) and \\fBlog_level\\fR. "
+             "Top-level keys: \\fBstate_dir\\fR (journals, PGN files and their signatures, the signing key) and \\fBlog_level\\fR. "
              "Tables: \\fB[http]\\fR (the HTTP and WebSocket server), \\fB[journal]\\fR (durability), "
              "\\fB[discovery]\\fR (USB boards found as they are plugged in), \\fB[[board]]\\fR (one per "
              "board: \\fBid\\fR, \\fBport\\fR or \\fBserial\\fR, \\fBprotocol\\fR, \\fBrules\\fR) and "

@@ -371,6 +371,9 @@ void BoardRuntime::stop() {
   if (files_ && !pgn_path_.empty()) {
     if (auto ok = files_->flush(pgn_path_); !ok) spdlog::error("board {}: {}", id_, ok.error());
   }
+  if (files_ && !sig_path_.empty()) {
+    if (auto ok = files_->flush(sig_path_); !ok) spdlog::error("board {}: {}", id_, ok.error());
+  }
 }
 
 const Game& BoardRuntime::game() const {
@@ -643,19 +646,56 @@ void BoardRuntime::write_pgn(bool now) {
       guard_archive_ = false;
     }
   }
+  std::optional<std::string> sig = signature_for(path, pgn);
+  fs::path sig_path = path;
+  sig_path += ".sig";
   if (files_ && !now) {
-    // Errors are the writer's to log (once per file while they last).
+    // Errors are the writer's to log (once per file while they last). The signature is queued after its
+    // archive: the writer takes them in that order.
     pgn_path_ = path.string();
     files_->submit(path, std::move(pgn), /*urgent=*/g.game->outcome().has_value());
+    if (sig) {
+      sig_path_ = sig_path.string();
+      files_->submit(sig_path, std::move(*sig), /*urgent=*/true);
+    }
     return;
   }
   auto ok = files_ ? files_->write_now(path, std::move(pgn)) : outputs::write_file_atomic(path, pgn);
+  if (ok && sig)
+    ok = files_ ? files_->write_now(sig_path, std::move(*sig)) : outputs::write_file_atomic(sig_path, *sig);
   if (!ok) {
     if (pgn_error_ != ok.error()) spdlog::error("board {}: {}", id_, ok.error());
     pgn_error_ = ok.error();
   } else {
     pgn_error_.clear();
   }
+}
+
+tl::expected<journal::JournalSeal, std::string> BoardRuntime::seal_journal() {
+  if (!writer_.is_open()) return tl::unexpected(std::string("the journal is not open"));
+  flush_journal();
+  return sealer_.seal(writer_.path(), writer_.size(), id_);
+}
+
+std::optional<std::string> BoardRuntime::signature_for(const fs::path& archive, const std::string& pgn) {
+  if (!options_.signing_key || !game().outcome()) return std::nullopt;
+  // The journal is read back from the file (only what was written since the last signature: sealer_):
+  // what is signed is what is on disk, not what this process believes it wrote.
+  auto seal = seal_journal();
+  if (!seal) {
+    if (sign_error_ != seal.error())
+      spdlog::error("board {}: {} is not signed: {}", id_, archive.string(), seal.error());
+    sign_error_ = seal.error();
+    return std::nullopt;
+  }
+  sign_error_.clear();
+  journal::SignedRecord r;
+  r.archive = journal::seal_archive(archive.filename().string(), pgn);
+  r.journals.push_back(std::move(*seal));
+  r.board = id_;
+  r.game = ledger_.game_number();
+  r.signed_ms = now_ms();
+  return journal::signature_file_text(std::move(r), *options_.signing_key);
 }
 
 std::vector<std::string> BoardRuntime::snapshot() {

@@ -43,6 +43,7 @@
 #include "daemon/journal/machine.hpp"
 #include "daemon/journal/recovery.hpp"
 #include "daemon/journal/rotation.hpp"
+#include "daemon/journal/signing.hpp"
 #include "daemon/outputs/pgn_output.hpp"
 
 namespace eboard::journal {
@@ -71,6 +72,9 @@ struct RuntimeOptions {
   std::function<std::int64_t()> clock;  // Unix ms; empty: the system clock
   // Logs every completed move on a line of its own (the demo's terminal shows the games as they go).
   bool log_moves = false;
+  // The daemon's key: a game's archive written once the game has a result gets a signature file beside it
+  // (journal/signing.hpp). None: archives are not signed.
+  std::shared_ptr<const journal::SigningKey> signing_key;
 };
 
 class BoardRuntime : public BoardSink {
@@ -137,6 +141,9 @@ class BoardRuntime : public BoardSink {
   using CaptureJob = std::function<tl::expected<std::string, std::string>()>;
   tl::expected<CaptureJob, std::string> capture_job(int game = 0) const;
   tl::expected<std::string, std::string> capture(int game = 0) const;
+  // What a signature states about this board's journal as written so far (records buffered are written
+  // first, so that the sealed length ends on a record).
+  tl::expected<journal::JournalSeal, std::string> seal_journal();
   std::int64_t now_ms();
 
   // BoardSink
@@ -170,8 +177,11 @@ class BoardRuntime : public BoardSink {
   // Publishes the events waiting for their sync whose journal bytes are durable now (in order), and
   // writes the PGN file once no move is waiting.
   void drain();
-  // The PGN file of the current game: on this thread (`now`), or by the background writer.
+  // The PGN file of the current game: on this thread (`now`), or by the background writer. Once the game
+  // has a result, with its signature file (written after it, from the same content).
   void write_pgn(bool now = true);
+  // The signature file of `pgn` written at `archive`, when the game has a result and there is a key.
+  std::optional<std::string> signature_for(const std::filesystem::path& archive, const std::string& pgn);
   tl::expected<void, std::string> open_match_member(const std::filesystem::path& path,
                                                     std::optional<journal::JournalScan> scan);
   // The journal as read at start-up: none when absent; an error when it cannot be read. A damaged one is
@@ -221,6 +231,9 @@ class BoardRuntime : public BoardSink {
   std::uint64_t forced_upto_ = 0;  // a sync failed: publish up to here anyway (logged)
   bool pgn_due_ = false;           // a move or result was published since the PGN file was written
   std::string pgn_path_;           // of the last PGN written in the background
+  std::string sig_path_;           // of the last signature file written in the background
+  std::string sign_error_;         // the last signing failure (logged once)
+  journal::JournalSealer sealer_;  // the journal's seal, carried on as it grows
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   std::int64_t last_t_ = 0;
   std::string pgn_error_;  // the last PGN write failure (logged once)

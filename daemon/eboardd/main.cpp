@@ -166,6 +166,10 @@ int main(int argc, char** argv) {
       "Signals: SIGTERM/SIGINT stop cleanly, SIGHUP reloads the configuration (unchanged boards keep "
       "running).\n"
       "State (journals, PGN files) is kept in state_dir; after a crash the games continue from the journal.\n"
+      "A finished game's PGN (a match's BPGN) is signed with the daemon's Ed25519 key (state_dir/keys, made\n"
+      "at the first start, never replaced): <archive>.sig beside it; `eboardctl verify` checks it, "
+      "`eboardctl\n"
+      "key` prints the key's fingerprint (also on /status) to publish.\n"
       "Logs go to stderr (journald under systemd). Exit status: 0 stopped cleanly, 1 failed, 2 bad usage or\n"
       "configuration.\n");
   app.add_option("--config", cli.config_path, "The TOML configuration file")->check(CLI::ExistingFile);

@@ -296,12 +296,41 @@ void MatchRuntime::write_bpgn() {
     }
   }
   auto ok = outputs::write_file_atomic(path, text);
+  if (ok) {
+    if (auto sig = signature_for(path, text)) {
+      fs::path sig_path = path;
+      sig_path += ".sig";
+      ok = outputs::write_file_atomic(sig_path, *sig);
+    }
+  }
   if (!ok) {
     if (bpgn_error_ != ok.error()) spdlog::error("match {}: {}", name(), ok.error());
     bpgn_error_ = ok.error();
   } else {
     bpgn_error_.clear();
   }
+}
+
+std::optional<std::string> MatchRuntime::signature_for(const fs::path& archive, const std::string& text) {
+  const auto& key = boards_[0]->options().signing_key;
+  if (!key || !match_ || !match_->result()) return std::nullopt;
+  journal::SignedRecord r;
+  for (auto* b : boards_) {
+    auto seal = b->seal_journal();
+    if (!seal) {
+      if (sign_error_ != seal.error())
+        spdlog::error("match {}: {} is not signed: {}", name(), archive.string(), seal.error());
+      sign_error_ = seal.error();
+      return std::nullopt;
+    }
+    r.journals.push_back(std::move(*seal));
+  }
+  sign_error_.clear();
+  r.archive = journal::seal_archive(archive.filename().string(), text);
+  r.board = name();
+  r.game = number();
+  r.signed_ms = now_ms();
+  return journal::signature_file_text(std::move(r), *key);
 }
 
 nlohmann::json MatchRuntime::status() const {

@@ -97,6 +97,9 @@ class MatchRuntime {
   void dispatch(std::vector<rules::Event> events);
   void reschedule();
   void write_bpgn();
+  // The signature file of the BPGN `text` written at `archive` (covering both boards' journals), once the
+  // match has a result and there is a key.
+  std::optional<std::string> signature_for(const std::filesystem::path& archive, const std::string& text);
   void source_started(int board, bool running);
   rules::MatchConfig match_config() const;
 
@@ -114,6 +117,7 @@ class MatchRuntime {
   std::int64_t seq_ = 0;
   std::int64_t last_t_ = 0;
   std::string bpgn_error_;
+  std::string sign_error_;  // the last signing failure (logged once)
   // The first archive writes after start-up must not replace a richer file (outputs/archive_guard.hpp).
   bool guard_archive_ = true;
   bool archive_kept_ = false;

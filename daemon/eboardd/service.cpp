@@ -191,6 +191,13 @@ tl::expected<void, std::string> Service::start() {
   if (::ftruncate(lock_fd_, 0) != 0 || ::pwrite(lock_fd_, pid.data(), pid.size(), 0) != ssize_t(pid.size()))
     spdlog::warn("cannot write the PID to {}: {}", lock.string(), std::strerror(errno));
 
+  // Before any board: a game finished at start-up (recovered) is signed when its archive is written.
+  auto key = journal::load_or_create_key(dir / "keys");
+  if (!key) return tl::unexpected(key.error());
+  signing_key_ = std::make_shared<const journal::SigningKey>(*key);
+  spdlog::info("signing finished games' records with the key {} ({})",
+               signing_key_->public_key().fingerprint(), (dir / "keys" / journal::PUBLIC_KEY_FILE).string());
+
   // The USB boards present now first: a board named by serial without udev opens the tty found here.
   if (options_.usb_watch && !options_.demo) {
     usb_ = std::make_unique<hotplug::UsbWatcher>(io_, options_.usb,
@@ -247,6 +254,7 @@ void Service::add_board(const config::BoardConfig& b) {
   ro.device = device;
   ro.clock = options_.clock;
   ro.log_moves = options_.log_moves;
+  ro.signing_key = signing_key_;
   auto rt = std::make_unique<BoardRuntime>(
       io_, b.id, ro, [this](const rules::Event&, const std::string& line) { http_->broadcast(line); });
   if (auto ok = rt->open(); !ok) {
@@ -327,6 +335,7 @@ void Service::add_match(const config::MatchConfig& m) {
     ro.log_moves = options_.log_moves;
     ro.match_member = true;
     ro.match_partner = m.boards[std::size_t(1 - b)];
+    ro.signing_key = signing_key_;
     auto rt = std::make_unique<BoardRuntime>(
         io_, bc[b]->id, ro, [this](const rules::Event&, const std::string& line) { http_->broadcast(line); });
     if (auto ok = rt->open(); !ok) {
@@ -538,6 +547,9 @@ json Service::status() const {
           {"started", started_ms_},
           {"uptime_s", (now - started_ms_) / 1000},
           {"state_dir", config_.state_dir},
+          {"signing", signing_key_ ? json{{"fingerprint", signing_key_->public_key().fingerprint()},
+                                          {"public_key", signing_key_->public_key().text()}}
+                                   : json(nullptr)},
           {"config", config_.source},
           {"boards", boards},
           {"failed_boards", failed},

@@ -25,6 +25,7 @@
 #include "daemon/eboardd/match_runtime.hpp"
 #include "daemon/hotplug/usb_boards.hpp"
 #include "daemon/http/server.hpp"
+#include "daemon/journal/signing.hpp"
 
 namespace eboard::eboardd {
 
@@ -123,6 +124,8 @@ class Service {
   int lock_fd_ = -1;                           // eboardd.lock: the holder's PID
   int dir_fd_ = -1;  // the state directory, flock'ed: one daemon per state directory
   std::int64_t started_ms_ = 0;
+  // Signs finished games' archives (state_dir/keys, journal/signing.hpp); loaded or made at start().
+  std::shared_ptr<const journal::SigningKey> signing_key_;
   bool running_ = false;
   // Serial boards outside matches, owned by their BoardRuntime in boards_: for hotplug nudges.
   std::map<std::string, SerialSource*> serial_sources_;

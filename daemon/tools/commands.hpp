@@ -14,5 +14,7 @@ void add_capture_command(CLI::App& app, int& exit_code);
 void add_sim_command(CLI::App& app, int& exit_code);
 // status, new-game, tags, promotion, ack, draw, resign, adjourn, resume, port: a running eboardd over HTTP.
 void add_control_commands(CLI::App& app, int& exit_code);
+// verify (a signed game record) and key (the signing key's fingerprint).
+void add_verify_commands(CLI::App& app, int& exit_code);
 
 }  // namespace eboard::tools

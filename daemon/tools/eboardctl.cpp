@@ -9,7 +9,7 @@
 int main(int argc, char** argv) {
   CLI::App app{
       "eboardctl: electronic chess board tool (perft, capture replay, board simulator, control of a running "
-      "eboardd)"};
+      "eboardd, checking signed game records)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("eboardctl ") + eboard::VERSION);
   // Bad command lines get one line on stderr, like every other error of the tool.
@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   eboard::tools::add_capture_command(app, exit_code);
   eboard::tools::add_sim_command(app, exit_code);
   eboard::tools::add_control_commands(app, exit_code);
+  eboard::tools::add_verify_commands(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -22,6 +23,7 @@
 #include "daemon/eboardd/service.hpp"
 #include "daemon/journal/journal_file.hpp"
 #include "daemon/journal/rotation.hpp"
+#include "daemon/journal/signing.hpp"
 #include "rules/notation.hpp"
 #include "rules/pgn.hpp"
 #include "tests/daemon_journal/manual_source.hpp"
@@ -196,6 +198,7 @@ void set_players(Daemon& d, const rules::BughouseRecord& rec) {
 TEST(DaemonMatch, CorpusMatchesAreReconstructedAndServedAsBpgn) {
   if (!fs::exists(BPGN)) GTEST_SKIP() << "../shared is absent";
   ASSERT_EQ(corpus()->matches.size(), 20u);
+  int signed_matches = 0;
   for (std::size_t k = 0; k < corpus()->matches.size(); ++k) {
     SCOPED_TRACE("corpus match " + std::to_string(k + 1));
     const rules::BughouseRecord& rec = corpus()->matches[k];
@@ -255,6 +258,28 @@ TEST(DaemonMatch, CorpusMatchesAreReconstructedAndServedAsBpgn) {
     EXPECT_NE(res.body.find("1b. "), std::string::npos);
     EXPECT_NE(res.body.find("@"), std::string::npos);  // drops
     EXPECT_EQ(slurp(d.match().bpgn_path()), res.body);
+    // A decided match's BPGN is signed, over both boards' journals, with the daemon's key.
+    fs::path sig = d.match().bpgn_path();
+    sig += ".sig";
+    EXPECT_EQ(fs::exists(sig), m.result().has_value());
+    if (m.result()) {
+      ++signed_matches;
+      auto signed_record = journal::parse_signature_file(slurp(sig));
+      ASSERT_TRUE(signed_record) << signed_record.error();
+      EXPECT_TRUE(journal::record_signature_valid(*signed_record));
+      EXPECT_EQ(signed_record->key.fingerprint(), d.service().status()["signing"]["fingerprint"]);
+      EXPECT_EQ(signed_record->board, "A-B");
+      const journal::Finding archive = journal::check_archive(signed_record->archive, res.body);
+      EXPECT_TRUE(archive.intact) << archive.text;
+      ASSERT_EQ(signed_record->journals.size(), 2u);
+      for (const journal::JournalSeal& seal : signed_record->journals) {
+        const journal::Finding f = journal::check_sealed_journal(seal, slurp(dir / "journal" / seal.file));
+        EXPECT_TRUE(f.intact) << seal.file << ": " << f.text;
+      }
+      std::string changed = res.body;
+      changed[changed.size() / 2] ^= 1;
+      EXPECT_FALSE(journal::check_archive(signed_record->archive, changed).intact);
+    }
 
     nlohmann::json st = d.service().status();
     ASSERT_EQ(st["matches"].size(), 1u);
@@ -274,6 +299,8 @@ TEST(DaemonMatch, CorpusMatchesAreReconstructedAndServedAsBpgn) {
     EXPECT_EQ(match_results, m.result() ? 1 : 0);
     fs::remove_all(dir);
   }
+  EXPECT_GT(signed_matches, 10);  // most corpus matches end on the boards, and each is signed
+  std::printf("%d of %zu corpus matches decided and signed\n", signed_matches, corpus()->matches.size());
 }
 
 TEST(DaemonMatch, KilledMidMatchResumesExactly) {

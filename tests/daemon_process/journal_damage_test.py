@@ -92,7 +92,7 @@ def measure(text):
 def archives(state):
     out = {}
     for path in glob.glob(os.path.join(state, "games", "*")):
-        if not path.endswith(".recovered"):
+        if not path.endswith((".recovered", ".sig")):  # signature files are not records of the game
             out[os.path.basename(path)] = measure(open(path, errors="replace").read())
     return out
 

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
+"""A signed game record, from the real eboardd to `eboardctl verify` (tamper-evident record).
+
+The real eboardd reads a board played by `eboardctl sim` (a corpus game that ends in checkmate). Once the
+game has its result, the game's archive in state_dir/games has a signature file beside it; `eboardctl verify`
+with the daemon's published key (state_dir/keys/eboardd.pub, its fingerprint on /status and from
+`eboardctl key`) says INTACT and exits 0, also after the daemon stopped. Then one edit at a time, each undone
+afterwards: a move changed in the archive (exit 1, the line named), a byte of the journal's signed part
+(exit 1, the byte named), a byte of the signature file (exit 1), another hall's key (exit 1); the journal
+alone checks link by link; a directory and /dev/zero are refused (exit 2). A garbled key file stops the
+daemon at start-up with the reason, and is left as it was.
+
+usage: signed_record_test.py EBOARDD EBOARDCTL SHARED_DIR [--game N] [--speed R]
+exit 77 (skipped) without the corpus in SHARED_DIR
+"""
+import glob
+import os
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import eboardctl_proc as ep  # noqa: E402
+
+
+def main():
+    ap = ep.arg_parser(game=65, speed=6.0)  # 17 plies, ends 9. Qxf7# 1-0
+    a = ap.parse_args()
+    pgn = ep.corpus_file(a.shared)
+    expected = ep.corpus_game(pgn, a.game)["moves"]
+    with ep.Harness("signed-record") as h:
+        try:
+            run(h, a, pgn, expected)
+        except ep.TestFailure as e:
+            h.check(False, str(e))
+    return h.exit_code()
+
+
+def verify(h, eboardctl, *args):
+    p = subprocess.run([eboardctl, "verify", *args], capture_output=True, text=True, timeout=30)
+    print(f"$ eboardctl verify {' '.join(os.path.basename(x) if os.sep in x else x for x in args)}  -> exit "
+          f"{p.returncode}\n{p.stdout}{p.stderr}", flush=True)
+    return p.returncode, p.stdout + p.stderr
+
+
+def flipped(path, offset):
+    """Flips one byte of `path` in place; returns a function that puts it back."""
+    data = bytearray(open(path, "rb").read())
+    original = bytes(data)
+    data[offset] ^= 0x01
+    open(path, "wb").write(data)
+    return lambda: open(path, "wb").write(original)
+
+
+def run(h, a, pgn, expected):
+    sim = ep.Sim(h, a.eboardctl, pgn, a.game, a.speed)
+    d = ep.Daemon(h, a.eboardd, sim.device, clock_rate=a.speed).start()
+    keys = os.path.join(d.state, "keys")
+    pub = os.path.join(keys, "eboardd.pub")
+    h.check(os.path.isfile(pub), "no public key in state_dir/keys after the first start")
+    secret_mode = os.stat(os.path.join(keys, "eboardd.key")).st_mode & 0o777
+    h.check(secret_mode == 0o600, f"the secret key file has mode {secret_mode:o}, not 600")
+    fingerprint = d.status().get("signing", {}).get("fingerprint")
+    key_out = subprocess.run([a.eboardctl, "key", d.state], capture_output=True, text=True).stdout
+    h.check(fingerprint and f"fingerprint {fingerprint}" in key_out,
+            f"/status fingerprint {fingerprint} is not what `eboardctl key` prints: {key_out!r}")
+
+    length = sim.length_s() or 120
+    ep.wait_until(lambda: d.board_status()["game"]["result"] != "*", length / a.speed + 40,
+                  "the game's result on /status")
+    games = os.path.join(d.state, "games")
+    ep.wait_until(lambda: glob.glob(os.path.join(games, "*.pgn.sig")), 10, "a signature file in state_dir/games")
+    sig = glob.glob(os.path.join(games, "*.pgn.sig"))[0]
+    archive = sig[:-len(".sig")]
+    ep.wait_until(lambda: "1-0" in open(archive).read(), 10, "the archive with its result")
+    h.check(ep.parse_pgn(open(archive).read())[0]["moves"] == expected, "the archive is not the corpus game")
+
+    rc, out = verify(h, a.eboardctl, archive, "--key-file", pub)
+    h.check(rc == 0 and "INTACT" in out, f"the daemon's fresh record does not verify (exit {rc})")
+    h.check(fingerprint in out, "verify does not name the key's fingerprint")
+    rc = d.stop()
+    h.check(rc == 0, f"SIGTERM: exit {rc}")
+
+    # After the stop: the archive, its signature and the journal (grown since with the board's clock messages).
+    rc, out = verify(h, a.eboardctl, archive, "--key", fingerprint)
+    h.check(rc == 0 and "INTACT" in out, f"the record does not verify after the daemon stopped (exit {rc})")
+    journal = os.path.join(d.state, "journal", "A.journal")
+
+    # A move changed in the archive.
+    text = open(archive).read()
+    line = next(i for i, l in enumerate(text.split("\n"), 1) if "Qxf7#" in l)
+    restore = flipped(archive, text.encode().index(b"Qxf7#") + 3)  # f7 -> g7
+    rc, out = verify(h, a.eboardctl, archive, "--key-file", pub)
+    h.check(rc == 1 and f"altered at line {line}" in out, f"a changed move: exit {rc}, line {line} not named")
+    restore()
+
+    # A byte of the journal's signed part: the first record's body, and one in the middle.
+    size = os.path.getsize(journal)
+    for offset in (8 + 30, size // 3):
+        restore = flipped(journal, offset)
+        rc, out = verify(h, a.eboardctl, archive, "--key-file", pub)
+        h.check(rc == 1 and "ALTERED" in out and "byte" in out,
+                f"journal byte {offset} changed: exit {rc}, or no place named")
+        rc_alone, out_alone = verify(h, a.eboardctl, journal)
+        h.check(rc_alone == 1 and "altered at byte" in out_alone,
+                f"journal byte {offset} changed, checked alone: exit {rc_alone}")
+        restore()
+    rc, out = verify(h, a.eboardctl, journal)
+    h.check(rc == 0, f"the untouched journal alone: exit {rc}")
+    rc, out = verify(h, a.eboardctl, journal, "--sig", sig, "--key-file", pub)
+    h.check(rc == 0 and "intact" in out, f"the untouched journal against the signature: exit {rc}")
+
+    # A byte of the signature file (a digit of a line's hash).
+    sig_text = open(sig, "rb").read()
+    restore = flipped(sig, sig_text.index(b'"line_sha256": [') + 25)
+    rc, out = verify(h, a.eboardctl, archive, "--key-file", pub)
+    h.check(rc == 1 and "ALTERED" in out, f"a changed signature file: exit {rc}")
+    restore()
+
+    # Another hall's key.
+    other = os.path.join(h.dir, "other-hall.pub")
+    open(other, "w").write("ed25519:" + "11" * 32 + "\n")
+    rc, out = verify(h, a.eboardctl, archive, "--key-file", other)
+    h.check(rc == 1 and "not the one given" in out, f"another hall's key: exit {rc}")
+
+    # Inputs that are not files.
+    for bad in (d.state, "/dev/zero"):
+        rc, out = verify(h, a.eboardctl, bad)
+        h.check(rc == 2 and "not a regular file" in out, f"verify {bad}: exit {rc}")
+
+    rc, out = verify(h, a.eboardctl, archive, "--key-file", pub)
+    h.check(rc == 0, f"every edit undone, the record verifies again (exit {rc})")
+
+    # A garbled key stops the daemon with the reason and stays as it was.
+    secret = os.path.join(keys, "eboardd.key")
+    good = open(secret, "rb").read()
+    garbled = good.replace(b"ed25519-secret:", b"ed25519-secret:0")
+    open(secret, "wb").write(garbled)
+    try:
+        d.start(timeout=5)
+        h.check(False, "eboardd started with a garbled signing key")
+        d.stop()
+    except ep.TestFailure:
+        pass
+    h.check(d.proc.wait(timeout=10) != 0, "eboardd exited 0 with a garbled signing key")
+    h.check("signing key" in d.log_text() and "never replaces" in d.log_text(),
+            "the log does not say what is wrong with the key")
+    h.check(open(secret, "rb").read() == garbled, "the garbled key file was changed")
+    open(secret, "wb").write(good)
+    d.start()
+    h.check(d.status().get("signing", {}).get("fingerprint") == fingerprint,
+            "the restored key is not the one the daemon signs with")
+    h.check(d.stop() == 0, "SIGTERM after the restart")
+    rc, out = verify(h, a.eboardctl, archive, "--key-file", pub)
+    h.check(rc == 0, f"the record after a restart (signed again at start-up): exit {rc}")
+    print(f"signed record checked: {len(expected)} plies, journal {size} bytes, in {h.elapsed():.1f} s", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
