@@ -5,6 +5,7 @@
 // Everything runs on the one io_context the caller runs.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -21,6 +22,7 @@
 #include <tl/expected.hpp>
 
 #include "daemon/config/config.hpp"
+#include "daemon/eboardd/access.hpp"
 #include "daemon/eboardd/board_runtime.hpp"
 #include "daemon/eboardd/match_runtime.hpp"
 #include "daemon/hotplug/usb_boards.hpp"
@@ -47,6 +49,7 @@ struct ServiceOptions {
   // boards boards of their own. Never in demo mode. Tests give a fake sysfs tree and dev directory here.
   bool usb_watch = true;
   hotplug::WatchOptions usb;
+  std::chrono::milliseconds ticket_ttl{30000};  // a WebSocket ticket (POST /auth/ticket) is good this long
   std::string version = "0.1.0";
 };
 
@@ -91,7 +94,11 @@ class Service {
   std::pair<MatchFeed*, int> match_feed_of(const std::string& board_id);
   void order_boards();
   http::Response control(const http::Request& r);
-  bool token_ok(const std::string& given) const;
+  http::Response control_authorized(const http::Request& r);
+  http::Response issue_ticket(const http::Request& r);
+  // What the request may do: its Authorization token, else (reading only) the read token in the URL.
+  Right right_of(const http::Request& r) const;
+  bool is_control(const http::Request& r) const;
 
   // USB boards.
   void on_usb(const hotplug::UsbChange& change, bool initial);
@@ -112,6 +119,7 @@ class Service {
   boost::asio::io_context& io_;
   config::Config config_;
   ServiceOptions options_;
+  Tickets tickets_;
   std::unique_ptr<http::Server> http_;
   std::optional<boost::asio::ip::tcp::endpoint> endpoint_;
   // Before boards_: a match board's source uses its match until the board is destroyed.
