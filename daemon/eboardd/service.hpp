@@ -42,7 +42,9 @@ struct ServiceOptions {
   std::function<std::unique_ptr<BoardSource>(const config::BoardConfig&, BoardRuntime&)> source_factory;
   // Makes a match's feed (tests; null: the test feeds MatchRuntime itself); empty: two serial boards.
   std::function<std::unique_ptr<MatchFeed>(MatchRuntime&)> match_feed_factory;
-  http::ServerOptions http;  // limits and timeouts; max_clients and ws_queue_bytes come from the config
+  // Limits and timeouts; max_clients, max_ws_clients, ws_max_lifetime and ws_queue_bytes come from the
+  // config.
+  http::ServerOptions http;
   // USB boards (daemon/hotplug): one watcher for the process, on the io_context. Arrivals and departures
   // are logged; a configured board whose device arrives reconnects at once; a board named by `serial`
   // opens the tty found in sysfs where no udev symlink exists; [discovery] usb = true makes unconfigured
@@ -66,7 +68,8 @@ class Service {
   void stop();
   // Applies a new configuration: boards that did not change keep running (and keep their clients);
   // removed ones stop, changed ones restart (their game continues from the journal), new ones start.
-  // http.token and http.open_read apply at once; the rest of [http] and state_dir need a restart: they
+  // The tokens, open_read, server_names and allowed_origins apply at once (tickets go with a changed
+  // token); the rest of [http] and state_dir need a restart: they
   // keep their old values, with a warning. Refused (nothing changes) when `next` would remove every
   // running configured board and has no [discovery] usb = true: that is an emptied file, not a plan.
   tl::expected<config::ConfigDiff, std::string> reload(config::Config next);

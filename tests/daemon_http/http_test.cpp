@@ -1187,3 +1187,37 @@ TEST(Http, ControlActionsAreLoggedWithThePeer) {
   EXPECT_NE(all.find("http: refused POST /control/A/draw from 127.0.0.1:"), std::string::npos) << all;
   EXPECT_EQ(all.find("test-token-123"), std::string::npos) << all;
 }
+
+TEST(Http, ReloadReplacesTheReadTokenServerNamesAndTicketsAtOnce) {
+  const auto cfg = [](const std::string& read_token, const std::string& name) {
+    return base_config("token = \"control-token-1\"\nread_token = \"" + read_token +
+                       "\"\nopen_read = false\nserver_names = [\"" + name + "\"]\n");
+  };
+  Daemon d(cfg("old-read-token", "old-name"));
+  const auto reads = [&](const std::string& token) {
+    return get(d.port(), "/status", "Authorization: Bearer " + token + "\r\n").status;
+  };
+  const auto named = [&](const std::string& host) {
+    Conn c(d.port());
+    c.send("GET / HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n");
+    return c.read_all().rfind("HTTP/1.1 421", 0) != 0;
+  };
+  EXPECT_EQ(reads("old-read-token"), 200);
+  EXPECT_TRUE(named("old-name"));
+  Reply t = request(d.port(), "POST", "/auth/ticket", "{}", "Authorization: Bearer old-read-token\r\n");
+  ASSERT_EQ(t.status, 200) << t.body;
+  const std::string protocol = json::parse(t.body)["protocol"].get<std::string>();
+
+  auto next = config::parse_config(cfg("new-read-token", "new-name"), "test.toml");
+  ASSERT_TRUE(next);
+  next->state_dir = d.dir().string();
+  auto diff = d.on_io([&] { return d.service().reload(*next); });
+  ASSERT_TRUE(diff) << diff.error();
+  EXPECT_TRUE(diff->http_access_changed);
+  // A token replaced because it leaked stops working at once, and so do the tickets it got.
+  EXPECT_EQ(reads("old-read-token"), 401);
+  EXPECT_EQ(reads("new-read-token"), 200);
+  EXPECT_EQ(upgrade_status(d.port(), "Sec-WebSocket-Protocol: " + protocol + "\r\n"), 401);
+  EXPECT_FALSE(named("old-name"));
+  EXPECT_TRUE(named("new-name"));
+}
