@@ -12,7 +12,7 @@
           answers, the slowest within 100 ms (median and max printed); eboardctl answers too; the viewers are
           all still connected
 
-Usage: http_flood_test.py CASE EBOARDD EBOARDCTL. Loopback only, every loop bounded in count and time."""
+Usage: http_flood_test.py CASE EBOARDD EBOARDCTL [--sanitized]. Loopback only, every loop bounded in count and time."""
 import json
 import multiprocessing
 import os
@@ -32,6 +32,7 @@ from eboardctl_proc import Harness, TestFailure, wait_until  # noqa: E402
 TOKEN = "flood-control-token-1"
 READ_TOKEN = "flood-read-token-22"
 SLOW_HEAD = b"GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
+SANITIZED = False  # --sanitized: eboardd is an ASan build, whose timing says little
 IP_BIND_ADDRESS_NO_PORT = 24  # Linux: the port is chosen at connect(), per destination (no ephemeral-port clash)
 
 
@@ -271,7 +272,10 @@ def case_flood(h, exe, ctl):
               f"{stats.get('websocket_clients')} viewers", flush=True)
         print("  tags (journaled): median %.1f max %.1f ms; ack refused: median %.1f max %.1f ms" % (
             statistics.median(kinds[0]), max(kinds[0]), statistics.median(kinds[1]), max(kinds[1])), flush=True)
-        h.check(worst < 100, f"the slowest control request took {worst:.1f} ms (bound: 100 ms)")
+        if SANITIZED:
+            print("an instrumented (sanitizer) build: the 100 ms bound is not applied", flush=True)
+        else:
+            h.check(worst < 100, f"the slowest control request took {worst:.1f} ms (bound: 100 ms)")
         h.check(stats.get("websocket_clients") == 200, f"viewers on the daemon's side: {stats}")
         h.check(reconnects.value > 0, "no slow client was ever closed: the per-address cap did not act")
         # Every viewer is still there: nothing the daemon closed (EOF) among them.
@@ -301,7 +305,9 @@ def case_flood(h, exe, ctl):
 
 
 def main():
+    global SANITIZED
     case, exe, ctl = sys.argv[1], sys.argv[2], sys.argv[3]
+    SANITIZED = "--sanitized" in sys.argv[4:]
     cases = {"access": case_access, "flood": case_flood}
     with Harness(f"http-{case}") as h:
         h.cleanup = []
