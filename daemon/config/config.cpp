@@ -3,6 +3,7 @@
 #include "daemon/config/config.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -46,7 +47,7 @@ const char* type_name(toml::node_type t) {
 // (reading then needs it too) or an explicit http.open_read = true. The file's [http] listen and --listen
 // share this rule and its message; empty when `h` obeys it.
 std::string exposure_problem(const HttpConfig& h, std::string_view what) {
-  if (h.loopback || !h.token.empty() || h.open_read_set.value_or(false)) return {};
+  if (h.loopback || !h.token.empty() || !h.read_token.empty() || h.open_read_set.value_or(false)) return {};
   return std::string(what) + " " + h.listen +
          " is not a loopback address: set http.token (reading then needs it) or "
          "http.open_read = true to publish the games to everyone who can connect";
@@ -55,7 +56,7 @@ std::string exposure_problem(const HttpConfig& h, std::string_view what) {
 // Without an explicit http.open_read, reading is open on loopback, and beyond it only without a token
 // (which exposure_problem allows only with open_read = true).
 void derive_open_read(HttpConfig& h) {
-  h.open_read = h.open_read_set.value_or(h.loopback || h.token.empty());
+  h.open_read = h.open_read_set.value_or(h.loopback || (h.token.empty() && h.read_token.empty()));
 }
 
 // Throws inside this file only; parse_config turns it into a ConfigError.
@@ -127,6 +128,57 @@ const toml::source_region& where_of(const toml::table& t, std::string_view key) 
   return n ? n->source() : t.source();
 }
 
+std::vector<std::pair<std::string, const toml::node*>> get_strings(const toml::table& t, std::string_view key,
+                                                                   std::string_view where) {
+  std::vector<std::pair<std::string, const toml::node*>> out;
+  const toml::node* n = t.get(key);
+  if (!n) return out;
+  const toml::array* arr = n->as_array();
+  if (!arr)
+    fail(n->source(),
+         std::string(where) + std::string(key) + " must be a list of strings, not " + type_name(n->type()));
+  for (const toml::node& e : *arr) {
+    if (!e.is_string())
+      fail(e.source(), std::string(where) + std::string(key) + " must be a list of strings");
+    out.emplace_back(std::string(e.as_string()->get()), &e);
+  }
+  return out;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+  return s;
+}
+
+// A DNS name: labels of letters, digits and '-', joined by dots.
+bool valid_host_name(std::string_view n) {
+  if (n.empty() || n.size() > 253 || n.front() == '.' || n.back() == '.' || n.find("..") != n.npos)
+    return false;
+  return std::all_of(n.begin(), n.end(), [](char ch) {
+    return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' || ch == '.';
+  });
+}
+
+// "http://host[:port]" or "https://…", as browsers send it in Origin: no path, no trailing slash.
+bool valid_origin(std::string_view o) {
+  std::string_view rest;
+  if (o.rfind("http://", 0) == 0)
+    rest = o.substr(7);
+  else if (o.rfind("https://", 0) == 0)
+    rest = o.substr(8);
+  else
+    return false;
+  if (rest.empty() || rest.find('/') != rest.npos) return false;
+  if (rest.front() == '[') return rest.find(']') != rest.npos;  // an IPv6 literal
+  auto colon = rest.find(':');
+  std::string_view host = rest.substr(0, colon);
+  if (!valid_host_name(host)) return false;
+  if (colon == rest.npos) return true;
+  std::string_view port = rest.substr(colon + 1);
+  return !port.empty() && port.size() <= 5 &&
+         std::all_of(port.begin(), port.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+}
+
 bool valid_board_id(std::string_view id) {
   if (id.empty() || id.size() > 32) return false;
   return std::all_of(id.begin(), id.end(), [](char c) {
@@ -174,7 +226,9 @@ Config build(const toml::table& root, const std::string& source) {
   if (const toml::node* n = root.get("http")) {
     if (!n->is_table()) fail(n->source(), "http must be a table [http]");
     const toml::table& h = *n->as_table();
-    check_keys(h, "http", {"listen", "token", "open_read", "max_clients", "ws_queue_bytes"});
+    check_keys(h, "http",
+               {"listen", "token", "read_token", "open_read", "server_names", "allowed_origins",
+                "max_clients", "max_ws_clients", "ws_max_lifetime_s", "ws_queue_bytes"});
     if (auto s = get_string(h, "listen", "http.")) {
       auto addr = parse_listen(*s);
       if (!addr) fail(where_of(h, "listen"), "http.listen: " + addr.error());
@@ -187,8 +241,31 @@ Config build(const toml::table& root, const std::string& source) {
       if (s->size() < 8) fail(where_of(h, "token"), "http.token is too short (at least 8 characters)");
       c.http.token = *s;
     }
+    if (auto s = get_string(h, "read_token", "http.")) {
+      if (s->size() < 8)
+        fail(where_of(h, "read_token"), "http.read_token is too short (at least 8 characters)");
+      if (*s == c.http.token)
+        fail(where_of(h, "read_token"), "http.read_token must differ from http.token (which controls)");
+      c.http.read_token = *s;
+    }
+    for (auto& [name, node] : get_strings(h, "server_names", "http.")) {
+      if (!valid_host_name(lower(name)))
+        fail(node->source(), "http.server_names: '" + name + "' is not a host name (such as hall-pc.local)");
+      c.http.server_names.push_back(lower(name));
+    }
+    for (auto& [origin, node] : get_strings(h, "allowed_origins", "http.")) {
+      std::string o = lower(origin);
+      while (!o.empty() && o.back() == '/') o.pop_back();
+      if (!valid_origin(o))
+        fail(node->source(), "http.allowed_origins: '" + origin +
+                                 "' is not a web origin such as \"http://hall-pc.local:8080\"");
+      c.http.allowed_origins.push_back(o);
+    }
     c.http.open_read_set = get_bool(h, "open_read", "http.");
     if (auto v = get_int(h, "max_clients", "http.", 1, 10000)) c.http.max_clients = std::size_t(*v);
+    if (auto v = get_int(h, "max_ws_clients", "http.", 1, 10000)) c.http.max_ws_clients = std::size_t(*v);
+    if (auto v = get_int(h, "ws_max_lifetime_s", "http.", 60, 7 * 24 * 3600))
+      c.http.ws_max_lifetime_s = int(*v);
     if (auto v = get_int(h, "ws_queue_bytes", "http.", 4096, std::int64_t{1} << 30))
       c.http.ws_queue_bytes = std::size_t(*v);
     if (auto e = exposure_problem(c.http, "http.listen"); !e.empty()) fail(n->source(), e);
@@ -420,12 +497,18 @@ ConfigDiff diff(const Config& before, const Config& after) {
   // The token and open_read are looked at per request; the rest is the listening socket and its limits.
   HttpConfig a = after.http;
   a.token = before.http.token;
+  a.read_token = before.http.read_token;
   a.open_read = before.http.open_read;
   a.open_read_set = before.http.open_read_set;
+  a.server_names = before.http.server_names;
+  a.allowed_origins = before.http.allowed_origins;
   d.http_changed = !(before.http == a);
   d.http_access_changed = before.http.token != after.http.token ||
+                          before.http.read_token != after.http.read_token ||
                           before.http.open_read != after.http.open_read ||
-                          before.http.open_read_set != after.http.open_read_set;
+                          before.http.open_read_set != after.http.open_read_set ||
+                          before.http.server_names != after.http.server_names ||
+                          before.http.allowed_origins != after.http.allowed_origins;
   d.state_dir_changed = before.state_dir != after.state_dir;
   d.matches_changed = before.matches != after.matches;
   d.log_level_changed = before.log_level != after.log_level;
@@ -446,7 +529,7 @@ std::string ConfigDiff::summary() const {
   if (log_level_changed) s += ", log level changed";
   if (journal_changed) s += ", journal settings changed";
   if (discovery_changed) s += ", discovery changed";
-  if (http_access_changed) s += ", http access (token, open_read) changed";
+  if (http_access_changed) s += ", http access (tokens, open_read, server names, origins) changed";
   if (http_changed) s += ", http listen or limits changed (needs a restart)";
   if (state_dir_changed) s += ", state_dir changed (needs a restart)";
   return s;

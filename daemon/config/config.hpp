@@ -22,11 +22,18 @@ struct HttpConfig {
   std::string host = "127.0.0.1";         // parsed from `listen` (an IP literal; "localhost" is 127.0.0.1)
   std::uint16_t port = 7780;              // 0: any free port (tests)
   bool loopback = true;                   // `host` is a loopback address
-  std::string token;                      // control actions need it; empty: control is disabled
+  std::string token;                      // control actions need it (it reads too); empty: no control
+  std::string read_token;                 // reads (where reading is not open) but never controls
   bool open_read = true;                  // GET needs no token (default: only on a loopback listen)
   std::optional<bool> open_read_set;      // http.open_read as the file gives it; unset: derived (above)
-  std::size_t max_clients = 64;           // concurrent HTTP + WebSocket connections
-  std::size_t ws_queue_bytes = 1u << 20;  // a WebSocket client further behind than this is dropped
+  // Host names the daemon is reached by besides loopback names and IP addresses (a request naming another
+  // host is refused: DNS rebinding), and web origins besides the daemon's own whose pages may use it.
+  std::vector<std::string> server_names;
+  std::vector<std::string> allowed_origins;  // "http://host[:port]", lower case
+  std::size_t max_clients = 64;              // reader responses being written at once
+  std::size_t max_ws_clients = 256;          // WebSocket viewers
+  int ws_max_lifetime_s = 4 * 3600;          // a viewer is closed after this (it reconnects)
+  std::size_t ws_queue_bytes = 1u << 20;     // a WebSocket client further behind than this is dropped
   bool operator==(const HttpConfig&) const = default;
 };
 
@@ -120,7 +127,7 @@ tl::expected<void, std::string> override_listen(HttpConfig& http, std::string_vi
 struct ConfigDiff {
   std::vector<std::string> added, removed, changed, unchanged;
   bool http_changed = false;         // listen or limits: needs a restart (the listening socket is not moved)
-  bool http_access_changed = false;  // http.token or http.open_read: checked per request, applies at once
+  bool http_access_changed = false;  // tokens, open_read, names, origins: checked per request, apply at once
   bool state_dir_changed = false;    // needs a restart
   bool matches_changed = false;
   bool log_level_changed = false;

@@ -4,11 +4,13 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -127,6 +129,8 @@ const char* INDEX =
     "GET  /boards/<id>/capture.cap    the board's raw wire bytes in its current game, as a capture file\n"
     "                                 (?game=N: a finished game whose journal is kept)\n"
     "GET  /ws                         WebSocket: the current state, then live events (JSON)\n"
+    "POST /auth/ticket                a single-use WebSocket ticket for a browser page (Authorization: "
+    "Bearer <token>)\n"
     "POST /control/<id>/new-game      {\"fen\": \"...\"} optional        (Authorization: Bearer <token>)\n"
     "POST /control/<id>/tags          {\"White\": \"...\", ...}           (Authorization: Bearer <token>)\n"
     "POST /control/<id>/promotion     {\"side\": \"white\", \"piece\": \"n\"}  the piece of the next "
@@ -146,10 +150,14 @@ Service::Service(boost::asio::io_context& io, config::Config config, ServiceOpti
     : io_(io), config_(std::move(config)), options_(std::move(options)) {
   if (!options_.clock) options_.clock = system_unix_ms;
   options_.http.max_clients = config_.http.max_clients;
+  options_.http.max_ws_clients = config_.http.max_ws_clients;
+  options_.http.ws_max_lifetime = std::chrono::seconds(config_.http.ws_max_lifetime_s);
   options_.http.ws_queue_bytes = config_.http.ws_queue_bytes;
+  tickets_ = Tickets(options_.ticket_ttl);
   http::ServerHandlers h;
   h.on_request = [this](const http::Request& r) { return handle(r); };
   h.ws_snapshot = [this](const http::Request&) { return snapshot(); };
+  h.is_control = [this](const http::Request& r) { return is_control(r); };
   http_ = std::make_unique<http::Server>(io_, options_.http, std::move(h));
 }
 
@@ -224,8 +232,17 @@ tl::expected<void, std::string> Service::start() {
                           ? "[" + ep->address().to_string() + "]:" + std::to_string(ep->port())
                           : ep->address().to_string() + ":" + std::to_string(ep->port());
   spdlog::info("listening on http://{} ({} board{}, reading {}, control {})", where, boards_.size(),
-               boards_.size() == 1 ? "" : "s", config_.http.open_read ? "open" : "needs the token",
+               boards_.size() == 1 ? "" : "s", config_.http.open_read ? "open" : "needs a token",
                config_.http.token.empty() ? "disabled (no http.token)" : "needs the token");
+  // Out of descriptors, accept() fails and the reserved control slots are worth nothing.
+  const std::size_t budget =
+      options_.http.max_pending + options_.http.max_clients + options_.http.max_ws_clients + 64;
+  if (rlimit nofile{}; ::getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY &&
+                       nofile.rlim_cur < budget)
+    spdlog::warn(
+        "the file descriptor limit ({}) is below what the HTTP budgets need (about {}): raise it "
+        "(LimitNOFILE) or lower http.max_ws_clients",
+        nofile.rlim_cur, budget);
   // Where we listen, for tools and tests (the port may have been chosen by the kernel).
   if (auto ok = outputs::write_file_atomic(dir / "eboardd.listen", where + "\n"); !ok)
     spdlog::warn("{}", ok.error());
@@ -430,7 +447,12 @@ tl::expected<config::ConfigDiff, std::string> Service::reload(config::Config nex
     // The token and open_read are checked per request, so they apply now: a token replaced because it
     // leaked must stop working at once, not at the next restart. The token itself is never logged.
     const bool same_socket = next.http.host == config_.http.host && next.http.port == config_.http.port;
+    if (next.http.token != config_.http.token || next.http.read_token != config_.http.read_token)
+      tickets_.clear();  // issued under a token that may have leaked
     config_.http.token = next.http.token;
+    config_.http.read_token = next.http.read_token;
+    config_.http.server_names = next.http.server_names;
+    config_.http.allowed_origins = next.http.allowed_origins;
     if (same_socket) {
       config_.http.open_read = next.http.open_read;
       config_.http.open_read_set = next.http.open_read_set;
@@ -558,7 +580,9 @@ json Service::status() const {
           {"http",
            {{"open_connections", http_->open_connections()},
             {"websocket_clients", http_->websocket_clients()},
+            {"pending_connections", http_->pending_connections()},
             {"connections", hs.connections},
+            {"evicted_pending", hs.evicted_pending},
             {"requests", hs.requests},
             {"bad_requests", hs.bad_requests},
             {"timeouts", hs.timeouts},
@@ -712,13 +736,41 @@ void Service::reassign_usb() {
   }
 }
 
-bool Service::token_ok(const std::string& given) const {
-  const std::string& want = config_.http.token;
-  if (want.empty() || given.size() != want.size()) return false;
-  unsigned char diff = 0;  // constant time: no early exit on the first wrong character
-  for (std::size_t i = 0; i < want.size(); ++i) diff |= static_cast<unsigned char>(given[i] ^ want[i]);
-  return diff == 0;
+Right Service::right_of(const http::Request& r) const {
+  if (Right by_header = right_of_token(r.token(), config_.http); by_header != Right::none) return by_header;
+  // A relay that can only be given a URL: the read token may ride in it (it cannot control), never the
+  // control token (URLs end up in logs, histories and Referer headers).
+  if (auto q = r.query_value("token"); q && same_secret(*q, config_.http.read_token)) return Right::read;
+  return Right::none;
 }
+
+bool Service::is_control(const http::Request& r) const {
+  // Every change is a POST or a DELETE; a GET with the control token is the arbiter's too (eboardctl status),
+  // and so is a WebSocket with a ticket the control token got (the arbiter's screen).
+  if (r.method != "GET" || right_of_token(r.token(), config_.http) == Right::control) return true;
+  auto ticket = r.websocket ? offered_ticket(r.ws_protocols) : std::nullopt;
+  return ticket && tickets_.peek(*ticket) == Right::control;
+}
+
+namespace {
+
+bool is_json(std::string_view content_type) {
+  auto semi = content_type.find(';');
+  std::string_view t = content_type.substr(0, semi);
+  while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
+  std::string lower(t);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  return lower == "application/json";
+}
+
+http::Response unauthorized(const std::string& why) {
+  auto res = error_json(401, why);
+  res.headers.push_back({"WWW-Authenticate", "Bearer realm=\"eboardd\""});
+  return res;
+}
+
+}  // namespace
 
 http::Response Service::control(const http::Request& r) {
   const bool board_delete = r.method == "DELETE" && r.path.rfind("/boards/", 0) == 0;
@@ -730,11 +782,43 @@ http::Response Service::control(const http::Request& r) {
   }
   if (config_.http.token.empty())
     return error_json(403, "control is disabled: set http.token in the configuration");
-  if (!token_ok(r.token())) {
-    auto res = error_json(401, "control needs the token: Authorization: Bearer <http.token>");
-    res.headers.push_back({"WWW-Authenticate", "Bearer realm=\"eboardd\""});
+  // The token only in the header: a URL is logged and replayed, and a browser sends no header across
+  // origins without asking first (which is never granted here).
+  if (r.query_value("token"))
+    return unauthorized("control takes the token in the Authorization header, never in the URL");
+  const Right right = right_of_token(r.token(), config_.http);
+  if (right == Right::read) return error_json(403, "the read token cannot control: use http.token");
+  if (right != Right::control)
+    return unauthorized("control needs the token: Authorization: Bearer <http.token>");
+  // A JSON body only: an HTML form or a "simple" cross-origin fetch cannot send one.
+  if (r.method == "POST" && !is_json(r.content_type))
+    return error_json(415, "control requests carry Content-Type: application/json");
+  http::Response res = control_authorized(r);
+  spdlog::info("http: control {} {} from {}: {}", r.method, r.path.substr(0, 200), r.remote, res.status);
+  return res;
+}
+
+http::Response Service::issue_ticket(const http::Request& r) {
+  if (r.method != "POST") {
+    auto res = error_json(405, "a ticket is asked for with POST");
+    res.headers.push_back({"Allow", "POST"});
     return res;
   }
+  const Right right = right_of_token(r.token(), config_.http);
+  if (right == Right::none) return unauthorized("a ticket needs a token: Authorization: Bearer <token>");
+  if (!is_json(r.content_type))
+    return error_json(415, "ticket requests carry Content-Type: application/json");
+  const std::string ticket = tickets_.issue(right);
+  const auto ttl = std::chrono::duration_cast<std::chrono::seconds>(options_.ticket_ttl).count();
+  return http::Response::json(200, json{{"ticket", ticket},
+                                        {"protocol", std::string(TICKET_PROTOCOL) + ticket},
+                                        {"expires_in_s", ttl},
+                                        {"right", right == Right::control ? "control" : "read"}}
+                                       .dump());
+}
+
+http::Response Service::control_authorized(const http::Request& r) {
+  const bool board_delete = r.method == "DELETE" && r.path.rfind("/boards/", 0) == 0;
   auto parts = split_path(r.path);  // control, <board>, <action>
   // A board added or removed at runtime, where no udev tells (containers, tests). The configuration file
   // stays the truth: a reload (SIGHUP) drops boards added here and brings back those removed here.
@@ -818,14 +902,26 @@ http::Response Service::control(const http::Request& r) {
 }
 
 http::Response Service::handle(const http::Request& r) {
+  // A name the daemon does not answer to is a page that rebound its own name to this address.
+  if (!host_acceptable(r.host, config_.http))
+    return error_json(421, "this daemon is not reached by that name: add it to http.server_names");
+  // A web page of another origin may neither read the live feed nor fill the slots.
+  if (!origin_acceptable(r.origin, r.host, config_.http))
+    return error_json(403, "cross-origin request refused: add the page's origin to http.allowed_origins");
   if (r.path.rfind("/control/", 0) == 0 || r.path == "/control") return control(r);
   if ((r.path == "/boards" && !r.websocket) || (r.method == "DELETE" && r.path.rfind("/boards/", 0) == 0))
     return control(r);
-  if (!config_.http.open_read && !token_ok(r.token())) {
-    auto res = error_json(401, "reading needs the token: Authorization: Bearer <http.token>");
-    res.headers.push_back({"WWW-Authenticate", "Bearer realm=\"eboardd\""});
-    return res;
+  if (r.path == "/auth/ticket") return issue_ticket(r);
+  Right right = right_of(r);
+  std::optional<std::string> ticket = r.websocket ? offered_ticket(r.ws_protocols) : std::nullopt;
+  if (ticket) {
+    right = std::max(right, tickets_.redeem(*ticket));
+    if (right == Right::none) return unauthorized("the WebSocket ticket is unknown, used or expired");
   }
+  if (r.query_value("token") && right == Right::none && !config_.http.open_read)
+    return unauthorized("only the read token may be given in the URL: Authorization: Bearer <token>");
+  if (!config_.http.open_read && right == Right::none)
+    return unauthorized("reading needs a token: Authorization: Bearer <http.read_token or http.token>");
   if (r.method != "GET") {
     auto res = error_json(405, "only GET here");
     res.headers.push_back({"Allow", "GET"});
@@ -835,6 +931,8 @@ http::Response Service::handle(const http::Request& r) {
     if (!r.websocket) return http::Response::text(426, "/ws is a WebSocket: connect with a WebSocket client");
     http::Response ok;
     ok.status = 101;
+    // The browser closes the connection unless the subprotocol it offered is echoed.
+    if (ticket) ok.headers.push_back({"Sec-WebSocket-Protocol", std::string(TICKET_PROTOCOL) + *ticket});
     return ok;
   }
   if (r.websocket) return http::Response::text(404, "the WebSocket is at /ws");

@@ -5,6 +5,7 @@
 // Everything runs on the one io_context the caller runs.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -21,6 +22,7 @@
 #include <tl/expected.hpp>
 
 #include "daemon/config/config.hpp"
+#include "daemon/eboardd/access.hpp"
 #include "daemon/eboardd/board_runtime.hpp"
 #include "daemon/eboardd/match_runtime.hpp"
 #include "daemon/hotplug/usb_boards.hpp"
@@ -41,13 +43,16 @@ struct ServiceOptions {
   std::function<std::unique_ptr<BoardSource>(const config::BoardConfig&, BoardRuntime&)> source_factory;
   // Makes a match's feed (tests; null: the test feeds MatchRuntime itself); empty: two serial boards.
   std::function<std::unique_ptr<MatchFeed>(MatchRuntime&)> match_feed_factory;
-  http::ServerOptions http;  // limits and timeouts; max_clients and ws_queue_bytes come from the config
+  // Limits and timeouts; max_clients, max_ws_clients, ws_max_lifetime and ws_queue_bytes come from the
+  // config.
+  http::ServerOptions http;
   // USB boards (daemon/hotplug): one watcher for the process, on the io_context. Arrivals and departures
   // are logged; a configured board whose device arrives reconnects at once; a board named by `serial`
   // opens the tty found in sysfs where no udev symlink exists; [discovery] usb = true makes unconfigured
   // boards boards of their own. Never in demo mode. Tests give a fake sysfs tree and dev directory here.
   bool usb_watch = true;
   hotplug::WatchOptions usb;
+  std::chrono::milliseconds ticket_ttl{30000};  // a WebSocket ticket (POST /auth/ticket) is good this long
   std::string version = "0.1.0";
 };
 
@@ -64,7 +69,8 @@ class Service {
   void stop();
   // Applies a new configuration: boards that did not change keep running (and keep their clients);
   // removed ones stop, changed ones restart (their game continues from the journal), new ones start.
-  // http.token and http.open_read apply at once; the rest of [http] and state_dir need a restart: they
+  // The tokens, open_read, server_names and allowed_origins apply at once (tickets go with a changed
+  // token); the rest of [http] and state_dir need a restart: they
   // keep their old values, with a warning. Refused (nothing changes) when `next` would remove every
   // running configured board and has no [discovery] usb = true: that is an emptied file, not a plan.
   tl::expected<config::ConfigDiff, std::string> reload(config::Config next);
@@ -94,7 +100,11 @@ class Service {
   std::pair<MatchFeed*, int> match_feed_of(const std::string& board_id);
   void order_boards();
   http::Response control(const http::Request& r);
-  bool token_ok(const std::string& given) const;
+  http::Response control_authorized(const http::Request& r);
+  http::Response issue_ticket(const http::Request& r);
+  // What the request may do: its Authorization token, else (reading only) the read token in the URL.
+  Right right_of(const http::Request& r) const;
+  bool is_control(const http::Request& r) const;
 
   // USB boards.
   void on_usb(const hotplug::UsbChange& change, bool initial);
@@ -115,6 +125,7 @@ class Service {
   boost::asio::io_context& io_;
   config::Config config_;
   ServiceOptions options_;
+  Tickets tickets_;
   std::unique_ptr<http::Server> http_;
   std::optional<boost::asio::ip::tcp::endpoint> endpoint_;
   // Before boards_: a match board's source uses its match until the board is destroyed.

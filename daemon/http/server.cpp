@@ -3,6 +3,8 @@
 #include "daemon/http/server.hpp"
 
 #include <deque>
+#include <map>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <spdlog/spdlog.h>
@@ -69,7 +71,7 @@ std::string Request::token() const {
     while (!a.empty() && a.back() == ' ') a.remove_suffix(1);
     return std::string(a);
   }
-  return query_value("token").value_or("");
+  return {};
 }
 
 Response Response::text(unsigned status, std::string body) {
@@ -92,6 +94,24 @@ Response Response::json(unsigned status, std::string json_text) {
 class HttpSession;
 class WsSession;
 
+// The client's address without the port: what the per-address budgets count.
+std::string address_of(const tcp::socket& socket) {
+  beast::error_code ec;
+  auto ep = socket.remote_endpoint(ec);
+  if (ec) return {};
+  auto a = ep.address();
+  if (a.is_v6() && a.to_v6().is_v4_mapped()) a = a.to_v6().to_v4();  // one client, one key
+  return a.to_string();
+}
+
+// What one client address holds; the entry goes when it holds nothing.
+struct AddressUse {
+  std::size_t pending = 0;
+  std::size_t readers = 0;
+  std::size_t viewers = 0;
+  bool empty() const { return pending == 0 && readers == 0 && viewers == 0; }
+};
+
 struct ServerState : std::enable_shared_from_this<ServerState> {
   asio::io_context& io;
   ServerOptions options;
@@ -103,6 +123,21 @@ struct ServerState : std::enable_shared_from_this<ServerState> {
   std::unordered_set<WsSession*> ws;
   std::size_t open = 0;
   bool stopped = false;
+
+  // The connection budgets (see server.hpp). `pending` is ordered by age: its first entry is the oldest.
+  std::map<std::uint64_t, HttpSession*> pending;
+  std::uint64_t pending_seq = 0;
+  std::size_t readers = 0;
+  std::unordered_map<std::string, AddressUse> by_address;
+
+  AddressUse& use_of(const std::string& address) { return by_address[address]; }
+  void forget_if_idle(const std::string& address) {
+    auto it = by_address.find(address);
+    if (it != by_address.end() && it->second.empty()) by_address.erase(it);
+  }
+  // Before a new connection from `address` becomes pending: the oldest pending one of that address goes if
+  // the address is at its cap, and the oldest of all if the total is.
+  void make_room_for_pending(const std::string& address);
 
   // The rejection log's rate limit (ServerOptions::reject_log_burst).
   std::chrono::steady_clock::time_point reject_window{};
@@ -188,17 +223,24 @@ bhttp::response<bhttp::string_body> make_response(const Response& r, unsigned ve
 
 class WsSession : public std::enable_shared_from_this<WsSession> {
  public:
-  WsSession(beast::tcp_stream&& stream, std::shared_ptr<ServerState> state)
-      : ws_(std::move(stream)), state_(std::move(state)) {
+  WsSession(beast::tcp_stream&& stream, std::shared_ptr<ServerState> state, std::string address)
+      : ws_(std::move(stream)),
+        state_(std::move(state)),
+        address_(std::move(address)),
+        lifetime_(state_->io) {
     ++state_->open;
     state_->ws.insert(this);
+    ++state_->use_of(address_).viewers;
   }
   ~WsSession() {
     --state_->open;
     state_->ws.erase(this);
+    --state_->use_of(address_).viewers;
+    state_->forget_if_idle(address_);
   }
 
-  void start(bhttp::request<bhttp::string_body> req, const std::vector<std::string>& snapshot) {
+  void start(bhttp::request<bhttp::string_body> req, const std::vector<std::string>& snapshot,
+             const std::vector<std::pair<std::string, std::string>>& headers) {
     // The WebSocket layer has its own timeouts; the TCP stream's would cut idle but healthy clients.
     beast::get_lowest_layer(ws_).expires_never();
     websocket::stream_base::timeout t{};
@@ -206,8 +248,11 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     t.idle_timeout = state_->options.ws_idle_timeout;
     t.keep_alive_pings = true;
     ws_.set_option(t);
-    ws_.set_option(websocket::stream_base::decorator(
-        [](websocket::response_type& res) { res.set(bhttp::field::server, "eboardd"); }));
+    // The owner's headers: a chosen Sec-WebSocket-Protocol must be echoed or browsers drop the connection.
+    ws_.set_option(websocket::stream_base::decorator([headers](websocket::response_type& res) {
+      res.set(bhttp::field::server, "eboardd");
+      for (const auto& [k, v] : headers) res.set(k, v);
+    }));
     ws_.read_message_max(state_->options.ws_read_limit);
     ws_.text(true);
     ++state_->stats.ws_accepted;
@@ -238,6 +283,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   void close() {
     if (closed_) return;
     closed_ = true;
+    lifetime_.cancel();
     beast::get_lowest_layer(ws_).close();
   }
 
@@ -248,6 +294,14 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
       return;
     }
     accepted_ = true;
+    // A viewer does not hold its slot for ever: after the lifetime it is told "going away" and reconnects
+    // (through the budgets again, and with its credentials checked again).
+    lifetime_.expires_after(state_->options.ws_max_lifetime);
+    lifetime_.async_wait([weak = weak_from_this()](beast::error_code e) {
+      auto self = weak.lock();
+      if (!self || e || self->closed_) return;
+      self->ws_.async_close(websocket::close_code::going_away, [self](beast::error_code) { self->close(); });
+    });
     do_read();
     do_write();
   }
@@ -286,6 +340,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
   websocket::stream<beast::tcp_stream> ws_;
   std::shared_ptr<ServerState> state_;
+  std::string address_;
+  asio::steady_timer lifetime_;
   bhttp::request<bhttp::string_body> req_;
   beast::flat_buffer buffer_;
   std::deque<std::shared_ptr<const std::string>> queue_;
@@ -306,10 +362,14 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     beast::error_code ec;
     auto ep = beast::get_lowest_layer(stream_).socket().remote_endpoint(ec);
     if (!ec) remote_ = ep.address().to_string() + ":" + std::to_string(ep.port());
+    address_ = address_of(stream_.socket());
   }
   ~HttpSession() {
+    leave_pending();
+    release_reader();
     --state_->open;
     state_->http.erase(this);
+    state_->forget_if_idle(address_);
   }
 
   void start() { do_read(); }
@@ -317,9 +377,47 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     beast::error_code ec;
     stream_.socket().close(ec);
   }
+  const std::string& address() const { return address_; }
+
+  // Waiting for a whole request: evictable, oldest first.
+  void enter_pending() {
+    leave_pending();
+    pending_seq_ = ++state_->pending_seq;
+    state_->pending.emplace(pending_seq_, this);
+    ++state_->use_of(address_).pending;
+  }
+  void leave_pending() {
+    if (pending_seq_ == 0) return;
+    state_->pending.erase(pending_seq_);
+    --state_->use_of(address_).pending;
+    pending_seq_ = 0;
+  }
 
  private:
+  void release_reader() {
+    if (!reader_) return;
+    reader_ = false;
+    --state_->readers;
+    --state_->use_of(address_).readers;
+  }
+  bool reader_budget_full() {
+    return state_->readers >= state_->options.max_clients ||
+           state_->use_of(address_).readers >= state_->options.max_clients_per_address;
+  }
+  bool viewer_budget_full() {
+    return state_->ws.size() >= state_->options.max_ws_clients ||
+           state_->use_of(address_).viewers >= state_->options.max_ws_per_address;
+  }
+  void busy(const Request& r, unsigned version) {
+    ++state_->stats.rejected_busy;
+    state_->log_rejected(remote_, r.method, r.path, 503);
+    Response res = Response::text(503, "too many clients");
+    res.headers.emplace_back("Retry-After", "5");
+    write(make_response(res, version, false));
+  }
+
   void do_read() {
+    enter_pending();
     parser_.emplace();
     parser_->header_limit(std::uint32_t(state_->options.header_limit));
     parser_->body_limit(state_->options.body_limit);
@@ -329,6 +427,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   }
 
   void on_read(beast::error_code ec) {
+    leave_pending();
     if (ec == bhttp::error::end_of_stream || ec == asio::error::operation_aborted) return close();
     if (ec == beast::error::timeout) {
       ++state_->stats.timeouts;
@@ -351,23 +450,36 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     r.body = req.body();
     r.content_type = std::string(req[bhttp::field::content_type]);
     r.authorization = std::string(req[bhttp::field::authorization]);
+    r.host = std::string(req[bhttp::field::host]);
+    r.origin = std::string(req[bhttp::field::origin]);
+    r.ws_protocols = std::string(req[bhttp::field::sec_websocket_protocol]);
     r.remote = remote_;
     r.websocket = websocket::is_upgrade(req);
 
+    const bool control = state_->handlers.is_control && state_->handlers.is_control(r);
+    if (!control && !r.websocket) {
+      if (reader_budget_full()) return busy(r, req.version());
+      reader_ = true;
+      ++state_->readers;
+      ++state_->use_of(address_).readers;
+    }
     Response res =
         state_->handlers.on_request ? state_->handlers.on_request(r) : Response::text(404, "not found");
     if (r.websocket && res.status == 101) {
+      // The arbiter's own viewers (control) are never turned away; the crowd shares its budget.
+      if (!control && viewer_budget_full()) return busy(r, req.version());
       // Taken over by a WebSocket session: joins the broadcast set now, with its snapshot queued first,
       // so no event falls between the snapshot and the live stream.
       std::vector<std::string> snapshot;
       if (state_->handlers.ws_snapshot) snapshot = state_->handlers.ws_snapshot(r);
-      auto ws = std::make_shared<WsSession>(std::move(stream_), state_);
-      ws->start(std::move(req), snapshot);
+      auto ws = std::make_shared<WsSession>(std::move(stream_), state_, address_);
+      ws->start(std::move(req), snapshot, res.headers);
       return;
     }
     if (res.status == 101) res = Response::text(400, "not a WebSocket upgrade request");
     if (res.deferred) return defer(std::move(res.deferred), req.version(), req.keep_alive());
-    if (res.status == 401 || res.status == 403) state_->log_rejected(remote_, r.method, r.path, res.status);
+    if (res.status == 401 || res.status == 403 || res.status == 415 || res.status == 421)
+      state_->log_rejected(remote_, r.method, r.path, res.status);
     write(make_response(res, req.version(), req.keep_alive() && res.status < 400));
   }
 
@@ -400,6 +512,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     res_ = std::move(res);
     stream_.expires_after(state_->options.write_timeout);
     bhttp::async_write(stream_, res_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      self->release_reader();
       if (ec || !self->res_.keep_alive()) {
         beast::error_code ignored;
         self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
@@ -415,7 +528,26 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   bhttp::response<bhttp::string_body> res_;
   std::string remote_;
+  std::string address_;
+  std::uint64_t pending_seq_ = 0;  // 0: not pending
+  bool reader_ = false;            // holds a reader slot
 };
+
+void ServerState::make_room_for_pending(const std::string& address) {
+  auto evict = [this](HttpSession* s) {
+    ++stats.evicted_pending;
+    s->leave_pending();
+    s->close();  // its read ends with operation_aborted and the session goes
+  };
+  if (use_of(address).pending >= options.max_pending_per_address) {
+    for (auto [seq, s] : pending)
+      if (s->address() == address) {
+        evict(s);
+        break;
+      }
+  }
+  if (!pending.empty() && pending.size() >= options.max_pending) evict(pending.begin()->second);
+}
 
 void ServerState::accept() {
   if (stopped || !acceptor) return;
@@ -429,23 +561,10 @@ void ServerState::accept() {
       return;
     }
     ++self->stats.connections;
-    if (self->open >= self->options.max_clients) {
-      ++self->stats.rejected_busy;
-      beast::error_code peer_ec;
-      auto peer = socket.remote_endpoint(peer_ec);
-      self->log_rejected(peer_ec ? "" : peer.address().to_string() + ":" + std::to_string(peer.port()), "-",
-                         "-", 503);
-      // A fresh socket's send buffer takes this at once; no need to wait on a client we refuse.
-      static constexpr std::string_view busy =
-          "HTTP/1.1 503 Service Unavailable\r\nServer: eboardd\r\nContent-Length: 17\r\n"
-          "Connection: close\r\nRetry-After: 5\r\n\r\ntoo many clients\n";
-      beast::error_code ignored;
-      socket.non_blocking(true, ignored);
-      socket.write_some(asio::buffer(busy.data(), busy.size()), ignored);
-      socket.close(ignored);
-    } else {
-      std::make_shared<HttpSession>(std::move(socket), self)->start();
-    }
+    // Every connection is taken: room is made among the pending ones, oldest first, so a client that
+    // sends its request at once is always heard.
+    self->make_room_for_pending(address_of(socket));
+    std::make_shared<HttpSession>(std::move(socket), self)->start();
     self->accept();
   });
 }
@@ -502,6 +621,7 @@ void Server::broadcast(std::string message) {
 
 std::size_t Server::open_connections() const { return state_->open; }
 std::size_t Server::websocket_clients() const { return state_->ws.size(); }
+std::size_t Server::pending_connections() const { return state_->pending.size(); }
 const ServerStats& Server::stats() const { return state_->stats; }
 
 }  // namespace eboard::http

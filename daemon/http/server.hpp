@@ -4,10 +4,18 @@
 //
 // Hostile or broken clients cost little and never stall a board: requests have header and body limits and
 // must arrive whole within `request_timeout` (so a slowloris connection is closed), malformed requests get
-// 400 and the connection is closed, at most `max_clients` connections are served (the next get 503), and
-// every WebSocket client has a bounded send queue: a client that falls `ws_queue_bytes` behind is dropped.
-// Broadcasting only queues; no board ever waits for a socket. A response that reads files (a capture
-// export) is made on a worker thread (Response::deferred), so the loop answers /status meanwhile.
+// 400 and the connection is closed, and every WebSocket client has a bounded send queue: a client that
+// falls `ws_queue_bytes` behind is dropped. Broadcasting only queues; no board ever waits for a socket. A
+// response that reads files (a capture export) is made on a worker thread (Response::deferred), so the loop
+// answers /status meanwhile.
+//
+// Connection budgets keep a crowd from locking the arbiter out. A connection is *pending* until a whole
+// request has arrived (and again between keep-alive requests); pending connections are capped in total and
+// per client address, and when a cap is reached the oldest pending one is closed, never the newcomer, so a
+// real request always gets in however many slow clients hold on. A parsed request is then one of three
+// kinds: control (ServerHandlers::is_control), which is always served; a WebSocket viewer, capped in total
+// and per address and closed after `ws_max_lifetime` (clients reconnect); or a reader, whose responses
+// being written are capped (503 beyond).
 //
 // Routing is the owner's: on_request gets every parsed request (a WebSocket upgrade too, with
 // `websocket = true`; answering it with status 101 accepts it). An accepted WebSocket client is sent
@@ -39,12 +47,16 @@ struct Request {
   std::string body;
   std::string content_type;
   std::string authorization;  // the Authorization header
+  std::string host;           // the Host header, as sent
+  std::string origin;         // the Origin header (browsers send it), empty if none
+  std::string ws_protocols;   // Sec-WebSocket-Protocol, as sent
   std::string remote;         // peer address:port
   bool websocket = false;     // an upgrade request
 
   // The value of `key` in the query string (percent-decoded), if present.
   std::optional<std::string> query_value(std::string_view key) const;
-  // The token of "Authorization: Bearer <token>", else of "?token=<token>"; empty if neither.
+  // The token of "Authorization: Bearer <token>"; empty without one. A token in the URL is not looked at
+  // here: URLs end up in logs, histories and Referer headers.
   std::string token() const;
 };
 
@@ -66,7 +78,13 @@ struct ServerOptions {
   std::size_t body_limit = 64 * 1024;
   std::chrono::milliseconds request_timeout{10000};  // a whole request (or the wait for the next one)
   std::chrono::milliseconds write_timeout{10000};    // a whole HTTP response
-  std::size_t max_clients = 64;
+  std::size_t max_pending = 256;             // connections without a whole request yet: the oldest goes
+  std::size_t max_pending_per_address = 64;  // beyond, per client address: that address's oldest goes
+  std::size_t max_clients = 64;              // reader responses being written at once (503 beyond)
+  std::size_t max_clients_per_address = 32;
+  std::size_t max_ws_clients = 256;  // WebSocket viewers (503 beyond)
+  std::size_t max_ws_per_address = 64;
+  std::chrono::milliseconds ws_max_lifetime{std::chrono::hours(4)};  // then closed (going away)
   std::size_t ws_queue_bytes = 1u << 20;
   std::size_t ws_read_limit = 4096;                  // clients have nothing big to say
   std::chrono::milliseconds ws_idle_timeout{60000};  // pings at half of it; no answer by then: closed
@@ -83,13 +101,16 @@ struct ServerOptions {
 struct ServerHandlers {
   std::function<Response(const Request&)> on_request;
   std::function<std::vector<std::string>(const Request&)> ws_snapshot;
+  // A control request (served whatever the other budgets say); none without it.
+  std::function<bool(const Request&)> is_control;
 };
 
 struct ServerStats {
   std::uint64_t connections = 0;  // accepted in total
   std::uint64_t requests = 0;
-  std::uint64_t rejected_busy = 0;
-  std::uint64_t bad_requests = 0;  // malformed, too large
+  std::uint64_t rejected_busy = 0;    // 503: a reader or viewer budget was full
+  std::uint64_t evicted_pending = 0;  // pending connections closed to make room for newer ones
+  std::uint64_t bad_requests = 0;     // malformed, too large
   std::uint64_t timeouts = 0;
   std::uint64_t ws_accepted = 0;
   std::uint64_t ws_dropped_slow = 0;
@@ -115,6 +136,7 @@ class Server {
 
   std::size_t open_connections() const;
   std::size_t websocket_clients() const;
+  std::size_t pending_connections() const;
   const ServerStats& stats() const;
 
  private:

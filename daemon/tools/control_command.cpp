@@ -148,7 +148,7 @@ std::optional<Answer> call(const Target& t, bhttp::verb verb, const std::string&
   if (ec) return unreachable(ec.message());
 
   bhttp::request<bhttp::string_body> req{verb, path, 11};
-  req.set(bhttp::field::host, host);
+  req.set(bhttp::field::host, t.daemon);  // HOST:PORT as given ([v6]:PORT): what eboardd checks Host against
   req.set(bhttp::field::user_agent, "eboardctl");
   if (!token.empty()) req.set(bhttp::field::authorization, "Bearer " + token);
   if (verb != bhttp::verb::get) {

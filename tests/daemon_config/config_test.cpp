@@ -103,6 +103,24 @@ raw_log = false
   EXPECT_EQ(c.http.max_clients, 10u);
   EXPECT_EQ(c.http.ws_queue_bytes, 65536u);
   EXPECT_EQ(c.journal.sync_ms, 20);
+  // What a browser may reach and how many: the HTTP hardening keys.
+  Config h = parse_ok(R"(
+[http]
+token = "control-token-1"
+read_token = "read-token-2"
+server_names = ["Hall-PC.local", "hall-pc"]
+allowed_origins = ["http://Screen.local:8080/"]
+max_ws_clients = 50
+ws_max_lifetime_s = 3600
+)");
+  EXPECT_EQ(h.http.read_token, "read-token-2");
+  EXPECT_EQ(h.http.server_names, (std::vector<std::string>{"hall-pc.local", "hall-pc"}));
+  EXPECT_EQ(h.http.allowed_origins, (std::vector<std::string>{"http://screen.local:8080"}));
+  EXPECT_EQ(h.http.max_ws_clients, 50u);
+  EXPECT_EQ(h.http.ws_max_lifetime_s, 3600);
+  // A read token alone publishes beyond loopback, and reading then needs a token.
+  Config pub_read = parse_ok("[http]\nlisten = \"0.0.0.0:7780\"\nread_token = \"0123456789\"\n");
+  EXPECT_FALSE(pub_read.http.open_read);
   ASSERT_EQ(c.boards.size(), 1u);
   EXPECT_EQ(c.boards[0].device(), "/dev/eboard/dgt-DGT00042");  // the udev rules' symlink
   EXPECT_EQ(c.profile_of("board_1"), "fide-blitz");
@@ -178,6 +196,15 @@ TEST(Config, BadListenAddresses) {
   expect_error("[http]\nlisten = \"::1:80\"\n", 2, "brackets");
   expect_error("[http]\nlisten = \"0.0.0.0:7780\"\n", 1, "not a loopback address: set http.token");
   expect_error("[http]\ntoken = \"short\"\n", 2, "too short");
+  expect_error("[http]\nread_token = \"short\"\n", 2, "too short");
+  expect_error("[http]\ntoken = \"same-token-1\"\nread_token = \"same-token-1\"\n", 3,
+               "must differ from http.token");
+  expect_error("[http]\nserver_names = [\"hall pc\"]\n", 2, "is not a host name");
+  expect_error("[http]\nserver_names = \"hall-pc\"\n", 2, "must be a list of strings");
+  expect_error("[http]\nallowed_origins = [\"screen.local\"]\n", 2, "is not a web origin");
+  expect_error("[http]\nallowed_origins = [\"http://screen.local/page\"]\n", 2, "is not a web origin");
+  expect_error("[http]\nws_max_lifetime_s = 5\n", 2, "must be between 60 and");
+  expect_error("[http]\nmax_ws_clinets = 5\n", 2, "did you mean 'max_ws_clients'?");
   EXPECT_TRUE(parse_listen("localhost:7780"));
   EXPECT_EQ(parse_listen("localhost:7780")->host, "127.0.0.1");
   EXPECT_FALSE(parse_listen("192.168.1.10:80")->loopback);
@@ -305,6 +332,15 @@ port = "/dev/ttyUSB3"
   EXPECT_TRUE(td.http_access_changed);
   EXPECT_FALSE(td.http_changed);
   EXPECT_FALSE(td.empty());
+  // So are the read token, the server names and the allowed origins.
+  for (auto change : {+[](Config& c) { c.http.read_token = "a-read-token"; },
+                      +[](Config& c) { c.http.server_names = {"hall-pc"}; },
+                      +[](Config& c) { c.http.allowed_origins = {"http://screen:80"}; }}) {
+    Config other = m;
+    change(other);
+    EXPECT_TRUE(diff(m, other).http_access_changed);
+    EXPECT_FALSE(diff(m, other).http_changed);
+  }
 }
 
 TEST(Config, ListenOverrideHasTheFilesExposureCheck) {

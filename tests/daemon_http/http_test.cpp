@@ -53,7 +53,7 @@ class Daemon {
  public:
   // `keep_dir`: run on that state directory and leave it (a restart test); else a fresh one, removed after.
   explicit Daemon(const std::string& toml, http::ServerOptions http_options = {},
-                  const fs::path& keep_dir = {})
+                  const fs::path& keep_dir = {}, std::chrono::milliseconds ticket_ttl = 30s)
       : keep_(!keep_dir.empty()) {
     dir_ = keep_ ? keep_dir
                  : fs::temp_directory_path() /
@@ -65,6 +65,7 @@ class Daemon {
     eboardd::ServiceOptions o;
     o.clock = [] { return T0; };
     o.http = http_options;
+    o.ticket_ttl = ticket_ttl;
     o.source_factory = [this](const config::BoardConfig& b, eboardd::BoardRuntime& rt) {
       auto s = std::make_unique<test_support::ManualSource>(rt, std::move(rt.recovery().machine));
       sources_[b.id] = s.get();
@@ -119,11 +120,18 @@ class Daemon {
 // A plain TCP connection with receive timeouts (POSIX, so a test never hangs).
 class Conn {
  public:
-  explicit Conn(std::uint16_t port, int rcvbuf = 0) {
+  // `source`: the client's loopback address (127.0.0.x), for the per-address budgets.
+  explicit Conn(std::uint16_t port, int rcvbuf = 0, const char* source = nullptr) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     if (rcvbuf) ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
     timeval tv{5, 0};
     ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (source) {
+      sockaddr_in from{};
+      from.sin_family = AF_INET;
+      ::inet_pton(AF_INET, source, &from.sin_addr);
+      ::bind(fd_, reinterpret_cast<sockaddr*>(&from), sizeof from);
+    }
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_port = htons(port);
@@ -132,6 +140,7 @@ class Conn {
   }
   ~Conn() { ::close(fd_); }
   bool connected() const { return connected_; }
+  int fd() const { return fd_; }
   bool send(std::string_view s) { return ::send(fd_, s.data(), s.size(), MSG_NOSIGNAL) == ssize_t(s.size()); }
   // Everything until the peer closes (or the timeout): "" on a timeout with nothing read.
   std::string read_all() {
@@ -162,10 +171,13 @@ struct Reply {
   std::string head;
 };
 
+// Not a GET: a JSON body, as control requires (unless the test names a Content-Type of its own).
 Reply request(std::uint16_t port, const std::string& method, const std::string& target,
               const std::string& body = "", const std::string& extra_headers = "") {
   Conn c(port);
-  c.send(method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + extra_headers +
+  const bool typed = method == "GET" || extra_headers.find("Content-Type:") != std::string::npos;
+  c.send(method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
+         "\r\nConnection: close\r\n" + extra_headers + (typed ? "" : "Content-Type: application/json\r\n") +
          (body.empty() && method == "GET" ? "" : "Content-Length: " + std::to_string(body.size()) + "\r\n") +
          "\r\n" + body);
   std::string all = c.read_all();
@@ -184,16 +196,22 @@ Reply get(std::uint16_t port, const std::string& target, const std::string& head
 // A WebSocket client on its own io_context: every wait is bounded.
 class WsClient {
  public:
-  explicit WsClient(std::uint16_t port, int rcvbuf = 0, const std::string& target = "/ws") {
+  explicit WsClient(std::uint16_t port, int rcvbuf = 0, const std::string& target = "/ws",
+                    std::vector<std::pair<std::string, std::string>> headers = {}) {
     auto& s = ws_.next_layer();
     s.open(asio::ip::tcp::v4());
     if (rcvbuf) s.set_option(asio::socket_base::receive_buffer_size(rcvbuf));
+    ws_.set_option(beast::websocket::stream_base::decorator([headers](beast::websocket::request_type& req) {
+      for (const auto& [k, v] : headers) req.set(k, v);
+    }));
     beast::error_code ec;
     s.connect({asio::ip::make_address("127.0.0.1"), port}, ec);
-    if (!ec) ws_.handshake("127.0.0.1", target, ec);
+    if (!ec) ws_.handshake(response_, "127.0.0.1:" + std::to_string(port), target, ec);
     ok_ = !ec;
     error_ = ec.message();
   }
+  // The handshake's answer when accepted (the chosen subprotocol).
+  const beast::websocket::response_type& response() const { return response_; }
   bool ok() const { return ok_; }
   const std::string& error() const { return error_; }
   // The next message, or nullopt on a timeout or a closed connection. A read that times out stays
@@ -224,6 +242,7 @@ class WsClient {
  private:
   asio::io_context ioc_;
   beast::websocket::stream<asio::ip::tcp::socket> ws_{ioc_};
+  beast::websocket::response_type response_;
   beast::flat_buffer buf_;
   beast::error_code result_;
   bool pending_ = false;
@@ -232,6 +251,24 @@ class WsClient {
   bool closed_ = false;
   std::string error_;
 };
+
+// The status a WebSocket upgrade gets (`headers`: "Name: value\r\n" lines; a Host among them replaces ours).
+int upgrade_status(std::uint16_t port, const std::string& headers = "") {
+  Conn c(port);
+  const bool own_host = headers.find("Host:") != std::string::npos;
+  c.send("GET /ws HTTP/1.1\r\n" + (own_host ? "" : "Host: 127.0.0.1:" + std::to_string(port) + "\r\n") +
+         "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+         "Sec-WebSocket-Version: 13\r\n" +
+         headers + "\r\n");
+  std::string reply;
+  char buf[4096];
+  while (reply.find("\r\n\r\n") == std::string::npos) {
+    ssize_t n = ::recv(c.fd(), buf, sizeof buf, 0);
+    if (n <= 0) break;
+    reply.append(buf, std::size_t(n));
+  }
+  return reply.rfind("HTTP/1.1 ", 0) == 0 ? std::stoi(reply.substr(9, 3)) : 0;
+}
 
 int count(const std::string& text, const std::string& needle) {
   int n = 0;
@@ -371,7 +408,8 @@ TEST(Http, KeepAliveAndPipelinedRequests) {
   Conn c(d.port());
   // Two requests in one write, the second closing the connection: two answers, in order.
   c.send(
-      "GET /status HTTP/1.1\r\nHost: x\r\n\r\nGET /games.pgn HTTP/1.1\r\nHost: x\r\nConnection: "
+      "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /games.pgn HTTP/1.1\r\nHost: "
+      "127.0.0.1\r\nConnection: "
       "close\r\n\r\n");
   std::string all = c.read_all();
   EXPECT_EQ(count(all, "HTTP/1.1 200 OK"), 2) << all;
@@ -393,12 +431,12 @@ TEST(Http, HostileClientsNeverHurtTheDaemon) {
   }
   {
     Conn c(d.port());
-    c.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(20000, 'a') + "\r\n\r\n");
+    c.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + std::string(20000, 'a') + "\r\n\r\n");
     EXPECT_EQ(c.read_all().rfind("HTTP/1.1 431", 0), 0u);
   }
   {
     Conn c(d.port());
-    c.send("POST /control/A/tags HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n" +
+    c.send("POST /control/A/tags HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\n" +
            std::string(70000, '{'));
     EXPECT_EQ(c.read_all().rfind("HTTP/1.1 413", 0), 0u);
   }
@@ -425,14 +463,10 @@ TEST(Http, HostileClientsNeverHurtTheDaemon) {
     EXPECT_GE(d.on_io([&] { return d.service().http_server().stats().timeouts; }), 1u);
   }
   {
-    // Too many connections: the one beyond max_clients is refused with 503.
+    // Many idle connections: however many, a whole request is still answered (the oldest idle ones go).
     std::vector<std::unique_ptr<Conn>> idle;
-    for (int i = 0; i < 4; ++i) idle.push_back(std::make_unique<Conn>(d.port()));
-    for (int i = 0; i < 100 && d.on_io([&] { return d.service().http_server().open_connections(); }) < 4; ++i)
-      std::this_thread::sleep_for(10ms);
-    Conn extra(d.port());
-    std::string reply = extra.read_all();
-    EXPECT_EQ(reply.rfind("HTTP/1.1 503", 0), 0u) << reply;
+    for (int i = 0; i < 100; ++i) idle.push_back(std::make_unique<Conn>(d.port()));
+    EXPECT_EQ(get(d.port(), "/status").status, 200);
   }
   // Still serving.
   for (int i = 0; i < 100 && d.on_io([&] { return d.service().http_server().open_connections(); }) > 0; ++i)
@@ -440,7 +474,7 @@ TEST(Http, HostileClientsNeverHurtTheDaemon) {
   EXPECT_EQ(get(d.port(), "/status").status, 200);
   json s = json::parse(get(d.port(), "/status").body);
   EXPECT_GE(s["http"]["bad_requests"], 3);
-  EXPECT_GE(s["http"]["rejected_busy"], 1);
+  EXPECT_GE(s["http"]["evicted_pending"], 1);
 }
 
 TEST(Http, ControlNeedsTheToken) {
@@ -453,6 +487,16 @@ TEST(Http, ControlNeedsTheToken) {
       request(d.port(), "POST", "/control/A/new-game", "", "Authorization: Bearer wrong-token-12\r\n").status,
       401);
   EXPECT_EQ(request(d.port(), "POST", "/control/A/new-game?token=nope").status, 401);
+  // The right token in the URL is refused all the same (URLs are logged and replayed).
+  EXPECT_EQ(request(d.port(), "POST", "/control/A/new-game?token=test-token-123").status, 401);
+  // A body that is not JSON (what a cross-origin form or "simple" fetch can send) is refused.
+  EXPECT_EQ(
+      request(d.port(), "POST", "/control/A/new-game", "{}", auth + "Content-Type: text/plain\r\n").status,
+      415);
+  EXPECT_EQ(request(d.port(), "POST", "/control/A/new-game", "",
+                    auth + "Content-Type: application/x-www-form-urlencoded\r\n")
+                .status,
+            415);
   EXPECT_EQ(get(d.port(), "/control/A/new-game", auth).status, 405);
 
   const sim::Timeline tl = test_support::short_game(T0, 5, 4);
@@ -462,8 +506,9 @@ TEST(Http, ControlNeedsTheToken) {
   ASSERT_EQ(ng.status, 200) << ng.body;
   EXPECT_EQ(json::parse(ng.body)["game"], 2);
   EXPECT_EQ(d.plies("A"), 0);
-  Reply fen = request(d.port(), "POST", "/control/B/new-game?token=test-token-123",
-                      R"({"fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"})");
+  Reply fen =
+      request(d.port(), "POST", "/control/B/new-game", R"({"fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"})",
+              "Authorization: Bearer test-token-123\r\nContent-Type: application/json; charset=utf-8\r\n");
   ASSERT_EQ(fen.status, 200) << fen.body;
   EXPECT_EQ(request(d.port(), "POST", "/control/B/new-game", R"({"fen": "nonsense"})", auth).status, 400);
 
@@ -496,14 +541,23 @@ TEST(Http, ControlNeedsTheToken) {
 }
 
 TEST(Http, ReadingNeedsTheTokenWhenNotOpen) {
-  Daemon d(base_config("token = \"read-token-456\"\nopen_read = false\n"));
+  Daemon d(
+      base_config("token = \"control-token-456\"\nread_token = \"read-token-789\"\nopen_read = false\n"));
   EXPECT_EQ(get(d.port(), "/games.pgn").status, 401);
-  EXPECT_EQ(get(d.port(), "/games.pgn", "Authorization: Bearer read-token-456\r\n").status, 200);
-  EXPECT_EQ(get(d.port(), "/status?token=read-token-456").status, 200);
+  EXPECT_EQ(get(d.port(), "/games.pgn", "Authorization: Bearer read-token-789\r\n").status, 200);
+  EXPECT_EQ(get(d.port(), "/games.pgn", "Authorization: Bearer control-token-456\r\n").status, 200);
+  // A relay that only takes a URL may carry the read token there; the control token never rides in one.
+  EXPECT_EQ(get(d.port(), "/status?token=read-token-789").status, 200);
+  EXPECT_EQ(get(d.port(), "/status?token=control-token-456").status, 401);
   WsClient anonymous(d.port());
   EXPECT_FALSE(anonymous.ok());
-  WsClient with(d.port(), 0, "/ws?token=read-token-456");
+  WsClient with(d.port(), 0, "/ws?token=read-token-789");
   EXPECT_TRUE(with.ok()) << with.error();
+  // The read token reads and never controls.
+  Reply no = request(d.port(), "POST", "/control/A/draw", "{}", "Authorization: Bearer read-token-789\r\n");
+  EXPECT_EQ(no.status, 403) << no.body;
+  EXPECT_EQ(request(d.port(), "DELETE", "/boards/A", "", "Authorization: Bearer read-token-789\r\n").status,
+            403);
 }
 
 TEST(Http, MatchesEndpoint) {
@@ -676,12 +730,21 @@ class CapturedLog {
   std::shared_ptr<spdlog::logger> before_;
 };
 
-// A server that refuses everything (401), on its own thread.
+// A server that refuses everything (401) but WebSocket upgrades (taken), on its own thread; a request with an
+// Authorization header is control.
 class RefusingServer {
  public:
   explicit RefusingServer(http::ServerOptions o) {
     http::ServerHandlers h;
-    h.on_request = [](const http::Request&) { return http::Response::json(401, R"({"error": "no"})"); };
+    h.on_request = [](const http::Request& r) {
+      if (r.websocket) {
+        http::Response ok;
+        ok.status = 101;
+        return ok;
+      }
+      return http::Response::json(401, R"({"error": "no"})");
+    };
+    h.is_control = [](const http::Request& r) { return !r.authorization.empty(); };
     server_ = std::make_unique<http::Server>(io_, o, h);
     auto ep = server_->listen("127.0.0.1", 0);
     EXPECT_TRUE(ep) << ep.error();
@@ -696,6 +759,12 @@ class RefusingServer {
     thread_.join();
   }
   std::uint16_t port() const { return port_; }
+  http::ServerStats stats() {
+    std::packaged_task<http::ServerStats()> task([this] { return server_->stats(); });
+    auto result = task.get_future();
+    asio::post(io_, [&task] { task(); });
+    return result.get();
+  }
 
  private:
   asio::io_context io_;
@@ -757,16 +826,13 @@ TEST(HttpServer, RefusedRequestsAreLoggedRateLimitedAndWithoutTheToken) {
 TEST(HttpServer, BusyRefusalsAreLoggedAndTheSuppressedCountComesWithoutAnotherRequest) {
   CapturedLog log;
   http::ServerOptions o;
-  o.max_clients = 1;
+  o.max_ws_clients = 1;
   o.reject_log_burst = 1;
   o.reject_log_window = std::chrono::milliseconds(100);
   RefusingServer server(o);
-  Conn held(server.port());  // the one client served: every other gets 503
-  ASSERT_TRUE(held.connected());
-  for (int i = 0; i < 6; ++i) {
-    Conn c(server.port());
-    EXPECT_NE(c.read_all().find("503 Service Unavailable"), std::string::npos);
-  }
+  WsClient held(server.port());  // the one viewer: every other gets 503
+  ASSERT_TRUE(held.ok()) << held.error();
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(upgrade_status(server.port()), 503);
   // Each refusal is either on a line of its own or counted by a window's "N more" line, which the
   // window's end writes by itself (a timer): no further request is needed to see it.
   const auto deadline = std::chrono::steady_clock::now() + 10s;
@@ -779,7 +845,7 @@ TEST(HttpServer, BusyRefusalsAreLoggedAndTheSuppressedCountComesWithoutAnotherRe
   std::string all;
   for (const auto& l : lines) all += l + "\n";
   EXPECT_EQ(refused_lines(lines, ": 503") + suppressed_count(lines), 6) << all;
-  EXPECT_GE(refused_lines(lines, "- - from 127.0.0.1:"), 1) << all;
+  EXPECT_GE(refused_lines(lines, "GET /ws from 127.0.0.1:"), 1) << all;
   server.stop();
 }
 
@@ -1014,4 +1080,193 @@ TEST(Control, MatchBoardResignsThroughTheMatchAndIsNotAdjourned) {
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(json::parse(r.body)["game"]["result"], "0-1") << r.body;
   EXPECT_EQ(board_status(d.port(), "A")["game"]["reason"], "resignation");
+}
+
+// --- Browsers and crowds (the HTTP hardening issue) ------------------------------------------------------
+
+TEST(HttpServer, OldestPendingConnectionsMakeRoomAndWholeRequestsAreServed) {
+  http::ServerOptions o;
+  o.max_pending = 5;
+  o.max_pending_per_address = 3;
+  RefusingServer server(o);
+  auto pending = [&](const char* source) {
+    auto c = std::make_unique<Conn>(server.port(), 0, source);
+    c->send("GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\n");  // never finished
+    // Accepted before the next one comes: the order of arrival is the order of age.
+    const auto before = server.stats().connections;
+    for (int i = 0; i < 200 && server.stats().connections == before; ++i) std::this_thread::sleep_for(5ms);
+    return c;
+  };
+  std::vector<std::unique_ptr<Conn>> one;
+  for (int i = 0; i < 3; ++i) one.push_back(pending("127.0.0.1"));
+  // A fourth from the same address: that address's oldest goes, nobody else's.
+  one.push_back(pending("127.0.0.1"));
+  EXPECT_TRUE(one[0]->closed_by_peer());
+  EXPECT_EQ(server.stats().evicted_pending, 1u);
+  // Two from another address fill the total (5); one more from a third address: the oldest of all goes.
+  auto two_a = pending("127.0.0.2");
+  auto two_b = pending("127.0.0.2");
+  auto three = pending("127.0.0.3");
+  EXPECT_TRUE(one[1]->closed_by_peer());
+  EXPECT_EQ(server.stats().evicted_pending, 2u);
+  // A whole request from the crowded address is answered (here: the server's 401 for everything).
+  EXPECT_EQ(request(server.port(), "GET", "/status").status, 401);
+  // The newer slow ones were left alone.
+  EXPECT_TRUE(three->send("X-More: 1\r\n"));
+  EXPECT_GE(server.stats().evicted_pending, 3u);  // the request above made room too
+}
+
+TEST(HttpServer, ViewerBudgetPerAddressAndControlIsNeverTurnedAway) {
+  http::ServerOptions o;
+  o.max_ws_clients = 3;
+  o.max_ws_per_address = 2;
+  RefusingServer server(o);
+  WsClient a(server.port()), b(server.port());
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(upgrade_status(server.port()), 503);  // the address's share is used up
+  // The arbiter's (control) connection is taken anyway.
+  WsClient arbiter(server.port(), 0, "/ws", {{"Authorization", "Bearer anything"}});
+  EXPECT_TRUE(arbiter.ok()) << arbiter.error();
+  EXPECT_EQ(server.stats().rejected_busy, 1u);
+}
+
+TEST(HttpServer, ViewersAreClosedAfterTheirLifetime) {
+  http::ServerOptions o;
+  o.ws_max_lifetime = 200ms;
+  RefusingServer server(o);
+  WsClient viewer(server.port());
+  ASSERT_TRUE(viewer.ok()) << viewer.error();
+  // Told "going away" (the client reconnects); bounded wait, no timing asserted.
+  for (int i = 0; i < 20 && !viewer.closed(); ++i) (void)viewer.read(500ms);
+  EXPECT_TRUE(viewer.closed());
+}
+
+TEST(Http, HostMustNameTheDaemon) {
+  Daemon d(base_config("server_names = [\"Hall-PC.local\"]\n"));
+  // DNS rebinding: a page's own name resolved to this address.
+  for (std::string host : {"evil.example", "evil.example:7780", "127.0.0.1.evil.example", "localhost.evil"}) {
+    Conn c(d.port());
+    c.send("GET /status HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n");
+    EXPECT_EQ(c.read_all().rfind("HTTP/1.1 421", 0), 0u) << host;
+  }
+  for (std::string host : {"localhost", "LOCALHOST:7780", "hall-pc.local:7780", "hall-pc.local.",
+                           "[::1]:7780", "::1", "192.168.1.20:7780", "arbiter.localhost"}) {
+    Conn c(d.port());
+    c.send("GET /status HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n");
+    EXPECT_EQ(c.read_all().rfind("HTTP/1.1 200", 0), 0u) << host;
+  }
+  EXPECT_EQ(upgrade_status(d.port(), "Host: evil.example\r\n"), 421);
+  EXPECT_EQ(upgrade_status(d.port(), "Host: hall-pc.local\r\n"), 101);
+}
+
+TEST(Http, OriginMustBeTheDaemonsOwnOrAllowed) {
+  Daemon d(base_config("token = \"test-token-123\"\nallowed_origins = [\"http://screen.local:8080\"]\n"));
+  const std::string own = "http://127.0.0.1:" + std::to_string(d.port());
+  EXPECT_EQ(upgrade_status(d.port(), "Origin: http://evil.example\r\n"), 403);
+  WsClient null_origin(d.port(), 0, "/ws", {{"Origin", "null"}});
+  EXPECT_FALSE(null_origin.ok());
+  // Same host, another port: another origin.
+  WsClient other_port(d.port(), 0, "/ws", {{"Origin", "http://127.0.0.1:1"}});
+  EXPECT_FALSE(other_port.ok());
+  WsClient same(d.port(), 0, "/ws", {{"Origin", own}});
+  EXPECT_TRUE(same.ok()) << same.error();
+  WsClient allowed(d.port(), 0, "/ws", {{"Origin", "http://SCREEN.local:8080"}});
+  EXPECT_TRUE(allowed.ok()) << allowed.error();
+  // Control from a foreign page is refused even with the token (which it should not have).
+  const std::string auth = "Authorization: Bearer test-token-123\r\n";
+  EXPECT_EQ(request(d.port(), "POST", "/control/A/tags", R"({"Event": "x"})",
+                    auth + "Origin: http://evil.example\r\n")
+                .status,
+            403);
+  EXPECT_EQ(
+      request(d.port(), "POST", "/control/A/tags", R"({"Event": "x"})", auth + "Origin: " + own + "\r\n")
+          .status,
+      200);
+}
+
+TEST(Http, TicketOpensTheWebSocketOnceWithoutATokenInTheUrl) {
+  const std::string cfg =
+      base_config("token = \"control-token-1\"\nread_token = \"read-token-22\"\nopen_read = false\n");
+  Daemon d(cfg);
+  d.feed("A", test_support::short_game(T0).events);  // something for the snapshot
+  EXPECT_EQ(request(d.port(), "POST", "/auth/ticket", "{}").status, 401);
+  EXPECT_EQ(get(d.port(), "/auth/ticket", "Authorization: Bearer read-token-22\r\n").status, 405);
+  EXPECT_EQ(request(d.port(), "POST", "/auth/ticket", "{}",
+                    "Authorization: Bearer read-token-22\r\nContent-Type: text/plain\r\n")
+                .status,
+            415);
+  Reply r = request(d.port(), "POST", "/auth/ticket", "{}", "Authorization: Bearer read-token-22\r\n");
+  ASSERT_EQ(r.status, 200) << r.body;
+  json t = json::parse(r.body);
+  EXPECT_EQ(t["right"], "read");
+  const std::string protocol = t["protocol"].get<std::string>();
+  EXPECT_EQ(protocol, "eboard-ticket." + t["ticket"].get<std::string>());
+  EXPECT_GE(t["ticket"].get<std::string>().size(), 32u);
+
+  // As a browser offers it: among other subprotocols; the chosen one is echoed.
+  WsClient first(d.port(), 0, "/ws", {{"Sec-WebSocket-Protocol", "chat, " + protocol}});
+  ASSERT_TRUE(first.ok()) << first.error();
+  EXPECT_EQ(first.response()[beast::http::field::sec_websocket_protocol], protocol);
+  EXPECT_TRUE(first.read().has_value());                                                     // the snapshot
+  EXPECT_EQ(upgrade_status(d.port(), "Sec-WebSocket-Protocol: " + protocol + "\r\n"), 401);  // used up
+  EXPECT_EQ(upgrade_status(d.port(), "Sec-WebSocket-Protocol: eboard-ticket.0123456789abcdef\r\n"), 401);
+
+  // An expired ticket opens nothing.
+  Daemon quick(cfg, {}, {}, 0ms);
+  Reply q = request(quick.port(), "POST", "/auth/ticket", "{}", "Authorization: Bearer control-token-1\r\n");
+  ASSERT_EQ(q.status, 200) << q.body;
+  EXPECT_EQ(upgrade_status(quick.port(), "Sec-WebSocket-Protocol: " +
+                                             json::parse(q.body)["protocol"].get<std::string>() + "\r\n"),
+            401);
+}
+
+TEST(Http, ControlActionsAreLoggedWithThePeer) {
+  CapturedLog log;
+  Daemon d(base_config("token = \"test-token-123\"\n"));
+  EXPECT_EQ(request(d.port(), "POST", "/control/A/tags", R"({"Event": "Open"})",
+                    "Authorization: Bearer test-token-123\r\n")
+                .status,
+            200);
+  EXPECT_EQ(request(d.port(), "POST", "/control/A/draw", "{}").status, 401);
+  d.on_io([] { return 0; });  // the log lines are written on the service's thread: it has moved on
+  std::string all;
+  for (const auto& l : log.lines()) all += l + "\n";
+  EXPECT_NE(all.find("http: control POST /control/A/tags from 127.0.0.1:"), std::string::npos) << all;
+  EXPECT_NE(all.find(": 200"), std::string::npos) << all;
+  EXPECT_NE(all.find("http: refused POST /control/A/draw from 127.0.0.1:"), std::string::npos) << all;
+  EXPECT_EQ(all.find("test-token-123"), std::string::npos) << all;
+}
+
+TEST(Http, ReloadReplacesTheReadTokenServerNamesAndTicketsAtOnce) {
+  const auto cfg = [](const std::string& read_token, const std::string& name) {
+    return base_config("token = \"control-token-1\"\nread_token = \"" + read_token +
+                       "\"\nopen_read = false\nserver_names = [\"" + name + "\"]\n");
+  };
+  Daemon d(cfg("old-read-token", "old-name"));
+  const auto reads = [&](const std::string& token) {
+    return get(d.port(), "/status", "Authorization: Bearer " + token + "\r\n").status;
+  };
+  const auto named = [&](const std::string& host) {
+    Conn c(d.port());
+    c.send("GET / HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n");
+    return c.read_all().rfind("HTTP/1.1 421", 0) != 0;
+  };
+  EXPECT_EQ(reads("old-read-token"), 200);
+  EXPECT_TRUE(named("old-name"));
+  Reply t = request(d.port(), "POST", "/auth/ticket", "{}", "Authorization: Bearer old-read-token\r\n");
+  ASSERT_EQ(t.status, 200) << t.body;
+  const std::string protocol = json::parse(t.body)["protocol"].get<std::string>();
+
+  auto next = config::parse_config(cfg("new-read-token", "new-name"), "test.toml");
+  ASSERT_TRUE(next);
+  next->state_dir = d.dir().string();
+  auto diff = d.on_io([&] { return d.service().reload(*next); });
+  ASSERT_TRUE(diff) << diff.error();
+  EXPECT_TRUE(diff->http_access_changed);
+  // A token replaced because it leaked stops working at once, and so do the tickets it got.
+  EXPECT_EQ(reads("old-read-token"), 401);
+  EXPECT_EQ(reads("new-read-token"), 200);
+  EXPECT_EQ(upgrade_status(d.port(), "Sec-WebSocket-Protocol: " + protocol + "\r\n"), 401);
+  EXPECT_FALSE(named("old-name"));
+  EXPECT_TRUE(named("new-name"));
 }
