@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/journal/rotation.hpp"
 #include "daemon/journal/signing.hpp"
 #include "daemon/tools/checks.hpp"
 #include "daemon/tools/commands.hpp"
@@ -106,7 +107,9 @@ void check_signature(const journal::SignedRecord& r, const ExpectedKey& expected
 }
 
 // Where a sealed journal is to be found: named with --journal, beside the archive's directory (the
-// daemon's state_dir/games and state_dir/journal), beside the archive, or where the daemon wrote it.
+// daemon's state_dir/games and state_dir/journal), beside the archive, or where the daemon wrote it; and,
+// since a board's journal is kept under journal/<board>/ once its next game begins (rotation), the kept
+// files there too.
 std::vector<fs::path> journal_candidates(const journal::JournalSeal& seal, const fs::path& archive,
                                          const VerifyOptions& o, std::size_t seals) {
   std::vector<fs::path> out;
@@ -114,10 +117,18 @@ std::vector<fs::path> journal_candidates(const journal::JournalSeal& seal, const
     if (fs::path(j).filename() == seal.file || (seals == 1 && o.journals.size() == 1)) out.emplace_back(j);
   if (!o.journals.empty()) return out;
   const fs::path dir = archive.parent_path().empty() ? fs::path(".") : archive.parent_path();
-  out.push_back(dir.parent_path() / "journal" / seal.file);
-  out.push_back(dir / seal.file);
-  out.emplace_back(seal.path);
+  const std::vector<fs::path> places{dir.parent_path() / "journal" / seal.file, dir / seal.file,
+                                     fs::path(seal.path)};
+  out = places;
+  for (const fs::path& current : places)
+    for (const journal::KeptJournal& k : journal::kept_journals(current)) out.push_back(k.path);
   return out;
+}
+
+// Whether the first bytes of `bytes` are the ones sealed (the journal the signature speaks of).
+bool is_sealed_journal(const journal::JournalSeal& seal, const std::string& bytes) {
+  return bytes.size() >= seal.bytes &&
+         journal::sha256_hex(std::string_view(bytes).substr(0, seal.bytes)) == seal.sha256;
 }
 
 void check_journals(const journal::SignedRecord& r, const fs::path& archive, const VerifyOptions& o,
@@ -125,27 +136,36 @@ void check_journals(const journal::SignedRecord& r, const fs::path& archive, con
   for (const journal::JournalSeal& seal : r.journals) {
     const std::string what = "journal " + seal.file + " (board " + seal.board + ")";
     std::string looked;
-    bool found = false;
+    // The file whose first bytes are the sealed ones; else the first one found, to say where it differs.
+    std::optional<std::pair<fs::path, std::string>> chosen;
+    bool unreadable = false;
     for (const fs::path& p : journal_candidates(seal, archive, o, r.journals.size())) {
       std::error_code ec;
       if (!fs::exists(p, ec)) {
         looked += (looked.empty() ? "" : ", ") + p.string();
         continue;
       }
-      found = true;
       auto bytes = read_input_file(p.string());
       if (!bytes) {
-        out.line("journal", bytes.error());
-        out.unreadable = true;
-        break;
+        if (!chosen) {
+          out.line("journal", bytes.error());
+          out.unreadable = unreadable = true;
+          chosen.emplace(p, std::string());
+          break;
+        }
+        continue;
       }
-      out.line("journal", p.string() + " (board " + seal.board + ")");
-      Finding after;
-      out.finding("  signed", journal::check_sealed_journal(seal, *bytes, &after));
-      if (!after.text.empty()) out.finding("  later", after);
-      break;
+      const bool sealed = is_sealed_journal(seal, *bytes);
+      if (!chosen || sealed) chosen.emplace(p, std::move(*bytes));
+      if (sealed) break;
     }
-    if (!found) {
+    if (chosen && !unreadable) {
+      out.line("journal", chosen->first.string() + " (board " + seal.board + ")");
+      Finding after;
+      out.finding("  signed", journal::check_sealed_journal(seal, chosen->second, &after));
+      if (!after.text.empty()) out.finding("  later", after);
+    }
+    if (!chosen) {
       std::string why = what;
       why += " not found (looked at ";
       why += looked;

@@ -155,6 +155,23 @@ def run(h, a, pgn, expected):
     h.check(d.stop() == 0, "SIGTERM after the restart")
     rc, out = verify(h, a.eboardctl, archive, "--key-file", pub)
     h.check(rc == 0, f"the record after a restart (signed again at start-up): exit {rc}")
+
+    # The next game: the finished game's journal is kept under journal/A/ (rotation), and verify finds it there.
+    token = "t0ken-for-the-next-game"
+    with open(d.config) as f:
+        config = f.read()
+    with open(d.config, "w") as f:
+        f.write(config.replace("[http]\n", f'[http]\ntoken = "{token}"\n', 1))
+    d.start()
+    answer = subprocess.run([a.eboardctl, "new-game", "A", "--daemon", f"127.0.0.1:{d.port}", "--token", token],
+                            capture_output=True, text=True)
+    h.check(answer.returncode == 0, f"eboardctl new-game: exit {answer.returncode}: {answer.stderr}")
+    kept = ep.wait_until(lambda: glob.glob(os.path.join(d.state, "journal", "A", "*.journal")), 10,
+                         "the finished game's journal kept under journal/A/")
+    h.check(d.stop() == 0, "SIGTERM after the new game")
+    rc, out = verify(h, a.eboardctl, archive, "--key-file", pub)
+    h.check(rc == 0 and kept[0] in out, f"the record after the next game began (journal kept at {kept[0]}): "
+                                        f"exit {rc}\n{out}")
     print(f"signed record checked: {len(expected)} plies, journal {size} bytes, in {h.elapsed():.1f} s", flush=True)
 
 
