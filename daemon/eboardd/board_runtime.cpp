@@ -92,6 +92,7 @@ BoardRuntime::BoardRuntime(boost::asio::io_context& io, std::string id, RuntimeO
       id_(std::move(id)),
       options_(std::move(options)),
       publish_(std::move(publish)),
+      retry_timer_(io),
       sync_timer_(io) {
   if (!options_.clock) options_.clock = system_unix_ms;
   if (options_.sync_in_background) {
@@ -239,12 +240,13 @@ void BoardRuntime::journal_input(const journal::Entry& e, std::int64_t seq) {
   // The sequence number rides in the JSON body; readers that do not know it ignore it.
   if (!body.empty() && body.front() == '{')
     body.insert(1, "\"seq\":" + std::to_string(seq) + (body.size() > 2 ? "," : ""));
-  if (auto ok = writer_.append(journal::record_type(e), body); !ok) {  // after what is buffered
-    if (!journal_failed_) spdlog::error("board {}: journal write failed: {}", id_, ok.error());
-    journal_failed_ = true;
-  } else {
-    journal_failed_ = false;
+  const char type = journal::record_type(e);
+  if (outage_) {
+    // Kept for the retry, in order, whatever the cap: the match replays every input it journals.
+    journal_result(writer_.buffer(type, body));
+    return;
   }
+  journal_result(writer_.append(type, body));  // after what is buffered
   if (std::holds_alternative<journal::NewGameEntry>(e) || std::holds_alternative<journal::ControlEntry>(e))
     sync_now();
   else
@@ -267,11 +269,30 @@ void BoardRuntime::stop() {
   if (source_) source_->stop();
   sync_timer_.cancel();
   sync_pending_ = false;
+  retry_timer_.cancel();
+  retry_pending_ = false;
   sync_now();
   // The PGN file as the game stands (the last background write, if one is waiting, done here).
   if (files_ && !pgn_path_.empty()) {
     if (auto ok = files_->flush(pgn_path_); !ok) spdlog::error("board {}: {}", id_, ok.error());
   }
+}
+
+const Game& BoardRuntime::published_game() const {
+  int moves = 0;
+  bool result = false;
+  for (const Unpublished& u : unpublished_) {
+    moves += std::holds_alternative<MoveEvent>(u.event.what);
+    result |= std::holds_alternative<ResultEvent>(u.event.what);
+  }
+  if (moves == 0 && !result) {
+    published_view_.reset();
+    return game();
+  }
+  published_view_ = game();
+  for (int i = 0; i < moves; ++i) published_view_->undo();
+  published_view_->clear_outcome();
+  return *published_view_;
 }
 
 const Game& BoardRuntime::game() const {
@@ -283,7 +304,14 @@ const Game& BoardRuntime::game() const {
 
 bool BoardRuntime::append(const journal::Entry& e, bool buffered) {
   const char type = journal::record_type(e);
+  // Wire bytes and clock advances only help to diagnose (replay derives the same from the sensor
+  // events): on a failing disk, past the cap, they are the ones given up.
+  if (outage_ && (type == 'R' || type == 'A') && writer_.buffered() >= options_.journal_queue_cap) {
+    ++dropped_records_;
+    return false;
+  }
   const std::string body = journal::encode_body(e);
+  if (outage_) return journal_result(writer_.buffer(type, body));  // the retry timer writes it
   tl::expected<void, std::string> ok;
   if (buffered && syncer_) {
     ok = writer_.buffer(type, body);
@@ -295,14 +323,60 @@ bool BoardRuntime::append(const journal::Entry& e, bool buffered) {
 }
 
 bool BoardRuntime::journal_result(const tl::expected<void, std::string>& ok) {
-  if (!ok) {
-    if (!journal_failed_) spdlog::error("board {}: journal write failed: {}", id_, ok.error());
-    journal_failed_ = true;
-    return false;
+  if (!ok) journal_failed(ok.error());
+  return ok.has_value();
+}
+
+void BoardRuntime::journal_failed(const std::string& error) {
+  if (outage_) {
+    outage_->error = error;
+    return;
   }
-  if (journal_failed_) spdlog::info("board {}: journal writes work again", id_);
-  journal_failed_ = false;
-  return true;
+  outage_ = Outage{now_ms(), std::chrono::steady_clock::now(), error};
+  spdlog::error("board {}: journal cannot be written ({}); holding events back ({} waiting) until it can",
+                id_, error, unpublished_.size());
+  // Straight to the clients: the journal is what cannot take it.
+  const Game& g = published_game();
+  AlertEvent a{"journal-unwritable",
+               g.ply_count(),
+               g.position().side_to_move(),
+               "The journal cannot be written (" + error +
+                   "): moves are held back and published, in order, once they are on disk.",
+               {{"error", error, false}}};
+  Event alert{outage_->since_ms, id_, a};
+  if (publish_) publish_(alert, daemon::to_json_line(alert));
+  if (options_.journal_health) options_.journal_health(id_, false, error);
+  retry_delay_ = JOURNAL_RETRY_MIN;
+  schedule_retry();
+}
+
+void BoardRuntime::schedule_retry() {
+  if (retry_pending_) return;
+  retry_pending_ = true;
+  retry_timer_.expires_after(retry_delay_);
+  retry_timer_.async_wait([this, alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code& ec) {
+    if (ec || alive.expired()) return;
+    retry_pending_ = false;
+    sync_now();
+    if (!outage_) return;
+    retry_delay_ = std::min(retry_delay_ * 2, JOURNAL_RETRY_MAX);
+    schedule_retry();
+  });
+}
+
+void BoardRuntime::journal_recovered() {
+  const auto lasted = std::chrono::duration<double>(std::chrono::steady_clock::now() - outage_->since);
+  outage_.reset();
+  retry_timer_.cancel();
+  retry_pending_ = false;
+  const std::size_t waiting = unpublished_.size();
+  drain();
+  spdlog::info("board {}: journal writable again after {:.1f} s, {} events published{}", id_, lasted.count(),
+               waiting - unpublished_.size(),
+               dropped_records_ ? " (" + std::to_string(dropped_records_) +
+                                      " raw and clock advance records were not kept, past the queue cap)"
+                                : std::string());
+  if (options_.journal_health) options_.journal_health(id_, true, "");
 }
 
 void BoardRuntime::flush_soon() {
@@ -314,16 +388,17 @@ void BoardRuntime::flush_soon() {
     if (writer_.buffered() == 0) return;  // written already, with a move's sync
     flush_journal();
     want_sync(false);
+    drain();  // events that wait only for their write
   });
 }
 
 void BoardRuntime::flush_journal() {
-  const std::uint64_t end = writer_.size();
-  // Lost records hold nothing to wait for: what follows them is published without them (logged).
-  if (!journal_result(writer_.flush())) forced_upto_ = std::max(forced_upto_, end);
+  if (outage_) return;  // the retry timer writes
+  journal_result(writer_.flush());
 }
 
 void BoardRuntime::want_sync(bool urgent) {
+  if (outage_) return;  // the retry timer makes it durable, then publishes
   if (!writer_.dirty()) {
     if (urgent) drain();
     return;
@@ -335,33 +410,32 @@ void BoardRuntime::want_sync(bool urgent) {
   // What is buffered waits for the end of the loop turn (flush_soon), unless a move waits for it.
   if (!urgent) {
     if (writer_.buffered() > 0) return;
-    syncer_->request(writer_.file(), writer_.size(),
+    syncer_->request(writer_.file(), writer_.written(),
                      std::max(options_.sync_interval, std::chrono::milliseconds(0)));
     return;
   }
   flush_journal();
+  if (outage_) return;
   // Done on a syncer thread: hand the result to the loop, which publishes what it made durable.
-  const std::uint64_t upto = writer_.size();
-  syncer_->request(writer_.file(), upto, std::chrono::milliseconds(0),
-                   [this, io = &io_, alive = std::weak_ptr<bool>(alive_),
-                    upto](const tl::expected<void, std::string>& result) {
-                     std::string error = result ? std::string() : result.error();
-                     boost::asio::post(*io, [this, alive, upto, error = std::move(error)] {
-                       if (alive.expired()) return;
-                       if (!error.empty()) {
-                         spdlog::error("board {}: {}; publishing without it", id_, error);
-                         forced_upto_ = std::max(forced_upto_, upto);
-                       }
-                       drain();
-                     });
-                   });
+  syncer_->request(
+      writer_.file(), writer_.written(), std::chrono::milliseconds(0),
+      [this, io = &io_, alive = std::weak_ptr<bool>(alive_)](const tl::expected<void, std::string>& result) {
+        std::string error = result ? std::string() : result.error();
+        boost::asio::post(*io, [this, alive, error = std::move(error)] {
+          if (alive.expired()) return;
+          // The next write rewinds to what is durable (JournalWriter::flush).
+          if (!error.empty()) journal_failed(error);
+          drain();
+        });
+      });
 }
 
 void BoardRuntime::drain() {
-  const std::uint64_t durable = std::max(writer_.durable(), forced_upto_);
+  const std::uint64_t durable = writer_.durable();
+  const std::uint64_t written = writer_.written();
   while (!unpublished_.empty()) {
     Unpublished& u = unpublished_.front();
-    if (u.needs_sync && u.journal_end > durable) break;
+    if (u.journal_end > (u.needs_sync ? durable : written)) break;
     if (std::holds_alternative<MoveEvent>(u.event.what) || std::holds_alternative<ResultEvent>(u.event.what))
       pgn_due_ = true;
     ++events_published_;
@@ -392,11 +466,11 @@ void BoardRuntime::sync_now() {
     sync_timer_.cancel();
     sync_pending_ = false;
   }
-  const std::uint64_t end = writer_.size();
-  if (auto ok = writer_.sync(); !ok) {
-    spdlog::error("board {}: {}", id_, ok.error());
-    forced_upto_ = std::max(forced_upto_, end);
-  }
+  // After a failed write or sync (a disk still full), nothing here is published: the events wait.
+  if (auto ok = writer_.sync(); !ok)
+    journal_failed(ok.error());
+  else if (outage_)
+    return journal_recovered();
   drain();
 }
 
@@ -513,7 +587,8 @@ void BoardRuntime::log(Level level, const std::string& text) {
 }
 
 outputs::BoardGame BoardRuntime::board_game() const {
-  return outputs::BoardGame{id_, &game(), ledger_.tags(), ledger_.game_started_ms(), ledger_.game_number()};
+  return outputs::BoardGame{id_, &published_game(), ledger_.tags(), ledger_.game_started_ms(),
+                            ledger_.game_number()};
 }
 
 std::string BoardRuntime::pgn() const { return outputs::game_pgn(board_game()); }
@@ -542,7 +617,8 @@ std::vector<std::string> BoardRuntime::snapshot() {
   // would come twice (in the snapshot, and when published). Rare (a move in the few ms of its sync).
   if (!unpublished_.empty()) sync_now();
   std::vector<std::string> lines;
-  const Game& g = game();
+  // Still waiting after it: the journal cannot be written. The snapshot shows what was published.
+  const Game& g = published_game();
   Position pos = g.start();
   int ply = 0;
   for (const PlyRecord& p : g.plies()) {
@@ -559,12 +635,18 @@ std::vector<std::string> BoardRuntime::snapshot() {
       pos.set_pocket(pos.side_to_move(), p.move.drop_type(), 1);
     pos.do_move(p.move);
   }
-  for (const Event& e : ledger_.notes()) lines.push_back(daemon::to_json_line(e));
+  std::size_t waiting_notes = 0;  // the ledger notes every event but moves when it is journaled
+  for (const Unpublished& u : unpublished_)
+    waiting_notes += !std::holds_alternative<MoveEvent>(u.event.what) &&
+                     !std::holds_alternative<ProvisionalMoveEvent>(u.event.what);
+  const auto& notes = ledger_.notes();
+  for (std::size_t i = 0; i + waiting_notes < notes.size(); ++i)
+    lines.push_back(daemon::to_json_line(notes[i]));
   return lines;
 }
 
 nlohmann::json BoardRuntime::status() const {
-  const Game& g = game();
+  const Game& g = published_game();
   nlohmann::json game{{"number", ledger_.game_number()},
                       {"started", ledger_.game_started_ms()},
                       {"ply", g.ply_count()},
@@ -584,7 +666,16 @@ nlohmann::json BoardRuntime::status() const {
                          {"sync_max_us", ws.sync_max.count()},
                          {"write_errors", ws.write_errors},
                          {"awaiting_sync", unpublished_.size()},
-                         {"ok", !journal_failed_}};
+                         {"ok", !outage_},
+                         {"dropped_records", dropped_records_}};
+  if (outage_) {
+    journal["outage"] = {{"since", outage_->since_ms},
+                         {"error", outage_->error},
+                         {"events_waiting", unpublished_.size()},
+                         {"bytes_waiting", writer_.buffered()},
+                         {"records_waiting", writer_.buffered_records()},
+                         {"next_retry_ms", retry_delay_.count()}};
+  }
   if (!recovery_summary_.is_null()) journal["recovery"] = recovery_summary_;
   nlohmann::json j{{"id", id_},
                    {"device", options_.device},
