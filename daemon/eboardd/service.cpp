@@ -234,6 +234,19 @@ void Service::stop() {
   for (auto& m : matches_) m->stop();
 }
 
+void Service::on_journal_health(const std::string& board, bool ok, const std::string& text) {
+  if (ok)
+    journal_down_.erase(board);
+  else
+    journal_down_[board] = text;
+  if (!options_.journal_health) return;
+  std::string problem;
+  for (const auto& [id, error] : journal_down_)
+    problem += (problem.empty() ? "journal unwritable, events held back: board " : "; board ") + id + " (" +
+               error + ")";
+  options_.journal_health(problem);
+}
+
 void Service::add_board(const config::BoardConfig& b) {
   RuntimeOptions ro;
   ro.state_dir = config_.state_dir;
@@ -245,6 +258,9 @@ void Service::add_board(const config::BoardConfig& b) {
   ro.device = device;
   ro.clock = options_.clock;
   ro.log_moves = options_.log_moves;
+  ro.journal_health = [this](const std::string& id, bool ok, const std::string& text) {
+    on_journal_health(id, ok, text);
+  };
   auto rt = std::make_unique<BoardRuntime>(
       io_, b.id, ro, [this](const rules::Event&, const std::string& line) { http_->broadcast(line); });
   if (auto ok = rt->open(); !ok) {
@@ -324,6 +340,9 @@ void Service::add_match(const config::MatchConfig& m) {
     ro.clock = options_.clock;
     ro.log_moves = options_.log_moves;
     ro.match_member = true;
+    ro.journal_health = [this](const std::string& id, bool ok, const std::string& text) {
+      on_journal_health(id, ok, text);
+    };
     auto rt = std::make_unique<BoardRuntime>(
         io_, bc[b]->id, ro, [this](const rules::Event&, const std::string& line) { http_->broadcast(line); });
     if (auto ok = rt->open(); !ok) {
@@ -358,6 +377,7 @@ void Service::add_match(const config::MatchConfig& m) {
 
 void Service::remove_board(const std::string& id) {
   failed_.erase(id);
+  journal_down_.erase(id);
   serial_sources_.erase(id);
   // A match board goes with its match and its partner.
   for (auto mit = matches_.begin(); mit != matches_.end(); ++mit) {
