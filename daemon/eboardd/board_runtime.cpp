@@ -278,19 +278,24 @@ void BoardRuntime::stop() {
   }
 }
 
-const Game& BoardRuntime::published_game() const {
-  int moves = 0;
-  bool result = false;
+BoardRuntime::HeldBack BoardRuntime::held_back() const {
+  HeldBack h;
   for (const Unpublished& u : unpublished_) {
-    moves += std::holds_alternative<MoveEvent>(u.event.what);
-    result |= std::holds_alternative<ResultEvent>(u.event.what);
+    h.moves += std::holds_alternative<MoveEvent>(u.event.what);
+    h.result |= std::holds_alternative<ResultEvent>(u.event.what) ||
+                std::holds_alternative<MatchResultEvent>(u.event.what);
   }
-  if (moves == 0 && !result) {
+  return h;
+}
+
+const Game& BoardRuntime::published_game() const {
+  const HeldBack held = held_back();
+  if (held.moves == 0 && !held.result) {
     published_view_.reset();
     return game();
   }
   published_view_ = game();
-  for (int i = 0; i < moves; ++i) published_view_->undo();
+  for (int i = 0; i < held.moves; ++i) published_view_->undo();
   published_view_->clear_outcome();
   return *published_view_;
 }
@@ -436,7 +441,9 @@ void BoardRuntime::drain() {
   while (!unpublished_.empty()) {
     Unpublished& u = unpublished_.front();
     if (u.journal_end > (u.needs_sync ? durable : written)) break;
-    if (std::holds_alternative<MoveEvent>(u.event.what) || std::holds_alternative<ResultEvent>(u.event.what))
+    if (std::holds_alternative<MoveEvent>(u.event.what) ||
+        std::holds_alternative<ResultEvent>(u.event.what) ||
+        std::holds_alternative<MatchResultEvent>(u.event.what))
       pgn_due_ = true;
     ++events_published_;
     if (publish_) publish_(u.event, u.line);
@@ -446,6 +453,7 @@ void BoardRuntime::drain() {
   if (pgn_due_ && unpublished_.empty()) {
     pgn_due_ = false;
     write_pgn(files_ == nullptr);
+    if (on_record_published_) on_record_published_();
   }
 }
 
@@ -646,13 +654,16 @@ std::vector<std::string> BoardRuntime::snapshot() {
 }
 
 nlohmann::json BoardRuntime::status() const {
-  const Game& g = published_game();
+  // The board as reconstruction has it (what the arbiter sees in front of them); published_ply tells
+  // how much of it /ws and the PGN views show.
+  const Game& g = game();
   nlohmann::json game{{"number", ledger_.game_number()},
                       {"started", ledger_.game_started_ms()},
                       {"ply", g.ply_count()},
                       {"fen", g.position().fen()},
                       {"result", g.outcome() ? result_string(g.outcome()->result) : "*"}};
   if (g.outcome()) game["reason"] = g.outcome()->reason;
+  game["published_ply"] = published_game().ply_count();
   if (g.ply_count() > 0) game["last_move"] = to_uci(g.position_at(g.ply_count() - 1), g.plies().back().move);
   nlohmann::json tags = nlohmann::json::object();
   for (const auto& t : ledger_.tags()) tags[t.name] = t.value;

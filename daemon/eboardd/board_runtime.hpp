@@ -128,6 +128,15 @@ class BoardRuntime : public BoardSink {
   const rules::Game& game() const;
   // The game as published: without the moves and result still waiting for the journal.
   const rules::Game& published_game() const;
+  // What published_game() leaves out: moves and a result (of the game or the match) still waiting.
+  struct HeldBack {
+    int moves = 0;
+    bool result = false;
+  };
+  HeldBack held_back() const;
+  // Called once the events waiting for the journal that change the game record are published (a match
+  // rewrites its BPGN file).
+  void set_on_record_published(std::function<void()> f) { on_record_published_ = std::move(f); }
   // The journal cannot be written now (events are held back).
   bool journal_down() const { return outage_.has_value(); }
   const journal::Ledger& ledger() const { return ledger_; }
@@ -225,6 +234,7 @@ class BoardRuntime : public BoardSink {
   std::uint64_t events_published_ = 0;
   std::optional<journal::JournalScan> match_scan_;
   std::function<tl::expected<int, std::string>()> new_match_;
+  std::function<void()> on_record_published_;
 
  public:
   // Control (control.hpp): arbiter input. Applied to reconstruction by the source; once accepted it is

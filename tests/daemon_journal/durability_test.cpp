@@ -229,7 +229,8 @@ TEST(JournalWriterFailure, RuntimePublishesNothingUntilDurableThenEverythingInOr
     EXPECT_EQ(st["ok"], false);
     EXPECT_GT(st["outage"]["events_waiting"].get<int>(), 8);
     EXPECT_GT(st["outage"]["bytes_waiting"].get<int>(), 0);
-    EXPECT_EQ(b.rt->status()["game"]["ply"], 4);
+    EXPECT_EQ(b.rt->status()["game"]["ply"], 12);
+    EXPECT_EQ(b.rt->status()["game"]["published_ply"], 4);
     EXPECT_EQ(b.rt->pgn(), pgn_before);
     EXPECT_EQ(moves(b.rt->snapshot()), 4);  // a client connecting now sees the published moves only
     EXPECT_EQ(b.published.size(), before + 1);
@@ -246,7 +247,7 @@ TEST(JournalWriterFailure, RuntimePublishesNothingUntilDurableThenEverythingInOr
   got.erase(got.begin() + std::ptrdiff_t(before));  // the alert
   EXPECT_EQ(got, want);
   EXPECT_EQ(count(b.published, "journal-unwritable"), 1);
-  EXPECT_EQ(b.rt->status()["game"]["ply"], 12);
+  EXPECT_EQ(b.rt->status()["game"]["published_ply"], 12);
   // The journal holds every published event once.
   std::vector<std::string> journaled = bodies(b.rt->journal_path(), 'E');
   EXPECT_EQ(journaled.size(), want.size());
