@@ -241,9 +241,13 @@ void Service::on_journal_health(const std::string& board, bool ok, const std::st
     journal_down_[board] = text;
   if (!options_.journal_health) return;
   std::string problem;
-  for (const auto& [id, error] : journal_down_)
-    problem += (problem.empty() ? "journal unwritable, events held back: board " : "; board ") + id + " (" +
-               error + ")";
+  for (const auto& [id, error] : journal_down_) {
+    problem += problem.empty() ? "journal unwritable, events held back: board " : "; board ";
+    problem += id;
+    problem += " (";
+    problem += error;
+    problem += ")";
+  }
   options_.journal_health(problem);
 }
 
