@@ -309,9 +309,9 @@ const Game& BoardRuntime::game() const {
 
 bool BoardRuntime::append(const journal::Entry& e, bool buffered) {
   const char type = journal::record_type(e);
-  // Wire bytes and clock advances only help to diagnose (replay derives the same from the sensor
-  // events): on a failing disk, past the cap, they are the ones given up.
-  if (outage_ && (type == 'R' || type == 'A') && writer_.buffered() >= options_.journal_queue_cap) {
+  // Wire bytes only help to diagnose (replay works from the sensor events; an advance is journaled only
+  // when it made events, so replay needs it too): on a failing disk, past the cap, they are given up.
+  if (outage_ && type == 'R' && writer_.buffered() >= options_.journal_queue_cap) {
     ++dropped_records_;
     return false;
   }
@@ -379,7 +379,7 @@ void BoardRuntime::journal_recovered() {
   spdlog::info("board {}: journal writable again after {:.1f} s, {} events published{}", id_, lasted.count(),
                waiting - unpublished_.size(),
                dropped_records_ ? " (" + std::to_string(dropped_records_) +
-                                      " raw and clock advance records were not kept, past the queue cap)"
+                                      " raw records were not kept, past the queue cap)"
                                 : std::string());
   if (options_.journal_health) options_.journal_health(id_, true, "");
 }

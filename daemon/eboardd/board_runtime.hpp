@@ -17,8 +17,8 @@
 // them. The arbiter is told at once on /ws (alert journal-unwritable, not journaled: it is about the
 // journal), /status shows journal.ok = false with the queue and the error, and `journal_health` is told
 // (sd_notify STATUS). When a retry succeeds, everything waiting is published in order and one line is
-// logged. Past `journal_queue_cap` bytes waiting, raw wire bytes and clock advance records are no longer
-// kept (counted): the sensor events, events and controls that replay needs always are.
+// logged. Past `journal_queue_cap` bytes waiting, raw wire bytes are no longer kept (counted): the
+// sensor events, advances, events and controls that replay needs always are.
 //
 // With `sync_in_background` (the daemon), the loop never waits for a disk: the fdatasyncs run on the
 // io_context's syncer threads (journal/syncer.hpp), which batch them per file, and a move is published
@@ -74,7 +74,7 @@ struct RuntimeOptions {
   std::function<std::int64_t()> clock;  // Unix ms; empty: the system clock
   // Logs every completed move on a line of its own (the demo's terminal shows the games as they go).
   bool log_moves = false;
-  // Bytes of journal records waiting for a failing disk beyond which raw and advance records are dropped.
+  // Bytes of journal records waiting for a failing disk beyond which raw records are dropped.
   std::size_t journal_queue_cap = 4u << 20;
   // Told when the journal becomes unwritable (`ok` false, the error) and writable again.
   std::function<void(const std::string& board, bool ok, const std::string& text)> journal_health;
@@ -206,7 +206,7 @@ class BoardRuntime : public BoardSink {
   boost::asio::steady_timer retry_timer_;
   bool retry_pending_ = false;
   std::chrono::milliseconds retry_delay_{JOURNAL_RETRY_MIN};
-  std::uint64_t dropped_records_ = 0;  // raw and advance records not kept during outages
+  std::uint64_t dropped_records_ = 0;  // raw records not kept during outages
   journal::Ledger ledger_;
   std::optional<journal::Recovery> recovery_;
   nlohmann::json recovery_summary_;

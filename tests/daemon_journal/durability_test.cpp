@@ -22,6 +22,7 @@
 #include "daemon/journal/journal_file.hpp"
 #include "daemon/journal/syncer.hpp"
 #include "daemon/outputs/async_file.hpp"
+#include "drivers/capture.hpp"
 #include "manual_source.hpp"
 
 using namespace eboard;
@@ -61,9 +62,10 @@ struct Board {
   std::unique_ptr<eboardd::BoardRuntime> rt;
   test_support::ManualSource* source = nullptr;
 
-  Board(const fs::path& dir, bool background) {
+  Board(const fs::path& dir, bool background, std::size_t queue_cap = 4u << 20) {
     eboardd::RuntimeOptions o;
     o.state_dir = dir;
+    o.journal_queue_cap = queue_cap;
     o.sync_in_background = background;
     o.clock = [] { return T0; };
     rt = std::make_unique<eboardd::BoardRuntime>(
@@ -202,12 +204,16 @@ TEST(JournalWriterFailure, RuntimePublishesNothingUntilDurableThenEverythingInOr
   ASSERT_EQ(moves(want), 12);
 
   TempDir dir("full");
-  Board b(dir.path, true);
+  // A cap of 200 waiting bytes: the raw records below are given up, never the sensor events nor events.
+  Board b(dir.path, true, 200);
   std::size_t i = 0;
   while (b.rt->game().ply_count() < 4 && i < tl.events.size()) b.source->feed(tl.events[i++]);
-  for (int k = 0; k < 1000 && b.rt->status()["journal"]["awaiting_sync"] != 0; ++k) {
+  // The syncer thread hands the moves back to the loop (with nothing posted yet, run_for returns at once).
+  const auto give_up = std::chrono::steady_clock::now() + 5s;
+  while (b.rt->status()["journal"]["awaiting_sync"] != 0 && std::chrono::steady_clock::now() < give_up) {
     b.io.restart();
     b.io.run_for(1ms);
+    std::this_thread::sleep_for(1ms);
   }
   ASSERT_EQ(moves(b.published), 4);
   const std::size_t before = b.published.size();
@@ -220,6 +226,9 @@ TEST(JournalWriterFailure, RuntimePublishesNothingUntilDurableThenEverythingInOr
       b.io.run_for(2ms);
     }
     EXPECT_EQ(b.rt->game().ply_count(), 12);  // reconstruction went on
+    const std::uint8_t raw[] = {0x01, 0x02, 0x03};
+    for (int k = 0; k < 10; ++k) b.rt->wire(T0 + 60000, drivers::Direction::FromBoard, raw);
+    EXPECT_EQ(b.rt->status()["journal"]["dropped_records"], 10);
     // One line more: the alert, straight to the clients.
     ASSERT_EQ(b.published.size(), before + 1);
     EXPECT_NE(b.published.back().find("\"code\":\"journal-unwritable\""), std::string::npos)

@@ -8,10 +8,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -105,13 +107,15 @@ class Daemon {
   // Runs the io_context until both boards have published what they journaled: a move is published (and
   // shown in the BPGN) once a syncer thread made it durable and handed it back to the loop.
   void settle() {
-    for (int i = 0; i < 5000; ++i) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (std::chrono::steady_clock::now() < give_up) {
       bool waiting = false;
       for (const char* id : {"A", "B"})
         waiting |= service_->board(id)->status()["journal"]["awaiting_sync"] != 0;
       if (!waiting) return;
       io_.restart();
-      io_.run_for(std::chrono::milliseconds(1));
+      io_.run_for(std::chrono::milliseconds(1));  // returns at once while nothing is posted yet
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     ADD_FAILURE() << "events still waiting for the journal after 5 s";
   }
