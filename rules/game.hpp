@@ -88,6 +88,7 @@ class Game {
   // The recorded end of the game, once there is one (automatic, flag, resignation, arbiter …).
   const std::optional<Outcome>& outcome() const { return outcome_; }
   void set_outcome(Outcome o) { outcome_ = std::move(o); }
+  void clear_outcome() { outcome_.reset(); }
 
  private:
   // Appends the ply that led to current_ (already set).

@@ -93,6 +93,7 @@ BoardRuntime::BoardRuntime(boost::asio::io_context& io, std::string id, RuntimeO
       id_(std::move(id)),
       options_(std::move(options)),
       publish_(std::move(publish)),
+      retry_timer_(io),
       sync_timer_(io) {
   if (!options_.clock) options_.clock = system_unix_ms;
   if (options_.sync_in_background) {
@@ -319,7 +320,6 @@ bool BoardRuntime::finish_rotation(bool rotated, const std::string& new_game_bod
     auto w = journal::JournalWriter::open(journal_path());
     if (w) {
       writer_ = std::move(*w);
-      forced_upto_ = 0;  // an offset in the kept file
       ++rotations_;
       ++kept_files_;
       game_has_inputs_ = false;
@@ -338,12 +338,13 @@ void BoardRuntime::journal_input(const journal::Entry& e, std::int64_t seq) {
   const std::string body = input_body(e, seq);
   if (!std::holds_alternative<journal::NewGameEntry>(e) && !std::holds_alternative<journal::TagsEntry>(e))
     game_has_inputs_ = true;
-  if (auto ok = writer_.append(journal::record_type(e), body); !ok) {  // after what is buffered
-    if (!journal_failed_) spdlog::error("board {}: journal write failed: {}", id_, ok.error());
-    journal_failed_ = true;
-  } else {
-    journal_failed_ = false;
+  const char type = journal::record_type(e);
+  if (outage_) {
+    // Kept for the retry, in order, whatever the cap: the match replays every input it journals.
+    journal_result(writer_.buffer(type, body));
+    return;
   }
+  journal_result(writer_.append(type, body));  // after what is buffered
   if (std::holds_alternative<journal::NewGameEntry>(e) || std::holds_alternative<journal::ControlEntry>(e))
     sync_now();
   else
@@ -366,6 +367,8 @@ void BoardRuntime::stop() {
   if (source_) source_->stop();
   sync_timer_.cancel();
   sync_pending_ = false;
+  retry_timer_.cancel();
+  retry_pending_ = false;
   sync_now();
   // The PGN file as the game stands (the last background write, if one is waiting, done here).
   if (files_ && !pgn_path_.empty()) {
@@ -374,6 +377,28 @@ void BoardRuntime::stop() {
   if (files_ && !sig_path_.empty()) {
     if (auto ok = files_->flush(sig_path_); !ok) spdlog::error("board {}: {}", id_, ok.error());
   }
+}
+
+BoardRuntime::HeldBack BoardRuntime::held_back() const {
+  HeldBack h;
+  for (const Unpublished& u : unpublished_) {
+    h.moves += std::holds_alternative<MoveEvent>(u.event.what);
+    h.result |= std::holds_alternative<ResultEvent>(u.event.what) ||
+                std::holds_alternative<MatchResultEvent>(u.event.what);
+  }
+  return h;
+}
+
+const Game& BoardRuntime::published_game() const {
+  const HeldBack held = held_back();
+  if (held.moves == 0 && !held.result) {
+    published_view_.reset();
+    return game();
+  }
+  published_view_ = game();
+  for (int i = 0; i < held.moves; ++i) published_view_->undo();
+  published_view_->clear_outcome();
+  return *published_view_;
 }
 
 const Game& BoardRuntime::game() const {
@@ -385,8 +410,15 @@ const Game& BoardRuntime::game() const {
 
 bool BoardRuntime::append(const journal::Entry& e, bool buffered) {
   const char type = journal::record_type(e);
+  // Wire bytes only help to diagnose (replay works from the sensor events; an advance is journaled only
+  // when it made events, so replay needs it too): on a failing disk, past the cap, they are given up.
+  if (outage_ && type == 'R' && writer_.buffered() >= options_.journal_queue_cap) {
+    ++dropped_records_;
+    return false;
+  }
   const std::string body = journal::encode_body(e);
   if (type != 'H' && type != 'N' && type != 'T') game_has_inputs_ = true;
+  if (outage_) return journal_result(writer_.buffer(type, body));  // the retry timer writes it
   tl::expected<void, std::string> ok;
   if (buffered && syncer_) {
     ok = writer_.buffer(type, body);
@@ -398,14 +430,60 @@ bool BoardRuntime::append(const journal::Entry& e, bool buffered) {
 }
 
 bool BoardRuntime::journal_result(const tl::expected<void, std::string>& ok) {
-  if (!ok) {
-    if (!journal_failed_) spdlog::error("board {}: journal write failed: {}", id_, ok.error());
-    journal_failed_ = true;
-    return false;
+  if (!ok) journal_failed(ok.error());
+  return ok.has_value();
+}
+
+void BoardRuntime::journal_failed(const std::string& error) {
+  if (outage_) {
+    outage_->error = error;
+    return;
   }
-  if (journal_failed_) spdlog::info("board {}: journal writes work again", id_);
-  journal_failed_ = false;
-  return true;
+  outage_ = Outage{now_ms(), std::chrono::steady_clock::now(), error};
+  spdlog::error("board {}: journal cannot be written ({}); holding events back ({} waiting) until it can",
+                id_, error, unpublished_.size());
+  // Straight to the clients: the journal is what cannot take it.
+  const Game& g = published_game();
+  AlertEvent a{"journal-unwritable",
+               g.ply_count(),
+               g.position().side_to_move(),
+               "The journal cannot be written (" + error +
+                   "): moves are held back and published, in order, once they are on disk.",
+               {{"error", error, false}}};
+  Event alert{outage_->since_ms, id_, a};
+  if (publish_) publish_(alert, daemon::to_json_line(alert));
+  if (options_.journal_health) options_.journal_health(id_, false, error);
+  retry_delay_ = JOURNAL_RETRY_MIN;
+  schedule_retry();
+}
+
+void BoardRuntime::schedule_retry() {
+  if (retry_pending_) return;
+  retry_pending_ = true;
+  retry_timer_.expires_after(retry_delay_);
+  retry_timer_.async_wait([this, alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code& ec) {
+    if (ec || alive.expired()) return;
+    retry_pending_ = false;
+    sync_now();
+    if (!outage_) return;
+    retry_delay_ = std::min(retry_delay_ * 2, JOURNAL_RETRY_MAX);
+    schedule_retry();
+  });
+}
+
+void BoardRuntime::journal_recovered() {
+  const auto lasted = std::chrono::duration<double>(std::chrono::steady_clock::now() - outage_->since);
+  outage_.reset();
+  retry_timer_.cancel();
+  retry_pending_ = false;
+  const std::size_t waiting = unpublished_.size();
+  drain();
+  spdlog::info("board {}: journal writable again after {:.1f} s, {} events published{}", id_, lasted.count(),
+               waiting - unpublished_.size(),
+               dropped_records_ ? " (" + std::to_string(dropped_records_) +
+                                      " raw records were not kept, past the queue cap)"
+                                : std::string());
+  if (options_.journal_health) options_.journal_health(id_, true, "");
 }
 
 void BoardRuntime::flush_soon() {
@@ -417,16 +495,17 @@ void BoardRuntime::flush_soon() {
     if (writer_.buffered() == 0) return;  // written already, with a move's sync
     flush_journal();
     want_sync(false);
+    drain();  // events that wait only for their write
   });
 }
 
 void BoardRuntime::flush_journal() {
-  const std::uint64_t end = writer_.size();
-  // Lost records hold nothing to wait for: what follows them is published without them (logged).
-  if (!journal_result(writer_.flush())) forced_upto_ = std::max(forced_upto_, end);
+  if (outage_) return;  // the retry timer writes
+  journal_result(writer_.flush());
 }
 
 void BoardRuntime::want_sync(bool urgent) {
+  if (outage_) return;  // the retry timer makes it durable, then publishes
   if (!writer_.dirty()) {
     if (urgent) drain();
     return;
@@ -438,34 +517,35 @@ void BoardRuntime::want_sync(bool urgent) {
   // What is buffered waits for the end of the loop turn (flush_soon), unless a move waits for it.
   if (!urgent) {
     if (writer_.buffered() > 0) return;
-    syncer_->request(writer_.file(), writer_.size(),
+    syncer_->request(writer_.file(), writer_.written(),
                      std::max(options_.sync_interval, std::chrono::milliseconds(0)));
     return;
   }
   flush_journal();
+  if (outage_) return;
   // Done on a syncer thread: hand the result to the loop, which publishes what it made durable.
-  const std::uint64_t upto = writer_.size();
-  syncer_->request(writer_.file(), upto, std::chrono::milliseconds(0),
-                   [this, io = &io_, alive = std::weak_ptr<bool>(alive_),
-                    upto](const tl::expected<void, std::string>& result) {
-                     std::string error = result ? std::string() : result.error();
-                     boost::asio::post(*io, [this, alive, upto, error = std::move(error)] {
-                       if (alive.expired()) return;
-                       if (!error.empty()) {
-                         spdlog::error("board {}: {}; publishing without it", id_, error);
-                         forced_upto_ = std::max(forced_upto_, upto);
-                       }
-                       drain();
-                     });
-                   });
+  syncer_->request(
+      writer_.file(), writer_.written(), std::chrono::milliseconds(0),
+      [this, io = &io_, alive = std::weak_ptr<bool>(alive_)](const tl::expected<void, std::string>& result) {
+        std::string error = result ? std::string() : result.error();
+        boost::asio::post(*io, [this, alive, error = std::move(error)] {
+          if (alive.expired()) return;
+          // The next write rewinds to what is durable (JournalWriter::flush).
+          if (!error.empty()) journal_failed(error);
+          drain();
+        });
+      });
 }
 
 void BoardRuntime::drain() {
-  const std::uint64_t durable = std::max(writer_.durable(), forced_upto_);
+  const std::uint64_t durable = writer_.durable();
+  const std::uint64_t written = writer_.written();
   while (!unpublished_.empty()) {
     Unpublished& u = unpublished_.front();
-    if (u.needs_sync && u.journal_end > durable) break;
-    if (std::holds_alternative<MoveEvent>(u.event.what) || std::holds_alternative<ResultEvent>(u.event.what))
+    if (u.journal_end > (u.needs_sync ? durable : written)) break;
+    if (std::holds_alternative<MoveEvent>(u.event.what) ||
+        std::holds_alternative<ResultEvent>(u.event.what) ||
+        std::holds_alternative<MatchResultEvent>(u.event.what))
       pgn_due_ = true;
     ++events_published_;
     if (publish_) publish_(u.event, u.line);
@@ -475,6 +555,7 @@ void BoardRuntime::drain() {
   if (pgn_due_ && unpublished_.empty()) {
     pgn_due_ = false;
     write_pgn(files_ == nullptr);
+    if (on_record_published_) on_record_published_();
   }
 }
 
@@ -495,11 +576,11 @@ void BoardRuntime::sync_now() {
     sync_timer_.cancel();
     sync_pending_ = false;
   }
-  const std::uint64_t end = writer_.size();
-  if (auto ok = writer_.sync(); !ok) {
-    spdlog::error("board {}: {}", id_, ok.error());
-    forced_upto_ = std::max(forced_upto_, end);
-  }
+  // After a failed write or sync (a disk still full), nothing here is published: the events wait.
+  if (auto ok = writer_.sync(); !ok)
+    journal_failed(ok.error());
+  else if (outage_)
+    return journal_recovered();
   drain();
 }
 
@@ -623,7 +704,8 @@ void BoardRuntime::log(Level level, const std::string& text) {
 }
 
 outputs::BoardGame BoardRuntime::board_game() const {
-  return outputs::BoardGame{id_, &game(), ledger_.tags(), ledger_.game_started_ms(), ledger_.game_number()};
+  return outputs::BoardGame{id_, &published_game(), ledger_.tags(), ledger_.game_started_ms(),
+                            ledger_.game_number()};
 }
 
 std::string BoardRuntime::pgn() const { return outputs::game_pgn(board_game()); }
@@ -703,7 +785,8 @@ std::vector<std::string> BoardRuntime::snapshot() {
   // would come twice (in the snapshot, and when published). Rare (a move in the few ms of its sync).
   if (!unpublished_.empty()) sync_now();
   std::vector<std::string> lines;
-  const Game& g = game();
+  // Still waiting after it: the journal cannot be written. The snapshot shows what was published.
+  const Game& g = published_game();
   Position pos = g.start();
   int ply = 0;
   for (const PlyRecord& p : g.plies()) {
@@ -720,11 +803,19 @@ std::vector<std::string> BoardRuntime::snapshot() {
       pos.set_pocket(pos.side_to_move(), p.move.drop_type(), 1);
     pos.do_move(p.move);
   }
-  for (const Event& e : ledger_.notes()) lines.push_back(daemon::to_json_line(e));
+  std::size_t waiting_notes = 0;  // the ledger notes every event but moves when it is journaled
+  for (const Unpublished& u : unpublished_)
+    waiting_notes += !std::holds_alternative<MoveEvent>(u.event.what) &&
+                     !std::holds_alternative<ProvisionalMoveEvent>(u.event.what);
+  const auto& notes = ledger_.notes();
+  for (std::size_t i = 0; i + waiting_notes < notes.size(); ++i)
+    lines.push_back(daemon::to_json_line(notes[i]));
   return lines;
 }
 
 nlohmann::json BoardRuntime::status() const {
+  // The board as reconstruction has it (what the arbiter sees in front of them); published_ply tells
+  // how much of it /ws and the PGN views show.
   const Game& g = game();
   nlohmann::json game{{"number", ledger_.game_number()},
                       {"started", ledger_.game_started_ms()},
@@ -732,6 +823,7 @@ nlohmann::json BoardRuntime::status() const {
                       {"fen", g.position().fen()},
                       {"result", g.outcome() ? result_string(g.outcome()->result) : "*"}};
   if (g.outcome()) game["reason"] = g.outcome()->reason;
+  game["published_ply"] = published_game().ply_count();
   if (g.ply_count() > 0) game["last_move"] = to_uci(g.position_at(g.ply_count() - 1), g.plies().back().move);
   nlohmann::json tags = nlohmann::json::object();
   for (const auto& t : ledger_.tags()) tags[t.name] = t.value;
@@ -748,7 +840,16 @@ nlohmann::json BoardRuntime::status() const {
                          {"kept_dir", journal::kept_dir(journal_path()).string()},
                          {"kept_files", kept_files_},
                          {"rotations", rotations_},
-                         {"ok", !journal_failed_}};
+                         {"ok", !outage_},
+                         {"dropped_records", dropped_records_}};
+  if (outage_) {
+    journal["outage"] = {{"since", outage_->since_ms},
+                         {"error", outage_->error},
+                         {"events_waiting", unpublished_.size()},
+                         {"bytes_waiting", writer_.buffered()},
+                         {"records_waiting", writer_.buffered_records()},
+                         {"next_retry_ms", retry_delay_.count()}};
+  }
   if (!recovery_summary_.is_null()) journal["recovery"] = recovery_summary_;
   if (damage_)
     journal["damaged_at_start"] = {{"problem", damage_->problem},

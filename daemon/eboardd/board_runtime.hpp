@@ -8,7 +8,17 @@
 // turn), before anything it leads to is published, so a crash of the process loses nothing published;
 // fdatasync follows at once after a completed move or a result, else at most `sync_interval` later, so
 // a power cut loses at most that much of the sensor stream and never a published move: a move or result
-// is published (and goes into the PGN file) only once its journal record is on disk.
+// (and every event behind it) is published, on /ws and in the PGN views, only once its journal record is
+// on disk; any other event once its record is written.
+//
+// A journal that cannot be written (a full disk, a failing one) stops publication, never the journal's
+// order: the records wait in memory (JournalWriter keeps what a failed write or sync could not store) and
+// are retried with a growing delay (JOURNAL_RETRY_MIN .. JOURNAL_RETRY_MAX); the events wait behind
+// them. The arbiter is told at once on /ws (alert journal-unwritable, not journaled: it is about the
+// journal), /status shows journal.ok = false with the queue and the error, and `journal_health` is told
+// (sd_notify STATUS). When a retry succeeds, everything waiting is published in order and one line is
+// logged. Past `journal_queue_cap` bytes waiting, raw wire bytes are no longer kept (counted): the
+// sensor events, advances, events and controls that replay needs always are.
 //
 // With `sync_in_background` (the daemon), the loop never waits for a disk: the fdatasyncs run on the
 // io_context's syncer threads (journal/syncer.hpp), which batch them per file, and a move is published
@@ -75,7 +85,14 @@ struct RuntimeOptions {
   // The daemon's key: a game's archive written once the game has a result gets a signature file beside it
   // (journal/signing.hpp). None: archives are not signed.
   std::shared_ptr<const journal::SigningKey> signing_key;
+  // Bytes of journal records waiting for a failing disk beyond which raw records are dropped.
+  std::size_t journal_queue_cap = 4u << 20;
+  // Told when the journal becomes unwritable (`ok` false, the error) and writable again.
+  std::function<void(const std::string& board, bool ok, const std::string& text)> journal_health;
 };
+
+inline constexpr std::chrono::milliseconds JOURNAL_RETRY_MIN{250};
+inline constexpr std::chrono::milliseconds JOURNAL_RETRY_MAX{5000};
 
 class BoardRuntime : public BoardSink {
  public:
@@ -127,7 +144,21 @@ class BoardRuntime : public BoardSink {
   // Control: PGN tags of the current game (an empty value removes one).
   tl::expected<void, std::string> update_tags(const rules::PgnTags& tags);
 
+  // The live game, as reconstruction has it (moves not yet durable included).
   const rules::Game& game() const;
+  // The game as published: without the moves and result still waiting for the journal.
+  const rules::Game& published_game() const;
+  // What published_game() leaves out: moves and a result (of the game or the match) still waiting.
+  struct HeldBack {
+    int moves = 0;
+    bool result = false;
+  };
+  HeldBack held_back() const;
+  // Called once the events waiting for the journal that change the game record are published (a match
+  // rewrites its BPGN file).
+  void set_on_record_published(std::function<void()> f) { on_record_published_ = std::move(f); }
+  // The journal cannot be written now (events are held back).
+  bool journal_down() const { return outage_.has_value(); }
   const journal::Ledger& ledger() const { return ledger_; }
   outputs::BoardGame board_game() const;
   std::string pgn() const;
@@ -162,8 +193,12 @@ class BoardRuntime : public BoardSink {
   // turn's other records (flush_soon), or before a move's sync, whichever comes first. Nothing is
   // published before its bytes are written and synced, so the buffer never holds what the world saw.
   bool append(const journal::Entry& e, bool buffered = false);
-  // Logs a journal write failure (once per streak) or its end; returns `ok`.
+  // Enters the outage state on an error (logged, alerted once); returns `ok`.
   bool journal_result(const tl::expected<void, std::string>& ok);
+  void journal_failed(const std::string& error);
+  // Everything waiting is durable again: publishes it, logs once.
+  void journal_recovered();
+  void schedule_retry();
   // Posts the write of what append() buffered (once per loop turn), then its sync request.
   void flush_soon();
   // Writes what is buffered now.
@@ -209,7 +244,16 @@ class BoardRuntime : public BoardSink {
   RuntimeOptions options_;
   Publish publish_;
   journal::JournalWriter writer_;
-  bool journal_failed_ = false;  // logged once per failure streak
+  struct Outage {
+    std::int64_t since_ms = 0;  // Unix ms, for /status
+    std::chrono::steady_clock::time_point since;
+    std::string error;  // the latest
+  };
+  std::optional<Outage> outage_;
+  boost::asio::steady_timer retry_timer_;
+  bool retry_pending_ = false;
+  std::chrono::milliseconds retry_delay_{JOURNAL_RETRY_MIN};
+  std::uint64_t dropped_records_ = 0;  // raw records not kept during outages
   journal::Ledger ledger_;
   std::optional<journal::Recovery> recovery_;
   nlohmann::json recovery_summary_;
@@ -228,7 +272,7 @@ class BoardRuntime : public BoardSink {
     std::string line;
   };
   std::deque<Unpublished> unpublished_;
-  std::uint64_t forced_upto_ = 0;  // a sync failed: publish up to here anyway (logged)
+  mutable std::optional<rules::Game> published_view_;  // published_game()'s copy while events wait
   bool pgn_due_ = false;           // a move or result was published since the PGN file was written
   std::string pgn_path_;           // of the last PGN written in the background
   std::string sig_path_;           // of the last signature file written in the background
@@ -243,6 +287,7 @@ class BoardRuntime : public BoardSink {
   bool game_has_inputs_ = true;  // since its new-game record (unknown after a restart: yes)
   std::optional<journal::JournalScan> match_scan_;
   std::function<tl::expected<int, std::string>()> new_match_;
+  std::function<void()> on_record_published_;
 
  public:
   // Control (control.hpp): arbiter input. Applied to reconstruction by the source; once accepted it is

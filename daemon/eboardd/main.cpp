@@ -295,8 +295,16 @@ int main(int argc, char** argv) {
   }
 
   std::signal(SIGPIPE, SIG_IGN);  // a client gone mid-write is an error value, not a dead daemon
+  // A file size limit (ulimit -f) reached is a failed write (EFBIG), handled like a full disk: the
+  // journal holds its events back until it can write them, instead of the process dying.
+  std::signal(SIGXFSZ, SIG_IGN);
   boost::asio::io_context io;
   eboardd::Notifier notifier(io);
+  std::string journal_problem;  // for systemd's STATUS=, while a journal cannot be written
+  options.journal_health = [&notifier, &journal_problem](const std::string& problem) {
+    journal_problem = problem;
+    notifier.status(problem.empty() ? "journals writable again" : problem);
+  };
   // Before the service: the demo's boards are its hardware, plugged in before the daemon opens them.
   std::unique_ptr<eboardd::Demo> demo;
   if (cli.demo) {
@@ -317,12 +325,14 @@ int main(int argc, char** argv) {
   if (demo) demo->start(service);
 
   boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
-  auto status_line = [&service] {
+  auto status_line = [&service, &journal_problem] {
     auto ep = service.endpoint();
     std::string line = std::to_string(service.boards().size()) + " board(s), listening on " +
                        (ep ? ep->address().to_string() + ":" + std::to_string(ep->port()) : "-");
-    // systemd shows this line: a board that could not start must not hide behind "active (running)".
+    // systemd shows this line: a board that could not start, or whose journal cannot be written, must not
+    // hide behind "active (running)".
     for (const auto& [id, why] : service.failed_boards()) line += "; board " + id + " NOT STARTED: " + why;
+    if (!journal_problem.empty()) line += "; " + journal_problem;
     return line;
   };
   std::function<void(const boost::system::error_code&, int)> on_signal;

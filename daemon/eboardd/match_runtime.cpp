@@ -98,6 +98,11 @@ tl::expected<void, std::string> MatchRuntime::open() {
                             " holds no match at all; restore it, or move both journals away to start a new "
                             "match, then reload");
   }
+  // The BPGN file shows what was published: rewritten once each board's moves are.
+  for (auto* b : boards_)
+    b->set_on_record_published([this, alive = std::weak_ptr<bool>(alive_)] {
+      if (!alive.expired()) write_bpgn();
+    });
   auto t0 = std::chrono::steady_clock::now();
   recovery_ = journal::recover_match(boards_[0]->match_scan(), boards_[1]->match_scan(), match_config());
   auto& r = *recovery_;
@@ -214,11 +219,7 @@ tl::expected<std::vector<Event>, std::string> MatchRuntime::control(int board, j
 
 void MatchRuntime::dispatch(std::vector<Event> events) {
   std::array<std::vector<Event>, 2> per;
-  bool record_changed = false;
   for (auto& e : events) {
-    record_changed |= std::holds_alternative<MoveEvent>(e.what) ||
-                      std::holds_alternative<ResultEvent>(e.what) ||
-                      std::holds_alternative<MatchResultEvent>(e.what);
     if (const auto* r = std::get_if<MatchResultEvent>(&e.what))
       spdlog::info("match {}: match {} over: {} ({})", name(), number(), result_string(r->result), r->reason);
     const int b = e.board == config_.boards[1] ? 1 : 0;
@@ -229,8 +230,8 @@ void MatchRuntime::dispatch(std::vector<Event> events) {
     per[std::size_t(b)].push_back(std::move(e));
   }
   // Both boards see every input: a board's ledger notices a new game set up even without events.
+  // The BPGN file follows once the moves are published (set_on_record_published in open()).
   for (int b = 0; b < 2; ++b) boards_[std::size_t(b)]->events(per[std::size_t(b)]);
-  if (record_changed) write_bpgn();
 }
 
 void MatchRuntime::reschedule() {
@@ -249,6 +250,20 @@ void MatchRuntime::reschedule() {
 
 std::string MatchRuntime::bpgn() const {
   BughouseRecord rec = match_->record();
+  // Without what still waits for the journal (a board's last moves, the result).
+  bool result_held = false;
+  for (int b = 0; b < 2; ++b) {
+    const BoardRuntime::HeldBack held = boards_[std::size_t(b)]->held_back();
+    result_held |= held.result || held.moves > 0;
+    int drop = held.moves;
+    for (auto it = rec.moves.end(); drop > 0 && it != rec.moves.begin();) {
+      --it;
+      if (it->board != b) continue;
+      it = rec.moves.erase(it);
+      --drop;
+    }
+  }
+  if (result_held) rec.result = "*";
   auto tag = [](const BoardRuntime* b, const char* name) {
     for (const auto& t : b->ledger().tags())
       if (t.name == name) return t.value;
@@ -267,7 +282,7 @@ std::string MatchRuntime::bpgn() const {
               {"Variant", "Bughouse"},
               {"Match", name()}};
   if (std::string tc = tag(boards_[0], "TimeControl"); tc != "?") rec.tags.push_back({"TimeControl", tc});
-  if (match_->result()) rec.tags.push_back({"Termination", match_->result()->reason});
+  if (match_->result() && !result_held) rec.tags.push_back({"Termination", match_->result()->reason});
   auto text = rules::write_bpgn(rec);
   if (!text) return "; match " + name() + ": cannot write BPGN: " + text.error() + "\n";
   return *text;

@@ -260,6 +260,23 @@ void Service::stop() {
   for (auto& m : matches_) m->stop();
 }
 
+void Service::on_journal_health(const std::string& board, bool ok, const std::string& text) {
+  if (ok)
+    journal_down_.erase(board);
+  else
+    journal_down_[board] = text;
+  if (!options_.journal_health) return;
+  std::string problem;
+  for (const auto& [id, error] : journal_down_) {
+    problem += problem.empty() ? "journal unwritable, events held back: board " : "; board ";
+    problem += id;
+    problem += " (";
+    problem += error;
+    problem += ")";
+  }
+  options_.journal_health(problem);
+}
+
 void Service::add_board(const config::BoardConfig& b) {
   RuntimeOptions ro;
   ro.state_dir = config_.state_dir;
@@ -272,6 +289,9 @@ void Service::add_board(const config::BoardConfig& b) {
   ro.clock = options_.clock;
   ro.log_moves = options_.log_moves;
   ro.signing_key = signing_key_;
+  ro.journal_health = [this](const std::string& id, bool ok, const std::string& text) {
+    on_journal_health(id, ok, text);
+  };
   auto rt = std::make_unique<BoardRuntime>(
       io_, b.id, ro, [this](const rules::Event&, const std::string& line) { http_->broadcast(line); });
   if (auto ok = rt->open(); !ok) {
@@ -353,6 +373,9 @@ void Service::add_match(const config::MatchConfig& m) {
     ro.match_member = true;
     ro.match_partner = m.boards[std::size_t(1 - b)];
     ro.signing_key = signing_key_;
+    ro.journal_health = [this](const std::string& id, bool ok, const std::string& text) {
+      on_journal_health(id, ok, text);
+    };
     auto rt = std::make_unique<BoardRuntime>(
         io_, bc[b]->id, ro, [this](const rules::Event&, const std::string& line) { http_->broadcast(line); });
     if (auto ok = rt->open(); !ok) {
@@ -390,6 +413,7 @@ void Service::add_match(const config::MatchConfig& m) {
 
 void Service::remove_board(const std::string& id) {
   failed_.erase(id);
+  journal_down_.erase(id);
   serial_sources_.erase(id);
   // A match board goes with its match and its partner.
   for (auto mit = matches_.begin(); mit != matches_.end(); ++mit) {

@@ -54,6 +54,9 @@ struct ServiceOptions {
   hotplug::WatchOptions usb;
   std::chrono::milliseconds ticket_ttl{30000};  // a WebSocket ticket (POST /auth/ticket) is good this long
   std::string version = "0.1.0";
+  // Told when a board's journal becomes unwritable or writable again: a sentence naming the boards whose
+  // journal cannot be written now, empty once none (main's sd_notify STATUS=).
+  std::function<void(const std::string& problem)> journal_health;
 };
 
 class Service {
@@ -131,9 +134,12 @@ class Service {
   // Before boards_: a match board's source uses its match until the board is destroyed.
   std::vector<std::unique_ptr<MatchRuntime>> matches_;
   std::vector<std::unique_ptr<BoardRuntime>> boards_;
-  std::map<std::string, std::string> failed_;  // board id → why it is not running
-  int lock_fd_ = -1;                           // eboardd.lock: the holder's PID
-  int dir_fd_ = -1;  // the state directory, flock'ed: one daemon per state directory
+  std::map<std::string, std::string> failed_;        // board id → why it is not running
+  std::map<std::string, std::string> journal_down_;  // board id → why its journal cannot be written
+  // RuntimeOptions::journal_health: notes it in journal_down_, tells options_.journal_health.
+  void on_journal_health(const std::string& board, bool ok, const std::string& text);
+  int lock_fd_ = -1;  // eboardd.lock: the holder's PID
+  int dir_fd_ = -1;   // the state directory, flock'ed: one daemon per state directory
   std::int64_t started_ms_ = 0;
   // Signs finished games' archives (state_dir/keys, journal/signing.hpp); loaded or made at start().
   std::shared_ptr<const journal::SigningKey> signing_key_;

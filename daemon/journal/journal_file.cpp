@@ -315,7 +315,7 @@ tl::expected<std::filesystem::path, std::string> keep_damaged_copy(const std::fi
 }
 
 SyncFile::SyncFile(int fd, std::filesystem::path path, std::uint64_t durable_bytes)
-    : fd_(fd), path_(std::move(path)), durable_(durable_bytes) {}
+    : fd_(fd), path_(std::move(path)), durable_(durable_bytes), written_(durable_bytes) {}
 
 SyncFile::~SyncFile() {
   if (fd_ >= 0) ::close(fd_);
@@ -323,10 +323,19 @@ SyncFile::~SyncFile() {
 
 tl::expected<void, std::string> SyncFile::sync_to(std::uint64_t bytes) {
   if (durable() >= bytes) return {};
+  std::lock_guard sync_lock(sync_mutex_);
+  if (failed()) return tl::unexpected(failure_);
+  // Read before the fdatasync: everything up to it was written before the sync began.
+  bytes = std::min(bytes, written_.load(std::memory_order_acquire));
+  if (durable() >= bytes) return {};
   auto t0 = std::chrono::steady_clock::now();
   int rc = ::fdatasync(fd_);
   auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
-  if (rc != 0) return tl::unexpected(errno_text("cannot sync", path_));
+  if (rc != 0) {
+    failure_ = errno_text("cannot sync", path_);
+    failed_.store(true, std::memory_order_release);
+    return tl::unexpected(failure_);
+  }
   std::uint64_t was = durable_.load(std::memory_order_relaxed);
   while (was < bytes && !durable_.compare_exchange_weak(was, bytes, std::memory_order_release)) {}
   std::lock_guard lock(mutex_);
@@ -334,6 +343,16 @@ tl::expected<void, std::string> SyncFile::sync_to(std::uint64_t bytes) {
   stats_.sync_total += us;
   stats_.sync_max = std::max(stats_.sync_max, us);
   return {};
+}
+
+tl::expected<std::uint64_t, std::string> SyncFile::cut_back() {
+  std::lock_guard sync_lock(sync_mutex_);
+  const std::uint64_t keep = durable();
+  if (::ftruncate(fd_, off_t(keep)) != 0 || ::lseek(fd_, off_t(keep), SEEK_SET) < 0)
+    return tl::unexpected(errno_text("cannot cut back", path_));
+  written_.store(keep, std::memory_order_release);
+  failed_.store(false, std::memory_order_release);
+  return keep;
 }
 
 WriterStats SyncFile::sync_stats() const {
@@ -387,7 +406,6 @@ tl::expected<JournalWriter, std::string> JournalWriter::open(const std::filesyst
   w.file_ = std::make_shared<SyncFile>(fd, path, size);
   guard.fd = -1;  // the SyncFile owns it
   w.size_ = size;
-  w.written_chain_ = w.framer_.chain();
   return w;
 }
 
@@ -407,17 +425,41 @@ tl::expected<void, std::string> JournalWriter::write_records(std::string_view by
   if (!write_all(fd, bytes)) {
     std::string err = errno_text("cannot write", path_);
     ++stats_.write_errors;
-    // Undo a partial record so that the next one does not follow garbage, and link the next record to the
-    // last one written.
+    // Undo a partial record so that the next one does not follow garbage. Shrinking a file needs no
+    // free block, so this works on a full disk; if it fails all the same, the next write() goes after
+    // the garbage and reading stops there (the records after it are lost to a restart, not to this run).
     if (::ftruncate(fd, off_t(size_)) == 0) ::lseek(fd, off_t(size_), SEEK_SET);
-    framer_ = Framer(framer_.version(), written_chain_);
     return tl::unexpected(err);
   }
-  written_chain_ = framer_.chain();
+  trim_unsynced();
+  if (unsynced_.empty()) unsynced_from_ = size_;
+  unsynced_.append(bytes);
+  unsynced_records_ += count;
   size_ += bytes.size();
+  file_->set_written(size_);
   stats_.records += count;
   stats_.bytes += bytes.size();
   return {};
+}
+
+void JournalWriter::trim_unsynced() {
+  const std::uint64_t durable = file_->durable();
+  if (durable <= unsynced_from_) return;
+  if (durable >= unsynced_from_ + unsynced_.size()) {
+    unsynced_.clear();
+    unsynced_records_ = 0;
+    unsynced_from_ = size_;
+    return;
+  }
+  // A sync covered part of it: whole records only (a sync's end is always a record's end).
+  std::size_t at = 0;
+  const std::size_t cut = std::size_t(durable - unsynced_from_);
+  while (at < cut) {
+    at += 8 + get_u32(unsynced_, at);
+    --unsynced_records_;
+  }
+  unsynced_.erase(0, at);
+  unsynced_from_ += at;
 }
 
 tl::expected<void, std::string> JournalWriter::buffer(char type, std::string_view body) {
@@ -429,29 +471,46 @@ tl::expected<void, std::string> JournalWriter::buffer(char type, std::string_vie
 }
 
 tl::expected<void, std::string> JournalWriter::flush() {
+  // A syncer thread's fdatasync failed: what it should have made durable is written again first.
+  if (file_ && file_->failed()) {
+    if (auto ok = rewind_to_durable(); !ok) return ok;
+  }
   if (buffered_.empty()) return {};
   auto ok = write_records(buffered_, buffered_records_);
+  if (!ok) return ok;  // kept for the next try
   buffered_.clear();
   buffered_records_ = 0;
-  return ok;
+  return {};
 }
 
 tl::expected<void, std::string> JournalWriter::append(char type, std::string_view body) {
-  if (!file_) return tl::unexpected(std::string("journal is not open"));
-  if (body.size() + 1 > MAX_RECORD_BYTES) return tl::unexpected(std::string("journal record too large"));
-  if (!buffered_.empty()) {
-    if (auto ok = buffer(type, body); !ok) return ok;
-    return flush();
-  }
-  scratch_.clear();
-  framer_.append(scratch_, type, body);
-  return write_records(scratch_, 1);
+  if (auto ok = buffer(type, body); !ok) return ok;
+  return flush();
 }
 
 tl::expected<void, std::string> JournalWriter::sync() {
   if (!file_) return {};
   if (auto ok = flush(); !ok) return ok;
-  return file_->sync_to(size_);
+  auto ok = file_->sync_to(size_);
+  if (!ok) (void)rewind_to_durable();
+  return ok;
+}
+
+tl::expected<void, std::string> JournalWriter::rewind_to_durable() {
+  if (!file_) return {};
+  auto kept = file_->cut_back();
+  if (!kept) return tl::unexpected(kept.error());
+  // No sync can move durable() past *kept now: the copy is trimmed to start there.
+  trim_unsynced();
+  if (*kept >= size_) return {};
+  // unsynced_ runs from *kept to size_.
+  buffered_.insert(0, unsynced_);
+  buffered_records_ += unsynced_records_;
+  unsynced_.clear();
+  unsynced_records_ = 0;
+  size_ = *kept;
+  unsynced_from_ = size_;
+  return {};
 }
 
 }  // namespace eboard::journal

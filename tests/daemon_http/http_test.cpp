@@ -98,6 +98,14 @@ class Daemon {
       for (const auto& e : events) sources_.at(board)->feed(e);
     });
   }
+  // Waits until `board` has published what it journaled (its syncs done on the syncer threads).
+  void settle(const std::string& board) {
+    for (int i = 0; i < 5000; ++i) {
+      if (on_io([&] { return service_->board(board)->status()["journal"]["awaiting_sync"] == 0; })) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ADD_FAILURE() << "board " << board << ": events still waiting for the journal after 5 s";
+  }
   int plies(const std::string& board) {
     return on_io([&] { return service_->board(board)->game().ply_count(); });
   }
@@ -285,6 +293,7 @@ TEST(Http, GamesPgnAndStatus) {
   d.feed("A", tl.events);
   const int plies = d.plies("A");
   ASSERT_EQ(plies, 12);
+  d.settle("A");  // /games.pgn shows a move once it is published
 
   Reply r = get(d.port(), "/games.pgn");
   ASSERT_EQ(r.status, 200) << r.head;

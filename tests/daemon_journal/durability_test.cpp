@@ -5,10 +5,12 @@
 // board runtime that publishes a move only once its journal record is on disk, from its io_context, with
 // exactly the events (and order) the synchronous runtime publishes.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -20,6 +22,7 @@
 #include "daemon/journal/journal_file.hpp"
 #include "daemon/journal/syncer.hpp"
 #include "daemon/outputs/async_file.hpp"
+#include "drivers/capture.hpp"
 #include "manual_source.hpp"
 
 using namespace eboard;
@@ -59,9 +62,10 @@ struct Board {
   std::unique_ptr<eboardd::BoardRuntime> rt;
   test_support::ManualSource* source = nullptr;
 
-  Board(const fs::path& dir, bool background) {
+  Board(const fs::path& dir, bool background, std::size_t queue_cap = 4u << 20) {
     eboardd::RuntimeOptions o;
     o.state_dir = dir;
+    o.journal_queue_cap = queue_cap;
     o.sync_in_background = background;
     o.clock = [] { return T0; };
     rt = std::make_unique<eboardd::BoardRuntime>(
@@ -72,9 +76,9 @@ struct Board {
     source = s.get();
     rt->attach(std::move(s));
   }
-  // Runs the io_context until `n` events are published (or a second passes).
-  void run_until(std::size_t n) {
-    auto end = std::chrono::steady_clock::now() + 1s;
+  // Runs the io_context until `n` events are published (or `limit` passes).
+  void run_until(std::size_t n, std::chrono::milliseconds limit = 1s) {
+    auto end = std::chrono::steady_clock::now() + limit;
     while (published.size() < n && std::chrono::steady_clock::now() < end) {
       io.restart();
       io.run_for(1ms);
@@ -82,7 +86,183 @@ struct Board {
   }
 };
 
+// A real write failure without root nor a small file system: RLIMIT_FSIZE makes write(2) stop at that
+// many bytes of a file (a short write, then EFBIG), as a full disk does (ENOSPC). The limit is the
+// process's: held only while a test needs it.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(std::uint64_t bytes) {
+    std::signal(SIGXFSZ, SIG_IGN);  // else the kernel kills the process at the limit
+    ::getrlimit(RLIMIT_FSIZE, &saved_);
+    rlimit r = saved_;
+    r.rlim_cur = rlim_t(bytes);
+    EXPECT_EQ(::setrlimit(RLIMIT_FSIZE, &r), 0);
+  }
+  void lift() { ::setrlimit(RLIMIT_FSIZE, &saved_); }
+  ~FileSizeLimit() { lift(); }
+  FileSizeLimit(const FileSizeLimit&) = delete;
+  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+
+ private:
+  rlimit saved_{};
+};
+
+std::vector<std::string> bodies(const fs::path& journal, char type) {
+  auto scan = journal::scan_journal(journal);
+  EXPECT_TRUE(scan) << (scan ? "" : scan.error());
+  std::vector<std::string> out;
+  if (scan) {
+    EXPECT_EQ(scan->problem, "");
+    for (const auto& r : scan->records)
+      if (r.type == type) out.push_back(r.body);
+  }
+  return out;
+}
+
+int count(const std::vector<std::string>& lines, const std::string& what) {
+  int n = 0;
+  for (const auto& line : lines) n += line.find(what) != std::string::npos;
+  return n;
+}
+
 }  // namespace
+
+// A write that fails half way (the file size limit, as a full disk) leaves the file as it was and loses
+// no record: every record stays buffered, in order, and goes out with the first write that works.
+TEST(JournalWriterFailure, KeepsEveryRecordInOrderUntilAWriteWorks) {
+  TempDir dir("writer-full");
+  const fs::path path = dir.path / "j";
+  auto w = journal::JournalWriter::open(path);
+  ASSERT_TRUE(w);
+  ASSERT_TRUE(w->append('S', "before"));
+  ASSERT_TRUE(w->sync());
+  const std::uint64_t full = w->size() + 20;  // room for part of the next record, not all of it
+  std::vector<std::string> want{"before"};
+  {
+    FileSizeLimit limit(full);
+    for (int i = 0; i < 5; ++i) {
+      const std::string body = "record " + std::to_string(i) + " that does not fit in the 20 bytes left";
+      want.push_back(body);
+      auto ok = i % 2 ? w->append('S', body) : (w->buffer('S', body), w->flush());
+      ASSERT_FALSE(ok);
+      EXPECT_NE(ok.error().find("File too large"), std::string::npos) << ok.error();
+      EXPECT_EQ(fs::file_size(path), w->written());  // the short write was cut back
+      EXPECT_EQ(w->buffered_records(), std::uint64_t(i + 1));
+    }
+    EXPECT_FALSE(w->sync());
+    EXPECT_EQ(w->durable(), w->written());
+    EXPECT_EQ(w->stats().write_errors, 6u);
+  }
+  ASSERT_TRUE(w->sync());
+  EXPECT_EQ(w->buffered(), 0u);
+  EXPECT_EQ(w->durable(), w->size());
+  EXPECT_EQ(bodies(path, 'S'), want);
+}
+
+// After a failed fdatasync the written bytes cannot be trusted: the writer cuts the file back to what
+// was durable and writes those records again, before the ones buffered since, once each.
+TEST(JournalWriterFailure, RewindsToDurableAndWritesTheRecordsAgain) {
+  TempDir dir("writer-rewind");
+  const fs::path path = dir.path / "j";
+  auto w = journal::JournalWriter::open(path);
+  ASSERT_TRUE(w);
+  ASSERT_TRUE(w->append('S', "durable"));
+  ASSERT_TRUE(w->sync());
+  const std::uint64_t durable = w->durable();
+  ASSERT_TRUE(w->append('S', "written 1"));
+  ASSERT_TRUE(w->append('S', "written 2"));
+  ASSERT_TRUE(w->buffer('S', "buffered"));
+  ASSERT_TRUE(w->rewind_to_durable());
+  EXPECT_EQ(fs::file_size(path), durable);
+  EXPECT_EQ(w->written(), durable);
+  EXPECT_EQ(w->buffered_records(), 3u);
+  ASSERT_TRUE(w->sync());
+  EXPECT_EQ((bodies(path, 'S')), (std::vector<std::string>{"durable", "written 1", "written 2", "buffered"}));
+  // Part of what was written durable: only the rest is written again.
+  ASSERT_TRUE(w->append('S', "a"));
+  ASSERT_TRUE(w->file()->sync_to(w->written()));
+  ASSERT_TRUE(w->append('S', "b"));
+  ASSERT_TRUE(w->rewind_to_durable());
+  EXPECT_EQ(w->buffered_records(), 1u);
+  ASSERT_TRUE(w->sync());
+  EXPECT_EQ((bodies(path, 'S')),
+            (std::vector<std::string>{"durable", "written 1", "written 2", "buffered", "a", "b"}));
+}
+
+// The runtime on a journal that cannot be written: the arbiter is alerted at once, /status says so,
+// no move is published (nor shown in the snapshot or the PGN) until its record is on disk; when writes
+// work again every held event is published, in order, once.
+TEST(JournalWriterFailure, RuntimePublishesNothingUntilDurableThenEverythingInOrder) {
+  const sim::Timeline tl = test_support::short_game(T0, 9, 12);
+  TempDir ref_dir("full-ref");
+  std::vector<std::string> want;
+  {
+    Board b(ref_dir.path, false);
+    for (const auto& e : tl.events) b.source->feed(e);
+    want = b.published;
+  }
+  ASSERT_EQ(moves(want), 12);
+
+  TempDir dir("full");
+  // A cap of 200 waiting bytes: the raw records below are given up, never the sensor events nor events.
+  Board b(dir.path, true, 200);
+  std::size_t i = 0;
+  while (b.rt->game().ply_count() < 4 && i < tl.events.size()) b.source->feed(tl.events[i++]);
+  // The syncer thread hands the moves back to the loop (with nothing posted yet, run_for returns at once).
+  const auto give_up = std::chrono::steady_clock::now() + 5s;
+  while (b.rt->status()["journal"]["awaiting_sync"] != 0 && std::chrono::steady_clock::now() < give_up) {
+    b.io.restart();
+    b.io.run_for(1ms);
+    std::this_thread::sleep_for(1ms);
+  }
+  ASSERT_EQ(moves(b.published), 4);
+  const std::size_t before = b.published.size();
+  const std::string pgn_before = b.rt->pgn();
+  {
+    FileSizeLimit limit(fs::file_size(b.rt->journal_path()));
+    for (; i < tl.events.size(); ++i) {
+      b.source->feed(tl.events[i]);
+      b.io.restart();
+      b.io.run_for(2ms);
+    }
+    EXPECT_EQ(b.rt->game().ply_count(), 12);  // reconstruction went on
+    const std::uint8_t raw[] = {0x01, 0x02, 0x03};
+    for (int k = 0; k < 10; ++k) b.rt->wire(T0 + 60000, drivers::Direction::FromBoard, raw);
+    EXPECT_EQ(b.rt->status()["journal"]["dropped_records"], 10);
+    // One line more: the alert, straight to the clients.
+    ASSERT_EQ(b.published.size(), before + 1);
+    EXPECT_NE(b.published.back().find("\"code\":\"journal-unwritable\""), std::string::npos)
+        << b.published.back();
+    EXPECT_NE(b.published.back().find("File too large"), std::string::npos) << b.published.back();
+    const auto st = b.rt->status()["journal"];
+    EXPECT_EQ(st["ok"], false);
+    EXPECT_GT(st["outage"]["events_waiting"].get<int>(), 8);
+    EXPECT_GT(st["outage"]["bytes_waiting"].get<int>(), 0);
+    EXPECT_EQ(b.rt->status()["game"]["ply"], 12);
+    EXPECT_EQ(b.rt->status()["game"]["published_ply"], 4);
+    EXPECT_EQ(b.rt->pgn(), pgn_before);
+    EXPECT_EQ(moves(b.rt->snapshot()), 4);  // a client connecting now sees the published moves only
+    EXPECT_EQ(b.published.size(), before + 1);
+    // Retries (250 ms, then longer) fail while the limit holds.
+    b.io.restart();
+    b.io.run_for(600ms);
+    EXPECT_EQ(b.published.size(), before + 1);
+    EXPECT_TRUE(b.rt->journal_down());
+  }
+  b.run_until(want.size() + 1, 6s);  // the next retry (within 5 s) writes, syncs, publishes
+  EXPECT_FALSE(b.rt->journal_down());
+  EXPECT_EQ(b.rt->status()["journal"]["ok"], true);
+  std::vector<std::string> got = b.published;
+  got.erase(got.begin() + std::ptrdiff_t(before));  // the alert
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(count(b.published, "journal-unwritable"), 1);
+  EXPECT_EQ(b.rt->status()["game"]["published_ply"], 12);
+  // The journal holds every published event once.
+  std::vector<std::string> journaled = bodies(b.rt->journal_path(), 'E');
+  EXPECT_EQ(journaled.size(), want.size());
+  for (std::size_t k = 0; k < std::min(journaled.size(), want.size()); ++k)
+    EXPECT_EQ(journaled[k], want[k]) << k;
+}
 
 TEST(Syncer, OneSyncPerFileCoversEveryRequestQueuedForIt) {
   TempDir dir("syncer");

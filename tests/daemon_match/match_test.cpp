@@ -8,11 +8,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -105,6 +107,21 @@ class Daemon {
     return service_->handle(r);
   }
   std::int64_t now() const { return now_; }
+  // Runs the io_context until both boards have published what they journaled: a move is published (and
+  // shown in the BPGN) once a syncer thread made it durable and handed it back to the loop.
+  void settle() {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (std::chrono::steady_clock::now() < give_up) {
+      bool waiting = false;
+      for (const char* id : {"A", "B"})
+        waiting |= service_->board(id)->status()["journal"]["awaiting_sync"] != 0;
+      if (!waiting) return;
+      io_.restart();
+      io_.run_for(std::chrono::milliseconds(1));  // returns at once while nothing is posted yet
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ADD_FAILURE() << "events still waiting for the journal after 5 s";
+  }
 
  private:
   boost::asio::io_context io_;
@@ -181,6 +198,7 @@ void finish(Daemon& d, const std::vector<eboardd::DemoMatchInput>& inputs, const
     EXPECT_TRUE(ok) << ok.error();
   }
   d.match().advance(end + 5000);
+  d.settle();
 }
 
 // The players, as an arbiter enters them (POST /control/<id>/tags).
@@ -333,6 +351,7 @@ TEST(DaemonMatch, KilledMidMatchResumesExactly) {
       Daemon d(dir);
       set_players(d, rec);
       play(d, inputs, 0, cut);
+      d.settle();
       bpgn_then = d.match().bpgn();
       reserves_then = reserves(d.match().match());
       for (int b = 0; b < 2; ++b) plies[std::size_t(b)] = d.match().match().board(b).game().ply_count();
