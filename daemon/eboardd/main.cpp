@@ -331,8 +331,16 @@ int main(int argc, char** argv) {
                        (ep ? ep->address().to_string() + ":" + std::to_string(ep->port()) : "-");
     // systemd shows this line: a board that could not start, or whose journal cannot be written, must not
     // hide behind "active (running)".
-    for (const auto& [id, why] : service.failed_boards()) line += "; board " + id + " NOT STARTED: " + why;
-    if (!journal_problem.empty()) line += "; " + journal_problem;
+    for (const auto& [id, why] : service.failed_boards()) {
+      line += "; board ";
+      line += id;
+      line += " NOT STARTED: ";
+      line += why;
+    }
+    if (!journal_problem.empty()) {
+      line += "; ";
+      line += journal_problem;
+    }
     return line;
   };
   std::function<void(const boost::system::error_code&, int)> on_signal;
