@@ -58,13 +58,6 @@ struct PublishedBoard {
   std::optional<MatchResultEvent> match_result;
 };
 
-Result parse_result(const std::string& r) {
-  return r == "1-0"       ? Result::WhiteWins
-         : r == "0-1"     ? Result::BlackWins
-         : r == "1/2-1/2" ? Result::Draw
-                          : Result::Ongoing;
-}
-
 PublishedBoard published_board(const JournalScan& scan) {
   PublishedBoard p;
   for (const FileRecord& rec : scan.records) {
@@ -74,10 +67,7 @@ PublishedBoard published_board(const JournalScan& scan) {
     if (!j.is_object()) continue;
     const std::string type = j.value("type", "");
     if (type == "move" && j.value("ply", 0) >= 1) {
-      ClockTimes c;
-      if (j.contains("clock") && j["clock"].is_object())
-        c = {j["clock"].value("white", std::int64_t{-1}), j["clock"].value("black", std::int64_t{-1})};
-      p.moves[j.value("ply", 0)] = {j.value("uci", ""), c, j.value("t", std::int64_t{0})};
+      p.moves[j.value("ply", 0)] = {j.value("uci", ""), event_clock(j), j.value("t", std::int64_t{0})};
     } else if (type == "result") {
       p.outcome = Outcome{parse_result(j.value("result", "*")), j.value("reason", "")};
     } else if (type == "match-result") {

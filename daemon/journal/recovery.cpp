@@ -37,17 +37,9 @@ class PublishedGame {
       int ply = j.value("ply", 0);
       if (ply < 1) return;
       if (ply == 1 && !moves_.empty()) restart();
-      ClockTimes c;
-      if (j.contains("clock") && j["clock"].is_object())
-        c = {j["clock"].value("white", std::int64_t{-1}), j["clock"].value("black", std::int64_t{-1})};
-      moves_[ply] = {j.value("uci", ""), c, j.value("t", std::int64_t{0})};
+      moves_[ply] = {j.value("uci", ""), event_clock(j), j.value("t", std::int64_t{0})};
     } else if (type == "result") {
-      std::string r = j.value("result", "*");
-      Result res = r == "1-0"       ? Result::WhiteWins
-                   : r == "0-1"     ? Result::BlackWins
-                   : r == "1/2-1/2" ? Result::Draw
-                                    : Result::Ongoing;
-      outcome_ = Outcome{res, j.value("reason", "")};
+      outcome_ = Outcome{parse_result(j.value("result", "*")), j.value("reason", "")};
     }
   }
   int last_ply() const { return moves_.empty() ? 0 : moves_.rbegin()->first; }
@@ -105,6 +97,20 @@ class PublishedGame {
 };
 
 }  // namespace
+
+Result parse_result(std::string_view text) {
+  return text == "1-0"       ? Result::WhiteWins
+         : text == "0-1"     ? Result::BlackWins
+         : text == "1/2-1/2" ? Result::Draw
+                             : Result::Ongoing;
+}
+
+ClockTimes event_clock(const nlohmann::json& event) {
+  ClockTimes c;
+  if (event.contains("clock") && event["clock"].is_object())
+    c = {event["clock"].value("white", std::int64_t{-1}), event["clock"].value("black", std::int64_t{-1})};
+  return c;
+}
 
 bool is_daemon_note(std::string_view event_json) {
   if (event_json.find("\"journal-") == std::string_view::npos) return false;

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "daemon/journal/journal_file.hpp"
 #include "daemon/journal/machine.hpp"
 #include "drivers/capture.hpp"
@@ -48,6 +50,11 @@ Recovery recover(const JournalScan& scan, const std::string& board_id);
 // A journaled event the daemon published about itself (journal-… alerts), not derived from the board:
 // replay does not reproduce it.
 bool is_daemon_note(std::string_view event_json);
+
+// What the recoveries read of published events: a `result` string ("1-0", "0-1", "1/2-1/2"; anything else
+// is Ongoing) and a move event's `clock` (unknown sides -1).
+rules::Result parse_result(std::string_view text);
+rules::ClockTimes event_clock(const nlohmann::json& event);
 
 // The raw wire records of a journal as a capture (CONTRACTS §1), times from the first record.
 drivers::Capture export_capture(const JournalScan& scan, const std::string& board_id);
