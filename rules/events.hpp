@@ -23,6 +23,9 @@ struct MoveEvent {
   // FIDE A.4.2: an illegal move that stood, the opponent having played on without claiming. `uci` is the
   // piece's way (`e1e3`), `san` long algebraic (`Re1-e3`); the game goes on from the position it left.
   bool illegal = false;
+  // Found after a gap (a cable out, the daemon down), not seen being made: the only sequence of legal moves
+  // to what the board showed. `clock` only where a reading belongs to it (the last ply of the gap).
+  bool recovered = false;
 };
 
 // A move that the board shows but that is not completed yet (no clock press): it may still change.
@@ -32,8 +35,8 @@ struct ProvisionalMoveEvent {
   std::string san;
 };
 
-// An irregularity for the arbiter. `extra` holds further fields (e.g. reason, count, penalty): a number
-// written as digits with is_number set, or a plain string.
+// An irregularity for the arbiter. `extra` holds further fields (e.g. reason, count, penalty, candidates):
+// JSON text (a number, a list) with is_number set, or a plain string.
 struct AlertEvent {
   std::string code;  // CONTRACTS §3: illegal-move, touch-move, clock-without-move …
   int ply = 0;

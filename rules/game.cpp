@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "rules/movegen.hpp"
 #include "rules/outcome.hpp"
 
 namespace eboard::rules {
@@ -47,11 +48,89 @@ const PlyRecord& Game::record(Move m, ClockTimes clock, std::int64_t time_ms, bo
   return plies_.back();
 }
 
+void Game::adopt(Position after, std::int64_t time_ms) {
+  int count = after.side_to_move() == current_.side_to_move() ? 2 : 1;
+  for (int i = 0; i < count; ++i) play_jump(after, time_ms);
+}
+
+void Game::play_jump(Position after, std::int64_t time_ms) {
+  current_ = after;
+  stood_.push_back({ply_count(), std::move(after)});
+  record(Move::none(), {}, time_ms, false);
+  plies_.back().jump = true;
+}
+
 int Game::legal_since() const { return stood_.empty() ? 0 : stood_.back().ply + 1; }
+
+int Game::record_since() const {
+  int since = legal_since();
+  for (int i = ply_count(); i-- > since;)
+    if (plies_[std::size_t(i)].missed) return i + 1;
+  return since;
+}
+
+void Game::mark_last(bool recovered, bool missed) {
+  if (plies_.empty()) return;
+  plies_.back().recovered = recovered;
+  plies_.back().missed = missed;
+}
+
+bool Game::replace_plies(int first, const std::vector<Move>& moves) {
+  if (first < 0 || first + int(moves.size()) > ply_count()) return false;
+  // Pocket changes are replayed by ply, as position_at does (it has applied those up to `first`).
+  Position p = position_at(first);
+  std::vector<PlyRecord> plies = plies_;
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    PlyRecord& r = plies[std::size_t(first) + i];
+    r.move = moves[i];
+    r.recovered = true;
+    r.missed = false;
+    r.illegal = false;
+  }
+  // Check every move from `first` on, and rebuild the keys the repetition rules read.
+  std::size_t change = 0;
+  auto apply_changes = [&](int upto) {
+    for (; change < pocket_changes_.size() && pocket_changes_[change].ply <= upto; ++change) {
+      const PocketChange& c = pocket_changes_[change];
+      p.set_pocket(c.color, c.type, std::clamp(p.pocket(c.color, c.type) + c.n, 0, 255));
+    }
+  };
+  while (change < pocket_changes_.size() && pocket_changes_[change].ply <= first) ++change;
+  std::vector<StoodPosition> stood;
+  for (const auto& s : stood_)
+    if (s.ply < first) stood.push_back(s);
+  for (int i = first; i < ply_count(); ++i) {
+    apply_changes(i);
+    PlyRecord& r = plies[std::size_t(i)];
+    if (r.jump) {
+      auto kept =
+          std::find_if(stood_.begin(), stood_.end(), [&](const StoodPosition& s) { return s.ply == i; });
+      if (kept == stood_.end()) return false;
+      p = kept->after;
+      stood.push_back({i, p});
+    } else if (r.illegal) {
+      auto after = p.after_illegal_move(r.move.from(), r.move.to());
+      if (!after) return false;
+      p = *after;
+      stood.push_back({i, p});
+    } else {
+      if (!MoveList(p).contains(r.move)) return false;
+      p.do_move(r.move);
+    }
+    r.key = p.key();
+    r.board_key = p.key_without_pockets();
+    r.drop = !r.illegal && !r.jump && r.move.is_drop();
+  }
+  apply_changes(ply_count());
+  plies_ = std::move(plies);
+  stood_ = std::move(stood);
+  current_ = p;
+  return true;
+}
 
 void Game::undo() {
   if (plies_.empty()) return;
-  if (plies_.back().illegal) {
+  if (plies_.back().illegal || plies_.back().jump) {
     // Its position was given, not made by a move: rebuild the one before it.
     plies_.pop_back();
     stood_.pop_back();
@@ -85,7 +164,7 @@ Position Game::position_at(int ply) const {
   std::size_t stood = 0;
   for (int i = 0; i < ply && i < ply_count(); ++i) {
     apply_changes(i);
-    if (plies_[i].illegal && stood < stood_.size())
+    if ((plies_[i].illegal || plies_[i].jump) && stood < stood_.size())
       p = stood_[stood++].after;
     else
       p.do_move(plies_[i].move);

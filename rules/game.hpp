@@ -41,6 +41,14 @@ struct PlyRecord {
   // way as the board showed it (from → to, a plain move no rule allows); the position after it is kept by
   // the Game, not computed from the move.
   bool illegal = false;
+  // After a gap in what the board told (a cable out, the daemon down): the move was not seen being made but
+  // found by the gap search, the only sequence of legal moves to what the board showed (`recovered`), or one
+  // of several such sequences, kept so that the game can go on but never presented as fact (`missed`).
+  bool recovered = false;
+  bool missed = false;
+  // The game was taken up from the position the board showed, the moves that led there unknown (adopted
+  // after a position nothing explains). Like an illegal move that stood, its position is kept by the Game.
+  bool jump = false;
 };
 
 class Game {
@@ -63,6 +71,19 @@ class Game {
   // The number of plies up to the last illegal move that stood (0: none). From the position after it on,
   // every move is legal: a record written as moves (PGN) can only start there.
   int legal_since() const;
+  // Takes the game up from `after` (the position the board shows): one ply, or two when `after` has the
+  // same side on move as now, so that ply numbers keep telling who moved. Every earlier position stays.
+  void adopt(Position after, std::int64_t time_ms = 0);
+  // One ply of such a jump (what adopt records, for a game rebuilt ply by ply).
+  void play_jump(Position after, std::int64_t time_ms = 0);
+  // The number of plies up to the last one a record written as moves cannot show as fact: an illegal move
+  // that stood, or a move of a gap several sequences explain (missed). 0: none.
+  int record_since() const;
+  // Marks the last ply as found after a gap (see PlyRecord).
+  void mark_last(bool recovered, bool missed);
+  // Replaces the plies [first, first + moves.size()) (missed ones) by `moves`, recovered, and replays the
+  // plies after them. Fails, changing nothing, when a move is illegal where it stands.
+  bool replace_plies(int first, const std::vector<Move>& moves);
   // Takes back the last move (arbiter decision, or a move found to be wrong).
   void undo();
   // Bughouse: a piece arrives in (n > 0) or leaves (n < 0) a reserve from outside this board (the partner's

@@ -214,6 +214,12 @@ BughouseRecord Match::record() const {
     m.board = e.board;
     Color mover = (g.start().side_to_move() == WHITE) == (e.ply % 2 == 0) ? WHITE : BLACK;
     if (p.clock.known()) m.clock_ms = mover == WHITE ? p.clock.white_ms : p.clock.black_ms;
+    // A BPGN cannot start a board afresh: the plies of a gap stay moves, told as not witnessed.
+    if (p.recovered) m.comment = "recovered after a gap, not witnessed";
+    if (p.missed)
+      m.comment =
+          "not witnessed: one of several move sequences that reach the position the board showed "
+          "(moves-missed)";
     rec.moves.push_back(std::move(m));
   }
   rec.result = result_ ? result_string(result_->result) : "*";

@@ -747,8 +747,8 @@ namespace {
 // The ply the record of `game` can start at: the first after the last illegal move that stood whose
 // position FEN gives back; nullopt when there is none (the game ends on an unreadable position).
 std::optional<int> record_start_ply(const Game& game) {
-  if (game.legal_since() == 0) return 0;
-  for (int k = game.legal_since(); k <= game.ply_count(); ++k) {
+  if (game.record_since() == 0) return 0;
+  for (int k = game.record_since(); k <= game.ply_count(); ++k) {
     Position p = game.position_at(k);
     if (Position::from_fen(p.fen(), p.variant(), p.chess960())) return k;
   }
@@ -764,6 +764,32 @@ std::string told_moves(const Game& game, int plies) {
   for (int i = 0; i < plies && i < game.ply_count(); ++i) {
     const PlyRecord& p = game.plies()[std::size_t(i)];
     if (!text.empty()) text += ' ';
+    if (p.missed) {
+      // A gap several sequences explain: never written as moves (moves-missed tells the candidates).
+      int run = 1;
+      while (i + run < plies && i + run < game.ply_count() && game.plies()[std::size_t(i + run)].missed)
+        ++run;
+      text += "(" + std::to_string(run) + (run == 1 ? " ply" : " plies") +
+              " missed while the board was not followed: not witnessed, several move sequences explain it)";
+      for (int k = 0; k < run; ++k) counter.advance();
+      i += run - 1;
+      pos = game.position_at(i + 1);
+      number_needed = true;
+      continue;
+    }
+    if (p.jump) {
+      // The game was taken up from the board's position: what led there is unknown.
+      int run = 1;
+      while (i + run < plies && i + run < game.ply_count() && game.plies()[std::size_t(i + run)].jump) ++run;
+      text +=
+          "(the moves that led to the next position were not seen: the game goes on from the position "
+          "the board showed)";
+      for (int k = 0; k < run; ++k) counter.advance();
+      i += run - 1;
+      pos = game.position_at(i + 1);
+      number_needed = true;
+      continue;
+    }
     if (counter.side == WHITE || number_needed) text += counter.label() + ' ';
     number_needed = p.illegal;
     if (p.illegal) {
@@ -771,6 +797,7 @@ std::string told_moves(const Game& game, int plies) {
       pos = game.position_at(i + 1);
     } else {
       text += to_san(pos, p.move);
+      if (p.recovered) text += " (recovered after a gap, not witnessed)";
       pos.do_move(p.move);
     }
     counter.advance();
@@ -792,6 +819,7 @@ void set_record_moves(GameRecord& record, const Game& game) {
     RecordedMove m;
     m.move = p.move;
     if (p.clock.known()) m.clock_ms = mover == WHITE ? p.clock.white_ms : p.clock.black_ms;
+    if (p.recovered) m.comment = "recovered after a gap, not witnessed";
     record.moves.push_back(std::move(m));
     mover = ~mover;
   }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "rules/gap_search.hpp"
 #include "rules/movegen.hpp"
 #include "rules/notation.hpp"
 #include "rules/outcome.hpp"
@@ -292,11 +293,15 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
           physical_ = v.squares;
           have_board_ = true;
           board_from_dump_ = true;
+          // After a reconnect or a restart the board may be several moves on: searched once it settles.
+          if (physical_ != display_ && !matching_successor()) gap_suspected_ = true;
+          link_lost_ = false;
         } else if constexpr (std::is_same_v<T, ClockReading>) {
           board_event = false;
           on_clock(v, e.t_ms);
         } else {
           board_event = false;  // a link change: the game is kept; the next snapshot tells the board
+          if (!v.connected) link_lost_ = true;
         }
       },
       e.what);
@@ -435,6 +440,12 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   }
   if (!left_player_) return;
   Color presser = pressed == ClockSide::Left ? *left_player_ : ~*left_player_;
+  if (presser != to_move && !pending_press_ && (adopt_candidate_ || mismatch_reported_)) {
+    // The board is not followed (a position nothing explains): whoever presses, the game may go on from
+    // what the board shows.
+    follow_unexplained_press(PendingPress{t, clock_times(r), presser});
+    return;
+  }
   if (presser == to_move) {
     pending_press_ = PendingPress{t, clock_times(r), presser};
     pending_deadline_ = t + cfg_.mismatch_ms;
@@ -668,8 +679,9 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     commit_current(*s, press.t_ms, press.clock);
     return;
   }
-  (void)t;
   Color presser = press.presser;
+  // After a reconnect or a restart: the press completes the moves made meanwhile.
+  if (gap_suspected_ && !board_matches_game() && recover_gap(t, &press)) return;
   if (board_matches_game()) {
     pending_press_.reset();
     if (cfg_.profile.clock_press_without_move_is_reserve_claim) {
@@ -739,6 +751,23 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
                        " is not allowed by the rules of this event");
       return;
     }
+  // Moves made unseen (a reconnect's board, lost updates): the press completes them.
+  if (recover_gap(t, &press)) return;
+  if (gap_suspected_ || mismatch_reported_ || adopt_candidate_) {
+    // A board nothing explains: told once (position-mismatch), not at every press; play going on from a
+    // legal position is followed from there (follow_unexplained_press).
+    if (follow_unexplained_press(press)) return;
+    if (!mismatch_reported_) {
+      mismatch_reported_ = true;
+      mismatch_at_.reset();
+      emit(press.t_ms, AlertEvent{"position-mismatch",
+                                  game_.ply_count(),
+                                  game_.position().side_to_move(),
+                                  "the board shows a position no sequence of legal moves explains",
+                                  {}});
+    }
+    return;
+  }
   illegal_move("illegal-move", presser, press.t_ms, "no-legal-move",
                "the clock was pressed but the board shows no legal move");
 }
@@ -1007,6 +1036,9 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   history_ = std::move(later);
   mismatch_at_.reset();
   mismatch_reported_ = false;
+  gap_suspected_ = false;
+  gap_searched_.reset();
+  adopt_candidate_.reset();
   recompute_successors();
   check_end(t);
   match_from_history();
@@ -1089,6 +1121,8 @@ void Reconstructor::on_settled(std::int64_t t) {
   if (board_matches_game()) {
     mismatch_at_.reset();
     mismatch_reported_ = false;
+    gap_suspected_ = false;
+    adopt_candidate_.reset();
     forget_stood();  // the position before the illegal move is back: a claim upheld, or corrected (7.5.1)
     return;
   }
@@ -1102,6 +1136,8 @@ void Reconstructor::on_settled(std::int64_t t) {
     }
     return;
   }
+  // After a reconnect or a restart: the moves made meanwhile.
+  if (gap_suspected_ && recover_gap(t, nullptr)) return;
   if (game_.ply_count() > 0 || left_player_) {
     if (auto two = two_ply_explanation(); two && !left_player_) {
       // Without a clock, a settled board two moves ahead completes the first of them.
@@ -1564,6 +1600,281 @@ const char* event_type(const Event& e) {
     default:
       return "match-result";
   }
+}
+
+}  // namespace eboard::rules
+
+// ---------------------------------------------------------------------------------------------------
+// Gaps: moves made while the board was not followed.
+
+namespace eboard::rules {
+
+std::optional<Color> Reconstructor::clock_on_move() const {
+  if (!last_reading_ || !last_reading_->present || !left_player_) return std::nullopt;
+  return last_reading_->lever_up == ClockSide::Left ? *left_player_ : ~*left_player_;
+}
+
+void Reconstructor::follow_board(std::int64_t t) {
+  reset_turn();
+  display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
+  recompute_successors();
+  mismatch_at_.reset();
+  mismatch_reported_ = false;
+  gap_suspected_ = false;
+  adopt_candidate_.reset();
+  history_.push_back({t, physical_, touches_.size()});
+  if (const Successor* s = matching_successor()) {
+    last_match_ = *s;
+    touches_at_match_ = touches_.size();
+    history_at_match_ = history_.size() - 1;
+    release_at_ = t + cfg_.profile.release_ms;
+    publish_provisional(t);
+  }
+}
+
+bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
+  if (game_.outcome() || adjournment_ || board_matches_game()) return false;
+  if (gap_searched_ == physical_) return false;
+  gap_searched_ = physical_;
+  const Position before = game_.position();
+  GapQuery q;
+  q.from = before;
+  q.board = physical_;
+  q.pawn_may_stay_on_last_rank = cfg_.profile.pawn_may_stay_on_last_rank;
+  q.promotion_types = cfg_.profile.promotion_types;
+  q.max_plies = has_drops(before.variant()) ? 4 : 8;
+  // The moves the clock says were completed: the sequences that end with the side whose clock runs on
+  // move, all pressed. Failing those, the last move may be on the board with its press still to come.
+  std::optional<Color> on_move = press ? std::optional<Color>(~press->presser) : clock_on_move();
+  q.side_to_move = on_move;
+  GapResult found = search_gap(q);
+  if (found.plies == 0 && on_move) {
+    q.side_to_move = ~*on_move;
+    found = search_gap(q);
+  }
+  if (found.plies == 0) return false;
+  const Color after_all = found.plies % 2 == 0 ? before.side_to_move() : ~before.side_to_move();
+  int completed = on_move && *on_move == after_all ? found.plies : found.plies - 1;
+  if (completed <= 0) return false;  // one move shown, not pressed: the ordinary way completes it
+  std::vector<std::vector<Move>> prefixes;
+  for (const auto& seq : found.sequences) {
+    std::vector<Move> head(seq.begin(), seq.begin() + completed);
+    if (std::find(prefixes.begin(), prefixes.end(), head) == prefixes.end()) prefixes.push_back(head);
+  }
+  const int first_ply = game_.ply_count() + 1;
+  const ClockTimes reading =
+      press ? press->clock : (last_reading_ ? clock_times(*last_reading_) : ClockTimes{});
+  const std::int64_t when = press ? press->t_ms : t;
+  const bool missed = prefixes.size() > 1 || found.truncated || found.exhausted;
+  if (missed) {
+    // Several sequences: none is told as fact. The game goes on from the board's position (every candidate
+    // reaches it); the record shows the gap until the arbiter settles it.
+    std::string list = "[";
+    for (std::size_t i = 0; i < prefixes.size(); ++i) {
+      Position p = before;
+      list += i ? ",[" : "[";
+      for (std::size_t k = 0; k < prefixes[i].size(); ++k) {
+        list += (k ? ",\"" : "\"") + to_uci(p, prefixes[i][k]) + "\"";
+        p.do_move(prefixes[i][k]);
+      }
+      list += "]";
+    }
+    list += "]";
+    AlertEvent a{"moves-missed",
+                 first_ply,
+                 before.side_to_move(),
+                 std::to_string(completed) + (completed == 1 ? " ply was" : " plies were") +
+                     " made while the board was not followed, and " +
+                     (found.truncated || found.exhausted ? "at least " : "") +
+                     std::to_string(prefixes.size()) +
+                     " move sequences lead to the position it shows: the arbiter can pick one",
+                 {}};
+    a.extra.push_back({"candidates", list, true});
+    a.extra.push_back({"first_ply", std::to_string(first_ply), true});
+    a.extra.push_back({"last_ply", std::to_string(first_ply + completed - 1), true});
+    if (found.truncated || found.exhausted) a.extra.push_back({"incomplete", "true", true});
+    emit(when, std::move(a));
+    missed_gap_ = MissedGap{first_ply, prefixes};
+  }
+  for (int i = 0; i < completed; ++i) {
+    const Move m = prefixes.front()[std::size_t(i)];
+    const Position& pos = game_.position();
+    std::optional<Piece> handed;
+    if (pos.variant() == Variant::Bughouse) {
+      Square victim = victim_square(pos, m);
+      if (victim != SQ_NONE)
+        handed = make_piece(color_of(pos.piece_on(victim)), pos.captured_hand_type(victim));
+    }
+    MoveEvent ev;
+    ev.uci = to_uci(pos, m);
+    ev.san = to_san(pos, m);
+    ev.recovered = true;
+    const bool last = i == completed - 1;
+    if (last) ev.clock = reading;
+    game_.play(m, last ? reading : ClockTimes{}, when);
+    game_.mark_last(!missed, missed);
+    ev.ply = game_.ply_count();
+    if (!missed) emit(when, ev);
+    if (handed) handovers_.push_back({*handed, when, game_.ply_count()});
+  }
+  follow_board(t);
+  check_end(when);
+  return true;
+}
+
+tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(std::size_t index,
+                                                                        std::int64_t t_ms) {
+  if (!missed_gap_) return tl::unexpected(std::string("no gap is waiting for the arbiter"));
+  if (index >= missed_gap_->candidates.size())
+    return tl::unexpected("there are " + std::to_string(missed_gap_->candidates.size()) + " candidates");
+  const MissedGap gap = *missed_gap_;
+  const std::vector<Move>& moves = gap.candidates[index];
+  const int first = gap.first_ply - 1;
+  Game settled = game_;
+  if (!settled.replace_plies(first, moves) || settled.position().board() != game_.position().board())
+    return tl::unexpected(std::string("those moves do not lead to the position the game went on from"));
+  // The gap's plies, now told as moves (late: the game went on meanwhile).
+  std::vector<Event> out;
+  Position p = game_.position_at(first);
+  for (std::size_t k = 0; k < moves.size(); ++k) {
+    MoveEvent ev;
+    ev.ply = gap.first_ply + int(k);
+    ev.uci = to_uci(p, moves[k]);
+    ev.san = to_san(p, moves[k]);
+    ev.recovered = true;
+    ev.clock = settled.plies()[std::size_t(first) + k].clock;
+    out.push_back(Event{t_ms, cfg_.board_id, ev});
+    p.do_move(moves[k]);
+  }
+  game_ = std::move(settled);
+  missed_gap_.reset();
+  recompute_successors();
+  return out;
+}
+
+tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(const std::string& text,
+                                                                        std::int64_t t_ms) {
+  if (!missed_gap_) return tl::unexpected(std::string("no gap is waiting for the arbiter"));
+  std::vector<Move> moves;
+  Position p = game_.position_at(missed_gap_->first_ply - 1);
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == ',')) ++i;
+    std::size_t j = i;
+    while (j < text.size() && text[j] != ' ' && text[j] != ',') ++j;
+    if (j == i) break;
+    std::string token = text.substr(i, j - i);
+    i = j;
+    auto m = parse_uci(p, token);
+    if (!m) m = parse_san(p, token);
+    if (!m) return tl::unexpected("'" + token + "' is not a legal move there");
+    moves.push_back(*m);
+    p.do_move(*m);
+  }
+  const std::size_t plies = missed_gap_->candidates.front().size();
+  if (moves.size() != plies)
+    return tl::unexpected("the gap holds " + std::to_string(plies) + " plies, not " +
+                          std::to_string(moves.size()));
+  missed_gap_->candidates.push_back(moves);
+  auto done = settle_gap(missed_gap_->candidates.size() - 1, t_ms);
+  if (!done && missed_gap_) missed_gap_->candidates.pop_back();
+  return done;
+}
+
+tl::expected<Position, std::string> Reconstructor::board_position(Color side) const {
+  const Position& now = game_.position();
+  std::string fen;
+  for (int r = 7; r >= 0; --r) {
+    int empty = 0;
+    for (int f = 0; f < 8; ++f) {
+      Piece pc = physical_[make_square(f, r)];
+      if (pc == NO_PIECE) {
+        ++empty;
+        continue;
+      }
+      if (empty) fen += char('0' + empty);
+      empty = 0;
+      fen += piece_char(pc);
+    }
+    if (empty) fen += char('0' + empty);
+    if (r) fen += '/';
+  }
+  if (has_drops(now.variant())) {
+    fen += '[';
+    for (Color c : {WHITE, BLACK})
+      for (PieceType t : {QUEEN, ROOK, BISHOP, KNIGHT, PAWN})
+        fen.append(std::size_t(now.pocket(c, t)), piece_char(make_piece(c, t)));
+    fen += ']';
+  }
+  fen += side == WHITE ? " w " : " b ";
+  // Castling only where the king and that rook still stand where the right was kept.
+  std::string castling;
+  for (Color c : {WHITE, BLACK})
+    for (bool king_side : {true, false}) {
+      int idx = castling_index(c, king_side);
+      if (!now.can_castle(std::uint8_t(1u << idx))) continue;
+      Square rook = now.castling_rook(idx);
+      if (physical_[now.king_square(c)] != make_piece(c, KING) || rook == SQ_NONE ||
+          physical_[rook] != make_piece(c, ROOK))
+        continue;
+      char file = char('a' + file_of(rook));
+      castling += c == WHITE ? char(file - 'a' + 'A') : file;
+    }
+  fen += castling.empty() ? "-" : castling;
+  fen += " - 0 " + std::to_string(std::max(1, (game_.ply_count() + 2) / 2));
+  auto pos = Position::from_fen(fen, now.variant(), now.chess960() || !castling.empty());
+  if (!pos) return tl::unexpected("the board shows no position: " + pos.error());
+  if (std::string why = pos->validate(); !why.empty()) return tl::unexpected(why);
+  return *pos;
+}
+
+void Reconstructor::adopt_position(const Position& p, std::int64_t t, const std::string& why) {
+  const int first = game_.ply_count() + 1;
+  game_.adopt(p, t);
+  missed_gap_.reset();
+  emit(t, AlertEvent{"position-adopted",
+                     first,
+                     p.side_to_move(),
+                     why + ": the game is followed from the position the board shows (" + p.fen() +
+                         "), the moves that led there unknown",
+                     {{"fen", p.fen(), false}}});
+  follow_board(t);
+  gap_searched_.reset();
+}
+
+bool Reconstructor::follow_unexplained_press(const PendingPress& press) {
+  // The presser's move is done: his opponent is on move in what the board shows.
+  if (adopt_candidate_) {
+    // The position remembered at the last press, and a legal move from it now: play goes on from there.
+    Position from = adopt_candidate_->position;
+    for (Move m : MoveList(from)) {
+      if (from.side_to_move() != press.presser) break;
+      if (board_after(adopt_candidate_->board, from, m) != physical_) continue;
+      adopt_position(from, press.t_ms, "play went on from a position no legal moves explain");
+      Successor s{m, physical_, false, false};
+      commit(s, press.t_ms, press.clock, touches_.size(), SIZE_MAX, false);
+      return true;
+    }
+  }
+  if (auto p = board_position(~press.presser))
+    adopt_candidate_ = AdoptCandidate{*p, physical_};
+  else
+    adopt_candidate_.reset();
+  return false;
+}
+
+tl::expected<std::vector<Event>, std::string> Reconstructor::adopt_board(std::int64_t t_ms,
+                                                                         std::optional<Color> side) {
+  if (adjournment_) return tl::unexpected(std::string("the game is adjourned"));
+  Color on_move = side ? *side : clock_on_move().value_or(game_.position().side_to_move());
+  auto p = board_position(on_move);
+  if (!p) return tl::unexpected(p.error());
+  auto saved = std::move(out_);
+  out_.clear();
+  adopt_position(*p, t_ms, "the arbiter adopted the board's position");
+  std::vector<Event> result = std::move(out_);
+  out_ = std::move(saved);
+  return result;
 }
 
 }  // namespace eboard::rules

@@ -125,6 +125,24 @@ class Reconstructor {
   // alert (reason sealed-move) and the result. Nothing when the game is not adjourned.
   std::vector<Event> resume(std::int64_t t_ms);
 
+  // --- Gaps: moves made while the board was not followed (a cable out, the daemon down) ---------------
+  // The last gap several sequences explained (moves-missed), until the arbiter settles it.
+  struct MissedGap {
+    int first_ply = 0;  // the gap's first ply (1 = White's first move)
+    std::vector<std::vector<Move>> candidates;
+  };
+  const std::optional<MissedGap>& missed_gap() const { return missed_gap_; }
+  // The arbiter picks candidate `index` (0-based) of the missed gap, or types the moves (UCI or SAN,
+  // separated by spaces): the gap's plies become those moves, recovered, published as move events.
+  // Fails, changing nothing, when there is no missed gap or the moves do not lead to the same position.
+  tl::expected<std::vector<Event>, std::string> settle_gap(std::size_t index, std::int64_t t_ms);
+  tl::expected<std::vector<Event>, std::string> settle_gap(const std::string& moves, std::int64_t t_ms);
+  // The arbiter has the game followed from the position the board shows, `side` to move (default: the
+  // side whose clock runs, else the side on move now): a new segment of the record (SetUp/FEN), with a
+  // position-adopted alert. Fails when the board shows no position the rules can play from.
+  tl::expected<std::vector<Event>, std::string> adopt_board(std::int64_t t_ms,
+                                                            std::optional<Color> side = {});
+
  private:
   struct Successor {
     Move move;
@@ -312,6 +330,36 @@ class Reconstructor {
   void stood_on_press(ClockSide pressed, const ClockReading& r, std::int64_t t);
   void stood_on_board_changed(std::int64_t t);
   void adopt_stood();
+
+  // --- Gaps -------------------------------------------------------------------------------------------
+  bool link_lost_ = false;  // the link went down: the next snapshot may show moves made meanwhile
+  // A snapshot (reconnect, restart) or lost updates showed a board no single move explains: moves were
+  // made unseen. Cleared once the board is followed again.
+  bool gap_suspected_ = false;
+  std::optional<std::array<Piece, 64>> gap_searched_;  // each board is searched once
+  std::optional<MissedGap> missed_gap_;
+  // Searches the moves between the game's position and the board and completes them: recovered when one
+  // sequence explains the board, missed (with a moves-missed alert) when several do. Completed are the
+  // moves the clock says were pressed: all, unless the last mover's clock still runs. `press`: the press
+  // that found the board unexplained (its reading goes on the last completed move).
+  bool recover_gap(std::int64_t t, const PendingPress* press);
+  // The side whose clock runs (the side on move), when the clock tells it.
+  std::optional<Color> clock_on_move() const;
+  // A press in a position nothing explains: the board with the presser's opponent on move is remembered;
+  // when the next press completes a legal move from it, the game is followed from there (adopted).
+  struct AdoptCandidate {
+    Position position;
+    std::array<Piece, 64> board;
+  };
+  std::optional<AdoptCandidate> adopt_candidate_;
+  bool follow_unexplained_press(const PendingPress& press);
+  // The position the board shows with `side` on move (castling kept where king and rook never moved), or
+  // why the rules cannot play from it.
+  tl::expected<Position, std::string> board_position(Color side) const;
+  // Makes `p` the game's position as a new segment (Game::adopt), with the alert saying so.
+  void adopt_position(const Position& p, std::int64_t t, const std::string& why);
+  // After the game's position changed without a move the board followed: follow the board from here.
+  void follow_board(std::int64_t t);
   void forget_stood() {
     stood_.reset();
     stood_press_.reset();

@@ -23,6 +23,7 @@ json to_json(const Event& e) {
           j["san"] = v.san;
           if (v.clock.known()) j["clock"] = clock_json(v.clock);
           if (v.illegal) j["illegal"] = true;  // only then: every other move event stays as it was
+          if (v.recovered) j["recovered"] = true;
         } else if constexpr (std::is_same_v<T, ProvisionalMoveEvent>) {
           j["ply"] = v.ply;
           j["uci"] = v.uci;

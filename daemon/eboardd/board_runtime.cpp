@@ -790,6 +790,12 @@ std::vector<std::string> BoardRuntime::snapshot() {
   Position pos = g.start();
   int ply = 0;
   for (const PlyRecord& p : g.plies()) {
+    if (p.jump || p.missed) {
+      // Not told as moves: a gap several sequences explain (its moves-missed alert is among the notes), or
+      // the game taken up from the board's position (position-adopted).
+      pos = g.position_at(++ply);
+      continue;
+    }
     if (p.illegal) {  // an illegal move that stood (A.4.2): told as the reconstruction told it
       MoveEvent m{++ply, to_uci(pos, p.move), to_long_algebraic(pos, p.move), p.clock, true};
       lines.push_back(daemon::to_json_line(Event{p.time_ms, id_, m}));
@@ -797,6 +803,7 @@ std::vector<std::string> BoardRuntime::snapshot() {
       continue;
     }
     MoveEvent m{++ply, to_uci(pos, p.move), to_san(pos, p.move), p.clock};
+    m.recovered = p.recovered;
     lines.push_back(daemon::to_json_line(Event{p.time_ms, id_, m}));
     // A bughouse drop's piece came from the partner's board: this replay has no reserve for it.
     if (p.move.is_drop() && pos.pocket(pos.side_to_move(), p.move.drop_type()) == 0)

@@ -68,10 +68,13 @@ class PublishedGame {
           // What was published wins (clock and time); the replay fills a hole.
           const ClockTimes clock = it == moves_.end() ? rp.clock : it->second.clock;
           const std::int64_t t = it == moves_.end() ? rp.time_ms : it->second.t;
-          if (rp.illegal)
+          if (rp.jump)
+            g.play_jump(replay.position_at(ply), t);
+          else if (rp.illegal)
             g.play_illegal(rp.move, replay.position_at(ply), clock, t);
           else
             g.play(rp.move, clock, t);
+          g.mark_last(rp.recovered, rp.missed);
           continue;
         }
         replay_agrees = false;

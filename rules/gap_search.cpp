@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+#include "rules/gap_search.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <unordered_set>
+
+#include "rules/movegen.hpp"
+
+namespace eboard::rules {
+
+namespace {
+
+constexpr int FAR = 64;  // no piece of that kind can ever stand there
+
+// Moves a knight needs between two squares on an empty board (breadth-first, once).
+const std::array<std::array<std::uint8_t, 64>, 64>& knight_distances() {
+  static const auto table = [] {
+    std::array<std::array<std::uint8_t, 64>, 64> d{};
+    for (Square s = 0; s < 64; ++s) {
+      d[s].fill(FAR);
+      d[s][s] = 0;
+      std::array<Square, 64> queue{};
+      int head = 0, tail = 0;
+      queue[tail++] = s;
+      while (head < tail) {
+        Square q = queue[head++];
+        for (Bitboard b = knight_attacks(q); b; b &= b - 1) {
+          Square n = lsb(b);
+          if (d[s][n] != FAR) continue;
+          d[s][n] = std::uint8_t(d[s][q] + 1);
+          queue[tail++] = n;
+        }
+      }
+    }
+    return d;
+  }();
+  return table;
+}
+
+bool same_line(Square a, Square b) { return file_of(a) == file_of(b) || rank_of(a) == rank_of(b); }
+bool same_diagonal(Square a, Square b) {
+  return std::abs(file_of(a) - file_of(b)) == std::abs(rank_of(a) - rank_of(b));
+}
+
+// Moves a pawn of `c` needs from `s` to `q` (straight advances, captures to the side), blockers ignored.
+int pawn_distance(Color c, Square s, Square q) {
+  int dr = relative_rank(c, q) - relative_rank(c, s);
+  int df = std::abs(file_of(q) - file_of(s));
+  if (dr <= 0 || df > dr) return FAR;
+  // The double step from the home rank is a straight advance of two ranks in one move.
+  if (relative_rank(c, s) == 1 && dr - df >= 2) return dr - 1;
+  return dr;
+}
+
+// Moves a piece of type `t` needs from `s` to `q`, blockers ignored.
+int piece_distance(PieceType t, Square s, Square q) {
+  if (s == q) return 0;
+  switch (t) {
+    case KNIGHT:
+      return knight_distances()[s][q];
+    case BISHOP:
+      if ((file_of(s) + rank_of(s)) % 2 != (file_of(q) + rank_of(q)) % 2) return FAR;
+      return same_diagonal(s, q) ? 1 : 2;
+    case ROOK:
+      return same_line(s, q) ? 1 : 2;
+    case QUEEN:
+      return same_line(s, q) || same_diagonal(s, q) ? 1 : 2;
+    case KING:
+      return std::max(std::abs(file_of(s) - file_of(q)), std::abs(rank_of(s) - rank_of(q)));
+    default:
+      return FAR;
+  }
+}
+
+class Searcher {
+ public:
+  explicit Searcher(const GapQuery& q) : q_(q), pos_(q.from) {
+    for (Square s = 0; s < 64; ++s)
+      if (q.board[s] != NO_PIECE) {
+        ++target_count_[color_of(q.board[s])];
+        target_bb_[color_of(q.board[s])][type_of(q.board[s])] |= square_bb(s);
+      }
+    std::uint64_t x = 0x9e3779b97f4a7c15ULL;
+    for (auto& k : depth_keys_) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      k = x;
+    }
+  }
+
+  GapResult run() {
+    for (int d = std::max(1, q_.min_plies); d <= q_.max_plies && !result_.exhausted; ++d) {
+      const Color after = d % 2 == 0 ? q_.from.side_to_move() : ~q_.from.side_to_move();
+      if (q_.side_to_move && *q_.side_to_move != after) continue;
+      line_.clear();
+      dfs(d);
+      if (!result_.sequences.empty()) {
+        result_.plies = d;
+        break;
+      }
+    }
+    result_.nodes = nodes_;
+    if (result_.sequences.empty()) result_.plies = 0;
+    return std::move(result_);
+  }
+
+ private:
+  bool may_castle(Color c) const {
+    return pos_.can_castle(c == WHITE ? (WHITE_OO | WHITE_OOO) : (BLACK_OO | BLACK_OOO));
+  }
+
+  // The fewest moves of `c` that can put a piece showing `want` on `q`.
+  int placement_cost(Color c, Piece want, Square q) const {
+    PieceType t = type_of(want);
+    int best = FAR;
+    if (has_drops(pos_.variant())) {
+      bool pawn_rank_ok = t != PAWN || (rank_of(q) != 0 && rank_of(q) != 7);
+      if (pawn_rank_ok && pos_.pocket(c, t) > 0) return 1;
+      // Crazyhouse: a piece of that type captured on the way, then dropped.
+      if (pawn_rank_ok && pos_.variant() == Variant::Crazyhouse && t != KING) best = 2;
+    }
+    const bool last_rank = relative_rank(c, q) == 7;
+    for (Bitboard b = pos_.pieces(c, t); b; b &= b - 1) {
+      Square s = lsb(b);
+      best = std::min(best, t == PAWN ? pawn_distance(c, s, q) : piece_distance(t, s, q));
+    }
+    if (t == KING || t == ROOK) {
+      if (may_castle(c))
+        for (bool king_side : {true, false}) {
+          Square dest =
+              t == KING ? Position::castle_king_to(c, king_side) : Position::castle_rook_to(c, king_side);
+          if (dest == q) best = std::min(best, 1);
+        }
+    }
+    if (best <= 1) return best;
+    if (t == PAWN && q_.pawn_may_stay_on_last_rank && last_rank) {
+      // A promoted piece standing as a pawn on the last rank.
+      for (Bitboard b = pos_.pieces(c) & pos_.promoted(); b; b &= b - 1) {
+        Square s = lsb(b);
+        best = std::min(best, piece_distance(type_of(pos_.piece_on(s)), s, q));
+      }
+    }
+    if (t != PAWN && t != KING && (q_.promotion_types & (1u << t))) {
+      // Promotion: the pawn reaches its last rank (the promoting move sets the new piece down there).
+      for (Bitboard b = pos_.pieces(c, PAWN); b; b &= b - 1) {
+        Square s = lsb(b);
+        int to_last = 7 - relative_rank(c, s) - (relative_rank(c, s) == 1 ? 1 : 0);
+        best = std::min(best, last_rank ? std::max(1, to_last) : to_last + 1);
+      }
+    }
+    return best;
+  }
+
+  // The squares whose piece differs from the board's.
+  Bitboard unshown() const {
+    Bitboard diff = 0;
+    for (Color c : {WHITE, BLACK})
+      for (int t = PAWN; t <= KING; ++t) diff |= pos_.pieces(c, PieceType(t)) ^ target_bb_[c][std::size_t(t)];
+    if (q_.pawn_may_stay_on_last_rank && pos_.promoted()) {
+      for (Bitboard b = diff & pos_.promoted(); b; b &= b - 1) {
+        Square s = lsb(b);
+        if (q_.board[s] == make_piece(color_of(pos_.piece_on(s)), PAWN)) diff &= ~square_bb(s);
+      }
+    }
+    return diff;
+  }
+
+  // Whether `plies` more moves (the side to move first) can turn the position into the board. Lower bounds,
+  // blockers ignored: every square of a side's piece that is not shown needs a move of that side to set
+  // it there (as many as the nearest such piece needs); every piece of a side not on its square must move
+  // or be taken; the material must match with the captures and drops left.
+  bool within_reach(int plies) const {
+    std::array<int, 2> moves{};
+    Color us = pos_.side_to_move();
+    moves[us] = (plies + 1) / 2;
+    moves[~us] = plies / 2;
+    const Bitboard diff = unshown();
+    std::array<int, 2> need{}, castle_bonus{}, lost{};
+    for (Color c : {WHITE, BLACK}) {
+      castle_bonus[c] = may_castle(c) ? 1 : 0;
+      lost[c] = popcount(pos_.pieces(c)) - target_count_[c];  // pieces the opponent must take (net of drops)
+      if (lost[c] > moves[~c]) return false;
+      if (lost[c] < 0 && (!has_drops(pos_.variant()) || -lost[c] > moves[c])) return false;
+      // Pieces off their squares: each moves, or is taken (in chess exactly `lost` are taken).
+      int off = popcount(diff & pos_.pieces(c));
+      int taken = has_drops(pos_.variant()) ? moves[~c] : std::max(0, lost[c]);
+      if (off - taken > moves[c] + castle_bonus[c]) return false;
+    }
+    for (Bitboard b = diff; b; b &= b - 1) {
+      Square s = lsb(b);
+      Piece want = q_.board[s];
+      if (want == NO_PIECE) continue;
+      Color c = color_of(want);
+      int cost = placement_cost(c, want, s);
+      if (cost >= FAR) return false;
+      need[c] += cost;
+      if (need[c] > moves[c] + castle_bonus[c]) return false;  // a castling sets two pieces with one move
+    }
+    return true;
+  }
+
+  bool board_reached() const { return unshown() == 0; }
+
+  void record(const std::vector<Move>& sequence) {
+    if (result_.sequences.size() < q_.max_candidates)
+      result_.sequences.push_back(sequence);
+    else
+      result_.truncated = true;
+  }
+
+  void dfs(int plies) {
+    if (++nodes_ > q_.max_nodes) {
+      result_.exhausted = true;
+      return;
+    }
+    if (plies == 0) {
+      if (board_reached()) record(line_);
+      return;
+    }
+    const Key memo = pos_.key() ^ depth_keys_[std::size_t(plies)];
+    if (dead_ends_.count(memo)) return;
+    if (!within_reach(plies)) {
+      dead_ends_.insert(memo);
+      return;
+    }
+    const std::size_t found_before = result_.sequences.size();
+    for (Move m : MoveList(pos_)) {
+      if (m.is_promotion() && !(q_.promotion_types & (1u << m.promotion_type()))) continue;
+      pos_.do_move(m);
+      line_.push_back(m);
+      dfs(plies - 1);
+      line_.pop_back();
+      pos_.undo_move(m);
+      if (result_.exhausted || result_.truncated) return;
+    }
+    if (result_.sequences.size() == found_before) dead_ends_.insert(memo);
+  }
+
+  const GapQuery& q_;
+  Position pos_;
+  std::array<int, 2> target_count_{};
+  std::array<std::array<Bitboard, PIECE_TYPE_NB>, 2> target_bb_{};
+  std::array<Key, 64> depth_keys_{};
+  std::unordered_set<Key> dead_ends_;
+  std::vector<Move> line_;
+  std::uint64_t nodes_ = 0;
+  GapResult result_;
+};
+
+}  // namespace
+
+bool board_shows(const Position& pos, const std::array<Piece, 64>& board, bool pawn_may_stay) {
+  for (Square s = 0; s < 64; ++s) {
+    Piece want = board[s], have = pos.piece_on(s);
+    if (want == have) continue;
+    if (pawn_may_stay && have != NO_PIECE && (pos.promoted() & square_bb(s)) &&
+        want == make_piece(color_of(have), PAWN))
+      continue;
+    return false;
+  }
+  return true;
+}
+
+GapResult search_gap(const GapQuery& query) {
+  if (query.max_plies > 63) {
+    GapQuery bounded = query;
+    bounded.max_plies = 63;
+    return Searcher(bounded).run();
+  }
+  return Searcher(query).run();
+}
+
+}  // namespace eboard::rules

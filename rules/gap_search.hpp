@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// Gap search: the sequences of legal moves that lead from the last certain position to what a board shows,
+// when the moves between were not seen (a cable out, the daemon down, lost bytes, a fast pair of moves).
+//
+// Iterative deepening over the number of plies: the first depth with any sequence gives every sequence of
+// that length (transposed move orders, or different moves reaching the same board), so a caller can tell a
+// unique explanation from an ambiguous one. A branch is cut when the pieces still to be placed on their
+// squares need more moves than its side has left (a lower bound from piece geometry, blockers ignored), when
+// the material cannot match with the captures and drops left, and when a position was already shown to
+// reach nothing in that many plies (transpositions). Pure code: no time, no I/O.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "rules/position.hpp"
+
+namespace eboard::rules {
+
+struct GapQuery {
+  Position from;                  // the last certain position, with the reserves known now (bughouse)
+  std::array<Piece, 64> board{};  // what the board shows
+  // FQE 11: a promoted piece may stand on the wood as the pawn it was (bughouse).
+  bool pawn_may_stay_on_last_rank = false;
+  unsigned promotion_types = (1u << KNIGHT) | (1u << BISHOP) | (1u << ROOK) | (1u << QUEEN);
+  // The side on move after the gap, when the clock tells it (the side whose clock runs): only sequences
+  // that end with that side on move.
+  std::optional<Color> side_to_move;
+  int min_plies = 1;
+  int max_plies = 8;
+  std::size_t max_candidates = 256;  // sequences kept; more are counted as truncated
+  // A bound on the work (about 40 ms on a 2-core machine of 2026): past it the search reports what it found
+  // as incomplete (exhausted), never a guess as the only explanation.
+  std::uint64_t max_nodes = 300'000;
+};
+
+struct GapResult {
+  int plies = 0;  // the length of the sequences found; 0: nothing within the bound explains the board
+  std::vector<std::vector<Move>> sequences;
+  bool truncated = false;  // more sequences of that length than max_candidates
+  bool exhausted = false;  // the node budget ran out before the whole bound was searched
+  std::uint64_t nodes = 0;
+  bool unique() const { return sequences.size() == 1 && !truncated; }
+};
+
+GapResult search_gap(const GapQuery& query);
+
+// Whether `board` shows `pos` (with `pawn_may_stay`, a promoted piece may stand as a pawn).
+bool board_shows(const Position& pos, const std::array<Piece, 64>& board, bool pawn_may_stay);
+
+}  // namespace eboard::rules

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// Gap search (rules/gap_search): unique and ambiguous gaps, Chess960 castling and bughouse drops in a gap,
+// boards nothing explains, and gaps cut out of the real games of the corpus (the true sequence is among
+// the candidates whenever the gap is explained at its true length). Also the record of a gap: recovered
+// plies are moves with a comment, missed plies never written as moves, an adopted position a new segment.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "rules/game.hpp"
+#include "rules/gap_search.hpp"
+#include "rules/notation.hpp"
+#include "rules/pgn.hpp"
+
+using namespace eboard::rules;
+
+namespace {
+
+Position play(Position p, const std::vector<std::string>& uci, std::vector<Move>* moves = nullptr) {
+  for (const auto& u : uci) {
+    auto m = parse_uci(p, u);
+    EXPECT_TRUE(m) << u;
+    if (!m) break;
+    if (moves) moves->push_back(*m);
+    p.do_move(*m);
+  }
+  return p;
+}
+
+std::vector<std::string> uci_list(Position p, const std::vector<Move>& moves) {
+  std::vector<std::string> out;
+  for (Move m : moves) {
+    out.push_back(to_uci(p, m));
+    p.do_move(m);
+  }
+  return out;
+}
+
+GapResult search(const Position& from, const std::vector<std::string>& gap, int max_plies = 8) {
+  GapQuery q;
+  q.from = from;
+  q.board = play(from, gap).board();
+  q.max_plies = max_plies;
+  q.pawn_may_stay_on_last_rank = from.variant() == Variant::Bughouse;
+  return search_gap(q);
+}
+
+bool has_candidate(const Position& from, const GapResult& r, const std::vector<std::string>& truth) {
+  return std::any_of(r.sequences.begin(), r.sequences.end(),
+                     [&](const std::vector<Move>& s) { return uci_list(from, s) == truth; });
+}
+
+}  // namespace
+
+TEST(GapSearch, AMoveThatNeedsTheOneBeforeItIsOneSequence) {
+  // Qh5 is only possible after e4, and e5 is Black's: no other order reaches this board.
+  Position start = Position::start();
+  GapResult r = search(start, {"e2e4", "e7e5", "d1h5"});
+  ASSERT_EQ(r.plies, 3);
+  ASSERT_TRUE(r.unique());
+  EXPECT_EQ(uci_list(start, r.sequences[0]), (std::vector<std::string>{"e2e4", "e7e5", "d1h5"}));
+}
+
+TEST(GapSearch, TransposedOrdersAreEveryCandidate) {
+  Position start = Position::start();
+  GapResult r = search(start, {"e2e4", "e7e5", "g1f3"});
+  ASSERT_EQ(r.plies, 3);
+  EXPECT_FALSE(r.unique());
+  EXPECT_EQ(r.sequences.size(), 2u);
+  EXPECT_TRUE(has_candidate(start, r, {"e2e4", "e7e5", "g1f3"}));
+  EXPECT_TRUE(has_candidate(start, r, {"g1f3", "e7e5", "e2e4"}));
+}
+
+TEST(GapSearch, TheShortestExplanationWins) {
+  // Nf3 Nf6 Ng1 Ng8 leaves the start position: nothing was missed that the board can tell.
+  Position start = Position::start();
+  GapResult r = search(start, {"e2e4", "g8f6", "g1f3", "f6g8"});
+  // The knight's trip is invisible: two plies (e4 and a tempo) cannot give it, e4 Nf3 with Black's knight
+  // home needs a black move; the shortest is four plies with a black knight out and back.
+  EXPECT_EQ(r.plies, 4);
+  EXPECT_TRUE(has_candidate(start, r, {"e2e4", "g8f6", "g1f3", "f6g8"}));
+}
+
+TEST(GapSearch, EightPliesOfAnOpening) {
+  Position start = Position::start();
+  std::vector<std::string> gap{"e2e4", "c7c5", "g1f3", "d7d6", "d2d4", "c5d4", "f3d4", "g8f6"};
+  GapResult r = search(start, gap);
+  ASSERT_EQ(r.plies, 8);
+  if (!r.exhausted) {
+    EXPECT_TRUE(has_candidate(start, r, gap));
+  }
+}
+
+TEST(GapSearch, Chess960CastlingInAGap) {
+  auto p = Position::from_fen("rk2r3/pp6/8/8/8/8/PP6/RK2R3 w EAea - 0 1", Variant::Chess, true);
+  ASSERT_TRUE(p);
+  // White castles queen side (king b1 to c1, rook a1 to d1: one move), Black's rook steps, White's rook
+  // goes on. King and rook walking there take more moves than the gap holds.
+  GapResult r = search(*p, {"b1a1", "e8e7", "d1d5"});
+  ASSERT_EQ(r.plies, 3);
+  EXPECT_TRUE(has_candidate(*p, r, {"b1a1", "e8e7", "d1d5"}));
+}
+
+TEST(GapSearch, BughouseDropsFromTheReserve) {
+  auto p = Position::from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R[Nb] w KQkq - 2 3",
+                              Variant::Bughouse);
+  ASSERT_TRUE(p);
+  // The bishop dropped on b4 and taken by the pawn that stepped to c3 for it: no other order, drop or
+  // move reaches that board (the knight stays in White's reserve).
+  std::vector<std::string> gap{"c2c3", "B@b4", "c3b4"};
+  GapResult r = search(*p, gap, 4);
+  ASSERT_EQ(r.plies, 3);
+  ASSERT_TRUE(r.unique()) << r.sequences.size();
+  EXPECT_TRUE(has_candidate(*p, r, gap));
+}
+
+TEST(GapSearch, ABoardNothingExplainsWithinTheBound) {
+  Position start = Position::start();
+  auto board = start.board();
+  std::swap(board[make_square(0, 0)], board[make_square(0, 7)]);  // the rooks of a1 and a8 swapped
+  GapQuery q;
+  q.from = start;
+  q.board = board;
+  GapResult r = search_gap(q);
+  EXPECT_EQ(r.plies, 0);
+  EXPECT_TRUE(r.sequences.empty());
+}
+
+TEST(GapSearch, GapsCutOutOfRealGames) {
+  auto file = std::filesystem::path(EBOARD_SHARED_DIR) / "corpora" / "pgn" / "standard" /
+              "shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn";
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << "../shared is absent";
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  auto games = read_pgn(text.str());
+  ASSERT_TRUE(games);
+  int checked = 0, unique = 0, shorter = 0, exhausted = 0;
+  for (std::size_t g = 0; g < games->size() && g < 60; ++g) {
+    auto rec = replay((*games)[g]);
+    if (!rec || rec->moves.size() < 20) continue;
+    int plies = int(g % 6) + 3;  // 3 to 8
+    int at = int((g * 7) % (rec->moves.size() - std::size_t(plies)));
+    Position from = rec->start;
+    for (int i = 0; i < at; ++i) from.do_move(rec->moves[std::size_t(i)].move);
+    std::vector<std::string> truth;
+    Position p = from;
+    for (int i = at; i < at + plies; ++i) {
+      truth.push_back(to_uci(p, rec->moves[std::size_t(i)].move));
+      p.do_move(rec->moves[std::size_t(i)].move);
+    }
+    GapResult r = search(from, truth);
+    if (r.exhausted) {
+      ++exhausted;  // the work bound: what was found is reported as incomplete
+      continue;
+    }
+    ASSERT_GT(r.plies, 0) << "game " << g << " at ply " << at;
+    if (r.plies < plies) {
+      ++shorter;  // moves undone within the gap: invisible on the board
+      continue;
+    }
+    ++checked;
+    unique += r.unique();
+    if (!r.truncated) {
+      EXPECT_TRUE(has_candidate(from, r, truth)) << "game " << g << " at ply " << at;
+    }
+  }
+  EXPECT_GT(checked, 40);
+  EXPECT_GT(unique, 0);
+  EXPECT_LT(shorter, 5);
+  EXPECT_LT(exhausted, 6);
+}
+
+TEST(GapRecord, RecoveredPliesAreMovesWithAComment) {
+  Game g(Position::start());
+  std::vector<Move> moves;
+  play(Position::start(), {"e2e4", "e7e5", "d1h5"}, &moves);
+  for (Move m : moves) {
+    g.play(m);
+    g.mark_last(true, false);
+  }
+  GameRecord rec;
+  set_record_moves(rec, g);
+  ASSERT_EQ(rec.moves.size(), 3u);
+  EXPECT_NE(rec.moves[0].comment.find("recovered"), std::string::npos);
+  auto text = write_pgn(rec);
+  ASSERT_TRUE(text);
+  EXPECT_NE(text->find("1. e4 {recovered after a gap, not witnessed}"), std::string::npos) << *text;
+}
+
+TEST(GapRecord, MissedPliesAreNeverWrittenAsMoves) {
+  Game g(Position::start());
+  std::vector<Move> moves;
+  play(Position::start(), {"e2e4", "e7e5", "g1f3", "b8c6", "f1b5"}, &moves);
+  g.play(moves[0]);
+  for (int i = 1; i <= 3; ++i) {
+    g.play(moves[std::size_t(i)]);
+    g.mark_last(false, true);
+  }
+  g.play(moves[4]);
+  EXPECT_EQ(g.record_since(), 4);
+  GameRecord rec;
+  set_record_moves(rec, g);
+  // The record starts after the gap (SetUp/FEN) with the move seen after it.
+  ASSERT_EQ(rec.moves.size(), 1u);
+  EXPECT_EQ(rec.start.fen(), g.position_at(4).fen());
+  EXPECT_NE(rec.intro_comment.find("3 plies missed"), std::string::npos) << rec.intro_comment;
+  EXPECT_EQ(rec.intro_comment.find("Nf3"), std::string::npos) << rec.intro_comment;
+  // The arbiter settles the gap: the plies become moves, the record whole again.
+  std::vector<Move> chosen(moves.begin() + 1, moves.begin() + 4);
+  ASSERT_TRUE(g.replace_plies(1, chosen));
+  EXPECT_EQ(g.record_since(), 0);
+  EXPECT_TRUE(g.plies()[2].recovered);
+  GameRecord whole;
+  set_record_moves(whole, g);
+  EXPECT_EQ(whole.moves.size(), 5u);
+}
+
+TEST(GapRecord, AnAdoptedPositionIsANewSegment) {
+  Game g(Position::start());
+  std::vector<Move> moves;
+  play(Position::start(), {"e2e4"}, &moves);
+  g.play(moves[0]);
+  auto later = Position::from_fen("rnbqkb1r/pppppppp/5n2/8/4P3/2N5/PPPP1PPP/R1BQKBNR b KQkq - 0 2");
+  ASSERT_TRUE(later);
+  g.adopt(*later);  // Black on move as after e4: two plies, so that ply numbers keep telling who moved
+  EXPECT_EQ(g.ply_count(), 3);
+  EXPECT_EQ(g.position().fen(), later->fen());
+  GameRecord rec;
+  set_record_moves(rec, g);
+  EXPECT_EQ(rec.start.fen(), later->fen());
+  EXPECT_NE(rec.intro_comment.find("not seen"), std::string::npos) << rec.intro_comment;
+  g.undo();
+  g.undo();
+  EXPECT_EQ(g.position().fen(), play(Position::start(), {"e2e4"}).fen());
+}
