@@ -823,7 +823,11 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
   Color us = p.side_to_move();
   int ply = game_.ply_count() + 1;
   std::string who = us == WHITE ? "White" : "Black";
-  if (released_ && *released_ != s.move)
+  // A reserve piece resting on its square is no released piece of 4.7: FQE 19 is the rule made for it
+  // (reserve-touch-move below), and a profile without touch-move lets it be placed elsewhere.
+  const bool released_drop = released_ && released_->is_drop();
+  const bool drop_rule_applies = !cfg_.profile.reserve_touch_move && cfg_.profile.touch_move;
+  if (released_ && *released_ != s.move && (!released_drop || drop_rule_applies))
     emit(t, AlertEvent{"released-piece-moved",
                        ply,
                        us,
@@ -876,6 +880,7 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
     std::optional<Move> placed = placed_drop_;
     if (!placed && drop_shown_ && drop_shown_->first != s.move && t - drop_shown_->second >= cfg_.scan_ms)
       placed = drop_shown_->first;
+    if (!placed && released_drop) placed = released_;
     if (placed && *placed != s.move) {
       AlertEvent a{"reserve-touch-move",
                    ply,
