@@ -371,6 +371,7 @@ void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
   mismatch_reported_ = false;
   illegal_counts_ = {};
   forget_stood();
+  replaced_illegal_.reset();
   received_.clear();
   borrowed_ = {};
   early_drops_.clear();
@@ -700,6 +701,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     }
     illegal_move("illegal-move", presser, press.t_ms, reason,
                  describe(*shown) + " is not a legal move: " + why);
+    remember_replaced(*shown);
     return;
   }
   if (auto shown = shown_move()) {
@@ -712,6 +714,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     illegal_move("illegal-move", presser, press.t_ms, geometric ? "king-left-in-check" : "impossible-move",
                  std::string(1, piece_char(type_of(shown->piece))) + square_name(shown->from) + "-" +
                      square_name(shown->to) + " is not a legal move");
+    remember_replaced(*shown);
     remember_stood(*shown, press);
     return;
   }
@@ -741,6 +744,11 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     }
   illegal_move("illegal-move", presser, press.t_ms, "no-legal-move",
                "the clock was pressed but the board shows no legal move");
+}
+
+void Reconstructor::remember_replaced(const ShownMove& m) {
+  if (cfg_.profile.same_piece_after_completed_illegal)
+    replaced_illegal_ = ReplacedIllegal{m, game_.ply_count() + 1};
 }
 
 std::string Reconstructor::describe(const ShownMove& m) {
@@ -844,33 +852,14 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
                            ", not a legal move, and corrected it before pressing the clock",
                        {}});
     // FQE 21a: the corrected move must be played with the same piece if it can move.
-    if (cfg_.profile.same_piece_after_illegal) {
-      bool could = false, did = false;
-      if (shown_illegal_->from == SQ_NONE) {
-        PieceType pt = type_of(shown_illegal_->piece);
-        for (Move m : legal) could |= m.is_drop() && m.drop_type() == pt;
-        did = s.move.is_drop() && s.move.drop_type() == pt;
-      } else {
-        Square sq = shown_illegal_->from;
-        for (Move m : legal) could |= !m.is_drop() && m.from() == sq;
-        did = !s.move.is_drop() && s.move.from() == sq;
-      }
-      if (could && !did) {
-        AlertEvent a{"same-piece-required",
-                     ply,
-                     us,
-                     who + " took back " + describe(*shown_illegal_) +
-                         " and played another piece although the same one could move (FQE 21a)",
-                     {}};
-        a.extra.push_back(
-            {"square",
-             shown_illegal_->from == SQ_NONE ? std::string("reserve") : square_name(shown_illegal_->from),
-             false});
-        emit(t, std::move(a));
-        same_piece_square = shown_illegal_->from;
-      }
-    }
+    if (cfg_.profile.same_piece_after_illegal)
+      same_piece_square = judge_same_piece(*shown_illegal_, s, "took back", "FQE 21a", t);
   }
+  // FIDE 7.5.1: the move replacing a completed illegal move, 4.3 applying to it.
+  if (replaced_illegal_ && replaced_illegal_->ply == ply && color_of(replaced_illegal_->shown.piece) == us &&
+      same_piece_square == SQ_NONE)
+    same_piece_square =
+        judge_same_piece(replaced_illegal_->shown, s, "completed the illegal move", "7.5.1, 4.3", t);
   if (s.pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank)
     illegal_move("illegal-move", us, t, "promotion-not-completed",
                  who + " pressed the clock with the pawn still on " + square_name(s.move.to()) +
@@ -970,10 +959,37 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
   }
 }
 
+Square Reconstructor::judge_same_piece(const ShownMove& illegal, const Successor& s, const std::string& what,
+                                       const char* rule, std::int64_t t) {
+  const Position& p = game_.position();
+  Color us = p.side_to_move();
+  bool could = false, did = false;
+  if (illegal.from == SQ_NONE) {
+    PieceType pt = type_of(illegal.piece);
+    for (Move m : MoveList(p)) could |= m.is_drop() && m.drop_type() == pt;
+    did = s.move.is_drop() && s.move.drop_type() == pt;
+  } else {
+    for (Move m : MoveList(p)) could |= !m.is_drop() && m.from() == illegal.from;
+    did = !s.move.is_drop() && s.move.from() == illegal.from;
+  }
+  if (!could || did) return SQ_NONE;
+  AlertEvent a{"same-piece-required",
+               game_.ply_count() + 1,
+               us,
+               std::string(us == WHITE ? "White" : "Black") + " " + what + " " + describe(illegal) +
+                   " and played another piece although the same one could move (" + rule + ")",
+               {}};
+  a.extra.push_back(
+      {"square", illegal.from == SQ_NONE ? std::string("reserve") : square_name(illegal.from), false});
+  emit(t, std::move(a));
+  return illegal.from;
+}
+
 void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock, std::size_t touch_count,
                            std::size_t history_index, bool judge_touches) {
   forget_stood();  // a move from the position before the illegal one: that one was taken back (7.5.1)
   if (judge_touches) check_touches(s, touch_count, t);
+  replaced_illegal_.reset();  // replaced now (or the turn passed on without a judgement)
   if (s.move.is_drop() && game_.position().variant() == Variant::Bughouse) judge_drop_timing(s.move, t);
   const Position& before = game_.position();
   // Bughouse: the captured piece goes to the partner, in its colour, a promoted one as a pawn (FQE 6, 11).
@@ -1526,6 +1542,7 @@ void Reconstructor::stood_on_board_changed(std::int64_t t) {
 void Reconstructor::adopt_stood() {
   Stood s = std::move(*stood_);
   forget_stood();
+  replaced_illegal_.reset();  // it stood: nothing replaces it
   const Position& before = game_.position();
   MoveEvent ev;
   ev.uci = to_uci(before, s.shown);

@@ -219,7 +219,19 @@ class Reconstructor {
   std::optional<std::int64_t> release_at_;  // when the shown successor will count as released (4.7)
   std::optional<Move> released_;            // a legal move whose piece was released on its square
   std::optional<ShownMove> shown_illegal_;  // an illegal move the board showed this turn, not completed
-  std::array<int, 2> illegal_counts_{};     // completed illegal moves per colour (7.5.5)
+  // FIDE 7.5.1: a completed illegal move, its position reinstated; the move replacing it (at this ply)
+  // must be made with the same piece when it can move.
+  struct ReplacedIllegal {
+    ShownMove shown;
+    int ply;
+  };
+  std::optional<ReplacedIllegal> replaced_illegal_;
+  void remember_replaced(const ShownMove& m);
+  // Whether `s` is made with the piece of `illegal` (or, for a drop, the same reserve piece), when that
+  // piece could move; reports same-piece-required if not and returns the square it names.
+  Square judge_same_piece(const ShownMove& illegal, const Successor& s, const std::string& what,
+                          const char* rule, std::int64_t t);
+  std::array<int, 2> illegal_counts_{};  // completed illegal moves per colour (7.5.5)
   std::optional<Move> published_provisional_;
   std::optional<std::int64_t> settle_at_;
   std::optional<std::int64_t> provisional_at_;
