@@ -414,7 +414,7 @@ void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
   // A flag that has just fallen (6.9): the player on that side loses, unless the opponent cannot mate.
   bool left_fell = r.left_flag && !(last_reading_ && last_reading_->left_flag);
   bool right_fell = r.right_flag && !(last_reading_ && last_reading_->right_flag);
-  if ((left_fell || right_fell) && left_player_ && !game_.outcome()) {
+  if ((left_fell || right_fell) && left_player_ && !game_.outcome() && !clocks_paused_) {
     Color side = left_fell ? *left_player_ : ~*left_player_;
     Outcome o = game_.flag_outcome(side);
     game_.set_outcome(o);
@@ -1583,8 +1583,10 @@ const char* event_type(const Event& e) {
       return "claimable";
     case 4:
       return "result";
-    default:
+    case 5:
       return "match-result";
+    default:
+      return std::get<MatchPauseEvent>(e.what).paused ? "match-paused" : "match-resumed";
   }
 }
 

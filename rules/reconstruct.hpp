@@ -98,6 +98,8 @@ class Reconstructor {
   // FQE 11: the piece the next promotion of `c` stands for when the pawn stays on the last rank (told by
   // the player, entered by the arbiter or on the clock). Queen unless set; back to queen after use.
   void set_promotion_piece(Color c, PieceType t);
+  // FQE 23: the match is paused (both clocks stopped to call the arbiter): no flag falls meanwhile.
+  void set_clocks_paused(bool paused) { clocks_paused_ = paused; }
   // Ends the game from outside (the other game of a match decided it, an arbiter's decision).
   std::vector<Event> end_game(const Outcome& o, std::int64_t t_ms);
 
@@ -262,6 +264,7 @@ class Reconstructor {
   const Successor* successor_with_lifts(const std::array<Piece, 64>& board) const;
   void resolve_pending_on_settle(std::int64_t t, bool final);
   std::optional<ClockReading> last_reading_;
+  bool clocks_paused_ = false;  // set by the match (FQE 23)
   std::optional<Color> left_player_;
   bool left_player_confirmed_ = false;  // by a completed move (before that: from the running side)
   std::vector<Event> out_;
