@@ -680,6 +680,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     illegal_move(
         "clock-without-move", presser, press.t_ms, "clock-without-move",
         std::string(presser == WHITE ? "White" : "Black") + " pressed the clock without moving (7.5.3)");
+    remember_stood_pass(press);
     return;
   }
   if (auto shown = shown_move(); shown && shown->from == SQ_NONE) {
@@ -1486,11 +1487,29 @@ std::vector<Event> Reconstructor::resume(std::int64_t t) {
 // ---------------------------------------------------------------------------------------------------
 // FIDE A.4.2: an illegal move that stood.
 
+bool Reconstructor::illegal_may_stand() const {
+  // A.4.2 (rapid, blitz) and clock-move bughouse: a claim comes before the opponent's next move or never.
+  return cfg_.profile.illegal_moves == IllegalMovePolicy::StandsUnlessClaimed ||
+         cfg_.profile.illegal_moves == IllegalMovePolicy::LossIfClaimedBeforeNextMove;
+}
+
 void Reconstructor::remember_stood(const ShownMove& m, const PendingPress& press) {
-  if (cfg_.profile.illegal_moves != IllegalMovePolicy::StandsUnlessClaimed || m.from == SQ_NONE) return;
+  if (!illegal_may_stand() || m.from == SQ_NONE) return;
   auto after = game_.position().after_illegal_move(m.from, m.to);
   if (!after) return;  // no position to play on (a pawn on the last rank, a king taken): 7.5.1 alone
-  Stood s{Move::make(m.from, m.to), std::move(*after), {}, press.clock, press.t_ms};
+  may_stand(Move::make(m.from, m.to), std::move(*after), press);
+}
+
+void Reconstructor::remember_stood_pass(const PendingPress& press) {
+  // A.4.2 names 7.5.3 too: the opponent who plays on after a press without a move accepted the pass.
+  if (!illegal_may_stand()) return;
+  Position after = game_.position();
+  after.do_null_move();
+  may_stand(Move::none(), std::move(after), press);
+}
+
+void Reconstructor::may_stand(Move shown, Position after, const PendingPress& press) {
+  Stood s{shown, std::move(after), {}, press.clock, press.t_ms};
   for (Move reply : MoveList(s.after)) s.replies.push_back(board_after(s.after.board(), s.after, reply));
   stood_ = std::move(s);
 }
@@ -1544,6 +1563,11 @@ void Reconstructor::adopt_stood() {
   forget_stood();
   replaced_illegal_.reset();  // it stood: nothing replaces it
   const Position& before = game_.position();
+  // Clock-move bughouse: a capture that stood hands its piece over like any other (FQE 6, 11).
+  std::optional<Piece> handed;
+  if (before.variant() == Variant::Bughouse && !s.shown.is_none() &&
+      before.piece_on(s.shown.to()) != NO_PIECE)
+    handed = make_piece(color_of(before.piece_on(s.shown.to())), before.captured_hand_type(s.shown.to()));
   MoveEvent ev;
   ev.uci = to_uci(before, s.shown);
   ev.san = to_long_algebraic(before, s.shown);
@@ -1554,6 +1578,7 @@ void Reconstructor::adopt_stood() {
   ev.ply = game_.ply_count();
   display_ = game_.position().board();
   emit(s.t_ms, ev);
+  if (handed) handovers_.push_back({*handed, s.t_ms, game_.ply_count()});
   // Lifts and boards since the illegal move's press were the opponent's turn: they stay, judged for him.
   for (auto& touch : touches_)
     if (color_of(touch.piece) == game_.position().side_to_move()) touch.other_piece_in_air = false;

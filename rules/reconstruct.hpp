@@ -299,8 +299,10 @@ class Reconstructor {
   void follow_adjourned(const SensorEvent& e);
 
   // --- FIDE A.4.2: an illegal move stands unless claimed before the opponent's next move ------------
-  // (profiles with IllegalMovePolicy::StandsUnlessClaimed). The illegal move is alerted and the position
-  // before it stays the game's, as under 7.5.1; but when the opponent plays a legal move from the
+  // (profiles with IllegalMovePolicy::StandsUnlessClaimed, and clock-move bughouse, whose illegal move
+  // loses only if claimed before the claimant's next move). A clock press without a move (7.5.3) is such
+  // an illegal move too: when it stands it is a pass, the null move. The illegal move is alerted and the
+  // position before it stays the game's, as under 7.5.1; but when the opponent plays a legal move from the
   // position it left and presses his clock, nobody claimed: it stood. It becomes a ply of the game (an
   // illegal move event) and his reply is judged from there like any move.
   struct Stood {
@@ -319,6 +321,10 @@ class Reconstructor {
   };
   std::optional<StoodPress> stood_press_;
   void remember_stood(const ShownMove& m, const PendingPress& press);
+  // A press without a move (7.5.3) that may stand: a pass, recorded as the null move 0000.
+  void remember_stood_pass(const PendingPress& press);
+  void may_stand(Move shown, Position after, const PendingPress& press);
+  bool illegal_may_stand() const;
   // Whether `board` shows one of the opponent's replies (some of the illegal mover's pieces may already
   // be lifted: his next turn beginning in the same scan), or, with `in_air`, is on the way to one.
   bool shows_stood_reply(const std::array<Piece, 64>& board, bool in_air = false) const;
