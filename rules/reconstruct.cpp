@@ -306,6 +306,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
 }
 
 void Reconstructor::on_board_changed(std::int64_t t) {
+  if (illegal_position_) wood_made_legal();
   last_board_event_ = t;
   shown_confirm_at_.reset();
   // The start position set up on the board starts a new game, unless a legal move leads to it (knights
@@ -372,6 +373,7 @@ void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
   illegal_counts_ = {};
   forget_stood();
   replaced_illegal_.reset();
+  illegal_position_.reset();
   received_.clear();
   borrowed_ = {};
   early_drops_.clear();
@@ -1008,8 +1010,11 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   game_.play(s.move, clock, t);
   ev.ply = game_.ply_count();
   if (s.move.is_promotion()) promotion_piece_[mover] = QUEEN;  // a named piece serves one promotion
-  // The wood after the move: in bughouse as the board showed it (the pawn may stay, FQE 11).
-  display_ = cfg_.profile.pawn_may_stay_on_last_rank ? s.board : game_.position().board();
+  // The wood after the move: in bughouse as the board showed it (the pawn may stay, FQE 11); under A.4.4
+  // a pawn left on the last rank stays on the wood until the next move is completed.
+  const bool keep_wood = cfg_.profile.pawn_may_stay_on_last_rank ||
+                         (illegal_position_draws() && (s.pawn_left_on_last_rank || illegal_position_));
+  display_ = keep_wood ? s.board : game_.position().board();
   emit(t, ev);
   if (handed) handovers_.push_back({*handed, t, game_.ply_count()});
   // Lifts and board states after the board first showed this move belong to the opponent's turn.
@@ -1030,8 +1035,52 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   mismatch_at_.reset();
   mismatch_reported_ = false;
   recompute_successors();
+  if (judge_illegal_position(t)) return;
   check_end(t);
   match_from_history();
+}
+
+bool Reconstructor::illegal_position_draws() const {
+  return cfg_.profile.illegal_moves == IllegalMovePolicy::StandsUnlessClaimed;
+}
+
+bool Reconstructor::wood_illegal() const {
+  if (!cfg_.profile.pawn_may_stay_on_last_rank)
+    for (Square q = 0; q < 64; ++q)
+      if (display_[q] != NO_PIECE && type_of(display_[q]) == PAWN && (rank_of(q) == 0 || rank_of(q) == 7))
+        return true;
+  const Position& p = game_.position();
+  return (p.attackers_to(p.king_square(WHITE)) & p.pieces(BLACK)) &&
+         (p.attackers_to(p.king_square(BLACK)) & p.pieces(WHITE));
+}
+
+bool Reconstructor::judge_illegal_position(std::int64_t t) {
+  if (!illegal_position_draws()) return false;
+  // A.4.4: an illegal position seen (two kings in check, a pawn on the last rank) is judged once the next
+  // move is completed: still on the board, the game is drawn.
+  const bool illegal = wood_illegal();
+  if (illegal_position_ && game_.ply_count() > *illegal_position_ && illegal && !game_.outcome()) {
+    illegal_position_.reset();
+    Outcome o{Result::Draw, "illegal-position"};
+    game_.set_outcome(o);
+    emit(t, ResultEvent{o.result, o.reason});
+    return true;
+  }
+  illegal_position_.reset();
+  if (illegal) illegal_position_ = game_.ply_count();
+  return false;
+}
+
+void Reconstructor::wood_made_legal() {
+  // 7.5.2 carried out late: the pawn left on the last rank replaced by the piece it counts as.
+  bool changed = false;
+  for (Square q = 0; q < 64; ++q)
+    if (display_[q] != NO_PIECE && type_of(display_[q]) == PAWN && (rank_of(q) == 0 || rank_of(q) == 7) &&
+        physical_[q] != NO_PIECE && physical_[q] == game_.position().piece_on(q)) {
+      display_[q] = physical_[q];
+      changed = true;
+    }
+  if (changed) recompute_successors();
 }
 
 void Reconstructor::match_from_history() {
@@ -1592,6 +1641,7 @@ void Reconstructor::adopt_stood() {
   mismatch_at_.reset();
   mismatch_reported_ = false;
   recompute_successors();
+  if (judge_illegal_position(s.t_ms)) return;
   check_end(s.t_ms);
   match_from_history();
 }

@@ -333,6 +333,14 @@ class Reconstructor {
   void stood_on_press(ClockSide pressed, const ClockReading& r, std::int64_t t);
   void stood_on_board_changed(std::int64_t t);
   void adopt_stood();
+  // --- FIDE A.4.4: two kings in check or a pawn on the last rank (on the wood), seen after a completed
+  // move, still there once the next move is completed: the game is drawn (result reason illegal-position).
+  // Under 7.5.2 the pawn counts as a queen; until it is swapped in, the wood keeps the pawn.
+  std::optional<int> illegal_position_;  // the ply after which the position was illegal
+  bool illegal_position_draws() const;
+  bool wood_illegal() const;
+  bool judge_illegal_position(std::int64_t t);  // true: the game was drawn
+  void wood_made_legal();
   void forget_stood() {
     stood_.reset();
     stood_press_.reset();
