@@ -1160,7 +1160,9 @@ void Reconstructor::on_settled(std::int64_t t) {
   if (board_matches_game()) {
     mismatch_at_.reset();
     mismatch_reported_ = false;
-    forget_stood();  // the position before the illegal move is back: a claim upheld, or corrected (7.5.1)
+    // The position before the illegal move is back: a claim upheld, or corrected (7.5.1). Not after a
+    // pass, whose position is that one (a piece touched and put back is no claim).
+    if (stood_ && !stood_->shown.is_none()) forget_stood();
     return;
   }
   if (result_gesture(t)) return;
