@@ -45,6 +45,8 @@ json to_json(const Event& e) {
         } else if constexpr (std::is_same_v<T, ResultEvent> || std::is_same_v<T, MatchResultEvent>) {
           j["result"] = result_string(v.result);
           j["reason"] = v.reason;
+        } else if constexpr (std::is_same_v<T, MatchPauseEvent>) {
+          j["reason"] = v.reason;
         }
       },
       e.what);
