@@ -55,4 +55,14 @@ json to_json(const Event& e) {
 
 std::string to_json_line(const Event& e) { return to_json(e).dump(); }
 
+json to_json(const LinkEvent& e) {
+  return json{{"t", e.t_ms},
+              {"board", e.board},
+              {"type", "link"},
+              {"state", e.online ? "online" : "offline"},
+              {"reason", e.reason}};
+}
+
+std::string to_json_line(const LinkEvent& e) { return to_json(e).dump(); }
+
 }  // namespace eboard::daemon

@@ -114,6 +114,24 @@ TEST(StoodIllegalMove, MoveEventSaysIllegalOnlyWhenItIs) {
   EXPECT_FALSE(daemon::to_json(rules::Event{6, "A", legal}).contains("illegal"));
 }
 
+// CONTRACTS §3 `link`: t, board, type, state online/offline and the reason, nothing else; a reason with
+// quotes and control characters stays one valid JSON line.
+TEST(LinkEvent, CarriesTheContractFieldsOnOneLine) {
+  auto off =
+      daemon::to_json(daemon::LinkEvent{1700000000123, "A", false, "device removed: Input/output error"});
+  EXPECT_EQ(off, nlohmann::json::parse(R"({"t":1700000000123,"board":"A","type":"link","state":"offline",)"
+                                       R"("reason":"device removed: Input/output error"})"));
+  auto on = daemon::to_json(daemon::LinkEvent{1700000004000, "12", true, "connected on /dev/ttyUSB0"});
+  EXPECT_EQ(on.at("state"), "online");
+  EXPECT_EQ(on.at("board"), "12");
+  const std::string odd = "read error: \"x\"\n\ttab";
+  const std::string line = daemon::to_json_line(daemon::LinkEvent{7, "B", false, odd});
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  auto back = nlohmann::json::parse(line);
+  EXPECT_EQ(back.at("reason"), odd);
+  EXPECT_EQ(back.at("type"), "link");
+}
+
 // The board's PGN (/games.pgn) after such a move: SetUp/FEN from the position it left, still readable.
 TEST(StoodIllegalMove, GamePgnStartsFromThePositionItLeft) {
   rules::Game g(rules::Position::start());
