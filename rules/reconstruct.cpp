@@ -757,8 +757,9 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
                        " is not allowed by the rules of this event");
       return;
     }
-  // Moves made unseen (a reconnect's board, lost updates): the press completes them.
-  if (recover_gap(t, &press)) return;
+  // Moves made unseen (a reconnect's board, lost updates that left a board nothing explained for the
+  // mismatch time): the press completes them.
+  if ((gap_suspected_ || lost_updates_suspected()) && recover_gap(t, &press)) return;
   if (gap_suspected_ || mismatch_reported_ || adopt_candidate_) {
     // A board nothing explains: told once (position-mismatch), not at every press; play going on from a
     // legal position is followed from there (follow_unexplained_press).
@@ -1276,6 +1277,9 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
                                setup_problem(physical_, cfg_.chess960),
                                {}});
       } else if (!mismatch_reported_ && !game_.outcome() && (game_.ply_count() > 0 || left_player_)) {
+        // A board at rest that long: moves may have been made unseen (lost updates).
+        if (!pending_press_ && !has_drops(game_.position().variant()) && recover_gap(*next, nullptr))
+          continue;
         mismatch_reported_ = true;
         emit(*next, AlertEvent{"position-mismatch",
                                game_.ply_count(),
@@ -1710,6 +1714,13 @@ const char* event_type(const Event& e) {
 
 namespace eboard::rules {
 
+bool Reconstructor::lost_updates_suspected() const {
+  // Without a snapshot, a board nothing explains may be lost field updates, or a hand's mistake. With drops
+  // a wrong guess would also hand wrong pieces to the partner's board: there only a snapshot (a reconnect,
+  // a restart) opens a search.
+  return mismatch_reported_ && !has_drops(game_.position().variant());
+}
+
 std::optional<Color> Reconstructor::clock_on_move() const {
   if (!last_reading_ || !last_reading_->present || !left_player_) return std::nullopt;
   return last_reading_->lever_up == ClockSide::Left ? *left_player_ : ~*left_player_;
@@ -1749,11 +1760,13 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   std::optional<Color> on_move = press ? std::optional<Color>(~press->presser) : clock_on_move();
   q.side_to_move = on_move;
   GapResult found = search_gap(q);
-  if (found.plies == 0 && on_move) {
+  if (found.plies == 0 && !found.exhausted && on_move) {
     q.side_to_move = ~*on_move;
     found = search_gap(q);
   }
-  if (found.plies == 0) return false;
+  // A search cut short by its work bound has not seen every sequence: what it found is no explanation to
+  // go on from (a wrong one would make every later move look illegal). Told as a position nothing explains.
+  if (found.plies == 0 || found.exhausted) return false;
   const Color after_all = found.plies % 2 == 0 ? before.side_to_move() : ~before.side_to_move();
   int completed = on_move && *on_move == after_all ? found.plies : found.plies - 1;
   if (completed <= 0) return false;  // one move shown, not pressed: the ordinary way completes it
@@ -1766,7 +1779,7 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   const ClockTimes reading =
       press ? press->clock : (last_reading_ ? clock_times(*last_reading_) : ClockTimes{});
   const std::int64_t when = press ? press->t_ms : t;
-  const bool missed = prefixes.size() > 1 || found.truncated || found.exhausted;
+  const bool missed = prefixes.size() > 1 || found.truncated;
   if (missed) {
     // Several sequences: none is told as fact. The game goes on from the board's position (every candidate
     // reaches it); the record shows the gap until the arbiter settles it.
@@ -1793,7 +1806,7 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
     a.extra.push_back({"candidates", list, true});
     a.extra.push_back({"first_ply", std::to_string(first_ply), true});
     a.extra.push_back({"last_ply", std::to_string(first_ply + completed - 1), true});
-    if (found.truncated || found.exhausted) a.extra.push_back({"incomplete", "true", true});
+    if (found.truncated) a.extra.push_back({"incomplete", "true", true});
     emit(when, std::move(a));
     missed_gap_ = MissedGap{first_ply, prefixes};
   }
@@ -1923,7 +1936,7 @@ tl::expected<Position, std::string> Reconstructor::board_position(Color side) co
     }
   fen += castling.empty() ? "-" : castling;
   fen += " - 0 " + std::to_string(std::max(1, (game_.ply_count() + 2) / 2));
-  auto pos = Position::from_fen(fen, now.variant(), now.chess960() || !castling.empty());
+  auto pos = Position::from_fen(fen, now.variant(), now.chess960());
   if (!pos) return tl::unexpected("the board shows no position: " + pos.error());
   if (std::string why = pos->validate(); !why.empty()) return tl::unexpected(why);
   return *pos;
@@ -1944,6 +1957,9 @@ void Reconstructor::adopt_position(const Position& p, std::int64_t t, const std:
 }
 
 bool Reconstructor::follow_unexplained_press(const PendingPress& press) {
+  // With drops the reserves after unseen moves are unknown (bughouse: the partner's board hands pieces
+  // over): the game is not taken up by itself there; the arbiter can (adopt_board).
+  if (has_drops(game_.position().variant())) return false;
   // The presser's move is done: his opponent is on move in what the board shows.
   if (adopt_candidate_) {
     // The position remembered at the last press, and a legal move from it now: play goes on from there.

@@ -170,6 +170,10 @@ Outcome play_with_gap(const rules::GameRecord& g, int at, int plies, std::uint64
     std::printf("--- %s lost %lld back %lld\n", where.c_str(), static_cast<long long>(lost),
                 static_cast<long long>(back));
     for (const auto& l : trace) std::printf("  %s\n", l.c_str());
+    std::string truth;
+    for (int i = at; i < at + plies + 2 && i < int(want.size()); ++i) truth += want[std::size_t(i)] + " ";
+    std::printf("  truth from ply %d: %s\n", at + 1, truth.c_str());
+    for (const auto& m : missed) std::printf("  candidates %s\n", m.dump().c_str());
   }
   if (!other_alerts.empty()) {
     out.problem = where + "alert " + other_alerts.front();
