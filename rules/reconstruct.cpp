@@ -1210,8 +1210,9 @@ void Reconstructor::on_settled(std::int64_t t) {
     }
     return;
   }
-  // After a reconnect or a restart: the moves made meanwhile.
-  if (gap_suspected_ && recover_gap(t, nullptr)) return;
+  // After a reconnect or a restart: the moves made meanwhile, on the snapshot itself (later boards may
+  // show a hand at work, a piece in the air: they are searched at the next press).
+  if (gap_suspected_ && board_from_dump_ && recover_gap(t, nullptr)) return;
   if (game_.ply_count() > 0 || left_player_) {
     if (auto two = two_ply_explanation(); two && !left_player_) {
       // Without a clock, a settled board two moves ahead completes the first of them.
