@@ -100,6 +100,10 @@ TEST(GapControl, TheGapWaitsWithItsCandidates) {
   EXPECT_EQ(m.reconstructor().missed_gap()->first_ply, 1);
   EXPECT_EQ(m.reconstructor().missed_gap()->candidates.size(), 4u);
   EXPECT_EQ(m.game().ply_count(), 4);
+  // The record shows the gap, not the first candidate: the moves start afresh after it.
+  const std::string pgn = pgn_of(m.game());
+  EXPECT_NE(pgn.find("[SetUp \"1\"]"), std::string::npos) << pgn;
+  EXPECT_NE(pgn.find("4 plies missed while the board was not followed"), std::string::npos) << pgn;
 }
 
 TEST(GapControl, RecoverByNumberPublishesThatCandidateAsRecoveredMoves) {
