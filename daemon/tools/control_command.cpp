@@ -498,9 +498,10 @@ void add_control_commands(CLI::App& app, int& exit_code) {
   recover->add_option("BOARD", v->board, "board id")->required();
   auto* n = recover->add_option("N", v->candidate, "the candidate's number (eboardctl status)")
                 ->check(CLI::Range(1, 999));
-  auto* moves = recover->add_option("--moves", v->moves,
-                                    "the gap's moves in UCI or SAN, separated by spaces, e.g. \"g7g6 f2f3 "
-                                    "f8g7\" (when the true moves are none of the candidates)");
+  auto* moves = recover->add_option(
+      "--moves", v->moves,
+      "the gap's moves in UCI or SAN, separated by spaces, e.g. \"g7g6 f2f3 f8g7\": as many "
+      "plies as the gap, reaching the position the game went on from");
   n->excludes(moves);
   recover->callback([v, &exit_code] {
     json body;
@@ -518,7 +519,7 @@ void add_control_commands(CLI::App& app, int& exit_code) {
 
   CLI::App* adopt = command(app, "adopt",
                             "Follow BOARD's game from the position the board shows (after a position no "
-                            "moves explain): the record starts a new segment with SetUp/FEN" +
+                            "moves explain): the record starts a new segment there (PGN: SetUp/FEN)" +
                                 control_note,
                             v->t);
   adopt->add_option("BOARD", v->board, "board id")->required();
