@@ -65,14 +65,23 @@ struct MatchResultEvent {
   std::string reason;
 };
 
+// FQE 23: a team stopped both clocks of a bughouse match to call the arbiter (`paused`), or a clock runs
+// again (not `paused`). Nothing is lost while paused: no flag falls. Type match-paused / match-resumed.
+struct MatchPauseEvent {
+  bool paused = true;
+  std::string reason;  // both-clocks-stopped, clock-running
+};
+
 struct Event {
   std::int64_t t_ms = 0;
   std::string board;
-  std::variant<MoveEvent, ProvisionalMoveEvent, AlertEvent, ClaimableEvent, ResultEvent, MatchResultEvent>
+  std::variant<MoveEvent, ProvisionalMoveEvent, AlertEvent, ClaimableEvent, ResultEvent, MatchResultEvent,
+               MatchPauseEvent>
       what;
 };
 
-// The `type` field of an event: move, provisional-move, alert, claimable, result, match-result.
+// The `type` field of an event: move, provisional-move, alert, claimable, result, match-result,
+// match-paused, match-resumed.
 const char* event_type(const Event& e);
 
 }  // namespace eboard::rules

@@ -49,7 +49,23 @@ std::vector<Event> Match::on_sensor(int b, const SensorEvent& e) {
   b &= 1;
   absorb(b, boards_[std::size_t(b)].on_sensor(e), out);
   sync_shown(e.t_ms, out);
+  // After the board judged the reading: a flag that fell as its clock stopped fell before the pause.
+  if (const auto* r = std::get_if<ClockReading>(&e.what)) judge_pause(b, *r, e.t_ms, out);
   return out;
+}
+
+void Match::judge_pause(int b, const ClockReading& r, std::int64_t t, std::vector<Event>& out) {
+  if (!r.present) return;  // a clock not read says nothing about whether it runs
+  clocks_[std::size_t(b)] = r;
+  clocks_ran_ |= r.running;
+  // Before the start both clocks stand still, and once a game has ended they are stopped for good.
+  if (!clocks_ran_ || result_ || !ends_.empty()) return;
+  const bool stopped = clocks_[0] && clocks_[1] && !clocks_[0]->running && !clocks_[1]->running;
+  if (stopped == paused_) return;
+  paused_ = stopped;
+  for (auto& board : boards_) board.set_clocks_paused(paused_);
+  out.push_back(Event{t, cfg_.board_ids[std::size_t(b)],
+                      MatchPauseEvent{paused_, paused_ ? "both-clocks-stopped" : "clock-running"}});
 }
 
 std::vector<Event> Match::advance(std::int64_t now) {

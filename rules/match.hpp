@@ -18,6 +18,9 @@
 //    FQE 16, a capture that lets the partner mate while the capturer is mated at once, and both flags
 //    falling for opposite teams). The game still going is then stopped (result reason partner-board).
 //    The match-result event carries the id of the board whose game ended first.
+//  * The pause (FQE 23): once the clocks have run, both clocks stopped pause the match (a team calls the
+//    arbiter): a match-paused event, and no flag falls on either board until a clock runs again
+//    (match-resumed). Both events carry the id of the board whose clock reading stopped or restarted it.
 #pragma once
 
 #include <array>
@@ -83,6 +86,8 @@ class Match {
   int reserve(int b, Color c, PieceType t) const { return board(b).game().position().pocket(c, t); }
   // The match result once decided, from the point of view of team 1 (White A + Black B).
   const std::optional<MatchResultEvent>& result() const { return result_; }
+  // FQE 23: both clocks stopped while the match goes on.
+  bool paused() const { return paused_; }
   // The match so far as a BPGN record: the moves of both boards in the order they were completed, each
   // with the mover's clock; the match result.
   BughouseRecord record() const;
@@ -96,6 +101,7 @@ class Match {
   void sync_shown(std::int64_t t, std::vector<Event>& out);
   void board_ended(int b, const ResultEvent& r, std::int64_t t, std::vector<Event>& out);
   void decide(std::int64_t t, std::vector<Event>& out);
+  void judge_pause(int b, const ClockReading& r, std::int64_t t, std::vector<Event>& out);
   void finish(Result team1, const std::string& reason, int deciding_board, std::int64_t t,
               std::vector<Event>& out);
 
@@ -116,6 +122,9 @@ class Match {
   std::vector<End> ends_;
   std::optional<std::int64_t> decide_at_;
   std::optional<MatchResultEvent> result_;
+  std::array<std::optional<ClockReading>, 2> clocks_;  // the last reading of each board's clock
+  bool clocks_ran_ = false;                            // a clock has run since the match began
+  bool paused_ = false;
 };
 
 }  // namespace eboard::rules

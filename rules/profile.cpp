@@ -7,6 +7,7 @@ namespace eboard::rules {
 std::optional<Profile> profile_by_name(std::string_view name) {
   Profile p;
   p.name = std::string(name);
+  p.same_piece_after_completed_illegal = true;  // 7.5.1 (and A.4.2 when the illegal move is claimed)
   if (name == "fide-standard") return p;
   if (name == "fide-rapid") {
     p.illegal_moves = IllegalMovePolicy::StandsUnlessClaimed;  // Annex A.4.2
@@ -19,6 +20,7 @@ std::optional<Profile> profile_by_name(std::string_view name) {
   }
   if (name == "bughouse-fqe" || name == "bughouse-clock-move") {
     p.variant = Variant::Bughouse;
+    p.same_piece_after_completed_illegal = false;  // FQE: a completed illegal move loses if claimed
     bool fqe = name == "bughouse-fqe";
     p.illegal_moves = fqe ? IllegalMovePolicy::LossIfClaimed : IllegalMovePolicy::LossIfClaimedBeforeNextMove;
     p.illegal_move_bonus_ms = 0;

@@ -32,6 +32,9 @@ struct Profile {
   // FQE 21a: an illegal move taken back before the press must be replaced by a move of the same piece
   // when that piece can move (alert same-piece-required).
   bool same_piece_after_illegal = false;
+  // FIDE 7.5.1: after a completed illegal move the position before it is reinstated, and 4.3 applies to
+  // the move replacing it: made with the same piece when that piece can move (alert same-piece-required).
+  bool same_piece_after_completed_illegal = false;
   // FQE 19: a reserve piece set on an empty square must be dropped there (alert reserve-touch-move).
   bool reserve_touch_move = false;
   // The pieces a pawn may promote to, a bit per PieceType (1 << KNIGHT …): clock-move bughouse allows

@@ -311,6 +311,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
 }
 
 void Reconstructor::on_board_changed(std::int64_t t) {
+  if (illegal_position_) wood_made_legal();
   last_board_event_ = t;
   shown_confirm_at_.reset();
   // The start position set up on the board starts a new game, unless a legal move leads to it (knights
@@ -376,6 +377,8 @@ void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
   mismatch_reported_ = false;
   illegal_counts_ = {};
   forget_stood();
+  replaced_illegal_.reset();
+  illegal_position_.reset();
   received_.clear();
   borrowed_ = {};
   early_drops_.clear();
@@ -418,7 +421,7 @@ void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
   // A flag that has just fallen (6.9): the player on that side loses, unless the opponent cannot mate.
   bool left_fell = r.left_flag && !(last_reading_ && last_reading_->left_flag);
   bool right_fell = r.right_flag && !(last_reading_ && last_reading_->right_flag);
-  if ((left_fell || right_fell) && left_player_ && !game_.outcome()) {
+  if ((left_fell || right_fell) && left_player_ && !game_.outcome() && !clocks_paused_) {
     Color side = left_fell ? *left_player_ : ~*left_player_;
     Outcome o = game_.flag_outcome(side);
     game_.set_outcome(o);
@@ -691,6 +694,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     illegal_move(
         "clock-without-move", presser, press.t_ms, "clock-without-move",
         std::string(presser == WHITE ? "White" : "Black") + " pressed the clock without moving (7.5.3)");
+    remember_stood_pass(press);
     return;
   }
   if (auto shown = shown_move(); shown && shown->from == SQ_NONE) {
@@ -712,6 +716,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     }
     illegal_move("illegal-move", presser, press.t_ms, reason,
                  describe(*shown) + " is not a legal move: " + why);
+    remember_replaced(*shown);
     return;
   }
   if (auto shown = shown_move()) {
@@ -724,6 +729,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     illegal_move("illegal-move", presser, press.t_ms, geometric ? "king-left-in-check" : "impossible-move",
                  std::string(1, piece_char(type_of(shown->piece))) + square_name(shown->from) + "-" +
                      square_name(shown->to) + " is not a legal move");
+    remember_replaced(*shown);
     remember_stood(*shown, press);
     return;
   }
@@ -770,6 +776,11 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   }
   illegal_move("illegal-move", presser, press.t_ms, "no-legal-move",
                "the clock was pressed but the board shows no legal move");
+}
+
+void Reconstructor::remember_replaced(const ShownMove& m) {
+  if (cfg_.profile.same_piece_after_completed_illegal)
+    replaced_illegal_ = ReplacedIllegal{m, game_.ply_count() + 1};
 }
 
 std::string Reconstructor::describe(const ShownMove& m) {
@@ -852,7 +863,11 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
   Color us = p.side_to_move();
   int ply = game_.ply_count() + 1;
   std::string who = us == WHITE ? "White" : "Black";
-  if (released_ && *released_ != s.move)
+  // A reserve piece resting on its square is no released piece of 4.7: FQE 19 is the rule made for it
+  // (reserve-touch-move below), and a profile without touch-move lets it be placed elsewhere.
+  const bool released_drop = released_ && released_->is_drop();
+  const bool drop_rule_applies = !cfg_.profile.reserve_touch_move && cfg_.profile.touch_move;
+  if (released_ && *released_ != s.move && (!released_drop || drop_rule_applies))
     emit(t, AlertEvent{"released-piece-moved",
                        ply,
                        us,
@@ -869,33 +884,14 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
                            ", not a legal move, and corrected it before pressing the clock",
                        {}});
     // FQE 21a: the corrected move must be played with the same piece if it can move.
-    if (cfg_.profile.same_piece_after_illegal) {
-      bool could = false, did = false;
-      if (shown_illegal_->from == SQ_NONE) {
-        PieceType pt = type_of(shown_illegal_->piece);
-        for (Move m : legal) could |= m.is_drop() && m.drop_type() == pt;
-        did = s.move.is_drop() && s.move.drop_type() == pt;
-      } else {
-        Square sq = shown_illegal_->from;
-        for (Move m : legal) could |= !m.is_drop() && m.from() == sq;
-        did = !s.move.is_drop() && s.move.from() == sq;
-      }
-      if (could && !did) {
-        AlertEvent a{"same-piece-required",
-                     ply,
-                     us,
-                     who + " took back " + describe(*shown_illegal_) +
-                         " and played another piece although the same one could move (FQE 21a)",
-                     {}};
-        a.extra.push_back(
-            {"square",
-             shown_illegal_->from == SQ_NONE ? std::string("reserve") : square_name(shown_illegal_->from),
-             false});
-        emit(t, std::move(a));
-        same_piece_square = shown_illegal_->from;
-      }
-    }
+    if (cfg_.profile.same_piece_after_illegal)
+      same_piece_square = judge_same_piece(*shown_illegal_, s, "took back", "FQE 21a", t);
   }
+  // FIDE 7.5.1: the move replacing a completed illegal move, 4.3 applying to it.
+  if (replaced_illegal_ && replaced_illegal_->ply == ply && color_of(replaced_illegal_->shown.piece) == us &&
+      same_piece_square == SQ_NONE)
+    same_piece_square =
+        judge_same_piece(replaced_illegal_->shown, s, "completed the illegal move", "7.5.1, 4.3", t);
   if (s.pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank)
     illegal_move("illegal-move", us, t, "promotion-not-completed",
                  who + " pressed the clock with the pawn still on " + square_name(s.move.to()) +
@@ -905,6 +901,7 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
     std::optional<Move> placed = placed_drop_;
     if (!placed && drop_shown_ && drop_shown_->first != s.move && t - drop_shown_->second >= cfg_.scan_ms)
       placed = drop_shown_->first;
+    if (!placed && released_drop) placed = released_;
     if (placed && *placed != s.move) {
       AlertEvent a{"reserve-touch-move",
                    ply,
@@ -994,10 +991,37 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
   }
 }
 
+Square Reconstructor::judge_same_piece(const ShownMove& illegal, const Successor& s, const std::string& what,
+                                       const char* rule, std::int64_t t) {
+  const Position& p = game_.position();
+  Color us = p.side_to_move();
+  bool could = false, did = false;
+  if (illegal.from == SQ_NONE) {
+    PieceType pt = type_of(illegal.piece);
+    for (Move m : MoveList(p)) could |= m.is_drop() && m.drop_type() == pt;
+    did = s.move.is_drop() && s.move.drop_type() == pt;
+  } else {
+    for (Move m : MoveList(p)) could |= !m.is_drop() && m.from() == illegal.from;
+    did = !s.move.is_drop() && s.move.from() == illegal.from;
+  }
+  if (!could || did) return SQ_NONE;
+  AlertEvent a{"same-piece-required",
+               game_.ply_count() + 1,
+               us,
+               std::string(us == WHITE ? "White" : "Black") + " " + what + " " + describe(illegal) +
+                   " and played another piece although the same one could move (" + rule + ")",
+               {}};
+  a.extra.push_back(
+      {"square", illegal.from == SQ_NONE ? std::string("reserve") : square_name(illegal.from), false});
+  emit(t, std::move(a));
+  return illegal.from;
+}
+
 void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock, std::size_t touch_count,
                            std::size_t history_index, bool judge_touches) {
   forget_stood();  // a move from the position before the illegal one: that one was taken back (7.5.1)
   if (judge_touches) check_touches(s, touch_count, t);
+  replaced_illegal_.reset();  // replaced now (or the turn passed on without a judgement)
   if (s.move.is_drop() && game_.position().variant() == Variant::Bughouse) judge_drop_timing(s.move, t);
   const Position& before = game_.position();
   // Bughouse: the captured piece goes to the partner, in its colour, a promoted one as a pawn (FQE 6, 11).
@@ -1015,8 +1039,11 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   game_.play(s.move, clock, t);
   ev.ply = game_.ply_count();
   if (s.move.is_promotion()) promotion_piece_[mover] = QUEEN;  // a named piece serves one promotion
-  // The wood after the move: in bughouse as the board showed it (the pawn may stay, FQE 11).
-  display_ = cfg_.profile.pawn_may_stay_on_last_rank ? s.board : game_.position().board();
+  // The wood after the move: in bughouse as the board showed it (the pawn may stay, FQE 11); under A.4.4
+  // a pawn left on the last rank stays on the wood until the next move is completed.
+  const bool keep_wood = cfg_.profile.pawn_may_stay_on_last_rank ||
+                         (illegal_position_draws() && (s.pawn_left_on_last_rank || illegal_position_));
+  display_ = keep_wood ? s.board : game_.position().board();
   emit(t, ev);
   if (handed) handovers_.push_back({*handed, t, game_.ply_count()});
   // Lifts and board states after the board first showed this move belong to the opponent's turn.
@@ -1040,8 +1067,52 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   gap_searched_.reset();
   adopt_candidate_.reset();
   recompute_successors();
+  if (judge_illegal_position(t)) return;
   check_end(t);
   match_from_history();
+}
+
+bool Reconstructor::illegal_position_draws() const {
+  return cfg_.profile.illegal_moves == IllegalMovePolicy::StandsUnlessClaimed;
+}
+
+bool Reconstructor::wood_illegal() const {
+  if (!cfg_.profile.pawn_may_stay_on_last_rank)
+    for (Square q = 0; q < 64; ++q)
+      if (display_[q] != NO_PIECE && type_of(display_[q]) == PAWN && (rank_of(q) == 0 || rank_of(q) == 7))
+        return true;
+  const Position& p = game_.position();
+  return (p.attackers_to(p.king_square(WHITE)) & p.pieces(BLACK)) &&
+         (p.attackers_to(p.king_square(BLACK)) & p.pieces(WHITE));
+}
+
+bool Reconstructor::judge_illegal_position(std::int64_t t) {
+  if (!illegal_position_draws()) return false;
+  // A.4.4: an illegal position seen (two kings in check, a pawn on the last rank) is judged once the next
+  // move is completed: still on the board, the game is drawn.
+  const bool illegal = wood_illegal();
+  if (illegal_position_ && game_.ply_count() > *illegal_position_ && illegal && !game_.outcome()) {
+    illegal_position_.reset();
+    Outcome o{Result::Draw, "illegal-position"};
+    game_.set_outcome(o);
+    emit(t, ResultEvent{o.result, o.reason});
+    return true;
+  }
+  illegal_position_.reset();
+  if (illegal) illegal_position_ = game_.ply_count();
+  return false;
+}
+
+void Reconstructor::wood_made_legal() {
+  // 7.5.2 carried out late: the pawn left on the last rank replaced by the piece it counts as.
+  bool changed = false;
+  for (Square q = 0; q < 64; ++q)
+    if (display_[q] != NO_PIECE && type_of(display_[q]) == PAWN && (rank_of(q) == 0 || rank_of(q) == 7) &&
+        physical_[q] != NO_PIECE && physical_[q] == game_.position().piece_on(q)) {
+      display_[q] = physical_[q];
+      changed = true;
+    }
+  if (changed) recompute_successors();
 }
 
 void Reconstructor::match_from_history() {
@@ -1123,7 +1194,9 @@ void Reconstructor::on_settled(std::int64_t t) {
     mismatch_reported_ = false;
     gap_suspected_ = false;
     adopt_candidate_.reset();
-    forget_stood();  // the position before the illegal move is back: a claim upheld, or corrected (7.5.1)
+    // The position before the illegal move is back: a claim upheld, or corrected (7.5.1). Not after a
+    // pass, whose position is that one (a piece touched and put back is no claim).
+    if (stood_ && !stood_->shown.is_none()) forget_stood();
     return;
   }
   if (result_gesture(t)) return;
@@ -1501,11 +1574,29 @@ std::vector<Event> Reconstructor::resume(std::int64_t t) {
 // ---------------------------------------------------------------------------------------------------
 // FIDE A.4.2: an illegal move that stood.
 
+bool Reconstructor::illegal_may_stand() const {
+  // A.4.2 (rapid, blitz) and clock-move bughouse: a claim comes before the opponent's next move or never.
+  return cfg_.profile.illegal_moves == IllegalMovePolicy::StandsUnlessClaimed ||
+         cfg_.profile.illegal_moves == IllegalMovePolicy::LossIfClaimedBeforeNextMove;
+}
+
 void Reconstructor::remember_stood(const ShownMove& m, const PendingPress& press) {
-  if (cfg_.profile.illegal_moves != IllegalMovePolicy::StandsUnlessClaimed || m.from == SQ_NONE) return;
+  if (!illegal_may_stand() || m.from == SQ_NONE) return;
   auto after = game_.position().after_illegal_move(m.from, m.to);
   if (!after) return;  // no position to play on (a pawn on the last rank, a king taken): 7.5.1 alone
-  Stood s{Move::make(m.from, m.to), std::move(*after), {}, press.clock, press.t_ms};
+  may_stand(Move::make(m.from, m.to), std::move(*after), press);
+}
+
+void Reconstructor::remember_stood_pass(const PendingPress& press) {
+  // A.4.2 names 7.5.3 too: the opponent who plays on after a press without a move accepted the pass.
+  if (!illegal_may_stand()) return;
+  Position after = game_.position();
+  after.do_null_move();
+  may_stand(Move::none(), std::move(after), press);
+}
+
+void Reconstructor::may_stand(Move shown, Position after, const PendingPress& press) {
+  Stood s{shown, std::move(after), {}, press.clock, press.t_ms};
   for (Move reply : MoveList(s.after)) s.replies.push_back(board_after(s.after.board(), s.after, reply));
   stood_ = std::move(s);
 }
@@ -1557,7 +1648,13 @@ void Reconstructor::stood_on_board_changed(std::int64_t t) {
 void Reconstructor::adopt_stood() {
   Stood s = std::move(*stood_);
   forget_stood();
+  replaced_illegal_.reset();  // it stood: nothing replaces it
   const Position& before = game_.position();
+  // Clock-move bughouse: a capture that stood hands its piece over like any other (FQE 6, 11).
+  std::optional<Piece> handed;
+  if (before.variant() == Variant::Bughouse && !s.shown.is_none() &&
+      before.piece_on(s.shown.to()) != NO_PIECE)
+    handed = make_piece(color_of(before.piece_on(s.shown.to())), before.captured_hand_type(s.shown.to()));
   MoveEvent ev;
   ev.uci = to_uci(before, s.shown);
   ev.san = to_long_algebraic(before, s.shown);
@@ -1568,6 +1665,7 @@ void Reconstructor::adopt_stood() {
   ev.ply = game_.ply_count();
   display_ = game_.position().board();
   emit(s.t_ms, ev);
+  if (handed) handovers_.push_back({*handed, s.t_ms, game_.ply_count()});
   // Lifts and boards since the illegal move's press were the opponent's turn: they stay, judged for him.
   for (auto& touch : touches_)
     if (color_of(touch.piece) == game_.position().side_to_move()) touch.other_piece_in_air = false;
@@ -1581,6 +1679,7 @@ void Reconstructor::adopt_stood() {
   mismatch_at_.reset();
   mismatch_reported_ = false;
   recompute_successors();
+  if (judge_illegal_position(s.t_ms)) return;
   check_end(s.t_ms);
   match_from_history();
 }
@@ -1597,8 +1696,10 @@ const char* event_type(const Event& e) {
       return "claimable";
     case 4:
       return "result";
-    default:
+    case 5:
       return "match-result";
+    default:
+      return std::get<MatchPauseEvent>(e.what).paused ? "match-paused" : "match-resumed";
   }
 }
 

@@ -98,6 +98,8 @@ class Reconstructor {
   // FQE 11: the piece the next promotion of `c` stands for when the pawn stays on the last rank (told by
   // the player, entered by the arbiter or on the clock). Queen unless set; back to queen after use.
   void set_promotion_piece(Color c, PieceType t);
+  // FQE 23: the match is paused (both clocks stopped to call the arbiter): no flag falls meanwhile.
+  void set_clocks_paused(bool paused) { clocks_paused_ = paused; }
   // Ends the game from outside (the other game of a match decided it, an arbiter's decision).
   std::vector<Event> end_game(const Outcome& o, std::int64_t t_ms);
 
@@ -237,7 +239,19 @@ class Reconstructor {
   std::optional<std::int64_t> release_at_;  // when the shown successor will count as released (4.7)
   std::optional<Move> released_;            // a legal move whose piece was released on its square
   std::optional<ShownMove> shown_illegal_;  // an illegal move the board showed this turn, not completed
-  std::array<int, 2> illegal_counts_{};     // completed illegal moves per colour (7.5.5)
+  // FIDE 7.5.1: a completed illegal move, its position reinstated; the move replacing it (at this ply)
+  // must be made with the same piece when it can move.
+  struct ReplacedIllegal {
+    ShownMove shown;
+    int ply;
+  };
+  std::optional<ReplacedIllegal> replaced_illegal_;
+  void remember_replaced(const ShownMove& m);
+  // Whether `s` is made with the piece of `illegal` (or, for a drop, the same reserve piece), when that
+  // piece could move; reports same-piece-required if not and returns the square it names.
+  Square judge_same_piece(const ShownMove& illegal, const Successor& s, const std::string& what,
+                          const char* rule, std::int64_t t);
+  std::array<int, 2> illegal_counts_{};  // completed illegal moves per colour (7.5.5)
   std::optional<Move> published_provisional_;
   std::optional<std::int64_t> settle_at_;
   std::optional<std::int64_t> provisional_at_;
@@ -268,6 +282,7 @@ class Reconstructor {
   const Successor* successor_with_lifts(const std::array<Piece, 64>& board) const;
   void resolve_pending_on_settle(std::int64_t t, bool final);
   std::optional<ClockReading> last_reading_;
+  bool clocks_paused_ = false;  // set by the match (FQE 23)
   std::optional<Color> left_player_;
   bool left_player_confirmed_ = false;  // by a completed move (before that: from the running side)
   std::vector<Event> out_;
@@ -302,8 +317,10 @@ class Reconstructor {
   void follow_adjourned(const SensorEvent& e);
 
   // --- FIDE A.4.2: an illegal move stands unless claimed before the opponent's next move ------------
-  // (profiles with IllegalMovePolicy::StandsUnlessClaimed). The illegal move is alerted and the position
-  // before it stays the game's, as under 7.5.1; but when the opponent plays a legal move from the
+  // (profiles with IllegalMovePolicy::StandsUnlessClaimed, and clock-move bughouse, whose illegal move
+  // loses only if claimed before the claimant's next move). A clock press without a move (7.5.3) is such
+  // an illegal move too: when it stands it is a pass, the null move. The illegal move is alerted and the
+  // position before it stays the game's, as under 7.5.1; but when the opponent plays a legal move from the
   // position it left and presses his clock, nobody claimed: it stood. It becomes a ply of the game (an
   // illegal move event) and his reply is judged from there like any move.
   struct Stood {
@@ -322,6 +339,10 @@ class Reconstructor {
   };
   std::optional<StoodPress> stood_press_;
   void remember_stood(const ShownMove& m, const PendingPress& press);
+  // A press without a move (7.5.3) that may stand: a pass, recorded as the null move 0000.
+  void remember_stood_pass(const PendingPress& press);
+  void may_stand(Move shown, Position after, const PendingPress& press);
+  bool illegal_may_stand() const;
   // Whether `board` shows one of the opponent's replies (some of the illegal mover's pieces may already
   // be lifted: his next turn beginning in the same scan), or, with `in_air`, is on the way to one.
   bool shows_stood_reply(const std::array<Piece, 64>& board, bool in_air = false) const;
@@ -360,6 +381,14 @@ class Reconstructor {
   void adopt_position(const Position& p, std::int64_t t, const std::string& why);
   // After the game's position changed without a move the board followed: follow the board from here.
   void follow_board(std::int64_t t);
+  // --- FIDE A.4.4: two kings in check or a pawn on the last rank (on the wood), seen after a completed
+  // move, still there once the next move is completed: the game is drawn (result reason illegal-position).
+  // Under 7.5.2 the pawn counts as a queen; until it is swapped in, the wood keeps the pawn.
+  std::optional<int> illegal_position_;  // the ply after which the position was illegal
+  bool illegal_position_draws() const;
+  bool wood_illegal() const;
+  bool judge_illegal_position(std::int64_t t);  // true: the game was drawn
+  void wood_made_legal();
   void forget_stood() {
     stood_.reset();
     stood_press_.reset();

@@ -45,6 +45,8 @@ json to_json(const Event& e) {
         } else if constexpr (std::is_same_v<T, ResultEvent> || std::is_same_v<T, MatchResultEvent>) {
           j["result"] = result_string(v.result);
           j["reason"] = v.reason;
+        } else if constexpr (std::is_same_v<T, MatchPauseEvent>) {
+          j["reason"] = v.reason;
         }
       },
       e.what);
@@ -52,5 +54,15 @@ json to_json(const Event& e) {
 }
 
 std::string to_json_line(const Event& e) { return to_json(e).dump(); }
+
+json to_json(const LinkEvent& e) {
+  return json{{"t", e.t_ms},
+              {"board", e.board},
+              {"type", "link"},
+              {"state", e.online ? "online" : "offline"},
+              {"reason", e.reason}};
+}
+
+std::string to_json_line(const LinkEvent& e) { return to_json(e).dump(); }
 
 }  // namespace eboard::daemon

@@ -452,6 +452,9 @@ void BoardRuntime::journal_failed(const std::string& error) {
                {{"error", error, false}}};
   Event alert{outage_->since_ms, id_, a};
   if (publish_) publish_(alert, daemon::to_json_line(alert));
+  // A board gone blind is told whatever the disk does: link events no longer wait for held events.
+  for (const WaitingLink& w : waiting_links_) publish_link_line(w.line);
+  waiting_links_.clear();
   if (options_.journal_health) options_.journal_health(id_, false, error);
   retry_delay_ = JOURNAL_RETRY_MIN;
   schedule_retry();
@@ -550,6 +553,11 @@ void BoardRuntime::drain() {
     ++events_published_;
     if (publish_) publish_(u.event, u.line);
     unpublished_.pop_front();
+    for (WaitingLink& w : waiting_links_) --w.ahead;
+    while (!waiting_links_.empty() && waiting_links_.front().ahead == 0) {
+      publish_link_line(waiting_links_.front().line);
+      waiting_links_.pop_front();
+    }
   }
   // The PGN file shows published moves only: written when none is waiting.
   if (pgn_due_ && unpublished_.empty()) {
@@ -703,6 +711,27 @@ void BoardRuntime::log(Level level, const std::string& text) {
   }
 }
 
+// Not journaled. The journal holds the link's changes already, as the DeviceLink sensor records that
+// reconstruction got (and replays); a `link` event record beside them would be an event replay cannot
+// derive (recovery would count it a mismatch, the ledger would keep it as a note of the game) and its
+// state would be stale after a restart anyway: the daemon learns the link afresh from the device, and
+// tells `offline` again if the board is still away.
+void BoardRuntime::link_changed(std::int64_t t_ms, bool online, const std::string& reason) {
+  if (link_ && link_->online == online) return;
+  const bool first = !link_;
+  last_t_ = std::max(last_t_, t_ms);
+  link_ = LinkState{online, t_ms, reason};
+  if (first && online) return;
+  const std::string line = daemon::to_json_line(daemon::LinkEvent{t_ms, id_, online, reason});
+  if (unpublished_.empty() || outage_) return publish_link_line(line);
+  waiting_links_.push_back({unpublished_.size(), line});
+}
+
+void BoardRuntime::publish_link_line(const std::string& line) {
+  ++events_published_;
+  if (options_.publish_link) options_.publish_link(line);
+}
+
 outputs::BoardGame BoardRuntime::board_game() const {
   return outputs::BoardGame{id_, &published_game(), ledger_.tags(), ledger_.game_started_ms(),
                             ledger_.game_number()};
@@ -817,6 +846,9 @@ std::vector<std::string> BoardRuntime::snapshot() {
   const auto& notes = ledger_.notes();
   for (std::size_t i = 0; i + waiting_notes < notes.size(); ++i)
     lines.push_back(daemon::to_json_line(notes[i]));
+  // A board that is blind now says so, as the event that told it (a client that missed it must know).
+  if (link_ && !link_->online)
+    lines.push_back(daemon::to_json_line(daemon::LinkEvent{link_->since_ms, id_, false, link_->reason}));
   return lines;
 }
 
@@ -870,6 +902,10 @@ nlohmann::json BoardRuntime::status() const {
                    {"game", game},
                    {"journal", journal},
                    {"events_published", events_published_}};
+  if (link_)
+    j["link_state"] = {{"state", link_->online ? "online" : "offline"},
+                       {"since", link_->since_ms},
+                       {"reason", link_->reason}};
   if (source_) j["source"] = source_->info();
   return j;
 }

@@ -89,6 +89,9 @@ struct RuntimeOptions {
   std::size_t journal_queue_cap = 4u << 20;
   // Told when the journal becomes unwritable (`ok` false, the error) and writable again.
   std::function<void(const std::string& board, bool ok, const std::string& text)> journal_health;
+  // Where the board's `link` events go (§3; the daemon's own, not rules::Events, so not through Publish):
+  // the /ws feed. Empty: nowhere (/status and the snapshot still show the link).
+  std::function<void(const std::string& json_line)> publish_link;
 };
 
 inline constexpr std::chrono::milliseconds JOURNAL_RETRY_MIN{250};
@@ -187,6 +190,17 @@ class BoardRuntime : public BoardSink {
   const rules::PgnTags& tags() const override { return ledger_.tags(); }
   void set_tags(const rules::PgnTags& tags) override;
   void log(Level level, const std::string& text) override;
+  // Link news from the source. Once per change: a loss while offline already (the retries that fail) says
+  // nothing new. The first report of a board's link is told only when it is offline (a board absent at
+  // start): a board that came up with the daemon was never missing.
+  void link_changed(std::int64_t t_ms, bool online, const std::string& reason) override;
+  // The link as last reported; none while the source has not reported (or has no link: the demo).
+  struct LinkState {
+    bool online = false;
+    std::int64_t since_ms = 0;  // Unix ms (the daemon's clock) of the change
+    std::string reason;
+  };
+  const std::optional<LinkState>& link_state() const { return link_; }
 
  private:
   // Journals `e`: written at once, or (`buffered`, with a syncer) at the end of the loop turn with the
@@ -272,6 +286,15 @@ class BoardRuntime : public BoardSink {
     std::string line;
   };
   std::deque<Unpublished> unpublished_;
+  // A link event is not journaled (see link_changed()) but keeps its place on the feed: it waits until the
+  // `ahead` events that were waiting when it happened are published.
+  struct WaitingLink {
+    std::size_t ahead = 0;
+    std::string line;
+  };
+  std::deque<WaitingLink> waiting_links_;
+  std::optional<LinkState> link_;
+  void publish_link_line(const std::string& line);
   mutable std::optional<rules::Game> published_view_;  // published_game()'s copy while events wait
   bool pgn_due_ = false;           // a move or result was published since the PGN file was written
   std::string pgn_path_;           // of the last PGN written in the background

@@ -40,6 +40,9 @@ class BoardSink {
   virtual void set_tags(const rules::PgnTags& tags) = 0;
   enum class Level : std::uint8_t { debug, info, warning, error };
   virtual void log(Level level, const std::string& text) = 0;
+  // The board's link came up or went down (session::BoardSessionHandlers::on_link), with the reason.
+  // Sources without a link (the demo's players) never call it.
+  virtual void link_changed(std::int64_t /*t_ms*/, bool /*online*/, const std::string& /*reason*/) {}
 };
 
 class BoardSource {

@@ -421,6 +421,9 @@ class SerialMatchFeed : public MatchFeed {
         rt->log(level == session::LogLevel::info ? BoardSink::Level::info : BoardSink::Level::warning,
                 text.rfind(prefix, 0) == 0 ? text.substr(prefix.size()) : text);
       };
+      h.on_link = [rt](std::int64_t t, bool online, const std::string& reason) {
+        rt->link_changed(t, online, reason);
+      };
       sessions_[std::size_t(b)] = std::make_unique<session::BoardSession>(io_, std::move(cfg), std::move(h));
       sessions_[std::size_t(b)]->start();
     }

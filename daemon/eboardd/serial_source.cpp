@@ -68,6 +68,9 @@ void SerialSource::make_session(rules::Game game) {
     sink_.log(level == session::LogLevel::info ? BoardSink::Level::info : BoardSink::Level::warning,
               strip_prefix(text, board_.id));
   };
+  h.on_link = [this](std::int64_t t, bool online, const std::string& reason) {
+    sink_.link_changed(t, online, reason);
+  };
   if (replayed_) {
     cfg.reconstruction = std::move(replayed_);
     replayed_.reset();

@@ -296,6 +296,7 @@ void Service::add_board(const config::BoardConfig& b) {
   ro.journal_health = [this](const std::string& id, bool ok, const std::string& text) {
     on_journal_health(id, ok, text);
   };
+  ro.publish_link = [this](const std::string& line) { http_->broadcast(line); };
   auto rt = std::make_unique<BoardRuntime>(
       io_, b.id, ro, [this](const rules::Event&, const std::string& line) { http_->broadcast(line); });
   if (auto ok = rt->open(); !ok) {
@@ -380,6 +381,7 @@ void Service::add_match(const config::MatchConfig& m) {
     ro.journal_health = [this](const std::string& id, bool ok, const std::string& text) {
       on_journal_health(id, ok, text);
     };
+    ro.publish_link = [this](const std::string& line) { http_->broadcast(line); };
     auto rt = std::make_unique<BoardRuntime>(
         io_, bc[b]->id, ro, [this](const rules::Event&, const std::string& line) { http_->broadcast(line); });
     if (auto ok = rt->open(); !ok) {

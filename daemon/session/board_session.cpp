@@ -3,6 +3,7 @@
 #include "daemon/session/board_session.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -154,6 +155,10 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
       if (!info->note.empty()) log(LogLevel::info, info->note);
     }
     board.reset_link();
+    if (handlers.on_link) {
+      auto info = link->port_info();
+      handlers.on_link(t, true, "connected on " + (info ? info->name : config.link.device));
+    }
     deliver(rules::SensorEvent{t, rules::DeviceLink{true}});
     clock_queue.clear();
     awaiting_dump = true;
@@ -172,8 +177,22 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     awaiting_dump = false;
     held.clear();
     board.reset_link();
+    if (handlers.on_link) handlers.on_link(t, false, loss_reason(why));
     deliver(rules::SensorEvent{t, rules::DeviceLink{false}});
     reschedule();
+  }
+
+  // Unplugging shows as the end of the stream or one of these errors; anything else is a fault of a
+  // link still there, which the arbiter should tell apart (a cable to check, not a board to look for).
+  static std::string loss_reason(const io::IoError& why) {
+    const bool removed = why.sys_errno == 0 || why.sys_errno == EIO || why.sys_errno == ENXIO ||
+                         why.sys_errno == ENODEV || why.sys_errno == EBADF;
+    return (removed ? "device removed: " : "read error: ") + why.message;
+  }
+
+  static std::string open_failure_reason(const io::IoError& why) {
+    return (why.kind == io::IoError::Kind::not_found ? "device absent: " : "cannot open the device: ") +
+           why.message;
   }
 
   void on_bytes(std::span<const std::uint8_t> bytes) {
@@ -265,6 +284,7 @@ BoardSession::BoardSession(boost::asio::io_context& io, BoardSessionConfig confi
   h.on_open_failed = [impl](const io::IoError& why, std::chrono::milliseconds /*retry_in*/) {
     if (impl->waiting_logged) return;  // one line per outage, not one per retry
     impl->waiting_logged = true;
+    if (impl->handlers.on_link) impl->handlers.on_link(impl->now(), false, Impl::open_failure_reason(why));
     impl->log(LogLevel::warning, "waiting for the board: " + why.message);
   };
   impl_->link = std::make_unique<io::SerialLink>(io, impl_->config.link, std::move(h));

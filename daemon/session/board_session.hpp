@@ -71,6 +71,10 @@ struct BoardSessionHandlers {
   std::function<void(const drivers::dgt::Message&)> on_message;
   // Connection news worth a log line: connected (and how: e.g. the pty fallback), lost, waiting.
   std::function<void(LogLevel, const std::string&)> on_log;
+  // The link as the arbiter should know it: `online` on every connect, offline on every loss and on the
+  // first failed open of an outage (a board absent at start), each with a reason for a person ("device
+  // removed: ...", "read error: ...", "device absent: ..."). Repeated failed opens are not reported.
+  std::function<void(std::int64_t t_ms, bool online, const std::string& reason)> on_link;
 };
 
 struct BoardSessionStats {

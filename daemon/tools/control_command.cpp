@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -217,6 +218,23 @@ void print_usb(const json& s) {
   }
 }
 
+// "OFFLINE since 14:03:07 UTC (device removed: ...)" for a board whose link is down; empty otherwise.
+std::string offline_text(const json& board) {
+  const json link = board.value("link_state", json::object());
+  if (!link.is_object() || link.value("state", "") != "offline") return {};
+  std::string text = "  OFFLINE";
+  if (auto since = link.find("since"); since != link.end() && since->is_number_integer()) {
+    const std::time_t secs = static_cast<std::time_t>(since->get<std::int64_t>() / 1000);
+    std::tm utc{};
+    char buf[32];
+    if (gmtime_r(&secs, &utc) && std::strftime(buf, sizeof buf, "%H:%M:%S UTC", &utc) > 0)
+      text += std::string(" since ") + buf;
+  }
+  const std::string reason = text_of(link, "reason", "");
+  if (!reason.empty()) text += " (" + reason + ")";
+  return text;
+}
+
 void print_status(const json& s) {
   std::cout << s.value("daemon", "eboardd") << " " << s.value("version", "") << " (" << s.value("mode", "")
             << "), up " << s.value("uptime_s", 0) << " s\n";
@@ -227,6 +245,7 @@ void print_status(const json& s) {
               << "  game " << g.value("number", 0) << "  ply " << g.value("ply", 0) << "  "
               << g.value("result", "*");
     if (g.contains("reason")) std::cout << " (" << g["reason"].get<std::string>() << ")";
+    std::cout << offline_text(b);
     const json tags = g.value("tags", json::object());
     if (tags.contains("White") || tags.contains("Black"))
       std::cout << "  " << tags.value("White", "?") << " - " << tags.value("Black", "?");

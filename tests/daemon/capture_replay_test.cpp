@@ -114,6 +114,24 @@ TEST(StoodIllegalMove, MoveEventSaysIllegalOnlyWhenItIs) {
   EXPECT_FALSE(daemon::to_json(rules::Event{6, "A", legal}).contains("illegal"));
 }
 
+// CONTRACTS §3 `link`: t, board, type, state online/offline and the reason, nothing else; a reason with
+// quotes and control characters stays one valid JSON line.
+TEST(LinkEvent, CarriesTheContractFieldsOnOneLine) {
+  auto off =
+      daemon::to_json(daemon::LinkEvent{1700000000123, "A", false, "device removed: Input/output error"});
+  EXPECT_EQ(off, nlohmann::json::parse(R"({"t":1700000000123,"board":"A","type":"link","state":"offline",)"
+                                       R"("reason":"device removed: Input/output error"})"));
+  auto on = daemon::to_json(daemon::LinkEvent{1700000004000, "12", true, "connected on /dev/ttyUSB0"});
+  EXPECT_EQ(on.at("state"), "online");
+  EXPECT_EQ(on.at("board"), "12");
+  const std::string odd = "read error: \"x\"\n\ttab";
+  const std::string line = daemon::to_json_line(daemon::LinkEvent{7, "B", false, odd});
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  auto back = nlohmann::json::parse(line);
+  EXPECT_EQ(back.at("reason"), odd);
+  EXPECT_EQ(back.at("type"), "link");
+}
+
 // The board's PGN (/games.pgn) after such a move: SetUp/FEN from the position it left, still readable.
 TEST(StoodIllegalMove, GamePgnStartsFromThePositionItLeft) {
   rules::Game g(rules::Position::start());
@@ -134,4 +152,35 @@ TEST(StoodIllegalMove, GamePgnStartsFromThePositionItLeft) {
   auto replayed = rules::replay((*games)[0]);
   ASSERT_TRUE(replayed) << replayed.error();
   EXPECT_EQ(rules::final_position(*replayed).fen(), g.position().fen());
+}
+
+// A press without a move that stood (A.4.2 with 7.5.3): the pass is the null move, and the board's PGN
+// starts from the position it left, the other side to move, still readable.
+TEST(StoodIllegalMove, PassThatStoodKeepsThePgnReadable) {
+  rules::Game g(rules::Position::start());
+  g.play(*rules::parse_uci(g.position(), "e2e4"), rules::ClockTimes{295000, 300000});
+  rules::Position after = g.position();
+  after.do_null_move();
+  g.play_illegal(rules::Move::none(), after, rules::ClockTimes{295000, 298000});
+  g.play(*rules::parse_uci(g.position(), "g1f3"), rules::ClockTimes{290000, 298000});
+  auto text = rules::write_pgn(daemon::game_record(g, "A"));
+  ASSERT_TRUE(text) << text.error();
+  EXPECT_NE(text->find("-- (illegal move that stood, FIDE A.4.2)"), std::string::npos) << *text;
+  auto games = rules::read_pgn(*text);
+  ASSERT_TRUE(games) << games.error();
+  auto replayed = rules::replay((*games)[0]);
+  ASSERT_TRUE(replayed) << replayed.error();
+  EXPECT_EQ(rules::final_position(*replayed).fen(), g.position().fen());
+}
+
+// FQE 23: the pause of a bughouse match is an event of its own, no alert, with the reason.
+TEST(MatchPause, PausedAndResumedEvents) {
+  auto paused = daemon::to_json(rules::Event{7, "B", rules::MatchPauseEvent{true, "both-clocks-stopped"}});
+  EXPECT_EQ(paused.at("type"), "match-paused");
+  EXPECT_EQ(paused.at("board"), "B");
+  EXPECT_EQ(paused.at("reason"), "both-clocks-stopped");
+  EXPECT_FALSE(paused.contains("code"));
+  auto resumed = daemon::to_json(rules::Event{9, "A", rules::MatchPauseEvent{false, "clock-running"}});
+  EXPECT_EQ(resumed.at("type"), "match-resumed");
+  EXPECT_EQ(resumed.at("reason"), "clock-running");
 }

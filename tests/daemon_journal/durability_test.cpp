@@ -13,6 +13,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <thread>
 
@@ -68,6 +69,7 @@ struct Board {
     o.journal_queue_cap = queue_cap;
     o.sync_in_background = background;
     o.clock = [] { return T0; };
+    o.publish_link = [this](const std::string& line) { published.push_back(line); };
     rt = std::make_unique<eboardd::BoardRuntime>(
         io, "A", o, [this](const rules::Event&, const std::string& line) { published.push_back(line); });
     auto ok = rt->open();
@@ -429,4 +431,60 @@ TEST(BackgroundSync, SnapshotNeverHoldsAnUnpublishedMove) {
     ++checked;
   }
   EXPECT_EQ(checked, 4u);
+}
+
+// A link lost while a move waits for its sync is told after that move (the order things happened), and at
+// once while the journal cannot be written: the arbiter must know the board is blind whatever the disk does.
+TEST(BackgroundSync, LinkEventKeepsItsPlaceBehindAWaitingMoveButNotBehindAFullDisk) {
+  const sim::Timeline tl = test_support::short_game(T0, 9, 6);
+  TempDir dir("link");
+  Board b(dir.path, true);
+  b.rt->link_changed(T0, true, "connected on /dev/pts/3");
+  std::size_t i = 0;
+  while (b.rt->game().ply_count() < 1 && i < tl.events.size()) b.source->feed(tl.events[i++]);
+  ASSERT_EQ(b.rt->game().ply_count(), 1);
+  // Runs the loop until `done` (or 6 s pass: a failure below).
+  const auto run_while_not = [&](const std::function<bool()>& done) {
+    for (auto end = std::chrono::steady_clock::now() + 6s;
+         !done() && std::chrono::steady_clock::now() < end;) {
+      b.io.restart();
+      b.io.run_for(1ms);
+    }
+  };
+  const auto at = [&](const std::string& what) {
+    for (std::size_t k = 0; k < b.published.size(); ++k)
+      if (b.published[k].find(what) != std::string::npos) return std::ptrdiff_t(k);
+    return std::ptrdiff_t(-1);
+  };
+  b.rt->link_changed(tl.events[i - 1].t_ms, false, "device removed: Input/output error");
+  run_while_not([&] { return at("\"type\":\"move\"") >= 0 && at("\"type\":\"link\"") >= 0; });
+  ASSERT_GE(at("\"type\":\"move\""), 0);
+  ASSERT_GE(at("\"type\":\"link\""), 0);
+  EXPECT_LT(at("\"type\":\"move\""), at("\"type\":\"link\""));
+  b.rt->link_changed(tl.events[i - 1].t_ms + 1, true, "connected on /dev/pts/4");
+  EXPECT_EQ(count(b.published, "\"type\":\"link\""), 2);  // nothing waits: at once
+
+  // The disk is full: the next move is held back, a link lost meanwhile goes out at once.
+  run_while_not([&] { return b.rt->status()["journal"]["awaiting_sync"] == 0; });
+  {
+    FileSizeLimit limit(fs::file_size(b.rt->journal_path()));
+    while (b.rt->game().ply_count() < 3 && i < tl.events.size()) {
+      b.source->feed(tl.events[i++]);
+      b.io.restart();
+      b.io.run_for(2ms);
+    }
+    ASSERT_TRUE(b.rt->journal_down());
+    EXPECT_LT(b.rt->status()["game"]["published_ply"].get<int>(), 3);
+    const std::size_t n = b.published.size();
+    b.rt->link_changed(tl.events[i - 1].t_ms, false, "device removed: Input/output error");
+    ASSERT_EQ(b.published.size(), n + 1);
+    EXPECT_NE(b.published.back().find("\"state\":\"offline\""), std::string::npos) << b.published.back();
+  }
+  // The next retry (within 5 s) writes and publishes what was held.
+  run_while_not([&] { return b.rt->status()["game"]["published_ply"] == 3; });
+  EXPECT_FALSE(b.rt->journal_down());
+  EXPECT_EQ(b.rt->status()["game"]["published_ply"], 3);
+  EXPECT_EQ(count(b.published, "\"type\":\"link\""), 3);
+  for (const auto& body : bodies(b.rt->journal_path(), 'E'))
+    EXPECT_EQ(body.find("\"type\":\"link\""), std::string::npos) << body;
 }

@@ -65,6 +65,7 @@ struct Board {
     o.sync_interval = std::chrono::milliseconds(50);  // the timer never runs here: syncs come with moves
     o.sync_in_background = false;  // the io_context never runs here: publish before events() returns
     o.clock = [clock_ms] { return clock_ms; };
+    o.publish_link = [this](const std::string& line) { published.push_back(line); };
     rt = std::make_unique<eboardd::BoardRuntime>(
         io, "A", o, [this](const rules::Event&, const std::string& line) { published.push_back(line); });
     auto ok = rt->open();
@@ -477,6 +478,67 @@ TEST(Runtime, NewGamesAndTagsSurviveARestart) {
   }
   EXPECT_EQ(files, 2);
   EXPECT_TRUE(first_found);
+}
+
+// CONTRACTS §3 `link`: once per change, told on the feed and in /status, in the snapshot while the board is
+// away, never journaled as an event (replay must not see it), and forgotten by a restart (learned afresh).
+TEST(Runtime, LinkEventsOncePerChangeInStatusAndSnapshotNotJournaled) {
+  TempDir dir("link");
+  const sim::Timeline tl = test_support::short_game(T0, 3, 4);
+  const auto link_lines = [](const std::vector<std::string>& lines) {
+    std::vector<nlohmann::json> out;
+    for (const auto& l : lines)
+      if (auto j = nlohmann::json::parse(l, nullptr, false); j.is_object() && j.value("type", "") == "link")
+        out.push_back(j);
+    return out;
+  };
+  {
+    Board b(dir.path);
+    EXPECT_FALSE(b.rt->status().contains("link_state"));  // the source has not reported a link
+    b.rt->link_changed(T0 + 1, true, "connected on /dev/pts/7");
+    EXPECT_TRUE(link_lines(b.published).empty());  // came up with the daemon: never missing
+    EXPECT_EQ(
+        b.rt->status()["link_state"],
+        nlohmann::json({{"state", "online"}, {"since", T0 + 1}, {"reason", "connected on /dev/pts/7"}}));
+    for (std::size_t i = 0; i < tl.events.size() / 2; ++i) b.source->feed(tl.events[i]);
+    b.rt->link_changed(T0 + 50000, false, "device removed: Input/output error");
+    b.rt->link_changed(T0 + 50200, false, "device absent: /dev/pts/7: no such device");  // a retry
+    b.rt->link_changed(T0 + 50600, false, "device absent: /dev/pts/7: no such device");
+    auto told = link_lines(b.published);
+    ASSERT_EQ(told.size(), 1u);
+    EXPECT_EQ(told[0], nlohmann::json({{"t", T0 + 50000},
+                                       {"board", "A"},
+                                       {"type", "link"},
+                                       {"state", "offline"},
+                                       {"reason", "device removed: Input/output error"}}));
+    EXPECT_EQ(b.rt->status()["link_state"]["since"], T0 + 50000);
+    EXPECT_EQ(b.rt->status()["link_state"]["reason"], "device removed: Input/output error");
+    // A client connecting now is told, last, with the event that told it.
+    auto snap = b.rt->snapshot();
+    ASSERT_FALSE(snap.empty());
+    EXPECT_EQ(nlohmann::json::parse(snap.back()), told[0]);
+    EXPECT_EQ(link_lines(snap).size(), 1u);
+    b.rt->link_changed(T0 + 52000, true, "connected on /dev/pts/8");
+    told = link_lines(b.published);
+    ASSERT_EQ(told.size(), 2u);
+    EXPECT_EQ(told[1]["state"], "online");
+    EXPECT_EQ(told[1]["reason"], "connected on /dev/pts/8");
+    EXPECT_TRUE(link_lines(b.rt->snapshot()).empty());
+    for (std::size_t i = tl.events.size() / 2; i < tl.events.size(); ++i) b.source->feed(tl.events[i]);
+    EXPECT_EQ(b.rt->game().ply_count(), 4);
+  }
+  auto scan = journal::scan_journal(dir.path / "journal" / "A.journal");
+  ASSERT_TRUE(scan) << scan.error();
+  for (const auto& r : scan->records) {
+    if (r.type != 'E') continue;
+    EXPECT_EQ(r.body.find("\"link\""), std::string::npos) << r.body;
+  }
+  Board b(dir.path);
+  EXPECT_EQ(b.rt->game().ply_count(), 4);
+  EXPECT_EQ(b.rt->status()["journal"]["recovery"]["mismatched_events"], 0);
+  EXPECT_FALSE(b.rt->status().contains("link_state"));
+  EXPECT_TRUE(link_lines(b.rt->snapshot()).empty());
+  EXPECT_TRUE(link_lines(b.published).empty());
 }
 
 TEST(Runtime, ExportsTheRawBytesAsACapture) {

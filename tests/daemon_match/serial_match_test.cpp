@@ -116,6 +116,14 @@ TEST(SerialMatch, TwoSerialBoardsPlayABughouseOpening) {
     served = res.body;
     nlohmann::json st = service.status();
     EXPECT_EQ(st["boards"][0]["link"], "connected") << st.dump(2);
+    // Both match boards report their link (the feed's sessions), online since they came up with the daemon:
+    // never missing, so no link event, in the snapshot or elsewhere.
+    for (const auto& b : st["boards"]) {
+      EXPECT_EQ(b["link_state"]["state"], "online") << b.dump(2);
+      EXPECT_EQ(b["link_state"]["reason"].get<std::string>().rfind("connected on ", 0), 0u) << b.dump(2);
+    }
+    for (const auto& line : service.snapshot())
+      EXPECT_EQ(line.find("\"type\":\"link\""), std::string::npos) << line;
     // The official reserve of the player who did not press, on board A's DGT 3000.
     const rules::Position& pa = m->match().board(0).game().position();
     const std::string shown =

@@ -13,11 +13,14 @@
 //   .         the player whose side is up presses        ~1500    let 1500 ms pass
 //   !L / !R   the left / right flag falls        =N   the side to move names a knight for his promotion
 //   R:w / R:b White / Black resigns on this board          D        both teams agree a draw
+//   ||  /  >  this board's clock is stopped / runs again (FQE 23)
 // Every board starts with its position on the board and its clock started for the side to move (White
 // on the left). Expectations name the board: "B:illegal-move/drop-not-in-reserve", "A:result:1-0/checkmate",
-// "match:1-0/checkmate", "A:move:e2e4" (the board's last move), "B:moves=0" (how many moves it completed).
+// "match:1-0/checkmate", "A:move:e2e4" (the board's last move), "B:moves=0" (how many moves it completed),
+// "B:match-paused" / "A:match-resumed" (FQE 23, with the board whose clock reading did it).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -112,6 +115,8 @@ Outcomes play(const Scenario& sc) {
         run.others.push_back("match:" + result_string(mr->result) + "/" + mr->reason);
       } else if (auto* c = std::get_if<ClaimableEvent>(&e.what)) {
         run.others.push_back(who + "claimable:" + c->rule);
+      } else if (std::holds_alternative<MatchPauseEvent>(e.what)) {
+        run.others.push_back(who + event_type(e));
       } else if (auto* m = std::get_if<MoveEvent>(&e.what)) {
         run.moves[e.board].push_back(m->uci);
       }
@@ -160,6 +165,9 @@ Outcomes play(const Scenario& sc) {
     } else if (tok == "R:w" || tok == "R:b") {
       t += 40;
       if (d.match()) collect(d.match()->resign(cur, tok == "R:w" ? WHITE : BLACK, t));
+    } else if (tok == "||" || tok == ">") {
+      clocks[std::size_t(cur)].running = tok == ">";
+      feed(cur, clocks[std::size_t(cur)]);
     } else if (tok == "D") {
       t += 40;
       if (d.match()) collect(d.match()->agree_draw(t));
@@ -321,6 +329,25 @@ const Scenario SCENARIOS[] = {
      "A +e4N ~500 -e4 ~300 m:e2e4",
      {"A:reserve-touch-move"},
      {"A:move:e2e4"}},
+    {"reserve piece rested a second on its square, then dropped elsewhere",
+     WHITE_HAS_N,
+     nullptr,
+     "A +e4N ~1500 -e4 +f4N ~300 .",
+     {"A:reserve-touch-move"},
+     {"A:move:N@f4"}},
+    {"reserve piece rested a second on its square, taken back, a board move instead",
+     WHITE_HAS_N,
+     nullptr,
+     "A +e4N ~1500 -e4 ~300 m:e2e4",
+     {"A:reserve-touch-move"},
+     {"A:move:e2e4"}},
+    {"clock-move: a reserve piece rested a second elsewhere first",
+     WHITE_HAS_N,
+     nullptr,
+     "A +e4N ~1500 -e4 +f4N ~300 .",
+     {},
+     {"A:move:N@f4"},
+     "bughouse-clock-move"},
     {"dropped piece bouncing on its square",
      WHITE_HAS_N,
      nullptr,
@@ -405,6 +432,34 @@ const Scenario SCENARIOS[] = {
      {"A:illegal-move-corrected"},
      {"A:move:e2e4"},
      "bughouse-clock-move"},
+
+    {"clock-move: an illegal move stands once the opponent plays on without claiming",
+     nullptr,
+     nullptr,
+     "A -b1 +b3N ~300 . ~500 m:e7e5 ~4000",
+     {"A:illegal-move/impossible-move"},
+     {"A:move:e7e5"},
+     "bughouse-clock-move"},
+    {"clock-move: a press without a move stands as a pass once the opponent plays on",
+     nullptr,
+     nullptr,
+     "B . ~500 m:e7e5 ~4000",
+     {"B:clock-without-move/clock-without-move"},
+     {"B:move:e7e5"},
+     "bughouse-clock-move"},
+    {"clock-move: an illegal capture that stood hands its piece to the partner",
+     "rnbqkbnr/p1pppppp/8/8/8/1p6/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1",
+     nullptr,
+     "A -b3 -b1 +b3N ~300 . ~500 m:e7e5 B m:e2e4 m:P@e5 ~4000",
+     {"A:illegal-move/impossible-move"},
+     {"A:move:e7e5", "B:move:P@e5"},
+     "bughouse-clock-move"},
+    {"FQE: an illegal move never stands; the opponent playing on is a mismatch",
+     nullptr,
+     nullptr,
+     "A -b1 +b3N ~300 . ~500 m:e7e5 ~4000",
+     {"A:illegal-move/impossible-move", "A:position-mismatch"},
+     {}},
 
     // ---- FQE 8, 9: mate with potential drops, no stalemate ----
     {"no stalemate: a player without a move waits",
@@ -512,6 +567,26 @@ const Scenario SCENARIOS[] = {
      "A R:w ~2500",
      {},
      {"A:result:0-1/resignation", "match:0-1/resignation", "B:result:1-0/partner-board"}},
+    // ---- FQE 23: a team stops both clocks and calls the arbiter ----
+    {"both clocks stopped pause the match: no flag falls, play resumes when a clock runs",
+     nullptr,
+     nullptr,
+     "A m:e2e4 || B || !L ~2500 > A > m:e7e5 ~2500",
+     {},
+     {"B:match-paused", "B:match-resumed", "A:move:e7e5", "B:moves=0"}},
+    {"one clock stopped is no pause: a flag on the other board still falls",
+     nullptr,
+     nullptr,
+     "A m:e2e4 || B !R ~2500",
+     {},
+     {"B:result:1-0/flag", "match:0-1/flag", "A:result:0-1/partner-board"}},
+    {"the match resumed: a flag falls again",
+     nullptr,
+     nullptr,
+     "A m:e2e4 || B || ~1000 > ~100 !R ~2500",
+     {},
+     {"B:match-paused", "B:match-resumed", "B:result:1-0/flag", "match:0-1/flag",
+      "A:result:0-1/partner-board"}},
     {"draw agreed by both teams",
      nullptr,
      nullptr,
@@ -637,4 +712,37 @@ TEST(BughouseMatch, RecordIsBpgnInCompletionOrder) {
   EXPECT_NE(text->find("[WhiteA \"Ann\"]"), std::string::npos) << *text;
   EXPECT_NE(text->find("[FENA "), std::string::npos) << *text;
   EXPECT_NE(text->find("2A. exd5{295.0} 1b. P@e5{291.5} *"), std::string::npos) << *text;
+}
+
+// FQE 23 at the edges: clocks standing still before the start are no pause; a flag read in the same
+// reading that stops the last running clock fell before the pause and counts.
+TEST(BughouseMatch, PauseOnlyOnceTheClocksRanAndNotOverAFlagThatStoppedAClock) {
+  Match m{MatchConfig{}};
+  std::int64_t t = 0;
+  std::vector<std::string> types;
+  auto feed = [&](int board, decltype(SensorEvent::what) what) {
+    for (const auto& e : m.on_sensor(board, SensorEvent{t += 40, what})) types.push_back(event_type(e));
+  };
+  const Position start = Position::start(Variant::Bughouse);
+  feed(0, BoardSnapshot{start.board()});
+  feed(1, BoardSnapshot{start.board()});
+  ClockReading ca{300000, 300000, false, ClockSide::Left}, cb{300000, 300000, false, ClockSide::Left};
+  feed(0, ca);
+  feed(1, cb);
+  EXPECT_FALSE(m.paused());
+  ca.running = cb.running = true;
+  feed(0, ca);
+  feed(1, cb);
+  ca.running = false;
+  feed(0, ca);
+  EXPECT_FALSE(m.paused());
+  cb.running = false;
+  cb.left_flag = true;
+  cb.left_ms = 0;
+  feed(1, cb);
+  m.advance(t += 3000);
+  EXPECT_FALSE(m.paused());
+  ASSERT_TRUE(m.result().has_value());
+  EXPECT_EQ(m.result()->reason, "flag");
+  EXPECT_EQ(std::count(types.begin(), types.end(), std::string("match-paused")), 0);
 }
