@@ -217,6 +217,35 @@ void Match::set_promotion_piece(int b, Color c, PieceType t) {
   boards_[std::size_t(b & 1)].set_promotion_piece(c, t);
 }
 
+tl::expected<std::vector<Event>, std::string> Match::absorb_control(
+    int b, std::int64_t t_ms, tl::expected<std::vector<Event>, std::string> events) {
+  // The board's action came first (it fails changing nothing); deadlines due by t_ms fire before its
+  // events are taken in, as for any input. Settling a gap rewrites plies in place (order_ keeps its entries);
+  // adopting adds jump plies, which absorb appends to order_ like any completed ply.
+  if (!events) return events;
+  std::vector<Event> out = advance(t_ms);
+  absorb(b, std::move(*events), out);
+  sync_shown(t_ms, out);
+  return out;
+}
+
+tl::expected<std::vector<Event>, std::string> Match::settle_gap(int b, std::size_t index, std::int64_t t_ms) {
+  b &= 1;
+  return absorb_control(b, t_ms, boards_[std::size_t(b)].settle_gap(index, t_ms));
+}
+
+tl::expected<std::vector<Event>, std::string> Match::settle_gap(int b, const std::string& moves,
+                                                                std::int64_t t_ms) {
+  b &= 1;
+  return absorb_control(b, t_ms, boards_[std::size_t(b)].settle_gap(moves, t_ms));
+}
+
+tl::expected<std::vector<Event>, std::string> Match::adopt_board(int b, std::int64_t t_ms,
+                                                                 std::optional<Color> side) {
+  b &= 1;
+  return absorb_control(b, t_ms, boards_[std::size_t(b)].adopt_board(t_ms, side));
+}
+
 BughouseRecord Match::record() const {
   BughouseRecord rec;
   rec.tags = cfg_.tags;

@@ -73,6 +73,13 @@ class Match {
   std::vector<Event> agree_draw(std::int64_t t_ms);
   // FQE 11: the piece a player names for his next promotion (the pawn stays a pawn on the board).
   void set_promotion_piece(int board, Color c, PieceType t);
+  // The arbiter settles `board`'s missed gap or has it followed from the position it shows
+  // (Reconstructor::settle_gap, adopt_board); the match's order of moves follows.
+  tl::expected<std::vector<Event>, std::string> settle_gap(int board, std::size_t index, std::int64_t t_ms);
+  tl::expected<std::vector<Event>, std::string> settle_gap(int board, const std::string& moves,
+                                                           std::int64_t t_ms);
+  tl::expected<std::vector<Event>, std::string> adopt_board(int board, std::int64_t t_ms,
+                                                            std::optional<Color> side = {});
 
   const Reconstructor& board(int b) const { return boards_[std::size_t(b & 1)]; }
   // The official reserve of colour `c` on board `b` (what he may drop now).
@@ -87,6 +94,9 @@ class Match {
 
  private:
   void absorb(int b, std::vector<Event> events, std::vector<Event>& out);
+  // The events of an arbiter's action on board `b`, taken into the match like the board's own.
+  tl::expected<std::vector<Event>, std::string> absorb_control(
+      int b, std::int64_t t_ms, tl::expected<std::vector<Event>, std::string> events);
   void hand_over(int from, const Handover& h, std::vector<Event>& out);
   void sync_shown(std::int64_t t, std::vector<Event>& out);
   void board_ended(int b, const ResultEvent& r, std::int64_t t, std::vector<Event>& out);

@@ -62,6 +62,27 @@ json adjournment_json(const Reconstructor::Adjournment& a) {
           {"since", a.t_ms}};
 }
 
+// A gap waiting for the arbiter (moves-missed): its plies and candidates, numbered from 1 as `recover`
+// takes them, each in UCI (as in the alert) and SAN.
+json missed_gap_json(const Reconstructor& rec) {
+  const auto& gap = *rec.missed_gap();
+  const Game& g = rec.game();
+  json candidates = json::array();
+  int plies = 0;
+  for (std::size_t i = 0; i < gap.candidates.size(); ++i) {
+    Position p = g.position_at(std::max(0, gap.first_ply - 1));
+    json uci = json::array(), san = json::array();
+    for (Move m : gap.candidates[i]) {
+      uci.push_back(to_uci(p, m));
+      san.push_back(to_san(p, m));
+      p.do_move(m);
+    }
+    plies = int(gap.candidates[i].size());
+    candidates.push_back({{"number", i + 1}, {"uci", uci}, {"san", san}});
+  }
+  return {{"first_ply", gap.first_ply}, {"last_ply", gap.first_ply + plies - 1}, {"candidates", candidates}};
+}
+
 // A JSON field as a side, a 400 answer when it is not one.
 tl::expected<std::string, http::Response> side_field(const json& body) {
   if (!body.contains("side"))
@@ -122,7 +143,8 @@ tl::expected<std::vector<Event>, std::string> BoardRuntime::control(journal::Con
 
 std::optional<http::Response> control_action(BoardRuntime& b, const std::string& action, const json& body,
                                              const std::string& match) {
-  static const char* handled[] = {"promotion", "ack", "draw", "resign", "adjourn", "resume"};
+  static const char* handled[] = {"promotion", "ack",    "draw",    "resign",
+                                  "adjourn",   "resume", "recover", "adopt"};
   if (std::none_of(std::begin(handled), std::end(handled), [&](const char* a) { return action == a; }))
     return std::nullopt;
   // A bughouse match board: resignation, agreement and the promotion piece go to the match (a draw
@@ -167,6 +189,36 @@ std::optional<http::Response> control_action(BoardRuntime& b, const std::string&
     } else {
       return control_error(400,
                            "\"alert\" must be the alert's number (see /status: boards[].control.alerts)");
+    }
+  } else if (action == "recover") {
+    // The gap of a moves-missed alert: a candidate's number as /status shows it, or the moves as typed.
+    const bool has_candidate = body.contains("candidate"), has_moves = body.contains("moves");
+    if (has_candidate == has_moves)
+      return control_error(400,
+                           "give either \"candidate\" (its number, see /status: boards[].control.missed_gap) "
+                           "or \"moves\" (the gap's moves, e.g. \"g7g6 f2f3 f8g7\")");
+    if (has_candidate) {
+      const json& n = body["candidate"];
+      if (!n.is_number_integer() || n.get<long long>() < 1 || n.get<long long>() > 999)
+        return control_error(400, "\"candidate\" must be a candidate's number (1, 2, …), not " + n.dump());
+      c.value = std::to_string(n.get<long long>());
+      answer["candidate"] = n;
+    } else {
+      const json& m = body["moves"];
+      std::string text = m.is_string() ? m.get<std::string>() : "";
+      // At most 8 plies of a few characters each: a long text is no gap's moves.
+      if (text.find_first_not_of(" ,") == std::string::npos || text.size() > 200 ||
+          std::all_of(text.begin(), text.end(), [](unsigned char ch) { return std::isdigit(ch); }))
+        return control_error(400, "\"moves\" must be the gap's moves in UCI or SAN separated by spaces");
+      c.value = text;
+      answer["moves"] = text;
+    }
+  } else if (action == "adopt") {
+    if (body.contains("side")) {
+      auto side = side_field(body);
+      if (!side) return side.error();
+      c.side = *side;
+      answer["side"] = c.side;
     }
   } else if (action == "adjourn") {
     const json& s = body.contains("sealed") ? body["sealed"] : json();
@@ -270,9 +322,11 @@ void add_control_status(json& status, const std::vector<std::unique_ptr<BoardRun
     }
     int open = 0;
     for (int n = 1; n <= l.alert_count(); ++n) open += l.acknowledged(n) ? 0 : 1;
-    json control{{"alerts", alerts}, {"unacknowledged_alerts", open}, {"adjourned", nullptr}};
+    json control{
+        {"alerts", alerts}, {"unacknowledged_alerts", open}, {"adjourned", nullptr}, {"missed_gap", nullptr}};
     const Reconstructor* rec = b.reconstructor();
     if (rec && rec->adjournment()) control["adjourned"] = adjournment_json(*rec->adjournment());
+    if (rec && rec->missed_gap()) control["missed_gap"] = missed_gap_json(*rec);
     out[i]["control"] = control;
   }
 }

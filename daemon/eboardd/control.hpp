@@ -21,7 +21,8 @@
 
 namespace eboard::eboardd {
 
-// Answers POST /control/<board>/<action> for promotion, ack, draw, resign, adjourn and resume (the token
+// Answers POST /control/<board>/<action> for promotion, ack, draw, resign, adjourn, resume, recover (a
+// missed gap settled) and adopt (the game followed from the board's position) (the token
 // was checked). `match` is the name of the bughouse match the board plays in, empty if none. Nothing for
 // any other action.
 std::optional<http::Response> control_action(BoardRuntime& b, const std::string& action,
@@ -32,7 +33,8 @@ std::optional<http::Response> control_action(BoardRuntime& b, const std::string&
 tl::expected<config::BoardConfig, std::string> board_from_json(const nlohmann::json& body);
 
 // Adds to each board of a /status answer ("boards" array, in the order of `boards`) what control keeps:
-// the adjournment, the game's alerts numbered for `ack`, with their acknowledgement.
+// the adjournment, the game's alerts numbered for `ack`, with their acknowledgement, the gap waiting for
+// `recover` (missed_gap).
 void add_control_status(nlohmann::json& status, const std::vector<std::unique_ptr<BoardRuntime>>& boards);
 
 http::Response control_error(unsigned status, const std::string& reason);

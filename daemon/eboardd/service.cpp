@@ -140,6 +140,10 @@ const char* INDEX =
     "POST /control/<id>/resign        {\"side\": \"black\"}\n"
     "POST /control/<id>/adjourn       {\"side\": \"white\", \"sealed\": \"Nf3\"}  the player on move seals\n"
     "POST /control/<id>/resume        the sealed move is played, the game goes on\n"
+    "POST /control/<id>/recover       {\"candidate\": N} or {\"moves\": \"g7g6 f2f3\"}  settle a missed gap "
+    "(/status: control.missed_gap)\n"
+    "POST /control/<id>/adopt         {\"side\": \"white\"} optional  follow the game from the board's "
+    "position\n"
     "POST /boards                     {\"id\", \"port\", \"protocol\"}   a board without udev (until a "
     "reload)\n"
     "DELETE /boards/<id>              stop and forget a board (until a reload)\n";

@@ -80,10 +80,35 @@ tl::expected<PieceType, std::string> control_promotion_piece(const ControlEntry&
   return PieceType(KNIGHT + int(at));
 }
 
+tl::expected<std::optional<Color>, std::string> control_optional_side(const ControlEntry& c) {
+  if (c.side.empty()) return std::optional<Color>{};
+  auto s = control_side(c);
+  if (!s) return tl::unexpected(s.error());
+  return std::optional<Color>(*s);
+}
+
+tl::expected<std::optional<std::size_t>, std::string> control_recover_choice(const ControlEntry& c) {
+  const std::string& v = c.value;
+  if (v.find_first_not_of(" ,") == std::string::npos)
+    return tl::unexpected(std::string("give a candidate's number or the moves of the gap"));
+  if (!std::all_of(v.begin(), v.end(), [](unsigned char ch) { return std::isdigit(ch); }))
+    return std::optional<std::size_t>{};
+  // A number: a candidate. Longer than any count of candidates could be is refused before converting.
+  if (v.size() > 6 || std::stoul(v) == 0)
+    return tl::unexpected("no candidate " + v + " (candidates are numbered from 1)");
+  return std::optional<std::size_t>(std::stoul(v) - 1);
+}
+
 tl::expected<std::vector<Event>, std::string> apply_control(Reconstructor& rec, const ControlEntry& c) {
   auto side = [&] { return control_side(c); };
   const Game& g = rec.game();
   if (c.action == "ack") return std::vector<Event>{};
+  if (c.action == "recover") {
+    // Completes the record only: allowed after the game ended or while it is adjourned too.
+    auto choice = control_recover_choice(c);
+    if (!choice) return tl::unexpected(choice.error());
+    return *choice ? rec.settle_gap(**choice, c.t_ms) : rec.settle_gap(c.value, c.t_ms);
+  }
   if (c.action == "promotion") {
     auto s = side();
     if (!s) return tl::unexpected(s.error());
@@ -110,6 +135,11 @@ tl::expected<std::vector<Event>, std::string> apply_control(Reconstructor& rec, 
     if (!s) return tl::unexpected(s.error());
     if (auto ok = rec.adjourn(*s, c.value, c.t_ms); !ok) return tl::unexpected(ok.error());
     return std::vector<Event>{};
+  }
+  if (c.action == "adopt") {
+    auto s = control_optional_side(c);
+    if (!s) return tl::unexpected(s.error());
+    return rec.adopt_board(c.t_ms, *s);
   }
   return tl::unexpected("unknown control action \"" + c.action + "\"");
 }

@@ -41,6 +41,12 @@ tl::expected<std::vector<rules::Event>, std::string> apply_control(rules::Recons
 // its piece (one of q, r, b, n).
 tl::expected<rules::Color, std::string> control_side(const ControlEntry& c);
 tl::expected<rules::PieceType, std::string> control_promotion_piece(const ControlEntry& c);
+// "adopt": its side when one was given (empty: the reconstruction decides who is on move).
+tl::expected<std::optional<rules::Color>, std::string> control_optional_side(const ControlEntry& c);
+// "recover" settles the gap of a moves-missed alert: the value is a candidate's number, 1-based as the
+// arbiter sees them (/status, the alert), or the moves as typed (UCI or SAN, separated by spaces).
+// Returns the 0-based candidate index, or nullopt when the value holds moves.
+tl::expected<std::optional<std::size_t>, std::string> control_recover_choice(const ControlEntry& c);
 
 class GameMachine {
  public:

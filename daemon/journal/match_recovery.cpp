@@ -33,7 +33,17 @@ tl::expected<std::vector<Event>, std::string> apply_match_control(Match& m, int 
     m.set_promotion_piece(b, *s, *piece);
     return std::vector<Event>{};
   }
+  if (c.action == "recover") {  // completes the record: after the match too
+    auto choice = control_recover_choice(c);
+    if (!choice) return tl::unexpected(choice.error());
+    return *choice ? m.settle_gap(b, **choice, c.t_ms) : m.settle_gap(b, c.value, c.t_ms);
+  }
   if (m.result()) return tl::unexpected(std::string("the match is over"));
+  if (c.action == "adopt") {
+    auto s = control_optional_side(c);
+    if (!s) return tl::unexpected(s.error());
+    return m.adopt_board(b, c.t_ms, *s);
+  }
   if (c.action == "resign") {
     auto s = side();
     if (!s) return tl::unexpected(s.error());

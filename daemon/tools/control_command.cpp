@@ -255,6 +255,23 @@ void print_status(const json& s) {
     if (c.value("unacknowledged_alerts", 0) > 0)
       std::cout << "  " << c["unacknowledged_alerts"].get<int>() << " alert(s) to acknowledge";
     std::cout << "\n";
+    if (c.contains("missed_gap") && c["missed_gap"].is_object()) {
+      const json& gap = c["missed_gap"];
+      std::cout << "    missed gap, plies " << gap.value("first_ply", 0) << "-" << gap.value("last_ply", 0)
+                << ": eboardctl recover " << b.value("id", "?") << " N (or --moves \"...\")\n";
+      for (const auto& cand : gap.value("candidates", json::array())) {
+        std::cout << "      " << cand.value("number", 0) << ":";
+        for (const auto& m : cand.value("san", json::array()))
+          std::cout << " " << (m.is_string() ? m.get<std::string>() : "?");
+        std::cout << "  (";
+        bool first = true;
+        for (const auto& m : cand.value("uci", json::array())) {
+          std::cout << (first ? "" : " ") << (m.is_string() ? m.get<std::string>() : "?");
+          first = false;
+        }
+        std::cout << ")\n";
+      }
+    }
     for (const auto& a : c.value("alerts", json::array()))
       if (!a.value("acknowledged", true))
         std::cout << "    alert " << a.value("number", 0) << ": " << a.value("code", "") << " (ply "
@@ -357,7 +374,9 @@ void add_control_commands(CLI::App& app, int& exit_code) {
   struct Values {
     Target t;
     int alert = 0;
-    std::string board, side, piece, sealed, fen, white, black, event, site, round, id, port, protocol = "dgt";
+    int candidate = 0;
+    std::string board, side, piece, sealed, fen, white, black, event, site, round, id, port, protocol = "dgt",
+                                                                                             moves;
     std::vector<std::string> tags;
   };
   auto v = std::make_shared<Values>();
@@ -487,6 +506,51 @@ void add_control_commands(CLI::App& app, int& exit_code) {
   resume->add_option("BOARD", v->board, "board id")->required();
   resume->callback([v, &exit_code] {
     exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "resume"), json::object(), true);
+  });
+
+  CLI::App* recover = command(app, "recover",
+                              "Settle BOARD's missed gap (a moves-missed alert): candidate N as eboardctl "
+                              "status numbers them, or the moves typed with --moves; they are published as "
+                              "recovered moves and enter the PGN" +
+                                  control_note,
+                              v->t);
+  recover->add_option("BOARD", v->board, "board id")->required();
+  auto* n = recover->add_option("N", v->candidate, "the candidate's number (eboardctl status)")
+                ->check(CLI::Range(1, 999));
+  auto* moves = recover->add_option(
+      "--moves", v->moves,
+      "the gap's moves in UCI or SAN, separated by spaces, e.g. \"g7g6 f2f3 f8g7\": as many "
+      "plies as the gap, reaching the position the game went on from");
+  n->excludes(moves);
+  recover->callback([v, &exit_code] {
+    json body;
+    if (v->candidate > 0) {
+      body["candidate"] = v->candidate;
+    } else if (v->moves.find_first_not_of(" ,") != std::string::npos) {
+      body["moves"] = v->moves;
+    } else {
+      std::cerr << "eboardctl: recover: give a candidate number N or --moves \"...\"\n";
+      exit_code = EXIT_USAGE;
+      return;
+    }
+    exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "recover"), body, true);
+  });
+
+  CLI::App* adopt = command(app, "adopt",
+                            "Follow BOARD's game from the position the board shows (after a position no "
+                            "moves explain): the record starts a new segment there (PGN: SetUp/FEN)" +
+                                control_note,
+                            v->t);
+  adopt->add_option("BOARD", v->board, "board id")->required();
+  adopt
+      ->add_option("--side", v->side,
+                   "who is on move (default: the side whose clock runs, else the "
+                   "side on move in the game)")
+      ->check(CLI::IsMember({"white", "black"}));
+  adopt->callback([v, &exit_code] {
+    json body = json::object();
+    if (!v->side.empty()) body["side"] = v->side;
+    exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "adopt"), body, true);
   });
 
   CLI::App* port = app.add_subcommand("port",

@@ -181,6 +181,31 @@ with tempfile.TemporaryDirectory(prefix="eboard-cli-test-") as tmp:
         check(r.returncode == 0 and "1-0 (resignation)" in r.stdout, f"resign: {r}")
         r = eboardctl("resign", "A", "white", "--token", TOKEN, daemon=addr)
         check(r.returncode == 1 and "game is over" in r.stderr, f"resign again: {r}")
+        # Gaps (issue 12): nothing to settle on this board, and the game is over for adopt.
+        r = eboardctl("recover", "A", "1", "--token", TOKEN, daemon=addr)
+        check(r.returncode == 1 and "no gap is waiting" in r.stderr, f"recover without a gap: {r}")
+        r = eboardctl("recover", "A", "--moves", "e4 e5", "--token", TOKEN, daemon=addr)
+        check(r.returncode == 1 and "no gap is waiting" in r.stderr, f"recover --moves without a gap: {r}")
+        for usage in (["recover", "A"], ["recover", "A", "0"], ["recover", "A", "1", "--moves", "e4"],
+                      ["adopt", "A", "--side", "purple"]):
+            r = eboardctl(*usage, "--token", TOKEN, daemon=addr)
+            check(r.returncode == 2 and r.stderr.count("\n") == 1, f"{usage}: a one-line usage error: {r}")
+        r = eboardctl("adopt", "A", "--token", TOKEN, daemon=addr)
+        check(r.returncode == 1 and "game is over" in r.stderr, f"adopt after the end: {r}")
+        for body in ({"candidate": 1, "moves": "e4"}, {}, {"candidate": "x"}, {"moves": "12"}):
+            req = urllib.request.Request(f"http://{addr}/control/A/recover", method="POST",
+                                         data=json.dumps(body).encode(),
+                                         headers={"Authorization": "Bearer " + TOKEN,
+                                                  "Content-Type": "application/json"})
+            try:
+                urllib.request.urlopen(req, timeout=10)
+                check(False, f"recover {body} was accepted")
+            except urllib.error.HTTPError as e:
+                check(e.code == 400, f"recover {body}: {e.code} {e.read()!r}")
+        r = eboardctl("status", "--json", daemon=addr)
+        check(json.loads(r.stdout)["boards"][0]["control"]["missed_gap"] is None, f"no missed gap: {r.stdout}")
+        r = eboardctl("recover", "--help")
+        check(r.returncode == 0 and "--moves" in r.stdout and "candidate" in r.stdout, f"recover --help: {r}")
         r = eboardctl("ack", "A", "7", "--token", TOKEN, daemon=addr)
         check(r.returncode == 1 and "no alert 7" in r.stderr, f"ack of no alert: {r}")
         r = eboardctl("draw", "Z", "--token", TOKEN, daemon=addr)

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
+"""Gaps in what a board told the daemon, with the real eboardd and `eboardctl sim` on a pseudo-terminal (issue 12).
+
+The story of the issue: the board is unplugged mid-game for long enough that the players make several moves
+(`eboardctl sim --reopen-at` closes the pty, the hands go on playing and pressing the clock, the board is
+plugged in again behind the same symlink); later eboardd itself is killed (kill -9) and kept down while several
+more moves are played, then started again on the same state directory. Both times the moves made meanwhile
+must come back: published as `move` events with `"recovered": true`, or, when several move orders explain the
+board, one `moves-missed` alert whose candidates the arbiter sees in `eboardctl status` and settles with
+`eboardctl recover` (wrong numbers and moves refused first). Never an illegal-move or position-mismatch alert, and in the end /games.pgn holds exactly
+the corpus game, the gap's moves with a comment saying they were recovered.
+
+usage: daemon_gap_test.py EBOARDD EBOARDCTL SHARED_DIR [--game N] [--speed R]
+exit 77 (skipped) without the corpus in SHARED_DIR
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import eboardctl_proc as ep  # noqa: E402
+
+TOKEN = "gap-test-control-token"
+
+
+def main():
+    ap = ep.arg_parser(game=7, speed=6.0)
+    # Game seconds (the sim's clock): the board is away from --unplug-at for --unplug-ms.
+    # With the default game, style and seed: two plies (ply 9 and 10) are made while it is away, one sequence.
+    ap.add_argument("--unplug-at", type=float, default=34.0)
+    ap.add_argument("--unplug-ms", type=int, default=4000)
+    # The daemon is killed once the game reaches this ply, and kept down this many game seconds: three plies,
+    # which two move orders explain (a moves-missed the arbiter settles).
+    ap.add_argument("--kill-at-ply", type=int, default=17)
+    ap.add_argument("--down-s", type=float, default=15.0)
+    a = ap.parse_args()
+    pgn = ep.corpus_file(a.shared)
+    expected = ep.corpus_game(pgn, a.game)["moves"]
+    with ep.Harness("daemon-gap") as h:
+        try:
+            run(h, a, pgn, expected)
+        except ep.TestFailure as e:
+            h.check(False, str(e))
+    return h.exit_code()
+
+
+def with_token(d):
+    """The daemon's configuration with a control token (eboardctl recover needs one)."""
+    text = open(d.config).read().replace('[http]\n', f'[http]\ntoken = "{TOKEN}"\n', 1)
+    with open(d.config, "w") as f:
+        f.write(text)
+
+
+def eboardctl(a, d, *args):
+    r = subprocess.run([a.eboardctl, *args, "--daemon", f"127.0.0.1:{d.port}", "--token", TOKEN],
+                       capture_output=True, text=True, timeout=30)
+    print(f"$ eboardctl {' '.join(args)}  -> exit {r.returncode}\n{r.stdout}{r.stderr}", flush=True)
+    return r
+
+
+def settle(h, a, d, expected, ws_events, done):
+    """Settles the moves-missed gaps among `ws_events` not in `done` (their first plies) with eboardctl
+    recover; returns how many."""
+    settled = 0
+    for alert in [e for e in ws_events if e.get("type") == "alert" and e.get("code") == "moves-missed"]:
+        first, last = alert["first_ply"], alert["last_ply"]
+        if first in done:
+            continue
+        done.add(first)
+        truth = expected[first - 1:last]
+        gap = ep.wait_until(lambda: d.board_status()["control"].get("missed_gap"), 5, "/status missed_gap")
+        h.check(gap["first_ply"] == first and gap["last_ply"] == last,
+                f"/status missed_gap {gap} does not match the alert (plies {first}-{last})")
+        status = eboardctl(a, d, "status")
+        h.check(status.returncode == 0 and "missed gap" in status.stdout,
+                "eboardctl status does not show the missed gap")
+        sans = [[ep.strip_san(m) for m in c["san"]] for c in gap["candidates"]]
+        h.check(truth in sans, f"the true moves {truth} are not among the candidates {sans}")
+        # Wrong input first: refused in one line with a non-zero exit, the gap still waiting.
+        for wrong in (["--moves", "a2a3 " * len(truth)], [str(len(sans) + 1)], ["1", "--moves", "e4"], []):
+            bad = eboardctl(a, d, "recover", "A", *wrong)
+            h.check(bad.returncode != 0 and bad.stderr.count("\n") == 1, f"recover {wrong} was not refused well")
+        h.check(d.board_status()["control"].get("missed_gap") == gap, "a refused recover changed the gap")
+        # Until then the record shows the gap as a gap: a comment, the moves after it a new segment from the
+        # board's position, never the first candidate as fact.
+        pgn = d.get("/games.pgn")[1]
+        h.check('[SetUp "1"]' in pgn and "[FEN " in pgn, f"/games.pgn with the gap unsettled has no SetUp/FEN:\n{pgn}")
+        # The arbiter picks the true sequence by its number; when the truth is not among the candidates,
+        # types it.
+        if truth in sans:
+            r = eboardctl(a, d, "recover", "A", str(sans.index(truth) + 1))
+        else:
+            r = eboardctl(a, d, "recover", "A", "--moves", " ".join(truth))
+        h.check(r.returncode == 0, f"eboardctl recover failed: {r.stderr}")
+        pgn = d.get("/games.pgn")[1]
+        h.check("[SetUp" not in pgn, f"/games.pgn still starts a new segment after the gap was settled:\n{pgn}")
+        settled += 1
+        h.check(d.board_status()["control"].get("missed_gap") is None, "/status: the gap is still waiting")
+    return settled
+
+
+def run(h, a, pgn, expected):
+    sim = ep.Sim(h, a.eboardctl, pgn, a.game, a.speed, style=a.style,
+                 extra=["--reopen-at", str(a.unplug_at), "--reopen-gap", str(a.unplug_ms)])
+    d = ep.Daemon(h, a.eboardd, sim.device, clock_rate=a.speed)
+    with_token(d)
+    d.start()
+    ws = ep.WebSocket(d.port)
+    print(f"game {a.game}: {len(expected)} plies at {a.speed}x; unplugged at {a.unplug_at} s for {a.unplug_ms} ms; "
+          f"eboardd killed at ply {a.kill_at_ply} for {a.down_s} s", flush=True)
+
+    # 1. The unplug: wait until the daemon is past it and the game past the kill point.
+    ep.wait_until(lambda: d.board_status()["game"]["ply"] >= a.kill_at_ply, 120, f"/status at ply {a.kill_at_ply}")
+    first = ws.snapshot()
+    recovered = [e for e in first if e.get("type") == "move" and e.get("recovered")]
+    missed = [e for e in first if e.get("type") == "alert" and e.get("code") == "moves-missed"]
+    print(f"after the unplug: {len(recovered)} recovered moves, {len(missed)} moves-missed", flush=True)
+    h.check(recovered or missed, "the unplug's gap was neither recovered nor reported as moves-missed")
+    for m in recovered:
+        h.check(ep.strip_san(m["san"]) == expected[m["ply"] - 1], f"recovered move {m} is not the game's")
+    done = set()
+    n_settled = settle(h, a, d, expected, first, done=done)
+    ply_at_kill = d.board_status()["game"]["ply"]
+
+    # 2. kill -9, the players go on, restart on the same state directory.
+    ws.close()
+    d.kill9()
+    time.sleep(a.down_s / a.speed)
+    d.start()
+    print(f"killed at ply {ply_at_kill}, restarted at ply {d.board_status()['game']['ply']} (the journal's)",
+          flush=True)
+    ws = ep.WebSocket(d.port)
+    ep.wait_until(lambda: len(d.game()["moves"]) >= len(expected) or d.board_status()["control"].get("missed_gap"),
+                  length_wait(sim, a), "the game's end or a missed gap after the restart")
+    time.sleep(1)
+    second = ws.snapshot()
+    n_settled += settle(h, a, d, expected, second, done=done)
+    ep.wait_until(lambda: len(d.game()["moves"]) >= len(expected), length_wait(sim, a), "the game's end")
+    time.sleep(0.5)
+    events = ws.snapshot()
+    recovered2 = [e for e in events if e.get("type") == "move" and e.get("recovered") and e["ply"] > ply_at_kill]
+    h.check(recovered2 or len(done) > len(missed), "the moves made while eboardd was down were neither recovered "
+                                                   "nor reported as moves-missed")
+    for m in recovered2:
+        h.check(m.get("recovered") is True and ep.strip_san(m["san"]) == expected[m["ply"] - 1],
+                f"recovered move {m} is not the game's")
+    print(f"after the restart: {len(recovered2)} recovered moves on /ws (snapshot included); {n_settled} settled",
+          flush=True)
+
+    alerts = [e for e in first + events if e.get("type") == "alert" and e.get("code") != "moves-missed"]
+    h.check(not alerts, f"alerts other than moves-missed: {alerts[:4]}")
+    final = d.game()
+    h.check(final["moves"] == expected, f"/games.pgn moves differ from the corpus game:\n  {final['moves']}\n  "
+                                        f"{expected}")
+    text = d.get("/games.pgn")[1]
+    h.check("recovered" in text, "/games.pgn has no comment about recovered moves")
+    ws.close()
+    rc = d.stop()
+    h.check(rc == 0, f"SIGTERM: exit {rc}")
+
+
+def length_wait(sim, a):
+    return (sim.length_s() or 300) / a.speed + 30
+
+
+if __name__ == "__main__":
+    sys.exit(main())
