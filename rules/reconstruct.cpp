@@ -683,8 +683,6 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     return;
   }
   Color presser = press.presser;
-  // After a reconnect or a restart: the press completes the moves made meanwhile.
-  if (gap_suspected_ && !board_matches_game() && recover_gap(t, &press)) return;
   if (board_matches_game()) {
     pending_press_.reset();
     if (cfg_.profile.clock_press_without_move_is_reserve_claim) {
@@ -745,6 +743,12 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     }
     // The opponent may already be answering: two moves on the board wait for his press.
     if (two_ply_explanation()) return;
+    // After a reconnect or a restart: the press completes the moves made meanwhile, once the board is at
+    // rest (the updates after a dump may still be arriving).
+    if (gap_suspected_) {
+      if (t - last_board_event_ < cfg_.settle_ms) return;
+      if (recover_gap(t, &press)) return;
+    }
   }
   pending_press_.reset();
   // A promotion to a piece the profile does not allow (clock-move bughouse: queen or knight only).
@@ -757,9 +761,9 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
                        " is not allowed by the rules of this event");
       return;
     }
-  // Moves made unseen (a reconnect's board, lost updates that left a board nothing explained for the
-  // mismatch time): the press completes them.
-  if ((gap_suspected_ || lost_updates_suspected()) && recover_gap(t, &press)) return;
+  // Moves made unseen (a reconnect's board): the press completes them. A board that went wrong under the
+  // daemon's eyes is not searched: an illegal move left standing would find some legal "explanation".
+  if (gap_suspected_ && recover_gap(t, &press)) return;
   if (gap_suspected_ || mismatch_reported_ || adopt_candidate_) {
     // A board nothing explains: told once (position-mismatch), not at every press; play going on from a
     // legal position is followed from there (follow_unexplained_press).
@@ -1278,9 +1282,6 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
                                setup_problem(physical_, cfg_.chess960),
                                {}});
       } else if (!mismatch_reported_ && !game_.outcome() && (game_.ply_count() > 0 || left_player_)) {
-        // A board at rest that long: moves may have been made unseen (lost updates).
-        if (!pending_press_ && !has_drops(game_.position().variant()) && recover_gap(*next, nullptr))
-          continue;
         mismatch_reported_ = true;
         emit(*next, AlertEvent{"position-mismatch",
                                game_.ply_count(),
@@ -1715,13 +1716,6 @@ const char* event_type(const Event& e) {
 
 namespace eboard::rules {
 
-bool Reconstructor::lost_updates_suspected() const {
-  // Without a snapshot, a board nothing explains may be lost field updates, or a hand's mistake. With drops
-  // a wrong guess would also hand wrong pieces to the partner's board: there only a snapshot (a reconnect,
-  // a restart) opens a search.
-  return mismatch_reported_ && !has_drops(game_.position().variant());
-}
-
 std::optional<Color> Reconstructor::clock_on_move() const {
   if (!last_reading_ || !last_reading_->present || !left_player_) return std::nullopt;
   return last_reading_->lever_up == ClockSide::Left ? *left_player_ : ~*left_player_;
@@ -1761,9 +1755,20 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   std::optional<Color> on_move = press ? std::optional<Color>(~press->presser) : clock_on_move();
   q.side_to_move = on_move;
   GapResult found = search_gap(q);
-  if (found.plies == 0 && !found.exhausted && on_move) {
-    q.side_to_move = ~*on_move;
-    found = search_gap(q);
+  if (on_move) {
+    // The last move on the board, its press still to come: when that is shorter by more than a ply, it is
+    // the likelier story (a longer all-pressed sequence needs moves undone, a king out and back).
+    GapQuery unpressed = q;
+    unpressed.side_to_move = ~*on_move;
+    unpressed.min_plies = 2;  // one move shown and not pressed is no gap (the successors have it)
+    if (found.plies > 0) unpressed.max_plies = std::max(0, found.plies - 2);
+    if (found.plies == 0 || unpressed.max_plies > 0) {
+      GapResult other = search_gap(unpressed);
+      if (other.plies > 0 && !other.exhausted && (found.plies == 0 || other.plies + 1 < found.plies))
+        found = std::move(other);
+      else if (found.plies == 0 && other.exhausted)
+        found.exhausted = true;
+    }
   }
   // A search cut short by its work bound has not seen every sequence: what it found is no explanation to
   // go on from (a wrong one would make every later move look illegal). Told as a position nothing explains.

@@ -366,8 +366,6 @@ class Reconstructor {
   bool recover_gap(std::int64_t t, const PendingPress* press);
   // The side whose clock runs (the side on move), when the clock tells it.
   std::optional<Color> clock_on_move() const;
-  // Whether a board that stayed unexplained (position-mismatch) is searched for moves made unseen.
-  bool lost_updates_suspected() const;
   // A press in a position nothing explains: the board with the presser's opponent on move is remembered;
   // when the next press completes a legal move from it, the game is followed from there (adopted).
   struct AdoptCandidate {
