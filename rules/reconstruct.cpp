@@ -1741,6 +1741,13 @@ void Reconstructor::follow_board(std::int64_t t) {
 
 bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   if (game_.outcome() || adjournment_ || board_matches_game()) return false;
+  // Pieces gone and nothing set anywhere, no press yet: a hand at work (a dump taken with a piece in the
+  // air) rather than moves made unseen; a search would "explain" a lifted piece as one taken. A press says
+  // the hand is done: then the board is searched as it is (an exchange on a square can leave it so).
+  bool only_lifted = press == nullptr;
+  for (Square q = 0; q < 64 && only_lifted; ++q)
+    only_lifted = physical_[q] == display_[q] || physical_[q] == NO_PIECE;
+  if (only_lifted) return false;
   if (gap_searched_ == physical_) return false;
   gap_searched_ = physical_;
   const Position before = game_.position();
