@@ -767,7 +767,8 @@ std::string told_moves(const Game& game, int plies) {
     if (p.missed) {
       // A gap several sequences explain: never written as moves (moves-missed tells the candidates).
       int run = 1;
-      while (i + run < plies && i + run < game.ply_count() && game.plies()[std::size_t(i + run)].missed)
+      while (i + run < plies && i + run < game.ply_count() &&
+             game.plies()[static_cast<std::size_t>(i) + static_cast<std::size_t>(run)].missed)
         ++run;
       text += "(" + std::to_string(run) + (run == 1 ? " ply" : " plies") +
               " missed while the board was not followed: not witnessed, several move sequences explain it)";
@@ -780,7 +781,9 @@ std::string told_moves(const Game& game, int plies) {
     if (p.jump) {
       // The game was taken up from the board's position: what led there is unknown.
       int run = 1;
-      while (i + run < plies && i + run < game.ply_count() && game.plies()[std::size_t(i + run)].jump) ++run;
+      while (i + run < plies && i + run < game.ply_count() &&
+             game.plies()[static_cast<std::size_t>(i) + static_cast<std::size_t>(run)].jump)
+        ++run;
       text +=
           "(the moves that led to the next position were not seen: the game goes on from the position "
           "the board showed)";
