@@ -252,18 +252,6 @@ class Searcher {
 
 }  // namespace
 
-bool board_shows(const Position& pos, const std::array<Piece, 64>& board, bool pawn_may_stay) {
-  for (Square s = 0; s < 64; ++s) {
-    Piece want = board[s], have = pos.piece_on(s);
-    if (want == have) continue;
-    if (pawn_may_stay && have != NO_PIECE && (pos.promoted() & square_bb(s)) &&
-        want == make_piece(color_of(have), PAWN))
-      continue;
-    return false;
-  }
-  return true;
-}
-
 GapResult search_gap(const GapQuery& query) {
   if (query.max_plies > 63) {
     GapQuery bounded = query;

@@ -49,7 +49,4 @@ struct GapResult {
 
 GapResult search_gap(const GapQuery& query);
 
-// Whether `board` shows `pos` (with `pawn_may_stay`, a promoted piece may stand as a pawn).
-bool board_shows(const Position& pos, const std::array<Piece, 64>& board, bool pawn_may_stay);
-
 }  // namespace eboard::rules
