@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 #include <unordered_set>
 
 #include "rules/movegen.hpp"
@@ -252,13 +253,44 @@ class Searcher {
 
 }  // namespace
 
+namespace {
+
+// Everything the answer depends on, so that equal fingerprints mean equal answers.
+std::string fingerprint(const GapQuery& q) {
+  std::string f = q.from.fen(true);
+  f += '|' + std::to_string(int(q.from.variant())) + '|' + std::to_string(q.from.key()) + '|';
+  for (Piece p : q.board) f += char('A' + int(p));
+  f += '|' + std::to_string(q.pawn_may_stay_on_last_rank) + std::to_string(q.promotion_types) + '|' +
+       (q.side_to_move ? std::to_string(int(*q.side_to_move)) : std::string("-")) + '|' +
+       std::to_string(q.min_plies) + '|' + std::to_string(q.max_plies) + '|' +
+       std::to_string(q.max_candidates) + '|' + std::to_string(q.max_nodes);
+  return f;
+}
+
+}  // namespace
+
 GapResult search_gap(const GapQuery& query) {
-  if (query.max_plies > 63) {
-    GapQuery bounded = query;
-    bounded.max_plies = 63;
-    return Searcher(bounded).run();
-  }
-  return Searcher(query).run();
+  // The search is deterministic: a question asked again gets the answer from memory. A journal replayed
+  // asks again every question its games asked (a file of many games, the same position after every
+  // restart), and a question the search cannot settle costs the whole work bound each time.
+  struct Remembered {
+    std::string question;
+    GapResult answer;
+  };
+  thread_local std::vector<Remembered> memory;
+  constexpr std::size_t kRemembered = 16;
+  std::string question = fingerprint(query);
+  for (auto it = memory.begin(); it != memory.end(); ++it)
+    if (it->question == question) {
+      std::rotate(memory.begin(), it, it + 1);  // most recent first
+      return memory.front().answer;
+    }
+  GapQuery bounded = query;
+  bounded.max_plies = std::min(query.max_plies, 63);
+  GapResult answer = Searcher(bounded).run();
+  if (memory.size() == kRemembered) memory.pop_back();
+  memory.insert(memory.begin(), Remembered{std::move(question), answer});
+  return answer;
 }
 
 }  // namespace eboard::rules

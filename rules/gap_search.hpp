@@ -8,7 +8,8 @@
 // unique explanation from an ambiguous one. A branch is cut when the pieces still to be placed on their
 // squares need more moves than its side has left (a lower bound from piece geometry, blockers ignored), when
 // the material cannot match with the captures and drops left, and when a position was already shown to
-// reach nothing in that many plies (transpositions). Pure code: no time, no I/O.
+// reach nothing in that many plies (transpositions). Pure code: no time, no I/O; the last answers are
+// remembered per thread (a journal's replay asks its questions again).
 #pragma once
 
 #include <array>

@@ -1070,6 +1070,7 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   mismatch_reported_ = false;
   gap_suspected_ = false;
   gap_searched_.reset();
+  gap_searches_failed_ = 0;
   adopt_candidate_.reset();
   recompute_successors();
   if (judge_illegal_position(t)) return;
@@ -1198,6 +1199,7 @@ void Reconstructor::on_settled(std::int64_t t) {
     mismatch_at_.reset();
     mismatch_reported_ = false;
     gap_suspected_ = false;
+    gap_searches_failed_ = 0;
     adopt_candidate_.reset();
     // The position before the illegal move is back: a claim upheld, or corrected (7.5.1). Not after a
     // pass, whose position is that one (a piece touched and put back is no claim).
@@ -1728,6 +1730,7 @@ void Reconstructor::follow_board(std::int64_t t) {
   mismatch_at_.reset();
   mismatch_reported_ = false;
   gap_suspected_ = false;
+  gap_searches_failed_ = 0;
   adopt_candidate_.reset();
   history_.push_back({t, physical_, touches_.size()});
   if (const Successor* s = matching_successor()) {
@@ -1748,7 +1751,7 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   for (Square q = 0; q < 64 && only_lifted; ++q)
     only_lifted = physical_[q] == display_[q] || physical_[q] == NO_PIECE;
   if (only_lifted) return false;
-  if (gap_searched_ == physical_) return false;
+  if (gap_searched_ == physical_ || gap_searches_failed_ >= 2) return false;
   gap_searched_ = physical_;
   const Position before = game_.position();
   GapQuery q;
@@ -1779,7 +1782,10 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   }
   // A search cut short by its work bound has not seen every sequence: what it found is no explanation to
   // go on from (a wrong one would make every later move look illegal). Told as a position nothing explains.
-  if (found.plies == 0 || found.exhausted) return false;
+  if (found.plies == 0 || found.exhausted) {
+    ++gap_searches_failed_;
+    return false;
+  }
   const Color after_all = found.plies % 2 == 0 ? before.side_to_move() : ~before.side_to_move();
   int completed = on_move && *on_move == after_all ? found.plies : found.plies - 1;
   if (completed <= 0) return false;  // one move shown, not pressed: the ordinary way completes it
@@ -1967,6 +1973,7 @@ void Reconstructor::adopt_position(const Position& p, std::int64_t t, const std:
                      {{"fen", p.fen(), false}}});
   follow_board(t);
   gap_searched_.reset();
+  gap_searches_failed_ = 0;
 }
 
 bool Reconstructor::follow_unexplained_press(const PendingPress& press) {

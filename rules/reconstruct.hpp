@@ -358,6 +358,10 @@ class Reconstructor {
   // made unseen. Cleared once the board is followed again.
   bool gap_suspected_ = false;
   std::optional<std::array<Piece, 64>> gap_searched_;  // each board is searched once
+  // Searches that explained nothing since the last move: after two the board is followed from what it shows
+  // (follow_unexplained_press), not searched at every press (each costs up to the work bound; a game
+  // restarted in the middle of play would pay it at every move, and again on every replay of its journal).
+  int gap_searches_failed_ = 0;
   std::optional<MissedGap> missed_gap_;
   // Searches the moves between the game's position and the board and completes them: recovered when one
   // sequence explains the board, missed (with a moves-missed alert) when several do. Completed are the
