@@ -270,9 +270,12 @@ std::string fingerprint(const GapQuery& q) {
 }  // namespace
 
 GapResult search_gap(const GapQuery& query) {
-  // The search is deterministic: a question asked again gets the answer from memory. A journal replayed
-  // asks again every question its games asked (a file of many games, the same position after every
-  // restart), and a question the search cannot settle costs the whole work bound each time.
+  GapQuery bounded = query;
+  bounded.max_plies = std::min(query.max_plies, 63);
+  return Searcher(bounded).run();
+}
+
+GapResult remembered_search_gap(const GapQuery& query) {
   struct Remembered {
     std::string question;
     GapResult answer;
@@ -285,9 +288,7 @@ GapResult search_gap(const GapQuery& query) {
       std::rotate(memory.begin(), it, it + 1);  // most recent first
       return memory.front().answer;
     }
-  GapQuery bounded = query;
-  bounded.max_plies = std::min(query.max_plies, 63);
-  GapResult answer = Searcher(bounded).run();
+  GapResult answer = search_gap(query);
   if (memory.size() == kRemembered) memory.pop_back();
   memory.insert(memory.begin(), Remembered{std::move(question), answer});
   return answer;

@@ -8,8 +8,7 @@
 // unique explanation from an ambiguous one. A branch is cut when the pieces still to be placed on their
 // squares need more moves than its side has left (a lower bound from piece geometry, blockers ignored), when
 // the material cannot match with the captures and drops left, and when a position was already shown to
-// reach nothing in that many plies (transpositions). Pure code: no time, no I/O; the last answers are
-// remembered per thread (a journal's replay asks its questions again).
+// reach nothing in that many plies (transpositions). Pure code: no time, no I/O.
 #pragma once
 
 #include <array>
@@ -49,5 +48,10 @@ struct GapResult {
 };
 
 GapResult search_gap(const GapQuery& query);
+
+// search_gap with its last answers remembered (per thread): the search is deterministic, and a journal
+// replayed asks again every question its games asked (a file of many games, the same position after every
+// restart), where a question the search cannot settle costs the whole work bound each time.
+GapResult remembered_search_gap(const GapQuery& query);
 
 }  // namespace eboard::rules

@@ -1764,7 +1764,7 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   // move, all pressed. Failing those, the last move may be on the board with its press still to come.
   std::optional<Color> on_move = press ? std::optional<Color>(~press->presser) : clock_on_move();
   q.side_to_move = on_move;
-  GapResult found = search_gap(q);
+  GapResult found = remembered_search_gap(q);
   if (on_move) {
     // The last move on the board, its press still to come: when that is shorter by more than a ply, it is
     // the likelier story (a longer all-pressed sequence needs moves undone, a king out and back).
@@ -1773,7 +1773,7 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
     unpressed.min_plies = 2;  // one move shown and not pressed is no gap (the successors have it)
     if (found.plies > 0) unpressed.max_plies = std::max(0, found.plies - 2);
     if (found.plies == 0 || unpressed.max_plies > 0) {
-      GapResult other = search_gap(unpressed);
+      GapResult other = remembered_search_gap(unpressed);
       if (other.plies > 0 && !other.exhausted && (found.plies == 0 || other.plies + 1 < found.plies))
         found = std::move(other);
       else if (found.plies == 0 && other.exhausted)
