@@ -133,7 +133,8 @@ class Searcher {
         for (bool king_side : {true, false}) {
           Square dest =
               t == KING ? Position::castle_king_to(c, king_side) : Position::castle_rook_to(c, king_side);
-          if (dest == q) best = std::min(best, 1);
+          // Castled, then on (a king castled and stepping to the corner: two moves, not three).
+          best = std::min(best, 1 + piece_distance(t, dest, q));
         }
     }
     if (best <= 1) return best;
@@ -153,6 +154,13 @@ class Searcher {
       }
     }
     return best;
+  }
+
+  // Whether one castling of `c` may count as two moves in the bounds below: it sets the king and moves a
+  // rook, one move that can be a step of the king's path and of a rook's (a rook that goes on, or is
+  // taken later, included). Only when the board shows the king where it is not yet.
+  bool castling_counts_twice(Color c, Bitboard diff) const {
+    return may_castle(c) && (diff & target_bb_[c][KING]) != 0;
   }
 
   // The squares whose piece differs from the board's.
@@ -179,9 +187,10 @@ class Searcher {
     moves[us] = (plies + 1) / 2;
     moves[~us] = plies / 2;
     const Bitboard diff = unshown();
-    std::array<int, 2> need{}, castle_bonus{}, lost{};
+    std::array<int, 2> need{}, castle_bonus{}, castle_twice{}, lost{};
     for (Color c : {WHITE, BLACK}) {
-      castle_bonus[c] = may_castle(c) ? 1 : 0;
+      castle_bonus[c] = may_castle(c) ? 1 : 0;  // a castling takes two pieces off their squares
+      castle_twice[c] = castling_counts_twice(c, diff) ? 1 : 0;
       lost[c] = popcount(pos_.pieces(c)) - target_count_[c];  // pieces the opponent must take (net of drops)
       if (lost[c] > moves[~c]) return false;
       if (lost[c] < 0 && (!has_drops(pos_.variant()) || -lost[c] > moves[c])) return false;
@@ -190,17 +199,40 @@ class Searcher {
       int taken = has_drops(pos_.variant()) ? moves[~c] : std::max(0, lost[c]);
       if (off - taken > moves[c] + castle_bonus[c]) return false;
     }
+    int targets = 0;
     for (Bitboard b = diff; b; b &= b - 1) {
       Square s = lsb(b);
       Piece want = q_.board[s];
       if (want == NO_PIECE) continue;
+      ++targets;
       Color c = color_of(want);
       int cost = placement_cost(c, want, s);
       if (cost >= FAR) return false;
       need[c] += cost;
-      if (need[c] > moves[c] + castle_bonus[c]) return false;  // a castling sets two pieces with one move
+      if (need[c] > moves[c] + castle_twice[c]) return false;
     }
-    return true;
+    if (has_drops(pos_.variant())) return true;
+    // Pieces to be taken. One taken where it stands, on a square where the board shows a piece of the
+    // taker, may be taken by the move that sets that piece (so may the pawn an en-passant capture can
+    // take now). Any other either moves first (a move that sets nothing the board shows: the piece is
+    // lost) or is taken where it stands by a move that sets nothing the board shows (the square shows no
+    // piece of the taker). One move can serve two of them (a piece's first move taking one that never
+    // moved): at least half as many moves that set nothing, beside one move per square still to be set.
+    int unexplained_losses = 0;
+    const Square ep = pos_.ep_square();
+    for (Color c : {WHITE, BLACK}) {
+      if (lost[c] <= 0) continue;
+      int free = 0;
+      for (Bitboard b = pos_.pieces(c); b; b &= b - 1) {
+        Square s = lsb(b);
+        Piece shown = q_.board[s];
+        bool ep_victim = ep != SQ_NONE && c != us && type_of(pos_.piece_on(s)) == PAWN &&
+                         file_of(s) == file_of(ep) && std::abs(rank_of(s) - rank_of(ep)) == 1;
+        if ((shown != NO_PIECE && color_of(shown) != c) || ep_victim) ++free;
+      }
+      unexplained_losses += std::max(0, lost[c] - free);
+    }
+    return targets + (unexplained_losses + 1) / 2 <= plies + castle_twice[WHITE] + castle_twice[BLACK];
   }
 
   bool board_reached() const { return unshown() == 0; }

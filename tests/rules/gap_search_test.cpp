@@ -118,6 +118,44 @@ TEST(GapSearch, BughouseDropsFromTheReserve) {
   EXPECT_TRUE(has_candidate(*p, r, gap));
 }
 
+TEST(GapSearch, ExchangesInAGapAreFoundWithinTheWorkBound) {
+  // The Scandinavian: both pawns taken on d5, off the squares the board shows; the queen's detour by d5
+  // costs a move that sets nothing shown. Before the bound on pieces taken this search ran out of work.
+  Position start = Position::start();
+  std::vector<std::string> gap{"e2e4", "d7d5", "e4d5", "d8d5", "b1c3", "d5a5", "g1f3", "e7e5"};
+  GapResult r = search(start, gap);
+  ASSERT_EQ(r.plies, 8);
+  EXPECT_FALSE(r.exhausted) << r.nodes << " positions";
+  EXPECT_TRUE(has_candidate(start, r, gap));
+}
+
+TEST(GapSearch, AnEnPassantCaptureInAGap) {
+  // The pawn just stepped to d5 is taken en passant (the taker lands on d6, where the board shows it):
+  // the capture that sets a piece shown is no move wasted.
+  auto p = Position::from_fen("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3");
+  ASSERT_TRUE(p);
+  std::vector<std::string> gap{"e5f6", "g8f6", "g1f3"};
+  GapResult r = search(*p, gap, 3);
+  ASSERT_EQ(r.plies, 3);
+  EXPECT_TRUE(has_candidate(*p, r, gap));
+}
+
+TEST(GapSearch, AQuestionAskedAgainGetsTheSameAnswer) {
+  Position start = Position::start();
+  GapQuery q;
+  q.from = start;
+  q.board = play(start, {"d2d4", "d7d5", "c2c4", "e7e6"}).board();
+  GapResult first = remembered_search_gap(q);
+  GapResult again = remembered_search_gap(q);
+  GapResult searched = search_gap(q);
+  ASSERT_EQ(first.plies, 4);
+  EXPECT_EQ(again.sequences, first.sequences);
+  EXPECT_EQ(searched.sequences, first.sequences);
+  EXPECT_EQ(again.nodes, searched.nodes);
+  q.side_to_move = BLACK;  // another question: no sequence of 4 plies ends with Black on move
+  EXPECT_NE(remembered_search_gap(q).plies, 4);
+}
+
 TEST(GapSearch, ABoardNothingExplainsWithinTheBound) {
   Position start = Position::start();
   auto board = start.board();
