@@ -260,14 +260,31 @@ class Searcher {
       return;
     }
     const std::size_t found_before = result_.sequences.size();
-    for (Move m : MoveList(pos_)) {
-      if (m.is_promotion() && !(q_.promotion_types & (1u << m.promotion_type()))) continue;
-      pos_.do_move(m);
+    // Moves that give up a castling right (a king or rook moved and put back) come last: when the
+    // candidates are cut at max_candidates, the first ones keep the rights the players may still use.
+    const std::uint8_t rights = pos_.castling_rights();
+    std::array<Move, 64> later{};
+    std::size_t deferred = 0;
+    auto visit = [&](Move m) {
       line_.push_back(m);
       dfs(plies - 1);
       line_.pop_back();
       pos_.undo_move(m);
-      if (result_.exhausted || result_.truncated) return;
+      return !(result_.exhausted || result_.truncated);
+    };
+    for (Move m : MoveList(pos_)) {
+      if (m.is_promotion() && !(q_.promotion_types & (1u << m.promotion_type()))) continue;
+      pos_.do_move(m);
+      if (m.kind() != Move::CASTLING && pos_.castling_rights() != rights && deferred < later.size()) {
+        pos_.undo_move(m);
+        later[deferred++] = m;
+        continue;
+      }
+      if (!visit(m)) return;
+    }
+    for (std::size_t i = 0; i < deferred; ++i) {
+      pos_.do_move(later[i]);
+      if (!visit(later[i])) return;
     }
     if (result_.sequences.size() == found_before) dead_ends_.insert(memo);
   }

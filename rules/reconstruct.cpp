@@ -733,6 +733,10 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   }
   // Pieces in the air on the way to a legal move: wait for them, up to the mismatch time.
   if (!final) {
+    // After a reconnect or a restart the press may complete moves made unseen: a board the search explains
+    // exactly is that story, before the one of a move with pieces still in the air (an exchange on a square
+    // looks so: the pawns that took there gone from their squares).
+    if (gap_suspected_ && t - last_board_event_ >= cfg_.settle_ms && recover_gap(t, &press)) return;
     for (const auto& succ : successors_) {
       bool consistent = true;
       for (Square q = 0; q < 64 && consistent; ++q) {
@@ -1794,6 +1798,16 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
     std::vector<Move> head(seq.begin(), seq.begin() + completed);
     if (std::find(prefixes.begin(), prefixes.end(), head) == prefixes.end()) prefixes.push_back(head);
   }
+  // The game goes on from the first (until the arbiter picks one): the one that keeps the most castling
+  // rights, so that a castling the truth still allows is never judged illegal (a king put back on its
+  // square reaches the same board as a knight put back).
+  auto rights_after = [&](const std::vector<Move>& line) {
+    Position p = before;
+    for (Move m : line) p.do_move(m);
+    return popcount(Bitboard(p.castling_rights()));
+  };
+  std::stable_sort(prefixes.begin(), prefixes.end(),
+                   [&](const auto& a, const auto& b) { return rights_after(a) > rights_after(b); });
   const int first_ply = game_.ply_count() + 1;
   const ClockTimes reading =
       press ? press->clock : (last_reading_ ? clock_times(*last_reading_) : ClockTimes{});

@@ -158,7 +158,21 @@ Outcome play_with_gap(const rules::GameRecord& g, int at, int plies, std::uint64
       }
     }
   };
-  for (const auto& e : with_gap) take(rec.on_sensor(e));
+  for (const auto& e : with_gap) {
+    if (std::getenv("GAP_SENSORS") && e.t_ms > lost - 2000 && e.t_ms < back + 15000) {
+      std::string d = "  sensor " + std::to_string(e.t_ms) + " ";
+      if (auto* x = std::get_if<rules::PieceLifted>(&e.what)) d += "lift " + rules::square_name(x->square);
+      if (auto* x = std::get_if<rules::PiecePlaced>(&e.what)) d += "place " + rules::square_name(x->square);
+      if (std::get_if<rules::BoardSnapshot>(&e.what)) d += "snapshot";
+      if (auto* x = std::get_if<rules::ClockReading>(&e.what))
+        d += std::string("clock lever ") + (x->lever_up == rules::ClockSide::Left ? "L" : "R");
+      if (auto* x = std::get_if<rules::DeviceLink>(&e.what)) d += x->connected ? "link up" : "link down";
+      trace.push_back(d);
+    }
+    // Timers fire as the daemon fires them (at their deadline), not only when the next input arrives.
+    for (auto d = rec.next_deadline(); d && *d <= e.t_ms; d = rec.next_deadline()) take(rec.advance(*d));
+    take(rec.on_sensor(e));
+  }
   take(rec.advance(tl.end_ms + 10000));
 
   std::vector<std::string> want;
@@ -282,14 +296,14 @@ void run(const std::filesystem::path& file, bool chess960, std::size_t games) {
                 plies, unique[std::size_t(plies)], ambiguous[std::size_t(plies)], shorter[std::size_t(plies)],
                 beyond[std::size_t(plies)]);
   EXPECT_GT(tried, int(corpus.size()) * 4);
-  // Measured residue, as ceilings (lower them as the search improves): at 7 and 8 plies the search's work
-  // bound is reached more often; and a dump whose board shows only pieces gone (an exchange on a square
-  // with the same kind of piece back on it, or a hand at work) waits for a press, when the board may
-  // already be a move further on.
-  int short_gaps = 0;
+  // Measured residue, as ceilings (lower them as the search improves): none up to 6 plies; at 7 and 8 the
+  // search's work bound is reached now and then, and a gap long enough holds a move taken back.
+  int short_gaps = 0, beyond_bound = 0;
   for (int plies = 1; plies <= 6; ++plies) short_gaps += problems[std::size_t(plies)];
-  EXPECT_LE(short_gaps, 1) << problem_list;
-  EXPECT_LE(problems[7] + problems[8], 3) << problem_list;
+  for (int plies = 1; plies <= 8; ++plies) beyond_bound += beyond[std::size_t(plies)];
+  EXPECT_EQ(short_gaps, 0) << problem_list;
+  EXPECT_LE(problems[7] + problems[8], 1) << problem_list;
+  EXPECT_LE(beyond_bound, 2);
   if (!problem_list.empty()) std::printf("%s", problem_list.c_str());
 }
 
@@ -487,6 +501,6 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToFourPlies) {
   // B only when A's gap is recovered: a drop of it on B before that is judged illegal; and a reconnect's
   // dump taken with a hand at work may leave a board no search explains.
   int wrong = problems[1] + problems[2] + problems[3] + problems[4];
-  EXPECT_LE(wrong, 14) << first_problem;
+  EXPECT_LE(wrong, 11) << first_problem;
   EXPECT_EQ(problems[1], 0) << first_problem;
 }
