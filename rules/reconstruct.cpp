@@ -1748,19 +1748,38 @@ void Reconstructor::follow_board(std::int64_t t) {
 
 bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   if (game_.outcome() || adjournment_ || board_matches_game()) return false;
+  // A press completed the moves the board showed when it was read: the opponent's next move may be under
+  // way by now (a restart's held readings come with its dump, and the hand goes on meanwhile). Failing
+  // that board, the board as it is now (the press read before the last placement was).
+  std::array<Piece, 64> at_press = physical_;
+  if (press)
+    for (std::size_t i = history_.size(); i-- > 0;)
+      if (history_[i].t_ms <= press->t_ms) {
+        at_press = history_[i].board;
+        break;
+      }
+  const int failed_before = gap_searches_failed_;
+  bool found =
+      recover_gap_on(t, press, at_press) || (at_press != physical_ && recover_gap_on(t, press, physical_));
+  if (!found) gap_searches_failed_ = std::min(gap_searches_failed_, failed_before + 1);
+  return found;
+}
+
+bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
+                                   const std::array<Piece, 64>& board) {
   // Pieces gone and nothing set anywhere, no press yet: a hand at work (a dump taken with a piece in the
   // air) rather than moves made unseen; a search would "explain" a lifted piece as one taken. A press says
   // the hand is done: then the board is searched as it is (an exchange on a square can leave it so).
   bool only_lifted = press == nullptr;
   for (Square q = 0; q < 64 && only_lifted; ++q)
-    only_lifted = physical_[q] == display_[q] || physical_[q] == NO_PIECE;
+    only_lifted = board[q] == display_[q] || board[q] == NO_PIECE;
   if (only_lifted) return false;
-  if (gap_searched_ == physical_ || gap_searches_failed_ >= 2) return false;
-  gap_searched_ = physical_;
+  if (gap_searched_ == board || gap_searches_failed_ >= 2) return false;
+  gap_searched_ = board;
   const Position before = game_.position();
   GapQuery q;
   q.from = before;
-  q.board = physical_;
+  q.board = board;
   q.pawn_may_stay_on_last_rank = cfg_.profile.pawn_may_stay_on_last_rank;
   q.promotion_types = cfg_.profile.promotion_types;
   q.max_plies = has_drops(before.variant()) ? 4 : 8;

@@ -368,6 +368,7 @@ class Reconstructor {
   // moves the clock says were pressed: all, unless the last mover's clock still runs. `press`: the press
   // that found the board unexplained (its reading goes on the last completed move).
   bool recover_gap(std::int64_t t, const PendingPress* press);
+  bool recover_gap_on(std::int64_t t, const PendingPress* press, const std::array<Piece, 64>& board);
   // The side whose clock runs (the side on move), when the clock tells it.
   std::optional<Color> clock_on_move() const;
   // A press in a position nothing explains: the board with the presser's opponent on move is remembered;
