@@ -290,18 +290,23 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
             touches_.push_back({e.t_ms, v.square, physical_[v.square], own_piece_in_air()});
           if (is_ok(v.square)) physical_[v.square] = v.piece;
         } else if constexpr (std::is_same_v<T, BoardSnapshot>) {
+          const bool first = !have_board_;
           physical_ = v.squares;
           have_board_ = true;
           board_from_dump_ = true;
           // After a reconnect or a restart the board may be several moves on: searched once it settles.
-          if (physical_ != display_ && !matching_successor()) gap_suspected_ = true;
-          link_lost_ = false;
+          // Not a board re-read on request (board_read_wanted): that corrects field updates lost on the
+          // wire, and an illegal move left standing must not find a "gap" to explain it.
+          if ((first || link_changed_) && physical_ != display_ && !matching_successor())
+            gap_suspected_ = true;
+          link_changed_ = false;
+          reread_wanted_.reset();
         } else if constexpr (std::is_same_v<T, ClockReading>) {
           board_event = false;
           on_clock(v, e.t_ms);
         } else {
           board_event = false;  // a link change: the game is kept; the next snapshot tells the board
-          if (!v.connected) link_lost_ = true;
+          link_changed_ = true;
         }
       },
       e.what);
@@ -681,6 +686,13 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     pending_press_.reset();
     commit_current(*s, press.t_ms, press.clock);
     return;
+  }
+  // At rest and no move: the board is read whole once for this press (a field update lost on the wire
+  // leaves the board so); what follows goes on as if no answer came, and the answer is a new board.
+  if (cfg_.reread_board && !final && reread_asked_for_ != press.t_ms &&
+      t - last_board_event_ >= cfg_.settle_ms) {
+    reread_asked_for_ = press.t_ms;
+    reread_wanted_ = press.t_ms;
   }
   Color presser = press.presser;
   if (board_matches_game()) {
@@ -1759,14 +1771,19 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
         break;
       }
   const int failed_before = gap_searches_failed_;
-  bool found =
-      recover_gap_on(t, press, at_press) || (at_press != physical_ && recover_gap_on(t, press, physical_));
+  // The board changed after the press was read: the next mover's hand was at work then (a restart's dump
+  // read with his piece in the air), and what it shows now is most likely his move, set down and not
+  // pressed yet, after the moves the press completed.
+  const bool moved_since_press = press && last_board_event_ > press->t_ms;
+  bool found = moved_since_press ? recover_gap_on(t, press, physical_, true)
+                                 : recover_gap_on(t, press, at_press, false) ||
+                                       (at_press != physical_ && recover_gap_on(t, press, physical_, false));
   if (!found) gap_searches_failed_ = std::min(gap_searches_failed_, failed_before + 1);
   return found;
 }
 
 bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
-                                   const std::array<Piece, 64>& board) {
+                                   const std::array<Piece, 64>& board, bool last_unpressed_likely) {
   // Pieces gone and nothing set anywhere, no press yet: a hand at work (a dump taken with a piece in the
   // air) rather than moves made unseen; a search would "explain" a lifted piece as one taken. A press says
   // the hand is done: then the board is searched as it is (an exchange on a square can leave it so).
@@ -1794,10 +1811,12 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     GapQuery unpressed = q;
     unpressed.side_to_move = ~*on_move;
     unpressed.min_plies = 2;  // one move shown and not pressed is no gap (the successors have it)
-    if (found.plies > 0) unpressed.max_plies = std::max(0, found.plies - 2);
-    if (found.plies == 0 || unpressed.max_plies > 0) {
+    // (Shorter by a ply is enough when the board changed after the press: see recover_gap.)
+    const int margin = last_unpressed_likely ? 0 : 1;
+    if (found.plies > 0) unpressed.max_plies = std::max(0, found.plies - 1 - margin);
+    if (found.plies == 0 || unpressed.max_plies >= unpressed.min_plies) {
       GapResult other = remembered_search_gap(unpressed);
-      if (other.plies > 0 && !other.exhausted && (found.plies == 0 || other.plies + 1 < found.plies))
+      if (other.plies > 0 && !other.exhausted && (found.plies == 0 || other.plies + margin < found.plies))
         found = std::move(other);
       else if (found.plies == 0 && other.exhausted)
         found.exhausted = true;

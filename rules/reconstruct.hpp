@@ -39,6 +39,10 @@ struct ReconstructConfig {
   std::int64_t settle_ms = 250;      // quiet this long (about one scan): the board has settled
   std::int64_t mismatch_ms = 5000;   // a settled board nothing explains for this long: position-mismatch
   bool chess960 = false;             // a start position other than the standard one is a Chess960 start
+  // Whether the source can read the whole board on request (a DGT board dump): a press after which the
+  // board shows no move once at rest asks for it (board_read_wanted), since field updates lost on the
+  // wire leave the board so. Off for sources that cannot (replays of captures, simulations).
+  bool reread_board = false;
   // A scanning board reports the changes of one scan together, in board order, not in the order the hand
   // made them: a touch binds (4.3) only if it came this much before the moved piece was lifted.
   std::int64_t touch_order_ms = 300;
@@ -77,6 +81,10 @@ class Reconstructor {
   const Game& game() const { return game_; }
   const std::array<Piece, 64>& physical() const { return physical_; }
   bool board_matches_game() const { return physical_ == display_; }
+  // When set, the board should be read whole (a DGT board dump) for the press at that time: after it the
+  // board showed no legal move at rest, which field updates lost on the wire also leave. A source that can
+  // ask sends one request per value; the snapshot it gets clears it. Empty with reread_board off.
+  std::optional<std::int64_t> board_read_wanted() const { return reread_wanted_; }
   // Which colour sits at the clock's left side, once learned from the first completed move.
   std::optional<Color> left_player() const { return left_player_; }
   // The committed position as it stands on the wood (in bughouse a promoted piece is a pawn there).
@@ -353,7 +361,12 @@ class Reconstructor {
   void adopt_stood();
 
   // --- Gaps -------------------------------------------------------------------------------------------
-  bool link_lost_ = false;  // the link went down: the next snapshot may show moves made meanwhile
+  bool link_changed_ =
+      false;  // the link went down or came up: the next snapshot may show moves made meanwhile
+  // The press (its time) after which the board showed no move once at rest: the board is asked for its
+  // whole position (board_read_wanted), once per press; cleared by the next snapshot.
+  std::optional<std::int64_t> reread_wanted_;
+  std::optional<std::int64_t> reread_asked_for_;
   // A snapshot (reconnect, restart) or lost updates showed a board no single move explains: moves were
   // made unseen. Cleared once the board is followed again.
   bool gap_suspected_ = false;
@@ -368,7 +381,8 @@ class Reconstructor {
   // moves the clock says were pressed: all, unless the last mover's clock still runs. `press`: the press
   // that found the board unexplained (its reading goes on the last completed move).
   bool recover_gap(std::int64_t t, const PendingPress* press);
-  bool recover_gap_on(std::int64_t t, const PendingPress* press, const std::array<Piece, 64>& board);
+  bool recover_gap_on(std::int64_t t, const PendingPress* press, const std::array<Piece, 64>& board,
+                      bool last_unpressed_likely);
   // The side whose clock runs (the side on move), when the clock tells it.
   std::optional<Color> clock_on_move() const;
   // A press in a position nothing explains: the board with the presser's opponent on move is remembered;

@@ -73,6 +73,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
 
   // After a connect, until the board dump is in.
   bool awaiting_dump = false;
+  std::optional<std::int64_t> reread_sent_for;  // the press a mid-game dump was asked for
   std::int64_t dump_deadline = 0;
   std::vector<rules::SensorEvent> held;
 
@@ -96,6 +97,17 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     ++stats.sensor_events;
     if (handlers.on_sensor) handlers.on_sensor(e);
     if (!config.sensor_only) emit(reconstructor.on_sensor(e));
+    reread_if_wanted();
+  }
+
+  // Reconstruction found the board at rest with no move after a press: field updates may have been lost
+  // on the wire (noise, a USB hiccup). One dump request per press; the dump comes back as a snapshot.
+  void reread_if_wanted() {
+    if (config.sensor_only || awaiting_dump || !link || link->state() != io::LinkState::connected) return;
+    auto wanted = reconstructor.board_read_wanted();
+    if (!wanted || wanted == reread_sent_for) return;
+    reread_sent_for = wanted;
+    if (send(drivers::dgt::encode::send_board())) ++stats.board_rereads;
   }
 
   void tap(std::int64_t t, drivers::Direction dir, std::span<const std::uint8_t> bytes) const {
@@ -241,6 +253,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
       release_held(t);
     }
     if (!config.sensor_only) emit(reconstructor.advance(t));
+    reread_if_wanted();
     pump_clock();
     reschedule();
   }

@@ -85,6 +85,7 @@ struct BoardSessionStats {
   std::uint64_t field_updates_before_dump = 0;  // dropped: the dump after the (re)connect shows them
   std::uint64_t readings_held = 0;              // clock readings delivered after that dump
   std::uint64_t dump_timeouts = 0;
+  std::uint64_t board_rereads = 0;          // dumps asked for mid-game: a press the board showed no move for
   std::uint64_t clock_commands = 0;         // queued by clock_command()
   std::uint64_t clock_commands_failed = 0;  // rejected by the clock, or no ACK after the retries
 };
