@@ -31,6 +31,11 @@ const page = {
   filter: "",
   flipped: new Set(),
   renderQueued: false,
+  // Counts the /ws connections opened and closed: a /status answer counts only if no connection opened or
+  // closed while it was on its way (else it may be the previous daemon's, shown as live).
+  epoch: 0,
+  knownAlerts: null, // "board#number" of the open alerts last seen
+  audio: null,
 };
 
 function token() {
@@ -107,6 +112,7 @@ function onEvent(e) {
 
 async function fetchStatus() {
   page.statusTimer = null;
+  const epoch = page.epoch;
   try {
     const res = await fetch("/status", { headers: authHeaders(), cache: "no-store" });
     if (res.status === 401 || res.status === 403) {
@@ -118,7 +124,9 @@ async function fetchStatus() {
       const s = await res.json();
       page.needsToken = false;
       adoptStatus(s);
-      page.statusOk = true;
+      noticeNewAlerts(s);
+      page.statusOk = epoch === page.epoch;
+      if (!page.statusOk) scheduleStatus(0);
     }
   } catch (err) {
     page.statusOk = false;
@@ -148,6 +156,41 @@ function adoptStatus(s) {
       st.clock = null;
       st.wsAlerts = [];
     }
+  }
+}
+
+// A short tone when an alert appears that was not open before (not at the first look, nor again after a
+// reconnection), unless muted; the choice is kept in localStorage (it is no secret).
+function noticeNewAlerts(s) {
+  const open = new Set();
+  for (const b of s.boards || []) for (const a of openAlerts(b)) open.add(b.id + "#" + a.number);
+  const fresh = page.knownAlerts !== null && [...open].some((k) => !page.knownAlerts.has(k));
+  page.knownAlerts = open;
+  if (fresh) beep();
+}
+
+function soundOn() {
+  return localStorage.getItem("eboardd.sound") !== "off";
+}
+
+function beep() {
+  if (!soundOn()) return;
+  try {
+    page.audio = page.audio || new AudioContext();
+    const ctx = page.audio;
+    if (ctx.state === "suspended") ctx.resume();
+    for (const [start, freq] of [[0, 880], [0.25, 660]]) {
+      const osc = ctx.createOscillator();
+      const gain = ctx.createGain();
+      osc.frequency.value = freq;
+      gain.gain.setValueAtTime(0.25, ctx.currentTime + start);
+      gain.gain.exponentialRampToValueAtTime(0.001, ctx.currentTime + start + 0.22);
+      osc.connect(gain).connect(ctx.destination);
+      osc.start(ctx.currentTime + start);
+      osc.stop(ctx.currentTime + start + 0.23);
+    }
+  } catch (err) {
+    /* no audio here: the colour and the title still tell */
   }
 }
 
@@ -201,6 +244,8 @@ async function connect() {
   page.ws = ws;
   ws.onopen = () => {
     page.wsOpen = true;
+    page.epoch++;
+    page.statusOk = false; // until /status is fetched again
     page.wsAttempt = 0;
     // The snapshot that follows tells every board again, from its first move.
     for (const b of page.boards.values()) {
@@ -227,6 +272,8 @@ async function connect() {
     if (page.ws !== ws) return;
     page.ws = null;
     page.wsOpen = false;
+    page.epoch++;
+    page.statusOk = false;
     markDirty();
     retry();
   };
@@ -534,8 +581,22 @@ function renderBoardView(id) {
     el("p", {}, "To move: " + sideToMove(fen) + ". FEN: ", el("code", {}, fen))
   );
   if (m) {
+    // The partner board, small, turned as a player of this board's bottom side sees their partner's.
     const partner = m.boards.find((x) => x !== id);
-    left.append(el("p", {}, "Partner board: ", el("a", { href: "#board/" + encodeURIComponent(partner) }, "Board " + partner)));
+    const ps = statusBoard(partner);
+    const pg = (m.games || []).find((x) => x.id === partner);
+    const pfen = ps && ps.game ? ps.game.fen : "";
+    const pflip = !flipped;
+    const [pTop, pBottom] = pflip ? ["white", "black"] : ["black", "white"];
+    const small = el(
+      "div",
+      { class: "partner", "data-board": partner, "data-fen": pfen },
+      el("p", {}, "Partner board: ", el("a", { href: "#board/" + encodeURIComponent(partner) }, "Board " + partner), " (" + linkState(partner) + ")"),
+      pg ? el("div", { class: "reserve" }, reserveText(pg.reserves[pTop], pTop)) : null,
+      drawBoard(pfen, ps && ps.game ? ps.game.last_move : "", pflip, boardLabel(partner, pfen)),
+      pg ? el("div", { class: "reserve" }, reserveText(pg.reserves[pBottom], pBottom)) : null
+    );
+    left.append(small);
   }
 
   // The right column is kept between renders, so a field being typed in keeps its focus and text.
@@ -619,6 +680,23 @@ function actions(id) {
       el("button", { type: "button", disabled: dis, onclick: () => confirm("Black resigns on board " + id + "?") && act(id, "resign", { side: "black" }) }, "Black resigns")),
     el("div", { class: "actions" }, fen,
       el("button", { type: "button", disabled: dis, onclick: () => confirm("Start a new game on board " + id + "?") && act(id, "new-game", fen.value.trim() ? { fen: fen.value.trim() } : {}) }, "New game"))
+  );
+  const white = el("input", { type: "text", placeholder: "White", "aria-label": "White player", size: 14 });
+  const black = el("input", { type: "text", placeholder: "Black", "aria-label": "Black player", size: 14 });
+  box.append(
+    el("div", { class: "actions" }, white, black,
+      el("button", { type: "button", disabled: dis, onclick: () => {
+        const tags = {};
+        if (white.value.trim()) tags.White = white.value.trim();
+        if (black.value.trim()) tags.Black = black.value.trim();
+        act(id, "tags", tags);
+      } }, "Set players"))
+  );
+  const side = el("select", { "aria-label": "Side promoting" }, el("option", { value: "white" }, "White"), el("option", { value: "black" }, "Black"));
+  const piece = el("select", { "aria-label": "Promotion piece" }, ...[["q", "queen"], ["r", "rook"], ["b", "bishop"], ["n", "knight"]].map(([v, n]) => el("option", { value: v }, n)));
+  box.append(
+    el("div", { class: "actions" }, "Next promotion:", side, piece,
+      el("button", { type: "button", disabled: dis, onclick: () => act(id, "promotion", { side: side.value, piece: piece.value }) }, "Set promotion piece"))
   );
   return box;
 }
@@ -724,6 +802,17 @@ function init() {
     page.filter = ev.target.value;
     markDirty();
   });
+  const sound = document.getElementById("sound");
+  const showSound = () => {
+    sound.textContent = soundOn() ? "Sound on" : "Sound off";
+    sound.setAttribute("aria-pressed", String(soundOn()));
+  };
+  sound.addEventListener("click", () => {
+    localStorage.setItem("eboardd.sound", soundOn() ? "off" : "on");
+    showSound();
+    if (soundOn()) beep(); // and the click lets the browser play sound from now on
+  });
+  showSound();
   window.addEventListener("hashchange", markDirty);
   setInterval(tick, 200);
   connect();

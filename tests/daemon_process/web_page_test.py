@@ -357,6 +357,7 @@ def main():
 
 def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, shots):
     cdp.call("Page.enable")
+    cdp.call("Runtime.enable")  # the page's uncaught exceptions arrive as events
     cdp.call("Page.navigate", url=f"http://127.0.0.1:{port}/")
     wait_js(h, cdp, "document.readyState === 'complete' && !!document.getElementById('live')", 10, "page load")
     wait_js(h, cdp, "document.getElementById('notice').textContent.includes('needs a token')", 10,
@@ -438,10 +439,14 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
     wait_js(h, cdp, "document.getElementById('live').dataset.live === 'true'", 20, "live again after the restart")
     # Board C was added at run time: gone after the restart (the configuration is the truth).
     check_hall(h, cdp, port, ["A", "B"])
+    # At once: "live" means the status shown was fetched after the reconnection, never the old daemon's.
     h.check(cdp.js("!document.querySelector('#hall .card[data-board=\"C\"]')"),
             "board C, added at run time, is gone after the restart")
     daemon.send_signal(signal.SIGTERM)
     daemon.wait(timeout=15)
+    cdp.js("1")  # the events sent so far are read
+    thrown = [e["params"]["exceptionDetails"] for e in cdp.events if e.get("method") == "Runtime.exceptionThrown"]
+    h.check(not thrown, f"the page threw: {[t.get('exception', {}).get('description', t.get('text')) for t in thrown]}")
     print(f"screenshots in {shots}")
     return h.exit_code()
 
