@@ -12,7 +12,8 @@ client here (stdlib only: http.client and an RFC 6455 WebSocket over a socket). 
   pieces on their squares; the match is one section with both boards and their reserves;
 - the open alert is highlighted and counted in the tab title; acknowledged through the board view's button,
   it is acknowledged in /status and no longer highlighted;
-- the daemon stopped: the page says "not live"; started again on the same port: live again, positions right.
+- the daemon stopped: the page says "not live"; started again on the same port: live again, positions right;
+- reading made open on that restart: signed out, the page is live without a token, its actions disabled.
 Screenshots of the hall and two board views are written to a directory printed at the end (kept).
 
 usage: web_page_test.py EBOARDD EBOARDCTL SHARED_DIR
@@ -435,6 +436,10 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
     wait_js(h, cdp, "document.getElementById('live').dataset.live === 'false' && "
             "document.body.classList.contains('stale')", 10, "the page going not live")
     h.check("[not live]" in cdp.js("document.title"), "the title says not live")
+    # It comes back with reading open (the demo's default on loopback): the page also works signed out.
+    text = open(config).read().replace("open_read = false", "open_read = true")
+    with open(config, "w") as f:
+        f.write(text)
     daemon = start_daemon(h, eboardd, config, shared, f"127.0.0.1:{port}", "eboardd-2")
     wait_js(h, cdp, "document.getElementById('live').dataset.live === 'true'", 20, "live again after the restart")
     # Board C was added at run time: gone after the restart (the configuration is the truth).
@@ -442,6 +447,16 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
     # At once: "live" means the status shown was fetched after the reconnection, never the old daemon's.
     h.check(cdp.js("!document.querySelector('#hall .card[data-board=\"C\"]')"),
             "board C, added at run time, is gone after the restart")
+    # Signed out: still live (reading is open now), the token gone from the tab, the actions disabled.
+    cdp.js("document.getElementById('signout').click()")
+    wait_js(h, cdp, "!sessionStorage.getItem('eboardd.token') && !document.getElementById('signin').hidden", 5,
+            "signed out")
+    wait_js(h, cdp, "document.getElementById('live').dataset.live === 'true'", 10, "live signed out")
+    check_hall(h, cdp, port, ["A", "B"])
+    cdp.js("location.hash = '#board/A'")
+    disabled = wait_js(h, cdp, """(() => { const b = [...document.querySelectorAll('#board-view .actions button')];
+        return b.length ? b.every(x => x.disabled) : null; })()""", 5, "board A's actions")
+    h.check(disabled is True, "the actions are disabled signed out")
     daemon.send_signal(signal.SIGTERM)
     daemon.wait(timeout=15)
     cdp.js("1")  # the events sent so far are read
