@@ -28,6 +28,7 @@ const page = {
   boards: new Map(), // id -> what /ws told: moves, provisional, last clock, link
   cards: new Map(), // id -> the hall's card elements
   matchNodes: new Map(),
+  failedNodes: new Map(),
   filter: "",
   flipped: new Set(),
   renderQueued: false,
@@ -511,10 +512,11 @@ function renderHall() {
       seenMatch.add(m.name);
       let node = page.matchNodes.get(m.name);
       if (!node) {
-        node = { root: el("section", { class: "match", "data-match": m.name }), boards: el("div", { class: "match-boards" }) };
-        node.root.append(el("h2", {}, "Bughouse match " + m.name), node.boards);
+        node = { root: el("section", { class: "match", "data-match": m.name }), title: el("h2", {}), boards: el("div", { class: "match-boards" }) };
+        node.root.append(node.title, node.boards);
         page.matchNodes.set(m.name, node);
       }
+      node.title.textContent = "Bughouse match " + m.name + (m.result && m.result !== "*" ? " \u00b7 " + m.result + " (team White " + m.boards[0] + " + Black " + m.boards[1] + ")" : "");
       const cards = m.boards.map((bid) => cardFor(bid));
       node.boards.replaceChildren(...cards.map((c) => c.root));
       // Partners side by side: White on A and Black on B sit on the same side, so B is drawn turned round.
@@ -527,6 +529,18 @@ function renderHall() {
       c.root.hidden = !matches(id);
       wanted.push(c.root);
     }
+  }
+  // Boards of the configuration that did not start: the arbiter must see them too.
+  for (const [id, why] of Object.entries((s && s.failed_boards) || {})) {
+    if (ids.includes(id)) continue;
+    const key = id + "|" + why;
+    let node = page.failedNodes.get(key);
+    if (!node) {
+      node = el("article", { class: "card failed", "data-board": id, "data-failed": "true" }, el("div", { class: "card-head" }, el("strong", {}, "Board " + id), el("span", { class: "link offline" }, "not started")), el("p", {}, why));
+      page.failedNodes.set(key, node);
+    }
+    node.hidden = !matches(id);
+    wanted.push(node);
   }
   for (const [id, c] of page.cards) if (!ids.includes(id)) page.cards.delete(id);
   const same = wanted.length === hall.children.length && wanted.every((n, i) => hall.children[i] === n);
