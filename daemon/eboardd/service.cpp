@@ -972,11 +972,13 @@ http::Response Service::handle(const http::Request& r) {
   if (r.path == "/auth/ticket") return issue_ticket(r);
   if (r.method == "GET" && !r.websocket) {
     const bool page = r.path == "/" && r.query_value("format") != "text";
-    if (page || r.path == "/index.html") return web_asset(r, *web::find_asset("index.html"));
-    if (r.path.rfind("/web/", 0) == 0) {
-      if (const web::Asset* a = web::find_asset(std::string_view(r.path).substr(5))) return web_asset(r, *a);
+    const web::Asset* a = page || r.path == "/index.html" ? web::find_asset("index.html")
+                          : r.path.rfind("/web/", 0) == 0
+                              ? web::find_asset(std::string_view(r.path).substr(5))
+                              : nullptr;
+    if (a) return web_asset(r, *a);
+    if (page || r.path.rfind("/web/", 0) == 0)
       return http::Response::text(404, "no such file of the web page");
-    }
   }
   Right right = right_of(r);
   std::optional<std::string> ticket = r.websocket ? offered_ticket(r.ws_protocols) : std::nullopt;
