@@ -32,6 +32,10 @@ const page = {
   filter: "",
   flipped: new Set(),
   renderQueued: false,
+  dirtyAll: true,
+  dirtyBoards: new Set(),
+  layoutKey: "",
+  boardKeys: new Map(), // id -> what of /status its card shows, as JSON
   // Counts the /ws connections opened and closed: a /status answer counts only if no connection opened or
   // closed while it was on its way (else it may be the previous daemon's, shown as live).
   epoch: 0,
@@ -105,7 +109,7 @@ function onEvent(e) {
     default:
       break;
   }
-  markDirty();
+  markDirty(e.board);
   scheduleStatus(STATUS_AFTER_EVENT_MS);
 }
 
@@ -114,6 +118,7 @@ function onEvent(e) {
 async function fetchStatus() {
   page.statusTimer = null;
   const epoch = page.epoch;
+  const wasOk = page.statusOk;
   try {
     const res = await fetch("/status", { headers: authHeaders(), cache: "no-store" });
     if (res.status === 401 || res.status === 403) {
@@ -132,7 +137,8 @@ async function fetchStatus() {
   } catch (err) {
     page.statusOk = false;
   }
-  markDirty();
+  // Live or not changes every card (the clocks); else the header only, and the cards adoptStatus marked.
+  markDirty(wasOk !== page.statusOk ? undefined : null);
   scheduleStatus(STATUS_EVERY_MS);
 }
 
@@ -147,6 +153,21 @@ function scheduleStatus(ms) {
 function adoptStatus(s) {
   const before = page.status;
   page.status = s;
+  // Redraw what changed only: the hall's layout when boards, matches or failed boards did, else the cards
+  // whose game, alerts, link or reserves did (journal counters change at every move and show nowhere).
+  const layout = JSON.stringify([
+    (s.boards || []).map((b) => b.id),
+    (s.matches || []).map((m) => [m.name, m.boards, m.running, m.result]),
+    s.failed_boards || {},
+  ]);
+  if (layout !== page.layoutKey) markDirty();
+  page.layoutKey = layout;
+  for (const b of s.boards || []) {
+    const m = (s.matches || []).find((x) => (x.boards || []).includes(b.id));
+    const key = JSON.stringify([b.game, b.control, b.link_state, m ? (m.games || []).find((g) => g.id === b.id) : null]);
+    if (page.boardKeys.get(b.id) !== key) markDirty(b.id);
+    page.boardKeys.set(b.id, key);
+  }
   // A new game (its number changed): what /ws told of the old one goes.
   for (const b of s.boards || []) {
     const old = before && (before.boards || []).find((o) => o.id === b.id);
@@ -440,6 +461,7 @@ function makeCard(id) {
 }
 
 function updateCard(c, id, flipped) {
+  c.flipped = flipped;
   const sb = statusBoard(id);
   const fen = sb && sb.game ? sb.game.fen : "";
   const last = sb && sb.game ? sb.game.last_move || "" : "";
@@ -742,7 +764,11 @@ function showNotice(text) {
   n.hidden = !text;
 }
 
-function markDirty() {
+// What changed: one board (a /ws event: only its card is redrawn, which keeps a hall of hundreds of boards
+// cheap at blitz pace), or everything (no argument).
+function markDirty(board) {
+  if (typeof board === "string") page.dirtyBoards.add(board);
+  else if (board !== null) page.dirtyAll = true; // null: the header only (live, alert count, title)
   if (page.renderQueued) return;
   page.renderQueued = true;
   requestAnimationFrame(render);
@@ -775,8 +801,13 @@ function render() {
   const id = route();
   document.getElementById("hall").hidden = id !== null;
   document.getElementById("board-view").hidden = id === null;
-  if (id === null) renderHall();
-  else renderBoardView(id);
+  const all = page.dirtyAll;
+  const some = [...page.dirtyBoards];
+  page.dirtyAll = false;
+  page.dirtyBoards.clear();
+  if (id !== null) renderBoardView(id);
+  else if (all) renderHall();
+  else for (const b of some) if (page.cards.has(b)) updateCard(page.cards.get(b), b, page.cards.get(b).flipped);
 }
 
 function tick() {
@@ -827,7 +858,7 @@ function init() {
     if (soundOn()) beep(); // and the click lets the browser play sound from now on
   });
   showSound();
-  window.addEventListener("hashchange", markDirty);
+  window.addEventListener("hashchange", () => markDirty());
   setInterval(tick, 200);
   connect();
   fetchStatus();
