@@ -14,7 +14,8 @@ client here (stdlib only: http.client and an RFC 6455 WebSocket over a socket). 
   it is acknowledged in /status and no longer highlighted;
 - the daemon stopped: the page says "not live"; started again on the same port: live again, positions right;
 - reading made open on that restart: signed out, the page is live without a token, its actions disabled.
-Screenshots of the hall and two board views are written to a directory printed at the end (kept).
+Screenshots of the hall and two board views are written to a directory printed at the end and kept
+($EBOARD_WEB_SCREENSHOTS, else eboard-web-screens-<uid> in the temporary directory, overwritten by each run).
 
 usage: web_page_test.py EBOARDD EBOARDCTL SHARED_DIR
 exit 77 (skipped) when chromium is absent outside CI, or without the corpus
@@ -300,7 +301,11 @@ def main():
     if not os.path.isdir(os.path.join(shared, "corpora", "bughouse")):
         print(f"SKIP: no bughouse corpus in {shared}")
         return 77
-    shots = tempfile.mkdtemp(prefix="eboard-web-screens-")
+    # Kept after the run (the harness's directory goes when the test passes), one place per user that each
+    # run overwrites; EBOARD_WEB_SCREENSHOTS chooses another.
+    shots = os.environ.get("EBOARD_WEB_SCREENSHOTS") or os.path.join(tempfile.gettempdir(),
+                                                                       f"eboard-web-screens-{os.getuid()}")
+    os.makedirs(shots, exist_ok=True)
     with ep.Harness("web") as h:
         state = os.path.join(h.dir, "state")
         config = os.path.join(h.dir, "eboardd.toml")
