@@ -4,12 +4,13 @@
 """The operator's web page (issue 14) in a real browser: Debian's headless `chromium` against a real eboardd demo.
 
 The daemon runs the bughouse demo (boards A and B) with a token required for reading too; a third board C is
-added through the control API, played by `eboardctl sim` from a hand-made capture in which White presses the
-clock without moving (a `clock-without-move` alert). Chromium is driven over its DevTools protocol by a small
-client here (stdlib only: http.client and an RFC 6455 WebSocket over a socket). Checked:
+added through the control API, played by `eboardctl sim` from a hand-made capture in which, after 1. e4, Black
+presses the clock without moving (a `clock-without-move` alert). Chromium is driven over its DevTools protocol
+by a small client here (stdlib only: http.client and an RFC 6455 WebSocket over a socket). Checked:
 - without a token the page says reading needs one; signed in through its token field, it goes live;
 - the hall shows every board of /status with /status's FEN (data-fen), and the SVG drawn shows that FEN's
   pieces on their squares; the match is one section with both boards and their reserves;
+- board C's clock, with no event since its last reading, runs down in the page;
 - the open alert is highlighted and counted in the tab title; acknowledged through the board view's button,
   it is acknowledged in /status and no longer highlighted;
 - the daemon stopped: the page says "not live"; started again on the same port: live again, positions right;
@@ -42,11 +43,12 @@ import eboardctl_proc as ep  # noqa: E402
 TOKEN = "web-test-control-token"
 READ_TOKEN = "web-test-read-token"
 
-# White presses the clock without having moved: one clock-without-move alert (7.5.3), nothing else.
+# 1. e4, then Black presses the clock without moving: one move with its clock reading, one clock-without-move
+# alert (7.5.3), then nothing: from there only the page's own ticking moves Black's clock.
 CAPTURE = """# eboard-capture 1
 # protocol: dgt
 # board: C
-# note: hand-made: the initial position, the clock running for White, White presses it without moving
+# note: hand-made: the initial position, 1. e4 and White's press, then Black presses without moving
 0 > 42
 0 > 4b
 50 < 86 00 43 08 09 0a 0c 0b 0a 09 08 07 07 07 07 07 07 07 07 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 \
@@ -54,8 +56,11 @@ CAPTURE = """# eboard-capture 1
 100 < 8d 00 0a 00 05 00 00 05 00 08
 1000 < 8d 00 0a 00 05 00 00 05 00 09
 2000 < 8d 00 0a 00 05 00 00 04 59 09
-2900 < 8d 00 0a 00 05 00 00 04 58 13
-3900 < 8d 00 0a 00 04 59 00 04 58 13
+2300 < 8e 00 05 34 00
+2550 < 8e 00 05 24 01
+3900 < 8d 00 0a 00 04 59 00 04 57 13
+4900 < 8d 00 0a 00 04 59 00 04 56 09
+5900 < 8d 00 0a 00 04 58 00 04 56 09
 """.replace("\\\n", "")
 
 
@@ -386,6 +391,14 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
             f"board C's open alert highlighted: {hall['C']['alerts']} {hall['C']['highlighted']}")
     h.check(not hall["A"]["highlighted"] and not hall["B"]["highlighted"], "no alert on A and B")
     h.check(all(":" in c for c in hall["A"]["clocks"]), f"board A's clocks shown: {hall['A']['clocks']}")
+    # The clocks tick in the page: board C's last event is long past, yet Black's clock runs down.
+    clocks_js = """(() => [...document.querySelectorAll('#hall .card')]
+        .map(c => [c.dataset.board, c.querySelector('.clock.running')?.textContent ?? null]))()"""
+    first = dict(cdp.js(clocks_js))
+    time.sleep(1.3)
+    second = dict(cdp.js(clocks_js))
+    h.check(first.get("C") is not None and second.get("C") is not None and first["C"] != second["C"],
+            f"board C's running clock ticks in the page: {first.get('C')} then {second.get('C')}")
     title = cdp.js("document.title")
     h.check(title.startswith("(1) "), f"the tab title counts the open alert: {title!r}")
     # The filter keeps the matching board only.
@@ -441,6 +454,9 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
     wait_js(h, cdp, "document.getElementById('live').dataset.live === 'false' && "
             "document.body.classList.contains('stale')", 10, "the page going not live")
     h.check("[not live]" in cdp.js("document.title"), "the title says not live")
+    frozen = cdp.js(clocks_js)
+    time.sleep(1.2)
+    h.check(cdp.js(clocks_js) == frozen, f"the clocks stand still while not live: {frozen}")
     # It comes back with reading open (the demo's default on loopback): the page also works signed out.
     text = open(config).read().replace("open_read = false", "open_read = true")
     with open(config, "w") as f:
