@@ -249,8 +249,8 @@ async function connect() {
         page.right = t.right;
         protocols = [t.protocol];
       } else if (res.status === 401) {
-        page.right = null;
-        showNotice("The daemon refused the token.");
+        page.right = "refused";
+        showNotice("The daemon refused the token: sign out and type it again.");
       }
     } catch (err) {
       return retry();
@@ -797,7 +797,7 @@ function render() {
   const signedIn = !!token();
   document.getElementById("signin").hidden = signedIn;
   document.getElementById("signed-in").hidden = !signedIn;
-  document.getElementById("right").textContent = signedIn ? "Signed in (" + (page.right || "checking") + ")" : "";
+  document.getElementById("right").textContent = !signedIn ? "" : page.right === "refused" ? "Token refused" : "Signed in (" + (page.right || "checking") + ")";
   const id = route();
   document.getElementById("hall").hidden = id !== null;
   document.getElementById("board-view").hidden = id === null;

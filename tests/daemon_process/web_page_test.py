@@ -7,7 +7,8 @@ The daemon runs the bughouse demo (boards A and B) with a token required for rea
 added through the control API, played by `eboardctl sim` from a hand-made capture in which, after 1. e4, Black
 presses the clock without moving (a `clock-without-move` alert). Chromium is driven over its DevTools protocol
 by a small client here (stdlib only: http.client and an RFC 6455 WebSocket over a socket). Checked:
-- without a token the page says reading needs one; signed in through its token field, it goes live;
+- without a token the page says reading needs one; a wrong token is refused; signed in through its token field
+  with the right one, it goes live;
 - the hall shows every board of /status with /status's FEN (data-fen), and the SVG drawn shows that FEN's
   pieces on their squares; the match is one section with both boards and their reserves;
 - board C's clock, with no event since its last reading, runs down in the page;
@@ -374,6 +375,13 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
     wait_js(h, cdp, "document.getElementById('notice').textContent.includes('needs a token')", 10,
             "the page saying reading needs a token")
     h.check(cdp.js("document.getElementById('live').dataset.live") == "false", "not live without the token")
+    # A wrong token first: the page says so, stays not live, and signing out lets one type it again.
+    cdp.js("""(() => { document.getElementById('token').value = 'not-the-token-1';
+              document.getElementById('signin').requestSubmit(); })()""")
+    wait_js(h, cdp, "document.getElementById('right').textContent === 'Token refused'", 10, "the token refused")
+    h.check(cdp.js("document.getElementById('live').dataset.live") == "false", "not live with a wrong token")
+    cdp.js("document.getElementById('signout').click()")
+    wait_js(h, cdp, "!document.getElementById('signin').hidden", 5, "the token field back")
     cdp.js(f"""(() => {{ document.getElementById('token').value = {json.dumps(TOKEN)};
               document.getElementById('signin').requestSubmit(); }})()""")
     wait_js(h, cdp, "document.getElementById('live').dataset.live === 'true'", 15, "live after signing in")
