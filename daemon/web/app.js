@@ -39,6 +39,8 @@ const page = {
   // Counts the /ws connections opened and closed: a /status answer counts only if no connection opened or
   // closed while it was on its way (else it may be the previous daemon's, shown as live).
   epoch: 0,
+  statusSeq: 0,
+  statusAdopted: 0,
   knownAlerts: null, // "board#number" of the open alerts last seen
   audio: null,
 };
@@ -76,7 +78,7 @@ function svgEl(tag, attrs) {
 function boardState(id) {
   let b = page.boards.get(id);
   if (!b) {
-    b = { moves: [], provisional: null, clock: null, link: null, wsAlerts: [] };
+    b = { moves: [], provisional: null, clock: null, link: null };
     page.boards.set(id, b);
   }
   return b;
@@ -103,9 +105,7 @@ function onEvent(e) {
     case "link":
       b.link = e;
       break;
-    case "alert":
-      b.wsAlerts.push(e);
-      break;
+    // Alerts: /status tells which are open and acknowledged; the refresh below fetches it.
     default:
       break;
   }
@@ -119,6 +119,8 @@ async function fetchStatus() {
   page.statusTimer = null;
   const epoch = page.epoch;
   const wasOk = page.statusOk;
+  // Answers may overtake one another: an older one than the last adopted is dropped.
+  const seq = ++page.statusSeq;
   try {
     const res = await fetch("/status", { headers: authHeaders(), cache: "no-store" });
     if (res.status === 401 || res.status === 403) {
@@ -128,6 +130,8 @@ async function fetchStatus() {
       page.statusOk = false;
     } else {
       const s = await res.json();
+      if (seq < page.statusAdopted) return;
+      page.statusAdopted = seq;
       page.needsToken = false;
       adoptStatus(s);
       noticeNewAlerts(s);
@@ -176,7 +180,6 @@ function adoptStatus(s) {
       st.moves = [];
       st.provisional = null;
       st.clock = null;
-      st.wsAlerts = [];
     }
   }
 }
@@ -275,7 +278,6 @@ async function connect() {
       b.provisional = null;
       b.clock = null;
       b.link = null;
-      b.wsAlerts = [];
     }
     scheduleStatus(0);
     markDirty();
