@@ -12,7 +12,8 @@ by a small client here (stdlib only: http.client and an RFC 6455 WebSocket over 
 - the hall shows every board of /status with /status's FEN (data-fen), and the SVG drawn shows that FEN's
   pieces on their squares; the match is one section with both boards and their reserves;
 - board C's clock, with no event since its last reading, runs down in the page;
-- the open alert is highlighted and counted in the tab title; acknowledged through the board view's button,
+- the open alert is highlighted and counted in the tab title;
+- the board view marks an illegal move that stood and a recovered move, and shows a provisional move apart; acknowledged through the board view's button,
   it is acknowledged in /status and no longer highlighted;
 - the daemon stopped: the page says "not live"; started again on the same port: live again, positions right;
 - reading made open on that restart: signed out, the page is live without a token, its actions disabled.
@@ -452,6 +453,23 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
     wait_js(h, cdp, "document.querySelector('#board-view li[data-code=\"clock-without-move\"]')"
             ".classList.contains('acknowledged') && !document.title.startsWith('(')", 10,
             "the alert shown acknowledged, the title counting none")
+    # How the move list marks an illegal move that stood, a recovered move and a provisional one: events of
+    # those shapes (§3; the daemon's own are checked by the gap and illegal-move tests) given to the page's
+    # handler as /ws would.
+    cdp.js("""(() => { const t = Date.now();
+      onEvent({t, board: 'C', type: 'move', ply: 2, uci: 'e7e6', san: 'e6', illegal: true,
+               clock: {white: 290000, black: 280000}});
+      onEvent({t, board: 'C', type: 'move', ply: 3, uci: 'g1f3', san: 'Nf3', recovered: true,
+               clock: {white: 285000, black: 280000}});
+      onEvent({t, board: 'C', type: 'provisional', ply: 4, uci: 'b8c6', san: 'Nc6'}); })()""")
+    marks = wait_js(h, cdp, """(() => {
+      const ill = document.querySelector('#board-view td.move.illegal[data-ply="2"] .mark.illegal');
+      const rec = document.querySelector('#board-view td.move.recovered[data-ply="3"] .mark.recovered');
+      const pro = document.querySelector('#board-view .provisional[data-provisional="b8c6"]');
+      const moves = document.querySelector('#board-view table.moves');
+      return ill && rec && pro && !moves.contains(pro) ? pro.textContent : null; })()""", 5,
+                   "the illegal and recovered marks and the provisional move apart")
+    h.check("Nc6" in marks, f"the provisional move is named: {marks!r}")
     cdp.js("location.hash = ''")
     wait_js(h, cdp, "!document.querySelector('#hall .card[data-board=\"C\"]').classList.contains('has-alert')",
             5, "board C no longer highlighted")
