@@ -541,8 +541,9 @@ function renderHall() {
         page.matchNodes.set(m.name, node);
       }
       node.title.textContent = "Bughouse match " + m.name + (m.result && m.result !== "*" ? " \u00b7 " + m.result + " (team White " + m.boards[0] + " + Black " + m.boards[1] + ")" : "");
-      const cards = m.boards.map((bid) => cardFor(bid));
-      node.boards.replaceChildren(...cards.map((c) => c.root));
+      const roots = m.boards.map((bid) => cardFor(bid).root);
+      // Put back only when changed: moving a node takes the keyboard focus away from a link in it.
+      if (roots.length !== node.boards.children.length || roots.some((r, i) => node.boards.children[i] !== r)) node.boards.replaceChildren(...roots);
       // Partners side by side: White on A and Black on B sit on the same side, so B is drawn turned round.
       m.boards.forEach((bid, i) => updateCard(cardFor(bid), bid, i === 1));
       node.root.hidden = !m.boards.some(matches);

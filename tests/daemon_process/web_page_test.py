@@ -232,7 +232,7 @@ def placement(fen):
 
 HALL_JS = """(() => {
   const out = {};
-  for (const card of document.querySelectorAll('#hall .card')) {
+  for (const card of document.querySelectorAll('#hall .card:not([data-failed])')) {
     const pieces = {};
     for (const t of card.querySelectorAll('svg text[data-square]')) pieces[t.dataset.square] = t.dataset.piece;
     out[card.dataset.board] = {fen: card.dataset.fen, pieces, hidden: card.hidden || !!card.closest('[hidden]'),
