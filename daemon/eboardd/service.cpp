@@ -23,6 +23,7 @@
 #include "daemon/eboardd/control.hpp"
 #include "daemon/eboardd/serial_source.hpp"
 #include "daemon/outputs/atomic_file.hpp"
+#include "daemon/web/assets.hpp"
 
 namespace eboard::eboardd {
 
@@ -122,6 +123,7 @@ long pid_in(const fs::path& lock_file) {
 const char* INDEX =
     "eboardd: electronic chess boards for arbiters and broadcasters\n"
     "\n"
+    "GET  /                           the operator's page (HTML; GET /index.txt: this list)\n"
     "GET  /games.pgn                  every board's current game (PGN with [%clk])\n"
     "GET  /matches/<A>-<B>.bpgn       a bughouse match (BPGN)\n"
     "GET  /status                     boards, links, games, journal, USB boards (JSON)\n"
@@ -147,6 +149,32 @@ const char* INDEX =
     "POST /boards                     {\"id\", \"port\", \"protocol\"}   a board without udev (until a "
     "reload)\n"
     "DELETE /boards/<id>              stop and forget a board (until a reload)\n";
+
+// One of the page's files. It holds no data (that comes from /status and /ws, which check the token), so it
+// is served without a token: the page is where the token is typed in. Revalidated at every load (no-cache
+// with an ETag), so a daemon upgraded in the hall never runs an old script against a new daemon.
+http::Response web_asset(const http::Request& r, const web::Asset& a) {
+  http::Response res;
+  res.content_type = std::string(a.content_type);
+  res.headers.push_back({"Cache-Control", "no-cache"});
+  res.headers.push_back({"ETag", std::string(a.etag)});
+  res.headers.push_back({"X-Content-Type-Options", "nosniff"});
+  res.headers.push_back({"Referrer-Policy", "no-referrer"});
+  if (a.content_type.rfind("text/html", 0) == 0) {
+    // Nothing but its own files and its own daemon; no framing (clickjacking of the arbiter's buttons).
+    res.headers.push_back(
+        {"Content-Security-Policy",
+         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+         "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"});
+    res.headers.push_back({"X-Frame-Options", "DENY"});
+  }
+  if (!r.if_none_match.empty() && r.if_none_match.find(a.etag) != std::string::npos) {
+    res.status = 304;
+    return res;
+  }
+  res.body = std::string(a.bytes);
+  return res;
+}
 
 }  // namespace
 
@@ -942,6 +970,16 @@ http::Response Service::handle(const http::Request& r) {
   if ((r.path == "/boards" && !r.websocket) || (r.method == "DELETE" && r.path.rfind("/boards/", 0) == 0))
     return control(r);
   if (r.path == "/auth/ticket") return issue_ticket(r);
+  if (r.method == "GET" && !r.websocket) {
+    const bool page = r.path == "/" && r.query_value("format") != "text";
+    const web::Asset* a = page || r.path == "/index.html" ? web::find_asset("index.html")
+                          : r.path.rfind("/web/", 0) == 0
+                              ? web::find_asset(std::string_view(r.path).substr(5))
+                              : nullptr;
+    if (a) return web_asset(r, *a);
+    if (page || r.path.rfind("/web/", 0) == 0)
+      return http::Response::text(404, "no such file of the web page");
+  }
   Right right = right_of(r);
   std::optional<std::string> ticket = r.websocket ? offered_ticket(r.ws_protocols) : std::nullopt;
   if (ticket) {
@@ -966,7 +1004,7 @@ http::Response Service::handle(const http::Request& r) {
     return ok;
   }
   if (r.websocket) return http::Response::text(404, "the WebSocket is at /ws");
-  if (r.path == "/") return http::Response::text(200, INDEX);
+  if (r.path == "/" || r.path == "/index.txt") return http::Response::text(200, INDEX);
   if (r.path == "/games.pgn") {
     http::Response res = http::Response::text(200, games_pgn());
     res.content_type = "application/x-chess-pgn; charset=utf-8";

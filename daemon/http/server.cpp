@@ -453,6 +453,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     r.host = std::string(req[bhttp::field::host]);
     r.origin = std::string(req[bhttp::field::origin]);
     r.ws_protocols = std::string(req[bhttp::field::sec_websocket_protocol]);
+    r.if_none_match = std::string(req[bhttp::field::if_none_match]);
     r.remote = remote_;
     r.websocket = websocket::is_upgrade(req);
 

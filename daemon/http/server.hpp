@@ -50,6 +50,7 @@ struct Request {
   std::string host;           // the Host header, as sent
   std::string origin;         // the Origin header (browsers send it), empty if none
   std::string ws_protocols;   // Sec-WebSocket-Protocol, as sent
+  std::string if_none_match;  // If-None-Match: the ETags of the copies the client holds
   std::string remote;         // peer address:port
   bool websocket = false;     // an upgrade request
 

@@ -328,6 +328,57 @@ TEST(Http, GamesPgnAndStatus) {
   EXPECT_EQ(std::distance(fs::directory_iterator(d.dir() / "games"), fs::directory_iterator()), 2);
 }
 
+// The operator's page: HTML at /, its files at /web/<name> with their types, revalidated by ETag; served
+// without a token even when reading needs one (it holds no data: /status and /ws do, and still refuse).
+TEST(Http, ServesTheOperatorsPageWithoutATokenAndTheDataOnlyWithOne) {
+  Daemon d(
+      base_config("token = \"control-token-456\"\nread_token = \"read-token-789\"\nopen_read = false\n"));
+  const auto header = [](const Reply& r, const std::string& name) {
+    auto at = r.head.find("\r\n" + name + ": ");
+    if (at == std::string::npos) return std::string();
+    at += name.size() + 4;
+    return r.head.substr(at, r.head.find("\r\n", at) - at);
+  };
+  Reply page = get(d.port(), "/");
+  ASSERT_EQ(page.status, 200);
+  EXPECT_EQ(header(page, "Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(page.body.find("/web/app.js"), std::string::npos);
+  EXPECT_NE(header(page, "Content-Security-Policy").find("default-src 'none'"), std::string::npos);
+  EXPECT_EQ(header(page, "Cache-Control"), "no-cache");
+  const std::pair<const char*, const char*> files[] = {{"/web/app.js", "text/javascript; charset=utf-8"},
+                                                       {"/web/style.css", "text/css; charset=utf-8"},
+                                                       {"/web/index.html", "text/html; charset=utf-8"}};
+  for (const auto& [path, type] : files) {
+    Reply f = get(d.port(), path);
+    ASSERT_EQ(f.status, 200) << path;
+    EXPECT_EQ(header(f, "Content-Type"), type) << path;
+    EXPECT_FALSE(f.body.empty()) << path;
+    const std::string etag = header(f, "ETag");
+    ASSERT_FALSE(etag.empty()) << path;
+    // The copy held is still good: nothing sent again. Another copy: the file.
+    Reply again = get(d.port(), path, "If-None-Match: " + etag + "\r\n");
+    EXPECT_EQ(again.status, 304) << path;
+    EXPECT_TRUE(again.body.empty()) << path;
+    EXPECT_EQ(get(d.port(), path, "If-None-Match: \"stale\"\r\n").status, 200) << path;
+  }
+  EXPECT_EQ(get(d.port(), "/web/nothing.js").status, 404);
+  EXPECT_EQ(get(d.port(), "/web/../status").status, 404);
+  EXPECT_EQ(request(d.port(), "POST", "/web/app.js", "{}").status, 401);  // not a page: the usual rules
+  // The data still needs the token.
+  EXPECT_EQ(get(d.port(), "/status").status, 401);
+  EXPECT_EQ(get(d.port(), "/index.txt").status, 401);
+  EXPECT_EQ(get(d.port(), "/status", "Authorization: Bearer read-token-789\r\n").status, 200);
+  // The endpoint list, as plain text, for terminals.
+  for (const char* list : {"/index.txt", "/?format=text"}) {
+    Reply l = get(d.port(), list, "Authorization: Bearer read-token-789\r\n");
+    EXPECT_EQ(l.status, 200) << list;
+    EXPECT_EQ(header(l, "Content-Type"), "text/plain; charset=utf-8") << list;
+    EXPECT_NE(l.body.find("GET  /games.pgn"), std::string::npos) << list;
+  }
+  // Still only this daemon's names and origins.
+  EXPECT_EQ(get(d.port(), "/", "Origin: http://evil.example\r\n").status, 403);
+}
+
 TEST(Http, WebSocketSnapshotThenLiveEvents) {
   Daemon d(base_config());
   const sim::Timeline tl = test_support::short_game(T0);
