@@ -127,8 +127,10 @@ nlohmann::json SerialSource::info() const {
                      {"connects", ls.connects},       {"reconnects", ls.reconnects},
                      {"disconnects", ls.disconnects}, {"open_failures", ls.open_failures}};
   const auto& ss = session_->stats();
-  j["session_stats"] = {
-      {"sensor_events", ss.sensor_events}, {"events", ss.events}, {"dump_timeouts", ss.dump_timeouts}};
+  j["session_stats"] = {{"sensor_events", ss.sensor_events},
+                        {"events", ss.events},
+                        {"dump_timeouts", ss.dump_timeouts},
+                        {"board_rereads", ss.board_rereads}};
   return j;
 }
 

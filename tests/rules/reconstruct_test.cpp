@@ -4,6 +4,7 @@
 // (The scenario table of irregularities and the corpus played by the simulated hand live beside this.)
 #include <gtest/gtest.h>
 
+#include "rules/notation.hpp"
 #include "rules/reconstruct.hpp"
 #include "tests/rules/reconstruct_script.hpp"
 
@@ -193,4 +194,63 @@ TEST(Reconstruct, WrongSetupForTheNextGameIsReportedWithTheSquares) {
   s.move("e2", "e4", W_PAWN);
   EXPECT_EQ(r.game().ply_count(), 1);
   EXPECT_EQ(s.alerts().size(), 1u);
+}
+
+// A field update lost on the wire (the placement of e4): the press finds the board with a pawn lifted and
+// none set. Once it is at rest the board is asked for whole, once for that press; the dump it answers
+// with shows the move, which the press then completes. Without the re-read option nothing is asked.
+TEST(Reconstruct, APressTheBoardShowsNoMoveForAsksForTheWholeBoardOnce) {
+  ReconstructConfig cfg;
+  cfg.reread_board = true;
+  Reconstructor r(cfg);
+  Script s(r);
+  s.snapshot(Position::start()).clock_start();
+  s.move("e2", "e4", W_PAWN);
+  s.lift("e7").wait(300).press();  // e7-e5: the placement of e5 never arrives
+  EXPECT_FALSE(r.board_read_wanted());
+  s.wait(800);  // a scan for the last placement, then the board at rest
+  ASSERT_TRUE(r.board_read_wanted());
+  const std::int64_t asked_for = *r.board_read_wanted();
+  Position now = Position::start();
+  now.do_move(*parse_uci(now, "e2e4"));
+  now.do_move(*parse_uci(now, "e7e5"));
+  s.snapshot(now);
+  EXPECT_FALSE(r.board_read_wanted());  // answered
+  s.wait(400);
+  EXPECT_EQ(s.moves(), (std::vector<std::string>{"e2e4", "e7e5"}));
+  EXPECT_TRUE(s.alerts().empty()) << s.alerts().front();
+  s.lift("g1").wait(300).press().wait(800);  // the next press the board shows no move for asks again
+  ASSERT_TRUE(r.board_read_wanted());
+  EXPECT_NE(*r.board_read_wanted(), asked_for);
+
+  Reconstructor off{ReconstructConfig{}};
+  Script o(off);
+  o.snapshot(Position::start()).clock_start();
+  o.move("e2", "e4", W_PAWN);
+  o.lift("e7").wait(300).press().wait(800);
+  EXPECT_FALSE(off.board_read_wanted());
+}
+
+// A board read whole on request that shows an illegal move standing is not a gap to explain: the rules of
+// illegal moves apply (a gap search would find some legal story for it).
+TEST(Reconstruct, ABoardReReadOnRequestIsNoGap) {
+  ReconstructConfig cfg;
+  cfg.reread_board = true;
+  Reconstructor r(cfg);
+  Script s(r);
+  s.snapshot(Position::start()).clock_start();
+  s.move("e2", "e4", W_PAWN).move("e7", "e5", B_PAWN);
+  // White's knight from g1 to e2 and then, unseen, on to d4 in one gesture: the board re-read shows Nd4,
+  // which two moves of White explain but no legal move does.
+  s.lift("g1").wait(300).press().wait(800);
+  ASSERT_TRUE(r.board_read_wanted());
+  Position shown = Position::start();
+  for (const char* u : {"e2e4", "e7e5"}) shown.do_move(*parse_uci(shown, u));
+  auto board = shown.board();
+  board[parse_square("g1")] = NO_PIECE;
+  board[parse_square("d4")] = W_KNIGHT;
+  s.feed_board(board).wait(6000);
+  EXPECT_EQ(s.moves(), (std::vector<std::string>{"e2e4", "e7e5"}));
+  ASSERT_FALSE(s.alerts().empty());
+  for (const auto& a : s.alerts()) EXPECT_NE(a, "moves-missed");
 }

@@ -377,6 +377,66 @@ TEST_F(SessionOnAPty, ClockCommandsWaitForTheDumpAndGoOneAckAtATime) {
   EXPECT_TRUE(warnings_.empty());
 }
 
+// A field update lost on the wire (Black's pawn set down on e5): the press finds e7 lifted and nothing
+// set. The session asks the board for a dump (0x42) once the board is at rest, and the dump completes the
+// move: no alert. (Reconstruction's side is tested in rules; this is the request on a real pty.)
+TEST_F(SessionOnAPty, APressWithNoMoveOnTheBoardAsksForADumpThatCompletesIt) {
+  std::vector<rules::Event> events;
+  {
+    BoardSessionConfig cfg;
+    cfg.link.device = pty_.slave_path;
+    cfg.rules.reread_board = true;
+    BoardSessionHandlers h;
+    h.on_event = [&](const rules::Event& e) { events.push_back(e); };
+    session_ = std::make_unique<BoardSession>(io_, cfg, h);
+    session_->start();
+    master_ = std::make_unique<io::test::MasterEnd>(io_, pty_.master_fd);
+    ASSERT_TRUE(io::test::run_until(io_, [&] { return master_->received().size() >= 3; }));
+  }
+  namespace message = drivers::dgt::board_message;
+  auto moves = [&] {
+    std::vector<std::string> m;
+    for (const auto& e : events)
+      if (const auto* mv = std::get_if<rules::MoveEvent>(&e.what)) m.push_back(mv->uci);
+    return m;
+  };
+  master_->write(start_dump_bytes());
+  master_->write(reading_bytes(false));
+  io_.run_for(100ms);
+  master_->write(*message::field_update(52, 0));  // e2 lifted
+  master_->write(*message::field_update(36, 1));  // a white pawn on e4
+  io_.run_for(300ms);
+  master_->write(reading_bytes(true));  // White presses
+  ASSERT_TRUE(io::test::run_until(io_, [&] { return moves().size() == 1; }));
+  const std::size_t sent_before = master_->received().size();
+  master_->write(*message::field_update(12, 0));  // e7 lifted; its placement on e5 is lost
+  io_.run_for(300ms);
+  master_->write(reading_bytes(false));  // Black presses
+  ASSERT_TRUE(io::test::run_until(io_, [&] { return master_->received().size() > sent_before; }));
+  ASSERT_EQ(master_->received().size(), sent_before + 1);
+  EXPECT_EQ(master_->received().back(), drivers::dgt::command::kSendBoard);
+  EXPECT_EQ(session_->stats().board_rereads, 1u);
+  EXPECT_TRUE(moves().size() == 1);  // not completed without the board
+  std::array<std::uint8_t, 64> b{};
+  const std::array<std::uint8_t, 8> back = {8, 9, 10, 12, 11, 10, 9, 8};
+  for (std::size_t f = 0; f < 8; ++f) {
+    b[f] = back[f];
+    b[8 + f] = 7;
+    b[48 + f] = 1;
+    b[56 + f] = static_cast<std::uint8_t>(back[f] - 6);
+  }
+  b[52] = 0;  // e2
+  b[36] = 1;  // e4
+  b[12] = 0;  // e7
+  b[28] = 7;  // e5
+  master_->write(*message::board_dump(b));
+  ASSERT_TRUE(io::test::run_until(io_, [&] { return moves().size() == 2; }));
+  EXPECT_EQ(moves(), (std::vector<std::string>{"e2e4", "e7e5"}));
+  for (const auto& e : events) EXPECT_FALSE(std::holds_alternative<rules::AlertEvent>(e.what));
+  io_.run_for(400ms);
+  EXPECT_EQ(session_->stats().board_rereads, 1u);  // once per press
+}
+
 // `eboardctl sim --capture`: the recorded bytes go out verbatim at their times (speeded up), and the board
 // answers a host's request from the state the recording shows, preset from its first dump.
 TEST(BoardPlayer, CaptureIsPlayedVerbatimAndRequestsAreAnsweredFromItsState) {
