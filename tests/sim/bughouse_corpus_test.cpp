@@ -93,24 +93,7 @@ void play_match(const MatchPlan& mp, const sim::HandStyle& style, std::uint64_t 
   std::stable_sort(items.begin(), items.end(),
                    [](const Item& x, const Item& y) { return x.t != y.t ? x.t < y.t : x.board < y.board; });
   // Named promotion pieces, at the start of the promoting player's turn.
-  struct Naming {
-    std::int64_t t;
-    int board;
-    rules::Color color;
-    rules::PieceType type;
-  };
-  std::vector<Naming> namings;
-  for (int b = 0; b < 2; ++b) {
-    const BoardPlan& bp = mp.boards[std::size_t(b)];
-    for (std::size_t i = 0; i < bp.moves.size(); ++i)
-      if (bp.moves[i].is_promotion() && bp.moves[i].promotion_type() != rules::QUEEN) {
-        rules::Color c =
-            (bp.start.side_to_move() == rules::WHITE) == (i % 2 == 0) ? rules::WHITE : rules::BLACK;
-        std::int64_t t = i == 0 ? 0 : built.tl[std::size_t(b)].press_ms[i - 1];
-        namings.push_back({t, b, c, bp.moves[i].promotion_type()});
-      }
-  }
-  std::sort(namings.begin(), namings.end(), [](const Naming& x, const Naming& y) { return x.t < y.t; });
+  const std::vector<Naming> namings = promotion_namings(mp, built);
 
   std::array<std::vector<std::string>, 2> got;
   int alerts = 0;

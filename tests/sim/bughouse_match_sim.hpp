@@ -13,6 +13,7 @@
 // no longer change.
 #pragma once
 
+#include <algorithm>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -152,6 +153,33 @@ inline Built build(const MatchPlan& mp, const sim::HandStyle& style, std::uint64
     if (!changed) break;
   }
   return out;
+}
+
+// A promotion piece a player names (FQE 11: the pawn may stay on the last rank), told at the start of his
+// turn: the time, the board, the player and the piece.
+struct Naming {
+  std::int64_t t;
+  int board;
+  rules::Color color;
+  rules::PieceType type;
+};
+
+// The namings a simulated match needs (every promotion to other than a queen), in time order.
+inline std::vector<Naming> promotion_namings(const MatchPlan& mp, const Built& built) {
+  std::vector<Naming> namings;
+  for (int b = 0; b < 2; ++b) {
+    const BoardPlan& bp = mp.boards[std::size_t(b)];
+    for (std::size_t i = 0; i < bp.moves.size(); ++i)
+      if (bp.moves[i].is_promotion() && bp.moves[i].promotion_type() != rules::QUEEN) {
+        rules::Color c =
+            (bp.start.side_to_move() == rules::WHITE) == (i % 2 == 0) ? rules::WHITE : rules::BLACK;
+        std::int64_t t = i == 0 ? 0 : built.tl[std::size_t(b)].press_ms[i - 1];
+        namings.push_back({t, b, c, bp.moves[i].promotion_type()});
+      }
+  }
+  std::stable_sort(namings.begin(), namings.end(),
+                   [](const Naming& x, const Naming& y) { return x.t < y.t; });
+  return namings;
 }
 
 }  // namespace eboard::sim::test

@@ -382,13 +382,7 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToFourPlies) {
       items.push_back({back, 0, {back, rules::DeviceLink{true}}});
       items.push_back({back, 0, {back, rules::BoardSnapshot{wood}}});
       if (held) items.push_back({back, 0, {back, *held}});
-      struct Naming {
-        std::int64_t t;
-        int board;
-        rules::Color color;
-        rules::PieceType type;
-      };
-      std::vector<Naming> namings;
+      const std::vector<sim::test::Naming> namings = sim::test::promotion_namings(mp, built);
       rules::Match match(rules::MatchConfig{}, rules::Game(mp.boards[0].start),
                          rules::Game(mp.boards[1].start));
       std::vector<std::string> other;
@@ -432,20 +426,9 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToFourPlies) {
         std::printf("\n");
       }
       // Named promotion pieces (FQE 11), told at the start of the promoting player's turn.
-      for (int b = 0; b < 2; ++b) {
-        const auto& bp = mp.boards[std::size_t(b)];
-        for (std::size_t i = 0; i < bp.moves.size(); ++i)
-          if (bp.moves[i].is_promotion() && bp.moves[i].promotion_type() != rules::QUEEN) {
-            rules::Color c =
-                (bp.start.side_to_move() == rules::WHITE) == (i % 2 == 0) ? rules::WHITE : rules::BLACK;
-            std::int64_t t = i == 0 ? 0 : built.tl[std::size_t(b)].press_ms[i - 1];
-            items.push_back({t, -1 - b, {t, rules::ClockReading{}}});
-            namings.push_back({t, b, c, bp.moves[i].promotion_type()});
-          }
-      }
+      for (const auto& n : namings) items.push_back({n.t, -1 - n.board, {n.t, rules::ClockReading{}}});
       std::stable_sort(items.begin(), items.end(), [](const Item& x, const Item& y) { return x.t < y.t; });
       std::size_t next_naming = 0;
-      std::sort(namings.begin(), namings.end(), [](const auto& x, const auto& y) { return x.t < y.t; });
       for (const auto& it : items) {
         if (it.board < 0) {
           for (; next_naming < namings.size() && namings[next_naming].t <= it.t; ++next_naming)
