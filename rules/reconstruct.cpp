@@ -2025,7 +2025,6 @@ void Reconstructor::adopt_position(const Position& p, std::int64_t t, const std:
                      {{"fen", p.fen(), false}}});
   follow_board(t);
   gap_searched_.reset();
-  gap_searches_failed_ = 0;
 }
 
 bool Reconstructor::follow_unexplained_press(const PendingPress& press) {

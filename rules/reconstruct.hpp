@@ -361,8 +361,8 @@ class Reconstructor {
   void adopt_stood();
 
   // --- Gaps -------------------------------------------------------------------------------------------
-  bool link_changed_ =
-      false;  // the link went down or came up: the next snapshot may show moves made meanwhile
+  // The link went down or came up: the next snapshot may show moves made meanwhile.
+  bool link_changed_ = false;
   // The press (its time) after which the board showed no move once at rest: the board is asked for its
   // whole position (board_read_wanted), once per press; cleared by the next snapshot.
   std::optional<std::int64_t> reread_wanted_;

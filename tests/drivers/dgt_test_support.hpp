@@ -54,17 +54,23 @@ inline ByteVector field_update(std::uint8_t square, std::uint8_t piece) {
   return frame(message::kFieldUpdate, {square, piece});
 }
 
-inline ByteVector start_position_dump() {
-  ByteVector p(64, 0);
+// The start position in DGT piece codes, a8 first.
+inline std::array<std::uint8_t, 64> start_squares() {
+  std::array<std::uint8_t, 64> b{};
   const std::array<std::uint8_t, 8> black{8, 9, 10, 12, 11, 10, 9, 8};
   const std::array<std::uint8_t, 8> white{2, 3, 4, 6, 5, 4, 3, 2};
-  for (int f = 0; f < 8; ++f) {
-    p[f] = black[f];
-    p[8 + f] = 7;
-    p[48 + f] = 1;
-    p[56 + f] = white[f];
+  for (std::size_t f = 0; f < 8; ++f) {
+    b[f] = black[f];
+    b[8 + f] = 7;
+    b[48 + f] = 1;
+    b[56 + f] = white[f];
   }
-  return frame(message::kBoardDump, p);
+  return b;
+}
+
+inline ByteVector start_position_dump() {
+  const auto b = start_squares();
+  return frame(message::kBoardDump, ByteVector(b.begin(), b.end()));
 }
 
 inline void append(ByteVector& to, const ByteVector& from) { to.insert(to.end(), from.begin(), from.end()); }

@@ -15,23 +15,14 @@
 #include "drivers/dgt/emulator.hpp"
 #include "drivers/dgt/encoder.hpp"
 #include "drivers/dgt/protocol.hpp"
+#include "tests/drivers/dgt_test_support.hpp"
 
 namespace eboard::drivers::dgt {
 namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-std::array<std::uint8_t, 64> start_position() {
-  std::array<std::uint8_t, 64> b{};
-  const std::array<std::uint8_t, 8> back = {8, 9, 10, 12, 11, 10, 9, 8};
-  for (std::size_t f = 0; f < 8; ++f) {
-    b[f] = back[f];
-    b[8 + f] = 7;
-    b[48 + f] = 1;
-    b[56 + f] = static_cast<std::uint8_t>(back[f] - 6);
-  }
-  return b;
-}
+std::array<std::uint8_t, 64> start_position() { return test::start_squares(); }
 
 // An emulator with the host's decoder attached: every output is decoded as it comes.
 struct Bench {

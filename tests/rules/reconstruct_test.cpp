@@ -196,9 +196,9 @@ TEST(Reconstruct, WrongSetupForTheNextGameIsReportedWithTheSquares) {
   EXPECT_EQ(s.alerts().size(), 1u);
 }
 
-// A field update lost on the wire (the placement of e4): the press finds the board with a pawn lifted and
-// none set. Once it is at rest the board is asked for whole, once for that press; the dump it answers
-// with shows the move, which the press then completes. Without the re-read option nothing is asked.
+// A field update lost on the wire (Black's pawn set down on e5): the press finds the board with a pawn
+// lifted and none set. Once it is at rest the board is asked for whole, once for that press; the dump it
+// answers with shows the move, which the press then completes. Without the re-read option nothing is asked.
 TEST(Reconstruct, APressTheBoardShowsNoMoveForAsksForTheWholeBoardOnce) {
   ReconstructConfig cfg;
   cfg.reread_board = true;

@@ -36,6 +36,7 @@
 #include "drivers/dgt/encoder.hpp"
 #include "drivers/dgt/message_encoder.hpp"
 #include "drivers/dgt/protocol.hpp"
+#include "tests/drivers/dgt_test_support.hpp"
 #include "tests/io/io_test_support.hpp"
 #include "tests/session/session_test_support.hpp"
 
@@ -290,15 +291,7 @@ class SessionOnAPty : public ::testing::Test {
 };
 
 std::vector<std::uint8_t> start_dump_bytes() {
-  std::array<std::uint8_t, 64> b{};
-  const std::array<std::uint8_t, 8> back = {8, 9, 10, 12, 11, 10, 9, 8};
-  for (std::size_t f = 0; f < 8; ++f) {
-    b[f] = back[f];
-    b[8 + f] = 7;
-    b[48 + f] = 1;
-    b[56 + f] = static_cast<std::uint8_t>(back[f] - 6);
-  }
-  return *drivers::dgt::board_message::board_dump(b);
+  return *drivers::dgt::board_message::board_dump(drivers::dgt::test::start_squares());
 }
 
 std::vector<std::uint8_t> reading_bytes(bool right_runs) {
@@ -417,14 +410,7 @@ TEST_F(SessionOnAPty, APressWithNoMoveOnTheBoardAsksForADumpThatCompletesIt) {
   EXPECT_EQ(master_->received().back(), drivers::dgt::command::kSendBoard);
   EXPECT_EQ(session_->stats().board_rereads, 1u);
   EXPECT_TRUE(moves().size() == 1);  // not completed without the board
-  std::array<std::uint8_t, 64> b{};
-  const std::array<std::uint8_t, 8> back = {8, 9, 10, 12, 11, 10, 9, 8};
-  for (std::size_t f = 0; f < 8; ++f) {
-    b[f] = back[f];
-    b[8 + f] = 7;
-    b[48 + f] = 1;
-    b[56 + f] = static_cast<std::uint8_t>(back[f] - 6);
-  }
+  std::array<std::uint8_t, 64> b = drivers::dgt::test::start_squares();
   b[52] = 0;  // e2
   b[36] = 1;  // e4
   b[12] = 0;  // e7
