@@ -211,7 +211,8 @@ const toml::array* array_of_tables(const toml::table& root, std::string_view key
 Config build(const toml::table& root, const std::string& source) {
   Config c;
   c.source = source;
-  check_keys(root, "", {"state_dir", "log_level", "http", "journal", "discovery", "board", "match"});
+  check_keys(root, "",
+             {"state_dir", "log_level", "http", "journal", "discovery", "broadcast", "board", "match"});
   if (auto s = get_string(root, "state_dir", "")) {
     if (s->empty() || (*s)[0] != '/')
       fail(where_of(root, "state_dir"), "state_dir must be an absolute path, not '" + *s + "'");
@@ -285,6 +286,22 @@ Config build(const toml::table& root, const std::string& source) {
     check_keys(d, "discovery", {"usb", "generic_bridges"});
     if (auto v = get_bool(d, "usb", "discovery.")) c.discovery.usb = *v;
     if (auto v = get_bool(d, "generic_bridges", "discovery.")) c.discovery.generic_bridges = *v;
+  }
+
+  if (const toml::node* n = root.get("broadcast")) {
+    if (!n->is_table()) fail(n->source(), "broadcast must be a table [broadcast]");
+    const toml::table& b = *n->as_table();
+    check_keys(b, "broadcast", {"delay_s", "listen"});
+    if (auto v = get_int(b, "delay_s", "broadcast.", 0, 24 * 3600)) c.broadcast.delay_s = int(*v);
+    if (auto s = get_string(b, "listen", "broadcast.")) {
+      auto addr = parse_listen(*s);
+      if (!addr) fail(where_of(b, "listen"), "broadcast.listen: " + addr.error());
+      if (addr->port != 0 && addr->port == c.http.port && addr->host == c.http.host)
+        fail(where_of(b, "listen"), "broadcast.listen must differ from http.listen (the arbiter's)");
+      c.broadcast.listen = *s;
+      c.broadcast.host = addr->host;
+      c.broadcast.port = addr->port;
+    }
   }
 
   if (const toml::array* boards = array_of_tables(root, "board")) {
@@ -514,6 +531,7 @@ ConfigDiff diff(const Config& before, const Config& after) {
   d.log_level_changed = before.log_level != after.log_level;
   d.journal_changed = !(before.journal == after.journal);
   d.discovery_changed = !(before.discovery == after.discovery);
+  d.broadcast_changed = !(before.broadcast == after.broadcast);
   return d;
 }
 
@@ -529,6 +547,7 @@ std::string ConfigDiff::summary() const {
   if (log_level_changed) s += ", log level changed";
   if (journal_changed) s += ", journal settings changed";
   if (discovery_changed) s += ", discovery changed";
+  if (broadcast_changed) s += ", broadcast changed (needs a restart)";
   if (http_access_changed) s += ", http access (tokens, open_read, server names, origins) changed";
   if (http_changed) s += ", http listen or limits changed (needs a restart)";
   if (state_dir_changed) s += ", state_dir changed (needs a restart)";

@@ -82,6 +82,19 @@ struct DiscoveryConfig {
   bool operator==(const DiscoveryConfig&) const = default;
 };
 
+// [broadcast]: what the public sees. delay_s holds every public output (GET /games.pgn, BPGN,
+// /boards/<id>.pgn and the /ws feed of a reader without a token) this far behind the events; the
+// arbiter's views (/status, a token holder's feed, control) stay live. `listen` opens a second, public
+// listener that serves only those outputs, always delayed, never control or /status: the world is sent
+// there, so that no delay can be bypassed from its side.
+struct BroadcastConfig {
+  int delay_s = 0;
+  std::string listen;  // empty: no public listener
+  std::string host;    // parsed from `listen`
+  std::uint16_t port = 0;
+  bool operator==(const BroadcastConfig&) const = default;
+};
+
 struct Config {
   std::string source;  // the file name, for messages
   std::string state_dir = "/var/lib/eboardd";
@@ -89,6 +102,7 @@ struct Config {
   HttpConfig http;
   JournalConfig journal;
   DiscoveryConfig discovery;
+  BroadcastConfig broadcast;
   std::vector<BoardConfig> boards;
   std::vector<MatchConfig> matches;
 
@@ -133,10 +147,11 @@ struct ConfigDiff {
   bool log_level_changed = false;
   bool journal_changed = false;
   bool discovery_changed = false;
+  bool broadcast_changed = false;  // needs a restart
   bool empty() const {
     return added.empty() && removed.empty() && changed.empty() && !http_changed && !http_access_changed &&
            !state_dir_changed && !matches_changed && !log_level_changed && !journal_changed &&
-           !discovery_changed;
+           !discovery_changed && !broadcast_changed;
   }
   std::string summary() const;
 };

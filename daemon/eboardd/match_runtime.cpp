@@ -248,14 +248,19 @@ void MatchRuntime::reschedule() {
   });
 }
 
-std::string MatchRuntime::bpgn() const {
+std::string MatchRuntime::bpgn(std::optional<std::int64_t> cutoff) const {
   BughouseRecord rec = match_->record();
-  // Without what still waits for the journal (a board's last moves, the result).
+  // Without what still waits for the journal (a board's last moves, the result), or for the delay.
   bool result_held = false;
   for (int b = 0; b < 2; ++b) {
-    const BoardRuntime::HeldBack held = boards_[std::size_t(b)]->held_back();
+    const BoardRuntime& board = *boards_[std::size_t(b)];
+    const BoardRuntime::HeldBack held = board.held_back();
     result_held |= held.result || held.moves > 0;
     int drop = held.moves;
+    if (cutoff) {
+      drop = board.game().ply_count() - board.public_game(*cutoff).ply_count();
+      result_held |= drop > 0 || board.result_told_after(*cutoff);
+    }
     for (auto it = rec.moves.end(); drop > 0 && it != rec.moves.begin();) {
       --it;
       if (it->board != b) continue;

@@ -169,6 +169,23 @@ TEST(Config, DiscoveryOfUsbBoards) {
   EXPECT_TRUE(diff(on, on).empty());
 }
 
+TEST(Config, BroadcastDelayAndPublicListener) {
+  EXPECT_EQ(parse_ok(BOARD_A).broadcast.delay_s, 0);
+  Config c = parse_ok("[broadcast]\ndelay_s = 900\nlisten = \"0.0.0.0:8080\"\n" + BOARD_A);
+  EXPECT_EQ(c.broadcast.delay_s, 900);
+  EXPECT_EQ(c.broadcast.host, "0.0.0.0");
+  EXPECT_EQ(c.broadcast.port, 8080);
+  expect_error("[broadcast]\ndelay_s = -5\n", 2, "broadcast.delay_s");
+  expect_error("[broadcast]\ndelay = 900\n", 2, "did you mean 'delay_s'?");
+  expect_error("[broadcast]\nlisten = \"nowhere\"\n", 2, "broadcast.listen");
+  // The arbiter's own address: the public would reach control and the live views.
+  expect_error("[http]\nlisten = \"127.0.0.1:7780\"\n[broadcast]\nlisten = \"127.0.0.1:7780\"\n", 4,
+               "broadcast.listen must differ from http.listen");
+  ConfigDiff d = diff(parse_ok(BOARD_A), c);
+  EXPECT_TRUE(d.broadcast_changed);
+  EXPECT_NE(d.summary().find("broadcast changed (needs a restart)"), std::string::npos) << d.summary();
+}
+
 TEST(Config, DuplicateBoardIds) {
   expect_error(BOARD_A + "\n[[board]]\nid = \"A\"\nport = \"/dev/ttyUSB1\"\n", 6,
                "duplicate board id 'A' (first defined on line 1)");
