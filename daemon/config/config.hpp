@@ -95,6 +95,19 @@ struct BroadcastConfig {
   bool operator==(const BroadcastConfig&) const = default;
 };
 
+// [push.lichess]: the round's public games pushed to lichess' broadcast push API (a hall behind NAT).
+struct LichessPushConfig {
+  std::string round;       // the broadcast round's id (8 letters and digits)
+  std::string token_file;  // holds a lichess token with the study:write scope (kept out of the config)
+  std::string url = "https://lichess.org";
+  int interval_s = 3;  // at most one push this often
+  int timeout_s = 10;  // a push not answered by then failed
+  bool enabled() const { return !round.empty(); }
+  // The push endpoint: <url>/api/broadcast/round/<round>/push.
+  std::string push_url() const { return url + "/api/broadcast/round/" + round + "/push"; }
+  bool operator==(const LichessPushConfig&) const = default;
+};
+
 struct Config {
   std::string source;  // the file name, for messages
   std::string state_dir = "/var/lib/eboardd";
@@ -103,6 +116,7 @@ struct Config {
   JournalConfig journal;
   DiscoveryConfig discovery;
   BroadcastConfig broadcast;
+  LichessPushConfig push_lichess;
   std::vector<BoardConfig> boards;
   std::vector<MatchConfig> matches;
 

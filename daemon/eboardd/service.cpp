@@ -205,6 +205,29 @@ Service::Service(boost::asio::io_context& io, config::Config config, ServiceOpti
   }
 }
 
+void Service::start_push() {
+  // The token stays out of the configuration (which is often world-readable and shared): a file of its own.
+  const auto& p = config_.push_lichess;
+  std::ifstream in(p.token_file);
+  std::string token;
+  if (!(in >> token) || token.empty()) {
+    push_problem_ = "cannot read a token from " + p.token_file;
+    spdlog::error("lichess push off: {}", push_problem_);
+    return;
+  }
+  LichessPush::Options o;
+  o.url = p.push_url();
+  o.token = token;
+  o.interval = std::chrono::seconds(p.interval_s);
+  o.timeout = std::chrono::seconds(p.timeout_s);
+  // What the public may see: never a move before the delay lets it out.
+  push_ = std::make_unique<LichessPush>(
+      io_, o, [this] { return games_pgn(true); }, options_.clock);
+  push_->start();
+  spdlog::info("pushing the games to {} every {} s at most{}", o.url, p.interval_s,
+               delay_ ? " (behind the broadcast delay)" : "");
+}
+
 void Service::publish(const std::string& board, std::int64_t t_ms, const std::string& line) {
   http_->broadcast(line, LIVE_FEED);
   if (delay_)
@@ -311,6 +334,7 @@ tl::expected<void, std::string> Service::start() {
     spdlog::info("broadcast delay {} s: /games.pgn, BPGN and /ws without a token run behind",
                  config_.broadcast.delay_s);
   }
+  if (config_.push_lichess.enabled()) start_push();
   std::string where = ep->address().is_v6()
                           ? "[" + ep->address().to_string() + "]:" + std::to_string(ep->port())
                           : ep->address().to_string() + ":" + std::to_string(ep->port());
@@ -340,6 +364,7 @@ void Service::stop() {
   if (usb_) usb_->stop();
   http_->stop();
   if (public_http_) public_http_->stop();
+  if (push_) push_->stop();
   for (auto& b : boards_) b->stop();
   for (auto& m : matches_) m->stop();
 }
@@ -580,8 +605,9 @@ tl::expected<config::ConfigDiff, std::string> Service::reload(config::Config nex
   next.http = config_.http;
   if (d.broadcast_changed) {
     // A shorter delay would let out at once what the public was promised not to see yet.
-    spdlog::warn("reload: [broadcast] changed; it applies after a restart");
+    spdlog::warn("reload: [broadcast] or [push.lichess] changed; they apply after a restart");
     next.broadcast = config_.broadcast;
+    next.push_lichess = config_.push_lichess;
   }
   if (d.state_dir_changed) {
     spdlog::warn("reload: state_dir changed; it applies after a restart");
@@ -715,7 +741,10 @@ json Service::status() const {
             {"public_listen", public_endpoint_ ? json(public_endpoint_->address().to_string() + ":" +
                                                       std::to_string(public_endpoint_->port()))
                                                : json(nullptr)},
-            {"public_websocket_clients", public_http_ ? public_http_->websocket_clients() : 0}}}};
+            {"public_websocket_clients", public_http_ ? public_http_->websocket_clients() : 0},
+            {"push_lichess", push_                            ? push_->status()
+                             : config_.push_lichess.enabled() ? json{{"off", push_problem_}}
+                                                              : json(nullptr)}}}};
 }
 
 const config::BoardConfig* Service::configured_for(const hotplug::UsbBoard& u) const {

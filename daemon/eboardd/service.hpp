@@ -25,6 +25,7 @@
 #include "daemon/eboardd/access.hpp"
 #include "daemon/eboardd/board_runtime.hpp"
 #include "daemon/eboardd/delay_line.hpp"
+#include "daemon/eboardd/lichess_push.hpp"
 #include "daemon/eboardd/match_runtime.hpp"
 #include "daemon/hotplug/usb_boards.hpp"
 #include "daemon/http/server.hpp"
@@ -114,6 +115,7 @@ class Service {
   void order_boards();
   // An event line to the live feed now, and to the public feeds behind the delay.
   void publish(const std::string& board, std::int64_t t_ms, const std::string& line);
+  void start_push();
   void publish_line(const std::string& line);
   void release(const std::string& line);
   // The reading routes both listeners share (PGN, BPGN); `delayed`: as the public may see them.
@@ -150,6 +152,8 @@ class Service {
   std::unique_ptr<DelayLine> delay_;           // with [broadcast] delay_s > 0
   std::unique_ptr<http::Server> public_http_;  // with [broadcast] listen
   std::optional<boost::asio::ip::tcp::endpoint> public_endpoint_;
+  std::unique_ptr<LichessPush> push_;  // with [push.lichess]
+  std::string push_problem_;           // why it is off
   // Before boards_: a match board's source uses its match until the board is destroyed.
   std::vector<std::unique_ptr<MatchRuntime>> matches_;
   std::vector<std::unique_ptr<BoardRuntime>> boards_;

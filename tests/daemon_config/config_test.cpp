@@ -183,7 +183,28 @@ TEST(Config, BroadcastDelayAndPublicListener) {
                "broadcast.listen must differ from http.listen");
   ConfigDiff d = diff(parse_ok(BOARD_A), c);
   EXPECT_TRUE(d.broadcast_changed);
-  EXPECT_NE(d.summary().find("broadcast changed (needs a restart)"), std::string::npos) << d.summary();
+  EXPECT_NE(d.summary().find("broadcast or push changed (needs a restart)"), std::string::npos)
+      << d.summary();
+}
+
+TEST(Config, LichessPush) {
+  EXPECT_FALSE(parse_ok(BOARD_A).push_lichess.enabled());
+  Config c = parse_ok("[push.lichess]\nround = \"abCD1234\"\ntoken_file = \"/etc/eboardd/lichess.token\"\n" +
+                      BOARD_A);
+  EXPECT_TRUE(c.push_lichess.enabled());
+  EXPECT_EQ(c.push_lichess.push_url(), "https://lichess.org/api/broadcast/round/abCD1234/push");
+  EXPECT_EQ(c.push_lichess.interval_s, 3);
+  c = parse_ok(
+      "[push.lichess]\nround = \"abCD1234\"\ntoken_file = \"/t\"\nurl = \"http://127.0.0.1:9000/\"\n" +
+      BOARD_A);
+  EXPECT_EQ(c.push_lichess.push_url(), "http://127.0.0.1:9000/api/broadcast/round/abCD1234/push");
+  expect_error("[push.lichess]\nround = \"abc\"\ntoken_file = \"/t\"\n", 2, "is not a round id");
+  expect_error("[push.lichess]\nround = \"abCD1234\"\n", 1, "needs token_file");
+  expect_error("[push.lichess]\nround = \"abCD1234\"\ntoken = \"lip_x\"\n", 3,
+               "unknown key 'push.lichess.token'");
+  expect_error("[push.lichess]\nround = \"abCD1234\"\ntoken_file = \"/t\"\nurl = \"ftp://x\"\n", 4,
+               "must be http:// or https://");
+  expect_error("[push.lichss]\nround = \"abCD1234\"\n", 1, "did you mean 'lichess'?");
 }
 
 TEST(Config, DuplicateBoardIds) {
