@@ -19,6 +19,7 @@ const RECONNECT_MAX_MS = 5000;
 const SVG_NS = "http://www.w3.org/2000/svg";
 const GLYPHS = { k: "\u265a", q: "\u265b", r: "\u265c", b: "\u265d", n: "\u265e", p: "\u265f" };
 const FILES = "abcdefgh";
+const MAX_CANDIDATES_SHOWN = 12; // a long gap may have hundreds: the arbiter then types the moves
 
 const page = {
   status: null,
@@ -897,19 +898,26 @@ function gameState(id, ctl) {
   if (ctl.missed_gap) {
     const gap = ctl.missed_gap;
     const list = el("ol", { class: "candidates" });
-    for (const c of gap.candidates || []) {
+    const all = gap.candidates || [];
+    for (const c of all.slice(0, MAX_CANDIDATES_SHOWN)) {
       list.append(
         el("li", { "data-candidate": c.number },
           el("span", {}, (c.san || []).join(" ") + " "),
           el("button", { type: "button", class: "recover", disabled: dis, onclick: () => act(id, "recover", { candidate: c.number }) }, "Take candidate " + c.number))
       );
     }
+    const typed = el("input", { type: "text", class: "gap-moves", placeholder: "the moves played, e.g. g7g6 f2f3", "aria-label": "The gap's moves as played", size: 28 });
     const side = el("select", { "aria-label": "Side to move in the adopted position" }, el("option", { value: "" }, "side: the clock's"), el("option", { value: "white" }, "White to move"), el("option", { value: "black" }, "Black to move"));
     out.append(
       el("div", { class: "missed-gap", "data-missed-gap": "true" },
         el("h2", {}, "Moves missed"),
         el("p", {}, "Plies " + gap.first_ply + "\u2013" + gap.last_ply + " were made while the board was not followed. The sequences that explain the position:"),
         list,
+        all.length > MAX_CANDIDATES_SHOWN ? el("p", {}, "\u2026 and " + (all.length - MAX_CANDIDATES_SHOWN) + " more (eboardctl status lists them all): type the moves played instead.") : "",
+        el("form", { class: "actions", onsubmit: (ev) => {
+          ev.preventDefault();
+          if (typed.value.trim()) act(id, "recover", { moves: typed.value.trim() });
+        } }, typed, el("button", { type: "submit", class: "recover-moves", disabled: dis }, "Recover these moves")),
         el("div", { class: "actions" }, "Or follow the game from what the board shows:", side,
           el("button", { type: "button", class: "adopt", disabled: dis, onclick: () => confirm("Adopt the position board " + id + " shows?") && act(id, "adopt", side.value ? { side: side.value } : {}) }, "Adopt position")))
     );

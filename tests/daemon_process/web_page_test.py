@@ -435,6 +435,37 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
     print("screenshot:", path)
     h.check(match_status["name"] == "A-B", f"the demo's match: {match_status.get('name')}")
 
+    # The match view: both boards large with the four reserves /status gives (read between two /status
+    # calls: a capture in between is no failure).
+    cdp.js("location.hash = '#match/A-B'")
+    wait_js(h, cdp, "document.querySelectorAll('#match-view .card .reserve:not([hidden])').length === 4", 10,
+            "the match view's four reserves")
+    reserves_js = """(() => Object.fromEntries([...document.querySelectorAll('#match-view .card')].map(c =>
+        [c.dataset.board, Object.fromEntries([...c.querySelectorAll('.player')].map((p, i) =>
+          [p.dataset.side, c.querySelectorAll('.reserve')[i].textContent]))])))()"""
+
+    def reserve_text(letters, side):
+        glyphs = {"q": "\u265b", "r": "\u265c", "b": "\u265d", "n": "\u265e", "p": "\u265f"}
+        counts = {p: letters.lower().count(p) for p in "qrbnp"}
+        parts = [glyphs[p] + ("\u00d7" + str(n) if n > 1 else "") for p, n in counts.items() if n]
+        return f"{side.capitalize()} reserve: " + (" ".join(parts) if parts else "none")
+
+    def status_reserves():
+        games = {g["id"]: g["reserves"] for g in status(port)["matches"][0]["games"]}
+        return {b: {side: reserve_text(games[b].get(side, ""), side) for side in ("white", "black")} for b in "AB"}
+    deadline = time.time() + 15
+    while True:
+        before = status_reserves()
+        shown = cdp.js(reserves_js)
+        after = status_reserves()
+        if shown in (before, after) or time.time() > deadline:
+            break
+        time.sleep(0.3)
+    h.check(shown in (before, after), f"the match view's reserves {shown} are /status's {after}")
+    path = os.path.join(shots, "match.png")
+    cdp.screenshot(path)
+    print("screenshot:", path)
+
     # Board A's view: the move list with clocks.
     cdp.js("location.hash = '#board/A'")
     wait_js(h, cdp, "document.querySelectorAll('#board-view table.moves td.move').length >= 2", 10,
@@ -446,6 +477,14 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
     path = os.path.join(shots, "board-A.png")
     cdp.screenshot(path)
     print("screenshot:", path)
+    # The demo's boards stand the normal way (source.rotated false): White at the bottom until Flip.
+    h.check(cdp.js("document.querySelector('#board-view .large').dataset.flipped") == "false",
+            "board A drawn White at the bottom (not rotated)")
+    cdp.js("document.querySelector('#board-view button.flip').click()")
+    wait_js(h, cdp, "document.querySelector('#board-view .large').dataset.flipped === 'true' && "
+            "document.querySelector('#board-view .large > .player').dataset.side === 'white'", 5,
+            "Flip turning board A round (White at the top)")
+    cdp.js("document.querySelector('#board-view button.flip').click()")
 
     # Board C's view: the alert with its code, acknowledged through the page.
     cdp.js("location.hash = '#board/C'")
