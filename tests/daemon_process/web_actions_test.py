@@ -15,8 +15,9 @@ reading closed to others. In headless Chromium (web_page_test's DevTools client)
   the gap's candidates with a button each; the true sequence's button settles the gap (/status: no
   missed_gap), the answer is shown and the move list marks the gap's moves recovered;
 - the mute choice survives a reload (localStorage);
-- the operator's panel adds a board on a second sim's pty (POST /boards) and removes it (DELETE), each
-  answer shown, the hall following.
+- adjourned (the sealed move typed blind, never in the answer) and resumed through the board's view;
+- the operator's panel adds a board on a second sim's pty (POST /boards); its players and round set, a new
+  game set up from a FEN through its view; then removed (DELETE); each answer shown, the hall following.
 Screenshots of the board view with its gap and of the hall with the panel go to the screenshots directory.
 
 usage: web_actions_test.py EBOARDD EBOARDCTL SHARED_DIR
@@ -191,6 +192,26 @@ def checks(h, cdp, d, eboardctl, pgn, expected, shots):
                     "the position-adopted alert in the board view")
     wait_js(h, cdp, "!document.querySelector('#board-view .missed-gap')", 10, "the gap gone from the page")
 
+    # Adjourned by the player on move, the sealed move typed blind; then resumed.
+    side = "white" if board_status(d.port)["game"]["fen"].split(" ")[1] == "w" else "black"
+    before = cdp.js("document.getElementById('answer-text').textContent")
+    cdp.js(f"""(() => {{ const box = document.querySelector('#board-view .actions .adjourn').parentNode;
+        box.querySelector('select').value = '{side}'; box.querySelector('input.sealed').value = 'a4';
+        box.querySelector('button.adjourn').click(); }})()""")
+    text = answer(h, cdp, "the answer to adjourn", before)
+    h.check("/control/A/adjourn" in text and ("\u2192 200" in text or "\u2192 409" in text),
+            f"adjourn through the page: {text!r}")
+    if "\u2192 200" in text:
+        h.check('"a4"' not in text.split("\n", 1)[1], f"the sealed move is not in the answer: {text!r}")
+        wait_js(h, cdp, "!!document.querySelector('#board-view .adjourned')", 10, "the page showing the adjournment")
+        h.check(board_status(d.port)["control"].get("adjourned") is not None, "/status: adjourned")
+        cdp.js("document.querySelector('#board-view .adjourned button.resume').click()")
+        text = answer(h, cdp, "the answer to resume", text)
+        h.check("/control/A/resume" in text and "\u2192 200" in text, f"resume through the page: {text!r}")
+        ep.wait_until(lambda: board_status(d.port)["control"].get("adjourned") is None, 10, "resumed in /status")
+    else:
+        print("adjourn refused (the player on move changed meanwhile):", text)
+
     # The mute choice is kept by the browser (localStorage), not by the tab.
     cdp.js("location.hash = ''")
     if cdp.js("document.getElementById('sound').textContent") == "Sound on":
@@ -217,7 +238,31 @@ def checks(h, cdp, d, eboardctl, pgn, expected, shots):
     path = os.path.join(shots, "hall-panel.png")
     cdp.screenshot(path)
     print("screenshot:", path)
-    cdp.js("window.confirm = () => true")
+    # On board Z: players and tags, then a new game set up from a FEN.
+    cdp.js("location.hash = '#board/Z'")
+    wait_js(h, cdp, "!!document.querySelector('#board-view button.set-tags:not([disabled])')", 10, "board Z's view")
+    cdp.js("""(() => { const f = document.querySelector('#board-view button.set-tags').form;
+        f.querySelector('.tag-white').value = 'Alice'; f.querySelector('.tag-black').value = 'Bob';
+        f.querySelector('.tag-round').value = '3'; f.requestSubmit(); })()""")
+    text = answer(h, cdp, "the answer to tags", text)
+    h.check("/control/Z/tags" in text and "\u2192 200" in text, f"tags through the page: {text!r}")
+    tags = board_status(d.port, "Z")["game"]["tags"]
+    h.check(tags.get("White") == "Alice" and tags.get("Black") == "Bob" and tags.get("Round") == "3",
+            f"/status tags after the page's form: {tags}")
+    wait_js(h, cdp, "document.querySelector('#board-view .large .player').textContent.includes('Bob')", 10,
+            "the players' names in the board view")
+    fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
+    cdp.js("window.confirm = () => true")  # the page asks before a new game (gone with the reload above)
+    cdp.js(f"""(() => {{ document.querySelector('#board-view input.fen').value = {json.dumps(fen)};
+        document.querySelector('#board-view button.new-game').click(); }})()""")
+    text = answer(h, cdp, "the answer to new-game", text)
+    h.check("/control/Z/new-game" in text and "\u2192 200" in text, f"new game from a FEN through the page: {text!r}")
+    h.check(board_status(d.port, "Z")["game"]["fen"] == fen, f"/status: board Z's game from {fen}")
+    wait_js(h, cdp, f"document.querySelector('#board-view .large').dataset.fen.startsWith({json.dumps(fen.split()[0])})",
+            10, "the page drawing the position set up")
+    cdp.js("location.hash = ''")
+    wait_js(h, cdp, "!!document.querySelector('#ports-list li[data-board=\"Z\"] button.remove-board')", 10,
+            "the panel back")
     cdp.js("document.querySelector('#ports-list li[data-board=\"Z\"] button.remove-board').click()")
     text = answer(h, cdp, "the answer to DELETE /boards/Z", text)
     h.check("DELETE /boards/Z" in text and "\u2192 200" in text, f"the board removed through the panel: {text!r}")
