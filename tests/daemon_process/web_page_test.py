@@ -420,6 +420,18 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
             f"board C's running clock ticks in the page: {first.get('C')} then {second.get('C')}")
     title = cdp.js("document.title")
     h.check(title.startswith("(1) "), f"the tab title counts the open alert: {title!r}")
+    # The keyboard: Tab reaches the cards (one stop each), Enter opens the one focused.
+    cdp.js("document.getElementById('filter').focus()")
+    for key, code in (("Tab", 9),) * 12:
+        cdp.call("Input.dispatchKeyEvent", type="rawKeyDown", key=key, code=key, windowsVirtualKeyCode=code)
+        cdp.call("Input.dispatchKeyEvent", type="keyUp", key=key, code=key, windowsVirtualKeyCode=code)
+        if cdp.js("document.activeElement.dataset.board === 'C'"):
+            break
+    h.check(cdp.js("document.activeElement.dataset.board") == "C", "Tab reaches board C's card")
+    cdp.call("Input.dispatchKeyEvent", type="rawKeyDown", key="Enter", code="Enter", windowsVirtualKeyCode=13)
+    cdp.call("Input.dispatchKeyEvent", type="keyUp", key="Enter", code="Enter", windowsVirtualKeyCode=13)
+    wait_js(h, cdp, "location.hash === '#board/C'", 5, "Enter opening board C")
+    cdp.js("location.hash = ''")
     # The filter keeps the matching board only.
     cdp.js("(() => { const f = document.getElementById('filter'); f.value = 'C';"
            " f.dispatchEvent(new Event('input')); })()")
