@@ -240,7 +240,8 @@ function onEvent(e, arrival) {
       needStatus();
       break;
   }
-  if (arrival !== undefined && b.arrival === null) b.arrival = arrival;
+  // For the benchmark (web_bench.py): when the first move not drawn yet arrived.
+  if (arrival !== undefined && e.type === "move" && b.arrival === null) b.arrival = arrival;
   markDirty(e.board);
 }
 

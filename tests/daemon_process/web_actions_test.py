@@ -146,7 +146,8 @@ def checks(h, cdp, d, eboardctl, pgn, expected, shots):
     truth = expected[gap["first_ply"] - 1:gap["last_ply"]]
     wait_js(h, cdp, f"document.querySelectorAll('#board-view .missed-gap li[data-candidate]').length === "
             f"{min(12, len(sans))}", 10, "the page listing the gap's candidates (12 at most)")
-    shown = cdp.js("[...document.querySelectorAll('#board-view .missed-gap li[data-candidate]')].map(li => li.textContent)")
+    shown = cdp.js("[...document.querySelectorAll('#board-view .missed-gap li[data-candidate]')]"
+                   ".map(li => li.textContent)")
     h.check(all(" ".join(c["san"]) in t for c, t in zip(gap["candidates"], shown)),
             f"the candidates shown {shown} are /status's {[c['san'] for c in gap['candidates']]}")
     wait_js(h, cdp, "document.title.startsWith('(')", 10, "the title counting the moves-missed alert")
@@ -160,7 +161,8 @@ def checks(h, cdp, d, eboardctl, pgn, expected, shots):
         # The arbiter knows the moves played: the true sequence's button.
         number = sans.index(truth) + 1
         print(f"the gap: plies {gap['first_ply']}-{gap['last_ply']}, the truth is candidate {number}: recover")
-        cdp.js(f"document.querySelector('#board-view .missed-gap li[data-candidate=\"{number}\"] button.recover').click()")
+        cdp.js(f"document.querySelector('#board-view .missed-gap li[data-candidate=\"{number}\"] button.recover')"
+               ".click()")
         text = answer(h, cdp, "the answer to recover", before)
         h.check("/control/A/recover" in text and "\u2192 200" in text, f"recover through the page: {text!r}")
         ep.wait_until(lambda: board_status(d.port)["control"].get("missed_gap") is None, 10, "the gap settled")
@@ -258,7 +260,8 @@ def checks(h, cdp, d, eboardctl, pgn, expected, shots):
     text = answer(h, cdp, "the answer to new-game", text)
     h.check("/control/Z/new-game" in text and "\u2192 200" in text, f"new game from a FEN through the page: {text!r}")
     h.check(board_status(d.port, "Z")["game"]["fen"] == fen, f"/status: board Z's game from {fen}")
-    wait_js(h, cdp, f"document.querySelector('#board-view .large').dataset.fen.startsWith({json.dumps(fen.split()[0])})",
+    wait_js(h, cdp, "document.querySelector('#board-view .large').dataset.fen"
+            f".startsWith({json.dumps(fen.split()[0])})",
             10, "the page drawing the position set up")
     cdp.js("location.hash = ''")
     wait_js(h, cdp, "!!document.querySelector('#ports-list li[data-board=\"Z\"] button.remove-board')", 10,
