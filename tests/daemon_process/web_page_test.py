@@ -490,6 +490,8 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
     cdp.screenshot(path)
     print("screenshot:", path)
     # The demo's boards stand the normal way (source.rotated false): White at the bottom until Flip.
+    rotated = {b["id"]: b.get("source", {}).get("rotated") for b in status(port)["boards"]}
+    h.check(rotated.get("A") is False, f"/status tells each board's orientation: {rotated}")
     h.check(cdp.js("document.querySelector('#board-view .large').dataset.flipped") == "false",
             "board A drawn White at the bottom (not rotated)")
     cdp.js("document.querySelector('#board-view button.flip').click()")
