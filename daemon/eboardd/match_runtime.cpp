@@ -462,6 +462,7 @@ class SerialMatchFeed : public MatchFeed {
                          {"connects", ls.connects},       {"reconnects", ls.reconnects},
                          {"disconnects", ls.disconnects}, {"open_failures", ls.open_failures}};
       j["session_stats"] = {{"sensor_events", s->stats().sensor_events}};
+      j["rotated"] = s->board().rotated();  // as SerialSource tells it: the operator's page draws it so
     }
     return j;
   }
