@@ -892,6 +892,14 @@ nlohmann::json BoardRuntime::status() const {
   if (g.outcome()) game["reason"] = g.outcome()->reason;
   game["published_ply"] = published_game().ply_count();
   if (g.ply_count() > 0) game["last_move"] = to_uci(g.position_at(g.ply_count() - 1), g.plies().back().move);
+  // The clock as last read, and whose runs: what a view needs to run it between readings.
+  if (const Reconstructor* rec = reconstructor())
+    if (auto c = rec->clock_now())
+      game["clock_now"] = {{"white", c->times.white_ms},
+                           {"black", c->times.black_ms},
+                           {"running", c->running ? nlohmann::json(c->running == WHITE ? "white" : "black")
+                                                  : nlohmann::json(nullptr)},
+                           {"read", c->read_ms}};
   nlohmann::json tags = nlohmann::json::object();
   for (const auto& t : ledger_.tags()) tags[t.name] = t.value;
   game["tags"] = tags;

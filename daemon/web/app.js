@@ -321,6 +321,10 @@ function adoptStatus(s) {
       b.provisional = null;
       b.clock = null;
     }
+    // The clock as the daemon last read it, with whose runs: newer than the last move's reading (a clock
+    // stopped or started, a press without a move), it wins.
+    const cn = g.clock_now;
+    if (cn && (!b.clock || cn.read > b.clock.t)) b.clock = { white: cn.white, black: cn.black, t: cn.read, ply: g.ply || 0, running: cn.running };
     const base = { number: g.number, ply: g.ply || 0, published: g.published_ply || 0, fen: g.fen || "", last: g.last_move || "" };
     // The page may be ahead of /status (moves told since it was made): then it keeps its position.
     if (!b.base || !b.pos || base.number !== b.base.number || base.ply > b.pos.ply || base.ply < b.base.ply || (base.ply === b.pos.ply && base.fen !== b.base.fen)) {
@@ -550,13 +554,14 @@ function clockText(ms) {
 }
 
 // Both clocks now: the last reading, minus the time since it for the side whose clock runs, while the
-// game runs, the board is online and the page is live. The daemon tells the clocks at each completed move
-// (the reading at the press): from then the clock of the side that did not move runs.
+// game runs, the board is online and the page is live. /status tells the last reading and whose clock runs
+// (game.clock_now, the lever); a move on /ws tells the reading at its press, from which the clock of the
+// side that did not move runs.
 function clocksNow(id) {
   const b = boardState(id);
   const sb = statusBoard(id);
   if (!b.clock) return { white: null, black: null, running: null };
-  const running = b.clock.ply % 2 === 1 ? "black" : "white";
+  const running = b.clock.running !== undefined ? b.clock.running : b.clock.ply % 2 === 1 ? "black" : "white";
   const over = sb && sb.game && sb.game.result && sb.game.result !== "*";
   const offline = linkState(id) === "offline";
   const adjourned = sb && sb.control && sb.control.adjourned;
@@ -564,7 +569,7 @@ function clocksNow(id) {
   const paused = m && m.paused;
   const ticking = isLive() && !over && !offline && !adjourned && !paused;
   const out = { white: b.clock.white, black: b.clock.black, running: ticking ? running : null };
-  if (ticking) out[running] = b.clock[running] - Math.max(0, Date.now() - b.clock.t);
+  if (ticking && running) out[running] = b.clock[running] - Math.max(0, Date.now() - b.clock.t);
   return out;
 }
 

@@ -33,7 +33,7 @@ struct DecoderStats {
   std::uint64_t bytes_fed = 0;
   std::uint64_t positions = 0;
   std::uint64_t skipped_bytes = 0;  // of other frames (battery, version …): not zero padding
-  std::uint64_t bad_codes = 0;     // a position frame with a nibble above 12: dropped
+  std::uint64_t bad_codes = 0;      // a position frame with a nibble above 12: dropped
 };
 
 class Decoder {

@@ -58,7 +58,7 @@ TEST(ChessnutProtocol, FramesAcrossReportsPaddingAndOtherFrames) {
     d.feed(std::span(stream).subspan(i, std::min<std::size_t>(7, stream.size() - i)), got);
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[1], from_ranks(moved));
-  EXPECT_EQ(got[1].squares[28], 'P');  // e4
+  EXPECT_EQ(got[1].squares[28], 'P');      // e4
   EXPECT_EQ(d.stats().skipped_bytes, 3u);  // 2A 02 64: the padding is not counted
 }
 
