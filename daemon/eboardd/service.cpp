@@ -405,6 +405,7 @@ void Service::add_match(const config::MatchConfig& m) {
     ro.log_moves = options_.log_moves;
     ro.match_member = true;
     ro.match_partner = m.boards[std::size_t(1 - b)];
+    ro.match_name = m.name();
     ro.signing_key = signing_key_;
     ro.journal_health = [this](const std::string& id, bool ok, const std::string& text) {
       on_journal_health(id, ok, text);
