@@ -211,7 +211,7 @@ const toml::array* array_of_tables(const toml::table& root, std::string_view key
 Config build(const toml::table& root, const std::string& source) {
   Config c;
   c.source = source;
-  check_keys(root, "", {"state_dir", "log_level", "http", "journal", "discovery", "board", "match"});
+  check_keys(root, "", {"state_dir", "log_level", "http", "journal", "discovery", "event", "board", "match"});
   if (auto s = get_string(root, "state_dir", "")) {
     if (s->empty() || (*s)[0] != '/')
       fail(where_of(root, "state_dir"), "state_dir must be an absolute path, not '" + *s + "'");
@@ -285,6 +285,23 @@ Config build(const toml::table& root, const std::string& source) {
     check_keys(d, "discovery", {"usb", "generic_bridges"});
     if (auto v = get_bool(d, "usb", "discovery.")) c.discovery.usb = *v;
     if (auto v = get_bool(d, "generic_bridges", "discovery.")) c.discovery.generic_bridges = *v;
+  }
+
+  if (const toml::node* n = root.get("event")) {
+    if (!n->is_table()) fail(n->source(), "event must be a table [event]");
+    const toml::table& e = *n->as_table();
+    check_keys(e, "event", {"name", "site", "date", "round", "time_control"});
+    for (auto [key, to] : {std::pair{"name", &c.event.name}, std::pair{"site", &c.event.site},
+                           std::pair{"date", &c.event.date}, std::pair{"round", &c.event.round},
+                           std::pair{"time_control", &c.event.time_control}}) {
+      auto v = get_string(e, key, "event.");
+      if (!v) continue;
+      if (v->size() > 256 ||
+          std::any_of(v->begin(), v->end(), [](char ch) { return (unsigned char)ch < 0x20; }))
+        fail(where_of(e, key),
+             std::string("event.") + key + ": at most 256 characters, no control characters");
+      *to = *v;
+    }
   }
 
   if (const toml::array* boards = array_of_tables(root, "board")) {

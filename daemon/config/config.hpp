@@ -82,6 +82,13 @@ struct DiscoveryConfig {
   bool operator==(const DiscoveryConfig&) const = default;
 };
 
+// [event]: the tags every game's PGN gets unless the board's own tags (the arbiter's, a pairings file)
+// say otherwise: Event, Site, Date, Round (until a round is started by control), TimeControl. Empty: not set.
+struct EventConfig {
+  std::string name, site, date, round, time_control;
+  bool operator==(const EventConfig&) const = default;
+};
+
 struct Config {
   std::string source;  // the file name, for messages
   std::string state_dir = "/var/lib/eboardd";
@@ -89,6 +96,7 @@ struct Config {
   HttpConfig http;
   JournalConfig journal;
   DiscoveryConfig discovery;
+  EventConfig event;
   std::vector<BoardConfig> boards;
   std::vector<MatchConfig> matches;
 

@@ -25,6 +25,7 @@
 #include "daemon/eboardd/access.hpp"
 #include "daemon/eboardd/board_runtime.hpp"
 #include "daemon/eboardd/match_runtime.hpp"
+#include "daemon/eboardd/round.hpp"
 #include "daemon/hotplug/usb_boards.hpp"
 #include "daemon/http/server.hpp"
 #include "daemon/journal/signing.hpp"
@@ -90,7 +91,15 @@ class Service {
 
   http::Response handle(const http::Request& r);
   std::vector<std::string> snapshot() const;
+  // Every game of the current round, board after board: the finished ones (from state_dir/games), then
+  // the current one (unless it is a finished game of an earlier round, or an empty game after one).
   std::string games_pgn() const;
+  const Round& round() const { return round_; }
+  // The tags every board's games get below their own: [event] and the round.
+  rules::PgnTags default_tags() const;
+  // The board a pairings file's board number names: the board whose id is that number, else the board at
+  // that position (1-based) in the configuration's [[board]] list; null if neither.
+  BoardRuntime* board_of_number(int number);
   nlohmann::json status() const;
 
  private:
@@ -104,6 +113,10 @@ class Service {
   void order_boards();
   http::Response control(const http::Request& r);
   http::Response control_authorized(const http::Request& r);
+  // POST /control/round {"round": "3"}: archives the round's PGN, starts the next.
+  http::Response start_round(const nlohmann::json& body);
+  // POST /control/pairings {"text": "<CSV or TRF-16>", "round": 3}: sets the boards' player tags.
+  http::Response load_pairings(const nlohmann::json& body);
   http::Response issue_ticket(const http::Request& r);
   // What the request may do: its Authorization token, else (reading only) the read token in the URL.
   Right right_of(const http::Request& r) const;
@@ -141,6 +154,7 @@ class Service {
   int lock_fd_ = -1;  // eboardd.lock: the holder's PID
   int dir_fd_ = -1;   // the state directory, flock'ed: one daemon per state directory
   std::int64_t started_ms_ = 0;
+  Round round_;  // state_dir/round.json
   // Signs finished games' archives (state_dir/keys, journal/signing.hpp); loaded or made at start().
   std::shared_ptr<const journal::SigningKey> signing_key_;
   bool running_ = false;
