@@ -45,31 +45,6 @@ std::optional<std::size_t> first_partner_drop(const rules::GameRecord& r) {
   return std::nullopt;
 }
 
-std::string game_pgn_text(const BoardGame& g, const rules::GameRecord& r) {
-  auto text = rules::write_pgn(r);
-  if (text) return *text + (text->ends_with("\n\n") ? "" : text->ends_with('\n') ? "\n" : "\n\n");
-  // Never expected (the game holds legal moves only); still, a relay must get valid PGN, and every move.
-  rules::GameRecord bare;
-  bare.tags = r.tags;
-  bare.result = r.result;
-  bare.start = r.start;
-  std::string moves;
-  rules::Position pos = r.start;
-  for (const auto& m : r.moves) {
-    if (!moves.empty()) moves += ' ';
-    moves += m.san.empty() ? rules::to_uci(pos, m.move) : m.san;
-    if (m.move.is_none())
-      pos.do_null_move();
-    else if (rules::MoveList(pos).contains(m.move))
-      pos.do_move(m.move);
-  }
-  bare.intro_comment = r.intro_comment + (r.intro_comment.empty() ? "" : " ") +
-                       "The moves cannot be written as movetext (" + text.error() + "): " + moves;
-  if (g.match.size()) bare.intro_comment += " (the whole match: /matches/" + g.match + ".bpgn)";
-  auto fallback = rules::write_pgn(bare);
-  return fallback ? *fallback + "\n" : "[Event \"?\"]\n\n{ " + moves + " } *\n\n";
-}
-
 }  // namespace
 
 std::string pgn_date(std::int64_t unix_ms) {
@@ -98,7 +73,32 @@ rules::GameRecord game_record(const BoardGame& g) {
   return r;
 }
 
-std::string game_pgn(const BoardGame& g) { return game_pgn_text(g, game_record(g)); }
+std::string record_pgn(const BoardGame& g, const rules::GameRecord& r) {
+  auto text = rules::write_pgn(r);
+  if (text) return *text + (text->ends_with("\n\n") ? "" : text->ends_with('\n') ? "\n" : "\n\n");
+  // Never expected (the game holds legal moves only); still, a relay must get valid PGN, and every move.
+  rules::GameRecord bare;
+  bare.tags = r.tags;
+  bare.result = r.result;
+  bare.start = r.start;
+  std::string moves;
+  rules::Position pos = r.start;
+  for (const auto& m : r.moves) {
+    if (!moves.empty()) moves += ' ';
+    moves += m.san.empty() ? rules::to_uci(pos, m.move) : m.san;
+    if (m.move.is_none())
+      pos.do_null_move();
+    else if (rules::MoveList(pos).contains(m.move))
+      pos.do_move(m.move);
+  }
+  bare.intro_comment = r.intro_comment + (r.intro_comment.empty() ? "" : " ") +
+                       "The moves cannot be written as movetext (" + text.error() + "): " + moves;
+  if (g.match.size()) bare.intro_comment += " (the whole match: /matches/" + g.match + ".bpgn)";
+  auto fallback = rules::write_pgn(bare);
+  return fallback ? *fallback + "\n" : "[Event \"?\"]\n\n{ " + moves + " } *\n\n";
+}
+
+std::string game_pgn(const BoardGame& g) { return record_pgn(g, game_record(g)); }
 
 std::string games_pgn(const std::vector<BoardGame>& games) {
   std::string out;

@@ -35,6 +35,8 @@ rules::GameRecord game_record(const BoardGame& g);
 // PGN of one game (ends with a blank line). Should the writer refuse the record, the moves are still
 // all there, as long algebraic text in a comment that says why they are not movetext.
 std::string game_pgn(const BoardGame& g);
+// The same for a record made already (game_record's, or one to test the fallback with).
+std::string record_pgn(const BoardGame& g, const rules::GameRecord& record);
 // Every board's game, one after another.
 std::string games_pgn(const std::vector<BoardGame>& games);
 
