@@ -531,6 +531,7 @@ ConfigDiff diff(const Config& before, const Config& after) {
   d.log_level_changed = before.log_level != after.log_level;
   d.journal_changed = !(before.journal == after.journal);
   d.discovery_changed = !(before.discovery == after.discovery);
+  d.event_changed = !(before.event == after.event);
   return d;
 }
 
@@ -546,6 +547,7 @@ std::string ConfigDiff::summary() const {
   if (log_level_changed) s += ", log level changed";
   if (journal_changed) s += ", journal settings changed";
   if (discovery_changed) s += ", discovery changed";
+  if (event_changed) s += ", event tags changed";
   if (http_access_changed) s += ", http access (tokens, open_read, server names, origins) changed";
   if (http_changed) s += ", http listen or limits changed (needs a restart)";
   if (state_dir_changed) s += ", state_dir changed (needs a restart)";

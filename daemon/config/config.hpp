@@ -141,10 +141,11 @@ struct ConfigDiff {
   bool log_level_changed = false;
   bool journal_changed = false;
   bool discovery_changed = false;
+  bool event_changed = false;  // [event]: applies at once (the next PGN written)
   bool empty() const {
     return added.empty() && removed.empty() && changed.empty() && !http_changed && !http_access_changed &&
            !state_dir_changed && !matches_changed && !log_level_changed && !journal_changed &&
-           !discovery_changed;
+           !discovery_changed && !event_changed;
   }
   std::string summary() const;
 };
