@@ -78,6 +78,34 @@ TEST(PgnFeed, ADropFromTheBoardsOwnPocketIsNotMarked) {
   EXPECT_EQ(pgn.find("alone cannot"), std::string::npos) << pgn;
 }
 
+TEST(PgnFeed, Chess960AndCrazyhouseBoards) {
+  Game c960(
+      Position::from_fen("nrkbbqrn/pppppppp/8/8/8/8/PPPPPPPP/NRKBBQRN w GBgb - 0 1", Variant::Chess, true)
+          .value());
+  for (auto san : {"Nb3", "e5", "Ng3"}) play(c960, san);
+  outputs::BoardGame a;
+  a.board_id = "3";
+  a.game = &c960;
+  std::string pgn = outputs::game_pgn(a);
+  EXPECT_NE(pgn.find("[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"nrkbbqrn/"), std::string::npos) << pgn;
+  EXPECT_NE(pgn.find("1. Nb3 e5 2. Ng3"), std::string::npos) << pgn;
+
+  Game zh(Position::start(Variant::Crazyhouse));
+  for (auto san : {"e4", "d5", "exd5", "Qxd5", "Nc3", "Qa5", "P@d4"}) play(zh, san);
+  outputs::BoardGame b;
+  b.board_id = "4";
+  b.game = &zh;
+  pgn = outputs::game_pgn(b);
+  EXPECT_NE(pgn.find("[Variant \"Crazyhouse\"]"), std::string::npos) << pgn;
+  EXPECT_NE(pgn.find("4. P@d4"), std::string::npos) << pgn;
+  EXPECT_EQ(pgn.find("alone cannot"), std::string::npos) << pgn;  // no partner here
+  auto games = read_pgn(pgn);
+  ASSERT_TRUE(games) << games.error();
+  auto record = replay((*games)[0]);
+  ASSERT_TRUE(record) << record.error();
+  EXPECT_EQ(record->moves.size(), 7u);
+}
+
 TEST(PgnFeed, AnIllegalRecordStillGivesEveryMove) {
   GameRecord r;
   r.tags = {{"Board", "7"}, {"White", "Anna"}};
