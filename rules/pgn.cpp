@@ -690,7 +690,7 @@ tl::expected<GameRecord, std::string> replay(const PgnGame& game) {
     }
     if (auto played = play(pos, m); !played) return tl::unexpected(label + played.error());
     counter.advance();
-    record.moves.push_back(RecordedMove{m, token.clock_ms, token.emt_ms, token.comment, token.nags, {}});
+    record.moves.push_back(RecordedMove{m, token.clock_ms, token.emt_ms, token.comment, token.nags});
   }
   return record;
 }
@@ -895,8 +895,7 @@ tl::expected<BughouseRecord, std::string> replay_bughouse(const BpgnGame& game) 
     play_bughouse_move(boards, token.board, m);
     counter.advance();
     BughouseMove bm;
-    static_cast<RecordedMove&>(bm) =
-        RecordedMove{m, token.clock_ms, token.emt_ms, token.comment, token.nags, {}};
+    static_cast<RecordedMove&>(bm) = RecordedMove{m, token.clock_ms, token.emt_ms, token.comment, token.nags};
     bm.board = token.board;
     record.moves.push_back(std::move(bm));
   }

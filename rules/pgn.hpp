@@ -106,7 +106,7 @@ struct RecordedMove {
   // The move's SAN as the game knew it, when the record's own start and moves cannot tell it: a bughouse
   // board's drop of a piece its partner captured is legal in the game, not on this board alone. Empty:
   // the writer computes it.
-  std::string san;
+  std::string san = {};  // (initialised: records built as aggregates need not name it)
 };
 
 struct GameRecord {
