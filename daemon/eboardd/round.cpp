@@ -121,6 +121,7 @@ std::vector<fs::path> round_game_files(const fs::path& games_dir, std::string_vi
     found[n] = it->path();
   }
   std::vector<fs::path> out;
+  out.reserve(found.size());
   for (auto& [n, p] : found) out.push_back(std::move(p));
   return out;
 }
