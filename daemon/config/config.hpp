@@ -89,6 +89,32 @@ struct EventConfig {
   bool operator==(const EventConfig&) const = default;
 };
 
+// [broadcast]: what the public sees. delay_s holds every public output (GET /games.pgn, BPGN,
+// /boards/<id>.pgn and the /ws feed of a reader without a token) this far behind the events; the
+// arbiter's views (/status, a token holder's feed, control) stay live. `listen` opens a second, public
+// listener that serves only those outputs, always delayed, never control or /status: the world is sent
+// there, so that no delay can be bypassed from its side.
+struct BroadcastConfig {
+  int delay_s = 0;
+  std::string listen;  // empty: no public listener
+  std::string host;    // parsed from `listen`
+  std::uint16_t port = 0;
+  bool operator==(const BroadcastConfig&) const = default;
+};
+
+// [push.lichess]: the round's public games pushed to lichess' broadcast push API (a hall behind NAT).
+struct LichessPushConfig {
+  std::string round;       // the broadcast round's id (8 letters and digits)
+  std::string token_file;  // holds a lichess token with the study:write scope (kept out of the config)
+  std::string url = "https://lichess.org";
+  int interval_s = 3;  // at most one push this often
+  int timeout_s = 10;  // a push not answered by then failed
+  bool enabled() const { return !round.empty(); }
+  // The push endpoint: <url>/api/broadcast/round/<round>/push.
+  std::string push_url() const { return url + "/api/broadcast/round/" + round + "/push"; }
+  bool operator==(const LichessPushConfig&) const = default;
+};
+
 struct Config {
   std::string source;  // the file name, for messages
   std::string state_dir = "/var/lib/eboardd";
@@ -97,6 +123,8 @@ struct Config {
   JournalConfig journal;
   DiscoveryConfig discovery;
   EventConfig event;
+  BroadcastConfig broadcast;
+  LichessPushConfig push_lichess;
   std::vector<BoardConfig> boards;
   std::vector<MatchConfig> matches;
 
@@ -141,11 +169,12 @@ struct ConfigDiff {
   bool log_level_changed = false;
   bool journal_changed = false;
   bool discovery_changed = false;
-  bool event_changed = false;  // [event]: applies at once (the next PGN written)
+  bool event_changed = false;      // [event]: applies at once (the next PGN written)
+  bool broadcast_changed = false;  // needs a restart
   bool empty() const {
     return added.empty() && removed.empty() && changed.empty() && !http_changed && !http_access_changed &&
            !state_dir_changed && !matches_changed && !log_level_changed && !journal_changed &&
-           !discovery_changed && !event_changed;
+           !discovery_changed && !event_changed && !broadcast_changed;
   }
   std::string summary() const;
 };
