@@ -189,158 +189,158 @@ TEST(Config, EventTags) {
   EXPECT_TRUE(d.event_changed);
   EXPECT_FALSE(d.empty());
   EXPECT_NE(d.summary().find("event tags changed"), std::string::npos);
-  TEST(Config, BroadcastDelayAndPublicListener) {
-    EXPECT_EQ(parse_ok(BOARD_A).broadcast.delay_s, 0);
-    Config c = parse_ok("[broadcast]\ndelay_s = 900\nlisten = \"0.0.0.0:8080\"\n" + BOARD_A);
-    EXPECT_EQ(c.broadcast.delay_s, 900);
-    EXPECT_EQ(c.broadcast.host, "0.0.0.0");
-    EXPECT_EQ(c.broadcast.port, 8080);
-    expect_error("[broadcast]\ndelay_s = -5\n", 2, "broadcast.delay_s");
-    expect_error("[broadcast]\ndelay = 900\n", 2, "did you mean 'delay_s'?");
-    expect_error("[broadcast]\nlisten = \"nowhere\"\n", 2, "broadcast.listen");
-    // The arbiter's own address: the public would reach control and the live views.
-    expect_error("[http]\nlisten = \"127.0.0.1:7780\"\n[broadcast]\nlisten = \"127.0.0.1:7780\"\n", 4,
-                 "broadcast.listen must differ from http.listen");
-    ConfigDiff d = diff(parse_ok(BOARD_A), c);
-    EXPECT_TRUE(d.broadcast_changed);
-    EXPECT_NE(d.summary().find("broadcast or push changed (needs a restart)"), std::string::npos)
-        << d.summary();
-  }
+}
 
-  TEST(Config, LichessPush) {
-    EXPECT_FALSE(parse_ok(BOARD_A).push_lichess.enabled());
-    Config c = parse_ok(
-        "[push.lichess]\nround = \"abCD1234\"\ntoken_file = \"/etc/eboardd/lichess.token\"\n" + BOARD_A);
-    EXPECT_TRUE(c.push_lichess.enabled());
-    EXPECT_EQ(c.push_lichess.push_url(), "https://lichess.org/api/broadcast/round/abCD1234/push");
-    EXPECT_EQ(c.push_lichess.interval_s, 3);
-    c = parse_ok(
-        "[push.lichess]\nround = \"abCD1234\"\ntoken_file = \"/t\"\nurl = \"http://127.0.0.1:9000/\"\n" +
-        BOARD_A);
-    EXPECT_EQ(c.push_lichess.push_url(), "http://127.0.0.1:9000/api/broadcast/round/abCD1234/push");
-    expect_error("[push.lichess]\nround = \"abc\"\ntoken_file = \"/t\"\n", 2, "is not a round id");
-    expect_error("[push.lichess]\nround = \"abCD1234\"\n", 1, "needs token_file");
-    expect_error("[push.lichess]\nround = \"abCD1234\"\ntoken = \"lip_x\"\n", 3,
-                 "unknown key 'push.lichess.token'");
-    expect_error("[push.lichess]\nround = \"abCD1234\"\ntoken_file = \"/t\"\nurl = \"ftp://x\"\n", 4,
-                 "must be http:// or https://");
-    expect_error("[push.lichss]\nround = \"abCD1234\"\n", 1, "did you mean 'lichess'?");
-  }
+TEST(Config, BroadcastDelayAndPublicListener) {
+  EXPECT_EQ(parse_ok(BOARD_A).broadcast.delay_s, 0);
+  Config c = parse_ok("[broadcast]\ndelay_s = 900\nlisten = \"0.0.0.0:8080\"\n" + BOARD_A);
+  EXPECT_EQ(c.broadcast.delay_s, 900);
+  EXPECT_EQ(c.broadcast.host, "0.0.0.0");
+  EXPECT_EQ(c.broadcast.port, 8080);
+  expect_error("[broadcast]\ndelay_s = -5\n", 2, "broadcast.delay_s");
+  expect_error("[broadcast]\ndelay = 900\n", 2, "did you mean 'delay_s'?");
+  expect_error("[broadcast]\nlisten = \"nowhere\"\n", 2, "broadcast.listen");
+  // The arbiter's own address: the public would reach control and the live views.
+  expect_error("[http]\nlisten = \"127.0.0.1:7780\"\n[broadcast]\nlisten = \"127.0.0.1:7780\"\n", 4,
+               "broadcast.listen must differ from http.listen");
+  ConfigDiff d = diff(parse_ok(BOARD_A), c);
+  EXPECT_TRUE(d.broadcast_changed);
+  EXPECT_NE(d.summary().find("broadcast or push changed (needs a restart)"), std::string::npos)
+      << d.summary();
+}
 
-  TEST(Config, DuplicateBoardIds) {
-    expect_error(BOARD_A + "\n[[board]]\nid = \"A\"\nport = \"/dev/ttyUSB1\"\n", 6,
-                 "duplicate board id 'A' (first defined on line 1)");
-  }
+TEST(Config, LichessPush) {
+  EXPECT_FALSE(parse_ok(BOARD_A).push_lichess.enabled());
+  Config c = parse_ok("[push.lichess]\nround = \"abCD1234\"\ntoken_file = \"/etc/eboardd/lichess.token\"\n" +
+                      BOARD_A);
+  EXPECT_TRUE(c.push_lichess.enabled());
+  EXPECT_EQ(c.push_lichess.push_url(), "https://lichess.org/api/broadcast/round/abCD1234/push");
+  EXPECT_EQ(c.push_lichess.interval_s, 3);
+  c = parse_ok(
+      "[push.lichess]\nround = \"abCD1234\"\ntoken_file = \"/t\"\nurl = \"http://127.0.0.1:9000/\"\n" +
+      BOARD_A);
+  EXPECT_EQ(c.push_lichess.push_url(), "http://127.0.0.1:9000/api/broadcast/round/abCD1234/push");
+  expect_error("[push.lichess]\nround = \"abc\"\ntoken_file = \"/t\"\n", 2, "is not a round id");
+  expect_error("[push.lichess]\nround = \"abCD1234\"\n", 1, "needs token_file");
+  expect_error("[push.lichess]\nround = \"abCD1234\"\ntoken = \"lip_x\"\n", 3,
+               "unknown key 'push.lichess.token'");
+  expect_error("[push.lichess]\nround = \"abCD1234\"\ntoken_file = \"/t\"\nurl = \"ftp://x\"\n", 4,
+               "must be http:// or https://");
+  expect_error("[push.lichss]\nround = \"abCD1234\"\n", 1, "did you mean 'lichess'?");
+}
 
-  TEST(Config, MatchOfUnknownBoards) {
-    expect_error(BOARD_A + "[[match]]\nboards = [\"A\", \"C\"]\n", 5,
-                 "unknown board 'C' (boards defined: A)");
-    expect_error(BOARD_A + "[[match]]\nboards = [\"A\", \"A\"]\n", 5, "two different boards");
-    expect_error(BOARD_A + "[[match]]\nboards = [\"A\"]\n", 5, "two board ids");
-    expect_error(BOARD_A +
-                     "[[board]]\nid=\"B\"\nport=\"/dev/b\"\n[[match]]\nboards = [\"A\", \"B\"]\nrules = "
-                     "\"fide-blitz\"\n",
-                 9, "must be a bughouse profile");
-    expect_error(BOARD_A +
-                     "[[board]]\nid=\"B\"\nport=\"/dev/b\"\n[[match]]\nboards = [\"A\", "
-                     "\"B\"]\n[[match]]\nboards = [\"B\", \"A\"]\n",
-                 10, "already in the match on line 7");
-  }
+TEST(Config, DuplicateBoardIds) {
+  expect_error(BOARD_A + "\n[[board]]\nid = \"A\"\nport = \"/dev/ttyUSB1\"\n", 6,
+               "duplicate board id 'A' (first defined on line 1)");
+}
 
-  TEST(Config, BadListenAddresses) {
-    expect_error("[http]\nlisten = \"127.0.0.1\"\n", 2, "is not HOST:PORT");
-    expect_error("[http]\nlisten = \"127.0.0.1:99999\"\n", 2, "at most 65535");
-    expect_error("[http]\nlisten = \"127.0.0.1:http\"\n", 2, "must be a number");
-    expect_error("[http]\nlisten = \"example.org:80\"\n", 2, "not an IP address");
-    expect_error("[http]\nlisten = \"::1:80\"\n", 2, "brackets");
-    expect_error("[http]\nlisten = \"0.0.0.0:7780\"\n", 1, "not a loopback address: set http.token");
-    expect_error("[http]\ntoken = \"short\"\n", 2, "too short");
-    expect_error("[http]\nread_token = \"short\"\n", 2, "too short");
-    expect_error("[http]\ntoken = \"same-token-1\"\nread_token = \"same-token-1\"\n", 3,
-                 "must differ from http.token");
-    expect_error("[http]\nserver_names = [\"hall pc\"]\n", 2, "is not a host name");
-    expect_error("[http]\nserver_names = \"hall-pc\"\n", 2, "must be a list of strings");
-    expect_error("[http]\nallowed_origins = [\"screen.local\"]\n", 2, "is not a web origin");
-    expect_error("[http]\nallowed_origins = [\"http://screen.local/page\"]\n", 2, "is not a web origin");
-    expect_error("[http]\nws_max_lifetime_s = 5\n", 2, "must be between 60 and");
-    expect_error("[http]\nmax_ws_clinets = 5\n", 2, "did you mean 'max_ws_clients'?");
-    EXPECT_TRUE(parse_listen("localhost:7780"));
-    EXPECT_EQ(parse_listen("localhost:7780")->host, "127.0.0.1");
-    EXPECT_FALSE(parse_listen("192.168.1.10:80")->loopback);
-  }
+TEST(Config, MatchOfUnknownBoards) {
+  expect_error(BOARD_A + "[[match]]\nboards = [\"A\", \"C\"]\n", 5, "unknown board 'C' (boards defined: A)");
+  expect_error(BOARD_A + "[[match]]\nboards = [\"A\", \"A\"]\n", 5, "two different boards");
+  expect_error(BOARD_A + "[[match]]\nboards = [\"A\"]\n", 5, "two board ids");
+  expect_error(BOARD_A +
+                   "[[board]]\nid=\"B\"\nport=\"/dev/b\"\n[[match]]\nboards = [\"A\", \"B\"]\nrules = "
+                   "\"fide-blitz\"\n",
+               9, "must be a bughouse profile");
+  expect_error(BOARD_A +
+                   "[[board]]\nid=\"B\"\nport=\"/dev/b\"\n[[match]]\nboards = [\"A\", "
+                   "\"B\"]\n[[match]]\nboards = [\"B\", \"A\"]\n",
+               10, "already in the match on line 7");
+}
 
-  TEST(Config, BadProfilesAndValues) {
-    expect_error(BOARD_A + "rules = \"fide-standrd\"\n", 4,
-                 "unknown rules profile 'fide-standrd'; did you mean 'fide-standard'?");
-    expect_error(BOARD_A +
-                     "[[board]]\nid=\"B\"\nport=\"/dev/b\"\n[[match]]\nboards = [\"A\", \"B\"]\nrules = "
-                     "\"bughose-fqe\"\n",
-                 9, "unknown rules profile 'bughose-fqe'; did you mean 'bughouse-fqe'?");
-    expect_error("log_level = \"verbose\"\n", 1, "unknown log_level 'verbose'");
-    expect_error("state_dir = 5\n", 1, "state_dir must be a string, not an integer");
-    expect_error("state_dir = \"relative/dir\"\n", 1, "absolute path");
-    expect_error("[[board]]\nport = \"/dev/ttyUSB0\"\n", 1, "needs an id");
-    expect_error("[[board]]\nid = \"A\"\n", 1, "needs port = ");
-    expect_error("[[board]]\nid = \"A\"\nport = \"/dev/x\"\nserial = \"123\"\n", 4,
-                 "port or serial, not both");
-    expect_error("[[board]]\nid = \"A/B\"\nport = \"/dev/x\"\n", 2, "letters, digits");
-    expect_error("[[board]]\nid = \"A\"\nport = \"ttyUSB0\"\n", 3, "device path");
-    expect_error("[[board]]\nid = \"A\"\nport = \"/dev/x\"\nprotocol = \"certabo\"\n", 4,
-                 "not supported by the daemon yet");
-    expect_error("[[board]]\nid = \"A\"\nport = \"/dev/x\"\nraw_log = \"yes\"\n", 4, "true or false");
-    expect_error("[journal]\nsync_ms = -1\n", 2, "between 0 and 10000");
-    expect_error("[board]\nid = \"A\"\n", 1, "[[board]]");
-    expect_error("http = 5\n", 1, "must be a table");
-  }
+TEST(Config, BadListenAddresses) {
+  expect_error("[http]\nlisten = \"127.0.0.1\"\n", 2, "is not HOST:PORT");
+  expect_error("[http]\nlisten = \"127.0.0.1:99999\"\n", 2, "at most 65535");
+  expect_error("[http]\nlisten = \"127.0.0.1:http\"\n", 2, "must be a number");
+  expect_error("[http]\nlisten = \"example.org:80\"\n", 2, "not an IP address");
+  expect_error("[http]\nlisten = \"::1:80\"\n", 2, "brackets");
+  expect_error("[http]\nlisten = \"0.0.0.0:7780\"\n", 1, "not a loopback address: set http.token");
+  expect_error("[http]\ntoken = \"short\"\n", 2, "too short");
+  expect_error("[http]\nread_token = \"short\"\n", 2, "too short");
+  expect_error("[http]\ntoken = \"same-token-1\"\nread_token = \"same-token-1\"\n", 3,
+               "must differ from http.token");
+  expect_error("[http]\nserver_names = [\"hall pc\"]\n", 2, "is not a host name");
+  expect_error("[http]\nserver_names = \"hall-pc\"\n", 2, "must be a list of strings");
+  expect_error("[http]\nallowed_origins = [\"screen.local\"]\n", 2, "is not a web origin");
+  expect_error("[http]\nallowed_origins = [\"http://screen.local/page\"]\n", 2, "is not a web origin");
+  expect_error("[http]\nws_max_lifetime_s = 5\n", 2, "must be between 60 and");
+  expect_error("[http]\nmax_ws_clinets = 5\n", 2, "did you mean 'max_ws_clients'?");
+  EXPECT_TRUE(parse_listen("localhost:7780"));
+  EXPECT_EQ(parse_listen("localhost:7780")->host, "127.0.0.1");
+  EXPECT_FALSE(parse_listen("192.168.1.10:80")->loopback);
+}
 
-  TEST(Config, TomlSyntaxErrorsNameTheLine) {
-    auto c = parse_config("state_dir = \"/x\"\n\n[http\nlisten = \"1\"\n", "syntax.toml");
-    ASSERT_FALSE(c);
-    EXPECT_EQ(c.error().line, 3);
-    EXPECT_NE(c.error().message.find("TOML syntax"), std::string::npos) << c.error().what();
-    c = parse_config("a = \"unterminated\n", "syntax.toml");
-    ASSERT_FALSE(c);
-    EXPECT_EQ(c.error().line, 1);
-  }
+TEST(Config, BadProfilesAndValues) {
+  expect_error(BOARD_A + "rules = \"fide-standrd\"\n", 4,
+               "unknown rules profile 'fide-standrd'; did you mean 'fide-standard'?");
+  expect_error(BOARD_A +
+                   "[[board]]\nid=\"B\"\nport=\"/dev/b\"\n[[match]]\nboards = [\"A\", \"B\"]\nrules = "
+                   "\"bughose-fqe\"\n",
+               9, "unknown rules profile 'bughose-fqe'; did you mean 'bughouse-fqe'?");
+  expect_error("log_level = \"verbose\"\n", 1, "unknown log_level 'verbose'");
+  expect_error("state_dir = 5\n", 1, "state_dir must be a string, not an integer");
+  expect_error("state_dir = \"relative/dir\"\n", 1, "absolute path");
+  expect_error("[[board]]\nport = \"/dev/ttyUSB0\"\n", 1, "needs an id");
+  expect_error("[[board]]\nid = \"A\"\n", 1, "needs port = ");
+  expect_error("[[board]]\nid = \"A\"\nport = \"/dev/x\"\nserial = \"123\"\n", 4, "port or serial, not both");
+  expect_error("[[board]]\nid = \"A/B\"\nport = \"/dev/x\"\n", 2, "letters, digits");
+  expect_error("[[board]]\nid = \"A\"\nport = \"ttyUSB0\"\n", 3, "device path");
+  expect_error("[[board]]\nid = \"A\"\nport = \"/dev/x\"\nprotocol = \"certabo\"\n", 4,
+               "not supported by the daemon yet");
+  expect_error("[[board]]\nid = \"A\"\nport = \"/dev/x\"\nraw_log = \"yes\"\n", 4, "true or false");
+  expect_error("[journal]\nsync_ms = -1\n", 2, "between 0 and 10000");
+  expect_error("[board]\nid = \"A\"\n", 1, "[[board]]");
+  expect_error("http = 5\n", 1, "must be a table");
+}
 
-  TEST(Config, LoadsFiles) {
-    auto missing = load_config("/nonexistent/eboardd.toml");
-    ASSERT_FALSE(missing);
-    EXPECT_EQ(missing.error().what(), "/nonexistent/eboardd.toml: cannot open the file");
-    // The configuration installed as /etc/eboardd/eboardd.toml is valid: no boards, discovery on.
-    const auto shipped =
-        std::filesystem::path(EBOARD_TEST_DATA).parent_path().parent_path() / "config" / "eboardd.toml";
-    auto example = load_config(shipped);
-    ASSERT_TRUE(example) << example.error().what();
-    EXPECT_TRUE(example->boards.empty());
-    EXPECT_TRUE(example->discovery.usb);
-    // Its commented examples are valid too once uncommented: "# key = ..." and "# [table]" lines.
-    std::ifstream in(shipped);
-    std::string line, uncommented;
-    // "# [table]" or "# key = value" (a key of lower-case letters, digits and '_').
-    auto example_line = [](const std::string& l) {
-      if (l.rfind("# ", 0) != 0 || l.size() < 3) return false;
-      if (l[2] == '[') return true;
-      std::size_t i = 2;
-      while (i < l.size() && (std::islower(static_cast<unsigned char>(l[i])) ||
-                              std::isdigit(static_cast<unsigned char>(l[i])) || l[i] == '_'))
-        ++i;
-      return i > 2 && l.compare(i, 3, " = ") == 0;
-    };
-    while (std::getline(in, line)) uncommented += (example_line(line) ? line.substr(2) : line) + "\n";
-    const auto dir =
-        std::filesystem::temp_directory_path() / ("eboardd-config-example-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    std::ofstream(dir / "eboardd.toml") << uncommented;
-    auto all = load_config(dir / "eboardd.toml");
-    std::filesystem::remove_all(dir);
-    ASSERT_TRUE(all) << all.error().what();
-    EXPECT_EQ(all->boards.size(), 2u);
-    EXPECT_EQ(all->matches.size(), 1u);
-  }
+TEST(Config, TomlSyntaxErrorsNameTheLine) {
+  auto c = parse_config("state_dir = \"/x\"\n\n[http\nlisten = \"1\"\n", "syntax.toml");
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().line, 3);
+  EXPECT_NE(c.error().message.find("TOML syntax"), std::string::npos) << c.error().what();
+  c = parse_config("a = \"unterminated\n", "syntax.toml");
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().line, 1);
+}
 
-  TEST(ConfigDiff, AddedRemovedChangedUnchanged) {
-    Config a = parse_ok(R"(
+TEST(Config, LoadsFiles) {
+  auto missing = load_config("/nonexistent/eboardd.toml");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().what(), "/nonexistent/eboardd.toml: cannot open the file");
+  // The configuration installed as /etc/eboardd/eboardd.toml is valid: no boards, discovery on.
+  const auto shipped =
+      std::filesystem::path(EBOARD_TEST_DATA).parent_path().parent_path() / "config" / "eboardd.toml";
+  auto example = load_config(shipped);
+  ASSERT_TRUE(example) << example.error().what();
+  EXPECT_TRUE(example->boards.empty());
+  EXPECT_TRUE(example->discovery.usb);
+  // Its commented examples are valid too once uncommented: "# key = ..." and "# [table]" lines.
+  std::ifstream in(shipped);
+  std::string line, uncommented;
+  // "# [table]" or "# key = value" (a key of lower-case letters, digits and '_').
+  auto example_line = [](const std::string& l) {
+    if (l.rfind("# ", 0) != 0 || l.size() < 3) return false;
+    if (l[2] == '[') return true;
+    std::size_t i = 2;
+    while (i < l.size() && (std::islower(static_cast<unsigned char>(l[i])) ||
+                            std::isdigit(static_cast<unsigned char>(l[i])) || l[i] == '_'))
+      ++i;
+    return i > 2 && l.compare(i, 3, " = ") == 0;
+  };
+  while (std::getline(in, line)) uncommented += (example_line(line) ? line.substr(2) : line) + "\n";
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("eboardd-config-example-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "eboardd.toml") << uncommented;
+  auto all = load_config(dir / "eboardd.toml");
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(all) << all.error().what();
+  EXPECT_EQ(all->boards.size(), 2u);
+  EXPECT_EQ(all->matches.size(), 1u);
+}
+
+TEST(ConfigDiff, AddedRemovedChangedUnchanged) {
+  Config a = parse_ok(R"(
 [[board]]
 id = "A"
 port = "/dev/ttyUSB0"
@@ -351,7 +351,7 @@ port = "/dev/ttyUSB1"
 id = "C"
 port = "/dev/ttyUSB2"
 )");
-    Config b = parse_ok(R"(
+  Config b = parse_ok(R"(
 log_level = "debug"
 
 [[board]]
@@ -364,75 +364,75 @@ port = "/dev/ttyUSB9"
 id = "D"
 port = "/dev/ttyUSB3"
 )");
-    ConfigDiff d = diff(a, b);
-    EXPECT_EQ(d.unchanged, std::vector<std::string>{"A"});  // moved lines do not make a change
-    EXPECT_EQ(d.changed, std::vector<std::string>{"C"});
-    EXPECT_EQ(d.added, std::vector<std::string>{"D"});
-    EXPECT_EQ(d.removed, std::vector<std::string>{"B"});
-    EXPECT_TRUE(d.log_level_changed);
-    EXPECT_FALSE(d.http_changed);
-    EXPECT_FALSE(d.empty());
-    EXPECT_NE(d.summary().find("changed C"), std::string::npos) << d.summary();
-    EXPECT_TRUE(diff(a, a).empty());
+  ConfigDiff d = diff(a, b);
+  EXPECT_EQ(d.unchanged, std::vector<std::string>{"A"});  // moved lines do not make a change
+  EXPECT_EQ(d.changed, std::vector<std::string>{"C"});
+  EXPECT_EQ(d.added, std::vector<std::string>{"D"});
+  EXPECT_EQ(d.removed, std::vector<std::string>{"B"});
+  EXPECT_TRUE(d.log_level_changed);
+  EXPECT_FALSE(d.http_changed);
+  EXPECT_FALSE(d.empty());
+  EXPECT_NE(d.summary().find("changed C"), std::string::npos) << d.summary();
+  EXPECT_TRUE(diff(a, a).empty());
 
-    // Joining a match changes a board's rules: it is a changed board.
-    Config m = parse_ok(std::string(CONTRACT_EXAMPLE));
-    Config no_match = m;
-    no_match.matches.clear();
-    ConfigDiff md = diff(no_match, m);
-    EXPECT_EQ(md.changed, (std::vector<std::string>{"A", "B"}));
-    EXPECT_TRUE(md.matches_changed);
-    Config other_port = m;
-    other_port.http.port = 7781;
-    EXPECT_TRUE(diff(m, other_port).http_changed);
-    // The token is checked per request: its change applies on reload, not after a restart.
-    Config other_token = m;
-    other_token.http.token = "another-token";
-    ConfigDiff td = diff(m, other_token);
-    EXPECT_TRUE(td.http_access_changed);
-    EXPECT_FALSE(td.http_changed);
-    EXPECT_FALSE(td.empty());
-    // So are the read token, the server names and the allowed origins.
-    for (auto change : {+[](Config& c) { c.http.read_token = "a-read-token"; },
-                        +[](Config& c) { c.http.server_names = {"hall-pc"}; },
-                        +[](Config& c) { c.http.allowed_origins = {"http://screen:80"}; }}) {
-      Config other = m;
-      change(other);
-      EXPECT_TRUE(diff(m, other).http_access_changed);
-      EXPECT_FALSE(diff(m, other).http_changed);
-    }
+  // Joining a match changes a board's rules: it is a changed board.
+  Config m = parse_ok(std::string(CONTRACT_EXAMPLE));
+  Config no_match = m;
+  no_match.matches.clear();
+  ConfigDiff md = diff(no_match, m);
+  EXPECT_EQ(md.changed, (std::vector<std::string>{"A", "B"}));
+  EXPECT_TRUE(md.matches_changed);
+  Config other_port = m;
+  other_port.http.port = 7781;
+  EXPECT_TRUE(diff(m, other_port).http_changed);
+  // The token is checked per request: its change applies on reload, not after a restart.
+  Config other_token = m;
+  other_token.http.token = "another-token";
+  ConfigDiff td = diff(m, other_token);
+  EXPECT_TRUE(td.http_access_changed);
+  EXPECT_FALSE(td.http_changed);
+  EXPECT_FALSE(td.empty());
+  // So are the read token, the server names and the allowed origins.
+  for (auto change : {+[](Config& c) { c.http.read_token = "a-read-token"; },
+                      +[](Config& c) { c.http.server_names = {"hall-pc"}; },
+                      +[](Config& c) { c.http.allowed_origins = {"http://screen:80"}; }}) {
+    Config other = m;
+    change(other);
+    EXPECT_TRUE(diff(m, other).http_access_changed);
+    EXPECT_FALSE(diff(m, other).http_changed);
   }
+}
 
-  TEST(Config, ListenOverrideHasTheFilesExposureCheck) {
-    // The same words as the file's [http] listen, naming --listen.
-    const std::string why =
-        " is not a loopback address: set http.token (reading then needs it) or http.open_read = true to "
-        "publish the games to everyone who can connect";
-    expect_error("[http]\nlisten = \"0.0.0.0:7780\"\n", 1, "http.listen 0.0.0.0:7780" + why);
-    Config plain = parse_ok("");
-    auto refused = override_listen(plain.http, "0.0.0.0:7780");
-    ASSERT_FALSE(refused);
-    EXPECT_EQ(refused.error(), "--listen 0.0.0.0:7780" + why);
-    EXPECT_EQ(plain.http.listen, "127.0.0.1:7780");  // untouched when refused
-    EXPECT_FALSE(override_listen(plain.http, "nonsense"));
+TEST(Config, ListenOverrideHasTheFilesExposureCheck) {
+  // The same words as the file's [http] listen, naming --listen.
+  const std::string why =
+      " is not a loopback address: set http.token (reading then needs it) or http.open_read = true to "
+      "publish the games to everyone who can connect";
+  expect_error("[http]\nlisten = \"0.0.0.0:7780\"\n", 1, "http.listen 0.0.0.0:7780" + why);
+  Config plain = parse_ok("");
+  auto refused = override_listen(plain.http, "0.0.0.0:7780");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error(), "--listen 0.0.0.0:7780" + why);
+  EXPECT_EQ(plain.http.listen, "127.0.0.1:7780");  // untouched when refused
+  EXPECT_FALSE(override_listen(plain.http, "nonsense"));
 
-    // With a token: published, and reading needs the token, as with the address in the file.
-    Config token = parse_ok("[http]\ntoken = \"0123456789\"\n");
-    EXPECT_TRUE(token.http.open_read);  // loopback
-    ASSERT_TRUE(override_listen(token.http, "0.0.0.0:7780"));
-    EXPECT_FALSE(token.http.loopback);
-    EXPECT_FALSE(token.http.open_read);
-    // open_read = true publishes on purpose; back on loopback, reading is open again.
-    Config open = parse_ok("[http]\nopen_read = true\n");
-    ASSERT_TRUE(override_listen(open.http, "[::]:7780"));
-    EXPECT_TRUE(open.http.open_read);
-    ASSERT_TRUE(override_listen(token.http, "127.0.0.1:7781"));
-    EXPECT_TRUE(token.http.open_read);
-  }
+  // With a token: published, and reading needs the token, as with the address in the file.
+  Config token = parse_ok("[http]\ntoken = \"0123456789\"\n");
+  EXPECT_TRUE(token.http.open_read);  // loopback
+  ASSERT_TRUE(override_listen(token.http, "0.0.0.0:7780"));
+  EXPECT_FALSE(token.http.loopback);
+  EXPECT_FALSE(token.http.open_read);
+  // open_read = true publishes on purpose; back on loopback, reading is open again.
+  Config open = parse_ok("[http]\nopen_read = true\n");
+  ASSERT_TRUE(override_listen(open.http, "[::]:7780"));
+  EXPECT_TRUE(open.http.open_read);
+  ASSERT_TRUE(override_listen(token.http, "127.0.0.1:7781"));
+  EXPECT_TRUE(token.http.open_read);
+}
 
-  TEST(Config, EditDistance) {
-    EXPECT_EQ(edit_distance("port", "port"), 0u);
-    EXPECT_EQ(edit_distance("prot", "port"), 1u);  // a swap is one slip
-    EXPECT_EQ(edit_distance("stat_dir", "state_dir"), 1u);
-    EXPECT_EQ(edit_distance("", "abc"), 3u);
-  }
+TEST(Config, EditDistance) {
+  EXPECT_EQ(edit_distance("port", "port"), 0u);
+  EXPECT_EQ(edit_distance("prot", "port"), 1u);  // a swap is one slip
+  EXPECT_EQ(edit_distance("stat_dir", "state_dir"), 1u);
+  EXPECT_EQ(edit_distance("", "abc"), 3u);
+}
