@@ -725,11 +725,16 @@ tl::expected<std::string, std::string> write_pgn(const GameRecord& record, const
   bool number_needed = true;  // Black's move needs "n..." after a comment or at the start
   for (std::size_t i = 0; i < record.moves.size(); ++i) {
     const RecordedMove& rm = record.moves[i];
-    if (!rm.move.is_none() && !MoveList(pos).contains(rm.move))
-      return tl::unexpected("move " + std::to_string(i + 1) + " of the record is illegal");
+    if (!rm.move.is_none() && !MoveList(pos).contains(rm.move)) {
+      // A bughouse drop of a piece the partner board sent: the game knew it, this record's pockets do not.
+      if (!rm.san.empty() && rm.move.is_drop() && pos.pocket(pos.side_to_move(), rm.move.drop_type()) == 0)
+        pos.set_pocket(pos.side_to_move(), rm.move.drop_type(), 1);
+      if (!MoveList(pos).contains(rm.move))
+        return tl::unexpected("move " + std::to_string(i + 1) + " of the record is illegal");
+    }
     std::string unit;
     if (counter.side == WHITE || number_needed) unit = counter.label() + ' ';
-    unit += to_san(pos, rm.move, options.san);
+    unit += rm.san.empty() ? to_san(pos, rm.move, options.san) : rm.san;
     units.push_back(std::move(unit));
     for (int nag : rm.nags) units.push_back("$" + std::to_string(nag));
     std::size_t before = units.size();
@@ -817,10 +822,13 @@ void set_record_moves(GameRecord& record, const Game& game) {
   if (first > 0) record.intro_comment = "Moves before this position: " + told_moves(game, first);
   if (!from) return;
   Color mover = record.start.side_to_move();
+  const bool partner_pockets = game.start().variant() == Variant::Bughouse;
   for (int i = first; i < game.ply_count(); ++i) {
     const PlyRecord& p = game.plies()[std::size_t(i)];
     RecordedMove m;
     m.move = p.move;
+    // The pockets the partner fed are in the game's positions only (a check a drop can stop is no mate).
+    if (partner_pockets) m.san = to_san(game.position_at(i), p.move);
     if (p.clock.known()) m.clock_ms = mover == WHITE ? p.clock.white_ms : p.clock.black_ms;
     if (p.recovered) m.comment = "recovered after a gap, not witnessed";
     record.moves.push_back(std::move(m));

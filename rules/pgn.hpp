@@ -103,6 +103,10 @@ struct RecordedMove {
   std::optional<std::int64_t> emt_ms;
   std::string comment;
   std::vector<int> nags;
+  // The move's SAN as the game knew it, when the record's own start and moves cannot tell it: a bughouse
+  // board's drop of a piece its partner captured is legal in the game, not on this board alone. Empty:
+  // the writer computes it.
+  std::string san = {};  // (initialised: records built as aggregates need not name it)
 };
 
 struct GameRecord {
@@ -127,7 +131,9 @@ struct PgnWriteOptions {
   SanOptions san;  // export format is English; French only for display
 };
 // PGN export format: the Seven Tag Roster, then Variant/SetUp/FEN when needed, then the other tags; SAN
-// movetext with `{[%clk h:mm:ss]}` comments, wrapped; the result. Fails only on an illegal move in `record`.
+// movetext with `{[%clk h:mm:ss]}` comments, wrapped; the result. Fails only on an illegal move in `record`;
+// a drop with its `san` given whose piece is not in the pocket (it came from a bughouse partner) is written
+// as given, the piece added to the pocket first.
 tl::expected<std::string, std::string> write_pgn(const GameRecord& record,
                                                  const PgnWriteOptions& options = {});
 
@@ -137,6 +143,7 @@ tl::expected<std::string, std::string> write_pgn(const GameRecord& record,
 // from the first position after the last such move that FEN can give (the illegal move may have left
 // the mover's own king attacked, which no FEN reader accepts: then the position after the reply), and the
 // intro comment tells every move before it, the illegal ones in long algebraic notation marked as such.
+// Bughouse: every move gets its `san` from the game's own positions (pockets fed by the partner).
 // A reader sees the position the players are in and every move since with its clock; the moves before
 // are there to be read, not replayed. A game without such a move is written from its start as before.
 void set_record_moves(GameRecord& record, const Game& game);

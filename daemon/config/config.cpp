@@ -211,9 +211,9 @@ const toml::array* array_of_tables(const toml::table& root, std::string_view key
 Config build(const toml::table& root, const std::string& source) {
   Config c;
   c.source = source;
-  check_keys(
-      root, "",
-      {"state_dir", "log_level", "http", "journal", "discovery", "broadcast", "push", "board", "match"});
+  check_keys(root, "",
+             {"state_dir", "log_level", "http", "journal", "discovery", "event", "broadcast", "push", "board",
+              "match"});
   if (auto s = get_string(root, "state_dir", "")) {
     if (s->empty() || (*s)[0] != '/')
       fail(where_of(root, "state_dir"), "state_dir must be an absolute path, not '" + *s + "'");
@@ -287,6 +287,23 @@ Config build(const toml::table& root, const std::string& source) {
     check_keys(d, "discovery", {"usb", "generic_bridges"});
     if (auto v = get_bool(d, "usb", "discovery.")) c.discovery.usb = *v;
     if (auto v = get_bool(d, "generic_bridges", "discovery.")) c.discovery.generic_bridges = *v;
+  }
+
+  if (const toml::node* n = root.get("event")) {
+    if (!n->is_table()) fail(n->source(), "event must be a table [event]");
+    const toml::table& e = *n->as_table();
+    check_keys(e, "event", {"name", "site", "date", "round", "time_control"});
+    for (auto [key, to] : {std::pair{"name", &c.event.name}, std::pair{"site", &c.event.site},
+                           std::pair{"date", &c.event.date}, std::pair{"round", &c.event.round},
+                           std::pair{"time_control", &c.event.time_control}}) {
+      auto v = get_string(e, key, "event.");
+      if (!v) continue;
+      if (v->size() > 256 ||
+          std::any_of(v->begin(), v->end(), [](char ch) { return (unsigned char)ch < 0x20; }))
+        fail(where_of(e, key),
+             std::string("event.") + key + ": at most 256 characters, no control characters");
+      *to = *v;
+    }
   }
 
   if (const toml::node* n = root.get("broadcast")) {
@@ -567,6 +584,7 @@ ConfigDiff diff(const Config& before, const Config& after) {
   d.log_level_changed = before.log_level != after.log_level;
   d.journal_changed = !(before.journal == after.journal);
   d.discovery_changed = !(before.discovery == after.discovery);
+  d.event_changed = !(before.event == after.event);
   d.broadcast_changed =
       !(before.broadcast == after.broadcast) || !(before.push_lichess == after.push_lichess);
   return d;
@@ -584,6 +602,7 @@ std::string ConfigDiff::summary() const {
   if (log_level_changed) s += ", log level changed";
   if (journal_changed) s += ", journal settings changed";
   if (discovery_changed) s += ", discovery changed";
+  if (event_changed) s += ", event tags changed";
   if (broadcast_changed) s += ", broadcast or push changed (needs a restart)";
   if (http_access_changed) s += ", http access (tokens, open_read, server names, origins) changed";
   if (http_changed) s += ", http listen or limits changed (needs a restart)";

@@ -82,6 +82,13 @@ struct DiscoveryConfig {
   bool operator==(const DiscoveryConfig&) const = default;
 };
 
+// [event]: the tags every game's PGN gets unless the board's own tags (the arbiter's, a pairings file)
+// say otherwise: Event, Site, Date, Round (until a round is started by control), TimeControl. Empty: not set.
+struct EventConfig {
+  std::string name, site, date, round, time_control;
+  bool operator==(const EventConfig&) const = default;
+};
+
 // [broadcast]: what the public sees. delay_s holds every public output (GET /games.pgn, BPGN,
 // /boards/<id>.pgn and the /ws feed of a reader without a token) this far behind the events; the
 // arbiter's views (/status, a token holder's feed, control) stay live. `listen` opens a second, public
@@ -115,6 +122,7 @@ struct Config {
   HttpConfig http;
   JournalConfig journal;
   DiscoveryConfig discovery;
+  EventConfig event;
   BroadcastConfig broadcast;
   LichessPushConfig push_lichess;
   std::vector<BoardConfig> boards;
@@ -161,11 +169,12 @@ struct ConfigDiff {
   bool log_level_changed = false;
   bool journal_changed = false;
   bool discovery_changed = false;
+  bool event_changed = false;      // [event]: applies at once (the next PGN written)
   bool broadcast_changed = false;  // needs a restart
   bool empty() const {
     return added.empty() && removed.empty() && changed.empty() && !http_changed && !http_access_changed &&
            !state_dir_changed && !matches_changed && !log_level_changed && !journal_changed &&
-           !discovery_changed && !broadcast_changed;
+           !discovery_changed && !event_changed && !broadcast_changed;
   }
   std::string summary() const;
 };

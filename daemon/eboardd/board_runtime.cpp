@@ -755,8 +755,18 @@ void BoardRuntime::publish_link_line(const std::string& line) {
 }
 
 outputs::BoardGame BoardRuntime::board_game() const {
-  return outputs::BoardGame{id_, &published_game(), ledger_.tags(), ledger_.game_started_ms(),
-                            ledger_.game_number()};
+  outputs::BoardGame g;
+  g.board_id = id_;
+  g.game = &published_game();
+  g.tags = ledger_.tags();
+  g.started_ms = ledger_.game_started_ms();
+  g.number = ledger_.game_number();
+  if (options_.default_tags) g.defaults = options_.default_tags();
+  if (options_.match_member) {
+    g.match = options_.match_name;
+    g.partner = options_.match_partner;
+  }
+  return g;
 }
 
 outputs::BoardGame BoardRuntime::board_game(std::int64_t cutoff) const {

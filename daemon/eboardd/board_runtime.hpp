@@ -79,6 +79,9 @@ struct RuntimeOptions {
   bool match_member = false;
   // The other board of the match: their journals rotate together (settled together at open()).
   std::string match_partner;
+  std::string match_name;  // "A-B", as in /matches/A-B.bpgn
+  // The tags below the board's own (the event's defaults, the round): read at every PGN written.
+  std::function<rules::PgnTags()> default_tags;
   std::function<std::int64_t()> clock;  // Unix ms; empty: the system clock
   // Logs every completed move on a line of its own (the demo's terminal shows the games as they go).
   bool log_moves = false;

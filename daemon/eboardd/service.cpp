@@ -23,6 +23,7 @@
 #include "daemon/eboardd/control.hpp"
 #include "daemon/eboardd/serial_source.hpp"
 #include "daemon/outputs/atomic_file.hpp"
+#include "daemon/outputs/pairings.hpp"
 #include "daemon/web/assets.hpp"
 
 namespace eboard::eboardd {
@@ -137,6 +138,9 @@ const char* INDEX =
     "Bearer <token>)\n"
     "POST /control/<id>/new-game      {\"fen\": \"...\"} optional        (Authorization: Bearer <token>)\n"
     "POST /control/<id>/tags          {\"White\": \"...\", ...}           (Authorization: Bearer <token>)\n"
+    "POST /control/round              {\"round\": \"3\"}  archive the round's PGN (state_dir/rounds), start "
+    "round 3\n"
+    "POST /control/pairings           {\"text\": \"<CSV or TRF-16>\", \"round\": 3}  players of every board\n"
     "POST /control/<id>/promotion     {\"side\": \"white\", \"piece\": \"n\"}  the piece of the next "
     "promotion\n"
     "POST /control/<id>/ack           {\"alert\": N}                    acknowledge alert N (/status)\n"
@@ -287,6 +291,16 @@ tl::expected<void, std::string> Service::start() {
   if (::ftruncate(lock_fd_, 0) != 0 || ::pwrite(lock_fd_, pid.data(), pid.size(), 0) != ssize_t(pid.size()))
     spdlog::warn("cannot write the PID to {}: {}", lock.string(), std::strerror(errno));
 
+  // Before any board: its PGN files carry the round.
+  auto round = load_round(dir);
+  if (!round) return tl::unexpected(round.error());
+  if (*round) {
+    round_ = **round;
+  } else {
+    round_ = Round{valid_round_name(config_.event.round) ? config_.event.round : "", started_ms_};
+    if (auto ok = save_round(dir, round_); !ok) return tl::unexpected(ok.error());
+  }
+
   // Before any board: a game finished at start-up (recovered) is signed when its archive is written.
   auto key = journal::load_or_create_key(dir / "keys");
   if (!key) return tl::unexpected(key.error());
@@ -402,6 +416,7 @@ void Service::add_board(const config::BoardConfig& b) {
     on_journal_health(id, ok, text);
   };
   ro.publish_link = [this](const std::string& line) { publish_line(line); };
+  ro.default_tags = [this] { return default_tags(); };
   auto rt = std::make_unique<BoardRuntime>(
       io_, b.id, ro,
       [this](const rules::Event& e, const std::string& line) { publish(e.board, e.t_ms, line); });
@@ -483,11 +498,13 @@ void Service::add_match(const config::MatchConfig& m) {
     ro.log_moves = options_.log_moves;
     ro.match_member = true;
     ro.match_partner = m.boards[std::size_t(1 - b)];
+    ro.match_name = m.name();
     ro.signing_key = signing_key_;
     ro.journal_health = [this](const std::string& id, bool ok, const std::string& text) {
       on_journal_health(id, ok, text);
     };
     ro.publish_link = [this](const std::string& line) { publish_line(line); };
+    ro.default_tags = [this] { return default_tags(); };
     auto rt = std::make_unique<BoardRuntime>(
         io_, bc[b]->id, ro,
         [this](const rules::Event& e, const std::string& line) { publish(e.board, e.t_ms, line); });
@@ -658,11 +675,138 @@ std::vector<std::string> Service::snapshot(bool delayed) const {
   return lines;
 }
 
+namespace {
+// A game file's text, unless it holds no game worth a broadcast (no move and no result), or it was last
+// written after `cutoff` (Unix ms: the delay's; the game's end is not public yet).
+std::optional<std::string> finished_game_text(const fs::path& path, std::optional<std::int64_t> cutoff) {
+  if (cutoff) {
+    std::error_code ec;
+    auto written = fs::last_write_time(path, ec);
+    if (ec) return std::nullopt;
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::file_clock::to_sys(written).time_since_epoch())
+                        .count();
+    if (ms > *cutoff) return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string pgn = text.str();
+  auto games = rules::read_pgn(pgn);
+  if (!games || games->size() != 1) return std::nullopt;
+  const auto& g = games->front();
+  if (g.moves.empty() && g.result == "*" && g.intro_comment.empty()) return std::nullopt;
+  if (!pgn.ends_with("\n\n")) pgn += pgn.ends_with('\n') ? "\n" : "\n\n";
+  return pgn;
+}
+}  // namespace
+
 std::string Service::games_pgn(bool delayed) const {
-  std::vector<outputs::BoardGame> games;
-  for (const auto& b : boards_)
-    games.push_back(delayed && delay_ ? b->board_game(delay_->cutoff()) : b->board_game());
-  return outputs::games_pgn(games);
+  std::string out;
+  const fs::path games_dir = fs::path(config_.state_dir) / "games";
+  for (const auto& b : boards_) {
+    const bool behind = delayed && delay_;
+    outputs::BoardGame current = behind ? b->board_game(delay_->cutoff()) : b->board_game();
+    bool earlier = false;
+    for (const auto& path : round_game_files(games_dir, b->id(), round_.started_ms, current.number))
+      if (auto text = finished_game_text(path, behind ? std::optional(delay_->cutoff()) : std::nullopt)) {
+        out += *text;
+        earlier = true;
+      }
+    const bool before_round = current.started_ms / 1000 < round_.started_ms / 1000;
+    if (before_round && current.game->outcome()) continue;  // last round's, archived with it
+    if (earlier && current.game->ply_count() == 0 && !current.game->outcome()) continue;  // set up again
+    out += outputs::game_pgn(current);
+  }
+  return out;
+}
+
+rules::PgnTags Service::default_tags() const {
+  rules::PgnTags tags;
+  const auto& e = config_.event;
+  for (auto [name, value] :
+       {std::pair{"Event", &e.name}, std::pair{"Site", &e.site}, std::pair{"Date", &e.date},
+        std::pair{"Round", &e.round}, std::pair{"TimeControl", &e.time_control}})
+    if (!value->empty()) tags.push_back({name, *value});
+  if (!round_.name.empty()) {
+    auto it =
+        std::find_if(tags.begin(), tags.end(), [](const rules::PgnTag& t) { return t.name == "Round"; });
+    if (it != tags.end())
+      it->value = round_.name;
+    else
+      tags.push_back({"Round", round_.name});
+  }
+  return tags;
+}
+
+BoardRuntime* Service::board_of_number(int number) {
+  if (BoardRuntime* b = board(std::to_string(number))) return b;
+  if (number >= 1 && std::size_t(number) <= config_.boards.size())
+    return board(config_.boards[std::size_t(number - 1)].id);
+  return nullptr;
+}
+
+http::Response Service::start_round(const json& body) {
+  if (!body.contains("round") || !body["round"].is_string() ||
+      !valid_round_name(body["round"].get<std::string>()))
+    return error_json(400,
+                      "give the new round as {\"round\": \"3\"}: 1 to 32 letters, digits, '.', '_' or '-'");
+  const std::string pgn = games_pgn();
+  auto archived = archive_round(config_.state_dir, round_, pgn);
+  if (!archived) return error_json(500, "the round is not archived, so it goes on: " + archived.error());
+  Round next{body["round"].get<std::string>(), options_.clock()};
+  if (auto ok = save_round(config_.state_dir, next); !ok)
+    return error_json(500, "the round did not change: " + ok.error());
+  spdlog::info("round {} begins; round {} archived in {}", next.name, round_.name.empty() ? "?" : round_.name,
+               archived->string());
+  const std::string finished = round_.name;
+  round_ = next;
+  return http::Response::json(200, json{{"round", round_.name},
+                                        {"started", round_.started_ms},
+                                        {"archived", archived->string()},
+                                        {"archived_round", finished}}
+                                       .dump());
+}
+
+http::Response Service::load_pairings(const json& body) {
+  if (!body.contains("text") || !body["text"].is_string())
+    return error_json(400, "give the pairings file as {\"text\": \"...\", \"round\": 3}");
+  int round = 0;
+  if (body.contains("round")) {
+    if (body["round"].is_number_integer())
+      round = body["round"].get<int>();
+    else if (body["round"].is_string())
+      std::from_chars(
+          body["round"].get_ref<const std::string&>().data(),
+          body["round"].get_ref<const std::string&>().data() + body["round"].get<std::string>().size(),
+          round);
+  } else {
+    std::from_chars(round_.name.data(), round_.name.data() + round_.name.size(), round);
+  }
+  auto pairings = outputs::parse_pairings(body["text"].get<std::string>(), round);
+  if (!pairings) return error_json(400, "pairings: " + pairings.error());
+  // Every board known before any tag changes: a file that names a missing board changes nothing.
+  std::vector<std::pair<BoardRuntime*, const outputs::Pairing*>> targets;
+  json unknown = json::array();
+  for (const auto& p : *pairings) {
+    if (BoardRuntime* b = board_of_number(p.board))
+      targets.push_back({b, &p});
+    else
+      unknown.push_back(p.board);
+  }
+  if (!unknown.empty())
+    return error_json(409, "pairings: no board for board number(s) " + unknown.dump() +
+                               " (a board number is a board's id, else its position in the configuration)");
+  json boards = json::array();
+  for (auto [b, p] : targets) {
+    if (auto ok = b->update_tags(outputs::pairing_tags(*p)); !ok)
+      return error_json(400, "pairings: line " + std::to_string(p->line) + ": " + ok.error());
+    boards.push_back(
+        {{"number", p->board}, {"board", b->id()}, {"white", p->white.name}, {"black", p->black.name}});
+  }
+  spdlog::info("pairings: {} boards named", boards.size());
+  return http::Response::json(200, json{{"pairings", boards}, {"round", round}}.dump());
 }
 
 json Service::status() const {
@@ -715,6 +859,7 @@ json Service::status() const {
           {"started", started_ms_},
           {"uptime_s", (now - started_ms_) / 1000},
           {"state_dir", config_.state_dir},
+          {"round", {{"name", round_.name}, {"started", round_.started_ms}}},
           {"signing", signing_key_ ? json{{"fingerprint", signing_key_->public_key().fingerprint()},
                                           {"public_key", signing_key_->public_key().text()}}
                                    : json(nullptr)},
@@ -1017,6 +1162,11 @@ http::Response Service::control_authorized(const http::Request& r) {
     spdlog::info("board {} added through the control interface ({})", bc->id, bc->port);
     return http::Response::json(
         201, json{{"added", bc->id}, {"port", bc->port}, {"protocol", bc->protocol}}.dump());
+  }
+  if (parts.size() == 2 && (parts[1] == "round" || parts[1] == "pairings")) {
+    json body = json::parse(r.body, nullptr, false);
+    if (body.is_discarded() || !body.is_object()) return error_json(400, "the body must be a JSON object");
+    return parts[1] == "round" ? start_round(body) : load_pairings(body);
   }
   if (parts.size() != 3) return error_json(404, "use /control/<board>/<action>");
   BoardRuntime* b = board(parts[1]);

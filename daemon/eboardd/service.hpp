@@ -27,6 +27,7 @@
 #include "daemon/eboardd/delay_line.hpp"
 #include "daemon/eboardd/lichess_push.hpp"
 #include "daemon/eboardd/match_runtime.hpp"
+#include "daemon/eboardd/round.hpp"
 #include "daemon/hotplug/usb_boards.hpp"
 #include "daemon/http/server.hpp"
 #include "daemon/journal/signing.hpp"
@@ -95,9 +96,18 @@ class Service {
   http::Response handle_public(const http::Request& r);
   std::optional<boost::asio::ip::tcp::endpoint> public_endpoint() const { return public_endpoint_; }
   // The state as §3 event lines (a WebSocket client's first messages), every board's game as PGN; delayed:
-  // as the public may see it now ([broadcast] delay_s).
+  // as the public may see it now ([broadcast] delay_s). The PGN holds every game of the current round,
+  // board after board: the finished ones (from state_dir/games; delayed: those whose file was last written
+  // before the delay's cutoff), then the current one (unless it is a finished game of an earlier round, or
+  // an empty game after one).
   std::vector<std::string> snapshot(bool delayed = false) const;
   std::string games_pgn(bool delayed = false) const;
+  const Round& round() const { return round_; }
+  // The tags every board's games get below their own: [event] and the round.
+  rules::PgnTags default_tags() const;
+  // The board a pairings file's board number names: the board whose id is that number, else the board at
+  // that position (1-based) in the configuration's [[board]] list; null if neither.
+  BoardRuntime* board_of_number(int number);
   nlohmann::json status() const;
 
   // The WebSocket feeds: the arbiter's (a token holder's) is live; the public's goes through the delay.
@@ -122,6 +132,10 @@ class Service {
   std::optional<http::Response> game_output(const http::Request& r, bool delayed);
   http::Response control(const http::Request& r);
   http::Response control_authorized(const http::Request& r);
+  // POST /control/round {"round": "3"}: archives the round's PGN, starts the next.
+  http::Response start_round(const nlohmann::json& body);
+  // POST /control/pairings {"text": "<CSV or TRF-16>", "round": 3}: sets the boards' player tags.
+  http::Response load_pairings(const nlohmann::json& body);
   http::Response issue_ticket(const http::Request& r);
   // What the request may do: its Authorization token, else (reading only) the read token in the URL.
   Right right_of(const http::Request& r) const;
@@ -164,6 +178,7 @@ class Service {
   int lock_fd_ = -1;  // eboardd.lock: the holder's PID
   int dir_fd_ = -1;   // the state directory, flock'ed: one daemon per state directory
   std::int64_t started_ms_ = 0;
+  Round round_;  // state_dir/round.json
   // Signs finished games' archives (state_dir/keys, journal/signing.hpp); loaded or made at start().
   std::shared_ptr<const journal::SigningKey> signing_key_;
   bool running_ = false;

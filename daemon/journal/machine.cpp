@@ -162,10 +162,15 @@ void Ledger::begin(std::int64_t t_ms, const Game& g) {
   ++number_;
   started_ms_ = t_ms;
   notes_.clear();
-  // Tournament-wide tags stay with the board; the players, round and the rest belong to one game.
+  // Tournament-wide tags and the players (with their ratings) stay with the board until the arbiter or a
+  // pairings file names others: the players of a round play their next game on the same board. The round
+  // (the daemon's, state_dir/round.json) and the rest belong to one game.
+  static constexpr std::string_view kept[] = {
+      "Event",      "Site",        "White",       "Black",     "WhiteElo",  "BlackElo",   "WhiteTitle",
+      "BlackTitle", "WhiteFideId", "BlackFideId", "WhiteTeam", "BlackTeam", "TimeControl"};
   PgnTags keep;
   for (const auto& t : tags_)
-    if (t.name == "Event" || t.name == "Site") keep.push_back(t);
+    if (std::find(std::begin(kept), std::end(kept), t.name) != std::end(kept)) keep.push_back(t);
   tags_ = std::move(keep);
   seen_plies_ = g.ply_count();
   seen_outcome_ = g.outcome().has_value();

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -290,6 +291,17 @@ void print_done(const json& j) {
     std::cout << "board " << j["added"].get<std::string>() << " added on " << j.value("port", "") << "\n";
     return;
   }
+  if (j.contains("archived")) {
+    std::cout << "round " << j.value("round", "?") << " begins; the finished round is archived in "
+              << j["archived"].get<std::string>() << "\n";
+    return;
+  }
+  if (j.contains("pairings")) {
+    for (const auto& p : j["pairings"])
+      std::cout << "board " << p.value("number", 0) << " (" << p.value("board", "?")
+                << "): " << p.value("white", "?") << " - " << p.value("black", "?") << "\n";
+    return;
+  }
   if (j.contains("removed")) {
     std::cout << "board " << j["removed"].get<std::string>() << " removed\n";
     return;
@@ -376,7 +388,7 @@ void add_control_commands(CLI::App& app, int& exit_code) {
     int alert = 0;
     int candidate = 0;
     std::string board, side, piece, sealed, fen, white, black, event, site, round, id, port, protocol = "dgt",
-                                                                                             moves;
+                                                                                             moves, file;
     std::vector<std::string> tags;
   };
   auto v = std::make_shared<Values>();
@@ -439,6 +451,52 @@ void add_control_commands(CLI::App& app, int& exit_code) {
       return;
     }
     exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "tags"), body, true);
+  });
+
+  CLI::App* rnd = command(app, "round",
+                          "Start round ROUND: the finished round's games leave /games.pgn, archived in "
+                          "state_dir/rounds/<round>.pgn" +
+                              control_note,
+                          v->t);
+  rnd->add_option("ROUND", v->round, "the new round's name (e.g. 3; letters, digits, '.', '_', '-')")
+      ->required();
+  rnd->callback([v, &exit_code] {
+    exit_code = run(v->t, bhttp::verb::post, "/control/round", json{{"round", v->round}}, true);
+  });
+
+  CLI::App* pairings =
+      command(app, "pairings",
+              "Name every board's players from a pairings file: FIDE TRF-16 (as Swiss-Manager exports it) or "
+              "CSV board,white,black,white_elo,black_elo. Board N is the board whose id is N, else the N-th "
+              "[[board]] of the configuration" +
+                  control_note,
+              v->t);
+  pairings->add_option("FILE", v->file, "the pairings file")->required();
+  pairings->add_option("--round", v->round,
+                       "TRF-16: the round whose pairings to take (default: the daemon's)");
+  pairings->callback([v, &exit_code] {
+    auto text = read_input_file(v->file, 4u << 20);
+    if (!text) {
+      std::cerr << "eboardctl: pairings: cannot read " << text.error() << "\n";
+      exit_code = EXIT_USAGE;
+      return;
+    }
+    // A TRF file holds much the daemon does not need (other record types); they are sent as empty lines,
+    // so that the daemon's errors still name the file's lines, and the request stays small.
+    std::string body_text;
+    bool trf =
+        text->starts_with("001") || text->starts_with("012") || text->find("\n001") != std::string::npos;
+    std::size_t at = 0;
+    while (at < text->size()) {
+      std::size_t end = text->find('\n', at);
+      std::string_view line(text->data() + at, (end == std::string::npos ? text->size() : end) - at);
+      if (!trf || line.starts_with("001")) body_text += line;
+      body_text += '\n';
+      at = end == std::string::npos ? text->size() : end + 1;
+    }
+    json body{{"text", body_text}};
+    if (!v->round.empty()) body["round"] = v->round;
+    exit_code = run(v->t, bhttp::verb::post, "/control/pairings", body, true);
   });
 
   CLI::App* promo =

@@ -169,6 +169,28 @@ TEST(Config, DiscoveryOfUsbBoards) {
   EXPECT_TRUE(diff(on, on).empty());
 }
 
+TEST(Config, EventTags) {
+  Config c = parse_ok(
+      "[event]\nname = \"Lyon Open\"\nsite = \"Lyon\"\ndate = \"2026.11.26\"\nround = \"3\"\n"
+      "time_control = \"5400+30\"\n" +
+      BOARD_A);
+  EXPECT_EQ(c.event.name, "Lyon Open");
+  EXPECT_EQ(c.event.site, "Lyon");
+  EXPECT_EQ(c.event.date, "2026.11.26");
+  EXPECT_EQ(c.event.round, "3");
+  EXPECT_EQ(c.event.time_control, "5400+30");
+  EXPECT_TRUE(parse_ok(BOARD_A).event.name.empty());
+  expect_error("[event]\nnmae = \"x\"\n", 2, "unknown key 'event.nmae'; did you mean 'name'?");
+  expect_error("[event]\nround = 3\n", 2, "event.round must be a string, not an integer");
+  expect_error("[event]\ndate = 2026-11-26\n", 2, "event.date must be a string, not a date");
+  expect_error("event = \"Open\"\n", 1, "event must be a table [event]");
+  expect_error("[event]\nname = \"a\\tb\"\n", 2, "event.name: at most 256 characters, no control characters");
+  ConfigDiff d = diff(parse_ok(BOARD_A), c);
+  EXPECT_TRUE(d.event_changed);
+  EXPECT_FALSE(d.empty());
+  EXPECT_NE(d.summary().find("event tags changed"), std::string::npos);
+}
+
 TEST(Config, BroadcastDelayAndPublicListener) {
   EXPECT_EQ(parse_ok(BOARD_A).broadcast.delay_s, 0);
   Config c = parse_ok("[broadcast]\ndelay_s = 900\nlisten = \"0.0.0.0:8080\"\n" + BOARD_A);

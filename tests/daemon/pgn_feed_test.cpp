@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// The PGN feeds' parts below the daemon: a bughouse board's game written with its partner's drops, the
+// pairings files (CSV, TRF-16) and their errors, the round's files in the state directory.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "daemon/eboardd/round.hpp"
+#include "daemon/outputs/pairings.hpp"
+#include "daemon/outputs/pgn_output.hpp"
+#include "rules/notation.hpp"
+
+namespace fs = std::filesystem;
+using namespace eboard;
+using namespace eboard::rules;
+
+namespace {
+
+void play(Game& g, std::string_view san) {
+  auto m = parse_san(g.position(), san);
+  ASSERT_TRUE(m) << san << ": " << m.error();
+  g.play(*m);
+}
+
+// Board A of a match: White drops a pawn its partner sent (no capture on this board gave it).
+Game partner_drop_game() {
+  Game g(Position::start(Variant::Bughouse));
+  for (auto san : {"e4", "e5", "Nf3", "Nc6"}) play(g, san);
+  g.add_to_pocket(WHITE, PAWN);
+  for (auto san : {"P@d5", "Nf6", "Nc3"}) play(g, san);
+  return g;
+}
+
+}  // namespace
+
+TEST(PgnFeed, BughouseBoardWritesThePartnersDropAndMarksIt) {
+  Game g = partner_drop_game();
+  outputs::BoardGame bg;
+  bg.board_id = "A";
+  bg.game = &g;
+  bg.number = 1;
+  bg.match = "A-B";
+  bg.partner = "B";
+  bg.defaults = {{"Event", "Open"}, {"Round", "3"}};
+  bg.tags = {{"Round", "4"}, {"White", "Anna"}};
+  std::string pgn = outputs::game_pgn(bg);
+  EXPECT_EQ(pgn.find("cannot write"), std::string::npos) << pgn;
+  EXPECT_NE(pgn.find("[Variant \"Bughouse\"]"), std::string::npos) << pgn;
+  EXPECT_NE(pgn.find("[Match \"A-B\"]"), std::string::npos) << pgn;
+  EXPECT_NE(pgn.find("[PartnerBoard \"B\"]"), std::string::npos) << pgn;
+  EXPECT_NE(pgn.find("[Event \"Open\"]"), std::string::npos) << pgn;
+  EXPECT_NE(pgn.find("[Round \"4\"]"), std::string::npos) << pgn;  // the board's own tag wins
+  EXPECT_NE(pgn.find("3. P@d5 {From here this board alone cannot be replayed"), std::string::npos) << pgn;
+  EXPECT_NE(pgn.find("/matches/A-B.bpgn"), std::string::npos) << pgn;
+  EXPECT_NE(pgn.find("4. Nc3"), std::string::npos) << pgn;
+  // It reads back: every move there, as written.
+  auto games = read_pgn(pgn);
+  ASSERT_TRUE(games) << games.error();
+  ASSERT_EQ(games->size(), 1u);
+  EXPECT_EQ((*games)[0].moves.size(), 7u);
+  EXPECT_EQ((*games)[0].moves[4].san, "P@d5");
+}
+
+TEST(PgnFeed, ADropFromTheBoardsOwnPocketIsNotMarked) {
+  Game g(Position::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[P] w KQkq - 0 1", Variant::Bughouse)
+             .value());
+  play(g, "P@e4");
+  outputs::BoardGame bg;
+  bg.board_id = "A";
+  bg.game = &g;
+  bg.match = "A-B";
+  bg.partner = "B";
+  std::string pgn = outputs::game_pgn(bg);
+  EXPECT_NE(pgn.find("1. P@e4"), std::string::npos) << pgn;
+  EXPECT_EQ(pgn.find("alone cannot"), std::string::npos) << pgn;
+}
+
+TEST(PgnFeed, Chess960AndCrazyhouseBoards) {
+  Game c960(
+      Position::from_fen("nrkbbqrn/pppppppp/8/8/8/8/PPPPPPPP/NRKBBQRN w GBgb - 0 1", Variant::Chess, true)
+          .value());
+  for (auto san : {"Nb3", "e5", "Ng3"}) play(c960, san);
+  outputs::BoardGame a;
+  a.board_id = "3";
+  a.game = &c960;
+  std::string pgn = outputs::game_pgn(a);
+  EXPECT_NE(pgn.find("[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"nrkbbqrn/"), std::string::npos) << pgn;
+  EXPECT_NE(pgn.find("1. Nb3 e5 2. Ng3"), std::string::npos) << pgn;
+
+  Game zh(Position::start(Variant::Crazyhouse));
+  for (auto san : {"e4", "d5", "exd5", "Qxd5", "Nc3", "Qa5", "P@d4"}) play(zh, san);
+  outputs::BoardGame b;
+  b.board_id = "4";
+  b.game = &zh;
+  pgn = outputs::game_pgn(b);
+  EXPECT_NE(pgn.find("[Variant \"Crazyhouse\"]"), std::string::npos) << pgn;
+  EXPECT_NE(pgn.find("4. P@d4"), std::string::npos) << pgn;
+  EXPECT_EQ(pgn.find("alone cannot"), std::string::npos) << pgn;  // no partner here
+  auto games = read_pgn(pgn);
+  ASSERT_TRUE(games) << games.error();
+  auto record = replay((*games)[0]);
+  ASSERT_TRUE(record) << record.error();
+  EXPECT_EQ(record->moves.size(), 7u);
+}
+
+TEST(PgnFeed, AnIllegalRecordStillGivesEveryMove) {
+  GameRecord r;
+  r.tags = {{"Board", "7"}, {"White", "Anna"}};
+  Move e4 = parse_uci(r.start, "e2e4").value();
+  for (int i = 0; i < 2; ++i) r.moves.push_back(RecordedMove{e4, {}, {}, "", {}, ""});  // the second: no pawn
+  EXPECT_FALSE(write_pgn(r));
+  outputs::BoardGame bg;
+  bg.board_id = "7";
+  std::string pgn = outputs::record_pgn(bg, r);
+  EXPECT_NE(pgn.find("cannot be written as movetext"), std::string::npos) << pgn;
+  auto first = pgn.find("e2e4");  // every move, as text
+  ASSERT_NE(first, std::string::npos) << pgn;
+  EXPECT_NE(pgn.find("e2e4", first + 4), std::string::npos) << pgn;
+  auto games = read_pgn(pgn);
+  ASSERT_TRUE(games) << games.error() << "\n" << pgn;
+  ASSERT_EQ(games->size(), 1u);
+  EXPECT_EQ((*games)[0].tag("White").value_or(""), "Anna");
+}
+
+TEST(Pairings, CsvWithQuotesAndOptionalRatings) {
+  auto p = outputs::parse_pairings_csv(
+      "\xEF\xBB\xBF"
+      "Board,White,Black,White_Elo,Black_Elo\r\n"
+      "1,\"Carlsen, Magnus\",\"Nepo \"\"Ian\"\"\",2830,2790\r\n"
+      "\n"
+      "# a comment\n"
+      "2, Anna , Boris ,,0\n");
+  ASSERT_TRUE(p) << p.error();
+  ASSERT_EQ(p->size(), 2u);
+  EXPECT_EQ((*p)[0].board, 1);
+  EXPECT_EQ((*p)[0].white.name, "Carlsen, Magnus");
+  EXPECT_EQ((*p)[0].black.name, "Nepo \"Ian\"");
+  EXPECT_EQ((*p)[0].black.elo, "2790");
+  EXPECT_EQ((*p)[1].white.name, "Anna");
+  EXPECT_EQ((*p)[1].white.elo, "");
+  EXPECT_EQ((*p)[1].black.elo, "");
+  EXPECT_EQ((*p)[1].line, 5);
+  auto tags = outputs::pairing_tags((*p)[0]);
+  EXPECT_EQ(find_tag(tags, "WhiteElo").value_or(""), "2830");
+  EXPECT_EQ(find_tag(tags, "WhiteTitle").value_or("x"), "");  // removes an older pairing's title
+}
+
+TEST(Pairings, CsvColumnsInAnyOrderWithoutRatings) {
+  auto p = outputs::parse_pairings_csv("black,board,white\nB,3,W\n");
+  ASSERT_TRUE(p) << p.error();
+  EXPECT_EQ((*p)[0].board, 3);
+  EXPECT_EQ((*p)[0].white.name, "W");
+  EXPECT_EQ((*p)[0].black.name, "B");
+}
+
+TEST(Pairings, BadCsvLinesAreNamed) {
+  struct Case {
+    const char* text;
+    const char* error;
+  } cases[] = {
+      {"", "empty"},
+      {"board,white,black,colour\n", "line 1: unknown column 'colour'"},
+      {"board,white\n", "line 1: the header has no 'black' column"},
+      {"board,white,black\n1,A,B\nx,C,D\n", "line 3: board 'x' is not a number"},
+      {"board,white,black\n1,A,B\n0,C,D\n", "line 3: board '0'"},
+      {"board,white,black\n1,A\n", "line 2: 2 fields where the header has 3"},
+      {"board,white,black,white_elo,black_elo\n1,A,B,28300,1\n", "line 2: white_elo '28300'"},
+      {"board,white,black\n1,\"A,B\n", "line 2: a quoted field is not closed"},
+      {"board,white,black\n1,A\"x,B\n", "line 2: a quote inside"},
+      {"board,white,black\n1,A,B\n1,C,D\n", "line 3: board 1 is paired already on line 2"},
+      {"board,white,black\n1,A\x01,B\n", "line 2: white holds a control character"},
+  };
+  for (const auto& c : cases) {
+    auto p = outputs::parse_pairings_csv(c.text);
+    ASSERT_FALSE(p) << c.text;
+    EXPECT_NE(p.error().find(c.error), std::string::npos) << c.text << " → " << p.error();
+  }
+}
+
+namespace {
+// A 001 line with its fields in TRF-16's columns (1-based): rank 5-8, title 11-13, name 15-47, rating
+// 49-52, FIDE number 58-68, points 81-84; round r from column 92 + 10 (r - 1).
+std::string trf(int rank, const std::string& title, const std::string& name, int elo, long id,
+                const std::vector<std::string>& rounds) {
+  std::string line(91, ' ');
+  auto put = [&](std::size_t col, const std::string& s) {
+    if (line.size() < col - 1 + s.size()) line.resize(col - 1 + s.size(), ' ');
+    line.replace(col - 1, s.size(), s);
+  };
+  char buf[16];
+  put(1, "001");
+  std::snprintf(buf, sizeof buf, "%4d", rank);
+  put(5, buf);
+  put(11, title);
+  put(15, name);
+  std::snprintf(buf, sizeof buf, "%4d", elo);
+  put(49, buf);
+  std::snprintf(buf, sizeof buf, "%11ld", id);
+  put(58, buf);
+  for (std::size_t r = 0; r < rounds.size(); ++r) put(92 + 10 * r, rounds[r]);
+  return line + "\n";
+}
+}  // namespace
+
+TEST(Pairings, TrfRoundTwoBoardsFollowTheScores) {
+  // Round 1: 1-3 (1 wins), 2-4 (draw). Round 2: 1 (1.0) v 2 (0.5) on board 1, 4 (0.5) v 3 (0) on board 2.
+  std::string text = "012 Test Open\n022 Lyon\n" +
+                     trf(1, " GM", "Alpha, Ann", 2600, 1001, {"   3 w 1", "   2 b  "}) +
+                     trf(2, "   ", "Beta, Bob", 2500, 1002, {"   4 w =", "   1 w  "}) +
+                     trf(3, " IM", "Gamma, Cy", 2400, 0, {"   1 b 0", "   4 b  "}) +
+                     trf(4, "   ", "Delta, Di", 0, 1004, {"   2 b =", "   3 w  "}) +
+                     trf(5, "   ", "Eps, Ed", 1000, 1005, {"0000 - U", "0000 - H"});
+  auto p = outputs::parse_trf(text, 2);
+  ASSERT_TRUE(p) << p.error();
+  ASSERT_EQ(p->size(), 2u);  // the bye gets no board
+  EXPECT_EQ((*p)[0].board, 1);
+  EXPECT_EQ((*p)[0].white.name, "Beta, Bob");
+  EXPECT_EQ((*p)[0].black.name, "Alpha, Ann");
+  EXPECT_EQ((*p)[0].black.title, "GM");
+  EXPECT_EQ((*p)[0].black.elo, "2600");
+  EXPECT_EQ((*p)[0].black.fide_id, "1001");
+  EXPECT_EQ((*p)[1].board, 2);
+  EXPECT_EQ((*p)[1].white.name, "Delta, Di");
+  EXPECT_EQ((*p)[1].white.elo, "");  // 0: unrated
+  EXPECT_EQ((*p)[1].black.fide_id, "");
+  // Round 1 from the same file; parse_pairings recognises TRF.
+  auto r1 = outputs::parse_pairings(text, 1);
+  ASSERT_TRUE(r1) << r1.error();
+  EXPECT_EQ((*r1)[0].white.name, "Alpha, Ann");
+  EXPECT_EQ((*r1)[1].white.name, "Beta, Bob");
+}
+
+TEST(Pairings, BadTrfLinesAreNamed) {
+  const std::string a = trf(1, "", "A", 2000, 1, {"   2 w  "});
+  const std::string b = trf(2, "", "B", 2000, 2, {"   1 b  "});
+  const std::string bad_rating = std::string(a).replace(48, 4, "2x00");
+  struct Case {
+    std::string text;
+    int round;
+    const char* error;
+  } cases[] = {
+      {"012 x\n", 1, "no player lines"},
+      {a + b, 0, "round 0"},
+      {a + b, 2, "no games in round 2"},
+      {"001   x1\n" + b, 1, "line 1: the starting rank"},
+      {a + trf(1, "", "B", 2000, 2, {"   1 b  "}), 1, "line 2: starting rank 1 is on line 1 already"},
+      {a + trf(2, "", "B", 2000, 2, {"   3 b  "}), 1, "line 1: round 1: plays 2 with white, but line 2"},
+      {a, 1, "line 1: round 1: opponent 2 has no 001 line"},
+      {trf(1, "", "A", 2000, 1, {"   2 x  "}) + b, 1, "line 1: round 1: colour 'x'"},
+      {trf(1, "", "A", 2000, 1, {"  z2 w  "}) + b, 1, "line 1: round 1: opponent 'z2'"},
+      {bad_rating + b, 1, "line 1: the rating (columns 49-52) '2x00'"},
+  };
+  for (const auto& c : cases) {
+    auto p = outputs::parse_trf(c.text, c.round);
+    ASSERT_FALSE(p) << c.text;
+    EXPECT_NE(p.error().find(c.error), std::string::npos) << c.text << " → " << p.error();
+  }
+}
+
+TEST(Round, NamesStateAndArchive) {
+  EXPECT_TRUE(eboardd::valid_round_name("3"));
+  EXPECT_TRUE(eboardd::valid_round_name("2026-final_1.b"));
+  EXPECT_FALSE(eboardd::valid_round_name(""));
+  EXPECT_FALSE(eboardd::valid_round_name(".."));
+  EXPECT_FALSE(eboardd::valid_round_name("a/b"));
+  EXPECT_FALSE(eboardd::valid_round_name("round 3"));
+  EXPECT_FALSE(eboardd::valid_round_name(std::string(33, 'x')));
+
+  fs::path dir = fs::temp_directory_path() / ("eboard-round-test-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "games");
+  auto none = eboardd::load_round(dir);
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(*none);
+  ASSERT_TRUE(eboardd::save_round(dir, {"5", 1700000000500}));
+  auto back = eboardd::load_round(dir);
+  ASSERT_TRUE(back && *back);
+  EXPECT_EQ((*back)->name, "5");
+  EXPECT_EQ((*back)->started_ms, 1700000000500);
+  std::ofstream(dir / "round.json") << "{\"round\": 5}";
+  EXPECT_FALSE(eboardd::load_round(dir));
+
+  auto first = eboardd::archive_round(dir, {"5", 0}, "x");
+  auto second = eboardd::archive_round(dir, {"5", 0}, "y");
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(first->filename(), "5.pgn");
+  EXPECT_EQ(second->filename(), "5-2.pgn");
+  auto unnamed = eboardd::archive_round(dir, {"", 1700000000500}, "z");
+  ASSERT_TRUE(unnamed);
+  EXPECT_EQ(unnamed->filename(), "round-20231114T221320Z.pgn");
+
+  // 1700000000 s is 2023-11-14 22:13:20 UTC.
+  for (const char* name : {"A-20231114T221319Z-1.pgn", "A-20231114T221320Z-2.pgn", "A-20231114T221400Z-3.pgn",
+                           "A-20231114T221500Z-4.pgn", "AB-20231114T221500Z-2.pgn",
+                           "A-20231114T221500Z-x.pgn", "A-20231114T221330Z-2.pgn.sig"})
+    std::ofstream(dir / "games" / name) << "";
+  auto files = eboardd::round_game_files(dir / "games", "A", 1700000000500, 4);
+  ASSERT_EQ(files.size(), 2u);  // game 1 began before the round, game 4 is the current one
+  EXPECT_EQ(files[0].filename(), "A-20231114T221320Z-2.pgn");
+  EXPECT_EQ(files[1].filename(), "A-20231114T221400Z-3.pgn");
+  fs::remove_all(dir);
+}
