@@ -211,7 +211,8 @@ const toml::array* array_of_tables(const toml::table& root, std::string_view key
 Config build(const toml::table& root, const std::string& source) {
   Config c;
   c.source = source;
-  check_keys(root, "", {"state_dir", "log_level", "http", "journal", "discovery", "board", "match"});
+  check_keys(root, "",
+             {"state_dir", "log_level", "http", "journal", "discovery", "livechess", "board", "match"});
   if (auto s = get_string(root, "state_dir", "")) {
     if (s->empty() || (*s)[0] != '/')
       fail(where_of(root, "state_dir"), "state_dir must be an absolute path, not '" + *s + "'");
@@ -285,6 +286,28 @@ Config build(const toml::table& root, const std::string& source) {
     check_keys(d, "discovery", {"usb", "generic_bridges"});
     if (auto v = get_bool(d, "usb", "discovery.")) c.discovery.usb = *v;
     if (auto v = get_bool(d, "generic_bridges", "discovery.")) c.discovery.generic_bridges = *v;
+  }
+
+  if (const toml::node* n = root.get("livechess")) {
+    if (!n->is_table()) fail(n->source(), "livechess must be a table [livechess]");
+    const toml::table& l = *n->as_table();
+    check_keys(l, "livechess", {"listen", "control"});
+    c.livechess.enabled = true;
+    if (auto s = get_string(l, "listen", "livechess.")) {
+      auto addr = parse_listen(*s);
+      if (!addr) fail(where_of(l, "listen"), "livechess.listen: " + addr.error());
+      c.livechess.listen = *s;
+      c.livechess.host = addr->host;
+      c.livechess.port = addr->port;
+      c.livechess.loopback = addr->loopback;
+    }
+    auto control = get_bool(l, "control", "livechess.");
+    if (!c.livechess.loopback && !control)
+      fail(n->source(), "livechess.listen " + c.livechess.listen +
+                            " is reachable beyond this computer, and LiveChess' setup call (a new game on a "
+                            "board) asks for no credentials: set livechess.control = false to refuse it "
+                            "there, or true to accept that");
+    if (control) c.livechess.control = *control;
   }
 
   if (const toml::array* boards = array_of_tables(root, "board")) {
@@ -514,6 +537,7 @@ ConfigDiff diff(const Config& before, const Config& after) {
   d.log_level_changed = before.log_level != after.log_level;
   d.journal_changed = !(before.journal == after.journal);
   d.discovery_changed = !(before.discovery == after.discovery);
+  d.livechess_changed = !(before.livechess == after.livechess);
   return d;
 }
 
@@ -529,6 +553,7 @@ std::string ConfigDiff::summary() const {
   if (log_level_changed) s += ", log level changed";
   if (journal_changed) s += ", journal settings changed";
   if (discovery_changed) s += ", discovery changed";
+  if (livechess_changed) s += ", livechess changed (needs a restart)";
   if (http_access_changed) s += ", http access (tokens, open_read, server names, origins) changed";
   if (http_changed) s += ", http listen or limits changed (needs a restart)";
   if (state_dir_changed) s += ", state_dir changed (needs a restart)";

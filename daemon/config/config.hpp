@@ -82,6 +82,20 @@ struct DiscoveryConfig {
   bool operator==(const DiscoveryConfig&) const = default;
 };
 
+// [livechess]: a second listener speaking DGT LiveChess' local API (/api/v1.0, HTTP and WebSocket), for
+// programs written for LiveChess such as lichess' DGT board page (daemon/livechess). LiveChess asks for no
+// credentials, so its `setup` call (which starts a new game on a board) is open to whoever reaches the
+// port: beyond loopback, `control` must be said explicitly.
+struct LiveChessConfig {
+  bool enabled = false;                   // the table is present
+  std::string listen = "127.0.0.1:1982";  // as written
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 1982;
+  bool loopback = true;
+  bool control = true;  // `setup` and `flip` are obeyed; false: answered with an error
+  bool operator==(const LiveChessConfig&) const = default;
+};
+
 struct Config {
   std::string source;  // the file name, for messages
   std::string state_dir = "/var/lib/eboardd";
@@ -89,6 +103,7 @@ struct Config {
   HttpConfig http;
   JournalConfig journal;
   DiscoveryConfig discovery;
+  LiveChessConfig livechess;
   std::vector<BoardConfig> boards;
   std::vector<MatchConfig> matches;
 
@@ -133,10 +148,11 @@ struct ConfigDiff {
   bool log_level_changed = false;
   bool journal_changed = false;
   bool discovery_changed = false;
+  bool livechess_changed = false;  // needs a restart
   bool empty() const {
     return added.empty() && removed.empty() && changed.empty() && !http_changed && !http_access_changed &&
            !state_dir_changed && !matches_changed && !log_level_changed && !journal_changed &&
-           !discovery_changed;
+           !discovery_changed && !livechess_changed;
   }
   std::string summary() const;
 };
