@@ -28,6 +28,7 @@
 #include "daemon/hotplug/usb_boards.hpp"
 #include "daemon/http/server.hpp"
 #include "daemon/journal/signing.hpp"
+#include "daemon/livechess/listener.hpp"
 
 namespace eboard::eboardd {
 
@@ -80,6 +81,8 @@ class Service {
 
   const config::Config& config() const { return config_; }
   std::optional<boost::asio::ip::tcp::endpoint> endpoint() const { return endpoint_; }
+  // The LiveChess listener's address ([livechess]); none without one.
+  std::optional<boost::asio::ip::tcp::endpoint> livechess_endpoint() const { return livechess_endpoint_; }
   BoardRuntime* board(std::string_view id);
   const std::vector<std::unique_ptr<BoardRuntime>>& boards() const { return boards_; }
   // Configured boards that are not running, and why (an unreadable journal, a failed match start …).
@@ -151,6 +154,24 @@ class Service {
   // After boards_: destroyed first, so that no USB report comes to a half-destroyed service.
   std::unique_ptr<hotplug::UsbWatcher> usb_;
   bool usb_ready_ = false;  // boards are in place: reports are acted on (before: only recorded)
+
+  // The LiveChess local API ([livechess], daemon/livechess). Its feed shows the published games as they
+  // are, like /status: it is a player's and operator's view (lichess' DGT page plays through it), not a
+  // public broadcast. Were it opened to the public, livechess_boards() is where a broadcast delay would
+  // apply (what the feed shows is only ever what it returns). Last: destroyed first, before the boards it
+  // reads.
+  std::vector<livechess::BoardView> livechess_boards() const;
+  livechess::BoardView livechess_view(const BoardRuntime& b) const;
+  // The serial number LiveChess clients know the board by: its USB serial number when the daemon knows
+  // one (configured, discovered or read from the port), else its id.
+  std::string livechess_serial(const BoardRuntime& b) const;
+  tl::expected<void, std::string> livechess_setup(const std::string& board_id, const std::string& fen);
+  // A board's game, clock or link changed: the LiveChess feeds catch up.
+  void livechess_changed() {
+    if (livechess_) livechess_->boards_changed();
+  }
+  std::unique_ptr<livechess::Listener> livechess_;
+  std::optional<boost::asio::ip::tcp::endpoint> livechess_endpoint_;
 };
 
 }  // namespace eboard::eboardd
