@@ -169,6 +169,30 @@ TEST(Config, DiscoveryOfUsbBoards) {
   EXPECT_TRUE(diff(on, on).empty());
 }
 
+TEST(Config, LiveChessListener) {
+  EXPECT_FALSE(parse_ok(BOARD_A).livechess.enabled);
+  Config c = parse_ok("[livechess]\n" + BOARD_A);
+  EXPECT_TRUE(c.livechess.enabled);
+  EXPECT_EQ(c.livechess.host, "127.0.0.1");
+  EXPECT_EQ(c.livechess.port, 1982);
+  EXPECT_TRUE(c.livechess.control);
+  c = parse_ok("[livechess]\nlisten = \"127.0.0.1:0\"\ncontrol = false\n" + BOARD_A);
+  EXPECT_EQ(c.livechess.port, 0);
+  EXPECT_FALSE(c.livechess.control);
+  expect_error("[livechess]\nlisten = \"nowhere\"\n", 2, "livechess.listen: 'nowhere' is not HOST:PORT");
+  expect_error("[livechess]\nlisen = \"127.0.0.1:1982\"\n", 2, "did you mean 'listen'?");
+  expect_error("livechess = true\n", 1, "livechess must be a table [livechess]");
+  // Beyond loopback anyone could start games with setup: the file must say whether it may.
+  expect_error("[livechess]\nlisten = \"0.0.0.0:1982\"\n", 1, "set livechess.control = false");
+  EXPECT_TRUE(parse_ok("[livechess]\nlisten = \"0.0.0.0:1982\"\ncontrol = true\n").livechess.control);
+  EXPECT_FALSE(parse_ok("[livechess]\nlisten = \"0.0.0.0:1982\"\ncontrol = false\n").livechess.control);
+  // A change needs a restart, and says so.
+  ConfigDiff d = diff(parse_ok(BOARD_A), parse_ok("[livechess]\n" + BOARD_A));
+  EXPECT_TRUE(d.livechess_changed);
+  EXPECT_FALSE(d.empty());
+  EXPECT_NE(d.summary().find("livechess changed"), std::string::npos) << d.summary();
+}
+
 TEST(Config, DuplicateBoardIds) {
   expect_error(BOARD_A + "\n[[board]]\nid = \"A\"\nport = \"/dev/ttyUSB1\"\n", 6,
                "duplicate board id 'A' (first defined on line 1)");
