@@ -291,7 +291,7 @@ Config build(const toml::table& root, const std::string& source) {
   if (const toml::node* n = root.get("livechess")) {
     if (!n->is_table()) fail(n->source(), "livechess must be a table [livechess]");
     const toml::table& l = *n->as_table();
-    check_keys(l, "livechess", {"listen", "control"});
+    check_keys(l, "livechess", {"listen", "control", "allowed_origins"});
     c.livechess.enabled = true;
     if (auto s = get_string(l, "listen", "livechess.")) {
       auto addr = parse_listen(*s);
@@ -308,6 +308,17 @@ Config build(const toml::table& root, const std::string& source) {
                             "board) asks for no credentials: set livechess.control = false to refuse it "
                             "there, or true to accept that");
     if (control) c.livechess.control = *control;
+    if (l.get("allowed_origins")) {
+      c.livechess.allowed_origins.clear();
+      for (auto& [origin, node] : get_strings(l, "allowed_origins", "livechess.")) {
+        std::string o = lower(origin);
+        while (!o.empty() && o.back() == '/') o.pop_back();
+        if (o != "*" && !valid_origin(o))
+          fail(node->source(), "livechess.allowed_origins: '" + origin +
+                                   "' is not a web origin such as \"https://lichess.org\" (or \"*\": any)");
+        c.livechess.allowed_origins.push_back(o);
+      }
+    }
   }
 
   if (const toml::array* boards = array_of_tables(root, "board")) {

@@ -85,7 +85,8 @@ struct DiscoveryConfig {
 // [livechess]: a second listener speaking DGT LiveChess' local API (/api/v1.0, HTTP and WebSocket), for
 // programs written for LiveChess such as lichess' DGT board page (daemon/livechess). LiveChess asks for no
 // credentials, so its `setup` call (which starts a new game on a board) is open to whoever reaches the
-// port: beyond loopback, `control` must be said explicitly.
+// port: beyond loopback, `control` must be said explicitly. Web pages reach it from the browser of the
+// hall's computer: only those of `allowed_origins` (lichess by default) may.
 struct LiveChessConfig {
   bool enabled = false;                   // the table is present
   std::string listen = "127.0.0.1:1982";  // as written
@@ -93,6 +94,9 @@ struct LiveChessConfig {
   std::uint16_t port = 1982;
   bool loopback = true;
   bool control = true;  // `setup` and `flip` are obeyed; false: answered with an error
+  // Web origins ("https://host[:port]", lower case) whose pages may use it; "*": any. Requests without an
+  // Origin header (programs other than browsers) are not concerned.
+  std::vector<std::string> allowed_origins{"https://lichess.org"};
   bool operator==(const LiveChessConfig&) const = default;
 };
 

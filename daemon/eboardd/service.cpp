@@ -280,6 +280,7 @@ tl::expected<void, std::string> Service::start() {
     livechess::ListenerOptions lo;
     lo.http = options_.http;
     lo.control = config_.livechess.control;
+    lo.allowed_origins = config_.livechess.allowed_origins;
     livechess::Backend be;
     be.boards = [this] { return livechess_boards(); };
     be.setup = [this](const livechess::BoardView& v, const std::string& fen) {

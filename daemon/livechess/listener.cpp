@@ -2,9 +2,13 @@
 // Copyright (C) 2026 the eboardd authors
 #include "daemon/livechess/listener.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <chrono>
 #include <map>
 
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "daemon/livechess/session.hpp"
 
@@ -15,6 +19,7 @@ using nlohmann::json;
 namespace {
 
 constexpr std::string_view API = "/api/v1.0";
+constexpr std::chrono::seconds REFRESH{1};
 
 json error_body(const std::string& message) { return json{{"error", message}}; }
 
@@ -51,6 +56,14 @@ http::Response route(const http::Request& r, const std::vector<BoardView>& board
       404, error_body("not found (LiveChess API: /api/v1.0/eboards, WebSocket /api/v1.0)").dump());
 }
 
+bool origin_allowed(std::string_view origin, const std::vector<std::string>& allowed) {
+  if (origin.empty()) return true;
+  std::string o(origin);
+  for (char& ch : o) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  return std::any_of(allowed.begin(), allowed.end(),
+                     [&](const std::string& a) { return a == "*" || a == o; });
+}
+
 // What the server's handlers reach: it outlives the Listener while connections close.
 struct ListenerCore : Host, std::enable_shared_from_this<ListenerCore> {
   boost::asio::io_context& io;
@@ -61,9 +74,22 @@ struct ListenerCore : Host, std::enable_shared_from_this<ListenerCore> {
   std::map<std::string, bool> flipped;        // by serial number: what clients said
   bool flush_posted = false;
   bool stopped = false;
+  // Not every change is an event the owner sees (a new game begun by a control, by the demo or by the
+  // pieces set up again publishes none): the feeds are also compared once a second.
+  boost::asio::steady_timer refresh;
 
   ListenerCore(boost::asio::io_context& i, ListenerOptions o, Backend b)
-      : io(i), options(std::move(o)), backend(std::move(b)) {}
+      : io(i), options(std::move(o)), backend(std::move(b)), refresh(i) {}
+
+  void schedule_refresh() {
+    refresh.expires_after(REFRESH);
+    refresh.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
+      auto self = weak.lock();
+      if (!self || ec || self->stopped) return;
+      self->flush();
+      self->schedule_refresh();
+    });
+  }
 
   std::vector<BoardView> boards() override {
     std::vector<BoardView> out = backend.boards ? backend.boards() : std::vector<BoardView>{};
@@ -117,6 +143,12 @@ Listener::Listener(boost::asio::io_context& io, ListenerOptions options, Backend
   h.on_request = [weak](const http::Request& r) {
     auto self = weak.lock();
     if (!self) return http::Response::text(503, "stopping");
+    // Any page in the hall computer's browser could reach a local port: only the listed sites' may.
+    if (!origin_allowed(r.origin, self->options.allowed_origins))
+      return http::Response::json(
+          403, error_body("this web page's origin may not use the LiveChess API: add it to "
+                          "[livechess] allowed_origins")
+                   .dump(-1, ' ', false, json::error_handler_t::replace));
     return route(r, r.websocket ? std::vector<BoardView>{} : self->boards());
   };
   h.on_ws_message = [weak](std::uint64_t client, std::string text) {
@@ -133,11 +165,14 @@ Listener::~Listener() { stop(); }
 tl::expected<boost::asio::ip::tcp::endpoint, std::string> Listener::listen(const std::string& host,
                                                                            std::uint16_t port) {
   core_->stopped = false;
-  return core_->server->listen(host, port);
+  auto ep = core_->server->listen(host, port);
+  if (ep) core_->schedule_refresh();
+  return ep;
 }
 
 void Listener::stop() {
   core_->stopped = true;
+  core_->refresh.cancel();
   core_->server->stop();
 }
 

@@ -3,7 +3,8 @@
 // The LiveChess listener ([livechess] listen): HTTP GET /api/v1.0/eboards and the WebSocket at /api/v1.0
 // (session.hpp per client), on the daemon's io_context through the same server as the main listener (its
 // limits and budgets). The owner supplies the boards and what `setup` does, and calls boards_changed()
-// when a board's game, clock or link changed; the feeds are then brought up to date once per loop turn.
+// when a board's game, clock or link changed; the feeds are then brought up to date once per loop turn
+// (and compared once a second besides, for changes that come without an event).
 // `flip` is kept here: it is what the client says of how the board stands, and is echoed in the feeds.
 #pragma once
 
@@ -33,6 +34,8 @@ struct Backend {
 struct ListenerOptions {
   http::ServerOptions http;
   bool control = true;  // setup and flip are obeyed (else answered with an error)
+  // A request with an Origin header (a web page) must come from one of these (lower case; "*": any).
+  std::vector<std::string> allowed_origins;
 };
 
 struct ListenerCore;
@@ -58,5 +61,7 @@ class Listener {
 
 // The HTTP side, without sockets (for tests): GET /api/v1.0/eboards and friends; 101 for the WebSocket.
 http::Response route(const http::Request& r, const std::vector<BoardView>& boards);
+// Whether a request's Origin (empty: none) may use the API.
+bool origin_allowed(std::string_view origin, const std::vector<std::string>& allowed);
 
 }  // namespace eboard::livechess

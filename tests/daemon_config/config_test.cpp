@@ -186,6 +186,13 @@ TEST(Config, LiveChessListener) {
   expect_error("[livechess]\nlisten = \"0.0.0.0:1982\"\n", 1, "set livechess.control = false");
   EXPECT_TRUE(parse_ok("[livechess]\nlisten = \"0.0.0.0:1982\"\ncontrol = true\n").livechess.control);
   EXPECT_FALSE(parse_ok("[livechess]\nlisten = \"0.0.0.0:1982\"\ncontrol = false\n").livechess.control);
+  // Web pages: lichess' unless the file says otherwise.
+  EXPECT_EQ(parse_ok("[livechess]\n").livechess.allowed_origins,
+            std::vector<std::string>{"https://lichess.org"});
+  EXPECT_EQ(parse_ok("[livechess]\nallowed_origins = [\"HTTP://hall.local:8080/\", \"*\"]\n")
+                .livechess.allowed_origins,
+            (std::vector<std::string>{"http://hall.local:8080", "*"}));
+  expect_error("[livechess]\nallowed_origins = [\"lichess.org\"]\n", 2, "is not a web origin");
   // A change needs a restart, and says so.
   ConfigDiff d = diff(parse_ok(BOARD_A), parse_ok("[livechess]\n" + BOARD_A));
   EXPECT_TRUE(d.livechess_changed);

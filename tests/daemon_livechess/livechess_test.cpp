@@ -292,3 +292,15 @@ TEST(LiveChess, StrayBytesInTextNeverBreakAnAnswer) {
   ASSERT_FALSE(back.is_discarded()) << m;
   EXPECT_EQ(back["param"][0]["comment"].get<std::string>().rfind("bad ", 0), 0u);
 }
+
+TEST(LiveChess, OnlyListedWebPagesMayUseIt) {
+  const std::vector<std::string> lichess{"https://lichess.org"};
+  EXPECT_TRUE(origin_allowed("", lichess));  // not a browser
+  EXPECT_TRUE(origin_allowed("https://lichess.org", lichess));
+  EXPECT_TRUE(origin_allowed("HTTPS://Lichess.org", lichess));
+  EXPECT_FALSE(origin_allowed("https://evil.example", lichess));
+  EXPECT_FALSE(origin_allowed("https://lichess.org.evil.example", lichess));
+  EXPECT_FALSE(origin_allowed("null", lichess));
+  EXPECT_FALSE(origin_allowed("https://lichess.org", {}));
+  EXPECT_TRUE(origin_allowed("https://evil.example", {"*"}));
+}

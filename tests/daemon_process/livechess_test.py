@@ -4,14 +4,15 @@
 """The LiveChess local API ([livechess] listen, issue 15) as lichess' DGT board page uses it.
 
 The real eboardd with a LiveChess listener, one DGT board played by the real `eboardctl sim`. A WebSocket client
-sends exactly what lila's ui/dgt (play.ts) sends: `{"id":1,"call":"eboards"}`, a subscription to the first
+sends exactly what lila's ui/dgt (play.ts) sends, from a page of https://lichess.org: `{"id":1,"call":"eboards"}`, a subscription to the first
 board's eboardevent feed (request id 2, feed id 1), and a `setup` call (request id 3) with the lichess game's
 FEN, here the standard start before the game begins. It follows the game through the feed and, after every move,
 its view (board FEN, san list, clock, whose clock runs) matches /status and /games.pgn. Then, as lila does when
 it attaches another lichess game: a setup from the position on the board starts a new game there (the feed's
-san list empties, /status counts a new game); a flip is echoed; bad JSON, unknown calls and methods, a feed
+san list empties, /status counts a new game); a flip is echoed; a new game begun by the arbiter's control
+reaches the feed, and a setup at the start of a game from there begins no other; bad JSON, unknown calls and methods, a feed
 that does not exist and a bad FEN are answered with errors on a connection that stays open. GET
-/api/v1.0/eboards lists the board.
+/api/v1.0/eboards lists the board; a page of another web site is refused.
 
 usage: livechess_test.py EBOARDD EBOARDCTL SHARED_DIR [--game N] [--speed R]
 exit 77 (skipped) without the corpus in SHARED_DIR
@@ -20,11 +21,22 @@ import json
 import os
 import sys
 import time
+import urllib.request
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import eboardctl_proc as ep  # noqa: E402
 
 START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"  # chessops' makeFen of the start
+TOKEN = "livechess-test-token"
+
+
+def new_game(port, fen):
+    """POST /control/A/new-game, as the arbiter would."""
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/control/A/new-game", method="POST",
+                                 data=json.dumps({"fen": fen}).encode(),
+                                 headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=5) as r:
+        return json.loads(r.read().decode())
 
 
 def lila_json(obj):
@@ -36,7 +48,8 @@ class LiveChessClient:
     """The WebSocket side of lila's ui/dgt: its messages, and what it reads back."""
 
     def __init__(self, port):
-        self.ws = ep.WebSocket(port, path="/api/v1.0")
+        # From lichess' page in a browser: its origin comes along (and is allowed by default).
+        self.ws = ep.WebSocket(port, path="/api/v1.0", headers="Origin: https://lichess.org\r\n")
         self.seen = 0
 
     def messages(self):
@@ -78,8 +91,9 @@ def main():
 def run(h, a, pgn, expected):
     device = os.path.join(h.dir, "dgt")  # where the sim will put its symlink: the game starts after the setup
     d = ep.Daemon(h, a.eboardd, device, clock_rate=a.speed)
-    with open(d.config, "a") as f:
-        f.write('\n[livechess]\nlisten = "127.0.0.1:0"\n')
+    text = open(d.config).read().replace("[http]\n", f'[http]\ntoken = "{TOKEN}"\n', 1)
+    with open(d.config, "w") as f:
+        f.write(text + '\n[livechess]\nlisten = "127.0.0.1:0"\n')
     d.start()
     lc_port = int(open(os.path.join(d.state, "eboardd.livechess")).read().strip().rsplit(":", 1)[1])
     print(f"eboardd on port {d.port}, LiveChess API on port {lc_port}", flush=True)
@@ -89,6 +103,13 @@ def run(h, a, pgn, expected):
     boards = json.loads(body)
     h.check(status == 200 and len(boards) == 1 and boards[0]["serialnr"] == "A",
             f"GET /api/v1.0/eboards: {status} {body}")
+
+    # Another web site's page in the same browser may not use it.
+    try:
+        ep.WebSocket(lc_port, path="/api/v1.0", headers="Origin: https://evil.example\r\n").close()
+        h.check(False, "a page of https://evil.example opened the LiveChess WebSocket")
+    except ep.TestFailure as e:
+        h.check("403" in str(e), f"a page of another origin: {e}")
 
     # lila's connectToLiveChess(): eboards, then subscribe to the first board.
     c = LiveChessClient(lc_port)
@@ -168,6 +189,21 @@ def run(h, a, pgn, expected):
     c.send('{"id":4,"call":"call","param":{"id":1,"method":"flip","param":{"flip":true}}}')
     ep.wait_until(lambda: [m for m in c.messages()[count:] if m.get("response") == "feed" and
                            m["param"]["flipped"] is True], 5, "flipped in the feed")
+
+    # A new game begun elsewhere (the arbiter's control) reaches the feed although no event tells it.
+    count = len(c.messages())
+    number = new_game(d.port, START_FEN)["game"]
+    fresh = ep.wait_until(lambda: [m for m in c.messages()[count:] if m.get("response") == "feed" and
+                                   m["param"]["start"] == START_FEN], 5, "the feed after a new game by control")[0]
+    h.check(fresh["param"]["san"] == [] and fresh["param"].get("board") == START_FEN.split(" ")[0],
+            f"the feed after a new game by control: {fresh}")
+    # The page attaching a lichess game from there: the board is at its start already, no new game for it.
+    count = len(c.messages())
+    c.send(lila_json({"id": 3, "call": "call", "param": {"id": 1, "method": "setup", "param": {"fen": START_FEN}}}))
+    again = ep.wait_until(lambda: c.answers_after(count), 5, "the answer to the setup at the start")[0]
+    h.check(again["response"] == "call", f"setup at the start: {again}")  # answered after it was done
+    h.check(d.board_status()["game"]["number"] == number, f"a setup at the start of a game began another: "
+                                                          f"{d.board_status()['game']['number']} after {number}")
 
     # Bad requests: each answered with an error, the connection stays, the daemon lives.
     bad = [("not json", None), ('{"id":5,"call":"nope"}', 5), ('[1,2]', None),
