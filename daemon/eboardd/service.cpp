@@ -1128,6 +1128,23 @@ livechess::BoardView Service::livechess_view(const BoardRuntime& b) const {
   // A board with a link (serial) is ACTIVE while it answers; one without (the demo) always is.
   v.online = b.link_state() ? b.link_state()->online : true;
   const rules::Game& g = b.published_game();
+  // The game's part is made again only when the game changed: the feeds are compared once a second, and
+  // a SAN list costs a move generation per ply.
+  LiveChessGameStamp stamp{b.ledger().game_number(),
+                           g.start().key(),
+                           g.ply_count(),
+                           g.ply_count() > 0 ? g.plies().back().key : 0,
+                           g.record_since(),
+                           g.outcome().has_value(),
+                           g.clock_at(g.ply_count())};
+  if (auto it = livechess_games_.find(b.id()); it != livechess_games_.end() && it->second.first == stamp) {
+    const livechess::BoardView& cached = it->second.second;
+    v.board = cached.board;
+    v.start = cached.start;
+    v.san = cached.san;
+    v.clock = cached.clock;
+    return v;
+  }
   const std::string fen = g.position().fen();
   v.board = fen.substr(0, fen.find_first_of(" ["));
   // LiveChess' san list replays from `start`: it starts after the last ply no SAN can tell (an illegal
@@ -1150,12 +1167,16 @@ livechess::BoardView Service::livechess_view(const BoardRuntime& b) const {
     cv.time_ms = g.ply_count() > 0 ? g.plies().back().time_ms : 0;
     v.clock = cv;
   }
+  livechess_games_[b.id()] = {stamp, v};
   return v;
 }
 
 std::vector<livechess::BoardView> Service::livechess_boards() const {
   std::vector<livechess::BoardView> out;
   for (const auto& b : boards_) out.push_back(livechess_view(*b));
+  std::erase_if(livechess_games_, [this](const auto& kv) {
+    return std::none_of(boards_.begin(), boards_.end(), [&](const auto& b) { return b->id() == kv.first; });
+  });
   return out;
 }
 

@@ -170,6 +170,18 @@ class Service {
   void livechess_changed() {
     if (livechess_) livechess_->boards_changed();
   }
+  // What a board's published game was when its LiveChess view was made (the view is kept until it changes).
+  struct LiveChessGameStamp {
+    int game = 0;
+    std::uint64_t start_key = 0;
+    int plies = 0;
+    std::uint64_t last_key = 0;
+    int record_since = 0;
+    bool ended = false;
+    rules::ClockTimes clock;  // the start's is read after the game began
+    bool operator==(const LiveChessGameStamp&) const = default;
+  };
+  mutable std::map<std::string, std::pair<LiveChessGameStamp, livechess::BoardView>> livechess_games_;
   std::unique_ptr<livechess::Listener> livechess_;
   std::optional<boost::asio::ip::tcp::endpoint> livechess_endpoint_;
 };
