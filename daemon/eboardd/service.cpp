@@ -1054,6 +1054,10 @@ http::Response Service::handle(const http::Request& r) {
   if (r.path == "/status") {
     json s = status();
     add_control_status(s, boards_);
+    if (livechess_ && livechess_endpoint_)
+      s["livechess"] = {{"port", livechess_endpoint_->port()},
+                        {"clients", livechess_->clients()},
+                        {"control", config_.livechess.control}};
     return http::Response::json(200, s.dump(2));
   }
   auto parts = split_path(r.path);

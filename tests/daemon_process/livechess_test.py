@@ -219,6 +219,8 @@ def run(h, a, pgn, expected):
                 f"{text} was answered {got}")
     c.send('{"id":10,"call":"eboards"}')
     h.check(c.answer(10)["response"] == "call", "eboards after the errors")
+    lc = d.status().get("livechess", {})
+    h.check(lc.get("port") == lc_port and lc.get("clients") == 1, f"/status livechess: {lc}")
     h.check(not c.ws.errors and not c.ws.closed, f"LiveChess WebSocket: {c.ws.errors}, closed {c.ws.closed}")
     c.ws.close()
     rc = d.stop()
