@@ -11,6 +11,7 @@ find_package(tl-expected 1.0 CONFIG REQUIRED GLOBAL)
 
 # daemon: Boost.Asio and Beast are header-only in 1.74 (libboost-dev); JSON, TOML, the command line, logs.
 find_package(Boost 1.74 REQUIRED GLOBAL)
+find_package(OpenSSL REQUIRED GLOBAL)  # the HTTPS client (lichess broadcast push)
 find_package(nlohmann_json 3.11 CONFIG REQUIRED GLOBAL)
 find_package(tomlplusplus 3 CONFIG REQUIRED GLOBAL)
 find_package(CLI11 2 CONFIG REQUIRED GLOBAL)

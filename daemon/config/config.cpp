@@ -212,7 +212,8 @@ Config build(const toml::table& root, const std::string& source) {
   Config c;
   c.source = source;
   check_keys(root, "",
-             {"state_dir", "log_level", "http", "journal", "discovery", "livechess", "board", "match"});
+             {"state_dir", "log_level", "http", "journal", "discovery", "broadcast", "push", "livechess",
+              "board", "match"});
   if (auto s = get_string(root, "state_dir", "")) {
     if (s->empty() || (*s)[0] != '/')
       fail(where_of(root, "state_dir"), "state_dir must be an absolute path, not '" + *s + "'");
@@ -318,6 +319,57 @@ Config build(const toml::table& root, const std::string& source) {
                                    "' is not a web origin such as \"https://lichess.org\" (or \"*\": any)");
         c.livechess.allowed_origins.push_back(o);
       }
+    }
+  }
+
+  if (const toml::node* n = root.get("broadcast")) {
+    if (!n->is_table()) fail(n->source(), "broadcast must be a table [broadcast]");
+    const toml::table& b = *n->as_table();
+    check_keys(b, "broadcast", {"delay_s", "listen"});
+    if (auto v = get_int(b, "delay_s", "broadcast.", 0, 24 * 3600)) c.broadcast.delay_s = int(*v);
+    if (auto s = get_string(b, "listen", "broadcast.")) {
+      auto addr = parse_listen(*s);
+      if (!addr) fail(where_of(b, "listen"), "broadcast.listen: " + addr.error());
+      if (addr->port != 0 && addr->port == c.http.port && addr->host == c.http.host)
+        fail(where_of(b, "listen"), "broadcast.listen must differ from http.listen (the arbiter's)");
+      c.broadcast.listen = *s;
+      c.broadcast.host = addr->host;
+      c.broadcast.port = addr->port;
+    }
+  }
+
+  if (const toml::node* n = root.get("push")) {
+    if (!n->is_table()) fail(n->source(), "push must be a table ([push.lichess])");
+    const toml::table& p = *n->as_table();
+    check_keys(p, "push", {"lichess"});
+    if (const toml::node* l = p.get("lichess")) {
+      if (!l->is_table()) fail(l->source(), "push.lichess must be a table [push.lichess]");
+      const toml::table& t = *l->as_table();
+      check_keys(t, "push.lichess", {"round", "token_file", "url", "interval_s", "timeout_s"});
+      auto round = get_string(t, "round", "push.lichess.");
+      if (!round) fail(t.source(), "[push.lichess] needs the broadcast round's id: round = \"abcd1234\"");
+      if (round->size() != 8 ||
+          round->find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") !=
+              std::string::npos)
+        fail(where_of(t, "round"),
+             "push.lichess.round '" + *round +
+                 "' is not a round id (8 letters and digits, the last part of the round's URL)");
+      c.push_lichess.round = *round;
+      auto token = get_string(t, "token_file", "push.lichess.");
+      if (!token || token->empty() || (*token)[0] != '/')
+        fail(token ? where_of(t, "token_file") : t.source(),
+             "[push.lichess] needs token_file = \"/absolute/path\" (a file holding a lichess token with the "
+             "study:write scope)");
+      c.push_lichess.token_file = *token;
+      if (auto u = get_string(t, "url", "push.lichess.")) {
+        std::string url = *u;
+        while (!url.empty() && url.back() == '/') url.pop_back();
+        if (url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0)
+          fail(where_of(t, "url"), "push.lichess.url must be http:// or https://, not '" + *u + "'");
+        c.push_lichess.url = url;
+      }
+      if (auto v = get_int(t, "interval_s", "push.lichess.", 1, 3600)) c.push_lichess.interval_s = int(*v);
+      if (auto v = get_int(t, "timeout_s", "push.lichess.", 1, 300)) c.push_lichess.timeout_s = int(*v);
     }
   }
 
@@ -548,6 +600,8 @@ ConfigDiff diff(const Config& before, const Config& after) {
   d.log_level_changed = before.log_level != after.log_level;
   d.journal_changed = !(before.journal == after.journal);
   d.discovery_changed = !(before.discovery == after.discovery);
+  d.broadcast_changed =
+      !(before.broadcast == after.broadcast) || !(before.push_lichess == after.push_lichess);
   d.livechess_changed = !(before.livechess == after.livechess);
   return d;
 }
@@ -564,6 +618,7 @@ std::string ConfigDiff::summary() const {
   if (log_level_changed) s += ", log level changed";
   if (journal_changed) s += ", journal settings changed";
   if (discovery_changed) s += ", discovery changed";
+  if (broadcast_changed) s += ", broadcast or push changed (needs a restart)";
   if (livechess_changed) s += ", livechess changed (needs a restart)";
   if (http_access_changed) s += ", http access (tokens, open_read, server names, origins) changed";
   if (http_changed) s += ", http listen or limits changed (needs a restart)";

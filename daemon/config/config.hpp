@@ -82,6 +82,32 @@ struct DiscoveryConfig {
   bool operator==(const DiscoveryConfig&) const = default;
 };
 
+// [broadcast]: what the public sees. delay_s holds every public output (GET /games.pgn, BPGN,
+// /boards/<id>.pgn and the /ws feed of a reader without a token) this far behind the events; the
+// arbiter's views (/status, a token holder's feed, control) stay live. `listen` opens a second, public
+// listener that serves only those outputs, always delayed, never control or /status: the world is sent
+// there, so that no delay can be bypassed from its side.
+struct BroadcastConfig {
+  int delay_s = 0;
+  std::string listen;  // empty: no public listener
+  std::string host;    // parsed from `listen`
+  std::uint16_t port = 0;
+  bool operator==(const BroadcastConfig&) const = default;
+};
+
+// [push.lichess]: the round's public games pushed to lichess' broadcast push API (a hall behind NAT).
+struct LichessPushConfig {
+  std::string round;       // the broadcast round's id (8 letters and digits)
+  std::string token_file;  // holds a lichess token with the study:write scope (kept out of the config)
+  std::string url = "https://lichess.org";
+  int interval_s = 3;  // at most one push this often
+  int timeout_s = 10;  // a push not answered by then failed
+  bool enabled() const { return !round.empty(); }
+  // The push endpoint: <url>/api/broadcast/round/<round>/push.
+  std::string push_url() const { return url + "/api/broadcast/round/" + round + "/push"; }
+  bool operator==(const LichessPushConfig&) const = default;
+};
+
 // [livechess]: a second listener speaking DGT LiveChess' local API (/api/v1.0, HTTP and WebSocket), for
 // programs written for LiveChess such as lichess' DGT board page (daemon/livechess). LiveChess asks for no
 // credentials, so its `setup` call (which starts a new game on a board) is open to whoever reaches the
@@ -107,6 +133,8 @@ struct Config {
   HttpConfig http;
   JournalConfig journal;
   DiscoveryConfig discovery;
+  BroadcastConfig broadcast;
+  LichessPushConfig push_lichess;
   LiveChessConfig livechess;
   std::vector<BoardConfig> boards;
   std::vector<MatchConfig> matches;
@@ -152,11 +180,12 @@ struct ConfigDiff {
   bool log_level_changed = false;
   bool journal_changed = false;
   bool discovery_changed = false;
+  bool broadcast_changed = false;  // needs a restart
   bool livechess_changed = false;  // needs a restart
   bool empty() const {
     return added.empty() && removed.empty() && changed.empty() && !http_changed && !http_access_changed &&
            !state_dir_changed && !matches_changed && !log_level_changed && !journal_changed &&
-           !discovery_changed && !livechess_changed;
+           !discovery_changed && !broadcast_changed && !livechess_changed;
   }
   std::string summary() const;
 };

@@ -401,6 +401,28 @@ const Game& BoardRuntime::published_game() const {
   return *published_view_;
 }
 
+bool BoardRuntime::result_told_after(std::int64_t cutoff) const {
+  for (const Event& e : ledger_.notes())
+    if ((std::holds_alternative<ResultEvent>(e.what) || std::holds_alternative<MatchResultEvent>(e.what)) &&
+        e.t_ms > cutoff)
+      return true;
+  return false;
+}
+
+const Game& BoardRuntime::public_game(std::int64_t cutoff) const {
+  const Game& published = published_game();
+  int hidden = 0;
+  const auto& plies = published.plies();
+  while (hidden < int(plies.size()) && plies[plies.size() - 1 - std::size_t(hidden)].time_ms > cutoff)
+    ++hidden;
+  const bool result_hidden = published.outcome() && result_told_after(cutoff);
+  if (hidden == 0 && !result_hidden) return published;
+  public_view_ = published;
+  for (int i = 0; i < hidden; ++i) public_view_->undo();
+  public_view_->clear_outcome();
+  return *public_view_;
+}
+
 const Game& BoardRuntime::game() const {
   if (source_) return source_->game();
   if (recovery_ && recovery_->machine.has_game()) return recovery_->machine.game();
@@ -735,6 +757,12 @@ void BoardRuntime::publish_link_line(const std::string& line) {
 outputs::BoardGame BoardRuntime::board_game() const {
   return outputs::BoardGame{id_, &published_game(), ledger_.tags(), ledger_.game_started_ms(),
                             ledger_.game_number()};
+}
+
+outputs::BoardGame BoardRuntime::board_game(std::int64_t cutoff) const {
+  outputs::BoardGame g = board_game();
+  g.game = &public_game(cutoff);
+  return g;
 }
 
 std::string BoardRuntime::pgn() const { return outputs::game_pgn(board_game()); }

@@ -157,6 +157,11 @@ class BoardRuntime : public BoardSink {
     bool result = false;
   };
   HeldBack held_back() const;
+  // The game as the public may see it at `cutoff` (Unix ms; the broadcast delay): published, without the
+  // moves completed after it, nor a result told after it.
+  const rules::Game& public_game(std::int64_t cutoff) const;
+  // Whether the result of the game (or of its match) was told after `cutoff`.
+  bool result_told_after(std::int64_t cutoff) const;
   // Called once the events waiting for the journal that change the game record are published (a match
   // rewrites its BPGN file).
   void set_on_record_published(std::function<void()> f) { on_record_published_ = std::move(f); }
@@ -164,6 +169,8 @@ class BoardRuntime : public BoardSink {
   bool journal_down() const { return outage_.has_value(); }
   const journal::Ledger& ledger() const { return ledger_; }
   outputs::BoardGame board_game() const;
+  // The same behind the broadcast delay: public_game(cutoff).
+  outputs::BoardGame board_game(std::int64_t cutoff) const;
   std::string pgn() const;
   // The current state as §3 events: every move so far, then the game's alerts, claims and result. Only
   // what was published: events still waiting for their sync are made durable and published first.
@@ -296,6 +303,7 @@ class BoardRuntime : public BoardSink {
   std::optional<LinkState> link_;
   void publish_link_line(const std::string& line);
   mutable std::optional<rules::Game> published_view_;  // published_game()'s copy while events wait
+  mutable std::optional<rules::Game> public_view_;     // public_game()'s copy
   bool pgn_due_ = false;           // a move or result was published since the PGN file was written
   std::string pgn_path_;           // of the last PGN written in the background
   std::string sig_path_;           // of the last signature file written in the background

@@ -64,6 +64,7 @@ rules::MatchConfig MatchRuntime::match_config() const {
   rules::MatchConfig mc;
   if (profile_by_name(config_.rules)) mc.board = bughouse_board_config(config_.rules.c_str());
   mc.board_ids = config_.boards;
+  mc.board.reread_board = true;  // as for single boards (journal::reconstruct_config): the sessions ask
   return mc;
 }
 
@@ -248,14 +249,19 @@ void MatchRuntime::reschedule() {
   });
 }
 
-std::string MatchRuntime::bpgn() const {
+std::string MatchRuntime::bpgn(std::optional<std::int64_t> cutoff) const {
   BughouseRecord rec = match_->record();
-  // Without what still waits for the journal (a board's last moves, the result).
+  // Without what still waits for the journal (a board's last moves, the result), or for the delay.
   bool result_held = false;
   for (int b = 0; b < 2; ++b) {
-    const BoardRuntime::HeldBack held = boards_[std::size_t(b)]->held_back();
+    const BoardRuntime& board = *boards_[std::size_t(b)];
+    const BoardRuntime::HeldBack held = board.held_back();
     result_held |= held.result || held.moves > 0;
     int drop = held.moves;
+    if (cutoff) {
+      drop = board.game().ply_count() - board.public_game(*cutoff).ply_count();
+      result_held |= drop > 0 || board.result_told_after(*cutoff);
+    }
     for (auto it = rec.moves.end(); drop > 0 && it != rec.moves.begin();) {
       --it;
       if (it->board != b) continue;
@@ -409,6 +415,7 @@ class SerialMatchFeed : public MatchFeed {
       cfg.board_id = bc.id;
       cfg.link.device = devices_[std::size_t(b)];
       cfg.sensor_only = true;
+      cfg.read_wanted = [this, b] { return match_.match().board(b).board_read_wanted(); };
       if (clock_) cfg.clock = clock_;
       cfg.clock_rate = clock_rate_;
       session::BoardSessionHandlers h;
@@ -461,7 +468,8 @@ class SerialMatchFeed : public MatchFeed {
       j["link_stats"] = {{"bytes_in", ls.bytes_in},       {"bytes_out", ls.bytes_out},
                          {"connects", ls.connects},       {"reconnects", ls.reconnects},
                          {"disconnects", ls.disconnects}, {"open_failures", ls.open_failures}};
-      j["session_stats"] = {{"sensor_events", s->stats().sensor_events}};
+      j["session_stats"] = {{"sensor_events", s->stats().sensor_events},
+                            {"board_rereads", s->stats().board_rereads}};
     }
     return j;
   }

@@ -86,8 +86,9 @@ class MatchRuntime {
   const std::array<BoardRuntime*, 2>& boards() const { return boards_; }
   int number() const { return boards_[0]->ledger().game_number(); }
   std::int64_t now_ms();
-  // The match's BPGN (CONTRACTS §4), and its file in state_dir/games.
-  std::string bpgn() const;
+  // The match's BPGN (CONTRACTS §4), and its file in state_dir/games. With a cutoff (Unix ms; the
+  // broadcast delay): without the moves completed after it, nor a result told after it.
+  std::string bpgn(std::optional<std::int64_t> cutoff = std::nullopt) const;
   std::filesystem::path bpgn_path() const;
   nlohmann::json status() const;
   const journal::MatchRecovery* recovery() const { return recovery_ ? &*recovery_ : nullptr; }

@@ -132,6 +132,8 @@ const char* INDEX =
     "GET  /boards/<id>/capture.cap    the board's raw wire bytes in its current game, as a capture file\n"
     "                                 (?game=N: a finished game whose journal is kept)\n"
     "GET  /ws                         WebSocket: the current state, then live events (JSON)\n"
+    "                                 ([broadcast] delay_s: without a token, the PGN, BPGN and /ws views\n"
+    "                                 run that far behind; /status stays live)\n"
     "POST /auth/ticket                a single-use WebSocket ticket for a browser page (Authorization: "
     "Bearer <token>)\n"
     "POST /control/<id>/new-game      {\"fen\": \"...\"} optional        (Authorization: Bearer <token>)\n"
@@ -189,9 +191,63 @@ Service::Service(boost::asio::io_context& io, config::Config config, ServiceOpti
   tickets_ = Tickets(options_.ticket_ttl);
   http::ServerHandlers h;
   h.on_request = [this](const http::Request& r) { return handle(r); };
-  h.ws_snapshot = [this](const http::Request&) { return snapshot(); };
+  h.ws_snapshot = [this](const http::Request&, int feed) { return snapshot(feed == DELAYED_FEED); };
   h.is_control = [this](const http::Request& r) { return is_control(r); };
   http_ = std::make_unique<http::Server>(io_, options_.http, std::move(h));
+  if (config_.broadcast.delay_s > 0)
+    delay_ = std::make_unique<DelayLine>(io_, std::int64_t(config_.broadcast.delay_s) * 1000, options_.clock,
+                                         [this](const std::string& line) { release(line); });
+  if (!config_.broadcast.listen.empty()) {
+    // The world's door: reading only, always behind the delay, whatever token a request carries.
+    http::ServerHandlers p;
+    p.on_request = [this](const http::Request& r) { return handle_public(r); };
+    p.ws_snapshot = [this](const http::Request&, int) { return snapshot(true); };
+    public_http_ = std::make_unique<http::Server>(io_, options_.http, std::move(p));
+  }
+}
+
+void Service::start_push() {
+  // The token stays out of the configuration (which is often world-readable and shared): a file of its own.
+  const auto& p = config_.push_lichess;
+  std::ifstream in(p.token_file);
+  std::string token;
+  if (!(in >> token) || token.empty()) {
+    push_problem_ = "cannot read a token from " + p.token_file;
+    spdlog::error("lichess push off: {}", push_problem_);
+    return;
+  }
+  LichessPush::Options o;
+  o.url = p.push_url();
+  o.token = token;
+  o.interval = std::chrono::seconds(p.interval_s);
+  o.timeout = std::chrono::seconds(p.timeout_s);
+  // What the public may see: never a move before the delay lets it out.
+  push_ = std::make_unique<LichessPush>(
+      io_, o, [this] { return games_pgn(true); }, options_.clock);
+  push_->start();
+  spdlog::info("pushing the games to {} every {} s at most{}", o.url, p.interval_s,
+               delay_ ? " (behind the broadcast delay)" : "");
+}
+
+void Service::publish(const std::string& board, std::int64_t t_ms, const std::string& line) {
+  http_->broadcast(line, LIVE_FEED);
+  if (delay_)
+    delay_->push(board, t_ms, line);
+  else
+    release(line);
+}
+
+void Service::publish_line(const std::string& line) {
+  // A link line (daemon::LinkEvent): its board and time from the line itself.
+  auto j = json::parse(line, nullptr, false);
+  std::string board =
+      j.is_object() && j.contains("board") && j["board"].is_string() ? j["board"].get<std::string>() : "";
+  publish(board, event_time_of(line).value_or(options_.clock()), line);
+}
+
+void Service::release(const std::string& line) {
+  http_->broadcast(line, DELAYED_FEED);
+  if (public_http_) public_http_->broadcast(line, DELAYED_FEED);
 }
 
 Service::~Service() {
@@ -258,9 +314,28 @@ tl::expected<void, std::string> Service::start() {
     on_usb(present, true);
   }
 
+  if (delay_) {
+    // What the boards' journals hold from the last delay_s before the start has not reached the public yet
+    // (the daemon stopped before it did): it goes out when due, as if there had been no restart.
+    const std::int64_t cutoff = delay_->cutoff();
+    for (const auto& b : boards_)
+      for (auto& line : b->snapshot())
+        if (auto t = event_time_of(line); t && *t > cutoff) delay_->push(b->id(), *t, std::move(line));
+  }
   auto ep = http_->listen(config_.http.host, config_.http.port);
   if (!ep) return tl::unexpected(ep.error());
   endpoint_ = *ep;
+  if (public_http_) {
+    auto pub = public_http_->listen(config_.broadcast.host, config_.broadcast.port);
+    if (!pub) return tl::unexpected("broadcast.listen: " + pub.error());
+    public_endpoint_ = *pub;
+    spdlog::info("public broadcast on http://{}:{} ({})", pub->address().to_string(), pub->port(),
+                 delay_ ? std::to_string(config_.broadcast.delay_s) + " s behind the games" : "no delay");
+  } else if (delay_) {
+    spdlog::info("broadcast delay {} s: /games.pgn, BPGN and /ws without a token run behind",
+                 config_.broadcast.delay_s);
+  }
+  if (config_.push_lichess.enabled()) start_push();
   std::string where = ep->address().is_v6()
                           ? "[" + ep->address().to_string() + "]:" + std::to_string(ep->port())
                           : ep->address().to_string() + ":" + std::to_string(ep->port());
@@ -313,6 +388,8 @@ void Service::stop() {
   if (usb_) usb_->stop();
   if (livechess_) livechess_->stop();
   http_->stop();
+  if (public_http_) public_http_->stop();
+  if (push_) push_->stop();
   for (auto& b : boards_) b->stop();
   for (auto& m : matches_) m->stop();
 }
@@ -350,12 +427,12 @@ void Service::add_board(const config::BoardConfig& b) {
     on_journal_health(id, ok, text);
   };
   ro.publish_link = [this](const std::string& line) {
-    http_->broadcast(line);
+    publish_line(line);
     livechess_changed();
   };
   auto rt =
-      std::make_unique<BoardRuntime>(io_, b.id, ro, [this](const rules::Event&, const std::string& line) {
-        http_->broadcast(line);
+      std::make_unique<BoardRuntime>(io_, b.id, ro, [this](const rules::Event& e, const std::string& line) {
+        publish(e.board, e.t_ms, line);
         livechess_changed();
       });
   if (auto ok = rt->open(); !ok) {
@@ -441,12 +518,12 @@ void Service::add_match(const config::MatchConfig& m) {
       on_journal_health(id, ok, text);
     };
     ro.publish_link = [this](const std::string& line) {
-      http_->broadcast(line);
+      publish_line(line);
       livechess_changed();
     };
     auto rt = std::make_unique<BoardRuntime>(io_, bc[b]->id, ro,
-                                             [this](const rules::Event&, const std::string& line) {
-                                               http_->broadcast(line);
+                                             [this](const rules::Event& e, const std::string& line) {
+                                               publish(e.board, e.t_ms, line);
                                                livechess_changed();
                                              });
     if (auto ok = rt->open(); !ok) {
@@ -565,6 +642,12 @@ tl::expected<config::ConfigDiff, std::string> Service::reload(config::Config nex
     next.livechess = config_.livechess;
   }
   next.http = config_.http;
+  if (d.broadcast_changed) {
+    // A shorter delay would let out at once what the public was promised not to see yet.
+    spdlog::warn("reload: [broadcast] or [push.lichess] changed; they apply after a restart");
+    next.broadcast = config_.broadcast;
+    next.push_lichess = config_.push_lichess;
+  }
   if (d.state_dir_changed) {
     spdlog::warn("reload: state_dir changed; it applies after a restart");
     next.state_dir = config_.state_dir;
@@ -603,18 +686,21 @@ BoardRuntime* Service::board(std::string_view id) {
   return nullptr;
 }
 
-std::vector<std::string> Service::snapshot() const {
+std::vector<std::string> Service::snapshot(bool delayed) const {
   std::vector<std::string> lines;
   for (const auto& b : boards_) {
     auto s = b->snapshot();
-    lines.insert(lines.end(), std::make_move_iterator(s.begin()), std::make_move_iterator(s.end()));
+    for (auto& line : s)
+      if (!delayed || !delay_ || delay_->is_public(b->id(), event_time_of(line).value_or(0)))
+        lines.push_back(std::move(line));
   }
   return lines;
 }
 
-std::string Service::games_pgn() const {
+std::string Service::games_pgn(bool delayed) const {
   std::vector<outputs::BoardGame> games;
-  for (const auto& b : boards_) games.push_back(b->board_game());
+  for (const auto& b : boards_)
+    games.push_back(delayed && delay_ ? b->board_game(delay_->cutoff()) : b->board_game());
   return outputs::games_pgn(games);
 }
 
@@ -687,7 +773,17 @@ json Service::status() const {
             {"timeouts", hs.timeouts},
             {"rejected_busy", hs.rejected_busy},
             {"ws_accepted", hs.ws_accepted},
-            {"ws_dropped_slow", hs.ws_dropped_slow}}}};
+            {"ws_dropped_slow", hs.ws_dropped_slow}}},
+          {"broadcast",
+           {{"delay_s", config_.broadcast.delay_s},
+            {"waiting_events", delay_ ? delay_->waiting() : 0},
+            {"public_listen", public_endpoint_ ? json(public_endpoint_->address().to_string() + ":" +
+                                                      std::to_string(public_endpoint_->port()))
+                                               : json(nullptr)},
+            {"public_websocket_clients", public_http_ ? public_http_->websocket_clients() : 0},
+            {"push_lichess", push_                            ? push_->status()
+                             : config_.push_lichess.enabled() ? json{{"off", push_problem_}}
+                                                              : json(nullptr)}}}};
 }
 
 const config::BoardConfig* Service::configured_for(const hotplug::UsbBoard& u) const {
@@ -1000,6 +1096,43 @@ http::Response Service::control_authorized(const http::Request& r) {
                              "' (new-game, tags, promotion, ack, draw, resign, adjourn, resume)");
 }
 
+std::optional<http::Response> Service::game_output(const http::Request& r, bool delayed) {
+  const std::optional<std::int64_t> cutoff =
+      delayed && delay_ ? std::optional<std::int64_t>(delay_->cutoff()) : std::nullopt;
+  if (r.path == "/games.pgn") {
+    http::Response res = http::Response::text(200, games_pgn(delayed));
+    res.content_type = "application/x-chess-pgn; charset=utf-8";
+    return res;
+  }
+  auto parts = split_path(r.path);
+  if (parts.size() == 2 && parts[0] == "matches" && parts[1].size() > 5 &&
+      parts[1].compare(parts[1].size() - 5, 5, ".bpgn") == 0) {
+    std::string name = parts[1].substr(0, parts[1].size() - 5);
+    if (MatchRuntime* m = match(name)) {
+      http::Response res = http::Response::text(200, m->bpgn(cutoff));
+      res.content_type = "application/x-chess-pgn; charset=utf-8";
+      return res;
+    }
+    for (const auto& m : config_.matches)
+      if (m.name() == name)
+        return http::Response::text(404, "match " + name + " is not running (see /status)");
+    std::string names;
+    for (const auto& m : config_.matches) names += (names.empty() ? "" : ", ") + m.name();
+    return http::Response::text(
+        404, "no match " + name + " (configured matches: " + (names.empty() ? "none" : names) + ")");
+  }
+  if (parts.size() == 2 && parts[0] == "boards" && parts[1].size() > 4 &&
+      parts[1].compare(parts[1].size() - 4, 4, ".pgn") == 0) {
+    BoardRuntime* b = board(parts[1].substr(0, parts[1].size() - 4));
+    if (!b) return http::Response::text(404, "no board " + parts[1].substr(0, parts[1].size() - 4));
+    http::Response res =
+        http::Response::text(200, cutoff ? outputs::game_pgn(b->board_game(*cutoff)) : b->pgn());
+    res.content_type = "application/x-chess-pgn; charset=utf-8";
+    return res;
+  }
+  return std::nullopt;
+}
+
 http::Response Service::handle(const http::Request& r) {
   // A name the daemon does not answer to is a page that rebound its own name to this address.
   if (!host_acceptable(r.host, config_.http))
@@ -1036,21 +1169,20 @@ http::Response Service::handle(const http::Request& r) {
     res.headers.push_back({"Allow", "GET"});
     return res;
   }
+  // Behind the broadcast delay: what a reader without a token sees (CONTRACTS §4).
+  const bool delayed = delay_ && right == Right::none;
   if (r.path == "/ws") {
     if (!r.websocket) return http::Response::text(426, "/ws is a WebSocket: connect with a WebSocket client");
     http::Response ok;
     ok.status = 101;
+    ok.ws_feed = delayed ? DELAYED_FEED : LIVE_FEED;
     // The browser closes the connection unless the subprotocol it offered is echoed.
     if (ticket) ok.headers.push_back({"Sec-WebSocket-Protocol", std::string(TICKET_PROTOCOL) + *ticket});
     return ok;
   }
   if (r.websocket) return http::Response::text(404, "the WebSocket is at /ws");
   if (r.path == "/" || r.path == "/index.txt") return http::Response::text(200, INDEX);
-  if (r.path == "/games.pgn") {
-    http::Response res = http::Response::text(200, games_pgn());
-    res.content_type = "application/x-chess-pgn; charset=utf-8";
-    return res;
-  }
+  if (auto out = game_output(r, delayed)) return std::move(*out);
   if (r.path == "/status") {
     json s = status();
     add_control_status(s, boards_);
@@ -1061,31 +1193,9 @@ http::Response Service::handle(const http::Request& r) {
     return http::Response::json(200, s.dump(2));
   }
   auto parts = split_path(r.path);
-  if (parts.size() == 2 && parts[0] == "matches" && parts[1].size() > 5 &&
-      parts[1].compare(parts[1].size() - 5, 5, ".bpgn") == 0) {
-    std::string name = parts[1].substr(0, parts[1].size() - 5);
-    if (MatchRuntime* m = match(name)) {
-      http::Response res = http::Response::text(200, m->bpgn());
-      res.content_type = "application/x-chess-pgn; charset=utf-8";
-      return res;
-    }
-    for (const auto& m : config_.matches)
-      if (m.name() == name)
-        return http::Response::text(404, "match " + name + " is not running (see /status)");
-    std::string names;
-    for (const auto& m : config_.matches) names += (names.empty() ? "" : ", ") + m.name();
-    return http::Response::text(
-        404, "no match " + name + " (configured matches: " + (names.empty() ? "none" : names) + ")");
-  }
-  if (parts.size() == 2 && parts[0] == "boards" && parts[1].size() > 4 &&
-      parts[1].compare(parts[1].size() - 4, 4, ".pgn") == 0) {
-    BoardRuntime* b = board(parts[1].substr(0, parts[1].size() - 4));
-    if (!b) return http::Response::text(404, "no board " + parts[1].substr(0, parts[1].size() - 4));
-    http::Response res = http::Response::text(200, b->pgn());
-    res.content_type = "application/x-chess-pgn; charset=utf-8";
-    return res;
-  }
   if (parts.size() == 3 && parts[0] == "boards" && parts[2] == "capture.cap") {
+    // The wire as it came: live, so not for the public while a delay holds the moves back.
+    if (delayed) return unauthorized("the capture is live: it needs a token while a broadcast delay is set");
     BoardRuntime* b = board(parts[1]);
     if (!b) return http::Response::text(404, "no board " + parts[1]);
     int game = 0;
@@ -1200,6 +1310,39 @@ tl::expected<void, std::string> Service::livechess_setup(const std::string& boar
   if (!n) return tl::unexpected(n.error());
   spdlog::info("board {}: game {} set up by a LiveChess client from {}", board_id, *n, fen);
   return {};
+}
+
+http::Response Service::handle_public(const http::Request& r) {
+  // Public data only, for any page of any site (a broadcast viewer's): no Host or Origin check, no token,
+  // nothing live. Whatever a request carries, it gets what the delay lets through.
+  if (r.method != "GET") {
+    auto res = error_json(405, "the public listener only reads (GET)");
+    res.headers.push_back({"Allow", "GET"});
+    return res;
+  }
+  if (r.path == "/ws") {
+    if (!r.websocket) return http::Response::text(426, "/ws is a WebSocket: connect with a WebSocket client");
+    http::Response ok;
+    ok.status = 101;
+    ok.ws_feed = DELAYED_FEED;
+    return ok;
+  }
+  if (r.websocket) return http::Response::text(404, "the WebSocket is at /ws");
+  if (r.path == "/" || r.path == "/index.txt") {
+    std::string delay = delay_ ? std::to_string(delay_->delay_ms() / 1000) + " s behind the games" : "live";
+    return http::Response::text(
+        200, "eboardd: the public broadcast (" + delay +
+                 ")\n\n"
+                 "GET  /games.pgn                  every board's game (PGN with [%clk])\n"
+                 "GET  /matches/<A>-<B>.bpgn       a bughouse match (BPGN)\n"
+                 "GET  /boards/<id>.pgn            one board's game\n"
+                 "GET  /ws                         WebSocket: the state, then the events (JSON)\n");
+  }
+  if (auto out = game_output(r, true)) {
+    out->headers.push_back({"Access-Control-Allow-Origin", "*"});
+    return std::move(*out);
+  }
+  return http::Response::text(404, "not found (see / for what is here)");
 }
 
 }  // namespace eboard::eboardd

@@ -24,6 +24,8 @@
 #include "daemon/config/config.hpp"
 #include "daemon/eboardd/access.hpp"
 #include "daemon/eboardd/board_runtime.hpp"
+#include "daemon/eboardd/delay_line.hpp"
+#include "daemon/eboardd/lichess_push.hpp"
 #include "daemon/eboardd/match_runtime.hpp"
 #include "daemon/hotplug/usb_boards.hpp"
 #include "daemon/http/server.hpp"
@@ -92,9 +94,18 @@ class Service {
   http::Server& http_server() { return *http_; }
 
   http::Response handle(const http::Request& r);
-  std::vector<std::string> snapshot() const;
-  std::string games_pgn() const;
+  // The public listener ([broadcast] listen): reading only, behind the delay.
+  http::Response handle_public(const http::Request& r);
+  std::optional<boost::asio::ip::tcp::endpoint> public_endpoint() const { return public_endpoint_; }
+  // The state as §3 event lines (a WebSocket client's first messages), every board's game as PGN; delayed:
+  // as the public may see it now ([broadcast] delay_s).
+  std::vector<std::string> snapshot(bool delayed = false) const;
+  std::string games_pgn(bool delayed = false) const;
   nlohmann::json status() const;
+
+  // The WebSocket feeds: the arbiter's (a token holder's) is live; the public's goes through the delay.
+  static constexpr int LIVE_FEED = 0;
+  static constexpr int DELAYED_FEED = 1;
 
  private:
   void add_board(const config::BoardConfig& b);
@@ -105,6 +116,13 @@ class Service {
   // the board plays in no running match (or its match has no feed).
   std::pair<MatchFeed*, int> match_feed_of(const std::string& board_id);
   void order_boards();
+  // An event line to the live feed now, and to the public feeds behind the delay.
+  void publish(const std::string& board, std::int64_t t_ms, const std::string& line);
+  void start_push();
+  void publish_line(const std::string& line);
+  void release(const std::string& line);
+  // The reading routes both listeners share (PGN, BPGN); `delayed`: as the public may see them.
+  std::optional<http::Response> game_output(const http::Request& r, bool delayed);
   http::Response control(const http::Request& r);
   http::Response control_authorized(const http::Request& r);
   http::Response issue_ticket(const http::Request& r);
@@ -134,6 +152,11 @@ class Service {
   Tickets tickets_;
   std::unique_ptr<http::Server> http_;
   std::optional<boost::asio::ip::tcp::endpoint> endpoint_;
+  std::unique_ptr<DelayLine> delay_;           // with [broadcast] delay_s > 0
+  std::unique_ptr<http::Server> public_http_;  // with [broadcast] listen
+  std::optional<boost::asio::ip::tcp::endpoint> public_endpoint_;
+  std::unique_ptr<LichessPush> push_;  // with [push.lichess]
+  std::string push_problem_;           // why it is off
   // Before boards_: a match board's source uses its match until the board is destroyed.
   std::vector<std::unique_ptr<MatchRuntime>> matches_;
   std::vector<std::unique_ptr<BoardRuntime>> boards_;

@@ -225,10 +225,11 @@ bhttp::response<bhttp::string_body> make_response(const Response& r, unsigned ve
 
 class WsSession : public std::enable_shared_from_this<WsSession> {
  public:
-  WsSession(beast::tcp_stream&& stream, std::shared_ptr<ServerState> state, std::string address)
+  WsSession(beast::tcp_stream&& stream, std::shared_ptr<ServerState> state, std::string address, int feed)
       : ws_(std::move(stream)),
         state_(std::move(state)),
         address_(std::move(address)),
+        feed_(feed),
         lifetime_(state_->io),
         id_(++state_->ws_seq) {
     ++state_->open;
@@ -285,6 +286,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     ++state_->stats.ws_messages;
     if (accepted_) do_write();
   }
+
+  int feed() const { return feed_; }
 
   void close() {
     if (closed_) return;
@@ -350,6 +353,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   websocket::stream<beast::tcp_stream> ws_;
   std::shared_ptr<ServerState> state_;
   std::string address_;
+  int feed_;
   asio::steady_timer lifetime_;
   bhttp::request<bhttp::string_body> req_;
   beast::flat_buffer buffer_;
@@ -482,8 +486,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       // Taken over by a WebSocket session: joins the broadcast set now, with its snapshot queued first,
       // so no event falls between the snapshot and the live stream.
       std::vector<std::string> snapshot;
-      if (state_->handlers.ws_snapshot) snapshot = state_->handlers.ws_snapshot(r);
-      auto ws = std::make_shared<WsSession>(std::move(stream_), state_, address_);
+      if (state_->handlers.ws_snapshot) snapshot = state_->handlers.ws_snapshot(r, res.ws_feed);
+      auto ws = std::make_shared<WsSession>(std::move(stream_), state_, address_, res.ws_feed);
       ws->start(std::move(req), snapshot, res.headers);
       return;
     }
@@ -624,10 +628,11 @@ void Server::stop() {
   for (WsSession* s : std::vector<WsSession*>(state_->ws.begin(), state_->ws.end())) s->close();
 }
 
-void Server::broadcast(std::string message) {
+void Server::broadcast(std::string message, int feed) {
   if (state_->ws.empty()) return;
   auto msg = std::make_shared<const std::string>(std::move(message));
-  for (WsSession* s : std::vector<WsSession*>(state_->ws.begin(), state_->ws.end())) s->send(msg);
+  for (WsSession* s : std::vector<WsSession*>(state_->ws.begin(), state_->ws.end()))
+    if (s->feed() == feed) s->send(msg);
 }
 
 bool Server::send_to(std::uint64_t client, std::string message) {

@@ -19,7 +19,7 @@
 //
 // Routing is the owner's: on_request gets every parsed request (a WebSocket upgrade too, with
 // `websocket = true`; answering it with status 101 accepts it). An accepted WebSocket client is sent
-// ws_snapshot()'s messages and then every broadcast(), in order, with nothing lost in between.
+// ws_snapshot()'s messages and then every broadcast() of its feed, in order, with nothing lost in between.
 //
 // A WebSocket client may also talk (a request/response protocol such as the LiveChess API): with
 // on_ws_message set, each text message it sends is handed over with the client's number, answered (if at
@@ -74,6 +74,9 @@ struct Response {
   // Set: the response is this function's, called on one of the server's worker threads while the loop
   // goes on; the connection waits for it. It must touch nothing the loop owns (it reads files).
   std::function<Response()> deferred;
+  // A WebSocket accepted by this response (status 101) is sent the broadcasts of this feed only (the owner
+  // numbers its feeds: e.g. live and delayed).
+  int ws_feed = 0;
 
   static Response text(unsigned status, std::string body);
   static Response json(unsigned status, std::string json_text);
@@ -106,7 +109,8 @@ struct ServerOptions {
 
 struct ServerHandlers {
   std::function<Response(const Request&)> on_request;
-  std::function<std::vector<std::string>(const Request&)> ws_snapshot;
+  // The first messages of a WebSocket client accepted into `feed`.
+  std::function<std::vector<std::string>(const Request&, int feed)> ws_snapshot;
   // A control request (served whatever the other budgets say); none without it.
   std::function<bool(const Request&)> is_control;
   // A text message from WebSocket client `client` (a number unique for the server's life); binary
@@ -142,8 +146,8 @@ class Server {
                                                                    std::uint16_t port);
   // Closes the listening socket and every connection.
   void stop();
-  // Queues a text message to every WebSocket client.
-  void broadcast(std::string message);
+  // Queues a text message to every WebSocket client of `feed`.
+  void broadcast(std::string message, int feed = 0);
   // Queues a text message to one WebSocket client; false if it is gone. The send queue's limit holds.
   bool send_to(std::uint64_t client, std::string message);
 

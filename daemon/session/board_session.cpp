@@ -103,8 +103,9 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   // Reconstruction found the board at rest with no move after a press: field updates may have been lost
   // on the wire (noise, a USB hiccup). One dump request per press; the dump comes back as a snapshot.
   void reread_if_wanted() {
-    if (config.sensor_only || awaiting_dump || !link || link->state() != io::LinkState::connected) return;
-    auto wanted = reconstructor.board_read_wanted();
+    if (awaiting_dump || !link || link->state() != io::LinkState::connected) return;
+    if (config.sensor_only && !config.read_wanted) return;
+    auto wanted = config.sensor_only ? config.read_wanted() : reconstructor.board_read_wanted();
     if (!wanted || wanted == reread_sent_for) return;
     reread_sent_for = wanted;
     if (send(drivers::dgt::encode::send_board())) ++stats.board_rereads;

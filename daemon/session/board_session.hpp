@@ -55,6 +55,9 @@ struct BoardSessionConfig {
   // Sensor events only (a bughouse match reconstructs both boards together, elsewhere): on_sensor gets
   // them as always, `rules`/`game` are unused and on_event never fires.
   bool sensor_only = false;
+  // With sensor_only: whether the reconstruction elsewhere wants the board read again (its
+  // Reconstructor::board_read_wanted), so that the session sends the dump request as it does for its own.
+  std::function<std::optional<std::int64_t>()> read_wanted;
 };
 
 enum class LogLevel : std::uint8_t { info, warning };

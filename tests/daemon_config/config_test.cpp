@@ -200,6 +200,44 @@ TEST(Config, LiveChessListener) {
   EXPECT_NE(d.summary().find("livechess changed"), std::string::npos) << d.summary();
 }
 
+TEST(Config, BroadcastDelayAndPublicListener) {
+  EXPECT_EQ(parse_ok(BOARD_A).broadcast.delay_s, 0);
+  Config c = parse_ok("[broadcast]\ndelay_s = 900\nlisten = \"0.0.0.0:8080\"\n" + BOARD_A);
+  EXPECT_EQ(c.broadcast.delay_s, 900);
+  EXPECT_EQ(c.broadcast.host, "0.0.0.0");
+  EXPECT_EQ(c.broadcast.port, 8080);
+  expect_error("[broadcast]\ndelay_s = -5\n", 2, "broadcast.delay_s");
+  expect_error("[broadcast]\ndelay = 900\n", 2, "did you mean 'delay_s'?");
+  expect_error("[broadcast]\nlisten = \"nowhere\"\n", 2, "broadcast.listen");
+  // The arbiter's own address: the public would reach control and the live views.
+  expect_error("[http]\nlisten = \"127.0.0.1:7780\"\n[broadcast]\nlisten = \"127.0.0.1:7780\"\n", 4,
+               "broadcast.listen must differ from http.listen");
+  ConfigDiff d = diff(parse_ok(BOARD_A), c);
+  EXPECT_TRUE(d.broadcast_changed);
+  EXPECT_NE(d.summary().find("broadcast or push changed (needs a restart)"), std::string::npos)
+      << d.summary();
+}
+
+TEST(Config, LichessPush) {
+  EXPECT_FALSE(parse_ok(BOARD_A).push_lichess.enabled());
+  Config c = parse_ok("[push.lichess]\nround = \"abCD1234\"\ntoken_file = \"/etc/eboardd/lichess.token\"\n" +
+                      BOARD_A);
+  EXPECT_TRUE(c.push_lichess.enabled());
+  EXPECT_EQ(c.push_lichess.push_url(), "https://lichess.org/api/broadcast/round/abCD1234/push");
+  EXPECT_EQ(c.push_lichess.interval_s, 3);
+  c = parse_ok(
+      "[push.lichess]\nround = \"abCD1234\"\ntoken_file = \"/t\"\nurl = \"http://127.0.0.1:9000/\"\n" +
+      BOARD_A);
+  EXPECT_EQ(c.push_lichess.push_url(), "http://127.0.0.1:9000/api/broadcast/round/abCD1234/push");
+  expect_error("[push.lichess]\nround = \"abc\"\ntoken_file = \"/t\"\n", 2, "is not a round id");
+  expect_error("[push.lichess]\nround = \"abCD1234\"\n", 1, "needs token_file");
+  expect_error("[push.lichess]\nround = \"abCD1234\"\ntoken = \"lip_x\"\n", 3,
+               "unknown key 'push.lichess.token'");
+  expect_error("[push.lichess]\nround = \"abCD1234\"\ntoken_file = \"/t\"\nurl = \"ftp://x\"\n", 4,
+               "must be http:// or https://");
+  expect_error("[push.lichss]\nround = \"abCD1234\"\n", 1, "did you mean 'lichess'?");
+}
+
 TEST(Config, DuplicateBoardIds) {
   expect_error(BOARD_A + "\n[[board]]\nid = \"A\"\nport = \"/dev/ttyUSB1\"\n", 6,
                "duplicate board id 'A' (first defined on line 1)");

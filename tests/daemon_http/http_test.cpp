@@ -40,6 +40,8 @@ using namespace std::chrono_literals;
 namespace {
 
 constexpr std::int64_t T0 = 1'700'000'000'000;
+// The daemons' clock stands at T0 plus this (a test of the broadcast delay moves it on).
+std::atomic<std::int64_t> clock_offset_ms{0};
 
 std::string base_config(const std::string& extra_http = "", const std::string& more = "") {
   return "[http]\nlisten = \"127.0.0.1:0\"\n" + extra_http +
@@ -63,7 +65,7 @@ class Daemon {
     EXPECT_TRUE(cfg) << (cfg ? "" : cfg.error().what());
     cfg->state_dir = dir_.string();
     eboardd::ServiceOptions o;
-    o.clock = [] { return T0; };
+    o.clock = [] { return T0 + clock_offset_ms.load(); };
     o.http = http_options;
     o.ticket_ttl = ticket_ttl;
     o.source_factory = [this](const config::BoardConfig& b, eboardd::BoardRuntime& rt) {
@@ -686,6 +688,82 @@ TEST(Http, ReloadKeepsUnchangedBoardsAndTheirClients) {
 
 // The server alone: a snapshot larger than the per-client queue limit is still delivered whole (the
 // limit is for falling behind on live events), and live events after it are limited as usual.
+// [broadcast] delay_s: a reader without a token sees no move younger than the delay (the daemon's clock
+// stands at the game's start, so every move is), while the token holder and /status see them at once; the
+// public listener serves the same delayed views, whatever token it is shown, and nothing else. When the
+// clock has moved on past the delay, the moves reach the public feed in order and the public views.
+TEST(Http, BroadcastDelayHoldsThePublicViewsBackAndNotTheArbiters) {
+  clock_offset_ms = 0;
+  Daemon d(base_config("token = \"control-token-456\"\n",
+                       "[broadcast]\ndelay_s = 60\nlisten = \"127.0.0.1:0\"\n"));
+  const auto public_ep = d.on_io([&] { return d.service().public_endpoint(); });
+  ASSERT_TRUE(public_ep);
+  const std::uint16_t pub = public_ep->port();
+  const std::string token = "Authorization: Bearer control-token-456\r\n";
+  WsClient early(d.port());  // a public viewer from before the game
+  ASSERT_TRUE(early.ok()) << early.error();
+  d.feed("A", test_support::short_game(T0).events);
+  ASSERT_EQ(d.plies("A"), 12);
+  d.settle("A");
+
+  // The arbiter: live.
+  EXPECT_NE(get(d.port(), "/games.pgn", token).body.find("1. e4"), std::string::npos);
+  EXPECT_EQ(json::parse(get(d.port(), "/status").body)["boards"][0]["game"]["ply"], 12);
+  EXPECT_NE(get(d.port(), "/boards/A.pgn", token).body.find("6... b5"), std::string::npos);
+  // The public, on either listener: the games without their moves.
+  for (std::uint16_t port : {d.port(), pub}) {
+    for (std::string target : {"/games.pgn", "/boards/A.pgn"}) {
+      Reply r = get(port, target, port == pub ? token : "");
+      ASSERT_EQ(r.status, 200) << target << r.head;
+      EXPECT_NE(r.body.find("[Board \"A\"]"), std::string::npos) << r.body;
+      EXPECT_EQ(count(r.body, "[%clk "), 0) << port << target << r.body;
+      EXPECT_EQ(r.body.find("e4"), std::string::npos) << r.body;
+    }
+  }
+  auto moves_in_snapshot = [](WsClient& ws) {
+    int moves = 0;
+    while (auto m = ws.read(300ms))
+      if (json::parse(*m)["type"] == "move") ++moves;
+    return moves;
+  };
+  WsClient arbiter(d.port(), 0, "/ws", {{"Authorization", "Bearer control-token-456"}});
+  EXPECT_EQ(moves_in_snapshot(arbiter), 12);
+  WsClient reader(d.port());
+  EXPECT_EQ(moves_in_snapshot(reader), 0);
+  WsClient world(pub);
+  ASSERT_TRUE(world.ok()) << world.error();
+  EXPECT_EQ(moves_in_snapshot(world), 0);
+  EXPECT_EQ(moves_in_snapshot(early), 0) << "the public feed let a move out before its time";
+  // The public listener only reads the delayed views: no control, no live status, no live wire bytes.
+  EXPECT_EQ(request(pub, "POST", "/control/A/draw", token).status, 405);
+  EXPECT_EQ(get(pub, "/status", token).status, 404);
+  EXPECT_EQ(get(pub, "/boards/A/capture.cap", token).status, 404);
+  EXPECT_EQ(get(d.port(), "/boards/A/capture.cap").status, 401);
+  EXPECT_EQ(get(d.port(), "/boards/A/capture.cap", token).status, 200);
+  json st = json::parse(get(d.port(), "/status").body)["broadcast"];
+  EXPECT_EQ(st["delay_s"], 60);
+  EXPECT_GE(st["waiting_events"].get<int>(), 12);
+
+  // Past the delay: the next event lets every due one out, in order, to the public feeds.
+  clock_offset_ms = 3'600'000;
+  d.feed("B", test_support::short_game(T0, 7, 2).events);
+  for (WsClient* ws : {&early, &world, &reader}) {
+    int next = 1;
+    while (next <= 12) {
+      auto m = ws->read();
+      ASSERT_TRUE(m) << "waiting for ply " << next;
+      json j = json::parse(*m);
+      if (j["type"] != "move" || j["board"] != "A") continue;
+      ASSERT_EQ(j["ply"], next) << *m;
+      ++next;
+    }
+  }
+  d.settle("B");
+  EXPECT_NE(get(pub, "/games.pgn").body.find("6... b5"), std::string::npos);
+  EXPECT_NE(get(d.port(), "/boards/A.pgn").body.find("6... b5"), std::string::npos);
+  clock_offset_ms = 0;
+}
+
 TEST(HttpServer, SnapshotLargerThanTheQueueLimitIsDelivered) {
   asio::io_context io;
   http::ServerOptions o;
@@ -696,7 +774,9 @@ TEST(HttpServer, SnapshotLargerThanTheQueueLimitIsDelivered) {
     res.status = r.websocket ? 101 : 404;
     return res;
   };
-  h.ws_snapshot = [](const http::Request&) { return std::vector<std::string>(100, std::string(100, 's')); };
+  h.ws_snapshot = [](const http::Request&, int) {
+    return std::vector<std::string>(100, std::string(100, 's'));
+  };
   http::Server server(io, o, h);
   auto ep = server.listen("127.0.0.1", 0);
   ASSERT_TRUE(ep) << ep.error();

@@ -284,7 +284,8 @@ class WebSocket:
     GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
     def __init__(self, port, path="/ws", timeout=5, headers=""):
-        """`headers`: more request header lines ("Origin: https://lichess.org\r\n"), as a browser sends."""
+        """`headers`: more request header lines, each ending in CRLF (an Authorization: Bearer …, the Origin
+        a browser sends)."""
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
         key = base64.b64encode(os.urandom(16)).decode()
         self.sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
@@ -305,6 +306,7 @@ class WebSocket:
         if fields.get("sec-websocket-accept") != accept:
             raise TestFailure(f"/ws: wrong Sec-WebSocket-Accept {fields.get('sec-websocket-accept')}")
         self.events = []
+        self.arrivals = []  # time.time() when each event arrived
         self.errors = []
         self.closed = False
         self.lock = threading.Lock()
@@ -356,6 +358,7 @@ class WebSocket:
                                     continue
                                 with self.lock:
                                     self.events.append(e)
+                                    self.arrivals.append(time.time())
                         message = b""
                 elif opcode == 0x2:
                     self.errors.append("a binary frame")

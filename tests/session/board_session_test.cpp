@@ -423,6 +423,43 @@ TEST_F(SessionOnAPty, APressWithNoMoveOnTheBoardAsksForADumpThatCompletesIt) {
   EXPECT_EQ(session_->stats().board_rereads, 1u);  // once per press
 }
 
+// A bughouse board's session reconstructs nothing itself (sensor_only): the match does, and tells through
+// read_wanted when a press found the board at rest with no move. The session sends the dump request once
+// per value the match gives, as it does for its own reconstruction.
+TEST_F(SessionOnAPty, ASensorOnlySessionAsksForADumpWhenTheMatchWantsOne) {
+  std::optional<std::int64_t> wanted;
+  {
+    BoardSessionConfig cfg;
+    cfg.link.device = pty_.slave_path;
+    cfg.sensor_only = true;
+    cfg.read_wanted = [&] { return wanted; };
+    session_ = std::make_unique<BoardSession>(io_, cfg, BoardSessionHandlers{});
+    session_->start();
+    master_ = std::make_unique<io::test::MasterEnd>(io_, pty_.master_fd);
+    ASSERT_TRUE(io::test::run_until(io_, [&] { return master_->received().size() >= 3; }));
+  }
+  master_->write(start_dump_bytes());
+  master_->write(reading_bytes(false));
+  io_.run_for(200ms);
+  std::size_t sent = master_->received().size();
+  master_->write(reading_bytes(true));
+  io_.run_for(200ms);
+  EXPECT_EQ(master_->received().size(), sent) << "nothing wanted, nothing asked";
+  wanted = 1000;
+  master_->write(reading_bytes(false));
+  ASSERT_TRUE(io::test::run_until(io_, [&] { return master_->received().size() > sent; }));
+  EXPECT_EQ(master_->received().back(), drivers::dgt::command::kSendBoard);
+  sent = master_->received().size();
+  master_->write(reading_bytes(true));
+  io_.run_for(300ms);
+  EXPECT_EQ(master_->received().size(), sent) << "asked twice for the same press";
+  wanted = 2000;
+  master_->write(reading_bytes(false));
+  ASSERT_TRUE(io::test::run_until(io_, [&] { return master_->received().size() > sent; }));
+  EXPECT_EQ(master_->received().back(), drivers::dgt::command::kSendBoard);
+  EXPECT_EQ(session_->stats().board_rereads, 2u);
+}
+
 // `eboardctl sim --capture`: the recorded bytes go out verbatim at their times (speeded up), and the board
 // answers a host's request from the state the recording shows, preset from its first dump.
 TEST(BoardPlayer, CaptureIsPlayedVerbatimAndRequestsAreAnsweredFromItsState) {
