@@ -405,7 +405,17 @@ void Reconstructor::reset_turn() {
   placed_drop_.reset();
 }
 
+std::optional<Reconstructor::ClockNow> Reconstructor::clock_now() const {
+  if (!last_reading_ || !last_reading_->present || !left_player_) return std::nullopt;
+  ClockNow c{clock_times(*last_reading_), std::nullopt, last_reading_ms_};
+  // The lever is up on the side whose clock runs (the player on move presses it down).
+  if (last_reading_->running)
+    c.running = last_reading_->lever_up == ClockSide::Left ? *left_player_ : ~*left_player_;
+  return c;
+}
+
 void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
+  last_reading_ms_ = t;
   if (!r.present) {
     last_reading_ = r;
     return;

@@ -85,6 +85,14 @@ class Reconstructor {
   // board showed no legal move at rest, which field updates lost on the wire also leave. A source that can
   // ask sends one request per value; the snapshot it gets clears it. Empty with reread_board off.
   std::optional<std::int64_t> board_read_wanted() const { return reread_wanted_; }
+  // The clock as last read: both times, whose clock runs (none when it is stopped or the sides are not
+  // known yet), and when it was read; none before a reading from a clock that is there.
+  struct ClockNow {
+    ClockTimes times;
+    std::optional<Color> running;
+    std::int64_t read_ms = 0;
+  };
+  std::optional<ClockNow> clock_now() const;
   // Which colour sits at the clock's left side, once learned from the first completed move.
   std::optional<Color> left_player() const { return left_player_; }
   // The committed position as it stands on the wood (in bughouse a promoted piece is a pawn there).
@@ -290,6 +298,7 @@ class Reconstructor {
   const Successor* successor_with_lifts(const std::array<Piece, 64>& board) const;
   void resolve_pending_on_settle(std::int64_t t, bool final);
   std::optional<ClockReading> last_reading_;
+  std::int64_t last_reading_ms_ = 0;
   bool clocks_paused_ = false;  // set by the match (FQE 23)
   std::optional<Color> left_player_;
   bool left_player_confirmed_ = false;  // by a completed move (before that: from the running side)

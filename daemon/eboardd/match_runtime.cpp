@@ -470,6 +470,7 @@ class SerialMatchFeed : public MatchFeed {
                          {"disconnects", ls.disconnects}, {"open_failures", ls.open_failures}};
       j["session_stats"] = {{"sensor_events", s->stats().sensor_events},
                             {"board_rereads", s->stats().board_rereads}};
+      j["rotated"] = s->board().rotated();  // as SerialSource tells it: the operator's page draws it so
     }
     return j;
   }

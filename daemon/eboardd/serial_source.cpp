@@ -122,6 +122,8 @@ nlohmann::json SerialSource::info() const {
     if (p->usb_vid) j["port"]["usb_vid"] = *p->usb_vid;
     if (p->usb_pid) j["port"]["usb_pid"] = *p->usb_pid;
   }
+  // Set up turned round (Black at the connector's side): the operator's page draws it as it stands.
+  j["rotated"] = session_->board().rotated();
   const auto& ls = session_->link_stats();
   j["link_stats"] = {{"bytes_in", ls.bytes_in},       {"bytes_out", ls.bytes_out},
                      {"connects", ls.connects},       {"reconnects", ls.reconnects},

@@ -1,41 +1,51 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
-// The operator's page. Two sources, both from this daemon: /status (positions, players, alerts and whether
-// they are acknowledged, links, reserves), fetched every few seconds and soon after every /ws event; and
-// /ws (moves with their clocks, provisional moves, links, alerts), which starts with the current state of
-// every board. While either fails the page says "not live" and greys everything: nothing stale may look
-// current. The token lives in sessionStorage only: it goes in an Authorization header, never in a URL.
+// The operator's page. Two sources, both from this daemon: /ws (moves with their clocks, provisional moves,
+// links, alerts, results), which starts with the current state of every board, and /status (positions,
+// players, alerts and whether they are acknowledged, reserves, gaps, adjournments). /ws events are applied
+// to the page's model as they come (a move is played on the board drawn, its clock read), and only the
+// board they concern is redrawn, once per frame; /status is fetched when the connection (re)opens, when
+// an event tells something only /status details (an alert, a result, a bughouse capture), at most once a
+// second, and every STATUS_EVERY_MS anyway. While either fails the page says "not live" and greys
+// everything: nothing stale may look current. The token lives in sessionStorage only: it goes in an
+// Authorization header, never in a URL.
 "use strict";
 
 const TOKEN_KEY = "eboardd.token";
-const STATUS_EVERY_MS = 2000;
-const STATUS_AFTER_EVENT_MS = 150;
+const STATUS_EVERY_MS = 10000;
+const STATUS_MIN_GAP_MS = 1000;
 const RECONNECT_MIN_MS = 500;
 const RECONNECT_MAX_MS = 5000;
 const SVG_NS = "http://www.w3.org/2000/svg";
 const GLYPHS = { k: "\u265a", q: "\u265b", r: "\u265c", b: "\u265d", n: "\u265e", p: "\u265f" };
+const FILES = "abcdefgh";
+const MAX_CANDIDATES_SHOWN = 12; // a long gap may have hundreds: the arbiter then types the moves
 
 const page = {
   status: null,
+  statusById: new Map(), // board id -> its entry of /status
+  matchById: new Map(), // board id -> its match of /status
   statusOk: false,
   wsOpen: false,
   ws: null,
   wsAttempt: 0,
   reconnectTimer: null,
   statusTimer: null,
+  statusDue: 0, // when the pending fetch fires (performance.now())
+  lastFetch: -Infinity,
   needsToken: false,
   right: null, // "read" or "control" once the token was accepted
-  boards: new Map(), // id -> what /ws told: moves, provisional, last clock, link
-  cards: new Map(), // id -> the hall's card elements
+  boards: new Map(), // id -> the model: what /status and /ws told of the board
+  cards: new Map(), // id -> the hall's card
+  viewCards: new Map(), // id -> the cards of the match view
   matchNodes: new Map(),
   failedNodes: new Map(),
   filter: "",
-  flipped: new Set(),
+  flipped: new Map(), // id -> the operator's choice (else the board's own orientation)
   renderQueued: false,
   dirtyAll: true,
   dirtyBoards: new Set(),
   layoutKey: "",
-  boardKeys: new Map(), // id -> what of /status its card shows, as JSON
   // Counts the /ws connections opened and closed: a /status answer counts only if no connection opened or
   // closed while it was on its way (else it may be the previous daemon's, shown as live).
   epoch: 0,
@@ -73,12 +83,95 @@ function svgEl(tag, attrs) {
   return e;
 }
 
-// ---- the live state -------------------------------------------------------------------------------------
+// ---- positions ---------------------------------------------------------------------------------------------
+
+// The piece placement of a FEN (or X-FEN with a [pocket]): square name -> piece letter.
+function placement(fen) {
+  const out = {};
+  const rows = String(fen || "").split(" ")[0].split("[")[0].split("/");
+  for (let r = 0; r < 8 && r < rows.length; r++) {
+    let file = 0;
+    for (const ch of rows[r]) {
+      if (ch >= "1" && ch <= "8") file += Number(ch);
+      else if (/[kqrbnp]/i.test(ch) && file < 8) out[FILES[file++] + (8 - r)] = ch;
+    }
+  }
+  return out;
+}
+
+function sideOf(fen) {
+  return String(fen || "").split(" ")[1] === "b" ? "black" : "white";
+}
+
+function placementText(pieces) {
+  const rows = [];
+  for (let rank = 8; rank >= 1; rank--) {
+    let row = "";
+    let empty = 0;
+    for (const f of FILES) {
+      const p = pieces[f + rank];
+      if (p) {
+        if (empty) row += empty;
+        empty = 0;
+        row += p;
+      } else empty++;
+    }
+    rows.push(row + (empty ? empty : ""));
+  }
+  return rows.join("/");
+}
+
+// Plays a move in UCI (a drop "N@f3", a promotion "e7e8q", castling as the king's two-square step or, in
+// Chess960, as the king taking its own rook) on a placement. Only what the board shows: no legality.
+function playUci(pos, uci) {
+  const p = pos.pieces;
+  const white = pos.side === "white";
+  const drop = /^([PNBRQK])@([a-h][1-8])$/i.exec(uci);
+  if (drop) {
+    p[drop[2]] = white ? drop[1].toUpperCase() : drop[1].toLowerCase();
+  } else {
+    const m = /^([a-h][1-8])([a-h][1-8])([qrbn])?$/.exec(uci);
+    if (!m) return false;
+    const [, from, to, promo] = m;
+    const piece = p[from];
+    if (!piece) return false;
+    const target = p[to];
+    const kind = piece.toLowerCase();
+    const rank = from[1];
+    if (kind === "k" && target && target.toLowerCase() === "r" && (target === target.toUpperCase()) === white) {
+      // Chess960 castling: the king "takes" its rook.
+      const kingside = to[0] > from[0];
+      delete p[from];
+      delete p[to];
+      p[(kingside ? "g" : "c") + rank] = piece;
+      p[(kingside ? "f" : "d") + rank] = target;
+    } else if (kind === "k" && Math.abs(FILES.indexOf(to[0]) - FILES.indexOf(from[0])) === 2) {
+      const kingside = to[0] > from[0];
+      const rookFrom = (kingside ? "h" : "a") + rank;
+      const rookTo = (kingside ? "f" : "d") + rank;
+      delete p[from];
+      p[to] = piece;
+      if (p[rookFrom]) {
+        p[rookTo] = p[rookFrom];
+        delete p[rookFrom];
+      }
+    } else {
+      if (kind === "p" && from[0] !== to[0] && !target) delete p[to[0] + from[1]]; // en passant
+      delete p[from];
+      p[to] = promo ? (white ? promo.toUpperCase() : promo) : piece;
+    }
+  }
+  pos.side = white ? "black" : "white";
+  return true;
+}
+
+// ---- the live state -----------------------------------------------------------------------------------------
 
 function boardState(id) {
   let b = page.boards.get(id);
   if (!b) {
-    b = { moves: [], provisional: null, clock: null, link: null };
+    // moves: as /ws told them; pos: what is drawn (the /status position and the moves told since).
+    b = { moves: [], provisional: null, clock: null, link: null, base: null, pos: null, arrival: null };
     page.boards.set(id, b);
   }
   return b;
@@ -88,35 +181,75 @@ function isLive() {
   return page.wsOpen && page.statusOk;
 }
 
-function onEvent(e) {
+// The position drawn: /status's, then the moves /ws told after it, in order.
+function rebuildPosition(b) {
+  if (!b.base) {
+    b.pos = null;
+    return;
+  }
+  b.pos = { pieces: placement(b.base.fen), side: sideOf(b.base.fen), ply: b.base.ply, last: b.base.last, fen: b.base.fen };
+  for (const m of b.moves) if (m.ply === b.pos.ply + 1) playMove(b, m);
+}
+
+function playMove(b, m) {
+  if (!playUci(b.pos, m.uci)) return false;
+  b.pos.ply = m.ply;
+  b.pos.last = m.uci;
+  b.pos.fen = null; // placementText on demand
+  return true;
+}
+
+function fenOf(b) {
+  if (!b.pos) return "";
+  if (!b.pos.fen) b.pos.fen = placementText(b.pos.pieces) + " " + (b.pos.side === "white" ? "w" : "b");
+  return b.pos.fen;
+}
+
+function onEvent(e, arrival) {
   if (!e || typeof e.board !== "string") return;
   const b = boardState(e.board);
   switch (e.type) {
-    case "move":
+    case "move": {
+      const known = b.moves.find((m) => m.ply === e.ply);
       // A ply told again (a new game, or the snapshot after a reconnect) replaces what followed it.
       b.moves = b.moves.filter((m) => m.ply < e.ply);
       b.moves.push(e);
       if (b.provisional && b.provisional.ply <= e.ply) b.provisional = null;
       if (e.clock) b.clock = { white: e.clock.white, black: e.clock.black, t: e.t, ply: e.ply };
+      if (b.pos && e.ply === b.pos.ply + 1) {
+        if (!playMove(b, e)) needStatus();
+      } else if (b.pos && e.ply <= b.pos.ply) {
+        // Told already (the same move), or in the position /status gave; else the game changed under us.
+        const published = b.base ? b.base.published : 0;
+        if (known ? known.uci !== e.uci : e.ply <= published) needStatus();
+      } else {
+        needStatus(); // a ply missed: /status has the position
+      }
+      // Reserves change with captures and drops: /status has them.
+      if (page.matchById.has(e.board)) needStatus();
       break;
+    }
     case "provisional":
       b.provisional = e;
       break;
     case "link":
       b.link = e;
       break;
-    // Alerts: /status tells which are open and acknowledged; the refresh below fetches it.
     default:
+      // Alerts (their numbers and acknowledgement), results, claims, match pauses: /status tells them.
+      needStatus();
       break;
   }
+  // For the benchmark (web_bench.py): when the first move not drawn yet arrived.
+  if (arrival !== undefined && e.type === "move" && b.arrival === null) b.arrival = arrival;
   markDirty(e.board);
-  scheduleStatus(STATUS_AFTER_EVENT_MS);
 }
 
 // ---- /status ---------------------------------------------------------------------------------------------
 
 async function fetchStatus() {
   page.statusTimer = null;
+  page.lastFetch = performance.now();
   const epoch = page.epoch;
   const wasOk = page.statusOk;
   // Answers may overtake one another: an older one than the last adopted is dropped.
@@ -147,16 +280,25 @@ async function fetchStatus() {
 }
 
 function scheduleStatus(ms) {
+  const due = performance.now() + ms;
   if (page.statusTimer !== null) {
-    if (ms >= STATUS_EVERY_MS) return; // one is coming sooner
+    if (page.statusDue <= due) return; // one is coming sooner
     clearTimeout(page.statusTimer);
   }
+  page.statusDue = due;
   page.statusTimer = setTimeout(fetchStatus, ms);
 }
 
+// Something only /status details changed: fetched soon, but not more than once a second.
+function needStatus() {
+  scheduleStatus(Math.max(0, page.lastFetch + STATUS_MIN_GAP_MS - performance.now()));
+}
+
 function adoptStatus(s) {
-  const before = page.status;
   page.status = s;
+  page.statusById = new Map((s.boards || []).map((b) => [b.id, b]));
+  page.matchById = new Map();
+  for (const m of s.matches || []) for (const id of m.boards || []) page.matchById.set(id, m);
   // Redraw what changed only: the hall's layout when boards, matches or failed boards did, else the cards
   // whose game, alerts, link or reserves did (journal counters change at every move and show nowhere).
   const layout = JSON.stringify([
@@ -166,20 +308,28 @@ function adoptStatus(s) {
   ]);
   if (layout !== page.layoutKey) markDirty();
   page.layoutKey = layout;
-  for (const b of s.boards || []) {
-    const m = (s.matches || []).find((x) => (x.boards || []).includes(b.id));
-    const key = JSON.stringify([b.game, b.control, b.link_state, m ? (m.games || []).find((g) => g.id === b.id) : null]);
-    if (page.boardKeys.get(b.id) !== key) markDirty(b.id);
-    page.boardKeys.set(b.id, key);
-  }
-  // A new game (its number changed): what /ws told of the old one goes.
-  for (const b of s.boards || []) {
-    const old = before && (before.boards || []).find((o) => o.id === b.id);
-    if (old && old.game && b.game && old.game.number !== b.game.number) {
-      const st = boardState(b.id);
-      st.moves = [];
-      st.provisional = null;
-      st.clock = null;
+  for (const sb of s.boards || []) {
+    const b = boardState(sb.id);
+    const g = sb.game || {};
+    const m = page.matchById.get(sb.id);
+    const key = JSON.stringify([g.result, g.reason, g.tags, sb.control, sb.link_state, sb.source && sb.source.rotated, m ? (m.games || []).find((x) => x.id === sb.id) : null]);
+    if (b.statusKey !== key) markDirty(sb.id);
+    b.statusKey = key;
+    // A new game (its number changed): what /ws told of the old one goes.
+    if (b.base && b.base.number !== g.number) {
+      b.moves = [];
+      b.provisional = null;
+      b.clock = null;
+    }
+    const base = { number: g.number, ply: g.ply || 0, published: g.published_ply || 0, fen: g.fen || "", last: g.last_move || "" };
+    // The page may be ahead of /status (moves told since it was made): then it keeps its position.
+    if (!b.base || !b.pos || base.number !== b.base.number || base.ply > b.pos.ply || base.ply < b.base.ply || (base.ply === b.pos.ply && base.fen !== b.base.fen)) {
+      const before = b.pos ? fenOf(b) : null;
+      b.base = base;
+      rebuildPosition(b);
+      if (fenOf(b) !== before) markDirty(sb.id);
+    } else {
+      b.base = base;
     }
   }
 }
@@ -214,18 +364,18 @@ function beep() {
       osc.start(ctx.currentTime + start);
       osc.stop(ctx.currentTime + start + 0.23);
     }
+    page.beeps = (page.beeps || 0) + 1;
   } catch (err) {
     /* no audio here: the colour and the title still tell */
   }
 }
 
 function statusBoard(id) {
-  return page.status ? (page.status.boards || []).find((b) => b.id === id) : undefined;
+  return page.statusById.get(id);
 }
 
 function matchOf(id) {
-  if (!page.status) return undefined;
-  return (page.status.matches || []).find((m) => (m.boards || []).includes(id));
+  return page.matchById.get(id);
 }
 
 function openAlerts(sb) {
@@ -283,13 +433,16 @@ async function connect() {
     markDirty();
   };
   ws.onmessage = (m) => {
+    const arrival = performance.now();
     for (const line of String(m.data).split("\n")) {
       if (!line.trim()) continue;
+      let e;
       try {
-        onEvent(JSON.parse(line));
+        e = JSON.parse(line);
       } catch (err) {
-        /* not JSON: ignored */
+        continue; // not JSON: ignored
       }
+      onEvent(e, arrival);
     }
   };
   ws.onclose = () => {
@@ -326,59 +479,53 @@ function reconnectNow() {
 
 // ---- drawing ---------------------------------------------------------------------------------------------
 
-// The piece placement of a FEN (or X-FEN with a [pocket]): square name -> piece letter.
-function placement(fen) {
-  const out = {};
-  const rows = String(fen || "").split(" ")[0].split("[")[0].split("/");
-  for (let r = 0; r < 8 && r < rows.length; r++) {
-    let file = 0;
-    for (const ch of rows[r]) {
-      if (ch >= "1" && ch <= "8") file += Number(ch);
-      else if (/[kqrbnp]/i.test(ch) && file < 8) out["abcdefgh"[file++] + (8 - r)] = ch;
-    }
+// An SVG board made once; update() touches only the squares whose piece or highlight changed.
+function makeBoardSvg() {
+  const svg = svgEl("svg", { viewBox: "0 0 80 80", class: "board", role: "img" });
+  const squares = [];
+  for (let i = 0; i < 64; i++) {
+    const rect = svgEl("rect", { x: (i % 8) * 10, y: Math.floor(i / 8) * 10, width: 10, height: 10 });
+    const text = svgEl("text", { x: (i % 8) * 10 + 5, y: Math.floor(i / 8) * 10 + 8.6, "text-anchor": "middle", "font-size": 9, "paint-order": "stroke" });
+    svg.append(rect, text);
+    squares.push({ rect, text, fill: "", piece: "", sq: "" });
   }
-  return out;
+  return { svg, squares, label: "" };
 }
 
-function sideToMove(fen) {
-  return String(fen || "").split(" ")[1] === "b" ? "black" : "white";
-}
-
-function drawBoard(fen, lastUci, flipped, label) {
-  const svg = svgEl("svg", { viewBox: "0 0 80 80", class: "board", role: "img", "aria-label": label });
+function updateBoardSvg(bs, pieces, lastUci, flipped, label) {
   const from = lastUci && /^[a-h][1-8]/.test(lastUci) ? lastUci.slice(0, 2) : null;
   const to = lastUci ? (lastUci.match(/([a-h][1-8])(?:[qrbn])?$/) || [])[1] : null;
-  const pieces = placement(fen);
-  for (let row = 0; row < 8; row++) {
-    for (let col = 0; col < 8; col++) {
-      const file = flipped ? 7 - col : col;
-      const rank = flipped ? row + 1 : 8 - row;
-      const sq = "abcdefgh"[file] + rank;
-      const dark = (file + rank) % 2 === 1; // a1 is dark
-      let fill = dark ? "#a27c55" : "#e8dcc0";
-      if (sq === from || sq === to) fill = dark ? "#c9a640" : "#ecd77a";
-      svg.append(svgEl("rect", { x: col * 10, y: row * 10, width: 10, height: 10, fill }));
-      const p = pieces[sq];
+  for (let i = 0; i < 64; i++) {
+    const row = Math.floor(i / 8);
+    const col = i % 8;
+    const file = flipped ? 7 - col : col;
+    const rank = flipped ? row + 1 : 8 - row;
+    const sq = FILES[file] + rank;
+    const dark = (file + rank) % 2 === 1; // a1 is dark
+    let fill = dark ? "#a27c55" : "#e8dcc0";
+    if (sq === from || sq === to) fill = dark ? "#c9a640" : "#ecd77a";
+    const s = bs.squares[i];
+    if (s.fill !== fill) s.rect.setAttribute("fill", (s.fill = fill));
+    const p = pieces[sq] || "";
+    if (s.piece !== p || s.sq !== sq) {
+      s.piece = p;
+      s.sq = sq;
       if (p) {
         const white = p === p.toUpperCase();
-        const t = svgEl("text", {
-          x: col * 10 + 5,
-          y: row * 10 + 8.6,
-          "text-anchor": "middle",
-          "font-size": 9,
-          fill: white ? "#ffffff" : "#000000",
-          stroke: white ? "#000000" : "#ffffff",
-          "stroke-width": white ? 0.45 : 0.2,
-          "paint-order": "stroke",
-          "data-square": sq,
-          "data-piece": p,
-        });
-        t.textContent = GLYPHS[p.toLowerCase()];
-        svg.append(t);
+        s.text.setAttribute("fill", white ? "#ffffff" : "#000000");
+        s.text.setAttribute("stroke", white ? "#000000" : "#ffffff");
+        s.text.setAttribute("stroke-width", white ? 0.45 : 0.2);
+        s.text.setAttribute("data-square", sq);
+        s.text.setAttribute("data-piece", p);
+        s.text.textContent = GLYPHS[p.toLowerCase()];
+      } else {
+        s.text.removeAttribute("data-square");
+        s.text.removeAttribute("data-piece");
+        s.text.textContent = "";
       }
     }
   }
-  return svg;
+  if (bs.label !== label) bs.svg.setAttribute("aria-label", (bs.label = label));
 }
 
 function reserveText(letters, color) {
@@ -402,8 +549,9 @@ function clockText(ms) {
   return neg ? "0:00" : text;
 }
 
-// Both clocks now: the last reading, minus the time since it for the side whose lever is down (the side
-// to move), while the game runs, the board is online and the page is live.
+// Both clocks now: the last reading, minus the time since it for the side whose clock runs, while the
+// game runs, the board is online and the page is live. The daemon tells the clocks at each completed move
+// (the reading at the press): from then the clock of the side that did not move runs.
 function clocksNow(id) {
   const b = boardState(id);
   const sb = statusBoard(id);
@@ -412,7 +560,9 @@ function clocksNow(id) {
   const over = sb && sb.game && sb.game.result && sb.game.result !== "*";
   const offline = linkState(id) === "offline";
   const adjourned = sb && sb.control && sb.control.adjourned;
-  const ticking = isLive() && !over && !offline && !adjourned;
+  const m = matchOf(id);
+  const paused = m && m.paused;
+  const ticking = isLive() && !over && !offline && !adjourned && !paused;
   const out = { white: b.clock.white, black: b.clock.black, running: ticking ? running : null };
   if (ticking) out[running] = b.clock[running] - Math.max(0, Date.now() - b.clock.t);
   return out;
@@ -429,7 +579,7 @@ function linkState(id) {
 function lastMoveText(id) {
   const b = boardState(id);
   const m = b.moves[b.moves.length - 1];
-  if (!m) return "no move yet";
+  if (!m || (b.pos && m.ply !== b.pos.ply)) return b.pos && b.pos.last ? b.pos.last : "no move yet";
   const n = Math.ceil(m.ply / 2) + (m.ply % 2 ? ". " : "... ");
   return n + m.san + (m.illegal ? " (illegal)" : "") + (m.recovered ? " (recovered)" : "");
 }
@@ -442,14 +592,22 @@ function tag(sb, name) {
   return (sb && sb.game && sb.game.tags && sb.game.tags[name]) || "";
 }
 
+// The board turned round: the operator's choice, else as the physical board stands (set up rotated, with
+// Black at the connector's side, it is seen from Black's side).
+function flippedOf(id) {
+  if (page.flipped.has(id)) return page.flipped.get(id);
+  const sb = statusBoard(id);
+  return !!(sb && sb.source && sb.source.rotated);
+}
+
 // ---- the hall --------------------------------------------------------------------------------------------
 
-function makeCard(id) {
+function makeCard(id, large) {
   const c = {};
-  c.root = el("article", { class: "card", "data-board": id });
-  c.title = el("a", { href: "#board/" + encodeURIComponent(id) }, "Board " + id);
+  c.root = el("article", { class: "card" + (large ? " large-card" : ""), "data-board": id, tabindex: 0 });
+  c.title = el("a", { href: "#board/" + encodeURIComponent(id), tabindex: -1 }, "Board " + id);
   c.link = el("span", { class: "link unknown" }, "link ?");
-  c.boardHolder = el("div", { class: "board-holder" });
+  c.board = makeBoardSvg();
   c.top = el("div", { class: "player" }, el("span", { class: "name" }), el("span", { class: "clock" }));
   c.bottom = el("div", { class: "player" }, el("span", { class: "name" }), el("span", { class: "clock" }));
   c.reserveTop = el("div", { class: "reserve" });
@@ -457,48 +615,59 @@ function makeCard(id) {
   c.last = el("div", { class: "last" });
   c.result = el("div", { class: "result" });
   c.alerts = el("div", { class: "alerts-line", role: "alert" });
-  c.root.append(el("div", { class: "card-head" }, c.title, c.link), c.top, c.reserveTop, c.boardHolder, c.reserveBottom, c.bottom, c.last, c.result, c.alerts);
-  c.drawn = null;
+  c.root.append(el("div", { class: "card-head" }, c.title, c.link), c.top, c.reserveTop, el("div", { class: "board-holder" }, c.board.svg), c.reserveBottom, c.bottom, c.last, c.result, c.alerts);
+  // The card is one stop of the tab order; Enter opens the board.
+  c.root.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && ev.target === c.root) location.hash = "#board/" + encodeURIComponent(id);
+  });
+  c.root.addEventListener("click", (ev) => {
+    if (!ev.target.closest("a")) location.hash = "#board/" + encodeURIComponent(id);
+  });
   return c;
+}
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
 }
 
 function updateCard(c, id, flipped) {
   c.flipped = flipped;
+  const b = boardState(id);
   const sb = statusBoard(id);
-  const fen = sb && sb.game ? sb.game.fen : "";
-  const last = sb && sb.game ? sb.game.last_move || "" : "";
-  const key = fen + "|" + last + "|" + flipped + "|" + lastMoveText(id);
-  c.root.dataset.fen = fen;
-  c.root.dataset.ply = sb && sb.game ? sb.game.ply : "";
-  if (c.drawn !== key) {
-    c.boardHolder.replaceChildren(drawBoard(fen, last, flipped, boardLabel(id, fen)));
-    c.drawn = key;
-  }
+  const fen = fenOf(b);
+  if (c.root.dataset.fen !== fen) c.root.dataset.fen = fen;
+  c.root.dataset.ply = b.pos ? b.pos.ply : "";
+  const label = boardLabel(id, fen);
+  updateBoardSvg(c.board, b.pos ? b.pos.pieces : {}, b.pos ? b.pos.last : "", flipped, label);
   const ls = linkState(id);
   c.link.className = "link " + (ls === "online" || ls === "offline" ? ls : "unknown");
-  c.link.textContent = ls === "unknown" ? "link ?" : ls;
+  setText(c.link, ls === "unknown" ? "link ?" : ls);
   const round = tag(sb, "Round");
   c.root.dataset.round = round;
-  c.title.textContent = "Board " + id + (round ? " \u00b7 R" + round : "");
+  setText(c.title, "Board " + id + (round ? " \u00b7 R" + round : ""));
   const [topSide, bottomSide] = flipped ? ["white", "black"] : ["black", "white"];
   c.top.dataset.side = topSide;
   c.bottom.dataset.side = bottomSide;
-  c.top.firstChild.textContent = tag(sb, topSide === "white" ? "White" : "Black") || (topSide === "white" ? "White" : "Black");
-  c.bottom.firstChild.textContent = tag(sb, bottomSide === "white" ? "White" : "Black") || (bottomSide === "white" ? "White" : "Black");
+  setText(c.top.firstChild, tag(sb, topSide === "white" ? "White" : "Black") || (topSide === "white" ? "White" : "Black"));
+  setText(c.bottom.firstChild, tag(sb, bottomSide === "white" ? "White" : "Black") || (bottomSide === "white" ? "White" : "Black"));
   const m = matchOf(id);
   const g = m && (m.games || []).find((x) => x.id === id);
-  c.reserveTop.textContent = g && g.reserves ? reserveText(g.reserves[topSide], topSide) : "";
-  c.reserveBottom.textContent = g && g.reserves ? reserveText(g.reserves[bottomSide], bottomSide) : "";
+  setText(c.reserveTop, g && g.reserves ? reserveText(g.reserves[topSide], topSide) : "");
+  setText(c.reserveBottom, g && g.reserves ? reserveText(g.reserves[bottomSide], bottomSide) : "");
   c.reserveTop.hidden = c.reserveBottom.hidden = !g;
-  c.last.textContent = "Last move: " + lastMoveText(id);
+  setText(c.last, "Last move: " + lastMoveText(id));
   const result = sb && sb.game && sb.game.result !== "*" ? sb.game.result + (sb.game.reason ? " (" + sb.game.reason + ")" : "") : "";
-  c.result.textContent = result;
+  setText(c.result, result);
   const open = openAlerts(sb);
   c.root.classList.toggle("has-alert", open.length > 0);
   c.root.dataset.openAlerts = open.length;
-  c.alerts.textContent = open.length ? open.length + " open alert" + (open.length > 1 ? "s" : "") + ": " + open.map((a) => a.code).join(", ") : "";
-  c.root.setAttribute("aria-label", boardLabel(id, fen) + (open.length ? "; " + open.length + " open alerts" : ""));
+  setText(c.alerts, open.length ? open.length + " open alert" + (open.length > 1 ? "s" : "") + ": " + open.map((a) => a.code).join(", ") : "");
+  c.root.setAttribute("aria-label", label + (open.length ? "; " + open.length + " open alerts" : ""));
   updateClocks(c, id);
+  if (b.arrival !== null) {
+    if (window.eboarddBench) window.eboarddBench.push(performance.now() - b.arrival);
+    b.arrival = null;
+  }
 }
 
 function updateClocks(c, id) {
@@ -506,7 +675,7 @@ function updateClocks(c, id) {
   for (const row of [c.top, c.bottom]) {
     const side = row.dataset.side;
     const clock = row.lastChild;
-    clock.textContent = clockText(now[side]);
+    setText(clock, clockText(now[side]));
     clock.classList.toggle("running", now.running === side);
     clock.classList.toggle("low", now[side] !== null && now[side] < 30000);
   }
@@ -517,8 +686,12 @@ function matches(id) {
   if (!f) return true;
   const sb = statusBoard(id);
   const m = matchOf(id);
-  const hay = ["board " + id, id, "r" + tag(sb, "Round"), "round " + tag(sb, "Round"), tag(sb, "White"), tag(sb, "Black"), m ? m.name : ""];
+  const hay = ["board " + id, id, "r" + tag(sb, "Round"), "round " + tag(sb, "Round"), tag(sb, "White"), tag(sb, "Black"), tag(sb, "Event"), tag(sb, "Section"), m ? m.name : ""];
   return hay.some((h) => String(h).toLowerCase().includes(f));
+}
+
+function matchTitle(m) {
+  return "Bughouse match " + m.name + (m.result && m.result !== "*" ? " \u00b7 " + m.result + " (team White " + m.boards[0] + " + Black " + m.boards[1] + ")" : "");
 }
 
 function renderHall() {
@@ -537,10 +710,12 @@ function renderHall() {
       let node = page.matchNodes.get(m.name);
       if (!node) {
         node = { root: el("section", { class: "match", "data-match": m.name }), title: el("h2", {}), boards: el("div", { class: "match-boards" }) };
+        node.link = el("a", { href: "#match/" + encodeURIComponent(m.name) }, "");
+        node.title.append(node.link);
         node.root.append(node.title, node.boards);
         page.matchNodes.set(m.name, node);
       }
-      node.title.textContent = "Bughouse match " + m.name + (m.result && m.result !== "*" ? " \u00b7 " + m.result + " (team White " + m.boards[0] + " + Black " + m.boards[1] + ")" : "");
+      setText(node.link, matchTitle(m));
       const roots = m.boards.map((bid) => cardFor(bid).root);
       // Put back only when changed: moving a node takes the keyboard focus away from a link in it.
       if (roots.length !== node.boards.children.length || roots.some((r, i) => node.boards.children[i] !== r)) node.boards.replaceChildren(...roots);
@@ -550,7 +725,7 @@ function renderHall() {
       wanted.push(node.root);
     } else {
       const c = cardFor(id);
-      updateCard(c, id, false);
+      updateCard(c, id, flippedOf(id));
       c.root.hidden = !matches(id);
       wanted.push(c.root);
     }
@@ -567,7 +742,7 @@ function renderHall() {
     node.hidden = !matches(id);
     wanted.push(node);
   }
-  for (const [id, c] of page.cards) if (!ids.includes(id)) page.cards.delete(id);
+  for (const id of [...page.cards.keys()]) if (!ids.includes(id)) page.cards.delete(id);
   const same = wanted.length === hall.children.length && wanted.every((n, i) => hall.children[i] === n);
   if (!same) hall.replaceChildren(...wanted);
 }
@@ -575,10 +750,47 @@ function renderHall() {
 function cardFor(id) {
   let c = page.cards.get(id);
   if (!c) {
-    c = makeCard(id);
+    c = makeCard(id, false);
     page.cards.set(id, c);
   }
   return c;
+}
+
+// One hall card after a /ws event: itself only.
+function updateHallCard(id) {
+  const c = page.cards.get(id);
+  if (!c) return;
+  const m = matchOf(id);
+  updateCard(c, id, m && m.running !== false ? m.boards[1] === id : flippedOf(id));
+}
+
+// ---- a match -----------------------------------------------------------------------------------------------
+
+// Both boards large, side by side, with the four reserves; each links to its board's page.
+function renderMatchView(name) {
+  const view = document.getElementById("match-view");
+  const m = page.status ? (page.status.matches || []).find((x) => x.name === name) : undefined;
+  if (!m) {
+    page.viewCards.clear();
+    page.matchView = null;
+    view.replaceChildren(el("p", {}, page.status ? "No match " + name + " here. " : "Loading\u2026 "), el("a", { href: "#" }, "Back to the hall"));
+    return;
+  }
+  if (page.matchView !== name || !view.querySelector(".match-boards")) {
+    page.viewCards.clear();
+    page.matchView = name;
+    const boards = el("div", { class: "match-boards" });
+    for (const bid of m.boards) {
+      const c = makeCard(bid, true);
+      page.viewCards.set(bid, c);
+      boards.append(c.root);
+    }
+    page.matchTitle = el("h2", {});
+    view.replaceChildren(el("p", {}, el("a", { href: "#" }, "\u2190 The hall")), page.matchTitle, boards);
+  }
+  view.dataset.match = name;
+  setText(page.matchTitle, matchTitle(m) + (m.paused ? " \u00b7 paused" : ""));
+  m.boards.forEach((bid, i) => updateCard(page.viewCards.get(bid), bid, i === 1));
 }
 
 // ---- one board -------------------------------------------------------------------------------------------
@@ -592,8 +804,8 @@ function renderBoardView(id) {
     return;
   }
   const b = boardState(id);
-  const flipped = page.flipped.has(id);
-  const fen = sb.game ? sb.game.fen : "";
+  const flipped = flippedOf(id);
+  const fen = fenOf(b);
   const m = matchOf(id);
   const g = m && (m.games || []).find((x) => x.id === id);
   const now = clocksNow(id);
@@ -605,45 +817,52 @@ function renderBoardView(id) {
       el("span", { class: "name" }, (side === "white" ? "White: " : "Black: ") + (tag(sb, side === "white" ? "White" : "Black") || "?")),
       el("span", { class: "clock" + (now.running === side ? " running" : "") }, clockText(now[side]))
     );
-
+  const big = makeBoardSvg();
+  updateBoardSvg(big, b.pos ? b.pos.pieces : {}, b.pos ? b.pos.last : "", flipped, boardLabel(id, fen));
+  const rotated = !!(sb.source && sb.source.rotated);
   const left = el(
     "section",
-    { class: "large", "data-board": id, "data-fen": fen },
-    el("h2", {}, "Board " + id + (m ? " \u00b7 match " + m.name : "") + (tag(sb, "Round") ? " \u00b7 round " + tag(sb, "Round") : "")),
+    { class: "large", "data-board": id, "data-fen": fen, "data-flipped": String(flipped) },
+    el("h2", {}, "Board " + id, m ? el("span", {}, " \u00b7 ", el("a", { href: "#match/" + encodeURIComponent(m.name) }, "match " + m.name)) : "", tag(sb, "Round") ? " \u00b7 round " + tag(sb, "Round") : ""),
     el("p", {}, el("a", { href: "#" }, "\u2190 The hall"), " ", el("span", { class: "link " + linkState(id) }, "link " + linkState(id)),
-      " ", el("button", { type: "button", onclick: () => { if (flipped) page.flipped.delete(id); else page.flipped.add(id); markDirty(); } }, "Flip board")),
+      " ", el("button", { type: "button", class: "flip", "aria-pressed": String(flipped), onclick: () => { page.flipped.set(id, !flipped); markDirty(); } }, "Flip board"),
+      rotated ? el("span", { class: "note" }, " (the board is set up rotated)") : ""),
     playerRow(topSide),
-    g ? el("div", { class: "reserve" }, reserveText(g.reserves[topSide], topSide)) : null,
-    drawBoard(fen, sb.game ? sb.game.last_move : "", flipped, boardLabel(id, fen)),
-    g ? el("div", { class: "reserve" }, reserveText(g.reserves[bottomSide], bottomSide)) : null,
+    g ? el("div", { class: "reserve", "data-side": topSide }, reserveText(g.reserves[topSide], topSide)) : null,
+    big.svg,
+    g ? el("div", { class: "reserve", "data-side": bottomSide }, reserveText(g.reserves[bottomSide], bottomSide)) : null,
     playerRow(bottomSide),
-    el("p", {}, "To move: " + sideToMove(fen) + ". FEN: ", el("code", {}, fen))
+    el("p", {}, "To move: " + (b.pos ? b.pos.side : "?") + ". FEN: ", el("code", {}, (sb.game && sb.game.ply === (b.pos && b.pos.ply) ? sb.game.fen : fen)))
   );
   if (m) {
     // The partner board, small, turned as a player of this board's bottom side sees their partner's.
     const partner = m.boards.find((x) => x !== id);
-    const ps = statusBoard(partner);
+    const pb = boardState(partner);
     const pg = (m.games || []).find((x) => x.id === partner);
-    const pfen = ps && ps.game ? ps.game.fen : "";
+    const pfen = fenOf(pb);
     const pflip = !flipped;
     const [pTop, pBottom] = pflip ? ["white", "black"] : ["black", "white"];
-    const small = el(
-      "div",
-      { class: "partner", "data-board": partner, "data-fen": pfen },
-      el("p", {}, "Partner board: ", el("a", { href: "#board/" + encodeURIComponent(partner) }, "Board " + partner), " (" + linkState(partner) + ")"),
-      pg ? el("div", { class: "reserve" }, reserveText(pg.reserves[pTop], pTop)) : null,
-      drawBoard(pfen, ps && ps.game ? ps.game.last_move : "", pflip, boardLabel(partner, pfen)),
-      pg ? el("div", { class: "reserve" }, reserveText(pg.reserves[pBottom], pBottom)) : null
+    const small = makeBoardSvg();
+    updateBoardSvg(small, pb.pos ? pb.pos.pieces : {}, pb.pos ? pb.pos.last : "", pflip, boardLabel(partner, pfen));
+    left.append(
+      el(
+        "div",
+        { class: "partner", "data-board": partner, "data-fen": pfen },
+        el("p", {}, "Partner board: ", el("a", { href: "#board/" + encodeURIComponent(partner) }, "Board " + partner), " (" + linkState(partner) + ")"),
+        pg ? el("div", { class: "reserve" }, reserveText(pg.reserves[pTop], pTop)) : null,
+        small.svg,
+        pg ? el("div", { class: "reserve" }, reserveText(pg.reserves[pBottom], pBottom)) : null
+      )
     );
-    left.append(small);
   }
 
   // The right column is kept between renders, so a field being typed in keeps its focus and text.
   let sk = page.skeleton;
   if (!sk || sk.id !== id || !view.contains(sk.right)) {
-    sk = { id, left: el("div", {}), result: el("div", {}), provisional: el("div", {}), alerts: el("div", {}), moves: el("div", {}), actions: el("div", {}) };
-    sk.right = el("section", {}, sk.result, sk.provisional, el("h2", {}, "Alerts"), sk.alerts, el("h2", {}, "Moves"), sk.moves, el("h2", {}, "Arbiter"), sk.actions);
+    sk = { id, left: el("div", {}), result: el("div", {}), provisional: el("div", {}), state: el("div", {}), alerts: el("div", {}), moves: el("div", {}), actions: el("div", {}) };
+    sk.right = el("section", {}, sk.result, sk.provisional, sk.state, el("h2", {}, "Alerts"), sk.alerts, el("h2", {}, "Moves"), sk.moves, el("h2", {}, "Arbiter"), sk.actions);
     page.skeleton = sk;
+    sk.stateKey = null;
     view.replaceChildren(sk.left, sk.right);
   }
   sk.left.replaceChildren(left);
@@ -652,10 +871,59 @@ function renderBoardView(id) {
   sk.provisional.replaceChildren(
     p ? el("p", { class: "provisional", "data-provisional": p.uci }, "Being played, not completed (no clock press yet): " + Math.ceil(p.ply / 2) + (p.ply % 2 ? ". " : "... ") + p.san) : ""
   );
+  // The adjournment and the missed gap, with their actions: redrawn only when they change.
+  const ctl = sb.control || {};
+  const stateKey = JSON.stringify([ctl.adjourned, ctl.missed_gap, canControl()]);
+  if (sk.stateKey !== stateKey) {
+    sk.stateKey = stateKey;
+    sk.state.replaceChildren(gameState(id, ctl));
+  }
   sk.alerts.replaceChildren(alertList(id, sb));
   sk.moves.replaceChildren(moveTable(b.moves));
   const box = actions(id);
   if (sk.actions.firstChild !== box) sk.actions.replaceChildren(box);
+}
+
+function gameState(id, ctl) {
+  const out = el("div", {});
+  const dis = !canControl();
+  if (ctl.adjourned) {
+    const a = ctl.adjourned;
+    out.append(
+      el("div", { class: "adjourned", "data-adjourned": "true" },
+        el("h2", {}, "Adjourned"),
+        el("p", {}, (a.sealed_by === "white" ? "White" : "Black") + " sealed move " + a.move_number + (a.clock ? "; clocks White " + clockText(a.clock.white) + ", Black " + clockText(a.clock.black) : "") + (a.since ? " \u00b7 " + new Date(a.since).toLocaleTimeString() : "")),
+        el("button", { type: "button", class: "resume", disabled: dis, onclick: () => confirm("Resume the game on board " + id + "? The sealed move is played.") && act(id, "resume", {}) }, "Resume"))
+    );
+  }
+  if (ctl.missed_gap) {
+    const gap = ctl.missed_gap;
+    const list = el("ol", { class: "candidates" });
+    const all = gap.candidates || [];
+    for (const c of all.slice(0, MAX_CANDIDATES_SHOWN)) {
+      list.append(
+        el("li", { "data-candidate": c.number },
+          el("span", {}, (c.san || []).join(" ") + " "),
+          el("button", { type: "button", class: "recover", disabled: dis, onclick: () => act(id, "recover", { candidate: c.number }) }, "Take candidate " + c.number))
+      );
+    }
+    const typed = el("input", { type: "text", class: "gap-moves", placeholder: "the moves played, e.g. g7g6 f2f3", "aria-label": "The gap's moves as played", size: 28 });
+    const side = el("select", { "aria-label": "Side to move in the adopted position" }, el("option", { value: "" }, "side: the clock's"), el("option", { value: "white" }, "White to move"), el("option", { value: "black" }, "Black to move"));
+    out.append(
+      el("div", { class: "missed-gap", "data-missed-gap": "true" },
+        el("h2", {}, "Moves missed"),
+        el("p", {}, "Plies " + gap.first_ply + "\u2013" + gap.last_ply + " were made while the board was not followed. The sequences that explain the position:"),
+        list,
+        all.length > MAX_CANDIDATES_SHOWN ? el("p", {}, "\u2026 and " + (all.length - MAX_CANDIDATES_SHOWN) + " more (eboardctl status lists them all): type the moves played instead.") : "",
+        el("form", { class: "actions", onsubmit: (ev) => {
+          ev.preventDefault();
+          if (typed.value.trim()) act(id, "recover", { moves: typed.value.trim() });
+        } }, typed, el("button", { type: "submit", class: "recover-moves", disabled: dis }, "Recover these moves")),
+        el("div", { class: "actions" }, "Or follow the game from what the board shows:", side,
+          el("button", { type: "button", class: "adopt", disabled: dis, onclick: () => confirm("Adopt the position board " + id + " shows?") && act(id, "adopt", side.value ? { side: side.value } : {}) }, "Adopt position")))
+    );
+  }
+  return out;
 }
 
 function moveCell(m) {
@@ -666,7 +934,7 @@ function moveCell(m) {
   if (m.recovered) td.append(el("span", { class: "mark recovered", title: "found after a gap, not seen being made" }, "recovered"));
   if (m.clock) {
     const mover = m.ply % 2 ? "white" : "black";
-    td.append(el("span", { class: "clk" }, "[" + clockText(m.clock[mover]) + "]"));
+    td.append(el("span", { class: "clk", title: "%clk: the mover's clock after the move" }, "[" + clockText(m.clock[mover]) + "]"));
   }
   return td;
 }
@@ -710,32 +978,50 @@ function actions(id) {
   const box = el("div", {});
   page.actions = { key, box };
   if (!canControl()) box.append(el("p", {}, "Sign in with the control token to act."));
-  const fen = el("input", { type: "text", placeholder: "FEN (empty: the initial position)", "aria-label": "FEN of the new game", size: 30 });
   const dis = !canControl();
+  const fen = el("input", { type: "text", class: "fen", placeholder: "FEN (empty: the initial position)", "aria-label": "FEN of the new game", size: 30 });
   box.append(
     el("div", { class: "actions" },
       el("button", { type: "button", disabled: dis, onclick: () => confirm("Draw by agreement on board " + id + "?") && act(id, "draw", {}) }, "Draw"),
       el("button", { type: "button", disabled: dis, onclick: () => confirm("White resigns on board " + id + "?") && act(id, "resign", { side: "white" }) }, "White resigns"),
       el("button", { type: "button", disabled: dis, onclick: () => confirm("Black resigns on board " + id + "?") && act(id, "resign", { side: "black" }) }, "Black resigns")),
     el("div", { class: "actions" }, fen,
-      el("button", { type: "button", disabled: dis, onclick: () => confirm("Start a new game on board " + id + "?") && act(id, "new-game", fen.value.trim() ? { fen: fen.value.trim() } : {}) }, "New game"))
+      el("button", { type: "button", class: "new-game", disabled: dis, onclick: () => confirm("Start a new game on board " + id + "?") && act(id, "new-game", fen.value.trim() ? { fen: fen.value.trim() } : {}) }, "New game / set up position"))
   );
-  const white = el("input", { type: "text", placeholder: "White", "aria-label": "White player", size: 14 });
-  const black = el("input", { type: "text", placeholder: "Black", "aria-label": "Black player", size: 14 });
+  // Players and tags: the two players, the round, and any other tag by name.
+  const white = el("input", { type: "text", class: "tag-white", placeholder: "White", "aria-label": "White player", size: 14 });
+  const black = el("input", { type: "text", class: "tag-black", placeholder: "Black", "aria-label": "Black player", size: 14 });
+  const round = el("input", { type: "text", class: "tag-round", placeholder: "Round", "aria-label": "Round", size: 5 });
+  const tagName = el("input", { type: "text", placeholder: "Tag (e.g. Event)", "aria-label": "Other tag's name", size: 12 });
+  const tagValue = el("input", { type: "text", placeholder: "value", "aria-label": "Other tag's value", size: 14 });
   box.append(
-    el("div", { class: "actions" }, white, black,
-      el("button", { type: "button", disabled: dis, onclick: () => {
-        const tags = {};
-        if (white.value.trim()) tags.White = white.value.trim();
-        if (black.value.trim()) tags.Black = black.value.trim();
-        act(id, "tags", tags);
-      } }, "Set players"))
+    el("form", { class: "actions", onsubmit: (ev) => {
+      ev.preventDefault();
+      const tags = {};
+      if (white.value.trim()) tags.White = white.value.trim();
+      if (black.value.trim()) tags.Black = black.value.trim();
+      if (round.value.trim()) tags.Round = round.value.trim();
+      if (tagName.value.trim()) tags[tagName.value.trim()] = tagValue.value.trim();
+      act(id, "tags", tags);
+    } }, white, black, round, tagName, tagValue, el("button", { type: "submit", class: "set-tags", disabled: dis }, "Set players and tags"))
   );
   const side = el("select", { "aria-label": "Side promoting" }, el("option", { value: "white" }, "White"), el("option", { value: "black" }, "Black"));
   const piece = el("select", { "aria-label": "Promotion piece" }, ...[["q", "queen"], ["r", "rook"], ["b", "bishop"], ["n", "knight"]].map(([v, n]) => el("option", { value: v }, n)));
   box.append(
     el("div", { class: "actions" }, "Next promotion:", side, piece,
       el("button", { type: "button", disabled: dis, onclick: () => act(id, "promotion", { side: side.value, piece: piece.value }) }, "Set promotion piece"))
+  );
+  // Adjourning: the player on move seals his move (never shown until the resumption).
+  const sealer = el("select", { "aria-label": "Side sealing" }, el("option", { value: "white" }, "White"), el("option", { value: "black" }, "Black"));
+  const sealed = el("input", { type: "password", class: "sealed", placeholder: "sealed move (e.g. Nf3)", "aria-label": "The sealed move", size: 12, autocomplete: "off" });
+  box.append(
+    el("div", { class: "actions" }, "Adjourn:", sealer, sealed,
+      el("button", { type: "button", class: "adjourn", disabled: dis, onclick: () => {
+        const body = { side: sealer.value, sealed: sealed.value.trim() };
+        sealed.value = "";
+        act(id, "adjourn", body);
+      } }, "Adjourn"),
+      el("button", { type: "button", class: "resume", disabled: dis, onclick: () => act(id, "resume", {}) }, "Resume"))
   );
   return box;
 }
@@ -744,19 +1030,48 @@ function canControl() {
   return !!token() && page.right === "control";
 }
 
-async function act(id, action, body) {
-  const path = "/control/" + encodeURIComponent(id) + "/" + action;
-  let text;
-  try {
-    const res = await fetch(path, { method: "POST", headers: authHeaders({ "Content-Type": "application/json" }), body: JSON.stringify(body) });
-    text = "POST " + path + " \u2192 " + res.status + "\n" + (await res.text());
-  } catch (err) {
-    text = "POST " + path + ": no answer (" + err + ")";
-  }
+function showAnswer(text) {
   const answer = document.getElementById("answer");
   answer.hidden = false;
   document.getElementById("answer-text").textContent = text;
+}
+
+async function request(method, path, body) {
+  let text;
+  try {
+    const init = { method, headers: authHeaders(body === undefined ? {} : { "Content-Type": "application/json" }) };
+    if (body !== undefined) init.body = JSON.stringify(body);
+    const res = await fetch(path, init);
+    text = method + " " + path + " \u2192 " + res.status + "\n" + (await res.text());
+  } catch (err) {
+    text = method + " " + path + ": no answer (" + err + ")";
+  }
+  showAnswer(text);
   scheduleStatus(0);
+}
+
+function act(id, action, body) {
+  return request("POST", "/control/" + encodeURIComponent(id) + "/" + action, body);
+}
+
+// ---- the operator's panel: ports -----------------------------------------------------------------------------
+
+function renderPorts() {
+  const list = document.getElementById("ports-list");
+  const s = page.status;
+  const rows = [];
+  for (const b of (s && s.boards) || []) rows.push([b.id, b.device || "", linkState(b.id)]);
+  for (const [id, why] of Object.entries((s && s.failed_boards) || {})) rows.push([id, "", "not started: " + why]);
+  const key = JSON.stringify([rows, canControl()]);
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
+  list.replaceChildren(
+    ...rows.map(([id, dev, state]) =>
+      el("li", { "data-board": id }, "Board " + id + (dev ? " on " + dev : "") + " \u00b7 " + state + " ",
+        el("button", { type: "button", class: "remove-board", disabled: !canControl(), onclick: () => confirm("Stop and forget board " + id + " (until a reload)?") && request("DELETE", "/boards/" + encodeURIComponent(id)) }, "Remove"))
+    )
+  );
+  document.getElementById("add-board-button").disabled = !canControl();
 }
 
 // ---- page --------------------------------------------------------------------------------------------------
@@ -768,7 +1083,7 @@ function showNotice(text) {
 }
 
 // What changed: one board (a /ws event: only its card is redrawn, which keeps a hall of hundreds of boards
-// cheap at blitz pace), or everything (no argument).
+// cheap at blitz pace), or everything (no argument). Drawn once per frame.
 function markDirty(board) {
   if (typeof board === "string") page.dirtyBoards.add(board);
   else if (board !== null) page.dirtyAll = true; // null: the header only (live, alert count, title)
@@ -778,8 +1093,8 @@ function markDirty(board) {
 }
 
 function route() {
-  const m = location.hash.match(/^#board\/(.+)$/);
-  return m ? decodeURIComponent(m[1]) : null;
+  const m = location.hash.match(/^#(board|match)\/(.+)$/);
+  return m ? { kind: m[1], id: decodeURIComponent(m[2]) } : { kind: "hall", id: null };
 }
 
 function render() {
@@ -787,42 +1102,58 @@ function render() {
   const live = isLive();
   const liveEl = document.getElementById("live");
   liveEl.dataset.live = String(live);
-  liveEl.textContent = live ? "live" : page.needsToken ? "not live: reading needs a token" : page.wsOpen ? "not live: no status" : "not live: reconnecting\u2026";
+  setText(liveEl, live ? "live" : page.needsToken ? "not live: reading needs a token" : page.wsOpen ? "not live: no status" : "not live: reconnecting\u2026");
   document.body.classList.toggle("stale", !live);
   let open = 0;
   for (const b of (page.status && page.status.boards) || []) open += openAlerts(b).length;
   const total = document.getElementById("alert-total");
   total.dataset.count = String(open);
-  total.textContent = open ? open + " open alert" + (open > 1 ? "s" : "") : "";
-  document.title = (open ? "(" + open + ") " : "") + (live ? "" : "[not live] ") + "eboardd";
+  setText(total, open ? open + " open alert" + (open > 1 ? "s" : "") : "");
+  const title = (open ? "(" + open + ") " : "") + (live ? "" : "[not live] ") + "eboardd";
+  if (document.title !== title) document.title = title;
   if (page.needsToken && !token()) showNotice("Reading this daemon needs a token: sign in above.");
   else if (!page.needsToken) showNotice("");
   const signedIn = !!token();
   document.getElementById("signin").hidden = signedIn;
   document.getElementById("signed-in").hidden = !signedIn;
-  document.getElementById("right").textContent = !signedIn ? "" : page.right === "refused" ? "Token refused" : "Signed in (" + (page.right || "checking") + ")";
-  const id = route();
-  document.getElementById("hall").hidden = id !== null;
-  document.getElementById("board-view").hidden = id === null;
+  setText(document.getElementById("right"), !signedIn ? "" : page.right === "refused" ? "Token refused" : "Signed in (" + (page.right || "checking") + ")");
+  const r = route();
+  document.getElementById("hall").hidden = r.kind !== "hall";
+  document.getElementById("ports").hidden = r.kind !== "hall";
+  document.getElementById("board-view").hidden = r.kind !== "board";
+  document.getElementById("match-view").hidden = r.kind !== "match";
   const all = page.dirtyAll;
-  const some = [...page.dirtyBoards];
+  const some = page.dirtyBoards;
   page.dirtyAll = false;
-  page.dirtyBoards.clear();
-  if (id !== null) renderBoardView(id);
-  else if (all) renderHall();
-  else for (const b of some) if (page.cards.has(b)) updateCard(page.cards.get(b), b, page.cards.get(b).flipped);
+  page.dirtyBoards = new Set();
+  if (r.kind === "board") {
+    const m = matchOf(r.id);
+    if (all || some.has(r.id) || (m && m.boards.some((x) => some.has(x)))) renderBoardView(r.id);
+  } else if (r.kind === "match") {
+    if (all || page.matchView !== r.id) renderMatchView(r.id);
+    else for (const b of some) if (page.viewCards.has(b)) updateCard(page.viewCards.get(b), b, page.viewCards.get(b).flipped);
+  } else if (all) {
+    renderHall();
+    renderPorts();
+  } else {
+    for (const b of some) updateHallCard(b);
+  }
+  // What was not drawn (another view) counts as shown: its time would only measure the switch of views.
+  for (const b of some) boardState(b).arrival = null;
 }
 
 function tick() {
   if (!isLive()) return;
-  const id = route();
-  if (id === null) {
+  const r = route();
+  if (r.kind === "hall") {
     for (const [bid, c] of page.cards) updateClocks(c, bid);
+  } else if (r.kind === "match") {
+    for (const [bid, c] of page.viewCards) updateClocks(c, bid);
   } else {
-    for (const row of document.querySelectorAll("#board-view .player")) {
-      const now = clocksNow(id);
+    const now = clocksNow(r.id);
+    for (const row of document.querySelectorAll("#board-view .large > .player")) {
       const side = row.dataset.side;
-      row.lastChild.textContent = clockText(now[side]);
+      setText(row.lastChild, clockText(now[side]));
       row.lastChild.classList.toggle("running", now.running === side);
     }
   }
@@ -850,6 +1181,14 @@ function init() {
     page.filter = ev.target.value;
     markDirty();
   });
+  document.getElementById("add-board").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const f = ev.target;
+    const id = f.elements["board-id"].value.trim();
+    const port = f.elements["board-port"].value.trim();
+    const protocol = f.elements["board-protocol"].value;
+    request("POST", "/boards", { id, port, protocol });
+  });
   const sound = document.getElementById("sound");
   const showSound = () => {
     sound.textContent = soundOn() ? "Sound on" : "Sound off";
@@ -861,7 +1200,11 @@ function init() {
     if (soundOn()) beep(); // and the click lets the browser play sound from now on
   });
   showSound();
-  window.addEventListener("hashchange", () => markDirty());
+  window.addEventListener("hashchange", () => {
+    page.skeleton = null;
+    page.matchView = null;
+    markDirty();
+  });
   setInterval(tick, 200);
   connect();
   fetchStatus();

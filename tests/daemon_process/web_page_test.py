@@ -220,6 +220,14 @@ def placement(fen):
     return out
 
 
+def same_position(fen, candidates):
+    """The candidate FEN whose placement and side to move the page's FEN shows, or None."""
+    for c in candidates:
+        if c and placement(fen) == placement(c) and fen.split(" ")[1:2] == c.split(" ")[1:2]:
+            return c
+    return None
+
+
 HALL_JS = """(() => {
   const out = {};
   for (const card of document.querySelectorAll('#hall .card:not([data-failed])')) {
@@ -251,7 +259,9 @@ def check_hall(h, cdp, port, boards, timeout=15):
             if not card:
                 problems.append(f"board {bid}: no card in the hall")
                 continue
-            if card["fen"] not in (before.get(bid), after.get(bid)):
+            # The page plays the moves /ws tells on the position /status gave: its FEN holds the placement
+            # and the side to move (castling rights and counters are the daemon's business).
+            if same_position(card["fen"], (before.get(bid), after.get(bid))) is None:
                 problems.append(f"board {bid}: page FEN {card['fen']!r}, /status {before.get(bid)!r}")
             elif card["pieces"] != placement(card["fen"]):
                 problems.append(f"board {bid}: the SVG shows {card['pieces']}, not the FEN {card['fen']}")
@@ -400,6 +410,18 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
             f"board C's running clock ticks in the page: {first.get('C')} then {second.get('C')}")
     title = cdp.js("document.title")
     h.check(title.startswith("(1) "), f"the tab title counts the open alert: {title!r}")
+    # The keyboard: Tab reaches the cards (one stop each), Enter opens the one focused.
+    cdp.js("document.getElementById('filter').focus()")
+    for key, code in (("Tab", 9),) * 12:
+        cdp.call("Input.dispatchKeyEvent", type="rawKeyDown", key=key, code=key, windowsVirtualKeyCode=code)
+        cdp.call("Input.dispatchKeyEvent", type="keyUp", key=key, code=key, windowsVirtualKeyCode=code)
+        if cdp.js("document.activeElement.dataset.board === 'C'"):
+            break
+    h.check(cdp.js("document.activeElement.dataset.board") == "C", "Tab reaches board C's card")
+    cdp.call("Input.dispatchKeyEvent", type="rawKeyDown", key="Enter", code="Enter", windowsVirtualKeyCode=13)
+    cdp.call("Input.dispatchKeyEvent", type="keyUp", key="Enter", code="Enter", windowsVirtualKeyCode=13)
+    wait_js(h, cdp, "location.hash === '#board/C'", 5, "Enter opening board C")
+    cdp.js("location.hash = ''")
     # The filter keeps the matching board only.
     cdp.js("(() => { const f = document.getElementById('filter'); f.value = 'C';"
            " f.dispatchEvent(new Event('input')); })()")
@@ -415,6 +437,37 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
     print("screenshot:", path)
     h.check(match_status["name"] == "A-B", f"the demo's match: {match_status.get('name')}")
 
+    # The match view: both boards large with the four reserves /status gives (read between two /status
+    # calls: a capture in between is no failure).
+    cdp.js("location.hash = '#match/A-B'")
+    wait_js(h, cdp, "document.querySelectorAll('#match-view .card .reserve:not([hidden])').length === 4", 10,
+            "the match view's four reserves")
+    reserves_js = """(() => Object.fromEntries([...document.querySelectorAll('#match-view .card')].map(c =>
+        [c.dataset.board, Object.fromEntries([...c.querySelectorAll('.player')].map((p, i) =>
+          [p.dataset.side, c.querySelectorAll('.reserve')[i].textContent]))])))()"""
+
+    def reserve_text(letters, side):
+        glyphs = {"q": "\u265b", "r": "\u265c", "b": "\u265d", "n": "\u265e", "p": "\u265f"}
+        counts = {p: letters.lower().count(p) for p in "qrbnp"}
+        parts = [glyphs[p] + ("\u00d7" + str(n) if n > 1 else "") for p, n in counts.items() if n]
+        return f"{side.capitalize()} reserve: " + (" ".join(parts) if parts else "none")
+
+    def status_reserves():
+        games = {g["id"]: g["reserves"] for g in status(port)["matches"][0]["games"]}
+        return {b: {side: reserve_text(games[b].get(side, ""), side) for side in ("white", "black")} for b in "AB"}
+    deadline = time.time() + 15
+    while True:
+        before = status_reserves()
+        shown = cdp.js(reserves_js)
+        after = status_reserves()
+        if shown in (before, after) or time.time() > deadline:
+            break
+        time.sleep(0.3)
+    h.check(shown in (before, after), f"the match view's reserves {shown} are /status's {after}")
+    path = os.path.join(shots, "match.png")
+    cdp.screenshot(path)
+    print("screenshot:", path)
+
     # Board A's view: the move list with clocks.
     cdp.js("location.hash = '#board/A'")
     wait_js(h, cdp, "document.querySelectorAll('#board-view table.moves td.move').length >= 2", 10,
@@ -426,6 +479,16 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
     path = os.path.join(shots, "board-A.png")
     cdp.screenshot(path)
     print("screenshot:", path)
+    # The demo's boards stand the normal way (source.rotated false): White at the bottom until Flip.
+    rotated = {b["id"]: b.get("source", {}).get("rotated") for b in status(port)["boards"]}
+    h.check(rotated.get("A") is False, f"/status tells each board's orientation: {rotated}")
+    h.check(cdp.js("document.querySelector('#board-view .large').dataset.flipped") == "false",
+            "board A drawn White at the bottom (not rotated)")
+    cdp.js("document.querySelector('#board-view button.flip').click()")
+    wait_js(h, cdp, "document.querySelector('#board-view .large').dataset.flipped === 'true' && "
+            "document.querySelector('#board-view .large > .player').dataset.side === 'white'", 5,
+            "Flip turning board A round (White at the top)")
+    cdp.js("document.querySelector('#board-view button.flip').click()")
 
     # Board C's view: the alert with its code, acknowledged through the page.
     cdp.js("location.hash = '#board/C'")

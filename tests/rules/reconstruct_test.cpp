@@ -22,6 +22,27 @@ TEST(Reconstruct, CleanOpeningCompletedByPresses) {
   EXPECT_EQ(r.left_player(), WHITE);
 }
 
+// What the operator's page needs to run the clocks between readings: both times, whose clock runs (the
+// side on move: its lever is up), and when they were read.
+TEST(Reconstruct, TheClockAsLastReadSaysWhoseClockRuns) {
+  Reconstructor r(ReconstructConfig{});
+  Script s(r);
+  EXPECT_FALSE(r.clock_now());
+  s.snapshot(Position::start()).clock_start();
+  auto c = r.clock_now();
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->running, WHITE);
+  EXPECT_EQ(c->read_ms, s.t());
+  EXPECT_TRUE(c->times.known());
+  s.move("e2", "e4", W_PAWN);
+  c = r.clock_now();
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->running, BLACK);
+  EXPECT_EQ(c->read_ms, s.t());
+  s.move("e7", "e5", B_PAWN);
+  EXPECT_EQ(r.clock_now()->running, WHITE);
+}
+
 TEST(Reconstruct, MoveIsProvisionalUntilThePress) {
   Reconstructor r(ReconstructConfig{});
   Script s(r);
