@@ -212,8 +212,8 @@ Config build(const toml::table& root, const std::string& source) {
   Config c;
   c.source = source;
   check_keys(root, "",
-             {"state_dir", "log_level", "http", "journal", "discovery", "event", "broadcast", "push", "board",
-              "match"});
+             {"state_dir", "log_level", "http", "journal", "discovery", "event", "broadcast", "push",
+              "livechess", "board", "match"});
   if (auto s = get_string(root, "state_dir", "")) {
     if (s->empty() || (*s)[0] != '/')
       fail(where_of(root, "state_dir"), "state_dir must be an absolute path, not '" + *s + "'");
@@ -303,6 +303,39 @@ Config build(const toml::table& root, const std::string& source) {
         fail(where_of(e, key),
              std::string("event.") + key + ": at most 256 characters, no control characters");
       *to = *v;
+    }
+  }
+
+  if (const toml::node* n = root.get("livechess")) {
+    if (!n->is_table()) fail(n->source(), "livechess must be a table [livechess]");
+    const toml::table& l = *n->as_table();
+    check_keys(l, "livechess", {"listen", "control", "allowed_origins"});
+    c.livechess.enabled = true;
+    if (auto s = get_string(l, "listen", "livechess.")) {
+      auto addr = parse_listen(*s);
+      if (!addr) fail(where_of(l, "listen"), "livechess.listen: " + addr.error());
+      c.livechess.listen = *s;
+      c.livechess.host = addr->host;
+      c.livechess.port = addr->port;
+      c.livechess.loopback = addr->loopback;
+    }
+    auto control = get_bool(l, "control", "livechess.");
+    if (!c.livechess.loopback && !control)
+      fail(n->source(), "livechess.listen " + c.livechess.listen +
+                            " is reachable beyond this computer, and LiveChess' setup call (a new game on a "
+                            "board) asks for no credentials: set livechess.control = false to refuse it "
+                            "there, or true to accept that");
+    if (control) c.livechess.control = *control;
+    if (l.get("allowed_origins")) {
+      c.livechess.allowed_origins.clear();
+      for (auto& [origin, node] : get_strings(l, "allowed_origins", "livechess.")) {
+        std::string o = lower(origin);
+        while (!o.empty() && o.back() == '/') o.pop_back();
+        if (o != "*" && !valid_origin(o))
+          fail(node->source(), "livechess.allowed_origins: '" + origin +
+                                   "' is not a web origin such as \"https://lichess.org\" (or \"*\": any)");
+        c.livechess.allowed_origins.push_back(o);
+      }
     }
   }
 
@@ -587,6 +620,7 @@ ConfigDiff diff(const Config& before, const Config& after) {
   d.event_changed = !(before.event == after.event);
   d.broadcast_changed =
       !(before.broadcast == after.broadcast) || !(before.push_lichess == after.push_lichess);
+  d.livechess_changed = !(before.livechess == after.livechess);
   return d;
 }
 
@@ -604,6 +638,7 @@ std::string ConfigDiff::summary() const {
   if (discovery_changed) s += ", discovery changed";
   if (event_changed) s += ", event tags changed";
   if (broadcast_changed) s += ", broadcast or push changed (needs a restart)";
+  if (livechess_changed) s += ", livechess changed (needs a restart)";
   if (http_access_changed) s += ", http access (tokens, open_read, server names, origins) changed";
   if (http_changed) s += ", http listen or limits changed (needs a restart)";
   if (state_dir_changed) s += ", state_dir changed (needs a restart)";

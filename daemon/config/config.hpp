@@ -115,6 +115,24 @@ struct LichessPushConfig {
   bool operator==(const LichessPushConfig&) const = default;
 };
 
+// [livechess]: a second listener speaking DGT LiveChess' local API (/api/v1.0, HTTP and WebSocket), for
+// programs written for LiveChess such as lichess' DGT board page (daemon/livechess). LiveChess asks for no
+// credentials, so its `setup` call (which starts a new game on a board) is open to whoever reaches the
+// port: beyond loopback, `control` must be said explicitly. Web pages reach it from the browser of the
+// hall's computer: only those of `allowed_origins` (lichess by default) may.
+struct LiveChessConfig {
+  bool enabled = false;                   // the table is present
+  std::string listen = "127.0.0.1:1982";  // as written
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 1982;
+  bool loopback = true;
+  bool control = true;  // `setup` and `flip` are obeyed; false: answered with an error
+  // Web origins ("https://host[:port]", lower case) whose pages may use it; "*": any. Requests without an
+  // Origin header (programs other than browsers) are not concerned.
+  std::vector<std::string> allowed_origins{"https://lichess.org"};
+  bool operator==(const LiveChessConfig&) const = default;
+};
+
 struct Config {
   std::string source;  // the file name, for messages
   std::string state_dir = "/var/lib/eboardd";
@@ -125,6 +143,7 @@ struct Config {
   EventConfig event;
   BroadcastConfig broadcast;
   LichessPushConfig push_lichess;
+  LiveChessConfig livechess;
   std::vector<BoardConfig> boards;
   std::vector<MatchConfig> matches;
 
@@ -171,10 +190,11 @@ struct ConfigDiff {
   bool discovery_changed = false;
   bool event_changed = false;      // [event]: applies at once (the next PGN written)
   bool broadcast_changed = false;  // needs a restart
+  bool livechess_changed = false;  // needs a restart
   bool empty() const {
     return added.empty() && removed.empty() && changed.empty() && !http_changed && !http_access_changed &&
            !state_dir_changed && !matches_changed && !log_level_changed && !journal_changed &&
-           !discovery_changed && !event_changed && !broadcast_changed;
+           !discovery_changed && !event_changed && !broadcast_changed && !livechess_changed;
   }
   std::string summary() const;
 };

@@ -902,6 +902,9 @@ nlohmann::json BoardRuntime::status() const {
   if (g.outcome()) game["reason"] = g.outcome()->reason;
   game["published_ply"] = published_game().ply_count();
   if (g.ply_count() > 0) game["last_move"] = to_uci(g.position_at(g.ply_count() - 1), g.plies().back().move);
+  // The clock times after the last move (or at the start), in ms, when the board has a clock.
+  if (ClockTimes c = g.clock_at(g.ply_count()); c.known())
+    game["clock"] = {{"white", c.white_ms}, {"black", c.black_ms}};
   // The clock as last read, and whose runs: what a view needs to run it between readings.
   if (const Reconstructor* rec = reconstructor())
     if (auto c = rec->clock_now())

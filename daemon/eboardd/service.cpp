@@ -25,6 +25,7 @@
 #include "daemon/outputs/atomic_file.hpp"
 #include "daemon/outputs/pairings.hpp"
 #include "daemon/web/assets.hpp"
+#include "rules/notation.hpp"
 
 namespace eboard::eboardd {
 
@@ -364,6 +365,29 @@ tl::expected<void, std::string> Service::start() {
         "the file descriptor limit ({}) is below what the HTTP budgets need (about {}): raise it "
         "(LimitNOFILE) or lower http.max_ws_clients",
         nofile.rlim_cur, budget);
+  if (config_.livechess.enabled) {
+    livechess::ListenerOptions lo;
+    lo.http = options_.http;
+    lo.control = config_.livechess.control;
+    lo.allowed_origins = config_.livechess.allowed_origins;
+    livechess::Backend be;
+    be.boards = [this] { return livechess_boards(); };
+    be.setup = [this](const livechess::BoardView& v, const std::string& fen) {
+      return livechess_setup(v.board_id, fen);
+    };
+    be.now_ms = options_.clock;
+    livechess_ = std::make_unique<livechess::Listener>(io_, lo, std::move(be));
+    auto lep = livechess_->listen(config_.livechess.host, config_.livechess.port);
+    if (!lep) return tl::unexpected("[livechess] " + lep.error());
+    livechess_endpoint_ = *lep;
+    const std::string lwhere = lep->address().is_v6()
+                                   ? "[" + lep->address().to_string() + "]:" + std::to_string(lep->port())
+                                   : lep->address().to_string() + ":" + std::to_string(lep->port());
+    spdlog::info("LiveChess local API on ws://{}/api/v1.0 (setup and flip {})", lwhere,
+                 config_.livechess.control ? "obeyed" : "refused");
+    if (auto ok = outputs::write_file_atomic(dir / "eboardd.livechess", lwhere + "\n"); !ok)
+      spdlog::warn("{}", ok.error());
+  }
   // Where we listen, for tools and tests (the port may have been chosen by the kernel).
   if (auto ok = outputs::write_file_atomic(dir / "eboardd.listen", where + "\n"); !ok)
     spdlog::warn("{}", ok.error());
@@ -376,6 +400,7 @@ void Service::stop() {
   running_ = false;
   usb_ready_ = false;
   if (usb_) usb_->stop();
+  if (livechess_) livechess_->stop();
   http_->stop();
   if (public_http_) public_http_->stop();
   if (push_) push_->stop();
@@ -415,11 +440,16 @@ void Service::add_board(const config::BoardConfig& b) {
   ro.journal_health = [this](const std::string& id, bool ok, const std::string& text) {
     on_journal_health(id, ok, text);
   };
-  ro.publish_link = [this](const std::string& line) { publish_line(line); };
+  ro.publish_link = [this](const std::string& line) {
+    publish_line(line);
+    livechess_changed();
+  };
   ro.default_tags = [this] { return default_tags(); };
-  auto rt = std::make_unique<BoardRuntime>(
-      io_, b.id, ro,
-      [this](const rules::Event& e, const std::string& line) { publish(e.board, e.t_ms, line); });
+  auto rt =
+      std::make_unique<BoardRuntime>(io_, b.id, ro, [this](const rules::Event& e, const std::string& line) {
+        publish(e.board, e.t_ms, line);
+        livechess_changed();
+      });
   if (auto ok = rt->open(); !ok) {
     spdlog::error("board {}: not started: {}", b.id, ok.error());
     failed_[b.id] = ok.error();
@@ -503,11 +533,16 @@ void Service::add_match(const config::MatchConfig& m) {
     ro.journal_health = [this](const std::string& id, bool ok, const std::string& text) {
       on_journal_health(id, ok, text);
     };
-    ro.publish_link = [this](const std::string& line) { publish_line(line); };
+    ro.publish_link = [this](const std::string& line) {
+      publish_line(line);
+      livechess_changed();
+    };
     ro.default_tags = [this] { return default_tags(); };
-    auto rt = std::make_unique<BoardRuntime>(
-        io_, bc[b]->id, ro,
-        [this](const rules::Event& e, const std::string& line) { publish(e.board, e.t_ms, line); });
+    auto rt = std::make_unique<BoardRuntime>(io_, bc[b]->id, ro,
+                                             [this](const rules::Event& e, const std::string& line) {
+                                               publish(e.board, e.t_ms, line);
+                                               livechess_changed();
+                                             });
     if (auto ok = rt->open(); !ok) {
       spdlog::error("board {}: not started: {}", bc[b]->id, ok.error());
       failed_[bc[b]->id] = ok.error();
@@ -619,6 +654,10 @@ tl::expected<config::ConfigDiff, std::string> Service::reload(config::Config nex
                  config_.http.open_read ? "open" : "needs the token");
   }
   if (d.http_changed) spdlog::warn("reload: [http] listen or limits changed; they apply after a restart");
+  if (d.livechess_changed) {
+    spdlog::warn("reload: [livechess] changed; it applies after a restart");
+    next.livechess = config_.livechess;
+  }
   next.http = config_.http;
   if (d.broadcast_changed) {
     // A shorter delay would let out at once what the public was promised not to see yet.
@@ -1297,6 +1336,10 @@ http::Response Service::handle(const http::Request& r) {
   if (r.path == "/status") {
     json s = status();
     add_control_status(s, boards_);
+    if (livechess_ && livechess_endpoint_)
+      s["livechess"] = {{"port", livechess_endpoint_->port()},
+                        {"clients", livechess_->clients()},
+                        {"control", config_.livechess.control}};
     return http::Response::json(200, s.dump(2));
   }
   auto parts = split_path(r.path);
@@ -1327,6 +1370,96 @@ http::Response Service::handle(const http::Request& r) {
     return res;
   }
   return http::Response::text(404, "not found (see / for what is here)");
+}
+
+std::string Service::livechess_serial(const BoardRuntime& b) const {
+  if (const config::BoardConfig* c = config_.board(b.id()); c && !c->serial.empty()) return c->serial;
+  if (auto it = discovered_.find(b.id()); it != discovered_.end() && !it->second.serial.empty())
+    return it->second.serial;
+  if (auto it = serial_sources_.find(b.id()); it != serial_sources_.end()) {
+    const json info = it->second->info();
+    if (info.contains("port") && info["port"].value("usb_serial", "") != "")
+      return info["port"]["usb_serial"].get<std::string>();
+  }
+  return b.id();
+}
+
+livechess::BoardView Service::livechess_view(const BoardRuntime& b) const {
+  livechess::BoardView v;
+  v.board_id = b.id();
+  v.serialnr = livechess_serial(b);
+  v.device = b.options().device;
+  // A board with a link (serial) is ACTIVE while it answers; one without (the demo) always is.
+  v.online = b.link_state() ? b.link_state()->online : true;
+  const rules::Game& g = b.published_game();
+  // The game's part is made again only when the game changed: the feeds are compared once a second, and
+  // a SAN list costs a move generation per ply.
+  LiveChessGameStamp stamp{b.ledger().game_number(),
+                           g.start().key(),
+                           g.ply_count(),
+                           g.ply_count() > 0 ? g.plies().back().key : 0,
+                           g.record_since(),
+                           g.outcome().has_value(),
+                           g.clock_at(g.ply_count())};
+  if (auto it = livechess_games_.find(b.id()); it != livechess_games_.end() && it->second.first == stamp) {
+    const livechess::BoardView& cached = it->second.second;
+    v.board = cached.board;
+    v.start = cached.start;
+    v.san = cached.san;
+    v.clock = cached.clock;
+    return v;
+  }
+  const std::string fen = g.position().fen();
+  v.board = fen.substr(0, fen.find_first_of(" ["));
+  // LiveChess' san list replays from `start`: it starts after the last ply no SAN can tell (an illegal
+  // move that stood, a jump, a move of an unsettled gap).
+  const int from = g.record_since();
+  rules::Position p = g.position_at(from);
+  v.start = p.fen();
+  for (int i = from; i < g.ply_count(); ++i) {
+    const rules::Move m = g.plies()[std::size_t(i)].move;
+    v.san.push_back(rules::to_san(p, m));
+    p.do_move(m);
+  }
+  const rules::ClockTimes c = g.clock_at(g.ply_count());
+  if (c.known()) {
+    livechess::ClockView cv;
+    cv.white_ms = c.white_ms;
+    cv.black_ms = c.black_ms;
+    // The clock runs for the side to move once the game is under way and until it ends.
+    if (g.ply_count() > 0 && !g.outcome()) cv.white_runs = g.position().side_to_move() == rules::WHITE;
+    cv.time_ms = g.ply_count() > 0 ? g.plies().back().time_ms : 0;
+    v.clock = cv;
+  }
+  livechess_games_[b.id()] = {stamp, v};
+  return v;
+}
+
+std::vector<livechess::BoardView> Service::livechess_boards() const {
+  std::vector<livechess::BoardView> out;
+  for (const auto& b : boards_) out.push_back(livechess_view(*b));
+  std::erase_if(livechess_games_, [this](const auto& kv) {
+    return std::none_of(boards_.begin(), boards_.end(), [&](const auto& b) { return b->id() == kv.first; });
+  });
+  return out;
+}
+
+tl::expected<void, std::string> Service::livechess_setup(const std::string& board_id,
+                                                         const std::string& fen) {
+  BoardRuntime* b = board(board_id);
+  if (!b) return tl::unexpected("no board " + board_id);
+  if (b->options().match_member)
+    return tl::unexpected("board " + board_id + " plays in a bughouse match: a position cannot be set up");
+  auto pos = rules::Position::from_fen(fen, rules::Variant::Chess, b->options().chess960);
+  if (!pos) return tl::unexpected("bad FEN: " + pos.error());
+  // A client sets up the position it expects whenever it (re)attaches a game: a board that is already at
+  // the start of a game from there keeps that game (no empty game in the record for every reconnect).
+  const rules::Game& g = b->game();
+  if (g.ply_count() == 0 && !g.outcome() && g.start().fen() == pos->fen()) return {};
+  auto n = b->new_game(fen);
+  if (!n) return tl::unexpected(n.error());
+  spdlog::info("board {}: game {} set up by a LiveChess client from {}", board_id, *n, fen);
+  return {};
 }
 
 http::Response Service::handle_public(const http::Request& r) {

@@ -31,6 +31,7 @@
 #include "daemon/hotplug/usb_boards.hpp"
 #include "daemon/http/server.hpp"
 #include "daemon/journal/signing.hpp"
+#include "daemon/livechess/listener.hpp"
 
 namespace eboard::eboardd {
 
@@ -83,6 +84,8 @@ class Service {
 
   const config::Config& config() const { return config_; }
   std::optional<boost::asio::ip::tcp::endpoint> endpoint() const { return endpoint_; }
+  // The LiveChess listener's address ([livechess]); none without one.
+  std::optional<boost::asio::ip::tcp::endpoint> livechess_endpoint() const { return livechess_endpoint_; }
   BoardRuntime* board(std::string_view id);
   const std::vector<std::unique_ptr<BoardRuntime>>& boards() const { return boards_; }
   // Configured boards that are not running, and why (an unreadable journal, a failed match start …).
@@ -189,6 +192,36 @@ class Service {
   // After boards_: destroyed first, so that no USB report comes to a half-destroyed service.
   std::unique_ptr<hotplug::UsbWatcher> usb_;
   bool usb_ready_ = false;  // boards are in place: reports are acted on (before: only recorded)
+
+  // The LiveChess local API ([livechess], daemon/livechess). Its feed shows the published games as they
+  // are, like /status: it is a player's and operator's view (lichess' DGT page plays through it), not a
+  // public broadcast. Were it opened to the public, livechess_boards() is where a broadcast delay would
+  // apply (what the feed shows is only ever what it returns). Last: destroyed first, before the boards it
+  // reads.
+  std::vector<livechess::BoardView> livechess_boards() const;
+  livechess::BoardView livechess_view(const BoardRuntime& b) const;
+  // The serial number LiveChess clients know the board by: its USB serial number when the daemon knows
+  // one (configured, discovered or read from the port), else its id.
+  std::string livechess_serial(const BoardRuntime& b) const;
+  tl::expected<void, std::string> livechess_setup(const std::string& board_id, const std::string& fen);
+  // A board's game, clock or link changed: the LiveChess feeds catch up.
+  void livechess_changed() {
+    if (livechess_) livechess_->boards_changed();
+  }
+  // What a board's published game was when its LiveChess view was made (the view is kept until it changes).
+  struct LiveChessGameStamp {
+    int game = 0;
+    std::uint64_t start_key = 0;
+    int plies = 0;
+    std::uint64_t last_key = 0;
+    int record_since = 0;
+    bool ended = false;
+    rules::ClockTimes clock;  // the start's is read after the game began
+    bool operator==(const LiveChessGameStamp&) const = default;
+  };
+  mutable std::map<std::string, std::pair<LiveChessGameStamp, livechess::BoardView>> livechess_games_;
+  std::unique_ptr<livechess::Listener> livechess_;
+  std::optional<boost::asio::ip::tcp::endpoint> livechess_endpoint_;
 };
 
 }  // namespace eboard::eboardd

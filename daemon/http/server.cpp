@@ -121,6 +121,8 @@ struct ServerState : std::enable_shared_from_this<ServerState> {
   ServerStats stats;
   std::unordered_set<HttpSession*> http;
   std::unordered_set<WsSession*> ws;
+  std::unordered_map<std::uint64_t, WsSession*> ws_by_id;  // for send_to()
+  std::uint64_t ws_seq = 0;
   std::size_t open = 0;
   bool stopped = false;
 
@@ -228,16 +230,20 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
         state_(std::move(state)),
         address_(std::move(address)),
         feed_(feed),
-        lifetime_(state_->io) {
+        lifetime_(state_->io),
+        id_(++state_->ws_seq) {
     ++state_->open;
     state_->ws.insert(this);
+    state_->ws_by_id.emplace(id_, this);
     ++state_->use_of(address_).viewers;
   }
   ~WsSession() {
     --state_->open;
     state_->ws.erase(this);
+    state_->ws_by_id.erase(id_);
     --state_->use_of(address_).viewers;
     state_->forget_if_idle(address_);
+    if (state_->handlers.on_ws_closed) state_->handlers.on_ws_closed(id_);
   }
 
   void start(bhttp::request<bhttp::string_body> req, const std::vector<std::string>& snapshot,
@@ -315,7 +321,10 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
         self->close();
         return;
       }
-      self->buffer_.consume(n);  // what clients say is ignored: the stream is one-way
+      // Handed to the owner if it listens (a request/response protocol); else the stream is one-way.
+      if (self->state_->handlers.on_ws_message && self->ws_.got_text() && !self->closed_)
+        self->state_->handlers.on_ws_message(self->id_, beast::buffers_to_string(self->buffer_.data()));
+      self->buffer_.consume(n);
       self->do_read();
     });
   }
@@ -352,6 +361,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   std::size_t queued_ = 0;
   std::size_t snapshot_messages_ = 0;  // the first messages of the queue are the snapshot
   std::size_t snapshot_bytes_ = 0;
+  std::uint64_t id_;
   bool accepted_ = false;
   bool writing_ = false;
   bool closed_ = false;
@@ -623,6 +633,13 @@ void Server::broadcast(std::string message, int feed) {
   auto msg = std::make_shared<const std::string>(std::move(message));
   for (WsSession* s : std::vector<WsSession*>(state_->ws.begin(), state_->ws.end()))
     if (s->feed() == feed) s->send(msg);
+}
+
+bool Server::send_to(std::uint64_t client, std::string message) {
+  auto it = state_->ws_by_id.find(client);
+  if (it == state_->ws_by_id.end()) return false;
+  it->second->send(std::make_shared<const std::string>(std::move(message)));
+  return true;
 }
 
 std::size_t Server::open_connections() const { return state_->open; }

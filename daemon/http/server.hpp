@@ -20,6 +20,11 @@
 // Routing is the owner's: on_request gets every parsed request (a WebSocket upgrade too, with
 // `websocket = true`; answering it with status 101 accepts it). An accepted WebSocket client is sent
 // ws_snapshot()'s messages and then every broadcast() of its feed, in order, with nothing lost in between.
+//
+// A WebSocket client may also talk (a request/response protocol such as the LiveChess API): with
+// on_ws_message set, each text message it sends is handed over with the client's number, answered (if at
+// all) with send_to(), and on_ws_closed tells when that number is gone. Without it what clients say is
+// ignored.
 #pragma once
 
 #include <chrono>
@@ -108,6 +113,11 @@ struct ServerHandlers {
   std::function<std::vector<std::string>(const Request&, int feed)> ws_snapshot;
   // A control request (served whatever the other budgets say); none without it.
   std::function<bool(const Request&)> is_control;
+  // A text message from WebSocket client `client` (a number unique for the server's life); binary
+  // messages are not handed over.
+  std::function<void(std::uint64_t client, std::string message)> on_ws_message;
+  // WebSocket client `client` is gone (called once, for every client, on_ws_message set or not).
+  std::function<void(std::uint64_t client)> on_ws_closed;
 };
 
 struct ServerStats {
@@ -138,6 +148,8 @@ class Server {
   void stop();
   // Queues a text message to every WebSocket client of `feed`.
   void broadcast(std::string message, int feed = 0);
+  // Queues a text message to one WebSocket client; false if it is gone. The send queue's limit holds.
+  bool send_to(std::uint64_t client, std::string message);
 
   std::size_t open_connections() const;
   std::size_t websocket_clients() const;

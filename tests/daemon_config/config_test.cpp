@@ -191,6 +191,37 @@ TEST(Config, EventTags) {
   EXPECT_NE(d.summary().find("event tags changed"), std::string::npos);
 }
 
+TEST(Config, LiveChessListener) {
+  EXPECT_FALSE(parse_ok(BOARD_A).livechess.enabled);
+  Config c = parse_ok("[livechess]\n" + BOARD_A);
+  EXPECT_TRUE(c.livechess.enabled);
+  EXPECT_EQ(c.livechess.host, "127.0.0.1");
+  EXPECT_EQ(c.livechess.port, 1982);
+  EXPECT_TRUE(c.livechess.control);
+  c = parse_ok("[livechess]\nlisten = \"127.0.0.1:0\"\ncontrol = false\n" + BOARD_A);
+  EXPECT_EQ(c.livechess.port, 0);
+  EXPECT_FALSE(c.livechess.control);
+  expect_error("[livechess]\nlisten = \"nowhere\"\n", 2, "livechess.listen: 'nowhere' is not HOST:PORT");
+  expect_error("[livechess]\nlisen = \"127.0.0.1:1982\"\n", 2, "did you mean 'listen'?");
+  expect_error("livechess = true\n", 1, "livechess must be a table [livechess]");
+  // Beyond loopback anyone could start games with setup: the file must say whether it may.
+  expect_error("[livechess]\nlisten = \"0.0.0.0:1982\"\n", 1, "set livechess.control = false");
+  EXPECT_TRUE(parse_ok("[livechess]\nlisten = \"0.0.0.0:1982\"\ncontrol = true\n").livechess.control);
+  EXPECT_FALSE(parse_ok("[livechess]\nlisten = \"0.0.0.0:1982\"\ncontrol = false\n").livechess.control);
+  // Web pages: lichess' unless the file says otherwise.
+  EXPECT_EQ(parse_ok("[livechess]\n").livechess.allowed_origins,
+            std::vector<std::string>{"https://lichess.org"});
+  EXPECT_EQ(parse_ok("[livechess]\nallowed_origins = [\"HTTP://hall.local:8080/\", \"*\"]\n")
+                .livechess.allowed_origins,
+            (std::vector<std::string>{"http://hall.local:8080", "*"}));
+  expect_error("[livechess]\nallowed_origins = [\"lichess.org\"]\n", 2, "is not a web origin");
+  // A change needs a restart, and says so.
+  ConfigDiff d = diff(parse_ok(BOARD_A), parse_ok("[livechess]\n" + BOARD_A));
+  EXPECT_TRUE(d.livechess_changed);
+  EXPECT_FALSE(d.empty());
+  EXPECT_NE(d.summary().find("livechess changed"), std::string::npos) << d.summary();
+}
+
 TEST(Config, BroadcastDelayAndPublicListener) {
   EXPECT_EQ(parse_ok(BOARD_A).broadcast.delay_s, 0);
   Config c = parse_ok("[broadcast]\ndelay_s = 900\nlisten = \"0.0.0.0:8080\"\n" + BOARD_A);

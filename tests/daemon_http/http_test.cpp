@@ -248,6 +248,13 @@ class WsClient {
     return beast::buffers_to_string(buf_.data());
   }
   bool closed() const { return closed_; }
+  // Sends a text message (blocking; the server reads while its loop runs on another thread).
+  bool write(const std::string& text) {
+    beast::error_code ec;
+    ws_.text(true);
+    ws_.write(asio::buffer(text), ec);
+    return !ec;
+  }
 
  private:
   asio::io_context ioc_;
@@ -800,6 +807,61 @@ TEST(HttpServer, SnapshotLargerThanTheQueueLimitIsDelivered) {
   work.reset();
   t.join();
   EXPECT_EQ(server.stats().ws_dropped_slow, 1u);
+}
+
+// A client that talks (LiveChess' API): its messages reach the owner with its number, the answer reaches that
+// client only, and the owner is told when it is gone.
+TEST(HttpServer, ClientMessagesReachTheOwnerAndAnswersOnlyTheirClient) {
+  asio::io_context io;
+  http::ServerHandlers h;
+  h.on_request = [](const http::Request& r) {
+    http::Response res;
+    res.status = r.websocket ? 101 : 404;
+    return res;
+  };
+  http::Server* server_ptr = nullptr;
+  std::vector<std::pair<std::uint64_t, std::string>> heard;
+  std::promise<std::uint64_t> gone;
+  h.on_ws_message = [&](std::uint64_t client, std::string text) {
+    heard.emplace_back(client, text);
+    EXPECT_TRUE(server_ptr->send_to(client, "re: " + text));
+  };
+  h.on_ws_closed = [&](std::uint64_t client) {
+    if (!heard.empty() && client == heard.front().first) gone.set_value(client);
+  };
+  http::Server server(io, {}, h);
+  server_ptr = &server;
+  auto ep = server.listen("127.0.0.1", 0);
+  ASSERT_TRUE(ep) << ep.error();
+  auto work = asio::make_work_guard(io);
+  std::thread t([&] { io.run(); });
+  auto on_io = [&](auto f) {
+    std::packaged_task<void()> task(f);
+    auto done = task.get_future();
+    asio::post(io, [&task] { task(); });
+    done.get();
+  };
+  {
+    WsClient talker(ep->port());
+    WsClient other(ep->port());
+    ASSERT_TRUE(talker.ok() && other.ok());
+    ASSERT_TRUE(talker.write("hello"));
+    EXPECT_EQ(talker.read().value_or(""), "re: hello");
+    // The other client was sent nothing of it: the next thing it gets is the next broadcast.
+    on_io([&] { server.broadcast("to all"); });
+    EXPECT_EQ(other.read().value_or(""), "to all");
+    EXPECT_EQ(talker.read().value_or(""), "to all");
+  }
+  auto closed = gone.get_future();
+  closed.wait();
+  on_io([&] {
+    ASSERT_EQ(heard.size(), 1u);
+    EXPECT_EQ(closed.get(), heard[0].first);
+    EXPECT_FALSE(server.send_to(heard[0].first, "too late"));
+    server.stop();
+  });
+  work.reset();
+  t.join();
 }
 
 // A deferred response (a capture export) is made on a worker thread: while five of them are held, the loop

@@ -262,14 +262,30 @@ class Daemon:
         return open(self.log, errors="replace").read()
 
 
+def client_frame(opcode, payload):
+    """One final, masked frame from a client (RFC 6455 5.2), any payload length."""
+    n = len(payload)
+    head = bytes([0x80 | opcode])
+    if n < 126:
+        head += bytes([0x80 | n])
+    elif n < 1 << 16:
+        head += bytes([0x80 | 126]) + struct.pack(">H", n)
+    else:
+        head += bytes([0x80 | 127]) + struct.pack(">Q", n)
+    mask = os.urandom(4)
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
 class WebSocket:
-    """A minimal RFC 6455 client for /ws: the handshake, then a thread that reads the server's (unmasked)
-    frames. Text frames are parsed as JSON events into `events`; a ping gets its pong."""
+    """A minimal RFC 6455 client for /ws (or another path: the LiveChess API's): the handshake, then a thread
+    that reads the server's (unmasked) frames. Text frames are parsed as JSON events into `events`; a ping
+    gets its pong; send_text() talks to the server."""
 
     GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
     def __init__(self, port, path="/ws", timeout=5, headers=""):
-        """`headers`: more request header lines, each ending in CRLF (an Authorization: Bearer …)."""
+        """`headers`: more request header lines, each ending in CRLF (an Authorization: Bearer …, the Origin
+        a browser sends)."""
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
         key = base64.b64encode(os.urandom(16)).decode()
         self.sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
@@ -308,9 +324,10 @@ class WebSocket:
         return out
 
     def _send(self, opcode, payload=b""):
-        mask = os.urandom(4)
-        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-        self.sock.sendall(bytes([0x80 | opcode, 0x80 | len(payload)]) + mask + masked)
+        self.sock.sendall(client_frame(opcode, payload))
+
+    def send_text(self, text):
+        self._send(0x1, text.encode())
 
     def _run(self):
         message = b""

@@ -103,17 +103,7 @@ class Cdp:
         return out
 
     def _send_text(self, text):
-        payload = text.encode()
-        n = len(payload)
-        head = bytes([0x81])
-        if n < 126:
-            head += bytes([0x80 | n])
-        elif n < 1 << 16:
-            head += bytes([0x80 | 126]) + struct.pack(">H", n)
-        else:
-            head += bytes([0x80 | 127]) + struct.pack(">Q", n)
-        mask = os.urandom(4)
-        self.sock.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+        self.sock.sendall(ep.client_frame(0x1, text.encode()))
 
     def _message(self):
         data = b""
