@@ -260,9 +260,11 @@ def checks(h, cdp, d, eboardctl, pgn, expected, shots):
             f"/status tags after the page's form: {tags}")
     wait_js(h, cdp, "document.querySelector('#board-view .large .player').textContent.includes('Bob')", 10,
             "the players' names in the board view")
-    # Black to move with his king alone: the sim's hands, playing on from the initial position, make no
-    # move this game can take (the position stays the one set up).
-    fen = "4k3/8/8/8/8/8/8/R3K3 b - - 0 1"
+    # The pieces as they stand on board Z (the initial position), Black to move: what an arbiter types after
+    # setting a position up. (A FEN the wood does not show would be overtaken at once by the board's dump:
+    # the initial position set up on a board starts a game of its own.) The sim's hands play White's moves
+    # from there, which this game cannot take: the position stays the one set up.
+    fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1"
     cdp.js("window.confirm = () => true")  # the page asks before a new game (gone with the reload above)
     cdp.js(f"""(() => {{ document.querySelector('#board-view input.fen').value = {json.dumps(fen)};
         document.querySelector('#board-view button.new-game').click(); }})()""")
