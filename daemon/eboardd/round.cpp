@@ -3,6 +3,7 @@
 #include "daemon/eboardd/round.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <ctime>
 #include <fstream>
 #include <map>
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/outputs/atomic_file.hpp"
+#include "rules/pgn.hpp"
 
 namespace eboard::eboardd {
 
@@ -73,16 +75,26 @@ tl::expected<std::optional<Round>, std::string> load_round(const fs::path& state
   if (j.is_discarded() || !j.is_object() || !j.contains("round") || !j["round"].is_string() ||
       !j.contains("started_ms") || !j["started_ms"].is_number_integer())
     return tl::unexpected(path.string() + " is not {\"round\": \"…\", \"started_ms\": …}");
-  Round r{j["round"].get<std::string>(), j["started_ms"].get<std::int64_t>()};
+  Round r{j["round"].get<std::string>(), j["started_ms"].get<std::int64_t>(), {}};
   if (!r.name.empty() && !valid_round_name(r.name))
     return tl::unexpected(path.string() + ": round '" + r.name + "' is not a valid round name");
+  if (j.contains("first_game")) {
+    if (!j["first_game"].is_object())
+      return tl::unexpected(path.string() + ": first_game is not {\"<board>\": <game number>, …}");
+    for (const auto& [board, number] : j["first_game"].items()) {
+      if (!number.is_number_integer())
+        return tl::unexpected(path.string() + ": first_game of board " + board + " is not a number");
+      r.first_game[board] = number.get<int>();
+    }
+  }
   return std::optional<Round>(r);
 }
 
 tl::expected<void, std::string> save_round(const fs::path& state_dir, const Round& r) {
   return outputs::write_file_atomic(
       state_dir / "round.json",
-      nlohmann::json{{"round", r.name}, {"started_ms", r.started_ms}}.dump() + "\n");
+      nlohmann::json{{"round", r.name}, {"started_ms", r.started_ms}, {"first_game", r.first_game}}.dump() +
+          "\n");
 }
 
 tl::expected<fs::path, std::string> archive_round(const fs::path& state_dir, const Round& r,
@@ -98,31 +110,91 @@ tl::expected<fs::path, std::string> archive_round(const fs::path& state_dir, con
   return path;
 }
 
-std::vector<fs::path> round_game_files(const fs::path& games_dir, std::string_view board_id,
-                                       std::int64_t since_ms, int current_number) {
-  std::map<int, fs::path> found;
+bool in_round(const Round& r, std::string_view board_id, int number, std::int64_t started_ms) {
+  if (auto it = r.first_game.find(board_id); it != r.first_game.end()) return number >= it->second;
+  return started_ms / 1000 >= r.started_ms / 1000;
+}
+
+void FinishedGames::relist() {
   std::error_code ec;
-  const std::string prefix = std::string(board_id) + "-";
-  for (fs::directory_iterator it(games_dir, ec), end; !ec && it != end; it.increment(ec)) {
+  const auto dir_time = fs::last_write_time(dir_, ec);
+  if (ec) {
+    boards_.clear();
+    listed_.reset();
+    return;
+  }
+  if (listed_ && *listed_ == dir_time) return;
+  // The folder's time is read before it is listed: a file added during the listing makes the next call
+  // list again.
+  listed_ = dir_time;
+  std::map<std::string, std::map<int, File>, std::less<>> found;
+  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    // "<board>-<yyyymmddThhmmssZ>-<n>.pgn"
-    if (!name.starts_with(prefix) || !name.ends_with(".pgn")) continue;
+    // "<board>-<yyyymmddThhmmssZ>-<n>.pgn", read from the right: a board id may hold '-'.
+    if (!name.ends_with(".pgn")) continue;
     std::string_view rest(name);
-    rest.remove_prefix(prefix.size());
     rest.remove_suffix(4);
-    if (rest.size() < 18 || rest[16] != '-') continue;
-    auto started = parse_stamp(rest.substr(0, 16));
-    std::string_view number = rest.substr(17);
+    const auto dash = rest.rfind('-');
+    if (dash == std::string_view::npos || dash < 18 || rest[dash - 17] != '-') continue;
+    std::string_view number = rest.substr(dash + 1);
+    auto started = parse_stamp(rest.substr(dash - 16, 16));
     if (!started || number.empty() || number.size() > 9 ||
         !std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; }))
       continue;
-    int n = std::stoi(std::string(number));
-    if (n >= current_number || *started < since_ms / 1000) continue;
-    found[n] = it->path();
+    const std::string board(rest.substr(0, dash - 17));
+    const int n = std::stoi(std::string(number));
+    File f{it->path(), *started * 1000, {}, 0, false, std::nullopt};
+    // What was read before stays read, unless the file is another one now.
+    if (auto b = boards_.find(board); b != boards_.end())
+      if (auto old = b->second.find(n); old != b->second.end() && old->second.path == f.path)
+        f = std::move(old->second);
+    found[board][n] = std::move(f);
   }
-  std::vector<fs::path> out;
-  out.reserve(found.size());
-  for (auto& [n, p] : found) out.push_back(std::move(p));
+  boards_ = std::move(found);
+}
+
+const std::optional<FinishedGames::Game>& FinishedGames::game_of(File& f) {
+  std::error_code ec;
+  const auto time = fs::last_write_time(f.path, ec);
+  const auto size = ec ? 0 : fs::file_size(f.path, ec);
+  if (ec) {
+    f.read = false;
+    f.game.reset();
+    return f.game;
+  }
+  if (f.read && time == f.time && size == f.size) return f.game;
+  f.read = true;
+  f.time = time;
+  f.size = size;
+  f.game.reset();
+  std::ifstream in(f.path, std::ios::binary);
+  if (!in) return f.game;
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string pgn = text.str();
+  auto games = rules::read_pgn(pgn);
+  if (!games || games->size() != 1) return f.game;
+  const auto& g = games->front();
+  if (g.moves.empty() && g.result == "*" && g.intro_comment.empty()) return f.game;
+  if (!pgn.ends_with("\n\n")) pgn += pgn.ends_with('\n') ? "\n" : "\n\n";
+  const auto written_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::file_clock::to_sys(time).time_since_epoch())
+                              .count();
+  f.game = Game{std::move(pgn), written_ms};
+  return f.game;
+}
+
+std::vector<const FinishedGames::Game*> FinishedGames::of_round(const Round& r, std::string_view board_id,
+                                                                int current_number) {
+  relist();
+  std::vector<const Game*> out;
+  auto b = boards_.find(board_id);
+  if (b == boards_.end()) return out;
+  for (auto& [n, f] : b->second) {
+    if (n >= current_number) break;
+    if (!in_round(r, board_id, n, f.started_ms)) continue;
+    if (const auto& g = game_of(f)) out.push_back(&*g);
+  }
   return out;
 }
 

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +22,9 @@ namespace eboard::eboardd {
 struct Round {
   std::string name;             // empty: none named (the Round tag stays the config's or "?")
   std::int64_t started_ms = 0;  // Unix ms
+  // Each board's first game of the round (its game number), set when the round starts. A board missing
+  // here (added since, or a round.json of an older eboardd) falls back on the second its games began.
+  std::map<std::string, int, std::less<>> first_game;
 };
 
 // A round name becomes a file name: 1 to 32 letters, digits, '.', '_', '-', not starting with '.'.
@@ -34,10 +39,39 @@ tl::expected<void, std::string> save_round(const std::filesystem::path& state_di
 tl::expected<std::filesystem::path, std::string> archive_round(const std::filesystem::path& state_dir,
                                                                const Round& r, std::string_view pgn);
 
-// The PGN files of `board_id`'s earlier games (number below `current_number`) that began at or after
-// `since_ms`, in game order: the round's finished games. Files named as outputs::game_file_name names them.
-std::vector<std::filesystem::path> round_game_files(const std::filesystem::path& games_dir,
-                                                    std::string_view board_id, std::int64_t since_ms,
-                                                    int current_number);
+// Whether game `number` of `board_id`, begun at `started_ms`, belongs to round `r`.
+bool in_round(const Round& r, std::string_view board_id, int number, std::int64_t started_ms);
+
+// The finished games of state_dir/games, as the PGN feeds show them, read once: the folder is listed again
+// only when it changed, and a file is read and checked again only when its time or size did. Files are
+// named as outputs::game_file_name names them ("<board>-<yyyymmddThhmmssZ>-<n>.pgn").
+class FinishedGames {
+ public:
+  explicit FinishedGames(std::filesystem::path games_dir) : dir_(std::move(games_dir)) {}
+
+  struct Game {
+    std::string text;             // the game's PGN, ending in a blank line
+    std::int64_t written_ms = 0;  // when its file was last written (Unix ms): the delay hides it until then
+  };
+  // The board's earlier games of round `r` (numbers below `current_number`) that hold a move or a result,
+  // in game order. The pointers stay valid until the next call.
+  std::vector<const Game*> of_round(const Round& r, std::string_view board_id, int current_number);
+
+ private:
+  struct File {
+    std::filesystem::path path;
+    std::int64_t started_ms = 0;
+    std::filesystem::file_time_type time{};
+    std::uintmax_t size = 0;
+    bool read = false;
+    std::optional<Game> game;  // nullopt: unreadable, or no game worth a broadcast
+  };
+  void relist();
+  const std::optional<Game>& game_of(File& f);
+
+  std::filesystem::path dir_;
+  std::optional<std::filesystem::file_time_type> listed_;
+  std::map<std::string, std::map<int, File>, std::less<>> boards_;  // board id → game number → file
+};
 
 }  // namespace eboard::eboardd

@@ -293,12 +293,13 @@ tl::expected<void, std::string> Service::start() {
     spdlog::warn("cannot write the PID to {}: {}", lock.string(), std::strerror(errno));
 
   // Before any board: its PGN files carry the round.
+  finished_games_ = FinishedGames(dir / "games");
   auto round = load_round(dir);
   if (!round) return tl::unexpected(round.error());
   if (*round) {
     round_ = **round;
   } else {
-    round_ = Round{valid_round_name(config_.event.round) ? config_.event.round : "", started_ms_};
+    round_ = Round{valid_round_name(config_.event.round) ? config_.event.round : "", started_ms_, {}};
     if (auto ok = save_round(dir, round_); !ok) return tl::unexpected(ok.error());
   }
 
@@ -714,46 +715,18 @@ std::vector<std::string> Service::snapshot(bool delayed) const {
   return lines;
 }
 
-namespace {
-// A game file's text, unless it holds no game worth a broadcast (no move and no result), or it was last
-// written after `cutoff` (Unix ms: the delay's; the game's end is not public yet).
-std::optional<std::string> finished_game_text(const fs::path& path, std::optional<std::int64_t> cutoff) {
-  if (cutoff) {
-    std::error_code ec;
-    auto written = fs::last_write_time(path, ec);
-    if (ec) return std::nullopt;
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        std::chrono::file_clock::to_sys(written).time_since_epoch())
-                        .count();
-    if (ms > *cutoff) return std::nullopt;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string pgn = text.str();
-  auto games = rules::read_pgn(pgn);
-  if (!games || games->size() != 1) return std::nullopt;
-  const auto& g = games->front();
-  if (g.moves.empty() && g.result == "*" && g.intro_comment.empty()) return std::nullopt;
-  if (!pgn.ends_with("\n\n")) pgn += pgn.ends_with('\n') ? "\n" : "\n\n";
-  return pgn;
-}
-}  // namespace
-
 std::string Service::games_pgn(bool delayed) const {
   std::string out;
-  const fs::path games_dir = fs::path(config_.state_dir) / "games";
   for (const auto& b : boards_) {
     const bool behind = delayed && delay_;
     outputs::BoardGame current = behind ? b->board_game(delay_->cutoff()) : b->board_game();
     bool earlier = false;
-    for (const auto& path : round_game_files(games_dir, b->id(), round_.started_ms, current.number))
-      if (auto text = finished_game_text(path, behind ? std::optional(delay_->cutoff()) : std::nullopt)) {
-        out += *text;
+    for (const FinishedGames::Game* g : finished_games_.of_round(round_, b->id(), current.number))
+      if (!behind || g->written_ms <= delay_->cutoff()) {  // the game's end is public
+        out += g->text;
         earlier = true;
       }
-    const bool before_round = current.started_ms / 1000 < round_.started_ms / 1000;
+    const bool before_round = !in_round(round_, b->id(), current.number, current.started_ms);
     if (before_round && current.game->outcome()) continue;  // last round's, archived with it
     if (earlier && current.game->ply_count() == 0 && !current.game->outcome()) continue;  // set up again
     out += outputs::game_pgn(current);
@@ -794,7 +767,12 @@ http::Response Service::start_round(const json& body) {
   const std::string pgn = games_pgn();
   auto archived = archive_round(config_.state_dir, round_, pgn);
   if (!archived) return error_json(500, "the round is not archived, so it goes on: " + archived.error());
-  Round next{body["round"].get<std::string>(), options_.clock()};
+  Round next{body["round"].get<std::string>(), options_.clock(), {}};
+  // A board's game finished now belongs to the round that ends; one under way or not begun, to the next.
+  for (const auto& b : boards_) {
+    const outputs::BoardGame current = b->board_game();
+    next.first_game[b->id()] = current.number + (current.game->outcome() ? 1 : 0);
+  }
   if (auto ok = save_round(config_.state_dir, next); !ok)
     return error_json(500, "the round did not change: " + ok.error());
   spdlog::info("round {} begins; round {} archived in {}", next.name, round_.name.empty() ? "?" : round_.name,

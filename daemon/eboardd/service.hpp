@@ -181,7 +181,8 @@ class Service {
   int lock_fd_ = -1;  // eboardd.lock: the holder's PID
   int dir_fd_ = -1;   // the state directory, flock'ed: one daemon per state directory
   std::int64_t started_ms_ = 0;
-  Round round_;  // state_dir/round.json
+  Round round_;                               // state_dir/round.json
+  mutable FinishedGames finished_games_{""};  // state_dir/games, read for the PGN feeds
   // Signs finished games' archives (state_dir/keys, journal/signing.hpp); loaded or made at start().
   std::shared_ptr<const journal::SigningKey> signing_key_;
   bool running_ = false;

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "daemon/eboardd/round.hpp"
@@ -275,31 +276,47 @@ TEST(Round, NamesStateAndArchive) {
   auto none = eboardd::load_round(dir);
   ASSERT_TRUE(none);
   EXPECT_FALSE(*none);
-  ASSERT_TRUE(eboardd::save_round(dir, {"5", 1700000000500}));
+  ASSERT_TRUE(eboardd::save_round(dir, {"5", 1700000000500, {{"A", 3}, {"B-2", 1}}}));
   auto back = eboardd::load_round(dir);
   ASSERT_TRUE(back && *back);
+  EXPECT_EQ((*back)->first_game, (std::map<std::string, int, std::less<>>{{"A", 3}, {"B-2", 1}}));
   EXPECT_EQ((*back)->name, "5");
   EXPECT_EQ((*back)->started_ms, 1700000000500);
   std::ofstream(dir / "round.json") << "{\"round\": 5}";
   EXPECT_FALSE(eboardd::load_round(dir));
 
-  auto first = eboardd::archive_round(dir, {"5", 0}, "x");
-  auto second = eboardd::archive_round(dir, {"5", 0}, "y");
+  auto first = eboardd::archive_round(dir, {"5", 0, {}}, "x");
+  auto second = eboardd::archive_round(dir, {"5", 0, {}}, "y");
   ASSERT_TRUE(first && second);
   EXPECT_EQ(first->filename(), "5.pgn");
   EXPECT_EQ(second->filename(), "5-2.pgn");
-  auto unnamed = eboardd::archive_round(dir, {"", 1700000000500}, "z");
+  auto unnamed = eboardd::archive_round(dir, {"", 1700000000500, {}}, "z");
   ASSERT_TRUE(unnamed);
   EXPECT_EQ(unnamed->filename(), "round-20231114T221320Z.pgn");
 
   // 1700000000 s is 2023-11-14 22:13:20 UTC.
-  for (const char* name : {"A-20231114T221319Z-1.pgn", "A-20231114T221320Z-2.pgn", "A-20231114T221400Z-3.pgn",
-                           "A-20231114T221500Z-4.pgn", "AB-20231114T221500Z-2.pgn",
-                           "A-20231114T221500Z-x.pgn", "A-20231114T221330Z-2.pgn.sig"})
-    std::ofstream(dir / "games" / name) << "";
-  auto files = eboardd::round_game_files(dir / "games", "A", 1700000000500, 4);
-  ASSERT_EQ(files.size(), 2u);  // game 1 began before the round, game 4 is the current one
-  EXPECT_EQ(files[0].filename(), "A-20231114T221320Z-2.pgn");
-  EXPECT_EQ(files[1].filename(), "A-20231114T221400Z-3.pgn");
+  const std::string game = "[Event \"?\"]\n[Result \"*\"]\n\n1. e4 *\n";
+  for (const char* name :
+       {"A-20231114T221319Z-1.pgn", "A-20231114T221320Z-2.pgn", "A-20231114T221400Z-3.pgn",
+        "A-20231114T221500Z-4.pgn", "AB-20231114T221500Z-2.pgn", "A-B-20231114T221300Z-1.pgn",
+        "A-20231114T221500Z-x.pgn", "A-20231114T221330Z-2.pgn.sig"})
+    std::ofstream(dir / "games" / name) << game;
+  std::ofstream(dir / "games" / "A-20231114T221401Z-5.pgn") << "[Event \"?\"]\n[Result \"*\"]\n\n*\n";
+  eboardd::FinishedGames finished(dir / "games");
+  const eboardd::Round by_time{"5", 1700000000500, {}};
+  // Game 1 began before the round, game 4 is the current one.
+  EXPECT_EQ(finished.of_round(by_time, "A", 4).size(), 2u);
+  // Game 5 holds neither a move nor a result: nothing to broadcast.
+  EXPECT_EQ(finished.of_round(by_time, "A", 6).size(), 3u);
+  EXPECT_EQ(finished.of_round(by_time, "A-B", 2).size(), 0u);  // began before the round
+  EXPECT_EQ(finished.of_round({"5", 1699999000000, {}}, "A-B", 2).size(), 1u);
+  // A round that knows each board's first game does not go by the second.
+  const eboardd::Round by_number{"5", 1700000000500, {{"A", 1}}};
+  EXPECT_EQ(finished.of_round(by_number, "A", 4).size(), 3u);
+  EXPECT_TRUE(eboardd::in_round(by_number, "A", 1, 0));
+  EXPECT_FALSE(eboardd::in_round(by_time, "A", 1, 1700000000000 - 1));
+  // A file that changes is read again.
+  std::ofstream(dir / "games" / "A-20231114T221401Z-5.pgn") << game << "\n";
+  EXPECT_EQ(finished.of_round(by_time, "A", 6).size(), 4u);
   fs::remove_all(dir);
 }
