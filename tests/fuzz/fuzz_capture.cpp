@@ -7,12 +7,11 @@
 #include <string_view>
 
 #include "drivers/capture.hpp"
+#include "tests/fuzz/fuzz_support.hpp"
 
 namespace {
 
-void require(bool condition) {
-  if (!condition) __builtin_trap();
-}
+using eboard::fuzz::require;
 
 }  // namespace
 

@@ -11,14 +11,11 @@
 #include <vector>
 
 #include "drivers/chessnut/protocol.hpp"
+#include "tests/fuzz/fuzz_support.hpp"
 
 namespace cn = eboard::drivers::chessnut;
 
-namespace {
-void require(bool condition) {
-  if (!condition) __builtin_trap();
-}
-}  // namespace
+using eboard::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
@@ -30,13 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (char c : p.squares) require(std::string_view(".qkbpnRPrBNQK").find(c) != std::string_view::npos);
   cn::Decoder chunked;
   std::vector<cn::Position> got;
-  std::size_t i = 0, k = 0;
-  while (i < input.size()) {
-    const std::size_t n =
-        std::min<std::size_t>(input.size() - i, 1 + input[k++ % input.size()] % (max_chunk + 1U));
-    chunked.feed(input.subspan(i, n), got);
-    i += n;
-  }
+  eboard::fuzz::feed_in_chunks(input, max_chunk, [&](auto chunk) { chunked.feed(chunk, got); });
   require(got == expected);
   if (!expected.empty()) {
     cn::Decoder again;

@@ -13,27 +13,15 @@
 #include "drivers/dgt/clock_queue.hpp"
 #include "drivers/dgt/decoder.hpp"
 #include "drivers/dgt/eeprom.hpp"
+#include "tests/fuzz/fuzz_support.hpp"
 
 namespace dgt = eboard::drivers::dgt;
 
 namespace {
 
-void require(bool condition) {
-  if (!condition) __builtin_trap();
-}
+using eboard::fuzz::require;
 
-// Chunk lengths taken from the data itself, bounded by the first byte.
-template <class Feed>
-void feed_in_chunks(std::span<const std::uint8_t> input, std::uint8_t max_chunk, Feed&& feed) {
-  std::size_t i = 0;
-  std::size_t k = 0;
-  while (i < input.size()) {
-    const std::size_t n =
-        std::min<std::size_t>(input.size() - i, 1 + input[k++ % input.size()] % (max_chunk + 1U));
-    feed(input.subspan(i, n));
-    i += n;
-  }
-}
+using eboard::fuzz::feed_in_chunks;
 
 void check_message(const dgt::Message& m) {
   if (const auto* fu = std::get_if<dgt::FieldUpdate>(&m)) {

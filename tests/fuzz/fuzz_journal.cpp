@@ -13,12 +13,11 @@
 #include "daemon/journal/match_recovery.hpp"
 #include "daemon/journal/records.hpp"
 #include "daemon/journal/recovery.hpp"
+#include "tests/fuzz/fuzz_support.hpp"
 
 namespace {
 
-void require(bool condition) {
-  if (!condition) __builtin_trap();
-}
+using eboard::fuzz::require;
 
 }  // namespace
 

@@ -11,14 +11,11 @@
 #include <vector>
 
 #include "drivers/millennium/protocol.hpp"
+#include "tests/fuzz/fuzz_support.hpp"
 
 namespace mil = eboard::drivers::millennium;
 
-namespace {
-void require(bool condition) {
-  if (!condition) __builtin_trap();
-}
-}  // namespace
+using eboard::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
@@ -34,13 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         require(c == '.' || std::string_view("KQRBNPkqrbnp").find(c) != std::string_view::npos);
   mil::Decoder chunked;
   std::vector<mil::Reply> got;
-  std::size_t i = 0, k = 0;
-  while (i < input.size()) {
-    const std::size_t n =
-        std::min<std::size_t>(input.size() - i, 1 + input[k++ % input.size()] % (max_chunk + 1U));
-    chunked.feed(input.subspan(i, n), got);
-    i += n;
-  }
+  eboard::fuzz::feed_in_chunks(input, max_chunk, [&](auto chunk) { chunked.feed(chunk, got); });
   require(got == expected);
   // What the encoder makes, the decoder reads back.
   if (!expected.empty())

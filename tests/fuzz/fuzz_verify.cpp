@@ -8,12 +8,11 @@
 #include <string_view>
 
 #include "daemon/journal/signing.hpp"
+#include "tests/fuzz/fuzz_support.hpp"
 
 namespace {
 
-void require(bool condition) {
-  if (!condition) __builtin_trap();
-}
+using eboard::fuzz::require;
 
 }  // namespace
 
