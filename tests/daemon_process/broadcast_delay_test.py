@@ -16,13 +16,12 @@ usage: broadcast_delay_test.py EBOARDD SHARED_DIR        exit 77 (skipped) witho
 import json
 import os
 import re
-import subprocess
 import sys
 import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from eboardctl_proc import Harness, WebSocket, http_get, parse_pgn  # noqa: E402
+from eboardctl_proc import Harness, WebSocket, http_get, parse_pgn, start_demo  # noqa: E402
 
 EXE, SHARED = sys.argv[1], sys.argv[2]
 CORPUS = os.environ.get("BROADCAST_DELAY_CORPUS", os.path.join(SHARED, "corpora", "bughouse"))
@@ -42,22 +41,8 @@ def pgn_plies(text):
 
 def main():
     with Harness("broadcast-delay") as h:
-        state = os.path.join(h.dir, "state")
-        config = os.path.join(h.dir, "eboardd.toml")
-        with open(config, "w") as f:
-            f.write(f'state_dir = "{state}"\n\n[http]\nlisten = "127.0.0.1:0"\ntoken = "{TOKEN}"\n\n'
-                    f'[broadcast]\ndelay_s = {DELAY_S}\nlisten = "127.0.0.1:0"\n')
-        log = open(h.log_path("eboardd"), "ab")
-        proc = subprocess.Popen([EXE, "--config", config, "--demo", "--demo-corpus", CORPUS, "--demo-speed", "3"],
-                                stdout=log, stderr=log)
-        h.procs.append(proc)
-        listen_file = os.path.join(state, "eboardd.listen")
-        deadline = time.time() + 20
-        while not (os.path.exists(listen_file) and open(listen_file).read().strip()):
-            if time.time() > deadline or proc.poll() is not None:
-                h.fail(f"eboardd did not start (exit {proc.poll()})")
-            time.sleep(0.05)
-        port = int(open(listen_file).read().strip().rsplit(":", 1)[1])
+        proc, port = start_demo(h, EXE, f'[http]\nlisten = "127.0.0.1:0"\ntoken = "{TOKEN}"\n\n'
+                                f'[broadcast]\ndelay_s = {DELAY_S}\nlisten = "127.0.0.1:0"\n', CORPUS)
         status = json.loads(http_get(port, "/status")[1])
         h.check(status["broadcast"]["delay_s"] == DELAY_S, f"/status broadcast: {status['broadcast']}")
         pub = int(status["broadcast"]["public_listen"].rsplit(":", 1)[1])

@@ -438,6 +438,50 @@ def presses_across_connects(journal):
     return out
 
 
+def start_demo(h, exe, config_body, corpus, speed=3, extra=(), label="eboardd", timeout=20):
+    """Starts `eboardd --config FILE --demo` on `corpus`, FILE being state_dir (in the harness's folder) and
+    then `config_body`; returns (process, HTTP port) once it listens. The harness stops it."""
+    state = os.path.join(h.dir, "state")
+    config = os.path.join(h.dir, f"{label}.toml")
+    with open(config, "w") as f:
+        f.write(f'state_dir = "{state}"\n\n' + config_body)
+    log = open(h.log_path(label), "ab")
+    proc = subprocess.Popen([exe, "--config", config, "--demo", "--demo-corpus", corpus, "--demo-speed", str(speed),
+                             *extra], stdout=log, stderr=subprocess.STDOUT)
+    h.procs.append(proc)
+    listen_file = os.path.join(state, "eboardd.listen")
+
+    def listening():
+        if proc.poll() is not None:
+            raise TestFailure(f"eboardd exited with {proc.returncode} before it listened")
+        return os.path.exists(listen_file) and open(listen_file).read().strip()
+
+    address = wait_until(listening, timeout, "eboardd listening")
+    return proc, int(address.rsplit(":", 1)[1])
+
+
+def browser_or_skip():
+    """Chromium for the page tests, or the exit code to end the test with: skipped without it, but failed
+    under CI (which installs it: .ci/deps)."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium:
+        return chromium, None
+    if os.environ.get("CI"):
+        print("FAIL: chromium is not installed (CI installs it: .ci/deps)")
+        return None, 1
+    print("SKIP: chromium is not installed (apt install chromium)")
+    return None, SKIP
+
+
+def screenshot_dir():
+    """Where the page tests leave their screenshots: kept after the run (the harness's folder goes when the
+    test passes), one place per user that each run overwrites; EBOARD_WEB_SCREENSHOTS chooses another."""
+    shots = os.environ.get("EBOARD_WEB_SCREENSHOTS") or os.path.join(tempfile.gettempdir(),
+                                                                       f"eboard-web-screens-{os.getuid()}")
+    os.makedirs(shots, exist_ok=True)
+    return shots
+
+
 def wait_until(pred, timeout, what, interval=0.05):
     """Polls pred() until it returns a true value (returned) or the deadline passes (TestFailure)."""
     deadline = time.time() + timeout

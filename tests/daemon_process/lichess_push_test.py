@@ -16,13 +16,12 @@ usage: lichess_push_test.py EBOARDD SHARED_DIR        exit 77 (skipped) without 
 import http.server
 import json
 import os
-import subprocess
 import sys
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from eboardctl_proc import Harness, WebSocket, http_get, parse_pgn  # noqa: E402
+from eboardctl_proc import Harness, WebSocket, http_get, parse_pgn, start_demo  # noqa: E402
 
 EXE, SHARED = sys.argv[1], sys.argv[2]
 CORPUS = os.path.join(SHARED, "corpora", "pgn", "standard")
@@ -93,27 +92,13 @@ class StandIn:
 def main():
     with Harness("lichess-push") as h:
         standin = StandIn()
-        state = os.path.join(h.dir, "state")
         token_file = os.path.join(h.dir, "lichess.token")
         with open(token_file, "w") as f:
             f.write(LICHESS_TOKEN + "\n")
-        config = os.path.join(h.dir, "eboardd.toml")
-        with open(config, "w") as f:
-            f.write(f'state_dir = "{state}"\n\n[http]\nlisten = "127.0.0.1:0"\ntoken = "{CONTROL}"\n\n'
-                    f'[broadcast]\ndelay_s = {DELAY_S}\n\n'
-                    f'[push.lichess]\nround = "{ROUND}"\ntoken_file = "{token_file}"\n'
-                    f'url = "http://127.0.0.1:{standin.port}"\ninterval_s = 1\ntimeout_s = 2\n')
-        log = open(h.log_path("eboardd"), "ab")
-        proc = subprocess.Popen([EXE, "--config", config, "--demo", "--demo-corpus", CORPUS, "--demo-speed", "3"],
-                                stdout=log, stderr=log)
-        h.procs.append(proc)
-        listen_file = os.path.join(state, "eboardd.listen")
-        deadline = time.time() + 20
-        while not (os.path.exists(listen_file) and open(listen_file).read().strip()):
-            if time.time() > deadline or proc.poll() is not None:
-                h.fail(f"eboardd did not start (exit {proc.poll()})")
-            time.sleep(0.05)
-        port = int(open(listen_file).read().strip().rsplit(":", 1)[1])
+        proc, port = start_demo(h, EXE, f'[http]\nlisten = "127.0.0.1:0"\ntoken = "{CONTROL}"\n\n'
+                                f'[broadcast]\ndelay_s = {DELAY_S}\n\n'
+                                f'[push.lichess]\nround = "{ROUND}"\ntoken_file = "{token_file}"\n'
+                                f'url = "http://127.0.0.1:{standin.port}"\ninterval_s = 1\ntimeout_s = 2\n', CORPUS)
         arbiter = WebSocket(port, headers=f"Authorization: Bearer {CONTROL}\r\n")
 
         def push_status():

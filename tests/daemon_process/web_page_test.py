@@ -28,13 +28,11 @@ import hashlib
 import http.client
 import json
 import os
-import shutil
 import signal
 import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -298,21 +296,13 @@ def main():
         print(__doc__)
         return 2
     eboardd, eboardctl, shared = sys.argv[1:4]
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    chromium, exit_code = ep.browser_or_skip()
     if not chromium:
-        if os.environ.get("CI"):
-            print("FAIL: chromium is not installed (CI installs it: .ci/deps)")
-            return 1
-        print("SKIP: chromium is not installed (apt install chromium)")
-        return 77
+        return exit_code
     if not os.path.isdir(os.path.join(shared, "corpora", "bughouse")):
         print(f"SKIP: no bughouse corpus in {shared}")
         return 77
-    # Kept after the run (the harness's directory goes when the test passes), one place per user that each
-    # run overwrites; EBOARD_WEB_SCREENSHOTS chooses another.
-    shots = os.environ.get("EBOARD_WEB_SCREENSHOTS") or os.path.join(tempfile.gettempdir(),
-                                                                       f"eboard-web-screens-{os.getuid()}")
-    os.makedirs(shots, exist_ok=True)
+    shots = ep.screenshot_dir()
     with ep.Harness("web") as h:
         state = os.path.join(h.dir, "state")
         config = os.path.join(h.dir, "eboardd.toml")
