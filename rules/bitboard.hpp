@@ -15,7 +15,18 @@ constexpr Bitboard file_bb(int f) { return FILE_A_BB << f; }
 constexpr Bitboard rank_bb(int r) { return RANK_1_BB << (8 * r); }
 constexpr Bitboard DARK_SQUARES = 0xAA55AA55AA55AA55ULL;
 
-inline int popcount(Bitboard b) { return __builtin_popcountll(b); }
+inline int popcount(Bitboard b) {
+#if defined(__POPCNT__)
+  return __builtin_popcountll(b);
+#else
+  // Debian builds for x86-64 without the popcnt instruction, where the builtin is a call into libgcc:
+  // counting in the register is faster.
+  b -= (b >> 1) & 0x5555555555555555ULL;
+  b = (b & 0x3333333333333333ULL) + ((b >> 2) & 0x3333333333333333ULL);
+  b = (b + (b >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+  return int((b * 0x0101010101010101ULL) >> 56);
+#endif
+}
 inline Square lsb(Bitboard b) { return Square(__builtin_ctzll(b)); }
 inline Square pop_lsb(Bitboard& b) {
   Square s = lsb(b);

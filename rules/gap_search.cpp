@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
-#include <unordered_set>
 
 #include "rules/movegen.hpp"
 
@@ -74,6 +73,50 @@ int piece_distance(PieceType t, Square s, Square q) {
       return FAR;
   }
 }
+
+// The dead ends of a search: a set of position keys in one flat table (open addressing, doubling at half
+// full). The search asks it at every node; a node-per-key hash set spent a third of the search in malloc.
+class KeySet {
+ public:
+  bool contains(Key k) const {
+    for (std::size_t i = slot(k);; i = (i + 1) & mask_) {
+      if (keys_[i] == k) return k != EMPTY || has_empty_;
+      if (keys_[i] == EMPTY) return false;
+    }
+  }
+  void insert(Key k) {
+    if (k == EMPTY) {
+      has_empty_ = true;
+      return;
+    }
+    if (2 * (size_ + 1) > keys_.size()) grow();
+    place(k);
+  }
+
+ private:
+  static constexpr Key EMPTY = 0;
+  std::size_t slot(Key k) const { return std::size_t(k ^ (k >> 29)) & mask_; }
+  void place(Key k) {
+    std::size_t i = slot(k);
+    while (keys_[i] != EMPTY && keys_[i] != k) i = (i + 1) & mask_;
+    if (keys_[i] == EMPTY) {
+      keys_[i] = k;
+      ++size_;
+    }
+  }
+  void grow() {
+    std::vector<Key> old = std::move(keys_);
+    keys_.assign(old.size() * 2, EMPTY);
+    mask_ = keys_.size() - 1;
+    size_ = 0;
+    for (Key k : old)
+      if (k != EMPTY) place(k);
+  }
+  std::vector<Key> keys_ = std::vector<Key>(4096, EMPTY);
+  std::size_t mask_ = 4095;
+  std::size_t size_ = 0;
+  bool has_empty_ = false;
+};
 
 class Searcher {
  public:
@@ -254,7 +297,7 @@ class Searcher {
       return;
     }
     const Key memo = pos_.key() ^ depth_keys_[std::size_t(plies)];
-    if (dead_ends_.count(memo)) return;
+    if (dead_ends_.contains(memo)) return;
     if (!within_reach(plies)) {
       dead_ends_.insert(memo);
       return;
@@ -294,7 +337,7 @@ class Searcher {
   std::array<int, 2> target_count_{};
   std::array<std::array<Bitboard, PIECE_TYPE_NB>, 2> target_bb_{};
   std::array<Key, 64> depth_keys_{};
-  std::unordered_set<Key> dead_ends_;
+  KeySet dead_ends_;
   std::vector<Move> line_;
   std::uint64_t nodes_ = 0;
   GapResult result_;

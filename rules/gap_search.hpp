@@ -33,8 +33,9 @@ struct GapQuery {
   int min_plies = 1;
   int max_plies = 8;
   std::size_t max_candidates = 256;  // sequences kept; more are counted as truncated
-  // A bound on the work (about 40 ms on a 2-core machine of 2026): past it the search reports what it found
-  // as incomplete (exhausted), never a guess as the only explanation.
+  // A bound on the work (about 70 ms on this 2-core machine while other builds load it; bench_gap_recovery
+  // prints it): past it the search reports what it found as incomplete (exhausted), never a guess as the
+  // only explanation.
   std::uint64_t max_nodes = 300'000;
 };
 
