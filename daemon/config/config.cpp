@@ -451,8 +451,8 @@ Config build(const toml::table& root, const std::string& source) {
       bus.port = *port;
       for (const auto& other : c.buses)
         if (other.port == bus.port)
-          fail(where_of(t, "port"), "bus port " + bus.port + " is already the bus of line " +
-                                        std::to_string(other.line));
+          fail(where_of(t, "port"),
+               "bus port " + bus.port + " is already the bus of line " + std::to_string(other.line));
       for (const auto& b : c.boards)
         if (b.bus_address == 0 && b.device() == bus.port)
           fail(where_of(t, "port"), "bus port " + bus.port + " is the port of board " + b.id + " (line " +
@@ -465,8 +465,9 @@ Config build(const toml::table& root, const std::string& source) {
       if (const toml::node* bn = t.get("boards")) {
         const toml::array* arr = bn->as_array();
         if (!arr || arr->empty())
-          fail(bn->source(), "bus boards must be a list such as [ { address = 1025, id = \"12\" } ] "
-                             "(leave it out to find the boards by ping)");
+          fail(bn->source(),
+               "bus boards must be a list such as [ { address = 1025, id = \"12\" } ] "
+               "(leave it out to find the boards by ping)");
         for (const toml::node& en : *arr) {
           const toml::table* e = en.as_table();
           if (!e) fail(en.source(), "each bus board is { address = 1025, id = \"12\" }");
@@ -475,12 +476,14 @@ Config build(const toml::table& root, const std::string& source) {
           bc.line = int(e->source().begin.line);
           auto address = get_int(*e, "address", "bus board ", 1, 16383);
           if (!address)
-            fail(e->source(), "a bus board needs its address (the value of its 5-digit serial number, e.g. 1025)");
+            fail(e->source(),
+                 "a bus board needs its address (the value of its 5-digit serial number, e.g. 1025)");
           auto id = get_string(*e, "id", "bus board ");
           if (!id) fail(e->source(), "a bus board needs an id (e.g. id = \"12\")");
           if (!valid_board_id(*id))
-            fail(where_of(*e, "id"), "board id '" + *id +
-                                         "' must be 1 to 32 letters, digits, '_' or '-' (it names files and URLs)");
+            fail(where_of(*e, "id"),
+                 "board id '" + *id +
+                     "' must be 1 to 32 letters, digits, '_' or '-' (it names files and URLs)");
           for (const auto& other : c.boards)
             if (other.id == *id)
               fail(where_of(*e, "id"), "duplicate board id '" + *id + "' (first defined on line " +
@@ -493,7 +496,8 @@ Config build(const toml::table& root, const std::string& source) {
           bc.port = bus.port;
           bc.rules = bus.rules;
           if (auto s = get_string(*e, "rules", "bus board ")) {
-            if (auto err = check_profile(*s); !err.empty()) fail(where_of(*e, "rules"), "board " + bc.id + ": " + err);
+            if (auto err = check_profile(*s); !err.empty())
+              fail(where_of(*e, "rules"), "board " + bc.id + ": " + err);
             bc.rules = *s;
           }
           if (auto v = get_bool(*e, "chess960", "bus board ")) bc.chess960 = *v;
@@ -530,7 +534,8 @@ Config build(const toml::table& root, const std::string& source) {
       if (mc.boards[0] == mc.boards[1]) fail(bn->source(), "a match needs two different boards");
       for (const auto& id : mc.boards)
         if (c.board(id)->bus_address != 0)
-          fail(bn->source(), "board '" + id + "' is on a DGT bus: bughouse matches of bus boards are not supported yet");
+          fail(bn->source(),
+               "board '" + id + "' is on a DGT bus: bughouse matches of bus boards are not supported yet");
       for (const auto& other : c.matches)
         for (const auto& id : mc.boards)
           if (other.boards[0] == id || other.boards[1] == id)

@@ -472,7 +472,8 @@ TEST(Config, EditDistance) {
 TEST(Config, BusLines) {
   Config c = parse_ok(
       "[[bus]]\nport = \"/dev/ttyUSB0\"\n"
-      "boards = [ { address = 1025, id = \"12\" }, { address = 1026, id = \"13\", rules = \"fide-blitz\" } ]\n"
+      "boards = [ { address = 1025, id = \"12\" }, { address = 1026, id = \"13\", rules = \"fide-blitz\" } "
+      "]\n"
       "[[bus]]\nport = \"/dev/ttyUSB1\"\npoll_ms = 250\nrules = \"fide-rapid\"\n");
   ASSERT_EQ(c.buses.size(), 2u);
   EXPECT_EQ(c.buses[0].port, "/dev/ttyUSB0");
@@ -499,27 +500,31 @@ TEST(Config, BusMistakes) {
                "did you mean 'address'?");
   expect_error("[[bus]]\nboards = [ { address = 1025, id = \"1\" } ]\n", 1, "needs port");
   expect_error("[[bus]]\nport = \"ttyUSB0\"\n", 2, "must be a device path");
-  expect_error("[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 0, id = \"1\" } ]\n", 3, "between 1 and 16383");
+  expect_error("[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 0, id = \"1\" } ]\n", 3,
+               "between 1 and 16383");
   expect_error("[[bus]]\nport = \"/dev/x\"\nboards = [ { id = \"1\" } ]\n", 3, "needs its address");
   expect_error("[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 5 } ]\n", 3, "needs an id");
   expect_error("[[bus]]\nport = \"/dev/x\"\nboards = [ 1025 ]\n", 3, "{ address = 1025");
   expect_error("[[bus]]\nport = \"/dev/x\"\nboards = []\n", 3, "leave it out");
-  expect_error("[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 5, id = \"a\" }, { address = 5, id = \"b\" } ]\n",
-               3, "address 5 is twice");
+  expect_error(
+      "[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 5, id = \"a\" }, { address = 5, id = \"b\" } ]\n",
+      3, "address 5 is twice");
   expect_error(BOARD_A + "[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 5, id = \"A\" } ]\n", 6,
                "duplicate board id 'A'");
   expect_error(BOARD_A + "[[bus]]\nport = \"/dev/ttyUSB0\"\n", 5, "is the port of board A");
   expect_error("[[bus]]\nport = \"/dev/x\"\n[[bus]]\nport = \"/dev/x\"\n", 4, "already the bus of line 1");
   expect_error("[[bus]]\nport = \"/dev/x\"\npoll_ms = 5\n", 3, "between 20 and 60000");
   expect_error("[bus]\nport = \"/dev/x\"\n", 1, "[[bus]]");
-  expect_error(BOARD_A + "[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 5, id = \"B\" } ]\n"
-                         "[[match]]\nboards = [\"A\", \"B\"]\n",
+  expect_error(BOARD_A +
+                   "[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 5, id = \"B\" } ]\n"
+                   "[[match]]\nboards = [\"A\", \"B\"]\n",
                8, "not supported yet");
 }
 
 TEST(ConfigDiff, BusLines) {
   Config a = parse_ok("[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 5, id = \"B\" } ]\n");
-  Config b = parse_ok("[[bus]]\nport = \"/dev/x\"\npoll_ms = 100\nboards = [ { address = 5, id = \"B\" } ]\n");
+  Config b =
+      parse_ok("[[bus]]\nport = \"/dev/x\"\npoll_ms = 100\nboards = [ { address = 5, id = \"B\" } ]\n");
   Config moved = parse_ok("[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 6, id = \"B\" } ]\n");
   EXPECT_TRUE(diff(a, a).empty());
   ConfigDiff d = diff(a, b);
