@@ -75,6 +75,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     bool awaiting_dump = false;     // changes wait for the dump asked for
     bool read_requested = false;    // BRD and CLK queued
     bool polling = false;           // in the master's round-robin
+    bool probing = false;           // given up: a lone SEND_CHANGES asks whether it is back
     std::int64_t retry_at = kNone;  // steady ms: poll again (it stopped answering)
     std::vector<rules::SensorEvent> held;
     BusBoardStats stats;
@@ -247,6 +248,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     for (auto& [address, b] : boards) {
       b->read_requested = false;
       b->retry_at = kNone;
+      b->probing = false;
       start_polling(*b);
       // A board seen before continues from its memory; the dump after its first answer checks it.
       if (b->polled_before) b->awaiting_dump = false;
@@ -266,6 +268,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     master.reset();
     for (auto& [address, b] : boards) {
       b->polling = false;
+      b->probing = false;
       b->read_requested = false;
       b->held.clear();
       set_online(*b, false, "bus line lost: " + why.message);
@@ -310,6 +313,10 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     std::int64_t since = b->known_until;
     if (b->attached) since = std::max(since, b->attached->advanced_to);
     b->known_until = t;
+    if (b->probing) {  // it answers again: back in the round-robin
+      b->probing = false;
+      if (master && !b->polling) start_polling(*b);
+    }
     if (!b->polled_before) {
       b->polled_before = true;  // its history since power-up: the dump shows what it left
       request_read(*b);
@@ -364,6 +371,11 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     auto it = boards.find(e.address);
     if (it == boards.end()) return;
     Board& b = *it->second;
+    if (e.command == dgt::bus::kSendChanges && b.probing) {
+      b.probing = false;
+      b.retry_at = steady_ms() + config.retry_lost_ms;
+      return;
+    }
     if (e.command == dgt::bus::kBoard && b.awaiting_dump) {
       b.read_requested = false;
       if (b.polling) request_read(b);  // asked again; a board gone quiet is given up by the polls
@@ -376,9 +388,11 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     if (!running || !master || !line_up()) return;
     const std::int64_t t = steady_ms();
     for (auto& [address, b] : boards) {
-      if (!b->polling && b->retry_at != kNone && t >= b->retry_at) {
+      // A board given up is asked alone, not put back in the round-robin: its polls would climb to
+      // REPEAT_CHANGES and SEND_FROM_START again, and its first answer would not be its changes.
+      if (!b->polling && !b->probing && b->retry_at != kNone && t >= b->retry_at) {
         b->retry_at = kNone;
-        start_polling(*b);
+        b->probing = static_cast<bool>(master->request(b->address, dgt::bus::kSendChanges));
       }
     }
     auto commands = master->poll(t);
@@ -479,7 +493,7 @@ void BusSession::attach(std::uint16_t address, BusBoardConfig config, BoardSessi
   }
   b->attached = std::make_shared<Impl::Attached>(impl_->io, std::move(config), std::move(handlers));
   b->held.clear();
-  if (impl_->master && !b->polling && b->retry_at == kNone) impl_->start_polling(*b);
+  if (impl_->master && !b->polling && !b->probing && b->retry_at == kNone) impl_->start_polling(*b);
   // A new reconstruction starts from the board as it stands (after its history is flushed, if not yet).
   if (b->polled_before)
     impl_->request_read(*b);

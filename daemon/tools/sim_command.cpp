@@ -53,6 +53,7 @@ struct Options {
   bool rotated = false;
   bool no_clock = false;
   double clock_margin_s = 120;
+  int plies = 0;                   // play only this many plies of the game (0: all)
   int bus = 0;                     // N boards in bus mode on the one pty (0: one board in single mode)
   std::vector<std::string> mutes;  // "K:AT_S:FOR_S"
   bool print_presses = false;
@@ -153,6 +154,10 @@ tl::expected<Plan, std::string> plan_game(const Options& o) {
   if (!record) return tl::unexpected(o.pgn + ": " + record.error());
   if (record->moves.empty())
     return tl::unexpected(o.pgn + ": game " + std::to_string(o.game) + " has no moves");
+  if (o.plies > 0 && record->moves.size() > std::size_t(o.plies)) {
+    record->moves.resize(std::size_t(o.plies));
+    record->result = "*";
+  }
 
   sim::TimelineSpec spec;
   spec.start = record->start;
@@ -528,6 +533,8 @@ void add_sim_command(CLI::App& app, int& exit_code) {
       ->check(finite_range(0, MAX_SECONDS));
   cmd->add_option("--reopen-gap", o->reopen_gap_ms, "milliseconds the board stays unplugged (default 1000)")
       ->check(CLI::Range(std::int64_t(0), std::int64_t(MAX_SECONDS * 1000)));
+  cmd->add_option("--plies", o->plies, "play only the first N plies of the game (default: all)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--bus", o->bus,
                   "N boards in bus mode with their clocks on the one pty (addresses 1025..1024+N): board k "
                   "plays game --game + k of the PGN file with seed --seed + k")
