@@ -105,7 +105,7 @@ std::optional<std::pair<std::int64_t, std::int64_t>> time_control(const rules::G
 
 struct Plan {
   session::BoardScript script;
-  std::vector<std::int64_t> press_ms;  // per ply, when its clock press happens (games only)
+  std::vector<std::int64_t> press_ms;  // per ply, when the board reads its clock press (games only)
   drivers::dgt::EmulatorConfig emulator;
   std::optional<drivers::Capture> capture;  // to preset the board from
   std::string summary;
@@ -197,7 +197,22 @@ tl::expected<Plan, std::string> plan_game(const Options& o) {
   }
   Plan plan;
   plan.script = session::script_from_events(timeline.events);
-  plan.press_ms = timeline.press_ms;
+  // When the board learns of each press: the first clock reading after it with the lever moved over (the
+  // board reads its clock between scans, up to one scan after the hand pressed).
+  {
+    std::optional<rules::ClockSide> lever;
+    std::size_t next_press = 0;
+    for (const auto& e : timeline.events) {
+      const auto* r = std::get_if<rules::ClockReading>(&e.what);
+      if (!r) continue;
+      const bool moved = lever && *lever != r->lever_up;
+      lever = r->lever_up;
+      if (moved && next_press < timeline.press_ms.size() && e.t_ms >= timeline.press_ms[next_press]) {
+        plan.press_ms.push_back(e.t_ms);
+        ++next_press;
+      }
+    }
+  }
   plan.emulator.rotated = o.rotated;
   const auto tag = [&](const char* name) {
     const auto v = rules::find_tag(record->tags, name);
@@ -545,7 +560,8 @@ void add_sim_command(CLI::App& app, int& exit_code) {
       "game for FOR_S seconds (hears nothing, answers nothing); may be given more than once");
   cmd->add_flag(
       "--print-presses", o->print_presses,
-      "with --bus, print `press ADDRESS PLY UNIX_MS` on stdout at each clock press (for benchmarks)");
+      "with --bus, print `press ADDRESS PLY UNIX_MS` on stdout when a board reads a clock press (for "
+      "benchmarks)");
   cmd->add_flag("--start-now", o->start_now,
                 "start the game at once instead of at the first command a program sends to the board");
   cmd->footer(
