@@ -213,7 +213,7 @@ Config build(const toml::table& root, const std::string& source) {
   c.source = source;
   check_keys(root, "",
              {"state_dir", "log_level", "http", "journal", "discovery", "event", "broadcast", "push",
-              "livechess", "board", "match"});
+              "livechess", "board", "bus", "match"});
   if (auto s = get_string(root, "state_dir", "")) {
     if (s->empty() || (*s)[0] != '/')
       fail(where_of(root, "state_dir"), "state_dir must be an absolute path, not '" + *s + "'");
@@ -438,6 +438,78 @@ Config build(const toml::table& root, const std::string& source) {
     }
   }
 
+  if (const toml::array* buses = array_of_tables(root, "bus")) {
+    for (const toml::node& busn : *buses) {
+      const toml::table& t = *busn.as_table();
+      check_keys(t, "bus", {"port", "boards", "poll_ms", "rules"});
+      BusConfig bus;
+      bus.line = int(t.source().begin.line);
+      auto port = get_string(t, "port", "bus.");
+      if (!port) fail(t.source(), "[[bus]] needs port = \"/dev/...\" (the serial line the boards are on)");
+      if (port->empty() || (*port)[0] != '/')
+        fail(where_of(t, "port"), "bus port must be a device path such as /dev/ttyUSB0, not '" + *port + "'");
+      bus.port = *port;
+      for (const auto& other : c.buses)
+        if (other.port == bus.port)
+          fail(where_of(t, "port"),
+               "bus port " + bus.port + " is already the bus of line " + std::to_string(other.line));
+      for (const auto& b : c.boards)
+        if (b.bus_address == 0 && b.device() == bus.port)
+          fail(where_of(t, "port"), "bus port " + bus.port + " is the port of board " + b.id + " (line " +
+                                        std::to_string(b.line) + "): a line is a bus or one board");
+      if (auto v = get_int(t, "poll_ms", "bus.", 20, 60000)) bus.poll_ms = int(*v);
+      if (auto s = get_string(t, "rules", "bus.")) {
+        if (auto e = check_profile(*s); !e.empty()) fail(where_of(t, "rules"), e);
+        bus.rules = *s;
+      }
+      if (const toml::node* bn = t.get("boards")) {
+        const toml::array* arr = bn->as_array();
+        if (!arr || arr->empty())
+          fail(bn->source(),
+               "bus boards must be a list such as [ { address = 1025, id = \"12\" } ] "
+               "(leave it out to find the boards by ping)");
+        for (const toml::node& en : *arr) {
+          const toml::table* e = en.as_table();
+          if (!e) fail(en.source(), "each bus board is { address = 1025, id = \"12\" }");
+          check_keys(*e, "bus board", {"address", "id", "rules", "chess960", "raw_log"});
+          BoardConfig bc;
+          bc.line = int(e->source().begin.line);
+          auto address = get_int(*e, "address", "bus board ", 1, 16383);
+          if (!address)
+            fail(e->source(),
+                 "a bus board needs its address (the value of its 5-digit serial number, e.g. 1025)");
+          auto id = get_string(*e, "id", "bus board ");
+          if (!id) fail(e->source(), "a bus board needs an id (e.g. id = \"12\")");
+          if (!valid_board_id(*id))
+            fail(where_of(*e, "id"),
+                 "board id '" + *id +
+                     "' must be 1 to 32 letters, digits, '_' or '-' (it names files and URLs)");
+          for (const auto& other : c.boards)
+            if (other.id == *id)
+              fail(where_of(*e, "id"), "duplicate board id '" + *id + "' (first defined on line " +
+                                           std::to_string(other.line) + ")");
+          bc.id = *id;
+          bc.bus_address = std::uint16_t(*address);
+          for (std::uint16_t a : bus.addresses)
+            if (a == bc.bus_address)
+              fail(where_of(*e, "address"), "address " + std::to_string(a) + " is twice on bus " + bus.port);
+          bc.port = bus.port;
+          bc.rules = bus.rules;
+          if (auto s = get_string(*e, "rules", "bus board ")) {
+            if (auto err = check_profile(*s); !err.empty())
+              fail(where_of(*e, "rules"), "board " + bc.id + ": " + err);
+            bc.rules = *s;
+          }
+          if (auto v = get_bool(*e, "chess960", "bus board ")) bc.chess960 = *v;
+          if (auto v = get_bool(*e, "raw_log", "bus board ")) bc.raw_log = *v;
+          bus.addresses.push_back(bc.bus_address);
+          c.boards.push_back(std::move(bc));
+        }
+      }
+      c.buses.push_back(std::move(bus));
+    }
+  }
+
   if (const toml::array* matches = array_of_tables(root, "match")) {
     for (const toml::node& mn : *matches) {
       const toml::table& m = *mn.as_table();
@@ -460,6 +532,10 @@ Config build(const toml::table& root, const std::string& source) {
         }
       }
       if (mc.boards[0] == mc.boards[1]) fail(bn->source(), "a match needs two different boards");
+      for (const auto& id : mc.boards)
+        if (c.board(id)->bus_address != 0)
+          fail(bn->source(),
+               "board '" + id + "' is on a DGT bus: bughouse matches of bus boards are not supported yet");
       for (const auto& other : c.matches)
         for (const auto& id : mc.boards)
           if (other.boards[0] == id || other.boards[1] == id)
@@ -494,8 +570,10 @@ std::string BoardConfig::device() const {
 
 bool BoardConfig::same_settings(const BoardConfig& o) const {
   return id == o.id && port == o.port && serial == o.serial && protocol == o.protocol && rules == o.rules &&
-         chess960 == o.chess960 && raw_log == o.raw_log;
+         chess960 == o.chess960 && raw_log == o.raw_log && bus_address == o.bus_address;
 }
+
+std::string discovered_bus_board_id(std::uint16_t address) { return "bus" + std::to_string(address); }
 
 const BoardConfig* Config::board(std::string_view id) const {
   for (const auto& b : boards)
@@ -621,6 +699,7 @@ ConfigDiff diff(const Config& before, const Config& after) {
   d.broadcast_changed =
       !(before.broadcast == after.broadcast) || !(before.push_lichess == after.push_lichess);
   d.livechess_changed = !(before.livechess == after.livechess);
+  d.buses_changed = before.buses != after.buses;
   return d;
 }
 
@@ -639,6 +718,7 @@ std::string ConfigDiff::summary() const {
   if (event_changed) s += ", event tags changed";
   if (broadcast_changed) s += ", broadcast or push changed (needs a restart)";
   if (livechess_changed) s += ", livechess changed (needs a restart)";
+  if (buses_changed) s += ", [[bus]] lines changed (needs a restart)";
   if (http_access_changed) s += ", http access (tokens, open_read, server names, origins) changed";
   if (http_changed) s += ", http listen or limits changed (needs a restart)";
   if (state_dir_changed) s += ", state_dir changed (needs a restart)";

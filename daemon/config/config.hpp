@@ -45,12 +45,34 @@ struct BoardConfig {
   std::string rules = "fide-standard";  // the profile of a board outside a match
   bool chess960 = false;                // a Chess960 start set up on the board starts a Chess960 game
   bool raw_log = true;                  // journal the raw wire bytes (for `.cap` export)
-  int line = 0;                         // where the [[board]] is in the file (not compared)
+  // A board on a DGT bus ([[bus]]): its bus address (1..16383, the value of its serial number); `port` is
+  // the bus line's. 0: a board of its own on `port` or `serial`.
+  std::uint16_t bus_address = 0;
+  int line = 0;  // where the [[board]] is in the file (not compared)
 
   // The device to open: `port`, or the udev symlink for `serial`.
   std::string device() const;
   bool same_settings(const BoardConfig& o) const;
 };
+
+// [[bus]]: DGT boards in bus mode on one serial line (CONTRACTS §4). The boards listed by address are
+// BoardConfigs of their own (in Config::boards, with bus_address set), so that every board, on a bus or
+// not, is a board like any other. With no `boards` the line is searched by ping: a board found gets the id
+// "bus<address>" (e.g. bus1025) until the daemon stops.
+struct BusConfig {
+  std::string port;
+  std::vector<std::uint16_t> addresses;  // the boards listed, in the file's order (empty: discovery)
+  int poll_ms = 500;                     // each board is asked for its changes at most this often
+  std::string rules = "fide-standard";   // the profile of boards found by discovery
+  int line = 0;
+  bool discovery() const { return addresses.empty(); }
+  bool operator==(const BusConfig& o) const {
+    return port == o.port && addresses == o.addresses && poll_ms == o.poll_ms && rules == o.rules;
+  }
+};
+
+// The id a board found on a bus by discovery gets.
+std::string discovered_bus_board_id(std::uint16_t address);
 
 struct MatchConfig {
   std::array<std::string, 2> boards;
@@ -145,6 +167,7 @@ struct Config {
   LichessPushConfig push_lichess;
   LiveChessConfig livechess;
   std::vector<BoardConfig> boards;
+  std::vector<BusConfig> buses;
   std::vector<MatchConfig> matches;
 
   const BoardConfig* board(std::string_view id) const;
@@ -191,10 +214,11 @@ struct ConfigDiff {
   bool event_changed = false;      // [event]: applies at once (the next PGN written)
   bool broadcast_changed = false;  // needs a restart
   bool livechess_changed = false;  // needs a restart
+  bool buses_changed = false;      // a line's port, poll or discovery: needs a restart (its boards reload)
   bool empty() const {
     return added.empty() && removed.empty() && changed.empty() && !http_changed && !http_access_changed &&
            !state_dir_changed && !matches_changed && !log_level_changed && !journal_changed &&
-           !discovery_changed && !event_changed && !broadcast_changed && !livechess_changed;
+           !discovery_changed && !event_changed && !broadcast_changed && !livechess_changed && !buses_changed;
   }
   std::string summary() const;
 };

@@ -2,18 +2,7 @@
 // Copyright (C) 2026 the eboardd authors
 #include "daemon/eboardd/serial_source.hpp"
 
-#include <boost/asio/post.hpp>
-
 namespace eboard::eboardd {
-
-namespace {
-
-std::string strip_prefix(const std::string& text, const std::string& id) {
-  const std::string prefix = "board " + id + ": ";
-  return text.rfind(prefix, 0) == 0 ? text.substr(prefix.size()) : text;
-}
-
-}  // namespace
 
 SerialSource::SerialSource(boost::asio::io_context& io, BoardSink& sink, config::BoardConfig board,
                            rules::Game game, journal::NewGameEntry current,
@@ -25,20 +14,10 @@ SerialSource::SerialSource(boost::asio::io_context& io, BoardSink& sink, config:
       current_(std::move(current)),
       clock_(std::move(clock)),
       clock_rate_(clock_rate),
-      idle_game_(std::move(game)) {}
+      idle_game_(std::move(game)),
+      feed_(io, sink, board_.id) {}
 
-SerialSource::~SerialSource() {
-  stop();
-  *alive_ = false;
-}
-
-void SerialSource::mark_busy() {
-  if (busy_) return;
-  busy_ = true;
-  boost::asio::post(io_, [this, alive = std::weak_ptr<bool>(alive_)] {
-    if (!alive.expired()) busy_ = false;
-  });
-}
+SerialSource::~SerialSource() { stop(); }
 
 void SerialSource::make_session(rules::Game game) {
   session::BoardSessionConfig cfg;
@@ -49,28 +28,7 @@ void SerialSource::make_session(rules::Game game) {
   if (clock_) cfg.clock = clock_;
   cfg.clock_rate = clock_rate_;
 
-  session::BoardSessionHandlers h;
-  h.on_sensor = [this](const rules::SensorEvent& e) {
-    mark_busy();
-    sink_.sensor(e);
-  };
-  h.on_event = [this](const rules::Event& e) {
-    if (!busy_ && session_) {
-      sink_.tick(session_->now_ms());
-      mark_busy();  // one tick for the burst of events of this timer
-    }
-    sink_.events({e});
-  };
-  h.on_wire = [this](std::int64_t t, drivers::Direction dir, std::span<const std::uint8_t> bytes) {
-    sink_.wire(t, dir, bytes);
-  };
-  h.on_log = [this](session::LogLevel level, const std::string& text) {
-    sink_.log(level == session::LogLevel::info ? BoardSink::Level::info : BoardSink::Level::warning,
-              strip_prefix(text, board_.id));
-  };
-  h.on_link = [this](std::int64_t t, bool online, const std::string& reason) {
-    sink_.link_changed(t, online, reason);
-  };
+  session::BoardSessionHandlers h = feed_.handlers([this] { return session_->now_ms(); });
   if (replayed_) {
     cfg.reconstruction = std::move(replayed_);
     replayed_.reset();

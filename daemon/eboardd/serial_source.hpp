@@ -16,6 +16,7 @@
 
 #include "daemon/config/config.hpp"
 #include "daemon/eboardd/board_source.hpp"
+#include "daemon/eboardd/session_feed.hpp"
 #include "daemon/journal/machine.hpp"
 #include "daemon/session/board_session.hpp"
 
@@ -52,7 +53,6 @@ class SerialSource : public BoardSource {
 
  private:
   void make_session(rules::Game game);
-  void mark_busy();
 
   boost::asio::io_context& io_;
   BoardSink& sink_;
@@ -65,10 +65,7 @@ class SerialSource : public BoardSource {
   rules::Game idle_game_;  // shown before the session exists
   bool running_ = false;
   std::optional<rules::Reconstructor> replayed_;  // for the first session
-  // Set by a sensor event until the event loop's next turn: the events then are that input's. Events
-  // outside it come from the session's timer.
-  bool busy_ = false;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  SessionFeed feed_;
 };
 
 }  // namespace eboard::eboardd

@@ -20,6 +20,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "daemon/eboardd/bus_source.hpp"
 #include "daemon/eboardd/control.hpp"
 #include "daemon/eboardd/serial_source.hpp"
 #include "daemon/outputs/atomic_file.hpp"
@@ -321,6 +322,7 @@ tl::expected<void, std::string> Service::start() {
   for (const auto& b : config_.boards)
     if (!match_of(b.id)) add_board(b);
   for (const auto& m : config_.matches) add_match(m);
+  start_bus_discovery();
   order_boards();
   if (usb_) {
     usb_ready_ = true;
@@ -407,6 +409,7 @@ void Service::stop() {
   if (push_) push_->stop();
   for (auto& b : boards_) b->stop();
   for (auto& m : matches_) m->stop();
+  for (auto& [port, line] : bus_lines_) line->stop();
 }
 
 void Service::on_journal_health(const std::string& board, bool ok, const std::string& text) {
@@ -430,7 +433,8 @@ void Service::add_board(const config::BoardConfig& b) {
   RuntimeOptions ro;
   ro.state_dir = config_.state_dir;
   ro.sync_interval = std::chrono::milliseconds(config_.journal.sync_ms);
-  ro.profile = config_.profile_of(b.id);
+  // A board found on a bus is in no file: its line's rules.
+  ro.profile = config_.board(b.id) ? config_.profile_of(b.id) : b.rules;
   ro.chess960 = b.chess960;
   ro.raw_log = b.raw_log;
   const std::string device = device_for(b);
@@ -459,6 +463,12 @@ void Service::add_board(const config::BoardConfig& b) {
   std::unique_ptr<BoardSource> source;
   if (options_.source_factory) {
     source = options_.source_factory(b, *rt);
+  } else if (b.bus_address != 0) {
+    journal::GameMachine& m = rt->recovery().machine;
+    auto bus = std::make_unique<BusSource>(io_, *rt, b, bus_line(b.port), m.game(), m.current());
+    if (m.has_game()) bus->continue_from(m.reconstructor());
+    source = std::move(bus);
+    spdlog::info("board {}: dgt bus address {} on {} ({} rules)", b.id, b.bus_address, b.port, ro.profile);
   } else {
     journal::GameMachine& m = rt->recovery().machine;
     auto serial = std::make_unique<SerialSource>(io_, *rt, b, m.game(), m.current(), options_.clock,
@@ -655,6 +665,8 @@ tl::expected<config::ConfigDiff, std::string> Service::reload(config::Config nex
                  config_.http.open_read ? "open" : "needs the token");
   }
   if (d.http_changed) spdlog::warn("reload: [http] listen or limits changed; they apply after a restart");
+  if (d.buses_changed)
+    spdlog::warn("reload: [[bus]] changed; a line's poll interval and discovery apply after a restart");
   if (d.livechess_changed) {
     spdlog::warn("reload: [livechess] changed; it applies after a restart");
     next.livechess = config_.livechess;

@@ -32,6 +32,7 @@
 #include "daemon/http/server.hpp"
 #include "daemon/journal/signing.hpp"
 #include "daemon/livechess/listener.hpp"
+#include "daemon/session/bus_session.hpp"
 
 namespace eboard::eboardd {
 
@@ -119,6 +120,10 @@ class Service {
 
  private:
   void add_board(const config::BoardConfig& b);
+  // The DGT bus line on `port` ([[bus]], service_bus.cpp), started on first use and shared by its boards.
+  std::shared_ptr<session::BusSession> bus_line(const std::string& port);
+  void start_bus_discovery();
+  void on_bus_board_found(const std::string& port, std::uint16_t address);
   void remove_board(const std::string& id);
   void add_match(const config::MatchConfig& m);
   const config::MatchConfig* match_of(const std::string& board_id) const;
@@ -188,6 +193,7 @@ class Service {
   bool running_ = false;
   // Serial boards outside matches, owned by their BoardRuntime in boards_: for hotplug nudges.
   std::map<std::string, SerialSource*> serial_sources_;
+  std::map<std::string, std::shared_ptr<session::BusSession>> bus_lines_;  // by port
   std::map<std::string, hotplug::UsbBoard> discovered_;  // board id → the USB board it was made for
   std::map<std::string, std::string> usb_served_;        // USB board's device node → the board id it serves
   // After boards_: destroyed first, so that no USB report comes to a half-destroyed service.

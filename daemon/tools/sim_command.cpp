@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 
+#include "daemon/session/bus_hub.hpp"
 #include "daemon/session/emulated_board.hpp"
 #include "daemon/session/pty.hpp"
 #include "daemon/sim/timeline.hpp"
@@ -51,6 +53,10 @@ struct Options {
   bool rotated = false;
   bool no_clock = false;
   double clock_margin_s = 120;
+  int plies = 0;                   // play only this many plies of the game (0: all)
+  int bus = 0;                     // N boards in bus mode on the one pty (0: one board in single mode)
+  std::vector<std::string> mutes;  // "K:AT_S:FOR_S"
+  bool print_presses = false;
 };
 
 void note(const std::string& text) { std::fprintf(stderr, "eboardctl sim: %s\n", text.c_str()); }
@@ -99,6 +105,7 @@ std::optional<std::pair<std::int64_t, std::int64_t>> time_control(const rules::G
 
 struct Plan {
   session::BoardScript script;
+  std::vector<std::int64_t> press_ms;  // per ply, when the board reads its clock press (games only)
   drivers::dgt::EmulatorConfig emulator;
   std::optional<drivers::Capture> capture;  // to preset the board from
   std::string summary;
@@ -147,6 +154,10 @@ tl::expected<Plan, std::string> plan_game(const Options& o) {
   if (!record) return tl::unexpected(o.pgn + ": " + record.error());
   if (record->moves.empty())
     return tl::unexpected(o.pgn + ": game " + std::to_string(o.game) + " has no moves");
+  if (o.plies > 0 && record->moves.size() > std::size_t(o.plies)) {
+    record->moves.resize(std::size_t(o.plies));
+    record->result = "*";
+  }
 
   sim::TimelineSpec spec;
   spec.start = record->start;
@@ -186,6 +197,22 @@ tl::expected<Plan, std::string> plan_game(const Options& o) {
   }
   Plan plan;
   plan.script = session::script_from_events(timeline.events);
+  // When the board learns of each press: the first clock reading after it with the lever moved over (the
+  // board reads its clock between scans, up to one scan after the hand pressed).
+  {
+    std::optional<rules::ClockSide> lever;
+    std::size_t next_press = 0;
+    for (const auto& e : timeline.events) {
+      const auto* r = std::get_if<rules::ClockReading>(&e.what);
+      if (!r) continue;
+      const bool moved = lever && *lever != r->lever_up;
+      lever = r->lever_up;
+      if (moved && next_press < timeline.press_ms.size() && e.t_ms >= timeline.press_ms[next_press]) {
+        plan.press_ms.push_back(e.t_ms);
+        ++next_press;
+      }
+    }
+  }
   plan.emulator.rotated = o.rotated;
   const auto tag = [&](const char* name) {
     const auto v = rules::find_tag(record->tags, name);
@@ -312,6 +339,163 @@ int run(const Options& o) {
   return 0;
 }
 
+// --- A bus of N boards on one pty -----------------------------------------------------------------
+
+struct Mute {
+  std::size_t board = 0;
+  std::int64_t at_ms = 0;
+  std::int64_t for_ms = 0;
+};
+
+tl::expected<Mute, std::string> parse_mute(const std::string& text, int boards) {
+  const auto bad = [&] {
+    return tl::unexpected("--mute " + text + ": expected K:AT_S:FOR_S (board 0.." +
+                          std::to_string(boards - 1) + ", seconds into its game, seconds muted)");
+  };
+  const auto c1 = text.find(':');
+  const auto c2 = c1 == std::string::npos ? std::string::npos : text.find(':', c1 + 1);
+  if (c2 == std::string::npos) return bad();
+  try {
+    std::size_t used = 0;
+    const std::string k = text.substr(0, c1), at = text.substr(c1 + 1, c2 - c1 - 1),
+                      len = text.substr(c2 + 1);
+    const int board = std::stoi(k, &used);
+    if (used != k.size() || board < 0 || board >= boards) return bad();
+    const double at_s = std::stod(at, &used);
+    if (used != at.size() || !(at_s >= 0 && at_s <= MAX_SECONDS)) return bad();
+    const double for_s = std::stod(len, &used);
+    if (used != len.size() || !(for_s > 0 && for_s <= MAX_SECONDS)) return bad();
+    return Mute{std::size_t(board), static_cast<std::int64_t>(at_s * 1000),
+                static_cast<std::int64_t>(for_s * 1000)};
+  } catch (const std::exception&) {
+    return bad();
+  }
+}
+
+std::int64_t unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+int run_bus(const Options& o) {
+  if (o.pgn.empty()) return fail("--bus plays games: give --pgn FILE");
+  if (!o.capture.empty() || !o.reopen_at_s.empty())
+    return fail("--bus takes neither --capture nor --reopen-at");
+  std::vector<Mute> mutes;
+  for (const auto& m : o.mutes) {
+    auto parsed = parse_mute(m, o.bus);
+    if (!parsed) return fail(parsed.error());
+    mutes.push_back(*parsed);
+  }
+  std::vector<Plan> plans;
+  for (int k = 0; k < o.bus; ++k) {
+    Options ok = o;
+    ok.game = o.game + k;
+    ok.seed = o.seed + std::uint64_t(k);
+    auto plan = plan_game(ok);
+    if (!plan) return fail("board " + std::to_string(k) + ": " + plan.error());
+    char serial[16];
+    std::snprintf(serial, sizeof serial, "%05d", 1025 + k);
+    plan->emulator.serial = serial;
+    plan->emulator.long_serial = std::string("EBSIM") + serial;
+    plan->emulator.start_in_bus_mode = true;
+    plans.push_back(std::move(*plan));
+  }
+
+  Runtime rt;
+  if (o.link.empty()) {
+    rt.own_dir = fs::temp_directory_path() / ("eboard-sim-" + std::to_string(::getpid()));
+    std::error_code ec;
+    fs::create_directory(rt.own_dir, ec);
+    if (ec) return fail("cannot create " + rt.own_dir.string() + ": " + ec.message());
+    rt.link = rt.own_dir / "dgt-bus";
+  } else {
+    rt.link = fs::absolute(o.link);
+    std::error_code ec;
+    const auto st = fs::symlink_status(rt.link, ec);
+    if (fs::exists(st) && !fs::is_symlink(st))
+      return fail(rt.link.string() + " exists and is not a symlink: not replacing it");
+  }
+  auto pty = session::open_pseudo_terminal();
+  if (!pty) return fail(pty.error());
+  if (auto ok = session::point_symlink(rt.link, pty->slave_path); !ok) {
+    ::close(pty->master_fd);
+    return fail(ok.error());
+  }
+  std::printf("%s\n", rt.link.string().c_str());
+  std::fflush(stdout);
+
+  session::BusHub hub(rt.io, plans.size(), o.seed);
+  if (!hub.ok()) return fail("cannot make the bus's socket pairs");
+  hub.attach_host(pty->master_fd);
+  std::vector<std::unique_ptr<session::BoardPlayer>> players;
+  std::size_t ended = 0;
+  bool exiting = false;
+  const auto finish = [&] {
+    if (exiting) return;
+    exiting = true;
+    for (auto& p : players) p->stop();
+    hub.stop();
+    rt.io.stop();
+  };
+  session::PlayerConfig pc;
+  pc.speed = o.speed;
+  pc.wait_for_host = !o.start_now;
+  for (std::size_t k = 0; k < plans.size(); ++k) {
+    Plan& plan = plans[k];
+    const std::uint16_t address = std::uint16_t(1025 + k);
+    note("bus address " + std::to_string(address) + ": " + plan.summary);
+    auto player = std::make_unique<session::BoardPlayer>(rt.io, drivers::dgt::Emulator(plan.emulator),
+                                                         std::move(plan.script), pc);
+    player->attach(hub.take_board_fd(k));
+    session::BoardPlayer* p = player.get();
+    if (o.print_presses) {
+      for (std::size_t i = 0; i < plan.press_ms.size(); ++i)
+        p->at(plan.press_ms[i], [address, ply = i + 1] {
+          std::printf("press %u %zu %lld\n", unsigned(address), ply, static_cast<long long>(unix_ms()));
+          std::fflush(stdout);
+        });
+    }
+    for (const Mute& m : mutes) {
+      if (m.board != k) continue;
+      p->at(m.at_ms, [&hub, k, p, m] {
+        hub.mute(k, true);
+        note("board " + std::to_string(k) + " muted at " + seconds(p->now_ms()) + " for " +
+             seconds(m.for_ms));
+      });
+      p->at(m.at_ms + m.for_ms, [&hub, k, p] {
+        hub.mute(k, false);
+        note("board " + std::to_string(k) + " answers again at " + seconds(p->now_ms()));
+      });
+    }
+    p->on_script_end = [&, p] {
+      if (++ended < plans.size()) return;
+      if (o.linger_s) {
+        note("every game's script is over; staying for " +
+             seconds(static_cast<std::int64_t>(*o.linger_s * 1000)));
+        p->at(p->now_ms() + static_cast<std::int64_t>(*o.linger_s * 1000), [&] { finish(); });
+      } else {
+        note("every game's script is over; the boards stay until Ctrl-C");
+      }
+    };
+    players.push_back(std::move(player));
+  }
+  char speed[32];
+  std::snprintf(speed, sizeof speed, "%gx", o.speed);
+  note(std::to_string(plans.size()) + " boards in bus mode on " + pty->slave_path + " (open " +
+       rt.link.string() + "), addresses 1025.." + std::to_string(1024 + plans.size()) + ", " + speed +
+       " real time");
+  boost::asio::signal_set signals(rt.io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& ec, int) {
+    if (!ec) finish();
+  });
+  hub.start();
+  for (auto& p : players) p->start();
+  rt.io.run();
+  return 0;
+}
+
 }  // namespace
 
 void add_sim_command(CLI::App& app, int& exit_code) {
@@ -364,6 +548,20 @@ void add_sim_command(CLI::App& app, int& exit_code) {
       ->check(finite_range(0, MAX_SECONDS));
   cmd->add_option("--reopen-gap", o->reopen_gap_ms, "milliseconds the board stays unplugged (default 1000)")
       ->check(CLI::Range(std::int64_t(0), std::int64_t(MAX_SECONDS * 1000)));
+  cmd->add_option("--plies", o->plies, "play only the first N plies of the game (default: all)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--bus", o->bus,
+                  "N boards in bus mode with their clocks on the one pty (addresses 1025..1024+N): board k "
+                  "plays game --game + k of the PGN file with seed --seed + k")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option(
+      "--mute", o->mutes,
+      "with --bus, K:AT_S:FOR_S: board K (from 0) is unplugged from the bus AT_S seconds into its "
+      "game for FOR_S seconds (hears nothing, answers nothing); may be given more than once");
+  cmd->add_flag(
+      "--print-presses", o->print_presses,
+      "with --bus, print `press ADDRESS PLY UNIX_MS` on stdout when a board reads a clock press (for "
+      "benchmarks)");
   cmd->add_flag("--start-now", o->start_now,
                 "start the game at once instead of at the first command a program sends to the board");
   cmd->footer(
@@ -372,7 +570,7 @@ void add_sim_command(CLI::App& app, int& exit_code) {
       "Example:\n  eboardctl sim --pgn games.pgn --game 3 --speed 10 --linger 30");
   cmd->callback([o, &exit_code] {
     std::signal(SIGPIPE, SIG_IGN);
-    exit_code = run(*o);
+    exit_code = o->bus > 0 ? run_bus(*o) : run(*o);
   });
 }
 

@@ -467,3 +467,70 @@ TEST(Config, EditDistance) {
   EXPECT_EQ(edit_distance("stat_dir", "state_dir"), 1u);
   EXPECT_EQ(edit_distance("", "abc"), 3u);
 }
+
+// [[bus]]: the contract's keys; each listed board is a board of its own; no list means discovery.
+TEST(Config, BusLines) {
+  Config c = parse_ok(
+      "[[bus]]\nport = \"/dev/ttyUSB0\"\n"
+      "boards = [ { address = 1025, id = \"12\" }, { address = 1026, id = \"13\", rules = \"fide-blitz\" } "
+      "]\n"
+      "[[bus]]\nport = \"/dev/ttyUSB1\"\npoll_ms = 250\nrules = \"fide-rapid\"\n");
+  ASSERT_EQ(c.buses.size(), 2u);
+  EXPECT_EQ(c.buses[0].port, "/dev/ttyUSB0");
+  EXPECT_EQ(c.buses[0].addresses, (std::vector<std::uint16_t>{1025, 1026}));
+  EXPECT_FALSE(c.buses[0].discovery());
+  EXPECT_EQ(c.buses[0].poll_ms, 500);
+  EXPECT_TRUE(c.buses[1].discovery());
+  EXPECT_EQ(c.buses[1].poll_ms, 250);
+  EXPECT_EQ(c.buses[1].rules, "fide-rapid");
+  ASSERT_EQ(c.boards.size(), 2u);
+  const BoardConfig* b12 = c.board("12");
+  ASSERT_NE(b12, nullptr);
+  EXPECT_EQ(b12->bus_address, 1025);
+  EXPECT_EQ(b12->port, "/dev/ttyUSB0");
+  EXPECT_EQ(b12->line, 3);
+  EXPECT_EQ(c.profile_of("12"), "fide-standard");
+  EXPECT_EQ(c.profile_of("13"), "fide-blitz");
+  EXPECT_EQ(discovered_bus_board_id(1025), "bus1025");
+}
+
+TEST(Config, BusMistakes) {
+  expect_error("[[bus]]\nport = \"/dev/ttyUSB0\"\nspeed = 9600\n", 3, "unknown key 'bus.speed'");
+  expect_error("[[bus]]\nport = \"/dev/ttyUSB0\"\nboards = [ { adress = 1025, id = \"1\" } ]\n", 3,
+               "did you mean 'address'?");
+  expect_error("[[bus]]\nboards = [ { address = 1025, id = \"1\" } ]\n", 1, "needs port");
+  expect_error("[[bus]]\nport = \"ttyUSB0\"\n", 2, "must be a device path");
+  expect_error("[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 0, id = \"1\" } ]\n", 3,
+               "between 1 and 16383");
+  expect_error("[[bus]]\nport = \"/dev/x\"\nboards = [ { id = \"1\" } ]\n", 3, "needs its address");
+  expect_error("[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 5 } ]\n", 3, "needs an id");
+  expect_error("[[bus]]\nport = \"/dev/x\"\nboards = [ 1025 ]\n", 3, "{ address = 1025");
+  expect_error("[[bus]]\nport = \"/dev/x\"\nboards = []\n", 3, "leave it out");
+  expect_error(
+      "[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 5, id = \"a\" }, { address = 5, id = \"b\" } ]\n",
+      3, "address 5 is twice");
+  expect_error(BOARD_A + "[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 5, id = \"A\" } ]\n", 6,
+               "duplicate board id 'A'");
+  expect_error(BOARD_A + "[[bus]]\nport = \"/dev/ttyUSB0\"\n", 5, "is the port of board A");
+  expect_error("[[bus]]\nport = \"/dev/x\"\n[[bus]]\nport = \"/dev/x\"\n", 4, "already the bus of line 1");
+  expect_error("[[bus]]\nport = \"/dev/x\"\npoll_ms = 5\n", 3, "between 20 and 60000");
+  expect_error("[bus]\nport = \"/dev/x\"\n", 1, "[[bus]]");
+  expect_error(BOARD_A +
+                   "[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 5, id = \"B\" } ]\n"
+                   "[[match]]\nboards = [\"A\", \"B\"]\n",
+               8, "not supported yet");
+}
+
+TEST(ConfigDiff, BusLines) {
+  Config a = parse_ok("[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 5, id = \"B\" } ]\n");
+  Config b =
+      parse_ok("[[bus]]\nport = \"/dev/x\"\npoll_ms = 100\nboards = [ { address = 5, id = \"B\" } ]\n");
+  Config moved = parse_ok("[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 6, id = \"B\" } ]\n");
+  EXPECT_TRUE(diff(a, a).empty());
+  ConfigDiff d = diff(a, b);
+  EXPECT_TRUE(d.buses_changed);
+  EXPECT_NE(d.summary().find("[[bus]]"), std::string::npos);
+  ConfigDiff d2 = diff(a, moved);
+  EXPECT_TRUE(d2.buses_changed);
+  EXPECT_EQ(d2.changed, std::vector<std::string>{"B"});
+}

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// A board on a DGT bus: its reconstruction runs in the line's session::BusSession (shared with the other
+// boards of the line), attached while the source runs, and reports to the board's sink through the same
+// SessionFeed a serial board's session does. Raw wire bytes are not journaled: the line's bytes are the
+// line's, not one board's (a bus board's capture export has its sensor events only).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <boost/asio/io_context.hpp>
+
+#include "daemon/config/config.hpp"
+#include "daemon/eboardd/board_source.hpp"
+#include "daemon/eboardd/session_feed.hpp"
+#include "daemon/journal/machine.hpp"
+#include "daemon/session/bus_session.hpp"
+
+namespace eboard::eboardd {
+
+class BusSource : public BoardSource {
+ public:
+  BusSource(boost::asio::io_context& io, BoardSink& sink, config::BoardConfig board,
+            std::shared_ptr<session::BusSession> line, rules::Game game, journal::NewGameEntry current);
+  ~BusSource() override;
+
+  void start() override;
+  void stop() override;
+  const rules::Game& game() const override;
+  std::string link() const override;
+  nlohmann::json info() const override;
+  tl::expected<void, std::string> new_game(const journal::NewGameEntry& g) override;
+  tl::expected<std::vector<rules::Event>, std::string> control(const journal::ControlEntry& c) override;
+  const rules::Reconstructor* reconstructor() const override;
+  // The first attach continues `replayed` (the journal's reconstruction after a restart); see SerialSource.
+  void continue_from(const rules::Reconstructor& replayed);
+
+ private:
+  session::BusBoardConfig session_config();
+  bool attached() const { return running_ && line_->attached(board_.bus_address); }
+
+  config::BoardConfig board_;
+  std::shared_ptr<session::BusSession> line_;
+  journal::NewGameEntry current_;
+  rules::Game idle_game_;
+  // Reconstruction while not attached (before the first start, or control input while stopped).
+  std::optional<rules::Reconstructor> idle_;
+  bool running_ = false;
+  SessionFeed feed_;
+};
+
+}  // namespace eboard::eboardd

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// The service's DGT bus lines ([[bus]]): one session::BusSession per port, shared by the boards on it
+// (each a board like any other, with a BusSource), and the boards discovery finds on a line without a list.
+#include <spdlog/spdlog.h>
+
+#include "daemon/eboardd/service.hpp"
+
+namespace eboard::eboardd {
+
+std::shared_ptr<session::BusSession> Service::bus_line(const std::string& port) {
+  auto& line = bus_lines_[port];
+  if (line) return line;
+  const config::BusConfig* bus = nullptr;
+  for (const auto& b : config_.buses)
+    if (b.port == port) bus = &b;
+  session::BusSessionConfig cfg;
+  cfg.link.device = port;
+  cfg.discover = bus && bus->discovery();
+  if (bus) cfg.master.poll_interval_ms = bus->poll_ms;
+  cfg.clock = options_.clock;
+  cfg.clock_rate = options_.clock_rate;
+  line = std::make_shared<session::BusSession>(io_, std::move(cfg));
+  line->on_log = [](session::LogLevel level, const std::string& text) {
+    if (level == session::LogLevel::info)
+      spdlog::info("{}", text);
+    else
+      spdlog::warn("{}", text);
+  };
+  if (bus && bus->discovery())
+    line->on_board_found = [this, port](std::uint16_t address) { on_bus_board_found(port, address); };
+  line->start();
+  spdlog::info("bus {}: DGT bus line, {}", port,
+               bus && bus->discovery() ? "boards found by ping"
+                                       : std::to_string(bus ? bus->addresses.size() : 0) + " boards listed");
+  return line;
+}
+
+void Service::start_bus_discovery() {
+  for (const auto& b : config_.buses)
+    if (b.discovery()) (void)bus_line(b.port);
+}
+
+void Service::on_bus_board_found(const std::string& port, std::uint16_t address) {
+  const std::string id = config::discovered_bus_board_id(address);
+  if (board(id)) return;  // found again after a reconnect: it runs already
+  if (config_.board(id)) {
+    spdlog::warn("bus {}: the board at address {} is not started: the id {} is taken", port, address, id);
+    return;
+  }
+  config::BoardConfig bc;
+  bc.id = id;
+  bc.port = port;
+  bc.bus_address = address;
+  for (const auto& b : config_.buses)
+    if (b.port == port) bc.rules = b.rules;
+  spdlog::info("bus {}: board found at address {}: board {}", port, address, id);
+  add_board(bc);
+  order_boards();
+}
+
+}  // namespace eboard::eboardd

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+#include "daemon/session/bus_hub.hpp"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <deque>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+
+#include "drivers/dgt/protocol.hpp"
+
+namespace eboard::session {
+
+namespace {
+
+namespace dgt = drivers::dgt;
+
+// One end of a wire with a write queue; writes go out in order, one at a time.
+struct Wire {
+  explicit Wire(boost::asio::io_context& io) : retry(io) {}
+  std::optional<boost::asio::posix::stream_descriptor> fd;
+  std::deque<std::vector<std::uint8_t>> queue;
+  bool writing = false;
+  std::vector<std::uint8_t> read_buffer = std::vector<std::uint8_t>(4096);
+  boost::asio::steady_timer retry;
+};
+
+}  // namespace
+
+struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
+  struct Board {
+    explicit Board(boost::asio::io_context& io) : wire(io) {}
+    Wire wire;
+    int board_end = -1;  // given to the player
+    bool muted = false;
+    std::vector<std::uint8_t> pending;  // bytes of a reply not complete yet
+  };
+
+  Impl(boost::asio::io_context& io_, std::size_t n, std::uint64_t seed, std::int64_t spread)
+      : io(io_), host(io_), rng(seed), ping_spread_ms(spread) {
+    for (std::size_t k = 0; k < n; ++k) {
+      auto b = std::make_unique<Board>(io);
+      int sv[2];
+      if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        failed = true;
+        break;
+      }
+      ::fcntl(sv[0], F_SETFL, ::fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+      b->wire.fd.emplace(io, sv[0]);
+      b->board_end = sv[1];
+      boards.push_back(std::move(b));
+    }
+  }
+
+  boost::asio::io_context& io;
+  Wire host;
+  std::vector<std::unique_ptr<Board>> boards;
+  std::mt19937_64 rng;
+  std::int64_t ping_spread_ms;
+  bool failed = false;
+  bool running = false;
+  BusHubStats stats;
+
+  void send(Wire& w, std::vector<std::uint8_t> bytes) {
+    if (!w.fd || bytes.empty()) return;
+    w.queue.push_back(std::move(bytes));
+    if (!w.writing) write_next(w);
+  }
+
+  void write_next(Wire& w) {
+    w.writing = true;
+    boost::asio::async_write(
+        *w.fd, boost::asio::buffer(w.queue.front()),
+        [self = shared_from_this(), &w](const boost::system::error_code& ec, std::size_t) {
+          if (!self->running) return;
+          if (ec) {
+            w.queue.clear();
+            w.writing = false;
+            return;
+          }
+          w.queue.pop_front();
+          if (w.queue.empty())
+            w.writing = false;
+          else
+            self->write_next(w);
+        });
+  }
+
+  void read_host() {
+    if (!running || !host.fd) return;
+    host.fd->async_read_some(boost::asio::buffer(host.read_buffer),
+                             [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
+                               self->on_host(ec, n);
+                             });
+  }
+
+  void on_host(const boost::system::error_code& ec, std::size_t n) {
+    if (!running) return;
+    if (ec) {
+      if (ec == boost::asio::error::operation_aborted) return;
+      // EIO on a pty master: nobody has the other end open (yet, or any more). Look again shortly.
+      host.retry.expires_after(std::chrono::milliseconds(20));
+      host.retry.async_wait([self = shared_from_this()](const boost::system::error_code& tec) {
+        if (!tec) self->read_host();
+      });
+      return;
+    }
+    stats.host_bytes += n;
+    for (auto& b : boards) {
+      if (b->muted) {
+        stats.muted_bytes += n;
+        continue;
+      }
+      send(b->wire, std::vector<std::uint8_t>(host.read_buffer.begin(), host.read_buffer.begin() + long(n)));
+    }
+    read_host();
+  }
+
+  void read_board(Board& b) {
+    if (!running) return;
+    b.wire.fd->async_read_some(
+        boost::asio::buffer(b.wire.read_buffer),
+        [self = shared_from_this(), &b](const boost::system::error_code& ec, std::size_t n) {
+          if (!self->running || ec) return;
+          self->on_board(b, n);
+          self->read_board(b);
+        });
+  }
+
+  // Whole reply frames go to the host: `[id][len_hi][len_lo]...` with the total length in the header.
+  void on_board(Board& b, std::size_t n) {
+    if (b.muted) {
+      stats.muted_bytes += n;
+      b.pending.clear();
+      return;
+    }
+    b.pending.insert(b.pending.end(), b.wire.read_buffer.begin(), b.wire.read_buffer.begin() + long(n));
+    while (b.pending.size() >= 3) {
+      if ((b.pending[0] & dgt::kMessageStartBit) == 0) {  // not a frame start: pass it on as it is
+        forward({b.pending.begin(), b.pending.begin() + 1});
+        b.pending.erase(b.pending.begin());
+        continue;
+      }
+      const std::size_t size =
+          std::size_t(b.pending[1] & dgt::kSevenBits) << 7 | (b.pending[2] & dgt::kSevenBits);
+      if (size < 3) {
+        forward({b.pending.begin(), b.pending.begin() + 1});
+        b.pending.erase(b.pending.begin());
+        continue;
+      }
+      if (b.pending.size() < size) break;
+      std::vector<std::uint8_t> frame(b.pending.begin(), b.pending.begin() + long(size));
+      b.pending.erase(b.pending.begin(), b.pending.begin() + long(size));
+      forward(std::move(frame));
+    }
+  }
+
+  void forward(std::vector<std::uint8_t> frame) {
+    const bool ping = !frame.empty() && frame[0] == dgt::bus::kReplyPing;
+    if (ping && ping_spread_ms > 0) {
+      const auto delay = std::uniform_int_distribution<std::int64_t>(0, ping_spread_ms)(rng);
+      auto t = std::make_shared<boost::asio::steady_timer>(io, std::chrono::milliseconds(delay));
+      t->async_wait(
+          [self = shared_from_this(), t, f = std::move(frame)](const boost::system::error_code& ec) mutable {
+            if (!ec && self->running) self->to_host(std::move(f));
+          });
+      return;
+    }
+    to_host(std::move(frame));
+  }
+
+  void to_host(std::vector<std::uint8_t> frame) {
+    ++stats.frames_to_host;
+    stats.bytes_to_host += frame.size();
+    send(host, std::move(frame));
+  }
+};
+
+BusHub::BusHub(boost::asio::io_context& io, std::size_t boards, std::uint64_t seed,
+               std::int64_t ping_spread_ms)
+    : impl_(std::make_shared<Impl>(io, boards, seed, ping_spread_ms)) {}
+
+BusHub::~BusHub() {
+  stop();
+  for (auto& b : impl_->boards)
+    if (b->board_end >= 0) ::close(b->board_end);
+}
+
+int BusHub::take_board_fd(std::size_t k) {
+  if (k >= impl_->boards.size()) return -1;
+  return std::exchange(impl_->boards[k]->board_end, -1);
+}
+
+bool BusHub::ok() const { return !impl_->failed; }
+
+void BusHub::attach_host(int fd) {
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  impl_->host.fd.emplace(impl_->io, fd);
+  if (impl_->running) impl_->read_host();
+}
+
+void BusHub::start() {
+  if (impl_->running) return;
+  impl_->running = true;
+  impl_->read_host();
+  for (auto& b : impl_->boards) impl_->read_board(*b);
+}
+
+void BusHub::stop() {
+  if (!impl_->running) return;
+  impl_->running = false;
+  boost::system::error_code ignored;
+  impl_->host.retry.cancel();
+  if (impl_->host.fd) impl_->host.fd->close(ignored);
+  for (auto& b : impl_->boards)
+    if (b->wire.fd) b->wire.fd->close(ignored);
+}
+
+void BusHub::mute(std::size_t k, bool muted) {
+  if (k < impl_->boards.size()) impl_->boards[k]->muted = muted;
+}
+bool BusHub::muted(std::size_t k) const { return k < impl_->boards.size() && impl_->boards[k]->muted; }
+std::size_t BusHub::size() const { return impl_->boards.size(); }
+const BusHubStats& BusHub::stats() const { return impl_->stats; }
+
+}  // namespace eboard::session

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// A DGT bus wired for emulated boards: N boards (each a BoardPlayer on its own socket pair) share one host
+// wire (a pty master). What the host writes reaches every board, as on the shared line; what the boards
+// answer goes to the host frame by frame, never interleaved. A ping answer leaves after a random delay of
+// up to `ping_spread_ms` (real boards answer a ping at a random moment within about a second, so that
+// their answers rarely collide). A muted board is unplugged from the chain: it neither hears nor answers.
+//
+// Threading: one io_context run by one thread; call every member from it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+
+#include <boost/asio/io_context.hpp>
+#include <tl/expected.hpp>
+
+namespace eboard::session {
+
+struct BusHubStats {
+  std::uint64_t host_bytes = 0;
+  std::uint64_t frames_to_host = 0;
+  std::uint64_t bytes_to_host = 0;
+  std::uint64_t muted_bytes = 0;  // dropped: to or from a muted board
+};
+
+class BusHub {
+ public:
+  BusHub(boost::asio::io_context& io, std::size_t boards, std::uint64_t seed = 1,
+         std::int64_t ping_spread_ms = 1000);
+  ~BusHub();
+  BusHub(const BusHub&) = delete;
+  BusHub& operator=(const BusHub&) = delete;
+
+  // The board end of board k's socket pair, to attach a BoardPlayer to (it owns the fd from then on);
+  // -1 after it was taken once. Fails only if the socket pairs could not be made.
+  [[nodiscard]] int take_board_fd(std::size_t k);
+  [[nodiscard]] bool ok() const;
+  // The host's wire (a pty master), owned from now on.
+  void attach_host(int fd);
+  void start();
+  void stop();
+
+  void mute(std::size_t k, bool muted);
+  [[nodiscard]] bool muted(std::size_t k) const;
+  [[nodiscard]] std::size_t size() const;
+  [[nodiscard]] const BusHubStats& stats() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace eboard::session

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// The daemon's BusSession on a real pseudo-terminal with emulated DGT boards in bus mode on the other end
+// (BusHub: N BoardPlayers sharing the one wire), each playing a corpus game: every board's reconstruction
+// gives back its game; a board unplugged from the bus mid-game goes offline alone, the others go on, and
+// when it answers again its game is complete from its own memory.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+
+#include "daemon/session/bus_hub.hpp"
+#include "daemon/session/bus_session.hpp"
+#include "daemon/session/emulated_board.hpp"
+#include "daemon/session/pty.hpp"
+#include "session_test_support.hpp"
+#include "tests/io/io_test_support.hpp"
+
+using namespace eboard;
+using namespace eboard::session;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr double kSpeed = 8.0;
+constexpr std::size_t kBoards = 3;
+constexpr std::size_t kPlies = 16;
+
+struct BoardView {
+  std::vector<std::string> moves;
+  std::vector<std::pair<bool, std::string>> links;
+  int alerts = 0;
+};
+
+class BusOnAPty : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto game = test::first_corpus_game();
+    if (!game) GTEST_SKIP() << "no corpus game under " << test::standard_corpus_dir() << " (../shared absent?)";
+    game->moves.resize(std::min(game->moves.size(), kPlies));
+    game_ = *game;
+    want_ = test::uci_moves(game_);
+    hub_ = std::make_unique<BusHub>(io_, kBoards, 7, 300);
+    ASSERT_TRUE(hub_->ok());
+    auto pty = open_pseudo_terminal();
+    ASSERT_TRUE(pty) << pty.error();
+    device_ = pty->slave_path;
+    hub_->attach_host(pty->master_fd);
+    PlayerConfig pc;
+    pc.speed = kSpeed;
+    pc.wait_for_host = true;
+    for (std::size_t k = 0; k < kBoards; ++k) {
+      drivers::dgt::EmulatorConfig ec;
+      char serial[8];
+      std::snprintf(serial, sizeof serial, "%05zu", 1025 + k);
+      ec.serial = serial;
+      ec.start_in_bus_mode = true;
+      const sim::Timeline tl = test::quick_timeline(game_, 11 + k);
+      end_ms_ = std::max(end_ms_, tl.end_ms);
+      players_.push_back(
+          std::make_unique<BoardPlayer>(io_, drivers::dgt::Emulator(ec), script_from_events(tl.events), pc));
+      players_.back()->attach(hub_->take_board_fd(k));
+    }
+    hub_->start();
+    for (auto& p : players_) p->start();
+  }
+
+  void start_session() {
+    BusSessionConfig cfg;
+    cfg.link.device = device_;
+    for (std::size_t k = 0; k < kBoards; ++k) cfg.addresses.push_back(std::uint16_t(1025 + k));
+    cfg.master.poll_interval_ms = 100;
+    cfg.clock_rate = kSpeed;
+    cfg.retry_lost_ms = 300;
+    session_ = std::make_unique<BusSession>(io_, cfg);
+    for (std::size_t k = 0; k < kBoards; ++k) {
+      const std::uint16_t address = std::uint16_t(1025 + k);
+      BusBoardConfig bc;
+      bc.board_id = "B" + std::to_string(k);
+      bc.game = rules::Game(game_.start);
+      BoardSessionHandlers h;
+      BoardView* view = &views_[address];
+      h.on_event = [view](const rules::Event& e) {
+        if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) view->moves.push_back(m->uci);
+        if (std::holds_alternative<rules::AlertEvent>(e.what)) ++view->alerts;
+      };
+      h.on_link = [view](std::int64_t, bool online, const std::string& why) { view->links.emplace_back(online, why); };
+      session_->attach(address, std::move(bc), std::move(h));
+    }
+    session_->start();
+  }
+
+  bool all_done() {
+    for (std::size_t k = 0; k < kBoards; ++k)
+      if (views_[std::uint16_t(1025 + k)].moves.size() < want_.size()) return false;
+    return true;
+  }
+
+  std::chrono::milliseconds game_wait() const {
+    return std::chrono::milliseconds(static_cast<std::int64_t>(double(end_ms_) / kSpeed) + 20000);
+  }
+
+  void TearDown() override {
+    if (session_) session_->stop();
+    for (auto& p : players_) p->stop();
+    if (hub_) hub_->stop();
+  }
+
+  boost::asio::io_context io_;
+  rules::GameRecord game_;
+  std::vector<std::string> want_;
+  std::unique_ptr<BusHub> hub_;
+  std::vector<std::unique_ptr<BoardPlayer>> players_;
+  std::string device_;
+  std::int64_t end_ms_ = 0;
+  std::unique_ptr<BusSession> session_;
+  std::map<std::uint16_t, BoardView> views_;
+};
+
+}  // namespace
+
+TEST_F(BusOnAPty, EveryBoardsGameComesBack) {
+  start_session();
+  ASSERT_TRUE(io::test::run_until(io_, [&] { return all_done(); }, game_wait()));
+  for (auto& [address, view] : views_) {
+    EXPECT_EQ(view.moves, want_) << "board at " << address;
+    EXPECT_EQ(view.alerts, 0) << "board at " << address;
+    ASSERT_EQ(view.links.size(), 1u) << "board at " << address;  // online once
+    EXPECT_TRUE(view.links[0].first);
+    EXPECT_TRUE(session_->online(address));
+    EXPECT_GE(session_->board_stats(address)->dumps, 1u);
+  }
+  EXPECT_GT(hub_->stats().frames_to_host, 0u);
+}
+
+TEST_F(BusOnAPty, ABoardUnpluggedFromTheBusComesBackWithItsMoves) {
+  start_session();
+  const std::uint16_t muted = 1026;
+  // A few moves in, board 1 leaves the chain; the others play on while it is away.
+  ASSERT_TRUE(io::test::run_until(io_, [&] { return views_[muted].moves.size() >= 4; }, game_wait()));
+  hub_->mute(1, true);
+  ASSERT_TRUE(io::test::run_until(io_, [&] { return !session_->online(muted); }, 10s));
+  const auto others_before = views_[1025].moves.size() + views_[1027].moves.size();
+  const auto own_before = views_[muted].moves.size();
+  ASSERT_TRUE(io::test::run_until(
+      io_, [&] { return views_[1025].moves.size() + views_[1027].moves.size() >= others_before + 3; }, game_wait()));
+  EXPECT_EQ(views_[muted].moves.size(), own_before);  // nothing of it while it does not answer
+  hub_->mute(1, false);
+  ASSERT_TRUE(io::test::run_until(io_, [&] { return all_done(); }, game_wait()));
+  for (auto& [address, view] : views_) {
+    EXPECT_EQ(view.moves, want_) << "board at " << address;
+    EXPECT_EQ(view.alerts, 0) << "board at " << address;
+  }
+  const auto& links = views_[muted].links;
+  ASSERT_EQ(links.size(), 3u);  // online, offline, online
+  EXPECT_FALSE(links[1].first);
+  EXPECT_NE(links[1].second.find("no answer at address 1026"), std::string::npos) << links[1].second;
+  EXPECT_TRUE(links[2].first);
+  EXPECT_EQ(views_[1025].links.size(), 1u);
+  EXPECT_EQ(views_[1027].links.size(), 1u);
+  EXPECT_EQ(session_->board_stats(muted)->lost, 1u);
+}
