@@ -369,8 +369,9 @@ Config build(const toml::table& root, const std::string& source) {
     if (auto v = get_bool(m, "aggregate", "mqtt.")) c.mqtt.aggregate = *v;
     if (auto v = get_bool(m, "publish", "mqtt.")) c.mqtt.publish = *v;
     if (auto s = get_string(m, "username", "mqtt.")) c.mqtt.username = *s;
-    for (auto [key, to] : {std::pair{"password_file", &c.mqtt.password_file}, std::pair{"ca_file", &c.mqtt.ca_file},
-                           std::pair{"cert_file", &c.mqtt.cert_file}, std::pair{"key_file", &c.mqtt.key_file}})
+    for (auto [key, to] :
+         {std::pair{"password_file", &c.mqtt.password_file}, std::pair{"ca_file", &c.mqtt.ca_file},
+          std::pair{"cert_file", &c.mqtt.cert_file}, std::pair{"key_file", &c.mqtt.key_file}})
       if (auto s = get_string(m, key, "mqtt.")) {
         if (s->empty() || (*s)[0] != '/')
           fail(where_of(m, key), std::string("mqtt.") + key + " must be an absolute path, not '" + *s + "'");
@@ -385,7 +386,8 @@ Config build(const toml::table& root, const std::string& source) {
     if (m.get("trusted"))
       for (auto& [name, node] : get_strings(m, "trusted", "mqtt.")) {
         if (!valid_topic_name(name))
-          fail(node->source(), "mqtt.trusted: '" + name + "' is not a broker username this topic tree can carry");
+          fail(node->source(),
+               "mqtt.trusted: '" + name + "' is not a broker username this topic tree can carry");
         c.mqtt.trusted.push_back(name);
       }
     if (auto v = get_int(m, "keepalive_s", "mqtt.", 5, 3600)) c.mqtt.keepalive_s = int(*v);
@@ -730,13 +732,17 @@ tl::expected<BrokerAddress, std::string> parse_broker_url(std::string_view url) 
     return tl::unexpected("'" + std::string(url) + "' is not mqtt://HOST[:PORT] or mqtts://HOST[:PORT]");
   }
   if (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
+  if (rest.find('@') != std::string_view::npos)
+    return tl::unexpected("'" + std::string(url) +
+                          "': credentials go in mqtt.username and mqtt.password_file, not in the URL");
   std::string_view host = rest;
   if (!rest.empty() && rest.front() == '[') {
     auto close = rest.find(']');
     if (close == std::string_view::npos) return tl::unexpected("'" + std::string(url) + "': unclosed [");
     host = rest.substr(1, close - 1);
     rest = rest.substr(close + 1);
-    if (!rest.empty() && rest.front() != ':') return tl::unexpected("'" + std::string(url) + "': junk after ]");
+    if (!rest.empty() && rest.front() != ':')
+      return tl::unexpected("'" + std::string(url) + "': junk after ]");
   } else if (auto colon = rest.rfind(':'); colon != std::string_view::npos) {
     host = rest.substr(0, colon);
     rest = rest.substr(colon);
@@ -744,7 +750,8 @@ tl::expected<BrokerAddress, std::string> parse_broker_url(std::string_view url) 
     rest = {};
   }
   if (host.empty() || host.find_first_of("/@ ") != std::string_view::npos)
-    return tl::unexpected("'" + std::string(url) + "' names no broker host (credentials go in their own keys)");
+    return tl::unexpected("'" + std::string(url) +
+                          "' names no broker host (credentials go in their own keys)");
   b.host = std::string(host);
   if (!rest.empty()) {
     rest.remove_prefix(1);

@@ -138,15 +138,15 @@ struct LiveChessConfig {
 // Credentials are the broker's: a username and a password kept in a file of its own, or TLS client
 // certificates. Commands from aggregators are obeyed only from the broker usernames in `trusted`.
 struct MqttConfig {
-  bool enabled = false;                      // the table is present
+  bool enabled = false;  // the table is present
   std::string broker = "mqtt://127.0.0.1:1883";
-  bool tls = false;                          // parsed from `broker`: mqtts://
-  std::string broker_host = "127.0.0.1";     // parsed from `broker`
-  std::uint16_t broker_port = 1883;          // parsed from `broker` (8883 by default for mqtts)
+  bool tls = false;                       // parsed from `broker`: mqtts://
+  std::string broker_host = "127.0.0.1";  // parsed from `broker`
+  std::uint16_t broker_port = 1883;       // parsed from `broker` (8883 by default for mqtts)
   std::string hall = "main-hall";
-  std::string host;                          // this host's name in the topics; empty: the machine's name
+  std::string host;  // this host's name in the topics; empty: the machine's name
   bool aggregate = false;
-  bool publish = true;                       // publish this host's boards (an aggregator may have none)
+  bool publish = true;  // publish this host's boards (an aggregator may have none)
   std::string username;
   std::string password_file;                 // holds the password (kept out of the config)
   std::string ca_file, cert_file, key_file;  // TLS: the broker's CA, this host's certificate and key

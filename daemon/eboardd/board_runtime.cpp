@@ -240,7 +240,8 @@ tl::expected<std::optional<journal::JournalScan>, std::string> BoardRuntime::rea
 void BoardRuntime::note_published_in(const journal::JournalScan& scan) {
   for (const auto& rec : scan.records) {
     if (rec.type == 'H') {
-      if (auto h = journal::decode_entry(rec.type, rec.body); h && std::holds_alternative<journal::HeaderEntry>(*h))
+      if (auto h = journal::decode_entry(rec.type, rec.body);
+          h && std::holds_alternative<journal::HeaderEntry>(*h))
         journal_created_ms_ = std::get<journal::HeaderEntry>(*h).created_ms;
     } else if (rec.type == 'E') {
       last_published_ = JournalPosition{journal_created_ms_, rec.offset};

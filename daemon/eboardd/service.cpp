@@ -453,12 +453,12 @@ void Service::add_board(const config::BoardConfig& b) {
     livechess_changed();
     if (hall_) hall_->changed(id);
   };
-  auto rt = std::make_unique<BoardRuntime>(
-      io_, b.id, ro, [this, self](const rules::Event& e, const std::string& line) {
-        publish(e.board, e.t_ms, line);
-        livechess_changed();
-        if (hall_ && *self) hall_->published(**self, line);
-      });
+  auto rt = std::make_unique<BoardRuntime>(io_, b.id, ro,
+                                           [this, self](const rules::Event& e, const std::string& line) {
+                                             publish(e.board, e.t_ms, line);
+                                             livechess_changed();
+                                             if (hall_ && *self) hall_->published(**self, line);
+                                           });
   *self = rt.get();
   if (auto ok = rt->open(); !ok) {
     spdlog::error("board {}: not started: {}", b.id, ok.error());
