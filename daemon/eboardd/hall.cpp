@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 
 #include <spdlog/spdlog.h>
@@ -81,6 +82,7 @@ tl::expected<void, std::string> Hall::start() {
   o.will_payload = "offline";
   for (const auto& [board, id] : mqtt::load_acked(fs::path(state_dir_) / "mqtt" / "acked.json"))
     local_[board].acks.set_acked(id);
+  if (cfg_.aggregate) load_remote();
   mqtt::Client::Handlers h;
   h.connected = [this] { on_connected(); };
   h.disconnected = [this](const std::string& why) { on_disconnected(why); };
@@ -286,25 +288,89 @@ void Hall::on_message(const std::string& topic, std::string_view payload) {
       if (rb->host() == t->host) rb->set_host_online(online);
     return;
   }
-  const std::string id = t->host + ":" + t->name;
-  auto& slot = remote_[id];
-  if (!slot) {
-    slot = std::make_unique<mqtt::RemoteBoard>(t->host, t->name);
-    slot->set_host_online(hosts_.count(t->host) ? hosts_[t->host] : true);
-  }
+  mqtt::RemoteBoard& rb = remote_board(t->host, t->name);
   if (t->kind == K::State) {
-    slot->take_state(json::parse(payload, nullptr, false));
+    json state = json::parse(payload, nullptr, false);
+    if (!state.is_object()) return;
+    rb.take_state(state);
+    // Kept when what the record needs of it changed (tags, the start position), not at every move.
+    std::string key = state.value("tags", json()).dump() + state.value("start_fen", json()).dump();
+    std::string& kept = kept_state_[rb.id()];
+    if (key != kept) {
+      kept = std::move(key);
+      keep_remote(rb, json{{"state", state}}.dump());
+    }
     return;
   }
   auto env = mqtt::decode_envelope(payload);
   // The topic is the identity the broker checked (its ACL): an envelope that claims another is dropped.
   if (!env || env->host != t->host || env->board != t->name) return;
-  spdlog::debug("mqtt: received {} {}/{}", id, env->id.journal, env->id.seq);
-  if (!slot->take(*env)) return;
+  spdlog::debug("mqtt: received {} {}/{}", rb.id(), env->id.journal, env->id.seq);
+  if (!rb.take(*env)) return;
+  keep_remote(rb, payload);
   const std::int64_t t_ms = env->event.contains("t") && env->event["t"].is_number_integer()
                                 ? env->event["t"].get<std::int64_t>()
                                 : 0;
-  service_.publish(id, t_ms, slot->lines().back());
+  service_.publish(rb.id(), t_ms, rb.lines().back());
+}
+
+mqtt::RemoteBoard& Hall::remote_board(const std::string& host, const std::string& board) {
+  auto& slot = remote_[host + ":" + board];
+  if (!slot) {
+    slot = std::make_unique<mqtt::RemoteBoard>(host, board);
+    slot->set_host_online(hosts_.count(host) ? hosts_[host] : true);
+  }
+  return *slot;
+}
+
+void Hall::keep_remote(const mqtt::RemoteBoard& rb, std::string_view line) {
+  // Names that are not plain file names are served but not kept.
+  if (!config::valid_topic_name(rb.host()) || !config::valid_topic_name(rb.board())) return;
+  const fs::path dir = fs::path(state_dir_) / "mqtt" / "remote";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  // Appended and closed at once (no descriptor kept open per board); no fsync: a crash of the process
+  // loses nothing the kernel has, a power cut what the broker's session sends again or a host republishes.
+  std::FILE* f = std::fopen((dir / (rb.id() + ".jsonl")).c_str(), "ae");
+  if (!f) {
+    if (!remote_write_error_) spdlog::warn("mqtt: cannot keep the events of {} in {}", rb.id(), dir.string());
+    remote_write_error_ = true;
+    return;
+  }
+  std::fwrite(line.data(), 1, line.size(), f);
+  std::fputc('\n', f);
+  std::fclose(f);
+}
+
+void Hall::load_remote() {
+  const fs::path dir = fs::path(state_dir_) / "mqtt" / "remote";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return;
+  std::size_t boards = 0, events = 0;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.ends_with(".jsonl")) continue;
+    const std::string id = name.substr(0, name.size() - 6);
+    const auto colon = id.find(':');
+    if (colon == std::string::npos) continue;
+    mqtt::RemoteBoard& rb = remote_board(id.substr(0, colon), id.substr(colon + 1));
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      json j = json::parse(line, nullptr, false);
+      if (j.is_object() && j.contains("state")) {
+        rb.take_state(j["state"]);
+        kept_state_[rb.id()] =
+            j["state"].value("tags", json()).dump() + j["state"].value("start_fen", json()).dump();
+      } else if (auto env = mqtt::decode_envelope(line);
+                 env && env->host == rb.host() && env->board == rb.board()) {
+        events += rb.take(*env) ? 1 : 0;
+      }
+    }
+    ++boards;
+  }
+  if (boards)
+    spdlog::info("mqtt: {} event(s) of {} remote board(s) read back from {}", events, boards, dir.string());
 }
 
 void Hall::run_command(const std::string& user, std::string_view payload) {

@@ -73,6 +73,12 @@ class Hall {
   void schedule_state();
   void schedule_save();
   void run_command(const std::string& user, std::string_view payload);
+  // Aggregating: what was taken of each remote board is kept in state_dir/mqtt/remote/<host>:<board>.jsonl
+  // (envelopes and states, one per line, as received), so that a restarted aggregator serves the games
+  // whole; its persistent session at the broker holds what came meanwhile.
+  mqtt::RemoteBoard& remote_board(const std::string& host, const std::string& board);
+  void load_remote();
+  void keep_remote(const mqtt::RemoteBoard& rb, std::string_view line);
 
   boost::asio::io_context& io_;
   config::MqttConfig cfg_;
@@ -94,6 +100,8 @@ class Hall {
   std::int64_t started_ms_ = 0;
   std::map<std::string, nlohmann::json> commands_;  // id → what was sent and the answer
   std::uint64_t commands_refused_ = 0;
+  bool remote_write_error_ = false;
+  std::map<std::string, std::string> kept_state_;  // remote board → its tags and start as last kept
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

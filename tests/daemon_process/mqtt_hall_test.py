@@ -4,10 +4,11 @@
 password file and ACL, a free port), three eboardd hosts each playing two emulated boards (`eboardd --demo`
 on a PGN corpus, with a [mqtt] configuration), one aggregator, and a second, untrusted aggregator.
 
-Mid-game a host is killed with kill -9 and restarted, and the broker is restarted. Then:
+Mid-game a host is killed with kill -9 and restarted, the broker is restarted, and the aggregator is killed with
+kill -9 and restarted. Then:
 - every game of every host comes out exactly (moves, in order) in the aggregator's /boards/<host>:<id>.pgn
   and /games.pgn;
-- the aggregator's /ws, watched from the start, carries each remote board's events with strictly
+- the aggregator's /ws, watched from the start and again after its restart, carries each remote board's events with strictly
   increasing ids and no ply twice or missing within a game (nothing lost, nothing doubled);
 - a command through the aggregator (tags on a remote board) reaches the host and its answer comes back;
   the same command from the untrusted aggregator is refused by the host (403) and changes nothing.
@@ -187,6 +188,16 @@ def main():
         wait_until(lambda: all(plies(hosts[n], b) >= before[n][b] + 3 for n in HOSTS for b in BOARDS), 60,
                    "3 more plies on each board after the broker's restart")
 
+        # kill -9 the aggregator: it reads back what it kept, the broker held what came meanwhile.
+        agg.proc.kill()
+        agg.proc.wait()
+        time.sleep(2.0)
+        agg.start()
+        ws2 = WebSocket(agg.port)
+        before = {n: {b: plies(hosts[n], b) for b in BOARDS} for n in HOSTS}
+        wait_until(lambda: all(plies(hosts[n], b) >= before[n][b] + 2 for n in HOSTS for b in BOARDS), 60,
+                   "2 more plies on each board after the aggregator's restart")
+
         # Every game exactly in the aggregator (polled: the games go on while we look).
         def same_games():
             for n in HOSTS:
@@ -213,24 +224,23 @@ def main():
             return True
         wait_until(whole_hall, 20, "the aggregator's /games.pgn to hold every host's games")
 
-        # /ws: per remote board, ids strictly increasing, plies without holes or repeats within a game.
-        events = ws.snapshot()
-        h.check(not ws.errors, f"/ws errors: {ws.errors}")
-        for board in remote:
-            evs = [e for e in events if e.get("board") == board]
-            h.check(len(evs) > 0, f"no event of {board} on the aggregator's /ws")
-            ids = [(e.get("journal"), e.get("seq")) for e in evs]
-            h.check(all(a < b for a, b in zip(ids, ids[1:])),
-                    f"{board}: /ws ids not strictly increasing: {ids}")
-            last = 0
-            for e in evs:
-                if e.get("type") != "move":
-                    continue
-                ply = e["ply"]
-                h.check(ply == last + 1 or ply == 1, f"{board}: ply {ply} after {last} on /ws")
-                last = ply
-            n, b = board.split(":")
-            wait_until(lambda: hosts[n].pgn_moves(b) is not None, 5, "the host's PGN")
+        # /ws, before the aggregator's restart and after it (its snapshot, then live): per remote board, ids
+        # strictly increasing, plies without holes or repeats within a game.
+        for name, feed in (("/ws", ws), ("/ws after the aggregator's restart", ws2)):
+            events = feed.snapshot()
+            h.check(not feed.errors, f"{name} errors: {feed.errors}")
+            for board in remote:
+                evs = [e for e in events if e.get("board") == board]
+                h.check(len(evs) > 0, f"no event of {board} on the aggregator's {name}")
+                ids = [(e.get("journal"), e.get("seq")) for e in evs]
+                h.check(all(a < b for a, b in zip(ids, ids[1:])), f"{board}: {name} ids not strictly increasing: {ids}")
+                last = 0
+                for e in evs:
+                    if e.get("type") != "move":
+                        continue
+                    ply = e["ply"]
+                    h.check(ply == last + 1 or ply == 1, f"{board}: ply {ply} after {last} on {name}")
+                    last = ply
         st = agg.status()["mqtt"]
         listed = {r["id"]: r for r in st["remote_boards"]}
         h.check(sorted(listed) == sorted(remote), f"/status mqtt.remote_boards: {sorted(listed)}")
@@ -266,6 +276,7 @@ def main():
                 "the refused command changed the host's tags")
         h.check(hosts["h1"].status()["mqtt"]["commands_refused"] == 1, "h1 counts one refused command")
         ws.close()
+        ws2.close()
         print(f"mqtt_hall_test: {'FAIL' if h.failures else 'ok'} in {h.elapsed():.0f} s", flush=True)
         return 1 if h.failures else 0
 
