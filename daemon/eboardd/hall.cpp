@@ -137,6 +137,11 @@ void Hall::catch_up(BoardRuntime& b) {
   l.acks.reset();
   const auto limit = b.last_published();
   const mqtt::EventId upto{limit.journal, limit.at};
+  // Nothing published since the acknowledged event: the journal need not be read.
+  if (!(l.acks.acked() < upto)) {
+    l.caught_up = true;
+    return;
+  }
   // The journal as outbox: every event after the acknowledged one, published already by this host.
   auto events = mqtt::journal_events_after(b.journal_path(), l.acks.acked());
   if (!events) {

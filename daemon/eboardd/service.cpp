@@ -668,6 +668,10 @@ tl::expected<config::ConfigDiff, std::string> Service::reload(config::Config nex
                  config_.http.open_read ? "open" : "needs the token");
   }
   if (d.http_changed) spdlog::warn("reload: [http] listen or limits changed; they apply after a restart");
+  if (d.mqtt_changed) {
+    spdlog::warn("reload: [mqtt] changed; it applies after a restart");
+    next.mqtt = config_.mqtt;
+  }
   if (d.livechess_changed) {
     spdlog::warn("reload: [livechess] changed; it applies after a restart");
     next.livechess = config_.livechess;
