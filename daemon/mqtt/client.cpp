@@ -52,6 +52,7 @@ void Client::stop(const std::string& final_topic, const std::string& final_paylo
     // LAN, at shutdown only.
     for (int i = 0; i < 20 && mosquitto_want_write(mosq_); ++i) mosquitto_loop_write(mosq_, 1);
   }
+  connected_ = false;  // a chosen stop, not a lost connection: no handler is told
   teardown("");
 }
 
