@@ -4,8 +4,10 @@
 password file and ACL, a free port), three eboardd hosts each playing two emulated boards (`eboardd --demo`
 on a PGN corpus, with a [mqtt] configuration), one aggregator, and a second, untrusted aggregator.
 
-Mid-game a host is killed with kill -9 and restarted, the broker is restarted, and the aggregator is killed with
-kill -9 and restarted. Then:
+Mid-game a host is killed with kill -9 and restarted, the broker is restarted, another host is cut off the
+broker (a relay that drops its connections and refuses new ones, while its boards play on; the issue's
+minute shortened to a few moves: the path is the same), and the aggregator is killed with kill -9 and
+restarted. Then:
 - every game of every host comes out exactly (moves, in order) in the aggregator's /boards/<host>:<id>.pgn
   and /games.pgn;
 - the aggregator's /ws, watched from the start and again after its restart, carries each remote board's events with strictly
@@ -23,6 +25,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 
@@ -97,6 +100,72 @@ class Broker:
         self.proc.wait(timeout=10)
 
 
+class CuttableLink:
+    """A TCP relay between one host and the broker that can be cut (every connection closed, new ones refused at
+    once) and restored: a host cut off the network while its boards play on."""
+
+    def __init__(self, broker_port):
+        self.broker_port = broker_port
+        self.server = socket.socket()
+        self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(16)
+        self.port = self.server.getsockname()[1]
+        self.cut_off = False
+        self.open = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            if self.cut_off:
+                client.close()
+                continue
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.broker_port), timeout=2)
+            except OSError:
+                client.close()
+                continue
+            upstream.settimeout(None)
+            with self.lock:
+                self.open += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _pump(self, src, dst):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        for sock in (src, dst):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self):
+        self.cut_off = True
+        with self.lock:
+            for sock in self.open:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                sock.close()
+            self.open = []
+
+    def restore(self):
+        self.cut_off = False
+
+
 class Eboardd:
     def __init__(self, h, exe, name, broker_port, corpus=None, aggregate=False, trusted=("arbiter",)):
         self.h, self.exe, self.name, self.corpus = h, exe, name, corpus
@@ -160,7 +229,8 @@ def main():
         intruder = Eboardd(h, exe, "intruder", broker.port, aggregate=True, trusted=())
         intruder.start()
         ws = WebSocket(agg.port)
-        hosts = {n: Eboardd(h, exe, n, broker.port, corpus=corpus) for n in HOSTS}
+        link = CuttableLink(broker.port)  # h3 reaches the broker through it
+        hosts = {n: Eboardd(h, exe, n, link.port if n == "h3" else broker.port, corpus=corpus) for n in HOSTS}
         for host in hosts.values():
             host.start()
         remote = [f"{n}:{b}" for n in HOSTS for b in BOARDS]
@@ -187,6 +257,16 @@ def main():
         before = {n: {b: plies(hosts[n], b) for b in BOARDS} for n in HOSTS}
         wait_until(lambda: all(plies(hosts[n], b) >= before[n][b] + 3 for n in HOSTS for b in BOARDS), 60,
                    "3 more plies on each board after the broker's restart")
+
+        # h3 cut off the broker while its games go on: its last will marks it offline, and when it is back
+        # what it published meanwhile comes from its journals.
+        link.cut()
+        wait_until(lambda: agg.status()["mqtt"]["hosts"].get("h3") == "offline", 15, "h3 marked offline")
+        before = {b: plies(hosts["h3"], b) for b in BOARDS}
+        wait_until(lambda: all(plies(hosts["h3"], b) >= before[b] + 3 for b in BOARDS), 60,
+                   "3 plies on h3's boards while it is cut off")
+        link.restore()
+        wait_until(lambda: agg.status()["mqtt"]["hosts"].get("h3") == "online", 15, "h3 online again")
 
         # kill -9 the aggregator: it reads back what it kept, the broker held what came meanwhile.
         agg.proc.kill()
