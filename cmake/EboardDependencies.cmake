@@ -21,6 +21,8 @@ find_package(spdlog 1.10 CONFIG REQUIRED GLOBAL)
 pkg_check_modules(SERIALPORT REQUIRED IMPORTED_TARGET GLOBAL libserialport)
 pkg_check_modules(LIBUSB REQUIRED IMPORTED_TARGET GLOBAL libusb-1.0)
 pkg_check_modules(LIBSYSTEMD REQUIRED IMPORTED_TARGET GLOBAL libsystemd)
+# The hall over MQTT (daemon/mqtt): libmosquitto (libmosquitto-dev; tests run mosquitto itself).
+pkg_check_modules(MOSQUITTO REQUIRED IMPORTED_TARGET GLOBAL libmosquitto)
 # SHA-256 for the journal's hash chain, Ed25519 for signed archives.
 pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET GLOBAL libsodium)
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -213,7 +214,7 @@ Config build(const toml::table& root, const std::string& source) {
   c.source = source;
   check_keys(root, "",
              {"state_dir", "log_level", "http", "journal", "discovery", "event", "broadcast", "push",
-              "livechess", "board", "bus", "match"});
+              "livechess", "mqtt", "board", "bus", "match"});
   if (auto s = get_string(root, "state_dir", "")) {
     if (s->empty() || (*s)[0] != '/')
       fail(where_of(root, "state_dir"), "state_dir must be an absolute path, not '" + *s + "'");
@@ -337,6 +338,59 @@ Config build(const toml::table& root, const std::string& source) {
         c.livechess.allowed_origins.push_back(o);
       }
     }
+  }
+
+  if (const toml::node* n = root.get("mqtt")) {
+    if (!n->is_table()) fail(n->source(), "mqtt must be a table [mqtt]");
+    const toml::table& m = *n->as_table();
+    check_keys(m, "mqtt",
+               {"broker", "hall", "host", "aggregate", "publish", "username", "password_file", "ca_file",
+                "cert_file", "key_file", "trusted", "keepalive_s"});
+    c.mqtt.enabled = true;
+    if (auto s = get_string(m, "broker", "mqtt.")) {
+      auto b = parse_broker_url(*s);
+      if (!b) fail(where_of(m, "broker"), "mqtt.broker: " + b.error());
+      c.mqtt.broker = *s;
+      c.mqtt.tls = b->tls;
+      c.mqtt.broker_host = b->host;
+      c.mqtt.broker_port = b->port;
+    }
+    // Names become topic levels: no wildcard, no level separator, nothing a broker would refuse.
+    auto topic_name = [&](const char* key, std::string& to) {
+      if (auto s = get_string(m, key, "mqtt.")) {
+        if (!valid_topic_name(*s))
+          fail(where_of(m, key), std::string("mqtt.") + key + " '" + *s +
+                                     "': 1 to 64 letters, digits, '.', '_' or '-' (it is a topic level)");
+        to = *s;
+      }
+    };
+    topic_name("hall", c.mqtt.hall);
+    topic_name("host", c.mqtt.host);
+    if (auto v = get_bool(m, "aggregate", "mqtt.")) c.mqtt.aggregate = *v;
+    if (auto v = get_bool(m, "publish", "mqtt.")) c.mqtt.publish = *v;
+    if (auto s = get_string(m, "username", "mqtt.")) c.mqtt.username = *s;
+    for (auto [key, to] :
+         {std::pair{"password_file", &c.mqtt.password_file}, std::pair{"ca_file", &c.mqtt.ca_file},
+          std::pair{"cert_file", &c.mqtt.cert_file}, std::pair{"key_file", &c.mqtt.key_file}})
+      if (auto s = get_string(m, key, "mqtt.")) {
+        if (s->empty() || (*s)[0] != '/')
+          fail(where_of(m, key), std::string("mqtt.") + key + " must be an absolute path, not '" + *s + "'");
+        *to = *s;
+      }
+    if (!c.mqtt.password_file.empty() && c.mqtt.username.empty())
+      fail(where_of(m, "password_file"), "mqtt.password_file needs mqtt.username");
+    if (c.mqtt.cert_file.empty() != c.mqtt.key_file.empty())
+      fail(m.source(), "mqtt.cert_file and mqtt.key_file go together (a client certificate and its key)");
+    if ((!c.mqtt.ca_file.empty() || !c.mqtt.cert_file.empty()) && !c.mqtt.tls)
+      fail(m.source(), "mqtt.ca_file, cert_file and key_file are for TLS: the broker must be mqtts://");
+    if (m.get("trusted"))
+      for (auto& [name, node] : get_strings(m, "trusted", "mqtt.")) {
+        if (!valid_topic_name(name))
+          fail(node->source(),
+               "mqtt.trusted: '" + name + "' is not a broker username this topic tree can carry");
+        c.mqtt.trusted.push_back(name);
+      }
+    if (auto v = get_int(m, "keepalive_s", "mqtt.", 5, 3600)) c.mqtt.keepalive_s = int(*v);
   }
 
   if (const toml::node* n = root.get("broadcast")) {
@@ -700,6 +754,7 @@ ConfigDiff diff(const Config& before, const Config& after) {
       !(before.broadcast == after.broadcast) || !(before.push_lichess == after.push_lichess);
   d.livechess_changed = !(before.livechess == after.livechess);
   d.buses_changed = before.buses != after.buses;
+  d.mqtt_changed = !(before.mqtt == after.mqtt);
   return d;
 }
 
@@ -719,6 +774,7 @@ std::string ConfigDiff::summary() const {
   if (broadcast_changed) s += ", broadcast or push changed (needs a restart)";
   if (livechess_changed) s += ", livechess changed (needs a restart)";
   if (buses_changed) s += ", [[bus]] lines changed (needs a restart)";
+  if (mqtt_changed) s += ", mqtt changed (needs a restart)";
   if (http_access_changed) s += ", http access (tokens, open_read, server names, origins) changed";
   if (http_changed) s += ", http listen or limits changed (needs a restart)";
   if (state_dir_changed) s += ", state_dir changed (needs a restart)";
@@ -741,6 +797,57 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     prev = cur;
   }
   return prev[b.size()];
+}
+
+tl::expected<BrokerAddress, std::string> parse_broker_url(std::string_view url) {
+  BrokerAddress b;
+  std::string_view rest;
+  if (url.starts_with("mqtt://")) {
+    rest = url.substr(7);
+  } else if (url.starts_with("mqtts://")) {
+    rest = url.substr(8);
+    b.tls = true;
+    b.port = 8883;
+  } else {
+    return tl::unexpected("'" + std::string(url) + "' is not mqtt://HOST[:PORT] or mqtts://HOST[:PORT]");
+  }
+  if (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
+  if (rest.find('@') != std::string_view::npos)
+    return tl::unexpected("'" + std::string(url) +
+                          "': credentials go in mqtt.username and mqtt.password_file, not in the URL");
+  std::string_view host = rest;
+  if (!rest.empty() && rest.front() == '[') {
+    auto close = rest.find(']');
+    if (close == std::string_view::npos) return tl::unexpected("'" + std::string(url) + "': unclosed [");
+    host = rest.substr(1, close - 1);
+    rest = rest.substr(close + 1);
+    if (!rest.empty() && rest.front() != ':')
+      return tl::unexpected("'" + std::string(url) + "': junk after ]");
+  } else if (auto colon = rest.rfind(':'); colon != std::string_view::npos) {
+    host = rest.substr(0, colon);
+    rest = rest.substr(colon);
+  } else {
+    rest = {};
+  }
+  if (host.empty() || host.find_first_of("/@ ") != std::string_view::npos)
+    return tl::unexpected("'" + std::string(url) +
+                          "' names no broker host (credentials go in their own keys)");
+  b.host = std::string(host);
+  if (!rest.empty()) {
+    rest.remove_prefix(1);
+    unsigned port = 0;
+    auto [p, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), port);
+    if (ec != std::errc() || p != rest.data() + rest.size() || port == 0 || port > 65535)
+      return tl::unexpected("'" + std::string(url) + "': the port must be 1 to 65535");
+    b.port = std::uint16_t(port);
+  }
+  return b;
+}
+
+bool valid_topic_name(std::string_view name) {
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
 }
 
 }  // namespace eboard::config

@@ -155,6 +155,28 @@ struct LiveChessConfig {
   bool operator==(const LiveChessConfig&) const = default;
 };
 
+// [mqtt]: the hall over an MQTT broker (daemon/mqtt, README "Many hosts, one hall"). Every host publishes
+// its boards under eboard/<hall>/<host>/...; with aggregate = true it also serves every board of the hall.
+// Credentials are the broker's: a username and a password kept in a file of its own, or TLS client
+// certificates. Commands from aggregators are obeyed only from the broker usernames in `trusted`.
+struct MqttConfig {
+  bool enabled = false;  // the table is present
+  std::string broker = "mqtt://127.0.0.1:1883";
+  bool tls = false;                       // parsed from `broker`: mqtts://
+  std::string broker_host = "127.0.0.1";  // parsed from `broker`
+  std::uint16_t broker_port = 1883;       // parsed from `broker` (8883 by default for mqtts)
+  std::string hall = "main-hall";
+  std::string host;  // this host's name in the topics; empty: the machine's name
+  bool aggregate = false;
+  bool publish = true;  // publish this host's boards (an aggregator may have none)
+  std::string username;
+  std::string password_file;                 // holds the password (kept out of the config)
+  std::string ca_file, cert_file, key_file;  // TLS: the broker's CA, this host's certificate and key
+  std::vector<std::string> trusted;          // broker usernames whose commands this host obeys
+  int keepalive_s = 30;
+  bool operator==(const MqttConfig&) const = default;
+};
+
 struct Config {
   std::string source;  // the file name, for messages
   std::string state_dir = "/var/lib/eboardd";
@@ -166,6 +188,7 @@ struct Config {
   BroadcastConfig broadcast;
   LichessPushConfig push_lichess;
   LiveChessConfig livechess;
+  MqttConfig mqtt;
   std::vector<BoardConfig> boards;
   std::vector<BusConfig> buses;
   std::vector<MatchConfig> matches;
@@ -215,14 +238,26 @@ struct ConfigDiff {
   bool broadcast_changed = false;  // needs a restart
   bool livechess_changed = false;  // needs a restart
   bool buses_changed = false;      // a line's port, poll or discovery: needs a restart (its boards reload)
+  bool mqtt_changed = false;       // needs a restart
   bool empty() const {
     return added.empty() && removed.empty() && changed.empty() && !http_changed && !http_access_changed &&
            !state_dir_changed && !matches_changed && !log_level_changed && !journal_changed &&
-           !discovery_changed && !event_changed && !broadcast_changed && !livechess_changed && !buses_changed;
+           !discovery_changed && !event_changed && !broadcast_changed && !livechess_changed && !buses_changed &&
+           !mqtt_changed;
   }
   std::string summary() const;
 };
 ConfigDiff diff(const Config& before, const Config& after);
+
+// mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (1883 and 8883 by default).
+struct BrokerAddress {
+  bool tls = false;
+  std::string host;
+  std::uint16_t port = 1883;
+};
+tl::expected<BrokerAddress, std::string> parse_broker_url(std::string_view url);
+// A name that can be one MQTT topic level here (hall, host, board id, username): 1 to 64 of A-Z a-z 0-9 . _ -
+bool valid_topic_name(std::string_view name);
 
 // Edit distance (for "did you mean").
 std::size_t edit_distance(std::string_view a, std::string_view b);

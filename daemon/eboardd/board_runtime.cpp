@@ -167,7 +167,12 @@ tl::expected<void, std::string> BoardRuntime::open() {
   journal::Recovery& r = *recovery_;
   ledger_ = r.ledger;
   last_t_ = std::max(last_t_, r.last_t);
-  if (!r.header) append(journal::HeaderEntry{1, id_, now_ms()});
+  note_published_in(scan);
+  if (!r.header) {
+    journal::HeaderEntry h{1, id_, now_ms()};
+    journal_created_ms_ = h.created_ms;
+    append(h);
+  }
   if (!r.machine.has_game()) {
     journal::NewGameEntry g{now_ms(), options_.profile, options_.chess960, ""};
     if (auto ok = r.machine.new_game(g); !ok) return tl::unexpected("board " + id_ + ": " + ok.error());
@@ -181,8 +186,9 @@ tl::expected<void, std::string> BoardRuntime::open() {
     r.unjournaled.clear();
     for (const Event& e : late) {
       std::string line = daemon::to_json_line(e);
+      const std::uint64_t at = writer_.size();
       append(journal::EventEntry{line});
-      unpublished_.push_back({writer_.size(), true, e, std::move(line)});
+      unpublished_.push_back({writer_.size(), true, e, std::move(line), at});
     }
   }
   announce_damage(r.machine.has_game() ? r.machine.game().ply_count() : 0);
@@ -231,6 +237,18 @@ tl::expected<std::optional<journal::JournalScan>, std::string> BoardRuntime::rea
   return std::optional<journal::JournalScan>(std::move(*scan));
 }
 
+void BoardRuntime::note_published_in(const journal::JournalScan& scan) {
+  for (const auto& rec : scan.records) {
+    if (rec.type == 'H') {
+      if (auto h = journal::decode_entry(rec.type, rec.body);
+          h && std::holds_alternative<journal::HeaderEntry>(*h))
+        journal_created_ms_ = std::get<journal::HeaderEntry>(*h).created_ms;
+    } else if (rec.type == 'E') {
+      last_published_ = JournalPosition{journal_created_ms_, rec.offset};
+    }
+  }
+}
+
 void BoardRuntime::settle_rotation() {
   std::vector<fs::path> group{journal_path()};
   if (!options_.match_partner.empty())
@@ -267,9 +285,15 @@ tl::expected<void, std::string> BoardRuntime::open_match_member(const fs::path& 
   if (!w) return tl::unexpected(w.error());
   writer_ = std::move(*w);
   bool has_header = false;
-  if (match_scan_)
+  if (match_scan_) {
     for (const auto& r : match_scan_->records) has_header |= r.type == 'H';
-  if (!has_header) append(journal::HeaderEntry{1, id_, now_ms()});
+    note_published_in(*match_scan_);
+  }
+  if (!has_header) {
+    journal::HeaderEntry h{1, id_, now_ms()};
+    journal_created_ms_ = h.created_ms;
+    append(h);
+  }
   sync_now();
   return {};
 }
@@ -279,8 +303,9 @@ void BoardRuntime::match_resume(journal::Ledger ledger, std::vector<Event> unjou
   for (const Event& e : unjournaled) {
     last_t_ = std::max(last_t_, e.t_ms);
     std::string line = daemon::to_json_line(e);
+    const std::uint64_t at = writer_.size();
     append(journal::EventEntry{line});
-    unpublished_.push_back({writer_.size(), true, e, std::move(line)});
+    unpublished_.push_back({writer_.size(), true, e, std::move(line), at});
   }
   announce_damage(ply);
   sync_now();
@@ -303,6 +328,7 @@ std::optional<journal::Rotation> BoardRuntime::prepare_rotation(const std::strin
   journal::Rotation r{path, journal::next_path(path),
                       journal::kept_path(path, ledger_.game_number(), ledger_.game_started_ms())};
   journal::HeaderEntry h{1, id_, now_ms()};
+  rotation_created_ms_ = h.created_ms;
   h.previous_game = ledger_.game_number();
   h.previous_file = r.kept.filename().string();
   h.tags = ledger_.tags();
@@ -320,6 +346,7 @@ bool BoardRuntime::finish_rotation(bool rotated, const std::string& new_game_bod
     auto w = journal::JournalWriter::open(journal_path());
     if (w) {
       writer_ = std::move(*w);
+      journal_created_ms_ = rotation_created_ms_;
       ++rotations_;
       ++kept_files_;
       game_has_inputs_ = false;
@@ -573,7 +600,10 @@ void BoardRuntime::drain() {
         std::holds_alternative<MatchResultEvent>(u.event.what))
       pgn_due_ = true;
     ++events_published_;
+    last_published_ = JournalPosition{journal_created_ms_, u.journal_at};
+    publishing_ = true;
     if (publish_) publish_(u.event, u.line);
+    publishing_ = false;
     unpublished_.pop_front();
     for (WaitingLink& w : waiting_links_) --w.ahead;
     while (!waiting_links_.empty() && waiting_links_.front().ahead == 0) {
@@ -624,11 +654,12 @@ void BoardRuntime::events(const std::vector<Event>& evs) {
   bool record_changed = false;
   for (const Event& e : evs) {
     std::string line = daemon::to_json_line(e);
+    const std::uint64_t at = writer_.size();
     append(journal::EventEntry{line}, true);
     ledger_.on_event(e);
     const bool completes =
         std::holds_alternative<MoveEvent>(e.what) || std::holds_alternative<ResultEvent>(e.what);
-    unpublished_.push_back({writer_.size(), completes, e, std::move(line)});
+    unpublished_.push_back({writer_.size(), completes, e, std::move(line), at});
     record_changed |= completes;
     if (const auto* m = std::get_if<MoveEvent>(&e.what); m && options_.log_moves)
       spdlog::info("{}  {}{} {}  ({} / {})", id_, (m->ply + 1) / 2, m->ply % 2 ? "." : "...", m->san,

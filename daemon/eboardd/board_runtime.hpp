@@ -212,6 +212,17 @@ class BoardRuntime : public BoardSink {
   };
   const std::optional<LinkState>& link_state() const { return link_; }
 
+  // Where a published event's record lies: the journal file (its header's creation time, Unix ms) and the
+  // record's offset in it. The MQTT outbox (daemon/mqtt) names events by it. last_published() is the
+  // latest event published (the one being published, inside the Publish callback); publishing() is true
+  // only inside that callback for a journaled event (an alert about the journal itself is not).
+  struct JournalPosition {
+    std::int64_t journal = 0;
+    std::uint64_t at = 0;
+  };
+  JournalPosition last_published() const { return last_published_; }
+  bool publishing() const { return publishing_; }
+
  private:
   // Journals `e`: written at once, or (`buffered`, with a syncer) at the end of the loop turn with the
   // turn's other records (flush_soon), or before a move's sync, whichever comes first. Nothing is
@@ -262,6 +273,12 @@ class BoardRuntime : public BoardSink {
   bool archive_kept_ = false;
   // Finishes or undoes a rotation a crash cut short (this board's file, and its match partner's).
   void settle_rotation();
+  // The journal file's creation time and its last event record, from the scan open() read.
+  void note_published_in(const journal::JournalScan& scan);
+  std::int64_t journal_created_ms_ = 0;
+  std::int64_t rotation_created_ms_ = 0;  // of the file a rotation being made begins
+  JournalPosition last_published_;
+  bool publishing_ = false;
 
   [[maybe_unused]] boost::asio::io_context& io_;  // for the session wiring to come
   std::string id_;
@@ -294,6 +311,7 @@ class BoardRuntime : public BoardSink {
     bool needs_sync = false;
     rules::Event event;
     std::string line;
+    std::uint64_t journal_at = 0;  // where its record begins in the journal file
   };
   std::deque<Unpublished> unpublished_;
   // A link event is not journaled (see link_changed()) but keeps its place on the feed: it waits until the

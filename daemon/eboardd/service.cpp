@@ -353,6 +353,10 @@ tl::expected<void, std::string> Service::start() {
                  config_.broadcast.delay_s);
   }
   if (config_.push_lichess.enabled()) start_push();
+  if (config_.mqtt.enabled) {
+    hall_ = std::make_unique<Hall>(io_, config_, *this);
+    if (auto ok = hall_->start(); !ok) return tl::unexpected(ok.error());
+  }
   std::string where = ep->address().is_v6()
                           ? "[" + ep->address().to_string() + "]:" + std::to_string(ep->port())
                           : ep->address().to_string() + ":" + std::to_string(ep->port());
@@ -402,6 +406,7 @@ void Service::stop() {
   if (!running_ && boards_.empty()) return;
   running_ = false;
   usb_ready_ = false;
+  if (hall_) hall_->stop();
   if (usb_) usb_->stop();
   if (livechess_) livechess_->stop();
   http_->stop();
@@ -445,16 +450,21 @@ void Service::add_board(const config::BoardConfig& b) {
   ro.journal_health = [this](const std::string& id, bool ok, const std::string& text) {
     on_journal_health(id, ok, text);
   };
-  ro.publish_link = [this](const std::string& line) {
+  ro.default_tags = [this] { return default_tags(); };
+  // The hall reads the runtime that publishes (its journal position), which exists only once made.
+  auto self = std::make_shared<BoardRuntime*>(nullptr);
+  ro.publish_link = [this, id = b.id](const std::string& line) {
     publish_line(line);
     livechess_changed();
+    if (hall_) hall_->changed(id);
   };
-  ro.default_tags = [this] { return default_tags(); };
-  auto rt =
-      std::make_unique<BoardRuntime>(io_, b.id, ro, [this](const rules::Event& e, const std::string& line) {
-        publish(e.board, e.t_ms, line);
-        livechess_changed();
-      });
+  auto rt = std::make_unique<BoardRuntime>(io_, b.id, ro,
+                                           [this, self](const rules::Event& e, const std::string& line) {
+                                             publish(e.board, e.t_ms, line);
+                                             livechess_changed();
+                                             if (hall_ && *self) hall_->published(**self, line);
+                                           });
+  *self = rt.get();
   if (auto ok = rt->open(); !ok) {
     spdlog::error("board {}: not started: {}", b.id, ok.error());
     failed_[b.id] = ok.error();
@@ -544,16 +554,20 @@ void Service::add_match(const config::MatchConfig& m) {
     ro.journal_health = [this](const std::string& id, bool ok, const std::string& text) {
       on_journal_health(id, ok, text);
     };
-    ro.publish_link = [this](const std::string& line) {
+    ro.publish_link = [this, id = bc[b]->id](const std::string& line) {
       publish_line(line);
       livechess_changed();
+      if (hall_) hall_->changed(id);
     };
     ro.default_tags = [this] { return default_tags(); };
+    auto self = std::make_shared<BoardRuntime*>(nullptr);
     auto rt = std::make_unique<BoardRuntime>(io_, bc[b]->id, ro,
-                                             [this](const rules::Event& e, const std::string& line) {
+                                             [this, self](const rules::Event& e, const std::string& line) {
                                                publish(e.board, e.t_ms, line);
                                                livechess_changed();
+                                               if (hall_ && *self) hall_->published(**self, line);
                                              });
+    *self = rt.get();
     if (auto ok = rt->open(); !ok) {
       spdlog::error("board {}: not started: {}", bc[b]->id, ok.error());
       failed_[bc[b]->id] = ok.error();
@@ -667,6 +681,10 @@ tl::expected<config::ConfigDiff, std::string> Service::reload(config::Config nex
   if (d.http_changed) spdlog::warn("reload: [http] listen or limits changed; they apply after a restart");
   if (d.buses_changed)
     spdlog::warn("reload: [[bus]] changed; a line's poll interval and discovery apply after a restart");
+  if (d.mqtt_changed) {
+    spdlog::warn("reload: [mqtt] changed; it applies after a restart");
+    next.mqtt = config_.mqtt;
+  }
   if (d.livechess_changed) {
     spdlog::warn("reload: [livechess] changed; it applies after a restart");
     next.livechess = config_.livechess;
@@ -724,6 +742,9 @@ std::vector<std::string> Service::snapshot(bool delayed) const {
       if (!delayed || !delay_ || delay_->is_public(b->id(), event_time_of(line).value_or(0)))
         lines.push_back(std::move(line));
   }
+  // Other hosts' boards (an aggregator): their events as they came, without the delay's files behind them.
+  if (hall_ && !(delayed && delay_))
+    for (auto& line : hall_->snapshot()) lines.push_back(std::move(line));
   return lines;
 }
 
@@ -743,6 +764,8 @@ std::string Service::games_pgn(bool delayed) const {
     if (earlier && current.game->ply_count() == 0 && !current.game->outcome()) continue;  // set up again
     out += outputs::game_pgn(current);
   }
+  // Other hosts' boards (an aggregator): live only, so never where the delay holds the games back.
+  if (hall_ && !(delayed && delay_)) out += hall_->games_pgn(default_tags());
   return out;
 }
 
@@ -897,6 +920,7 @@ json Service::status() const {
           {"failed_boards", failed},
           {"matches", matches},
           {"usb", usb},
+          {"mqtt", hall_ ? hall_->status() : json(nullptr)},
           {"http",
            {{"open_connections", http_->open_connections()},
             {"websocket_clients", http_->websocket_clients()},
@@ -1199,13 +1223,15 @@ http::Response Service::control_authorized(const http::Request& r) {
   }
   if (parts.size() != 3) return error_json(404, "use /control/<board>/<action>");
   BoardRuntime* b = board(parts[1]);
-  if (!b) return error_json(404, "no board '" + parts[1] + "'");
   const std::string& action = parts[2];
   json body = json::object();
   if (!r.body.empty()) {
     body = json::parse(r.body, nullptr, false);
     if (body.is_discarded() || !body.is_object()) return error_json(400, "the body must be a JSON object");
   }
+  // Another host's board (an aggregator): the command goes to its host over the hall's broker.
+  if (!b && hall_ && hall_->is_remote(parts[1])) return hall_->send_command(parts[1], action, body);
+  if (!b) return error_json(404, "no board '" + parts[1] + "'");
   if (action == "new-game") {
     std::string fen;
     if (body.contains("fen")) {
@@ -1224,6 +1250,7 @@ http::Response Service::control_authorized(const http::Request& r) {
     }
     if (tags.empty()) return error_json(400, "no tags given (a JSON object such as {\"White\": \"...\"})");
     if (auto ok = b->update_tags(tags); !ok) return error_json(400, ok.error());
+    if (hall_) hall_->changed(b->id());
     json now = json::object();
     for (const auto& t : b->ledger().tags()) now[t.name] = t.value;
     return http::Response::json(200, json{{"board", b->id()}, {"tags", now}}.dump());
@@ -1264,6 +1291,12 @@ std::optional<http::Response> Service::game_output(const http::Request& r, bool 
   if (parts.size() == 2 && parts[0] == "boards" && parts[1].size() > 4 &&
       parts[1].compare(parts[1].size() - 4, 4, ".pgn") == 0) {
     BoardRuntime* b = board(parts[1].substr(0, parts[1].size() - 4));
+    if (!b && hall_ && !cutoff)
+      if (auto pgn = hall_->board_pgn(parts[1].substr(0, parts[1].size() - 4), default_tags())) {
+        http::Response res = http::Response::text(200, *pgn);
+        res.content_type = "application/x-chess-pgn; charset=utf-8";
+        return res;
+      }
     if (!b) return http::Response::text(404, "no board " + parts[1].substr(0, parts[1].size() - 4));
     http::Response res =
         http::Response::text(200, cutoff ? outputs::game_pgn(b->board_game(*cutoff)) : b->pgn());

@@ -25,6 +25,7 @@
 #include "daemon/eboardd/access.hpp"
 #include "daemon/eboardd/board_runtime.hpp"
 #include "daemon/eboardd/delay_line.hpp"
+#include "daemon/eboardd/hall.hpp"
 #include "daemon/eboardd/lichess_push.hpp"
 #include "daemon/eboardd/match_runtime.hpp"
 #include "daemon/eboardd/round.hpp"
@@ -119,6 +120,7 @@ class Service {
   static constexpr int DELAYED_FEED = 1;
 
  private:
+  friend class Hall;  // publishes remote boards' events, runs trusted commands as control requests
   void add_board(const config::BoardConfig& b);
   // The DGT bus line on `port` ([[bus]], service_bus.cpp), started on first use and shared by its boards.
   std::shared_ptr<session::BusSession> bus_line(const std::string& port);
@@ -229,6 +231,9 @@ class Service {
   mutable std::map<std::string, std::pair<LiveChessGameStamp, livechess::BoardView>> livechess_games_;
   std::unique_ptr<livechess::Listener> livechess_;
   std::optional<boost::asio::ip::tcp::endpoint> livechess_endpoint_;
+  // The hall over MQTT ([mqtt]): this host's boards published, other hosts' served (aggregate = true).
+  // Last: destroyed first, before the boards it reads.
+  std::unique_ptr<Hall> hall_;
 };
 
 }  // namespace eboard::eboardd

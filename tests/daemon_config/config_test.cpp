@@ -534,3 +534,38 @@ TEST(ConfigDiff, BusLines) {
   EXPECT_TRUE(d2.buses_changed);
   EXPECT_EQ(d2.changed, std::vector<std::string>{"B"});
 }
+
+TEST(Config, MqttHall) {
+  // The contract's keys alone.
+  Config c = parse_ok(
+      BOARD_A + "[mqtt]\nbroker = \"mqtt://127.0.0.1:1883\"\nhall = \"main-hall\"\naggregate = false\n");
+  EXPECT_TRUE(c.mqtt.enabled);
+  EXPECT_EQ(c.mqtt.broker_host, "127.0.0.1");
+  EXPECT_EQ(c.mqtt.broker_port, 1883);
+  EXPECT_FALSE(c.mqtt.tls);
+  EXPECT_FALSE(c.mqtt.aggregate);
+  EXPECT_FALSE(parse_ok(BOARD_A).mqtt.enabled);
+  c = parse_ok(
+      "[mqtt]\nbroker = \"mqtts://broker.hall.lan\"\nhall = \"olympiad\"\nhost = \"room-2\"\naggregate = "
+      "true\n"
+      "username = \"room-2\"\npassword_file = \"/etc/eboardd/mqtt.pw\"\nca_file = \"/etc/eboardd/ca.pem\"\n"
+      "trusted = [\"arbiter\", \"arbiter-2\"]\n");
+  EXPECT_TRUE(c.mqtt.tls);
+  EXPECT_EQ(c.mqtt.broker_port, 8883);
+  EXPECT_EQ(c.mqtt.broker_host, "broker.hall.lan");
+  EXPECT_EQ(c.mqtt.host, "room-2");
+  EXPECT_EQ(c.mqtt.trusted, (std::vector<std::string>{"arbiter", "arbiter-2"}));
+  EXPECT_TRUE(c.mqtt.aggregate);
+
+  expect_error("[mqtt]\nbroker = \"tcp://x:1883\"\n", 2, "mqtt://HOST");
+  expect_error("[mqtt]\nbroker = \"mqtt://x:99999\"\n", 2, "port");
+  expect_error("[mqtt]\nbroker = \"mqtt://user:pw@x\"\n", 2, "credentials");
+  expect_error("[mqtt]\nhall = \"a/b\"\n", 2, "topic level");
+  expect_error("[mqtt]\nhost = \"+\"\n", 2, "topic level");
+  expect_error("[mqtt]\npassword_file = \"/x\"\n", 2, "needs mqtt.username");
+  expect_error("[mqtt]\nusername = \"u\"\npassword_file = \"pw\"\n", 3, "absolute");
+  expect_error("[mqtt]\nca_file = \"/ca.pem\"\n", 1, "mqtts://");
+  expect_error("[mqtt]\nbroker = \"mqtts://x\"\ncert_file = \"/c.pem\"\n", 1, "go together");
+  expect_error("[mqtt]\npassword = \"inline\"\n", 2, "password");
+  expect_error("[mqtt]\ntrusted = [\"a#\"]\n", 2, "trusted");
+}

@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+#include "daemon/eboardd/hall.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include <spdlog/spdlog.h>
+
+#include "daemon/eboardd/board_runtime.hpp"
+#include "daemon/eboardd/service.hpp"
+#include "daemon/outputs/pgn_output.hpp"
+
+namespace eboard::eboardd {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr auto STATE_DEBOUNCE = std::chrono::milliseconds(50);
+constexpr auto SAVE_DEBOUNCE = std::chrono::milliseconds(500);
+
+std::string machine_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "eboardd";
+  std::string s(name);
+  for (char& c : s)
+    if (!config::valid_topic_name(std::string(1, c))) c = '-';
+  return s.empty() ? "eboardd" : s.substr(0, 64);
+}
+
+http::Response json_response(unsigned status, const json& j) {
+  return http::Response::json(status, j.dump());
+}
+
+}  // namespace
+
+Hall::Hall(boost::asio::io_context& io, const config::Config& config, Service& service)
+    : io_(io),
+      cfg_(config.mqtt),
+      state_dir_(config.state_dir),
+      service_(service),
+      topics_(cfg_.hall, cfg_.host.empty() ? machine_name() : cfg_.host),
+      state_timer_(io),
+      save_timer_(io) {}
+
+Hall::~Hall() {
+  *alive_ = false;
+  stop();
+}
+
+tl::expected<void, std::string> Hall::start() {
+  started_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  mqtt::ClientOptions o;
+  o.host = cfg_.broker_host;
+  o.port = cfg_.broker_port;
+  o.tls = cfg_.tls;
+  o.ca_file = cfg_.ca_file;
+  o.cert_file = cfg_.cert_file;
+  o.key_file = cfg_.key_file;
+  o.username = cfg_.username;
+  if (!cfg_.password_file.empty()) {
+    // Kept out of the configuration, which is often world-readable and shared.
+    std::ifstream in(cfg_.password_file);
+    std::string line;
+    if (!in || !std::getline(in, line))
+      return tl::unexpected("mqtt: cannot read a password from " + cfg_.password_file);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    o.password = line;
+  }
+  o.client_id = "eboardd-" + topics_.hall() + "-" + topics_.host();
+  // An aggregator's session outlives its connection: the broker keeps what the hosts publish while it
+  // reconnects (the broker restarting keeps it too with persistence on).
+  o.clean_session = !cfg_.aggregate;
+  o.keepalive_s = cfg_.keepalive_s;
+  o.will_topic = topics_.status();
+  o.will_payload = "offline";
+  for (const auto& [board, id] : mqtt::load_acked(fs::path(state_dir_) / "mqtt" / "acked.json"))
+    local_[board].acks.set_acked(id);
+  if (cfg_.aggregate) load_remote();
+  mqtt::Client::Handlers h;
+  h.connected = [this] { on_connected(); };
+  h.disconnected = [this](const std::string& why) { on_disconnected(why); };
+  h.acknowledged = [this](int mid) { on_ack(mid); };
+  h.message = [this](const std::string& topic, std::string_view payload) { on_message(topic, payload); };
+  client_ = std::make_unique<mqtt::Client>(io_, o, std::move(h));
+  client_->start();
+  spdlog::info("mqtt: host {} of hall {} on {}{}{}", topics_.host(), topics_.hall(), cfg_.broker,
+               cfg_.username.empty() ? "" : " as " + cfg_.username,
+               cfg_.aggregate ? ", aggregating the hall" : "");
+  return {};
+}
+
+void Hall::stop() {
+  if (!client_) return;
+  if (save_pending_ || acked_ > 0) {
+    std::map<std::string, mqtt::EventId> acked;
+    for (const auto& [board, l] : local_) acked[board] = l.acks.acked();
+    (void)mqtt::save_acked(fs::path(state_dir_) / "mqtt" / "acked.json", acked);
+  }
+  client_->stop(topics_.status(), "offline");
+  client_.reset();
+  state_timer_.cancel();
+  save_timer_.cancel();
+}
+
+void Hall::on_connected() {
+  spdlog::info("mqtt: connected to {}", cfg_.broker);
+  client_->publish(topics_.status(), "online", 1, true);
+  client_->subscribe(topics_.commands_filter(), 1);
+  if (cfg_.aggregate) client_->subscribe(topics_.hall_filter(), 1);
+  if (!cfg_.publish) return;
+  for (const auto& b : service_.boards()) {
+    catch_up(*b);
+    publish_state(*b);
+  }
+}
+
+void Hall::on_disconnected(const std::string& why) {
+  last_disconnect_ = why;
+  spdlog::warn("mqtt: disconnected from {} ({}); what was not acknowledged is published again", cfg_.broker,
+               why);
+  inflight_.clear();
+  for (auto& [board, l] : local_) {
+    l.acks.reset();
+    l.caught_up = false;
+  }
+}
+
+void Hall::catch_up(BoardRuntime& b) {
+  Local& l = local_[b.id()];
+  l.acks.reset();
+  const auto limit = b.last_published();
+  const mqtt::EventId upto{limit.journal, limit.at};
+  // Nothing published since the acknowledged event: the journal need not be read.
+  if (!(l.acks.acked() < upto)) {
+    l.caught_up = true;
+    return;
+  }
+  // The journal as outbox: every event after the acknowledged one, published already by this host.
+  auto events = mqtt::journal_events_after(b.journal_path(), l.acks.acked());
+  if (!events) {
+    spdlog::error("mqtt: board {}: cannot read the journal to publish: {}", b.id(), events.error());
+    return;
+  }
+  std::size_t n = 0;
+  for (const auto& e : *events) {
+    if (upto < e.id) break;
+    send(b.id(), e.id, e.game, e.line);
+    ++n;
+  }
+  republished_ += n;
+  if (n) spdlog::info("mqtt: board {}: {} event(s) published from the journal", b.id(), n);
+  l.caught_up = true;
+}
+
+void Hall::send(const std::string& board, mqtt::EventId id, int game, const std::string& line) {
+  json event = json::parse(line, nullptr, false);
+  if (!event.is_object()) return;
+  mqtt::Envelope env{topics_.host(), board, game, id, std::move(event)};
+  auto mid = client_->publish(topics_.event(board), mqtt::encode_envelope(env), 1, false);
+  if (!mid) return;
+  inflight_[*mid] = {board, id};
+  local_[board].acks.sent(id);
+  spdlog::debug("mqtt: sent {} {}/{} as message {}", board, id.journal, id.seq, *mid);
+  ++sent_;
+}
+
+void Hall::published(BoardRuntime& b, const std::string& line) {
+  if (!client_ || !cfg_.publish || !b.publishing()) return;
+  Local& l = local_[b.id()];
+  if (client_->connected()) {
+    const auto at = b.last_published();
+    if (l.caught_up)
+      send(b.id(), mqtt::EventId{at.journal, at.at}, b.game_number(), line);
+    else
+      catch_up(b);  // a board that began while connected
+  }
+  changed(b.id());
+}
+
+void Hall::changed(const std::string& board) {
+  if (!client_ || !cfg_.publish) return;
+  local_[board].state_due = true;
+  schedule_state();
+}
+
+void Hall::schedule_state() {
+  if (state_pending_) return;
+  state_pending_ = true;
+  state_timer_.expires_after(STATE_DEBOUNCE);
+  state_timer_.async_wait([this, alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code& ec) {
+    if (ec || alive.expired()) return;
+    state_pending_ = false;
+    if (!client_ || !client_->connected()) return;  // on_connected publishes them all
+    for (auto& [board, l] : local_) {
+      if (!l.state_due) continue;
+      l.state_due = false;
+      if (BoardRuntime* b = service_.board(board)) publish_state(*b);
+    }
+  });
+}
+
+void Hall::publish_state(BoardRuntime& b) {
+  if (!client_ || !client_->connected()) return;
+  const rules::Game& g = b.published_game();
+  json tags = json::object();
+  for (const auto& t : b.ledger().tags()) tags[t.name] = t.value;
+  json alerts = json::array();
+  int n = 0;
+  for (const auto& e : b.ledger().notes())
+    if (const auto* a = std::get_if<rules::AlertEvent>(&e.what)) {
+      ++n;
+      if (!b.ledger().acknowledged(n))
+        alerts.push_back({{"code", a->code}, {"ply", a->ply}, {"detail", a->detail}});
+    }
+  const auto& link = b.link_state();
+  const auto last = b.last_published();
+  const auto& o = g.outcome();
+  json state{
+      {"host", topics_.host()},
+      {"board", b.id()},
+      {"game", b.game_number()},
+      {"started", b.ledger().game_started_ms()},
+      {"start_fen", g.start().fen()},
+      {"fen", g.position().fen()},
+      {"ply", g.ply_count()},
+      {"clock",
+       {{"white", g.ply_count() ? g.plies().back().clock.white_ms : g.start_clock().white_ms},
+        {"black", g.ply_count() ? g.plies().back().clock.black_ms : g.start_clock().black_ms}}},
+      {"result", o ? json(rules::result_string(o->result)) : json(nullptr)},
+      {"reason", o ? json(o->reason) : json(nullptr)},
+      {"tags", tags},
+      {"link", link ? json{{"online", link->online}, {"since", link->since_ms}, {"reason", link->reason}}
+                    : json(nullptr)},
+      {"alerts", alerts},
+      {"last", {{"journal", last.journal}, {"seq", last.at}}}};
+  client_->publish(topics_.state(b.id()), state.dump(), 1, true);
+}
+
+void Hall::on_ack(int mid) {
+  auto it = inflight_.find(mid);
+  if (it == inflight_.end()) return;  // the status, a state, a command
+  auto [board, id] = it->second;
+  inflight_.erase(it);
+  spdlog::debug("mqtt: acknowledged {} {}/{} (message {})", board, id.journal, id.seq, mid);
+  ++acked_;
+  if (local_[board].acks.acknowledge(id)) schedule_save();
+}
+
+void Hall::schedule_save() {
+  if (save_pending_) return;
+  save_pending_ = true;
+  save_timer_.expires_after(SAVE_DEBOUNCE);
+  save_timer_.async_wait([this, alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code& ec) {
+    if (ec || alive.expired()) return;
+    save_pending_ = false;
+    std::map<std::string, mqtt::EventId> acked;
+    for (const auto& [board, l] : local_) acked[board] = l.acks.acked();
+    if (auto ok = mqtt::save_acked(fs::path(state_dir_) / "mqtt" / "acked.json", acked); !ok)
+      spdlog::warn("mqtt: {}", ok.error());
+  });
+}
+
+void Hall::on_message(const std::string& topic, std::string_view payload) {
+  auto t = mqtt::parse_topic(topics_.hall(), topic);
+  if (!t) return;
+  using K = mqtt::TopicParts::Kind;
+  if (t->kind == K::Command) {
+    if (t->host == topics_.host()) run_command(t->name, payload);
+    return;
+  }
+  if (t->kind == K::Answer) {
+    if (t->name != cfg_.username) return;
+    auto a = mqtt::decode_answer(payload);
+    if (!a) return;
+    auto it = commands_.find(a->id);
+    if (it == commands_.end()) return;
+    it->second["answer"] = {{"status", a->status}, {"body", a->body}};
+    spdlog::info("mqtt: command {} answered by {}: {}", a->id, t->host, a->status);
+    return;
+  }
+  if (!cfg_.aggregate || t->host == topics_.host()) return;
+  if (t->kind == K::Status) {
+    const bool online = payload == "online";
+    hosts_[t->host] = online;
+    for (auto& [id, rb] : remote_)
+      if (rb->host() == t->host) rb->set_host_online(online);
+    return;
+  }
+  mqtt::RemoteBoard& rb = remote_board(t->host, t->name);
+  if (t->kind == K::State) {
+    json state = json::parse(payload, nullptr, false);
+    if (!state.is_object()) return;
+    rb.take_state(state);
+    // Kept when what the record needs of it changed (tags, the start position), not at every move.
+    std::string key = state.value("tags", json()).dump() + state.value("start_fen", json()).dump();
+    std::string& kept = kept_state_[rb.id()];
+    if (key != kept) {
+      kept = std::move(key);
+      keep_remote(rb, json{{"state", state}}.dump());
+    }
+    return;
+  }
+  auto env = mqtt::decode_envelope(payload);
+  // The topic is the identity the broker checked (its ACL): an envelope that claims another is dropped.
+  if (!env || env->host != t->host || env->board != t->name) return;
+  spdlog::debug("mqtt: received {} {}/{}", rb.id(), env->id.journal, env->id.seq);
+  if (!rb.take(*env)) return;
+  keep_remote(rb, payload);
+  const std::int64_t t_ms = env->event.contains("t") && env->event["t"].is_number_integer()
+                                ? env->event["t"].get<std::int64_t>()
+                                : 0;
+  service_.publish(rb.id(), t_ms, rb.lines().back());
+}
+
+mqtt::RemoteBoard& Hall::remote_board(const std::string& host, const std::string& board) {
+  auto& slot = remote_[host + ":" + board];
+  if (!slot) {
+    slot = std::make_unique<mqtt::RemoteBoard>(host, board);
+    slot->set_host_online(hosts_.count(host) ? hosts_[host] : true);
+  }
+  return *slot;
+}
+
+void Hall::keep_remote(const mqtt::RemoteBoard& rb, std::string_view line) {
+  // Names that are not plain file names are served but not kept.
+  if (!config::valid_topic_name(rb.host()) || !config::valid_topic_name(rb.board())) return;
+  const fs::path dir = fs::path(state_dir_) / "mqtt" / "remote";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  // Appended and closed at once (no descriptor kept open per board); no fsync: a crash of the process
+  // loses nothing the kernel has, a power cut what the broker's session sends again or a host republishes.
+  std::FILE* f = std::fopen((dir / (rb.id() + ".jsonl")).c_str(), "ae");
+  if (!f) {
+    if (!remote_write_error_) spdlog::warn("mqtt: cannot keep the events of {} in {}", rb.id(), dir.string());
+    remote_write_error_ = true;
+    return;
+  }
+  std::fwrite(line.data(), 1, line.size(), f);
+  std::fputc('\n', f);
+  std::fclose(f);
+}
+
+void Hall::load_remote() {
+  const fs::path dir = fs::path(state_dir_) / "mqtt" / "remote";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return;
+  std::size_t boards = 0, events = 0;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.ends_with(".jsonl")) continue;
+    const std::string id = name.substr(0, name.size() - 6);
+    const auto colon = id.find(':');
+    if (colon == std::string::npos) continue;
+    mqtt::RemoteBoard& rb = remote_board(id.substr(0, colon), id.substr(colon + 1));
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      json j = json::parse(line, nullptr, false);
+      if (j.is_object() && j.contains("state")) {
+        rb.take_state(j["state"]);
+        kept_state_[rb.id()] =
+            j["state"].value("tags", json()).dump() + j["state"].value("start_fen", json()).dump();
+      } else if (auto env = mqtt::decode_envelope(line);
+                 env && env->host == rb.host() && env->board == rb.board()) {
+        events += rb.take(*env) ? 1 : 0;
+      }
+    }
+    ++boards;
+  }
+  if (boards)
+    spdlog::info("mqtt: {} event(s) of {} remote board(s) read back from {}", events, boards, dir.string());
+}
+
+void Hall::run_command(const std::string& user, std::string_view payload) {
+  auto c = mqtt::decode_command(payload);
+  if (!c) return;  // nothing to answer to
+  mqtt::Answer a;
+  a.id = c->id;
+  a.board = c->board;
+  const bool trusted = std::find(cfg_.trusted.begin(), cfg_.trusted.end(), user) != cfg_.trusted.end();
+  if (!trusted) {
+    ++commands_refused_;
+    a.status = 403;
+    a.body = {{"error", "host " + topics_.host() + " does not take commands from '" + user +
+                            "' (not in its mqtt.trusted)"}};
+    spdlog::warn("mqtt: command {} {} on board {} from untrusted '{}' refused", c->id, c->action, c->board,
+                 user);
+  } else if (!service_.board(c->board)) {
+    a.status = 404;
+    a.body = {{"error", "no board '" + c->board + "' on host " + topics_.host()}};
+  } else if (c->action.empty() || c->action.find('/') != std::string::npos) {
+    a.status = 400;
+    a.body = {{"error", "bad action"}};
+  } else {
+    // The broker vouched for the user (its password or certificate, its ACL on the topic): the command
+    // runs as a control request with the token.
+    http::Request r;
+    r.method = "POST";
+    r.path = "/control/" + c->board + "/" + c->action;
+    r.target = r.path;
+    r.body = c->body.dump();
+    r.content_type = "application/json";
+    http::Response res = service_.control_authorized(r);
+    a.status = int(res.status);
+    a.body = json::parse(res.body, nullptr, false);
+    if (a.body.is_discarded()) a.body = res.body;
+    spdlog::info("mqtt: command {} {} on board {} from {}: {}", c->id, c->action, c->board, user, res.status);
+  }
+  if (client_) client_->publish(topics_.answer(user), mqtt::encode_answer(a), 1, false);
+}
+
+http::Response Hall::send_command(const std::string& id, const std::string& action, const json& body) {
+  auto it = remote_.find(id);
+  if (it == remote_.end()) return json_response(404, {{"error", "no board '" + id + "'"}});
+  if (!client_ || !client_->connected())
+    return json_response(503, {{"error", "not connected to the broker " + cfg_.broker}});
+  if (cfg_.username.empty())
+    return json_response(409, {{"error", "commands need a broker identity: set mqtt.username"}});
+  mqtt::Command c;
+  // Unique across this aggregator's restarts too: an answer to an earlier life's command matches nothing.
+  c.id = topics_.host() + "-" + std::to_string(started_ms_) + "-" + std::to_string(++command_seq_);
+  c.board = it->second->board();
+  c.action = action;
+  c.body = body;
+  if (!client_->publish(topics_.command(it->second->host(), cfg_.username), mqtt::encode_command(c), 1,
+                        false))
+    return json_response(503, {{"error", "the command could not be sent: " + client_->last_error()}});
+  commands_[c.id] = {{"id", c.id}, {"board", id}, {"action", action}, {"answer", nullptr}};
+  if (commands_.size() > 256) commands_.erase(commands_.begin());
+  return json_response(202,
+                       {{"command", c.id}, {"host", it->second->host()}, {"board", c.board}, {"sent", true}});
+}
+
+std::string Hall::games_pgn(const rules::PgnTags& defaults) const {
+  std::string out;
+  for (const auto& [id, rb] : remote_) {
+    for (const auto& e : rb->earlier())
+      out += outputs::game_pgn({id, &e.game, e.tags, e.started_ms, e.number, defaults, "", ""});
+    out += outputs::game_pgn(
+        {id, &rb->game(), rb->tags(), rb->started_ms(), rb->game_number(), defaults, "", ""});
+  }
+  return out;
+}
+
+std::optional<std::string> Hall::board_pgn(const std::string& id, const rules::PgnTags& defaults) const {
+  auto it = remote_.find(id);
+  if (it == remote_.end()) return std::nullopt;
+  const auto& rb = *it->second;
+  return outputs::game_pgn({id, &rb.game(), rb.tags(), rb.started_ms(), rb.game_number(), defaults, "", ""});
+}
+
+std::vector<std::string> Hall::snapshot() const {
+  std::vector<std::string> lines;
+  for (const auto& [id, rb] : remote_) lines.insert(lines.end(), rb->lines().begin(), rb->lines().end());
+  return lines;
+}
+
+json Hall::status() const {
+  json boards = json::array();
+  for (const auto& [board, l] : local_)
+    boards.push_back({{"board", board},
+                      {"acked", {{"journal", l.acks.acked().journal}, {"seq", l.acks.acked().seq}}},
+                      {"inflight", l.acks.inflight()}});
+  json remote = json::array();
+  for (const auto& [id, rb] : remote_) remote.push_back(rb->status());
+  json hosts = json::object();
+  for (const auto& [h, online] : hosts_) hosts[h] = online ? "online" : "offline";
+  json commands = json::array();
+  for (const auto& [id, c] : commands_) commands.push_back(c);
+  return {{"broker", cfg_.broker},
+          {"hall", topics_.hall()},
+          {"host", topics_.host()},
+          {"username", cfg_.username},
+          {"connected", client_ && client_->connected()},
+          {"connects", client_ ? client_->connects() : 0},
+          {"last_error", client_ ? client_->last_error() : ""},
+          {"last_disconnect", last_disconnect_},
+          {"aggregate", cfg_.aggregate},
+          {"events_sent", sent_},
+          {"events_acknowledged", acked_},
+          {"events_republished", republished_},
+          {"commands_refused", commands_refused_},
+          {"outbox", boards},
+          {"hosts", hosts},
+          {"remote_boards", remote},
+          {"commands", commands}};
+}
+
+}  // namespace eboard::eboardd

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// eboardd's part in a hall over MQTT ([mqtt], daemon/mqtt): publishing this host's boards (events from
+// the journal as outbox, retained states, online/offline), obeying trusted aggregators' commands, and,
+// with aggregate = true, the views of every other host's boards that the service serves beside its own.
+// Everything runs on the service's loop.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <nlohmann/json.hpp>
+#include <tl/expected.hpp>
+
+#include "daemon/config/config.hpp"
+#include "daemon/http/server.hpp"
+#include "daemon/mqtt/client.hpp"
+#include "daemon/mqtt/outbox.hpp"
+#include "daemon/mqtt/remote_board.hpp"
+#include "daemon/mqtt/topics.hpp"
+#include "rules/pgn.hpp"
+
+namespace eboard::eboardd {
+
+class Service;
+class BoardRuntime;
+
+class Hall {
+ public:
+  Hall(boost::asio::io_context& io, const config::Config& config, Service& service);
+  ~Hall();
+  Hall(const Hall&) = delete;
+  Hall& operator=(const Hall&) = delete;
+
+  // Reads the password file, connects (in the background: the broker may come later).
+  tl::expected<void, std::string> start();
+  void stop();
+
+  // A board of this host published an event (the Publish callback) or changed otherwise (link, tags).
+  void published(BoardRuntime& b, const std::string& line);
+  void changed(const std::string& board);
+
+  // Aggregating: the other hosts' boards.
+  bool is_remote(const std::string& id) const { return remote_.count(id) > 0; }
+  std::string games_pgn(const rules::PgnTags& defaults) const;
+  std::optional<std::string> board_pgn(const std::string& id, const rules::PgnTags& defaults) const;
+  std::vector<std::string> snapshot() const;
+  // POST /control/<host:board>/<action> on the aggregator: sent to the board's host (202), the answer
+  // shown in /status (mqtt.commands) when it comes.
+  http::Response send_command(const std::string& id, const std::string& action, const nlohmann::json& body);
+
+  nlohmann::json status() const;
+
+ private:
+  struct Local {
+    mqtt::AckTracker acks;
+    bool caught_up = false;  // everything published so far was handed to this connection
+    bool state_due = false;
+  };
+  void on_connected();
+  void on_disconnected(const std::string& why);
+  void on_ack(int mid);
+  void on_message(const std::string& topic, std::string_view payload);
+  void send(const std::string& board, mqtt::EventId id, int game, const std::string& line);
+  void catch_up(BoardRuntime& b);
+  void publish_state(BoardRuntime& b);
+  void schedule_state();
+  void schedule_save();
+  void run_command(const std::string& user, std::string_view payload);
+  // Aggregating: what was taken of each remote board is kept in state_dir/mqtt/remote/<host>:<board>.jsonl
+  // (envelopes and states, one per line, as received), so that a restarted aggregator serves the games
+  // whole; its persistent session at the broker holds what came meanwhile.
+  mqtt::RemoteBoard& remote_board(const std::string& host, const std::string& board);
+  void load_remote();
+  void keep_remote(const mqtt::RemoteBoard& rb, std::string_view line);
+
+  boost::asio::io_context& io_;
+  config::MqttConfig cfg_;
+  std::string state_dir_;
+  Service& service_;
+  mqtt::Topics topics_;
+  std::unique_ptr<mqtt::Client> client_;
+  std::map<std::string, Local> local_;
+  std::map<int, std::pair<std::string, mqtt::EventId>> inflight_;  // message id → board, event
+  boost::asio::steady_timer state_timer_, save_timer_;
+  bool state_pending_ = false, save_pending_ = false;
+  std::uint64_t sent_ = 0, acked_ = 0, republished_ = 0;
+  std::string last_disconnect_;
+  // Aggregating.
+  std::map<std::string, std::unique_ptr<mqtt::RemoteBoard>> remote_;  // "<host>:<board>" →
+  std::map<std::string, std::vector<std::string>> finished_;          // earlier games' PGN, per remote board
+  std::map<std::string, bool> hosts_;                                 // host → online
+  std::uint64_t command_seq_ = 0;
+  std::int64_t started_ms_ = 0;
+  std::map<std::string, nlohmann::json> commands_;  // id → what was sent and the answer
+  std::uint64_t commands_refused_ = 0;
+  bool remote_write_error_ = false;
+  std::map<std::string, std::string> kept_state_;  // remote board → its tags and start as last kept
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace eboard::eboardd

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+#include "daemon/mqtt/client.hpp"
+
+#include <unistd.h>
+
+#include <cstring>
+#include <mutex>
+
+#include <mosquitto.h>
+#include <spdlog/spdlog.h>
+
+namespace eboard::mqtt {
+
+namespace {
+std::once_flag lib_once;
+constexpr auto TICK = std::chrono::milliseconds(100);
+}  // namespace
+
+Client::Client(boost::asio::io_context& io, ClientOptions options, Handlers handlers)
+    : io_(io),
+      options_(std::move(options)),
+      handlers_(std::move(handlers)),
+      tick_(io),
+      reconnect_(io),
+      backoff_(options_.reconnect_min) {
+  std::call_once(lib_once, [] { mosquitto_lib_init(); });
+}
+
+Client::~Client() {
+  stopped_ = true;
+  connected_ = false;  // no handler runs from the destructor
+  teardown("");
+  reconnect_.cancel();
+}
+
+void Client::start() {
+  stopped_ = false;
+  connect();
+}
+
+void Client::stop(const std::string& final_topic, const std::string& final_payload) {
+  if (stopped_) return;
+  stopped_ = true;
+  reconnect_.cancel();
+  if (mosq_ && connected_) {
+    if (!final_topic.empty())
+      mosquitto_publish(mosq_, nullptr, final_topic.c_str(), int(final_payload.size()), final_payload.data(),
+                        1, true);
+    mosquitto_disconnect(mosq_);
+    // What is queued is written before the socket closes: a blocking flush of a few bytes on loopback or
+    // LAN, at shutdown only.
+    for (int i = 0; i < 20 && mosquitto_want_write(mosq_); ++i) mosquitto_loop_write(mosq_, 1);
+  }
+  connected_ = false;  // a chosen stop, not a lost connection: no handler is told
+  teardown("");
+}
+
+void Client::connect() {
+  if (stopped_) return;
+  mosq_ = mosquitto_new(options_.client_id.empty() ? nullptr : options_.client_id.c_str(),
+                        options_.clean_session, this);
+  if (!mosq_) {
+    last_error_ = "cannot make an MQTT client";
+    return schedule_reconnect();
+  }
+  mosquitto_int_option(mosq_, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311);
+  mosquitto_max_inflight_messages_set(mosq_, unsigned(options_.max_inflight));
+  mosquitto_connect_callback_set(mosq_, &Client::on_connect);
+  mosquitto_disconnect_callback_set(mosq_, &Client::on_disconnect);
+  mosquitto_publish_callback_set(mosq_, &Client::on_publish);
+  mosquitto_message_callback_set(mosq_, &Client::on_message);
+  auto fail = [&](const std::string& what, int rc) {
+    last_error_ = what + ": " + mosquitto_strerror(rc);
+    spdlog::warn("mqtt: {}", last_error_);
+    teardown(last_error_);
+    schedule_reconnect();
+  };
+  int rc = MOSQ_ERR_SUCCESS;
+  if (!options_.username.empty() &&
+      (rc = mosquitto_username_pw_set(mosq_, options_.username.c_str(),
+                                      options_.password.empty() ? nullptr : options_.password.c_str())))
+    return fail("username", rc);
+  if (!options_.will_topic.empty() &&
+      (rc = mosquitto_will_set(mosq_, options_.will_topic.c_str(), int(options_.will_payload.size()),
+                               options_.will_payload.data(), 1, true)))
+    return fail("last will", rc);
+  if (options_.tls) {
+    auto opt = [](const std::string& s) { return s.empty() ? nullptr : s.c_str(); };
+    const char* capath = options_.ca_file.empty() ? "/etc/ssl/certs" : nullptr;
+    if ((rc = mosquitto_tls_set(mosq_, opt(options_.ca_file), capath, opt(options_.cert_file),
+                                opt(options_.key_file), nullptr)))
+      return fail("TLS settings", rc);
+  }
+  rc = mosquitto_connect_async(mosq_, options_.host.c_str(), options_.port, options_.keepalive_s);
+  if (rc != MOSQ_ERR_SUCCESS && rc != MOSQ_ERR_CONN_PENDING)
+    return fail("cannot connect to " + options_.host + ":" + std::to_string(options_.port), rc);
+  int fd = mosquitto_socket(mosq_);
+  int copy = fd >= 0 ? ::dup(fd) : -1;
+  if (copy < 0) return fail("no socket", MOSQ_ERR_ERRNO);
+  socket_ = std::make_unique<boost::asio::posix::stream_descriptor>(io_, copy);
+  ++*generation_;
+  reading_ = writing_ = false;
+  arm();
+  tick_.expires_after(TICK);
+  tick_.async_wait(
+      [this, gen = *generation_, g = std::weak_ptr<int>(generation_)](const boost::system::error_code& ec) {
+        auto live = g.lock();
+        if (ec || !live || *live != gen) return;
+        drive();
+      });
+}
+
+void Client::arm() {
+  if (!socket_) return;
+  const int gen = *generation_;
+  std::weak_ptr<int> g = generation_;
+  if (!reading_) {
+    reading_ = true;
+    socket_->async_wait(boost::asio::posix::stream_descriptor::wait_read,
+                        [this, gen, g](const boost::system::error_code& ec) {
+                          auto live = g.lock();
+                          if (!live || *live != gen) return;
+                          reading_ = false;
+                          if (!ec) drive();
+                        });
+  }
+  if (!writing_ && mosq_ && mosquitto_want_write(mosq_)) {
+    writing_ = true;
+    socket_->async_wait(boost::asio::posix::stream_descriptor::wait_write,
+                        [this, gen, g](const boost::system::error_code& ec) {
+                          auto live = g.lock();
+                          if (!live || *live != gen) return;
+                          writing_ = false;
+                          if (!ec) drive();
+                        });
+  }
+}
+
+void Client::drive() {
+  if (!mosq_) return;
+  const int gen = *generation_;
+  int rc = mosquitto_loop(mosq_, 0, 1);
+  if (*generation_ != gen) return;  // a handler stopped the client
+  if (rc != MOSQ_ERR_SUCCESS || lost_) {
+    std::string why = lost_ ? lost_why_ : std::string(mosquitto_strerror(rc));
+    if (rc == MOSQ_ERR_ERRNO) why = std::string(std::strerror(errno));
+    teardown(why);
+    return schedule_reconnect();
+  }
+  arm();
+  tick_.expires_after(TICK);  // keep-alive and TLS bytes already read: libmosquitto looks again soon
+  tick_.async_wait([this, gen, g = std::weak_ptr<int>(generation_)](const boost::system::error_code& ec) {
+    auto live = g.lock();
+    if (ec || !live || *live != gen) return;
+    drive();
+  });
+}
+
+void Client::teardown(const std::string& why) {
+  ++*generation_;
+  tick_.cancel();
+  if (socket_) {
+    boost::system::error_code ignored;
+    socket_->cancel(ignored);
+    socket_->close(ignored);
+    socket_.reset();
+  }
+  reading_ = writing_ = false;
+  if (mosq_) {
+    mosquitto_destroy(mosq_);
+    mosq_ = nullptr;
+  }
+  lost_ = false;
+  const bool was = connected_;
+  connected_ = false;
+  if (was && handlers_.disconnected) handlers_.disconnected(why);
+}
+
+void Client::schedule_reconnect() {
+  if (stopped_) return;
+  reconnect_.expires_after(backoff_);
+  backoff_ = std::min(options_.reconnect_max, backoff_ * 2);
+  reconnect_.async_wait([this, g = std::weak_ptr<int>(generation_)](const boost::system::error_code& ec) {
+    if (ec || g.expired() || stopped_) return;
+    connect();
+  });
+}
+
+std::optional<int> Client::publish(const std::string& topic, std::string_view payload, int qos, bool retain) {
+  if (!mosq_ || !connected_) return std::nullopt;
+  int mid = 0;
+  int rc = mosquitto_publish(mosq_, &mid, topic.c_str(), int(payload.size()), payload.data(), qos, retain);
+  if (rc != MOSQ_ERR_SUCCESS) {
+    last_error_ = std::string("publish: ") + mosquitto_strerror(rc);
+    return std::nullopt;
+  }
+  arm();
+  return mid;
+}
+
+bool Client::subscribe(const std::string& filter, int qos) {
+  if (!mosq_ || !connected_) return false;
+  bool ok = mosquitto_subscribe(mosq_, nullptr, filter.c_str(), qos) == MOSQ_ERR_SUCCESS;
+  arm();
+  return ok;
+}
+
+void Client::on_connect(mosquitto*, void* self, int rc) {
+  auto* c = static_cast<Client*>(self);
+  if (rc != 0) {
+    c->last_error_ = std::string("the broker refused the connection: ") + mosquitto_connack_string(rc);
+    spdlog::warn("mqtt: {}", c->last_error_);
+    c->lost_ = true;
+    c->lost_why_ = c->last_error_;
+    return;
+  }
+  c->connected_ = true;
+  c->backoff_ = c->options_.reconnect_min;
+  ++c->connects_;
+  c->last_error_.clear();
+  if (c->handlers_.connected) c->handlers_.connected();
+}
+
+void Client::on_disconnect(mosquitto*, void* self, int rc) {
+  auto* c = static_cast<Client*>(self);
+  c->lost_ = true;
+  c->lost_why_ = rc == 0 ? "disconnected" : "connection lost";
+}
+
+void Client::on_publish(mosquitto*, void* self, int mid) {
+  auto* c = static_cast<Client*>(self);
+  if (c->handlers_.acknowledged) c->handlers_.acknowledged(mid);
+}
+
+void Client::on_message(mosquitto*, void* self, const mosquitto_message* msg) {
+  auto* c = static_cast<Client*>(self);
+  if (!c->handlers_.message || !msg || !msg->topic) return;
+  c->handlers_.message(msg->topic, std::string_view(static_cast<const char*>(msg->payload),
+                                                    msg->payloadlen > 0 ? std::size_t(msg->payloadlen) : 0));
+}
+
+}  // namespace eboard::mqtt

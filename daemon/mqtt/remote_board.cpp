@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+#include "daemon/mqtt/remote_board.hpp"
+
+#include "daemon/journal/recovery.hpp"
+#include "rules/notation.hpp"
+#include "rules/position.hpp"
+
+namespace eboard::mqtt {
+
+using nlohmann::json;
+
+RemoteBoard::RemoteBoard(std::string host, std::string board)
+    : host_(std::move(host)),
+      board_(std::move(board)),
+      id_(host_ + ":" + board_),
+      game_(rules::Position::start()) {}
+
+void RemoteBoard::begin_game(int number, std::int64_t t_ms) {
+  if (game_.ply_count() > 0 || game_.outcome()) {
+    if (earlier_.size() >= 64) earlier_.erase(earlier_.begin());
+    earlier_.push_back({game_, tags_, started_ms_, game_number_});
+  }
+  rules::Position start = rules::Position::start();
+  if (number == start_fen_game_ && !start_fen_.empty())
+    if (auto p = rules::Position::from_fen(start_fen_)) start = *p;
+  game_ = rules::Game(start);
+  game_number_ = number;
+  started_ms_ = t_ms;
+  lines_.clear();
+  problems_.clear();
+}
+
+bool RemoteBoard::take(const Envelope& e) {
+  if (!(last_ < e.id)) {
+    ++duplicates_;
+    return false;
+  }
+  last_ = e.id;
+  ++taken_;
+  const json& ev = e.event;
+  const std::string type = ev.value("type", "");
+  const std::int64_t t = ev.contains("t") && ev["t"].is_number_integer() ? ev["t"].get<std::int64_t>() : 0;
+  const int ply = ev.contains("ply") && ev["ply"].is_number_integer() ? ev["ply"].get<int>() : 0;
+  // A first move while the game has moves: the pieces were set up again (the host's game numbers are
+  // informative only: they are counted from the journal's records, which do not mark every new game).
+  if (type == "move" && ply == 1 && game_.ply_count() > 0) begin_game(std::max(e.game, game_number_ + 1), t);
+  if (game_number_ == 0) game_number_ = std::max(1, e.game);
+  if (started_ms_ == 0) started_ms_ = t;
+  if (type == "move") {
+    const std::string uci = ev.value("uci", "");
+    if (ply != game_.ply_count() + 1) {
+      if (ply > game_.ply_count() + 1)
+        problems_.push_back("ply " + std::to_string(ply) + " " + uci + ": after a hole");
+      // A move already in the game (a recovered one told again) changes nothing.
+    } else if (ev.value("illegal", false)) {
+      problems_.push_back("ply " + std::to_string(ply) + " " + uci + ": an illegal move that stood");
+    } else if (auto m = rules::parse_uci(game_.position(), uci)) {
+      game_.play(*m, journal::event_clock(ev), t);
+      if (ev.value("recovered", false)) game_.mark_last(true, false);
+    } else {
+      problems_.push_back("ply " + std::to_string(ply) + " " + uci + ": " + m.error());
+    }
+  } else if (type == "result") {
+    game_.set_outcome(rules::Outcome{journal::parse_result(ev.value("result", "*")), ev.value("reason", "")});
+  }
+  lines_.push_back(served_line(e));
+  return true;
+}
+
+std::string RemoteBoard::served_line(const Envelope& e) const {
+  json j = e.event;
+  j["board"] = id_;
+  j["host"] = host_;
+  j["journal"] = e.id.journal;
+  j["seq"] = e.id.seq;
+  return j.dump();
+}
+
+void RemoteBoard::take_state(const json& state) {
+  if (!state.is_object()) return;
+  const int game = state.value("game", 0);
+  if (state.contains("start_fen") && state["start_fen"].is_string()) {
+    start_fen_ = state["start_fen"].get<std::string>();
+    start_fen_game_ = game;
+  }
+  if (game >= game_number_ && state.contains("tags") && state["tags"].is_object()) {
+    tags_.clear();
+    for (const auto& [name, value] : state["tags"].items())
+      if (value.is_string()) tags_.push_back({name, value.get<std::string>()});
+  }
+  link_ = state.value("link", json());
+  alerts_ = state.value("alerts", json::array());
+}
+
+json RemoteBoard::status() const {
+  json tags = json::object();
+  for (const auto& t : tags_) tags[t.name] = t.value;
+  const auto& o = game_.outcome();
+  return {{"id", id_},
+          {"host", host_},
+          {"board", board_},
+          {"host_online", host_online_},
+          {"game", game_number_},
+          {"plies", game_.ply_count()},
+          {"fen", game_.position().fen()},
+          {"result", o ? json(rules::result_string(o->result)) : json(nullptr)},
+          {"tags", tags},
+          {"link", link_},
+          {"open_alerts", alerts_},
+          {"last", {{"journal", last_.journal}, {"seq", last_.seq}}},
+          {"events", taken_},
+          {"duplicates_dropped", duplicates_},
+          {"problems", problems_}};
+}
+
+}  // namespace eboard::mqtt

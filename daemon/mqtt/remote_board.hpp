@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// An aggregator's view of one board of another host, built from what the hall carries: its events
+// (moves applied to a rules game, so that PGN comes out; clocks; the result) and its retained state
+// (tags, the start position, link). Pure: the caller feeds it decoded payloads.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/mqtt/topics.hpp"
+#include "rules/game.hpp"
+#include "rules/pgn.hpp"
+
+namespace eboard::mqtt {
+
+class RemoteBoard {
+ public:
+  RemoteBoard(std::string host, std::string board);
+
+  // The id the aggregator serves the board under: "<host>:<board>".
+  const std::string& id() const { return id_; }
+  const std::string& host() const { return host_; }
+  const std::string& board() const { return board_; }
+
+  // Takes an event: false for a duplicate (its id is not above the last one taken) or a malformed one.
+  // A game number above the current one, or a first move while the game has moves, begins a new game.
+  bool take(const Envelope& e);
+  // The host's retained state for the board: tags, start position, link, open alerts.
+  void take_state(const nlohmann::json& state);
+  void set_host_online(bool online) { host_online_ = online; }
+
+  // The event as the aggregator serves it: the §3 event with the board's aggregator id, and where it came
+  // from ("host", "journal", "seq": its id, so that a reader can check order and duplicates).
+  std::string served_line(const Envelope& e) const;
+
+  // The games this board finished (or left) before the current one, as they stood (at most 64).
+  struct Earlier {
+    rules::Game game;
+    rules::PgnTags tags;
+    std::int64_t started_ms = 0;
+    int number = 0;
+  };
+  const std::vector<Earlier>& earlier() const { return earlier_; }
+  const rules::Game& game() const { return game_; }
+  int game_number() const { return game_number_; }
+  std::int64_t started_ms() const { return started_ms_; }
+  const rules::PgnTags& tags() const { return tags_; }
+  EventId last() const { return last_; }
+  // The current game's events as served, in order (a new WebSocket client's snapshot).
+  const std::vector<std::string>& lines() const { return lines_; }
+  std::uint64_t taken() const { return taken_; }
+  std::uint64_t duplicates() const { return duplicates_; }
+  // Moves that could not be applied (an illegal move that stood, a move after a hole): the PGN stops there.
+  const std::vector<std::string>& problems() const { return problems_; }
+  nlohmann::json status() const;
+
+ private:
+  void begin_game(int number, std::int64_t t_ms);
+
+  std::string host_, board_, id_;
+  std::vector<Earlier> earlier_;
+  rules::Game game_;
+  int game_number_ = 0;
+  std::int64_t started_ms_ = 0;
+  std::string start_fen_;  // of the state's game, when it said one
+  int start_fen_game_ = 0;
+  rules::PgnTags tags_;
+  EventId last_;
+  std::vector<std::string> lines_;
+  std::uint64_t taken_ = 0, duplicates_ = 0;
+  std::vector<std::string> problems_;
+  bool host_online_ = true;
+  nlohmann::json link_;    // the state's link (null: unknown)
+  nlohmann::json alerts_;  // the state's open alerts
+};
+
+}  // namespace eboard::mqtt

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "daemon/journal/journal_file.hpp"
+#include "daemon/journal/records.hpp"
+#include "daemon/journal/rotation.hpp"
+#include "daemon/mqtt/outbox.hpp"
+#include "daemon/mqtt/remote_board.hpp"
+#include "daemon/mqtt/topics.hpp"
+#include "daemon/outputs/pgn_output.hpp"
+
+namespace fs = std::filesystem;
+using namespace eboard;
+using namespace eboard::mqtt;
+using nlohmann::json;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("eboard-mqtt-test-" + std::to_string(::getpid()) + "-" +
+                                        std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+std::string move_line(int ply, const std::string& uci, std::int64_t t = 1000) {
+  return json{{"t", t}, {"board", "A"}, {"type", "move"}, {"ply", ply}, {"uci", uci}, {"san", "?"}}.dump();
+}
+
+Envelope envelope(std::uint64_t seq, const std::string& line, std::int64_t journal = 100, int game = 1) {
+  return Envelope{"h1", "A", game, EventId{journal, seq}, json::parse(line)};
+}
+
+}  // namespace
+
+TEST(Topics, TreeAndParse) {
+  Topics t("main-hall", "room2");
+  EXPECT_EQ(t.status(), "eboard/main-hall/room2/status");
+  EXPECT_EQ(t.event("12"), "eboard/main-hall/room2/board/12/event");
+  EXPECT_EQ(t.state("12"), "eboard/main-hall/room2/board/12/state");
+  EXPECT_EQ(t.command("room3", "arbiter"), "eboard/main-hall/room3/command/arbiter");
+  EXPECT_EQ(t.commands_filter(), "eboard/main-hall/room2/command/+");
+  EXPECT_EQ(t.answer("arbiter"), "eboard/main-hall/room2/answer/arbiter");
+  EXPECT_EQ(t.hall_filter(), "eboard/main-hall/#");
+
+  auto p = parse_topic("main-hall", "eboard/main-hall/room2/board/12/event");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->kind, TopicParts::Kind::Event);
+  EXPECT_EQ(p->host, "room2");
+  EXPECT_EQ(p->name, "12");
+  p = parse_topic("main-hall", "eboard/main-hall/room2/command/arbiter");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->kind, TopicParts::Kind::Command);
+  EXPECT_EQ(p->name, "arbiter");
+  p = parse_topic("main-hall", "eboard/main-hall/room2/status");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->kind, TopicParts::Kind::Status);
+  for (const char* bad :
+       {"eboard/other-hall/room2/status", "eboard/main-hall/room2", "eboard/main-hall//status",
+        "eboard/main-hall/room2/board/12", "eboard/main-hall/room2/board/12/event/x",
+        "eboard/main-hall/room2/command/", "x/main-hall/room2/status", ""})
+    EXPECT_FALSE(parse_topic("main-hall", bad)) << bad;
+}
+
+TEST(Topics, EnvelopeRoundTripAndRejects) {
+  Envelope e = envelope(4242, move_line(3, "g1f3"), 1795708288137, 2);
+  auto back = decode_envelope(encode_envelope(e));
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_EQ(back->host, "h1");
+  EXPECT_EQ(back->board, "A");
+  EXPECT_EQ(back->game, 2);
+  EXPECT_EQ(back->id, (EventId{1795708288137, 4242}));
+  EXPECT_EQ(back->event["uci"], "g1f3");
+  for (const char* bad :
+       {"", "[]", "{", "{\"host\":\"h1\"}",
+        "{\"host\":\"h1\",\"board\":\"A\",\"game\":1,\"journal\":1,\"seq\":-1,"
+        "\"event\":{\"type\":\"move\"}}",
+        "{\"host\":\"h1\",\"board\":\"A\",\"game\":1,\"journal\":1,\"seq\":2,\"event\":{}}",
+        "{\"host\":1,\"board\":\"A\",\"game\":1,\"journal\":1,\"seq\":2,\"event\":{\"type\":\"move\"}}"})
+    EXPECT_FALSE(decode_envelope(bad)) << bad;
+}
+
+TEST(Topics, CommandsAndAnswers) {
+  Command c{"agg-1", "A", "tags", {{"White", "X"}}};
+  auto back = decode_command(encode_command(c));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->id, "agg-1");
+  EXPECT_EQ(back->action, "tags");
+  EXPECT_EQ(back->body["White"], "X");
+  EXPECT_FALSE(decode_command("{\"id\":\"1\",\"board\":\"A\"}"));
+  EXPECT_FALSE(decode_command("{\"id\":\"1\",\"board\":\"A\",\"action\":\"x\",\"body\":[1]}"));
+  Answer a{"agg-1", "A", 403, {{"error", "no"}}};
+  auto ab = decode_answer(encode_answer(a));
+  ASSERT_TRUE(ab);
+  EXPECT_EQ(ab->status, 403);
+  EXPECT_FALSE(decode_answer("{\"id\":\"1\"}"));
+}
+
+TEST(Outbox, EventIdsOrderAcrossFiles) {
+  EXPECT_LT((EventId{100, 900}), (EventId{101, 10}));
+  EXPECT_LT((EventId{100, 10}), (EventId{100, 11}));
+  EXPECT_TRUE(EventId{}.none());
+}
+
+TEST(Outbox, AcknowledgedPrefixMovesTheMark) {
+  AckTracker t;
+  t.set_acked({1, 5});
+  t.sent({1, 10});
+  t.sent({1, 20});
+  t.sent({1, 30});
+  // PUBACKs out of order: the mark waits for the earliest.
+  EXPECT_FALSE(t.acknowledge({1, 20}));
+  EXPECT_EQ(t.acked(), (EventId{1, 5}));
+  EXPECT_TRUE(t.acknowledge({1, 10}));
+  EXPECT_EQ(t.acked(), (EventId{1, 20}));
+  EXPECT_EQ(t.inflight(), 1u);
+  t.reset();  // connection lost: 30 is sent again from the journal
+  EXPECT_EQ(t.inflight(), 0u);
+  EXPECT_EQ(t.acked(), (EventId{1, 20}));
+  EXPECT_FALSE(t.acknowledge({1, 30}));  // a stray PUBACK of the old connection moves nothing
+  EXPECT_EQ(t.acked(), (EventId{1, 20}));
+}
+
+TEST(Outbox, AckedFileRoundTripAndDamage) {
+  TempDir d;
+  const fs::path f = d.path / "mqtt" / "acked.json";
+  EXPECT_TRUE(load_acked(f).empty());
+  ASSERT_TRUE(save_acked(f, {{"A", {1795708288137, 4242}}, {"12", {7, 8}}}));
+  auto m = load_acked(f);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m["A"], (EventId{1795708288137, 4242}));
+  EXPECT_EQ(m["12"], (EventId{7, 8}));
+  std::ofstream(f) << "{\"A\": {\"journal\": 1, \"se";  // torn: nothing is taken, everything is republished
+  EXPECT_TRUE(load_acked(f).empty());
+}
+
+// The ids the daemon gives live (the writer's size before the event record) are the offsets a scan of the
+// journal finds, across a rotation: what was published and what is republished have the same ids.
+TEST(Outbox, JournalEventsAfterAMark) {
+  TempDir d;
+  const fs::path current = d.path / "journal" / "A.journal";
+  fs::create_directories(current.parent_path());
+  std::vector<EventId> live;
+  auto write_file = [&](const fs::path& path, journal::HeaderEntry h, const std::vector<std::string>& lines) {
+    auto w = journal::JournalWriter::open(path);
+    ASSERT_TRUE(w) << w.error();
+    ASSERT_TRUE(w->append('H', journal::encode_body(h)));
+    ASSERT_TRUE(w->append(
+        'N', journal::encode_body(journal::NewGameEntry{h.created_ms, "fide-standard", false, ""})));
+    for (const auto& line : lines) {
+      ASSERT_TRUE(w->append('S', journal::encode_body(rules::SensorEvent{1, rules::PieceLifted{12}})));
+      live.push_back({h.created_ms, w->size()});
+      ASSERT_TRUE(w->append('E', journal::encode_body(journal::EventEntry{line})));
+    }
+    ASSERT_TRUE(w->sync());
+  };
+  const fs::path kept = journal::kept_path(current, 1, 1000);
+  fs::create_directories(kept.parent_path());
+  write_file(kept, journal::HeaderEntry{1, "A", 1000}, {move_line(1, "e2e4"), move_line(2, "e7e5")});
+  journal::HeaderEntry second{1, "A", 2000};
+  second.previous_game = 1;
+  second.previous_file = kept.filename().string();
+  write_file(
+      current, second,
+      {move_line(1, "d2d4"), "{\"t\":5,\"board\":\"A\",\"type\":\"alert\",\"code\":\"journal-damaged\"}",
+       move_line(2, "d7d5")});
+  ASSERT_EQ(live.size(), 5u);
+
+  auto all = journal_events_after(current, EventId{});
+  ASSERT_TRUE(all) << all.error();
+  ASSERT_EQ(all->size(), 4u);  // the daemon's note about its journal is not an event of the board
+  EXPECT_EQ((*all)[0].id, live[0]);
+  EXPECT_EQ((*all)[1].id, live[1]);
+  EXPECT_EQ((*all)[2].id, live[2]);
+  EXPECT_EQ((*all)[3].id, live[4]);
+  EXPECT_EQ((*all)[0].game, 1);
+  EXPECT_EQ((*all)[2].game, 2);
+  EXPECT_NE((*all)[3].line.find("d7d5"), std::string::npos);
+
+  auto rest = journal_events_after(current, live[0]);
+  ASSERT_TRUE(rest);
+  ASSERT_EQ(rest->size(), 3u);
+  EXPECT_EQ(rest->front().id, live[1]);
+  rest = journal_events_after(current, live[2]);
+  ASSERT_TRUE(rest);
+  ASSERT_EQ(rest->size(), 1u);
+  EXPECT_EQ(rest->front().id, live[4]);
+  rest = journal_events_after(current, live[4]);
+  ASSERT_TRUE(rest);
+  EXPECT_TRUE(rest->empty());
+  auto none = journal_events_after(d.path / "journal" / "B.journal", EventId{});
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+}
+
+TEST(RemoteBoard, MovesBecomeTheGameAndDuplicatesAreDropped) {
+  RemoteBoard rb("h1", "A");
+  EXPECT_EQ(rb.id(), "h1:A");
+  EXPECT_TRUE(rb.take(envelope(10, move_line(1, "e2e4"))));
+  EXPECT_TRUE(rb.take(envelope(20, move_line(2, "e7e5"))));
+  EXPECT_FALSE(rb.take(envelope(20, move_line(2, "e7e5"))));  // republished
+  EXPECT_FALSE(rb.take(envelope(10, move_line(1, "e2e4"))));
+  EXPECT_TRUE(rb.take(envelope(30, move_line(3, "g1f3"))));
+  EXPECT_EQ(rb.game().ply_count(), 3);
+  EXPECT_EQ(rb.duplicates(), 2u);
+  EXPECT_EQ(rb.lines().size(), 3u);
+  auto served = json::parse(rb.lines().back());
+  EXPECT_EQ(served["board"], "h1:A");
+  EXPECT_EQ(served["host"], "h1");
+  EXPECT_EQ(served["seq"], 30);
+  EXPECT_TRUE(rb.take(envelope(
+      40, json{{"t", 5}, {"board", "A"}, {"type", "result"}, {"result", "0-1"}, {"reason", "resignation"}}
+              .dump())));
+  rb.take_state(json{{"game", 1}, {"tags", {{"White", "Ana"}, {"Black", "Bo"}}}});
+  std::string pgn =
+      outputs::game_pgn({rb.id(), &rb.game(), rb.tags(), rb.started_ms(), rb.game_number(), {}, "", ""});
+  EXPECT_NE(pgn.find("1. e4"), std::string::npos) << pgn;
+  EXPECT_NE(pgn.find("2. Nf3"), std::string::npos) << pgn;
+  EXPECT_NE(pgn.find("[White \"Ana\"]"), std::string::npos) << pgn;
+  EXPECT_NE(pgn.find("0-1"), std::string::npos) << pgn;
+  EXPECT_TRUE(rb.problems().empty());
+}
+
+TEST(RemoteBoard, ANewGameKeepsTheFinishedOne) {
+  RemoteBoard rb("h1", "A");
+  ASSERT_TRUE(rb.take(envelope(10, move_line(1, "e2e4"))));
+  ASSERT_TRUE(rb.take(envelope(20, move_line(2, "c7c5"))));
+  // The next game's first move, in the next journal file.
+  ASSERT_TRUE(rb.take(envelope(5, move_line(1, "d2d4"), 200, 2)));
+  EXPECT_EQ(rb.game().ply_count(), 1);
+  EXPECT_EQ(rb.game_number(), 2);
+  ASSERT_EQ(rb.earlier().size(), 1u);
+  EXPECT_EQ(rb.earlier()[0].game.ply_count(), 2);
+  EXPECT_EQ(rb.lines().size(), 1u);
+}
+
+TEST(RemoteBoard, AHoleStopsTheRecordAndSaysSo) {
+  RemoteBoard rb("h1", "A");
+  ASSERT_TRUE(rb.take(envelope(10, move_line(1, "e2e4"))));
+  ASSERT_TRUE(rb.take(envelope(30, move_line(3, "g1f3"))));  // ply 2 never came
+  EXPECT_EQ(rb.game().ply_count(), 1);
+  ASSERT_EQ(rb.problems().size(), 1u);
+  EXPECT_NE(rb.problems()[0].find("hole"), std::string::npos);
+  EXPECT_TRUE(rb.take(envelope(40, move_line(4, "zzzz"))));  // garbage from the wire does not crash
+  rb.take_state(json("not an object"));
+  rb.take_state(json{{"tags", 5}, {"start_fen", 7}});
+}

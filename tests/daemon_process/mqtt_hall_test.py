@@ -1,0 +1,365 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
+"""A hall over MQTT (issue 16), all real processes: a Mosquitto broker on loopback (its own configuration,
+password file and ACL, a free port), three eboardd hosts each playing two emulated boards (`eboardd --demo`
+on a PGN corpus, with a [mqtt] configuration), one aggregator, and a second, untrusted aggregator.
+
+Mid-game a host is killed with kill -9 and restarted, the broker is restarted, another host is cut off the
+broker (a relay that drops its connections and refuses new ones, while its boards play on; the issue's
+minute shortened to a few moves: the path is the same), and the aggregator is killed with kill -9 and
+restarted. Then:
+- every game of every host comes out exactly (moves, in order) in the aggregator's /boards/<host>:<id>.pgn
+  and /games.pgn;
+- the aggregator's /ws, watched from the start and again after its restart, carries each remote board's events with strictly
+  increasing ids and no ply twice or missing within a game (nothing lost, nothing doubled);
+- a command through the aggregator (tags on a remote board) reaches the host and its answer comes back;
+  the same command from the untrusted aggregator is refused by the host (403) and changes nothing.
+
+Usage: mqtt_hall_test.py EBOARDD CORPUS_DIR. Skipped (77) without mosquitto, mosquitto_passwd or the corpus.
+"""
+import getpass
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from eboardctl_proc import SKIP, Harness, TestFailure, WebSocket, http_get, parse_pgn, wait_until  # noqa: E402
+
+TOKEN = "hall-test-token-1"
+HOSTS = ["h1", "h2", "h3"]
+BOARDS = ["A", "B"]
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def post(port, path, body):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(), method="POST",
+                                 headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=5) as r:
+            return r.status, json.loads(r.read().decode())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read().decode() or "{}")
+
+
+class Broker:
+    def __init__(self, h, mosquitto):
+        self.h = h
+        self.exe = mosquitto
+        self.port = free_port()
+        d = os.path.join(h.dir, "broker")
+        os.makedirs(d)
+        self.passwd = os.path.join(d, "passwd")
+        open(self.passwd, "w").close()
+        for user in HOSTS + ["arbiter", "intruder"]:
+            subprocess.run(["mosquitto_passwd", "-b", self.passwd, user, "pw-" + user], check=True)
+            with open(os.path.join(h.dir, user + ".pw"), "w") as f:
+                f.write("pw-" + user + "\n")
+        acl = os.path.join(d, "acl")
+        with open(acl, "w") as f:
+            # A host writes under its own name only; anyone writes commands only under its own name.
+            f.write("pattern readwrite eboard/+/%u/#\npattern write eboard/+/+/command/%u\n"
+                    "user arbiter\ntopic read eboard/#\nuser intruder\ntopic read eboard/#\n")
+        self.conf = os.path.join(d, "mosquitto.conf")
+        with open(self.conf, "w") as f:
+            f.write(f"listener {self.port} 127.0.0.1\nallow_anonymous false\npassword_file {self.passwd}\n"
+                    f"acl_file {acl}\npersistence true\npersistence_location {d}/\n")
+            if os.geteuid() == 0:  # else mosquitto drops to user mosquitto and cannot save its database
+                f.write(f"user {getpass.getuser()}\n")
+        self.log = h.log_path("mosquitto")
+        self.proc = None
+
+    def start(self):
+        self.proc = subprocess.Popen([self.exe, "-c", self.conf], stdout=open(self.log, "ab"),
+                                     stderr=subprocess.STDOUT)
+        self.h.procs.append(self.proc)
+
+        def accepting():
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return True
+            except OSError:
+                return False
+        wait_until(accepting, 10, "mosquitto to listen")
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)  # saves its database (queued messages, sessions)
+        self.proc.wait(timeout=10)
+
+
+class CuttableLink:
+    """A TCP relay between one host and the broker that can be cut (every connection closed, new ones refused at
+    once) and restored: a host cut off the network while its boards play on."""
+
+    def __init__(self, broker_port):
+        self.broker_port = broker_port
+        self.server = socket.socket()
+        self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(16)
+        self.port = self.server.getsockname()[1]
+        self.cut_off = False
+        self.open = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            if self.cut_off:
+                client.close()
+                continue
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.broker_port), timeout=2)
+            except OSError:
+                client.close()
+                continue
+            upstream.settimeout(None)
+            with self.lock:
+                self.open += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _pump(self, src, dst):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        for sock in (src, dst):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self):
+        self.cut_off = True
+        with self.lock:
+            for sock in self.open:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                sock.close()
+            self.open = []
+
+    def restore(self):
+        self.cut_off = False
+
+
+class Eboardd:
+    def __init__(self, h, exe, name, broker_port, corpus=None, aggregate=False, trusted=("arbiter",)):
+        self.h, self.exe, self.name, self.corpus = h, exe, name, corpus
+        self.state = os.path.join(h.dir, name)
+        self.config = os.path.join(h.dir, name + ".toml")
+        with open(self.config, "w") as f:
+            f.write(f'state_dir = "{self.state}"\n[http]\nlisten = "127.0.0.1:0"\ntoken = "{TOKEN}"\n'
+                    f'[mqtt]\nbroker = "mqtt://127.0.0.1:{broker_port}"\nhall = "test-hall"\nhost = "{name}"\n'
+                    f'username = "{name}"\npassword_file = "{h.dir}/{name}.pw"\n'
+                    f'aggregate = {"true" if aggregate else "false"}\n'
+                    f'trusted = [{", ".join(json.dumps(t) for t in trusted)}]\n')
+        self.log = h.log_path(name)
+        self.proc = None
+        self.port = None
+
+    def start(self):
+        listen = os.path.join(self.state, "eboardd.listen")
+        if os.path.exists(listen):
+            os.remove(listen)
+        args = [self.exe, "--config", self.config, "--no-usb", "--log-level", "debug"]
+        if self.corpus:
+            args += ["--demo", "--demo-corpus", self.corpus, "--demo-speed", "40"]
+        self.proc = subprocess.Popen(args, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT)
+        self.h.procs.append(self.proc)
+
+        def listening():
+            if self.proc.poll() is not None:
+                raise TestFailure(f"{self.name} exited with {self.proc.returncode}")
+            if os.path.exists(listen):
+                text = open(listen).read().strip()
+                return int(text.rsplit(":", 1)[1]) if text else None
+            return None
+        self.port = wait_until(listening, 15, f"{self.name} to listen")
+
+    def status(self):
+        return json.loads(http_get(self.port, "/status")[1])
+
+    def pgn_moves(self, board):
+        games = parse_pgn(http_get(self.port, f"/boards/{board}.pgn")[1])
+        return games[0]["moves"] if games else None
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    exe, corpus = sys.argv[1], sys.argv[2]
+    mosquitto = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if os.path.exists("/usr/sbin/mosquitto")
+                                              else None)
+    if not mosquitto or not shutil.which("mosquitto_passwd"):
+        print("SKIP: mosquitto and mosquitto_passwd are needed")
+        return SKIP
+    if not os.path.isdir(corpus):
+        print(f"SKIP: no corpus at {corpus}")
+        return SKIP
+    with Harness("mqtt-hall") as h:
+        broker = Broker(h, mosquitto)
+        broker.start()
+        agg = Eboardd(h, exe, "arbiter", broker.port, aggregate=True, trusted=())
+        agg.start()
+        intruder = Eboardd(h, exe, "intruder", broker.port, aggregate=True, trusted=())
+        intruder.start()
+        ws = WebSocket(agg.port)
+        link = CuttableLink(broker.port)  # h3 reaches the broker through it
+        hosts = {n: Eboardd(h, exe, n, link.port if n == "h3" else broker.port, corpus=corpus) for n in HOSTS}
+        for host in hosts.values():
+            host.start()
+        remote = [f"{n}:{b}" for n in HOSTS for b in BOARDS]
+
+        def plies(d, board):
+            moves = d.pgn_moves(board)
+            return len(moves) if moves else 0
+
+        wait_until(lambda: all(plies(hosts[n], b) >= 4 for n in HOSTS for b in BOARDS), 60, "4 plies on each board")
+
+        # kill -9 a host mid-game, and bring it back on the same state directory.
+        hosts["h2"].proc.kill()
+        hosts["h2"].proc.wait()
+        time.sleep(1.0)
+        hosts["h2"].start()
+        before = {n: {b: plies(hosts[n], b) for b in BOARDS} for n in HOSTS}
+        wait_until(lambda: all(plies(hosts[n], b) >= before[n][b] + 3 for n in HOSTS for b in BOARDS), 60,
+                   "3 more plies on each board after the restart")
+
+        # The broker restarts mid-game: hosts publish into the void, then from their journals.
+        broker.stop()
+        time.sleep(2.5)
+        broker.start()
+        before = {n: {b: plies(hosts[n], b) for b in BOARDS} for n in HOSTS}
+        wait_until(lambda: all(plies(hosts[n], b) >= before[n][b] + 3 for n in HOSTS for b in BOARDS), 60,
+                   "3 more plies on each board after the broker's restart")
+
+        # h3 cut off the broker while its games go on: its last will marks it offline, and when it is back
+        # what it published meanwhile comes from its journals.
+        link.cut()
+        wait_until(lambda: agg.status()["mqtt"]["hosts"].get("h3") == "offline", 15, "h3 marked offline")
+        before = {b: plies(hosts["h3"], b) for b in BOARDS}
+        wait_until(lambda: all(plies(hosts["h3"], b) >= before[b] + 3 for b in BOARDS), 60,
+                   "3 plies on h3's boards while it is cut off")
+        link.restore()
+        wait_until(lambda: agg.status()["mqtt"]["hosts"].get("h3") == "online", 15, "h3 online again")
+
+        # kill -9 the aggregator: it reads back what it kept, the broker held what came meanwhile.
+        agg.proc.kill()
+        agg.proc.wait()
+        time.sleep(2.0)
+        agg.start()
+        ws2 = WebSocket(agg.port)
+        before = {n: {b: plies(hosts[n], b) for b in BOARDS} for n in HOSTS}
+        wait_until(lambda: all(plies(hosts[n], b) >= before[n][b] + 2 for n in HOSTS for b in BOARDS), 60,
+                   "2 more plies on each board after the aggregator's restart")
+
+        # Every game exactly in the aggregator (polled: the games go on while we look).
+        def same_games():
+            for n in HOSTS:
+                for b in BOARDS:
+                    mine = hosts[n].pgn_moves(b)
+                    theirs = agg.pgn_moves(f"{n}:{b}")
+                    if not mine or mine != theirs:
+                        return None
+            return True
+        try:
+            wait_until(same_games, 20, "the aggregator's PGN of every board to equal its host's")
+        except TestFailure:
+            for n in HOSTS:
+                for b in BOARDS:
+                    print(n, b, "host:", hosts[n].pgn_moves(b), "\n   aggregator:", agg.pgn_moves(f"{n}:{b}"))
+            raise
+
+        def whole_hall():
+            agg_games = {g["tags"].get("Board"): g["moves"] for g in parse_pgn(http_get(agg.port, "/games.pgn")[1])}
+            for n in HOSTS:
+                for g in parse_pgn(http_get(hosts[n].port, "/games.pgn")[1]):
+                    if agg_games.get(f'{n}:{g["tags"].get("Board")}') != g["moves"]:
+                        return None
+            return True
+        wait_until(whole_hall, 20, "the aggregator's /games.pgn to hold every host's games")
+
+        # /ws, before the aggregator's restart and after it (its snapshot, then live): per remote board, ids
+        # strictly increasing, plies without holes or repeats within a game.
+        for name, feed in (("/ws", ws), ("/ws after the aggregator's restart", ws2)):
+            events = feed.snapshot()
+            h.check(not feed.errors, f"{name} errors: {feed.errors}")
+            for board in remote:
+                evs = [e for e in events if e.get("board") == board]
+                h.check(len(evs) > 0, f"no event of {board} on the aggregator's {name}")
+                ids = [(e.get("journal"), e.get("seq")) for e in evs]
+                h.check(all(a < b for a, b in zip(ids, ids[1:])), f"{board}: {name} ids not strictly increasing: {ids}")
+                last = 0
+                for e in evs:
+                    if e.get("type") != "move":
+                        continue
+                    ply = e["ply"]
+                    h.check(ply == last + 1 or ply == 1, f"{board}: ply {ply} after {last} on {name}")
+                    last = ply
+        st = agg.status()["mqtt"]
+        listed = {r["id"]: r for r in st["remote_boards"]}
+        h.check(sorted(listed) == sorted(remote), f"/status mqtt.remote_boards: {sorted(listed)}")
+        h.check(all(r["host"] == r["id"].split(":")[0] and not r["problems"] for r in listed.values()),
+                f"remote boards with problems: {[(r['id'], r['problems']) for r in listed.values()]}")
+        dropped = sum(r["duplicates_dropped"] for r in listed.values())
+        republished = sum(hosts[n].status()["mqtt"]["events_republished"] for n in HOSTS)
+        print(f"hall: {sum(r['events'] for r in listed.values())} events taken, {dropped} duplicates dropped, "
+              f"{republished} republished from journals", flush=True)
+        h.check(republished > 0, "no host republished from its journal after the broker's restart")
+
+        # Commands: the trusted aggregator's arrives and is answered; the intruder's is refused by the host.
+        code, sent = post(agg.port, "/control/h1:A/tags", {"Annotator": "arbiter"})
+        h.check(code == 202 and sent.get("sent"), f"command through the aggregator: {code} {sent}")
+
+        def answered(d, cid):
+            for c in d.status()["mqtt"]["commands"]:
+                if c["id"] == cid and c["answer"]:
+                    return c["answer"]
+            return None
+        answer = wait_until(lambda: answered(agg, sent.get("command")), 10, "the host's answer")
+        h.check(answer["status"] == 200 and answer["body"]["tags"].get("Annotator") == "arbiter",
+                f"answer: {answer}")
+        wait_until(lambda: '[Annotator "arbiter"]' in http_get(agg.port, "/boards/h1:A.pgn")[1], 10,
+                   "the tag in the aggregator's PGN (the host's retained state)")
+        wait_until(lambda: "h1:A" in {r["id"] for r in intruder.status()["mqtt"]["remote_boards"]}, 10,
+                   "the intruder to see h1:A")
+        code, sent = post(intruder.port, "/control/h1:A/tags", {"Annotator": "intruder"})
+        h.check(code == 202, f"the intruder's command: {code} {sent}")
+        answer = wait_until(lambda: answered(intruder, sent.get("command")), 10, "the host's refusal")
+        h.check(answer["status"] == 403 and "trusted" in json.dumps(answer["body"]), f"refusal: {answer}")
+        h.check('[Annotator "arbiter"]' in http_get(hosts["h1"].port, "/boards/A.pgn")[1],
+                "the refused command changed the host's tags")
+        h.check(hosts["h1"].status()["mqtt"]["commands_refused"] == 1, "h1 counts one refused command")
+        ws.close()
+        ws2.close()
+        print(f"mqtt_hall_test: {'FAIL' if h.failures else 'ok'} in {h.elapsed():.0f} s", flush=True)
+        return 1 if h.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
