@@ -45,7 +45,10 @@ struct BoardConfig {
   std::string rules = "fide-standard";  // the profile of a board outside a match
   bool chess960 = false;                // a Chess960 start set up on the board starts a Chess960 game
   bool raw_log = true;                  // journal the raw wire bytes (for `.cap` export)
-  int line = 0;                         // where the [[board]] is in the file (not compared)
+  // A board without a clock (millennium, chessnut): a move is complete when the board has rested on it
+  // this long (or at once when the other side begins its reply).
+  int settle_ms = 1500;
+  int line = 0;  // where the [[board]] is in the file (not compared)
 
   // The device to open: `port`, or the udev symlink for `serial`.
   std::string device() const;
