@@ -469,6 +469,10 @@ Config build(const toml::table& root, const std::string& source) {
           fail((*arr)[i].source(), "match refers to unknown board '" + mc.boards[i] +
                                        "' (boards defined: " + (ids.empty() ? "none" : ids) + ")");
         }
+        // A match is played on the clocks: its boards' presses complete the moves and hand pieces over.
+        if (known->protocol != "dgt")
+          fail((*arr)[i].source(), "match board '" + mc.boards[i] + "' is a " + known->protocol +
+                                       " board, which has no clock: a bughouse match needs DGT boards");
       }
       if (mc.boards[0] == mc.boards[1]) fail(bn->source(), "a match needs two different boards");
       for (const auto& other : c.matches)

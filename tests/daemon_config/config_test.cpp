@@ -484,4 +484,8 @@ TEST(Config, MillenniumAndChessnutBoardsWithTheirSettleTime) {
   expect_error("[[board]]\nid = \"A\"\nport = \"/dev/x\"\nsettle_ms = 900\n", 4, "boards without a clock");
   expect_error("[[board]]\nid = \"A\"\nport = \"/dev/x\"\nprotocol = \"millennium\"\nsettle_ms = 50\n", 5,
                "between 200 and 60000");
+  expect_error(
+      "[[board]]\nid = \"A\"\nport = \"/dev/a\"\nprotocol = \"millennium\"\n"
+      "[[board]]\nid = \"B\"\nport = \"/dev/b\"\n[[match]]\nboards = [\"A\", \"B\"]\n",
+      9, "has no clock");
 }
