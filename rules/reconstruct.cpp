@@ -274,13 +274,21 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
   }
   std::vector<Event> pending = advance(e.t_ms);  // deadlines before this event fire first
   out_ = std::move(pending);
+  if (clockless() && have_board_ && !game_.outcome()) {
+    std::array<Piece, 64> next = physical_;
+    if (const auto* l = std::get_if<PieceLifted>(&e.what); l && is_ok(l->square)) next[l->square] = NO_PIECE;
+    if (const auto* p = std::get_if<PiecePlaced>(&e.what); p && is_ok(p->square)) next[p->square] = p->piece;
+    if (const auto* b = std::get_if<BoardSnapshot>(&e.what); b && !link_changed_) next = b->squares;
+    if (next != physical_) complete_before_reply(next, e.t_ms);
+  }
   bool board_event = true;
   std::visit(
       [&](const auto& v) {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, PieceLifted>) {
           if (is_ok(v.square) && physical_[v.square] != NO_PIECE) {
-            touches_.push_back({e.t_ms, v.square, physical_[v.square], own_piece_in_air()});
+            touches_.push_back(
+                {e.t_ms, v.square, physical_[v.square], own_piece_in_air(), ending_lift_uncertain_});
             physical_[v.square] = NO_PIECE;
           }
         } else if constexpr (std::is_same_v<T, PiecePlaced>) {
@@ -290,6 +298,15 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
             touches_.push_back({e.t_ms, v.square, physical_[v.square], own_piece_in_air()});
           if (is_ok(v.square)) physical_[v.square] = v.piece;
         } else if constexpr (std::is_same_v<T, BoardSnapshot>) {
+          if (clockless() && have_board_ && !link_changed_) {
+            // A scan of a board that reports whole positions: its lifts are touches, as field updates'.
+            for (Square q = 0; q < 64; ++q)
+              if (physical_[q] != NO_PIECE && v.squares[q] != physical_[q])
+                touches_.push_back({e.t_ms, q, physical_[q], own_piece_in_air(), ending_lift_uncertain_});
+            physical_ = v.squares;
+            board_from_dump_ = false;
+            return;
+          }
           const bool first = !have_board_;
           physical_ = v.squares;
           have_board_ = true;
@@ -312,6 +329,8 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
       e.what);
   if (board_event && !std::holds_alternative<BoardSnapshot>(e.what)) board_from_dump_ = false;
   if (board_event) on_board_changed(e.t_ms);
+  if (board_event && clockless()) complete_two_shown(e.t_ms);
+  ending_lift_uncertain_ = false;
   return std::move(out_);
 }
 
@@ -362,6 +381,69 @@ void Reconstructor::on_board_changed(std::int64_t t) {
   }
   settle_at_ = t + cfg_.settle_ms;
   provisional_at_ = t + cfg_.provisional_ms;
+  rest_complete_at_.reset();
+  if (clockless() && !game_.outcome())
+    if (const Successor* s = matching_successor();
+        s && !(s->pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank))
+      rest_complete_at_ = t + cfg_.complete_after_ms;
+}
+
+void Reconstructor::complete_two_shown(std::int64_t t) {
+  if (game_.outcome() || pending_press_ || stood_ || matching_successor() || board_matches_game()) return;
+  // The reply began on the piece just moved (a recapture: its lift looked like the mover's own hand) and
+  // the board now shows a move the board showed this turn and a legal reply to it: the first is complete.
+  // Only a move the board did show: a board with pieces in the air can look like two moves that never were
+  // (Qxe5 fxe5 for a hand holding the f6 pawn and the queen). The latest such board decides.
+  for (std::size_t i = history_.size(); i-- > 0;) {
+    const Successor* first = successor_for(history_[i].board);
+    if (!first || first->pawn_left_on_last_rank || first->early) continue;
+    Position pos = game_.position();
+    pos.do_move(first->move);
+    bool replied = false;
+    for (Move m2 : MoveList(pos)) {
+      if (m2.is_promotion() && !(cfg_.profile.promotion_types & (1u << m2.promotion_type()))) continue;
+      if (board_after(first->board, pos, m2) == physical_) {
+        replied = true;
+        break;
+      }
+    }
+    if (!replied) continue;
+    const Successor done = *first;
+    commit(done, t, {}, history_[i].touches, i);
+    on_board_changed(t);
+    return;
+  }
+}
+
+void Reconstructor::complete_before_reply(const std::array<Piece, 64>& next, std::int64_t t) {
+  const Successor* s = matching_successor();
+  if (!s || s->early || pending_press_) return;
+  const Color replier = ~game_.position().side_to_move();
+  // A piece the mover's piece may still slide on to capture (h7-g7 seen on the way to h7xf7): its lift may
+  // be the mover's as well as the replier's. The board tells later (the capture, or the reply set down).
+  auto slide_target = [&](Square q) {
+    for (const auto& o : successors_)
+      if (!o.move.is_drop() && o.move.kind() != Move::CASTLING && o.move.from() == s->move.from() &&
+          o.move.to() == q && (between(s->move.from(), q) & square_bb(s->move.to())))
+        return true;
+    return false;
+  };
+  // The mover's pieces changing in the same scan: his hand is still at work (a slide going on to e2 while
+  // the replier's first lift shares the scan); a reply set down will show both moves (complete_two_shown).
+  const Color mover = game_.position().side_to_move();
+  for (Square q = 0; q < 64; ++q)
+    if (next[q] != s->board[q] && ((s->board[q] != NO_PIECE && color_of(s->board[q]) == mover) ||
+                                   (next[q] != NO_PIECE && color_of(next[q]) == mover)))
+      return;
+  bool begun = false;
+  for (Square q = 0; q < 64 && !begun; ++q)
+    begun = s->board[q] != NO_PIECE && color_of(s->board[q]) == replier && next[q] != s->board[q] &&
+            !slide_target(q);
+  if (!begun) return;
+  commit_current(*s, t, {});
+  // The lift that ended the turn may be the mover's hand as well (a piece knocked and set back, 4.2): it
+  // does not bind the replier under touch-move.
+  ending_lift_uncertain_ = true;
 }
 
 void Reconstructor::publish_provisional(std::int64_t t) {
@@ -392,6 +474,7 @@ void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
 
 void Reconstructor::reset_turn() {
   pending_press_.reset();
+  rest_complete_at_.reset();
   last_match_.reset();
   published_provisional_.reset();
   release_at_.reset();
@@ -968,6 +1051,11 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
   for (std::size_t i = 0; i < touch_count && i < touches_.size(); ++i) {
     const Touch& touch = touches_[i];
     if (touch.other_piece_in_air || display_[touch.square] != touch.piece) continue;
+    // The lift that ended the opponent's turn on a clockless board, of a piece that then did not move: maybe
+    // the opponent's hand (a knock set right), so no touch of this player's.
+    if (touch.ended_turn && touch.square != moved_from &&
+        !(s.move.kind() == Move::CASTLING && touch.square == s.move.to()))
+      continue;
     if (touch.square == same_piece_square) continue;
     bool is_mover =
         touch.square == moved_from || (s.move.kind() == Move::CASTLING && touch.square == s.move.to());
@@ -1246,7 +1334,9 @@ void Reconstructor::on_settled(std::int64_t t) {
   // show a hand at work, a piece in the air: they are searched at the next press).
   if (gap_suspected_ && board_from_dump_ && recover_gap(t, nullptr)) return;
   if (game_.ply_count() > 0 || left_player_) {
-    if (auto two = two_ply_explanation(); two && !left_player_) {
+    // (complete_after_ms: complete_two_shown has done it when the board showed the first move; a board
+    // that never did is a hand at work, not two moves.)
+    if (auto two = two_ply_explanation(); two && !left_player_ && !clockless()) {
       // Without a clock, a settled board two moves ahead completes the first of them.
       commit_current(two->first, t, {});
       return;
@@ -1294,6 +1384,10 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
                early != early_drops_.end()) {
       early->alerted = true;
       emit_early_drop(early->piece, early->placed_ms, *next, early->ply, "is not completed yet");
+    } else if (rest_complete_at_ && *rest_complete_at_ == *next) {
+      rest_complete_at_.reset();
+      // No clock: the legal move the board has rested on this long is complete.
+      if (const Successor* s = matching_successor(); s && !game_.outcome()) commit_current(*s, *next, {});
     } else if (release_at_ && *release_at_ == *next) {
       release_at_.reset();
       // 4.7: the piece has rested on a legal square long enough to count as released there.
@@ -1329,8 +1423,8 @@ std::optional<std::int64_t> Reconstructor::next_deadline() const {
   std::optional<std::int64_t> best;
   std::optional<std::int64_t> pending = pending_press_ ? pending_deadline_ : std::nullopt;
   std::optional<std::int64_t> decide = pending_press_ ? pending_decide_at_ : std::nullopt;
-  for (const auto& d :
-       {provisional_at_, settle_at_, decide, pending, release_at_, shown_confirm_at_, mismatch_at_})
+  for (const auto& d : {provisional_at_, settle_at_, decide, pending, release_at_, shown_confirm_at_,
+                        mismatch_at_, rest_complete_at_})
     if (d && (!best || *d < *best)) best = d;
   for (const auto& d : early_drops_)
     if (!d.alerted && (!best || d.alert_at < *best)) best = d.alert_at;

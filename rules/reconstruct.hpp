@@ -55,6 +55,12 @@ struct ReconstructConfig {
   // of its own): a move that may be a moment of a longer gesture (may_continue) is decided one scan after
   // the board's last change, on the latest board that shows a legal move.
   bool press_read_after_scan = true;
+  // A board without a clock (Millennium, Chessnut): a move is complete when the board has rested this long
+  // on a legal move, or at once when the other side begins its next move (lifts or moves one of its
+  // pieces); 0: the clock completes moves. With it, a snapshot after the first one (and not after a link
+  // change) is a scan, not a re-read: it is compared with the board it follows square by square, each
+  // lift a touch, as square events would be.
+  std::int64_t complete_after_ms = 0;
   // Bughouse (FQE 21b): a drop set on the board this much before the partner's capture was completed (his
   // clock press) is reported (drop-before-partner-clock); less is the reading delay of clocks and scans.
   std::int64_t handover_tolerance_ms = 500;
@@ -174,6 +180,9 @@ class Reconstructor {
     Square square;
     Piece piece;
     bool other_piece_in_air;  // the hand was busy with another own piece: an accidental knock, not a touch
+    // Clockless: the lift that completed the opponent's move (complete_before_reply); it may have been the
+    // opponent's hand.
+    bool ended_turn = false;
   };
   // A piece moved in a way no legal move explains (shown on the board, not necessarily completed).
   // `from` is SQ_NONE for a piece set on an empty square from outside the board (a drop no reserve allows).
@@ -271,6 +280,16 @@ class Reconstructor {
   std::optional<Move> published_provisional_;
   std::optional<std::int64_t> settle_at_;
   std::optional<std::int64_t> provisional_at_;
+  // Without a clock (complete_after_ms): when the legal move the board shows has rested long enough.
+  std::optional<std::int64_t> rest_complete_at_;
+  bool clockless() const { return cfg_.complete_after_ms > 0; }
+  // Without a clock: the board about to become `next` shows a legal move now and `next` changes a square of
+  // the side that replies to it: that side has begun, the move shown is complete (before `next` applies).
+  void complete_before_reply(const std::array<Piece, 64>& next, std::int64_t t);
+  // Without a clock: the board shows the move shown before and a reply to it (two plies): the first is
+  // complete.
+  void complete_two_shown(std::int64_t t);
+  bool ending_lift_uncertain_ = false;  // the event being applied ended the turn (complete_before_reply)
   std::optional<std::int64_t> mismatch_at_;
   bool mismatch_reported_ = false;
   std::optional<std::array<Piece, 64>> setup_reported_;  // the wrong setup last reported (setup-error)

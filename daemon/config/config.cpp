@@ -447,7 +447,8 @@ Config build(const toml::table& root, const std::string& source) {
   if (const toml::array* boards = array_of_tables(root, "board")) {
     for (const toml::node& bn : *boards) {
       const toml::table& b = *bn.as_table();
-      check_keys(b, "board", {"id", "port", "serial", "protocol", "rules", "chess960", "raw_log"});
+      check_keys(b, "board",
+                 {"id", "port", "serial", "protocol", "rules", "chess960", "raw_log", "settle_ms"});
       BoardConfig bc;
       bc.line = int(b.source().begin.line);
       auto id = get_string(b, "id", "board.");
@@ -477,9 +478,11 @@ Config build(const toml::table& root, const std::string& source) {
       if (!bc.port.empty() && !bc.serial.empty())
         fail(where_of(b, "serial"), ctx + "give port or serial, not both");
       if (auto s = get_string(b, "protocol", "board.")) {
-        if (*s != "dgt")
+        if (*s != "dgt" && *s != "millennium" && *s != "chessnut")
           fail(where_of(b, "protocol"),
-               ctx + "protocol '" + *s + "' is not supported by the daemon yet (supported: dgt)");
+               ctx + "protocol '" + *s +
+                   "' is not supported by the daemon yet (supported: dgt, millennium, "
+                   "chessnut)");
         bc.protocol = *s;
       }
       if (auto s = get_string(b, "rules", "board.")) {
@@ -488,6 +491,14 @@ Config build(const toml::table& root, const std::string& source) {
       }
       if (auto v = get_bool(b, "chess960", "board.")) bc.chess960 = *v;
       if (auto v = get_bool(b, "raw_log", "board.")) bc.raw_log = *v;
+      if (auto v = get_int(b, "settle_ms", "board.", 200, 60000)) {
+        if (bc.protocol == "dgt")
+          fail(where_of(b, "settle_ms"),
+               ctx +
+                   "settle_ms is for boards without a clock (millennium, chessnut): "
+                   "a DGT board's moves are completed by its clock");
+        bc.settle_ms = int(*v);
+      }
       c.boards.push_back(std::move(bc));
     }
   }
@@ -584,6 +595,10 @@ Config build(const toml::table& root, const std::string& source) {
           fail((*arr)[i].source(), "match refers to unknown board '" + mc.boards[i] +
                                        "' (boards defined: " + (ids.empty() ? "none" : ids) + ")");
         }
+        // A match is played on the clocks: its boards' presses complete the moves and hand pieces over.
+        if (known->protocol != "dgt")
+          fail((*arr)[i].source(), "match board '" + mc.boards[i] + "' is a " + known->protocol +
+                                       " board, which has no clock: a bughouse match needs DGT boards");
       }
       if (mc.boards[0] == mc.boards[1]) fail(bn->source(), "a match needs two different boards");
       for (const auto& id : mc.boards)
@@ -624,7 +639,8 @@ std::string BoardConfig::device() const {
 
 bool BoardConfig::same_settings(const BoardConfig& o) const {
   return id == o.id && port == o.port && serial == o.serial && protocol == o.protocol && rules == o.rules &&
-         chess960 == o.chess960 && raw_log == o.raw_log && bus_address == o.bus_address;
+         chess960 == o.chess960 && raw_log == o.raw_log && bus_address == o.bus_address &&
+         settle_ms == o.settle_ms;
 }
 
 std::string discovered_bus_board_id(std::uint16_t address) { return "bus" + std::to_string(address); }

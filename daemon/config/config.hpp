@@ -48,6 +48,9 @@ struct BoardConfig {
   // A board on a DGT bus ([[bus]]): its bus address (1..16383, the value of its serial number); `port` is
   // the bus line's. 0: a board of its own on `port` or `serial`.
   std::uint16_t bus_address = 0;
+  // A board without a clock (millennium, chessnut): a move is complete when the board has rested on it
+  // this long (or at once when the other side begins its reply).
+  int settle_ms = 1500;
   int line = 0;  // where the [[board]] is in the file (not compared)
 
   // The device to open: `port`, or the udev symlink for `serial`.

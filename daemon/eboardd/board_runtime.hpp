@@ -72,6 +72,7 @@ struct RuntimeOptions {
   bool sync_in_background = true;
   std::string profile = "fide-standard";  // of new games
   bool chess960 = false;
+  std::int64_t complete_after_ms = 0;  // of new games: a board without a clock (BoardConfig::settle_ms)
   bool raw_log = true;
   std::string device;  // for /status
   // One of the two boards of a bughouse match (match_runtime.hpp): the match replays the journal and

@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "daemon/core/event_json.hpp"
+#include "daemon/session/board_protocol.hpp"
 #include "rules/notation.hpp"
 
 namespace eboard::eboardd {
@@ -281,9 +282,12 @@ tl::expected<config::BoardConfig, std::string> board_from_json(const json& body)
   bc.port = **port;
   auto protocol = str("protocol");
   if (!protocol) return tl::unexpected(protocol.error());
-  if (*protocol && **protocol != "dgt")
-    return tl::unexpected("protocol '" + **protocol +
-                          "' is not supported by the daemon yet (supported: dgt)");
+  if (*protocol) {
+    if (!session::find_protocol(**protocol))
+      return tl::unexpected("protocol '" + **protocol + "' is not supported by the daemon yet (supported: " +
+                            session::protocol_names() + ")");
+    bc.protocol = **protocol;
+  }
   auto rules = str("rules");
   if (!rules) return tl::unexpected(rules.error());
   if (*rules) {

@@ -22,6 +22,7 @@ SerialSource::~SerialSource() { stop(); }
 void SerialSource::make_session(rules::Game game) {
   session::BoardSessionConfig cfg;
   cfg.board_id = board_.id;
+  cfg.protocol = board_.protocol;
   cfg.link.device = device_;
   if (auto rc = journal::reconstruct_config(board_.id, current_)) cfg.rules = std::move(*rc);
   cfg.game = std::move(game);

@@ -441,6 +441,9 @@ void Service::add_board(const config::BoardConfig& b) {
   // A board found on a bus is in no file: its line's rules.
   ro.profile = config_.board(b.id) ? config_.profile_of(b.id) : b.rules;
   ro.chess960 = b.chess960;
+  // A board whose protocol brings no clock completes moves when they rest (issue 13).
+  if (const auto* p = session::find_protocol(b.protocol); p && !p->has_clock)
+    ro.complete_after_ms = b.settle_ms;
   ro.raw_log = b.raw_log;
   const std::string device = device_for(b);
   ro.device = device;

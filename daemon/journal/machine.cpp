@@ -17,6 +17,7 @@ tl::expected<ReconstructConfig, std::string> reconstruct_config(const std::strin
   cfg.board_id = board_id;
   cfg.profile = *profile;
   cfg.chess960 = g.chess960;
+  cfg.complete_after_ms = std::max<std::int64_t>(0, g.complete_after_ms);
   // A DGT board answers a dump request; other sources never see the request (it changes no event, so
   // replay and live agree whatever the source).
   cfg.reread_board = true;

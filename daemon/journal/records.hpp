@@ -57,6 +57,8 @@ struct NewGameEntry {
   std::string profile = "fide-standard";
   bool chess960 = false;
   std::string fen;  // empty: the profile variant's standard start
+  // A board without a clock: moves complete when the board rests this long (ReconstructConfig); 0: a clock.
+  std::int64_t complete_after_ms = 0;
 };
 
 struct AdvanceEntry {

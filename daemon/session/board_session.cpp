@@ -12,8 +12,6 @@
 
 #include <boost/asio/steady_timer.hpp>
 
-#include "drivers/dgt/encoder.hpp"
-
 namespace eboard::session {
 
 namespace {
@@ -45,20 +43,34 @@ rules::Reconstructor make_reconstructor(BoardSessionConfig& cfg) {
 
 struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   Impl(boost::asio::io_context& io, BoardSessionConfig cfg, BoardSessionHandlers h)
-      : config(std::move(cfg)), handlers(std::move(h)), timer(io), reconstructor(make_reconstructor(config)) {
+      : config(std::move(cfg)),
+        handlers(std::move(h)),
+        timer(io),
+        protocol(protocol_of(config.protocol)),
+        decoder(protocol->make_decoder()),
+        reconstructor(make_reconstructor(config)) {
     if (!config.clock) config.clock = system_unix_ms;
     if (!(config.clock_rate > 0)) config.clock_rate = 1.0;
-    board.on_message = [this](const drivers::dgt::Message& m) {
-      if (const auto* ack = std::get_if<drivers::dgt::ClockAck>(&m)) on_clock_ack(*ack);
-      if (handlers.on_message) handlers.on_message(m);
-    };
+    config.link.line = protocol->line;
+    if (daemon::DgtBoard* dgt = decoder->dgt()) {
+      dgt->on_message = [this](const drivers::dgt::Message& m) {
+        if (const auto* ack = std::get_if<drivers::dgt::ClockAck>(&m)) on_clock_ack(*ack);
+        if (handlers.on_message) handlers.on_message(m);
+      };
+    }
+  }
+
+  static const BoardProtocol* protocol_of(const std::string& name) {
+    const BoardProtocol* p = find_protocol(name);
+    return p ? p : find_protocol("dgt");
   }
 
   BoardSessionConfig config;
   BoardSessionHandlers handlers;
   boost::asio::steady_timer timer;
   std::unique_ptr<io::SerialLink> link;
-  daemon::DgtBoard board;
+  const BoardProtocol* protocol;
+  std::unique_ptr<BoardDecoder> decoder;
   rules::Reconstructor reconstructor;
   drivers::dgt::ClockQueue clock_queue;
   BoardSessionStats stats;
@@ -103,12 +115,13 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   // Reconstruction found the board at rest with no move after a press: field updates may have been lost
   // on the wire (noise, a USB hiccup). One dump request per press; the dump comes back as a snapshot.
   void reread_if_wanted() {
+    if (!protocol->board_request) return;
     if (awaiting_dump || !link || link->state() != io::LinkState::connected) return;
     if (config.sensor_only && !config.read_wanted) return;
     auto wanted = config.sensor_only ? config.read_wanted() : reconstructor.board_read_wanted();
     if (!wanted || wanted == reread_sent_for) return;
     reread_sent_for = wanted;
-    if (send(drivers::dgt::encode::send_board())) ++stats.board_rereads;
+    if (send(protocol->board_request())) ++stats.board_rereads;
   }
 
   void tap(std::int64_t t, drivers::Direction dir, std::span<const std::uint8_t> bytes) const {
@@ -130,6 +143,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
 
   // Sends what the clock queue has due, once the board has been re-read after a connect; logs failures.
   void pump_clock() {
+    if (!protocol->has_clock) return;
     if (!running || awaiting_dump || !link || link->state() != io::LinkState::connected) return;
     while (auto bytes = clock_queue.next_to_send(now())) {
       if (auto ok = send(std::move(*bytes)); !ok) break;
@@ -167,7 +181,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
       log(LogLevel::info, "connected on " + how);
       if (!info->note.empty()) log(LogLevel::info, info->note);
     }
-    board.reset_link();
+    decoder->reset_link();
     if (handlers.on_link) {
       auto info = link->port_info();
       handlers.on_link(t, true, "connected on " + (info ? info->name : config.link.device));
@@ -177,7 +191,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     awaiting_dump = true;
     dump_deadline = t + config.dump_wait_ms;
     held.clear();
-    if (auto ok = send(BoardSession::init_commands()); !ok) {
+    if (auto ok = send(protocol->init_commands()); !ok) {
       log(LogLevel::warning, "cannot send the init commands: " + ok.error().message);
     }
     reschedule();
@@ -189,7 +203,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     log(LogLevel::warning, "connection lost (" + why.message + "); reconnecting");
     awaiting_dump = false;
     held.clear();
-    board.reset_link();
+    decoder->reset_link();
     if (handlers.on_link) handlers.on_link(t, false, loss_reason(why));
     deliver(rules::SensorEvent{t, rules::DeviceLink{false}});
     reschedule();
@@ -211,7 +225,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   void on_bytes(std::span<const std::uint8_t> bytes) {
     const std::int64_t t = now();
     tap(t, drivers::Direction::FromBoard, bytes);
-    const std::vector<rules::SensorEvent> events = board.feed(t, bytes);
+    const std::vector<rules::SensorEvent> events = decoder->feed(t, bytes);
     for (const rules::SensorEvent& e : events) {
       if (!running) return;  // a callback stopped us
       if (!awaiting_dump) {
@@ -309,6 +323,14 @@ BoardSession::~BoardSession() { stop(); }
 void BoardSession::start() {
   if (impl_->running) return;
   impl_->running = true;
+  if (impl_->protocol->transport != Transport::serial) {
+    // USB HID (Chessnut) needs the libusb transport, which is not in the daemon yet: say so, once.
+    const std::string why = "a " + std::string(impl_->protocol->name) +
+                            " board is read over USB HID, which the daemon does not drive yet";
+    if (impl_->handlers.on_link) impl_->handlers.on_link(impl_->now(), false, why);
+    impl_->log(LogLevel::warning, why);
+    return;
+  }
   impl_->link->start();
   impl_->reschedule();
 }
@@ -331,6 +353,10 @@ const std::string& BoardSession::device() const { return impl_->link->config().d
 
 void BoardSession::clock_command(drivers::dgt::ClockCommand command) {
   ++impl_->stats.clock_commands;
+  if (!impl_->protocol->has_clock) {
+    ++impl_->stats.clock_commands_failed;
+    return;
+  }
   impl_->clock_queue.enqueue(std::move(command));
   impl_->pump_clock();
   impl_->reschedule();
@@ -347,15 +373,20 @@ void BoardSession::change_reconstructor(const std::function<void(rules::Reconstr
   change(impl_->reconstructor);
   impl_->reschedule();
 }
-const daemon::DgtBoard& BoardSession::board() const { return impl_->board; }
+const daemon::DgtBoard& BoardSession::board() const {
+  static const daemon::DgtBoard idle;
+  const daemon::DgtBoard* dgt = impl_->decoder->dgt();
+  return dgt ? *dgt : idle;
+}
+const BoardProtocol& BoardSession::protocol() const { return *impl_->protocol; }
+bool BoardSession::rotated() const { return impl_->decoder->rotated(); }
+
+bool BoardSession::leds(std::uint64_t squares) {
+  if (!impl_->protocol->leds || !connected()) return false;
+  return impl_->send(impl_->protocol->leds(squares)).has_value();
+}
 const std::string& BoardSession::board_id() const { return impl_->config.board_id; }
 
-std::vector<std::uint8_t> BoardSession::init_commands() {
-  namespace encode = drivers::dgt::encode;
-  std::vector<std::uint8_t> out = encode::update_nice();
-  for (const auto& cmd : {encode::send_board(), encode::send_clock()})
-    out.insert(out.end(), cmd.begin(), cmd.end());
-  return out;
-}
+std::vector<std::uint8_t> BoardSession::init_commands() { return find_protocol("dgt")->init_commands(); }
 
 }  // namespace eboard::session

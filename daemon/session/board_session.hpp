@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
-// One board as the daemon runs it: a serial link (reconnecting by itself), the DGT adapter that turns the
-// board's bytes into sensor events, the reconstruction that turns those into moves, and the timer that
-// wakes reconstruction at its deadlines. Events come out through a callback; every byte on the wire can
-// be tapped (for recording captures).
+// One board as the daemon runs it: a serial link (reconnecting by itself), the protocol's adapter that
+// turns the board's bytes into sensor events (board_protocol.hpp: DGT, Millennium …), the reconstruction
+// that turns those into moves, and the timer that wakes reconstruction at its deadlines. Events come out
+// through a callback; every byte on the wire can be tapped (for recording captures).
 //
-// On every (re)connect it sends the init commands: UPDATE_NICE mode, then a board dump request, then one
-// clock request, so that a reconnect re-reads the whole board and the clock. Until that dump is in, field
-// updates are dropped (the dump shows their result) and clock readings are held back and delivered right
-// after it, so that reconstruction never sees a lever change against a board it has not re-read. A
-// disconnect is fed to reconstruction as DeviceLink{false}, a connect as DeviceLink{true}.
+// On every (re)connect it sends the protocol's init commands (DGT: UPDATE_NICE mode, a board dump request
+// and one clock request; Millennium: a snapshot request), so that a reconnect re-reads the whole board and
+// the clock. Until that whole-board snapshot is in, square events are dropped (the snapshot shows their
+// result) and clock readings are held back and delivered right after it, so that reconstruction never sees
+// a lever change against a board it has not re-read. A disconnect is fed to reconstruction as
+// DeviceLink{false}, a connect as DeviceLink{true}.
 //
 // Time is Unix milliseconds from the system clock unless the config injects another clock; the timer
 // converts reconstruction's deadlines to real waits with `clock_rate` (for tests that run an accelerated
@@ -30,6 +31,7 @@
 
 #include "daemon/boards/dgt_board.hpp"
 #include "daemon/io/serial_link.hpp"
+#include "daemon/session/board_protocol.hpp"
 #include "drivers/capture.hpp"
 #include "drivers/dgt/clock_queue.hpp"
 #include "drivers/dgt/messages.hpp"
@@ -39,7 +41,10 @@ namespace eboard::session {
 
 struct BoardSessionConfig {
   std::string board_id = "A";
-  io::LinkConfig link;              // device path, line settings (DGT: 9600 8N1), backoff
+  // The board's protocol (session::find_protocol): "dgt", "millennium", "chessnut". It sets the line
+  // settings of `link`; an unknown name is taken as "dgt".
+  std::string protocol = "dgt";
+  io::LinkConfig link;              // device path and backoff (its line settings are the protocol's)
   rules::ReconstructConfig rules;   // its board_id is replaced by `board_id`
   std::optional<rules::Game> game;  // continue this game (after a restart) instead of a fresh one
   // Continue this reconstruction (replayed from the journal after a restart) instead of one built from
@@ -109,7 +114,11 @@ class BoardSession {
   // Queues a command for the clock behind the board (DGT 3000 text, beep ...): sent once connected and the
   // board re-read, one at a time, each waiting for the clock's ACK and resent when none comes
   // (drivers::dgt::ClockQueue). A reconnect drops what is still queued: the display shows current news.
+  // A board without a clock (Millennium, Chessnut) counts it as failed.
   void clock_command(drivers::dgt::ClockCommand command);
+  // Lights these squares (bit n = square n, a1 = 0; 0: all off) on a board that has LEDs. Fails while
+  // disconnected; false when the board has none.
+  bool leds(std::uint64_t squares);
   // The board's device may be back (a hotplug arrival): the link retries now rather than after its
   // backoff; `device`, if not empty, is the path to open from now on (io::SerialLink::reconnect_now).
   void reconnect_now(const std::string& device = {});
@@ -126,10 +135,14 @@ class BoardSession {
   // is re-armed for its new deadlines. Events `change` gets are the caller's to deliver, not on_event's.
   void change_reconstructor(const std::function<void(rules::Reconstructor&)>& change);
   [[nodiscard]] const rules::Game& game() const;
+  // The DGT adapter of a DGT board; for a board of another protocol an idle one (never fed).
   [[nodiscard]] const daemon::DgtBoard& board() const;
+  [[nodiscard]] const BoardProtocol& protocol() const;
+  // The board is set up turned round (as its protocol can tell).
+  [[nodiscard]] bool rotated() const;
   [[nodiscard]] const std::string& board_id() const;
 
-  // The commands sent on every connect: UPDATE_NICE, SEND_BRD, SEND_CLK.
+  // The commands sent on every connect to a DGT board: UPDATE_NICE, SEND_BRD, SEND_CLK.
   [[nodiscard]] static std::vector<std::uint8_t> init_commands();
 
  private:

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
 // `eboardctl sim`: a DGT board and its clock on a pseudo-terminal, playing a game file (through simulated
-// hands, a scanning board and a clock) or a recorded capture, in real time or faster. It prints the device
-// path to open as the first line on stdout; the daemon (or anything speaking DGT) opens it like a board.
+// hands, a scanning board and a clock) or a recorded capture, in real time or faster; or, with
+// `--protocol millennium`, a Millennium ChessLink board (no clock) playing a game file. It prints the device
+// path to open as the first line on stdout; the daemon (or anything speaking the protocol) opens it like a
+// board.
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +23,7 @@
 
 #include "daemon/session/bus_hub.hpp"
 #include "daemon/session/emulated_board.hpp"
+#include "daemon/session/emulated_millennium.hpp"
 #include "daemon/session/pty.hpp"
 #include "daemon/sim/timeline.hpp"
 #include "daemon/tools/checks.hpp"
@@ -57,6 +60,7 @@ struct Options {
   int bus = 0;                     // N boards in bus mode on the one pty (0: one board in single mode)
   std::vector<std::string> mutes;  // "K:AT_S:FOR_S"
   bool print_presses = false;
+  std::string protocol = "dgt";
 };
 
 void note(const std::string& text) { std::fprintf(stderr, "eboardctl sim: %s\n", text.c_str()); }
@@ -183,7 +187,7 @@ tl::expected<Plan, std::string> plan_game(const Options& o) {
   spec.black = *style;
   spec.seed = o.seed;
   if (o.rotated) spec.scanner.order = sim::ScanOrder::FromH1;
-  if (o.no_clock) {
+  if (o.no_clock || o.protocol != "dgt") {
     spec.clock.reset();
   } else {
     // Hands cannot premove: the margin keeps a flag from falling where the real game's did not.
@@ -267,8 +271,54 @@ struct Runtime {
   }
 };
 
+// A Millennium board: no clock, no captures yet, never unplugged.
+int run_millennium(const Options& o, Plan& plan, const fs::path& link, int master_fd) {
+  boost::asio::io_context io;
+  session::PlayerConfig pc;
+  pc.speed = o.speed;
+  pc.wait_for_host = !o.start_now;
+  session::MillenniumPlayer player(io, drivers::millennium::Emulator{}, std::move(plan.script), pc);
+  player.attach(master_fd);
+  note(plan.summary);
+  char speed[32];
+  std::snprintf(speed, sizeof speed, "%gx", o.speed);
+  note("Millennium board on " + link.string() + " (38400 7O1), " + speed + " real time");
+  bool exiting = false;
+  const auto finish = [&] {
+    if (exiting) return;
+    exiting = true;
+    player.stop();
+    io.stop();
+  };
+  player.on_started = [&o] {
+    if (!o.start_now) note("a program opened the board and spoke: the game starts");
+  };
+  player.on_script_end = [&] {
+    if (o.linger_s) {
+      note("the end of the script at " + seconds(player.now_ms()) + "; staying for " +
+           seconds(static_cast<std::int64_t>(*o.linger_s * 1000)));
+      player.at(player.now_ms() + static_cast<std::int64_t>(*o.linger_s * 1000), finish);
+    } else {
+      note("the end of the script at " + seconds(player.now_ms()) + "; the board stays until Ctrl-C");
+    }
+  };
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& ec, int) {
+    if (!ec) finish();
+  });
+  if (!o.start_now) note("waiting for a program to open the board: the game starts with its first command");
+  player.start();
+  io.run();
+  return 0;
+}
+
 int run(const Options& o) {
   if (o.capture.empty() == o.pgn.empty()) return fail("give either --pgn FILE or --capture FILE");
+  if (o.protocol == "millennium") {
+    if (!o.capture.empty()) return fail("--protocol millennium plays game files only (--pgn), not captures");
+    if (!o.reopen_at_s.empty()) return fail("--reopen-at is for DGT boards only");
+    if (o.rotated) return fail("--rotated is for DGT boards only");
+  }
   auto plan = o.capture.empty() ? plan_game(o) : plan_capture(o);
   if (!plan) return fail(plan.error());
 
@@ -278,7 +328,7 @@ int run(const Options& o) {
     std::error_code ec;
     fs::create_directory(rt.own_dir, ec);
     if (ec) return fail("cannot create " + rt.own_dir.string() + ": " + ec.message());
-    rt.link = rt.own_dir / "dgt";
+    rt.link = rt.own_dir / o.protocol;
   } else {
     rt.link = fs::absolute(o.link);
     std::error_code ec;
@@ -300,6 +350,7 @@ int run(const Options& o) {
   // The contract: the device path to open, alone on the first line of stdout, at once.
   std::printf("%s\n", rt.link.string().c_str());
   std::fflush(stdout);
+  if (o.protocol == "millennium") return run_millennium(o, *plan, rt.link, pty->master_fd);
 
   session::PlayerConfig pc;
   pc.speed = o.speed;
@@ -531,6 +582,10 @@ void add_sim_command(CLI::App& app, int& exit_code) {
                   "seconds added to each player's base time, because hands cannot premove (default 120)")
       ->check(finite_range(0, MAX_SECONDS));
   cmd->add_flag("--no-clock", o->no_clock, "no clock connected to the board");
+  cmd->add_option("--protocol", o->protocol,
+                  "dgt (default): a DGT board and clock; millennium: a Millennium ChessLink board, which has "
+                  "no clock, reporting its squares at every change (38400 7O1)")
+      ->check(CLI::IsMember({"dgt", "millennium"}));
   cmd->add_flag("--rotated", o->rotated, "the board is set up turned round (Black at the connector side)");
   cmd->add_option("--speed", o->speed, "how many times faster than real time (default 1)")
       ->check(finite_range(1e-3, 1e6));

@@ -569,3 +569,25 @@ TEST(Config, MqttHall) {
   expect_error("[mqtt]\npassword = \"inline\"\n", 2, "password");
   expect_error("[mqtt]\ntrusted = [\"a#\"]\n", 2, "trusted");
 }
+
+// Issue 13: boards of other makers; settle_ms for the ones without a clock.
+TEST(Config, MillenniumAndChessnutBoardsWithTheirSettleTime) {
+  Config c = parse_ok(
+      "[[board]]\nid = \"M\"\nport = \"/dev/ttyACM0\"\nprotocol = \"millennium\"\nsettle_ms = 900\n"
+      "[[board]]\nid = \"C\"\nport = \"/dev/hidraw0\"\nprotocol = \"chessnut\"\n");
+  ASSERT_EQ(c.boards.size(), 2u);
+  EXPECT_EQ(c.boards[0].protocol, "millennium");
+  EXPECT_EQ(c.boards[0].settle_ms, 900);
+  EXPECT_EQ(c.boards[1].protocol, "chessnut");
+  EXPECT_EQ(c.boards[1].settle_ms, 1500);  // the default
+  BoardConfig other = c.boards[0];
+  other.settle_ms = 1000;
+  EXPECT_FALSE(other.same_settings(c.boards[0]));  // a reload restarts the board with its new time
+  expect_error("[[board]]\nid = \"A\"\nport = \"/dev/x\"\nsettle_ms = 900\n", 4, "boards without a clock");
+  expect_error("[[board]]\nid = \"A\"\nport = \"/dev/x\"\nprotocol = \"millennium\"\nsettle_ms = 50\n", 5,
+               "between 200 and 60000");
+  expect_error(
+      "[[board]]\nid = \"A\"\nport = \"/dev/a\"\nprotocol = \"millennium\"\n"
+      "[[board]]\nid = \"B\"\nport = \"/dev/b\"\n[[match]]\nboards = [\"A\", \"B\"]\n",
+      9, "has no clock");
+}

@@ -156,8 +156,8 @@ class Harness:
 class Sim:
     """`eboardctl sim`: plays a game of a PGN file on a pty, behind a symlink that survives --reopen-at."""
 
-    def __init__(self, h, eboardctl, pgn, game, speed, style="tidy", seed=1, extra=()):
-        self.link = os.path.join(h.dir, "dgt")
+    def __init__(self, h, eboardctl, pgn, game, speed, style="tidy", seed=1, extra=(), link_name="dgt"):
+        self.link = os.path.join(h.dir, link_name)
         self.log = h.log_path("sim")
         args = [eboardctl, "sim", "--pgn", pgn, "--game", str(game), "--style", style, "--timing", "style",
                 "--seed", str(seed), "--speed", str(speed), "--link", self.link, "--linger", "600", *extra]
@@ -181,7 +181,9 @@ class Sim:
 class Daemon:
     """`eboardd --config` on one DGT board, on a state_dir that survives restarts (kill -9 and start again)."""
 
-    def __init__(self, h, exe, device, board="A", clock_rate=1.0, clock_origin_ms=None):
+    def __init__(self, h, exe, device, board="A", clock_rate=1.0, clock_origin_ms=None, protocol="dgt",
+                 more_boards=""):
+        """`more_boards`: [[board]] tables written after board A's (other boards of the same daemon)."""
         self.h = h
         self.exe = exe
         self.board = board
@@ -190,7 +192,7 @@ class Daemon:
         self.config = os.path.join(h.dir, "eboardd.toml")
         with open(self.config, "w") as f:
             f.write(f'state_dir = "{self.state}"\n\n[http]\nlisten = "127.0.0.1:0"\n\n'
-                    f'[[board]]\nid = "{board}"\nport = "{device}"\nprotocol = "dgt"\n')
+                    f'[[board]]\nid = "{board}"\nport = "{device}"\nprotocol = "{protocol}"\n{more_boards}')
         self.clock_rate = clock_rate
         self.clock_origin_ms = clock_origin_ms if clock_origin_ms is not None else int(time.time() * 1000)
         self.log = h.log_path("eboardd")

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// The board protocols the session can drive, one row each (gpsd's driver table is the model): how the line
+// is opened, what is sent on every connect, how to ask for the whole board, what the board's bytes mean
+// as sensor events, and which commands the board takes (a clock behind it, LEDs). A new board protocol is
+// a row here, its adapter (daemon/boards/) and its frames (drivers/<make>/); BoardSession names none.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "daemon/io/serial_port.hpp"
+#include "rules/sensor.hpp"
+
+namespace eboard::daemon {
+class DgtBoard;
+}
+
+namespace eboard::session {
+
+// One board's bytes as sensor events (squares in game orientation): the protocol's adapter.
+class BoardDecoder {
+ public:
+  virtual ~BoardDecoder() = default;
+  // Any chunking; a partial frame waits for the next call.
+  virtual std::vector<rules::SensorEvent> feed(std::int64_t t_ms, std::span<const std::uint8_t> bytes) = 0;
+  // After a reconnect: a partial frame from before is meaningless.
+  virtual void reset_link() = 0;
+  // The board was found set up turned round (Black at the connector side).
+  [[nodiscard]] virtual bool rotated() const { return false; }
+  // The whole board as last known, in game orientation.
+  [[nodiscard]] virtual rules::BoardSnapshot snapshot() const = 0;
+  // A DGT board: its messages (clock ACKs, serial numbers) are the session's business too.
+  virtual daemon::DgtBoard* dgt() { return nullptr; }
+};
+
+enum class Transport : std::uint8_t {
+  serial,   // a tty (USB serial, Bluetooth SPP, a pty): io::SerialLink
+  usb_hid,  // a USB HID device through libusb: not in the daemon yet
+};
+
+struct BoardProtocol {
+  std::string_view name;  // as in the configuration: protocol = "<name>"
+  Transport transport = Transport::serial;
+  io::LineSettings line;
+  // Whether a clock reaches the host through this protocol (a DGT clock through the board). Without one,
+  // reconstruction completes a move when the board has rested on it (ReconstructConfig::complete_after_ms).
+  bool has_clock = false;
+  // Sent on every (re)connect; the session then holds square events until a whole-board snapshot is in.
+  std::vector<std::uint8_t> (*init_commands)() = nullptr;
+  // Asks for the whole board now (a DGT dump, a Millennium S); null: the board cannot be asked.
+  std::vector<std::uint8_t> (*board_request)() = nullptr;
+  // The squares to light (bit n = square n, a1 = 0); null: no LEDs.
+  std::vector<std::uint8_t> (*leds)(std::uint64_t squares) = nullptr;
+  std::unique_ptr<BoardDecoder> (*make_decoder)() = nullptr;
+};
+
+// The row for `name`, or null for a protocol the daemon does not know.
+[[nodiscard]] const BoardProtocol* find_protocol(std::string_view name);
+// Every row, in the order the documentation lists them.
+[[nodiscard]] std::span<const BoardProtocol> board_protocols();
+// "dgt, millennium, chessnut": for messages that list what is supported.
+[[nodiscard]] std::string protocol_names();
+
+}  // namespace eboard::session

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
+"""Millennium ChessLink boards through the real eboardd (issue 13): corpus games replay exactly.
+
+Each game is played by simulated hands on an emulated Millennium board on its own pseudo-terminal
+(`eboardctl sim --protocol millennium`: 38400 7O1, `s` reports as the squares change, no clock), and one
+eboardd reads them all, each a [[board]] with protocol = "millennium". The board has no clock: eboardd
+completes a move when the board has rested on it for settle_ms (game time) or when the other side begins its
+reply. At the end every board's game on /games.pgn is exactly its corpus game, /ws streamed one `move` per
+ply in order with no clock in it, and no alert came.
+
+usage: millennium_sim_test.py EBOARDD EBOARDCTL SHARED_DIR [--games 141,12] [--speed R]
+exit 77 (skipped) without the corpus in SHARED_DIR
+"""
+import re
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import eboardctl_proc as ep  # noqa: E402
+
+
+def main():
+    ap = ep.arg_parser(game=141, speed=6.0)
+    ap.add_argument("--games", default="141,12", help="corpus games, one board each")
+    ap.add_argument("--settle-ms", type=int, default=1500)
+    a = ap.parse_args()
+    pgn = ep.corpus_file(a.shared)
+    games = [int(g) for g in a.games.split(",")]
+    with ep.Harness("millennium-sim") as h:
+        try:
+            run(h, a, pgn, games)
+        except ep.TestFailure as e:
+            h.check(False, str(e))
+    return h.exit_code()
+
+
+def run(h, a, pgn, games):
+    ids = [chr(ord("A") + i) for i in range(len(games))]
+    sims = []
+    for i, g in enumerate(games):
+        sims.append(ep.Sim(h, a.eboardctl, pgn, g, a.speed, style=a.style, seed=i + 1,
+                           extra=("--protocol", "millennium"), link_name=f"millennium-{ids[i]}"))
+    settle = f"settle_ms = {a.settle_ms}\n"
+    more = "".join(f'\n[[board]]\nid = "{ids[i]}"\nport = "{sims[i].device}"\nprotocol = "millennium"\n{settle}'
+                   for i in range(1, len(games)))
+    d = ep.Daemon(h, a.eboardd, sims[0].device, board="A", clock_rate=a.speed, protocol="millennium",
+                  more_boards=settle + more).start()
+    ws = ep.WebSocket(d.port)
+    expected = {ids[i]: ep.corpus_game(pgn, g)["moves"] for i, g in enumerate(games)}
+    # The sims share one log: the longest game announced there sets the wait.
+    lengths = [float(x) for x in re.findall(r"game length ([\d.]+) s", open(sims[0].log, errors="replace").read())]
+    length = max(lengths) if len(lengths) == len(sims) else 600
+    print(f"games {games} on Millennium boards {ids}: {[len(expected[b]) for b in ids]} plies, "
+          f"{length:.0f} s of game time at {a.speed}x; eboardd on port {d.port}", flush=True)
+
+    def board_games():
+        out = {}
+        for g in ep.parse_pgn(d.get("/games.pgn")[1]):
+            out[g["tags"].get("Board")] = g["moves"]
+        return out
+
+    deadline = time.time() + length / a.speed + 30
+    seen = {}
+    while time.time() < deadline:
+        seen = board_games()
+        for b in ids:
+            moves = seen.get(b, [])
+            if moves != expected[b][:len(moves)]:
+                raise ep.TestFailure(f"board {b}: /games.pgn moves {moves} are not a prefix of {expected[b]}")
+        if all(len(seen.get(b, [])) >= len(expected[b]) for b in ids):
+            break
+        time.sleep(0.2)
+    for b in ids:
+        h.check(seen.get(b) == expected[b],
+                f"board {b}: /games.pgn has {len(seen.get(b, []))} of {len(expected[b])} plies: {seen.get(b)}")
+
+    total = sum(len(expected[b]) for b in ids)
+    ep.wait_until(lambda: len(ws.moves()) >= total, 10, f"{total} move events on /ws")
+    time.sleep(0.5)
+    events = ws.snapshot()
+    for b in ids:
+        moves = [e for e in events if e.get("type") == "move" and e.get("board") == b]
+        ep.check_ws_moves(h, moves, expected[b], f"/ws board {b}")
+        h.check(all("clock" not in m for m in moves), f"/ws board {b}: a move with a clock, from a clockless board")
+    alerts = [e for e in events if e.get("type") == "alert"]
+    h.check(not alerts, f"/ws: {len(alerts)} alerts in clean games: {alerts[:3]}")
+    h.check(not ws.errors, f"/ws: protocol errors {ws.errors}")
+    for b in ids:
+        st = next((x for x in d.status()["boards"] if x["id"] == b), None)
+        h.check(st is not None and st["link"] == "connected" and st["source"]["protocol"] == "millennium",
+                f"/status: board {b}: {st and st.get('link')} {st and st.get('source')}")
+    ws.close()
+    rc = d.stop()
+    h.check(rc == 0, f"SIGTERM: exit {rc}")
+    kinds = {}
+    for e in events:
+        kinds[e.get("type")] = kinds.get(e.get("type"), 0) + 1
+    print(f"{total} plies on {len(ids)} Millennium boards, exactly; events {kinds}, in {h.elapsed():.1f} s",
+          flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
