@@ -431,6 +431,7 @@ std::int64_t unix_ms() {
 
 int run_bus(const Options& o) {
   if (o.pgn.empty()) return fail("--bus plays games: give --pgn FILE");
+  if (o.protocol != "dgt") return fail("--bus is a DGT bus line: it takes no --protocol " + o.protocol);
   if (!o.capture.empty() || !o.reopen_at_s.empty())
     return fail("--bus takes neither --capture nor --reopen-at");
   std::vector<Mute> mutes;
