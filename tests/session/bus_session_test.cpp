@@ -36,7 +36,8 @@ class BusOnAPty : public ::testing::Test {
  protected:
   void SetUp() override {
     auto game = test::first_corpus_game();
-    if (!game) GTEST_SKIP() << "no corpus game under " << test::standard_corpus_dir() << " (../shared absent?)";
+    if (!game)
+      GTEST_SKIP() << "no corpus game under " << test::standard_corpus_dir() << " (../shared absent?)";
     game->moves.resize(std::min(game->moves.size(), kPlies));
     game_ = *game;
     want_ = test::uci_moves(game_);
@@ -84,7 +85,9 @@ class BusOnAPty : public ::testing::Test {
         if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) view->moves.push_back(m->uci);
         if (std::holds_alternative<rules::AlertEvent>(e.what)) ++view->alerts;
       };
-      h.on_link = [view](std::int64_t, bool online, const std::string& why) { view->links.emplace_back(online, why); };
+      h.on_link = [view](std::int64_t, bool online, const std::string& why) {
+        view->links.emplace_back(online, why);
+      };
       session_->attach(address, std::move(bc), std::move(h));
     }
     session_->start();
@@ -121,7 +124,8 @@ class BusOnAPty : public ::testing::Test {
 
 TEST_F(BusOnAPty, EveryBoardsGameComesBack) {
   start_session();
-  ASSERT_TRUE(io::test::run_until(io_, [&] { return all_done(); }, game_wait()));
+  ASSERT_TRUE(io::test::run_until(
+      io_, [&] { return all_done(); }, game_wait()));
   for (auto& [address, view] : views_) {
     EXPECT_EQ(view.moves, want_) << "board at " << address;
     EXPECT_EQ(view.alerts, 0) << "board at " << address;
@@ -137,16 +141,20 @@ TEST_F(BusOnAPty, ABoardUnpluggedFromTheBusComesBackWithItsMoves) {
   start_session();
   const std::uint16_t muted = 1026;
   // A few moves in, board 1 leaves the chain; the others play on while it is away.
-  ASSERT_TRUE(io::test::run_until(io_, [&] { return views_[muted].moves.size() >= 4; }, game_wait()));
+  ASSERT_TRUE(io::test::run_until(
+      io_, [&] { return views_[muted].moves.size() >= 4; }, game_wait()));
   hub_->mute(1, true);
-  ASSERT_TRUE(io::test::run_until(io_, [&] { return !session_->online(muted); }, 10s));
+  ASSERT_TRUE(io::test::run_until(
+      io_, [&] { return !session_->online(muted); }, 10s));
   const auto others_before = views_[1025].moves.size() + views_[1027].moves.size();
   const auto own_before = views_[muted].moves.size();
   ASSERT_TRUE(io::test::run_until(
-      io_, [&] { return views_[1025].moves.size() + views_[1027].moves.size() >= others_before + 3; }, game_wait()));
+      io_, [&] { return views_[1025].moves.size() + views_[1027].moves.size() >= others_before + 3; },
+      game_wait()));
   EXPECT_EQ(views_[muted].moves.size(), own_before);  // nothing of it while it does not answer
   hub_->mute(1, false);
-  ASSERT_TRUE(io::test::run_until(io_, [&] { return all_done(); }, game_wait()));
+  ASSERT_TRUE(io::test::run_until(
+      io_, [&] { return all_done(); }, game_wait()));
   for (auto& [address, view] : views_) {
     EXPECT_EQ(view.moves, want_) << "board at " << address;
     EXPECT_EQ(view.alerts, 0) << "board at " << address;
