@@ -245,8 +245,8 @@ struct ConfigDiff {
   bool empty() const {
     return added.empty() && removed.empty() && changed.empty() && !http_changed && !http_access_changed &&
            !state_dir_changed && !matches_changed && !log_level_changed && !journal_changed &&
-           !discovery_changed && !event_changed && !broadcast_changed && !livechess_changed && !buses_changed &&
-           !mqtt_changed;
+           !discovery_changed && !event_changed && !broadcast_changed && !livechess_changed &&
+           !buses_changed && !mqtt_changed;
   }
   std::string summary() const;
 };
