@@ -2160,6 +2160,11 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::adopt_board(std::in
   if (adjournment_) return tl::unexpected(std::string("the game is adjourned"));
   Color on_move = side ? *side : clock_on_move().value_or(game_.position().side_to_move());
   auto p = board_position(on_move);
+  // Not told the side: a player who has moved and not yet pressed the clock leaves the board showing the
+  // other side on move; when only that side makes a position (the one guessed would leave the side not on
+  // move in check), it is that side's move.
+  if (!p && !side)
+    if (auto other = board_position(~on_move)) p = std::move(other);
   if (!p) return tl::unexpected(p.error());
   auto saved = std::move(out_);
   out_.clear();

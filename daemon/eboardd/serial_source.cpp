@@ -8,7 +8,6 @@ SerialSource::SerialSource(boost::asio::io_context& io, BoardSink& sink, config:
                            rules::Game game, journal::NewGameEntry current,
                            std::function<std::int64_t()> clock, double clock_rate)
     : io_(io),
-      sink_(sink),
       board_(std::move(board)),
       device_(board_.device()),
       current_(std::move(current)),

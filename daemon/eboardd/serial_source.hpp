@@ -55,7 +55,6 @@ class SerialSource : public BoardSource {
   void make_session(rules::Game game);
 
   boost::asio::io_context& io_;
-  BoardSink& sink_;
   config::BoardConfig board_;
   std::string device_;
   journal::NewGameEntry current_;

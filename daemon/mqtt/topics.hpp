@@ -30,7 +30,8 @@ namespace eboard::mqtt {
 struct EventId {
   std::int64_t journal = 0;  // the journal file's creation time (Unix ms)
   std::uint64_t seq = 0;     // the record's offset in that file
-  auto operator<=>(const EventId&) const = default;
+  // clang-tidy 14 reads a literal 0 into the defaulted <=> (modernize-use-nullptr): a false alarm.
+  auto operator<=>(const EventId&) const = default;  // NOLINT(modernize-use-nullptr)
   bool none() const { return journal == 0 && seq == 0; }
 };
 

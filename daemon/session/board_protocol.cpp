@@ -63,7 +63,8 @@ std::vector<std::uint8_t> millennium_leds(std::uint64_t squares) {
     if (!((squares >> sq) & 1)) continue;
     const int file = sq % 8, row_from_top = 7 - sq / 8;
     for (int df = 0; df < 2; ++df)
-      for (int dr = 0; dr < 2; ++dr) patterns[std::size_t((file + df) * 9 + row_from_top + dr)] = 0xFF;
+      for (int dr = 0; dr < 2; ++dr)
+        patterns[std::size_t(file + df) * 9 + std::size_t(row_from_top + dr)] = 0xFF;
   }
   std::string data = "00";  // slot time: unused with every slot on
   static constexpr char HEX[] = "0123456789ABCDEF";

@@ -228,6 +228,27 @@ TEST(GapControl, AdoptFollowsTheBoardsPositionWithTheSideGiven) {
   EXPECT_NE(pgn_of(m.game()).find("[SetUp \"1\"]"), std::string::npos) << pgn_of(m.game());
 }
 
+// White's clock runs, but White has moved (the queen checks from f7) and not pressed yet: with no side
+// given, adopt takes the only side that makes a position of what the board shows.
+TEST(GapControl, AdoptWithoutASideTakesTheOneTheBoardAllows) {
+  journal::GameMachine m("b1");
+  ASSERT_TRUE(m.new_game({0, "fide-standard", false, ""}));
+  auto checked = Position::from_fen("r1b1kbnr/pppp1Qpp/2n5/4N3/4P3/8/PPPP1PPP/RNB2RK1 b kq - 0 1");
+  ASSERT_TRUE(checked);
+  for (const auto& e : std::vector<SensorEvent>{{0, BoardSnapshot{Position::start().board()}},
+                                                {10, white_clock_runs(5 * MIN, 5 * MIN)},
+                                                {2'000, DeviceLink{false}},
+                                                {30'000, DeviceLink{true}},
+                                                {30'000, BoardSnapshot{checked->board()}}})
+    m.on_sensor(e);
+  m.advance(40'000);
+  EXPECT_FALSE(m.control(control("adopt", "", "white")));  // told White: Black would be in check off move
+  auto evs = m.control(control("adopt", ""));
+  ASSERT_TRUE(evs) << evs.error();
+  EXPECT_EQ(m.game().position().side_to_move(), BLACK);
+  EXPECT_TRUE(m.reconstructor().board_matches_game());
+}
+
 TEST(GapControl, AdoptIsRefusedOnAFinishedGame) {
   journal::GameMachine m("b1");
   ASSERT_TRUE(m.new_game({0, "fide-standard", false, ""}));
