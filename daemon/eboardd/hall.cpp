@@ -332,8 +332,11 @@ void Hall::keep_remote(const mqtt::RemoteBoard& rb, std::string_view line) {
   // Names that are not plain file names are served but not kept.
   if (!config::valid_topic_name(rb.host()) || !config::valid_topic_name(rb.board())) return;
   const fs::path dir = fs::path(state_dir_) / "mqtt" / "remote";
-  std::error_code ec;
-  fs::create_directories(dir, ec);
+  if (!remote_dir_made_) {  // once, not at every event
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    remote_dir_made_ = !ec;
+  }
   // Appended and closed at once (no descriptor kept open per board); no fsync: a crash of the process
   // loses nothing the kernel has, a power cut what the broker's session sends again or a host republishes.
   std::FILE* f = std::fopen((dir / (rb.id() + ".jsonl")).c_str(), "ae");

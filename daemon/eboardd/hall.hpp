@@ -101,6 +101,7 @@ class Hall {
   std::map<std::string, nlohmann::json> commands_;  // id → what was sent and the answer
   std::uint64_t commands_refused_ = 0;
   bool remote_write_error_ = false;
+  bool remote_dir_made_ = false;                   // state_dir/mqtt/remote exists
   std::map<std::string, std::string> kept_state_;  // remote board → its tags and start as last kept
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

@@ -312,6 +312,36 @@ int run_millennium(const Options& o, Plan& plan, const fs::path& link, int maste
   return 0;
 }
 
+// The board's pseudo-terminal behind its symlink (--link, or `default_name` in a folder of our own that
+// exit removes); prints the symlink's path, alone on the first line of stdout, at once: the contract.
+tl::expected<session::PseudoTerminal, std::string> open_device(Runtime& rt, const Options& o,
+                                                               const std::string& default_name) {
+  if (o.link.empty()) {
+    rt.own_dir = fs::temp_directory_path() / ("eboard-sim-" + std::to_string(::getpid()));
+    std::error_code ec;
+    fs::create_directory(rt.own_dir, ec);
+    if (ec) return tl::unexpected("cannot create " + rt.own_dir.string() + ": " + ec.message());
+    rt.link = rt.own_dir / default_name;
+  } else {
+    rt.link = fs::absolute(o.link);
+    std::error_code ec;
+    const auto st = fs::symlink_status(rt.link, ec);
+    if (fs::exists(st) && !fs::is_symlink(st))
+      return tl::unexpected(rt.link.string() + " exists and is not a symlink: not replacing it");
+    if (!fs::is_directory(rt.link.parent_path(), ec))
+      return tl::unexpected("the directory of " + rt.link.string() + " does not exist");
+  }
+  auto pty = session::open_pseudo_terminal();
+  if (!pty) return tl::unexpected(pty.error());
+  if (auto ok = session::point_symlink(rt.link, pty->slave_path); !ok) {
+    ::close(pty->master_fd);
+    return tl::unexpected(ok.error());
+  }
+  std::printf("%s\n", rt.link.string().c_str());
+  std::fflush(stdout);
+  return pty;
+}
+
 int run(const Options& o) {
   if (o.capture.empty() == o.pgn.empty()) return fail("give either --pgn FILE or --capture FILE");
   if (o.protocol == "millennium") {
@@ -323,33 +353,8 @@ int run(const Options& o) {
   if (!plan) return fail(plan.error());
 
   Runtime rt;
-  if (o.link.empty()) {
-    rt.own_dir = fs::temp_directory_path() / ("eboard-sim-" + std::to_string(::getpid()));
-    std::error_code ec;
-    fs::create_directory(rt.own_dir, ec);
-    if (ec) return fail("cannot create " + rt.own_dir.string() + ": " + ec.message());
-    rt.link = rt.own_dir / o.protocol;
-  } else {
-    rt.link = fs::absolute(o.link);
-    std::error_code ec;
-    const auto st = fs::symlink_status(rt.link, ec);
-    if (fs::exists(st) && !fs::is_symlink(st)) {
-      return fail(rt.link.string() + " exists and is not a symlink: not replacing it");
-    }
-    if (!fs::is_directory(rt.link.parent_path(), ec)) {
-      return fail("the directory of " + rt.link.string() + " does not exist");
-    }
-  }
-
-  auto pty = session::open_pseudo_terminal();
+  auto pty = open_device(rt, o, o.protocol);
   if (!pty) return fail(pty.error());
-  if (auto ok = session::point_symlink(rt.link, pty->slave_path); !ok) {
-    ::close(pty->master_fd);
-    return fail(ok.error());
-  }
-  // The contract: the device path to open, alone on the first line of stdout, at once.
-  std::printf("%s\n", rt.link.string().c_str());
-  std::fflush(stdout);
   if (o.protocol == "millennium") return run_millennium(o, *plan, rt.link, pty->master_fd);
 
   session::PlayerConfig pc;
@@ -456,27 +461,8 @@ int run_bus(const Options& o) {
   }
 
   Runtime rt;
-  if (o.link.empty()) {
-    rt.own_dir = fs::temp_directory_path() / ("eboard-sim-" + std::to_string(::getpid()));
-    std::error_code ec;
-    fs::create_directory(rt.own_dir, ec);
-    if (ec) return fail("cannot create " + rt.own_dir.string() + ": " + ec.message());
-    rt.link = rt.own_dir / "dgt-bus";
-  } else {
-    rt.link = fs::absolute(o.link);
-    std::error_code ec;
-    const auto st = fs::symlink_status(rt.link, ec);
-    if (fs::exists(st) && !fs::is_symlink(st))
-      return fail(rt.link.string() + " exists and is not a symlink: not replacing it");
-  }
-  auto pty = session::open_pseudo_terminal();
+  auto pty = open_device(rt, o, "dgt-bus");
   if (!pty) return fail(pty.error());
-  if (auto ok = session::point_symlink(rt.link, pty->slave_path); !ok) {
-    ::close(pty->master_fd);
-    return fail(ok.error());
-  }
-  std::printf("%s\n", rt.link.string().c_str());
-  std::fflush(stdout);
 
   session::BusHub hub(rt.io, plans.size(), o.seed);
   if (!hub.ok()) return fail("cannot make the bus's socket pairs");

@@ -19,14 +19,13 @@ usage: bus_bench.py EBOARDD EBOARDCTL SHARED_DIR [--boards 32] [--plies 30] [--s
 """
 import os
 import statistics
-import subprocess
 import sys
 import threading
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import eboardctl_proc as ep  # noqa: E402
-from daemon_bus_test import BusDaemon, board_id  # noqa: E402
+from daemon_bus_test import BusDaemon, board_id, start_bus_sim  # noqa: E402
 
 BAUD = 9600
 BITS_PER_BYTE = 10  # start, 8 data, stop
@@ -54,16 +53,7 @@ def main():
 
 
 def run(h, a, pgn, expected):
-    link = os.path.join(h.dir, "bus")
-    sim_log = h.log_path("sim")
-    sim = subprocess.Popen([a.eboardctl, "sim", "--bus", str(a.boards), "--pgn", pgn, "--game", str(a.game),
-                            "--plies", str(a.plies), "--style", a.style, "--speed", str(a.speed), "--link", link,
-                            "--linger", "600", "--print-presses"], stdout=subprocess.PIPE,
-                           stderr=open(sim_log, "ab"))
-    h.procs.append(sim)
-    device = sim.stdout.readline().decode().strip()
-    if not device:
-        h.fail(f"eboardctl sim printed no device path (exit {sim.poll()})")
+    sim, device, _ = start_bus_sim(h, a, pgn, ["--print-presses"])
     presses = {}  # (board id, ply) → Unix ms
 
     def read_presses():

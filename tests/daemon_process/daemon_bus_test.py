@@ -62,17 +62,22 @@ def main():
     return h.exit_code()
 
 
-def run(h, a, pgn, expected):
-    link = os.path.join(h.dir, "bus")
-    extra = ["--mute", a.mute] if a.mute else []
+def start_bus_sim(h, a, pgn, extra=()):
+    """`eboardctl sim --bus` with the test's arguments: (its process, the device path it printed, its log)."""
     sim_log = h.log_path("sim")
     sim = subprocess.Popen([a.eboardctl, "sim", "--bus", str(a.boards), "--pgn", pgn, "--game", str(a.game),
-                            "--plies", str(a.plies), "--style", a.style, "--speed", str(a.speed), "--link", link,
-                            "--linger", "600", *extra], stdout=subprocess.PIPE, stderr=open(sim_log, "ab"))
+                            "--plies", str(a.plies), "--style", a.style, "--speed", str(a.speed), "--link",
+                            os.path.join(h.dir, "bus"), "--linger", "600", *extra], stdout=subprocess.PIPE,
+                           stderr=open(sim_log, "ab"))
     h.procs.append(sim)
     device = sim.stdout.readline().decode().strip()
     if not device:
         h.fail(f"eboardctl sim printed no device path (exit {sim.poll()})")
+    return sim, device, sim_log
+
+
+def run(h, a, pgn, expected):
+    sim, device, sim_log = start_bus_sim(h, a, pgn, ["--mute", a.mute] if a.mute else [])
     d = BusDaemon(h, a.eboardd, device, a.boards, a.speed, a.poll_ms).start()
     ws = ep.WebSocket(d.port)
     time.sleep(1)
