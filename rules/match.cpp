@@ -147,8 +147,10 @@ void Match::hand_over(int from, const Handover& h, std::vector<Event>& out) {
 
 void Match::sync_shown(std::int64_t t, std::vector<Event>& out) {
   for (int b = 0; b < 2; ++b) {
-    std::vector<Event> events =
-        boards_[std::size_t(b ^ 1)].set_partner_shown(boards_[std::size_t(b)].shown_handover(), t);
+    Reconstructor& partner = boards_[std::size_t(b ^ 1)];
+    std::vector<Event> events = partner.set_partner_shown(boards_[std::size_t(b)].shown_handover(), t);
+    if (!events.empty()) absorb(b ^ 1, std::move(events), out);
+    events = partner.set_partner_blind(boards_[std::size_t(b)].blind(), t);
     if (!events.empty()) absorb(b ^ 1, std::move(events), out);
   }
 }

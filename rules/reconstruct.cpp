@@ -180,6 +180,10 @@ Position Reconstructor::extended_position() const {
     PieceType t = type_of(*partner_shown_);
     pos.set_pocket(c, t, pos.pocket(c, t) + 1);
   }
+  if (partner_blind_)
+    for (Color c : {WHITE, BLACK})
+      for (PieceType t : {PAWN, KNIGHT, BISHOP, ROOK, QUEEN})
+        if (pos.pocket(c, t) == 0) pos.set_pocket(c, t, 1);
   return pos;
 }
 
@@ -187,7 +191,7 @@ void Reconstructor::recompute_successors() {
   successors_.clear();
   const Position& official = game_.position();
   std::optional<Position> extended;
-  if (partner_shown_) extended = extended_position();
+  if (partner_shown_ || partner_blind_) extended = extended_position();
   const Position& pos = extended ? *extended : official;
   Color us = pos.side_to_move();
   const Profile& pr = cfg_.profile;
@@ -317,6 +321,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
           if ((first || link_changed_) && physical_ != display_ && !matching_successor())
             gap_suspected_ = true;
           link_changed_ = false;
+          link_down_ = false;
           reread_wanted_.reset();
         } else if constexpr (std::is_same_v<T, ClockReading>) {
           board_event = false;
@@ -324,6 +329,8 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
         } else {
           board_event = false;  // a link change: the game is kept; the next snapshot tells the board
           link_changed_ = true;
+          link_down_ = !v.connected;
+          flush_open_tail(e.t_ms);
         }
       },
       e.what);
@@ -456,7 +463,7 @@ void Reconstructor::publish_provisional(std::int64_t t) {
 }
 
 void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
-  (void)t;
+  flush_open_tail(t);
   game_ = Game(start);
   display_ = physical_view(start, cfg_.profile.pawn_may_stay_on_last_rank);
   reset_turn();
@@ -1163,7 +1170,7 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   const bool keep_wood = cfg_.profile.pawn_may_stay_on_last_rank ||
                          (illegal_position_draws() && (s.pawn_left_on_last_rank || illegal_position_));
   display_ = keep_wood ? s.board : game_.position().board();
-  emit(t, ev);
+  if (!close_open_tail(t)) emit(t, ev);
   if (handed) handovers_.push_back({*handed, t, game_.ply_count()});
   // Lifts and board states after the board first showed this move belong to the opponent's turn.
   touch_count = std::min(touch_count, touches_.size());
@@ -1378,12 +1385,13 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
     } else if (pending_deadline_ && *pending_deadline_ == *next) {
       pending_deadline_.reset();
       resolve_pending_on_settle(*next, true);
-    } else if (auto early =
-                   std::find_if(early_drops_.begin(), early_drops_.end(),
-                                [&](const EarlyDrop& d) { return !d.alerted && d.alert_at == *next; });
+    } else if (auto early = std::find_if(early_drops_.begin(), early_drops_.end(),
+                                         [&](const EarlyDrop& d) { return due(d) && d.alert_at == *next; });
                early != early_drops_.end()) {
       early->alerted = true;
-      emit_early_drop(early->piece, early->placed_ms, *next, early->ply, "is not completed yet");
+      emit_early_drop(
+          early->piece, early->placed_ms, *next, early->ply,
+          early->while_blind ? "was not among the moves recovered there" : "is not completed yet");
     } else if (rest_complete_at_ && *rest_complete_at_ == *next) {
       rest_complete_at_.reset();
       // No clock: the legal move the board has rested on this long is complete.
@@ -1427,7 +1435,7 @@ std::optional<std::int64_t> Reconstructor::next_deadline() const {
                         mismatch_at_, rest_complete_at_})
     if (d && (!best || *d < *best)) best = d;
   for (const auto& d : early_drops_)
-    if (!d.alerted && (!best || d.alert_at < *best)) best = d.alert_at;
+    if (due(d) && (!best || d.alert_at < *best)) best = d.alert_at;
   return best;
 }
 
@@ -1445,7 +1453,8 @@ std::vector<Event> Reconstructor::receive(Piece piece, std::int64_t t) {
     auto early = std::find_if(early_drops_.begin(), early_drops_.end(),
                               [&](const EarlyDrop& d) { return d.piece == piece; });
     if (early != early_drops_.end()) {
-      if (!early->alerted && t > early->placed_ms + cfg_.handover_tolerance_ms)
+      // Dropped while the partner's board was blind: when its capture was completed is not known.
+      if (!early->alerted && !early->while_blind && t > early->placed_ms + cfg_.handover_tolerance_ms)
         emit_early_drop(piece, early->placed_ms, t, early->ply, "was completed later");
       early_drops_.erase(early);
     }
@@ -1464,6 +1473,23 @@ std::vector<Event> Reconstructor::set_partner_shown(std::optional<Piece> piece, 
   std::vector<Event> saved = std::move(out_);
   out_.clear();
   partner_shown_ = piece;
+  refresh(t);
+  std::vector<Event> result = std::move(out_);
+  out_ = std::move(saved);
+  return result;
+}
+
+std::vector<Event> Reconstructor::set_partner_blind(bool blind, std::int64_t t) {
+  if (blind == partner_blind_) return {};
+  std::vector<Event> saved = std::move(out_);
+  out_.clear();
+  partner_blind_ = blind;
+  // The partner is followed again and its recovered captures were handed over: a drop still borrowed is
+  // reported after the usual grace for a press read late.
+  if (!blind)
+    for (auto& d : early_drops_)
+      if (d.while_blind && !d.alerted)
+        d.alert_at = std::max(d.alert_at, t + cfg_.handover_tolerance_ms + cfg_.scan_ms + cfg_.settle_ms);
   refresh(t);
   std::vector<Event> result = std::move(out_);
   out_ = std::move(saved);
@@ -1494,6 +1520,7 @@ std::vector<Event> Reconstructor::end_game(const Outcome& o, std::int64_t t) {
   if (game_.outcome()) return {};
   std::vector<Event> saved = std::move(out_);
   out_.clear();
+  flush_open_tail(t);
   game_.set_outcome(o);
   pending_press_.reset();
   emit(t, ResultEvent{o.result, o.reason});
@@ -1574,10 +1601,15 @@ void Reconstructor::judge_drop_timing(Move m, std::int64_t t) {
     // Completed before the capture that brings the piece: borrowed until the capture is completed.
     game_.add_to_pocket(us, pt, 1);
     ++borrowed_[us][pt];
+    if (partner_blind_ && !(partner_shown_ && *partner_shown_ == piece)) {
+      early_drops_.push_back({piece, placed, t, ply, false, true});
+      return;
+    }
     std::int64_t deadline = placed + cfg_.handover_tolerance_ms;
     bool late = t > deadline + cfg_.scan_ms + cfg_.settle_ms;
     // The partner's press may be read and decided a little after this one: wait for it before telling.
-    early_drops_.push_back({piece, placed, std::max(t, deadline + cfg_.scan_ms + cfg_.settle_ms), ply, late});
+    early_drops_.push_back(
+        {piece, placed, std::max(t, deadline + cfg_.scan_ms + cfg_.settle_ms), ply, late, false});
     if (late) emit_early_drop(piece, placed, t, ply, "was not completed");
     return;
   }
@@ -1958,32 +1990,29 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   if (missed) {
     // Several sequences: none is told as fact. The game goes on from the board's position (every candidate
     // reaches it); the record shows the gap until the arbiter settles it.
-    std::string list = "[";
-    for (std::size_t i = 0; i < prefixes.size(); ++i) {
-      Position p = before;
-      list += i ? ",[" : "[";
-      for (std::size_t k = 0; k < prefixes[i].size(); ++k) {
-        list += (k ? ",\"" : "\"") + to_uci(p, prefixes[i][k]) + "\"";
-        p.do_move(prefixes[i][k]);
-      }
-      list += "]";
-    }
-    list += "]";
-    AlertEvent a{"moves-missed",
-                 first_ply,
-                 before.side_to_move(),
-                 std::to_string(completed) + (completed == 1 ? " ply was" : " plies were") +
-                     " made while the board was not followed, and " +
-                     (found.truncated || found.exhausted ? "at least " : "") +
-                     std::to_string(prefixes.size()) +
-                     " move sequences lead to the position it shows: the arbiter can pick one",
-                 {}};
-    a.extra.push_back({"candidates", list, true});
-    a.extra.push_back({"first_ply", std::to_string(first_ply), true});
-    a.extra.push_back({"last_ply", std::to_string(first_ply + completed - 1), true});
-    if (found.truncated) a.extra.push_back({"incomplete", "true", true});
-    emit(when, std::move(a));
+    const bool incomplete = found.truncated || found.exhausted;
+    AlertEvent a = moves_missed_alert(before, first_ply, prefixes, incomplete, found.truncated);
     missed_gap_ = MissedGap{first_ply, prefixes};
+    // The last move of the gap shown and not pressed yet, and which move it is depends on the story (e5
+    // Nxe5 Nc6 then e3, or e5 e3 Nc6 then Nxe5): the game goes on from the first story, but its press
+    // completes the gap, told then whole (every candidate whole), not the complement of a guess.
+    std::vector<std::vector<Move>> whole;
+    for (const auto& seq : found.sequences)
+      if (std::find(whole.begin(), whole.end(), seq) == whole.end()) whole.push_back(seq);
+    bool tails_differ = false;
+    for (const auto& seq : whole) tails_differ |= seq.back() != whole.front().back();
+    if (completed < found.plies && tails_differ && !found.truncated) {
+      Position end = before;
+      for (Move m : whole.front()) end.do_move(m);
+      open_tail_ = OpenTail{first_ply + completed,
+                            end.board(),
+                            moves_missed_alert(before, first_ply, whole, incomplete, false),
+                            std::move(whole),
+                            std::move(a),
+                            when};
+    } else {
+      emit(when, std::move(a));
+    }
   }
   for (int i = 0; i < completed; ++i) {
     const Move m = prefixes.front()[std::size_t(i)];
@@ -2008,6 +2037,55 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   }
   follow_board(t);
   check_end(when);
+  return true;
+}
+
+AlertEvent Reconstructor::moves_missed_alert(const Position& before, int first_ply,
+                                             const std::vector<std::vector<Move>>& candidates, bool at_least,
+                                             bool truncated) const {
+  std::string list = "[";
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    Position p = before;
+    list += i ? ",[" : "[";
+    for (std::size_t k = 0; k < candidates[i].size(); ++k) {
+      list += (k ? ",\"" : "\"") + to_uci(p, candidates[i][k]) + "\"";
+      p.do_move(candidates[i][k]);
+    }
+    list += "]";
+  }
+  list += "]";
+  const std::size_t plies = candidates.front().size();
+  AlertEvent a{"moves-missed",
+               first_ply,
+               before.side_to_move(),
+               std::to_string(plies) + (plies == 1 ? " ply was" : " plies were") +
+                   " made while the board was not followed, and " + (at_least ? "at least " : "") +
+                   std::to_string(candidates.size()) +
+                   " move sequences lead to the position it shows: the arbiter can pick one",
+               {}};
+  a.extra.push_back({"candidates", list, true});
+  a.extra.push_back({"first_ply", std::to_string(first_ply), true});
+  a.extra.push_back({"last_ply", std::to_string(first_ply + int(plies) - 1), true});
+  if (truncated) a.extra.push_back({"incomplete", "true", true});
+  return a;
+}
+
+void Reconstructor::flush_open_tail(std::int64_t t) {
+  if (!open_tail_) return;
+  emit(std::max(t, open_tail_->told_at), std::move(open_tail_->alert));
+  open_tail_.reset();
+}
+
+bool Reconstructor::close_open_tail(std::int64_t t) {
+  if (!open_tail_) return false;
+  if (game_.ply_count() != open_tail_->ply || game_.position().board() != open_tail_->board || !missed_gap_) {
+    flush_open_tail(t);
+    return false;
+  }
+  game_.mark_last(false, true);
+  missed_gap_->candidates = std::move(open_tail_->sequences);
+  emit(t, std::move(open_tail_->whole_alert));
+  open_tail_.reset();
   return true;
 }
 
@@ -2037,6 +2115,7 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(std::siz
   }
   game_ = std::move(settled);
   missed_gap_.reset();
+  open_tail_.reset();
   recompute_successors();
   return out;
 }
@@ -2118,6 +2197,7 @@ tl::expected<Position, std::string> Reconstructor::board_position(Color side) co
 }
 
 void Reconstructor::adopt_position(const Position& p, std::int64_t t, const std::string& why) {
+  flush_open_tail(t);
   const int first = game_.ply_count() + 1;
   game_.adopt(p, t);
   missed_gap_.reset();

@@ -112,6 +112,13 @@ class Reconstructor {
   std::vector<Event> set_partner_shown(std::optional<Piece> piece, std::int64_t t_ms);
   // What the move this board shows (not completed yet) would hand over to the partner.
   std::optional<Piece> shown_handover() const;
+  // The partner's board is blind (its link is down, or it came back showing moves not searched yet): its
+  // captures meanwhile are unknown, so a drop of any piece may be one it handed over unseen. Such a drop is
+  // followed (borrowed until the recovered capture makes it good) instead of being judged illegal; if the
+  // partner's recovered moves bring no such piece, it is reported once the partner is followed again.
+  std::vector<Event> set_partner_blind(bool blind, std::int64_t t_ms);
+  // This board may have made moves not followed yet (see set_partner_blind).
+  bool blind() const { return link_down_ || gap_suspected_; }
   // The pieces handed over by the moves completed since the last call, in order.
   std::vector<Handover> take_handovers();
   // Pieces dropped before they were received (a drop completed before the partner's capture), not yet
@@ -327,6 +334,7 @@ class Reconstructor {
   std::array<Piece, 64> display_{};
   // Bughouse reserves from outside: the partner's shown capture, pieces received and borrowed.
   std::optional<Piece> partner_shown_;
+  bool partner_blind_ = false;
   std::vector<Handover> handovers_;
   struct Received {
     std::int64_t t_ms;
@@ -341,8 +349,11 @@ class Reconstructor {
     std::int64_t alert_at;
     int ply;
     bool alerted;
+    bool while_blind = false;  // dropped while the partner's board was blind: its capture time is unknown
   };
   std::vector<EarlyDrop> early_drops_;
+  // An early drop's alert is due at its time, except one dropped while the partner is still blind.
+  bool due(const EarlyDrop& d) const { return !d.alerted && !(d.while_blind && partner_blind_); }
   std::array<PieceType, 2> promotion_piece_{QUEEN, QUEEN};
   // FQE 19: the drop the board shows now (and since when), and a drop that stood on its square long
   // enough to count as placed this turn.
@@ -391,6 +402,7 @@ class Reconstructor {
   // --- Gaps -------------------------------------------------------------------------------------------
   // The link went down or came up: the next snapshot may show moves made meanwhile.
   bool link_changed_ = false;
+  bool link_down_ = false;  // from a DeviceLink{false} until the board is read again
   // The press (its time) after which the board showed no move once at rest: the board is asked for its
   // whole position (board_read_wanted), once per press; cleared by the next snapshot.
   std::optional<std::int64_t> reread_wanted_;
@@ -399,6 +411,23 @@ class Reconstructor {
   // made unseen. Cleared once the board is followed again.
   bool gap_suspected_ = false;
   std::optional<std::array<Piece, 64>> gap_searched_;  // each board is searched once
+  // A missed gap whose last move was on the board, not pressed, and differs between the sequences: its
+  // alert waits for that press (close_open_tail), which makes the gap one ply longer and every candidate
+  // whole; anything else first tells the alert as it was (flush_open_tail).
+  struct OpenTail {
+    int ply;                      // the ply count once the tail is completed
+    std::array<Piece, 64> board;  // the position every whole sequence reaches
+    AlertEvent whole_alert;       // with the whole sequences
+    std::vector<std::vector<Move>> sequences;
+    AlertEvent alert;  // with the completed prefixes
+    std::int64_t told_at;
+  };
+  std::optional<OpenTail> open_tail_;
+  AlertEvent moves_missed_alert(const Position& before, int first_ply,
+                                const std::vector<std::vector<Move>>& candidates, bool at_least,
+                                bool truncated) const;
+  void flush_open_tail(std::int64_t t);
+  bool close_open_tail(std::int64_t t);  // true: the move just played was the tail (no move event)
   // Searches that explained nothing since the last move: after two the board is followed from what it shows
   // (follow_unexplained_press), not searched at every press (each costs up to the work bound; a game
   // restarted in the middle of play would pay it at every move, and again on every replay of its journal).

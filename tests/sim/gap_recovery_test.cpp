@@ -396,7 +396,13 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToFourPlies) {
             std::string line = "  " + std::to_string(e.t_ms) + " " + e.board + " " + rules::event_type(e);
             if (auto* m = std::get_if<rules::MoveEvent>(&e.what))
               line += " " + std::to_string(m->ply) + " " + m->uci + (m->recovered ? " recovered" : "");
-            if (auto* al = std::get_if<rules::AlertEvent>(&e.what)) line += " " + al->code + " " + al->detail;
+            if (auto* al = std::get_if<rules::AlertEvent>(&e.what)) {
+              line += " " + al->code + " " + al->detail;
+              for (const auto& f : al->extra) line += " " + f.name + "=" + f.value;
+            }
+            if (std::getenv("GAP_MATCH_FEN"))
+              line += " | " + match.board(0).game().position().fen() + " | " +
+                      match.board(1).game().position().fen();
             std::printf("%s\n", line.c_str());
           }
           if (auto* al = std::get_if<rules::AlertEvent>(&e.what)) {
@@ -506,11 +512,12 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToFourPlies) {
   std::printf("  %d gaps, %d drops in them\n", tried, drops_in_gaps);
   EXPECT_GT(tried, 40);
   EXPECT_GT(drops_in_gaps, 5);
-  // Measured residue (a ceiling: lower it as recovery improves). A piece board A captured in its gap reaches
-  // B only when A's gap is recovered: a drop of it on B before that is judged illegal; and a reconnect's
-  // dump taken with a hand at work may leave a board no search explains.
+  // Measured residue (a ceiling: lower it as recovery improves). Candidates that differ only in the
+  // reserve they leave (N@b4 or P@b4, then the same captures): the game goes on from the first, and a later
+  // drop of the piece the truth kept is judged illegal; and a reconnect's dump taken with a hand at work
+  // may leave a board no search explains.
   int wrong = problems[1] + problems[2] + problems[3] + problems[4];
-  EXPECT_LE(wrong, 11) << first_problem;
+  EXPECT_LE(wrong, 3) << first_problem;
   if (std::getenv("GAP_PROBLEMS")) std::printf("%s", first_problem.c_str());
   EXPECT_EQ(problems[1], 0) << first_problem;
 }
