@@ -884,7 +884,11 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     // A board nothing explains: told once (position-mismatch), not at every press; play going on from a
     // legal position is followed from there (follow_unexplained_press).
     if (follow_unexplained_press(press)) return;
-    if (!mismatch_reported_) {
+    // The first press after a reconnect may be one made while the board was blind, read with the next
+    // mover's hand at work on the board: its board is searched again at the next press before anything is
+    // told (a board that stays unexplained still gets its one alert, at the second press or by the timer).
+    const bool first_search_after_gap = gap_suspected_ && gap_searches_failed_ < 2;
+    if (!mismatch_reported_ && !first_search_after_gap) {
       mismatch_reported_ = true;
       mismatch_at_.reset();
       emit(press.t_ms, AlertEvent{"position-mismatch",
