@@ -75,7 +75,7 @@ void Game::mark_last(bool recovered, bool missed) {
   plies_.back().missed = missed;
 }
 
-bool Game::replace_plies(int first, const std::vector<Move>& moves) {
+bool Game::replace_plies(int first, const std::vector<Move>& moves, bool still_missed) {
   if (first < 0 || first + int(moves.size()) > ply_count()) return false;
   // Pocket changes are replayed by ply, as position_at does (it has applied those up to `first`).
   Position p = position_at(first);
@@ -83,8 +83,8 @@ bool Game::replace_plies(int first, const std::vector<Move>& moves) {
   for (std::size_t i = 0; i < moves.size(); ++i) {
     PlyRecord& r = plies[std::size_t(first) + i];
     r.move = moves[i];
-    r.recovered = true;
-    r.missed = false;
+    r.recovered = !still_missed;
+    r.missed = still_missed;
     r.illegal = false;
   }
   // Check every move from `first` on, and rebuild the keys the repetition rules read.

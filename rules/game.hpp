@@ -81,9 +81,10 @@ class Game {
   int record_since() const;
   // Marks the last ply as found after a gap (see PlyRecord).
   void mark_last(bool recovered, bool missed);
-  // Replaces the plies [first, first + moves.size()) (missed ones) by `moves`, recovered, and replays the
-  // plies after them. Fails, changing nothing, when a move is illegal where it stands.
-  bool replace_plies(int first, const std::vector<Move>& moves);
+  // Replaces the plies [first, first + moves.size()) (missed ones) by `moves`, recovered (or still missed:
+  // another candidate of the gap), and replays the plies after them. Fails, changing nothing, when a move
+  // is illegal where it stands.
+  bool replace_plies(int first, const std::vector<Move>& moves, bool still_missed = false);
   // Takes back the last move (arbiter decision, or a move found to be wrong).
   void undo();
   // Bughouse: a piece arrives in (n > 0) or leaves (n < 0) a reserve from outside this board (the partner's

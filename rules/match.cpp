@@ -110,6 +110,8 @@ void Match::absorb(int b, std::vector<Event> events, std::vector<Event>& out) {
   }
   for (int& seen = plies_seen_[std::size_t(b)]; seen < r.game().ply_count(); ++seen)
     order_.push_back({b, seen});
+  for (const Handover& w : r.take_withdrawn())
+    absorb(b ^ 1, boards_[std::size_t(b ^ 1)].withdraw(w.piece, w.t_ms), out);
   for (const Handover& h : r.take_handovers()) hand_over(b, h, out);
   for (std::size_t i = 0; i < ended.size(); ++i) board_ended(b, ended[i], ended_at[i], out);
 }

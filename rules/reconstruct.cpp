@@ -808,6 +808,12 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     return;
   }
   if (auto shown = shown_move(); shown && shown->from == SQ_NONE) {
+    if (switch_gap_story(*shown, press.t_ms))
+      if (const Successor* s = matching_successor()) {
+        pending_press_.reset();
+        commit_current(*s, press.t_ms, press.clock);
+        return;
+      }
     pending_press_.reset();
     // A piece set on an empty square that no legal drop explains (FQE 7, 18).
     Position p = extended_position();
@@ -1506,6 +1512,70 @@ std::optional<Piece> Reconstructor::shown_handover() const {
   Square victim = victim_square(p, last_match_->move);
   if (victim == SQ_NONE) return std::nullopt;
   return make_piece(color_of(p.piece_on(victim)), p.captured_hand_type(victim));
+}
+
+std::vector<Handover> Reconstructor::take_withdrawn() {
+  std::vector<Handover> out;
+  out.swap(withdrawn_);
+  return out;
+}
+
+std::vector<Event> Reconstructor::withdraw(Piece piece, std::int64_t t) {
+  std::vector<Event> saved = std::move(out_);
+  out_.clear();
+  Color c = color_of(piece);
+  PieceType pt = type_of(piece);
+  if (game_.position().pocket(c, pt) > 0)
+    game_.add_to_pocket(c, pt, -1);
+  else
+    ++borrowed_[c][pt];
+  refresh(t);
+  std::vector<Event> result = std::move(out_);
+  out_ = std::move(saved);
+  return result;
+}
+
+bool Reconstructor::switch_gap_story(const ShownMove& drop, std::int64_t t) {
+  if (!missed_gap_ || !has_drops(game_.position().variant()) || drop.from != SQ_NONE) return false;
+  const int first = missed_gap_->first_ply - 1;
+  auto captures = [&](const Game& g) {
+    std::vector<Piece> out;
+    Position p = g.position_at(first);
+    for (int i = first; i < first + int(missed_gap_->candidates.front().size()); ++i) {
+      Move m = g.plies()[std::size_t(i)].move;
+      if (Square v = victim_square(p, m); v != SQ_NONE)
+        out.push_back(make_piece(color_of(p.piece_on(v)), p.captured_hand_type(v)));
+      p.do_move(m);
+    }
+    return out;
+  };
+  for (std::size_t i = 0; i < missed_gap_->candidates.size(); ++i) {
+    Game g = game_;
+    if (!g.replace_plies(first, missed_gap_->candidates[i], true) ||
+        g.position().board() != game_.position().board())
+      continue;
+    const Position& pos = g.position();
+    bool explains = false;
+    for (Move m : MoveList(pos))
+      if (m.is_drop() && m.to() == drop.to && m.drop_type() == type_of(drop.piece) &&
+          board_after(display_, pos, m) == physical_)
+        explains = true;
+    if (!explains) continue;
+    // The partner gives back what the old story handed over and gets what the new one does.
+    std::vector<Piece> before = captures(game_), after = captures(g);
+    for (Piece p : before)
+      if (auto it = std::find(after.begin(), after.end(), p); it != after.end())
+        after.erase(it);
+      else
+        withdrawn_.push_back({p, t, first + 1});
+    for (Piece p : after) handovers_.push_back({p, t, first + 1});
+    game_ = std::move(g);
+    std::rotate(missed_gap_->candidates.begin(), missed_gap_->candidates.begin() + std::ptrdiff_t(i),
+                missed_gap_->candidates.begin() + std::ptrdiff_t(i) + 1);
+    recompute_successors();
+    return true;
+  }
+  return false;
 }
 
 std::vector<Handover> Reconstructor::take_handovers() {

@@ -121,6 +121,12 @@ class Reconstructor {
   bool blind() const { return link_down_ || gap_suspected_; }
   // The pieces handed over by the moves completed since the last call, in order.
   std::vector<Handover> take_handovers();
+  // Pieces handed over earlier that the partner must give back: the game went on from another story of a
+  // missed gap (switch_gap_story), whose captures differ.
+  std::vector<Handover> take_withdrawn();
+  // The partner gives back a piece it handed over (see take_withdrawn): out of the reserve, or, when it
+  // was dropped already, borrowed.
+  std::vector<Event> withdraw(Piece piece, std::int64_t t_ms);
   // Pieces dropped before they were received (a drop completed before the partner's capture), not yet
   // made good by the capture.
   int borrowed(Color c, PieceType t) const { return borrowed_[c][t]; }
@@ -336,6 +342,7 @@ class Reconstructor {
   std::optional<Piece> partner_shown_;
   bool partner_blind_ = false;
   std::vector<Handover> handovers_;
+  std::vector<Handover> withdrawn_;
   struct Received {
     std::int64_t t_ms;
     Piece piece;
@@ -423,6 +430,10 @@ class Reconstructor {
     std::int64_t told_at;
   };
   std::optional<OpenTail> open_tail_;
+  // With drops, the candidates of a missed gap may differ only in the reserves they leave (N@b4 or P@b4,
+  // then the same captures on b4): a drop that the story the game went on from cannot explain, and another
+  // candidate can, makes that candidate the game's (still missed). True when it did.
+  bool switch_gap_story(const ShownMove& drop, std::int64_t t);
   AlertEvent moves_missed_alert(const Position& before, int first_ply,
                                 const std::vector<std::vector<Move>>& candidates, bool at_least,
                                 bool truncated) const;

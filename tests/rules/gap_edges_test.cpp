@@ -213,5 +213,56 @@ TEST(BlindPartner, WithThePartnerFollowedADropNotInTheReserveIsStillIllegal) {
   EXPECT_TRUE(of_type<MoveEvent>(out, "B").empty());
 }
 
+// Board A: Black to move with a knight and a pawn in reserve, his knight on d5, White's bishop on d2. Unseen:
+// a drop on b4, Bxb4, Nxb4: N@b4 and P@b4 leave the same board. The game goes on from one story; when Black
+// later drops the piece that story spent, the other story is the game's, and B's reserves follow it.
+TEST(GapStory, ALaterDropThatOnlyTheOtherStoryAllowsSwitchesTheStoryAndThePartnersReserves) {
+  const char* fen_a = "4k3/8/8/3n4/8/8/3B4/4K3[np] b - - 0 1";
+  Position a0 = *Position::from_fen(fen_a, Variant::Bughouse);
+  Position a_after = a0;
+  for (const char* m : {"N@b4", "d2b4", "d5b4"}) a_after.do_move(*parse_uci(a_after, m));
+  Match match{MatchConfig{}, Game(a0), Game(Position::start(Variant::Bughouse))};
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  take(match.on_sensor(0, {0, BoardSnapshot{a0.board()}}));
+  take(match.on_sensor(1, {0, BoardSnapshot{Position::start(Variant::Bughouse).board()}}));
+  take(match.on_sensor(0, {10, clock(ClockSide::Right)}));
+  take(match.on_sensor(1, {10, clock(ClockSide::Left)}));
+  take(match.on_sensor(0, {1'000, DeviceLink{false}}));
+  take(match.on_sensor(0, {20'000, DeviceLink{true}}));
+  take(match.on_sensor(0, {20'000, BoardSnapshot{a_after.board()}}));
+  take(match.on_sensor(0, {20'010, clock(ClockSide::Left, 5 * MIN - 6'000, 5 * MIN - 9'000)}));
+  take(match.advance(25'000));
+  auto missed = of_type<AlertEvent>(out, "A");
+  ASSERT_EQ(missed.size(), 1u);
+  ASSERT_EQ(missed[0].code, "moves-missed");
+  ASSERT_TRUE(match.board(0).missed_gap());
+  ASSERT_EQ(match.board(0).missed_gap()->candidates.size(), 2u);
+  // The piece the story the game went on from spent on b4: Black drops that one later.
+  const PieceType spent = match.reserve(0, BLACK, KNIGHT) == 0 ? KNIGHT : PAWN;
+  const PieceType kept = spent == KNIGHT ? PAWN : KNIGHT;
+  EXPECT_EQ(match.reserve(1, BLACK, spent), 1) << "B's Black got what Bxb4 took in that story";
+
+  out.clear();
+  take(match.on_sensor(0, {30'000, PieceLifted{parse_square("e1")}}));
+  take(match.on_sensor(0, {30'200, PiecePlaced{parse_square("f1"), W_KING}}));
+  take(match.on_sensor(0, {30'600, clock(ClockSide::Right, 5 * MIN - 7'000, 5 * MIN - 9'000)}));
+  take(match.on_sensor(0, {33'000, PiecePlaced{parse_square("g4"), make_piece(BLACK, spent)}}));
+  take(match.on_sensor(0, {33'600, clock(ClockSide::Left, 5 * MIN - 7'000, 5 * MIN - 11'000)}));
+  take(match.advance(40'000));
+  for (const auto& al : of_type<AlertEvent>(out)) ADD_FAILURE() << al.code << ": " << al.detail;
+  auto moves = of_type<MoveEvent>(out, "A");
+  ASSERT_EQ(moves.size(), 2u);
+  EXPECT_EQ(moves[1].uci, std::string(1, char(std::toupper(piece_char(make_piece(WHITE, spent))))) + "@g4");
+  // The game's story is now the one that dropped the other piece on b4; still missed, not told as fact.
+  const auto& story = match.board(0).missed_gap()->candidates.front();
+  EXPECT_EQ(story.front().drop_type(), kept);
+  EXPECT_TRUE(match.board(0).game().plies()[0].missed);
+  // B's Black holds what Bxb4 took in that story, not what the first story said.
+  EXPECT_EQ(match.reserve(1, BLACK, kept), 1);
+  EXPECT_EQ(match.reserve(1, BLACK, spent), 0);
+  EXPECT_EQ(match.reserve(1, WHITE, BISHOP), 1);
+}
+
 }  // namespace
 }  // namespace eboard::rules
