@@ -872,6 +872,9 @@ http::Response Service::load_pairings(const json& body) {
 json Service::status() const {
   json boards = json::array();
   for (const auto& b : boards_) boards.push_back(b->status());
+  // Other hosts' boards (an aggregator), after the local ones (add_control_status counts on that order).
+  if (hall_)
+    for (const auto& [id, rb] : hall_->remote_boards()) boards.push_back(rb->board_status());
   json failed = json::object();
   for (const auto& [id, why] : failed_) failed[id] = why;
   json matches = json::array();

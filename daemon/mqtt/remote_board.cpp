@@ -140,4 +140,50 @@ json RemoteBoard::status() const {
           {"problems", problems_}};
 }
 
+json RemoteBoard::board_status() const {
+  json tags = json::object();
+  for (const auto& t : tags_) tags[t.name] = t.value;
+  const auto& o = game_.outcome();
+  json game{{"number", game_number_},
+            {"started", started_ms_},
+            {"ply", game_.ply_count()},
+            {"published_ply", game_.ply_count()},
+            {"fen", game_.position().fen()},
+            {"result", o ? rules::result_string(o->result) : "*"},
+            {"tags", tags}};
+  if (o) game["reason"] = o->reason;
+  if (game_.ply_count() > 0)
+    game["last_move"] = rules::to_uci(game_.position_at(game_.ply_count() - 1), game_.plies().back().move);
+  if (rules::ClockTimes c = game_.clock_at(game_.ply_count()); c.known())
+    game["clock"] = {{"white", c.white_ms}, {"black", c.black_ms}};
+  // The host tells its open alerts only (acknowledging is done there, through a command).
+  // Taken as they came over the wire: a field of the wrong type is left out, never thrown on.
+  auto field = [](const json& a, const char* name, const json& none) {
+    return a.contains(name) && a[name].type() == none.type() ? a[name] : none;
+  };
+  json alerts = json::array();
+  if (alerts_.is_array())
+    for (const auto& a : alerts_)
+      if (a.is_object())
+        alerts.push_back({{"number", alerts.size() + 1},
+                          {"code", field(a, "code", "")},
+                          {"ply", a.contains("ply") && a["ply"].is_number_integer() ? a["ply"] : json(0)},
+                          {"detail", field(a, "detail", "")},
+                          {"acknowledged", false}});
+  const bool up = online();
+  json j{{"id", id_},
+         {"device", "mqtt:" + host_},
+         {"link", up ? "online" : "offline"},
+         {"game", game},
+         {"control",
+          {{"alerts", alerts},
+           {"unacknowledged_alerts", alerts.size()},
+           {"adjourned", nullptr},
+           {"missed_gap", nullptr}}},
+         {"link_state", {{"state", up ? "online" : "offline"}}},
+         {"remote", {{"host", host_}, {"board", board_}, {"host_online", host_online_}}}};
+  if (link_.is_object() && link_.contains("since")) j["link_state"]["since"] = link_["since"];
+  return j;
+}
+
 }  // namespace eboard::mqtt

@@ -66,6 +66,9 @@ class RemoteBoard {
   // stand): the PGN stops there.
   const std::vector<std::string>& problems() const { return problems_; }
   nlohmann::json status() const;
+  // The board as /status lists a local one (id, device, link, game, control, link_state), so that what
+  // reads /status (the operator's page) shows it beside them; "remote" says where it is.
+  nlohmann::json board_status() const;
 
  private:
   void begin_game(int number, std::int64_t t_ms);

@@ -309,3 +309,29 @@ TEST(RemoteBoard, ThePublicGameLeavesOutWhatCameAfterTheCutoff) {
   ASSERT_EQ(rb.earlier().size(), 1u);
   EXPECT_EQ(rb.earlier()[0].ended_ms, 4000);
 }
+
+TEST(RemoteBoard, ItsStatusLooksLikeALocalBoardsAndBadStatesDoNotThrow) {
+  RemoteBoard rb("h2", "B");
+  ASSERT_TRUE(rb.take(envelope(10, move_line(1, "e2e4"))));
+  rb.take_state(json{{"game", 1},
+                     {"tags", {{"White", "Ana"}}},
+                     {"link", {{"online", false}, {"since", 5}}},
+                     {"alerts", json::array({{{"code", "clock-without-move"}, {"ply", 1}, {"detail", "x"}},
+                                             {{"code", 7}, {"ply", "two"}},
+                                             "not an alert"})}});
+  json s = rb.board_status();
+  EXPECT_EQ(s["id"], "h2:B");
+  EXPECT_EQ(s["game"]["ply"], 1);
+  EXPECT_EQ(s["game"]["last_move"], "e2e4");
+  EXPECT_EQ(s["game"]["tags"]["White"], "Ana");
+  EXPECT_EQ(s["link_state"]["state"], "offline");  // the host told its link is down
+  ASSERT_EQ(s["control"]["alerts"].size(), 2u);
+  EXPECT_EQ(s["control"]["alerts"][0]["code"], "clock-without-move");
+  EXPECT_EQ(s["control"]["alerts"][1]["code"], "");  // a code of the wrong type left out
+  EXPECT_EQ(s["control"]["unacknowledged_alerts"], 2);
+  rb.take_state(json{{"game", 1}, {"link", {{"online", true}}}});
+  rb.set_host_online(false);
+  EXPECT_EQ(rb.board_status()["link_state"]["state"], "offline");  // its host is gone
+  rb.set_host_online(true);
+  EXPECT_EQ(rb.board_status()["link_state"]["state"], "online");
+}

@@ -17,7 +17,9 @@ is restarted. Then the aggregator is killed with kill -9 and restarted. Then:
   the same command from the untrusted aggregator is refused by the host (403) and changes nothing;
 - the second aggregator's delayed /games.pgn, public /ws and lichess pushes hold every remote board and never
   a move younger than the delay (the moves' times from its live /ws), and catch up with the live games; its
-  LiveChess API lists every remote board and feeds one board's moves.
+  LiveChess API lists every remote board and feeds one board's moves;
+- the aggregator's operator page (headless Chromium, when installed) shows every remote board's card with
+  the position of /status, drawn, and follows a board's moves live.
 
 Usage: mqtt_hall_test.py EBOARDD CORPUS_DIR. Skipped (77) without mosquitto, mosquitto_passwd or the corpus.
 """
@@ -35,8 +37,9 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from eboardctl_proc import (SKIP, Harness, TestFailure, WebSocket, http_get, parse_pgn, strip_san,  # noqa: E402
-                            wait_until)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from eboardctl_proc import (SKIP, Harness, TestFailure, WebSocket, browser_or_skip, http_get,  # noqa: E402
+                            parse_pgn, strip_san, wait_until)
 
 TOKEN = "hall-test-token-1"
 HOSTS = ["h1", "h2", "h3"]
@@ -335,6 +338,44 @@ def check_public_side(h, agg, pub, times, public_ws, standin, remote):
     lc.close()
 
 
+def check_operator_page(h, agg, remote):
+    """The operator's page of the aggregator lists the remote boards and shows them live."""
+    chromium, _ = browser_or_skip()
+    if not chromium:
+        print("operator page: not checked (no chromium)", flush=True)
+        return
+    from web_page_test import HALL_JS, placement, same_position, start_chromium
+    _, cdp = start_chromium(h, chromium)
+    cdp.call("Page.navigate", url=f"http://127.0.0.1:{agg.port}/")
+
+    def fens():
+        return {b["id"]: b["game"]["fen"] for b in agg.status()["boards"]}
+    problems = ["never looked"]
+
+    def hall_as_status():
+        nonlocal problems
+        before, hall, after = fens(), cdp.js(HALL_JS) or {}, fens()
+        problems = []
+        for bid in remote:
+            card = hall.get(bid)
+            if not card:
+                problems.append(f"{bid}: no card")
+            elif same_position(card["fen"], (before.get(bid), after.get(bid))) is None:
+                problems.append(f"{bid}: page {card['fen']!r}, /status {after.get(bid)!r}")
+            elif card["pieces"] != placement(card["fen"]):
+                problems.append(f"{bid}: drawn {card['pieces']}, not {card['fen']}")
+        return hall if not problems else None
+    try:
+        first = wait_until(hall_as_status, 20, "the page's hall to show every remote board as /status")
+        # Live: the page follows the moves (from /ws) and keeps agreeing with /status.
+        wait_until(lambda: (hall_as_status() or {}).get("h1:A", {}).get("fen") not in (None, first["h1:A"]["fen"]),
+                   20, "the page to show h1:A's next move")
+    except TestFailure as e:
+        h.check(False, f"{e}: {problems}")
+    else:
+        print(f"operator page: {len(remote)} remote boards shown as /status has them, h1:A followed live", flush=True)
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
@@ -515,6 +556,7 @@ def main():
                 "the refused command changed the host's tags")
         h.check(hosts["h1"].status()["mqtt"]["commands_refused"] == 1, "h1 counts one refused command")
         check_public_side(h, agg, intruder, times, public_ws, standin, remote)
+        check_operator_page(h, agg, remote)
         ws.close()
         ws2.close()
         print(f"mqtt_hall_test: {'FAIL' if h.failures else 'ok'} in {h.elapsed():.0f} s", flush=True)
