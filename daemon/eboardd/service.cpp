@@ -356,6 +356,14 @@ tl::expected<void, std::string> Service::start() {
   if (config_.mqtt.enabled) {
     hall_ = std::make_unique<Hall>(io_, config_, *this);
     if (auto ok = hall_->start(); !ok) return tl::unexpected(ok.error());
+    if (delay_) {
+      // As for the local boards above: what the aggregator kept of the remote boards and the public has
+      // not seen yet goes out when due.
+      const std::int64_t cutoff = delay_->cutoff();
+      for (const auto& [id, rb] : hall_->remote_boards())
+        for (const auto& line : rb->lines())
+          if (auto t = event_time_of(line); t && *t > cutoff) delay_->push(id, *t, line);
+    }
   }
   std::string where = ep->address().is_v6()
                           ? "[" + ep->address().to_string() + "]:" + std::to_string(ep->port())

@@ -183,6 +183,10 @@ json RemoteBoard::board_status() const {
          {"link_state", {{"state", up ? "online" : "offline"}}},
          {"remote", {{"host", host_}, {"board", board_}, {"host_online", host_online_}}}};
   if (link_.is_object() && link_.contains("since")) j["link_state"]["since"] = link_["since"];
+  if (!host_online_)
+    j["link_state"]["reason"] = "host " + host_ + " is offline";
+  else if (link_.is_object() && link_.contains("reason") && link_["reason"].is_string())
+    j["link_state"]["reason"] = link_["reason"];
   return j;
 }
 
