@@ -317,6 +317,7 @@ void Hall::on_message(const std::string& topic, std::string_view payload) {
                                 ? env->event["t"].get<std::int64_t>()
                                 : 0;
   service_.publish(rb.id(), t_ms, rb.lines().back());
+  service_.livechess_changed();
 }
 
 mqtt::RemoteBoard& Hall::remote_board(const std::string& host, const std::string& board) {
@@ -441,28 +442,35 @@ http::Response Hall::send_command(const std::string& id, const std::string& acti
                        {{"command", c.id}, {"host", it->second->host()}, {"board", c.board}, {"sent", true}});
 }
 
-std::string Hall::games_pgn(const rules::PgnTags& defaults) const {
+namespace {
+
+std::string remote_game_pgn(const mqtt::RemoteBoard& rb, const rules::PgnTags& defaults,
+                            std::optional<std::int64_t> cutoff) {
+  if (!cutoff)
+    return outputs::game_pgn(
+        {rb.id(), &rb.game(), rb.tags(), rb.started_ms(), rb.game_number(), defaults, "", ""});
+  const rules::Game seen = rb.public_game(*cutoff);
+  return outputs::game_pgn({rb.id(), &seen, rb.tags(), rb.started_ms(), rb.game_number(), defaults, "", ""});
+}
+
+}  // namespace
+
+std::string Hall::games_pgn(const rules::PgnTags& defaults, std::optional<std::int64_t> cutoff) const {
   std::string out;
   for (const auto& [id, rb] : remote_) {
     for (const auto& e : rb->earlier())
-      out += outputs::game_pgn({id, &e.game, e.tags, e.started_ms, e.number, defaults, "", ""});
-    out += outputs::game_pgn(
-        {id, &rb->game(), rb->tags(), rb->started_ms(), rb->game_number(), defaults, "", ""});
+      if (!cutoff || e.ended_ms <= *cutoff)  // the game's end is public
+        out += outputs::game_pgn({id, &e.game, e.tags, e.started_ms, e.number, defaults, "", ""});
+    out += remote_game_pgn(*rb, defaults, cutoff);
   }
   return out;
 }
 
-std::optional<std::string> Hall::board_pgn(const std::string& id, const rules::PgnTags& defaults) const {
+std::optional<std::string> Hall::board_pgn(const std::string& id, const rules::PgnTags& defaults,
+                                           std::optional<std::int64_t> cutoff) const {
   auto it = remote_.find(id);
   if (it == remote_.end()) return std::nullopt;
-  const auto& rb = *it->second;
-  return outputs::game_pgn({id, &rb.game(), rb.tags(), rb.started_ms(), rb.game_number(), defaults, "", ""});
-}
-
-std::vector<std::string> Hall::snapshot() const {
-  std::vector<std::string> lines;
-  for (const auto& [id, rb] : remote_) lines.insert(lines.end(), rb->lines().begin(), rb->lines().end());
-  return lines;
+  return remote_game_pgn(*it->second, defaults, cutoff);
 }
 
 json Hall::status() const {

@@ -47,10 +47,13 @@ class Hall {
   void changed(const std::string& board);
 
   // Aggregating: the other hosts' boards.
+  // The outputs (PGN, /ws, LiveChess, the delay, the lichess push) serve these beside the local boards.
+  // With a cutoff (Unix ms; the broadcast delay), the games as the public may see them then.
   bool is_remote(const std::string& id) const { return remote_.count(id) > 0; }
-  std::string games_pgn(const rules::PgnTags& defaults) const;
-  std::optional<std::string> board_pgn(const std::string& id, const rules::PgnTags& defaults) const;
-  std::vector<std::string> snapshot() const;
+  const std::map<std::string, std::unique_ptr<mqtt::RemoteBoard>>& remote_boards() const { return remote_; }
+  std::string games_pgn(const rules::PgnTags& defaults, std::optional<std::int64_t> cutoff = {}) const;
+  std::optional<std::string> board_pgn(const std::string& id, const rules::PgnTags& defaults,
+                                       std::optional<std::int64_t> cutoff = {}) const;
   // POST /control/<host:board>/<action> on the aggregator: sent to the board's host (202), the answer
   // shown in /status (mqtt.commands) when it comes.
   http::Response send_command(const std::string& id, const std::string& action, const nlohmann::json& body);

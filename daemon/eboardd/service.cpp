@@ -356,6 +356,14 @@ tl::expected<void, std::string> Service::start() {
   if (config_.mqtt.enabled) {
     hall_ = std::make_unique<Hall>(io_, config_, *this);
     if (auto ok = hall_->start(); !ok) return tl::unexpected(ok.error());
+    if (delay_) {
+      // As for the local boards above: what the aggregator kept of the remote boards and the public has
+      // not seen yet goes out when due.
+      const std::int64_t cutoff = delay_->cutoff();
+      for (const auto& [id, rb] : hall_->remote_boards())
+        for (const auto& line : rb->lines())
+          if (auto t = event_time_of(line); t && *t > cutoff) delay_->push(id, *t, line);
+    }
   }
   std::string where = ep->address().is_v6()
                           ? "[" + ep->address().to_string() + "]:" + std::to_string(ep->port())
@@ -745,9 +753,12 @@ std::vector<std::string> Service::snapshot(bool delayed) const {
       if (!delayed || !delay_ || delay_->is_public(b->id(), event_time_of(line).value_or(0)))
         lines.push_back(std::move(line));
   }
-  // Other hosts' boards (an aggregator): their events as they came, without the delay's files behind them.
-  if (hall_ && !(delayed && delay_))
-    for (auto& line : hall_->snapshot()) lines.push_back(std::move(line));
+  // Other hosts' boards (an aggregator): their events went through the same delay line as the local ones.
+  if (hall_)
+    for (const auto& [id, rb] : hall_->remote_boards())
+      for (const auto& line : rb->lines())
+        if (!delayed || !delay_ || delay_->is_public(id, event_time_of(line).value_or(0)))
+          lines.push_back(line);
   return lines;
 }
 
@@ -767,8 +778,10 @@ std::string Service::games_pgn(bool delayed) const {
     if (earlier && current.game->ply_count() == 0 && !current.game->outcome()) continue;  // set up again
     out += outputs::game_pgn(current);
   }
-  // Other hosts' boards (an aggregator): live only, so never where the delay holds the games back.
-  if (hall_ && !(delayed && delay_)) out += hall_->games_pgn(default_tags());
+  // Other hosts' boards (an aggregator), behind the same delay.
+  if (hall_)
+    out += hall_->games_pgn(default_tags(),
+                            delayed && delay_ ? std::optional<std::int64_t>(delay_->cutoff()) : std::nullopt);
   return out;
 }
 
@@ -867,6 +880,9 @@ http::Response Service::load_pairings(const json& body) {
 json Service::status() const {
   json boards = json::array();
   for (const auto& b : boards_) boards.push_back(b->status());
+  // Other hosts' boards (an aggregator), after the local ones (add_control_status counts on that order).
+  if (hall_)
+    for (const auto& [id, rb] : hall_->remote_boards()) boards.push_back(rb->board_status());
   json failed = json::object();
   for (const auto& [id, why] : failed_) failed[id] = why;
   json matches = json::array();
@@ -1294,8 +1310,8 @@ std::optional<http::Response> Service::game_output(const http::Request& r, bool 
   if (parts.size() == 2 && parts[0] == "boards" && parts[1].size() > 4 &&
       parts[1].compare(parts[1].size() - 4, 4, ".pgn") == 0) {
     BoardRuntime* b = board(parts[1].substr(0, parts[1].size() - 4));
-    if (!b && hall_ && !cutoff)
-      if (auto pgn = hall_->board_pgn(parts[1].substr(0, parts[1].size() - 4), default_tags())) {
+    if (!b && hall_)
+      if (auto pgn = hall_->board_pgn(parts[1].substr(0, parts[1].size() - 4), default_tags(), cutoff)) {
         http::Response res = http::Response::text(200, *pgn);
         res.content_type = "application/x-chess-pgn; charset=utf-8";
         return res;
@@ -1417,23 +1433,38 @@ livechess::BoardView Service::livechess_view(const BoardRuntime& b) const {
   v.device = b.options().device;
   // A board with a link (serial) is ACTIVE while it answers; one without (the demo) always is.
   v.online = b.link_state() ? b.link_state()->online : true;
-  const rules::Game& g = b.published_game();
+  livechess_game_view(b.ledger().game_number(), b.published_game(), v);
+  return v;
+}
+
+livechess::BoardView Service::livechess_view(const mqtt::RemoteBoard& rb) const {
+  livechess::BoardView v;
+  v.board_id = rb.id();
+  v.serialnr = rb.id();  // its host's serial number is not in the hall; the id is unique there
+  v.device = "mqtt:" + rb.host();
+  v.online = rb.online();
+  livechess_game_view(rb.game_number(), rb.game(), v);
+  return v;
+}
+
+void Service::livechess_game_view(int game_number, const rules::Game& g, livechess::BoardView& v) const {
   // The game's part is made again only when the game changed: the feeds are compared once a second, and
   // a SAN list costs a move generation per ply.
-  LiveChessGameStamp stamp{b.ledger().game_number(),
+  LiveChessGameStamp stamp{game_number,
                            g.start().key(),
                            g.ply_count(),
                            g.ply_count() > 0 ? g.plies().back().key : 0,
                            g.record_since(),
                            g.outcome().has_value(),
                            g.clock_at(g.ply_count())};
-  if (auto it = livechess_games_.find(b.id()); it != livechess_games_.end() && it->second.first == stamp) {
+  if (auto it = livechess_games_.find(v.board_id);
+      it != livechess_games_.end() && it->second.first == stamp) {
     const livechess::BoardView& cached = it->second.second;
     v.board = cached.board;
     v.start = cached.start;
     v.san = cached.san;
     v.clock = cached.clock;
-    return v;
+    return;
   }
   const std::string fen = g.position().fen();
   v.board = fen.substr(0, fen.find_first_of(" ["));
@@ -1457,15 +1488,18 @@ livechess::BoardView Service::livechess_view(const BoardRuntime& b) const {
     cv.time_ms = g.ply_count() > 0 ? g.plies().back().time_ms : 0;
     v.clock = cv;
   }
-  livechess_games_[b.id()] = {stamp, v};
-  return v;
+  livechess_games_[v.board_id] = {stamp, v};
 }
 
 std::vector<livechess::BoardView> Service::livechess_boards() const {
   std::vector<livechess::BoardView> out;
   for (const auto& b : boards_) out.push_back(livechess_view(*b));
+  // Other hosts' boards (an aggregator): watched like the local ones; a setup stays with their host.
+  if (hall_)
+    for (const auto& [id, rb] : hall_->remote_boards()) out.push_back(livechess_view(*rb));
   std::erase_if(livechess_games_, [this](const auto& kv) {
-    return std::none_of(boards_.begin(), boards_.end(), [&](const auto& b) { return b->id() == kv.first; });
+    return std::none_of(boards_.begin(), boards_.end(), [&](const auto& b) { return b->id() == kv.first; }) &&
+           !(hall_ && hall_->is_remote(kv.first));
   });
   return out;
 }
@@ -1473,6 +1507,8 @@ std::vector<livechess::BoardView> Service::livechess_boards() const {
 tl::expected<void, std::string> Service::livechess_setup(const std::string& board_id,
                                                          const std::string& fen) {
   BoardRuntime* b = board(board_id);
+  if (!b && hall_ && hall_->is_remote(board_id))
+    return tl::unexpected("board " + board_id + " is on another host: set it up there");
   if (!b) return tl::unexpected("no board " + board_id);
   if (b->options().match_member)
     return tl::unexpected("board " + board_id + " plays in a bughouse match: a position cannot be set up");

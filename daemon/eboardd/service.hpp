@@ -209,6 +209,9 @@ class Service {
   // reads.
   std::vector<livechess::BoardView> livechess_boards() const;
   livechess::BoardView livechess_view(const BoardRuntime& b) const;
+  livechess::BoardView livechess_view(const mqtt::RemoteBoard& rb) const;
+  // The game's part of a view (board, start, san, clock), kept per board id until the game changes.
+  void livechess_game_view(int game_number, const rules::Game& g, livechess::BoardView& v) const;
   // The serial number LiveChess clients know the board by: its USB serial number when the daemon knows
   // one (configured, discovered or read from the port), else its id.
   std::string livechess_serial(const BoardRuntime& b) const;

@@ -19,7 +19,7 @@ RemoteBoard::RemoteBoard(std::string host, std::string board)
 void RemoteBoard::begin_game(int number, std::int64_t t_ms) {
   if (game_.ply_count() > 0 || game_.outcome()) {
     if (earlier_.size() >= 64) earlier_.erase(earlier_.begin());
-    earlier_.push_back({game_, tags_, started_ms_, game_number_});
+    earlier_.push_back({game_, tags_, started_ms_, game_number_, last_event_ms_});
   }
   rules::Position start = rules::Position::start();
   if (number == start_fen_game_ && !start_fen_.empty())
@@ -27,6 +27,7 @@ void RemoteBoard::begin_game(int number, std::int64_t t_ms) {
   game_ = rules::Game(start);
   game_number_ = number;
   started_ms_ = t_ms;
+  result_ms_ = 0;
   lines_.clear();
   problems_.clear();
 }
@@ -54,7 +55,18 @@ bool RemoteBoard::take(const Envelope& e) {
         problems_.push_back("ply " + std::to_string(ply) + " " + uci + ": after a hole");
       // A move already in the game (a recovered one told again) changes nothing.
     } else if (ev.value("illegal", false)) {
-      problems_.push_back("ply " + std::to_string(ply) + " " + uci + ": an illegal move that stood");
+      // The host let it stand (FIDE A.4.2): the game goes on from the position it left, which the record
+      // shows as a new segment (SetUp/FEN), as the host's own PGN does.
+      const rules::Square from = uci.size() >= 4 ? rules::parse_square(uci.substr(0, 2)) : rules::SQ_NONE;
+      const rules::Square to = uci.size() >= 4 ? rules::parse_square(uci.substr(2, 2)) : rules::SQ_NONE;
+      tl::expected<rules::Position, std::string> after = tl::unexpected(std::string("not a move"));
+      if (from != rules::SQ_NONE && to != rules::SQ_NONE)
+        after = game_.position().after_illegal_move(from, to);
+      if (after)
+        game_.play_illegal(rules::Move::make(from, to), std::move(*after), journal::event_clock(ev), t);
+      else
+        problems_.push_back("ply " + std::to_string(ply) + " " + uci + ": an illegal move that stood, " +
+                            after.error());
     } else if (auto m = rules::parse_uci(game_.position(), uci)) {
       game_.play(*m, journal::event_clock(ev), t);
       if (ev.value("recovered", false)) game_.mark_last(true, false);
@@ -63,9 +75,23 @@ bool RemoteBoard::take(const Envelope& e) {
     }
   } else if (type == "result") {
     game_.set_outcome(rules::Outcome{journal::parse_result(ev.value("result", "*")), ev.value("reason", "")});
+    result_ms_ = t;
   }
+  if (type == "move" || type == "result") last_event_ms_ = std::max(last_event_ms_, t);
   lines_.push_back(served_line(e));
   return true;
+}
+
+rules::Game RemoteBoard::public_game(std::int64_t cutoff) const {
+  rules::Game g = game_;
+  const auto& plies = game_.plies();
+  int hidden = 0;
+  while (hidden < int(plies.size()) && plies[plies.size() - 1 - std::size_t(hidden)].time_ms > cutoff)
+    ++hidden;
+  if (hidden == 0 && !(game_.outcome() && result_ms_ > cutoff)) return g;
+  for (int i = 0; i < hidden; ++i) g.undo();
+  g.clear_outcome();
+  return g;
 }
 
 std::string RemoteBoard::served_line(const Envelope& e) const {
@@ -112,6 +138,56 @@ json RemoteBoard::status() const {
           {"events", taken_},
           {"duplicates_dropped", duplicates_},
           {"problems", problems_}};
+}
+
+json RemoteBoard::board_status() const {
+  json tags = json::object();
+  for (const auto& t : tags_) tags[t.name] = t.value;
+  const auto& o = game_.outcome();
+  json game{{"number", game_number_},
+            {"started", started_ms_},
+            {"ply", game_.ply_count()},
+            {"published_ply", game_.ply_count()},
+            {"fen", game_.position().fen()},
+            {"result", o ? rules::result_string(o->result) : "*"},
+            {"tags", tags}};
+  if (o) game["reason"] = o->reason;
+  if (game_.ply_count() > 0)
+    game["last_move"] = rules::to_uci(game_.position_at(game_.ply_count() - 1), game_.plies().back().move);
+  if (rules::ClockTimes c = game_.clock_at(game_.ply_count()); c.known())
+    game["clock"] = {{"white", c.white_ms}, {"black", c.black_ms}};
+  // The host tells its open alerts only (acknowledging is done there, through a command).
+  // Taken as they came over the wire: a field of the wrong type is left out, never thrown on.
+  auto field = [](const json& a, const char* name, const json& none) {
+    return a.contains(name) && a[name].type() == none.type() ? a[name] : none;
+  };
+  json alerts = json::array();
+  if (alerts_.is_array())
+    for (const auto& a : alerts_)
+      if (a.is_object())
+        alerts.push_back({{"number", alerts.size() + 1},
+                          {"code", field(a, "code", "")},
+                          {"ply", a.contains("ply") && a["ply"].is_number_integer() ? a["ply"] : json(0)},
+                          {"detail", field(a, "detail", "")},
+                          {"acknowledged", false}});
+  const bool up = online();
+  json j{{"id", id_},
+         {"device", "mqtt:" + host_},
+         {"link", up ? "online" : "offline"},
+         {"game", game},
+         {"control",
+          {{"alerts", alerts},
+           {"unacknowledged_alerts", alerts.size()},
+           {"adjourned", nullptr},
+           {"missed_gap", nullptr}}},
+         {"link_state", {{"state", up ? "online" : "offline"}}},
+         {"remote", {{"host", host_}, {"board", board_}, {"host_online", host_online_}}}};
+  if (link_.is_object() && link_.contains("since")) j["link_state"]["since"] = link_["since"];
+  if (!host_online_)
+    j["link_state"]["reason"] = "host " + host_ + " is offline";
+  else if (link_.is_object() && link_.contains("reason") && link_["reason"].is_string())
+    j["link_state"]["reason"] = link_["reason"];
+  return j;
 }
 
 }  // namespace eboard::mqtt

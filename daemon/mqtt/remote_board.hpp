@@ -32,6 +32,10 @@ class RemoteBoard {
   // The host's retained state for the board: tags, start position, link, open alerts.
   void take_state(const nlohmann::json& state);
   void set_host_online(bool online) { host_online_ = online; }
+  // Whether the board answers: its host is online and, when the host told its link, the link is up.
+  bool online() const {
+    return host_online_ && !(link_.is_object() && link_.contains("online") && link_["online"] == false);
+  }
 
   // The event as the aggregator serves it: the §3 event with the board's aggregator id, and where it came
   // from ("host", "journal", "seq": its id, so that a reader can check order and duplicates).
@@ -43,9 +47,13 @@ class RemoteBoard {
     rules::PgnTags tags;
     std::int64_t started_ms = 0;
     int number = 0;
+    std::int64_t ended_ms = 0;  // its last event's time: the broadcast delay lets it out after that
   };
   const std::vector<Earlier>& earlier() const { return earlier_; }
   const rules::Game& game() const { return game_; }
+  // The current game as the public may see it at `cutoff` (Unix ms; the broadcast delay): without the
+  // moves made after it, and without a result told after it.
+  rules::Game public_game(std::int64_t cutoff) const;
   int game_number() const { return game_number_; }
   std::int64_t started_ms() const { return started_ms_; }
   const rules::PgnTags& tags() const { return tags_; }
@@ -54,9 +62,13 @@ class RemoteBoard {
   const std::vector<std::string>& lines() const { return lines_; }
   std::uint64_t taken() const { return taken_; }
   std::uint64_t duplicates() const { return duplicates_; }
-  // Moves that could not be applied (an illegal move that stood, a move after a hole): the PGN stops there.
+  // Moves that could not be applied (a move after a hole, an illegal move the host could not have let
+  // stand): the PGN stops there.
   const std::vector<std::string>& problems() const { return problems_; }
   nlohmann::json status() const;
+  // The board as /status lists a local one (id, device, link, game, control, link_state), so that what
+  // reads /status (the operator's page) shows it beside them; "remote" says where it is.
+  nlohmann::json board_status() const;
 
  private:
   void begin_game(int number, std::int64_t t_ms);
@@ -66,6 +78,8 @@ class RemoteBoard {
   rules::Game game_;
   int game_number_ = 0;
   std::int64_t started_ms_ = 0;
+  std::int64_t result_ms_ = 0;  // when the current game's result was told (0: none)
+  std::int64_t last_event_ms_ = 0;
   std::string start_fen_;  // of the state's game, when it said one
   int start_fen_game_ = 0;
   rules::PgnTags tags_;

@@ -255,3 +255,83 @@ TEST(RemoteBoard, AHoleStopsTheRecordAndSaysSo) {
   rb.take_state(json("not an object"));
   rb.take_state(json{{"tags", 5}, {"start_fen", 7}});
 }
+
+TEST(RemoteBoard, AnIllegalMoveThatStoodGoesOnFromWhereItLeftThePieces) {
+  RemoteBoard rb("h1", "A");
+  ASSERT_TRUE(rb.take(envelope(10, move_line(1, "e2e4"))));
+  ASSERT_TRUE(rb.take(envelope(20, move_line(2, "e7e5"))));
+  // A knight from g1 to g3 (no rule allows it); black played on without claiming (FIDE A.4.2).
+  json illegal = json::parse(move_line(3, "g1g3"));
+  illegal["illegal"] = true;
+  ASSERT_TRUE(rb.take(envelope(30, illegal.dump())));
+  ASSERT_TRUE(rb.take(envelope(40, move_line(4, "b8c6"))));
+  ASSERT_TRUE(rb.take(envelope(50, move_line(5, "g3f5"))));  // a knight's move from where it stood
+  EXPECT_TRUE(rb.problems().empty()) << rb.problems().front();
+  EXPECT_EQ(rb.game().ply_count(), 5);
+  std::string pgn =
+      outputs::game_pgn({rb.id(), &rb.game(), rb.tags(), rb.started_ms(), rb.game_number(), {}, "", ""});
+  // The record goes on past the illegal move: a new segment from the position it left.
+  EXPECT_NE(pgn.find("[SetUp \"1\"]"), std::string::npos) << pgn;
+  EXPECT_NE(pgn.find("Nf5"), std::string::npos) << pgn;
+
+  // One that cannot have stood (a square off the board, a king taken) is told, not played.
+  RemoteBoard bad("h1", "B");
+  json off = json::parse(move_line(1, "e2"));
+  off["illegal"] = true;
+  ASSERT_TRUE(bad.take(envelope(10, off.dump())));
+  json king = json::parse(move_line(1, "d1e8"));
+  king["illegal"] = true;
+  ASSERT_TRUE(bad.take(envelope(20, king.dump())));
+  EXPECT_EQ(bad.game().ply_count(), 0);
+  EXPECT_EQ(bad.problems().size(), 2u);
+}
+
+TEST(RemoteBoard, ThePublicGameLeavesOutWhatCameAfterTheCutoff) {
+  RemoteBoard rb("h1", "A");
+  ASSERT_TRUE(rb.take(envelope(10, move_line(1, "e2e4", 1000))));
+  ASSERT_TRUE(rb.take(envelope(20, move_line(2, "e7e5", 2000))));
+  ASSERT_TRUE(rb.take(envelope(30, move_line(3, "g1f3", 3000))));
+  ASSERT_TRUE(rb.take(envelope(
+      40, json{{"t", 4000}, {"board", "A"}, {"type", "result"}, {"result", "1-0"}, {"reason", "resignation"}}
+              .dump())));
+  EXPECT_EQ(rb.public_game(999).ply_count(), 0);
+  const auto two = rb.public_game(2500);
+  EXPECT_EQ(two.ply_count(), 2);
+  EXPECT_FALSE(two.outcome());
+  const auto moves_only = rb.public_game(3999);
+  EXPECT_EQ(moves_only.ply_count(), 3);
+  EXPECT_FALSE(moves_only.outcome());
+  const auto all = rb.public_game(4000);
+  EXPECT_EQ(all.ply_count(), 3);
+  EXPECT_TRUE(all.outcome());
+  // The next game's first move: the finished one is public from its last event's time on.
+  ASSERT_TRUE(rb.take(envelope(5, move_line(1, "d2d4", 9000), 200, 2)));
+  ASSERT_EQ(rb.earlier().size(), 1u);
+  EXPECT_EQ(rb.earlier()[0].ended_ms, 4000);
+}
+
+TEST(RemoteBoard, ItsStatusLooksLikeALocalBoardsAndBadStatesDoNotThrow) {
+  RemoteBoard rb("h2", "B");
+  ASSERT_TRUE(rb.take(envelope(10, move_line(1, "e2e4"))));
+  rb.take_state(json{{"game", 1},
+                     {"tags", {{"White", "Ana"}}},
+                     {"link", {{"online", false}, {"since", 5}}},
+                     {"alerts", json::array({{{"code", "clock-without-move"}, {"ply", 1}, {"detail", "x"}},
+                                             {{"code", 7}, {"ply", "two"}},
+                                             "not an alert"})}});
+  json s = rb.board_status();
+  EXPECT_EQ(s["id"], "h2:B");
+  EXPECT_EQ(s["game"]["ply"], 1);
+  EXPECT_EQ(s["game"]["last_move"], "e2e4");
+  EXPECT_EQ(s["game"]["tags"]["White"], "Ana");
+  EXPECT_EQ(s["link_state"]["state"], "offline");  // the host told its link is down
+  ASSERT_EQ(s["control"]["alerts"].size(), 2u);
+  EXPECT_EQ(s["control"]["alerts"][0]["code"], "clock-without-move");
+  EXPECT_EQ(s["control"]["alerts"][1]["code"], "");  // a code of the wrong type left out
+  EXPECT_EQ(s["control"]["unacknowledged_alerts"], 2);
+  rb.take_state(json{{"game", 1}, {"link", {{"online", true}}}});
+  rb.set_host_online(false);
+  EXPECT_EQ(rb.board_status()["link_state"]["state"], "offline");  // its host is gone
+  rb.set_host_online(true);
+  EXPECT_EQ(rb.board_status()["link_state"]["state"], "online");
+}
