@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+#include "daemon/journal/replay_check.hpp"
+
+#include <iterator>
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/core/event_json.hpp"
+#include "daemon/journal/recovery.hpp"
+
+namespace eboard::journal {
+
+void ReplayCheck::journaled(const std::string& json) {
+  ++journaled_;
+  if (pending_.empty()) {
+    ++mismatched_;
+    if (problems_.size() < max_problems_) problems_.push_back("journaled but not derived: " + json);
+    return;
+  }
+  std::string got = daemon::to_json_line(pending_.front());
+  pending_.pop_front();
+  if (got == json) {
+    ++matched_;
+    return;
+  }
+  ++mismatched_;
+  if (problems_.size() < max_problems_)
+    problems_.push_back("journaled " + json + " but replay derived " + got);
+}
+
+std::vector<rules::Event> ReplayCheck::unjournaled(bool trusted) {
+  std::vector<rules::Event> tail;
+  if (trusted)
+    tail.assign(std::make_move_iterator(pending_.begin()), std::make_move_iterator(pending_.end()));
+  pending_.clear();
+  return tail;
+}
+
+std::optional<PublishedEvent> read_published(std::string_view event_json) {
+  auto j = nlohmann::json::parse(event_json, nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  const std::string type = j.value("type", "");
+  if (type == "move") {
+    const int ply = j.value("ply", 0);
+    if (ply < 1) return std::nullopt;
+    return PublishedMove{ply, j.value("uci", ""), event_clock(j), j.value("t", std::int64_t{0})};
+  }
+  if (type == "result")
+    return PublishedResult{rules::Outcome{parse_result(j.value("result", "*")), j.value("reason", "")}};
+  if (type == "match-result")
+    return PublishedMatchResult{
+        rules::MatchResultEvent{parse_result(j.value("result", "*")), j.value("reason", "")}};
+  return std::nullopt;
+}
+
+}  // namespace eboard::journal
