@@ -96,51 +96,31 @@ Match rebuild_published(const MatchConfig& mc, const std::array<const JournalSca
   // yet.
   std::array<std::array<std::array<std::vector<std::size_t>, PIECE_TYPE_NB>, 2>, 2> borrowed{};
   std::vector<int> completed_by;
-  struct Next {
-    PublishedMove published;
-  };
   // The next move of board k, or none.
-  auto next_of = [&](int k) -> std::optional<Next> {
-    const Game& g = games[std::size_t(k)];
-    const Game& rg = replayed.board(k).game();
-    const int ply = g.ply_count() + 1;
-    const auto& moves = pub[std::size_t(k)].moves;
-    auto it = moves.find(ply);
-    Next n;
-    if (replay_agrees[std::size_t(k)] && ply <= rg.ply_count()) {
-      const PlyRecord& rp = rg.plies()[std::size_t(ply - 1)];
-      const std::string uci = to_uci(rg.position_at(ply - 1), rp.move);
-      if (it == moves.end() || uci == it->second.uci) {
-        // What was published wins (its time orders the boards' moves); the replay fills a hole.
-        n.published = it == moves.end() ? PublishedMove{ply, uci, rp.clock, rp.time_ms} : it->second;
-        return n;
-      }
-      replay_agrees[std::size_t(k)] = false;
-    }
-    if (it == moves.end()) return std::nullopt;
-    n.published = it->second;
-    return n;
+  auto next_of = [&](int k) -> std::optional<PublishedMove> {
+    auto next = next_published(pub[std::size_t(k)].moves, replayed.board(k).game(),
+                               games[std::size_t(k)].ply_count() + 1, replay_agrees[std::size_t(k)]);
+    if (!next) return std::nullopt;
+    return std::move(next->move);
   };
   for (;;) {
-    std::array<std::optional<Next>, 2> cand;
+    std::array<std::optional<PublishedMove>, 2> cand;
     for (int k = 0; k < 2; ++k)
       if (!done[std::size_t(k)]) cand[std::size_t(k)] = next_of(k);
     int k = -1;
     for (int i = 0; i < 2; ++i)
-      if (cand[std::size_t(i)] &&
-          (k < 0 || cand[std::size_t(i)]->published.t < cand[std::size_t(k)]->published.t))
-        k = i;
+      if (cand[std::size_t(i)] && (k < 0 || cand[std::size_t(i)]->t < cand[std::size_t(k)]->t)) k = i;
     if (k < 0) break;
     Game& g = games[std::size_t(k)];
-    const Next& n = *cand[std::size_t(k)];
-    auto mv = parse_uci(g.position(), n.published.uci);
-    if (!mv && n.published.uci.size() > 1 && n.published.uci[1] == '@') {
+    const PublishedMove& n = *cand[std::size_t(k)];
+    auto mv = parse_uci(g.position(), n.uci);
+    if (!mv && n.uci.size() > 1 && n.uci[1] == '@') {
       // A drop of a piece its capture had not handed over yet when the move was completed.
       const Color mover = g.position().side_to_move();
-      const PieceType t = piece_type_from_char(n.published.uci[0]);
+      const PieceType t = piece_type_from_char(n.uci[0]);
       if (t != NO_PIECE_TYPE) {
         g.add_to_pocket(mover, t, 1);
-        mv = parse_uci(g.position(), n.published.uci);
+        mv = parse_uci(g.position(), n.uci);
         if (mv)
           borrowed[std::size_t(k)][mover][t].push_back(completed_by.size());
         else
@@ -155,7 +135,7 @@ Match rebuild_published(const MatchConfig& mc, const std::array<const JournalSca
     Square victim = mv->kind() == Move::EN_PASSANT
                         ? Square(before.side_to_move() == WHITE ? mv->to() - 8 : mv->to() + 8)
                         : (before.is_capture(*mv) ? mv->to() : SQ_NONE);
-    g.play(*mv, n.published.clock, n.published.t);
+    g.play(*mv, n.clock, n.t);
     completed_by.push_back(k);
     if (victim != SQ_NONE) {
       const Color c = color_of(before.piece_on(victim));

@@ -56,29 +56,23 @@ class PublishedGame {
     Game g(start_);
     bool replay_agrees = replay.start().fen() == start_.fen();
     for (int ply = 1; ply <= last_ply(); ++ply) {
-      auto it = moves_.find(ply);
-      const bool in_replay = replay_agrees && ply <= replay.ply_count();
-      if (in_replay) {
-        const PlyRecord& rp = replay.plies()[std::size_t(ply - 1)];
-        if (it == moves_.end() || to_uci(g.position(), rp.move) == it->second.uci) {
-          // What was published wins (clock and time); the replay fills a hole.
-          const ClockTimes clock = it == moves_.end() ? rp.clock : it->second.clock;
-          const std::int64_t t = it == moves_.end() ? rp.time_ms : it->second.t;
-          if (rp.jump)
-            g.play_jump(replay.position_at(ply), t);
-          else if (rp.illegal)
-            g.play_illegal(rp.move, replay.position_at(ply), clock, t);
-          else
-            g.play(rp.move, clock, t);
-          g.mark_last(rp.recovered, rp.missed);
-          continue;
-        }
-        replay_agrees = false;
+      auto next = next_published(moves_, replay, ply, replay_agrees);
+      if (!next) break;
+      const PublishedMove& m = next->move;
+      if (const PlyRecord* rp = next->replayed) {
+        // The replay's record keeps what the published line does not say (a jump, an illegal move, a gap).
+        if (rp->jump)
+          g.play_jump(replay.position_at(ply), m.t);
+        else if (rp->illegal)
+          g.play_illegal(rp->move, replay.position_at(ply), m.clock, m.t);
+        else
+          g.play(rp->move, m.clock, m.t);
+        g.mark_last(rp->recovered, rp->missed);
+        continue;
       }
-      if (it == moves_.end()) break;
-      auto mv = parse_uci(g.position(), it->second.uci);
+      auto mv = parse_uci(g.position(), m.uci);
       if (!mv) break;
-      g.play(*mv, it->second.clock, it->second.t);
+      g.play(*mv, m.clock, m.t);
     }
     if (outcome_) g.set_outcome(*outcome_);
     return g;

@@ -8,6 +8,7 @@
 
 #include "daemon/core/event_json.hpp"
 #include "daemon/journal/recovery.hpp"
+#include "rules/notation.hpp"
 
 namespace eboard::journal {
 
@@ -52,6 +53,21 @@ std::optional<PublishedEvent> read_published(std::string_view event_json) {
     return PublishedMatchResult{
         rules::MatchResultEvent{parse_result(j.value("result", "*")), j.value("reason", "")}};
   return std::nullopt;
+}
+
+std::optional<NextPublished> next_published(const std::map<int, PublishedMove>& published,
+                                            const rules::Game& replay, int ply, bool& replay_agrees) {
+  auto it = published.find(ply);
+  if (replay_agrees && ply >= 1 && ply <= replay.ply_count()) {
+    const rules::PlyRecord& rp = replay.plies()[std::size_t(ply - 1)];
+    const std::string uci = rules::to_uci(replay.position_at(ply - 1), rp.move);
+    if (it == published.end()) return NextPublished{{ply, uci, rp.clock, rp.time_ms}, &rp};
+    // What was published wins (its clock and time); the replay only confirms it.
+    if (uci == it->second.uci) return NextPublished{it->second, &rp};
+    replay_agrees = false;
+  }
+  if (it == published.end()) return std::nullopt;
+  return NextPublished{it->second, nullptr};
 }
 
 }  // namespace eboard::journal

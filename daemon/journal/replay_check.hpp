@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "rules/events.hpp"
+#include "rules/game.hpp"
 
 namespace eboard::journal {
 
@@ -61,5 +63,16 @@ struct PublishedMatchResult {
 };
 using PublishedEvent = std::variant<PublishedMove, PublishedResult, PublishedMatchResult>;
 std::optional<PublishedEvent> read_published(std::string_view event_json);
+
+// One step of rebuilding a game as it was published (both recoveries do it when the replay disagrees with
+// the journal): ply `ply` as published, or the replay's when the journal lost it, as long as the replay
+// agrees with what was published (`replay_agrees` turns false at the first disagreement). `replayed` is the
+// replay's record of that ply when the two agree on it. None: a hole nothing fills.
+struct NextPublished {
+  PublishedMove move;
+  const rules::PlyRecord* replayed = nullptr;
+};
+std::optional<NextPublished> next_published(const std::map<int, PublishedMove>& published,
+                                            const rules::Game& replay, int ply, bool& replay_agrees);
 
 }  // namespace eboard::journal

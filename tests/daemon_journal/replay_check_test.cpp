@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "daemon/core/event_json.hpp"
+#include "rules/notation.hpp"
 
 namespace {
 
@@ -84,6 +85,50 @@ TEST(ReadPublished, IgnoresOtherEventsAndBadInput) {
   EXPECT_FALSE(journal::read_published("not json {"));
   EXPECT_FALSE(journal::read_published("[1,2]"));
   EXPECT_FALSE(journal::read_published(""));
+}
+
+}  // namespace
+
+namespace {
+
+using namespace eboard;
+
+rules::Game replayed_game(std::initializer_list<const char*> ucis) {
+  rules::Game g(rules::Position::start());
+  std::int64_t t = 1000;
+  for (const char* uci : ucis) {
+    auto mv = rules::parse_uci(g.position(), uci);
+    EXPECT_TRUE(mv) << uci;
+    if (mv) g.play(*mv, {}, t += 1000);
+  }
+  return g;
+}
+
+TEST(NextPublished, ThePublishedMoveWinsAndTheReplayFillsHolesWhileItAgrees) {
+  const rules::Game replay = replayed_game({"e2e4", "e7e5", "g1f3", "b8c6"});
+  std::map<int, journal::PublishedMove> published;
+  published[1] = {1, "e2e4", {299000, 300000}, 1500};
+  // ply 2 lost (a hole)
+  published[3] = {3, "g1f3", {298000, 299000}, 3500};
+  published[4] = {4, "g8f6", {298000, 297000}, 4500};  // not what the replay has
+  bool agrees = true;
+
+  auto n1 = journal::next_published(published, replay, 1, agrees);
+  ASSERT_TRUE(n1);
+  EXPECT_EQ(n1->move.t, 1500);  // the published time, not the replay's
+  EXPECT_NE(n1->replayed, nullptr);
+  auto n2 = journal::next_published(published, replay, 2, agrees);
+  ASSERT_TRUE(n2);
+  EXPECT_EQ(n2->move.uci, "e7e5");  // the hole, from the replay
+  EXPECT_EQ(n2->move.t, 3000);
+  auto n4 = journal::next_published(published, replay, 4, agrees);
+  ASSERT_TRUE(n4);
+  EXPECT_EQ(n4->move.uci, "g8f6");
+  EXPECT_EQ(n4->replayed, nullptr);
+  EXPECT_FALSE(agrees);
+  // Once they disagreed the replay fills nothing: ply 2 is a hole now.
+  EXPECT_FALSE(journal::next_published(published, replay, 2, agrees));
+  EXPECT_FALSE(journal::next_published(published, replay, 9, agrees));
 }
 
 }  // namespace
