@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "daemon/core/event_json.hpp"
 #include "daemon/journal/recovery.hpp"
+#include "daemon/journal/replay_check.hpp"
 #include "rules/notation.hpp"
 
 namespace eboard::journal {
@@ -58,12 +58,7 @@ namespace {
 // What a board's journal says was published for the current match: moves by ply, the board's result, the
 // match result.
 struct PublishedBoard {
-  struct M {
-    std::string uci;
-    ClockTimes clock;
-    std::int64_t t = 0;
-  };
-  std::map<int, M> moves;
+  std::map<int, PublishedMove> moves;
   std::optional<Outcome> outcome;
   std::optional<MatchResultEvent> match_result;
 };
@@ -73,16 +68,14 @@ PublishedBoard published_board(const JournalScan& scan) {
   for (const FileRecord& rec : scan.records) {
     if (rec.type == 'N') p = {};  // a new match
     if (rec.type != 'E' || is_daemon_note(rec.body)) continue;
-    auto j = nlohmann::json::parse(rec.body, nullptr, false);
-    if (!j.is_object()) continue;
-    const std::string type = j.value("type", "");
-    if (type == "move" && j.value("ply", 0) >= 1) {
-      p.moves[j.value("ply", 0)] = {j.value("uci", ""), event_clock(j), j.value("t", std::int64_t{0})};
-    } else if (type == "result") {
-      p.outcome = Outcome{parse_result(j.value("result", "*")), j.value("reason", "")};
-    } else if (type == "match-result") {
-      p.match_result = MatchResultEvent{parse_result(j.value("result", "*")), j.value("reason", "")};
-    }
+    auto e = read_published(rec.body);
+    if (!e) continue;
+    if (auto* m = std::get_if<PublishedMove>(&*e))
+      p.moves[m->ply] = std::move(*m);
+    else if (auto* res = std::get_if<PublishedResult>(&*e))
+      p.outcome = res->outcome;
+    else
+      p.match_result = std::get<PublishedMatchResult>(*e).result;
   }
   return p;
 }
@@ -103,51 +96,31 @@ Match rebuild_published(const MatchConfig& mc, const std::array<const JournalSca
   // yet.
   std::array<std::array<std::array<std::vector<std::size_t>, PIECE_TYPE_NB>, 2>, 2> borrowed{};
   std::vector<int> completed_by;
-  struct Next {
-    PublishedBoard::M published;
-  };
   // The next move of board k, or none.
-  auto next_of = [&](int k) -> std::optional<Next> {
-    const Game& g = games[std::size_t(k)];
-    const Game& rg = replayed.board(k).game();
-    const int ply = g.ply_count() + 1;
-    const auto& moves = pub[std::size_t(k)].moves;
-    auto it = moves.find(ply);
-    Next n;
-    if (replay_agrees[std::size_t(k)] && ply <= rg.ply_count()) {
-      const PlyRecord& rp = rg.plies()[std::size_t(ply - 1)];
-      const std::string uci = to_uci(rg.position_at(ply - 1), rp.move);
-      if (it == moves.end() || uci == it->second.uci) {
-        // What was published wins (its time orders the boards' moves); the replay fills a hole.
-        n.published = it == moves.end() ? PublishedBoard::M{uci, rp.clock, rp.time_ms} : it->second;
-        return n;
-      }
-      replay_agrees[std::size_t(k)] = false;
-    }
-    if (it == moves.end()) return std::nullopt;
-    n.published = it->second;
-    return n;
+  auto next_of = [&](int k) -> std::optional<PublishedMove> {
+    auto next = next_published(pub[std::size_t(k)].moves, replayed.board(k).game(),
+                               games[std::size_t(k)].ply_count() + 1, replay_agrees[std::size_t(k)]);
+    if (!next) return std::nullopt;
+    return std::move(next->move);
   };
   for (;;) {
-    std::array<std::optional<Next>, 2> cand;
+    std::array<std::optional<PublishedMove>, 2> cand;
     for (int k = 0; k < 2; ++k)
       if (!done[std::size_t(k)]) cand[std::size_t(k)] = next_of(k);
     int k = -1;
     for (int i = 0; i < 2; ++i)
-      if (cand[std::size_t(i)] &&
-          (k < 0 || cand[std::size_t(i)]->published.t < cand[std::size_t(k)]->published.t))
-        k = i;
+      if (cand[std::size_t(i)] && (k < 0 || cand[std::size_t(i)]->t < cand[std::size_t(k)]->t)) k = i;
     if (k < 0) break;
     Game& g = games[std::size_t(k)];
-    const Next& n = *cand[std::size_t(k)];
-    auto mv = parse_uci(g.position(), n.published.uci);
-    if (!mv && n.published.uci.size() > 1 && n.published.uci[1] == '@') {
+    const PublishedMove& n = *cand[std::size_t(k)];
+    auto mv = parse_uci(g.position(), n.uci);
+    if (!mv && n.uci.size() > 1 && n.uci[1] == '@') {
       // A drop of a piece its capture had not handed over yet when the move was completed.
       const Color mover = g.position().side_to_move();
-      const PieceType t = piece_type_from_char(n.published.uci[0]);
+      const PieceType t = piece_type_from_char(n.uci[0]);
       if (t != NO_PIECE_TYPE) {
         g.add_to_pocket(mover, t, 1);
-        mv = parse_uci(g.position(), n.published.uci);
+        mv = parse_uci(g.position(), n.uci);
         if (mv)
           borrowed[std::size_t(k)][mover][t].push_back(completed_by.size());
         else
@@ -162,7 +135,7 @@ Match rebuild_published(const MatchConfig& mc, const std::array<const JournalSca
     Square victim = mv->kind() == Move::EN_PASSANT
                         ? Square(before.side_to_move() == WHITE ? mv->to() - 8 : mv->to() + 8)
                         : (before.is_capture(*mv) ? mv->to() : SQ_NONE);
-    g.play(*mv, n.published.clock, n.published.t);
+    g.play(*mv, n.clock, n.t);
     completed_by.push_back(k);
     if (victim != SQ_NONE) {
       const Color c = color_of(before.piece_on(victim));
@@ -254,7 +227,7 @@ MatchRecovery recover_match(const JournalScan* a, const JournalScan* b, const Ma
     return std::tie(x.seq, x.board, x.index) < std::tie(y.seq, y.board, y.index);
   });
 
-  std::array<std::vector<Event>, 2> derived;
+  std::array<ReplayCheck, 2> checks{ReplayCheck(10), ReplayCheck(10)};
   MatchConfig current_cfg = cfg;
   std::int64_t match_seq = -1;  // the sequence number of the current match's new-game records
   auto board_of = [&cfg](const std::string& id) { return id == cfg.board_ids[1] ? 1 : 0; };
@@ -262,7 +235,7 @@ MatchRecovery recover_match(const JournalScan* a, const JournalScan* b, const Ma
     for (auto& e : evs) {
       int k = board_of(e.board);
       r.ledgers[std::size_t(k)].on_event(e);
-      derived[std::size_t(k)].push_back(std::move(e));
+      checks[std::size_t(k)].derived(std::move(e));
     }
     if (r.match)
       for (int k = 0; k < 2; ++k) (void)r.ledgers[std::size_t(k)].observe(r.match->board(k).game(), t);
@@ -313,38 +286,24 @@ MatchRecovery recover_match(const JournalScan* a, const JournalScan* b, const Ma
         },
         *entry);
   }
+  // Each board's journaled events in order against what the replay derived for it.
   for (int k = 0; k < 2; ++k) {
-    const auto& want = journaled[std::size_t(k)];
-    auto& got = derived[std::size_t(k)];
-    r.journaled_events += want.size();
-    std::size_t n = std::min(want.size(), got.size());
-    for (std::size_t i = 0; i < n; ++i) {
-      std::string line = daemon::to_json_line(got[i]);
-      if (line == want[i]) {
-        ++r.matched_events;
-      } else {
-        ++r.mismatched_events;
-        if (r.problems.size() < 10)
-          r.problems.push_back("journaled " + want[i] + " but replay derived " + line);
-      }
-    }
-    if (want.size() > got.size()) {
-      r.mismatched_events += want.size() - got.size();
-      if (r.problems.size() < 10)
-        r.problems.push_back(std::to_string(want.size() - got.size()) + " journaled events of board " +
-                             cfg.board_ids[std::size_t(k)] + " not derived");
-    }
-    if (got.size() > want.size())
-      r.unjournaled[std::size_t(k)].assign(std::make_move_iterator(got.begin() + std::ptrdiff_t(want.size())),
-                                           std::make_move_iterator(got.end()));
+    ReplayCheck& check = checks[std::size_t(k)];
+    for (const std::string& line : journaled[std::size_t(k)]) check.journaled(line);
+    r.journaled_events += check.journaled_events();
+    r.matched_events += check.matched_events();
+    r.mismatched_events += check.mismatched_events();
+    for (const std::string& p : check.problems())
+      if (r.problems.size() < 10) r.problems.push_back("board " + cfg.board_ids[std::size_t(k)] + ": " + p);
   }
   r.damaged = (a && !a->damaged.empty()) || (b && !b->damaged.empty());
-  if (r.match && (!r.exact() || r.damaged)) {
+  const bool trusted = r.exact() && !r.damaged;
+  for (int k = 0; k < 2; ++k) r.unjournaled[std::size_t(k)] = checks[std::size_t(k)].unjournaled(trusted);
+  if (r.match && !trusted) {
     // The replay is not the story the journals tell (a damaged record changed it): both boards continue as
-    // published, and nothing derived on replay is published late (it could be an artefact of the damage).
+    // published.
     r.match.emplace(rebuild_published(current_cfg, scans, *r.match));
     r.continue_from_published = true;
-    for (auto& u : r.unjournaled) u.clear();
   }
   return r;
 }

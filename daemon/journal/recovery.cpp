@@ -3,12 +3,11 @@
 #include "daemon/journal/recovery.hpp"
 
 #include <cstdlib>
-#include <deque>
 #include <map>
 
 #include <nlohmann/json.hpp>
 
-#include "daemon/core/event_json.hpp"
+#include "daemon/journal/replay_check.hpp"
 #include "rules/notation.hpp"
 
 namespace eboard::journal {
@@ -30,16 +29,13 @@ class PublishedGame {
     outcome_.reset();
   }
   void on_event(const std::string& line) {
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (!j.is_object()) return;
-    std::string type = j.value("type", "");
-    if (type == "move") {
-      int ply = j.value("ply", 0);
-      if (ply < 1) return;
-      if (ply == 1 && !moves_.empty()) restart();
-      moves_[ply] = {j.value("uci", ""), event_clock(j), j.value("t", std::int64_t{0})};
-    } else if (type == "result") {
-      outcome_ = Outcome{parse_result(j.value("result", "*")), j.value("reason", "")};
+    auto e = read_published(line);
+    if (!e) return;
+    if (auto* m = std::get_if<PublishedMove>(&*e)) {
+      if (m->ply == 1 && !moves_.empty()) restart();
+      moves_[m->ply] = std::move(*m);
+    } else if (auto* res = std::get_if<PublishedResult>(&*e)) {
+      outcome_ = res->outcome;
     }
   }
   int last_ply() const { return moves_.empty() ? 0 : moves_.rbegin()->first; }
@@ -60,42 +56,31 @@ class PublishedGame {
     Game g(start_);
     bool replay_agrees = replay.start().fen() == start_.fen();
     for (int ply = 1; ply <= last_ply(); ++ply) {
-      auto it = moves_.find(ply);
-      const bool in_replay = replay_agrees && ply <= replay.ply_count();
-      if (in_replay) {
-        const PlyRecord& rp = replay.plies()[std::size_t(ply - 1)];
-        if (it == moves_.end() || to_uci(g.position(), rp.move) == it->second.uci) {
-          // What was published wins (clock and time); the replay fills a hole.
-          const ClockTimes clock = it == moves_.end() ? rp.clock : it->second.clock;
-          const std::int64_t t = it == moves_.end() ? rp.time_ms : it->second.t;
-          if (rp.jump)
-            g.play_jump(replay.position_at(ply), t);
-          else if (rp.illegal)
-            g.play_illegal(rp.move, replay.position_at(ply), clock, t);
-          else
-            g.play(rp.move, clock, t);
-          g.mark_last(rp.recovered, rp.missed);
-          continue;
-        }
-        replay_agrees = false;
+      auto next = next_published(moves_, replay, ply, replay_agrees);
+      if (!next) break;
+      const PublishedMove& m = next->move;
+      if (const PlyRecord* rp = next->replayed) {
+        // The replay's record keeps what the published line does not say (a jump, an illegal move, a gap).
+        if (rp->jump)
+          g.play_jump(replay.position_at(ply), m.t);
+        else if (rp->illegal)
+          g.play_illegal(rp->move, replay.position_at(ply), m.clock, m.t);
+        else
+          g.play(rp->move, m.clock, m.t);
+        g.mark_last(rp->recovered, rp->missed);
+        continue;
       }
-      if (it == moves_.end()) break;
-      auto mv = parse_uci(g.position(), it->second.uci);
+      auto mv = parse_uci(g.position(), m.uci);
       if (!mv) break;
-      g.play(*mv, it->second.clock, it->second.t);
+      g.play(*mv, m.clock, m.t);
     }
     if (outcome_) g.set_outcome(*outcome_);
     return g;
   }
 
  private:
-  struct M {
-    std::string uci;
-    ClockTimes clock;
-    std::int64_t t;
-  };
   Position start_ = Position::start();
-  std::map<int, M> moves_;
+  std::map<int, PublishedMove> moves_;
   std::optional<Outcome> outcome_;
 };
 
@@ -124,12 +109,12 @@ bool is_daemon_note(std::string_view event_json) {
 Recovery recover(const JournalScan& scan, const std::string& board_id) {
   Recovery r(board_id);
   r.torn = scan.problem;
-  std::deque<Event> derived;
+  ReplayCheck check(5);
   PublishedGame published;
   auto take = [&](std::vector<Event>&& evs) {
     for (auto& e : evs) {
       r.ledger.on_event(e);
-      derived.push_back(std::move(e));
+      check.derived(std::move(e));
     }
     if (r.machine.has_game() && r.ledger.observe(r.machine.game(), r.machine.last_t()))
       published.start(r.machine.game().start());
@@ -171,25 +156,11 @@ Recovery recover(const JournalScan& scan, const std::string& board_id) {
             take(r.machine.on_sensor(v));
           } else if constexpr (std::is_same_v<T, EventEntry>) {
             if (is_daemon_note(v.json)) return;  // published by the daemon, not derived from the board
-            ++r.journaled_events;
             published.on_event(v.json);
             // An event from a timer whose advance was not journaled: it fired before the next sensor
             // event, and advancing to that event's time fires what it would have fired first anyway.
-            if (derived.empty() && next_sensor_t[index]) take(r.machine.advance(*next_sensor_t[index]));
-            if (derived.empty()) {
-              ++r.mismatched_events;
-              if (r.mismatches.size() < 5) r.mismatches.push_back("journaled but not derived: " + v.json);
-              return;
-            }
-            std::string got = daemon::to_json_line(derived.front());
-            derived.pop_front();
-            if (got == v.json) {
-              ++r.matched_events;
-            } else {
-              ++r.mismatched_events;
-              if (r.mismatches.size() < 5)
-                r.mismatches.push_back("journaled " + v.json + " but replay derived " + got);
-            }
+            if (!check.has_pending() && next_sensor_t[index]) take(r.machine.advance(*next_sensor_t[index]));
+            check.journaled(v.json);
           } else if constexpr (std::is_same_v<T, AdvanceEntry>) {
             r.last_t = std::max(r.last_t, v.t_ms);
             take(r.machine.advance(v.t_ms));
@@ -206,11 +177,11 @@ Recovery recover(const JournalScan& scan, const std::string& board_id) {
         *entry);
   }
   r.damaged = !scan.damaged.empty();
-  // Events derived after the last journaled one are published late only when the replay told the story the
-  // journal tells: after damage or a disagreement they may be artefacts of what is missing (a false
-  // illegal-move), and an alert is never invented on replay.
-  if (r.exact() && !r.damaged)
-    r.unjournaled.assign(std::make_move_iterator(derived.begin()), std::make_move_iterator(derived.end()));
+  r.journaled_events = check.journaled_events();
+  r.matched_events = check.matched_events();
+  r.mismatched_events = check.mismatched_events();
+  r.mismatches = check.problems();
+  r.unjournaled = check.unjournaled(r.exact() && !r.damaged);
   if (r.machine.has_game() && !published.agrees_with(r.machine.game())) {
     // What the world saw wins over a replay that disagrees with it or lacks some of it.
     r.machine.resume(published.merged(r.machine.game()));

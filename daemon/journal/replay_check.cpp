@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+#include "daemon/journal/replay_check.hpp"
+
+#include <iterator>
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/core/event_json.hpp"
+#include "daemon/journal/recovery.hpp"
+#include "rules/notation.hpp"
+
+namespace eboard::journal {
+
+void ReplayCheck::journaled(const std::string& json) {
+  ++journaled_;
+  if (pending_.empty()) {
+    ++mismatched_;
+    if (problems_.size() < max_problems_) problems_.push_back("journaled but not derived: " + json);
+    return;
+  }
+  std::string got = daemon::to_json_line(pending_.front());
+  pending_.pop_front();
+  if (got == json) {
+    ++matched_;
+    return;
+  }
+  ++mismatched_;
+  if (problems_.size() < max_problems_)
+    problems_.push_back("journaled " + json + " but replay derived " + got);
+}
+
+std::vector<rules::Event> ReplayCheck::unjournaled(bool trusted) {
+  std::vector<rules::Event> tail;
+  if (trusted)
+    tail.assign(std::make_move_iterator(pending_.begin()), std::make_move_iterator(pending_.end()));
+  pending_.clear();
+  return tail;
+}
+
+std::optional<PublishedEvent> read_published(std::string_view event_json) {
+  auto j = nlohmann::json::parse(event_json, nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  const std::string type = j.value("type", "");
+  if (type == "move") {
+    const int ply = j.value("ply", 0);
+    if (ply < 1) return std::nullopt;
+    return PublishedMove{ply, j.value("uci", ""), event_clock(j), j.value("t", std::int64_t{0})};
+  }
+  if (type == "result")
+    return PublishedResult{rules::Outcome{parse_result(j.value("result", "*")), j.value("reason", "")}};
+  if (type == "match-result")
+    return PublishedMatchResult{
+        rules::MatchResultEvent{parse_result(j.value("result", "*")), j.value("reason", "")}};
+  return std::nullopt;
+}
+
+std::optional<NextPublished> next_published(const std::map<int, PublishedMove>& published,
+                                            const rules::Game& replay, int ply, bool& replay_agrees) {
+  auto it = published.find(ply);
+  if (replay_agrees && ply >= 1 && ply <= replay.ply_count()) {
+    const rules::PlyRecord& rp = replay.plies()[std::size_t(ply - 1)];
+    const std::string uci = rules::to_uci(replay.position_at(ply - 1), rp.move);
+    if (it == published.end()) return NextPublished{{ply, uci, rp.clock, rp.time_ms}, &rp};
+    // What was published wins (its clock and time); the replay only confirms it.
+    if (uci == it->second.uci) return NextPublished{it->second, &rp};
+    replay_agrees = false;
+  }
+  if (it == published.end()) return std::nullopt;
+  return NextPublished{it->second, nullptr};
+}
+
+}  // namespace eboard::journal
