@@ -61,6 +61,7 @@ Hall::Hall(boost::asio::io_context& io, const config::Config& config, Service& s
     : io_(io),
       cfg_(config.mqtt),
       state_dir_(config.state_dir),
+      delay_ms_(std::int64_t(config.broadcast.delay_s) * 1000),
       service_(service),
       topics_(cfg_.hall, cfg_.host.empty() ? machine_name() : cfg_.host),
       state_timer_(io),
@@ -387,15 +388,15 @@ void Hall::take_match(const std::string& host, const std::string& name, std::str
       remote_board_match_[host + ":" + board] = id;
     }
   auto& records = remote_matches_[id].records;
-  if (!records.empty() && records.back().t_ms > r.t_ms) return;  // an older one (retained, seen again)
+  if (!records.empty() && records.back().t_ms >= r.t_ms) return;  // one taken already (retained, again)
   records.push_back(std::move(r));
-  // Kept: what a broadcast delay may still have to show (a record younger than a day, and the last of
-  // each match number).
-  const std::int64_t day_ago = records.back().t_ms - 24 * 3600 * 1000;
+  // Kept: what the broadcast delay may still have to show (the records of its span, a minute more for
+  // the hosts' clocks), and the last of each match number.
+  const std::int64_t kept_from = records.back().t_ms - delay_ms_ - 60 * 1000;
   std::vector<RemoteMatch::Record> kept;
   for (std::size_t i = 0; i < records.size(); ++i) {
     const bool last_of_number = i + 1 == records.size() || records[i + 1].number != records[i].number;
-    if (last_of_number || records[i].t_ms >= day_ago) kept.push_back(std::move(records[i]));
+    if (last_of_number || records[i].t_ms >= kept_from) kept.push_back(std::move(records[i]));
   }
   records = std::move(kept);
   service_.livechess_changed();

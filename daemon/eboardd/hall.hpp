@@ -90,6 +90,7 @@ class Hall {
   boost::asio::io_context& io_;
   config::MqttConfig cfg_;
   std::string state_dir_;
+  std::int64_t delay_ms_ = 0;  // the broadcast delay: how long a remote match's older records are needed
   Service& service_;
   mqtt::Topics topics_;
   std::unique_ptr<mqtt::Client> client_;
