@@ -8,8 +8,9 @@
 //   eboard/<hall>/<host>/board/<id>/state        retained: the board as it stands (position, clocks, tags,
 //                                                link, open alerts, result, the last event's id)
 //   eboard/<hall>/<host>/match/<name>            retained: a bughouse match of the host ("A-B"): {"match",
-//                                                "boards":[A,B],"number","bpgn","games":{A: PGN, B: PGN},"t"},
-//                                                its BPGN and each board's game as the host prints them
+//                                                "boards":[A,B],"number","bpgn","games":{A: PGN,
+//                                                B: PGN},"t"}, its BPGN and each board's game as the
+//                                                host prints them, and when it published them
 //   eboard/<hall>/<host>/command/<username>      an aggregator's command; the broker's ACL lets only user
 //                                                <username> write there (pattern write eboard/+/+/command/%u)
 //   eboard/<hall>/<host>/answer/<username>       the host's answer to that user's command
