@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "daemon/eboardd/board_runtime.hpp"
+#include "daemon/eboardd/match_runtime.hpp"
 #include "daemon/eboardd/service.hpp"
 #include "daemon/outputs/pgn_output.hpp"
 
@@ -36,12 +37,31 @@ http::Response json_response(unsigned status, const json& j) {
   return http::Response::json(status, j.dump());
 }
 
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A board's game as its host printed it, with the names that tell boards apart in the hall: its Board,
+// PartnerBoard and Match tags get the host's name in front, as every remote board's id has.
+std::string hall_names(std::string pgn, const std::string& host) {
+  for (const std::string tag : {"[Board \"", "[PartnerBoard \"", "[Match \""}) {
+    for (std::size_t at = 0; (at = pgn.find(tag, at)) != std::string::npos; at += tag.size()) {
+      if (at != 0 && pgn[at - 1] != '\n') continue;
+      pgn.insert(at + tag.size(), host + ":");
+    }
+  }
+  return pgn;
+}
+
 }  // namespace
 
 Hall::Hall(boost::asio::io_context& io, const config::Config& config, Service& service)
     : io_(io),
       cfg_(config.mqtt),
       state_dir_(config.state_dir),
+      delay_ms_(std::int64_t(config.broadcast.delay_s) * 1000),
       service_(service),
       topics_(cfg_.hall, cfg_.host.empty() ? machine_name() : cfg_.host),
       state_timer_(io),
@@ -119,6 +139,7 @@ void Hall::on_connected() {
     catch_up(*b);
     publish_state(*b);
   }
+  publish_matches(true);
 }
 
 void Hall::on_disconnected(const std::string& why) {
@@ -203,6 +224,7 @@ void Hall::schedule_state() {
       l.state_due = false;
       if (BoardRuntime* b = service_.board(board)) publish_state(*b);
     }
+    publish_matches(false);
   });
 }
 
@@ -228,6 +250,9 @@ void Hall::publish_state(BoardRuntime& b) {
       {"game", b.game_number()},
       {"started", b.ledger().game_started_ms()},
       {"start_fen", g.start().fen()},
+      {"variant", g.start().variant() == rules::Variant::Bughouse     ? "bughouse"
+                  : g.start().variant() == rules::Variant::Crazyhouse ? "crazyhouse"
+                                                                      : "chess"},
       {"fen", g.position().fen()},
       {"ply", g.ply_count()},
       {"clock",
@@ -241,6 +266,29 @@ void Hall::publish_state(BoardRuntime& b) {
       {"alerts", alerts},
       {"last", {{"journal", last.journal}, {"seq", last.at}}}};
   client_->publish(topics_.state(b.id()), state.dump(), 1, true);
+}
+
+void Hall::publish_matches(bool all) {
+  if (!client_ || !client_->connected()) return;
+  for (const auto& m : service_.matches()) {
+    json games = json::object();
+    json boards = json::array();
+    for (BoardRuntime* b : m->boards()) {
+      boards.push_back(b->id());
+      games[b->id()] = outputs::game_pgn(b->board_game());  // its entry in this host's /games.pgn
+    }
+    json record{{"match", m->name()},
+                {"boards", boards},
+                {"number", m->number()},
+                {"bpgn", m->bpgn()},
+                {"games", games}};
+    std::string key = record.dump();
+    std::string& last = match_published_[m->name()];
+    if (!all && key == last) continue;  // a board's state changed, not the match's record
+    last = std::move(key);
+    record["t"] = now_ms();
+    client_->publish(topics_.match(m->name()), record.dump(), 1, true);
+  }
 }
 
 void Hall::on_ack(int mid) {
@@ -286,6 +334,10 @@ void Hall::on_message(const std::string& topic, std::string_view payload) {
     return;
   }
   if (!cfg_.aggregate || t->host == topics_.host()) return;
+  if (t->kind == K::Match) {
+    take_match(t->host, t->name, payload);
+    return;
+  }
   if (t->kind == K::Status) {
     const bool online = payload == "online";
     hosts_[t->host] = online;
@@ -318,6 +370,63 @@ void Hall::on_message(const std::string& topic, std::string_view payload) {
                                 : 0;
   service_.publish(rb.id(), t_ms, rb.lines().back());
   service_.livechess_changed();
+}
+
+void Hall::take_match(const std::string& host, const std::string& name, std::string_view payload) {
+  json j = json::parse(payload, nullptr, false);
+  if (!j.is_object() || !j.contains("bpgn") || !j["bpgn"].is_string() || !j.contains("games") ||
+      !j["games"].is_object())
+    return;
+  RemoteMatch::Record r;
+  r.t_ms = j.contains("t") && j["t"].is_number_integer() ? j["t"].get<std::int64_t>() : now_ms();
+  r.number = j.contains("number") && j["number"].is_number_integer() ? j["number"].get<int>() : 0;
+  r.bpgn = j["bpgn"].get<std::string>();
+  const std::string id = host + ":" + name;
+  for (const auto& [board, pgn] : j["games"].items())
+    if (pgn.is_string() && config::valid_topic_name(board)) {
+      r.games[host + ":" + board] = hall_names(pgn.get<std::string>(), host);
+      remote_board_match_[host + ":" + board] = id;
+    }
+  auto& records = remote_matches_[id].records;
+  if (!records.empty() && records.back().t_ms >= r.t_ms) return;  // one taken already (retained, again)
+  records.push_back(std::move(r));
+  // Kept: what the broadcast delay may still have to show (the records of its span, a minute more for
+  // the hosts' clocks), and the last of each match number.
+  const std::int64_t kept_from = records.back().t_ms - delay_ms_ - 60 * 1000;
+  std::vector<RemoteMatch::Record> kept;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const bool last_of_number = i + 1 == records.size() || records[i + 1].number != records[i].number;
+    if (last_of_number || records[i].t_ms >= kept_from) kept.push_back(std::move(records[i]));
+  }
+  records = std::move(kept);
+  service_.livechess_changed();
+}
+
+std::vector<const Hall::RemoteMatch::Record*> Hall::RemoteMatch::seen(
+    std::optional<std::int64_t> cutoff) const {
+  std::vector<const Record*> out;
+  for (const auto& r : records) {
+    if (cutoff && r.t_ms > *cutoff) break;
+    if (!out.empty() && out.back()->number == r.number)
+      out.back() = &r;
+    else
+      out.push_back(&r);
+  }
+  return out;
+}
+
+const Hall::RemoteMatch* Hall::match_of_remote(const std::string& board) const {
+  auto it = remote_board_match_.find(board);
+  if (it == remote_board_match_.end()) return nullptr;
+  auto m = remote_matches_.find(it->second);
+  return m == remote_matches_.end() ? nullptr : &m->second;
+}
+
+std::optional<std::string> Hall::match_bpgn(const std::string& id, std::optional<std::int64_t> cutoff) const {
+  auto it = remote_matches_.find(id);
+  if (it == remote_matches_.end()) return std::nullopt;
+  auto seen = it->second.seen(cutoff);
+  return seen.empty() ? std::string() : seen.back()->bpgn;
 }
 
 mqtt::RemoteBoard& Hall::remote_board(const std::string& host, const std::string& board) {
@@ -458,6 +567,11 @@ std::string remote_game_pgn(const mqtt::RemoteBoard& rb, const rules::PgnTags& d
 std::string Hall::games_pgn(const rules::PgnTags& defaults, std::optional<std::int64_t> cutoff) const {
   std::string out;
   for (const auto& [id, rb] : remote_) {
+    if (const RemoteMatch* m = match_of_remote(id)) {  // as its host prints it
+      for (const RemoteMatch::Record* r : m->seen(cutoff))
+        if (auto g = r->games.find(id); g != r->games.end()) out += g->second;
+      continue;
+    }
     for (const auto& e : rb->earlier())
       if (!cutoff || e.ended_ms <= *cutoff)  // the game's end is public
         out += outputs::game_pgn({id, &e.game, e.tags, e.started_ms, e.number, defaults, "", ""});
@@ -470,6 +584,11 @@ std::optional<std::string> Hall::board_pgn(const std::string& id, const rules::P
                                            std::optional<std::int64_t> cutoff) const {
   auto it = remote_.find(id);
   if (it == remote_.end()) return std::nullopt;
+  if (const RemoteMatch* m = match_of_remote(id)) {
+    auto seen = m->seen(cutoff);
+    if (!seen.empty())
+      if (auto g = seen.back()->games.find(id); g != seen.back()->games.end()) return g->second;
+  }
   return remote_game_pgn(*it->second, defaults, cutoff);
 }
 

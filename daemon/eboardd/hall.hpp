@@ -54,6 +54,8 @@ class Hall {
   std::string games_pgn(const rules::PgnTags& defaults, std::optional<std::int64_t> cutoff = {}) const;
   std::optional<std::string> board_pgn(const std::string& id, const rules::PgnTags& defaults,
                                        std::optional<std::int64_t> cutoff = {}) const;
+  // The BPGN of another host's match "<host>:<match>", as that host serves it (nothing: no such match).
+  std::optional<std::string> match_bpgn(const std::string& id, std::optional<std::int64_t> cutoff = {}) const;
   // POST /control/<host:board>/<action> on the aggregator: sent to the board's host (202), the answer
   // shown in /status (mqtt.commands) when it comes.
   http::Response send_command(const std::string& id, const std::string& action, const nlohmann::json& body);
@@ -66,6 +68,7 @@ class Hall {
     bool caught_up = false;  // everything published so far was handed to this connection
     bool state_due = false;
   };
+  std::map<std::string, std::string> match_published_;  // local match → the record last published
   void on_connected();
   void on_disconnected(const std::string& why);
   void on_ack(int mid);
@@ -73,6 +76,7 @@ class Hall {
   void send(const std::string& board, mqtt::EventId id, int game, const std::string& line);
   void catch_up(BoardRuntime& b);
   void publish_state(BoardRuntime& b);
+  void publish_matches(bool all);
   void schedule_state();
   void schedule_save();
   void run_command(const std::string& user, std::string_view payload);
@@ -86,6 +90,7 @@ class Hall {
   boost::asio::io_context& io_;
   config::MqttConfig cfg_;
   std::string state_dir_;
+  std::int64_t delay_ms_ = 0;  // the broadcast delay: how long a remote match's older records are needed
   Service& service_;
   mqtt::Topics topics_;
   std::unique_ptr<mqtt::Client> client_;
@@ -96,6 +101,25 @@ class Hall {
   std::uint64_t sent_ = 0, acked_ = 0, republished_ = 0;
   std::string last_disconnect_;
   // Aggregating.
+  // Another host's bughouse match: the records it published (its match topic), oldest first. Its BPGN and
+  // its boards' games are served as the host wrote them: only the host follows the partner's captures
+  // (a drop's piece came from the other board), so this side does not write a second version.
+  struct RemoteMatch {
+    struct Record {
+      std::int64_t t_ms = 0;  // when the host published it (the broadcast delay lets it out after that)
+      int number = 0;
+      std::string bpgn;
+      std::map<std::string, std::string> games;  // board → its game's PGN (Board tags named <host>:<id>)
+    };
+    std::vector<Record> records;
+    // As the public may see it at `cutoff`: the last record of each match number published by then.
+    std::vector<const Record*> seen(std::optional<std::int64_t> cutoff) const;
+  };
+  void take_match(const std::string& host, const std::string& name, std::string_view payload);
+  // The remote match "<host>:<match>" that `board` ("<host>:<id>") plays in, if any.
+  const RemoteMatch* match_of_remote(const std::string& board) const;
+  std::map<std::string, RemoteMatch> remote_matches_;                 // "<host>:<match>" →
+  std::map<std::string, std::string> remote_board_match_;             // "<host>:<board>" → "<host>:<match>"
   std::map<std::string, std::unique_ptr<mqtt::RemoteBoard>> remote_;  // "<host>:<board>" →
   std::map<std::string, std::vector<std::string>> finished_;          // earlier games' PGN, per remote board
   std::map<std::string, bool> hosts_;                                 // host → online

@@ -1299,6 +1299,12 @@ std::optional<http::Response> Service::game_output(const http::Request& r, bool 
       res.content_type = "application/x-chess-pgn; charset=utf-8";
       return res;
     }
+    if (hall_)  // another host's match, "<host>:<match>"
+      if (auto bpgn = hall_->match_bpgn(name, cutoff)) {
+        http::Response res = http::Response::text(200, *bpgn);
+        res.content_type = "application/x-chess-pgn; charset=utf-8";
+        return res;
+      }
     for (const auto& m : config_.matches)
       if (m.name() == name)
         return http::Response::text(404, "match " + name + " is not running (see /status)");

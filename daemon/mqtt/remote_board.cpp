@@ -21,15 +21,67 @@ void RemoteBoard::begin_game(int number, std::int64_t t_ms) {
     if (earlier_.size() >= 64) earlier_.erase(earlier_.begin());
     earlier_.push_back({game_, tags_, started_ms_, game_number_, last_event_ms_});
   }
-  rules::Position start = rules::Position::start();
+  rules::Position start = rules::Position::start(variant_);
   if (number == start_fen_game_ && !start_fen_.empty())
-    if (auto p = rules::Position::from_fen(start_fen_)) start = *p;
+    if (auto p = rules::Position::from_fen(start_fen_, variant_)) start = *p;
   game_ = rules::Game(start);
   game_number_ = number;
   started_ms_ = t_ms;
   result_ms_ = 0;
   lines_.clear();
   problems_.clear();
+}
+
+void RemoteBoard::use_variant(rules::Variant v) {
+  if (variant_ == v) return;
+  variant_ = v;
+  rules::Position start = rules::Position::start(v);
+  if (auto p = rules::Position::from_fen(game_.start().fen(), v)) start = *p;
+  rules::Game again(start);
+  for (const auto& p : game_.plies()) {
+    if (p.illegal || p.jump) {  // positions the moves do not give: the replay stops before them
+      problems_.push_back("ply " + std::to_string(again.ply_count() + 1) +
+                          ": not replayed as another variant");
+      break;
+    }
+    again.play(p.move, p.clock, p.time_ms);
+    if (p.recovered || p.missed) again.mark_last(p.recovered, p.missed);
+  }
+  if (game_.outcome()) again.set_outcome(*game_.outcome());
+  game_ = std::move(again);
+}
+
+namespace {
+
+rules::PieceType dropped_type(char c) {
+  switch (c) {
+    case 'P':
+    case 'p':
+      return rules::PAWN;
+    case 'N':
+    case 'n':
+      return rules::KNIGHT;
+    case 'B':
+    case 'b':
+      return rules::BISHOP;
+    case 'R':
+    case 'r':
+      return rules::ROOK;
+    case 'Q':
+    case 'q':
+      return rules::QUEEN;
+    default:
+      return rules::NO_PIECE_TYPE;
+  }
+}
+
+}  // namespace
+
+void RemoteBoard::take_drop(rules::PieceType t) {
+  if (t == rules::NO_PIECE_TYPE) return;
+  if (!rules::has_drops(game_.position().variant())) use_variant(rules::Variant::Bughouse);
+  const rules::Color side = game_.position().side_to_move();
+  if (game_.position().pocket(side, t) == 0) game_.add_to_pocket(side, t);
 }
 
 bool RemoteBoard::take(const Envelope& e) {
@@ -67,11 +119,14 @@ bool RemoteBoard::take(const Envelope& e) {
       else
         problems_.push_back("ply " + std::to_string(ply) + " " + uci + ": an illegal move that stood, " +
                             after.error());
-    } else if (auto m = rules::parse_uci(game_.position(), uci)) {
-      game_.play(*m, journal::event_clock(ev), t);
-      if (ev.value("recovered", false)) game_.mark_last(true, false);
     } else {
-      problems_.push_back("ply " + std::to_string(ply) + " " + uci + ": " + m.error());
+      if (uci.size() == 4 && uci[1] == '@') take_drop(dropped_type(uci[0]));
+      if (auto m = rules::parse_uci(game_.position(), uci)) {
+        game_.play(*m, journal::event_clock(ev), t);
+        if (ev.value("recovered", false)) game_.mark_last(true, false);
+      } else {
+        problems_.push_back("ply " + std::to_string(ply) + " " + uci + ": " + m.error());
+      }
     }
   } else if (type == "result") {
     game_.set_outcome(rules::Outcome{journal::parse_result(ev.value("result", "*")), ev.value("reason", "")});
@@ -115,6 +170,8 @@ void RemoteBoard::take_state(const json& state) {
     for (const auto& [name, value] : state["tags"].items())
       if (value.is_string()) tags_.push_back({name, value.get<std::string>()});
   }
+  // Told by hosts that know variants; a drop tells it too (take_drop), whichever comes first.
+  if (state.contains("variant") && state["variant"] == "bughouse") use_variant(rules::Variant::Bughouse);
   link_ = state.value("link", json());
   alerts_ = state.value("alerts", json::array());
 }

@@ -29,7 +29,7 @@ class RemoteBoard {
   // Takes an event: false for a duplicate (its id is not above the last one taken) or a malformed one.
   // A game number above the current one, or a first move while the game has moves, begins a new game.
   bool take(const Envelope& e);
-  // The host's retained state for the board: tags, start position, link, open alerts.
+  // The host's retained state for the board: tags, start position, variant, link, open alerts.
   void take_state(const nlohmann::json& state);
   void set_host_online(bool online) { host_online_ = online; }
   // Whether the board answers: its host is online and, when the host told its link, the link is up.
@@ -72,6 +72,10 @@ class RemoteBoard {
 
  private:
   void begin_game(int number, std::int64_t t_ms);
+  // Replays the current game's moves again in `v` (the state told a bughouse board, or a drop came first).
+  void use_variant(rules::Variant v);
+  // A drop of a `t` (the host took it): the board is a bughouse one, and the reserve held the piece.
+  void take_drop(rules::PieceType t);
 
   std::string host_, board_, id_;
   std::vector<Earlier> earlier_;
@@ -82,6 +86,11 @@ class RemoteBoard {
   std::int64_t last_event_ms_ = 0;
   std::string start_fen_;  // of the state's game, when it said one
   int start_fen_game_ = 0;
+  // A bughouse board is replayed as one: each drop the host took is taken, its piece put in the reserve
+  // first when the replay has none there. Only the host sees the partner's captures (its match), and its
+  // record is the host's (the match topic): the replay needs the reserve only to apply the drop, so what
+  // the host did is trusted rather than the partner's captures followed here a second time.
+  rules::Variant variant_ = rules::Variant::Chess;
   rules::PgnTags tags_;
   EventId last_;
   std::vector<std::string> lines_;

@@ -45,8 +45,10 @@ std::optional<TopicParts> parse_topic(std::string_view hall, std::string_view to
     p.kind = TopicParts::Kind::Status;
     return p;
   }
-  if (l.size() == 5 && (l[3] == "command" || l[3] == "answer") && !l[4].empty()) {
-    p.kind = l[3] == "command" ? TopicParts::Kind::Command : TopicParts::Kind::Answer;
+  if (l.size() == 5 && (l[3] == "command" || l[3] == "answer" || l[3] == "match") && !l[4].empty()) {
+    p.kind = l[3] == "command"  ? TopicParts::Kind::Command
+             : l[3] == "answer" ? TopicParts::Kind::Answer
+                                : TopicParts::Kind::Match;
     p.name = std::string(l[4]);
     return p;
   }

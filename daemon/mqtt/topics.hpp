@@ -7,6 +7,10 @@
 //                                                "event":{CONTRACTS §3 event}}
 //   eboard/<hall>/<host>/board/<id>/state        retained: the board as it stands (position, clocks, tags,
 //                                                link, open alerts, result, the last event's id)
+//   eboard/<hall>/<host>/match/<name>            retained: a bughouse match of the host ("A-B"): {"match",
+//                                                "boards":[A,B],"number","bpgn","games":{A: PGN,
+//                                                B: PGN},"t"}, its BPGN and each board's game as the
+//                                                host prints them, and when it published them
 //   eboard/<hall>/<host>/command/<username>      an aggregator's command; the broker's ACL lets only user
 //                                                <username> write there (pattern write eboard/+/+/command/%u)
 //   eboard/<hall>/<host>/answer/<username>       the host's answer to that user's command
@@ -47,6 +51,7 @@ class Topics {
   std::string state(std::string_view board) const {
     return base(host_) + "/board/" + std::string(board) + "/state";
   }
+  std::string match(std::string_view name) const { return base(host_) + "/match/" + std::string(name); }
   // The commands this host takes (every user's), and where it answers `user`.
   std::string commands_filter() const { return base(host_) + "/command/+"; }
   std::string answer(std::string_view user) const { return base(host_) + "/answer/" + std::string(user); }
@@ -64,9 +69,9 @@ class Topics {
 
 // A topic of the hall, taken apart.
 struct TopicParts {
-  enum class Kind { Status, Event, State, Command, Answer } kind = Kind::Status;
+  enum class Kind { Status, Event, State, Command, Answer, Match } kind = Kind::Status;
   std::string host;
-  std::string name;  // the board (event, state) or the username (command, answer)
+  std::string name;  // the board (event, state), the username (command, answer) or the match
 };
 // Nothing for a topic outside eboard/<hall>/ or of a shape this tree does not have.
 std::optional<TopicParts> parse_topic(std::string_view hall, std::string_view topic);

@@ -335,3 +335,42 @@ TEST(RemoteBoard, ItsStatusLooksLikeALocalBoardsAndBadStatesDoNotThrow) {
   rb.set_host_online(true);
   EXPECT_EQ(rb.board_status()["link_state"]["state"], "online");
 }
+
+TEST(Topics, MatchTopic) {
+  Topics t("main-hall", "room2");
+  EXPECT_EQ(t.match("A-B"), "eboard/main-hall/room2/match/A-B");
+  auto p = parse_topic("main-hall", t.match("A-B"));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->kind, TopicParts::Kind::Match);
+  EXPECT_EQ(p->host, "room2");
+  EXPECT_EQ(p->name, "A-B");
+  EXPECT_FALSE(parse_topic("main-hall", "eboard/main-hall/room2/match/"));
+}
+
+// A bughouse board's drop: the piece came from the partner's capture, which only the host saw; the replay
+// takes the drop the host took (the board becomes a bughouse game), with no problem.
+TEST(RemoteBoard, BughouseDropsAreReplayed) {
+  RemoteBoard rb("h1", "A");
+  std::uint64_t seq = 0;
+  for (const auto& [ply, uci] : std::vector<std::pair<int, std::string>>{
+           {1, "e2e4"}, {2, "e7e5"}, {3, "g1f3"}, {4, "N@f6"}, {5, "P@d5"}, {6, "f6d5"}})
+    ASSERT_TRUE(rb.take(envelope(++seq, move_line(ply, uci))));
+  EXPECT_TRUE(rb.problems().empty()) << rb.problems().front();
+  EXPECT_EQ(rb.game().ply_count(), 6);
+  EXPECT_EQ(rb.game().position().variant(), rules::Variant::Bughouse);
+  // A drop on an occupied square is still refused: the replay checks what it can.
+  ASSERT_TRUE(rb.take(envelope(++seq, move_line(7, "Q@e4"))));
+  EXPECT_EQ(rb.problems().size(), 1u);
+  EXPECT_EQ(rb.game().ply_count(), 6);
+}
+
+// The state says the variant before any drop: the game is replayed as bughouse from there on.
+TEST(RemoteBoard, StateVariantMakesABughouseGame) {
+  RemoteBoard rb("h1", "A");
+  ASSERT_TRUE(rb.take(envelope(1, move_line(1, "e2e4"))));
+  rb.take_state(json{{"game", 1}, {"variant", "bughouse"}});
+  EXPECT_EQ(rb.game().position().variant(), rules::Variant::Bughouse);
+  EXPECT_EQ(rb.game().ply_count(), 1);
+  ASSERT_TRUE(rb.take(envelope(2, move_line(2, "B@e5"))));
+  EXPECT_TRUE(rb.problems().empty());
+}
