@@ -90,7 +90,8 @@ const std::array<BoardProtocol, 3> PROTOCOLS{{
      chessnut::command::leds,
      []() -> std::unique_ptr<BoardDecoder> {
        return std::make_unique<SnapshotDecoder<daemon::ChessnutBoard>>();
-     }},
+     },
+     chessnut::VENDOR_ID, [](std::uint16_t product) { return chessnut::is_board_product(product); }},
 }};
 
 }  // namespace

@@ -40,7 +40,7 @@ class BoardDecoder {
 
 enum class Transport : std::uint8_t {
   serial,   // a tty (USB serial, Bluetooth SPP, a pty): io::SerialLink
-  usb_hid,  // a USB HID device through libusb: not in the daemon yet
+  usb_hid,  // a USB HID device through libusb: io::UsbHidLink
 };
 
 struct BoardProtocol {
@@ -57,6 +57,9 @@ struct BoardProtocol {
   // The squares to light (bit n = square n, a1 = 0); null: no LEDs.
   std::vector<std::uint8_t> (*leds)(std::uint64_t squares) = nullptr;
   std::unique_ptr<BoardDecoder> (*make_decoder)() = nullptr;
+  // A USB HID board: the ids that name it (hotplug, and the device to open when none is configured).
+  std::uint16_t usb_vendor = 0;
+  bool (*usb_product)(std::uint16_t product_id) = nullptr;
 };
 
 // The row for `name`, or null for a protocol the daemon does not know.

@@ -12,6 +12,8 @@
 
 #include <boost/asio/steady_timer.hpp>
 
+#include "daemon/io/usb_hid_link.hpp"
+
 namespace eboard::session {
 
 namespace {
@@ -38,6 +40,52 @@ rules::Reconstructor make_reconstructor(BoardSessionConfig& cfg) {
   if (cfg.game) return rules::Reconstructor(std::move(rc), *cfg.game);
   return rules::Reconstructor(std::move(rc));
 }
+
+// The board's line, serial or USB HID: the one place the session tells them apart.
+class BoardLink {
+ public:
+  BoardLink(boost::asio::io_context& io, const BoardSessionConfig& config, const BoardProtocol& protocol,
+            io::SerialLink::Handlers handlers) {
+    if (protocol.transport == Transport::usb_hid) {
+      io::UsbHidLinkConfig hid;
+      hid.open.device = config.link.device;
+      hid.open.vendor_id = protocol.usb_vendor;
+      hid.open.product_matches = protocol.usb_product;
+      hid.backoff = config.link.backoff;
+      hid_ = std::make_unique<io::UsbHidLink>(
+          io, config.usb_backend ? config.usb_backend : io::libusb_hid_backend(), std::move(hid),
+          std::move(handlers));
+    } else {
+      serial_ = std::make_unique<io::SerialLink>(io, config.link, std::move(handlers));
+    }
+  }
+  void start() { hid_ ? hid_->start() : serial_->start(); }
+  void stop() { hid_ ? hid_->stop() : serial_->stop(); }
+  tl::expected<void, io::IoError> write(std::vector<std::uint8_t> bytes) {
+    return hid_ ? hid_->write(std::move(bytes)) : serial_->write(std::move(bytes));
+  }
+  void reconnect_now(const std::string& device) {
+    hid_ ? hid_->reconnect_now(device) : serial_->reconnect_now(device);
+  }
+  [[nodiscard]] const std::string& device() const {
+    return hid_ ? hid_->config().open.device : serial_->config().device;
+  }
+  [[nodiscard]] io::LinkState state() const { return hid_ ? hid_->state() : serial_->state(); }
+  [[nodiscard]] const io::LinkStats& stats() const { return hid_ ? hid_->stats() : serial_->stats(); }
+  [[nodiscard]] std::optional<io::PortInfo> port_info() const {
+    if (!hid_) return serial_->port_info();
+    if (hid_->state() != io::LinkState::connected) return std::nullopt;
+    io::PortInfo info;
+    info.name = "USB " + hid_->description();
+    info.description = "USB HID";
+    info.transport = io::PortInfo::Transport::usb;
+    return info;
+  }
+
+ private:
+  std::unique_ptr<io::SerialLink> serial_;
+  std::unique_ptr<io::UsbHidLink> hid_;
+};
 
 }  // namespace
 
@@ -68,7 +116,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   BoardSessionConfig config;
   BoardSessionHandlers handlers;
   boost::asio::steady_timer timer;
-  std::unique_ptr<io::SerialLink> link;
+  std::unique_ptr<BoardLink> link;
   const BoardProtocol* protocol;
   std::unique_ptr<BoardDecoder> decoder;
   rules::Reconstructor reconstructor;
@@ -315,7 +363,7 @@ BoardSession::BoardSession(boost::asio::io_context& io, BoardSessionConfig confi
     if (impl->handlers.on_link) impl->handlers.on_link(impl->now(), false, Impl::open_failure_reason(why));
     impl->log(LogLevel::warning, "waiting for the board: " + why.message);
   };
-  impl_->link = std::make_unique<io::SerialLink>(io, impl_->config.link, std::move(h));
+  impl_->link = std::make_unique<BoardLink>(io, impl_->config, *impl_->protocol, std::move(h));
 }
 
 BoardSession::~BoardSession() { stop(); }
@@ -323,14 +371,6 @@ BoardSession::~BoardSession() { stop(); }
 void BoardSession::start() {
   if (impl_->running) return;
   impl_->running = true;
-  if (impl_->protocol->transport != Transport::serial) {
-    // USB HID (Chessnut) needs the libusb transport, which is not in the daemon yet: say so, once.
-    const std::string why = "a " + std::string(impl_->protocol->name) +
-                            " board is read over USB HID, which the daemon does not drive yet";
-    if (impl_->handlers.on_link) impl_->handlers.on_link(impl_->now(), false, why);
-    impl_->log(LogLevel::warning, why);
-    return;
-  }
   impl_->link->start();
   impl_->reschedule();
 }
@@ -349,7 +389,7 @@ tl::expected<void, io::IoError> BoardSession::send(std::vector<std::uint8_t> byt
 }
 
 void BoardSession::reconnect_now(const std::string& device) { impl_->link->reconnect_now(device); }
-const std::string& BoardSession::device() const { return impl_->link->config().device; }
+const std::string& BoardSession::device() const { return impl_->link->device(); }
 
 void BoardSession::clock_command(drivers::dgt::ClockCommand command) {
   ++impl_->stats.clock_commands;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
-// One board as the daemon runs it: a serial link (reconnecting by itself), the protocol's adapter that
-// turns the board's bytes into sensor events (board_protocol.hpp: DGT, Millennium …), the reconstruction
+// One board as the daemon runs it: a serial or USB HID link (reconnecting by itself), the protocol's adapter
+// that turns the board's bytes into sensor events (board_protocol.hpp: DGT, Millennium …), the reconstruction
 // that turns those into moves, and the timer that wakes reconstruction at its deadlines. Events come out
 // through a callback; every byte on the wire can be tapped (for recording captures).
 //
@@ -31,6 +31,7 @@
 
 #include "daemon/boards/dgt_board.hpp"
 #include "daemon/io/serial_link.hpp"
+#include "daemon/io/usb_hid.hpp"
 #include "daemon/session/board_protocol.hpp"
 #include "drivers/capture.hpp"
 #include "drivers/dgt/clock_queue.hpp"
@@ -44,7 +45,11 @@ struct BoardSessionConfig {
   // The board's protocol (session::find_protocol): "dgt", "millennium", "chessnut". It sets the line
   // settings of `link`; an unknown name is taken as "dgt".
   std::string protocol = "dgt";
-  io::LinkConfig link;              // device path and backoff (its line settings are the protocol's)
+  // Device path and backoff (its line settings are the protocol's). For a USB HID board (Chessnut) the
+  // device is "BUS:ADDRESS", the USB serial number, or empty for the first board with the protocol's ids.
+  io::LinkConfig link;
+  // USB HID boards: the libusb seam (tests put a fake here); null: libusb.
+  std::shared_ptr<io::HidBackend> usb_backend;
   rules::ReconstructConfig rules;   // its board_id is replaced by `board_id`
   std::optional<rules::Game> game;  // continue this game (after a restart) instead of a fresh one
   // Continue this reconstruction (replayed from the journal after a restart) instead of one built from
