@@ -384,8 +384,11 @@ void Hall::take_match(const std::string& host, const std::string& name, std::str
   const std::string id = host + ":" + name;
   for (const auto& [board, pgn] : j["games"].items())
     if (pgn.is_string() && config::valid_topic_name(board)) {
-      r.games[host + ":" + board] = hall_names(pgn.get<std::string>(), host);
-      remote_board_match_[host + ":" + board] = id;
+      std::string board_id = host;
+      board_id += ':';
+      board_id += board;
+      r.games[board_id] = hall_names(pgn.get<std::string>(), host);
+      remote_board_match_[board_id] = id;
     }
   auto& records = remote_matches_[id].records;
   if (!records.empty() && records.back().t_ms >= r.t_ms) return;  // one taken already (retained, again)
