@@ -145,6 +145,11 @@ void Client::drive() {
   if (rc != MOSQ_ERR_SUCCESS || lost_) {
     std::string why = lost_ ? lost_why_ : std::string(mosquitto_strerror(rc));
     if (rc == MOSQ_ERR_ERRNO) why = std::string(std::strerror(errno));
+    // Never connected (a TLS handshake the broker refused, a port nobody listens on): nothing else would
+    // tell the operator why; said once per distinct reason, not at every retry.
+    if (!connected_ && why != last_error_)
+      spdlog::warn("mqtt: cannot connect to {}:{}: {}", options_.host, options_.port, why);
+    last_error_ = why;
     teardown(why);
     return schedule_reconnect();
   }
