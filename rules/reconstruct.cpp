@@ -1453,57 +1453,48 @@ std::optional<std::int64_t> Reconstructor::next_deadline() const {
 // Reserves set from outside (bughouse): what the partner's board hands over, and when.
 
 std::vector<Event> Reconstructor::receive(Piece piece, std::int64_t t) {
-  std::vector<Event> saved = std::move(out_);
-  out_.clear();
-  Color c = color_of(piece);
-  PieceType pt = type_of(piece);
-  if (borrowed_[c][pt] > 0) {
-    // The piece was already dropped (completed before this capture): it makes good the borrowing.
-    --borrowed_[c][pt];
-    auto early = std::find_if(early_drops_.begin(), early_drops_.end(),
-                              [&](const EarlyDrop& d) { return d.piece == piece; });
-    if (early != early_drops_.end()) {
-      // Dropped while the partner's board was blind: when its capture was completed is not known.
-      if (!early->alerted && !early->while_blind && t > early->placed_ms + cfg_.handover_tolerance_ms)
-        emit_early_drop(piece, early->placed_ms, t, early->ply, "was completed later");
-      early_drops_.erase(early);
+  return collect([&] {
+    Color c = color_of(piece);
+    PieceType pt = type_of(piece);
+    if (borrowed_[c][pt] > 0) {
+      // The piece was already dropped (completed before this capture): it makes good the borrowing.
+      --borrowed_[c][pt];
+      auto early = std::find_if(early_drops_.begin(), early_drops_.end(),
+                                [&](const EarlyDrop& d) { return d.piece == piece; });
+      if (early != early_drops_.end()) {
+        // Dropped while the partner's board was blind: when its capture was completed is not known.
+        if (!early->alerted && !early->while_blind && t > early->placed_ms + cfg_.handover_tolerance_ms)
+          emit_early_drop(piece, early->placed_ms, t, early->ply, "was completed later");
+        early_drops_.erase(early);
+      }
+    } else {
+      game_.add_to_pocket(c, pt, 1);
+      received_.push_back({t, piece});
     }
-  } else {
-    game_.add_to_pocket(c, pt, 1);
-    received_.push_back({t, piece});
-  }
-  refresh(t);
-  std::vector<Event> result = std::move(out_);
-  out_ = std::move(saved);
-  return result;
+    refresh(t);
+  });
 }
 
 std::vector<Event> Reconstructor::set_partner_shown(std::optional<Piece> piece, std::int64_t t) {
   if (piece == partner_shown_) return {};
-  std::vector<Event> saved = std::move(out_);
-  out_.clear();
-  partner_shown_ = piece;
-  refresh(t);
-  std::vector<Event> result = std::move(out_);
-  out_ = std::move(saved);
-  return result;
+  return collect([&] {
+    partner_shown_ = piece;
+    refresh(t);
+  });
 }
 
 std::vector<Event> Reconstructor::set_partner_blind(bool blind, std::int64_t t) {
   if (blind == partner_blind_) return {};
-  std::vector<Event> saved = std::move(out_);
-  out_.clear();
-  partner_blind_ = blind;
-  // The partner is followed again and its recovered captures were handed over: a drop still borrowed is
-  // reported after the usual grace for a press read late.
-  if (!blind)
-    for (auto& d : early_drops_)
-      if (d.while_blind && !d.alerted)
-        d.alert_at = std::max(d.alert_at, t + cfg_.handover_tolerance_ms + cfg_.scan_ms + cfg_.settle_ms);
-  refresh(t);
-  std::vector<Event> result = std::move(out_);
-  out_ = std::move(saved);
-  return result;
+  return collect([&] {
+    partner_blind_ = blind;
+    // The partner is followed again and its recovered captures were handed over: a drop still borrowed is
+    // reported after the usual grace for a press read late.
+    if (!blind)
+      for (auto& d : early_drops_)
+        if (d.while_blind && !d.alerted)
+          d.alert_at = std::max(d.alert_at, t + cfg_.handover_tolerance_ms + cfg_.scan_ms + cfg_.settle_ms);
+    refresh(t);
+  });
 }
 
 std::optional<Piece> Reconstructor::shown_handover() const {
@@ -1521,18 +1512,15 @@ std::vector<Handover> Reconstructor::take_withdrawn() {
 }
 
 std::vector<Event> Reconstructor::withdraw(Piece piece, std::int64_t t) {
-  std::vector<Event> saved = std::move(out_);
-  out_.clear();
-  Color c = color_of(piece);
-  PieceType pt = type_of(piece);
-  if (game_.position().pocket(c, pt) > 0)
-    game_.add_to_pocket(c, pt, -1);
-  else
-    ++borrowed_[c][pt];
-  refresh(t);
-  std::vector<Event> result = std::move(out_);
-  out_ = std::move(saved);
-  return result;
+  return collect([&] {
+    Color c = color_of(piece);
+    PieceType pt = type_of(piece);
+    if (game_.position().pocket(c, pt) > 0)
+      game_.add_to_pocket(c, pt, -1);
+    else
+      ++borrowed_[c][pt];
+    refresh(t);
+  });
 }
 
 bool Reconstructor::switch_gap_story(const ShownMove& drop, std::int64_t t) {
@@ -1592,15 +1580,12 @@ void Reconstructor::set_promotion_piece(Color c, PieceType t) {
 
 std::vector<Event> Reconstructor::end_game(const Outcome& o, std::int64_t t) {
   if (game_.outcome()) return {};
-  std::vector<Event> saved = std::move(out_);
-  out_.clear();
-  flush_open_tail(t);
-  game_.set_outcome(o);
-  pending_press_.reset();
-  emit(t, ResultEvent{o.result, o.reason});
-  std::vector<Event> result = std::move(out_);
-  out_ = std::move(saved);
-  return result;
+  return collect([&] {
+    flush_open_tail(t);
+    game_.set_outcome(o);
+    pending_press_.reset();
+    emit(t, ResultEvent{o.result, o.reason});
+  });
 }
 
 void Reconstructor::refresh(std::int64_t t) {

@@ -335,6 +335,17 @@ class Reconstructor {
   std::optional<Color> left_player_;
   bool left_player_confirmed_ = false;  // by a completed move (before that: from the running side)
   std::vector<Event> out_;
+  // The events of a call from outside (the match, an arbiter): what `f` emits, kept apart from events
+  // still waiting in out_.
+  template <class F>
+  std::vector<Event> collect(F&& f) {
+    std::vector<Event> saved = std::move(out_);
+    out_.clear();
+    f();
+    std::vector<Event> result = std::move(out_);
+    out_ = std::move(saved);
+    return result;
+  }
 
   // The committed position as it stands on the wood (promoted pieces as pawns in bughouse, FQE 11).
   std::array<Piece, 64> display_{};
