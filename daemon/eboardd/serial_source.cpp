@@ -22,7 +22,7 @@ void SerialSource::make_session(rules::Game game) {
   session::BoardSessionConfig cfg;
   cfg.board_id = board_.id;
   cfg.protocol = board_.protocol;
-  cfg.link.device = device_;
+  cfg.link.device = opened_by_serial() ? board_.serial : device_;
   if (auto rc = journal::reconstruct_config(board_.id, current_)) cfg.rules = std::move(*rc);
   cfg.game = std::move(game);
   if (clock_) cfg.clock = clock_;
@@ -42,7 +42,14 @@ void SerialSource::continue_from(const rules::Reconstructor& replayed) {
 
 void SerialSource::reconnect_now(const std::string& device) {
   if (!device.empty()) device_ = device;
-  if (session_) session_->reconnect_now(device);
+  if (session_) session_->reconnect_now(opened_by_serial() ? std::string() : device);
+}
+
+bool SerialSource::opened_by_serial() const {
+  // A USB HID board (Chessnut) has no node to follow: libusb finds it by its serial number, wherever it is
+  // plugged in now.
+  const session::BoardProtocol* p = session::find_protocol(board_.protocol);
+  return p && p->transport == session::Transport::usb_hid && !board_.serial.empty();
 }
 
 void SerialSource::start() {

@@ -52,6 +52,7 @@ class SerialSource : public BoardSource {
   const std::string& device() const { return device_; }
 
  private:
+  bool opened_by_serial() const;
   void make_session(rules::Game game);
 
   boost::asio::io_context& io_;

@@ -10,9 +10,12 @@
 #include <fstream>
 #include <optional>
 #include <system_error>
+#include <tuple>
 
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/steady_timer.hpp>
+
+#include "drivers/chessnut/protocol.hpp"
 
 namespace eboard::hotplug {
 
@@ -60,6 +63,7 @@ std::span<const UsbId> known_board_ids() { return kBoards; }
 bool UsbBoard::names_board() const {
   const UsbId* id = known(vid, pid);
   if (id && !id->generic_bridge) return true;
+  if (protocol == "chessnut") return true;  // found by its own vendor id (scan)
   return manufacturer.find("DGT") != std::string::npos || product.find("DGT") != std::string::npos;
 }
 
@@ -96,7 +100,29 @@ std::vector<UsbBoard> scan(const fs::path& sys_root, const fs::path& dev_root) {
       break;
     }
   }
-  std::sort(found.begin(), found.end(), [](const UsbBoard& a, const UsbBoard& b) { return a.tty < b.tty; });
+  // USB HID boards (Chessnut) have no tty: the USB device itself, opened through libusb by "BUS:ADDRESS".
+  for (fs::directory_iterator it(sys_root / "bus" / "usb" / "devices", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const fs::path p = it->path();
+    auto vid = read_hex16(p / "idVendor"), pid = read_hex16(p / "idProduct");
+    if (!vid || !pid || *vid != drivers::chessnut::VENDOR_ID || !drivers::chessnut::is_board_product(*pid))
+      continue;
+    const std::string bus = read_line(p / "busnum"), address = read_line(p / "devnum");
+    if (bus.empty() || address.empty()) continue;
+    UsbBoard b;
+    b.device = bus + ":" + address;
+    b.usb_path = p.filename().string();
+    b.vid = *vid;
+    b.pid = *pid;
+    b.serial = read_line(p / "serial");
+    b.manufacturer = read_line(p / "manufacturer");
+    b.product = read_line(p / "product");
+    b.protocol = "chessnut";
+    found.push_back(std::move(b));
+  }
+  std::sort(found.begin(), found.end(), [](const UsbBoard& a, const UsbBoard& b) {
+    return std::tie(a.tty, a.device) < std::tie(b.tty, b.device);
+  });
   return found;
 }
 

@@ -35,8 +35,8 @@ struct UsbId {
 std::span<const UsbId> known_board_ids();
 
 struct UsbBoard {
-  std::string tty;       // e.g. ttyUSB0
-  std::string device;    // the node to open: <dev_root>/ttyUSB0
+  std::string tty;       // e.g. ttyUSB0; empty for a USB HID board (Chessnut)
+  std::string device;    // the node to open: <dev_root>/ttyUSB0, or "BUS:ADDRESS" for a USB HID board
   std::string usb_path;  // the USB device in sysfs (its bus position, e.g. 1-1.2): stable per socket
   std::uint16_t vid = 0, pid = 0;
   std::string serial, manufacturer, product;

@@ -66,6 +66,20 @@ class FakeSysfs {
     // Last: the class entry is what a scan walks, so the device is complete when it shows.
     fs::create_directory_symlink(cls, root_ / "class" / "tty" / tty);
   }
+  // A USB HID device (no tty): listed under bus/usb/devices, as the kernel does, with its bus and address.
+  void plug_hid(const std::string& usb, const std::string& vid, const std::string& pid,
+                const std::string& serial, int bus, int address) {
+    namespace fs = std::filesystem;
+    fs::path dev = root_ / "devices" / "pci0000:00" / "usb1" / usb;
+    fs::create_directories(dev);
+    write(dev / "idVendor", vid);
+    write(dev / "idProduct", pid);
+    write(dev / "busnum", std::to_string(bus));
+    write(dev / "devnum", std::to_string(address));
+    if (!serial.empty()) write(dev / "serial", serial);
+    fs::create_directories(root_ / "bus" / "usb" / "devices");
+    fs::create_directory_symlink(dev, root_ / "bus" / "usb" / "devices" / usb);
+  }
   void unplug(const std::string& usb, const std::string& tty) {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -73,6 +87,11 @@ class FakeSysfs {
     fs::remove_all(root_ / "devices" / "class-tty" / tty, ec);
     fs::remove_all(root_ / "devices" / "pci0000:00" / "usb1" / usb, ec);
     fs::remove(dev_root() / tty, ec);
+  }
+  void unplug_hid(const std::string& usb) {
+    std::error_code ec;
+    std::filesystem::remove(root_ / "bus" / "usb" / "devices" / usb, ec);
+    std::filesystem::remove_all(root_ / "devices" / "pci0000:00" / "usb1" / usb, ec);
   }
 
  private:

@@ -61,6 +61,28 @@ TEST(UsbBoards, AGenericBridgeNamesABoardOnlyByItsDescriptors) {
   EXPECT_TRUE(found[2].names_board());   // ttyUSB1
 }
 
+TEST(UsbBoards, ScanFindsChessnutBoardsByBusAndAddress) {
+  // USB HID boards have no tty: found by vendor 0x2D80 and a product id 0x80xx … 0x86xx, opened by
+  // "BUS:ADDRESS" through libusb.
+  FakeSysfs sys;
+  sys.plug_hid("1-4", "2d80", "8002", "CN123", 1, 7);
+  sys.plug_hid("1-5", "2d80", "1234", "OTHER", 1, 8);  // the vendor's, but not a board
+  sys.plug("1-1", "0403", "6001", "A1B2C3", "ttyUSB0");
+  auto found = hotplug::scan(sys.root(), "/dev");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].tty, "");
+  EXPECT_EQ(found[0].device, "1:7");
+  EXPECT_EQ(found[0].protocol, "chessnut");
+  EXPECT_EQ(found[0].serial, "CN123");
+  EXPECT_TRUE(found[0].names_board());
+  EXPECT_EQ(found[0].stable_name(), "/dev/eboard/chessnut-CN123");
+  EXPECT_EQ(found[1].protocol, "dgt");
+  sys.unplug_hid("1-4");
+  found = hotplug::scan(sys.root(), "/dev");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].protocol, "dgt");
+}
+
 TEST(UsbBoards, BadSysfsIsSkippedNotFatal) {
   FakeSysfs sys;
   sys.plug("1-1", "zzzz", "6001", "X", "ttyUSB0");  // unreadable id
