@@ -381,6 +381,7 @@ void BoardRuntime::journal_input(const journal::Entry& e, std::int64_t seq) {
 void BoardRuntime::match_new_game(std::int64_t t_ms, const Game& g) {
   last_t_ = std::max(last_t_, t_ms);
   ledger_.on_new_game(t_ms, g);
+  finish_game_file();
   write_pgn();
 }
 
@@ -672,6 +673,7 @@ void BoardRuntime::events(const std::vector<Event>& evs) {
   }
   if (source_ && ledger_.observe(source_->game(), now_ms())) {
     spdlog::info("board {}: game {} began (the pieces were set up again)", id_, ledger_.game_number());
+    finish_game_file();
     record_changed = true;
     pgn_due_ = true;
   }
@@ -719,6 +721,7 @@ tl::expected<int, std::string> BoardRuntime::new_game(const std::string& fen) {
     if (auto ok = source_->new_game(g); !ok) return tl::unexpected(ok.error());
   }
   spdlog::info("board {}: game {} began{}", id_, ledger_.game_number(), fen.empty() ? "" : " from " + fen);
+  finish_game_file();
   write_pgn();
   return ledger_.game_number();
 }
@@ -849,6 +852,10 @@ void BoardRuntime::write_pgn(bool now) {
   } else {
     pgn_error_.clear();
   }
+}
+
+void BoardRuntime::finish_game_file() {
+  if (files_ && !pgn_path_.empty()) files_->hurry(pgn_path_);
 }
 
 tl::expected<journal::JournalSeal, std::string> BoardRuntime::seal_journal() {

@@ -251,6 +251,9 @@ class BoardRuntime : public BoardSink {
   // The PGN file of the current game: on this thread (`now`), or by the background writer. Once the game
   // has a result, with its signature file (written after it, from the same content).
   void write_pgn(bool now = true);
+  // A new game began: the previous game's file, which may wait for its interval (ended without a result),
+  // is written now. /games.pgn serves finished games from their files.
+  void finish_game_file();
   // The signature file of `pgn` written at `archive`, when the game has a result and there is a key.
   std::optional<std::string> signature_for(const std::filesystem::path& archive, const std::string& pgn);
   tl::expected<void, std::string> open_match_member(const std::filesystem::path& path,

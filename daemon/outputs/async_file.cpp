@@ -113,6 +113,16 @@ tl::expected<void, std::string> AsyncFileWriter::finish(std::unique_lock<std::mu
   return ok;
 }
 
+void AsyncFileWriter::hurry(const std::filesystem::path& path) {
+  std::unique_lock lock(mutex_);
+  const std::string key = path.string();
+  auto it = files_.find(key);
+  if (it == files_.end() || !it->second.pending) return;
+  Entry& e = it->second;
+  e.urgent = true;  // busy: queued again at once when the write in flight is over
+  if (!e.busy && !e.queued) enqueue(key, e);
+}
+
 tl::expected<void, std::string> AsyncFileWriter::flush(const std::filesystem::path& path) {
   std::unique_lock lock(mutex_);
   const std::string key = path.string();

@@ -62,6 +62,9 @@ class AsyncFileWriter {
   // What was submitted for `path` is written when this returns (by a background batch whose directory
   // fsync may still be running, or here).
   tl::expected<void, std::string> flush(const std::filesystem::path& path);
+  // What waits for `path`'s interval to end is written now, in the background (a game over without a
+  // result: its file is final, and the feeds read it from there). Nothing waiting: nothing to do.
+  void hurry(const std::filesystem::path& path);
   // Writes everything submitted, then stops the thread. Later submits are written on the calling thread.
   void stop();
 

@@ -407,6 +407,36 @@ TEST(BackgroundSync, PublishesWhatTheSynchronousRuntimePublishesOnceDurable) {
   EXPECT_NE(pgn.find("5. "), std::string::npos) << pgn;
 }
 
+// A game over without a result (resigned on the board) ends when the pieces are set up again. Its file is
+// final then, and /games.pgn serves it from there: it is written at once, not at the end of the 30 s
+// that keep a live game's file from being rewritten at every move.
+TEST(BackgroundSync, GameOverWithoutAResultHasItsWholeFileWhenTheNextBegins) {
+  const sim::Timeline tl = test_support::short_game(T0, 5, 10);
+  TempDir dir("next");
+  Board b(dir.path, true);
+  for (const auto& e : tl.events) {
+    b.source->feed(e);
+    b.run_until(b.published.size() + 1, 5ms);
+  }
+  for (int i = 0; i < 100 && moves(b.published) < 10; ++i) b.run_until(b.published.size() + 1, 10ms);
+  ASSERT_EQ(b.rt->game().ply_count(), 10);
+  ASSERT_EQ(moves(b.published), 10);
+  b.source->feed({tl.end_ms + 20000, rules::BoardSnapshot{rules::Position::start().board()}});
+  b.source->advance(tl.end_ms + 40000);
+  b.run_until(b.published.size() + 1, 50ms);
+  ASSERT_EQ(b.rt->status()["game"]["number"], 2);
+  fs::path first;
+  for (const auto& f : fs::directory_iterator(dir.path / "games"))
+    if (f.path().string().ends_with("-1.pgn")) first = f.path();
+  ASSERT_FALSE(first.empty());
+  std::string pgn;
+  for (int i = 0; i < 200 && pgn.find("5... Be7") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(10ms);
+    pgn = slurp(first);
+  }
+  EXPECT_NE(pgn.find("5... Be7"), std::string::npos) << pgn;
+}
+
 // A WebSocket client that connects while a move waits for its sync: the snapshot makes it durable and
 // publishes it first, so the client gets it once (in the snapshot), never again after it.
 TEST(BackgroundSync, SnapshotNeverHoldsAnUnpublishedMove) {
