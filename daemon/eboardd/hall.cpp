@@ -238,8 +238,9 @@ void Hall::publish_state(BoardRuntime& b) {
   for (const auto& e : b.ledger().notes())
     if (const auto* a = std::get_if<rules::AlertEvent>(&e.what)) {
       ++n;
+      // Its number is the one an acknowledgement names (control "ack"), here and through an aggregator.
       if (!b.ledger().acknowledged(n))
-        alerts.push_back({{"code", a->code}, {"ply", a->ply}, {"detail", a->detail}});
+        alerts.push_back({{"number", n}, {"code", a->code}, {"ply", a->ply}, {"detail", a->detail}});
     }
   const auto& link = b.link_state();
   const auto last = b.last_published();

@@ -1277,7 +1277,12 @@ http::Response Service::control_authorized(const http::Request& r) {
   std::string match;
   for (const auto& m : config_.matches)
     if (m.boards[0] == b->id() || m.boards[1] == b->id()) match = m.name();
-  if (auto res = control_action(*b, action, body, match)) return *res;
+  if (auto res = control_action(*b, action, body, match)) {
+    // An acknowledged alert publishes no event: the hall's state of the board (its open alerts) is told
+    // again, so an aggregator's page shows it closed.
+    if (hall_ && res->status < 300) hall_->changed(b->id());
+    return *res;
+  }
   return error_json(404, "unknown control action '" + action +
                              "' (new-game, tags, promotion, ack, draw, resign, adjourn, resume)");
 }

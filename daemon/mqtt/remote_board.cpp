@@ -213,16 +213,22 @@ json RemoteBoard::board_status() const {
     game["last_move"] = rules::to_uci(game_.position_at(game_.ply_count() - 1), game_.plies().back().move);
   if (rules::ClockTimes c = game_.clock_at(game_.ply_count()); c.known())
     game["clock"] = {{"white", c.white_ms}, {"black", c.black_ms}};
-  // The host tells its open alerts only (acknowledging is done there, through a command).
+  // The host tells its open alerts only (acknowledging is done there, through a command that names the
+  // host's number of the alert: the acknowledged ones before it are not in the list).
   // Taken as they came over the wire: a field of the wrong type is left out, never thrown on.
   auto field = [](const json& a, const char* name, const json& none) {
     return a.contains(name) && a[name].type() == none.type() ? a[name] : none;
+  };
+  auto number = [](const json& a, std::size_t position) {
+    if (a.contains("number") && a["number"].is_number_integer() && a["number"].get<std::int64_t>() > 0)
+      return a["number"];
+    return json(position);  // a host that does not number them: in order, as it did before acknowledging
   };
   json alerts = json::array();
   if (alerts_.is_array())
     for (const auto& a : alerts_)
       if (a.is_object())
-        alerts.push_back({{"number", alerts.size() + 1},
+        alerts.push_back({{"number", number(a, alerts.size() + 1)},
                           {"code", field(a, "code", "")},
                           {"ply", a.contains("ply") && a["ply"].is_number_integer() ? a["ply"] : json(0)},
                           {"detail", field(a, "detail", "")},

@@ -329,6 +329,17 @@ TEST(RemoteBoard, ItsStatusLooksLikeALocalBoardsAndBadStatesDoNotThrow) {
   EXPECT_EQ(s["control"]["alerts"][0]["code"], "clock-without-move");
   EXPECT_EQ(s["control"]["alerts"][1]["code"], "");  // a code of the wrong type left out
   EXPECT_EQ(s["control"]["unacknowledged_alerts"], 2);
+  EXPECT_EQ(s["control"]["alerts"][0]["number"], 1);  // a host that does not number them: in order
+  // The host's numbers are the ones its "ack" takes: alerts 1 and 2 acknowledged there, 3 and 5 open.
+  rb.take_state(json{{"game", 1},
+                     {"alerts", json::array({{{"number", 3}, {"code", "touch-move"}, {"ply", 4}},
+                                             {{"number", 5}, {"code", "illegal-move"}, {"ply", 9}},
+                                             {{"number", -1}, {"code", "touch-move"}, {"ply", 9}}})}});
+  s = rb.board_status();
+  ASSERT_EQ(s["control"]["alerts"].size(), 3u);
+  EXPECT_EQ(s["control"]["alerts"][0]["number"], 3);
+  EXPECT_EQ(s["control"]["alerts"][1]["number"], 5);
+  EXPECT_EQ(s["control"]["alerts"][2]["number"], 3);  // no number of its own: its place in the list
   rb.take_state(json{{"game", 1}, {"link", {{"online", true}}}});
   rb.set_host_online(false);
   EXPECT_EQ(rb.board_status()["link_state"]["state"], "offline");  // its host is gone
