@@ -80,6 +80,8 @@ rules::PieceType dropped_type(char c) {
 void RemoteBoard::take_drop(rules::PieceType t) {
   if (t == rules::NO_PIECE_TYPE) return;
   if (!rules::has_drops(game_.position().variant())) use_variant(rules::Variant::Bughouse);
+  // Crazyhouse: the board's own captures fill the pockets, and a drop of a piece not there is a problem.
+  if (game_.position().variant() == rules::Variant::Crazyhouse) return;
   const rules::Color side = game_.position().side_to_move();
   if (game_.position().pocket(side, t) == 0) game_.add_to_pocket(side, t);
 }
@@ -172,6 +174,7 @@ void RemoteBoard::take_state(const json& state) {
   }
   // Told by hosts that know variants; a drop tells it too (take_drop), whichever comes first.
   if (state.contains("variant") && state["variant"] == "bughouse") use_variant(rules::Variant::Bughouse);
+  if (state.contains("variant") && state["variant"] == "crazyhouse") use_variant(rules::Variant::Crazyhouse);
   link_ = state.value("link", json());
   alerts_ = state.value("alerts", json::array());
 }

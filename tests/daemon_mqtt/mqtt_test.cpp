@@ -385,3 +385,23 @@ TEST(RemoteBoard, StateVariantMakesABughouseGame) {
   ASSERT_TRUE(rb.take(envelope(2, move_line(2, "B@e5"))));
   EXPECT_TRUE(rb.problems().empty());
 }
+
+// A crazyhouse board: the state says so, the pockets come from the board's own captures, and a drop of a
+// piece no capture gave is a problem (in bughouse the partner's board would have given it).
+TEST(RemoteBoard, StateVariantMakesACrazyhouseGame) {
+  RemoteBoard rb("h1", "A");
+  std::uint64_t seq = 0;
+  ASSERT_TRUE(rb.take(envelope(++seq, move_line(1, "e2e4"))));
+  rb.take_state(json{{"game", 1}, {"variant", "crazyhouse"}});
+  EXPECT_EQ(rb.game().position().variant(), rules::Variant::Crazyhouse);
+  for (const auto& [ply, uci] : std::vector<std::pair<int, std::string>>{
+           {2, "d7d5"}, {3, "e4d5"}, {4, "d8d5"}, {5, "g1f3"}, {6, "P@e4"}})
+    ASSERT_TRUE(rb.take(envelope(++seq, move_line(ply, uci))));
+  EXPECT_TRUE(rb.problems().empty()) << rb.problems().front();
+  EXPECT_EQ(rb.game().ply_count(), 6);
+  EXPECT_EQ(rb.game().position().variant(), rules::Variant::Crazyhouse);
+  EXPECT_EQ(rb.game().position().pocket(rules::WHITE, rules::PAWN), 1);  // from exd5
+  ASSERT_TRUE(rb.take(envelope(++seq, move_line(7, "N@e5"))));           // White captured no knight
+  EXPECT_EQ(rb.problems().size(), 1u);
+  EXPECT_EQ(rb.game().ply_count(), 6);
+}
