@@ -12,6 +12,7 @@
 #include "daemon/eboardd/board_runtime.hpp"
 #include "daemon/eboardd/match_runtime.hpp"
 #include "daemon/eboardd/service.hpp"
+#include "daemon/outputs/atomic_file.hpp"
 #include "daemon/outputs/pgn_output.hpp"
 
 namespace eboard::eboardd {
@@ -336,7 +337,7 @@ void Hall::on_message(const std::string& topic, std::string_view payload) {
   }
   if (!cfg_.aggregate || t->host == topics_.host()) return;
   if (t->kind == K::Match) {
-    take_match(t->host, t->name, payload);
+    if (take_match(t->host, t->name, payload)) keep_match(t->host + ":" + t->name, payload);
     return;
   }
   if (t->kind == K::Status) {
@@ -373,15 +374,16 @@ void Hall::on_message(const std::string& topic, std::string_view payload) {
   service_.livechess_changed();
 }
 
-void Hall::take_match(const std::string& host, const std::string& name, std::string_view payload) {
+bool Hall::take_match(const std::string& host, const std::string& name, std::string_view payload) {
   json j = json::parse(payload, nullptr, false);
   if (!j.is_object() || !j.contains("bpgn") || !j["bpgn"].is_string() || !j.contains("games") ||
       !j["games"].is_object())
-    return;
+    return false;
   RemoteMatch::Record r;
   r.t_ms = j.contains("t") && j["t"].is_number_integer() ? j["t"].get<std::int64_t>() : now_ms();
   r.number = j.contains("number") && j["number"].is_number_integer() ? j["number"].get<int>() : 0;
   r.bpgn = j["bpgn"].get<std::string>();
+  r.payload = payload;
   const std::string id = host + ":" + name;
   for (const auto& [board, pgn] : j["games"].items())
     if (pgn.is_string() && config::valid_topic_name(board)) {
@@ -392,7 +394,7 @@ void Hall::take_match(const std::string& host, const std::string& name, std::str
       remote_board_match_[board_id] = id;
     }
   auto& records = remote_matches_[id].records;
-  if (!records.empty() && records.back().t_ms >= r.t_ms) return;  // one taken already (retained, again)
+  if (!records.empty() && records.back().t_ms >= r.t_ms) return false;  // taken already (retained, again)
   records.push_back(std::move(r));
   // Kept: what the broadcast delay may still have to show (the records of its span, a minute more for
   // the hosts' clocks), and the last of each match number.
@@ -404,6 +406,7 @@ void Hall::take_match(const std::string& host, const std::string& name, std::str
   }
   records = std::move(kept);
   service_.livechess_changed();
+  return true;
 }
 
 std::vector<const Hall::RemoteMatch::Record*> Hall::RemoteMatch::seen(
@@ -445,17 +448,29 @@ mqtt::RemoteBoard& Hall::remote_board(const std::string& host, const std::string
 void Hall::keep_remote(const mqtt::RemoteBoard& rb, std::string_view line) {
   // Names that are not plain file names are served but not kept.
   if (!config::valid_topic_name(rb.host()) || !config::valid_topic_name(rb.board())) return;
-  const fs::path dir = fs::path(state_dir_) / "mqtt" / "remote";
-  if (!remote_dir_made_) {  // once, not at every event
+  append_kept("remote", rb.id() + ".jsonl", line);
+}
+
+void Hall::keep_match(const std::string& id, std::string_view payload) {
+  const auto colon = id.find(':');
+  if (colon == std::string::npos || !config::valid_topic_name(id.substr(0, colon)) ||
+      !config::valid_topic_name(id.substr(colon + 1)))
+    return;
+  append_kept("matches", id + ".jsonl", payload);
+}
+
+void Hall::append_kept(const char* folder, const std::string& file, std::string_view line) {
+  const fs::path dir = fs::path(state_dir_) / "mqtt" / folder;
+  if (!kept_dirs_.count(folder)) {  // once, not at every event
     std::error_code ec;
     fs::create_directories(dir, ec);
-    remote_dir_made_ = !ec;
+    if (!ec) kept_dirs_.insert(folder);
   }
   // Appended and closed at once (no descriptor kept open per board); no fsync: a crash of the process
   // loses nothing the kernel has, a power cut what the broker's session sends again or a host republishes.
-  std::FILE* f = std::fopen((dir / (rb.id() + ".jsonl")).c_str(), "ae");
+  std::FILE* f = std::fopen((dir / file).c_str(), "ae");
   if (!f) {
-    if (!remote_write_error_) spdlog::warn("mqtt: cannot keep the events of {} in {}", rb.id(), dir.string());
+    if (!remote_write_error_) spdlog::warn("mqtt: cannot keep what came of {} in {}", file, dir.string());
     remote_write_error_ = true;
     return;
   }
@@ -493,6 +508,38 @@ void Hall::load_remote() {
   }
   if (boards)
     spdlog::info("mqtt: {} event(s) of {} remote board(s) read back from {}", events, boards, dir.string());
+  load_matches();
+}
+
+void Hall::load_matches() {
+  const fs::path dir = fs::path(state_dir_) / "mqtt" / "matches";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return;
+  std::size_t matches = 0;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.ends_with(".jsonl")) continue;
+    const std::string id = name.substr(0, name.size() - 6);
+    const auto colon = id.find(':');
+    if (colon == std::string::npos) continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    std::size_t lines = 0;
+    while (std::getline(in, line)) {
+      ++lines;
+      (void)take_match(id.substr(0, colon), id.substr(colon + 1), line);  // a damaged line is skipped
+    }
+    in.close();
+    ++matches;
+    // A record per move of the match, each whole: the file is written again with what is still needed.
+    auto it = remote_matches_.find(id);
+    if (it == remote_matches_.end() || it->second.records.size() >= lines) continue;
+    std::string kept;
+    for (const auto& r : it->second.records) kept += r.payload + "\n";
+    if (auto ok = outputs::write_file_atomic(entry.path(), kept); !ok)
+      spdlog::warn("mqtt: {}: {}", entry.path().string(), ok.error());
+  }
+  if (matches) spdlog::info("mqtt: {} remote match(es) read back from {}", matches, dir.string());
 }
 
 void Hall::run_command(const std::string& user, std::string_view payload) {

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -84,8 +85,16 @@ class Hall {
   // (envelopes and states, one per line, as received), so that a restarted aggregator serves the games
   // whole; its persistent session at the broker holds what came meanwhile.
   mqtt::RemoteBoard& remote_board(const std::string& host, const std::string& board);
+  // The aggregator keeps what it took of other hosts under state_dir/mqtt: each remote board's events
+  // (remote/<host>:<board>.jsonl) and each remote match's records (matches/<host>:<match>.jsonl), read back
+  // at start: a restart serves what the broker will not send again (a retained match topic holds the last
+  // record only, and a broker without persistence not even that).
   void load_remote();
+  void load_matches();
   void keep_remote(const mqtt::RemoteBoard& rb, std::string_view line);
+  void keep_match(const std::string& id, std::string_view payload);
+  // Appends `line` to `folder`/`file` under state_dir/mqtt (the folder made once).
+  void append_kept(const char* folder, const std::string& file, std::string_view line);
 
   boost::asio::io_context& io_;
   config::MqttConfig cfg_;
@@ -110,12 +119,14 @@ class Hall {
       int number = 0;
       std::string bpgn;
       std::map<std::string, std::string> games;  // board → its game's PGN (Board tags named <host>:<id>)
+      std::string payload;                       // as published: what is kept on disk
     };
     std::vector<Record> records;
     // As the public may see it at `cutoff`: the last record of each match number published by then.
     std::vector<const Record*> seen(std::optional<std::int64_t> cutoff) const;
   };
-  void take_match(const std::string& host, const std::string& name, std::string_view payload);
+  // True when the record is new (not one taken already: the retained topic sends the last one again).
+  bool take_match(const std::string& host, const std::string& name, std::string_view payload);
   // The remote match "<host>:<match>" that `board` ("<host>:<id>") plays in, if any.
   const RemoteMatch* match_of_remote(const std::string& board) const;
   std::map<std::string, RemoteMatch> remote_matches_;                 // "<host>:<match>" →
@@ -128,7 +139,7 @@ class Hall {
   std::map<std::string, nlohmann::json> commands_;  // id → what was sent and the answer
   std::uint64_t commands_refused_ = 0;
   bool remote_write_error_ = false;
-  bool remote_dir_made_ = false;                   // state_dir/mqtt/remote exists
+  std::set<std::string> kept_dirs_;                // folders of state_dir/mqtt made
   std::map<std::string, std::string> kept_state_;  // remote board → its tags and start as last kept
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

@@ -6,7 +6,9 @@ aggregator. Once the match has drops:
 - the aggregator's /matches/h1:A-B.bpgn is the host's /matches/A-B.bpgn, byte for byte;
 - its /games.pgn holds the two remote boards' games as the host's /games.pgn prints them (the Board,
   PartnerBoard and Match tags named <host>:<name>, as every remote board is), and /boards/h1:A.pgn the same;
-- its replay of each remote board (as bughouse) has the host's plies, and nothing is under `problems`.
+- its replay of each remote board (as bughouse) has the host's plies, and nothing is under `problems`;
+- once the host is stopped, the aggregator killed and the broker restarted without its database (the
+  retained match record lost), the aggregator serves the same match, games and board PGN from its own disk.
 
 Usage: mqtt_bughouse_test.py EBOARDD SHARED_DIR. Skipped (77) without mosquitto or the corpus.
 """
@@ -15,6 +17,7 @@ import re
 import shutil
 import sys
 import time
+import urllib.error
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "daemon_process"))
@@ -93,6 +96,30 @@ def main():
         remote = state["remote"]
         for b in ("h1:A", "h1:B"):
             h.check(remote[b]["problems"] == [], f"{b} problems at the aggregator: {remote[b]['problems']}")
+
+        # The host stops; then the aggregator is killed and the broker comes back without its database (its
+        # retained match record gone): the aggregator serves the match from what it kept on disk.
+        host.proc.terminate()
+        host.proc.wait(timeout=20)
+        time.sleep(1.0)  # the host's last records reach the aggregator
+        served = {p: http_get(agg.port, p)[1] for p in ("/matches/h1:A-B.bpgn", "/games.pgn", "/boards/h1:A.pgn")}
+        h.check(re.search(r"[PNBRQ]@", served["/matches/h1:A-B.bpgn"]) is not None, "no drop in the served match")
+        agg.proc.kill()
+        agg.proc.wait()
+        broker.stop()
+        os.remove(os.path.join(h.dir, "broker", "mosquitto.db"))
+        broker.start()
+        agg.start()
+        wait_until(lambda: agg.status()["mqtt"]["connected"], 15, "the aggregator connected again")
+        time.sleep(1.0)  # whatever the broker still had came
+        for path, text in served.items():
+            try:
+                code, now = http_get(agg.port, path)
+            except urllib.error.HTTPError as e:
+                code, now = e.code, ""
+            h.check(code == 200 and now == text, f"{path} after the aggregator's restart: {code}, "
+                    f"{len(now)} bytes where {len(text)} were served before")
+        print(f"after the restart without the broker's memory: {len(served)} outputs as before", flush=True)
         return 1 if h.failures else 0
 
 
