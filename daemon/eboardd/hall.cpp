@@ -24,6 +24,7 @@ namespace {
 
 constexpr auto STATE_DEBOUNCE = std::chrono::milliseconds(50);
 constexpr auto SAVE_DEBOUNCE = std::chrono::milliseconds(500);
+constexpr auto RESEND_RETRY = std::chrono::seconds(5);
 
 std::string machine_name() {
   char name[256] = {};
@@ -181,12 +182,12 @@ void Hall::catch_up(BoardRuntime& b) {
   l.caught_up = true;
 }
 
-void Hall::send(const std::string& board, mqtt::EventId id, int game, const std::string& line) {
+void Hall::send(const std::string& board, mqtt::EventId id, int game, const std::string& line, int resend) {
   json event = json::parse(line, nullptr, false);
   if (!event.is_object()) return;
-  mqtt::Envelope env{topics_.host(), board, game, id, std::move(event)};
+  mqtt::Envelope env{topics_.host(), board, game, id, std::move(event), resend};
   auto mid = client_->publish(topics_.event(board), mqtt::encode_envelope(env), 1, false);
-  if (!mid) return;
+  if (!mid || resend) return;
   inflight_[*mid] = {board, id};
   local_[board].acks.sent(id);
   spdlog::debug("mqtt: sent {} {}/{} as message {}", board, id.journal, id.seq, *mid);
@@ -329,6 +330,17 @@ void Hall::on_message(const std::string& topic, std::string_view payload) {
     if (t->name != cfg_.username) return;
     auto a = mqtt::decode_answer(payload);
     if (!a) return;
+    if (auto r = resends_.find(a->id); r != resends_.end()) {
+      auto rb = remote_.find(r->second);
+      const bool none = a->status == 200 && a->body.is_object() && a->body.value("sent", -1) == 0;
+      if (rb != remote_.end() && rb->second->hole()) {
+        if (none) rb->second->nothing_to_resend();
+        spdlog::info("mqtt: {} answered the resend for {}: {} {}", t->host, r->second, a->status,
+                     a->body.dump());
+      }
+      resends_.erase(r);
+      return;
+    }
     auto it = commands_.find(a->id);
     if (it == commands_.end()) return;
     it->second["answer"] = {{"status", a->status}, {"body", a->body}};
@@ -365,7 +377,14 @@ void Hall::on_message(const std::string& topic, std::string_view payload) {
   // The topic is the identity the broker checked (its ACL): an envelope that claims another is dropped.
   if (!env || env->host != t->host || env->board != t->name) return;
   spdlog::debug("mqtt: received {} {}/{}", rb.id(), env->id.journal, env->id.seq);
-  if (!rb.take(*env)) return;
+  // Nothing of this board taken yet, kept or live: what came before this event is asked of its host.
+  if (rb.taken() == 0 && env->resend == 0 && client_ && !cfg_.username.empty()) rb.expect_history();
+  if (!rb.take(*env)) {
+    if (!rb.hole()) return;
+    if (ask_resend(rb)) return;
+    rb.nothing_to_resend();  // no way to ask: the record stops at the hole, as the host's problem says
+    if (!rb.take(*env)) return;
+  }
   keep_remote(rb, payload);
   const std::int64_t t_ms = env->event.contains("t") && env->event["t"].is_number_integer()
                                 ? env->event["t"].get<std::int64_t>()
@@ -549,13 +568,16 @@ void Hall::run_command(const std::string& user, std::string_view payload) {
   a.id = c->id;
   a.board = c->board;
   const bool trusted = std::find(cfg_.trusted.begin(), cfg_.trusted.end(), user) != cfg_.trusted.end();
-  if (!trusted) {
+  // A resend publishes again what every reader of the hall had: no identity needs trusting for it.
+  if (!trusted && c->action != "resend") {
     ++commands_refused_;
     a.status = 403;
     a.body = {{"error", "host " + topics_.host() + " does not take commands from '" + user +
                             "' (not in its mqtt.trusted)"}};
     spdlog::warn("mqtt: command {} {} on board {} from untrusted '{}' refused", c->id, c->action, c->board,
                  user);
+  } else if (c->action == "resend") {
+    a = resend(*c);
   } else if (!service_.board(c->board)) {
     a.status = 404;
     a.body = {{"error", "no board '" + c->board + "' on host " + topics_.host()}};
@@ -578,6 +600,65 @@ void Hall::run_command(const std::string& user, std::string_view payload) {
     spdlog::info("mqtt: command {} {} on board {} from {}: {}", c->id, c->action, c->board, user, res.status);
   }
   if (client_) client_->publish(topics_.answer(user), mqtt::encode_answer(a), 1, false);
+}
+
+mqtt::Answer Hall::resend(const mqtt::Command& c) {
+  mqtt::Answer a;
+  a.id = c.id;
+  a.board = c.board;
+  BoardRuntime* b = service_.board(c.board);
+  const json& body = c.body;
+  if (!b || !cfg_.publish) {
+    a.status = 404;
+    a.body = {{"error", "no board '" + c.board + "' published by host " + topics_.host()}};
+    return a;
+  }
+  if (!body.is_object() || !body.contains("journal") || !body["journal"].is_number_integer() ||
+      !body.contains("seq") || !body["seq"].is_number_unsigned()) {
+    a.status = 400;
+    a.body = {{"error", "a resend names the last event taken: {\"journal\": n, \"seq\": n}"}};
+    return a;
+  }
+  const mqtt::EventId after{body["journal"].get<std::int64_t>(), body["seq"].get<std::uint64_t>()};
+  const auto limit = b->last_published();
+  const mqtt::EventId upto{limit.journal, limit.at};
+  auto events = mqtt::journal_events_after(b->journal_path(), after);
+  if (!events) {
+    a.status = 500;
+    a.body = {{"error", "cannot read the journal: " + events.error()}};
+    return a;
+  }
+  std::vector<const mqtt::JournalEvent*> batch;
+  for (const auto& e : *events)
+    if (!(upto < e.id)) batch.push_back(&e);
+  for (std::size_t i = 0; i < batch.size(); ++i)
+    send(c.board, batch[i]->id, batch[i]->game, batch[i]->line, i + 1 == batch.size() ? 2 : 1);
+  a.status = 200;
+  a.body = {{"sent", batch.size()}};
+  spdlog::info("mqtt: board {}: {} event(s) after {}/{} published again (a resend)", c.board, batch.size(),
+               after.journal, after.seq);
+  return a;
+}
+
+bool Hall::ask_resend(const mqtt::RemoteBoard& rb) {
+  if (!client_ || cfg_.username.empty() || !rb.hole()) return false;
+  const auto now = std::chrono::steady_clock::now();
+  auto it = resend_asked_.find(rb.id());
+  if (it != resend_asked_.end() && it->second.after == *rb.hole() && now - it->second.at < RESEND_RETRY)
+    return true;
+  resend_asked_[rb.id()] = {*rb.hole(), now};
+  mqtt::Command c;
+  c.id = topics_.host() + "-" + std::to_string(started_ms_) + "-" + std::to_string(++command_seq_);
+  c.board = rb.board();
+  c.action = "resend";
+  c.body = {{"journal", rb.hole()->journal}, {"seq", rb.hole()->seq}};
+  // Not sent now (the connection is down): asked again at the next event after the retry time.
+  if (!client_->publish(topics_.command(rb.host(), cfg_.username), mqtt::encode_command(c), 1, false))
+    return true;
+  resends_[c.id] = rb.id();
+  spdlog::warn("mqtt: {}: events lost on the way after {}/{}; asked {} to publish them again", rb.id(),
+               rb.hole()->journal, rb.hole()->seq, rb.host());
+  return true;
 }
 
 http::Response Hall::send_command(const std::string& id, const std::string& action, const json& body) {

@@ -6,6 +6,7 @@
 // Everything runs on the service's loop.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -74,7 +75,14 @@ class Hall {
   void on_disconnected(const std::string& why);
   void on_ack(int mid);
   void on_message(const std::string& topic, std::string_view payload);
-  void send(const std::string& board, mqtt::EventId id, int game, const std::string& line);
+  // Publishes an event of a local board; `resend` (an aggregator asked for it again) is outside the outbox.
+  void send(const std::string& board, mqtt::EventId id, int game, const std::string& line, int resend = 0);
+  // Host: an aggregator lost events of a board on the way: those after body's {journal, seq}, published
+  // again from the journal (up to what is published). Returns the answer.
+  mqtt::Answer resend(const mqtt::Command& c);
+  // Aggregator: asks the board's host to send again what came after its hole (at most every RESEND_RETRY).
+  // False when it cannot ask (no broker identity to ask with).
+  bool ask_resend(const mqtt::RemoteBoard& rb);
   void catch_up(BoardRuntime& b);
   void publish_state(BoardRuntime& b);
   void publish_matches(bool all);
@@ -137,6 +145,12 @@ class Hall {
   std::uint64_t command_seq_ = 0;
   std::int64_t started_ms_ = 0;
   std::map<std::string, nlohmann::json> commands_;  // id → what was sent and the answer
+  struct ResendAsked {
+    mqtt::EventId after;
+    std::chrono::steady_clock::time_point at;
+  };
+  std::map<std::string, ResendAsked> resend_asked_;  // remote board → the last resend asked
+  std::map<std::string, std::string> resends_;       // command id → the remote board it asked for
   std::uint64_t commands_refused_ = 0;
   bool remote_write_error_ = false;
   std::set<std::string> kept_dirs_;                // folders of state_dir/mqtt made

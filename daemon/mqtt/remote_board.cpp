@@ -27,6 +27,7 @@ void RemoteBoard::begin_game(int number, std::int64_t t_ms) {
   game_ = rules::Game(start);
   game_number_ = number;
   started_ms_ = t_ms;
+  gap_told_ = false;
   result_ms_ = 0;
   lines_.clear();
   problems_.clear();
@@ -91,12 +92,18 @@ bool RemoteBoard::take(const Envelope& e) {
     ++duplicates_;
     return false;
   }
-  last_ = e.id;
-  ++taken_;
   const json& ev = e.event;
   const std::string type = ev.value("type", "");
   const std::int64_t t = ev.contains("t") && ev["t"].is_number_integer() ? ev["t"].get<std::int64_t>() : 0;
   const int ply = ev.contains("ply") && ev["ply"].is_number_integer() ? ev["ply"].get<int>() : 0;
+  if (e.resend == 0 && (hole_ || (type == "move" && ply > game_.ply_count() + 1 && !gap_told_))) {
+    if (!hole_) hole_ = last_;
+    ++waiting_;  // told again in the resend, in its place
+    return false;
+  }
+  if (e.resend == 2) hole_.reset();
+  last_ = e.id;
+  ++taken_;
   // A first move while the game has moves: the pieces were set up again (the host's game numbers are
   // informative only: they are counted from the journal's records, which do not mark every new game).
   if (type == "move" && ply == 1 && game_.ply_count() > 0) begin_game(std::max(e.game, game_number_ + 1), t);
@@ -105,8 +112,10 @@ bool RemoteBoard::take(const Envelope& e) {
   if (type == "move") {
     const std::string uci = ev.value("uci", "");
     if (ply != game_.ply_count() + 1) {
-      if (ply > game_.ply_count() + 1)
+      if (ply > game_.ply_count() + 1) {
         problems_.push_back("ply " + std::to_string(ply) + " " + uci + ": after a hole");
+        gap_told_ = true;  // the host has no more: the game stops here, no resend is asked again
+      }
       // A move already in the game (a recovered one told again) changes nothing.
     } else if (ev.value("illegal", false)) {
       // The host let it stand (FIDE A.4.2): the game goes on from the position it left, which the record
@@ -137,6 +146,14 @@ bool RemoteBoard::take(const Envelope& e) {
   if (type == "move" || type == "result") last_event_ms_ = std::max(last_event_ms_, t);
   lines_.push_back(served_line(e));
   return true;
+}
+
+void RemoteBoard::nothing_to_resend() {
+  if (!hole_) return;
+  hole_.reset();
+  gap_told_ = true;
+  problems_.push_back("ply " + std::to_string(game_.ply_count() + 1) +
+                      " and on: lost on the way, and the host has nothing to send again");
 }
 
 rules::Game RemoteBoard::public_game(std::int64_t cutoff) const {
@@ -183,21 +200,24 @@ json RemoteBoard::status() const {
   json tags = json::object();
   for (const auto& t : tags_) tags[t.name] = t.value;
   const auto& o = game_.outcome();
-  return {{"id", id_},
-          {"host", host_},
-          {"board", board_},
-          {"host_online", host_online_},
-          {"game", game_number_},
-          {"plies", game_.ply_count()},
-          {"fen", game_.position().fen()},
-          {"result", o ? json(rules::result_string(o->result)) : json(nullptr)},
-          {"tags", tags},
-          {"link", link_},
-          {"open_alerts", alerts_},
-          {"last", {{"journal", last_.journal}, {"seq", last_.seq}}},
-          {"events", taken_},
-          {"duplicates_dropped", duplicates_},
-          {"problems", problems_}};
+  return {
+      {"id", id_},
+      {"host", host_},
+      {"board", board_},
+      {"host_online", host_online_},
+      {"game", game_number_},
+      {"plies", game_.ply_count()},
+      {"fen", game_.position().fen()},
+      {"result", o ? json(rules::result_string(o->result)) : json(nullptr)},
+      {"tags", tags},
+      {"link", link_},
+      {"open_alerts", alerts_},
+      {"last", {{"journal", last_.journal}, {"seq", last_.seq}}},
+      {"events", taken_},
+      {"duplicates_dropped", duplicates_},
+      {"waiting_for_resend", hole_ ? json{{"journal", hole_->journal}, {"seq", hole_->seq}} : json(nullptr)},
+      {"held_for_resend", waiting_},
+      {"problems", problems_}};
 }
 
 json RemoteBoard::board_status() const {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,19 @@ class RemoteBoard {
 
   // Takes an event: false for a duplicate (its id is not above the last one taken) or a malformed one.
   // A game number above the current one, or a first move while the game has moves, begins a new game.
+  // A live move after a hole (events lost on the way: an aggregator killed after the broker handed them
+  // over) is not taken: the board waits for its host to send them again (hole()), taking only what is
+  // resent, and goes on from there. A hole in what is resent is a problem: the host has no more.
   bool take(const Envelope& e);
+  // While waiting for a resend: the last event taken before the hole.
+  const std::optional<EventId>& hole() const { return hole_; }
+  // The host has nothing to resend after hole(): the moves are lost, and the board says so and goes on.
+  void nothing_to_resend();
+  // A board first heard of mid-stream (an aggregator started late, or without what it had kept): it waits
+  // for its host to publish its history again, as after a hole at its very start.
+  void expect_history() {
+    if (!hole_ && taken_ == 0) hole_ = last_;
+  }
   // The host's retained state for the board: tags, start position, variant, link, open alerts.
   void take_state(const nlohmann::json& state);
   void set_host_online(bool online) { host_online_ = online; }
@@ -77,6 +90,9 @@ class RemoteBoard {
   // A drop of a `t` (the host took it): the board is a bughouse one, and the reserve held the piece.
   void take_drop(rules::PieceType t);
 
+  std::optional<EventId> hole_;
+  std::uint64_t waiting_ = 0;  // live events not taken while waiting for a resend
+  bool gap_told_ = false;      // this game has a hole its host could not fill: no resend asked again
   std::string host_, board_, id_;
   std::vector<Earlier> earlier_;
   rules::Game game_;

@@ -61,9 +61,10 @@ std::optional<TopicParts> parse_topic(std::string_view hall, std::string_view to
 }
 
 std::string encode_envelope(const Envelope& e) {
-  return json{{"host", e.host},          {"board", e.board}, {"game", e.game},
-              {"journal", e.id.journal}, {"seq", e.id.seq},  {"event", e.event}}
-      .dump();
+  json j{{"host", e.host},          {"board", e.board}, {"game", e.game},
+         {"journal", e.id.journal}, {"seq", e.id.seq},  {"event", e.event}};
+  if (e.resend) j["resend"] = e.resend;
+  return j.dump();
 }
 
 tl::expected<Envelope, std::string> decode_envelope(std::string_view payload) {
@@ -85,6 +86,8 @@ tl::expected<Envelope, std::string> decode_envelope(std::string_view payload) {
   if (ev == j.end() || !ev->is_object() || !ev->contains("type") || !(*ev)["type"].is_string())
     return tl::unexpected(std::string("no event"));
   e.event = std::move(*ev);
+  if (auto r = j.find("resend"); r != j.end() && r->is_number_integer() && (*r == 1 || *r == 2))
+    e.resend = r->get<int>();
   return e;
 }
 

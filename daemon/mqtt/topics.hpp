@@ -82,6 +82,9 @@ struct Envelope {
   int game = 0;  // the board's game number (0: unknown)
   EventId id;
   nlohmann::json event;  // the CONTRACTS §3 event
+  // Published again at an aggregator's request (a "resend" command): 1, and 2 for the last of the batch.
+  // 0: published live (or from the journal after a reconnect, which the host does by itself).
+  int resend = 0;
 };
 std::string encode_envelope(const Envelope& e);
 // Fails on anything that is not a well-formed envelope (a receiver drops it).

@@ -81,6 +81,11 @@ TEST(Topics, EnvelopeRoundTripAndRejects) {
   EXPECT_EQ(back->game, 2);
   EXPECT_EQ(back->id, (EventId{1795708288137, 4242}));
   EXPECT_EQ(back->event["uci"], "g1f3");
+  EXPECT_EQ(back->resend, 0);
+  e.resend = 2;  // the last of a resend batch
+  back = decode_envelope(encode_envelope(e));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->resend, 2);
   for (const char* bad :
        {"", "[]", "{", "{\"host\":\"h1\"}",
         "{\"host\":\"h1\",\"board\":\"A\",\"game\":1,\"journal\":1,\"seq\":-1,"
@@ -244,10 +249,13 @@ TEST(RemoteBoard, ANewGameKeepsTheFinishedOne) {
   EXPECT_EQ(rb.lines().size(), 1u);
 }
 
+// A hole in what the host published again: it has no more, so the record stops there and says so.
 TEST(RemoteBoard, AHoleStopsTheRecordAndSaysSo) {
   RemoteBoard rb("h1", "A");
   ASSERT_TRUE(rb.take(envelope(10, move_line(1, "e2e4"))));
-  ASSERT_TRUE(rb.take(envelope(30, move_line(3, "g1f3"))));  // ply 2 never came
+  Envelope resent = envelope(30, move_line(3, "g1f3"));  // ply 2 never came
+  resent.resend = 2;
+  ASSERT_TRUE(rb.take(resent));
   EXPECT_EQ(rb.game().ply_count(), 1);
   ASSERT_EQ(rb.problems().size(), 1u);
   EXPECT_NE(rb.problems()[0].find("hole"), std::string::npos);
@@ -404,4 +412,54 @@ TEST(RemoteBoard, StateVariantMakesACrazyhouseGame) {
   ASSERT_TRUE(rb.take(envelope(++seq, move_line(7, "N@e5"))));           // White captured no knight
   EXPECT_EQ(rb.problems().size(), 1u);
   EXPECT_EQ(rb.game().ply_count(), 6);
+}
+
+// Events lost on the way (an aggregator killed after the broker handed them over, or started mid-game): a
+// live move after the hole is not taken, nor anything live after it, until the host publishes again what
+// came after the last event taken; the game then goes on from there, whole.
+TEST(RemoteBoard, AHoleWaitsForTheResendAndTheGameGoesOnWhole) {
+  RemoteBoard rb("h1", "A");
+  const std::vector<std::string> ucis{"e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"};
+  auto at = [&](int ply, int resend = 0) {
+    Envelope e = envelope(std::uint64_t(ply) * 10, move_line(ply, ucis[std::size_t(ply - 1)]));
+    e.resend = resend;
+    return e;
+  };
+  ASSERT_TRUE(rb.take(at(1)));
+  ASSERT_TRUE(rb.take(at(2)));
+  EXPECT_FALSE(rb.take(at(4)));  // ply 3 lost
+  ASSERT_TRUE(rb.hole());
+  EXPECT_EQ(*rb.hole(), (EventId{100, 20}));
+  EXPECT_FALSE(rb.take(at(5)));  // live, after the hole: it comes again in the resend
+  EXPECT_EQ(rb.game().ply_count(), 2);
+  EXPECT_TRUE(rb.problems().empty());
+  ASSERT_TRUE(rb.take(at(3, 1)));
+  ASSERT_TRUE(rb.take(at(4, 1)));
+  ASSERT_TRUE(rb.take(at(5, 2)));  // the last of the resend
+  EXPECT_FALSE(rb.hole());
+  ASSERT_TRUE(rb.take(at(6)));
+  EXPECT_EQ(rb.game().ply_count(), 6);
+  EXPECT_TRUE(rb.problems().empty()) << rb.problems().front();
+  EXPECT_EQ(rb.status()["held_for_resend"], 2);
+  EXPECT_FALSE(rb.take(at(5, 1)));  // a second resend of the same: duplicates
+}
+
+// The host has nothing more (its journal was pruned, or it cannot publish the board): the record stops at
+// the hole with a problem, and no resend is asked again for that game; the next game is whole again.
+TEST(RemoteBoard, AHoleTheHostCannotFillStopsTheGameOnce) {
+  RemoteBoard rb("h1", "A");
+  std::uint64_t seq = 0;
+  ASSERT_TRUE(rb.take(envelope(++seq, move_line(1, "e2e4"))));
+  EXPECT_FALSE(rb.take(envelope(++seq, move_line(3, "g1f3"))));
+  ASSERT_TRUE(rb.hole());
+  rb.nothing_to_resend();
+  EXPECT_FALSE(rb.hole());
+  EXPECT_EQ(rb.problems().size(), 1u);
+  EXPECT_TRUE(rb.take(envelope(++seq, move_line(4, "b8c6"))));  // taken, and told: no second hole
+  EXPECT_FALSE(rb.hole());
+  EXPECT_EQ(rb.problems().size(), 2u);
+  EXPECT_EQ(rb.game().ply_count(), 1);
+  ASSERT_TRUE(rb.take(envelope(++seq, move_line(1, "d2d4"))));   // pieces set up again
+  EXPECT_FALSE(rb.take(envelope(++seq, move_line(3, "c2c4"))));  // a new hole in the new game is asked
+  EXPECT_TRUE(rb.hole());
 }

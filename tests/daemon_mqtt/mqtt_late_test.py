@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
+"""Aggregators that missed the start of the games (issue 16), real processes: a Mosquitto broker on loopback,
+a host `eboardd --demo` playing two boards, and two aggregators started only once the games are under way
+(one the host trusts, one it does not): the broker has none of the earlier events for them, as for an
+aggregator killed after the broker handed it events it had not yet kept. Each sees a move after a hole,
+asks the host to publish again what came after the last event it took (a `resend` command, which needs no
+trust: it publishes only what every reader of the hall had), and then serves every game whole: its
+/boards/h1:<id>.pgn equals the host's, and nothing is under `problems`.
+
+Usage: mqtt_late_test.py EBOARDD CORPUS_DIR. Skipped (77) without mosquitto or the corpus.
+"""
+import os
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "daemon_process"))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from eboardctl_proc import SKIP, Harness, TestFailure, wait_until  # noqa: E402
+from mqtt_hall_test import Broker, Eboardd  # noqa: E402
+
+BOARDS = ["A", "B"]
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    exe, corpus = sys.argv[1], sys.argv[2]
+    mosquitto = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if os.path.exists("/usr/sbin/mosquitto")
+                                              else None)
+    if not mosquitto or not shutil.which("mosquitto_passwd"):
+        print("SKIP: mosquitto and mosquitto_passwd are needed")
+        return SKIP
+    if not os.path.isdir(corpus):
+        print(f"SKIP: no corpus at {corpus}")
+        return SKIP
+    with Harness("mqtt-late") as h:
+        broker = Broker(h, mosquitto)
+        broker.start()
+        host = Eboardd(h, exe, "h1", broker.port, corpus=corpus)
+        host.start()
+
+        def plies(board):
+            moves = host.pgn_moves(board)
+            return len(moves) if moves else 0
+        wait_until(lambda: all(plies(b) >= 6 for b in BOARDS), 60, "6 plies on each of the host's boards")
+        aggs = [Eboardd(h, exe, name, broker.port, aggregate=True, trusted=()) for name in ("arbiter", "intruder")]
+        for agg in aggs:
+            agg.start()
+
+        for agg in aggs:
+            def same():
+                for b in BOARDS:
+                    mine = host.pgn_moves(b)
+                    if not mine or agg.pgn_moves(f"h1:{b}") != mine:
+                        return None
+                return True
+            try:
+                wait_until(same, 30, f"{agg.name}'s games to be the host's")
+            except TestFailure:
+                for b in BOARDS:
+                    print(b, "host:", host.pgn_moves(b), "\n  ", agg.name + ":", agg.pgn_moves(f"h1:{b}"))
+                raise
+            listed = {r["id"]: r for r in agg.status()["mqtt"]["remote_boards"]}
+            h.check(all(not listed[f"h1:{b}"]["problems"] for b in BOARDS),
+                    f"{agg.name}: problems {[(i, r['problems']) for i, r in listed.items()]}")
+            held = sum(listed[f"h1:{b}"]["held_for_resend"] for b in BOARDS)
+            h.check(held > 0, f"{agg.name} never waited for a resend (did it miss the games' start?)")
+            h.check(all(listed[f"h1:{b}"]["waiting_for_resend"] is None for b in BOARDS),
+                    f"{agg.name} still waits for a resend")
+            print(f"{agg.name}: every game whole, {held} live event(s) held while the host published again",
+                  flush=True)
+        print(f"mqtt_late_test: {'FAIL' if h.failures else 'ok'} in {h.elapsed():.0f} s", flush=True)
+        return 1 if h.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
