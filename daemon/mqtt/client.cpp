@@ -2,6 +2,8 @@
 // Copyright (C) 2026 the eboardd authors
 #include "daemon/mqtt/client.hpp"
 
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -70,8 +72,10 @@ void Client::connect() {
   mosquitto_disconnect_callback_set(mosq_, &Client::on_disconnect);
   mosquitto_publish_callback_set(mosq_, &Client::on_publish);
   mosquitto_message_callback_set(mosq_, &Client::on_message);
+  mosquitto_log_callback_set(mosq_, &Client::on_log);
+  tls_reasons_.clear();
   auto fail = [&](const std::string& what, int rc) {
-    last_error_ = what + ": " + mosquitto_strerror(rc);
+    last_error_ = with_tls_reason(what + ": " + mosquitto_strerror(rc));
     spdlog::warn("mqtt: {}", last_error_);
     teardown(last_error_);
     schedule_reconnect();
@@ -142,9 +146,16 @@ void Client::drive() {
   const int gen = *generation_;
   int rc = mosquitto_loop(mosq_, 0, 1);
   if (*generation_ != gen) return;  // a handler stopped the client
+  if (rc == MOSQ_ERR_SUCCESS && !lost_ && !connected_ && options_.tls) {
+    if (auto failed = handshake_socket_failed()) {
+      lost_ = true;
+      lost_why_ = *failed;
+    }
+  }
   if (rc != MOSQ_ERR_SUCCESS || lost_) {
     std::string why = lost_ ? lost_why_ : std::string(mosquitto_strerror(rc));
     if (rc == MOSQ_ERR_ERRNO) why = std::string(std::strerror(errno));
+    why = with_tls_reason(std::move(why));
     // Never connected (a TLS handshake the broker refused, a port nobody listens on): nothing else would
     // tell the operator why; said once per distinct reason, not at every retry.
     if (!connected_ && why != last_error_)
@@ -160,6 +171,20 @@ void Client::drive() {
     if (ec || !live || *live != gen) return;
     drive();
   });
+}
+
+std::optional<std::string> Client::handshake_socket_failed() const {
+  // libmosquitto (2.0) takes any system error during the TLS handshake for a connection still under way and
+  // tries the handshake again at every loop, for ever: a refused or reset connection would keep the socket
+  // ready (a busy loop here) and never be retried. The socket itself tells: an error or a hang-up.
+  if (!socket_) return std::nullopt;
+  pollfd p{socket_->native_handle(), POLLOUT, 0};
+  if (::poll(&p, 1, 0) != 1 || !(p.revents & (POLLERR | POLLHUP))) return std::nullopt;
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (::getsockopt(p.fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err != 0)
+    return std::string(std::strerror(err));
+  return std::string("the connection was refused or closed before the TLS handshake ended");
 }
 
 void Client::teardown(const std::string& why) {
@@ -231,6 +256,25 @@ void Client::on_disconnect(mosquitto*, void* self, int rc) {
   auto* c = static_cast<Client*>(self);
   c->lost_ = true;
   c->lost_why_ = rc == 0 ? "disconnected" : "connection lost";
+}
+
+void Client::on_log(mosquitto*, void* self, int, const char* text) {
+  // "OpenSSL Error[0]: error:0A000086:SSL routines::certificate verify failed": the reason is the last field.
+  constexpr std::string_view prefix = "OpenSSL Error[";
+  if (!text || std::string_view(text).substr(0, prefix.size()) != prefix) return;
+  auto* c = static_cast<Client*>(self);
+  std::string_view reason(text);
+  if (auto colon = reason.rfind(':'); colon != std::string_view::npos) reason.remove_prefix(colon + 1);
+  while (!reason.empty() && reason.front() == ' ') reason.remove_prefix(1);
+  if (reason.empty() || c->tls_reasons_.size() > 512 || c->tls_reasons_.find(reason) != std::string::npos)
+    return;
+  if (!c->tls_reasons_.empty()) c->tls_reasons_ += "; ";
+  c->tls_reasons_ += reason;
+}
+
+std::string Client::with_tls_reason(std::string why) const {
+  if (!tls_reasons_.empty()) why += " (TLS: " + tls_reasons_ + ")";
+  return why;
 }
 
 void Client::on_publish(mosquitto*, void* self, int mid) {
