@@ -75,7 +75,7 @@ void Client::connect() {
   mosquitto_log_callback_set(mosq_, &Client::on_log);
   tls_reasons_.clear();
   auto fail = [&](const std::string& what, int rc) {
-    last_error_ = with_tls_reason(what + ": " + mosquitto_strerror(rc));
+    last_error_ = what + ": " + mosquitto_strerror(rc);
     spdlog::warn("mqtt: {}", last_error_);
     teardown(last_error_);
     schedule_reconnect();
@@ -96,9 +96,16 @@ void Client::connect() {
                                 opt(options_.key_file), nullptr)))
       return fail("TLS settings", rc);
   }
+  // On loopback the handshake may get far enough to fail inside this call already.
   rc = mosquitto_connect_async(mosq_, options_.host.c_str(), options_.port, options_.keepalive_s);
-  if (rc != MOSQ_ERR_SUCCESS && rc != MOSQ_ERR_CONN_PENDING)
-    return fail("cannot connect to " + options_.host + ":" + std::to_string(options_.port), rc);
+  if (rc != MOSQ_ERR_SUCCESS && rc != MOSQ_ERR_CONN_PENDING) {
+    last_error_ = with_tls_reason("cannot connect to " + options_.host + ":" + std::to_string(options_.port) +
+                                      ": " + mosquitto_strerror(rc),
+                                  true);
+    spdlog::warn("mqtt: {}", last_error_);
+    teardown(last_error_);
+    return schedule_reconnect();
+  }
   int fd = mosquitto_socket(mosq_);
   int copy = fd >= 0 ? ::dup(fd) : -1;
   if (copy < 0) return fail("no socket", MOSQ_ERR_ERRNO);
@@ -155,7 +162,7 @@ void Client::drive() {
   if (rc != MOSQ_ERR_SUCCESS || lost_) {
     std::string why = lost_ ? lost_why_ : std::string(mosquitto_strerror(rc));
     if (rc == MOSQ_ERR_ERRNO) why = std::string(std::strerror(errno));
-    why = with_tls_reason(std::move(why));
+    why = with_tls_reason(std::move(why), rc != MOSQ_ERR_SUCCESS);
     // Never connected (a TLS handshake the broker refused, a port nobody listens on): nothing else would
     // tell the operator why; said once per distinct reason, not at every retry.
     if (!connected_ && why != last_error_)
@@ -272,8 +279,13 @@ void Client::on_log(mosquitto*, void* self, int, const char* text) {
   c->tls_reasons_ += reason;
 }
 
-std::string Client::with_tls_reason(std::string why) const {
-  if (!tls_reasons_.empty()) why += " (TLS: " + tls_reasons_ + ")";
+std::string Client::with_tls_reason(std::string why, bool connection_failed) const {
+  if (!tls_reasons_.empty())
+    why += " (TLS: " + tls_reasons_ + ")";
+  else if (connection_failed && options_.tls && !connected_)
+    // A broker that refuses a TLS client (no certificate, when it wants one) may close before its alert is
+    // read: libmosquitto then says only "Protocol error".
+    why += " (TLS: the broker closed the connection before accepting it)";
   return why;
 }
 

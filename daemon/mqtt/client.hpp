@@ -74,7 +74,8 @@ class Client {
   static void on_publish(mosquitto* m, void* self, int mid);
   static void on_message(mosquitto* m, void* self, const mosquitto_message* msg);
   static void on_log(mosquitto* m, void* self, int level, const char* text);
-  std::string with_tls_reason(std::string why) const;
+  // `why` with OpenSSL's reasons, if any; a failed connection of a TLS client that never got in says so.
+  std::string with_tls_reason(std::string why, bool connection_failed) const;
 
   boost::asio::io_context& io_;
   ClientOptions options_;

@@ -189,8 +189,12 @@ def main():
             raise
         print(f"h1:A equal at the aggregator at ply {seen['plies']} ({len(seen['mine'])} bytes)", flush=True)
 
-        # The ones without a usable certificate never got in, and say why.
-        expected = {"h3": "certificate required", "h4": "certificate verify failed"}
+        # The ones without a usable certificate never got in, and say why. h3 hears the broker's alert, unless
+        # the broker's reset came first (then libmosquitto's own words and the client's account of it); the
+        # broker's log tells why in any case.
+        expected = {"h3": "certificate required|the broker closed the connection before accepting it",
+                    "h4": "certificate verify failed"}
+        in_broker_log = {"h3": "peer did not return a certificate", "h4": "alert unknown ca"}
         reasons = {}
         for d in outsiders:
             def told(d=d):
@@ -199,8 +203,10 @@ def main():
             reasons[d.name] = wait_until(told, 10, f"{d.name} to report why it cannot connect")
             st = d.mqtt()
             h.check(not st["connected"] and st["connects"] == 0, f"{d.name} connected: {st}")
-            h.check(expected[d.name] in reasons[d.name],
+            h.check(re.search(expected[d.name], reasons[d.name]),
                     f"{d.name}'s mqtt.last_error {reasons[d.name]!r} does not say {expected[d.name]!r}")
+            wait_until(lambda d=d: in_broker_log[d.name] in open(broker.log, errors="replace").read(), 5,
+                       f"the broker to log {in_broker_log[d.name]!r} for {d.name}")
         st = agg.mqtt()
         heard = set(st["hosts"]) | {r["host"] for r in st["remote_boards"]}
         h.check(heard == {"h1"}, f"the aggregator heard of {sorted(heard)}, not h1 alone")
