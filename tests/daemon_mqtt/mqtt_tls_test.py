@@ -145,6 +145,7 @@ def main():
         agg = TlsEboardd(h, exe, "arbiter", broker.port, ca[0], pki.client(ca, "arbiter"), aggregate=True)
         agg.start()
         refused = wait_until(lambda: agg.mqtt()["last_error"], 10, "the aggregator to report the refusal")
+        h.check("refused" in refused, f"the aggregator's mqtt.last_error before the broker: {refused!r}")
         broker.start()
         h1 = TlsEboardd(h, exe, "h1", broker.port, ca[0], pki.client(ca, "h1"), corpus=corpus)
         h1.start()
