@@ -2,6 +2,8 @@
 // Copyright (C) 2026 the eboardd authors
 #include "daemon/mqtt/client.hpp"
 
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -70,6 +72,8 @@ void Client::connect() {
   mosquitto_disconnect_callback_set(mosq_, &Client::on_disconnect);
   mosquitto_publish_callback_set(mosq_, &Client::on_publish);
   mosquitto_message_callback_set(mosq_, &Client::on_message);
+  mosquitto_log_callback_set(mosq_, &Client::on_log);
+  tls_reasons_.clear();
   auto fail = [&](const std::string& what, int rc) {
     last_error_ = what + ": " + mosquitto_strerror(rc);
     spdlog::warn("mqtt: {}", last_error_);
@@ -92,9 +96,16 @@ void Client::connect() {
                                 opt(options_.key_file), nullptr)))
       return fail("TLS settings", rc);
   }
+  // On loopback the handshake may get far enough to fail inside this call already.
   rc = mosquitto_connect_async(mosq_, options_.host.c_str(), options_.port, options_.keepalive_s);
-  if (rc != MOSQ_ERR_SUCCESS && rc != MOSQ_ERR_CONN_PENDING)
-    return fail("cannot connect to " + options_.host + ":" + std::to_string(options_.port), rc);
+  if (rc != MOSQ_ERR_SUCCESS && rc != MOSQ_ERR_CONN_PENDING) {
+    last_error_ = with_tls_reason("cannot connect to " + options_.host + ":" + std::to_string(options_.port) +
+                                      ": " + mosquitto_strerror(rc),
+                                  true);
+    spdlog::warn("mqtt: {}", last_error_);
+    teardown(last_error_);
+    return schedule_reconnect();
+  }
   int fd = mosquitto_socket(mosq_);
   int copy = fd >= 0 ? ::dup(fd) : -1;
   if (copy < 0) return fail("no socket", MOSQ_ERR_ERRNO);
@@ -142,9 +153,16 @@ void Client::drive() {
   const int gen = *generation_;
   int rc = mosquitto_loop(mosq_, 0, 1);
   if (*generation_ != gen) return;  // a handler stopped the client
+  if (rc == MOSQ_ERR_SUCCESS && !lost_ && !connected_ && options_.tls) {
+    if (auto failed = handshake_socket_failed()) {
+      lost_ = true;
+      lost_why_ = *failed;
+    }
+  }
   if (rc != MOSQ_ERR_SUCCESS || lost_) {
     std::string why = lost_ ? lost_why_ : std::string(mosquitto_strerror(rc));
     if (rc == MOSQ_ERR_ERRNO) why = std::string(std::strerror(errno));
+    why = with_tls_reason(std::move(why), rc != MOSQ_ERR_SUCCESS);
     // Never connected (a TLS handshake the broker refused, a port nobody listens on): nothing else would
     // tell the operator why; said once per distinct reason, not at every retry.
     if (!connected_ && why != last_error_)
@@ -160,6 +178,20 @@ void Client::drive() {
     if (ec || !live || *live != gen) return;
     drive();
   });
+}
+
+std::optional<std::string> Client::handshake_socket_failed() const {
+  // libmosquitto (2.0) takes any system error during the TLS handshake for a connection still under way and
+  // tries the handshake again at every loop, for ever: a refused or reset connection would keep the socket
+  // ready (a busy loop here) and never be retried. The socket itself tells: an error or a hang-up.
+  if (!socket_) return std::nullopt;
+  pollfd p{socket_->native_handle(), POLLOUT, 0};
+  if (::poll(&p, 1, 0) != 1 || !(p.revents & (POLLERR | POLLHUP))) return std::nullopt;
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (::getsockopt(p.fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err != 0)
+    return std::string(std::strerror(err));
+  return std::string("the connection was refused or closed before the TLS handshake ended");
 }
 
 void Client::teardown(const std::string& why) {
@@ -231,6 +263,30 @@ void Client::on_disconnect(mosquitto*, void* self, int rc) {
   auto* c = static_cast<Client*>(self);
   c->lost_ = true;
   c->lost_why_ = rc == 0 ? "disconnected" : "connection lost";
+}
+
+void Client::on_log(mosquitto*, void* self, int, const char* text) {
+  // "OpenSSL Error[0]: error:0A000086:SSL routines::certificate verify failed": the reason is the last field.
+  constexpr std::string_view prefix = "OpenSSL Error[";
+  if (!text || std::string_view(text).substr(0, prefix.size()) != prefix) return;
+  auto* c = static_cast<Client*>(self);
+  std::string_view reason(text);
+  if (auto colon = reason.rfind(':'); colon != std::string_view::npos) reason.remove_prefix(colon + 1);
+  while (!reason.empty() && reason.front() == ' ') reason.remove_prefix(1);
+  if (reason.empty() || c->tls_reasons_.size() > 512 || c->tls_reasons_.find(reason) != std::string::npos)
+    return;
+  if (!c->tls_reasons_.empty()) c->tls_reasons_ += "; ";
+  c->tls_reasons_ += reason;
+}
+
+std::string Client::with_tls_reason(std::string why, bool connection_failed) const {
+  if (!tls_reasons_.empty())
+    why += " (TLS: " + tls_reasons_ + ")";
+  else if (connection_failed && options_.tls && !connected_)
+    // A broker that refuses a TLS client (no certificate, when it wants one) may close before its alert is
+    // read: libmosquitto then says only "Protocol error".
+    why += " (TLS: the broker closed the connection before accepting it)";
+  return why;
 }
 
 void Client::on_publish(mosquitto*, void* self, int mid) {

@@ -67,11 +67,15 @@ class Client {
   void drive();  // lets libmosquitto read, write and keep alive; tears down on a lost connection
   void arm();    // waits for the socket as libmosquitto needs it
   void teardown(const std::string& why);
+  std::optional<std::string> handshake_socket_failed() const;  // why the socket of a TLS handshake died
   void schedule_reconnect();
   static void on_connect(mosquitto* m, void* self, int rc);
   static void on_disconnect(mosquitto* m, void* self, int rc);
   static void on_publish(mosquitto* m, void* self, int mid);
   static void on_message(mosquitto* m, void* self, const mosquitto_message* msg);
+  static void on_log(mosquitto* m, void* self, int level, const char* text);
+  // `why` with OpenSSL's reasons, if any; a failed connection of a TLS client that never got in says so.
+  std::string with_tls_reason(std::string why, bool connection_failed) const;
 
   boost::asio::io_context& io_;
   ClientOptions options_;
@@ -87,6 +91,9 @@ class Client {
   bool lost_ = false;  // set by callbacks inside drive(): tear down once libmosquitto returned
   std::string lost_why_;
   std::string last_error_;
+  // OpenSSL's reasons for the failure at hand ("certificate verify failed"): libmosquitto only returns
+  // MOSQ_ERR_TLS or a protocol error and logs them, so they come from its log.
+  std::string tls_reasons_;
   std::uint64_t connects_ = 0;
   std::shared_ptr<int> generation_ = std::make_shared<int>(0);  // stale waits see a changed value
 };

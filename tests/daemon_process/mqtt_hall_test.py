@@ -66,6 +66,11 @@ def post(port, path, body):
         return e.code, json.loads(e.read().decode() or "{}")
 
 
+# A host writes under its own name only; anyone writes commands only under its own name; the arbiter reads all.
+HALL_ACL = ("pattern readwrite eboard/+/%u/#\npattern write eboard/+/+/command/%u\n"
+            "user arbiter\ntopic read eboard/#\n")
+
+
 class Broker:
     def __init__(self, h, mosquitto):
         self.h = h
@@ -81,9 +86,7 @@ class Broker:
                 f.write("pw-" + user + "\n")
         acl = os.path.join(d, "acl")
         with open(acl, "w") as f:
-            # A host writes under its own name only; anyone writes commands only under its own name.
-            f.write("pattern readwrite eboard/+/%u/#\npattern write eboard/+/+/command/%u\n"
-                    "user arbiter\ntopic read eboard/#\nuser intruder\ntopic read eboard/#\n")
+            f.write(HALL_ACL + "user intruder\ntopic read eboard/#\n")
         self.conf = os.path.join(d, "mosquitto.conf")
         with open(self.conf, "w") as f:
             f.write(f"listener {self.port} 127.0.0.1\nallow_anonymous false\npassword_file {self.passwd}\n"
