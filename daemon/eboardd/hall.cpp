@@ -234,7 +234,11 @@ void Hall::publish_state(BoardRuntime& b) {
   if (!client_ || !client_->connected()) return;
   const rules::Game& g = b.published_game();
   json tags = json::object();
-  for (const auto& t : b.ledger().tags()) tags[t.name] = t.value;
+  json tag_order = json::array();  // a JSON object's names come out sorted: the PGN's order is told apart
+  for (const auto& t : b.ledger().tags()) {
+    tags[t.name] = t.value;
+    tag_order.push_back(t.name);
+  }
   json alerts = json::array();
   int n = 0;
   for (const auto& e : b.ledger().notes())
@@ -264,6 +268,7 @@ void Hall::publish_state(BoardRuntime& b) {
       {"result", o ? json(rules::result_string(o->result)) : json(nullptr)},
       {"reason", o ? json(o->reason) : json(nullptr)},
       {"tags", tags},
+      {"tag_order", tag_order},
       {"link", link ? json{{"online", link->online}, {"since", link->since_ms}, {"reason", link->reason}}
                     : json(nullptr)},
       {"alerts", alerts},

@@ -186,8 +186,19 @@ void RemoteBoard::take_state(const json& state) {
   }
   if (game >= game_number_ && state.contains("tags") && state["tags"].is_object()) {
     tags_.clear();
-    for (const auto& [name, value] : state["tags"].items())
-      if (value.is_string()) tags_.push_back({name, value.get<std::string>()});
+    const json& tags = state["tags"];
+    auto add = [&](const std::string& name) {
+      auto v = tags.find(name);
+      if (v == tags.end() || !v->is_string()) return;
+      for (const auto& have : tags_)
+        if (have.name == name) return;
+      tags_.push_back({name, v->get<std::string>()});
+    };
+    // In the host's order when it tells it (its PGN's), then any other in the object's order.
+    if (state.contains("tag_order") && state["tag_order"].is_array())
+      for (const auto& name : state["tag_order"])
+        if (name.is_string()) add(name.get<std::string>());
+    for (const auto& [name, value] : tags.items()) add(name);
   }
   // Told by hosts that know variants; a drop tells it too (take_drop), whichever comes first.
   if (state.contains("variant") && state["variant"] == "bughouse") use_variant(rules::Variant::Bughouse);

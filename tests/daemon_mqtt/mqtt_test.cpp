@@ -463,3 +463,18 @@ TEST(RemoteBoard, AHoleTheHostCannotFillStopsTheGameOnce) {
   EXPECT_FALSE(rb.take(envelope(++seq, move_line(3, "c2c4"))));  // a new hole in the new game is asked
   EXPECT_TRUE(rb.hole());
 }
+
+// The host's tags in its own order (its PGN's): a JSON object would give them sorted.
+TEST(RemoteBoard, TagsKeepTheHostsOrder) {
+  RemoteBoard rb("h1", "A");
+  rb.take_state(json{{"game", 1},
+                     {"tags", {{"White", "Ana"}, {"Black", "Bo"}, {"Event", "Open"}, {"Annotator", "x"}}},
+                     {"tag_order", {"Event", "White", "Black", 7, "Missing"}}});
+  std::vector<std::string> names;
+  for (const auto& t : rb.tags()) names.push_back(t.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"Event", "White", "Black", "Annotator"}));
+  rb.take_state(json{{"game", 1}, {"tags", {{"White", "Ana"}, {"Black", "Bo"}}}});  // an older host
+  names.clear();
+  for (const auto& t : rb.tags()) names.push_back(t.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"Black", "White"}));
+}
