@@ -86,8 +86,10 @@ tl::expected<Envelope, std::string> decode_envelope(std::string_view payload) {
   if (ev == j.end() || !ev->is_object() || !ev->contains("type") || !(*ev)["type"].is_string())
     return tl::unexpected(std::string("no event"));
   e.event = std::move(*ev);
-  if (auto r = j.find("resend"); r != j.end() && r->is_number_integer() && (*r == 1 || *r == 2))
-    e.resend = r->get<int>();
+  if (auto r = j.find("resend"); r != j.end() && r->is_number_integer()) {
+    const std::int64_t resend = r->get<std::int64_t>();
+    if (resend == 1 || resend == 2) e.resend = int(resend);
+  }
   return e;
 }
 
