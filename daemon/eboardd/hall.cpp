@@ -503,67 +503,60 @@ void Hall::append_kept(const char* folder, const std::string& file, std::string_
   std::fclose(f);
 }
 
-void Hall::load_remote() {
-  const fs::path dir = fs::path(state_dir_) / "mqtt" / "remote";
+std::size_t Hall::read_kept(const char* folder, const KeptFile& take) {
+  const fs::path dir = fs::path(state_dir_) / "mqtt" / folder;
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return;
-  std::size_t boards = 0, events = 0;
+  if (!fs::is_directory(dir, ec)) return 0;
+  std::size_t files = 0;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    // "<host>:<name>.jsonl"
     const std::string name = entry.path().filename().string();
     if (!name.ends_with(".jsonl")) continue;
     const std::string id = name.substr(0, name.size() - 6);
     const auto colon = id.find(':');
     if (colon == std::string::npos) continue;
-    mqtt::RemoteBoard& rb = remote_board(id.substr(0, colon), id.substr(colon + 1));
     std::ifstream in(entry.path());
-    std::string line;
-    while (std::getline(in, line)) {
-      json j = json::parse(line, nullptr, false);
-      if (j.is_object() && j.contains("state")) {
-        rb.take_state(j["state"]);
-        kept_state_[rb.id()] =
-            j["state"].value("tags", json()).dump() + j["state"].value("start_fen", json()).dump();
-      } else if (auto env = mqtt::decode_envelope(line);
-                 env && env->host == rb.host() && env->board == rb.board()) {
-        events += rb.take(*env) ? 1 : 0;
-      }
-    }
-    ++boards;
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
+    in.close();
+    take(entry.path(), id.substr(0, colon), id.substr(colon + 1), lines);
+    ++files;
   }
-  if (boards)
-    spdlog::info("mqtt: {} event(s) of {} remote board(s) read back from {}", events, boards, dir.string());
-  load_matches();
+  return files;
 }
 
-void Hall::load_matches() {
-  const fs::path dir = fs::path(state_dir_) / "mqtt" / "matches";
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return;
-  std::size_t matches = 0;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (!name.ends_with(".jsonl")) continue;
-    const std::string id = name.substr(0, name.size() - 6);
-    const auto colon = id.find(':');
-    if (colon == std::string::npos) continue;
-    std::ifstream in(entry.path());
-    std::string line;
-    std::size_t lines = 0;
-    while (std::getline(in, line)) {
-      ++lines;
-      (void)take_match(id.substr(0, colon), id.substr(colon + 1), line);  // a damaged line is skipped
-    }
-    in.close();
-    ++matches;
-    // A record per move of the match, each whole: the file is written again with what is still needed.
-    auto it = remote_matches_.find(id);
-    if (it == remote_matches_.end() || it->second.records.size() >= lines) continue;
-    std::string kept;
-    for (const auto& r : it->second.records) kept += r.payload + "\n";
-    if (auto ok = outputs::write_file_atomic(entry.path(), kept); !ok)
-      spdlog::warn("mqtt: {}: {}", entry.path().string(), ok.error());
-  }
-  if (matches) spdlog::info("mqtt: {} remote match(es) read back from {}", matches, dir.string());
+void Hall::load_remote() {
+  std::size_t events = 0;
+  const std::size_t boards =
+      read_kept("remote", [&](const fs::path&, const std::string& host, const std::string& board,
+                              const std::vector<std::string>& lines) {
+        mqtt::RemoteBoard& rb = remote_board(host, board);
+        for (const auto& line : lines) {
+          json j = json::parse(line, nullptr, false);
+          if (j.is_object() && j.contains("state")) {
+            rb.take_state(j["state"]);
+            kept_state_[rb.id()] =
+                j["state"].value("tags", json()).dump() + j["state"].value("start_fen", json()).dump();
+          } else if (auto env = mqtt::decode_envelope(line);
+                     env && env->host == rb.host() && env->board == rb.board()) {
+            events += rb.take(*env) ? 1 : 0;
+          }
+        }
+      });
+  if (boards) spdlog::info("mqtt: {} event(s) of {} remote board(s) read back", events, boards);
+  const std::size_t matches =
+      read_kept("matches", [&](const fs::path& file, const std::string& host, const std::string& name,
+                               const std::vector<std::string>& lines) {
+        for (const auto& line : lines) (void)take_match(host, name, line);  // a damaged line is skipped
+        // A record per move of the match, each whole: the file is written again with what is still needed.
+        auto it = remote_matches_.find(host + ":" + name);
+        if (it == remote_matches_.end() || it->second.records.size() >= lines.size()) return;
+        std::string kept;
+        for (const auto& r : it->second.records) kept += r.payload + "\n";
+        if (auto ok = outputs::write_file_atomic(file, kept); !ok)
+          spdlog::warn("mqtt: {}: {}", file.string(), ok.error());
+      });
+  if (matches) spdlog::info("mqtt: {} remote match(es) read back", matches);
 }
 
 void Hall::run_command(const std::string& user, std::string_view payload) {

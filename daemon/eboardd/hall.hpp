@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -98,7 +100,10 @@ class Hall {
   // at start: a restart serves what the broker will not send again (a retained match topic holds the last
   // record only, and a broker without persistence not even that).
   void load_remote();
-  void load_matches();
+  // Each file "<host>:<name>.jsonl" of state_dir/mqtt/`folder`, whole. Returns how many.
+  using KeptFile = std::function<void(const std::filesystem::path& file, const std::string& host,
+                                      const std::string& name, const std::vector<std::string>& lines)>;
+  std::size_t read_kept(const char* folder, const KeptFile& take);
   void keep_remote(const mqtt::RemoteBoard& rb, std::string_view line);
   void keep_match(const std::string& id, std::string_view payload);
   // Appends `line` to `folder`/`file` under state_dir/mqtt (the folder made once).
