@@ -13,7 +13,6 @@ page's source) shows it, then the one left, by the number shown:
 Usage: mqtt_ack_test.py EBOARDD EBOARDCTL. Skipped (77) without mosquitto.
 """
 import os
-import shutil
 import subprocess
 import sys
 
@@ -21,30 +20,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "daemon_process"))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from eboardctl_proc import SKIP, Harness, wait_until  # noqa: E402
-from mqtt_hall_test import Broker, Eboardd, post  # noqa: E402
+from mqtt_hall_test import Broker, Eboardd, find_mosquitto, post  # noqa: E402
+import web_page_test  # noqa: E402
 
-# 1. e4 and White's press, then Black presses without moving (4900), the lever goes back (6900), and Black
-# presses without moving again (7900).
-CAPTURE = """# eboard-capture 1
-# protocol: dgt
-# board: C
-# note: hand-made: the initial position, 1. e4 and White's press, then Black presses without moving, twice
-0 > 42
-0 > 4b
-50 < 86 00 43 08 09 0a 0c 0b 0a 09 08 07 07 07 07 07 07 07 07 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 \
-00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 01 01 01 01 01 01 01 01 02 03 04 06 05 04 03 02
-100 < 8d 00 0a 00 05 00 00 05 00 08
-1000 < 8d 00 0a 00 05 00 00 05 00 09
-2000 < 8d 00 0a 00 05 00 00 04 59 09
-2300 < 8e 00 05 34 00
-2550 < 8e 00 05 24 01
-3900 < 8d 00 0a 00 04 59 00 04 57 13
-4900 < 8d 00 0a 00 04 59 00 04 56 09
-5900 < 8d 00 0a 00 04 58 00 04 56 09
-6900 < 8d 00 0a 00 04 57 00 04 56 13
+# The web page test's capture (1. e4 and White's press, then Black presses without moving, at 4900), then the
+# lever goes back (6900) and Black presses without moving again (7900).
+CAPTURE = web_page_test.CAPTURE + """6900 < 8d 00 0a 00 04 57 00 04 56 13
 7900 < 8d 00 0a 00 04 57 00 04 55 09
 8900 < 8d 00 0a 00 04 56 00 04 55 09
-""".replace("\\\n", "")
+"""
 
 
 def board_of(daemon, board_id):
@@ -71,9 +55,8 @@ def main():
         print(__doc__)
         return 2
     exe, eboardctl = sys.argv[1], sys.argv[2]
-    mosquitto = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if os.path.exists("/usr/sbin/mosquitto")
-                                              else None)
-    if not mosquitto or not shutil.which("mosquitto_passwd"):
+    mosquitto = find_mosquitto()
+    if not mosquitto:
         print("SKIP: mosquitto and mosquitto_passwd are needed")
         return SKIP
     with Harness("mqtt-ack") as h:

@@ -14,7 +14,6 @@ Usage: mqtt_bughouse_test.py EBOARDD SHARED_DIR. Skipped (77) without mosquitto 
 """
 import os
 import re
-import shutil
 import sys
 import time
 import urllib.error
@@ -23,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "daemon_process"))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from eboardctl_proc import SKIP, Harness, http_get, wait_until  # noqa: E402
-from mqtt_hall_test import Broker, Eboardd  # noqa: E402
+from mqtt_hall_test import Broker, Eboardd, find_mosquitto  # noqa: E402
 
 
 def games_of(text):
@@ -46,9 +45,8 @@ def main():
         return 2
     exe, shared = sys.argv[1], sys.argv[2]
     corpus = os.path.join(shared, "corpora", "bughouse", "chesscom_bughouse_20matches.bpgn")
-    mosquitto = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if os.path.exists("/usr/sbin/mosquitto")
-                                              else None)
-    if not mosquitto or not shutil.which("mosquitto_passwd"):
+    mosquitto = find_mosquitto()
+    if not mosquitto:
         print("SKIP: mosquitto and mosquitto_passwd are needed")
         return SKIP
     if not os.path.exists(corpus):

@@ -11,14 +11,13 @@ trust: it publishes only what every reader of the hall had), and then serves eve
 Usage: mqtt_late_test.py EBOARDD CORPUS_DIR. Skipped (77) without mosquitto or the corpus.
 """
 import os
-import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "daemon_process"))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from eboardctl_proc import SKIP, Harness, TestFailure, wait_until  # noqa: E402
-from mqtt_hall_test import Broker, Eboardd  # noqa: E402
+from mqtt_hall_test import Broker, Eboardd, find_mosquitto  # noqa: E402
 
 BOARDS = ["A", "B"]
 
@@ -28,9 +27,8 @@ def main():
         print(__doc__)
         return 2
     exe, corpus = sys.argv[1], sys.argv[2]
-    mosquitto = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if os.path.exists("/usr/sbin/mosquitto")
-                                              else None)
-    if not mosquitto or not shutil.which("mosquitto_passwd"):
+    mosquitto = find_mosquitto()
+    if not mosquitto:
         print("SKIP: mosquitto and mosquitto_passwd are needed")
         return SKIP
     if not os.path.isdir(corpus):

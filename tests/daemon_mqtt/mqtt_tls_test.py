@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "daemon_process"))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from eboardctl_proc import SKIP, Harness, TestFailure, http_get, wait_until  # noqa: E402
-from mqtt_hall_test import HALL_ACL, TOKEN, Broker, Eboardd, free_port  # noqa: E402
+from mqtt_hall_test import HALL_ACL, TOKEN, Broker, Eboardd, find_mosquitto, free_port  # noqa: E402
 
 
 def split_pgn(text):
@@ -126,8 +126,7 @@ def main():
         return 2
     exe, shared = sys.argv[1], sys.argv[2]
     corpus = os.path.join(shared, "corpora", "pgn", "standard")
-    mosquitto = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if os.path.exists("/usr/sbin/mosquitto")
-                                              else None)
+    mosquitto = find_mosquitto(need_passwd=False)
     openssl = shutil.which("openssl")
     if not mosquitto or not openssl:
         print("SKIP: mosquitto and openssl are needed")

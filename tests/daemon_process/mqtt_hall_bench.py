@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import random
-import shutil
 import socket
 import statistics
 import struct
@@ -27,6 +26,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from eboardctl_proc import SKIP, Harness, WebSocket, wait_until  # noqa: E402
+from mqtt_hall_test import find_mosquitto  # noqa: E402
 
 KNIGHTS = [("g1f3", "Nf3"), ("g8f6", "Nf6"), ("f3g1", "Ng1"), ("f6g8", "Ng8")]
 
@@ -172,8 +172,7 @@ def main():
     ap.add_argument("--boards", type=int, default=100)
     ap.add_argument("--seconds", type=int, default=30)
     a = ap.parse_args()
-    mosquitto = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if os.path.exists("/usr/sbin/mosquitto")
-                                              else None)
+    mosquitto = find_mosquitto(need_passwd=False)
     if not mosquitto:
         print("SKIP: mosquitto is needed")
         return SKIP
