@@ -110,7 +110,9 @@ std::vector<UsbBoard> scan(const fs::path& sys_root, const fs::path& dev_root) {
     const std::string bus = read_line(p / "busnum"), address = read_line(p / "devnum");
     if (bus.empty() || address.empty()) continue;
     UsbBoard b;
-    b.device = bus + ":" + address;
+    b.device = bus;
+    b.device += ':';
+    b.device += address;
     b.usb_path = p.filename().string();
     b.vid = *vid;
     b.pid = *pid;
