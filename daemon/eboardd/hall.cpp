@@ -354,7 +354,7 @@ void Hall::on_message(const std::string& topic, std::string_view payload) {
   }
   if (!cfg_.aggregate || t->host == topics_.host()) return;
   if (t->kind == K::Match) {
-    if (take_match(t->host, t->name, payload)) keep_match(t->host + ":" + t->name, payload);
+    if (take_match(t->host, t->name, payload)) keep_match(t->host, t->name, payload);
     return;
   }
   if (t->kind == K::Status) {
@@ -475,12 +475,9 @@ void Hall::keep_remote(const mqtt::RemoteBoard& rb, std::string_view line) {
   append_kept("remote", rb.id() + ".jsonl", line);
 }
 
-void Hall::keep_match(const std::string& id, std::string_view payload) {
-  const auto colon = id.find(':');
-  if (colon == std::string::npos || !config::valid_topic_name(id.substr(0, colon)) ||
-      !config::valid_topic_name(id.substr(colon + 1)))
-    return;
-  append_kept("matches", id + ".jsonl", payload);
+void Hall::keep_match(const std::string& host, const std::string& name, std::string_view payload) {
+  if (!config::valid_topic_name(host) || !config::valid_topic_name(name)) return;
+  append_kept("matches", host + ":" + name + ".jsonl", payload);
 }
 
 void Hall::append_kept(const char* folder, const std::string& file, std::string_view line) {

@@ -105,7 +105,7 @@ class Hall {
                                       const std::string& name, const std::vector<std::string>& lines)>;
   std::size_t read_kept(const char* folder, const KeptFile& take);
   void keep_remote(const mqtt::RemoteBoard& rb, std::string_view line);
-  void keep_match(const std::string& id, std::string_view payload);
+  void keep_match(const std::string& host, const std::string& name, std::string_view payload);
   // Appends `line` to `folder`/`file` under state_dir/mqtt (the folder made once).
   void append_kept(const char* folder, const std::string& file, std::string_view line);
 

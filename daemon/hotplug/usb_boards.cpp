@@ -56,6 +56,16 @@ const UsbId* known(std::uint16_t vid, std::uint16_t pid) {
   return nullptr;
 }
 
+// What the USB device at sysfs `dev` says of itself.
+void describe(UsbBoard& b, const fs::path& dev, std::uint16_t vid, std::uint16_t pid, const char* protocol) {
+  b.vid = vid;
+  b.pid = pid;
+  b.serial = read_line(dev / "serial");
+  b.manufacturer = read_line(dev / "manufacturer");
+  b.product = read_line(dev / "product");
+  b.protocol = protocol;
+}
+
 }  // namespace
 
 std::span<const UsbId> known_board_ids() { return kBoards; }
@@ -89,12 +99,7 @@ std::vector<UsbBoard> scan(const fs::path& sys_root, const fs::path& dev_root) {
         b.tty = it->path().filename().string();
         b.device = (dev_root / b.tty).string();
         b.usb_path = p.filename().string();
-        b.vid = *vid;
-        b.pid = *pid;
-        b.serial = read_line(p / "serial");
-        b.manufacturer = read_line(p / "manufacturer");
-        b.product = read_line(p / "product");
-        b.protocol = id->protocol;
+        describe(b, p, *vid, *pid, id->protocol);
         found.push_back(std::move(b));
       }
       break;
@@ -114,12 +119,7 @@ std::vector<UsbBoard> scan(const fs::path& sys_root, const fs::path& dev_root) {
     b.device += ':';
     b.device += address;
     b.usb_path = p.filename().string();
-    b.vid = *vid;
-    b.pid = *pid;
-    b.serial = read_line(p / "serial");
-    b.manufacturer = read_line(p / "manufacturer");
-    b.product = read_line(p / "product");
-    b.protocol = "chessnut";
+    describe(b, p, *vid, *pid, "chessnut");
     found.push_back(std::move(b));
   }
   std::sort(found.begin(), found.end(), [](const UsbBoard& a, const UsbBoard& b) {
