@@ -10,6 +10,7 @@
 
 #include "daemon/journal/recovery.hpp"
 #include "daemon/journal/replay_check.hpp"
+#include "daemon/journal/replay_loop.hpp"
 #include "rules/notation.hpp"
 
 namespace eboard::journal {
@@ -55,42 +56,14 @@ tl::expected<std::vector<Event>, std::string> apply_match_control(Match& m, int 
 
 namespace {
 
-// What a board's journal says was published for the current match: moves by ply, the board's result, the
-// match result.
-struct PublishedBoard {
-  std::map<int, PublishedMove> moves;
-  std::optional<Outcome> outcome;
-  std::optional<MatchResultEvent> match_result;
-};
-
-PublishedBoard published_board(const JournalScan& scan) {
-  PublishedBoard p;
-  for (const FileRecord& rec : scan.records) {
-    if (rec.type == 'N') p = {};  // a new match
-    if (rec.type != 'E' || is_daemon_note(rec.body)) continue;
-    auto e = read_published(rec.body);
-    if (!e) continue;
-    if (auto* m = std::get_if<PublishedMove>(&*e))
-      p.moves[m->ply] = std::move(*m);
-    else if (auto* res = std::get_if<PublishedResult>(&*e))
-      p.outcome = res->outcome;
-    else
-      p.match_result = std::get<PublishedMatchResult>(*e).result;
-  }
-  return p;
-}
-
 // The current match as its two journals say it was published, each board's holes filled from the replay
 // while the replay agrees with it: the moves of both boards played in the order they were completed, each
 // capture handing its piece to the partner's reserve (a drop that came before its capture borrows it, as
 // FQE 21b allows the record to show).
-Match rebuild_published(const MatchConfig& mc, const std::array<const JournalScan*, 2>& scans,
+Match rebuild_published(const MatchConfig& mc, const std::array<const PublishedGame*, 2>& pub,
                         const Match& replayed) {
   Match fresh(mc);
   std::array<Game, 2> games{fresh.board(0).game(), fresh.board(1).game()};
-  std::array<PublishedBoard, 2> pub;
-  for (int k = 0; k < 2; ++k)
-    if (scans[std::size_t(k)]) pub[std::size_t(k)] = published_board(*scans[std::size_t(k)]);
   std::array<bool, 2> replay_agrees{true, true}, done{false, false};
   // Per board, colour and piece type: the places in completed_by of drops whose piece was not handed over
   // yet.
@@ -98,7 +71,7 @@ Match rebuild_published(const MatchConfig& mc, const std::array<const JournalSca
   std::vector<int> completed_by;
   // The next move of board k, or none.
   auto next_of = [&](int k) -> std::optional<PublishedMove> {
-    auto next = next_published(pub[std::size_t(k)].moves, replayed.board(k).game(),
+    auto next = next_published(pub[std::size_t(k)]->moves(), replayed.board(k).game(),
                                games[std::size_t(k)].ply_count() + 1, replay_agrees[std::size_t(k)]);
     if (!next) return std::nullopt;
     return std::move(next->move);
@@ -165,41 +138,78 @@ Match rebuild_published(const MatchConfig& mc, const std::array<const JournalSca
   }
   std::optional<MatchResultEvent> result;
   for (int k = 0; k < 2; ++k) {
-    if (pub[std::size_t(k)].outcome) games[std::size_t(k)].set_outcome(*pub[std::size_t(k)].outcome);
-    if (pub[std::size_t(k)].match_result) result = pub[std::size_t(k)].match_result;
+    if (pub[std::size_t(k)]->outcome()) games[std::size_t(k)].set_outcome(*pub[std::size_t(k)]->outcome());
+    if (pub[std::size_t(k)]->match_result()) result = pub[std::size_t(k)]->match_result();
   }
   if (!result) result = replayed.result();
   return Match(mc, std::move(games[0]), std::move(games[1]), completed_by, result);
 }
 
+// A bughouse match as the replay's target: it begins at the first new-game record of a match (both
+// boards journal one with the same sequence number), and inputs before it are not the match's.
+class MatchTarget final : public ReplayTarget {
+ public:
+  MatchTarget(const MatchConfig& cfg, MatchRecovery& r) : cfg_(cfg), current_cfg_(cfg), r_(r) {}
+  tl::expected<bool, std::string> new_game(int, const NewGameEntry& g, std::int64_t seq) override {
+    if (seq == match_seq_) return false;  // the other board's record of the same new match
+    match_seq_ = seq;
+    current_cfg_ = cfg_;
+    if (profile_by_name(g.profile)) current_cfg_.board = bughouse_board_config(g.profile.c_str());
+    r_.match.emplace(current_cfg_);
+    r_.started_ms = g.t_ms;
+    r_.inputs_since_start = 0;
+    return true;
+  }
+  std::vector<Event> sensor(int board, const SensorEvent& e) override {
+    if (!r_.match) return {};
+    ++r_.inputs;
+    ++r_.inputs_since_start;
+    return r_.match->on_sensor(board, e);
+  }
+  std::vector<Event> advance(std::int64_t now_ms) override {
+    return r_.match ? r_.match->advance(now_ms) : std::vector<Event>{};
+  }
+  tl::expected<std::vector<Event>, std::string> control(int board, const ControlEntry& c) override {
+    if (!r_.match) return std::vector<Event>{};
+    if (c.action == "promotion") ++r_.inputs_since_start;
+    return apply_match_control(*r_.match, board, c);
+  }
+  const Game* game(int board) const override { return r_.match ? &r_.match->board(board).game() : nullptr; }
+  int board_of(const Event& e) const override { return e.board == cfg_.board_ids[1] ? 1 : 0; }
+  // The settings of the current match (its new-game record can name another profile).
+  const MatchConfig& current_config() const { return current_cfg_; }
+
+ private:
+  const MatchConfig& cfg_;
+  MatchConfig current_cfg_;
+  MatchRecovery& r_;
+  std::int64_t match_seq_ = -1;  // the sequence number of the current match's new-game records
+};
+
 }  // namespace
 
 MatchRecovery recover_match(const JournalScan* a, const JournalScan* b, const MatchConfig& cfg) {
   MatchRecovery r;
+  MatchTarget target(cfg, r);
+  ReplayLoop loop(target, {"board " + cfg.board_ids[0], "board " + cfg.board_ids[1]}, 10);
   struct Input {
     std::int64_t seq;
     int board;
     std::size_t index;
   };
   std::vector<Input> inputs;
-  std::array<std::vector<std::string>, 2> journaled;  // E records per board
+  std::array<std::size_t, 2> first_input{};  // per board: where its match inputs begin
   std::array<const JournalScan*, 2> scans{a, b};
   for (int i = 0; i < 2; ++i) {
     if (!scans[std::size_t(i)]) continue;
     const auto& recs = scans[std::size_t(i)]->records;
     bool in_match = false;  // what the board journaled before its first match input is not the match's
+    first_input[std::size_t(i)] = recs.size();
     for (std::size_t k = 0; k < recs.size(); ++k) {
       const FileRecord& rec = recs[k];
-      if (rec.type == 'E') {
-        if (in_match && !is_daemon_note(rec.body)) journaled[std::size_t(i)].push_back(rec.body);
-        continue;
-      }
-      if (rec.type == 'H') {  // a rotated file goes on from the games kept before it
-        if (auto h = decode_entry(rec.type, rec.body); h && std::get<HeaderEntry>(*h).previous_game > 0) {
-          const HeaderEntry& header = std::get<HeaderEntry>(*h);
-          r.ledgers[std::size_t(i)].continue_after(header.previous_game, header.tags);
-          r.last_t = std::max(r.last_t, header.created_ms);
-        }
+      if (rec.type == 'E') continue;  // compared after the replay, below
+      if (rec.type == 'H') {
+        loop.input(i, rec);
         continue;
       }
       if (rec.type == 'T') {  // tags: in the order of the board's own inputs
@@ -208,6 +218,7 @@ MatchRecovery recover_match(const JournalScan* a, const JournalScan* b, const Ma
       }
       std::int64_t seq = record_seq(rec);
       if (seq < 0) continue;  // not a match input (the board played alone before, or a duplicate)
+      if (!in_match) first_input[std::size_t(i)] = k;
       in_match = true;
       inputs.push_back({seq, i, k});
     }
@@ -226,83 +237,39 @@ MatchRecovery recover_match(const JournalScan* a, const JournalScan* b, const Ma
   std::stable_sort(inputs.begin(), inputs.end(), [&](const Input& x, const Input& y) {
     return std::tie(x.seq, x.board, x.index) < std::tie(y.seq, y.board, y.index);
   });
-
-  std::array<ReplayCheck, 2> checks{ReplayCheck(10), ReplayCheck(10)};
-  MatchConfig current_cfg = cfg;
-  std::int64_t match_seq = -1;  // the sequence number of the current match's new-game records
-  auto board_of = [&cfg](const std::string& id) { return id == cfg.board_ids[1] ? 1 : 0; };
-  auto take = [&](std::vector<Event>&& evs, std::int64_t t) {
-    for (auto& e : evs) {
-      int k = board_of(e.board);
-      r.ledgers[std::size_t(k)].on_event(e);
-      checks[std::size_t(k)].derived(std::move(e));
-    }
-    if (r.match)
-      for (int k = 0; k < 2; ++k) (void)r.ledgers[std::size_t(k)].observe(r.match->board(k).game(), t);
-  };
   for (const Input& in : inputs) {
-    const FileRecord& rec = scans[std::size_t(in.board)]->records[in.index];
-    auto entry = decode_entry(rec.type, rec.body);
-    if (!entry) {
-      if (r.problems.size() < 10)
-        r.problems.push_back("board " + cfg.board_ids[std::size_t(in.board)] + ": record at byte " +
-                             std::to_string(rec.offset) + ": " + entry.error());
-      continue;
-    }
     r.next_seq = std::max(r.next_seq, in.seq + 1);
-    std::visit(
-        [&](auto& v) {
-          using T = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<T, NewGameEntry>) {
-            r.last_t = std::max(r.last_t, v.t_ms);
-            if (in.seq == match_seq) return;  // the other board's record of the same new match
-            match_seq = in.seq;
-            MatchConfig mc = cfg;
-            if (profile_by_name(v.profile)) mc.board = bughouse_board_config(v.profile.c_str());
-            r.match.emplace(mc);
-            current_cfg = mc;
-            r.started_ms = v.t_ms;
-            r.inputs_since_start = 0;
-            for (int k = 0; k < 2; ++k)
-              r.ledgers[std::size_t(k)].on_new_game(v.t_ms, r.match->board(k).game());
-          } else if constexpr (std::is_same_v<T, SensorEvent>) {
-            if (!r.match) return;
-            ++r.inputs;
-            ++r.inputs_since_start;
-            r.last_t = std::max(r.last_t, v.t_ms);
-            take(r.match->on_sensor(in.board, v), v.t_ms);
-          } else if constexpr (std::is_same_v<T, AdvanceEntry>) {
-            if (!r.match) return;
-            r.last_t = std::max(r.last_t, v.t_ms);
-            take(r.match->advance(v.t_ms), v.t_ms);
-          } else if constexpr (std::is_same_v<T, ControlEntry>) {
-            if (!r.match) return;
-            r.last_t = std::max(r.last_t, v.t_ms);
-            if (v.action == "promotion") ++r.inputs_since_start;
-            if (auto evs = apply_match_control(*r.match, in.board, v)) take(std::move(*evs), v.t_ms);
-          } else if constexpr (std::is_same_v<T, TagsEntry>) {
-            r.ledgers[std::size_t(in.board)].set_tags(v);
-          }
-        },
-        *entry);
+    loop.input(in.board, scans[std::size_t(in.board)]->records[in.index], in.seq);
   }
-  // Each board's journaled events in order against what the replay derived for it.
+  // Each board's journaled events in order against what the replay derived for it. They come after the
+  // whole replay: an input of one board can derive an event of the other, which that board's journal
+  // holds after its own earlier inputs.
   for (int k = 0; k < 2; ++k) {
-    ReplayCheck& check = checks[std::size_t(k)];
-    for (const std::string& line : journaled[std::size_t(k)]) check.journaled(line);
-    r.journaled_events += check.journaled_events();
-    r.matched_events += check.matched_events();
-    r.mismatched_events += check.mismatched_events();
-    for (const std::string& p : check.problems())
-      if (r.problems.size() < 10) r.problems.push_back("board " + cfg.board_ids[std::size_t(k)] + ": " + p);
+    if (!scans[std::size_t(k)]) continue;
+    const auto& recs = scans[std::size_t(k)]->records;
+    for (std::size_t i = first_input[std::size_t(k)]; i < recs.size(); ++i) {
+      if (recs[i].type == 'N') loop.published(k).restart();  // a new match
+      if (recs[i].type == 'E' && !is_daemon_note(recs[i].body)) loop.journaled(k, recs[i].body);
+    }
   }
   r.damaged = (a && !a->damaged.empty()) || (b && !b->damaged.empty());
-  const bool trusted = r.exact() && !r.damaged;
-  for (int k = 0; k < 2; ++k) r.unjournaled[std::size_t(k)] = checks[std::size_t(k)].unjournaled(trusted);
-  if (r.match && !trusted) {
+  r.last_t = loop.last_t();
+  r.problems = loop.bad_records();
+  ReplayLoop::Summary s = loop.finish(r.damaged);
+  r.journaled_events = s.journaled_events;
+  r.matched_events = s.matched_events;
+  r.mismatched_events = s.mismatched_events;
+  for (std::string& p : s.problems)
+    if (r.problems.size() < 10) r.problems.push_back(std::move(p));
+  for (int k = 0; k < 2; ++k) {
+    r.ledgers[std::size_t(k)] = std::move(loop.ledger(k));
+    r.unjournaled[std::size_t(k)] = std::move(loop.unjournaled(k));
+  }
+  if (r.match && !s.trusted) {
     // The replay is not the story the journals tell (a damaged record changed it): both boards continue as
     // published.
-    r.match.emplace(rebuild_published(current_cfg, scans, *r.match));
+    r.match.emplace(
+        rebuild_published(target.current_config(), {&loop.published(0), &loop.published(1)}, *r.match));
     r.continue_from_published = true;
   }
   return r;
