@@ -12,6 +12,7 @@ are in clock milliseconds), from a fixed origin so that the clock is continuous 
 """
 import argparse
 import base64
+import functools
 import hashlib
 import json
 import os
@@ -72,9 +73,15 @@ def parse_pgn(text):
     return games
 
 
+@functools.lru_cache(maxsize=4)
+def corpus_games(path):
+    """The games of a PGN file, read once."""
+    return parse_pgn(open(path, encoding="utf-8", errors="replace").read())
+
+
 def corpus_game(path, number):
     """Game `number` (from 1) of a PGN file, as eboardctl sim --game counts them."""
-    return parse_pgn(open(path, encoding="utf-8", errors="replace").read())[number - 1]
+    return corpus_games(path)[number - 1]
 
 
 def http_get(port, path, timeout=5):
@@ -156,11 +163,13 @@ class Harness:
 class Sim:
     """`eboardctl sim`: plays a game of a PGN file on a pty, behind a symlink that survives --reopen-at."""
 
-    def __init__(self, h, eboardctl, pgn, game, speed, style="tidy", seed=1, extra=(), link_name="dgt"):
+    def __init__(self, h, eboardctl, pgn, game, speed, style="tidy", seed=1, extra=(), link_name="dgt",
+                 linger=600):
+        """`linger`: seconds of game time the board stays after its game (real time: linger / speed)."""
         self.link = os.path.join(h.dir, link_name)
         self.log = h.log_path("sim")
         args = [eboardctl, "sim", "--pgn", pgn, "--game", str(game), "--style", style, "--timing", "style",
-                "--seed", str(seed), "--speed", str(speed), "--link", self.link, "--linger", "600", *extra]
+                "--seed", str(seed), "--speed", str(speed), "--link", self.link, "--linger", str(linger), *extra]
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=open(self.log, "ab"))
         h.procs.append(self.proc)
         line = self.proc.stdout.readline().decode().strip()

@@ -10,7 +10,7 @@ completes a move when the board has rested on it for settle_ms (game time) or wh
 reply. At the end every board's game on /games.pgn is exactly its corpus game, /ws streamed one `move` per
 ply in order with no clock in it, and no alert came.
 
-usage: millennium_sim_test.py EBOARDD EBOARDCTL SHARED_DIR [--games 141,12] [--speed R]
+usage: millennium_sim_test.py EBOARDD EBOARDCTL SHARED_DIR [--games 141,12 | 1-128] [--speed R]
 exit 77 (skipped) without the corpus in SHARED_DIR
 """
 import re
@@ -23,11 +23,18 @@ import eboardctl_proc as ep  # noqa: E402
 
 def main():
     ap = ep.arg_parser(game=141, speed=6.0)
-    ap.add_argument("--games", default="141,12", help="corpus games, one board each")
+    ap.add_argument("--games", default="141,12", help="corpus games, one board each: numbers and ranges (1-128)")
     ap.add_argument("--settle-ms", type=int, default=1500)
     a = ap.parse_args()
     pgn = ep.corpus_file(a.shared)
-    games = [int(g) for g in a.games.split(",")]
+    games = []
+    for part in a.games.split(","):  # numbers and ranges: 141,12 or 1-128
+        first, _, last = part.partition("-")
+        games += range(int(first), int(last or first) + 1)
+    empty = [g for g in games if not ep.corpus_game(pgn, g)["moves"]]
+    if empty:
+        print(f"corpus games without moves, left out: {empty}", flush=True)
+    games = [g for g in games if g not in empty]
     with ep.Harness("millennium-sim") as h:
         try:
             run(h, a, pgn, games)
@@ -37,16 +44,18 @@ def main():
 
 
 def run(h, a, pgn, games):
-    ids = [chr(ord("A") + i) for i in range(len(games))]
+    # Board ids are letters while there are few (A, B, ...), else M1, M2, ...
+    ids = [chr(ord("A") + i) if len(games) <= 26 else f"M{i + 1}" for i in range(len(games))]
     sims = []
     for i, g in enumerate(games):
         sims.append(ep.Sim(h, a.eboardctl, pgn, g, a.speed, style=a.style, seed=i + 1,
-                           extra=("--protocol", "millennium"), link_name=f"millennium-{ids[i]}"))
+                           extra=("--protocol", "millennium"), link_name=f"millennium-{ids[i]}",
+                           linger=a.speed * 300))  # 5 minutes: every board is still there at the end
     settle = f"settle_ms = {a.settle_ms}\n"
     more = "".join(f'\n[[board]]\nid = "{ids[i]}"\nport = "{sims[i].device}"\nprotocol = "millennium"\n{settle}'
                    for i in range(1, len(games)))
-    d = ep.Daemon(h, a.eboardd, sims[0].device, board="A", clock_rate=a.speed, protocol="millennium",
-                  more_boards=settle + more).start()
+    d = ep.Daemon(h, a.eboardd, sims[0].device, board=ids[0], clock_rate=a.speed, protocol="millennium",
+                  more_boards=settle + more).start(timeout=15 + len(games) / 4)
     ws = ep.WebSocket(d.port)
     expected = {ids[i]: ep.corpus_game(pgn, g)["moves"] for i, g in enumerate(games)}
     # The sims share one log: the longest game announced there sets the wait.
