@@ -180,17 +180,9 @@ tl::expected<void, std::string> BoardRuntime::open() {
     ledger_.on_new_game(g.t_ms, r.machine.game());
     game_has_inputs_ = false;
   }
-  // Derived on replay but never journaled nor published (the process died in between): do both now.
-  if (!r.unjournaled.empty()) {
-    std::vector<Event> late = std::move(r.unjournaled);
-    r.unjournaled.clear();
-    for (const Event& e : late) {
-      std::string line = daemon::to_json_line(e);
-      const std::uint64_t at = writer_.size();
-      append(journal::EventEntry{line});
-      unpublished_.push_back({writer_.size(), true, e, std::move(line), at});
-    }
-  }
+  std::vector<Event> late = std::move(r.unjournaled);
+  r.unjournaled.clear();
+  publish_late(late);
   announce_damage(r.machine.has_game() ? r.machine.game().ply_count() : 0);
   sync_now();
   return {};
@@ -298,15 +290,20 @@ tl::expected<void, std::string> BoardRuntime::open_match_member(const fs::path& 
   return {};
 }
 
-void BoardRuntime::match_resume(journal::Ledger ledger, std::vector<Event> unjournaled, int ply) {
-  ledger_ = std::move(ledger);
-  for (const Event& e : unjournaled) {
+void BoardRuntime::publish_late(const std::vector<Event>& events) {
+  // Derived on replay but never journaled nor published (the process died in between): both now.
+  for (const Event& e : events) {
     last_t_ = std::max(last_t_, e.t_ms);
     std::string line = daemon::to_json_line(e);
     const std::uint64_t at = writer_.size();
     append(journal::EventEntry{line});
     unpublished_.push_back({writer_.size(), true, e, std::move(line), at});
   }
+}
+
+void BoardRuntime::match_resume(journal::Ledger ledger, std::vector<Event> unjournaled, int ply) {
+  ledger_ = std::move(ledger);
+  publish_late(unjournaled);
   announce_damage(ply);
   sync_now();
 }

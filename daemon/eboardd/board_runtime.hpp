@@ -262,6 +262,8 @@ class BoardRuntime : public BoardSink {
   // copied aside first (damage_).
   tl::expected<std::optional<journal::JournalScan>, std::string> read_journal(
       const std::filesystem::path& path);
+  // Journals and publishes events a recovery derived that the journal did not hold yet.
+  void publish_late(const std::vector<rules::Event>& events);
   // Publishes the journal-damaged alert once, when the journal was damaged at start-up.
   void announce_damage(int ply);
   struct Damage {
