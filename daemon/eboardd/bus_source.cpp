@@ -80,10 +80,7 @@ nlohmann::json BusSource::info() const {
                       {"board_rereads", s->board_rereads},
                       {"lost", s->lost},
                       {"from_start", s->from_start}};
-  const auto& ls = line_->link_stats();
-  j["link_stats"] = {{"bytes_in", ls.bytes_in},       {"bytes_out", ls.bytes_out},
-                     {"connects", ls.connects},       {"reconnects", ls.reconnects},
-                     {"disconnects", ls.disconnects}, {"open_failures", ls.open_failures}};
+  j["link_stats"] = link_stats_json(line_->link_stats());
   return j;
 }
 

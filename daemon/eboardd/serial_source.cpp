@@ -89,10 +89,7 @@ nlohmann::json SerialSource::info() const {
   }
   // Set up turned round (Black at the connector's side): the operator's page draws it as it stands.
   j["rotated"] = session_->board().rotated();
-  const auto& ls = session_->link_stats();
-  j["link_stats"] = {{"bytes_in", ls.bytes_in},       {"bytes_out", ls.bytes_out},
-                     {"connects", ls.connects},       {"reconnects", ls.reconnects},
-                     {"disconnects", ls.disconnects}, {"open_failures", ls.open_failures}};
+  j["link_stats"] = link_stats_json(session_->link_stats());
   const auto& ss = session_->stats();
   j["session_stats"] = {{"sensor_events", ss.sensor_events},
                         {"events", ss.events},
