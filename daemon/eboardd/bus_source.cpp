@@ -21,7 +21,7 @@ session::BusBoardConfig BusSource::session_config() {
   if (auto rc = journal::reconstruct_config(board_.id, current_)) cfg.rules = std::move(*rc);
   cfg.game = idle_game_;
   if (idle_) {
-    cfg.reconstruction = std::move(idle_);
+    cfg.reconstruction = std::make_shared<rules::Reconstructor>(std::move(*idle_));
     idle_.reset();
   }
   return cfg;

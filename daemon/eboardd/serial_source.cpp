@@ -29,15 +29,12 @@ void SerialSource::make_session(rules::Game game) {
   cfg.clock_rate = clock_rate_;
 
   session::BoardSessionHandlers h = feed_.handlers([this] { return session_->now_ms(); });
-  if (replayed_) {
-    cfg.reconstruction = std::move(replayed_);
-    replayed_.reset();
-  }
+  cfg.reconstruction = std::move(replayed_);  // unique_ptr to shared_ptr
   session_ = std::make_unique<session::BoardSession>(io_, std::move(cfg), std::move(h));
 }
 
 void SerialSource::continue_from(const rules::Reconstructor& replayed) {
-  if (!session_) replayed_ = replayed;
+  if (!session_) replayed_ = std::make_unique<rules::Reconstructor>(replayed);
 }
 
 void SerialSource::reconnect_now(const std::string& device) {
