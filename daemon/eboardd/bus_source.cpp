@@ -21,7 +21,7 @@ session::BusBoardConfig BusSource::session_config() {
   if (auto rc = journal::reconstruct_config(board_.id, current_)) cfg.rules = std::move(*rc);
   cfg.game = idle_game_;
   if (idle_) {
-    cfg.reconstruction = std::move(idle_);
+    cfg.reconstruction = std::make_shared<rules::Reconstructor>(std::move(*idle_));
     idle_.reset();
   }
   return cfg;
@@ -80,10 +80,7 @@ nlohmann::json BusSource::info() const {
                       {"board_rereads", s->board_rereads},
                       {"lost", s->lost},
                       {"from_start", s->from_start}};
-  const auto& ls = line_->link_stats();
-  j["link_stats"] = {{"bytes_in", ls.bytes_in},       {"bytes_out", ls.bytes_out},
-                     {"connects", ls.connects},       {"reconnects", ls.reconnects},
-                     {"disconnects", ls.disconnects}, {"open_failures", ls.open_failures}};
+  j["link_stats"] = link_stats_json(line_->link_stats());
   return j;
 }
 

@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "daemon/eboardd/session_feed.hpp"
 #include "daemon/outputs/archive_guard.hpp"
 #include "daemon/outputs/atomic_file.hpp"
 #include "daemon/session/board_session.hpp"
@@ -464,10 +465,7 @@ class SerialMatchFeed : public MatchFeed {
     nlohmann::json j{{"device", s ? s->device() : devices_[std::size_t(b & 1)]}, {"protocol", bc.protocol}};
     if (!bc.serial.empty()) j["usb_serial"] = bc.serial;
     if (s) {
-      const auto& ls = s->link_stats();
-      j["link_stats"] = {{"bytes_in", ls.bytes_in},       {"bytes_out", ls.bytes_out},
-                         {"connects", ls.connects},       {"reconnects", ls.reconnects},
-                         {"disconnects", ls.disconnects}, {"open_failures", ls.open_failures}};
+      j["link_stats"] = link_stats_json(s->link_stats());
       j["session_stats"] = {{"sensor_events", s->stats().sensor_events},
                             {"board_rereads", s->stats().board_rereads}};
       j["rotated"] = s->board().rotated();  // as SerialSource tells it: the operator's page draws it so

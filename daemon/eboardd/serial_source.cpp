@@ -29,15 +29,12 @@ void SerialSource::make_session(rules::Game game) {
   cfg.clock_rate = clock_rate_;
 
   session::BoardSessionHandlers h = feed_.handlers([this] { return session_->now_ms(); });
-  if (replayed_) {
-    cfg.reconstruction = std::move(replayed_);
-    replayed_.reset();
-  }
+  cfg.reconstruction = std::move(replayed_);  // unique_ptr to shared_ptr
   session_ = std::make_unique<session::BoardSession>(io_, std::move(cfg), std::move(h));
 }
 
 void SerialSource::continue_from(const rules::Reconstructor& replayed) {
-  if (!session_) replayed_ = replayed;
+  if (!session_) replayed_ = std::make_unique<rules::Reconstructor>(replayed);
 }
 
 void SerialSource::reconnect_now(const std::string& device) {
@@ -89,10 +86,7 @@ nlohmann::json SerialSource::info() const {
   }
   // Set up turned round (Black at the connector's side): the operator's page draws it as it stands.
   j["rotated"] = session_->board().rotated();
-  const auto& ls = session_->link_stats();
-  j["link_stats"] = {{"bytes_in", ls.bytes_in},       {"bytes_out", ls.bytes_out},
-                     {"connects", ls.connects},       {"reconnects", ls.reconnects},
-                     {"disconnects", ls.disconnects}, {"open_failures", ls.open_failures}};
+  j["link_stats"] = link_stats_json(session_->link_stats());
   const auto& ss = session_->stats();
   j["session_stats"] = {{"sensor_events", ss.sensor_events},
                         {"events", ss.events},

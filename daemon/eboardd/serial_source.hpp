@@ -64,7 +64,8 @@ class SerialSource : public BoardSource {
   std::unique_ptr<session::BoardSession> session_;
   rules::Game idle_game_;  // shown before the session exists
   bool running_ = false;
-  std::optional<rules::Reconstructor> replayed_;  // for the first session
+  // For the first session; on the heap, as it is empty once that session has it.
+  std::unique_ptr<rules::Reconstructor> replayed_;
   SessionFeed feed_;
 };
 

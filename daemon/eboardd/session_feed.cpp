@@ -6,6 +6,12 @@
 
 namespace eboard::eboardd {
 
+nlohmann::json link_stats_json(const io::LinkStats& stats) {
+  return {{"bytes_in", stats.bytes_in},       {"bytes_out", stats.bytes_out},
+          {"connects", stats.connects},       {"reconnects", stats.reconnects},
+          {"disconnects", stats.disconnects}, {"open_failures", stats.open_failures}};
+}
+
 SessionFeed::SessionFeed(boost::asio::io_context& io, BoardSink& sink, std::string board_id)
     : io_(io), sink_(sink), board_id_(std::move(board_id)) {}
 

@@ -12,11 +12,16 @@
 #include <string>
 
 #include <boost/asio/io_context.hpp>
+#include <nlohmann/json.hpp>
 
 #include "daemon/eboardd/board_source.hpp"
 #include "daemon/session/board_session.hpp"
 
 namespace eboard::eboardd {
+
+// A line's counters as a board's info shows them ("link_stats"), alike for a serial, a bus and a match
+// board.
+nlohmann::json link_stats_json(const io::LinkStats& stats);
 
 class SessionFeed {
  public:

@@ -32,7 +32,9 @@ rules::ReconstructConfig with_board_id(rules::ReconstructConfig cfg, const std::
 // Takes `cfg.reconstruction` (moved out) when there is one.
 rules::Reconstructor make_reconstructor(BoardSessionConfig& cfg) {
   if (cfg.reconstruction) {
-    rules::Reconstructor r = std::move(*cfg.reconstruction);
+    // Moved out when no copy of the config shares it.
+    rules::Reconstructor r = cfg.reconstruction.use_count() == 1 ? std::move(*cfg.reconstruction)
+                                                                 : rules::Reconstructor(*cfg.reconstruction);
     cfg.reconstruction.reset();
     return r;
   }

@@ -55,7 +55,9 @@ struct BoardSessionConfig {
   // Continue this reconstruction (replayed from the journal after a restart) instead of one built from
   // `rules` and `game`: it remembers what the game does not (which clock side is White's, the last lever
   // reading, an adjournment), so a clock press made while the daemon was down still completes the move.
-  std::optional<rules::Reconstructor> reconstruction;
+  // On the heap: a Reconstructor is some kilobytes, and the session keeps its config after taking it.
+  // Copies of a config share it; each session started from one gets the reconstruction as it was.
+  std::shared_ptr<rules::Reconstructor> reconstruction;
   // Unix time in milliseconds; empty: the system clock.
   std::function<std::int64_t()> clock;
   // Clock milliseconds per real millisecond (1 for the system clock; 20 for a clock running 20× fast).

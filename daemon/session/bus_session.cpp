@@ -34,7 +34,9 @@ std::int64_t steady_ms() {
 
 rules::Reconstructor make_reconstructor(BusBoardConfig& cfg) {
   if (cfg.reconstruction) {
-    rules::Reconstructor r = std::move(*cfg.reconstruction);
+    // Moved out when no copy of the config shares it.
+    rules::Reconstructor r = cfg.reconstruction.use_count() == 1 ? std::move(*cfg.reconstruction)
+                                                                 : rules::Reconstructor(*cfg.reconstruction);
     cfg.reconstruction.reset();
     return r;
   }

@@ -52,7 +52,7 @@ struct BusBoardConfig {
   std::string board_id;
   rules::ReconstructConfig rules;
   std::optional<rules::Game> game;
-  std::optional<rules::Reconstructor> reconstruction;
+  std::shared_ptr<rules::Reconstructor> reconstruction;  // see BoardSessionConfig
 };
 
 struct BusBoardStats {

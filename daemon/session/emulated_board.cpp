@@ -145,9 +145,10 @@ void apply(dgt::Emulator& emulator, const ScriptItem& item) {
 }
 
 struct BoardPlayer::Impl : std::enable_shared_from_this<BoardPlayer::Impl> {
-  Impl(boost::asio::io_context& io_context, dgt::Emulator emulator, BoardScript s, PlayerConfig cfg)
+  Impl(boost::asio::io_context& io_context, std::unique_ptr<EmulatedBoard> emulated, BoardScript s,
+       PlayerConfig cfg)
       : io(io_context),
-        emu(std::move(emulator)),
+        board(std::move(emulated)),
         script(std::move(s)),
         config(cfg),
         timer(io_context),
@@ -159,7 +160,7 @@ struct BoardPlayer::Impl : std::enable_shared_from_this<BoardPlayer::Impl> {
   }
 
   boost::asio::io_context& io;
-  dgt::Emulator emu;
+  std::unique_ptr<EmulatedBoard> board;
   BoardScript script;
   PlayerConfig config;
   BoardPlayer* owner = nullptr;
@@ -189,7 +190,7 @@ struct BoardPlayer::Impl : std::enable_shared_from_this<BoardPlayer::Impl> {
 
   void play_items(std::int64_t until) {
     while (next_item < script.size() && script[next_item].t_ms <= until) {
-      apply(emu, script[next_item]);
+      board->apply(script[next_item]);
       ++next_item;
       ++stats.items_played;
     }
@@ -210,8 +211,18 @@ struct BoardPlayer::Impl : std::enable_shared_from_this<BoardPlayer::Impl> {
     } reset{pumping};
     if (origin) {
       const std::int64_t t = now();
-      play_items(t);
-      emu.advance(t);
+      if (board->reports_at_scans()) {
+        // Each item at its own scan: a hand's lift and placement a few ms apart may share a scan, as on a
+        // real board, but the scan that comes between them reports the piece in the air.
+        while (next_item < script.size() && script[next_item].t_ms <= t) {
+          const std::int64_t item_t = script[next_item].t_ms;
+          board->advance(item_t);
+          play_items(item_t);
+        }
+      } else {
+        play_items(t);
+      }
+      board->advance(t);
       flush();
       while (running && !tasks.empty() && tasks.front().first <= t) {
         auto fn = std::move(tasks.front().second);
@@ -234,7 +245,7 @@ struct BoardPlayer::Impl : std::enable_shared_from_this<BoardPlayer::Impl> {
       timer.cancel();
       return;
     }
-    std::optional<std::int64_t> next = emu.next_deadline();
+    std::optional<std::int64_t> next = board->next_deadline();
     const auto consider = [&next](std::int64_t t) { next = next ? std::min(*next, t) : t; };
     if (next_item < script.size()) consider(script[next_item].t_ms);
     if (!tasks.empty()) consider(tasks.front().first);
@@ -251,7 +262,7 @@ struct BoardPlayer::Impl : std::enable_shared_from_this<BoardPlayer::Impl> {
   }
 
   void flush() {
-    std::vector<std::uint8_t> out = emu.take_output();
+    std::vector<std::uint8_t> out = board->take_output();
     if (out.empty()) return;
     if (!wire || queued + out.size() > config.max_queued_bytes) {
       stats.dropped_bytes += out.size();
@@ -320,7 +331,7 @@ struct BoardPlayer::Impl : std::enable_shared_from_this<BoardPlayer::Impl> {
     const std::int64_t t = now();
     play_items(t);  // what happened on the board before these bytes came
     if (owner && owner->on_host_bytes) owner->on_host_bytes(t, bytes);
-    emu.receive(t, bytes);
+    board->receive(t, bytes);
     pump();
     if (gen == wire_generation && running && wire) start_read();
   }
@@ -351,11 +362,15 @@ struct BoardPlayer::Impl : std::enable_shared_from_this<BoardPlayer::Impl> {
   }
 };
 
-BoardPlayer::BoardPlayer(boost::asio::io_context& io, dgt::Emulator emulator, BoardScript script,
-                         PlayerConfig config)
-    : impl_(std::make_shared<Impl>(io, std::move(emulator), std::move(script), config)) {
+BoardPlayer::BoardPlayer(boost::asio::io_context& io, std::unique_ptr<EmulatedBoard> board,
+                         BoardScript script, PlayerConfig config)
+    : impl_(std::make_shared<Impl>(io, std::move(board), std::move(script), config)) {
   impl_->owner = this;
 }
+
+BoardPlayer::BoardPlayer(boost::asio::io_context& io, dgt::Emulator emulator, BoardScript script,
+                         PlayerConfig config)
+    : BoardPlayer(io, std::make_unique<EmulatedDgt>(std::move(emulator)), std::move(script), config) {}
 
 BoardPlayer::~BoardPlayer() {
   stop();
@@ -401,7 +416,7 @@ void BoardPlayer::detach() { impl_->detach(); }
 bool BoardPlayer::attached() const { return impl_->wire.has_value(); }
 
 void BoardPlayer::power_cycle() {
-  impl_->emu.power_cycle(impl_->now());
+  impl_->board->power_cycle(impl_->now());
   impl_->pump();
 }
 
@@ -419,7 +434,7 @@ bool BoardPlayer::script_done() const { return impl_->next_item >= impl_->script
 std::int64_t BoardPlayer::script_end_ms() const {
   return impl_->script.empty() ? 0 : impl_->script.back().t_ms;
 }
-const dgt::Emulator& BoardPlayer::emulator() const { return impl_->emu; }
+const EmulatedBoard& BoardPlayer::board() const { return *impl_->board; }
 const PlayerStats& BoardPlayer::stats() const { return impl_->stats; }
 
 }  // namespace eboard::session

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
-// An emulated DGT board (drivers/dgt/emulator) played in real time on the board's end of a wire: the
-// master of a pseudo-terminal for `eboardctl sim` (and the demo), or a mock USB device's master in the tests.
-// It follows a script (a simulated game's sensor events, or a recorded capture's bytes) on a virtual clock
-// that runs `speed` times faster than real time, answers the host's commands as they come, and can be
-// unplugged and plugged again.
+// An emulated board played in real time on the board's end of a wire: the master of a pseudo-terminal for
+// `eboardctl sim` (and the demo), or a mock USB device's master in the tests. BoardPlayer follows a script
+// (a simulated game's sensor events, or a recorded capture's bytes) on a virtual clock that runs `speed`
+// times faster than real time, answers the host's commands as they come, and can be unplugged and plugged
+// again. What it plays is any emulator behind EmulatedBoard: the DGT one (EmulatedDgt, here) or the
+// Millennium one (emulated_millennium.hpp).
 //
 // Threading: one io_context run by one thread; call every member from it (or before it runs).
 #pragma once
@@ -16,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -69,6 +71,46 @@ drivers::dgt::EmulatedClock emulated_clock(const rules::ClockReading& reading);
 // recorded bytes through pass_through().
 void apply(drivers::dgt::Emulator& emulator, const ScriptItem& item);
 
+// What the player needs of an emulator: a script item set on it, the host's bytes in, its output out, its
+// time moved on (it may have nothing to do until the next input: next_deadline() is empty then).
+class EmulatedBoard {
+ public:
+  EmulatedBoard() = default;
+  virtual ~EmulatedBoard() = default;
+  EmulatedBoard(const EmulatedBoard&) = delete;
+  EmulatedBoard& operator=(const EmulatedBoard&) = delete;
+
+  virtual void apply(const ScriptItem& item) = 0;
+  virtual void receive(std::int64_t now_ms, std::span<const std::uint8_t> bytes) = 0;
+  virtual void advance(std::int64_t now_ms) = 0;
+  [[nodiscard]] virtual std::optional<std::int64_t> next_deadline() const = 0;
+  [[nodiscard]] virtual std::vector<std::uint8_t> take_output() = 0;
+  // The board lost power and got it back (after a replug); a board keeping nothing the host set ignores it.
+  virtual void power_cycle(std::int64_t /*now_ms*/) {}
+  // True for a board that reports its squares only at its scans: the player gives each item's time a scan
+  // of its own, so that a lift and the placement a few ms later are not merged into one report.
+  [[nodiscard]] virtual bool reports_at_scans() const { return false; }
+};
+
+// The DGT emulator behind the seam: items through apply() above, clock readings included.
+class EmulatedDgt final : public EmulatedBoard {
+ public:
+  explicit EmulatedDgt(drivers::dgt::Emulator emulator) : emu_(std::move(emulator)) {}
+  [[nodiscard]] const drivers::dgt::Emulator& emulator() const { return emu_; }
+
+  void apply(const ScriptItem& item) override { session::apply(emu_, item); }
+  void receive(std::int64_t now_ms, std::span<const std::uint8_t> bytes) override {
+    emu_.receive(now_ms, bytes);
+  }
+  void advance(std::int64_t now_ms) override { emu_.advance(now_ms); }
+  [[nodiscard]] std::optional<std::int64_t> next_deadline() const override { return emu_.next_deadline(); }
+  [[nodiscard]] std::vector<std::uint8_t> take_output() override { return emu_.take_output(); }
+  void power_cycle(std::int64_t now_ms) override { emu_.power_cycle(now_ms); }
+
+ private:
+  drivers::dgt::Emulator emu_;
+};
+
 struct PlayerConfig {
   double speed = 1.0;  // virtual milliseconds per real millisecond
   // Start the script's clock at the host's first byte rather than at start(), so that nothing is played
@@ -87,6 +129,9 @@ struct PlayerStats {
 
 class BoardPlayer {
  public:
+  BoardPlayer(boost::asio::io_context& io, std::unique_ptr<EmulatedBoard> board, BoardScript script,
+              PlayerConfig config = {});
+  // A DGT board.
   BoardPlayer(boost::asio::io_context& io, drivers::dgt::Emulator emulator, BoardScript script,
               PlayerConfig config = {});
   ~BoardPlayer();
@@ -119,7 +164,12 @@ class BoardPlayer {
   [[nodiscard]] std::int64_t now_ms() const;  // on the script's clock; 0 before it starts
   [[nodiscard]] bool script_done() const;
   [[nodiscard]] std::int64_t script_end_ms() const;  // time of the last item
-  [[nodiscard]] const drivers::dgt::Emulator& emulator() const;
+  [[nodiscard]] const EmulatedBoard& board() const;
+  // The emulator played, as the type it was made with (e.g. board_as<EmulatedDgt>()); std::bad_cast if not.
+  template <class Board>
+  [[nodiscard]] const Board& board_as() const {
+    return dynamic_cast<const Board&>(board());
+  }
   [[nodiscard]] const PlayerStats& stats() const;
 
   std::function<void()> on_started;     // the script's clock started (the host's first byte, or start())

@@ -277,7 +277,9 @@ int run_millennium(const Options& o, Plan& plan, const fs::path& link, int maste
   session::PlayerConfig pc;
   pc.speed = o.speed;
   pc.wait_for_host = !o.start_now;
-  session::MillenniumPlayer player(io, drivers::millennium::Emulator{}, std::move(plan.script), pc);
+  session::BoardPlayer player(io,
+                              std::make_unique<session::EmulatedMillennium>(drivers::millennium::Emulator{}),
+                              std::move(plan.script), pc);
   player.attach(master_fd);
   note(plan.summary);
   char speed[32];

@@ -128,12 +128,12 @@ TEST(SerialMatch, TwoSerialBoardsPlayABughouseOpening) {
     const rules::Position& pa = m->match().board(0).game().position();
     const std::string shown =
         rules::reserve_display(pa, pa.side_to_move() == rules::WHITE ? rules::BLACK : rules::WHITE);
-    const auto shows = [&] { return players[0]->emulator().clock_display() == shown; };
+    const drivers::dgt::Emulator& dgt3000 = players[0]->board_as<session::EmulatedDgt>().emulator();
+    const auto shows = [&] { return dgt3000.clock_display() == shown; };
     for (auto until = std::chrono::steady_clock::now() + 5s;
          !shows() && std::chrono::steady_clock::now() < until;)
       io.run_for(20ms);
-    EXPECT_TRUE(shows()) << "the clock shows '" << players[0]->emulator().clock_display() << "', not '"
-                         << shown << "'";
+    EXPECT_TRUE(shows()) << "the clock shows '" << dgt3000.clock_display() << "', not '" << shown << "'";
     service.stop();
   }
   for (auto& p : players) p->stop();

@@ -29,6 +29,7 @@
 #include "daemon/io/testing/mock_serial_device.hpp"
 #endif
 #include "daemon/session/board_session.hpp"
+#include "daemon/session/bus_session.hpp"
 #include "daemon/session/emulated_board.hpp"
 #include "daemon/session/pty.hpp"
 #include "drivers/capture.hpp"
@@ -516,6 +517,14 @@ TEST(BoardPlayer, CaptureIsPlayedVerbatimAndRequestsAreAnsweredFromItsState) {
 }
 
 #endif  // !EBOARD_SESSION_UMOCKDEV
+
+// A session keeps its config for its life, and a daemon has one per board (1,000 in bench_daemon): the
+// reconstruction a restart hands over is taken at the start, so the config must not keep room for a
+// whole Reconstructor (some kilobytes) once it is gone.
+TEST(BoardSessionConfig, HoldsNoRoomForAReconstructorItHasHandedOver) {
+  EXPECT_LT(sizeof(BoardSessionConfig), sizeof(rules::Reconstructor));
+  EXPECT_LT(sizeof(BusBoardConfig), sizeof(rules::Reconstructor));
+}
 
 }  // namespace
 }  // namespace eboard::session
