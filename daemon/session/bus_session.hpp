@@ -53,6 +53,16 @@ struct BusBoardConfig {
   rules::ReconstructConfig rules;
   std::optional<rules::Game> game;
   std::optional<rules::Reconstructor> reconstruction;
+  // Sensor events only, as BoardSessionConfig::sensor_only (a bughouse match reconstructs its boards
+  // together, elsewhere): on_sensor gets them, `rules`/`game`/`reconstruction` are unused, on_event never
+  // fires and the session arms no timer for the board.
+  bool sensor_only = false;
+  // With sensor_only: whether the reconstruction elsewhere wants the board read again.
+  std::function<std::optional<std::int64_t>()> read_wanted;
+  // With sensor_only: the time the reconstruction elsewhere has been advanced to. A changes reply's
+  // records are timed after it, as they are after the board's own reconstruction's time (an event before
+  // a deadline that already fired would rewrite what was decided).
+  std::function<std::int64_t()> reached;
 };
 
 struct BusBoardStats {
@@ -89,7 +99,7 @@ class BusSession {
   void detach(std::uint16_t address);
   [[nodiscard]] bool attached(std::uint16_t address) const;
 
-  // Of an attached board (undefined otherwise).
+  // Of an attached board (undefined otherwise; of a sensor-only board: an unused one).
   [[nodiscard]] const rules::Reconstructor& reconstructor(std::uint16_t address) const;
   void change_reconstructor(std::uint16_t address, const std::function<void(rules::Reconstructor&)>& change);
 
