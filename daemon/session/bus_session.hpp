@@ -4,7 +4,8 @@
 // several boards in bus mode, the bus master (drivers/dgt/bus_master) that finds and polls them, and per
 // board the adapter from its bus replies to sensor events (daemon/boards/dgt_bus_board) and, for each
 // board a source attached, its reconstruction and the timer that wakes it. Each board reports through the
-// same handlers a BoardSession takes, so the source above it is wired as a serial board's is.
+// same handlers a BoardSession takes, so the source above it is wired as a serial board's is. A board
+// attached sensor-only (a bughouse match's, reconstructed elsewhere) gets its sensor events only.
 //
 // A board's first changes reply of the session holds its history since power-up: it is dropped and the
 // board is read whole (BRD, CLK) instead; until that dump is in, its piece changes are dropped (the dump
