@@ -592,8 +592,15 @@ Config build(const toml::table& root, const std::string& source) {
         if (!known) {
           std::string ids;
           for (const auto& b : c.boards) ids += (ids.empty() ? "" : ", ") + b.id;
+          // A board a bus's discovery finds is not known before it answers: a match cannot wait for it.
+          const bool found_by_discovery = std::any_of(
+              c.buses.begin(), c.buses.end(),
+              [&](const BusConfig& bus) { return bus.discovery() && mc.boards[i].rfind("bus", 0) == 0; });
           fail((*arr)[i].source(), "match refers to unknown board '" + mc.boards[i] +
-                                       "' (boards defined: " + (ids.empty() ? "none" : ids) + ")");
+                                       "' (boards defined: " + (ids.empty() ? "none" : ids) + ")" +
+                                       (found_by_discovery ? "; a bus board found by discovery cannot play "
+                                                             "in a match: list it in its [[bus]] boards"
+                                                           : ""));
         }
         // A match is played on the clocks: its boards' presses complete the moves and hand pieces over.
         if (known->protocol != "dgt")
@@ -601,10 +608,6 @@ Config build(const toml::table& root, const std::string& source) {
                                        " board, which has no clock: a bughouse match needs DGT boards");
       }
       if (mc.boards[0] == mc.boards[1]) fail(bn->source(), "a match needs two different boards");
-      for (const auto& id : mc.boards)
-        if (c.board(id)->bus_address != 0)
-          fail(bn->source(),
-               "board '" + id + "' is on a DGT bus: bughouse matches of bus boards are not supported yet");
       for (const auto& other : c.matches)
         for (const auto& id : mc.boards)
           if (other.boards[0] == id || other.boards[1] == id)

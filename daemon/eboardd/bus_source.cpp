@@ -58,20 +58,21 @@ const rules::Reconstructor* BusSource::reconstructor() const {
   return idle_ ? &*idle_ : nullptr;
 }
 
-std::string BusSource::link() const {
-  if (!running_) return "stopped";
-  return line_->connected() && line_->online(board_.bus_address) ? "connected" : "connecting";
+std::string bus_board_link(const session::BusSession& line, std::uint16_t address, bool running) {
+  if (!running) return "stopped";
+  return line.connected() && line.online(address) ? "connected" : "connecting";
 }
 
-nlohmann::json BusSource::info() const {
-  nlohmann::json j{{"device", board_.port},
-                   {"protocol", board_.protocol},
-                   {"bus_address", board_.bus_address},
-                   {"bus_online", line_->online(board_.bus_address)}};
-  if (auto p = line_->port_info())
+nlohmann::json bus_board_info(const session::BusSession& line, const config::BoardConfig& board) {
+  const std::uint16_t address = board.bus_address;
+  nlohmann::json j{{"device", board.port},
+                   {"protocol", board.protocol},
+                   {"bus_address", address},
+                   {"bus_online", line.online(address)}};
+  if (auto p = line.port_info())
     j["port"] = {{"name", p->name}, {"transport", std::string(io::to_string(p->transport))}};
-  if (const daemon::DgtBoard* b = line_->board(board_.bus_address)) j["rotated"] = b->rotated();
-  if (auto s = line_->board_stats(board_.bus_address))
+  if (const daemon::DgtBoard* b = line.board(address)) j["rotated"] = b->rotated();
+  if (auto s = line.board_stats(address))
     j["bus_stats"] = {{"changes_replies", s->changes_replies},
                       {"sensor_events", s->sensor_events},
                       {"events", s->events},
@@ -80,9 +81,13 @@ nlohmann::json BusSource::info() const {
                       {"board_rereads", s->board_rereads},
                       {"lost", s->lost},
                       {"from_start", s->from_start}};
-  j["link_stats"] = link_stats_json(line_->link_stats());
+  j["link_stats"] = link_stats_json(line.link_stats());
   return j;
 }
+
+std::string BusSource::link() const { return bus_board_link(*line_, board_.bus_address, running_); }
+
+nlohmann::json BusSource::info() const { return bus_board_info(*line_, board_); }
 
 tl::expected<void, std::string> BusSource::new_game(const journal::NewGameEntry& g) {
   auto pos = journal::start_position(g);

@@ -21,6 +21,11 @@
 
 namespace eboard::eboardd {
 
+// A bus board's link and /status info, for a BusSource and for a match board on a bus alike. `running`:
+// its source (or match feed) runs.
+std::string bus_board_link(const session::BusSession& line, std::uint16_t address, bool running);
+nlohmann::json bus_board_info(const session::BusSession& line, const config::BoardConfig& board);
+
 class BusSource : public BoardSource {
  public:
   BusSource(boost::asio::io_context& io, BoardSink& sink, config::BoardConfig board,

@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "daemon/eboardd/bus_source.hpp"
 #include "daemon/eboardd/session_feed.hpp"
 #include "daemon/outputs/archive_guard.hpp"
 #include "daemon/outputs/atomic_file.hpp"
@@ -395,101 +396,194 @@ nlohmann::json MatchRuntime::status() const {
 
 namespace {
 
-class SerialMatchFeed : public MatchFeed {
+// One board of a match as its feed reads it: a session that reads the board's sensor events only and
+// hands them to the match, on a line of its own or on a bus; the match's wiring is the same for both.
+class SensorOnlyBoard {
  public:
-  SerialMatchFeed(boost::asio::io_context& io, MatchRuntime& match, std::array<config::BoardConfig, 2> boards,
-                  std::function<std::int64_t()> clock, double clock_rate)
-      : io_(io),
-        match_(match),
-        boards_(std::move(boards)),
-        clock_(std::move(clock)),
-        clock_rate_(clock_rate) {
-    for (std::size_t b = 0; b < 2; ++b) devices_[b] = boards_[b].device();
+  SensorOnlyBoard(MatchRuntime& match, int index, config::BoardConfig board)
+      : match_(match), index_(index), board_(std::move(board)) {}
+  virtual ~SensorOnlyBoard() = default;
+  SensorOnlyBoard(const SensorOnlyBoard&) = delete;
+  SensorOnlyBoard& operator=(const SensorOnlyBoard&) = delete;
+  virtual void start() = 0;
+  virtual void stop() = 0;
+  virtual void show(const std::string& /*text*/) {}
+  virtual void device_arrived(const std::string& /*device*/) {}
+  virtual void device_left(const std::string& /*device*/) {}
+  virtual std::string link() const = 0;
+  virtual nlohmann::json info() const = 0;
+
+ protected:
+  // The match reads its sensor events and wants it read again when its reconstruction does; its link and
+  // log lines go to its BoardRuntime.
+  session::BoardSessionHandlers handlers() const {
+    BoardRuntime* rt = match_.boards()[std::size_t(index_)];
+    session::BoardSessionHandlers h;
+    h.on_sensor = [&match = match_, b = index_](const SensorEvent& e) { match.on_sensor(b, e); };
+    h.on_log = [rt, prefix = "board " + board_.id + ": "](session::LogLevel level, const std::string& text) {
+      rt->log(level == session::LogLevel::info ? BoardSink::Level::info : BoardSink::Level::warning,
+              text.rfind(prefix, 0) == 0 ? text.substr(prefix.size()) : text);
+    };
+    h.on_link = [rt](std::int64_t t, bool online, const std::string& reason) {
+      rt->link_changed(t, online, reason);
+    };
+    return h;
   }
-  ~SerialMatchFeed() override { stop(); }
+  std::function<std::optional<std::int64_t>()> read_wanted() const {
+    return [&match = match_, b = index_] { return match.match().board(b).board_read_wanted(); };
+  }
+  BoardRuntime& runtime() const { return *match_.boards()[std::size_t(index_)]; }
+
+  MatchRuntime& match_;
+  int index_;
+  config::BoardConfig board_;
+};
+
+// A serial DGT board (session::BoardSessionConfig::sensor_only).
+class SerialSensorBoard : public SensorOnlyBoard {
+ public:
+  SerialSensorBoard(boost::asio::io_context& io, MatchRuntime& match, int index, config::BoardConfig board,
+                    std::function<std::int64_t()> clock, double clock_rate)
+      : SensorOnlyBoard(match, index, std::move(board)),
+        io_(io),
+        device_(board_.device()),
+        clock_(std::move(clock)),
+        clock_rate_(clock_rate) {}
+  ~SerialSensorBoard() override { SerialSensorBoard::stop(); }
 
   void start() override {
-    for (int b = 0; b < 2; ++b) {
-      const config::BoardConfig& bc = boards_[std::size_t(b)];
-      BoardRuntime* rt = match_.boards()[std::size_t(b)];
-      session::BoardSessionConfig cfg;
-      cfg.board_id = bc.id;
-      cfg.link.device = devices_[std::size_t(b)];
-      cfg.sensor_only = true;
-      cfg.read_wanted = [this, b] { return match_.match().board(b).board_read_wanted(); };
-      if (clock_) cfg.clock = clock_;
-      cfg.clock_rate = clock_rate_;
-      session::BoardSessionHandlers h;
-      h.on_sensor = [this, b](const SensorEvent& e) { match_.on_sensor(b, e); };
-      h.on_wire = [rt](std::int64_t t, drivers::Direction dir, std::span<const std::uint8_t> bytes) {
-        rt->wire(t, dir, bytes);
-      };
-      h.on_log = [rt, id = bc.id](session::LogLevel level, const std::string& text) {
-        const std::string prefix = "board " + id + ": ";
-        rt->log(level == session::LogLevel::info ? BoardSink::Level::info : BoardSink::Level::warning,
-                text.rfind(prefix, 0) == 0 ? text.substr(prefix.size()) : text);
-      };
-      h.on_link = [rt](std::int64_t t, bool online, const std::string& reason) {
-        rt->link_changed(t, online, reason);
-      };
-      sessions_[std::size_t(b)] = std::make_unique<session::BoardSession>(io_, std::move(cfg), std::move(h));
-      sessions_[std::size_t(b)]->start();
-    }
+    session::BoardSessionConfig cfg;
+    cfg.board_id = board_.id;
+    cfg.link.device = device_;
+    cfg.sensor_only = true;
+    cfg.read_wanted = read_wanted();
+    if (clock_) cfg.clock = clock_;
+    cfg.clock_rate = clock_rate_;
+    session::BoardSessionHandlers h = handlers();
+    h.on_wire = [rt = &runtime()](std::int64_t t, drivers::Direction dir,
+                                  std::span<const std::uint8_t> bytes) { rt->wire(t, dir, bytes); };
+    session_ = std::make_unique<session::BoardSession>(io_, std::move(cfg), std::move(h));
+    session_->start();
   }
   void stop() override {
-    for (auto& s : sessions_)
-      if (s) s->stop();
+    if (session_) session_->stop();
   }
-  void show(int b, const std::string& text) override {
-    const auto& s = sessions_[std::size_t(b & 1)];
+  void show(const std::string& text) override {
     auto cmd = drivers::dgt::encode::clock_display_text(text);
-    if (s && cmd) s->clock_command(std::move(*cmd));
+    if (session_ && cmd) session_->clock_command(std::move(*cmd));
   }
-  void device_arrived(int b, const std::string& device) override {
-    if (!device.empty()) devices_[std::size_t(b & 1)] = device;
-    if (const auto& s = sessions_[std::size_t(b & 1)]) s->reconnect_now(device);
+  void device_arrived(const std::string& device) override {
+    if (!device.empty()) device_ = device;
+    if (session_) session_->reconnect_now(device);
   }
-  void device_left(int b, const std::string& device) override {
-    if (device.empty() || device == devices_[std::size_t(b & 1)]) return;
-    devices_[std::size_t(b & 1)] = device;
-    if (const auto& s = sessions_[std::size_t(b & 1)]) s->reconnect_now(device);
+  void device_left(const std::string& device) override {
+    if (device.empty() || device == device_) return;
+    device_ = device;
+    if (session_) session_->reconnect_now(device);
   }
-  std::string link(int b) const override {
-    const auto& s = sessions_[std::size_t(b & 1)];
-    if (!s) return "stopped";
-    return s->connected() ? "connected" : "connecting";
+  std::string link() const override {
+    if (!session_) return "stopped";
+    return session_->connected() ? "connected" : "connecting";
   }
-  nlohmann::json info(int b) const override {
-    const auto& bc = boards_[std::size_t(b & 1)];
-    const auto& s = sessions_[std::size_t(b & 1)];
-    nlohmann::json j{{"device", s ? s->device() : devices_[std::size_t(b & 1)]}, {"protocol", bc.protocol}};
-    if (!bc.serial.empty()) j["usb_serial"] = bc.serial;
-    if (s) {
-      j["link_stats"] = link_stats_json(s->link_stats());
-      j["session_stats"] = {{"sensor_events", s->stats().sensor_events},
-                            {"board_rereads", s->stats().board_rereads}};
-      j["rotated"] = s->board().rotated();  // as SerialSource tells it: the operator's page draws it so
+  nlohmann::json info() const override {
+    nlohmann::json j{{"device", session_ ? session_->device() : device_}, {"protocol", board_.protocol}};
+    if (!board_.serial.empty()) j["usb_serial"] = board_.serial;
+    if (session_) {
+      j["link_stats"] = link_stats_json(session_->link_stats());
+      j["session_stats"] = {{"sensor_events", session_->stats().sensor_events},
+                            {"board_rereads", session_->stats().board_rereads}};
+      j["rotated"] =
+          session_->board().rotated();  // as SerialSource tells it: the operator's page draws it so
     }
     return j;
   }
 
  private:
   boost::asio::io_context& io_;
-  MatchRuntime& match_;
-  std::array<config::BoardConfig, 2> boards_;
-  // The node each board's link opens: its configured device, or the tty hotplug last found for it.
-  std::array<std::string, 2> devices_;
+  // The node the link opens: the configured device, or the tty hotplug last found for the board.
+  std::string device_;
   std::function<std::int64_t()> clock_;
   double clock_rate_;
-  std::array<std::unique_ptr<session::BoardSession>, 2> sessions_;
+  std::unique_ptr<session::BoardSession> session_;
+};
+
+// A board on a DGT bus line (session::BusBoardConfig::sensor_only), the line shared with its other boards.
+// Its records are timed after the match's time, as after its own reconstruction's. No bus command shows
+// text on a bus board's clock: show() is ignored.
+class BusSensorBoard : public SensorOnlyBoard {
+ public:
+  BusSensorBoard(MatchRuntime& match, int index, config::BoardConfig board,
+                 std::shared_ptr<session::BusSession> line)
+      : SensorOnlyBoard(match, index, std::move(board)), line_(std::move(line)) {}
+  ~BusSensorBoard() override { BusSensorBoard::stop(); }
+
+  void start() override {
+    if (running_) return;
+    running_ = true;
+    session::BusBoardConfig cfg;
+    cfg.board_id = board_.id;
+    cfg.sensor_only = true;
+    cfg.read_wanted = read_wanted();
+    cfg.reached = [&match = match_] { return match.time_reached(); };
+    line_->attach(board_.bus_address, std::move(cfg), handlers());
+  }
+  void stop() override {
+    if (!running_) return;
+    running_ = false;
+    line_->detach(board_.bus_address);
+  }
+  std::string link() const override { return bus_board_link(*line_, board_.bus_address, running_); }
+  nlohmann::json info() const override { return bus_board_info(*line_, board_); }
+
+ private:
+  std::shared_ptr<session::BusSession> line_;
+  bool running_ = false;
+};
+
+class BoardsMatchFeed : public MatchFeed {
+ public:
+  explicit BoardsMatchFeed(std::array<std::unique_ptr<SensorOnlyBoard>, 2> boards)
+      : boards_(std::move(boards)) {}
+  ~BoardsMatchFeed() override { BoardsMatchFeed::stop(); }
+
+  void start() override {
+    for (auto& b : boards_) b->start();
+  }
+  void stop() override {
+    for (auto& b : boards_) b->stop();
+  }
+  void show(int b, const std::string& text) override { boards_[std::size_t(b & 1)]->show(text); }
+  void device_arrived(int b, const std::string& device) override {
+    boards_[std::size_t(b & 1)]->device_arrived(device);
+  }
+  void device_left(int b, const std::string& device) override {
+    boards_[std::size_t(b & 1)]->device_left(device);
+  }
+  std::string link(int b) const override { return boards_[std::size_t(b & 1)]->link(); }
+  nlohmann::json info(int b) const override { return boards_[std::size_t(b & 1)]->info(); }
+
+ private:
+  std::array<std::unique_ptr<SensorOnlyBoard>, 2> boards_;
 };
 
 }  // namespace
 
-std::unique_ptr<MatchFeed> make_serial_feed(boost::asio::io_context& io, MatchRuntime& match,
-                                            std::array<config::BoardConfig, 2> boards,
-                                            std::function<std::int64_t()> clock, double clock_rate) {
-  return std::make_unique<SerialMatchFeed>(io, match, std::move(boards), std::move(clock), clock_rate);
+std::unique_ptr<MatchFeed> make_board_feed(boost::asio::io_context& io, MatchRuntime& match,
+                                           std::array<config::BoardConfig, 2> boards,
+                                           std::function<std::int64_t()> clock, double clock_rate,
+                                           const BusLineOf& bus_line) {
+  std::array<std::unique_ptr<SensorOnlyBoard>, 2> members;
+  for (int b = 0; b < 2; ++b) {
+    config::BoardConfig& bc = boards[std::size_t(b)];
+    if (bc.bus_address != 0) {
+      auto line = bus_line(bc.port);
+      members[std::size_t(b)] = std::make_unique<BusSensorBoard>(match, b, std::move(bc), std::move(line));
+    } else {
+      members[std::size_t(b)] =
+          std::make_unique<SerialSensorBoard>(io, match, b, std::move(bc), clock, clock_rate);
+    }
+  }
+  return std::make_unique<BoardsMatchFeed>(std::move(members));
 }
 
 }  // namespace eboard::eboardd

@@ -3,9 +3,9 @@
 // A bughouse match inside eboardd (a `[[match]]` of the configuration): its two boards are reconstructed
 // together by one rules::Match, which hands captured pieces over to the partner's reserve and decides the
 // match. Each board keeps its BoardRuntime (journal, PGN file, events published with its board id); its
-// source is a MatchBoardSource, a view of the match. Sensor events come from a MatchFeed (two serial
-// boards whose sessions only read sensors, or the demo's simulated match), in arrival order; one timer
-// wakes the match at its next deadline.
+// source is a MatchBoardSource, a view of the match. Sensor events come from a MatchFeed (two boards
+// whose sessions only read sensors, each on a serial line or a DGT bus, or the demo's simulated match), in
+// arrival order; one timer wakes the match at its next deadline.
 //
 // Journal: every input of the match (new game, sensor event, timer advance, arbiter input) goes to its
 // board's journal (advances to the first board's) with the match's sequence number; recovery
@@ -31,6 +31,10 @@
 #include "daemon/eboardd/board_source.hpp"
 #include "daemon/journal/match_recovery.hpp"
 #include "rules/match.hpp"
+
+namespace eboard::session {
+class BusSession;
+}
 
 namespace eboard::eboardd {
 
@@ -86,6 +90,8 @@ class MatchRuntime {
   const std::array<BoardRuntime*, 2>& boards() const { return boards_; }
   int number() const { return boards_[0]->ledger().game_number(); }
   std::int64_t now_ms();
+  // The time the match has been advanced to (by its inputs and its timer); no input comes before it.
+  std::int64_t time_reached() const { return last_t_; }
   // The match's BPGN (CONTRACTS §4), and its file in state_dir/games. With a cutoff (Unix ms; the
   // broadcast delay): without the moves completed after it, nor a result told after it.
   std::string bpgn(std::optional<std::int64_t> cutoff = std::nullopt) const;
@@ -124,9 +130,15 @@ class MatchRuntime {
   bool archive_kept_ = false;
 };
 
-// Two serial boards whose sessions read sensor events only (session::BoardSessionConfig::sensor_only).
-std::unique_ptr<MatchFeed> make_serial_feed(boost::asio::io_context& io, MatchRuntime& match,
-                                            std::array<config::BoardConfig, 2> boards,
-                                            std::function<std::int64_t()> clock, double clock_rate);
+// The bus line on a port (the service's, shared by the line's boards).
+using BusLineOf = std::function<std::shared_ptr<session::BusSession>(const std::string& port)>;
+
+// The match's two boards, each read by a session that reads sensor events only: a serial board's
+// (session::BoardSessionConfig::sensor_only), or a bus board's on its line (session::BusBoardConfig::
+// sensor_only, the line from `bus_line`).
+std::unique_ptr<MatchFeed> make_board_feed(boost::asio::io_context& io, MatchRuntime& match,
+                                           std::array<config::BoardConfig, 2> boards,
+                                           std::function<std::int64_t()> clock, double clock_rate,
+                                           const BusLineOf& bus_line);
 
 }  // namespace eboard::eboardd

@@ -599,9 +599,13 @@ void Service::add_match(const config::MatchConfig& m) {
   if (options_.match_feed_factory) {
     mr->set_feed(options_.match_feed_factory(*mr));
   } else {
-    mr->set_feed(make_serial_feed(io_, *mr, {*bc[0], *bc[1]}, options_.clock, options_.clock_rate));
-    spdlog::info("match {}: boards {} on {} and {} on {} ({} rules)", m.name(), bc[0]->id, bc[0]->device(),
-                 bc[1]->id, bc[1]->device(), m.rules);
+    mr->set_feed(make_board_feed(io_, *mr, {*bc[0], *bc[1]}, options_.clock, options_.clock_rate,
+                                 [this](const std::string& port) { return bus_line(port); }));
+    auto where = [](const config::BoardConfig& b) {
+      return b.bus_address ? "bus address " + std::to_string(b.bus_address) + " on " + b.port : b.device();
+    };
+    spdlog::info("match {}: boards {} on {} and {} on {} ({} rules)", m.name(), bc[0]->id, where(*bc[0]),
+                 bc[1]->id, where(*bc[1]), m.rules);
   }
   MatchRuntime* raw = mr.get();
   matches_.push_back(std::move(mr));

@@ -66,6 +66,11 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     // Reconstruction is advanced no further than the last reply: what the board did after it is not
     // known yet (its next reply tells, with times before now).
     std::int64_t advanced_to = 0;
+
+    // No record of a reply is timed before this.
+    std::int64_t reached() const {
+      return config.sensor_only && config.reached ? std::max(advanced_to, config.reached()) : advanced_to;
+    }
   };
 
   struct Board {
@@ -150,7 +155,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     if (a->handlers.on_sensor) a->handlers.on_sensor(e);
     if (b->attached != a) return;  // detached by the callback
     a->advanced_to = std::max(a->advanced_to, e.t_ms);
-    emit(*b, *a, a->reconstructor.on_sensor(e));
+    if (!a->config.sensor_only) emit(*b, *a, a->reconstructor.on_sensor(e));
   }
 
   void emit(Board& b, Attached& a, std::vector<rules::Event>&& events) {
@@ -183,7 +188,11 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
   void reread_if_wanted(Board& b) {
     Attached& a = *b.attached;
     if (b.awaiting_dump || !line_up() || !master || b.online != true) return;
-    auto wanted = a.reconstructor.board_read_wanted();
+    std::optional<std::int64_t> wanted;
+    if (!a.config.sensor_only)
+      wanted = a.reconstructor.board_read_wanted();
+    else if (a.config.read_wanted)
+      wanted = a.config.read_wanted();
     if (!wanted || wanted == a.reread_sent_for) return;
     a.reread_sent_for = wanted;
     if (master->request(b.address, dgt::bus::kBoard)) {
@@ -195,7 +204,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
   void reschedule_board(const std::shared_ptr<Board>& b) {
     std::shared_ptr<Attached> a = b->attached;
     if (!a || !running) return;
-    std::int64_t deadline = a->reconstructor.next_deadline().value_or(kNone);
+    std::int64_t deadline = a->config.sensor_only ? kNone : a->reconstructor.next_deadline().value_or(kNone);
     if (deadline > b->known_until) deadline = kNone;  // the next reply comes first (and re-arms)
     if (deadline == a->armed) return;
     const auto gen = ++a->generation;
@@ -313,7 +322,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     set_online(*b, true, (returned ? "answering again at " : "answering at ") + where(*b));
     const std::int64_t t = now();
     std::int64_t since = b->known_until;
-    if (b->attached) since = std::max(since, b->attached->advanced_to);
+    if (b->attached) since = std::max(since, b->attached->reached());
     b->known_until = t;
     if (b->probing) {  // it answers again: back in the round-robin
       b->probing = false;

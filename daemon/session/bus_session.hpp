@@ -4,7 +4,8 @@
 // several boards in bus mode, the bus master (drivers/dgt/bus_master) that finds and polls them, and per
 // board the adapter from its bus replies to sensor events (daemon/boards/dgt_bus_board) and, for each
 // board a source attached, its reconstruction and the timer that wakes it. Each board reports through the
-// same handlers a BoardSession takes, so the source above it is wired as a serial board's is.
+// same handlers a BoardSession takes, so the source above it is wired as a serial board's is. A board
+// attached sensor-only (a bughouse match's, reconstructed elsewhere) gets its sensor events only.
 //
 // A board's first changes reply of the session holds its history since power-up: it is dropped and the
 // board is read whole (BRD, CLK) instead; until that dump is in, its piece changes are dropped (the dump
@@ -53,6 +54,16 @@ struct BusBoardConfig {
   rules::ReconstructConfig rules;
   std::optional<rules::Game> game;
   std::shared_ptr<rules::Reconstructor> reconstruction;  // see BoardSessionConfig
+  // Sensor events only, as BoardSessionConfig::sensor_only (a bughouse match reconstructs its boards
+  // together, elsewhere): on_sensor gets them, `rules`/`game`/`reconstruction` are unused, on_event never
+  // fires and the session arms no timer for the board.
+  bool sensor_only = false;
+  // With sensor_only: whether the reconstruction elsewhere wants the board read again.
+  std::function<std::optional<std::int64_t>()> read_wanted;
+  // With sensor_only: the time the reconstruction elsewhere has been advanced to. A changes reply's
+  // records are timed after it, as they are after the board's own reconstruction's time (an event before
+  // a deadline that already fired would rewrite what was decided).
+  std::function<std::int64_t()> reached;
 };
 
 struct BusBoardStats {
@@ -89,7 +100,7 @@ class BusSession {
   void detach(std::uint16_t address);
   [[nodiscard]] bool attached(std::uint16_t address) const;
 
-  // Of an attached board (undefined otherwise).
+  // Of an attached board (undefined otherwise; of a sensor-only board: an unused one).
   [[nodiscard]] const rules::Reconstructor& reconstructor(std::uint16_t address) const;
   void change_reconstructor(std::uint16_t address, const std::function<void(rules::Reconstructor&)>& change);
 

@@ -516,10 +516,28 @@ TEST(Config, BusMistakes) {
   expect_error("[[bus]]\nport = \"/dev/x\"\n[[bus]]\nport = \"/dev/x\"\n", 4, "already the bus of line 1");
   expect_error("[[bus]]\nport = \"/dev/x\"\npoll_ms = 5\n", 3, "between 20 and 60000");
   expect_error("[bus]\nport = \"/dev/x\"\n", 1, "[[bus]]");
-  expect_error(BOARD_A +
-                   "[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 5, id = \"B\" } ]\n"
-                   "[[match]]\nboards = [\"A\", \"B\"]\n",
-               8, "not supported yet");
+  // A match cannot wait for a board discovery may find: it must be listed.
+  expect_error("[[bus]]\nport = \"/dev/x\"\n[[match]]\nboards = [\"bus5\", \"bus6\"]\n", 4,
+               "list it in its [[bus]] boards");
+}
+
+TEST(Config, MatchOfBusBoards) {
+  // A serial board and a bus board, or two boards of one line: each a match board like any other.
+  Config mixed = parse_ok(BOARD_A +
+                          "[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 5, id = \"B\" } ]\n"
+                          "[[match]]\nboards = [\"A\", \"B\"]\n");
+  ASSERT_EQ(mixed.matches.size(), 1u);
+  EXPECT_EQ(mixed.board("B")->bus_address, 5);
+  Config one_line = parse_ok(
+      "[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 5, id = \"A\" }, { address = 6, id = \"B\" } ]\n"
+      "[[match]]\nboards = [\"A\", \"B\"]\nrules = \"bughouse-clock-move\"\n");
+  ASSERT_EQ(one_line.matches.size(), 1u);
+  EXPECT_EQ(one_line.matches[0].rules, "bughouse-clock-move");
+  // A bus board's own rules must still agree with its match's.
+  expect_error(
+      "[[bus]]\nport = \"/dev/x\"\nboards = [ { address = 5, id = \"A\", rules = \"fide-blitz\" },"
+      " { address = 6, id = \"B\" } ]\n[[match]]\nboards = [\"A\", \"B\"]\n",
+      5, "but its match plays");
 }
 
 TEST(ConfigDiff, BusLines) {

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// A bughouse match on two DGT boards in bus mode on ONE line: two emulated boards (session::BoardPlayer)
+// behind a BusHub on a pseudo-terminal, read by eboardd's match feed (the line's session handing both
+// boards' sensor events to the match), the opening of a corpus match played on them. The match comes out
+// exactly (the record's moves, no alert), both journals replay to exactly what was published, and a
+// restart of the service mid-match continues it; a board that stops answering for a few seconds
+// mid-match gives its moves when it answers again, and the match is still exact. A bus board and a
+// serial board in one match, each read its own way, play it as exactly.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include <boost/asio/io_context.hpp>
+
+#include "daemon/eboardd/demo_match.hpp"
+#include "daemon/eboardd/service.hpp"
+#include "daemon/journal/match_recovery.hpp"
+#include "daemon/session/bus_hub.hpp"
+#include "daemon/session/emulated_board.hpp"
+#include "daemon/session/pty.hpp"
+#include "rules/notation.hpp"
+#include "tests/daemon_journal/manual_source.hpp"
+#include "tests/io/io_test_support.hpp"
+
+using namespace eboard;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr std::int64_t kUnixBase = 1'750'000'000'000;
+// The match's clock runs twice as fast as real time: faster, a loaded machine (a late player, a late
+// read) can bunch a move's placement with its press (seen as a press without a move, on serial boards too:
+// SerialMatch, at four times, shows it).
+constexpr double kSpeed = 2;
+
+// The corpus match, both boards' scripts cut after their last clock press before `cut` (match ms).
+class BusMatch : public ::testing::Test {
+ protected:
+  void load(std::int64_t cut) {
+    const fs::path bpgn =
+        fs::path(EBOARD_SHARED_DIR) / "corpora" / "bughouse" / "chesscom_bughouse_20matches.bpgn";
+    if (!fs::exists(bpgn)) GTEST_SKIP() << "../shared is absent";
+    auto corpus = eboardd::DemoMatchCorpus::load(bpgn);
+    ASSERT_TRUE(corpus) << corpus.error();
+    rec_ = (*corpus)->match(0);
+    plan_ = eboardd::plan_demo_match(rec_, 20.0, 5);  // fast thinkers: drops early in the match
+    for (const auto& in : plan_.inputs) {
+      ASSERT_TRUE(in.sensor || in.t > cut) << "this opening names no promotion piece";
+      if (in.sensor && in.t <= cut) events_[std::size_t(in.board)].push_back(*in.sensor);
+    }
+    for (auto& ev : events_) {
+      auto last_press = std::find_if(ev.rbegin(), ev.rend(), [](const rules::SensorEvent& e) {
+        return std::holds_alternative<rules::ClockReading>(e.what);
+      });
+      ASSERT_NE(last_press, ev.rend());
+      ev.erase(last_press.base(), ev.end());
+    }
+    std::array<rules::Position, 2> pos = rec_.start;
+    for (const auto& mv : rec_.moves) {
+      want_[std::size_t(mv.board)].push_back(rules::to_uci(pos[std::size_t(mv.board)], mv.move));
+      rules::play_bughouse_move(pos, mv.board, mv.move);
+    }
+  }
+
+  // Both boards on one emulated bus line (addresses 1025 and 1026), the match's configuration; with
+  // `b_serial`, board B on a serial line of its own instead. A bus board's events reach the match up to a
+  // poll later than a serial board's: with a serial partner, board A is polled every 20 ms, so that its
+  // capture is in before the partner's drop of the piece (this script's players drop within a few
+  // hundred ms of the capture; people pass the piece over first).
+  void wire(bool b_serial = false) {
+    dir_ = fs::temp_directory_path() / ("eboard-bus-match-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    hub_ = std::make_unique<session::BusHub>(io_, b_serial ? 1 : 2, 7, 300);
+    ASSERT_TRUE(hub_->ok());
+    auto pty = session::open_pseudo_terminal();
+    ASSERT_TRUE(pty) << pty.error();
+    ASSERT_TRUE(session::point_symlink(dir_ / "bus", pty->slave_path));
+    hub_->attach_host(pty->master_fd);
+    for (std::size_t b = 0; b < 2; ++b) {
+      drivers::dgt::EmulatorConfig ec;
+      ec.serial = b == 0 ? "01025" : "01026";
+      ec.start_in_bus_mode = b == 0 || !b_serial;
+      players_[b] = std::make_unique<session::BoardPlayer>(
+          io_, drivers::dgt::Emulator(ec), session::script_from_events(events_[b]),
+          session::PlayerConfig{.speed = kSpeed, .wait_for_host = true});
+      if (b == 0 || !b_serial) {
+        players_[b]->attach(hub_->take_board_fd(b));
+        continue;
+      }
+      auto own = session::open_pseudo_terminal();
+      ASSERT_TRUE(own) << own.error();
+      ASSERT_TRUE(session::point_symlink(dir_ / "dgtB", own->slave_path));
+      players_[b]->attach(own->master_fd);
+    }
+    std::string toml = "[http]\nlisten = \"127.0.0.1:0\"\n[[bus]]\nport = \"" + (dir_ / "bus").string() +
+                       "\"\npoll_ms = " + (b_serial ? "20" : "100") +
+                       "\nboards = [ { address = 1025, id = \"A\" }" +
+                       (b_serial ? "" : ", { address = 1026, id = \"B\" }") + " ]\n";
+    if (b_serial) toml += "[[board]]\nid = \"B\"\nport = \"" + (dir_ / "dgtB").string() + "\"\n";
+    toml += "[[match]]\nboards = [\"A\", \"B\"]\nrules = \"bughouse-fqe\"\n";
+    auto cfg = config::parse_config(toml, "bus-match.toml");
+    ASSERT_TRUE(cfg) << cfg.error().what();
+    cfg->state_dir = (dir_ / "state").string();
+    config_ = *cfg;
+    session::BoardPlayer& clock_player = *players_[0];
+    options_.clock = [&clock_player] { return kUnixBase + clock_player.now_ms(); };
+    options_.clock_rate = kSpeed;
+  }
+
+  std::unique_ptr<eboardd::Service> start_service() {
+    auto s = std::make_unique<eboardd::Service>(io_, config_, options_);
+    if (auto ok = s->start(); !ok) {
+      ADD_FAILURE() << ok.error();
+      return nullptr;
+    }
+    return s;
+  }
+
+  // Runs until both scripts are played (their script clocks past `t`, if given), then the last polls.
+  bool play_until(std::int64_t t = -1) {
+    const auto done = [&] {
+      if (t >= 0) return players_[0]->now_ms() >= t;
+      return players_[0]->script_done() && players_[1]->script_done();
+    };
+    const std::int64_t end = std::max(players_[0]->script_end_ms(), players_[1]->script_end_ms());
+    return io::test::run_until(io_, done,
+                               std::chrono::milliseconds(std::int64_t(double(end) / kSpeed)) + 30s);
+  }
+
+  static nlohmann::json board_status(eboardd::Service& s, const std::string& id) {
+    const nlohmann::json st = s.status();
+    for (const auto& b : st["boards"])
+      if (b["id"] == id) return b;
+    return nullptr;
+  }
+
+  std::array<std::vector<std::string>, 2> moves_of(eboardd::Service& s) {
+    eboardd::MatchRuntime* m = s.match("A-B");
+    if (!m) {
+      ADD_FAILURE() << "no match A-B";
+      return {};
+    }
+    return {test_support::move_ucis(m->match().board(0).game()),
+            test_support::move_ucis(m->match().board(1).game())};
+  }
+
+  // The record's opening, no alert in either journal, both journals replaying to exactly `moves`.
+  void expect_exact(const std::array<std::vector<std::string>, 2>& moves) {
+    int drops = 0;
+    for (std::size_t b = 0; b < 2; ++b) {
+      const auto& g = moves[b];
+      EXPECT_GE(g.size(), 8u) << "board " << b;
+      ASSERT_LE(g.size(), want_[b].size());
+      EXPECT_TRUE(std::equal(g.begin(), g.end(), want_[b].begin())) << "board " << b;
+      // Every move its script played (its last reading is its last press's).
+      const auto played = std::count_if(plan_.boards[b].press_ms.begin(), plan_.boards[b].press_ms.end(),
+                                        [&](std::int64_t p) { return p <= events_[b].back().t_ms; });
+      EXPECT_EQ(std::int64_t(g.size()), std::int64_t(played)) << "board " << b;
+      for (const auto& u : g) drops += u.find('@') != std::string::npos;
+    }
+    EXPECT_GT(drops, 0);
+    std::printf("bus match: board A %zu plies, board B %zu plies, %d drops\n", moves[0].size(),
+                moves[1].size(), drops);
+    std::array<journal::JournalScan, 2> scans;
+    for (std::size_t b = 0; b < 2; ++b) {
+      auto scan = journal::scan_journal(dir_ / "state" / "journal" / (b == 0 ? "A.journal" : "B.journal"));
+      ASSERT_TRUE(scan) << scan.error();
+      for (const auto& r : scan->records)
+        EXPECT_FALSE(r.type == 'E' && r.body.find("\"type\":\"alert\"") != std::string::npos) << r.body;
+      scans[b] = std::move(*scan);
+    }
+    // The match's sensor inputs, both boards together in the match's order, never go back in time: a bus
+    // board's records are timed after what the match already decided.
+    std::vector<std::pair<std::int64_t, std::int64_t>> inputs;  // (seq, t)
+    for (const auto& scan : scans)
+      for (const auto& r : scan.records)
+        if (r.type == 'S') {
+          auto j = nlohmann::json::parse(r.body, nullptr, false);
+          ASSERT_TRUE(j.is_object() && j.contains("seq") && j.contains("t")) << r.body;
+          inputs.emplace_back(j["seq"].get<std::int64_t>(), j["t"].get<std::int64_t>());
+        }
+    std::sort(inputs.begin(), inputs.end());
+    for (std::size_t i = 1; i < inputs.size(); ++i)
+      EXPECT_GE(inputs[i].second, inputs[i - 1].second) << "input " << inputs[i].first;
+    journal::MatchRecovery r = journal::recover_match(&scans[0], &scans[1], rules::MatchConfig{});
+    EXPECT_TRUE(r.exact()) << (r.problems.empty() ? "" : r.problems[0]);
+    EXPECT_GT(r.journaled_events, 16u);
+    EXPECT_EQ(r.matched_events, r.journaled_events);
+    EXPECT_TRUE(r.unjournaled[0].empty() && r.unjournaled[1].empty());
+    ASSERT_TRUE(r.match);
+    for (int b = 0; b < 2; ++b)
+      EXPECT_EQ(test_support::move_ucis(r.match->board(b).game()), moves[std::size_t(b)]);
+  }
+
+  void TearDown() override {
+    for (auto& p : players_)
+      if (p) p->stop();
+    if (hub_) hub_->stop();
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  boost::asio::io_context io_;
+  rules::BughouseRecord rec_;
+  eboardd::DemoMatchPlan plan_;
+  std::array<std::vector<rules::SensorEvent>, 2> events_;
+  std::array<std::vector<std::string>, 2> want_;
+  fs::path dir_;
+  std::unique_ptr<session::BusHub> hub_;
+  std::array<std::unique_ptr<session::BoardPlayer>, 2> players_;
+  config::Config config_;
+  eboardd::ServiceOptions options_;
+};
+
+}  // namespace
+
+TEST_F(BusMatch, TwoBoardsOnOneLinePlayABughouseOpeningAcrossARestart) {
+  constexpr std::int64_t kCut = 24000;
+  load(kCut);
+  if (IsSkipped() || HasFatalFailure()) return;
+  wire();
+  if (HasFatalFailure()) return;
+  hub_->start();
+  for (auto& p : players_) p->start();
+  std::array<std::vector<std::string>, 2> before;
+  {
+    auto service = start_service();
+    ASSERT_TRUE(service);
+    ASSERT_TRUE(play_until(kCut / 2));
+    before = moves_of(*service);
+    nlohmann::json st = service->status();
+    for (const auto& b : st["boards"]) {
+      EXPECT_EQ(b["link"], "connected") << b.dump(2);
+      EXPECT_EQ(b["source"]["bus_online"], true) << b.dump(2);
+    }
+    service->stop();
+  }
+  EXPECT_GT(before[0].size() + before[1].size(), 4u);
+  std::array<std::vector<std::string>, 2> moves;
+  {
+    auto service = start_service();
+    ASSERT_TRUE(service);
+    const eboardd::MatchRuntime* m = service->match("A-B");
+    ASSERT_NE(m, nullptr);
+    ASSERT_NE(m->recovery(), nullptr);
+    EXPECT_TRUE(m->recovery()->exact());
+    // The recovered match continues where the first service left it.
+    for (int b = 0; b < 2; ++b)
+      EXPECT_EQ(test_support::move_ucis(m->match().board(b).game()), before[std::size_t(b)]);
+    ASSERT_TRUE(play_until());
+    io::test::run_until(
+        io_, [] { return false; }, 1500ms);  // the last polls and settles
+    moves = moves_of(*service);
+    service->stop();
+  }
+  expect_exact(moves);
+}
+
+TEST_F(BusMatch, ABoardSilentForAFewSecondsGivesItsMovesWhenItAnswersAgain) {
+  constexpr std::int64_t kCut = 40000;
+  load(kCut);
+  if (IsSkipped() || HasFatalFailure()) return;
+  // Board B is silent for kSilent (match ms) from a time board A drops nothing from a little before until
+  // well after: a drop of a piece B captured while silent (or just before, its reply not read yet) would
+  // come before the capture that gave it (the match learns of the capture only when B answers again, up
+  // to the line's retry interval after it is back: 2 s, kRetry on the match's clock), which no transport
+  // can put right.
+  constexpr std::int64_t kSilent = 8000;  // 4 s of real time
+  constexpr std::int64_t kRetry = std::int64_t(2000 * kSpeed);
+  constexpr std::int64_t kBefore = 1000;
+  constexpr std::int64_t kMargin = kRetry + 1000;
+  std::int64_t silent_from = -1;
+  for (std::int64_t t0 = kBefore + 6000; t0 + kSilent + kMargin < kCut && silent_from < 0; t0 += 500) {
+    bool a_drops = false;
+    int b_moves = 0;
+    for (std::size_t i = 0; i < plan_.moves[0].size(); ++i) {
+      const std::int64_t p = plan_.boards[0].press_ms[i];
+      a_drops |= plan_.moves[0][i].is_drop() && p >= t0 - kBefore && p <= t0 + kSilent + kMargin;
+    }
+    for (std::int64_t p : plan_.boards[1].press_ms) b_moves += p > t0 + 1000 && p < t0 + kSilent - 1000;
+    if (!a_drops && b_moves >= 2) silent_from = t0;
+  }
+  ASSERT_GE(silent_from, 0) << "no stretch of this match fits";
+  wire();
+  if (HasFatalFailure()) return;
+  hub_->start();
+  for (auto& p : players_) p->start();
+  auto service = start_service();
+  ASSERT_TRUE(service);
+  ASSERT_TRUE(play_until(silent_from));
+  const std::size_t b_before = moves_of(*service)[1].size();
+  hub_->mute(1, true);
+  ASSERT_TRUE(io::test::run_until(
+      io_, [&] { return board_status(*service, "B")["link"] != "connected"; }, 10s))
+      << "board B still counts as answering";
+  ASSERT_TRUE(play_until(silent_from + kSilent));
+  EXPECT_EQ(moves_of(*service)[1].size(), b_before);  // nothing of B while it does not answer
+  hub_->mute(1, false);
+  ASSERT_TRUE(play_until());
+  io::test::run_until(
+      io_, [] { return false; }, 1500ms);
+  const auto moves = moves_of(*service);
+  EXPECT_GT(moves[1].size(), b_before + 1);
+  const nlohmann::json b = board_status(*service, "B");
+  EXPECT_EQ(b["source"]["bus_stats"]["lost"], 1) << b.dump(2);
+  EXPECT_EQ(b["link"], "connected");
+  service->stop();
+  service.reset();
+  expect_exact(moves);
+}
+
+TEST_F(BusMatch, OneBusBoardAndOneSerialBoardPlayABughouseOpening) {
+  constexpr std::int64_t kCut = 24000;
+  load(kCut);
+  if (IsSkipped() || HasFatalFailure()) return;
+  wire(true);
+  if (HasFatalFailure()) return;
+  hub_->start();
+  for (auto& p : players_) p->start();
+  auto service = start_service();
+  ASSERT_TRUE(service);
+  ASSERT_TRUE(play_until());
+  io::test::run_until(
+      io_, [] { return false; }, 1500ms);
+  const auto moves = moves_of(*service);
+  const nlohmann::json st = service->status();
+  for (const auto& b : st["boards"]) {
+    EXPECT_EQ(b["link"], "connected") << b.dump(2);
+    EXPECT_EQ(b["source"].contains("bus_address"), b["id"] == "A") << b.dump(2);
+  }
+  service->stop();
+  service.reset();
+  expect_exact(moves);
+}
