@@ -27,6 +27,7 @@
 
 #include "rules/events.hpp"
 #include "rules/game.hpp"
+#include "rules/gap_search.hpp"
 #include "rules/profile.hpp"
 #include "rules/sensor.hpp"
 
@@ -460,8 +461,28 @@ class Reconstructor {
   // moves the clock says were pressed: all, unless the last mover's clock still runs. `press`: the press
   // that found the board unexplained (its reading goes on the last completed move).
   bool recover_gap(std::int64_t t, const PendingPress* press);
+  // Without a clock: how many of the positions a gap sequence passes through (after each of its moves
+  // but the last) some board seen since the last completed move showed, pieces in the air allowed. A
+  // scan read late shows a move and the hand already on the reply; those scans tell the order the moves
+  // were made in, which the search alone cannot (O-O Bxf6 Qe7 or Qe7 Bxf6 O-O).
+  int seen_on_the_way(const Position& before, const std::vector<Move>& sequence) const;
+  // `begun`: without a press, the side whose hand is known to be at work (its next move begun): the
+  // sequences end with it on move, all completed.
   bool recover_gap_on(std::int64_t t, const PendingPress* press, const std::array<Piece, 64>& board,
-                      bool last_unpressed_likely);
+                      bool last_unpressed_likely, std::optional<Color> begun = std::nullopt,
+                      int max_plies = 8);
+  // The search of recover_gap_on, without completing anything: the sequences and the side the clock (or
+  // the press, or `begun`) says is on move after them.
+  struct GapFound {
+    GapResult result;
+    std::optional<Color> on_move;
+    bool explains() const { return result.plies > 0 && !result.exhausted; }
+  };
+  GapFound search_gap_to(const PendingPress* press, const std::array<Piece, 64>& board,
+                         bool last_unpressed_likely, std::optional<Color> begun, int max_plies) const;
+  // Without a clock: a settled board nothing explains, searched as it would stand with the pieces in the
+  // hands put back (a scan read late shows moves and the next hand already at work), then as it is.
+  bool recover_scan_gap(std::int64_t t);
   // The side whose clock runs (the side on move), when the clock tells it.
   std::optional<Color> clock_on_move() const;
   // A press in a position nothing explains: the board with the presser's opponent on move is remembered;
