@@ -1361,6 +1361,16 @@ void Reconstructor::on_settled(std::int64_t t) {
   }
   // After an illegal move that may stand (A.4.2), the opponent's reply under way is no mismatch either.
   if (stood_ && shows_stood_reply(physical_, true)) return;
+  // Without a clock, a scan read late shows a move set down and the reply begun at once: the move is
+  // complete, the reply under way is judged from the new position.
+  if (clockless()) {
+    if (const Successor* s = successor_under_reply()) {
+      const Successor done = *s;
+      commit_current(done, t, {});
+      on_board_changed(t);
+      return;
+    }
+  }
   // Pieces in the air on the way to a legal move are not a mismatch: every square must agree with the
   // position or with one successor, or be empty.
   for (const auto& s : successors_) {
@@ -1985,6 +1995,23 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   return found;
 }
 
+const Reconstructor::Successor* Reconstructor::successor_under_reply() const {
+  const Color replier = ~game_.position().side_to_move();
+  const Successor* shown = nullptr;
+  for (const auto& s : successors_) {
+    if (s.early || (s.pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank)) continue;
+    bool only_replier = true;
+    for (Square q = 0; q < 64 && only_replier; ++q)
+      only_replier =
+          physical_[q] == s.board[q] || ((s.board[q] == NO_PIECE || color_of(s.board[q]) == replier) &&
+                                         (physical_[q] == NO_PIECE || color_of(physical_[q]) == replier));
+    if (!only_replier) continue;
+    if (shown) return nullptr;  // two moves fit: the board does not tell which
+    shown = &s;
+  }
+  return shown;
+}
+
 bool Reconstructor::recover_scan_gap(std::int64_t t) {
   if (game_.outcome() || adjournment_ || board_matches_game()) return false;
   // A piece in the hand is missing from the board: its kind is short of what the last known position had,
@@ -2000,7 +2027,10 @@ bool Reconstructor::recover_scan_gap(std::int64_t t) {
   bool both_hands = false;
   for (Square q = 0; q < 64; ++q) {
     const Piece was = display_[q];
-    if (was == NO_PIECE || physical_[q] != NO_PIECE) continue;
+    // Only a square emptied by the board's last change: the hand is at work now (a square emptied
+    // earlier is more likely a capture's victim, or a piece that moved on).
+    const bool emptied_last = history_.size() < 2 || history_[history_.size() - 2].board[q] == was;
+    if (was == NO_PIECE || physical_[q] != NO_PIECE || !emptied_last) continue;
     const std::size_t kind = was;
     int vacated = 0;
     for (Square r = 0; r < 64; ++r) vacated += display_[r] == was && physical_[r] == NO_PIECE;
@@ -2011,16 +2041,18 @@ bool Reconstructor::recover_scan_gap(std::int64_t t) {
     both_hands |= hand && *hand != color_of(was);
     hand = color_of(was);
   }
-  if (restored == physical_ || both_hands) return recover_gap(t, nullptr);
   if (gap_searched_ == physical_) return false;
+  const bool hand_known = restored != physical_ && !both_hands;
   // Both readings are searched, the shorter story wins: a capture whose taker was taken in turn (Bxc3
   // bxc3) also leaves a square empty and its kind short, and then the board as it is is the shorter.
+  // (Hundreds of sequences are no story either: a hand at work, not moves made.)
+  auto explains = [](const GapFound& f) { return f.explains() && !f.result.truncated; };
   const GapFound as_is = search_gap_to(nullptr, physical_, false, std::nullopt, 8);
-  const int limit = as_is.explains() ? as_is.result.plies - 1 : 8;
-  if (limit > 0 && search_gap_to(nullptr, restored, false, hand, limit).explains() &&
+  const int limit = explains(as_is) ? as_is.result.plies - 1 : 8;
+  if (hand_known && limit > 0 && explains(search_gap_to(nullptr, restored, false, hand, limit)) &&
       recover_gap_on(t, nullptr, restored, false, hand, limit))
     return true;
-  if (as_is.explains() && recover_gap_on(t, nullptr, physical_, false)) return true;
+  if (explains(as_is) && recover_gap_on(t, nullptr, physical_, false)) return true;
   gap_searched_ = physical_;
   return false;
 }
@@ -2189,8 +2221,9 @@ int Reconstructor::seen_on_the_way(const Position& before, const std::vector<Mov
     p.do_move(sequence[i]);
     const Board now = physical_view(p, pawn_stays);
     // Seen only if the board could not be the position before it with a piece lifted.
+    // (Not the board as it is now: with pieces in the air allowed it shows the way to itself.)
     count += std::any_of(history_.begin(), history_.end(), [&](const BoardState& h) {
-      return shows(h.board, now) && !shows(h.board, previous);
+      return h.board != physical_ && shows(h.board, now) && !shows(h.board, previous);
     });
     previous = now;
   }

@@ -303,6 +303,9 @@ class Reconstructor {
   // Without a clock: the board shows the move shown before and a reply to it (two plies): the first is
   // complete.
   void complete_two_shown(std::int64_t t);
+  // Without a clock: the one legal move the board shows with only the replier's pieces changed besides (a
+  // scan read late: the move set down and the reply begun in the same scan, a castling king on its way).
+  const Successor* successor_under_reply() const;
   bool ending_lift_uncertain_ = false;  // the event being applied ended the turn (complete_before_reply)
   std::optional<std::int64_t> mismatch_at_;
   bool mismatch_reported_ = false;
