@@ -2025,18 +2025,20 @@ bool Reconstructor::recover_scan_gap(std::int64_t t) {
   std::array<Piece, 64> restored = physical_;
   std::optional<Color> hand;
   bool both_hands = false;
+  // The board before the last change: a piece in the hand left its square in that change.
+  const std::array<Piece, 64>& prev = history_.size() >= 2 ? history_[history_.size() - 2].board : display_;
   for (Square q = 0; q < 64; ++q) {
     const Piece was = display_[q];
-    // Only a square emptied by the board's last change: the hand is at work now (a square emptied
-    // earlier is more likely a capture's victim, or a piece that moved on).
-    const bool emptied_last = history_.size() < 2 || history_[history_.size() - 2].board[q] == was;
-    if (was == NO_PIECE || physical_[q] != NO_PIECE || !emptied_last) continue;
-    const std::size_t kind = was;
+    // (A square emptied earlier is more likely a capture's victim, or a piece that moved on.)
+    if (was == NO_PIECE || physical_[q] != NO_PIECE || prev[q] != was) continue;
     int vacated = 0;
-    for (Square r = 0; r < 64; ++r) vacated += display_[r] == was && physical_[r] == NO_PIECE;
-    // Only when every square that kind left empty is needed to make up its count: a knight gone from g1
-    // with one on f3 moved, and is not in the hand.
-    if (now[kind] + vacated != before[kind]) continue;
+    bool set_down = false;  // one of its kind set down in the same change: it moved (Ne2-c3)
+    for (Square r = 0; r < 64; ++r) {
+      vacated += display_[r] == was && physical_[r] == NO_PIECE;
+      set_down |= physical_[r] == was && prev[r] != was;
+    }
+    // Only when every square that kind left empty is needed to make up its count.
+    if (set_down || now[was] + vacated != before[was]) continue;
     restored[q] = was;
     both_hands |= hand && *hand != color_of(was);
     hand = color_of(was);
