@@ -1361,16 +1361,11 @@ void Reconstructor::on_settled(std::int64_t t) {
   }
   // After an illegal move that may stand (A.4.2), the opponent's reply under way is no mismatch either.
   if (stood_ && shows_stood_reply(physical_, true)) return;
-  // Without a clock, a scan read late shows a move set down and the reply begun at once: the move is
-  // complete, the reply under way is judged from the new position.
-  if (clockless()) {
-    if (const Successor* s = successor_under_reply()) {
-      const Successor done = *s;
-      commit_current(done, t, {});
-      on_board_changed(t);
-      return;
-    }
-  }
+  // Without a clock, once the board was told a mismatch: scans read late are looked into at every
+  // settled board (see follow_late_scans), so that the board is never lost for good.
+  // Without a clock, once the board was told a mismatch: scans read late are looked into at every
+  // settled board (follow_late_scans), so that the board is never lost for good.
+  if (clockless() && mismatch_reported_ && follow_late_scans(t)) return;
   // Pieces in the air on the way to a legal move are not a mismatch: every square must agree with the
   // position or with one successor, or be empty.
   for (const auto& s : successors_) {
@@ -1381,10 +1376,6 @@ void Reconstructor::on_settled(std::int64_t t) {
     }
     if (consistent) return;
   }
-  // Without a clock the board is only read: a scan read late (a loaded machine) can show a move, its
-  // reply and more at once, never each at rest. The moves between are searched at every settled board
-  // nothing explains, also after a mismatch was told, so that the board is never lost for good.
-  if (clockless() && recover_scan_gap(t)) return;
   if (!mismatch_at_) mismatch_at_ = t + cfg_.mismatch_ms;
 }
 
@@ -1435,6 +1426,8 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
                                game_.position().side_to_move(),
                                setup_problem(physical_, cfg_.chess960),
                                {}});
+      } else if (clockless() && !mismatch_reported_ && !game_.outcome() && follow_late_scans(*next)) {
+        continue;
       } else if (!mismatch_reported_ && !game_.outcome() && (game_.ply_count() > 0 || left_player_)) {
         mismatch_reported_ = true;
         emit(*next, AlertEvent{"position-mismatch",
@@ -1993,6 +1986,20 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
                                        (at_press != physical_ && recover_gap_on(t, press, physical_, false));
   if (!found) gap_searches_failed_ = std::min(gap_searches_failed_, failed_before + 1);
   return found;
+}
+
+bool Reconstructor::follow_late_scans(std::int64_t t) {
+  if (game_.outcome() || adjournment_ || board_matches_game() || matching_successor()) return false;
+  return complete_under_reply(t) || recover_scan_gap(t);
+}
+
+bool Reconstructor::complete_under_reply(std::int64_t t) {
+  const Successor* s = successor_under_reply();
+  if (!s) return false;
+  const Successor done = *s;
+  commit_current(done, t, {});
+  on_board_changed(t);  // the reply under way is judged from the new position
+  return true;
 }
 
 const Reconstructor::Successor* Reconstructor::successor_under_reply() const {

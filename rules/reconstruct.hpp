@@ -306,6 +306,13 @@ class Reconstructor {
   // Without a clock: the one legal move the board shows with only the replier's pieces changed besides (a
   // scan read late: the move set down and the reply begun in the same scan, a castling king on its way).
   const Successor* successor_under_reply() const;
+  bool complete_under_reply(std::int64_t t);
+  // Without a clock the board is only read: a scan read late (a loaded machine) can show a move, its
+  // reply and more at once, never each at rest. A board nothing explains for the mismatch time, and after
+  // that every settled board, is looked into: a move shown with the reply begun completes it, else the
+  // moves between are searched (recover_scan_gap). Not sooner: a hand at work (a piece knocked over and
+  // set back) must not be read as moves. True when the board is followed again.
+  bool follow_late_scans(std::int64_t t);
   bool ending_lift_uncertain_ = false;  // the event being applied ended the turn (complete_before_reply)
   std::optional<std::int64_t> mismatch_at_;
   bool mismatch_reported_ = false;

@@ -171,7 +171,8 @@ TEST(Clockless, AReplyInTheSameScanAsTheMoveIsFollowed) {
   s.feed_board(board({}, {"d4"})).wait(500);
   s.feed_board(board({"d4d1"}, {"f8"})).wait(1200);         // Qd1, and Black's hand on the bishop
   s.feed_board(board({"d4d1", "f8b4"}, {"c1"})).wait(600);  // Bb4+ set down, White's hand on c1
-  s.feed_board(board({"d4d1", "f8b4", "c1d2"}, {})).wait(1600);
+  // Nothing explains the board at once: it is looked into when it would be told a mismatch.
+  s.feed_board(board({"d4d1", "f8b4", "c1d2"}, {})).wait(6600);
   EXPECT_EQ(s.moves(), (std::vector<std::string>{"d2d4", "e7e5", "g1f3", "e5d4", "d1d4", "b8c6", "d4d1",
                                                  "f8b4", "c1d2"}))
       << told(s.events());
@@ -222,11 +223,11 @@ TEST(Clockless, AScanWithTheNextHandAtWorkGivesTheMovesMadeBeforeIt) {
   Script s(r);
   const Position p = play_game18(s);
   s.feed_board(board_from(p, {}, {"e8"})).wait(2000);
-  s.feed_board(board_from(p, {"e8g8", "g5f6"}, {"d8"})).wait(700);
+  s.feed_board(board_from(p, {"e8g8", "g5f6"}, {"d8"})).wait(5500);
   s.feed_board(board_from(p, {"e8g8", "g5f6", "d8e7"})).wait(300);
   s.feed_board(board_from(p, {"e8g8", "g5f6", "d8e7"}, {"f6"})).wait(200);
   s.feed_board(board_from(p, {"e8g8", "g5f6", "d8e7", "f6e7"})).wait(1600);
-  s.feed_board(board_from(p, {"e8g8", "g5f6", "d8e7", "f6e7", "b4c3", "b2c3"})).wait(2000);
+  s.feed_board(board_from(p, {"e8g8", "g5f6", "d8e7", "f6e7", "b4c3", "b2c3"})).wait(7000);
   EXPECT_EQ(after_game18(s), (std::vector<std::string>{"e8g8", "g5f6", "d8e7", "f6e7", "b4c3", "b2c3"}))
       << told(s.events());
   EXPECT_TRUE(s.alerts().empty()) << told(s.events());
