@@ -1361,6 +1361,11 @@ void Reconstructor::on_settled(std::int64_t t) {
   }
   // After an illegal move that may stand (A.4.2), the opponent's reply under way is no mismatch either.
   if (stood_ && shows_stood_reply(physical_, true)) return;
+  // Without a clock, once the board was told a mismatch: scans read late are looked into at every
+  // settled board (see follow_late_scans), so that the board is never lost for good.
+  // Without a clock, once the board was told a mismatch: scans read late are looked into at every
+  // settled board (follow_late_scans), so that the board is never lost for good.
+  if (clockless() && mismatch_reported_ && follow_late_scans(t)) return;
   // Pieces in the air on the way to a legal move are not a mismatch: every square must agree with the
   // position or with one successor, or be empty.
   for (const auto& s : successors_) {
@@ -1421,6 +1426,8 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
                                game_.position().side_to_move(),
                                setup_problem(physical_, cfg_.chess960),
                                {}});
+      } else if (clockless() && !mismatch_reported_ && !game_.outcome() && follow_late_scans(*next)) {
+        continue;
       } else if (!mismatch_reported_ && !game_.outcome() && (game_.ply_count() > 0 || left_player_)) {
         mismatch_reported_ = true;
         emit(*next, AlertEvent{"position-mismatch",
@@ -1949,6 +1956,10 @@ void Reconstructor::follow_board(std::int64_t t) {
     touches_at_match_ = touches_.size();
     history_at_match_ = history_.size() - 1;
     release_at_ = t + cfg_.profile.release_ms;
+    // Without a clock the move shown completes once it has rested, as any other.
+    if (clockless() && !game_.outcome() &&
+        !(s->pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank))
+      rest_complete_at_ = t + cfg_.complete_after_ms;
     publish_provisional(t);
   }
 }
@@ -1977,27 +1988,100 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   return found;
 }
 
-bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
-                                   const std::array<Piece, 64>& board, bool last_unpressed_likely) {
-  // Pieces gone and nothing set anywhere, no press yet: a hand at work (a dump taken with a piece in the
-  // air) rather than moves made unseen; a search would "explain" a lifted piece as one taken. A press says
-  // the hand is done: then the board is searched as it is (an exchange on a square can leave it so).
-  bool only_lifted = press == nullptr;
-  for (Square q = 0; q < 64 && only_lifted; ++q)
-    only_lifted = board[q] == display_[q] || board[q] == NO_PIECE;
-  if (only_lifted) return false;
-  if (gap_searched_ == board || gap_searches_failed_ >= 2) return false;
-  gap_searched_ = board;
+bool Reconstructor::follow_late_scans(std::int64_t t) {
+  if (game_.outcome() || adjournment_ || board_matches_game() || matching_successor()) return false;
+  return complete_under_reply(t) || recover_scan_gap(t);
+}
+
+bool Reconstructor::complete_under_reply(std::int64_t t) {
+  const Successor* s = successor_under_reply();
+  if (!s) return false;
+  const Successor done = *s;
+  commit_current(done, t, {});
+  on_board_changed(t);  // the reply under way is judged from the new position
+  return true;
+}
+
+const Reconstructor::Successor* Reconstructor::successor_under_reply() const {
+  const Color replier = ~game_.position().side_to_move();
+  const Successor* shown = nullptr;
+  for (const auto& s : successors_) {
+    if (s.early || (s.pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank)) continue;
+    bool only_replier = true;
+    for (Square q = 0; q < 64 && only_replier; ++q)
+      only_replier =
+          physical_[q] == s.board[q] || ((s.board[q] == NO_PIECE || color_of(s.board[q]) == replier) &&
+                                         (physical_[q] == NO_PIECE || color_of(physical_[q]) == replier));
+    if (!only_replier) continue;
+    if (shown) return nullptr;  // two moves fit: the board does not tell which
+    shown = &s;
+  }
+  return shown;
+}
+
+bool Reconstructor::recover_scan_gap(std::int64_t t) {
+  if (game_.outcome() || adjournment_ || board_matches_game()) return false;
+  // A piece in the hand is missing from the board: its kind is short of what the last known position had,
+  // and the square it left is empty. Put back, the board is the position the moves made reach, and the
+  // search finds those moves, not a longer story in which the piece was taken and its taker moved on.
+  std::array<int, PIECE_NB> before{}, now{};
+  for (Square q = 0; q < 64; ++q) {
+    if (display_[q] != NO_PIECE) ++before[display_[q]];
+    if (physical_[q] != NO_PIECE) ++now[physical_[q]];
+  }
+  std::array<Piece, 64> restored = physical_;
+  std::optional<Color> hand;
+  bool both_hands = false;
+  // The board before the last change: a piece in the hand left its square in that change.
+  const std::array<Piece, 64>& prev = history_.size() >= 2 ? history_[history_.size() - 2].board : display_;
+  for (Square q = 0; q < 64; ++q) {
+    const Piece was = display_[q];
+    // (A square emptied earlier is more likely a capture's victim, or a piece that moved on.)
+    if (was == NO_PIECE || physical_[q] != NO_PIECE || prev[q] != was) continue;
+    int vacated = 0;
+    bool set_down = false;  // one of its kind set down in the same change: it moved (Ne2-c3)
+    for (Square r = 0; r < 64; ++r) {
+      vacated += display_[r] == was && physical_[r] == NO_PIECE;
+      set_down |= physical_[r] == was && prev[r] != was;
+    }
+    // Only when every square that kind left empty is needed to make up its count.
+    if (set_down || now[was] + vacated != before[was]) continue;
+    restored[q] = was;
+    both_hands |= hand && *hand != color_of(was);
+    hand = color_of(was);
+  }
+  if (gap_searched_ == physical_) return false;
+  const bool hand_known = restored != physical_ && !both_hands;
+  // Both readings are searched, the shorter story wins: a capture whose taker was taken in turn (Bxc3
+  // bxc3) also leaves a square empty and its kind short, and then the board as it is is the shorter.
+  // (Hundreds of sequences are no story either: a hand at work, not moves made.)
+  auto explains = [](const GapFound& f) { return f.explains() && !f.result.truncated; };
+  const GapFound as_is = search_gap_to(nullptr, physical_, false, std::nullopt, 8);
+  const int limit = explains(as_is) ? as_is.result.plies - 1 : 8;
+  if (hand_known && limit > 0 && explains(search_gap_to(nullptr, restored, false, hand, limit)) &&
+      recover_gap_on(t, nullptr, restored, false, hand, limit))
+    return true;
+  if (explains(as_is) && recover_gap_on(t, nullptr, physical_, false)) return true;
+  gap_searched_ = physical_;
+  return false;
+}
+
+Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
+                                                     const std::array<Piece, 64>& board,
+                                                     bool last_unpressed_likely, std::optional<Color> begun,
+                                                     int max_plies) const {
   const Position before = game_.position();
   GapQuery q;
   q.from = before;
   q.board = board;
   q.pawn_may_stay_on_last_rank = cfg_.profile.pawn_may_stay_on_last_rank;
   q.promotion_types = cfg_.profile.promotion_types;
-  q.max_plies = has_drops(before.variant()) ? 4 : 8;
+  q.max_plies = std::min(max_plies, has_drops(before.variant()) ? 4 : 8);
   // The moves the clock says were completed: the sequences that end with the side whose clock runs on
   // move, all pressed. Failing those, the last move may be on the board with its press still to come.
-  std::optional<Color> on_move = press ? std::optional<Color>(~press->presser) : clock_on_move();
+  std::optional<Color> on_move = press   ? std::optional<Color>(~press->presser)
+                                 : begun ? begun
+                                         : clock_on_move();
   q.side_to_move = on_move;
   GapResult found = remembered_search_gap(q);
   if (on_move) {
@@ -2017,11 +2101,43 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
         found.exhausted = true;
     }
   }
+  return {std::move(found), on_move};
+}
+
+bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
+                                   const std::array<Piece, 64>& board, bool last_unpressed_likely,
+                                   std::optional<Color> begun, int max_plies) {
+  // Pieces gone and nothing set anywhere, no press yet: a hand at work (a dump taken with a piece in the
+  // air) rather than moves made unseen; a search would "explain" a lifted piece as one taken. A press says
+  // the hand is done: then the board is searched as it is (an exchange on a square can leave it so).
+  bool only_lifted = press == nullptr;
+  for (Square q = 0; q < 64 && only_lifted; ++q)
+    only_lifted = board[q] == display_[q] || board[q] == NO_PIECE;
+  if (only_lifted) return false;
+  // (Without a clock no press asks for a search: each settled board that differs is searched once.)
+  if (gap_searched_ == board || (gap_searches_failed_ >= 2 && !clockless())) return false;
+  gap_searched_ = board;
+  const Position before = game_.position();
+  GapFound searched = search_gap_to(press, board, last_unpressed_likely, begun, max_plies);
+  GapResult found = std::move(searched.result);
+  const std::optional<Color> on_move = searched.on_move;
   // A search cut short by its work bound has not seen every sequence: what it found is no explanation to
   // go on from (a wrong one would make every later move look illegal). Told as a position nothing explains.
   if (found.plies == 0 || found.exhausted) {
     ++gap_searches_failed_;
     return false;
+  }
+  if (clockless() && found.sequences.size() > 1 && !found.truncated) {
+    // The sequences the scans seen since the last move show best are the ones the hands played.
+    std::vector<int> seen;
+    for (const auto& seq : found.sequences) seen.push_back(seen_on_the_way(before, seq));
+    const int best = *std::max_element(seen.begin(), seen.end());
+    if (best > 0) {
+      std::vector<std::vector<Move>> kept;
+      for (std::size_t i = 0; i < seen.size(); ++i)
+        if (seen[i] == best) kept.push_back(std::move(found.sequences[i]));
+      found.sequences = std::move(kept);
+    }
   }
   const Color after_all = found.plies % 2 == 0 ? before.side_to_move() : ~before.side_to_move();
   int completed = on_move && *on_move == after_all ? found.plies : found.plies - 1;
@@ -2097,6 +2213,30 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   follow_board(t);
   check_end(when);
   return true;
+}
+
+int Reconstructor::seen_on_the_way(const Position& before, const std::vector<Move>& sequence) const {
+  const bool pawn_stays = cfg_.profile.pawn_may_stay_on_last_rank;
+  // A board shows a position when every piece on it stands there in that position.
+  auto shows = [](const std::array<Piece, 64>& seen, const Board& position) {
+    for (Square q = 0; q < 64; ++q)
+      if (seen[q] != NO_PIECE && seen[q] != position[q]) return false;
+    return true;
+  };
+  int count = 0;
+  Position p = before;
+  Board previous = physical_view(p, pawn_stays);
+  for (std::size_t i = 0; i + 1 < sequence.size(); ++i) {
+    p.do_move(sequence[i]);
+    const Board now = physical_view(p, pawn_stays);
+    // Seen only if the board could not be the position before it with a piece lifted.
+    // (Not the board as it is now: with pieces in the air allowed it shows the way to itself.)
+    count += std::any_of(history_.begin(), history_.end(), [&](const BoardState& h) {
+      return h.board != physical_ && shows(h.board, now) && !shows(h.board, previous);
+    });
+    previous = now;
+  }
+  return count;
 }
 
 AlertEvent Reconstructor::moves_missed_alert(const Position& before, int first_ply,

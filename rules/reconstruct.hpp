@@ -27,6 +27,7 @@
 
 #include "rules/events.hpp"
 #include "rules/game.hpp"
+#include "rules/gap_search.hpp"
 #include "rules/profile.hpp"
 #include "rules/sensor.hpp"
 
@@ -302,6 +303,16 @@ class Reconstructor {
   // Without a clock: the board shows the move shown before and a reply to it (two plies): the first is
   // complete.
   void complete_two_shown(std::int64_t t);
+  // Without a clock: the one legal move the board shows with only the replier's pieces changed besides (a
+  // scan read late: the move set down and the reply begun in the same scan, a castling king on its way).
+  const Successor* successor_under_reply() const;
+  bool complete_under_reply(std::int64_t t);
+  // Without a clock the board is only read: a scan read late (a loaded machine) can show a move, its
+  // reply and more at once, never each at rest. A board nothing explains for the mismatch time, and after
+  // that every settled board, is looked into: a move shown with the reply begun completes it, else the
+  // moves between are searched (recover_scan_gap). Not sooner: a hand at work (a piece knocked over and
+  // set back) must not be read as moves. True when the board is followed again.
+  bool follow_late_scans(std::int64_t t);
   bool ending_lift_uncertain_ = false;  // the event being applied ended the turn (complete_before_reply)
   std::optional<std::int64_t> mismatch_at_;
   bool mismatch_reported_ = false;
@@ -460,8 +471,28 @@ class Reconstructor {
   // moves the clock says were pressed: all, unless the last mover's clock still runs. `press`: the press
   // that found the board unexplained (its reading goes on the last completed move).
   bool recover_gap(std::int64_t t, const PendingPress* press);
+  // Without a clock: how many of the positions a gap sequence passes through (after each of its moves
+  // but the last) some board seen since the last completed move showed, pieces in the air allowed. A
+  // scan read late shows a move and the hand already on the reply; those scans tell the order the moves
+  // were made in, which the search alone cannot (O-O Bxf6 Qe7 or Qe7 Bxf6 O-O).
+  int seen_on_the_way(const Position& before, const std::vector<Move>& sequence) const;
+  // `begun`: without a press, the side whose hand is known to be at work (its next move begun): the
+  // sequences end with it on move, all completed.
   bool recover_gap_on(std::int64_t t, const PendingPress* press, const std::array<Piece, 64>& board,
-                      bool last_unpressed_likely);
+                      bool last_unpressed_likely, std::optional<Color> begun = std::nullopt,
+                      int max_plies = 8);
+  // The search of recover_gap_on, without completing anything: the sequences and the side the clock (or
+  // the press, or `begun`) says is on move after them.
+  struct GapFound {
+    GapResult result;
+    std::optional<Color> on_move;
+    bool explains() const { return result.plies > 0 && !result.exhausted; }
+  };
+  GapFound search_gap_to(const PendingPress* press, const std::array<Piece, 64>& board,
+                         bool last_unpressed_likely, std::optional<Color> begun, int max_plies) const;
+  // Without a clock: a settled board nothing explains, searched as it would stand with the pieces in the
+  // hands put back (a scan read late shows moves and the next hand already at work), then as it is.
+  bool recover_scan_gap(std::int64_t t);
   // The side whose clock runs (the side on move), when the clock tells it.
   std::optional<Color> clock_on_move() const;
   // A press in a position nothing explains: the board with the presser's opponent on move is remembered;
