@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -222,7 +223,8 @@ TEST(DaemonMatch, CorpusMatchesAreReconstructedAndServedAsBpgn) {
     const rules::BughouseRecord& rec = corpus()->matches[k];
     const auto inputs = eboardd::plan_demo_match(rec, 1.0, 1000 + k).inputs;
     const fs::path dir = fresh_dir("served-" + std::to_string(k));
-    Daemon d(dir);
+    auto daemon = std::make_unique<Daemon>(dir);  // gone before its directory (its writer thread)
+    Daemon& d = *daemon;
     set_players(d, rec);
     play(d, inputs, 0, inputs.size());
     finish(d, inputs, rec);
@@ -315,6 +317,7 @@ TEST(DaemonMatch, CorpusMatchesAreReconstructedAndServedAsBpgn) {
     }
     EXPECT_EQ(snap, got);
     EXPECT_EQ(match_results, m.result() ? 1 : 0);
+    daemon.reset();
     fs::remove_all(dir);
   }
   EXPECT_GT(signed_matches, 10);  // most corpus matches end on the boards, and each is signed
@@ -357,7 +360,8 @@ TEST(DaemonMatch, KilledMidMatchResumesExactly) {
       for (int b = 0; b < 2; ++b) plies[std::size_t(b)] = d.match().match().board(b).game().ply_count();
       fs::copy(dir / "journal", copy / "journal", fs::copy_options::recursive);
     }
-    Daemon d(copy);
+    auto daemon = std::make_unique<Daemon>(copy);
+    Daemon& d = *daemon;
     EXPECT_EQ(d.match().bpgn(), bpgn_then);
     for (int b = 0; b < 2; ++b)
       EXPECT_EQ(d.match().match().board(b).game().ply_count(), plies[std::size_t(b)]);
@@ -369,6 +373,7 @@ TEST(DaemonMatch, KilledMidMatchResumesExactly) {
     play(d, inputs, cut, inputs.size());
     finish(d, inputs, rec);
     EXPECT_EQ(d.match().bpgn(), want_bpgn);
+    daemon.reset();
     fs::remove_all(dir);
     fs::remove_all(copy);
   }
@@ -480,7 +485,8 @@ TEST(DaemonMatch, NewMatchRotatesBothJournalsTogether) {
       }
       fs::copy(live / "journal", cut / "journal", fs::copy_options::recursive);
     }
-    Daemon d(cut);
+    auto daemon = std::make_unique<Daemon>(cut);
+    Daemon& d = *daemon;
     EXPECT_EQ(d.match().number(), committed ? 2 : 1);
     if (!committed) {
       EXPECT_EQ(d.match().bpgn(), bpgn1);
@@ -495,6 +501,7 @@ TEST(DaemonMatch, NewMatchRotatesBothJournalsTogether) {
     EXPECT_TRUE(r->exact()) << (r->problems.empty() ? "" : r->problems[0]);
     for (int b = 0; b < 2; ++b)
       EXPECT_EQ(d.match().match().board(b).game().ply_count(), committed ? 0 : plies1[std::size_t(b)]) << b;
+    daemon.reset();
     fs::remove_all(live);
     fs::remove_all(cut);
   }
