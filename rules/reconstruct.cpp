@@ -1362,9 +1362,7 @@ void Reconstructor::on_settled(std::int64_t t) {
   // After an illegal move that may stand (A.4.2), the opponent's reply under way is no mismatch either.
   if (stood_ && shows_stood_reply(physical_, true)) return;
   // Without a clock, once the board was told a mismatch: scans read late are looked into at every
-  // settled board (see follow_late_scans), so that the board is never lost for good.
-  // Without a clock, once the board was told a mismatch: scans read late are looked into at every
-  // settled board (follow_late_scans), so that the board is never lost for good.
+  // settled board (follow_late_scans), so that the board can be followed again.
   if (clockless() && mismatch_reported_ && follow_late_scans(t)) return;
   // Pieces in the air on the way to a legal move are not a mismatch: every square must agree with the
   // position or with one successor, or be empty.
