@@ -1415,6 +1415,8 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
       if (const Successor* s = matching_successor(); s && !released_) released_ = s->move;
     } else {
       mismatch_at_.reset();
+      // Out of sight (the link is down): what the board last showed may be half a move; its return tells.
+      if (link_down_) continue;
       if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor()) {
         if (setup_reported_ == physical_) continue;  // that wrong setup was told already
         setup_reported_ = physical_;

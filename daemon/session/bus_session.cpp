@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include <boost/asio/steady_timer.hpp>
@@ -135,11 +136,19 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
       b.attached->handlers.on_log(level, "board " + b.attached->config.board_id + ": " + text);
   }
 
-  void set_online(Board& b, bool online, const std::string& reason) {
+  // `link_t`: the time reconstruction is told at, once the board was known to answer (a DeviceLink input,
+  // journaled as a serial board's link changes are): a board out of sight is not judged on what it last
+  // showed. Its return is told before the records of its silence, so it is timed before them.
+  void set_online(Board& b, bool online, const std::string& reason, std::optional<std::int64_t> link_t = {}) {
     if (b.online == online) return;
+    const bool was_known = b.online.has_value();
     b.online = online;
     board_log(b, online ? LogLevel::info : LogLevel::warning, reason);
-    if (b.attached && b.attached->handlers.on_link) b.attached->handlers.on_link(now(), online, reason);
+    if (!b.attached) return;
+    if (b.attached->handlers.on_link) b.attached->handlers.on_link(now(), online, reason);
+    if (!was_known || !b.attached) return;
+    const std::int64_t t = std::max(link_t.value_or(now()), b.attached->reached());
+    deliver(boards.at(b.address), rules::SensorEvent{t, rules::DeviceLink{online}});
   }
 
   std::string where(const Board& b) const {
@@ -319,10 +328,10 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     std::shared_ptr<Board> b = it->second;
     ++b->stats.changes_replies;
     const bool returned = b->online == false;
-    set_online(*b, true, (returned ? "answering again at " : "answering at ") + where(*b));
     const std::int64_t t = now();
     std::int64_t since = b->known_until;
     if (b->attached) since = std::max(since, b->attached->reached());
+    set_online(*b, true, (returned ? "answering again at " : "answering at ") + where(*b), since);
     b->known_until = t;
     if (b->probing) {  // it answers again: back in the round-robin
       b->probing = false;

@@ -7,6 +7,7 @@
 //  * bughouse: while one board is blind (its link down, its gap not searched yet), its captures are unknown,
 //    so the partner's drop of a piece not yet in the reserve is followed, and made good by the recovered
 //    capture, or reported once the blind board is followed again and brought no such piece.
+// And a board out of sight (its link down) is not judged on what it last showed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -262,6 +263,44 @@ TEST(GapStory, ALaterDropThatOnlyTheOtherStoryAllowsSwitchesTheStoryAndThePartne
   EXPECT_EQ(match.reserve(1, BLACK, kept), 1);
   EXPECT_EQ(match.reserve(1, BLACK, spent), 0);
   EXPECT_EQ(match.reserve(1, WHITE, BISHOP), 1);
+}
+
+// A board out of sight is not judged on what it last showed: its link goes down while it shows what no
+// move explains (a hand in the middle of something), time runs on far past the mismatch time, and the
+// board, back, shows the move made meanwhile. In sight, the same board is a mismatch.
+TEST(OutOfSight, WhatTheBoardLastShowedIsNoMismatchWhileItsLinkIsDown) {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  const Position e4 = after({"e2e4"});
+  for (bool link_down : {true, false}) {
+    SCOPED_TRACE(link_down ? "link down" : "in sight");
+    Reconstructor r(cfg, Game(e4));
+    std::vector<Event> out;
+    auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+    take(r.on_sensor({0, BoardSnapshot{e4.board()}}));
+    take(r.on_sensor({10, clock(ClockSide::Right)}));
+    take(r.on_sensor({1'000, PiecePlaced{parse_square("e6"), W_QUEEN}}));  // a stray queen
+    if (link_down) take(r.on_sensor({1'100, DeviceLink{false}}));
+    take(r.advance(1'100 + 3 * cfg.mismatch_ms));
+    if (!link_down) {
+      const auto alerts = of_type<AlertEvent>(out);
+      ASSERT_EQ(alerts.size(), 1u);
+      EXPECT_EQ(alerts[0].code, "position-mismatch");
+      continue;
+    }
+    EXPECT_TRUE(of_type<AlertEvent>(out).empty()) << of_type<AlertEvent>(out).front().code;
+    // Back: the queen was put away and Black played 1...e5 meanwhile, then pressed.
+    take(r.on_sensor({20'000, DeviceLink{true}}));
+    take(r.on_sensor({20'000, PieceLifted{parse_square("e6")}}));
+    take(r.on_sensor({20'020, PieceLifted{parse_square("e7")}}));
+    take(r.on_sensor({20'040, PiecePlaced{parse_square("e5"), B_PAWN}}));
+    take(r.on_sensor({20'100, clock(ClockSide::Left, 5 * MIN, 5 * MIN - 19'000)}));
+    take(r.advance(25'000));
+    EXPECT_TRUE(of_type<AlertEvent>(out).empty()) << of_type<AlertEvent>(out).front().code;
+    const auto moves = of_type<MoveEvent>(out);
+    ASSERT_EQ(moves.size(), 1u);
+    EXPECT_EQ(moves[0].uci, "e7e5");
+  }
 }
 
 }  // namespace
