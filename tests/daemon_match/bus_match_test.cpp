@@ -26,6 +26,7 @@
 #include "daemon/session/pty.hpp"
 #include "rules/notation.hpp"
 #include "tests/daemon_journal/manual_source.hpp"
+#include "tests/daemon_match/match_checks.hpp"
 #include "tests/io/io_test_support.hpp"
 
 using namespace eboard;
@@ -190,14 +191,7 @@ class BusMatch : public ::testing::Test {
     std::sort(inputs.begin(), inputs.end());
     for (std::size_t i = 1; i < inputs.size(); ++i)
       EXPECT_GE(inputs[i].second, inputs[i - 1].second) << "input " << inputs[i].first;
-    journal::MatchRecovery r = journal::recover_match(&scans[0], &scans[1], rules::MatchConfig{});
-    EXPECT_TRUE(r.exact()) << (r.problems.empty() ? "" : r.problems[0]);
-    EXPECT_GT(r.journaled_events, 16u);
-    EXPECT_EQ(r.matched_events, r.journaled_events);
-    EXPECT_TRUE(r.unjournaled[0].empty() && r.unjournaled[1].empty());
-    ASSERT_TRUE(r.match);
-    for (int b = 0; b < 2; ++b)
-      EXPECT_EQ(test_support::move_ucis(r.match->board(b).game()), moves[std::size_t(b)]);
+    test_support::expect_match_replays_exactly(scans, moves);
   }
 
   void TearDown() override {

@@ -25,6 +25,7 @@
 #include "rules/display.hpp"
 #include "rules/notation.hpp"
 #include "tests/daemon_journal/manual_source.hpp"
+#include "tests/daemon_match/match_checks.hpp"
 
 using namespace eboard;
 namespace fs = std::filesystem;
@@ -175,15 +176,7 @@ TEST(SerialMatch, TwoSerialBoardsPlayABughouseOpening) {
     scans[std::size_t(b)] = std::move(*scan);
   }
   EXPECT_EQ(requests, 1);
-  rules::MatchConfig mc;
-  journal::MatchRecovery r = journal::recover_match(&scans[0], &scans[1], mc);
-  EXPECT_TRUE(r.exact()) << (r.problems.empty() ? "" : r.problems[0]);
-  EXPECT_GT(r.journaled_events, 16u);
-  EXPECT_EQ(r.matched_events, r.journaled_events);
-  EXPECT_TRUE(r.unjournaled[0].empty() && r.unjournaled[1].empty());
-  ASSERT_TRUE(r.match);
-  for (int b = 0; b < 2; ++b)
-    EXPECT_EQ(test_support::move_ucis(r.match->board(b).game()), moves[std::size_t(b)]);
+  test_support::expect_match_replays_exactly(scans, moves);
 
   // The served BPGN reads back to the same moves.
   auto games = rules::read_bpgn(served);
