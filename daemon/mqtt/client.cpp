@@ -3,6 +3,7 @@
 #include "daemon/mqtt/client.hpp"
 
 #include <poll.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -151,7 +152,7 @@ void Client::arm() {
 void Client::drive() {
   if (!mosq_) return;
   const int gen = *generation_;
-  int rc = mosquitto_loop(mosq_, 0, 1);
+  const int rc = loop_once();
   if (*generation_ != gen) return;  // a handler stopped the client
   if (rc == MOSQ_ERR_SUCCESS && !lost_ && !connected_ && options_.tls) {
     if (auto failed = handshake_socket_failed()) {
@@ -178,6 +179,23 @@ void Client::drive() {
     if (ec || !live || *live != gen) return;
     drive();
   });
+}
+
+int Client::loop_once() {
+  // mosquitto_loop() select()s, and refuses a socket numbered FD_SETSIZE (1024) or above: a host reading some
+  // five hundred boards (two descriptors each) never connected. Such a socket is read and written directly
+  // (non-blocking: nothing to read returns at once). A lower one keeps mosquitto_loop(), which also drives a
+  // TLS handshake under way.
+  const int fd = mosquitto_socket(mosq_);
+  if (fd >= 0 && fd < FD_SETSIZE) return mosquitto_loop(mosq_, 0, 1);
+  const int gen = *generation_;
+  int rc = mosquitto_loop_read(mosq_, 1);
+  if (*generation_ != gen || rc != MOSQ_ERR_SUCCESS) return rc;
+  if (mosquitto_want_write(mosq_)) {
+    rc = mosquitto_loop_write(mosq_, 1);
+    if (*generation_ != gen || rc != MOSQ_ERR_SUCCESS) return rc;
+  }
+  return mosquitto_loop_misc(mosq_);
 }
 
 std::optional<std::string> Client::handshake_socket_failed() const {

@@ -64,8 +64,9 @@ class Client {
 
  private:
   void connect();
-  void drive();  // lets libmosquitto read, write and keep alive; tears down on a lost connection
-  void arm();    // waits for the socket as libmosquitto needs it
+  void drive();     // lets libmosquitto read, write and keep alive; tears down on a lost connection
+  int loop_once();  // one round of libmosquitto's loop, whatever the socket's number
+  void arm();       // waits for the socket as libmosquitto needs it
   void teardown(const std::string& why);
   std::optional<std::string> handshake_socket_failed() const;  // why the socket of a TLS handshake died
   void schedule_reconnect();

@@ -6,11 +6,13 @@ a host `eboardd --demo` playing two boards, and two aggregators started only onc
 aggregator killed after the broker handed it events it had not yet kept. Each sees a move after a hole,
 asks the host to publish again what came after the last event it took (a `resend` command, which needs no
 trust: it publishes only what every reader of the hall had), and then serves every game whole: its
-/boards/h1:<id>.pgn equals the host's, and nothing is under `problems`.
+/boards/h1:<id>.pgn equals the host's, and nothing is under `problems`. The host starts with 1,100 open
+descriptors, as a host of some five hundred boards: its broker socket is numbered above 1023.
 
 Usage: mqtt_late_test.py EBOARDD CORPUS_DIR. Skipped (77) without mosquitto or the corpus.
 """
 import os
+import resource
 import sys
 import urllib.error
 
@@ -38,8 +40,19 @@ def main():
     with Harness("mqtt-late") as h:
         broker = Broker(h, mosquitto)
         broker.start()
+        # The host holds 1,100 descriptors more, as a host of some five hundred boards does: its broker
+        # socket is numbered above 1023, which select() (mosquitto_loop) cannot watch.
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        inherited = []
+        if hard == resource.RLIM_INFINITY or hard >= 2048:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 2048), hard))
+            inherited = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+        else:
+            print(f"note: the descriptor limit ({hard}) leaves the host's broker socket below 1024")
         host = Eboardd(h, exe, "h1", broker.port, corpus=corpus)
-        host.start()
+        host.start(inherit_fds=inherited)
+        for fd in inherited:
+            os.close(fd)
 
         def plies(board):
             moves = host.pgn_moves(board)

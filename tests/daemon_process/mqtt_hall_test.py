@@ -263,14 +263,16 @@ class Eboardd:
         self.proc = None
         self.port = None
 
-    def start(self):
+    def start(self, inherit_fds=()):
+        """`inherit_fds`: descriptors the daemon starts with, as many as a host's boards would hold."""
         listen = os.path.join(self.state, "eboardd.listen")
         if os.path.exists(listen):
             os.remove(listen)
         args = [self.exe, "--config", self.config, "--no-usb", "--log-level", "debug"]
         if self.corpus:
             args += ["--demo", "--demo-corpus", self.corpus, "--demo-speed", "40"]
-        self.proc = subprocess.Popen(args, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(args, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT,
+                                     pass_fds=tuple(inherit_fds))
         self.h.procs.append(self.proc)
 
         def listening():
