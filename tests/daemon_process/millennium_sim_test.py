@@ -13,6 +13,7 @@ ply in order with no clock in it, and no alert came.
 usage: millennium_sim_test.py EBOARDD EBOARDCTL SHARED_DIR [--games 141,12 | 1-128] [--speed R]
 exit 77 (skipped) without the corpus in SHARED_DIR
 """
+import os
 import re
 import sys
 import time
@@ -31,6 +32,9 @@ def main():
     for part in a.games.split(","):  # numbers and ranges: 141,12 or 1-128
         first, _, last = part.partition("-")
         games += range(int(first), int(last or first) + 1)
+    count = len(ep.corpus_games(pgn))
+    if not games or min(games) < 1 or max(games) > count:
+        ap.error(f"--games: the corpus {os.path.basename(pgn)} has games 1 to {count}")
     empty = [g for g in games if not ep.corpus_game(pgn, g)["moves"]]
     if empty:
         print(f"corpus games without moves, left out: {empty}", flush=True)
