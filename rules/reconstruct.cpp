@@ -1965,7 +1965,7 @@ void Reconstructor::follow_board(std::int64_t t) {
 }
 
 bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
-  if (game_.outcome() || adjournment_ || board_matches_game()) return false;
+  if (no_moves_to_find()) return false;
   // A press completed the moves the board showed when it was read: the opponent's next move may be under
   // way by now (a restart's held readings come with its dump, and the hand goes on meanwhile). Failing
   // that board, the board as it is now (the press read before the last placement was).
@@ -1989,7 +1989,7 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
 }
 
 bool Reconstructor::follow_late_scans(std::int64_t t) {
-  if (game_.outcome() || adjournment_ || board_matches_game() || matching_successor()) return false;
+  if (no_moves_to_find() || matching_successor()) return false;
   return complete_under_reply(t) || recover_scan_gap(t);
 }
 
@@ -2020,7 +2020,6 @@ const Reconstructor::Successor* Reconstructor::successor_under_reply() const {
 }
 
 bool Reconstructor::recover_scan_gap(std::int64_t t) {
-  if (game_.outcome() || adjournment_ || board_matches_game()) return false;
   // A piece in the hand is missing from the board: its kind is short of what the last known position had,
   // and the square it left is empty. Put back, the board is the position the moves made reach, and the
   // search finds those moves, not a longer story in which the piece was taken and its taker moved on.
@@ -2055,15 +2054,112 @@ bool Reconstructor::recover_scan_gap(std::int64_t t) {
   // Both readings are searched, the shorter story wins: a capture whose taker was taken in turn (Bxc3
   // bxc3) also leaves a square empty and its kind short, and then the board as it is is the shorter.
   // (Hundreds of sequences are no story either: a hand at work, not moves made.)
-  auto explains = [](const GapFound& f) { return f.explains() && !f.result.truncated; };
   const GapFound as_is = search_gap_to(nullptr, physical_, false, std::nullopt, 8);
-  const int limit = explains(as_is) ? as_is.result.plies - 1 : 8;
-  if (hand_known && limit > 0 && explains(search_gap_to(nullptr, restored, false, hand, limit)) &&
-      recover_gap_on(t, nullptr, restored, false, hand, limit))
+  const int limit = explains_scans(as_is) ? as_is.result.plies - 1 : 8;
+  std::optional<GapFound> held;
+  if (hand_known && limit > 0) {
+    held = search_gap_to(nullptr, restored, false, hand, limit);
+    if (!explains_scans(*held)) held.reset();
+  }
+  // The readings whose story every scan since the last move fits (a story a scan contradicts is not what
+  // the hands did), and the boards that rested before this one: with hands at work on several pieces (a
+  // capture's victim and taker both lifted) the board as it is reads as a longer story. Of these, the one
+  // with the fewest plies the scans never saw a piece set down for: every ply sets one down, and a story
+  // that needs unseen plies (a piece in the hand "taken", its taker gone out and back) is the likelier
+  // wrong; the latest board on a tie. (A scan read late can hide a ply: the same piece moved twice.)
+  const Position game_before = game_.position();
+  const int scans = int(history_.size());
+  auto fits_every_scan = [&](const GapFound& f) {
+    return std::any_of(f.result.sequences.begin(), f.result.sequences.end(),
+                       [&](const std::vector<Move>& s) { return scans_fitting(game_before, s) == scans; });
+  };
+  const int set_down = pieces_set_down(history_.size());
+  std::vector<Reading> fitting;
+  if (held && fits_every_scan(*held))
+    fitting.push_back({restored, hand, limit, held->result.plies - set_down});
+  if (explains_scans(as_is) && fits_every_scan(as_is))
+    fitting.push_back({physical_, std::nullopt, 8, as_is.result.plies - set_down});
+  add_rested_readings(fitting);
+  const auto best = std::min_element(fitting.begin(), fitting.end(),
+                                     [](const Reading& x, const Reading& y) { return x.unseen < y.unseen; });
+  if (best != fitting.end() && recover_gap_on(t, nullptr, best->board, false, best->begun, best->max_plies))
     return true;
-  if (explains(as_is) && recover_gap_on(t, nullptr, physical_, false)) return true;
+  if (held && recover_gap_on(t, nullptr, restored, false, hand, limit)) return true;
+  if (explains_scans(as_is) && recover_gap_on(t, nullptr, physical_, false)) return true;
   gap_searched_ = physical_;
   return false;
+}
+
+void Reconstructor::add_rested_readings(std::vector<Reading>& out) const {
+  const Position before = game_.position();
+  const int scans = int(history_.size());
+  std::vector<std::array<Piece, 64>> tried;
+  // The latest boards first, a few: each search may cost its whole work bound. (The last board is the
+  // board as it is, read by the caller.)
+  for (std::size_t n = history_.size(); n-- > 1 && tried.size() < 4;) {
+    const std::size_t i = n - 1;
+    const std::array<Piece, 64>& b = history_[i].board;
+    if (history_[i + 1].t_ms - history_[i].t_ms < cfg_.settle_ms) continue;  // a hand passing over
+    if (b == physical_ || b == display_ || successor_for(b) ||
+        std::find(tried.begin(), tried.end(), b) != tried.end())
+      continue;
+    tried.push_back(b);
+    const GapFound f = search_gap_to(nullptr, b, false, std::nullopt, 8);
+    if (!explains_scans(f)) continue;
+    const bool fits =
+        std::any_of(f.result.sequences.begin(), f.result.sequences.end(),
+                    [&](const std::vector<Move>& s) { return scans_fitting(before, s) == scans; });
+    if (!fits) continue;
+    // The board went on from there: the hand at work since is the next mover's, every move made is done.
+    const Color after = f.result.plies % 2 == 0 ? before.side_to_move() : ~before.side_to_move();
+    out.push_back({b, after, f.result.plies, f.result.plies - pieces_set_down(i + 1)});
+  }
+}
+
+int Reconstructor::pieces_set_down(std::size_t scans) const {
+  int count = 0;
+  const Board* previous = &display_;
+  for (std::size_t i = 0; i < scans && i < history_.size(); ++i) {
+    for (Square q = 0; q < 64; ++q)
+      count += history_[i].board[q] != NO_PIECE && history_[i].board[q] != (*previous)[q];
+    previous = &history_[i].board;
+  }
+  return count;
+}
+
+int Reconstructor::scans_fitting(const Position& before, const std::vector<Move>& sequence) const {
+  const bool pawn_stays = cfg_.profile.pawn_may_stay_on_last_rank;
+  std::vector<Board> positions{physical_view(before, pawn_stays)};
+  Position p = before;
+  for (Move m : sequence) {
+    p.do_move(m);
+    positions.push_back(physical_view(p, pawn_stays));
+  }
+  std::vector<Board> next;  // the boards of the moves that may follow the story
+  for (Move m : MoveList(p)) next.push_back(board_after(positions.back(), p, m));
+  // Every piece on the board stands where it stood before the move or where it stands after it.
+  auto on_the_way = [](const Board& seen, const Board& from, const Board& to) {
+    for (Square q = 0; q < 64; ++q)
+      if (seen[q] != NO_PIECE && seen[q] != from[q] && seen[q] != to[q]) return false;
+    return true;
+  };
+  auto fits_at = [&](const Board& seen, std::size_t j) {
+    if (j + 1 < positions.size()) return on_the_way(seen, positions[j], positions[j + 1]);
+    return on_the_way(seen, positions[j], positions[j]) ||
+           std::any_of(next.begin(), next.end(),
+                       [&](const Board& n) { return on_the_way(seen, positions[j], n); });
+  };
+  // In order: the earliest move a scan fits leaves the most room for the scans after it.
+  std::size_t j = 0;
+  int count = 0;
+  for (const auto& h : history_)
+    for (std::size_t k = j; k < positions.size(); ++k)
+      if (fits_at(h.board, k)) {
+        j = k;
+        ++count;
+        break;
+      }
+  return count;
 }
 
 Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
@@ -2129,10 +2225,12 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   }
   if (clockless() && found.sequences.size() > 1 && !found.truncated) {
     // The sequences the scans seen since the last move show best are the ones the hands played.
-    std::vector<int> seen;
-    for (const auto& seq : found.sequences) seen.push_back(seen_on_the_way(before, seq));
-    const int best = *std::max_element(seen.begin(), seen.end());
-    if (best > 0) {
+    // (First the scans each fits, then the positions they show: see scans_fitting.)
+    std::vector<std::pair<int, int>> seen;
+    for (const auto& seq : found.sequences)
+      seen.emplace_back(scans_fitting(before, seq), seen_on_the_way(before, seq));
+    const std::pair<int, int> best = *std::max_element(seen.begin(), seen.end());
+    if (best > std::pair<int, int>{0, 0}) {
       std::vector<std::vector<Move>> kept;
       for (std::size_t i = 0; i < seen.size(); ++i)
         if (seen[i] == best) kept.push_back(std::move(found.sequences[i]));

@@ -313,6 +313,8 @@ class Reconstructor {
   // moves between are searched (recover_scan_gap). Not sooner: a hand at work (a piece knocked over and
   // set back) must not be read as moves. True when the board is followed again.
   bool follow_late_scans(std::int64_t t);
+  // The game over or adjourned, or the board showing its position: no moves are missing.
+  bool no_moves_to_find() const { return game_.outcome() || adjournment_ || board_matches_game(); }
   bool ending_lift_uncertain_ = false;  // the event being applied ended the turn (complete_before_reply)
   std::optional<std::int64_t> mismatch_at_;
   bool mismatch_reported_ = false;
@@ -490,9 +492,31 @@ class Reconstructor {
   };
   GapFound search_gap_to(const PendingPress* press, const std::array<Piece, 64>& board,
                          bool last_unpressed_likely, std::optional<Color> begun, int max_plies) const;
-  // Without a clock: a settled board nothing explains, searched as it would stand with the pieces in the
-  // hands put back (a scan read late shows moves and the next hand already at work), then as it is.
+  // Without a clock: a settled board nothing explains (follow_late_scans), searched as it is, as it would
+  // stand with the piece in the hand put back (a scan read late shows moves and the next hand already at
+  // work), and through the boards that rested before it. Of the readings whose story every scan since the
+  // last move fits, the one with the fewest plies no piece was seen set down for.
   bool recover_scan_gap(std::int64_t t);
+  // A board searched for the moves that reach it.
+  struct Reading {
+    std::array<Piece, 64> board;
+    std::optional<Color> begun;  // the side whose hand is at work after the moves (recover_gap_on)
+    int max_plies;
+    int unseen;  // plies of its story beyond the pieces the scans saw set down
+  };
+  // The latest boards that rested since the last move before the board as it is (a few): those whose story
+  // every scan since fits, their moves all to be completed (the board went on from them).
+  void add_rested_readings(std::vector<Reading>& out) const;
+  // Without a clock: how many of the scans since the last completed move fit a gap sequence, in order: each
+  // on the way from one of its positions to the next (every piece where it stood before that move or after
+  // it, the rest in the hand), after its end on the way to a move from there. A story a scan contradicts
+  // (a queen seen on b2 after the story took it) is not what the hands did.
+  int scans_fitting(const Position& before, const std::vector<Move>& sequence) const;
+  // How many pieces the first `scans` scans since the last completed move show set down (on a square that
+  // was empty or held another piece in the scan before).
+  int pieces_set_down(std::size_t scans) const;
+  // A search that explains the board with sequences few enough to be a story.
+  static bool explains_scans(const GapFound& f) { return f.explains() && !f.result.truncated; }
   // The side whose clock runs (the side on move), when the clock tells it.
   std::optional<Color> clock_on_move() const;
   // A press in a position nothing explains: the board with the presser's opponent on move is remembered;
