@@ -165,7 +165,7 @@ tl::expected<void, std::string> BoardRuntime::open() {
   if (!w) return tl::unexpected(w.error());
   writer_ = std::move(*w);
   journal::Recovery& r = *recovery_;
-  ledger_ = r.ledger;
+  ledger_ = std::move(r.ledger);
   last_t_ = std::max(last_t_, r.last_t);
   note_published_in(scan);
   if (!r.header) {

@@ -33,8 +33,8 @@ void SerialSource::make_session(rules::Game game) {
   session_ = std::make_unique<session::BoardSession>(io_, std::move(cfg), std::move(h));
 }
 
-void SerialSource::continue_from(const rules::Reconstructor& replayed) {
-  if (!session_) replayed_ = std::make_unique<rules::Reconstructor>(replayed);
+void SerialSource::continue_from(std::unique_ptr<rules::Reconstructor> replayed) {
+  if (!session_) replayed_ = std::move(replayed);
 }
 
 void SerialSource::reconnect_now(const std::string& device) {

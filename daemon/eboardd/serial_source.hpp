@@ -43,7 +43,7 @@ class SerialSource : public BoardSource {
   // The first session continues `replayed` (the journal's reconstruction after a restart), not a fresh
   // reconstruction of the recovered game: that one would not know the clock sides, the last lever
   // reading or an adjournment, and a press made while the daemon was down would come out wrong.
-  void continue_from(const rules::Reconstructor& replayed);
+  void continue_from(std::unique_ptr<rules::Reconstructor> replayed);
   // The board's USB device arrived (hotplug): reconnect now rather than after the link's backoff.
   // `device`, if not empty, is the node to open from now on (a board named by serial number whose tty
   // was found in sysfs, where no udev symlink exists).
