@@ -52,7 +52,7 @@ bool SerialSource::opened_by_serial() const {
 void SerialSource::start() {
   if (running_) return;
   running_ = true;
-  if (!session_) make_session(idle_game_);
+  if (!session_) make_session(std::move(idle_game_));
   session_->start();
 }
 
@@ -110,7 +110,7 @@ tl::expected<void, std::string> SerialSource::new_game(const journal::NewGameEnt
 }
 
 tl::expected<std::vector<rules::Event>, std::string> SerialSource::control(const journal::ControlEntry& c) {
-  if (!session_) make_session(idle_game_);
+  if (!session_) make_session(std::move(idle_game_));
   tl::expected<std::vector<rules::Event>, std::string> out = std::vector<rules::Event>{};
   session_->change_reconstructor([&](rules::Reconstructor& rec) { out = journal::apply_control(rec, c); });
   return out;

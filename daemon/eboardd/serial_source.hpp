@@ -62,7 +62,7 @@ class SerialSource : public BoardSource {
   std::function<std::int64_t()> clock_;
   double clock_rate_ = 1.0;
   std::unique_ptr<session::BoardSession> session_;
-  rules::Game idle_game_;  // shown before the session exists
+  rules::Game idle_game_;  // shown before the session exists, and moved into it
   bool running_ = false;
   // For the first session; on the heap, as it is empty once that session has it.
   std::unique_ptr<rules::Reconstructor> replayed_;

@@ -33,6 +33,9 @@ std::int64_t steady_ms() {
 }
 
 rules::Reconstructor make_reconstructor(BusBoardConfig& cfg) {
+  // The session keeps its config for its life: what goes into the reconstruction is taken out of it.
+  std::optional<rules::Game> game = std::move(cfg.game);
+  cfg.game.reset();
   if (cfg.reconstruction) {
     // Moved out when no copy of the config shares it.
     rules::Reconstructor r = cfg.reconstruction.use_count() == 1 ? std::move(*cfg.reconstruction)
@@ -42,7 +45,7 @@ rules::Reconstructor make_reconstructor(BusBoardConfig& cfg) {
   }
   rules::ReconstructConfig rc = cfg.rules;
   rc.board_id = cfg.board_id;
-  if (cfg.game) return rules::Reconstructor(std::move(rc), *cfg.game);
+  if (game) return rules::Reconstructor(std::move(rc), std::move(*game));
   return rules::Reconstructor(std::move(rc));
 }
 
