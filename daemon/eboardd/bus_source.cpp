@@ -19,7 +19,7 @@ session::BusBoardConfig BusSource::session_config() {
   session::BusBoardConfig cfg;
   cfg.board_id = board_.id;
   if (auto rc = journal::reconstruct_config(board_.id, current_)) cfg.rules = std::move(*rc);
-  cfg.game = idle_game_;
+  cfg.game = std::make_shared<rules::Game>(idle_game_);
   if (idle_) cfg.reconstruction = std::move(idle_);  // unique_ptr to shared_ptr
   return cfg;
 }

@@ -13,12 +13,12 @@ SerialSource::SerialSource(boost::asio::io_context& io, BoardSink& sink, config:
       current_(std::move(current)),
       clock_(std::move(clock)),
       clock_rate_(clock_rate),
-      idle_game_(std::move(game)),
+      idle_game_(std::make_unique<rules::Game>(std::move(game))),
       feed_(io, sink, board_.id) {}
 
 SerialSource::~SerialSource() { stop(); }
 
-void SerialSource::make_session(rules::Game game) {
+void SerialSource::make_session(std::unique_ptr<rules::Game> game) {
   session::BoardSessionConfig cfg;
   cfg.board_id = board_.id;
   cfg.protocol = board_.protocol;
@@ -59,13 +59,10 @@ void SerialSource::start() {
 void SerialSource::stop() {
   if (!running_) return;
   running_ = false;
-  if (session_) {
-    idle_game_ = session_->game();
-    session_->stop();
-  }
+  if (session_) session_->stop();
 }
 
-const rules::Game& SerialSource::game() const { return session_ ? session_->game() : idle_game_; }
+const rules::Game& SerialSource::game() const { return session_ ? session_->game() : *idle_game_; }
 
 std::string SerialSource::link() const {
   if (!running_) return "stopped";
@@ -104,7 +101,7 @@ tl::expected<void, std::string> SerialSource::new_game(const journal::NewGameEnt
   bool was_running = running_;
   stop();
   session_.reset();
-  idle_game_ = rules::Game(*pos);
+  idle_game_ = std::make_unique<rules::Game>(*pos);
   if (was_running) start();
   return {};
 }

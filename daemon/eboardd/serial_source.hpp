@@ -53,7 +53,7 @@ class SerialSource : public BoardSource {
 
  private:
   bool opened_by_serial() const;
-  void make_session(rules::Game game);
+  void make_session(std::unique_ptr<rules::Game> game);
 
   boost::asio::io_context& io_;
   config::BoardConfig board_;
@@ -62,7 +62,8 @@ class SerialSource : public BoardSource {
   std::function<std::int64_t()> clock_;
   double clock_rate_ = 1.0;
   std::unique_ptr<session::BoardSession> session_;
-  rules::Game idle_game_;  // shown before the session exists, and moved into it
+  // Shown before the session exists, and taken by it: null while there is a session.
+  std::unique_ptr<rules::Game> idle_game_;
   bool running_ = false;
   // For the first session; on the heap, as it is empty once that session has it.
   std::unique_ptr<rules::Reconstructor> replayed_;

@@ -32,7 +32,7 @@ rules::ReconstructConfig with_board_id(rules::ReconstructConfig cfg, const std::
 // Takes `cfg.reconstruction` when there is one; else builds one from `cfg.rules` and `cfg.game`.
 rules::Reconstructor make_reconstructor(BoardSessionConfig& cfg) {
   // The session keeps its config for its life: what goes into the reconstruction is taken out of it.
-  std::optional<rules::Game> game = std::move(cfg.game);
+  std::shared_ptr<rules::Game> game = std::move(cfg.game);
   cfg.game.reset();
   if (cfg.reconstruction) {
     // Moved out when no copy of the config shares it.
@@ -42,7 +42,8 @@ rules::Reconstructor make_reconstructor(BoardSessionConfig& cfg) {
     return r;
   }
   auto rc = with_board_id(cfg.rules, cfg.board_id);
-  if (game) return rules::Reconstructor(std::move(rc), std::move(*game));
+  // The game moved out when no copy of the config shares it, like the reconstruction.
+  if (game) return rules::Reconstructor(std::move(rc), game.use_count() == 1 ? std::move(*game) : *game);
   return rules::Reconstructor(std::move(rc));
 }
 

@@ -34,7 +34,7 @@ std::int64_t steady_ms() {
 
 rules::Reconstructor make_reconstructor(BusBoardConfig& cfg) {
   // The session keeps its config for its life: what goes into the reconstruction is taken out of it.
-  std::optional<rules::Game> game = std::move(cfg.game);
+  std::shared_ptr<rules::Game> game = std::move(cfg.game);
   cfg.game.reset();
   if (cfg.reconstruction) {
     // Moved out when no copy of the config shares it.
@@ -45,7 +45,8 @@ rules::Reconstructor make_reconstructor(BusBoardConfig& cfg) {
   }
   rules::ReconstructConfig rc = cfg.rules;
   rc.board_id = cfg.board_id;
-  if (game) return rules::Reconstructor(std::move(rc), std::move(*game));
+  // The game moved out when no copy of the config shares it, like the reconstruction.
+  if (game) return rules::Reconstructor(std::move(rc), game.use_count() == 1 ? std::move(*game) : *game);
   return rules::Reconstructor(std::move(rc));
 }
 

@@ -14,6 +14,7 @@
 
 #include "daemon/core/replay.hpp"
 #include "daemon/eboardd/board_runtime.hpp"
+#include "daemon/eboardd/serial_source.hpp"
 #include "daemon/eboardd/service.hpp"
 #include "daemon/journal/recovery.hpp"
 #include "daemon/session/emulated_board.hpp"
@@ -160,4 +161,9 @@ TEST(SerialBoard, ARestartedBoardKeepsNoSecondReconstruction) {
     service.stop();
   }
   fs::remove_all(dir);
+}
+
+// A serial source lives as long as its board and hands its game to its session: it keeps no room for one.
+TEST(SerialBoard, TheSourceKeepsNoRoomForTheGameItsSessionHas) {
+  EXPECT_LT(sizeof(eboardd::SerialSource), sizeof(rules::Game));
 }
