@@ -165,7 +165,7 @@ tl::expected<void, std::string> BoardRuntime::open() {
   if (!w) return tl::unexpected(w.error());
   writer_ = std::move(*w);
   journal::Recovery& r = *recovery_;
-  ledger_ = r.ledger;
+  ledger_ = std::move(r.ledger);
   last_t_ = std::max(last_t_, r.last_t);
   note_published_in(scan);
   if (!r.header) {
@@ -420,7 +420,10 @@ const Game& BoardRuntime::published_game() const {
     published_view_.reset();
     return game();
   }
-  published_view_ = game();
+  if (published_view_)
+    *published_view_ = game();
+  else
+    published_view_ = std::make_unique<Game>(game());
   for (int i = 0; i < held.moves; ++i) published_view_->undo();
   published_view_->clear_outcome();
   return *published_view_;
@@ -441,8 +444,14 @@ const Game& BoardRuntime::public_game(std::int64_t cutoff) const {
   while (hidden < int(plies.size()) && plies[plies.size() - 1 - std::size_t(hidden)].time_ms > cutoff)
     ++hidden;
   const bool result_hidden = published.outcome() && result_told_after(cutoff);
-  if (hidden == 0 && !result_hidden) return published;
-  public_view_ = published;
+  if (hidden == 0 && !result_hidden) {
+    public_view_.reset();
+    return published;
+  }
+  if (public_view_)
+    *public_view_ = published;
+  else
+    public_view_ = std::make_unique<Game>(published);
   for (int i = 0; i < hidden; ++i) public_view_->undo();
   public_view_->clear_outcome();
   return *public_view_;

@@ -329,8 +329,11 @@ class BoardRuntime : public BoardSink {
   std::deque<WaitingLink> waiting_links_;
   std::optional<LinkState> link_;
   void publish_link_line(const std::string& line);
-  mutable std::optional<rules::Game> published_view_;  // published_game()'s copy while events wait
-  mutable std::optional<rules::Game> public_view_;     // public_game()'s copy
+  // published_game()'s copy while moves wait for the journal, and public_game()'s behind the broadcast
+  // delay. On the heap, and only while needed: most boards of a daemon never need the second, and need
+  // the first only for a moment after a move.
+  mutable std::unique_ptr<rules::Game> published_view_;
+  mutable std::unique_ptr<rules::Game> public_view_;
   bool pgn_due_ = false;           // a move or result was published since the PGN file was written
   std::string pgn_path_;           // of the last PGN written in the background
   std::string sig_path_;           // of the last signature file written in the background

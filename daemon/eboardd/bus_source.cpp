@@ -19,16 +19,13 @@ session::BusBoardConfig BusSource::session_config() {
   session::BusBoardConfig cfg;
   cfg.board_id = board_.id;
   if (auto rc = journal::reconstruct_config(board_.id, current_)) cfg.rules = std::move(*rc);
-  cfg.game = idle_game_;
-  if (idle_) {
-    cfg.reconstruction = std::make_shared<rules::Reconstructor>(std::move(*idle_));
-    idle_.reset();
-  }
+  cfg.game = std::make_shared<rules::Game>(idle_game_);
+  if (idle_) cfg.reconstruction = std::move(idle_);  // unique_ptr to shared_ptr
   return cfg;
 }
 
-void BusSource::continue_from(const rules::Reconstructor& replayed) {
-  if (!running_) idle_ = replayed;
+void BusSource::continue_from(std::unique_ptr<rules::Reconstructor> replayed) {
+  if (!running_) idle_ = std::move(replayed);
 }
 
 void BusSource::start() {
@@ -41,7 +38,7 @@ void BusSource::start() {
 void BusSource::stop() {
   if (!running_) return;
   if (line_->attached(board_.bus_address)) {
-    idle_ = line_->reconstructor(board_.bus_address);
+    idle_ = std::make_unique<rules::Reconstructor>(line_->reconstructor(board_.bus_address));
     idle_game_ = idle_->game();
     line_->detach(board_.bus_address);
   }
@@ -55,7 +52,7 @@ const rules::Game& BusSource::game() const {
 
 const rules::Reconstructor* BusSource::reconstructor() const {
   if (attached()) return &line_->reconstructor(board_.bus_address);
-  return idle_ ? &*idle_ : nullptr;
+  return idle_.get();
 }
 
 std::string bus_board_link(const session::BusSession& line, std::uint16_t address, bool running) {
@@ -113,7 +110,7 @@ tl::expected<std::vector<rules::Event>, std::string> BusSource::control(const jo
     session::BusBoardConfig cfg = session_config();
     rules::ReconstructConfig rc = cfg.rules;
     rc.board_id = board_.id;
-    idle_.emplace(std::move(rc), idle_game_);
+    idle_ = std::make_unique<rules::Reconstructor>(std::move(rc), idle_game_);
   }
   out = journal::apply_control(*idle_, c);
   return out;

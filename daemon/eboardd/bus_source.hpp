@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include <boost/asio/io_context.hpp>
@@ -41,7 +40,7 @@ class BusSource : public BoardSource {
   tl::expected<std::vector<rules::Event>, std::string> control(const journal::ControlEntry& c) override;
   const rules::Reconstructor* reconstructor() const override;
   // The first attach continues `replayed` (the journal's reconstruction after a restart); see SerialSource.
-  void continue_from(const rules::Reconstructor& replayed);
+  void continue_from(std::unique_ptr<rules::Reconstructor> replayed);
 
  private:
   session::BusBoardConfig session_config();
@@ -51,8 +50,9 @@ class BusSource : public BoardSource {
   std::shared_ptr<session::BusSession> line_;
   journal::NewGameEntry current_;
   rules::Game idle_game_;
-  // Reconstruction while not attached (before the first start, or control input while stopped).
-  std::optional<rules::Reconstructor> idle_;
+  // Reconstruction while not attached (before the first start, or control input while stopped). On the
+  // heap: empty while attached, which is most of a board's life.
+  std::unique_ptr<rules::Reconstructor> idle_;
   bool running_ = false;
   SessionFeed feed_;
 };

@@ -237,10 +237,11 @@ void Demo::begin_game(int board, bool resuming) {
   bool begin_new = !resuming;
   if (resuming) {
     const std::string recorded(rules::find_tag(rt->ledger().tags(), "EboardDemo").value_or(""));
-    const journal::GameMachine& machine = rt->recovery().machine;
-    if (recorded == c->label && machine.has_game()) {
-      const rules::Reconstructor& r = machine.reconstructor();
-      const Played played[] = {{r.game(), r.physical(), c->moves, c->timeline}};
+    // The journal's replayed reconstruction, which the board's source took at start-up; the daemon's
+    // loop has not run yet, so it is still as the replay left it.
+    const rules::Reconstructor* r = rt->reconstructor();
+    if (recorded == c->label && r) {
+      const Played played[] = {{r->game(), r->physical(), c->moves, c->timeline}};
       at = resume_point(played);
     }
     begin_new = !at && (rt->game().ply_count() > 0 || !recorded.empty());

@@ -13,12 +13,12 @@ SerialSource::SerialSource(boost::asio::io_context& io, BoardSink& sink, config:
       current_(std::move(current)),
       clock_(std::move(clock)),
       clock_rate_(clock_rate),
-      idle_game_(std::move(game)),
+      idle_game_(std::make_unique<rules::Game>(std::move(game))),
       feed_(io, sink, board_.id) {}
 
 SerialSource::~SerialSource() { stop(); }
 
-void SerialSource::make_session(rules::Game game) {
+void SerialSource::make_session(std::unique_ptr<rules::Game> game) {
   session::BoardSessionConfig cfg;
   cfg.board_id = board_.id;
   cfg.protocol = board_.protocol;
@@ -33,8 +33,8 @@ void SerialSource::make_session(rules::Game game) {
   session_ = std::make_unique<session::BoardSession>(io_, std::move(cfg), std::move(h));
 }
 
-void SerialSource::continue_from(const rules::Reconstructor& replayed) {
-  if (!session_) replayed_ = std::make_unique<rules::Reconstructor>(replayed);
+void SerialSource::continue_from(std::unique_ptr<rules::Reconstructor> replayed) {
+  if (!session_) replayed_ = std::move(replayed);
 }
 
 void SerialSource::reconnect_now(const std::string& device) {
@@ -52,20 +52,17 @@ bool SerialSource::opened_by_serial() const {
 void SerialSource::start() {
   if (running_) return;
   running_ = true;
-  if (!session_) make_session(idle_game_);
+  if (!session_) make_session(std::move(idle_game_));
   session_->start();
 }
 
 void SerialSource::stop() {
   if (!running_) return;
   running_ = false;
-  if (session_) {
-    idle_game_ = session_->game();
-    session_->stop();
-  }
+  if (session_) session_->stop();
 }
 
-const rules::Game& SerialSource::game() const { return session_ ? session_->game() : idle_game_; }
+const rules::Game& SerialSource::game() const { return session_ ? session_->game() : *idle_game_; }
 
 std::string SerialSource::link() const {
   if (!running_) return "stopped";
@@ -104,13 +101,13 @@ tl::expected<void, std::string> SerialSource::new_game(const journal::NewGameEnt
   bool was_running = running_;
   stop();
   session_.reset();
-  idle_game_ = rules::Game(*pos);
+  idle_game_ = std::make_unique<rules::Game>(*pos);
   if (was_running) start();
   return {};
 }
 
 tl::expected<std::vector<rules::Event>, std::string> SerialSource::control(const journal::ControlEntry& c) {
-  if (!session_) make_session(idle_game_);
+  if (!session_) make_session(std::move(idle_game_));
   tl::expected<std::vector<rules::Event>, std::string> out = std::vector<rules::Event>{};
   session_->change_reconstructor([&](rules::Reconstructor& rec) { out = journal::apply_control(rec, c); });
   return out;

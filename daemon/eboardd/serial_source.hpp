@@ -43,7 +43,7 @@ class SerialSource : public BoardSource {
   // The first session continues `replayed` (the journal's reconstruction after a restart), not a fresh
   // reconstruction of the recovered game: that one would not know the clock sides, the last lever
   // reading or an adjournment, and a press made while the daemon was down would come out wrong.
-  void continue_from(const rules::Reconstructor& replayed);
+  void continue_from(std::unique_ptr<rules::Reconstructor> replayed);
   // The board's USB device arrived (hotplug): reconnect now rather than after the link's backoff.
   // `device`, if not empty, is the node to open from now on (a board named by serial number whose tty
   // was found in sysfs, where no udev symlink exists).
@@ -53,7 +53,7 @@ class SerialSource : public BoardSource {
 
  private:
   bool opened_by_serial() const;
-  void make_session(rules::Game game);
+  void make_session(std::unique_ptr<rules::Game> game);
 
   boost::asio::io_context& io_;
   config::BoardConfig board_;
@@ -62,7 +62,8 @@ class SerialSource : public BoardSource {
   std::function<std::int64_t()> clock_;
   double clock_rate_ = 1.0;
   std::unique_ptr<session::BoardSession> session_;
-  rules::Game idle_game_;  // shown before the session exists
+  // Shown before the session exists, and taken by it: null while there is a session.
+  std::unique_ptr<rules::Game> idle_game_;
   bool running_ = false;
   // For the first session; on the heap, as it is empty once that session has it.
   std::unique_ptr<rules::Reconstructor> replayed_;

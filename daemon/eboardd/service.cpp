@@ -487,14 +487,14 @@ void Service::add_board(const config::BoardConfig& b) {
   } else if (b.bus_address != 0) {
     journal::GameMachine& m = rt->recovery().machine;
     auto bus = std::make_unique<BusSource>(io_, *rt, b, bus_line(b.port), m.game(), m.current());
-    if (m.has_game()) bus->continue_from(m.reconstructor());
+    if (m.has_game()) bus->continue_from(m.take_reconstructor());
     source = std::move(bus);
     spdlog::info("board {}: dgt bus address {} on {} ({} rules)", b.id, b.bus_address, b.port, ro.profile);
   } else {
     journal::GameMachine& m = rt->recovery().machine;
     auto serial = std::make_unique<SerialSource>(io_, *rt, b, m.game(), m.current(), options_.clock,
                                                  options_.clock_rate);
-    if (m.has_game()) serial->continue_from(m.reconstructor());
+    if (m.has_game()) serial->continue_from(m.take_reconstructor());
     if (device != b.device()) serial->reconnect_now(device);  // before start: only the path
     serial_sources_[b.id] = serial.get();
     source = std::move(serial);

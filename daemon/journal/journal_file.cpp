@@ -446,7 +446,9 @@ void JournalWriter::trim_unsynced() {
   const std::uint64_t durable = file_->durable();
   if (durable <= unsynced_from_) return;
   if (durable >= unsynced_from_ + unsynced_.size()) {
-    unsynced_.clear();
+    // Its memory goes too: a board writes kilobytes between two syncs, and a daemon has a thousand
+    // boards whose copies would otherwise each keep the most they ever held.
+    std::string().swap(unsynced_);
     unsynced_records_ = 0;
     unsynced_from_ = size_;
     return;
@@ -477,8 +479,8 @@ tl::expected<void, std::string> JournalWriter::flush() {
   }
   if (buffered_.empty()) return {};
   auto ok = write_records(buffered_, buffered_records_);
-  if (!ok) return ok;  // kept for the next try
-  buffered_.clear();
+  if (!ok) return ok;             // kept for the next try
+  std::string().swap(buffered_);  // written and copied to unsynced_: its memory goes (see trim_unsynced)
   buffered_records_ = 0;
   return {};
 }

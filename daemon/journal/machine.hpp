@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <tl/expected.hpp>
@@ -64,6 +65,9 @@ class GameMachine {
 
   bool has_game() const { return rec_ != nullptr; }
   const rules::Reconstructor& reconstructor() const { return *rec_; }
+  // Hands the reconstruction over to whoever goes on with it (a board's source after a restart), so that
+  // a board does not keep a second one for its life; has_game() is false afterwards.
+  std::unique_ptr<rules::Reconstructor> take_reconstructor() { return std::move(rec_); }
   const rules::Game& game() const;
   const NewGameEntry& current() const { return current_; }
   const std::string& board_id() const { return board_id_; }

@@ -29,8 +29,11 @@ rules::ReconstructConfig with_board_id(rules::ReconstructConfig cfg, const std::
   return cfg;
 }
 
-// Takes `cfg.reconstruction` (moved out) when there is one.
+// Takes `cfg.reconstruction` when there is one; else builds one from `cfg.rules` and `cfg.game`.
 rules::Reconstructor make_reconstructor(BoardSessionConfig& cfg) {
+  // The session keeps its config for its life: what goes into the reconstruction is taken out of it.
+  std::shared_ptr<rules::Game> game = std::move(cfg.game);
+  cfg.game.reset();
   if (cfg.reconstruction) {
     // Moved out when no copy of the config shares it.
     rules::Reconstructor r = cfg.reconstruction.use_count() == 1 ? std::move(*cfg.reconstruction)
@@ -39,7 +42,8 @@ rules::Reconstructor make_reconstructor(BoardSessionConfig& cfg) {
     return r;
   }
   auto rc = with_board_id(cfg.rules, cfg.board_id);
-  if (cfg.game) return rules::Reconstructor(std::move(rc), *cfg.game);
+  // The game moved out when no copy of the config shares it, like the reconstruction.
+  if (game) return rules::Reconstructor(std::move(rc), game.use_count() == 1 ? std::move(*game) : *game);
   return rules::Reconstructor(std::move(rc));
 }
 

@@ -50,8 +50,10 @@ struct BoardSessionConfig {
   io::LinkConfig link;
   // USB HID boards: the libusb seam (tests put a fake here); null: libusb.
   std::shared_ptr<io::HidBackend> usb_backend;
-  rules::ReconstructConfig rules;   // its board_id is replaced by `board_id`
-  std::optional<rules::Game> game;  // continue this game (after a restart) instead of a fresh one
+  rules::ReconstructConfig rules;  // its board_id is replaced by `board_id`
+  // Continue this game (after a restart) instead of a fresh one. On the heap, shared by copies of the
+  // config like `reconstruction` (and taken by the session alike): a game is most of a kilobyte.
+  std::shared_ptr<rules::Game> game;
   // Continue this reconstruction (replayed from the journal after a restart) instead of one built from
   // `rules` and `game`: it remembers what the game does not (which clock side is White's, the last lever
   // reading, an adjournment), so a clock press made while the daemon was down still completes the move.

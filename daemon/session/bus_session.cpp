@@ -34,6 +34,9 @@ std::int64_t steady_ms() {
 }
 
 rules::Reconstructor make_reconstructor(BusBoardConfig& cfg) {
+  // The session keeps its config for its life: what goes into the reconstruction is taken out of it.
+  std::shared_ptr<rules::Game> game = std::move(cfg.game);
+  cfg.game.reset();
   if (cfg.reconstruction) {
     // Moved out when no copy of the config shares it.
     rules::Reconstructor r = cfg.reconstruction.use_count() == 1 ? std::move(*cfg.reconstruction)
@@ -43,7 +46,8 @@ rules::Reconstructor make_reconstructor(BusBoardConfig& cfg) {
   }
   rules::ReconstructConfig rc = cfg.rules;
   rc.board_id = cfg.board_id;
-  if (cfg.game) return rules::Reconstructor(std::move(rc), *cfg.game);
+  // The game moved out when no copy of the config shares it, like the reconstruction.
+  if (game) return rules::Reconstructor(std::move(rc), game.use_count() == 1 ? std::move(*game) : *game);
   return rules::Reconstructor(std::move(rc));
 }
 

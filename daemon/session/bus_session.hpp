@@ -52,7 +52,7 @@ struct BusSessionConfig {
 struct BusBoardConfig {
   std::string board_id;
   rules::ReconstructConfig rules;
-  std::optional<rules::Game> game;
+  std::shared_ptr<rules::Game> game;                     // see BoardSessionConfig
   std::shared_ptr<rules::Reconstructor> reconstruction;  // see BoardSessionConfig
   // Sensor events only, as BoardSessionConfig::sensor_only (a bughouse match reconstructs its boards
   // together, elsewhere): on_sensor gets them, `rules`/`game`/`reconstruction` are unused, on_event never

@@ -13,6 +13,8 @@
 #include <boost/asio/io_context.hpp>
 
 #include "daemon/core/replay.hpp"
+#include "daemon/eboardd/board_runtime.hpp"
+#include "daemon/eboardd/serial_source.hpp"
 #include "daemon/eboardd/service.hpp"
 #include "daemon/journal/recovery.hpp"
 #include "daemon/session/emulated_board.hpp"
@@ -105,4 +107,63 @@ TEST(SerialBoard, JournalReplaysExactlyAcrossAnUnplug) {
     if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) replayed_moves.push_back(m->uci);
   EXPECT_EQ(replayed_moves, moves);
   fs::remove_all(dir);
+}
+
+// After a restart each board goes on with the reconstruction the journal's replay made (it knows what the
+// game does not: the clock sides, the last lever reading). Its source takes that one over: a daemon of
+// 1,000 boards must not keep a second reconstruction (some kilobytes, and its game) per board for its life.
+TEST(SerialBoard, ARestartedBoardKeepsNoSecondReconstruction) {
+  const fs::path dir = fs::temp_directory_path() / ("eboard-serial-restart-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const sim::Timeline tl = test_support::short_game(kUnixBase, 5);
+  std::vector<std::string> moves;
+  // A game in the journals of a board on a line of its own ("A") and of a board on a DGT bus ("B").
+  for (const char* id : {"A", "B"}) {
+    boost::asio::io_context io;
+    eboardd::RuntimeOptions ro;
+    ro.state_dir = dir;
+    ro.sync_in_background = false;
+    ro.clock = [&tl] { return tl.end_ms; };
+    eboardd::BoardRuntime rt(io, id, ro, [](const rules::Event&, const std::string&) {});
+    ASSERT_TRUE(rt.open());
+    auto source = std::make_unique<test_support::ManualSource>(rt, std::move(rt.recovery().machine));
+    test_support::ManualSource& s = *source;
+    rt.attach(std::move(source));
+    for (const auto& e : tl.events) s.feed(e);
+    s.advance(tl.end_ms + 10000);
+    moves = test_support::move_ucis(rt.game());
+    ASSERT_EQ(moves.size(), 12u);
+    rt.stop();
+  }
+
+  // The daemon on them, the boards absent (their links keep trying).
+  auto cfg = config::parse_config("[http]\nlisten = \"127.0.0.1:0\"\n[[board]]\nid = \"A\"\nport = \"" +
+                                      (dir / "absent").string() + "\"\n[[bus]]\nport = \"" +
+                                      (dir / "absent-bus").string() +
+                                      "\"\nboards = [ { address = 1025, id = \"B\" } ]\n",
+                                  "restart.toml");
+  ASSERT_TRUE(cfg) << cfg.error().what();
+  cfg->state_dir = dir.string();
+  boost::asio::io_context io;
+  {
+    eboardd::Service service(io, *cfg, eboardd::ServiceOptions{});
+    ASSERT_TRUE(service.start());
+    for (const char* id : {"A", "B"}) {
+      SCOPED_TRACE(id);
+      eboardd::BoardRuntime* rt = service.board(id);
+      ASSERT_NE(rt, nullptr);
+      EXPECT_FALSE(rt->recovery().machine.has_game());  // taken, not copied
+      ASSERT_NE(rt->reconstructor(), nullptr);
+      EXPECT_EQ(&rt->reconstructor()->game(), &rt->game());
+      EXPECT_EQ(test_support::move_ucis(rt->game()), moves);
+    }
+    service.stop();
+  }
+  fs::remove_all(dir);
+}
+
+// A serial source lives as long as its board and hands its game to its session: it keeps no room for one.
+TEST(SerialBoard, TheSourceKeepsNoRoomForTheGameItsSessionHas) {
+  EXPECT_LT(sizeof(eboardd::SerialSource), sizeof(rules::Game));
 }

@@ -526,5 +526,11 @@ TEST(BoardSessionConfig, HoldsNoRoomForAReconstructorItHasHandedOver) {
   EXPECT_LT(sizeof(BusBoardConfig), sizeof(rules::Reconstructor));
 }
 
+// Nor for the game it started from (most of a kilobyte), which the reconstruction took.
+TEST(BoardSessionConfig, HoldsNoRoomForAGameItHasHandedOver) {
+  EXPECT_LT(sizeof(BoardSessionConfig), sizeof(rules::Game));
+  EXPECT_LT(sizeof(BusBoardConfig), sizeof(rules::Game));
+}
+
 }  // namespace
 }  // namespace eboard::session

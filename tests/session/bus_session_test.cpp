@@ -78,7 +78,7 @@ class BusOnAPty : public ::testing::Test {
       const std::uint16_t address = std::uint16_t(1025 + k);
       BusBoardConfig bc;
       bc.board_id = "B" + std::to_string(k);
-      bc.game = rules::Game(game_.start);
+      bc.game = std::make_shared<rules::Game>(game_.start);
       BoardSessionHandlers h;
       BoardView* view = &views_[address];
       h.on_event = [view](const rules::Event& e) {

@@ -86,7 +86,7 @@ Played play_over_fake_usb(const rules::GameRecord& g, sim::HandStyle style, std:
   cfg.protocol = "chessnut";
   cfg.usb_backend = std::make_shared<FakeBackend>(bus);
   cfg.rules.complete_after_ms = 1500;
-  cfg.game = rules::Game(g.start);
+  cfg.game = std::make_shared<rules::Game>(g.start);
   cfg.clock = [&now] { return kUnixBase + now; };
   cfg.clock_rate = 1e6;  // the session's timer waits next to nothing: the test moves the clock
   Played out;
