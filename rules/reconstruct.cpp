@@ -2067,12 +2067,6 @@ bool Reconstructor::recover_scan_gap(std::int64_t t) {
   // with the fewest plies the scans never saw a piece set down for: every ply sets one down, and a story
   // that needs unseen plies (a piece in the hand "taken", its taker gone out and back) is the likelier
   // wrong; the latest board on a tie. (A scan read late can hide a ply: the same piece moved twice.)
-  const Position game_before = game_.position();
-  const int scans = int(history_.size());
-  auto fits_every_scan = [&](const GapFound& f) {
-    return std::any_of(f.result.sequences.begin(), f.result.sequences.end(),
-                       [&](const std::vector<Move>& s) { return scans_fitting(game_before, s) == scans; });
-  };
   const int set_down = pieces_set_down(history_.size());
   std::vector<Reading> fitting;
   if (held && fits_every_scan(*held))
@@ -2090,9 +2084,15 @@ bool Reconstructor::recover_scan_gap(std::int64_t t) {
   return false;
 }
 
+bool Reconstructor::fits_every_scan(const GapFound& f) const {
+  const Position& before = game_.position();
+  return std::any_of(f.result.sequences.begin(), f.result.sequences.end(), [&](const std::vector<Move>& s) {
+    return scans_fitting(before, s) == int(history_.size());
+  });
+}
+
 void Reconstructor::add_rested_readings(std::vector<Reading>& out) const {
-  const Position before = game_.position();
-  const int scans = int(history_.size());
+  const Position& before = game_.position();
   std::vector<std::array<Piece, 64>> tried;
   // The latest boards first, a few: each search may cost its whole work bound. (The last board is the
   // board as it is, read by the caller.)
@@ -2105,11 +2105,7 @@ void Reconstructor::add_rested_readings(std::vector<Reading>& out) const {
       continue;
     tried.push_back(b);
     const GapFound f = search_gap_to(nullptr, b, false, std::nullopt, 8);
-    if (!explains_scans(f)) continue;
-    const bool fits =
-        std::any_of(f.result.sequences.begin(), f.result.sequences.end(),
-                    [&](const std::vector<Move>& s) { return scans_fitting(before, s) == scans; });
-    if (!fits) continue;
+    if (!explains_scans(f) || !fits_every_scan(f)) continue;
     // The board went on from there: the hand at work since is the next mover's, every move made is done.
     const Color after = f.result.plies % 2 == 0 ? before.side_to_move() : ~before.side_to_move();
     out.push_back({b, after, f.result.plies, f.result.plies - pieces_set_down(i + 1)});

@@ -512,6 +512,8 @@ class Reconstructor {
   // it, the rest in the hand), after its end on the way to a move from there. A story a scan contradicts
   // (a queen seen on b2 after the story took it) is not what the hands did.
   int scans_fitting(const Position& before, const std::vector<Move>& sequence) const;
+  // Whether one of the search's sequences from the game's position fits every scan since the last move.
+  bool fits_every_scan(const GapFound& f) const;
   // How many pieces the first `scans` scans since the last completed move show set down (on a square that
   // was empty or held another piece in the scan before).
   int pieces_set_down(std::size_t scans) const;

@@ -13,6 +13,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "daemon/io/usb_hid_link.hpp"
+#include "daemon/session/take_reconstructor.hpp"
 
 namespace eboard::session {
 
@@ -22,29 +23,6 @@ std::int64_t system_unix_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-rules::ReconstructConfig with_board_id(rules::ReconstructConfig cfg, const std::string& id) {
-  cfg.board_id = id;
-  return cfg;
-}
-
-// Takes `cfg.reconstruction` when there is one; else builds one from `cfg.rules` and `cfg.game`.
-rules::Reconstructor make_reconstructor(BoardSessionConfig& cfg) {
-  // The session keeps its config for its life: what goes into the reconstruction is taken out of it.
-  std::shared_ptr<rules::Game> game = std::move(cfg.game);
-  cfg.game.reset();
-  if (cfg.reconstruction) {
-    // Moved out when no copy of the config shares it.
-    rules::Reconstructor r = cfg.reconstruction.use_count() == 1 ? std::move(*cfg.reconstruction)
-                                                                 : rules::Reconstructor(*cfg.reconstruction);
-    cfg.reconstruction.reset();
-    return r;
-  }
-  auto rc = with_board_id(cfg.rules, cfg.board_id);
-  // The game moved out when no copy of the config shares it, like the reconstruction.
-  if (game) return rules::Reconstructor(std::move(rc), game.use_count() == 1 ? std::move(*game) : *game);
-  return rules::Reconstructor(std::move(rc));
 }
 
 // The board's line, serial or USB HID: the one place the session tells them apart.
@@ -102,7 +80,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
         timer(io),
         protocol(protocol_of(config.protocol)),
         decoder(protocol->make_decoder()),
-        reconstructor(make_reconstructor(config)) {
+        reconstructor(take_reconstructor(config)) {
     if (!config.clock) config.clock = system_unix_ms;
     if (!(config.clock_rate > 0)) config.clock_rate = 1.0;
     config.link.line = protocol->line;

@@ -12,6 +12,7 @@
 
 #include <boost/asio/steady_timer.hpp>
 
+#include "daemon/session/take_reconstructor.hpp"
 #include "drivers/dgt/protocol.hpp"
 
 namespace eboard::session {
@@ -33,24 +34,6 @@ std::int64_t steady_ms() {
       .count();
 }
 
-rules::Reconstructor make_reconstructor(BusBoardConfig& cfg) {
-  // The session keeps its config for its life: what goes into the reconstruction is taken out of it.
-  std::shared_ptr<rules::Game> game = std::move(cfg.game);
-  cfg.game.reset();
-  if (cfg.reconstruction) {
-    // Moved out when no copy of the config shares it.
-    rules::Reconstructor r = cfg.reconstruction.use_count() == 1 ? std::move(*cfg.reconstruction)
-                                                                 : rules::Reconstructor(*cfg.reconstruction);
-    cfg.reconstruction.reset();
-    return r;
-  }
-  rules::ReconstructConfig rc = cfg.rules;
-  rc.board_id = cfg.board_id;
-  // The game moved out when no copy of the config shares it, like the reconstruction.
-  if (game) return rules::Reconstructor(std::move(rc), game.use_count() == 1 ? std::move(*game) : *game);
-  return rules::Reconstructor(std::move(rc));
-}
-
 }  // namespace
 
 struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
@@ -60,7 +43,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
         : config(std::move(c)),
           handlers(std::move(h)),
           timer(io),
-          reconstructor(make_reconstructor(config)) {}
+          reconstructor(take_reconstructor(config)) {}
     BusBoardConfig config;
     BoardSessionHandlers handlers;
     boost::asio::steady_timer timer;
