@@ -83,7 +83,17 @@ def run(h, d):
     for b in d.status()["boards"]:
         h.check(b.get("link") == "connected", f"board {b['id']}: link {b.get('link')}")
         h.check(b.get("device", "").startswith("/dev/pts/"), f"board {b['id']}: not on a pseudo-terminal: {b}")
-    seen = d.bpgn_moves()
+
+    # /status counts the live reconstruction's plies; the BPGN shows a move once its journal record is
+    # synced, moments later: waited for, a little.
+    def bpgn_caught_up():
+        moves = d.bpgn_moves()
+        return moves if all(len(moves[b]) >= first[b] for b in "AB") else None
+
+    try:
+        seen = ep.wait_until(bpgn_caught_up, 5, "the BPGN to show the plies /status counted")
+    except ep.TestFailure:
+        seen = d.bpgn_moves()
     h.check(all(len(seen[b]) >= first[b] for b in "AB"), f"the BPGN lacks moves: {first} vs {seen}")
     print(f"started on port {d.port}; plies {first} after {h.elapsed():.1f} s", flush=True)
 
