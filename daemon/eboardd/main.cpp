@@ -138,8 +138,8 @@ tl::expected<config::Config, std::string> make_config(const Cli& cli) {
 int main(int argc, char** argv) {
   Cli cli;
   CLI::App app{
-      "eboardd: reads electronic chess boards (DGT), reconstructs the games and serves them to arbiters and\n"
-      "broadcasters over HTTP and WebSocket.\n\n"
+      "eboardd: reads electronic chess boards (DGT, alone or chained in bus mode; Millennium; Chessnut),\n"
+      "reconstructs the games and serves them to arbiters and broadcasters over HTTP and WebSocket.\n\n"
       "  eboardd --config /etc/eboardd/eboardd.toml   run the boards of a configuration\n"
       "  eboardd --demo                               no hardware: two emulated boards play a bughouse "
       "match\n"
@@ -156,6 +156,12 @@ int main(int argc, char** argv) {
       "Without udev, the control interface adds and removes ports: eboardctl port add ID PORT, eboardctl "
       "port "
       "remove ID.\n"
+      "A board's protocol is dgt (default: moves complete at the clock press), millennium (ChessLink/eONE "
+      "on\n"
+      "a serial port) or chessnut (Air/Pro over USB); the last two have no clock: a move is complete once\n"
+      "the board has rested on it for settle_ms, or when the other side begins its reply. DGT boards\n"
+      "chained on one line in bus mode are a [[bus]] table: its port, and its boards by bus address (or\n"
+      "found by ping); each is a board like any other (journal, game, match, control).\n"
       "\n"
       "HTTP (default 127.0.0.1:7780): GET / is the operator's page (open it in a browser; /index.txt lists\n"
       "the endpoints); GET /games.pgn, /matches/<A>-<B>.bpgn, /status (boards, USB boards),\n"

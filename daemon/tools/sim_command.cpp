@@ -542,7 +542,9 @@ void add_sim_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "sim",
-      "Play a DGT board and its clock on a pseudo-terminal, from a game file or a capture. The first line on "
+      "Play a board on a pseudo-terminal, from a game file or a capture: a DGT board and its clock, a DGT "
+      "bus "
+      "line of N boards (--bus) or a Millennium ChessLink (--protocol millennium). The first line on "
       "stdout is the device path to open (a symlink that stays valid across --reopen-at); everything else "
       "goes "
       "to stderr. Times are on the game's clock: with --speed X they pass X times faster than real time.");
@@ -609,7 +611,8 @@ void add_sim_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--start-now", o->start_now,
                 "start the game at once instead of at the first command a program sends to the board");
   cmd->footer(
-      "Open the printed path as the board's serial port (9600 8N1). It is a pseudo-terminal, which "
+      "Open the printed path as the board's serial port (DGT: 9600 8N1; Millennium: 38400 7O1). It is a "
+      "pseudo-terminal, which "
       "libserialport cannot open; eboardd's serial code opens it directly and says so in its log. "
       "Example:\n  eboardctl sim --pgn games.pgn --game 3 --speed 10 --linger 30");
   cmd->callback([o, &exit_code] {

@@ -366,7 +366,7 @@ TEST(Config, LoadsFiles) {
   auto all = load_config(dir / "eboardd.toml");
   std::filesystem::remove_all(dir);
   ASSERT_TRUE(all) << all.error().what();
-  EXPECT_EQ(all->boards.size(), 4u);  // A and B, and the two of the [[bus]] example
+  EXPECT_EQ(all->boards.size(), 5u);  // A, B and C, and the two of the [[bus]] example
   EXPECT_EQ(all->buses.size(), 1u);
   EXPECT_EQ(all->matches.size(), 1u);
 }
