@@ -10,6 +10,7 @@
 #include "daemon/eboardd/session_feed.hpp"
 #include "daemon/outputs/archive_guard.hpp"
 #include "daemon/outputs/atomic_file.hpp"
+#include "daemon/outputs/pgn_output.hpp"
 #include "daemon/session/board_session.hpp"
 #include "drivers/dgt/encoder.hpp"
 #include "rules/display.hpp"
@@ -272,16 +273,27 @@ std::string MatchRuntime::bpgn(std::optional<std::int64_t> cutoff) const {
     }
   }
   if (result_held) rec.result = "*";
-  auto tag = [](const BoardRuntime* b, const char* name) {
+  // A board's own tags first, then the hall's [event] defaults (as a board's PGN has them).
+  const rules::PgnTags defaults =
+      boards_[0]->options().default_tags ? boards_[0]->options().default_tags() : rules::PgnTags{};
+  auto tag = [&defaults](const BoardRuntime* b, const char* name) {
     for (const auto& t : b->ledger().tags())
-      if (t.name == name) return t.value;
+      if (t.name == name && !t.value.empty()) return t.value;
+    for (const auto& t : defaults)
+      if (t.name == name && !t.value.empty()) return t.value;
     return std::string("?");
   };
   std::string event = tag(boards_[0], "Event");
+  std::string date = tag(boards_[0], "Date");
+  if (date == "?") {
+    const std::int64_t started = boards_[0]->ledger().game_started_ms();
+    date = started > 0 ? outputs::pgn_date(started) : "????.??.??";
+  }
+  std::string round = tag(boards_[0], "Round");
   rec.tags = {{"Event", event == "?" ? "eboardd" : event},
               {"Site", tag(boards_[0], "Site")},
-              {"Date", "????.??.??"},
-              {"Round", std::to_string(number())},
+              {"Date", date},
+              {"Round", round == "?" ? std::to_string(number()) : round},
               {"WhiteA", tag(boards_[0], "White")},
               {"BlackA", tag(boards_[0], "Black")},
               {"WhiteB", tag(boards_[1], "White")},

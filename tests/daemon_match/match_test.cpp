@@ -27,6 +27,7 @@
 #include "daemon/journal/journal_file.hpp"
 #include "daemon/journal/rotation.hpp"
 #include "daemon/journal/signing.hpp"
+#include "daemon/outputs/pgn_output.hpp"
 #include "rules/notation.hpp"
 #include "rules/pgn.hpp"
 #include "tests/daemon_journal/manual_source.hpp"
@@ -59,13 +60,14 @@ std::string slurp(const fs::path& p) {
 // The Service of a configuration with boards A and B in a match; the test is the match's feed.
 class Daemon {
  public:
-  explicit Daemon(const fs::path& dir) {
-    auto cfg = config::parse_config(
-        "[http]\nlisten = \"127.0.0.1:0\"\n"
-        "[[board]]\nid = \"A\"\nport = \"/dev/eboard-test-A\"\n"
-        "[[board]]\nid = \"B\"\nport = \"/dev/eboard-test-B\"\n"
-        "[[match]]\nboards = [\"A\", \"B\"]\nrules = \"bughouse-fqe\"\n",
-        "match.toml");
+  // `event`: an [event] table, or nothing.
+  explicit Daemon(const fs::path& dir, const std::string& event = "") {
+    auto cfg = config::parse_config(event +
+                                        "[http]\nlisten = \"127.0.0.1:0\"\n"
+                                        "[[board]]\nid = \"A\"\nport = \"/dev/eboard-test-A\"\n"
+                                        "[[board]]\nid = \"B\"\nport = \"/dev/eboard-test-B\"\n"
+                                        "[[match]]\nboards = [\"A\", \"B\"]\nrules = \"bughouse-fqe\"\n",
+                                    "match.toml");
     EXPECT_TRUE(cfg) << cfg.error().what();
     cfg->state_dir = dir.string();
     eboardd::ServiceOptions o;
@@ -504,6 +506,48 @@ TEST(DaemonMatch, NewMatchRotatesBothJournalsTogether) {
     daemon.reset();
     fs::remove_all(live);
     fs::remove_all(cut);
+  }
+}
+
+// The BPGN carries the hall's [event] tags as each board's PGN does, and the date the match began: a
+// broadcast showed "eboardd", "?" and an unknown date for a match of a named event.
+TEST(DaemonMatch, TheBpgnHasTheEventsTagsAndTheDateTheMatchBegan) {
+  if (!fs::exists(BPGN)) GTEST_SKIP() << "../shared is absent";
+  const rules::BughouseRecord& rec = corpus()->matches[0];
+  const auto inputs = eboardd::plan_demo_match(rec, 1.0, 7).inputs;
+  const auto tags_of = [](const std::string& text) {
+    auto games = rules::read_bpgn(text);
+    EXPECT_TRUE(games && games->size() == 1u) << text;
+    return games && !games->empty() ? games->front().tags : rules::PgnTags{};
+  };
+  const auto tag = [](const rules::PgnTags& tags, const char* name) {
+    return std::string(rules::find_tag(tags, name).value_or("(none)"));
+  };
+  for (bool named : {true, false}) {
+    SCOPED_TRACE(named ? "with [event]" : "without [event]");
+    const fs::path dir = fresh_dir(named ? "event-named" : "event-none");
+    auto daemon = std::make_unique<Daemon>(
+        dir, named ? "[event]\nname = \"Lyon Open\"\nsite = \"Lyon\"\nround = \"3\"\n" : "");
+    Daemon& d = *daemon;
+    set_players(d, rec);
+    play(d, inputs, 0, inputs.size() / 4);
+    d.settle();
+    const rules::PgnTags bpgn = tags_of(d.match().bpgn());
+    auto pgn = rules::read_pgn(d.get("/boards/A.pgn").body);
+    ASSERT_TRUE(pgn && !pgn->empty());
+    const rules::PgnTags& a = pgn->front().tags;
+    // The date the games began (the board's PGN says the same), not "????.??.??".
+    EXPECT_EQ(tag(bpgn, "Date"), outputs::pgn_date(ORIGIN));
+    EXPECT_EQ(tag(bpgn, "Date"), tag(a, "Date"));
+    EXPECT_EQ(tag(bpgn, "Event"), named ? "Lyon Open" : "eboardd");
+    EXPECT_EQ(tag(bpgn, "Site"), named ? "Lyon" : "?");
+    EXPECT_EQ(tag(bpgn, "Round"), named ? "3" : "1");  // else the match's number on these boards
+    if (named) {
+      EXPECT_EQ(tag(a, "Event"), "Lyon Open");
+      EXPECT_EQ(tag(a, "Round"), "3");
+    }
+    EXPECT_EQ(tag(bpgn, "WhiteA"), tag(a, "White"));
+    daemon.reset();
   }
 }
 
