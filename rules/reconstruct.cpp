@@ -318,8 +318,11 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
           // After a reconnect or a restart the board may be several moves on: searched once it settles.
           // Not a board re-read on request (board_read_wanted): that corrects field updates lost on the
           // wire, and an illegal move left standing must not find a "gap" to explain it.
-          if ((first || link_changed_) && physical_ != display_ && !matching_successor())
+          if ((first || link_changed_) && physical_ != display_ && !matching_successor()) {
             gap_suspected_ = true;
+            dump_gap_deferred_ = false;
+            first_board_dump_ = first;
+          }
           link_changed_ = false;
           link_down_ = false;
           reread_wanted_.reset();
@@ -1349,7 +1352,22 @@ void Reconstructor::on_settled(std::int64_t t) {
   }
   // After a reconnect or a restart: the moves made meanwhile, on the snapshot itself (later boards may
   // show a hand at work, a piece in the air: they are searched at the next press).
-  if (gap_suspected_ && board_from_dump_ && recover_gap(t, nullptr)) return;
+  if (gap_suspected_ && board_from_dump_) {
+    // A piece perhaps in the hand (a bus board polled for the first time while its game went on): the
+    // hand sets it down and presses, and the press finds the moves (recover_gap), or the board rests so
+    // until the mismatch time and is searched as it is then. Searched now as it is, the piece would read
+    // as taken, and the move the hand then presses as illegal.
+    // Only for the first board this game was ever read on: after a reconnect, what the board showed
+    // before and the presses read meanwhile are the better evidence, and are judged with the dump as they
+    // were (the simulated gaps of tests/sim/gap_recovery_test.cpp come out worse otherwise).
+    if (!clockless() && first_board_dump_ && !pending_press_ && !dump_gap_deferred_ &&
+        dump_shows_a_hand_at_work()) {
+      dump_gap_deferred_ = true;
+      if (!mismatch_at_) mismatch_at_ = t + cfg_.mismatch_ms;
+      return;
+    }
+    if (recover_gap(t, nullptr)) return;
+  }
   if (game_.ply_count() > 0 || left_player_) {
     // (complete_after_ms: complete_two_shown has done it when the board showed the first move; a board
     // that never did is a hand at work, not two moves.)
@@ -1417,6 +1435,10 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
       mismatch_at_.reset();
       // Out of sight (the link is down): what the board last showed may be half a move; its return tells.
       if (link_down_) continue;
+      // A dump whose piece in the air was waited for: it rested so, searched as it is.
+      if (std::exchange(dump_gap_deferred_, false) && gap_suspected_ && board_from_dump_ &&
+          !game_.outcome() && recover_gap(*next, nullptr))
+        continue;
       if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor()) {
         if (setup_reported_ == physical_) continue;  // that wrong setup was told already
         setup_reported_ = physical_;
@@ -2019,7 +2041,7 @@ const Reconstructor::Successor* Reconstructor::successor_under_reply() const {
   return shown;
 }
 
-bool Reconstructor::recover_scan_gap(std::int64_t t) {
+Reconstructor::HandRestored Reconstructor::with_hand_put_back() const {
   // A piece in the hand is missing from the board: its kind is short of what the last known position had,
   // and the square it left is empty. Put back, the board is the position the moves made reach, and the
   // search finds those moves, not a longer story in which the piece was taken and its taker moved on.
@@ -2049,8 +2071,23 @@ bool Reconstructor::recover_scan_gap(std::int64_t t) {
     both_hands |= hand && *hand != color_of(was);
     hand = color_of(was);
   }
+  return {restored, hand, restored != physical_ && !both_hands};
+}
+
+bool Reconstructor::dump_shows_a_hand_at_work() const {
+  // With a piece in the air put back, the board is reached by a shorter story than as it is, where the
+  // piece was taken: both are possible (a restart's dump read while the mover's hand held his piece, or
+  // the piece really captured), and only what comes next tells.
+  const HandRestored held = with_hand_put_back();
+  if (!held.known) return false;
+  const GapFound as_is = search_gap_to(nullptr, physical_, false, std::nullopt, 8);
+  const int limit = as_is.explains() ? as_is.result.plies - 1 : 8;
+  return limit > 0 && search_gap_to(nullptr, held.board, false, held.hand, limit).explains();
+}
+
+bool Reconstructor::recover_scan_gap(std::int64_t t) {
+  const auto [restored, hand, hand_known] = with_hand_put_back();
   if (gap_searched_ == physical_) return false;
-  const bool hand_known = restored != physical_ && !both_hands;
   // Both readings are searched, the shorter story wins: a capture whose taker was taken in turn (Bxc3
   // bxc3) also leaves a square empty and its kind short, and then the board as it is is the shorter.
   // (Hundreds of sequences are no story either: a hand at work, not moves made.)

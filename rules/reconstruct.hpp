@@ -468,6 +468,10 @@ class Reconstructor {
   // restarted in the middle of play would pay it at every move, and again on every replay of its journal).
   int gap_searches_failed_ = 0;
   std::optional<MissedGap> missed_gap_;
+  // The settled dump of gap_suspected_ showed a piece perhaps in a hand: its search waits for the next
+  // press, or for the mismatch time (dump_shows_a_hand_at_work).
+  bool dump_gap_deferred_ = false;
+  bool first_board_dump_ = false;  // the dump of gap_suspected_ is the first board this game was read on
   // Searches the moves between the game's position and the board and completes them: recovered when one
   // sequence explains the board, missed (with a moves-missed alert) when several do. Completed are the
   // moves the clock says were pressed: all, unless the last mover's clock still runs. `press`: the press
@@ -497,6 +501,17 @@ class Reconstructor {
   // work), and through the boards that rested before it. Of the readings whose story every scan since the
   // last move fits, the one with the fewest plies no piece was seen set down for.
   bool recover_scan_gap(std::int64_t t);
+  // The board with the piece in a hand put back where it stood in the last known position (recover_scan_gap,
+  // recover_dump_gap): `known` when one side's piece is in the air and put back.
+  struct HandRestored {
+    std::array<Piece, 64> board;
+    std::optional<Color> hand;
+    bool known;
+  };
+  HandRestored with_hand_put_back() const;
+  // A board read whole after a restart or a reconnect (a dump), settled and not explained, that a piece in
+  // a hand put back explains by a shorter story than the board as it is (where that piece was taken).
+  bool dump_shows_a_hand_at_work() const;
   // A board searched for the moves that reach it.
   struct Reading {
     std::array<Piece, 64> board;

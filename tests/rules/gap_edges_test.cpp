@@ -303,5 +303,40 @@ TEST(OutOfSight, WhatTheBoardLastShowedIsNoMismatchWhileItsLinkIsDown) {
   }
 }
 
+// A board first read mid-game with the mover's piece in the air (a bus board polled for the first time
+// while its game went on): the piece set down is the move under way, completed by its press, not the
+// last of a longer story in which that piece was taken (which made the press an illegal move, and the
+// game lost to adoption).
+TEST(FirstRead, APieceInTheAirAtTheFirstDumpIsTheMoveItsPressCompletes) {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  Reconstructor r(cfg, Game(Position::start()));
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  std::array<Piece, 64> dump = after({"e2e4", "e7e5"}).board();
+  dump[parse_square("g1")] = NO_PIECE;  // 2. Nf3 under way
+  take(r.on_sensor({2'238, BoardSnapshot{dump}}));
+  take(r.on_sensor({2'239, clock(ClockSide::Left)}));
+  take(r.on_sensor({2'678, PiecePlaced{parse_square("f3"), W_KNIGHT}}));
+  take(r.on_sensor({2'738, clock(ClockSide::Right, 5 * MIN - 1'000)}));
+  take(r.on_sensor({4'741, PieceLifted{parse_square("g8")}}));
+  take(r.on_sensor({4'882, PiecePlaced{parse_square("f6"), B_KNIGHT}}));
+  take(r.on_sensor({4'942, clock(ClockSide::Left, 5 * MIN - 1'000, 5 * MIN - 2'000)}));
+  take(r.advance(10'000));
+  // 1. e4 e5 2. Nf3 and 1. Nf3 e5 2. e4 reach that board: the arbiter picks (as for a serial board).
+  const auto alerts = of_type<AlertEvent>(out);
+  ASSERT_EQ(alerts.size(), 1u) << alerts[1].code << ": " << alerts[1].detail;
+  EXPECT_EQ(alerts[0].code, "moves-missed");
+  ASSERT_TRUE(r.missed_gap());
+  std::vector<std::vector<std::string>> candidates;
+  for (const auto& c : r.missed_gap()->candidates) candidates.push_back(uci_of(Position::start(), c));
+  EXPECT_EQ(candidates,
+            (std::vector<std::vector<std::string>>{{"e2e4", "e7e5", "g1f3"}, {"g1f3", "e7e5", "e2e4"}}));
+  const auto moves = of_type<MoveEvent>(out);
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].uci, "g8f6");
+  EXPECT_EQ(r.game().ply_count(), 4);
+}
+
 }  // namespace
 }  // namespace eboard::rules
