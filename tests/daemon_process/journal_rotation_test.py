@@ -177,7 +177,7 @@ def kill_around_rotations(h, a, d, rng):
         t.join()
         time.sleep(0.05)
         d.start()
-        ep.wait_until(lambda: d.board_status() is not None, 10, "the board in /status")
+        ep.wait_until(lambda: d.board_status() is not None, 15, "the board in /status")
         after = check_after_restart(h, d, i, number, sensors)
         replayed.append(d.board_status()["journal"]["recovery"].get("records", 0))
         answered = result.get("r", (None,))[0]
