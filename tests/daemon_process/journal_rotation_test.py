@@ -62,7 +62,7 @@ class Daemon(ep.Daemon):
         return sorted(os.path.join(d, f) for f in os.listdir(d)) if os.path.isdir(d) else []
 
 
-def post(port, path, timeout=5):
+def post(port, path, timeout=15):
     req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=b"{}", method="POST",
                                  headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
     try:
