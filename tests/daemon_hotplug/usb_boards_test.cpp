@@ -107,8 +107,11 @@ TEST(UsbBoards, WatcherReportsArrivalsAndDepartures) {
   EXPECT_EQ(w.mechanism(), "polling sysfs every 20 ms");
   EXPECT_EQ(w.mode(), "sysfs polling");
   ASSERT_EQ(log, (std::vector<std::string>{"+FIRST"}));  // the boards present at start
+  // Until the watcher has told `n` changes (a poll every 20 ms; 15 s for a starved machine).
   auto run_until = [&](std::size_t n) {
-    for (int i = 0; i < 500 && log.size() < n; ++i) io.run_for(10ms);
+    for (auto end = std::chrono::steady_clock::now() + 15s;
+         log.size() < n && std::chrono::steady_clock::now() < end;)
+      io.run_for(10ms);
   };
   sys.plug("1-2", "0403", "6001", "SECOND", "ttyUSB1");
   run_until(2);
@@ -135,7 +138,10 @@ TEST(UsbBoards, WatcherWithLibusbStartsAndStopsCleanly) {
     std::string m = w.mechanism();
     EXPECT_TRUE(m == "libusb hotplug" || m.rfind("polling sysfs", 0) == 0) << m;
     EXPECT_EQ(w.mode(), m == "libusb hotplug" ? "libusb hotplug" : "sysfs polling");
-    io.run_for(50ms);
+    // The first scan's board (the wait ends with it; 15 s for a starved machine).
+    for (auto end = std::chrono::steady_clock::now() + 15s;
+         added < 1 && std::chrono::steady_clock::now() < end;)
+      io.run_for(10ms);
     EXPECT_EQ(added, 1);
     w.stop();
     EXPECT_EQ(w.mode(), "stopped");
@@ -158,7 +164,9 @@ TEST(UsbBoards, WithoutUdevdTheWatcherPolls) {
   w.start();
   EXPECT_EQ(w.mode(), "sysfs polling");
   sys.plug("1-1", "0403", "6001", "LATE", "ttyUSB0");
-  for (int i = 0; i < 500 && log.empty(); ++i) io.run_for(10ms);
+  for (auto end = std::chrono::steady_clock::now() + 15s;
+       log.empty() && std::chrono::steady_clock::now() < end;)
+    io.run_for(10ms);
   EXPECT_EQ(log, (std::vector<std::string>{"+LATE"}));
   w.stop();
 }

@@ -113,7 +113,7 @@ with tempfile.TemporaryDirectory(prefix="eboard-cli-test-") as tmp:
     def stop_daemon(proc):
         proc.terminate()
         try:
-            proc.wait(timeout=10)
+            proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
@@ -149,7 +149,7 @@ with tempfile.TemporaryDirectory(prefix="eboard-cli-test-") as tmp:
                                          headers={"Authorization": "Bearer " + TOKEN,
                                                   "Content-Type": "application/json"})
             try:
-                answer = urllib.request.urlopen(req, timeout=10)
+                answer = urllib.request.urlopen(req, timeout=15)
                 check(False, f"the daemon started a game from {bad!r}: {answer.read()!r}")
             except urllib.error.HTTPError as e:
                 reason = e.read().decode()
@@ -167,7 +167,7 @@ with tempfile.TemporaryDirectory(prefix="eboard-cli-test-") as tmp:
               f"adjourn: {r}")
         r = eboardctl("status", daemon=addr)
         check("ADJOURNED (white sealed)" in r.stdout, f"status shows the adjournment: {r.stdout}")
-        pgn = urllib.request.urlopen(f"http://{addr}/boards/A.pgn", timeout=10).read().decode()
+        pgn = urllib.request.urlopen(f"http://{addr}/boards/A.pgn", timeout=15).read().decode()
         check("[Adjourned " in pgn and "O-O" not in pgn, f"PGN while adjourned: {pgn}")
         # A restart of the daemon: the adjournment comes back from the journal.
         stop_daemon(daemon)
@@ -198,7 +198,7 @@ with tempfile.TemporaryDirectory(prefix="eboard-cli-test-") as tmp:
                                          headers={"Authorization": "Bearer " + TOKEN,
                                                   "Content-Type": "application/json"})
             try:
-                urllib.request.urlopen(req, timeout=10)
+                urllib.request.urlopen(req, timeout=15)
                 check(False, f"recover {body} was accepted")
             except urllib.error.HTTPError as e:
                 check(e.code == 400, f"recover {body}: {e.code} {e.read()!r}")

@@ -56,8 +56,8 @@ TEST(HttpClient, PostsToARealServerAndTellsWhyWhenThereIsNoAnswer) {
   req.body = "[Event \"x\"]\n\n1. e4 *\n";
   req.headers.push_back({"Authorization", "Bearer secret-token"});
   http::fetch(io, req, [&](http::ClientResponse r) { answer = std::move(r); });
-  io.restart();  // it ran out of work after the exchange before
-  while (!answer && io.run_one_for(5s)) {}
+  io.restart();                              // it ran out of work after the exchange before
+  while (!answer && io.run_one_for(15s)) {}  // ends with the answer
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 200u) << answer->error;
   EXPECT_EQ(answer->body, "{\"games\":[]}\n");
@@ -70,8 +70,8 @@ TEST(HttpClient, PostsToARealServerAndTellsWhyWhenThereIsNoAnswer) {
   server.stop();
   answer.reset();
   http::fetch(io, req, [&](http::ClientResponse r) { answer = std::move(r); });
-  io.restart();  // it ran out of work after the exchange before
-  while (!answer && io.run_one_for(5s)) {}
+  io.restart();                              // it ran out of work after the exchange before
+  while (!answer && io.run_one_for(15s)) {}  // ends with the answer
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 0u);
   EXPECT_NE(answer->error.find("cannot connect"), std::string::npos) << answer->error;
@@ -82,8 +82,8 @@ TEST(HttpClient, PostsToARealServerAndTellsWhyWhenThereIsNoAnswer) {
   req.timeout = 300ms;
   answer.reset();
   http::fetch(io, req, [&](http::ClientResponse r) { answer = std::move(r); });
-  io.restart();  // it ran out of work after the exchange before
-  while (!answer && io.run_one_for(5s)) {}
+  io.restart();                              // it ran out of work after the exchange before
+  while (!answer && io.run_one_for(15s)) {}  // ends with the answer
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 0u);
   EXPECT_NE(answer->error.find("timed out"), std::string::npos) << answer->error;
@@ -92,8 +92,8 @@ TEST(HttpClient, PostsToARealServerAndTellsWhyWhenThereIsNoAnswer) {
   req.url = "lichess.org";
   answer.reset();
   http::fetch(io, req, [&](http::ClientResponse r) { answer = std::move(r); });
-  io.restart();  // it ran out of work after the exchange before
-  while (!answer && io.run_one_for(5s)) {}
+  io.restart();                              // it ran out of work after the exchange before
+  while (!answer && io.run_one_for(15s)) {}  // ends with the answer
   ASSERT_TRUE(answer);
   EXPECT_NE(answer->error.find("not an http"), std::string::npos) << answer->error;
 }

@@ -29,6 +29,7 @@
 
 #include "../daemon_journal/manual_source.hpp"
 #include "daemon/eboardd/service.hpp"
+#include "tests/io/io_test_support.hpp"
 
 using namespace eboard;
 namespace fs = std::filesystem;
@@ -36,6 +37,8 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 using nlohmann::json;
 using namespace std::chrono_literals;
+using io::test::eventually;
+using io::test::kWait;
 
 namespace {
 
@@ -100,13 +103,16 @@ class Daemon {
       for (const auto& e : events) sources_.at(board)->feed(e);
     });
   }
-  // Waits until `board` has published what it journaled (its syncs done on the syncer threads).
+  // Waits until `board` has published what it journaled (its syncs done on the syncer threads: seconds on
+  // a disk loaded by other builds).
   void settle(const std::string& board) {
-    for (int i = 0; i < 5000; ++i) {
-      if (on_io([&] { return service_->board(board)->status()["journal"]["awaiting_sync"] == 0; })) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    ADD_FAILURE() << "board " << board << ": events still waiting for the journal after 5 s";
+    if (eventually(
+            [&] {
+              return on_io([&] { return service_->board(board)->status()["journal"]["awaiting_sync"] == 0; });
+            },
+            kWait, 1ms))
+      return;
+    ADD_FAILURE() << "board " << board << ": events still waiting for the journal after 15 s";
   }
   int plies(const std::string& board) {
     return on_io([&] { return service_->board(board)->game().ply_count(); });
@@ -134,7 +140,7 @@ class Conn {
   explicit Conn(std::uint16_t port, int rcvbuf = 0, const char* source = nullptr) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     if (rcvbuf) ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
-    timeval tv{5, 0};
+    timeval tv{15, 0};  // bounds a hang; every read here waits for an answer that comes
     ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     if (source) {
       sockaddr_in from{};
@@ -226,7 +232,7 @@ class WsClient {
   const std::string& error() const { return error_; }
   // The next message, or nullopt on a timeout or a closed connection. A read that times out stays
   // pending (cancelling would break the WebSocket stream) and the next call goes on waiting for it.
-  std::optional<std::string> read(std::chrono::milliseconds timeout = 5000ms) {
+  std::optional<std::string> read(std::chrono::milliseconds timeout = kWait) {
     if (closed_) return std::nullopt;
     if (!pending_) {
       pending_ = true;
@@ -268,6 +274,25 @@ class WsClient {
   bool closed_ = false;
   std::string error_;
 };
+
+// Counts the move messages `ws` gets (`board`'s only, when given): waits up to 15 s for `want` of them, then
+// `quiet` more to see that no more come (a starved machine can only make that part pass).
+int count_moves(WsClient& ws, int want, std::chrono::milliseconds quiet = 300ms,
+                const std::string& board = "") {
+  int moves = 0;
+  const auto deadline = std::chrono::steady_clock::now() + kWait;
+  while (!ws.closed()) {
+    const bool wanting = moves < want && std::chrono::steady_clock::now() < deadline;
+    auto m = ws.read(wanting ? 1000ms : quiet);
+    if (!m) {
+      if (wanting) continue;
+      break;
+    }
+    json j = json::parse(*m);
+    if (j["type"] == "move" && (board.empty() || j["board"] == board)) ++moves;
+  }
+  return moves;
+}
 
 // The status a WebSocket upgrade gets (`headers`: "Name: value\r\n" lines; a Host among them replaces ours).
 int upgrade_status(std::uint16_t port, const std::string& headers = "") {
@@ -424,10 +449,7 @@ TEST(Http, WebSocketSnapshotThenLiveEvents) {
   EXPECT_EQ(after, 12);
   // A second client now gets the whole game as its snapshot.
   WsClient late(d.port());
-  int moves = 0;
-  while (auto m = late.read(300ms))
-    if (json::parse(*m)["type"] == "move") ++moves;
-  EXPECT_EQ(moves, after);
+  EXPECT_EQ(count_moves(late, after), after);
 }
 
 TEST(Http, SlowWebSocketClientIsDroppedOthersKeepUp) {
@@ -436,18 +458,20 @@ TEST(Http, SlowWebSocketClientIsDroppedOthersKeepUp) {
   ASSERT_TRUE(slow.ok());
   std::atomic<long> fast_got{0};
   std::atomic<bool> stop{false};
+  std::atomic<bool> fast_gone{false};  // no more to wait for: it failed to connect or was closed
   std::thread fast([&] {
     WsClient c(d.port());
-    if (!c.ok()) return;
-    while (!stop) {
+    while (c.ok() && !stop) {
       auto m = c.read(500ms);
       if (m) ++fast_got;
-      if (c.closed()) return;
+      if (c.closed()) break;
     }
+    fast_gone = true;
   });
   // Wait for both clients to be registered.
-  for (int i = 0; i < 100 && d.on_io([&] { return d.service().http_server().websocket_clients(); }) < 2; ++i)
-    std::this_thread::sleep_for(10ms);
+  eventually([&] {
+    return fast_gone || d.on_io([&] { return d.service().http_server().websocket_clients(); }) >= 2;
+  });
   const std::string msg(1024, 'x');
   long sent = 0;
   auto dropped = [&] { return d.on_io([&] { return d.service().http_server().stats().ws_dropped_slow; }); };
@@ -456,19 +480,18 @@ TEST(Http, SlowWebSocketClientIsDroppedOthersKeepUp) {
   while (dropped() == 0 && sent < 64 * 1024) {
     d.on_io([&] { d.service().http_server().broadcast(msg); });
     ++sent;
-    for (int i = 0; i < 500 && fast_got < sent - 32; ++i) std::this_thread::sleep_for(1ms);
+    eventually([&] { return fast_got >= sent - 32 || fast_gone; }, kWait, 1ms);
   }
   EXPECT_EQ(dropped(), 1u) << "after " << sent << " KiB";
   // The fast client got everything.
-  auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (fast_got < sent && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  eventually([&] { return fast_got >= sent || fast_gone; });
   EXPECT_EQ(fast_got.load(), sent);
   stop = true;
   fast.join();
   // The fast client has hung up and the slow one was dropped: the server notices the hang-up on its
   // next read, so wait for it rather than sample once.
   auto clients = [&] { return d.on_io([&] { return d.service().http_server().websocket_clients(); }); };
-  for (int i = 0; i < 500 && clients() != 0; ++i) std::this_thread::sleep_for(10ms);
+  eventually([&] { return clients() == 0; });
   EXPECT_EQ(clients(), 0u);
 }
 
@@ -538,8 +561,7 @@ TEST(Http, HostileClientsNeverHurtTheDaemon) {
     EXPECT_EQ(get(d.port(), "/status").status, 200);
   }
   // Still serving.
-  for (int i = 0; i < 100 && d.on_io([&] { return d.service().http_server().open_connections(); }) > 0; ++i)
-    std::this_thread::sleep_for(10ms);
+  eventually([&] { return d.on_io([&] { return d.service().http_server().open_connections(); }) == 0; });
   EXPECT_EQ(get(d.port(), "/status").status, 200);
   json s = json::parse(get(d.port(), "/status").body);
   EXPECT_GE(s["http"]["bad_requests"], 3);
@@ -667,9 +689,7 @@ TEST(Http, ReloadKeepsUnchangedBoardsAndTheirClients) {
   (void)b;
   // The client connected before the reload still gets board A's live moves.
   d.feed("A", {tl.events.begin() + std::ptrdiff_t(half), tl.events.end()});
-  int moves = 0;
-  while (auto m = ws.read(500ms))
-    if (json::parse(*m)["type"] == "move") ++moves;
+  const int moves = count_moves(ws, d.plies("A") - before, 500ms);
   EXPECT_EQ(moves, d.plies("A") - before);
   EXPECT_GT(moves, 0);
   json s = json::parse(get(d.port(), "/status").body);
@@ -720,20 +740,14 @@ TEST(Http, BroadcastDelayHoldsThePublicViewsBackAndNotTheArbiters) {
       EXPECT_EQ(r.body.find("e4"), std::string::npos) << r.body;
     }
   }
-  auto moves_in_snapshot = [](WsClient& ws) {
-    int moves = 0;
-    while (auto m = ws.read(300ms))
-      if (json::parse(*m)["type"] == "move") ++moves;
-    return moves;
-  };
   WsClient arbiter(d.port(), 0, "/ws", {{"Authorization", "Bearer control-token-456"}});
-  EXPECT_EQ(moves_in_snapshot(arbiter), 12);
+  EXPECT_EQ(count_moves(arbiter, 12), 12);
   WsClient reader(d.port());
-  EXPECT_EQ(moves_in_snapshot(reader), 0);
+  EXPECT_EQ(count_moves(reader, 0), 0);
   WsClient world(pub);
   ASSERT_TRUE(world.ok()) << world.error();
-  EXPECT_EQ(moves_in_snapshot(world), 0);
-  EXPECT_EQ(moves_in_snapshot(early), 0) << "the public feed let a move out before its time";
+  EXPECT_EQ(count_moves(world, 0), 0);
+  EXPECT_EQ(count_moves(early, 0), 0) << "the public feed let a move out before its time";
   // The public listener only reads the delayed views: no control, no live status, no live wire bytes.
   EXPECT_EQ(request(pub, "POST", "/control/A/draw", token).status, 405);
   EXPECT_EQ(get(pub, "/status", token).status, 404);
@@ -800,7 +814,9 @@ TEST(HttpServer, SnapshotLargerThanTheQueueLimitIsDelivered) {
     on_io([&] {
       for (int i = 0; i < 20; ++i) server.broadcast(std::string(100, 'x'));
     });
-    while (c.read(1000ms)) {}
+    for (auto end = std::chrono::steady_clock::now() + kWait;
+         !c.closed() && std::chrono::steady_clock::now() < end;)
+      (void)c.read(1000ms);
     EXPECT_TRUE(c.closed());
   }
   on_io([&] { server.stop(); });
@@ -892,8 +908,7 @@ TEST(HttpServer, DeferredResponsesNeverHoldTheLoop) {
   for (int i = 0; i < 5; ++i)
     exports.push_back(
         std::async(std::launch::async, [&, i] { return get(ep->port(), "/slow/" + std::to_string(i)); }));
-  for (int tries = 0; started < int(o.worker_threads) && tries < 500; ++tries)
-    std::this_thread::sleep_for(10ms);
+  eventually([&] { return started >= int(o.worker_threads); });
   EXPECT_EQ(started.load(), int(o.worker_threads));  // every worker holds one; the rest wait for a worker
   for (int i = 0; i < 3; ++i) {
     Reply s = get(ep->port(), "/status");
@@ -1037,13 +1052,13 @@ TEST(HttpServer, BusyRefusalsAreLoggedAndTheSuppressedCountComesWithoutAnotherRe
   for (int i = 0; i < 6; ++i) EXPECT_EQ(upgrade_status(server.port()), 503);
   // Each refusal is either on a line of its own or counted by a window's "N more" line, which the
   // window's end writes by itself (a timer): no further request is needed to see it.
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
   std::vector<std::string> lines;
-  while (std::chrono::steady_clock::now() < deadline) {
-    lines = log.lines();
-    if (refused_lines(lines, ": 503") + suppressed_count(lines) == 6) break;
-    std::this_thread::sleep_for(20ms);
-  }
+  eventually(
+      [&] {
+        lines = log.lines();
+        return refused_lines(lines, ": 503") + suppressed_count(lines) == 6;
+      },
+      kWait, 20ms);
   std::string all;
   for (const auto& l : lines) all += l + "\n";
   EXPECT_EQ(refused_lines(lines, ": 503") + suppressed_count(lines), 6) << all;
@@ -1068,7 +1083,7 @@ std::string error_of(const Reply& r) {
 
 // WebSocket messages until one contains `needle` (or the deadline).
 bool ws_sees(WsClient& ws, const std::string& needle, std::vector<std::string>* seen = nullptr) {
-  auto deadline = std::chrono::steady_clock::now() + 5s;
+  auto deadline = std::chrono::steady_clock::now() + kWait;
   while (std::chrono::steady_clock::now() < deadline) {
     auto m = ws.read(1000ms);
     if (!m) continue;
@@ -1292,11 +1307,12 @@ TEST(HttpServer, OldestPendingConnectionsMakeRoomAndWholeRequestsAreServed) {
   o.max_pending_per_address = 3;
   RefusingServer server(o);
   auto pending = [&](const char* source) {
+    // Counted before the connect: the server may accept it before this thread looks again.
+    const auto before = server.stats().connections;
     auto c = std::make_unique<Conn>(server.port(), 0, source);
     c->send("GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\n");  // never finished
     // Accepted before the next one comes: the order of arrival is the order of age.
-    const auto before = server.stats().connections;
-    for (int i = 0; i < 200 && server.stats().connections == before; ++i) std::this_thread::sleep_for(5ms);
+    eventually([&] { return server.stats().connections != before; });
     return c;
   };
   std::vector<std::unique_ptr<Conn>> one;
@@ -1339,7 +1355,9 @@ TEST(HttpServer, ViewersAreClosedAfterTheirLifetime) {
   WsClient viewer(server.port());
   ASSERT_TRUE(viewer.ok()) << viewer.error();
   // Told "going away" (the client reconnects); bounded wait, no timing asserted.
-  for (int i = 0; i < 20 && !viewer.closed(); ++i) (void)viewer.read(500ms);
+  for (auto end = std::chrono::steady_clock::now() + kWait;
+       !viewer.closed() && std::chrono::steady_clock::now() < end;)
+    (void)viewer.read(500ms);
   EXPECT_TRUE(viewer.closed());
 }
 

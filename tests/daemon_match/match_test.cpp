@@ -113,7 +113,8 @@ class Daemon {
   // Runs the io_context until both boards have published what they journaled: a move is published (and
   // shown in the BPGN) once a syncer thread made it durable and handed it back to the loop.
   void settle() {
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    // 15 s: a syncer's fdatasync can take seconds on a disk loaded by other builds.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(15);
     while (std::chrono::steady_clock::now() < give_up) {
       bool waiting = false;
       for (const char* id : {"A", "B"})
@@ -123,7 +124,7 @@ class Daemon {
       io_.run_for(std::chrono::milliseconds(1));  // returns at once while nothing is posted yet
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    ADD_FAILURE() << "events still waiting for the journal after 5 s";
+    ADD_FAILURE() << "events still waiting for the journal after 15 s";
   }
 
  private:

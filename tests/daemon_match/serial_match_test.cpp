@@ -26,6 +26,7 @@
 #include "rules/notation.hpp"
 #include "tests/daemon_journal/manual_source.hpp"
 #include "tests/daemon_match/match_checks.hpp"
+#include "tests/io/io_test_support.hpp"
 
 using namespace eboard;
 namespace fs = std::filesystem;
@@ -105,7 +106,17 @@ TEST(SerialMatch, TwoSerialBoardsPlayABughouseOpening) {
     while (std::chrono::steady_clock::now() < deadline &&
            !(players[0]->script_done() && players[1]->script_done()))
       io.run_for(50ms);
-    io.run_for(500ms);  // the last settle
+    // The last settle: at least 500 ms, and until the daemon has read every byte the boards wrote (on a
+    // starved machine it reads them seconds after the scripts are done; 15 s at most).
+    const auto all_read = [&] {
+      const nlohmann::json st = service.status();
+      for (const auto& b : st["boards"]) {
+        const std::size_t i = b["id"] == "A" ? 0 : 1;
+        if (b["source"]["link_stats"]["bytes_in"] != players[i]->stats().board_bytes) return false;
+      }
+      return true;
+    };
+    io::test::run_for_then_until(io, 500ms, all_read);
     eboardd::MatchRuntime* m = service.match("A-B");
     ASSERT_NE(m, nullptr);
     for (int b = 0; b < 2; ++b) moves[std::size_t(b)] = test_support::move_ucis(m->match().board(b).game());
@@ -131,7 +142,7 @@ TEST(SerialMatch, TwoSerialBoardsPlayABughouseOpening) {
         rules::reserve_display(pa, pa.side_to_move() == rules::WHITE ? rules::BLACK : rules::WHITE);
     const drivers::dgt::Emulator& dgt3000 = players[0]->board_as<session::EmulatedDgt>().emulator();
     const auto shows = [&] { return dgt3000.clock_display() == shown; };
-    for (auto until = std::chrono::steady_clock::now() + 5s;
+    for (auto until = std::chrono::steady_clock::now() + 15s;
          !shows() && std::chrono::steady_clock::now() < until;)
       io.run_for(20ms);
     EXPECT_TRUE(shows()) << "the clock shows '" << dgt3000.clock_display() << "', not '" << shown << "'";

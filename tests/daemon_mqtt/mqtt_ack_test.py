@@ -88,11 +88,11 @@ def main():
             alert = open_alerts(agg, "h1:C")[0]
             code, sent = post(agg.port, "/control/h1:C/ack", {"alert": alert["number"]})
             h.check(code == 202 and sent.get("sent"), f"ack {alert['number']} through the aggregator: {code} {sent}")
-            answer = wait_until(lambda: answered(agg, sent.get("command")), 10, "the host's answer")
+            answer = wait_until(lambda: answered(agg, sent.get("command")), 15, "the host's answer")
             h.check(answer["status"] == 200, f"the host's answer to ack {alert['number']}: {answer}")
             left = 1 - step
-            wait_until(lambda: len(open_alerts(host, "C")) == left, 10, f"{left} alert(s) open on the host")
-            wait_until(lambda: len(open_alerts(agg, "h1:C")) == left, 10, f"{left} alert(s) open on the aggregator")
+            wait_until(lambda: len(open_alerts(host, "C")) == left, 15, f"{left} alert(s) open on the host")
+            wait_until(lambda: len(open_alerts(agg, "h1:C")) == left, 15, f"{left} alert(s) open on the aggregator")
             if left:
                 rest = open_alerts(agg, "h1:C")
                 h.check(rest[0]["number"] == 2, f"the alert left keeps the host's number 2: {rest}")

@@ -143,7 +143,7 @@ def main():
         # The aggregator comes up before the broker: refused, it says so and tries again until it gets in.
         agg = TlsEboardd(h, exe, "arbiter", broker.port, ca[0], pki.client(ca, "arbiter"), aggregate=True)
         agg.start()
-        refused = wait_until(lambda: agg.mqtt()["last_error"], 10, "the aggregator to report the refusal")
+        refused = wait_until(lambda: agg.mqtt()["last_error"], 15, "the aggregator to report the refusal")
         h.check("refused" in refused, f"the aggregator's mqtt.last_error before the broker: {refused!r}")
         broker.start()
         h1 = TlsEboardd(h, exe, "h1", broker.port, ca[0], pki.client(ca, "h1"), corpus=corpus)
@@ -200,12 +200,12 @@ def main():
             def told(d=d):
                 st = d.mqtt()
                 return st["last_error"] if st["last_error"] else None
-            reasons[d.name] = wait_until(told, 10, f"{d.name} to report why it cannot connect")
+            reasons[d.name] = wait_until(told, 15, f"{d.name} to report why it cannot connect")
             st = d.mqtt()
             h.check(not st["connected"] and st["connects"] == 0, f"{d.name} connected: {st}")
             h.check(re.search(expected[d.name], reasons[d.name]),
                     f"{d.name}'s mqtt.last_error {reasons[d.name]!r} does not say {expected[d.name]!r}")
-            wait_until(lambda d=d: in_broker_log[d.name] in open(broker.log, errors="replace").read(), 5,
+            wait_until(lambda d=d: in_broker_log[d.name] in open(broker.log, errors="replace").read(), 15,
                        f"the broker to log {in_broker_log[d.name]!r} for {d.name}")
         st = agg.mqtt()
         heard = set(st["hosts"]) | {r["host"] for r in st["remote_boards"]}
@@ -215,7 +215,7 @@ def main():
 
         # The control: h4 with the right CA (and the same certificate) connects.
         h4.proc.terminate()
-        h4.proc.wait(timeout=10)
+        h4.proc.wait(timeout=30)
         h4.write_config(broker.port, ca[0], h4_cert)
         h4.start()
         wait_until(lambda: agg.mqtt()["hosts"].get("h4") == "online", 15, "h4 online with the right CA")

@@ -72,7 +72,7 @@ def main():
             for e in arbiter.moves():
                 fed[e["board"]] = max(fed.get(e["board"], 0), e["ply"])
             req = urllib.request.Request(f"http://127.0.0.1:{port}/games.pgn", headers=auth)
-            with urllib.request.urlopen(req, timeout=5) as r:
+            with urllib.request.urlopen(req, timeout=15) as r:
                 live = pgn_plies(r.read().decode())
             if fed and all(live.get(b, 0) >= n for b, n in fed.items()):
                 arbiter_saw_at_once += 1
@@ -119,7 +119,7 @@ def main():
             h.check(not ws.errors, f"WebSocket errors: {ws.errors[:3]}")
             ws.close()
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=30)
         return h.exit_code()
 
 

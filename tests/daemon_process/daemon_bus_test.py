@@ -103,7 +103,13 @@ def run(h, a, pgn, expected):
     h.check(done == len(expected), f"{done} of {len(expected)} games complete and exact in time: "
             + ", ".join(f"{b} {len(games.get(b, []))}/{len(w)}" for b, w in expected.items()
                         if games.get(b) != w))
-    time.sleep(1.0)  # nothing more should come
+    # Every move on /ws (its reader may lag on a starved machine), then nothing more should come.
+    total = sum(len(w) for w in expected.values())
+    try:
+        ep.wait_until(lambda: len(ws.moves()) >= total, 15, f"{total} move events on /ws")
+    except ep.TestFailure:
+        pass  # the checks below say which
+    time.sleep(1.0)
     events = ws.snapshot()
     for bid, want in expected.items():
         moves = [e for e in events if e.get("type") == "move" and e.get("board") == bid]

@@ -73,7 +73,7 @@ def settle(h, a, d, expected, ws_events, done):
             continue
         done.add(first)
         truth = expected[first - 1:last]
-        gap = ep.wait_until(lambda: d.board_status()["control"].get("missed_gap"), 5, "/status missed_gap")
+        gap = ep.wait_until(lambda: d.board_status()["control"].get("missed_gap"), 15, "/status missed_gap")
         h.check(gap["first_ply"] == first and gap["last_ply"] == last,
                 f"/status missed_gap {gap} does not match the alert (plies {first}-{last})")
         status = eboardctl(a, d, "status")

@@ -239,9 +239,9 @@ def run_game(h, a, d, sim, expected, tmpfs):
 
     fault.free()
     t_free = time.time()
-    ep.wait_until(lambda: len(ws.moves()) > held_at, 10, "the held moves after space returned")
+    ep.wait_until(lambda: len(ws.moves()) > held_at, 15, "the held moves after space returned")
     t_first = time.time() - t_free
-    ep.wait_until(lambda: d.board_status()["journal"]["ok"] is True, 5, "/status journal.ok = true")
+    ep.wait_until(lambda: d.board_status()["journal"]["ok"] is True, 15, "/status journal.ok = true")
     print(f"space returned: the held moves came {t_first * 1000:.0f} ms later (retry backoff, at most 5 s)",
           flush=True)
     h.check(t_first < 6.0, f"the held moves came {t_first:.1f} s after space returned (bound 6 s)")
@@ -267,7 +267,7 @@ def run_game(h, a, d, sim, expected, tmpfs):
     h.check(plies == list(range(1, len(expected) + 1)), f"journal move events: {plies}")
     d.start()
     ws2 = ep.WebSocket(d.port)
-    ep.wait_until(lambda: len(ws2.moves()) >= len(expected), 10, "the restarted daemon's snapshot")
+    ep.wait_until(lambda: len(ws2.moves()) >= len(expected), 15, "the restarted daemon's snapshot")
     ep.check_ws_moves(h, ws2.moves(), expected, "/ws after the restart")
     ep.check_final_game(h, d, expected)
     ws2.close()

@@ -104,7 +104,7 @@ def run(h, a, pgn, expected):
         runs.append(nxt)
         # The snapshot: every move published before the kill must be in it (the journal survives kill -9).
         try:
-            ep.wait_until(lambda r=nxt: len(r.ws.moves()) >= published_before, 3,
+            ep.wait_until(lambda r=nxt: len(r.ws.moves()) >= published_before, 15,
                           f"restart {i + 1}: the snapshot to hold the {published_before} moves published "
                           f"before the kill")
         except ep.TestFailure as e:
@@ -127,7 +127,7 @@ def run(h, a, pgn, expected):
     ep.wait_until(sim.finished, length + 30, "the end of the sim's game")
     try:
         ep.wait_until(lambda: len(d.game()["moves"]) >= len(expected) and len(last.ws.moves()) >= len(expected),
-                      5, f"the game's {len(expected)} plies on /games.pgn and /ws after the sim's last move")
+                      15, f"the game's {len(expected)} plies on /games.pgn and /ws after the sim's last move")
     except ep.TestFailure as e:
         h.check(False, f"{e}: /games.pgn has {len(d.game()['moves'])}, /ws {len(last.ws.moves())}")
     time.sleep(0.5)  # nothing more should come: the game is over

@@ -92,7 +92,7 @@ def run(h, a, pgn):
     h.check(absent["reason"].startswith("device absent"), f"/status: why board A is offline: {absent}")
     h.check(d.board_status().get("link") == "connecting", f"/status link {d.board_status().get('link')}")
     ws = ep.WebSocket(d.port)
-    first = wait_links(ws, 1, 5, "the offline link event in the /ws snapshot")[0]
+    first = wait_links(ws, 1, 15, "the offline link event in the /ws snapshot")[0]
     check_event(h, first, "offline", "device absent", "/ws snapshot of a board absent at start")
     h.check(first["t"] == absent["since"] and first["reason"] == absent["reason"],
             f"/ws snapshot {first} tells the state of /status {absent}")
@@ -116,12 +116,12 @@ def run(h, a, pgn):
     check_event(h, gone, "offline", "device removed", "/ws at the unplug")
     check_status(h, d, gone, "board unplugged")
     ws2 = ep.WebSocket(d.port)
-    late = wait_links(ws2, 1, 5, "the link event in the snapshot of a client connecting while offline")[0]
+    late = wait_links(ws2, 1, 15, "the link event in the snapshot of a client connecting while offline")[0]
     h.check(late == gone, f"the snapshot of a client connecting while offline tells {gone}: {late}")
     returned = wait_links(ws, 4, a.reopen_gap / 1000 / a.speed + 20, "the online link event of the return")[3]
     check_event(h, returned, "online", "connected on", "/ws at the return")
     check_status(h, d, returned, "board back")
-    h.check(wait_links(ws2, 2, 5, "the return on the second client")[1] == returned,
+    h.check(wait_links(ws2, 2, 15, "the return on the second client")[1] == returned,
             f"the second client got the return {returned}: {links(ws2)}")
     ls = d.board_status()["source"]["link_stats"]
     print(f"link events: {links(ws)}; link stats {ls}", flush=True)

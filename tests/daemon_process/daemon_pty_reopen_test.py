@@ -76,7 +76,7 @@ def run(h, a, pgn, expected):
     h.check(ls["connects"] == 1 + reopens and ls["disconnects"] == reopens,
             f"/status: {ls['connects']} connects and {ls['disconnects']} disconnects for {reopens} unplugs: {ls}")
 
-    ep.wait_until(lambda: len(ws.moves()) >= len(expected), 10, f"{len(expected)} move events on /ws")
+    ep.wait_until(lambda: len(ws.moves()) >= len(expected), 15, f"{len(expected)} move events on /ws")
     time.sleep(0.5)  # nothing more should come: the game is over
     ep.check_final_game(h, d, expected)
     events = ws.snapshot()

@@ -66,7 +66,7 @@ def run(h, a, pgn, expected):
     h.check(len(seen_lengths) >= len(expected) // 2,
             f"/games.pgn did not grow move by move while the game ran: {seen_lengths}")
 
-    ep.wait_until(lambda: len(ws.moves()) >= len(expected), 10, f"{len(expected)} move events on /ws")
+    ep.wait_until(lambda: len(ws.moves()) >= len(expected), 15, f"{len(expected)} move events on /ws")
     time.sleep(0.5)  # nothing more should come: the game is over
     ep.check_final_game(h, d, expected)
     events = ws.snapshot()

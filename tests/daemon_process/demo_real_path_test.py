@@ -91,7 +91,7 @@ def run(h, d):
         return moves if all(len(moves[b]) >= first[b] for b in "AB") else None
 
     try:
-        seen = ep.wait_until(bpgn_caught_up, 5, "the BPGN to show the plies /status counted")
+        seen = ep.wait_until(bpgn_caught_up, 15, "the BPGN to show the plies /status counted")
     except ep.TestFailure:
         seen = d.bpgn_moves()
     h.check(all(len(seen[b]) >= first[b] for b in "AB"), f"the BPGN lacks moves: {first} vs {seen}")

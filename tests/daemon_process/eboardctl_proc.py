@@ -84,7 +84,7 @@ def corpus_game(path, number):
     return corpus_games(path)[number - 1]
 
 
-def http_get(port, path, timeout=5):
+def http_get(port, path, timeout=15):
     with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=timeout) as r:
         return r.status, r.read().decode()
 
@@ -245,7 +245,7 @@ class Daemon:
         """SIGTERM; returns the exit status."""
         self.proc.send_signal(signal.SIGTERM)
         try:
-            return self.proc.wait(timeout=10)
+            return self.proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             return self.proc.wait()
@@ -294,7 +294,7 @@ class WebSocket:
 
     GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
-    def __init__(self, port, path="/ws", timeout=5, headers=""):
+    def __init__(self, port, path="/ws", timeout=15, headers=""):
         """`headers`: more request header lines, each ending in CRLF (an Authorization: Bearer …, the Origin
         a browser sends)."""
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)

@@ -62,7 +62,7 @@ class Daemon(ep.Daemon):
         return sorted(os.path.join(d, f) for f in os.listdir(d)) if os.path.isdir(d) else []
 
 
-def post(port, path, timeout=5):
+def post(port, path, timeout=15):
     req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=b"{}", method="POST",
                                  headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
     try:
@@ -177,7 +177,7 @@ def kill_around_rotations(h, a, d, rng):
         t.join()
         time.sleep(0.05)
         d.start()
-        ep.wait_until(lambda: d.board_status() is not None, 10, "the board in /status")
+        ep.wait_until(lambda: d.board_status() is not None, 15, "the board in /status")
         after = check_after_restart(h, d, i, number, sensors)
         replayed.append(d.board_status()["journal"]["recovery"].get("records", 0))
         answered = result.get("r", (None,))[0]

@@ -167,7 +167,7 @@ def main():
               f"stand-in's return; {len(early)} early", flush=True)
         arbiter.close()
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=30)
         standin.stop()
         return h.exit_code()
 

@@ -35,7 +35,7 @@ def new_game(port, fen):
     req = urllib.request.Request(f"http://127.0.0.1:{port}/control/A/new-game", method="POST",
                                  data=json.dumps({"fen": fen}).encode(),
                                  headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=5) as r:
+    with urllib.request.urlopen(req, timeout=15) as r:
         return json.loads(r.read().decode())
 
 
@@ -58,7 +58,7 @@ class LiveChessClient:
     def send(self, text):
         self.ws.send_text(text)
 
-    def answer(self, request_id, timeout=5):
+    def answer(self, request_id, timeout=15):
         """The response (call or error) to request `request_id`."""
         def find():
             for m in self.messages():
@@ -125,7 +125,7 @@ def run(h, a, pgn, expected):
     c.send(lila_json(subscription))
     ack = c.answer(2)
     h.check(ack["response"] == "call", f"subscribe answer: {ack}")
-    ep.wait_until(lambda: c.feeds(), 5, "the first feed message")
+    ep.wait_until(lambda: c.feeds(), 15, "the first feed message")
     first = c.feeds()[0]
     h.check(first["id"] == 1 and first["param"]["serialnr"] == serialnr and first["param"]["san"] == [] and
             first["param"]["start"] == START_FEN and "board" in first["param"],
@@ -174,10 +174,10 @@ def run(h, a, pgn, expected):
     count = len(c.messages())
     setup["param"]["param"]["fen"] = fen_now
     c.send(lila_json(setup))
-    again = ep.wait_until(lambda: c.answers_after(count), 5, "the answer to the second setup")[0]
+    again = ep.wait_until(lambda: c.answers_after(count), 15, "the answer to the second setup")[0]
     h.check(again["response"] == "call" and again["id"] == 3, f"second setup: {again}")
     reset = ep.wait_until(lambda: [m for m in c.messages()[count:] if m.get("response") == "feed" and
-                                   m["param"]["san"] == []], 5, "the feed after the second setup")[0]
+                                   m["param"]["san"] == []], 15, "the feed after the second setup")[0]
     h.check(reset["param"]["start"] == fen_now, f"feed after setup starts from {reset['param']['start']}")
     st = d.board_status()["game"]
     h.check(st["number"] == game_before + 1 and st["ply"] == 0 and st["fen"] == fen_now,
@@ -188,19 +188,19 @@ def run(h, a, pgn, expected):
     count = len(c.messages())
     c.send('{"id":4,"call":"call","param":{"id":1,"method":"flip","param":{"flip":true}}}')
     ep.wait_until(lambda: [m for m in c.messages()[count:] if m.get("response") == "feed" and
-                           m["param"]["flipped"] is True], 5, "flipped in the feed")
+                           m["param"]["flipped"] is True], 15, "flipped in the feed")
 
     # A new game begun elsewhere (the arbiter's control) reaches the feed although no event tells it.
     count = len(c.messages())
     number = new_game(d.port, START_FEN)["game"]
     fresh = ep.wait_until(lambda: [m for m in c.messages()[count:] if m.get("response") == "feed" and
-                                   m["param"]["start"] == START_FEN], 5, "the feed after a new game by control")[0]
+                                   m["param"]["start"] == START_FEN], 15, "the feed after a new game by control")[0]
     h.check(fresh["param"]["san"] == [] and fresh["param"].get("board") == START_FEN.split(" ")[0],
             f"the feed after a new game by control: {fresh}")
     # The page attaching a lichess game from there: the board is at its start already, no new game for it.
     count = len(c.messages())
     c.send(lila_json({"id": 3, "call": "call", "param": {"id": 1, "method": "setup", "param": {"fen": START_FEN}}}))
-    again = ep.wait_until(lambda: c.answers_after(count), 5, "the answer to the setup at the start")[0]
+    again = ep.wait_until(lambda: c.answers_after(count), 15, "the answer to the setup at the start")[0]
     h.check(again["response"] == "call", f"setup at the start: {again}")  # answered after it was done
     h.check(d.board_status()["game"]["number"] == number, f"a setup at the start of a game began another: "
                                                           f"{d.board_status()['game']['number']} after {number}")
@@ -214,7 +214,7 @@ def run(h, a, pgn, expected):
     for text, rid in bad:
         count = len(c.messages())
         c.send(text)
-        got = ep.wait_until(lambda: c.answers_after(count), 5, f"an answer to {text}")[0]
+        got = ep.wait_until(lambda: c.answers_after(count), 15, f"an answer to {text}")[0]
         h.check(got["response"] == "error" and got.get("id") == rid and got["param"].get("message"),
                 f"{text} was answered {got}")
     c.send('{"id":10,"call":"eboards"}')
@@ -232,7 +232,7 @@ def compare_with_status(h, d, p, board, n, newest):
     """The feed's view after move n against /status. True when /status was still at move n (compared), False
     when the game had gone on (only the san prefix was checkable)."""
     st = ep.wait_until(lambda: (lambda s: s if s["game"]["published_ply"] >= n else None)(d.board_status()),
-                       5, f"/status at ply {n}")
+                       15, f"/status at ply {n}")
     g = st["game"]
     if g["ply"] != n or g["published_ply"] != n:
         h.check(not newest or g["ply"] > n, f"/status at ply {g['ply']} while the feed's newest is {n}")

@@ -90,7 +90,7 @@ def run(h, a, pgn, games):
                 f"board {b}: /games.pgn has {len(seen.get(b, []))} of {len(expected[b])} plies: {seen.get(b)}")
 
     total = sum(len(expected[b]) for b in ids)
-    ep.wait_until(lambda: len(ws.moves()) >= total, 10, f"{total} move events on /ws")
+    ep.wait_until(lambda: len(ws.moves()) >= total, 15, f"{total} move events on /ws")
     time.sleep(0.5)
     events = ws.snapshot()
     for b in ids:

@@ -69,7 +69,7 @@ def post(port, path, body):
     req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(), method="POST",
                                  headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
     try:
-        with urllib.request.urlopen(req, timeout=5) as r:
+        with urllib.request.urlopen(req, timeout=15) as r:
             return r.status, json.loads(r.read().decode())
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read().decode() or "{}")
@@ -116,11 +116,11 @@ class Broker:
                 return True
             except OSError:
                 return False
-        wait_until(accepting, 10, "mosquitto to listen")
+        wait_until(accepting, 15, "mosquitto to listen")
 
     def stop(self):
         self.proc.send_signal(signal.SIGTERM)  # saves its database (queued messages, sessions)
-        self.proc.wait(timeout=10)
+        self.proc.wait(timeout=30)
 
 
 class CuttableLink:
@@ -149,7 +149,7 @@ class CuttableLink:
                 client.close()
                 continue
             try:
-                upstream = socket.create_connection(("127.0.0.1", self.broker_port), timeout=2)
+                upstream = socket.create_connection(("127.0.0.1", self.broker_port), timeout=15)
             except OSError:
                 client.close()
                 continue
@@ -554,16 +554,16 @@ def main():
                 if c["id"] == cid and c["answer"]:
                     return c["answer"]
             return None
-        answer = wait_until(lambda: answered(agg, sent.get("command")), 10, "the host's answer")
+        answer = wait_until(lambda: answered(agg, sent.get("command")), 15, "the host's answer")
         h.check(answer["status"] == 200 and answer["body"]["tags"].get("Annotator") == "arbiter",
                 f"answer: {answer}")
-        wait_until(lambda: '[Annotator "arbiter"]' in http_get(agg.port, "/boards/h1:A.pgn")[1], 10,
+        wait_until(lambda: '[Annotator "arbiter"]' in http_get(agg.port, "/boards/h1:A.pgn")[1], 15,
                    "the tag in the aggregator's PGN (the host's retained state)")
-        wait_until(lambda: "h1:A" in {r["id"] for r in intruder.status()["mqtt"]["remote_boards"]}, 10,
+        wait_until(lambda: "h1:A" in {r["id"] for r in intruder.status()["mqtt"]["remote_boards"]}, 15,
                    "the intruder to see h1:A")
         code, sent = post(intruder.port, "/control/h1:A/tags", {"Annotator": "intruder"})
         h.check(code == 202, f"the intruder's command: {code} {sent}")
-        answer = wait_until(lambda: answered(intruder, sent.get("command")), 10, "the host's refusal")
+        answer = wait_until(lambda: answered(intruder, sent.get("command")), 15, "the host's refusal")
         h.check(answer["status"] == 403 and "trusted" in json.dumps(answer["body"]), f"refusal: {answer}")
         h.check('[Annotator "arbiter"]' in http_get(hosts["h1"].port, "/boards/A.pgn")[1],
                 "the refused command changed the host's tags")

@@ -51,7 +51,7 @@ def request(port, method, path, body=None, token=TOKEN):
     if token:
         req.add_header("Authorization", "Bearer " + token)
     try:
-        with urllib.request.urlopen(req, timeout=10) as r:
+        with urllib.request.urlopen(req, timeout=15) as r:
             return r.status, r.read().decode()
     except urllib.error.HTTPError as e:
         return e.code, e.read().decode()
@@ -268,7 +268,7 @@ def twenty_boards(h, exe, ctl):
     code, body = request(d.port, "POST", "/control/1/new-game", {})
     h.check(code == 200, f"new-game: {code} {body}")
     # The new game shows once it has a move: an empty game after a finished one is the board set up again.
-    ep.wait_until(lambda: [t.get("Result") for t in games() if t["Board"] == "1"] == ["1-0"], 10,
+    ep.wait_until(lambda: [t.get("Result") for t in games() if t["Board"] == "1"] == ["1-0"], 15,
                   "board 1's resigned game in /games.pgn after the new game began")
     h.check(len(games()) == 20, f"/games.pgn: {len(games())} games")
     b1 = json.loads(d.get("/boards/1.pgn")[1] and json.dumps(tags_of(d.get("/boards/1.pgn")[1])))[0]

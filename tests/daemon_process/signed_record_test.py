@@ -71,10 +71,10 @@ def run(h, a, pgn, expected):
     ep.wait_until(lambda: d.board_status()["game"]["result"] != "*", length / a.speed + 40,
                   "the game's result on /status")
     games = os.path.join(d.state, "games")
-    ep.wait_until(lambda: glob.glob(os.path.join(games, "*.pgn.sig")), 10, "a signature file in state_dir/games")
+    ep.wait_until(lambda: glob.glob(os.path.join(games, "*.pgn.sig")), 15, "a signature file in state_dir/games")
     sig = glob.glob(os.path.join(games, "*.pgn.sig"))[0]
     archive = sig[:-len(".sig")]
-    ep.wait_until(lambda: "1-0" in open(archive).read(), 10, "the archive with its result")
+    ep.wait_until(lambda: "1-0" in open(archive).read(), 15, "the archive with its result")
     h.check(ep.parse_pgn(open(archive).read())[0]["moves"] == expected, "the archive is not the corpus game")
 
     rc, out = verify(h, a.eboardctl, archive, "--key-file", pub)
@@ -139,12 +139,12 @@ def run(h, a, pgn, expected):
     garbled = good.replace(b"ed25519-secret:", b"ed25519-secret:0")
     open(secret, "wb").write(garbled)
     try:
-        d.start(timeout=5)
+        d.start(timeout=15)
         h.check(False, "eboardd started with a garbled signing key")
         d.stop()
     except ep.TestFailure:
         pass
-    h.check(d.proc.wait(timeout=10) != 0, "eboardd exited 0 with a garbled signing key")
+    h.check(d.proc.wait(timeout=30) != 0, "eboardd exited 0 with a garbled signing key")
     h.check("signing key" in d.log_text() and "never replaces" in d.log_text(),
             "the log does not say what is wrong with the key")
     h.check(open(secret, "rb").read() == garbled, "the garbled key file was changed")
@@ -166,7 +166,7 @@ def run(h, a, pgn, expected):
     answer = subprocess.run([a.eboardctl, "new-game", "A", "--daemon", f"127.0.0.1:{d.port}", "--token", token],
                             capture_output=True, text=True)
     h.check(answer.returncode == 0, f"eboardctl new-game: exit {answer.returncode}: {answer.stderr}")
-    kept = ep.wait_until(lambda: glob.glob(os.path.join(d.state, "journal", "A", "*.journal")), 10,
+    kept = ep.wait_until(lambda: glob.glob(os.path.join(d.state, "journal", "A", "*.journal")), 15,
                          "the finished game's journal kept under journal/A/")
     h.check(d.stop() == 0, "SIGTERM after the new game")
     rc, out = verify(h, a.eboardctl, archive, "--key-file", pub)

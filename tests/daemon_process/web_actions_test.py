@@ -94,15 +94,15 @@ def sign_in(cdp, tok):
 
 def answer(h, cdp, what, before=""):
     return wait_js(h, cdp, f"(() => {{ const t = document.getElementById('answer-text').textContent;"
-                           f" return t && t !== {json.dumps(before)} ? t : null; }})()", 10, what)
+                           f" return t && t !== {json.dumps(before)} ? t : null; }})()", 15, what)
 
 
 def checks(h, cdp, d, eboardctl, pgn, expected, shots):
     cdp.call("Page.enable")
     cdp.call("Runtime.enable")
     cdp.call("Page.navigate", url=f"http://127.0.0.1:{d.port}/#board/A")
-    wait_js(h, cdp, "document.readyState === 'complete' && !!document.getElementById('notice')", 10, "page load")
-    wait_js(h, cdp, "document.getElementById('notice').textContent.includes('needs a token')", 10,
+    wait_js(h, cdp, "document.readyState === 'complete' && !!document.getElementById('notice')", 15, "page load")
+    wait_js(h, cdp, "document.getElementById('notice').textContent.includes('needs a token')", 15,
             "the page saying reading needs a token")
     # Signed out: an action sent anyway is refused, and the page shows the refusal.
     cdp.js("act('A', 'draw', {})")
@@ -113,7 +113,7 @@ def checks(h, cdp, d, eboardctl, pgn, expected, shots):
     wait_js(h, cdp, "document.getElementById('live').dataset.live === 'true'", 15, "live with the read token")
     h.check(cdp.js("page.right") == "read", f"the read token's right: {cdp.js('page.right')}")
     disabled = wait_js(h, cdp, """(() => { const b = [...document.querySelectorAll('#board-view .actions button')];
-        return b.length ? b.every(x => x.disabled) : null; })()""", 10, "board A's action buttons")
+        return b.length ? b.every(x => x.disabled) : null; })()""", 15, "board A's action buttons")
     h.check(disabled is True, "the actions are disabled with the read token")
     cdp.js("act('A', 'draw', {})")
     text = answer(h, cdp, "the answer to an action with the read token", text)
@@ -122,14 +122,14 @@ def checks(h, cdp, d, eboardctl, pgn, expected, shots):
 
     # The control token; the page follows the game. Then eboardd is killed and kept down for three plies.
     cdp.js("document.getElementById('signout').click()")
-    wait_js(h, cdp, "!document.getElementById('signin').hidden", 5, "the token field back")
+    wait_js(h, cdp, "!document.getElementById('signin').hidden", 15, "the token field back")
     sign_in(cdp, TOKEN)
     wait_js(h, cdp, "document.getElementById('live').dataset.live === 'true' && page.right === 'control'", 15,
             "live with the control token")
     ep.wait_until(lambda: board_status(d.port)["game"]["ply"] >= KILL_AT_PLY, 120, f"the game at ply {KILL_AT_PLY}")
     beeps = cdp.js("page.beeps || 0")
     d.kill9()
-    wait_js(h, cdp, "document.getElementById('live').dataset.live === 'false'", 10, "not live, eboardd down")
+    wait_js(h, cdp, "document.getElementById('live').dataset.live === 'false'", 15, "not live, eboardd down")
     time.sleep(DOWN_S / SPEED)
     d.start()
     wait_js(h, cdp, "document.getElementById('live').dataset.live === 'true'", 20, "live again after the restart")
@@ -137,12 +137,12 @@ def checks(h, cdp, d, eboardctl, pgn, expected, shots):
     sans = [[ep.strip_san(m) for m in c["san"]] for c in gap["candidates"]]
     truth = expected[gap["first_ply"] - 1:gap["last_ply"]]
     wait_js(h, cdp, f"document.querySelectorAll('#board-view .missed-gap li[data-candidate]').length === "
-            f"{min(12, len(sans))}", 10, "the page listing the gap's candidates (12 at most)")
+            f"{min(12, len(sans))}", 15, "the page listing the gap's candidates (12 at most)")
     shown = cdp.js("[...document.querySelectorAll('#board-view .missed-gap li[data-candidate]')]"
                    ".map(li => li.textContent)")
     h.check(all(" ".join(c["san"]) in t for c, t in zip(gap["candidates"], shown)),
             f"the candidates shown {shown} are /status's {[c['san'] for c in gap['candidates']]}")
-    wait_js(h, cdp, "document.title.startsWith('(')", 10, "the title counting the moves-missed alert")
+    wait_js(h, cdp, "document.title.startsWith('(')", 15, "the title counting the moves-missed alert")
     h.check(cdp.js("page.beeps || 0") > beeps, "the new alert sounded (the page's tone counter)")
     path = os.path.join(shots, "board-gap.png")
     cdp.screenshot(path)
@@ -157,11 +157,11 @@ def checks(h, cdp, d, eboardctl, pgn, expected, shots):
                ".click()")
         text = answer(h, cdp, "the answer to recover", before)
         h.check("/control/A/recover" in text and "\u2192 200" in text, f"recover through the page: {text!r}")
-        ep.wait_until(lambda: board_status(d.port)["control"].get("missed_gap") is None, 10, "the gap settled")
+        ep.wait_until(lambda: board_status(d.port)["control"].get("missed_gap") is None, 15, "the gap settled")
         plies = list(range(gap["first_ply"], gap["last_ply"] + 1))
         wait_js(h, cdp, "(() => " + " && ".join(
             f"!!document.querySelector('#board-view td.move.recovered[data-ply=\"{p}\"]')" for p in plies) + ")()",
-            10, f"plies {plies} marked recovered in the move list")
+            15, f"plies {plies} marked recovered in the move list")
     else:
         # None is what was played (the gap is longer than the candidates the daemon lists): the arbiter
         # types the moves; and if the daemon refuses them, follows the game from the position on the board.
@@ -173,7 +173,7 @@ def checks(h, cdp, d, eboardctl, pgn, expected, shots):
         h.check("/control/A/recover" in text and ("\u2192 200" in text or "\u2192 409" in text),
                 f"recover with the moves typed, through the page: {text!r}")
         if "\u2192 200" in text:
-            ep.wait_until(lambda: board_status(d.port)["control"].get("missed_gap") is None, 10, "the gap settled")
+            ep.wait_until(lambda: board_status(d.port)["control"].get("missed_gap") is None, 15, "the gap settled")
         elif "no gap is waiting" in text:
             # The game went on and explained the gap before the arbiter did: nothing left to adopt.
             print("the gap settled by the daemon itself before the page acted:", text.split("\n", 1)[-1][:200])
@@ -181,17 +181,17 @@ def checks(h, cdp, d, eboardctl, pgn, expected, shots):
         else:
             print("the typed moves refused (the game went on meanwhile):", text.split("\n", 1)[-1][:200])
             adopt_js = "document.querySelector('#board-view .missed-gap button.adopt:not([disabled])')"
-            wait_js(h, cdp, f"!!{adopt_js} || !page.statusById.get('A').control.missed_gap", 10, "the Adopt button")
+            wait_js(h, cdp, f"!!{adopt_js} || !page.statusById.get('A').control.missed_gap", 15, "the Adopt button")
             if cdp.js(f"!!{adopt_js}"):
                 cdp.js(f"{adopt_js}.click()")
                 text = answer(h, cdp, "the answer to adopt", text)
                 h.check("/control/A/adopt" in text and ("\u2192 200" in text or "no gap is waiting" in text),
                         f"adopt through the page: {text!r}")
-                ep.wait_until(lambda: board_status(d.port)["control"].get("missed_gap") is None, 10, "the gap settled")
+                ep.wait_until(lambda: board_status(d.port)["control"].get("missed_gap") is None, 15, "the gap settled")
                 if "\u2192 200" in text:
-                    wait_js(h, cdp, "!!document.querySelector('#board-view li[data-code=\"position-adopted\"]')", 10,
+                    wait_js(h, cdp, "!!document.querySelector('#board-view li[data-code=\"position-adopted\"]')", 15,
                             "the position-adopted alert in the board view")
-    wait_js(h, cdp, "!document.querySelector('#board-view .missed-gap')", 10, "the gap gone from the page")
+    wait_js(h, cdp, "!document.querySelector('#board-view .missed-gap')", 15, "the gap gone from the page")
 
     # Adjourned by the player on move, the sealed move typed blind; then resumed.
     side = "white" if board_status(d.port)["game"]["fen"].split(" ")[1] == "w" else "black"
@@ -204,12 +204,12 @@ def checks(h, cdp, d, eboardctl, pgn, expected, shots):
             f"adjourn through the page: {text!r}")
     if "\u2192 200" in text:
         h.check('"a4"' not in text.split("\n", 1)[1], f"the sealed move is not in the answer: {text!r}")
-        wait_js(h, cdp, "!!document.querySelector('#board-view .adjourned')", 10, "the page showing the adjournment")
+        wait_js(h, cdp, "!!document.querySelector('#board-view .adjourned')", 15, "the page showing the adjournment")
         h.check(board_status(d.port)["control"].get("adjourned") is not None, "/status: adjourned")
         cdp.js("document.querySelector('#board-view .adjourned button.resume').click()")
         text = answer(h, cdp, "the answer to resume", text)
         h.check("/control/A/resume" in text and "\u2192 200" in text, f"resume through the page: {text!r}")
-        ep.wait_until(lambda: board_status(d.port)["control"].get("adjourned") is None, 10, "resumed in /status")
+        ep.wait_until(lambda: board_status(d.port)["control"].get("adjourned") is None, 15, "resumed in /status")
     else:
         print("adjourn refused (the player on move changed meanwhile):", text)
 
@@ -238,13 +238,13 @@ def checks(h, cdp, d, eboardctl, pgn, expected, shots):
     text = answer(h, cdp, "the answer to POST /boards", before)
     h.check("POST /boards" in text and "\u2192 201" in text, f"the board added through the panel: {text!r}")
     wait_js(h, cdp, "!!document.querySelector('#hall .card[data-board=\"Z\"]') && "
-            "!!document.querySelector('#ports-list li[data-board=\"Z\"]')", 10, "board Z in the hall and the panel")
+            "!!document.querySelector('#ports-list li[data-board=\"Z\"]')", 15, "board Z in the hall and the panel")
     path = os.path.join(shots, "hall-panel.png")
     cdp.screenshot(path)
     print("screenshot:", path)
     # On board Z: players and tags, then a new game set up from a FEN.
     cdp.js("location.hash = '#board/Z'")
-    wait_js(h, cdp, "!!document.querySelector('#board-view button.set-tags:not([disabled])')", 10, "board Z's view")
+    wait_js(h, cdp, "!!document.querySelector('#board-view button.set-tags:not([disabled])')", 15, "board Z's view")
     cdp.js("""(() => { const f = document.querySelector('#board-view button.set-tags').form;
         f.querySelector('.tag-white').value = 'Alice'; f.querySelector('.tag-black').value = 'Bob';
         f.querySelector('.tag-round').value = '3'; f.requestSubmit(); })()""")
@@ -253,7 +253,7 @@ def checks(h, cdp, d, eboardctl, pgn, expected, shots):
     tags = board_status(d.port, "Z")["game"]["tags"]
     h.check(tags.get("White") == "Alice" and tags.get("Black") == "Bob" and tags.get("Round") == "3",
             f"/status tags after the page's form: {tags}")
-    wait_js(h, cdp, "document.querySelector('#board-view .large .player').textContent.includes('Bob')", 10,
+    wait_js(h, cdp, "document.querySelector('#board-view .large .player').textContent.includes('Bob')", 15,
             "the players' names in the board view")
     # The pieces as they stand on board Z (the initial position), Black to move: what an arbiter types after
     # setting a position up. (A FEN the wood does not show would be overtaken at once by the board's dump:
@@ -268,14 +268,14 @@ def checks(h, cdp, d, eboardctl, pgn, expected, shots):
     h.check(z["fen"] == fen or z["tags"].get("FEN") == fen, f"/status: board Z's game from {fen}: {z}")
     wait_js(h, cdp, "document.querySelector('#board-view .large').dataset.fen"
             f".startsWith({json.dumps(fen.split()[0])})",
-            10, "the page drawing the position set up")
+            15, "the page drawing the position set up")
     cdp.js("location.hash = ''")
-    wait_js(h, cdp, "!!document.querySelector('#ports-list li[data-board=\"Z\"] button.remove-board')", 10,
+    wait_js(h, cdp, "!!document.querySelector('#ports-list li[data-board=\"Z\"] button.remove-board')", 15,
             "the panel back")
     cdp.js("document.querySelector('#ports-list li[data-board=\"Z\"] button.remove-board').click()")
     text = answer(h, cdp, "the answer to DELETE /boards/Z", text)
     h.check("DELETE /boards/Z" in text and "\u2192 200" in text, f"the board removed through the panel: {text!r}")
-    wait_js(h, cdp, "!document.querySelector('#hall .card[data-board=\"Z\"]')", 10, "board Z gone from the hall")
+    wait_js(h, cdp, "!document.querySelector('#hall .card[data-board=\"Z\"]')", 15, "board Z gone from the hall")
     h.check(board_status(d.port, "Z") is None, "board Z gone from /status")
 
 

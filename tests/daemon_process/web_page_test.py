@@ -165,14 +165,14 @@ def start_chromium(h, exe):
     port = int(open(port_file).read().split("\n")[0])
 
     def page_target():
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
         conn.request("GET", "/json/list")
         targets = json.loads(conn.getresponse().read())
         pages = [t for t in targets if t.get("type") == "page"]
         return pages[0]["webSocketDebuggerUrl"] if pages else None
 
     url = None
-    deadline = time.time() + 10
+    deadline = time.time() + 15  # ends with the page target
     while not url and time.time() < deadline:
         url = page_target()
         time.sleep(0.1)
@@ -362,17 +362,17 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
     cdp.call("Page.enable")
     cdp.call("Runtime.enable")  # the page's uncaught exceptions arrive as events
     cdp.call("Page.navigate", url=f"http://127.0.0.1:{port}/")
-    wait_js(h, cdp, "document.readyState === 'complete' && !!document.getElementById('live')", 10, "page load")
-    wait_js(h, cdp, "document.getElementById('notice').textContent.includes('needs a token')", 10,
+    wait_js(h, cdp, "document.readyState === 'complete' && !!document.getElementById('live')", 15, "page load")
+    wait_js(h, cdp, "document.getElementById('notice').textContent.includes('needs a token')", 15,
             "the page saying reading needs a token")
     h.check(cdp.js("document.getElementById('live').dataset.live") == "false", "not live without the token")
     # A wrong token first: the page says so, stays not live, and signing out lets one type it again.
     cdp.js("""(() => { document.getElementById('token').value = 'not-the-token-1';
               document.getElementById('signin').requestSubmit(); })()""")
-    wait_js(h, cdp, "document.getElementById('right').textContent === 'Token refused'", 10, "the token refused")
+    wait_js(h, cdp, "document.getElementById('right').textContent === 'Token refused'", 15, "the token refused")
     h.check(cdp.js("document.getElementById('live').dataset.live") == "false", "not live with a wrong token")
     cdp.js("document.getElementById('signout').click()")
-    wait_js(h, cdp, "!document.getElementById('signin').hidden", 5, "the token field back")
+    wait_js(h, cdp, "!document.getElementById('signin').hidden", 15, "the token field back")
     cdp.js(f"""(() => {{ document.getElementById('token').value = {json.dumps(TOKEN)};
               document.getElementById('signin').requestSubmit(); }})()""")
     wait_js(h, cdp, "document.getElementById('live').dataset.live === 'true'", 15, "live after signing in")
@@ -394,8 +394,13 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
     clocks_js = """(() => [...document.querySelectorAll('#hall .card')]
         .map(c => [c.dataset.board, c.querySelector('.clock.running')?.textContent ?? null]))()"""
     first = dict(cdp.js(clocks_js))
+    # At least 1.3 s, then until the text changed (a starved browser's timer fires late; 15 s at most).
     time.sleep(1.3)
     second = dict(cdp.js(clocks_js))
+    deadline = time.time() + 15
+    while first.get("C") is not None and second.get("C") == first["C"] and time.time() < deadline:
+        time.sleep(0.1)
+        second = dict(cdp.js(clocks_js))
     h.check(first.get("C") is not None and second.get("C") is not None and first["C"] != second["C"],
             f"board C's running clock ticks in the page: {first.get('C')} then {second.get('C')}")
     title = cdp.js("document.title")
@@ -410,14 +415,14 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
     h.check(cdp.js("document.activeElement.dataset.board") == "C", "Tab reaches board C's card")
     cdp.call("Input.dispatchKeyEvent", type="rawKeyDown", key="Enter", code="Enter", windowsVirtualKeyCode=13)
     cdp.call("Input.dispatchKeyEvent", type="keyUp", key="Enter", code="Enter", windowsVirtualKeyCode=13)
-    wait_js(h, cdp, "location.hash === '#board/C'", 5, "Enter opening board C")
+    wait_js(h, cdp, "location.hash === '#board/C'", 15, "Enter opening board C")
     cdp.js("location.hash = ''")
     # The filter keeps the matching board only.
     cdp.js("(() => { const f = document.getElementById('filter'); f.value = 'C';"
            " f.dispatchEvent(new Event('input')); })()")
     shown = wait_js(h, cdp, """(() => { const s = [...document.querySelectorAll('#hall .card')]
         .filter(c => !c.closest('[hidden]')).map(c => c.dataset.board);
-        return s.length === 1 ? s : null; })()""", 5, "the filter keeping one board")
+        return s.length === 1 ? s : null; })()""", 15, "the filter keeping one board")
     h.check(shown == ["C"], f"filter 'C' shows board C only: {shown}")
     cdp.js("(() => { const f = document.getElementById('filter'); f.value = '';"
            " f.dispatchEvent(new Event('input')); })()")
@@ -430,7 +435,7 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
     # The match view: both boards large with the four reserves /status gives (read between two /status
     # calls: a capture in between is no failure).
     cdp.js("location.hash = '#match/A-B'")
-    wait_js(h, cdp, "document.querySelectorAll('#match-view .card .reserve:not([hidden])').length === 4", 10,
+    wait_js(h, cdp, "document.querySelectorAll('#match-view .card .reserve:not([hidden])').length === 4", 15,
             "the match view's four reserves")
     reserves_js = """(() => Object.fromEntries([...document.querySelectorAll('#match-view .card')].map(c =>
         [c.dataset.board, Object.fromEntries([...c.querySelectorAll('.player')].map((p, i) =>
@@ -460,7 +465,7 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
 
     # Board A's view: the move list with clocks.
     cdp.js("location.hash = '#board/A'")
-    wait_js(h, cdp, "document.querySelectorAll('#board-view table.moves td.move').length >= 2", 10,
+    wait_js(h, cdp, "document.querySelectorAll('#board-view table.moves td.move').length >= 2", 15,
             "board A's move list")
     clk = cdp.js("document.querySelector('#board-view td.move .clk').textContent")
     h.check(cdp.js("getComputedStyle(document.getElementById('hall')).display === 'none'"),
@@ -476,25 +481,25 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
             "board A drawn White at the bottom (not rotated)")
     cdp.js("document.querySelector('#board-view button.flip').click()")
     wait_js(h, cdp, "document.querySelector('#board-view .large').dataset.flipped === 'true' && "
-            "document.querySelector('#board-view .large > .player').dataset.side === 'white'", 5,
+            "document.querySelector('#board-view .large > .player').dataset.side === 'white'", 15,
             "Flip turning board A round (White at the top)")
     cdp.js("document.querySelector('#board-view button.flip').click()")
 
     # Board C's view: the alert with its code, acknowledged through the page.
     cdp.js("location.hash = '#board/C'")
     wait_js(h, cdp, "!!document.querySelector('#board-view li[data-code=\"clock-without-move\"] button.ack')",
-            10, "board C's alert with its Acknowledge button")
+            15, "board C's alert with its Acknowledge button")
     detail = cdp.js("document.querySelector('#board-view li[data-code=\"clock-without-move\"]').textContent")
     h.check("7.5.3" in detail, f"the alert's detail is shown: {detail!r}")
     path = os.path.join(shots, "board-C-alert.png")
     cdp.screenshot(path)
     print("screenshot:", path)
     cdp.js("document.querySelector('#board-view li[data-code=\"clock-without-move\"] button.ack').click()")
-    ep.wait_until(lambda: not open_alert_c(), 10, "the alert acknowledged in /status")
-    answer = wait_js(h, cdp, "document.getElementById('answer-text').textContent", 5, "the daemon's answer")
+    ep.wait_until(lambda: not open_alert_c(), 15, "the alert acknowledged in /status")
+    answer = wait_js(h, cdp, "document.getElementById('answer-text').textContent", 15, "the daemon's answer")
     h.check("/control/C/ack" in answer and "200" in answer, f"the daemon's answer shown: {answer!r}")
     wait_js(h, cdp, "document.querySelector('#board-view li[data-code=\"clock-without-move\"]')"
-            ".classList.contains('acknowledged') && !document.title.startsWith('(')", 10,
+            ".classList.contains('acknowledged') && !document.title.startsWith('(')", 15,
             "the alert shown acknowledged, the title counting none")
     # How the move list marks an illegal move that stood, a recovered move and a provisional one: events of
     # those shapes (§3; the daemon's own are checked by the gap and illegal-move tests) given to the page's
@@ -510,18 +515,18 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
       const rec = document.querySelector('#board-view td.move.recovered[data-ply="3"] .mark.recovered');
       const pro = document.querySelector('#board-view .provisional[data-provisional="b8c6"]');
       const moves = document.querySelector('#board-view table.moves');
-      return ill && rec && pro && !moves.contains(pro) ? pro.textContent : null; })()""", 5,
+      return ill && rec && pro && !moves.contains(pro) ? pro.textContent : null; })()""", 15,
                    "the illegal and recovered marks and the provisional move apart")
     h.check("Nc6" in marks, f"the provisional move is named: {marks!r}")
     cdp.js("location.hash = ''")
     wait_js(h, cdp, "!document.querySelector('#hall .card[data-board=\"C\"]').classList.contains('has-alert')",
-            5, "board C no longer highlighted")
+            15, "board C no longer highlighted")
 
     # The daemon stops: not live. It starts again on the same port: live again, positions right.
     daemon.send_signal(signal.SIGTERM)
     daemon.wait(timeout=15)
     wait_js(h, cdp, "document.getElementById('live').dataset.live === 'false' && "
-            "document.body.classList.contains('stale')", 10, "the page going not live")
+            "document.body.classList.contains('stale')", 15, "the page going not live")
     h.check("[not live]" in cdp.js("document.title"), "the title says not live")
     frozen = cdp.js(clocks_js)
     time.sleep(1.2)
@@ -539,13 +544,13 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
             "board C, added at run time, is gone after the restart")
     # Signed out: still live (reading is open now), the token gone from the tab, the actions disabled.
     cdp.js("document.getElementById('signout').click()")
-    wait_js(h, cdp, "!sessionStorage.getItem('eboardd.token') && !document.getElementById('signin').hidden", 5,
+    wait_js(h, cdp, "!sessionStorage.getItem('eboardd.token') && !document.getElementById('signin').hidden", 15,
             "signed out")
-    wait_js(h, cdp, "document.getElementById('live').dataset.live === 'true'", 10, "live signed out")
+    wait_js(h, cdp, "document.getElementById('live').dataset.live === 'true'", 15, "live signed out")
     check_hall(h, cdp, port, ["A", "B"])
     cdp.js("location.hash = '#board/A'")
     disabled = wait_js(h, cdp, """(() => { const b = [...document.querySelectorAll('#board-view .actions button')];
-        return b.length ? b.every(x => x.disabled) : null; })()""", 5, "board A's actions")
+        return b.length ? b.every(x => x.disabled) : null; })()""", 15, "board A's actions")
     h.check(disabled is True, "the actions are disabled signed out")
     daemon.send_signal(signal.SIGTERM)
     daemon.wait(timeout=15)

@@ -47,6 +47,28 @@ inline void run_for(boost::asio::io_context& io, std::chrono::milliseconds d) {
   }
 }
 
+// Runs `io` for at least `d` (the pause a test wants between two things it writes), then on until `done()`
+// holds (what should have happened in that pause) or `timeout` passes; returns done(). On a starved machine
+// the pause can go by before the loop ran at all: this waits for what it was for instead of assuming it.
+template <typename Pred>
+bool run_for_then_until(boost::asio::io_context& io, std::chrono::milliseconds d, Pred done,
+                        std::chrono::milliseconds timeout = kWait) {
+  run_for(io, d);
+  return run_until(io, done, timeout);
+}
+
+// For work on other threads: polls `done()` every few ms until it holds or `timeout` passes; returns done().
+// Ends as soon as it holds, so a fast machine waits no longer than it must.
+template <typename Pred>
+bool eventually(Pred done, std::chrono::milliseconds timeout = kWait, std::chrono::milliseconds poll = 5ms) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return done();
+    std::this_thread::sleep_for(poll);
+  }
+  return true;
+}
+
 inline std::vector<std::uint8_t> random_bytes(std::size_t n, std::uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> byte(0, 255);

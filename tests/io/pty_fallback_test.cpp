@@ -149,7 +149,9 @@ TEST(PtyFallback, BytesFlowBothWaysAndTheFdIsClosedOnce) {
   ASSERT_EQ(::write(pty.master, down.data(), down.size()), static_cast<ssize_t>(down.size()));
   std::vector<std::uint8_t> got(32);
   ssize_t n = -1;
-  for (int i = 0; i < 200 && n <= 0; ++i) {
+  // Until the bytes are there (15 s at most: a starved machine's pty is slow to pass them on).
+  for (auto end = std::chrono::steady_clock::now() + test::kWait;
+       n <= 0 && std::chrono::steady_clock::now() < end;) {
     n = ::read(port->native_handle(), got.data(), got.size());
     if (n <= 0) std::this_thread::sleep_for(5ms);
   }

@@ -302,7 +302,7 @@ TEST_F(SerialLinkTest, StopCancelsEverythingAndLeavesNoWork) {
 
   // Nothing is left on the loop: run() returns by itself (bounded, in case it would not).
   io_.restart();
-  io_.run_for(5s);
+  io_.run_for(test::kWait);  // returns as soon as the loop is out of work
   EXPECT_TRUE(io_.stopped());
   EXPECT_EQ(connected_, connected);
   EXPECT_EQ(chunks_, chunks);
@@ -320,7 +320,7 @@ TEST_F(SerialLinkTest, StopWhileWaitingToRetryLeavesNoWork) {
   ASSERT_TRUE(run_until(io_, [&] { return open_failures_.size() >= 2; }));
   link_->stop();
   io_.restart();
-  io_.run_for(5s);
+  io_.run_for(test::kWait);  // returns as soon as the loop is out of work
   EXPECT_TRUE(io_.stopped());
   const auto failures = open_failures_.size();
   run_for(io_, 100ms);
@@ -345,7 +345,7 @@ TEST_F(SerialLinkTest, DestroyingTheLinkWithPendingOperationsIsSafe) {
   link_.reset();
   run_for(io_, 100ms);  // the cancelled handlers run now, against nothing
   io_.restart();
-  io_.run_for(5s);
+  io_.run_for(test::kWait);  // returns as soon as the loop is out of work
   EXPECT_TRUE(io_.stopped());
   EXPECT_EQ(disconnected_, 0);
 }

@@ -394,17 +394,23 @@ TEST_F(SessionOnAPty, APressWithNoMoveOnTheBoardAsksForADumpThatCompletesIt) {
       if (const auto* mv = std::get_if<rules::MoveEvent>(&e.what)) m.push_back(mv->uci);
     return m;
   };
+  // Each pause ends once the session has seen what was written (a loaded machine can sleep through it).
+  const auto seen = [&](std::uint64_t n) {
+    return [this, n] { return session_->stats().sensor_events >= n; };
+  };
+  std::uint64_t sensed = session_->stats().sensor_events;
   master_->write(start_dump_bytes());
   master_->write(reading_bytes(false));
-  io_.run_for(100ms);
+  ASSERT_TRUE(io::test::run_for_then_until(io_, 100ms, seen(sensed += 2)));
   master_->write(*message::field_update(52, 0));  // e2 lifted
   master_->write(*message::field_update(36, 1));  // a white pawn on e4
-  io_.run_for(300ms);
+  ASSERT_TRUE(io::test::run_for_then_until(io_, 300ms, seen(sensed += 2)));
   master_->write(reading_bytes(true));  // White presses
   ASSERT_TRUE(io::test::run_until(io_, [&] { return moves().size() == 1; }));
   const std::size_t sent_before = master_->received().size();
+  sensed = session_->stats().sensor_events;
   master_->write(*message::field_update(12, 0));  // e7 lifted; its placement on e5 is lost
-  io_.run_for(300ms);
+  ASSERT_TRUE(io::test::run_for_then_until(io_, 300ms, seen(sensed + 1)));
   master_->write(reading_bytes(false));  // Black presses
   ASSERT_TRUE(io::test::run_until(io_, [&] { return master_->received().size() > sent_before; }));
   ASSERT_EQ(master_->received().size(), sent_before + 1);
@@ -439,20 +445,27 @@ TEST_F(SessionOnAPty, ASensorOnlySessionAsksForADumpWhenTheMatchWantsOne) {
     master_ = std::make_unique<io::test::MasterEnd>(io_, pty_.master_fd);
     ASSERT_TRUE(io::test::run_until(io_, [&] { return master_->received().size() >= 3; }));
   }
+  // Each pause ends once the session has seen what was written (a loaded machine can sleep through it), so
+  // that "nothing asked" is about a press the session did see.
+  const auto seen = [&](std::uint64_t n) {
+    return [this, n] { return session_->stats().sensor_events >= n; };
+  };
+  std::uint64_t sensed = session_->stats().sensor_events;
   master_->write(start_dump_bytes());
   master_->write(reading_bytes(false));
-  io_.run_for(200ms);
+  ASSERT_TRUE(io::test::run_for_then_until(io_, 200ms, seen(sensed += 2)));
   std::size_t sent = master_->received().size();
   master_->write(reading_bytes(true));
-  io_.run_for(200ms);
+  ASSERT_TRUE(io::test::run_for_then_until(io_, 200ms, seen(++sensed)));
   EXPECT_EQ(master_->received().size(), sent) << "nothing wanted, nothing asked";
   wanted = 1000;
   master_->write(reading_bytes(false));
   ASSERT_TRUE(io::test::run_until(io_, [&] { return master_->received().size() > sent; }));
   EXPECT_EQ(master_->received().back(), drivers::dgt::command::kSendBoard);
   sent = master_->received().size();
+  sensed = session_->stats().sensor_events;
   master_->write(reading_bytes(true));
-  io_.run_for(300ms);
+  ASSERT_TRUE(io::test::run_for_then_until(io_, 300ms, seen(sensed + 1)));
   EXPECT_EQ(master_->received().size(), sent) << "asked twice for the same press";
   wanted = 2000;
   master_->write(reading_bytes(false));

@@ -144,8 +144,7 @@ TEST_F(BusOnAPty, ABoardUnpluggedFromTheBusComesBackWithItsMoves) {
   ASSERT_TRUE(io::test::run_until(
       io_, [&] { return views_[muted].moves.size() >= 4; }, game_wait()));
   hub_->mute(1, true);
-  ASSERT_TRUE(io::test::run_until(
-      io_, [&] { return !session_->online(muted); }, 10s));
+  ASSERT_TRUE(io::test::run_until(io_, [&] { return !session_->online(muted); }));
   const auto others_before = views_[1025].moves.size() + views_[1027].moves.size();
   const auto own_before = views_[muted].moves.size();
   ASSERT_TRUE(io::test::run_until(

@@ -160,7 +160,7 @@ TEST(EboardSim, PrintsTheDeviceFirstAndTheBoardAnswersThroughThePtyFallback) {
 
   drivers::dgt::Decoder decoder;
   std::optional<drivers::dgt::BoardDump> dump;
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  const auto deadline = std::chrono::steady_clock::now() + 15s;  // ends with the dump
   while (!dump && std::chrono::steady_clock::now() < deadline) {
     pollfd p{port->native_handle(), POLLIN, 0};
     if (::poll(&p, 1, 50) <= 0) continue;
@@ -171,7 +171,7 @@ TEST(EboardSim, PrintsTheDeviceFirstAndTheBoardAnswersThroughThePtyFallback) {
       if (const auto* d = std::get_if<drivers::dgt::BoardDump>(&m)) dump = *d;
     }
   }
-  ASSERT_TRUE(dump) << "no board dump within 10 s; stderr:\n" << child->err();
+  ASSERT_TRUE(dump) << "no board dump within 15 s; stderr:\n" << child->err();
   // The game's start position, a8 first: black rook, knight ... white rook on h1.
   EXPECT_EQ(dump->pieces[0], drivers::dgt::piece::kBlackRook);
   EXPECT_EQ(dump->pieces[4], drivers::dgt::piece::kBlackKing);
@@ -180,7 +180,7 @@ TEST(EboardSim, PrintsTheDeviceFirstAndTheBoardAnswersThroughThePtyFallback) {
   port->close();
 
   ASSERT_EQ(::kill(child->pid, SIGTERM), 0);
-  const auto status = child->wait(10s);
+  const auto status = child->wait(15s);
   ASSERT_TRUE(status) << "eboardctl sim did not stop on SIGTERM";
   EXPECT_TRUE(WIFEXITED(*status)) << *status;
   EXPECT_EQ(WEXITSTATUS(*status), 0) << child->err();
