@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <mutex>
 
@@ -154,16 +155,20 @@ void Client::drive() {
   const int gen = *generation_;
   const int rc = loop_once();
   if (*generation_ != gen) return;  // a handler stopped the client
+  bool reset_in_handshake = false;
   if (rc == MOSQ_ERR_SUCCESS && !lost_ && !connected_ && options_.tls) {
     if (auto failed = handshake_socket_failed()) {
       lost_ = true;
-      lost_why_ = *failed;
+      lost_why_ = failed->why;
+      reset_in_handshake = failed->reset;
     }
   }
   if (rc != MOSQ_ERR_SUCCESS || lost_) {
     std::string why = lost_ ? lost_why_ : std::string(mosquitto_strerror(rc));
     if (rc == MOSQ_ERR_ERRNO) why = std::string(std::strerror(errno));
-    why = with_tls_reason(std::move(why), rc != MOSQ_ERR_SUCCESS);
+    // A reset seen on the socket is the same refusal as one libmosquitto reports (no certificate sent,
+    // the broker closes before its alert is read): said the same way.
+    why = with_tls_reason(std::move(why), rc != MOSQ_ERR_SUCCESS || reset_in_handshake);
     // Never connected (a TLS handshake the broker refused, a port nobody listens on): nothing else would
     // tell the operator why; said once per distinct reason, not at every retry.
     if (!connected_ && why != last_error_)
@@ -198,7 +203,7 @@ int Client::loop_once() {
   return mosquitto_loop_misc(mosq_);
 }
 
-std::optional<std::string> Client::handshake_socket_failed() const {
+std::optional<Client::HandshakeFailure> Client::handshake_socket_failed() const {
   // libmosquitto (2.0) takes any system error during the TLS handshake for a connection still under way and
   // tries the handshake again at every loop, for ever: a refused or reset connection would keep the socket
   // ready (a busy loop here) and never be retried. The socket itself tells: an error or a hang-up.
@@ -208,8 +213,8 @@ std::optional<std::string> Client::handshake_socket_failed() const {
   int err = 0;
   socklen_t len = sizeof err;
   if (::getsockopt(p.fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err != 0)
-    return std::string(std::strerror(err));
-  return std::string("the connection was refused or closed before the TLS handshake ended");
+    return HandshakeFailure{std::strerror(err), err == ECONNRESET || err == EPIPE};
+  return HandshakeFailure{"the connection was refused or closed before the TLS handshake ended"};
 }
 
 void Client::teardown(const std::string& why) {

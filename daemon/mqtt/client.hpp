@@ -68,7 +68,12 @@ class Client {
   int loop_once();  // one round of libmosquitto's loop, whatever the socket's number
   void arm();       // waits for the socket as libmosquitto needs it
   void teardown(const std::string& why);
-  std::optional<std::string> handshake_socket_failed() const;  // why the socket of a TLS handshake died
+  // Why the socket of a TLS handshake died; `reset`: the broker reset it (it closed on us mid-handshake).
+  struct HandshakeFailure {
+    std::string why;
+    bool reset = false;
+  };
+  std::optional<HandshakeFailure> handshake_socket_failed() const;
   void schedule_reconnect();
   static void on_connect(mosquitto* m, void* self, int rc);
   static void on_disconnect(mosquitto* m, void* self, int rc);

@@ -2,6 +2,7 @@
 // Copyright (C) 2026 the eboardd authors
 // The MQTT client's account of a connection that fails, against a real socket on loopback that refuses or
 // answers what no broker would. TLS with a real broker and certificates: mqtt_tls_test.py.
+#include <array>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -43,6 +44,33 @@ class NotABroker {
   tcp::acceptor acceptor_;
   std::vector<std::shared_ptr<tcp::socket>> kept_;
   const std::string answer_ = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
+};
+
+// Accepts every connection, reads the client's first bytes (a TLS client hello) and resets the connection:
+// a broker that refuses a client without a certificate may close so before its alert is read.
+class ResettingBroker {
+ public:
+  explicit ResettingBroker(asio::io_context& io)
+      : acceptor_(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
+    accept();
+  }
+  std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
+
+ private:
+  void accept() {
+    acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket s) {
+      if (ec) return;
+      auto sock = std::make_shared<tcp::socket>(std::move(s));
+      auto buf = std::make_shared<std::array<char, 512>>();
+      sock->async_read_some(asio::buffer(*buf), [sock, buf](const boost::system::error_code&, std::size_t) {
+        sock->set_option(asio::socket_base::linger(true, 0));  // close() sends a reset
+        boost::system::error_code ignored;
+        sock->close(ignored);
+      });
+      accept();
+    });
+  }
+  tcp::acceptor acceptor_;
 };
 
 // Runs the loop until the client has a reason to tell (bounded by 15 s for a starved machine, never a pass
@@ -100,4 +128,20 @@ TEST(Client, ARefusedTlsConnectionIsToldAndTriedAgain) {
   eboard::io::test::run_until(io, [&] { return c.last_error().find("(TLS: ") != std::string::npos; });
   EXPECT_NE(c.last_error().find("(TLS: "), std::string::npos) << c.last_error();
   c.stop();
+}
+
+// Wherever the reset is noticed (libmosquitto's loop or the socket itself), the client says the broker
+// closed on it before accepting it: CI once showed a bare "Connection reset by peer".
+TEST(Client, ABrokerResettingTheHandshakeIsToldAsARefusal) {
+  for (int round = 0; round < 5; ++round) {
+    SCOPED_TRACE(round);
+    asio::io_context io;
+    ResettingBroker server(io);
+    Client c(io, options_for(server.port(), true), {});
+    c.start();
+    const std::string why = first_error(io, c);
+    EXPECT_NE(why.find("(TLS: "), std::string::npos) << why;
+    EXPECT_FALSE(c.connected());
+    c.stop();
+  }
 }
