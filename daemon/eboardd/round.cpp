@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "daemon/outputs/async_file.hpp"
 #include "daemon/outputs/atomic_file.hpp"
 #include "rules/pgn.hpp"
 
@@ -115,6 +116,43 @@ bool in_round(const Round& r, std::string_view board_id, int number, std::int64_
   return started_ms / 1000 >= r.started_ms / 1000;
 }
 
+namespace {
+
+struct GameFileName {
+  std::string board;
+  int number = 0;
+  std::int64_t started_ms = 0;
+};
+
+// "<board>-<yyyymmddThhmmssZ>-<n>.pgn", read from the right: a board id may hold '-'.
+std::optional<GameFileName> parse_game_file_name(const std::string& name) {
+  if (!name.ends_with(".pgn")) return std::nullopt;
+  std::string_view rest(name);
+  rest.remove_suffix(4);
+  const auto dash = rest.rfind('-');
+  if (dash == std::string_view::npos || dash < 18 || rest[dash - 17] != '-') return std::nullopt;
+  std::string_view number = rest.substr(dash + 1);
+  auto started = parse_stamp(rest.substr(dash - 16, 16));
+  if (!started || number.empty() || number.size() > 9 ||
+      !std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  return GameFileName{std::string(rest.substr(0, dash - 17)), std::stoi(std::string(number)),
+                      *started * 1000};
+}
+
+// A finished game's PGN as the feeds show it: one game with a move, a result or a comment, ending in a
+// blank line. Nothing: not a game worth a broadcast.
+std::optional<std::string> broadcast_text(std::string pgn) {
+  auto games = rules::read_pgn(pgn);
+  if (!games || games->size() != 1) return std::nullopt;
+  const auto& g = games->front();
+  if (g.moves.empty() && g.result == "*" && g.intro_comment.empty()) return std::nullopt;
+  if (!pgn.ends_with("\n\n")) pgn += pgn.ends_with('\n') ? "\n" : "\n\n";
+  return pgn;
+}
+
+}  // namespace
+
 void FinishedGames::relist() {
   std::error_code ec;
   const auto dir_time = fs::last_write_time(dir_, ec);
@@ -129,31 +167,43 @@ void FinishedGames::relist() {
   listed_ = dir_time;
   std::map<std::string, std::map<int, File>, std::less<>> found;
   for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    // "<board>-<yyyymmddThhmmssZ>-<n>.pgn", read from the right: a board id may hold '-'.
-    if (!name.ends_with(".pgn")) continue;
-    std::string_view rest(name);
-    rest.remove_suffix(4);
-    const auto dash = rest.rfind('-');
-    if (dash == std::string_view::npos || dash < 18 || rest[dash - 17] != '-') continue;
-    std::string_view number = rest.substr(dash + 1);
-    auto started = parse_stamp(rest.substr(dash - 16, 16));
-    if (!started || number.empty() || number.size() > 9 ||
-        !std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      continue;
-    const std::string board(rest.substr(0, dash - 17));
-    const int n = std::stoi(std::string(number));
-    File f{it->path(), *started * 1000, {}, 0, false, std::nullopt};
+    auto name = parse_game_file_name(it->path().filename().string());
+    if (!name) continue;
+    File f{it->path(), name->started_ms, {}, 0, false, std::nullopt};
     // What was read before stays read, unless the file is another one now.
-    if (auto b = boards_.find(board); b != boards_.end())
-      if (auto old = b->second.find(n); old != b->second.end() && old->second.path == f.path)
+    if (auto b = boards_.find(name->board); b != boards_.end())
+      if (auto old = b->second.find(name->number); old != b->second.end() && old->second.path == f.path)
         f = std::move(old->second);
-    found[board][n] = std::move(f);
+    found[name->board][name->number] = std::move(f);
   }
   boards_ = std::move(found);
 }
 
+std::map<int, FinishedGames::File>* FinishedGames::files_of(std::string_view board_id) {
+  relist();
+  if (files_)
+    for (const fs::path& path : files_->unwritten_in(dir_, std::string(board_id) + "-")) {
+      auto name = parse_game_file_name(path.filename().string());
+      if (!name || name->board != board_id) continue;
+      auto& slot = boards_[name->board];
+      if (auto old = slot.find(name->number); old == slot.end() || old->second.path != path)
+        slot[name->number] = File{path, name->started_ms, {}, 0, false, std::nullopt};
+    }
+  auto b = boards_.find(board_id);
+  return b == boards_.end() ? nullptr : &b->second;
+}
+
 const std::optional<FinishedGames::Game>& FinishedGames::game_of(File& f) {
+  if (files_)
+    if (auto text = files_->unwritten(f.path)) {
+      // Not on disk yet: as it will be, written now as far as the delay is concerned.
+      std::optional<Game>& g = unwritten_.emplace_back();
+      if (auto pgn = broadcast_text(std::move(*text)))
+        g = Game{std::move(*pgn), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::system_clock::now().time_since_epoch())
+                                      .count()};
+      return g;
+    }
   std::error_code ec;
   const auto time = fs::last_write_time(f.path, ec);
   const auto size = ec ? 0 : fs::file_size(f.path, ec);
@@ -171,26 +221,22 @@ const std::optional<FinishedGames::Game>& FinishedGames::game_of(File& f) {
   if (!in) return f.game;
   std::stringstream text;
   text << in.rdbuf();
-  std::string pgn = text.str();
-  auto games = rules::read_pgn(pgn);
-  if (!games || games->size() != 1) return f.game;
-  const auto& g = games->front();
-  if (g.moves.empty() && g.result == "*" && g.intro_comment.empty()) return f.game;
-  if (!pgn.ends_with("\n\n")) pgn += pgn.ends_with('\n') ? "\n" : "\n\n";
+  auto pgn = broadcast_text(text.str());
+  if (!pgn) return f.game;
   const auto written_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                               std::chrono::file_clock::to_sys(time).time_since_epoch())
                               .count();
-  f.game = Game{std::move(pgn), written_ms};
+  f.game = Game{std::move(*pgn), written_ms};
   return f.game;
 }
 
 std::vector<const FinishedGames::Game*> FinishedGames::of_round(const Round& r, std::string_view board_id,
                                                                 int current_number) {
-  relist();
+  unwritten_.clear();
   std::vector<const Game*> out;
-  auto b = boards_.find(board_id);
-  if (b == boards_.end()) return out;
-  for (auto& [n, f] : b->second) {
+  std::map<int, File>* files = files_of(board_id);
+  if (!files) return out;
+  for (auto& [n, f] : *files) {
     if (n >= current_number) break;
     if (!in_round(r, board_id, n, f.started_ms)) continue;
     if (const auto& g = game_of(f)) out.push_back(&*g);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -16,6 +17,10 @@
 #include <vector>
 
 #include <tl/expected.hpp>
+
+namespace eboard::outputs {
+class AsyncFileWriter;
+}
 
 namespace eboard::eboardd {
 
@@ -45,9 +50,13 @@ bool in_round(const Round& r, std::string_view board_id, int number, std::int64_
 // The finished games of state_dir/games, as the PGN feeds show them, read once: the folder is listed again
 // only when it changed, and a file is read and checked again only when its time or size did. Files are
 // named as outputs::game_file_name names them ("<board>-<yyyymmddThhmmssZ>-<n>.pgn").
+// With the writer that writes those files, a file's content submitted but not yet on disk counts as
+// written: a game ended (by a control action, a new game set up) is in the feeds as soon as the action has
+// been answered, not when its background write lands.
 class FinishedGames {
  public:
-  explicit FinishedGames(std::filesystem::path games_dir) : dir_(std::move(games_dir)) {}
+  explicit FinishedGames(std::filesystem::path games_dir, const outputs::AsyncFileWriter* files = nullptr)
+      : dir_(std::move(games_dir)), files_(files) {}
 
   struct Game {
     std::string text;             // the game's PGN, ending in a blank line
@@ -68,8 +77,12 @@ class FinishedGames {
   };
   void relist();
   const std::optional<Game>& game_of(File& f);
+  // The board's files by number: those on disk, and those the writer has yet to put there.
+  std::map<int, File>* files_of(std::string_view board_id);
 
   std::filesystem::path dir_;
+  const outputs::AsyncFileWriter* files_ = nullptr;
+  std::deque<std::optional<Game>> unwritten_;  // game_of()'s answers for files not yet on disk, this call
   std::optional<std::filesystem::file_time_type> listed_;
   std::map<std::string, std::map<int, File>, std::less<>> boards_;  // board id → game number → file
 };

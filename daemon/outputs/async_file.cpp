@@ -73,16 +73,18 @@ void AsyncFileWriter::sweep(Clock::time_point now) {
 
 tl::expected<void, std::string> AsyncFileWriter::write_here(std::unique_lock<std::mutex>& lock,
                                                             const std::string& key, Entry& e, bool sync_dir) {
-  std::string content = std::move(*e.pending);
+  auto content = std::make_shared<const std::string>(std::move(*e.pending));
   e.pending.reset();
   e.urgent = false;
   undelay(key, e);
   e.written = Clock::now();
   e.busy = true;
+  e.in_flight = content;
   lock.unlock();
-  auto ok = write_file_atomic(key, content, sync_dir);
+  auto ok = write_file_atomic(key, *content, sync_dir);
   lock.lock();
   e.busy = false;  // `e` stays: an entry is erased only when idle()
+  e.in_flight.reset();
   ++stats_.written;
   if (!ok) ++stats_.failures;
   idle_.notify_all();
@@ -192,6 +194,29 @@ void AsyncFileWriter::stop() {
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
+}
+
+std::optional<std::string> AsyncFileWriter::unwritten(const std::filesystem::path& path) const {
+  std::lock_guard lock(mutex_);
+  auto it = files_.find(path.string());
+  if (it == files_.end()) return std::nullopt;
+  if (it->second.pending) return *it->second.pending;
+  if (it->second.in_flight) return *it->second.in_flight;
+  return std::nullopt;
+}
+
+std::vector<std::filesystem::path> AsyncFileWriter::unwritten_in(const std::filesystem::path& dir,
+                                                                 std::string_view prefix) const {
+  // Keys are paths as strings, in order: those of `dir` beginning with `prefix` stand together.
+  const std::string start = (dir / std::string(prefix)).string();
+  std::lock_guard lock(mutex_);
+  std::vector<std::filesystem::path> out;
+  for (auto it = files_.lower_bound(start); it != files_.end() && it->first.starts_with(start); ++it) {
+    if (!it->second.pending && !it->second.in_flight) continue;
+    std::filesystem::path p(it->first);
+    if (p.parent_path() == dir) out.push_back(std::move(p));
+  }
+  return out;
 }
 
 AsyncFileStats AsyncFileWriter::stats() const {

@@ -20,12 +20,15 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include <tl/expected.hpp>
 
@@ -68,18 +71,28 @@ class AsyncFileWriter {
   // Writes everything submitted, then stops the thread. Later submits are written on the calling thread.
   void stop();
 
+  // What `path` is to hold that is not yet in place on disk: the content waiting, or else the one being
+  // written. Nothing: the file on disk is the latest (or a write of it failed: see the report). So a
+  // reader sees a file as it will be the moment it is submitted, whatever the interval or the disk.
+  std::optional<std::string> unwritten(const std::filesystem::path& path) const;
+  // The files in `dir` whose names begin with `prefix` and whose content is not yet in place (unwritten()
+  // has a value), new files included.
+  std::vector<std::filesystem::path> unwritten_in(const std::filesystem::path& dir,
+                                                  std::string_view prefix = {}) const;
+
   AsyncFileStats stats() const;
 
  private:
   struct Entry {
     std::optional<std::string> pending;
-    bool busy = false;                         // being written
-    bool queued = false;                       // in queue_
-    bool urgent = false;                       // what is pending skips the interval
-    std::optional<Clock::time_point> delayed;  // in delayed_ at this time
-    Clock::time_point written{};               // the last write began
-    int waiting = 0;                           // threads in write_now()/flush() holding a reference to it
-    std::string error;                         // of the last write, for the report
+    std::shared_ptr<const std::string> in_flight;  // what is being written, while busy
+    bool busy = false;                             // being written
+    bool queued = false;                           // in queue_
+    bool urgent = false;                           // what is pending skips the interval
+    std::optional<Clock::time_point> delayed;      // in delayed_ at this time
+    Clock::time_point written{};                   // the last write began
+    int waiting = 0;                               // threads in write_now()/flush() holding a reference to it
+    std::string error;                             // of the last write, for the report
   };
   void run();
   // With the lock held, content pending and `e` neither busy nor queued: queues it, now or (written too

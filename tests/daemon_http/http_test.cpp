@@ -597,6 +597,13 @@ TEST(Http, ControlNeedsTheToken) {
   ASSERT_EQ(ng.status, 200) << ng.body;
   EXPECT_EQ(json::parse(ng.body)["game"], 2);
   EXPECT_EQ(d.plies("A"), 0);
+  // The answer means the effect is there: the game just ended is in /games.pgn at once (its file's
+  // background write may still be on its way), and the board's new game, empty, is not (set up again).
+  {
+    const std::string round = get(d.port(), "/games.pgn").body;
+    EXPECT_NE(round.find("2... Nc6"), std::string::npos) << round;  // the 4th ply of game 1
+    EXPECT_EQ(round.find("[Board \"A\"]"), round.rfind("[Board \"A\"]")) << round;
+  }
   Reply fen =
       request(d.port(), "POST", "/control/B/new-game", R"({"fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"})",
               "Authorization: Bearer test-token-123\r\nContent-Type: application/json; charset=utf-8\r\n");
@@ -610,8 +617,10 @@ TEST(Http, ControlNeedsTheToken) {
   EXPECT_EQ(request(d.port(), "POST", "/control/A/tags", R"({"Result": "1-0"})", auth).status, 400);
   EXPECT_EQ(request(d.port(), "POST", "/control/A/tags", "[1,2]", auth).status, 400);
   EXPECT_EQ(request(d.port(), "POST", "/control/A/tags", "{not json", auth).status, 400);
-  std::string pgn = get(d.port(), "/games.pgn").body;
+  // The tags are the board's current game's: /boards/A.pgn has them as soon as they are answered.
+  std::string pgn = get(d.port(), "/boards/A.pgn").body;
   EXPECT_NE(pgn.find("[White \"Anna\"]"), std::string::npos) << pgn;
+  pgn = get(d.port(), "/games.pgn").body;
   EXPECT_NE(pgn.find("[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]"), std::string::npos) << pgn;
 
   for (const char* a : {"promotion", "ack", "draw", "resign", "adjourn", "resume"}) {
