@@ -88,8 +88,16 @@ tl::expected<CaptureRecord, std::string> parse_record(std::string_view line, std
   }
   record.t_ms = std::stoll(std::string(line.substr(0, i)));
   while (i < line.size() && is_blank(line[i])) ++i;
+  if (i < line.size() && line[i] == '!') {
+    // A link record. Another word is a record of a kind this reader does not know: given back with no
+    // bytes and no link, for the caller to skip (CONTRACTS §1).
+    const std::string_view word = trim(line.substr(i + 1));
+    if (word == "online") record.link = true;
+    if (word == "offline") record.link = false;
+    return record;
+  }
   if (i >= line.size() || (line[i] != '<' && line[i] != '>')) {
-    return tl::unexpected(at_line(line_no, "direction must be '<' or '>'" + column(i)));
+    return tl::unexpected(at_line(line_no, "direction must be '<', '>' or '!'" + column(i)));
   }
   record.direction = line[i] == '<' ? Direction::FromBoard : Direction::ToBoard;
   ++i;
@@ -162,6 +170,7 @@ tl::expected<Capture, std::string> parse_capture(std::string_view text) {
     }
     auto record = parse_record(content, line_no);
     if (!record) return tl::unexpected(record.error());
+    if (record->bytes.empty() && !record->link) continue;  // a `!` record of a later kind
     if (!capture.records.empty() && record->t_ms < capture.records.back().t_ms) {
       return tl::unexpected(at_line(line_no, "time " + std::to_string(record->t_ms) +
                                                  " is before the previous record's " +
@@ -186,6 +195,7 @@ tl::expected<Capture, std::string> read_capture_file(const std::filesystem::path
 std::string format_capture_record(const CaptureRecord& record) {
   static constexpr std::string_view kHex = "0123456789abcdef";
   std::string line = std::to_string(record.t_ms);
+  if (record.link) return line + (*record.link ? " ! online" : " ! offline");
   line += record.direction == Direction::FromBoard ? " <" : " >";
   line.reserve(line.size() + record.bytes.size() * 3);
   for (const std::uint8_t b : record.bytes) {
@@ -216,7 +226,22 @@ tl::expected<void, std::string> CaptureWriter::append(std::int64_t t_ms, Directi
                           std::to_string(*last_t_ms_));
   }
   last_t_ms_ = t_ms;
-  out_ << format_capture_record(CaptureRecord{t_ms, direction, {bytes.begin(), bytes.end()}}) << '\n';
+  out_ << format_capture_record(CaptureRecord{t_ms, direction, {bytes.begin(), bytes.end()}, std::nullopt})
+       << '\n';
+  return {};
+}
+
+tl::expected<void, std::string> CaptureWriter::append_link(std::int64_t t_ms, bool online) {
+  if (t_ms < 0) return tl::unexpected(std::string("negative time"));
+  if (last_t_ms_ && t_ms < *last_t_ms_) {
+    return tl::unexpected("time " + std::to_string(t_ms) + " is before the previous record's " +
+                          std::to_string(*last_t_ms_));
+  }
+  last_t_ms_ = t_ms;
+  CaptureRecord r;
+  r.t_ms = t_ms;
+  r.link = online;
+  out_ << format_capture_record(r) << '\n';
   return {};
 }
 
@@ -268,7 +293,7 @@ tl::expected<Capture, std::string> import_dgt_inbytes(std::string_view text,
       if (tick && last_tick) t = std::max(t, *last_tick + options.tick_ms);
     }
     if (tick || clock_started || (!last_tick && shown)) last_tick = t;
-    capture.records.push_back(CaptureRecord{t, Direction::FromBoard, std::move(*bytes)});
+    capture.records.push_back(CaptureRecord{t, Direction::FromBoard, std::move(*bytes), std::nullopt});
   }
   return capture;
 }

@@ -26,6 +26,9 @@ struct CaptureRecord {
   std::int64_t t_ms = 0;
   Direction direction = Direction::FromBoard;
   std::vector<std::uint8_t> bytes;
+  // A link record (`<t> ! online` / `<t> ! offline`): the host regained (true) or lost (false) the board's
+  // link at t_ms. Such a record has no bytes and its direction means nothing.
+  std::optional<bool> link;
   bool operator==(const CaptureRecord&) const = default;
 };
 
@@ -66,6 +69,8 @@ class CaptureWriter {
   // Refuses a time before the previous record's, and an empty record.
   tl::expected<void, std::string> append(std::int64_t t_ms, Direction direction,
                                          std::span<const std::uint8_t> bytes);
+  // A link record: the link came up (`online`) or went down at t_ms. Refuses a time before the previous.
+  tl::expected<void, std::string> append_link(std::int64_t t_ms, bool online);
 
  private:
   std::ostream& out_;

@@ -87,6 +87,10 @@ bool valid_tag_name(const std::string& n) {
 
 }  // namespace
 
+const outputs::AsyncFileWriter& background_files(boost::asio::io_context& io) {
+  return boost::asio::use_service<Durability>(io).files;
+}
+
 BoardRuntime::BoardRuntime(boost::asio::io_context& io, std::string id, RuntimeOptions options,
                            Publish publish)
     : io_(io),
@@ -1012,10 +1016,10 @@ tl::expected<BoardRuntime::CaptureJob, std::string> BoardRuntime::capture_job(in
     if (path.empty())
       return tl::unexpected("board " + id_ + " keeps no journal of game " + std::to_string(game));
   }
-  return [path, id = id_]() -> tl::expected<std::string, std::string> {
+  return [path, id = id_, protocol = options_.protocol]() -> tl::expected<std::string, std::string> {
     auto scan = journal::scan_journal(path);
     if (!scan) return tl::unexpected(scan.error());
-    return drivers::format_capture(journal::export_capture(*scan, id));
+    return drivers::format_capture(journal::export_capture(*scan, id, protocol));
   };
 }
 

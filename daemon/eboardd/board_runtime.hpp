@@ -74,7 +74,8 @@ struct RuntimeOptions {
   bool chess960 = false;
   std::int64_t complete_after_ms = 0;  // of new games: a board without a clock (BoardConfig::settle_ms)
   bool raw_log = true;
-  std::string device;  // for /status
+  std::string protocol = "dgt";  // the board's wire protocol, as the capture export names it
+  std::string device;            // for /status
   // One of the two boards of a bughouse match (match_runtime.hpp): the match replays the journal and
   // journals the inputs, with a sequence number, so open() neither replays nor starts a game.
   bool match_member = false;
@@ -100,6 +101,10 @@ struct RuntimeOptions {
 
 inline constexpr std::chrono::milliseconds JOURNAL_RETRY_MIN{250};
 inline constexpr std::chrono::milliseconds JOURNAL_RETRY_MAX{5000};
+
+// The io_context's writer of the per-game PGN files, which every BoardRuntime with `sync_in_background`
+// uses (made on first use).
+const outputs::AsyncFileWriter& background_files(boost::asio::io_context& io);
 
 class BoardRuntime : public BoardSink {
  public:

@@ -294,7 +294,7 @@ tl::expected<void, std::string> Service::start() {
     spdlog::warn("cannot write the PID to {}: {}", lock.string(), std::strerror(errno));
 
   // Before any board: its PGN files carry the round.
-  finished_games_ = FinishedGames(dir / "games");
+  finished_games_ = FinishedGames(dir / "games", &background_files(io_));
   auto round = load_round(dir);
   if (!round) return tl::unexpected(round.error());
   if (*round) {
@@ -453,6 +453,7 @@ void Service::add_board(const config::BoardConfig& b) {
   if (const auto* p = session::find_protocol(b.protocol); p && !p->has_clock)
     ro.complete_after_ms = b.settle_ms;
   ro.raw_log = b.raw_log;
+  ro.protocol = b.protocol;
   const std::string device = device_for(b);
   ro.device = device;
   ro.clock = options_.clock;

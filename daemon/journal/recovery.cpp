@@ -105,31 +105,44 @@ Recovery recover(const JournalScan& scan, const std::string& board_id) {
   return r;
 }
 
-drivers::Capture export_capture(const JournalScan& scan, const std::string& board_id) {
+drivers::Capture export_capture(const JournalScan& scan, const std::string& board_id,
+                                const std::string& protocol) {
   drivers::Capture cap;
-  cap.info.protocol = "dgt";
+  cap.info.protocol = protocol;
   cap.info.board = board_id;
   std::optional<std::int64_t> origin;
   std::int64_t last = 0;
+  // Times in a capture never decrease, even if the system clock stepped back.
+  const auto at = [&](std::int64_t t_ms) {
+    if (!origin) {
+      origin = t_ms;
+      cap.info.notes.push_back("exported by eboardd from its journal; t = 0 is Unix time " +
+                               std::to_string(t_ms) + " ms");
+    }
+    last = std::max(last, t_ms - *origin);
+    return last;
+  };
   for (const FileRecord& rec : scan.records) {
     if (rec.type == 'H') {
       if (auto h = decode_entry(rec.type, rec.body); h && std::get_if<HeaderEntry>(&*h))
         cap.info.board = std::get<HeaderEntry>(*h).board;
       continue;
     }
-    if (rec.type != 'R') continue;
+    if (rec.type != 'R' && rec.type != 'S') continue;
     auto e = decode_entry(rec.type, rec.body);
     if (!e) continue;
-    auto& raw = std::get<RawEntry>(*e);
-    if (raw.bytes.empty()) continue;
-    if (!origin) {
-      origin = raw.t_ms;
-      cap.info.notes.push_back("exported by eboardd from its journal; t = 0 is Unix time " +
-                               std::to_string(raw.t_ms) + " ms");
+    if (const auto* s = std::get_if<rules::SensorEvent>(&*e)) {
+      if (const auto* link = std::get_if<rules::DeviceLink>(&s->what)) {
+        drivers::CaptureRecord r;
+        r.t_ms = at(s->t_ms);
+        r.link = link->connected;
+        cap.records.push_back(std::move(r));
+      }
+      continue;
     }
-    // Times in a capture never decrease, even if the system clock stepped back.
-    last = std::max(last, raw.t_ms - *origin);
-    cap.records.push_back({last, raw.direction, std::move(raw.bytes)});
+    auto* raw = std::get_if<RawEntry>(&*e);
+    if (!raw || raw->bytes.empty()) continue;
+    cap.records.push_back({at(raw->t_ms), raw->direction, std::move(raw->bytes), std::nullopt});
   }
   return cap;
 }

@@ -56,7 +56,10 @@ bool is_daemon_note(std::string_view event_json);
 rules::Result parse_result(std::string_view text);
 rules::ClockTimes event_clock(const nlohmann::json& event);
 
-// The raw wire records of a journal as a capture (CONTRACTS §1), times from the first record.
-drivers::Capture export_capture(const JournalScan& scan, const std::string& board_id);
+// The raw wire records of a journal as a capture (CONTRACTS §1), times from the first record, with a link
+// record (`! online` / `! offline`) wherever the journal has the link's change as reconstruction got it
+// (a DeviceLink sensor record), so that the capture replays to what the daemon did live.
+drivers::Capture export_capture(const JournalScan& scan, const std::string& board_id,
+                                const std::string& protocol = "dgt");
 
 }  // namespace eboard::journal

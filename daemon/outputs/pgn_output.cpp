@@ -6,7 +6,7 @@
 #include <ctime>
 #include <optional>
 
-#include "daemon/core/replay.hpp"
+#include "daemon/core/game_record.hpp"
 #include "rules/movegen.hpp"
 #include "rules/notation.hpp"
 

@@ -13,6 +13,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "daemon/io/usb_hid_link.hpp"
+#include "daemon/session/link_gate.hpp"
 #include "daemon/session/take_reconstructor.hpp"
 
 namespace eboard::session {
@@ -80,6 +81,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
         timer(io),
         protocol(protocol_of(config.protocol)),
         decoder(protocol->make_decoder()),
+        gate(config.dump_wait_ms),
         reconstructor(take_reconstructor(config)) {
     if (!config.clock) config.clock = system_unix_ms;
     if (!(config.clock_rate > 0)) config.clock_rate = 1.0;
@@ -103,6 +105,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   std::unique_ptr<BoardLink> link;
   const BoardProtocol* protocol;
   std::unique_ptr<BoardDecoder> decoder;
+  LinkGate gate;  // after a connect, until the board dump is in
   rules::Reconstructor reconstructor;
   drivers::dgt::ClockQueue clock_queue;
   BoardSessionStats stats;
@@ -115,11 +118,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   // cancelled the wait, ran its handler and set the timerfd each time).
   std::int64_t armed = std::numeric_limits<std::int64_t>::max();
 
-  // After a connect, until the board dump is in.
-  bool awaiting_dump = false;
   std::optional<std::int64_t> reread_sent_for;  // the press a mid-game dump was asked for
-  std::int64_t dump_deadline = 0;
-  std::vector<rules::SensorEvent> held;
 
   std::int64_t now() {
     last_t = std::max(last_t, config.clock());
@@ -148,7 +147,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   // on the wire (noise, a USB hiccup). One dump request per press; the dump comes back as a snapshot.
   void reread_if_wanted() {
     if (!protocol->board_request) return;
-    if (awaiting_dump || !link || link->state() != io::LinkState::connected) return;
+    if (gate.holding() || !link || link->state() != io::LinkState::connected) return;
     if (config.sensor_only && !config.read_wanted) return;
     auto wanted = config.sensor_only ? config.read_wanted() : reconstructor.board_read_wanted();
     if (!wanted || wanted == reread_sent_for) return;
@@ -176,7 +175,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   // Sends what the clock queue has due, once the board has been re-read after a connect; logs failures.
   void pump_clock() {
     if (!protocol->has_clock) return;
-    if (!running || awaiting_dump || !link || link->state() != io::LinkState::connected) return;
+    if (!running || gate.holding() || !link || link->state() != io::LinkState::connected) return;
     while (auto bytes = clock_queue.next_to_send(now())) {
       if (auto ok = send(std::move(*bytes)); !ok) break;
       if (clock_queue.waiting_for_ack()) break;
@@ -218,11 +217,8 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
       auto info = link->port_info();
       handlers.on_link(t, true, "connected on " + (info ? info->name : config.link.device));
     }
-    deliver(rules::SensorEvent{t, rules::DeviceLink{true}});
+    deliver_all(gate.connected(t));
     clock_queue.clear();
-    awaiting_dump = true;
-    dump_deadline = t + config.dump_wait_ms;
-    held.clear();
     if (auto ok = send(protocol->init_commands()); !ok) {
       log(LogLevel::warning, "cannot send the init commands: " + ok.error().message);
     }
@@ -233,11 +229,9 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     const std::int64_t t = now();
     ++stats.disconnects;
     log(LogLevel::warning, "connection lost (" + why.message + "); reconnecting");
-    awaiting_dump = false;
-    held.clear();
     decoder->reset_link();
     if (handlers.on_link) handlers.on_link(t, false, loss_reason(why));
-    deliver(rules::SensorEvent{t, rules::DeviceLink{false}});
+    deliver_all(gate.disconnected(t));
     reschedule();
   }
 
@@ -257,48 +251,27 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   void on_bytes(std::span<const std::uint8_t> bytes) {
     const std::int64_t t = now();
     tap(t, drivers::Direction::FromBoard, bytes);
-    const std::vector<rules::SensorEvent> events = decoder->feed(t, bytes);
-    for (const rules::SensorEvent& e : events) {
-      if (!running) return;  // a callback stopped us
-      if (!awaiting_dump) {
-        deliver(e);
-        continue;
-      }
-      if (std::holds_alternative<rules::BoardSnapshot>(e.what)) {
-        awaiting_dump = false;
-        deliver(e);
-        release_held(e.t_ms);
-        pump_clock();
-      } else if (std::holds_alternative<rules::ClockReading>(e.what)) {
-        held.push_back(e);
-        ++stats.readings_held;
-      } else if (std::holds_alternative<rules::DeviceLink>(e.what)) {
-        deliver(e);
-      } else {
-        ++stats.field_updates_before_dump;
-      }
-    }
+    const bool was_holding = gate.holding();
+    deliver_all(gate.pass(decoder->feed(t, bytes)));
+    if (!running) return;                              // a callback stopped us
+    if (was_holding && !gate.holding()) pump_clock();  // the dump is in: the clock may be spoken to
     reschedule();
   }
 
-  void release_held(std::int64_t t) {
-    std::vector<rules::SensorEvent> readings = std::move(held);
-    held.clear();
-    for (rules::SensorEvent& e : readings) {
-      e.t_ms = std::max(e.t_ms, t);  // they come after the dump they waited for
+  void deliver_all(const std::vector<rules::SensorEvent>& events) {
+    for (const rules::SensorEvent& e : events) {
+      if (!running) return;  // a callback stopped us
       deliver(e);
     }
   }
 
   void on_timer() {
     const std::int64_t t = now();
-    if (awaiting_dump && t >= dump_deadline) {
-      ++stats.dump_timeouts;
+    std::vector<rules::SensorEvent> released = gate.advance(t);
+    if (gate.timed_out())
       log(LogLevel::warning, "no board dump " + std::to_string(config.dump_wait_ms) +
                                  " ms after connecting; going on without it");
-      awaiting_dump = false;
-      release_held(t);
-    }
+    deliver_all(released);
     if (!config.sensor_only) emit(reconstructor.advance(t));
     reread_if_wanted();
     pump_clock();
@@ -310,8 +283,8 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
     std::int64_t deadline = none;
     if (!config.sensor_only) deadline = reconstructor.next_deadline().value_or(none);
-    if (awaiting_dump) deadline = std::min(deadline, dump_deadline);
-    const bool can_send = !awaiting_dump && link && link->state() == io::LinkState::connected;
+    if (auto d = gate.deadline()) deadline = std::min(deadline, *d);
+    const bool can_send = !gate.holding() && link && link->state() == io::LinkState::connected;
     if (auto c = clock_queue.next_deadline(); c && can_send)
       deadline = std::min(deadline, *c == drivers::dgt::ClockQueue::kDueNow ? now() : *c);
     if (deadline == armed) return;
@@ -390,7 +363,13 @@ std::int64_t BoardSession::now_ms() const { return impl_->now(); }
 bool BoardSession::connected() const { return impl_->link->state() == io::LinkState::connected; }
 std::optional<io::PortInfo> BoardSession::port_info() const { return impl_->link->port_info(); }
 const io::LinkStats& BoardSession::link_stats() const { return impl_->link->stats(); }
-const BoardSessionStats& BoardSession::stats() const { return impl_->stats; }
+const BoardSessionStats& BoardSession::stats() const {
+  const LinkGateStats& g = impl_->gate.stats();
+  impl_->stats.field_updates_before_dump = g.field_updates_before_dump;
+  impl_->stats.readings_held = g.readings_held;
+  impl_->stats.dump_timeouts = g.dump_timeouts;
+  return impl_->stats;
+}
 const rules::Reconstructor& BoardSession::reconstructor() const { return impl_->reconstructor; }
 const rules::Game& BoardSession::game() const { return impl_->reconstructor.game(); }
 void BoardSession::change_reconstructor(const std::function<void(rules::Reconstructor&)>& change) {

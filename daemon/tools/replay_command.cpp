@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "daemon/core/event_json.hpp"
-#include "daemon/core/replay.hpp"
+#include "daemon/session/replay.hpp"
 #include "daemon/tools/checks.hpp"
 #include "daemon/tools/commands.hpp"
 
@@ -57,7 +57,7 @@ int run_match(const Options& o) {
     }
     captures[i] = std::move(*capture);
   }
-  auto result = daemon::replay_match(captures[0], captures[1], cfg);
+  auto result = session::replay_match(captures[0], captures[1], cfg);
   if (!result) {
     std::fprintf(stderr, "eboardctl replay: %s\n", result.error().c_str());
     return 2;
@@ -96,7 +96,7 @@ int run(const Options& o) {
     std::fprintf(stderr, "eboardctl replay: %s\n", capture.error().c_str());
     return 2;
   }
-  auto result = daemon::replay_capture(*capture, cfg);
+  auto result = session::replay_capture(*capture, cfg);
   if (!result) {
     std::fprintf(stderr, "eboardctl replay: %s: %s\n", o.captures[0].c_str(), result.error().c_str());
     return 2;

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "daemon/core/event_json.hpp"
-#include "daemon/core/replay.hpp"
+#include "daemon/session/replay.hpp"
 #include "rules/pgn.hpp"
 
 using namespace eboard;
@@ -36,10 +36,10 @@ std::vector<std::string> tokens(const std::string& text) {
   return out;
 }
 
-daemon::ReplayResult replay(const char* name) {
+session::ReplayResult replay(const char* name) {
   auto capture = drivers::import_dgt_inbytes(slurp(DGT_DIR / (std::string(name) + ".inbytes")));
   EXPECT_TRUE(capture) << (capture ? "" : capture.error());
-  auto result = daemon::replay_capture(*capture, rules::ReconstructConfig{});
+  auto result = session::replay_capture(*capture, rules::ReconstructConfig{});
   EXPECT_TRUE(result);
   return *result;
 }

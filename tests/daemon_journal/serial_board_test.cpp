@@ -12,13 +12,14 @@
 
 #include <boost/asio/io_context.hpp>
 
-#include "daemon/core/replay.hpp"
+#include "daemon/core/event_json.hpp"
 #include "daemon/eboardd/board_runtime.hpp"
 #include "daemon/eboardd/serial_source.hpp"
 #include "daemon/eboardd/service.hpp"
 #include "daemon/journal/recovery.hpp"
 #include "daemon/session/emulated_board.hpp"
 #include "daemon/session/pty.hpp"
+#include "daemon/session/replay.hpp"
 #include "manual_source.hpp"
 
 using namespace eboard;
@@ -98,14 +99,40 @@ TEST(SerialBoard, JournalReplaysExactlyAcrossAnUnplug) {
   EXPECT_EQ(test_support::move_ucis(r.machine.game()), moves);
   EXPECT_GT(r.raw_records, 10u);
 
-  // The raw bytes, exported as a capture, replay to the same moves.
+  // The raw bytes, exported as a capture with the link's changes, replay to the same moves, and to every
+  // event the daemon published live, exactly (CONTRACTS §1: `! offline` / `! online`).
   drivers::Capture cap = journal::export_capture(*scan, "A");
-  auto replayed = daemon::replay_capture(cap, rules::ReconstructConfig{});
+  int offline = 0, online = 0;
+  for (const auto& rec : cap.records)
+    if (rec.link) ++(*rec.link ? online : offline);
+  EXPECT_EQ(online, 2);   // the first connect, and the one after the unplug
+  EXPECT_EQ(offline, 1);  // the unplug
+  const std::string text = drivers::format_capture(cap);
+  EXPECT_NE(text.find(" ! offline\n"), std::string::npos);
+  auto reread = drivers::parse_capture(text);
+  ASSERT_TRUE(reread) << reread.error();
+  EXPECT_EQ(*reread, cap);
+  auto replayed = session::replay_capture(cap, rules::ReconstructConfig{});
   ASSERT_TRUE(replayed) << replayed.error();
   std::vector<std::string> replayed_moves;
   for (const auto& e : replayed->events)
     if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) replayed_moves.push_back(m->uci);
   EXPECT_EQ(replayed_moves, moves);
+  // The capture's times count from its first record, and the note says which Unix time that is: moved
+  // back to the daemon's clock, the capture replays to the journal's published events, to the letter.
+  std::int64_t origin = -1;
+  for (const auto& n : cap.info.notes)
+    if (auto at = n.find("Unix time "); at != std::string::npos) origin = std::stoll(n.substr(at + 10));
+  ASSERT_GE(origin, 0);
+  drivers::Capture on_the_clock = cap;
+  for (auto& rec : on_the_clock.records) rec.t_ms += origin;
+  auto again = session::replay_capture(on_the_clock, rules::ReconstructConfig{});
+  ASSERT_TRUE(again) << again.error();
+  std::vector<std::string> live, replayed_lines;
+  for (const auto& rec : scan->records)
+    if (rec.type == 'E' && !journal::is_daemon_note(rec.body)) live.push_back(rec.body);
+  for (const rules::Event& e : again->events) replayed_lines.push_back(daemon::to_json_line(e));
+  EXPECT_EQ(replayed_lines, live);
   fs::remove_all(dir);
 }
 

@@ -37,8 +37,10 @@ TEST(CaptureReader, ReadsTheContractFormat) {
   EXPECT_EQ(cap->info.notes, (std::vector<std::string>{"first note", "second note"}));
   EXPECT_EQ(cap->info.other_headers, (std::vector<CaptureHeader>{{"round", "3"}}));
   ASSERT_EQ(cap->records.size(), 4U);
-  EXPECT_EQ(cap->records[0], (CaptureRecord{0, Direction::FromBoard, {0x86, 0x00, 0x43, 0x08}}));
-  EXPECT_EQ(cap->records[1], (CaptureRecord{1250, Direction::FromBoard, {0x8E, 0x00, 0x05, 0x34, 0x00}}));
+  EXPECT_EQ(cap->records[0],
+            (CaptureRecord{0, Direction::FromBoard, {0x86, 0x00, 0x43, 0x08}, std::nullopt}));
+  EXPECT_EQ(cap->records[1],
+            (CaptureRecord{1250, Direction::FromBoard, {0x8E, 0x00, 0x05, 0x34, 0x00}, std::nullopt}));
   EXPECT_EQ(cap->records[2].bytes, (ByteVector{0x8E, 0x00, 0x05, 0x24, 0x01}));
   EXPECT_EQ(cap->records[3].direction, Direction::ToBoard);
   EXPECT_EQ(cap->records[3].bytes.size(), 12U);
@@ -54,6 +56,46 @@ TEST(CaptureReader, DefaultsAndLineEndings) {
   EXPECT_EQ(cap->records[1].bytes.size(), 5U);
   EXPECT_TRUE(parse_capture("# eboard-capture 1\n# protocol: millennium\n"));
   EXPECT_TRUE(parse_capture("# eboard-capture 1\n"));
+}
+
+// CONTRACTS §1: `<t> ! offline` / `<t> ! online` say the host lost or regained the link; a `!` record of
+// another word is a later kind, skipped; the times stay in order with the byte records.
+TEST(CaptureReader, LinkRecords) {
+  const auto cap = parse_capture(
+      "# eboard-capture 1\n0 < 86 00\n40 ! offline\n41 ! battery-low\n900  !  online \n950 < 8e 00 05 00 "
+      "00\n");
+  ASSERT_TRUE(cap) << cap.error();
+  ASSERT_EQ(cap->records.size(), 4U);
+  EXPECT_EQ(cap->records[1].t_ms, 40);
+  EXPECT_EQ(cap->records[1].link, std::optional<bool>(false));
+  EXPECT_TRUE(cap->records[1].bytes.empty());
+  EXPECT_EQ(cap->records[2].t_ms, 900);
+  EXPECT_EQ(cap->records[2].link, std::optional<bool>(true));
+  EXPECT_FALSE(cap->records[3].link);
+  EXPECT_EQ(format_capture_record(cap->records[1]), "40 ! offline");
+  EXPECT_EQ(format_capture_record(cap->records[2]), "900 ! online");
+  // Written back, read back: the same capture.
+  auto again = parse_capture(format_capture(*cap));
+  ASSERT_TRUE(again) << again.error();
+  EXPECT_EQ(*again, *cap);
+  // Out of order, a link record is refused like any other.
+  EXPECT_FALSE(parse_capture("# eboard-capture 1\n50 < 86\n40 ! offline\n"));
+  EXPECT_FALSE(parse_capture("# eboard-capture 1\n40 ? offline\n"));
+}
+
+TEST(CaptureWriter, WritesLinkRecordsInOrder) {
+  std::ostringstream out;
+  CaptureWriter w(out, CaptureInfo{});
+  const ByteVector dump{0x86, 0x00};
+  ASSERT_TRUE(w.append(10, Direction::FromBoard, dump));
+  ASSERT_TRUE(w.append_link(20, false));
+  EXPECT_FALSE(w.append_link(19, true));
+  ASSERT_TRUE(w.append_link(30, true));
+  auto cap = parse_capture(out.str());
+  ASSERT_TRUE(cap) << cap.error();
+  ASSERT_EQ(cap->records.size(), 3U);
+  EXPECT_EQ(cap->records[1].link, std::optional<bool>(false));
+  EXPECT_EQ(cap->records[2].link, std::optional<bool>(true));
 }
 
 TEST(CaptureReader, MixedHexSeparationIsAccepted) {
@@ -122,7 +164,8 @@ TEST(CaptureWriter, RandomCapturesRoundTrip) {
       t += rng() % 500;
       ByteVector bytes(1 + rng() % 70);
       for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
-      cap.records.push_back({t, rng() % 3 == 0 ? Direction::ToBoard : Direction::FromBoard, bytes});
+      cap.records.push_back(
+          {t, rng() % 3 == 0 ? Direction::ToBoard : Direction::FromBoard, bytes, std::nullopt});
     }
     const auto back = parse_capture(format_capture(cap));
     ASSERT_TRUE(back) << back.error();

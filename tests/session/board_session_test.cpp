@@ -24,7 +24,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 
-#include "daemon/core/replay.hpp"
+#include "daemon/session/replay.hpp"
 #if EBOARD_SESSION_UMOCKDEV
 #include "daemon/io/testing/mock_serial_device.hpp"
 #endif
@@ -237,7 +237,7 @@ TEST_P(EndToEnd, ReconstructsACorpusGameMoveForMoveAcrossAnUnplug) {
   // The tap recorded a capture that `eboardctl replay` reads: the same moves come back from it.
   auto parsed = drivers::parse_capture(capture_text.str());
   ASSERT_TRUE(parsed) << parsed.error();
-  auto replayed = daemon::replay_capture(*parsed, rules::ReconstructConfig{});
+  auto replayed = session::replay_capture(*parsed, rules::ReconstructConfig{});
   ASSERT_TRUE(replayed) << replayed.error();
   std::vector<std::string> replayed_moves;
   for (const auto& e : replayed->events) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
-// Replays captures through the same driver adapter and reconstruction the daemon runs, in virtual time:
-// no sleeping, the capture's times are the clock, and the same input always gives the same output.
+// Replays captures through the same protocol row (its decoder), link gate and reconstruction the daemon
+// runs, in virtual time: no sleeping, the capture's times are the clock, and the same input always gives
+// the same output. Every protocol of the table (board_protocol.hpp) replays; a capture's link records
+// (`! offline`, `! online`) reach the gate and reconstruction as the link's changes did live.
 #pragma once
 
 #include <string>
@@ -9,25 +11,25 @@
 
 #include <tl/expected.hpp>
 
+#include "daemon/core/game_record.hpp"
 #include "drivers/capture.hpp"
 #include "rules/game.hpp"
 #include "rules/match.hpp"
 #include "rules/pgn.hpp"
 #include "rules/reconstruct.hpp"
 
-namespace eboard::daemon {
+namespace eboard::session {
 
 struct ReplayResult {
   std::vector<rules::Event> events;
   rules::Game game;
 };
 
-// One board's capture. The board id comes from the capture's `board` header (else `cfg.board_id`).
+// One board's capture. The board id comes from the capture's `board` header (else `cfg.board_id`). A board
+// without a clock (its protocol row says so) completes moves after `cfg.complete_after_ms`, or after the
+// daemon's default settle time when that is 0, as the daemon does.
 tl::expected<ReplayResult, std::string> replay_capture(const drivers::Capture& capture,
                                                        rules::ReconstructConfig cfg);
-
-// The game as a PGN record: moves with their clock times, result and termination.
-rules::GameRecord game_record(const rules::Game& game, const std::string& board_id);
 
 struct MatchReplayResult {
   std::vector<rules::Event> events;  // both boards, in time order
@@ -39,4 +41,4 @@ struct MatchReplayResult {
 tl::expected<MatchReplayResult, std::string> replay_match(const drivers::Capture& a,
                                                           const drivers::Capture& b, rules::MatchConfig cfg);
 
-}  // namespace eboard::daemon
+}  // namespace eboard::session
