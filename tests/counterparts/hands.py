@@ -81,7 +81,9 @@ def game_script(moves, thinks, rng, speed=8.0, min_think=0.5, max_think=5.0, clo
             t += rng.uniform(0.08, 0.25)
             put(t, to, landed)
         if clock:
-            t += rng.uniform(0.2, 0.5)
+            # A press at least one sweep (250 ms) after the last piece set down: the board has seen the move
+            # by the time it reads the press, so a reader that follows the records can tell every move.
+            t += rng.uniform(0.26, 0.55)
             s.presses.append((t, mv["piece"].isupper()))
         s.ply_end.append(t)
     for events in s.squares:
