@@ -37,6 +37,11 @@ its status byte has D1 = right side high. The turn bits D3/D4 are the document's
 says D3 = right player's turn; real boards' captures show D3 with the left clock running): `--turn-bits`
 chooses `captures` (default), `header` or `none`.
 
+Two choices keep every game followable from the records alone (counterparts_selftest.py checks it): a press
+comes at least one sweep (260 ms) after the last piece is set down, and the reply begins at least --min-think
+(0.6 s) after the press, longer than the board takes to read the clock (at most 0.5 s), so each move's
+records come before its time record, and its time record before the next move's.
+
 usage: dgt_bus_line.py --pgn FILE --game G --boards N [--addresses A,B,..] [--plies P] [--speed S]
        [--link PATH] [--status FILE] [--seed N]
 Prints the device path (or --link) on its first line, then runs until SIGTERM or SIGINT; --status is

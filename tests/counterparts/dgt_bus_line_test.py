@@ -12,7 +12,7 @@ command sent while a reply is still on the line (the emulator's collision count)
 differing move, the alerts and the collisions are printed.
 
 usage: dgt_bus_line_test.py EBOARDD EBOARDCTL SHARED_DIR [--boards N] [--plies P] [--game G] [--speed S]
-       [--seed N] [--poll-ms MS]
+       [--seed N] [--poll-ms MS] [--turn-bits captures|header|none]
 exit 77 (skipped) without the corpus in SHARED_DIR
 """
 import argparse
@@ -37,6 +37,7 @@ def main():
     ap.add_argument("--speed", type=float, default=8.0)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--poll-ms", type=int, default=None, help="poll_ms in [[bus]] (default: left out)")
+    ap.add_argument("--turn-bits", default="captures", help="the clocks' D3/D4 convention (dgt_bus_line.py)")
     a = ap.parse_args()
     pgn = ep.corpus_file(a.shared)
     seed = a.seed if a.seed is not None else int.from_bytes(os.urandom(4), "little")
@@ -54,7 +55,7 @@ def run(h, a, pgn, seed, game):
     status_path = os.path.join(h.dir, "bus-status.json")
     _, (device,) = cr.start_emulator(h, "dgt_bus_line", [
         "dgt_bus_line.py", "--pgn", pgn, "--game", str(game), "--boards", str(a.boards), "--plies", str(a.plies),
-        "--speed", str(a.speed), "--seed", str(seed), "--link", os.path.join(h.dir, "bus"), "--status",
+        "--speed", str(a.speed), "--seed", str(seed), "--turn-bits", a.turn_bits, "--link", os.path.join(h.dir, "bus"), "--status",
         status_path], 1)
     status = ep.wait_until(lambda: cr.read_status(status_path), 30, "the line's first status")
     addresses = [b["address"] for b in status["boards"]]
