@@ -55,7 +55,8 @@ def run(h, a, pgn, seed, game):
     status_path = os.path.join(h.dir, "bus-status.json")
     _, (device,) = cr.start_emulator(h, "dgt_bus_line", [
         "dgt_bus_line.py", "--pgn", pgn, "--game", str(game), "--boards", str(a.boards), "--plies", str(a.plies),
-        "--speed", str(a.speed), "--seed", str(seed), "--turn-bits", a.turn_bits, "--link", os.path.join(h.dir, "bus"), "--status",
+        "--speed", str(a.speed), "--seed", str(seed), "--turn-bits", a.turn_bits, "--link",
+        os.path.join(h.dir, "bus"), "--status",
         status_path], 1)
     status = ep.wait_until(lambda: cr.read_status(status_path), 30, "the line's first status")
     addresses = [b["address"] for b in status["boards"]]
