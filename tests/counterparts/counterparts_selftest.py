@@ -182,11 +182,28 @@ def millennium(pgn):
         p.wait()
 
 
+def formats():
+    """The counterparts' frames against the documents' own examples."""
+    import dgt_bus_line
+    import millennium_board
+    # Header: "message code 0x81 0x10 0x06 will carry checksum byte 0x17"; serial "01025" is bus address 08 01.
+    check(bus_command(0x81, (0x10 << 7) | 0x06) == bytes([0x81, 0x10, 0x06, 0x17]), "bus: command checksum")
+    check(dgt_bus_line.single_message(0x90, bytes([1025 >> 7, 1025 & 0x7F]))[3:] == bytes([0x08, 0x01]),
+          "bus: address of serial 01025")
+    # A changes reply of a board at 9999: f4 emptied, a white knight set on d3 quickly, the right clock at 3:38.
+    check(dgt_bus_line.bus_message(0x85, 9999, bytes.fromhex("40 25 53 2b 60 03 38"))
+          == bytes.fromhex("85000d4e0f4025532b6003386d"), "bus: changes reply framing")
+    # ChessLink: the block parity of "S" is 53 ("S" = 0x53); every byte sent has odd parity.
+    check(millennium_board.block("S") == "S53", "millennium: block parity")
+    check(all(bin(millennium_board.odd_parity(c)).count("1") % 2 == 1 for c in range(128)), "millennium: parity")
+
+
 def main():
     pgn = os.path.join(sys.argv[1], "corpora", "pgn", "standard", "shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn")
     if not os.path.isfile(pgn):
         print(f"skipped: {pgn} is absent")
         return 77
+    formats()
     bus(pgn)
     millennium(pgn)
     print("counterparts_selftest:", "FAILED" if FAILURES else "passed", flush=True)
