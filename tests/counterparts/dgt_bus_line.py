@@ -357,7 +357,7 @@ class Line:
         self.frame_start = None
         self.stats = {"host_bytes": 0, "commands": 0, "malformed": 0, "collisions": 0, "collision_log": [],
                       "reply_overlaps": 0, "single_board_commands": 0, "not_for_any_board": 0,
-                      "gaps_ms": [], "late_ms_max": 0.0}
+                      "gaps_ms": [], "late_ms_max": 0.0, "bytes_out": 0, "bytes_late_10ms": 0}
         self.last_reply_end = None
 
     def slot_time(self, slot):
@@ -398,8 +398,12 @@ class Line:
                     any_sent = True
             if any_sent:
                 out.append(value)
+                self.stats["bytes_out"] += 1
             self.next_slot = max(self.next_slot, slot + 1)
-            self.stats["late_ms_max"] = max(self.stats["late_ms_max"], (now - self.slot_time(slot + 1)) * 1000)
+            late = (now - self.slot_time(slot + 1)) * 1000
+            self.stats["late_ms_max"] = max(self.stats["late_ms_max"], late)
+            if late > 10:
+                self.stats["bytes_late_10ms"] += 1
         self.next_slot = max(self.next_slot, now_slot)
         if out:
             try:
