@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
+"""What the two counterpart tests share: starting a counterpart emulator and eboardd on it as a user configures
+it, waiting for the games, and comparing each board's PGN with the game its hands played, move by move.
+
+The tests drive eboardd only through what a user has: its configuration file, /games.pgn and /ws (the
+process helpers of tests/daemon_process/eboardctl_proc.py start it and read those).
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "daemon_process"))
+import eboardctl_proc as ep  # noqa: E402
+
+
+class ConfiguredDaemon(ep.Daemon):
+    """eboardd with a configuration body of the test's own (after state_dir and [http])."""
+
+    def __init__(self, h, exe, body, first_board):
+        super().__init__(h, exe, "/dev/null", board=first_board)
+        with open(self.config, "w") as f:
+            f.write(f'state_dir = "{self.state}"\n\n[http]\nlisten = "127.0.0.1:0"\n\n{body}')
+
+    def games(self):
+        """Board id → the moves of its current game in /games.pgn (SAN without +#)."""
+        return {g["tags"].get("Board"): g["moves"] for g in ep.parse_pgn(self.get("/games.pgn")[1])}
+
+
+def start_emulator(h, label, args, lines):
+    """Runs a counterpart script (python3 args...), returns (process, the first `lines` lines it printed)."""
+    log = h.log_path(label)
+    proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=open(log, "ab"), cwd=HERE)
+    h.procs.append(proc)
+    out = []
+    for _ in range(lines):
+        line = proc.stdout.readline().decode().strip()
+        if not line:
+            h.fail(f"{label} printed no device path (exit {proc.poll()}); its log: "
+                   f"{open(log, errors='replace').read()[-2000:]}")
+        out.append(line)
+    return proc, out
+
+
+def read_status(path):
+    try:
+        return json.load(open(path))
+    except (OSError, ValueError):
+        return None
+
+
+def first_difference(got, want):
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g != w:
+            return i
+    return None if len(got) == len(want) else min(len(got), len(want))
+
+
+def move_label(i, moves):
+    return f"{i // 2 + 1}.{'' if i % 2 == 0 else '..'} {moves[i]}" if i < len(moves) else "(nothing)"
+
+
+def follow(h, d, ws, status_path, ids, timeout, grace):
+    """Waits until every board has played its game (the emulator's status) and then until the daemon's PGN
+    holds every game or `grace` seconds have passed. Returns (the last emulator status, the daemon's games)."""
+    deadline = time.time() + timeout
+    finished_at = None
+    status, games = None, {}
+    while time.time() < deadline:
+        time.sleep(1.0)
+        status = read_status(status_path) or status
+        if not status:
+            continue
+        try:
+            games = d.games()
+        except OSError:
+            continue
+        boards = status["boards"]
+        if all(b["finished"] for b in boards):
+            finished_at = finished_at or time.time()
+            if all(games.get(ids[i], []) == b["san"] for i, b in enumerate(boards)):
+                break
+            if time.time() - finished_at > grace:
+                break
+    return status, games
+
+
+def report(h, status, games, ids, events, describe):
+    """Prints one line per board (exact, or the first differing move and what the daemon has instead) and the
+    alerts and link events /ws carried; records a failure for every board not exact and every alert."""
+    exact = 0
+    for i, b in enumerate(status["boards"]):
+        bid = ids[i]
+        want, got = b["san"], games.get(bid, [])
+        alerts = [e for e in events if e.get("board") == bid and e.get("type") == "alert"]
+        links = [e for e in events if e.get("board") == bid and e.get("type") == "link"]
+        diff = first_difference(got, want)
+        head = f"{bid} ({describe(b)}, game {b['game']}, {len(want)} plies)"
+        if diff is None:
+            exact += 1
+            line = f"{head}: exact"
+        else:
+            line = (f"{head}: FIRST DIFFERENCE at ply {diff + 1}: played {move_label(diff, want)}, the daemon's PGN "
+                    f"has {move_label(diff, got)}; it holds {len(got)} plies")
+        if alerts:
+            codes = {}
+            for e in alerts:
+                codes[e.get("code")] = codes.get(e.get("code"), 0) + 1
+            first = alerts[0]
+            line += (f"; alerts {codes} (first: {first.get('code')} at ply {first.get('ply')}: "
+                     f"{str(first.get('detail'))[:160]})")
+        if links:
+            line += f"; link events {[e.get('state') for e in links]}"
+        print(line, flush=True)
+        h.check(diff is None, f"{bid}: the game is not exact")
+        h.check(not alerts, f"{bid}: {len(alerts)} alerts in a clean game")
+        h.check(not links, f"{bid}: link events on a board that never went away")
+    print(f"{exact} of {len(status['boards'])} games exact", flush=True)
+    return exact
