@@ -2301,18 +2301,19 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     missed_gap_ = MissedGap{first_ply, prefixes};
     // The last move of the gap shown and not pressed yet, and which move it is depends on the story (e5
     // Nxe5 Nc6 then e3, or e5 e3 Nc6 then Nxe5): the game goes on from the first story, but its press
-    // completes the gap, told then whole (every candidate whole), not the complement of a guess.
+    // completes the gap, told then whole (every candidate whole), not the complement of a guess. A list
+    // cut at its bound may hide stories whose last move differs: never a live move either.
     std::vector<std::vector<Move>> whole;
     for (const auto& seq : found.sequences)
       if (std::find(whole.begin(), whole.end(), seq) == whole.end()) whole.push_back(seq);
-    bool tails_differ = false;
+    bool tails_differ = found.truncated;
     for (const auto& seq : whole) tails_differ |= seq.back() != whole.front().back();
-    if (completed < found.plies && tails_differ && !found.truncated) {
+    if (completed < found.plies && tails_differ) {
       Position end = before;
       for (Move m : whole.front()) end.do_move(m);
       open_tail_ = OpenTail{first_ply + completed,
                             end.board(),
-                            moves_missed_alert(before, first_ply, whole, incomplete, false),
+                            moves_missed_alert(before, first_ply, whole, incomplete, found.truncated),
                             std::move(whole),
                             std::move(a),
                             when};

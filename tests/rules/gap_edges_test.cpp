@@ -120,6 +120,48 @@ TEST(GapOpenTail, AnUnpressedLastMoveThatDependsOnTheStoryJoinsTheGapAtItsPress)
   EXPECT_EQ(moves[0].ply, 6);
 }
 
+// The same when the stories are too many to list (the search keeps 256): the unpressed last move may be any
+// story's, so it is never published as the next live move (the complement of the first listed story would
+// be one of the gap's own moves); at its press the gap is told whole, marked incomplete.
+TEST(GapOpenTail, ATruncatedListNeverTurnsAGapMoveIntoALiveMove) {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  // Unseen from the start: four quiet moves a side, in any order (24 x 24 stories), Black's last not pressed.
+  const std::vector<std::string> truth{"e2e3", "e7e6", "b1c3", "b8c6", "g1f3", "g8f6", "a2a3", "a7a6"};
+  Reconstructor r(cfg, Game(Position::start(Variant::Chess)));
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  take(r.on_sensor({0, BoardSnapshot{Position::start(Variant::Chess).board()}}));
+  take(r.on_sensor({10, clock(ClockSide::Left)}));
+  take(r.on_sensor({2'000, DeviceLink{false}}));
+  take(r.on_sensor({60'000, DeviceLink{true}}));
+  take(r.on_sensor({60'000, BoardSnapshot{after(truth).board()}}));
+  take(r.on_sensor({60'010, clock(ClockSide::Right, 5 * MIN - 30'000, 5 * MIN - 28'000)}));  // White pressed
+  take(r.advance(68'000));
+  take(r.on_sensor({70'000, clock(ClockSide::Left, 5 * MIN - 30'000, 5 * MIN - 31'000)}));  // Black's press
+  take(r.advance(75'000));
+  EXPECT_TRUE(of_type<MoveEvent>(out).empty())
+      << "a move of the gap went out as a live move: " << of_type<MoveEvent>(out).front().uci;
+  auto alerts = of_type<AlertEvent>(out);
+  ASSERT_FALSE(alerts.empty());
+  const AlertEvent& last = alerts.back();
+  EXPECT_EQ(last.code, "moves-missed");
+  EXPECT_EQ(field(last, "first_ply"), "1");
+  EXPECT_EQ(field(last, "last_ply"), "8");
+  EXPECT_EQ(field(last, "incomplete"), "true");
+  EXPECT_EQ(r.game().ply_count(), 8);
+  EXPECT_EQ(r.game().position().board(), after(truth).board());
+  // The true story can be given by hand.
+  ASSERT_TRUE(r.missed_gap());
+  std::string typed;
+  for (const auto& m : truth) typed += (typed.empty() ? "" : " ") + m;
+  auto settled = r.settle_gap(typed, 76'000);
+  ASSERT_TRUE(settled) << settled.error();
+  std::vector<Move> played;
+  for (const auto& p : r.game().plies()) played.push_back(p.move);
+  EXPECT_EQ(uci_of(Position::start(Variant::Chess), played), truth);
+}
+
 // Board A: 1.e4 d5, White to move; board B: 1.e4, Black to move, empty reserves. A's link goes down; on B
 // Black drops a pawn he has not received (A's unseen exd5 would bring it); A comes back two plies on.
 struct BlindStory {
