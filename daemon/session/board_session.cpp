@@ -223,10 +223,22 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     awaiting_dump = true;
     dump_deadline = t + config.dump_wait_ms;
     held.clear();
-    if (auto ok = send(protocol->init_commands()); !ok) {
-      log(LogLevel::warning, "cannot send the init commands: " + ok.error().message);
+    if (protocol->init_commands) {
+      if (auto ok = send(protocol->init_commands()); !ok) {
+        log(LogLevel::warning, "cannot send the init commands: " + ok.error().message);
+      }
     }
+    decoder->connected(t);
+    send_adapter_commands();
     reschedule();
+  }
+
+  // What the protocol's adapter wants sent (its connect conversation, resends, polls).
+  void send_adapter_commands() {
+    std::vector<std::uint8_t> bytes = decoder->take_commands();
+    if (bytes.empty() || !link || link->state() != io::LinkState::connected) return;
+    if (auto ok = send(std::move(bytes)); !ok)
+      log(LogLevel::warning, "cannot send to the board: " + ok.error().message);
   }
 
   void on_disconnected(const io::IoError& why) {
@@ -258,6 +270,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     const std::int64_t t = now();
     tap(t, drivers::Direction::FromBoard, bytes);
     const std::vector<rules::SensorEvent> events = decoder->feed(t, bytes);
+    send_adapter_commands();
     for (const rules::SensorEvent& e : events) {
       if (!running) return;  // a callback stopped us
       if (!awaiting_dump) {
@@ -299,6 +312,10 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
       awaiting_dump = false;
       release_held(t);
     }
+    if (link && link->state() == io::LinkState::connected) {
+      decoder->advance(t);
+      send_adapter_commands();
+    }
     if (!config.sensor_only) emit(reconstructor.advance(t));
     reread_if_wanted();
     pump_clock();
@@ -311,6 +328,8 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     std::int64_t deadline = none;
     if (!config.sensor_only) deadline = reconstructor.next_deadline().value_or(none);
     if (awaiting_dump) deadline = std::min(deadline, dump_deadline);
+    if (link && link->state() == io::LinkState::connected)
+      if (auto d = decoder->next_deadline()) deadline = std::min(deadline, *d);
     const bool can_send = !awaiting_dump && link && link->state() == io::LinkState::connected;
     if (auto c = clock_queue.next_deadline(); c && can_send)
       deadline = std::min(deadline, *c == drivers::dgt::ClockQueue::kDueNow ? now() : *c);

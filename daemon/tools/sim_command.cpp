@@ -61,6 +61,7 @@ struct Options {
   std::vector<std::string> mutes;  // "K:AT_S:FOR_S"
   bool print_presses = false;
   std::string protocol = "dgt";
+  std::string reports = "every-scan";  // Millennium: automatic reports at power-up (E2ROM 02)
 };
 
 void note(const std::string& text) { std::fprintf(stderr, "eboardctl sim: %s\n", text.c_str()); }
@@ -274,17 +275,22 @@ struct Runtime {
 // A Millennium board: no clock, no captures yet, never unplugged.
 int run_millennium(const Options& o, Plan& plan, const fs::path& link, int master_fd) {
   boost::asio::io_context io;
+  drivers::millennium::EmulatorConfig ec;
+  ec.reports = o.reports == "off"         ? drivers::millennium::ReportMode::off
+               : o.reports == "on-change" ? drivers::millennium::ReportMode::on_change
+                                          : drivers::millennium::ReportMode::every_scan;
   session::PlayerConfig pc;
   pc.speed = o.speed;
   pc.wait_for_host = !o.start_now;
-  session::BoardPlayer player(io,
-                              std::make_unique<session::EmulatedMillennium>(drivers::millennium::Emulator{}),
-                              std::move(plan.script), pc);
+  session::BoardPlayer player(
+      io, std::make_unique<session::EmulatedMillennium>(drivers::millennium::Emulator{ec}),
+      std::move(plan.script), pc);
   player.attach(master_fd);
   note(plan.summary);
   char speed[32];
   std::snprintf(speed, sizeof speed, "%gx", o.speed);
-  note("Millennium board on " + link.string() + " (38400 7O1), " + speed + " real time");
+  note("Millennium board on " + link.string() + " (38400 7O1, parity checked on what it reads; reports " +
+       o.reports + " at power-up), " + speed + " real time");
   bool exiting = false;
   const auto finish = [&] {
     if (exiting) return;
@@ -575,8 +581,14 @@ void add_sim_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--no-clock", o->no_clock, "no clock connected to the board");
   cmd->add_option("--protocol", o->protocol,
                   "dgt (default): a DGT board and clock; millennium: a Millennium ChessLink board, which has "
-                  "no clock, reporting its squares at every change (38400 7O1)")
+                  "no clock (38400 7O1, the parity bit in bit 7 of each byte)")
       ->check(CLI::IsMember({"dgt", "millennium"}));
+  cmd->add_option(
+         "--reports", o->reports,
+         "millennium: the board's automatic reports at power-up (its E2ROM 02, which survives power-off): "
+         "every-scan (default, as the board leaves the factory), on-change, or off (left so by another "
+         "program: only a host that writes the setting hears the board by itself)")
+      ->check(CLI::IsMember({"every-scan", "on-change", "off"}));
   cmd->add_flag("--rotated", o->rotated, "the board is set up turned round (Black at the connector side)");
   cmd->add_option("--speed", o->speed, "how many times faster than real time (default 1)")
       ->check(finite_range(1e-3, 1e6));
