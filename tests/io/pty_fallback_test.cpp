@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,7 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include "daemon/io/path_watch.hpp"
 #include "daemon/io/serial_link.hpp"
 #include "daemon/io/serial_port.hpp"
 #include "tests/io/io_test_support.hpp"
@@ -251,6 +253,67 @@ TEST(PtyFallback, SerialLinkSurvivesAPtyReplacedBehindItsSymlink) {
   EXPECT_EQ(received, (std::vector<std::uint8_t>{0x93, 0x00, 0x05, 0x01, 0x07}));
   link->stop();
   master.reset();
+}
+
+// Back within 250 ms (issue 25): the board's device returns 3.3 s after it went (the reported case: the
+// backoff's retries fell at 3.0 s and 6.2 s, so it came back 3 s late); the link watches the path's directory
+// and opens it as soon as it is there. The delay is printed (a figure for the README), not asserted: the
+// assertion is that inotify, not a retry, brought it back.
+TEST(PtyFallback, ALinkIsReopenedAsSoonAsItsDeviceComesBack) {
+  auto pty = std::make_unique<Pty>();
+  if (!pty->ok()) GTEST_SKIP() << "no pty available";
+  TempDir dir;
+  const auto link_path = dir.path() / "board";
+  std::filesystem::create_symlink(pty->name, link_path);
+
+  boost::asio::io_context io;
+  int connected = 0;
+  int disconnected = 0;
+  std::chrono::steady_clock::time_point connected_at{};
+  LinkConfig cfg;  // the default backoff: 200 ms doubling to 5 s
+  cfg.device = link_path.string();
+  SerialLink::Handlers h;
+  h.on_connected = [&] {
+    ++connected;
+    connected_at = std::chrono::steady_clock::now();
+  };
+  h.on_disconnected = [&](const IoError&) { ++disconnected; };
+  SerialLink link(io, cfg, h);
+  link.start();
+  ASSERT_TRUE(run_until(io, [&] { return connected == 1; }));
+
+  std::vector<double> delays;
+  for (int round = 0; round < 3; ++round) {
+    pty->close_master();  // unplugged: the board's end is gone, and its name
+    std::filesystem::remove(link_path);
+    ASSERT_TRUE(run_until(io, [&] { return disconnected == round + 1; }));
+    test::run_for(io, 3300ms);
+    pty = std::make_unique<Pty>();
+    ASSERT_TRUE(pty->ok());
+    const auto back_at = std::chrono::steady_clock::now();
+    std::filesystem::create_symlink(pty->name, link_path);
+    ASSERT_TRUE(run_until(io, [&] { return connected == round + 2; }));
+    delays.push_back(std::chrono::duration<double, std::milli>(connected_at - back_at).count());
+  }
+  std::printf("reopened %.1f ms, %.1f ms, %.1f ms after the device came back (3.3 s away each time)\n",
+              delays[0], delays[1], delays[2]);
+  EXPECT_GE(link.stats().wakeups, 3u);
+  link.stop();
+}
+
+TEST(PathWatch, TheDirectoriesOfEveryLinkOnTheWayAreWatched) {
+  TempDir a;
+  TempDir b;
+  const auto first = a.path() / "board";
+  const auto second = b.path() / "by-id" / "usb-board";
+  std::filesystem::create_directories(second.parent_path());
+  std::filesystem::create_symlink(second, first);
+  std::filesystem::create_symlink("/dev/pts/4242", second);
+  EXPECT_EQ(PathWatch::directories_for(first.string()),
+            (std::vector<std::string>{a.path().string(), second.parent_path().string(), "/dev/pts"}));
+  // A directory that is gone (udev removes /dev/serial/by-id with its last link): its nearest ancestor.
+  EXPECT_EQ(PathWatch::directories_for((b.path() / "gone" / "deeper" / "tty").string()),
+            (std::vector<std::string>{b.path().string()}));
 }
 
 }  // namespace
