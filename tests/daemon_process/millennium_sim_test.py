@@ -4,13 +4,15 @@
 """Millennium ChessLink boards through the real eboardd (issue 13): corpus games replay exactly.
 
 Each game is played by simulated hands on an emulated Millennium board on its own pseudo-terminal
-(`eboardctl sim --protocol millennium`: 38400 7O1, `s` reports as the squares change, no clock), and one
+(`eboardctl sim --protocol millennium`: 38400 7O1 with the parity in bit 7 and checked on what it reads,
+automatic reports as --reports leaves them at power-up until eboardd sets them, no clock), and one
 eboardd reads them all, each a [[board]] with protocol = "millennium". The board has no clock: eboardd
 completes a move when the board has rested on it for settle_ms (game time) or when the other side begins its
 reply. At the end every board's game on /games.pgn is exactly its corpus game, /ws streamed one `move` per
 ply in order with no clock in it, and no alert came.
 
 usage: millennium_sim_test.py EBOARDD EBOARDCTL SHARED_DIR [--games 141,12 | 1-128] [--speed R]
+       [--reports every-scan|on-change|off]
 exit 77 (skipped) without the corpus in SHARED_DIR
 """
 import os
@@ -26,6 +28,8 @@ def main():
     ap = ep.arg_parser(game=141, speed=6.0)
     ap.add_argument("--games", default="141,12", help="corpus games, one board each: numbers and ranges (1-128)")
     ap.add_argument("--settle-ms", type=int, default=1500)
+    ap.add_argument("--reports", default="every-scan", choices=["every-scan", "on-change", "off"],
+                    help="the emulated boards' automatic reports at power-up (eboardd must set them)")
     a = ap.parse_args()
     pgn = ep.corpus_file(a.shared)
     games = []
@@ -53,7 +57,8 @@ def run(h, a, pgn, games):
     sims = []
     for i, g in enumerate(games):
         sims.append(ep.Sim(h, a.eboardctl, pgn, g, a.speed, style=a.style, seed=i + 1,
-                           extra=("--protocol", "millennium"), link_name=f"millennium-{ids[i]}",
+                           extra=("--protocol", "millennium", "--reports", a.reports),
+                           link_name=f"millennium-{ids[i]}",
                            linger=a.speed * 300))  # 5 minutes: every board is still there at the end
     settle = f"settle_ms = {a.settle_ms}\n"
     more = "".join(f'\n[[board]]\nid = "{ids[i]}"\nport = "{sims[i].device}"\nprotocol = "millennium"\n{settle}'
