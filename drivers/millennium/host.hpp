@@ -66,7 +66,7 @@ class Host {
   [[nodiscard]] std::vector<std::uint8_t> take_output();
 
   // Both settings read back as written since the last connect.
-  [[nodiscard]] bool settings_confirmed() const { return confirmed_ == 2; }
+  [[nodiscard]] bool settings_confirmed() const { return confirmed_ == 3; }
   [[nodiscard]] const HostStats& stats() const { return stats_; }
   [[nodiscard]] const HostConfig& config() const { return config_; }
 
@@ -91,7 +91,7 @@ class Host {
   std::int64_t last_heard_ = 0;  // the last reply, or the connect
   std::int64_t last_poll_ = 0;   // the last silence poll
   int rewrites_[2] = {0, 0};     // per setting (02, 01) since the connect or the last poll
-  int confirmed_ = 0;            // settings read back as written since the connect
+  int confirmed_ = 0;            // bit 0: E2ROM 02, bit 1: E2ROM 01, read back as written since the connect
   std::vector<std::uint8_t> out_;
   HostStats stats_;
 };
