@@ -275,15 +275,15 @@ struct Runtime {
 // A Millennium board: no clock, no captures yet, never unplugged.
 int run_millennium(const Options& o, Plan& plan, const fs::path& link, int master_fd) {
   boost::asio::io_context io;
-  drivers::millennium::EmulatorConfig ec;
-  ec.reports = o.reports == "off"         ? drivers::millennium::ReportMode::off
-               : o.reports == "on-change" ? drivers::millennium::ReportMode::on_change
-                                          : drivers::millennium::ReportMode::every_scan;
+  drivers::millennium::EmulatorConfig board;
+  board.reports = o.reports == "off"         ? drivers::millennium::ReportMode::off
+                  : o.reports == "on-change" ? drivers::millennium::ReportMode::on_change
+                                             : drivers::millennium::ReportMode::every_scan;
   session::PlayerConfig pc;
   pc.speed = o.speed;
   pc.wait_for_host = !o.start_now;
   session::BoardPlayer player(
-      io, std::make_unique<session::EmulatedMillennium>(drivers::millennium::Emulator{ec}),
+      io, std::make_unique<session::EmulatedMillennium>(drivers::millennium::Emulator{board}),
       std::move(plan.script), pc);
   player.attach(master_fd);
   note(plan.summary);

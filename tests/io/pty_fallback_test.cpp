@@ -5,6 +5,7 @@
 // (which is how an outside user runs `eboardctl sim` and then the daemon).
 #include <gtest/gtest.h>
 #include <pty.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -124,10 +125,36 @@ TEST(PtyFallback, OtherLineSettingsReachTheTerminal) {
   ASSERT_EQ(::tcgetattr(port->native_handle(), &t), 0);
   EXPECT_EQ(::cfgetospeed(&t), B115200);
   EXPECT_NE(t.c_cflag & CSTOPB, 0u);
+  port->close();  // it holds the terminal's lock: a second opener would be refused as busy
   line.baud = 12345;
   auto bad = SerialPort::open(pty.name, line);
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().kind, IoError::Kind::config_failed);
+}
+
+TEST(PtyFallback, ASecondOpenerIsRefusedAndTheLockDiesWithItsHolder) {
+  Pty pty;
+  if (!pty.ok()) GTEST_SKIP() << "no pty available";
+  auto first = SerialPort::open(pty.name, LineSettings{});
+  ASSERT_TRUE(first) << first.error().message;
+  auto second = SerialPort::open(pty.name, LineSettings{});
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().sys_errno, EBUSY) << second.error().message;
+  // A holder that dies without closing anything (kill -9): the kernel drops its lock with it, and the pty,
+  // whose master lives on, opens again.
+  first->close();  // before the fork: a child sharing its open file would share its lock
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto mine = SerialPort::open(pty.name, LineSettings{});
+    ::_exit(mine ? 0 : 1);  // no destructor runs: the fd is left open as a crash leaves it
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  auto again = SerialPort::open(pty.name, LineSettings{});
+  EXPECT_TRUE(again) << again.error().message;
 }
 
 TEST(PtyFallback, SymlinkToAPtyOpensAsThePty) {
