@@ -9,6 +9,7 @@
 #include <array>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <utility>
@@ -46,6 +47,7 @@ struct PathWatch::Impl : std::enable_shared_from_this<PathWatch::Impl> {
   std::vector<std::string> dirs;
   bool reading = false;
   bool active = false;
+  std::uint64_t generation = 0;  // bumped when the fd is closed: a read of the old one is stale
   alignas(inotify_event) std::array<char, 4096> buffer{};
 
   bool open() {
@@ -86,12 +88,24 @@ struct PathWatch::Impl : std::enable_shared_from_this<PathWatch::Impl> {
     reading = true;
     descriptor.async_read_some(
         boost::asio::buffer(buffer),
-        [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
+        [self = shared_from_this(), gen = generation](const boost::system::error_code& ec, std::size_t n) {
+          if (gen != self->generation) return;  // the fd it read was closed since
           self->reading = false;
-          if (ec) return;  // cancelled (stop, destruction) or the fd is gone
+          if (ec) return;
           if (self->active && self->on_change && self->news(n)) self->on_change();
-          if (self->descriptor.is_open()) self->read();
+          if (gen == self->generation && self->descriptor.is_open() && !self->reading) self->read();
         });
+  }
+
+  // Closes the inotify fd (its pending read is cancelled), so that an idle owner leaves its io_context
+  // without work; watch() opens a new one.
+  void release() {
+    active = false;
+    remove_watches();
+    ++generation;
+    reading = false;
+    boost::system::error_code ignored;
+    descriptor.close(ignored);
   }
 
   // Whether the events read are news from a current watch: removing a watch queues an IN_IGNORED for it,
@@ -110,11 +124,8 @@ struct PathWatch::Impl : std::enable_shared_from_this<PathWatch::Impl> {
   }
 
   void close() {
-    active = false;
-    remove_watches();
+    release();
     on_change = nullptr;
-    boost::system::error_code ignored;
-    descriptor.close(ignored);
   }
 };
 
@@ -125,10 +136,7 @@ PathWatch::~PathWatch() { impl_->close(); }
 
 bool PathWatch::watch(const std::string& path) { return impl_->watch(path); }
 
-void PathWatch::stop() {
-  impl_->active = false;
-  impl_->remove_watches();
-}
+void PathWatch::stop() { impl_->release(); }
 
 std::vector<std::string> PathWatch::directories() const { return impl_->dirs; }
 

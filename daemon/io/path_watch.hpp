@@ -33,7 +33,8 @@ class PathWatch {
   // Watches the directories `path` depends on (replacing earlier watches). False when inotify cannot be
   // had (then the owner's retry timer is all there is).
   bool watch(const std::string& path);
-  // Drops the watches; on_change is not called until the next watch().
+  // Drops the watches and closes the inotify fd (nothing left on the io_context); on_change is not called
+  // until the next watch().
   void stop();
   // The directories watched now (for tests and logs).
   [[nodiscard]] std::vector<std::string> directories() const;
