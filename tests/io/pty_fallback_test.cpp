@@ -328,6 +328,34 @@ TEST(PtyFallback, ALinkIsReopenedAsSoonAsItsDeviceComesBack) {
   link.stop();
 }
 
+// A path that is there but will not open (a bound rfcomm node with its board away, a ttyS another program
+// holds, a node udev has not yet given its mode; here a plain file) gives inotify nothing to report: it is
+// retried at least every Backoff::present_max, whatever the backoff has grown to.
+TEST(PtyFallback, APathThatIsThereButWillNotOpenIsRetriedAtLeastEveryPresentMax) {
+  TempDir dir;
+  const auto path = dir.path() / "rfcomm0";
+  std::ofstream(path) << "not a terminal";
+  boost::asio::io_context io;
+  std::vector<std::chrono::milliseconds> retries;
+  LinkConfig cfg;
+  cfg.device = path.string();
+  cfg.backoff.initial = 100ms;
+  cfg.backoff.present_max = 150ms;
+  SerialLink::Handlers h;
+  h.on_open_failed = [&](const IoError&, std::chrono::milliseconds retry_in) { retries.push_back(retry_in); };
+  SerialLink link(io, cfg, h);
+  link.start();
+  ASSERT_TRUE(run_until(io, [&] { return retries.size() >= 4; }));
+  EXPECT_EQ(retries[0], 100ms);
+  for (std::size_t i = 1; i < retries.size(); ++i) EXPECT_EQ(retries[i], 150ms);
+  // Gone, the path is waited for with the backoff (and inotify): the delay grows again past present_max.
+  std::filesystem::remove(path);
+  const std::size_t before = retries.size();
+  ASSERT_TRUE(run_until(io, [&] { return retries.size() >= before + 2; }));
+  EXPECT_GT(retries.back(), 150ms);
+  link.stop();
+}
+
 TEST(PathWatch, TheDirectoriesOfEveryLinkOnTheWayAreWatched) {
   TempDir a;
   TempDir b;
