@@ -67,6 +67,8 @@ class Emulator {
   [[nodiscard]] std::vector<std::uint8_t> take_output();
   [[nodiscard]] const EmulatorStats& stats() const { return stats_; }
   [[nodiscard]] std::uint8_t e2rom(std::uint8_t address) const { return e2rom_[address]; }
+  // Another program (or the board's own set-up) changes a setting behind the host's back: no reply.
+  void set_e2rom(std::uint8_t address, std::uint8_t value) { e2rom_[address] = value; }
   [[nodiscard]] ReportMode reports() const { return static_cast<ReportMode>(e2rom_[e2rom::REPORTS] & 7); }
   // One scan, in ms (E2ROM 01 × 2.048, rounded).
   [[nodiscard]] std::int64_t scan_ms() const;

@@ -30,6 +30,9 @@ def main():
     ap.add_argument("--settle-ms", type=int, default=1500)
     ap.add_argument("--reports", default="every-scan", choices=["every-scan", "on-change", "off"],
                     help="the emulated boards' automatic reports at power-up (eboardd must set them)")
+    ap.add_argument("--reports-off-at", default="",
+                    help="seconds of game time, comma-separated, at which another program turns each board's "
+                         "reports off (eboardd must notice the silence, ask again and set them again)")
     a = ap.parse_args()
     pgn = ep.corpus_file(a.shared)
     games = []
@@ -57,7 +60,9 @@ def run(h, a, pgn, games):
     sims = []
     for i, g in enumerate(games):
         sims.append(ep.Sim(h, a.eboardctl, pgn, g, a.speed, style=a.style, seed=i + 1,
-                           extra=("--protocol", "millennium", "--reports", a.reports),
+                           extra=("--protocol", "millennium", "--reports", a.reports,
+                                  *[x for at in a.reports_off_at.split(",") if at
+                                    for x in ("--reports-off-at", at)]),
                            link_name=f"millennium-{ids[i]}",
                            linger=a.speed * 300))  # 5 minutes: every board is still there at the end
     settle = f"settle_ms = {a.settle_ms}\n"
@@ -93,6 +98,16 @@ def run(h, a, pgn, games):
     for b in ids:
         h.check(seen.get(b) == expected[b],
                 f"board {b}: /games.pgn has {len(seen.get(b, []))} of {len(expected[b])} plies: {seen.get(b)}")
+
+    # The boards' own account: reports set again to on change (3) by eboardd, no byte without parity.
+    ends = re.findall(r"E2ROM at the end of the script: reports (\d+), scan time (\d+); (\d+) bytes without",
+                      open(sims[0].log, errors="replace").read())
+    h.check(len(ends) == len(sims) and all(e == ("3", "20", "0") for e in ends),
+            f"the boards' E2ROM and parity at the end (want reports 3, scan time 20, 0 bad bytes each): {ends}")
+    if a.reports_off_at:
+        offs = open(sims[0].log, errors="replace").read().count("turned the board's automatic reports off")
+        h.check(offs == len(sims) * len(a.reports_off_at.split(",")),
+                f"{offs} reports turned off during the games: each time must fall within every game")
 
     total = sum(len(expected[b]) for b in ids)
     ep.wait_until(lambda: len(ws.moves()) >= total, 15, f"{total} move events on /ws")
