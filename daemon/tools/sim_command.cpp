@@ -644,7 +644,8 @@ void add_sim_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--start-now", o->start_now,
                 "start the game at once instead of at the first command a program sends to the board");
   cmd->footer(
-      "Open the printed path as the board's serial port (DGT: 9600 8N1; Millennium: 38400 7O1). It is a "
+      "Open the printed path as the board's serial port (DGT: 9600 8N1; Millennium: 38400 8N1 with the odd "
+      "parity in bit 7 of every byte, 7O1 characters). It is a "
       "pseudo-terminal, which "
       "libserialport cannot open; eboardd's serial code opens it directly and says so in its log. "
       "Example:\n  eboardctl sim --pgn games.pgn --game 3 --speed 10 --linger 30");
