@@ -56,16 +56,21 @@ std::vector<SensorEvent> MillenniumBoard::feed(std::int64_t t, std::span<const s
   std::vector<SensorEvent> out;
   replies_.clear();
   decoder_.feed(bytes, replies_);
-  for (const auto& r : replies_)
+  for (const auto& r : replies_) {
+    host_.reply(t, r);
     if (const auto* s = std::get_if<millennium::Snapshot>(&r))
       if (!give_out(last_, t, from_squares(s->squares), out)) ++repeated_;
+  }
   return out;
 }
 
 void MillenniumBoard::reset_link() {
   decoder_.reset();
+  host_.disconnected();
   last_.reset();
 }
+
+void MillenniumBoard::connected(std::int64_t t) { host_.connected(t); }
 
 BoardSnapshot ChessnutBoard::from_position(const chessnut::Position& p) {
   BoardSnapshot s;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
 // Boards that report whole positions (Millennium ChessLink `s` reports, Chessnut position frames) as a
-// source of sensor events: bytes in (any chunking), rules::BoardSnapshot out. A Millennium board reports
-// every scan by default (about 24 a second) whether or not anything changed: only a position that differs
-// from the last one given out becomes an event, so the journal and reconstruction see changes, not scans.
+// source of sensor events: bytes in (any chunking), rules::BoardSnapshot out. A Millennium board may report
+// every scan (about 24 a second) whether or not anything changed: only a position that differs from the
+// last one given out becomes an event, so the journal and reconstruction see changes, not scans. The
+// Millennium adapter also keeps the host's side of the conversation (drivers/millennium/host.hpp: the
+// board's settings written and read back at every connect, the squares asked again after a silence): its
+// replies are fed to it here, its commands are taken by the session.
 // Orientation: these boards are taken as set up with White at the near side (a rotated set-up is not
 // detected, unlike DGT's).
 #pragma once
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include "drivers/chessnut/protocol.hpp"
+#include "drivers/millennium/host.hpp"
 #include "drivers/millennium/protocol.hpp"
 #include "rules/sensor.hpp"
 
@@ -26,9 +30,14 @@ char letter_from_piece(rules::Piece p);
 
 class MillenniumBoard {
  public:
+  explicit MillenniumBoard(drivers::millennium::HostConfig host = {}) : host_(host) {}
   std::vector<rules::SensorEvent> feed(std::int64_t t_ms, std::span<const std::uint8_t> bytes);
   // After a reconnect: a partial frame is meaningless and the next report is news whatever it shows.
   void reset_link();
+  // The line is open: the host's connect conversation begins (its commands wait in host()).
+  void connected(std::int64_t t_ms);
+  drivers::millennium::Host& host() { return host_; }
+  const drivers::millennium::Host& host() const { return host_; }
   rules::BoardSnapshot snapshot() const { return last_.value_or(rules::BoardSnapshot{}); }
   const drivers::millennium::Decoder& decoder() const { return decoder_; }
   // Reports that repeated the position before them (not given out).
@@ -40,6 +49,7 @@ class MillenniumBoard {
 
  private:
   drivers::millennium::Decoder decoder_;
+  drivers::millennium::Host host_;
   std::vector<drivers::millennium::Reply> replies_;
   std::optional<rules::BoardSnapshot> last_;
   std::uint64_t repeated_ = 0;

@@ -2,6 +2,8 @@
 // Copyright (C) 2026 the eboardd authors
 #include "daemon/io/serial_link.hpp"
 
+#include <filesystem>
+
 #include <algorithm>
 #include <deque>
 #include <utility>
@@ -11,6 +13,8 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
+
+#include "daemon/io/path_watch.hpp"
 
 namespace eboard::io {
 
@@ -38,6 +42,34 @@ struct SerialLink::Impl : std::enable_shared_from_this<SerialLink::Impl> {
     read_buffer_.resize(std::max<std::size_t>(config_.read_chunk, 1));
   }
 
+  // After construction (it needs shared_from_this): the watch that wakes a waiting link.
+  void make_watch() {
+    watch_ = std::make_unique<PathWatch>(io_, [weak = weak_from_this()] {
+      if (auto self = weak.lock()) self->woken();
+    });
+  }
+
+  // The device's directory changed while we wait: try now (once for a burst of events).
+  void woken() {
+    if (state_ != LinkState::connecting || wake_posted_) return;
+    wake_posted_ = true;
+    retry_timer_.cancel();
+    const auto gen = ++generation_;
+    boost::asio::post(io_, [self = shared_from_this(), gen] {
+      self->wake_posted_ = false;
+      if (gen != self->generation_ || self->state_ != LinkState::connecting) return;
+      ++self->stats_.wakeups;
+      self->try_open();
+    });
+  }
+
+  // The wait before the next try: the backoff's, no longer than present_max while the path is there.
+  std::chrono::milliseconds retry_delay(std::chrono::milliseconds backoff) const {
+    std::error_code ec;
+    if (std::filesystem::exists(config_.device, ec)) return std::min(backoff, config_.backoff.present_max);
+    return backoff;
+  }
+
   boost::asio::io_context& io_;
   boost::asio::posix::stream_descriptor descriptor_;
   boost::asio::steady_timer retry_timer_;
@@ -55,6 +87,8 @@ struct SerialLink::Impl : std::enable_shared_from_this<SerialLink::Impl> {
   bool ever_connected_ = false;
   std::chrono::milliseconds next_delay_{0};
   std::chrono::steady_clock::time_point connected_at_{};
+  std::unique_ptr<PathWatch> watch_;
+  bool wake_posted_ = false;
 
   void start() {
     if (state_ != LinkState::stopped) return;
@@ -70,6 +104,7 @@ struct SerialLink::Impl : std::enable_shared_from_this<SerialLink::Impl> {
     if (state_ == LinkState::stopped) return;
     close_port();
     retry_timer_.cancel();
+    if (watch_) watch_->stop();
     state_ = LinkState::stopped;
     ++generation_;
   }
@@ -89,7 +124,7 @@ struct SerialLink::Impl : std::enable_shared_from_this<SerialLink::Impl> {
     auto opened = SerialPort::open(config_.device, config_.line, config_.open);
     if (!opened) {
       ++stats_.open_failures;
-      const auto delay = next_delay_;
+      const auto delay = retry_delay(next_delay_);
       next_delay_ = std::min(next_delay_ * 2, config_.backoff.max);
       schedule_retry(delay);
       if (handlers_.on_open_failed) handlers_.on_open_failed(opened.error(), delay);
@@ -107,6 +142,7 @@ struct SerialLink::Impl : std::enable_shared_from_this<SerialLink::Impl> {
       if (handlers_.on_open_failed) handlers_.on_open_failed(err, delay);
       return;
     }
+    if (watch_) watch_->stop();
     port_ = std::move(*opened);
     state_ = LinkState::connected;
     ++generation_;
@@ -120,6 +156,7 @@ struct SerialLink::Impl : std::enable_shared_from_this<SerialLink::Impl> {
 
   void schedule_retry(std::chrono::milliseconds delay) {
     state_ = LinkState::connecting;
+    if (watch_) watch_->watch(config_.device);
     const auto gen = ++generation_;
     retry_timer_.expires_after(delay);
     retry_timer_.async_wait([self = shared_from_this(), gen](const boost::system::error_code& ec) {
@@ -194,7 +231,7 @@ struct SerialLink::Impl : std::enable_shared_from_this<SerialLink::Impl> {
     close_port();
     ++stats_.disconnects;
     if (lived >= config_.backoff.stable_after) next_delay_ = config_.backoff.initial;
-    const auto delay = next_delay_;
+    const auto delay = retry_delay(next_delay_);
     next_delay_ = std::min(next_delay_ * 2, config_.backoff.max);
     schedule_retry(delay);  // before the callback, which may stop() or restart
     if (handlers_.on_disconnected) handlers_.on_disconnected(why);
@@ -219,10 +256,13 @@ struct SerialLink::Impl : std::enable_shared_from_this<SerialLink::Impl> {
 };
 
 SerialLink::SerialLink(boost::asio::io_context& io, LinkConfig config, Handlers handlers)
-    : impl_(std::make_shared<Impl>(io, std::move(config), std::move(handlers))) {}
+    : impl_(std::make_shared<Impl>(io, std::move(config), std::move(handlers))) {
+  impl_->make_watch();
+}
 
 SerialLink::~SerialLink() {
   impl_->stop();
+  impl_->watch_.reset();
   impl_->handlers_ = {};  // pending handlers may keep Impl alive a little; they must not call out
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
 // A serial link that survives unplugging: opens a port through libserialport, reads and writes it on an
-// Asio io_context, and when the device goes away (EOF, hang-up, EIO/ENXIO/ENODEV) closes it and retries
-// with a backoff until it is back. The owner re-sends its init commands from on_connected().
+// Asio io_context, and when the device goes away (EOF, hang-up, EIO/ENXIO/ENODEV) closes it and reopens it
+// when it is back: at once when inotify sees the device path come back, else at a retry of the backoff
+// (Backoff). The owner re-sends its init commands from on_connected().
 //
 // Threading: one io_context run by one thread. Call every member from that thread (or before run()).
 // Callbacks run on that thread; they may call write(), stop() and start(), but must not destroy the link.
@@ -25,9 +26,15 @@
 
 namespace eboard::io {
 
+// How a lost or absent board is retried. A device path that is absent (an unplugged ttyUSB/ttyACM, its
+// by-id link, a pty's symlink, an rfcomm node released) is watched with inotify (path_watch.hpp): its return
+// wakes the link at once, and the backoff below is only the fallback when no event comes. A path that is
+// there but cannot be opened or keeps dropping (a bound rfcomm node, a ttyS, a node still waiting for udev
+// to set its mode) gives no event to wait for: it is retried at least every `present_max`.
 struct Backoff {
   std::chrono::milliseconds initial{200};
   std::chrono::milliseconds max{5000};
+  std::chrono::milliseconds present_max{250};
   // A connection that lasted at least this long resets the delay to `initial`; shorter ones keep
   // doubling it, so a device that opens and drops at once is not hammered.
   std::chrono::milliseconds stable_after{2000};
@@ -50,6 +57,7 @@ struct LinkStats {
   std::uint64_t disconnects = 0;
   std::uint64_t open_failures = 0;
   std::uint64_t bytes_dropped = 0;  // queued writes discarded by a disconnect or stop()
+  std::uint64_t wakeups = 0;        // opens tried at once because the device's directory changed
 };
 
 enum class LinkState : std::uint8_t { stopped, connecting, connected };

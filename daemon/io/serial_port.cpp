@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <libserialport.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -379,8 +380,14 @@ tl::expected<SerialPort, IoError> SerialPort::open_direct(const std::string& pat
     return tl::unexpected(
         IoError{IoError::Kind::not_found, ENOTTY, path + ": not a serial port (not a terminal)"});
   }
-  if (options.exclusive && ::ioctl(fd, TIOCEXCL) != 0) {
-    // best effort, as on the libserialport path
+  // Exclusive use through an advisory lock, not TIOCEXCL: a pty's TIOCEXCL outlives its opener while the
+  // master stays open (the emulator's side), so an eboardd killed with SIGKILL would leave its board's
+  // pty refusing every later open by an unprivileged daemon (EBUSY). The lock dies with the process. A
+  // flag some earlier opener left is cleared (TIOCNXCL) once we have the terminal.
+  (void)::ioctl(fd, TIOCNXCL);
+  if (options.exclusive && ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+    return tl::unexpected(
+        IoError{IoError::Kind::open_failed, EBUSY, "open " + name + ": in use by another process (locked)"});
   }
   if (auto applied = apply_termios(fd, name, line); !applied) return tl::unexpected(applied.error());
   if (options.flush_on_open) ::tcflush(fd, TCIOFLUSH);

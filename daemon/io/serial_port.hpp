@@ -61,7 +61,9 @@ std::string_view to_string(PortInfo::Transport transport);
 
 struct OpenOptions {
   bool flush_on_open = true;  // drop bytes the kernel buffered before we opened
-  bool exclusive = true;      // TIOCEXCL: a second opener gets EBUSY (best effort)
+  // A second opener gets EBUSY (best effort): TIOCEXCL through libserialport, an flock() on a terminal
+  // opened directly (a pty, whose TIOCEXCL would outlive a crashed opener).
+  bool exclusive = true;
 };
 
 // Finds the name libserialport accepts for `path`. libserialport 0.1.1 looks a port up as
@@ -86,7 +88,8 @@ class SerialPort {
   // Fallback: when libserialport refuses `path` because it has no sysfs identity, but the path exists and
   // is a terminal (a pty from `eboardctl sim`, socat or tty0tty-like links: neither /sys/class/tty/<name> nor
   // /sys/dev/char/<major>:<minor> exists), the port is opened directly: open(O_RDWR|O_NOCTTY|O_NONBLOCK),
-  // raw termios with the same line settings, VMIN=1/VTIME=0, TIOCEXCL and the flush as asked. The port
+  // raw termios with the same line settings, VMIN=1/VTIME=0, an flock() for exclusivity and the flush as
+  // asked. The port
   // then reports transport `pty` and says so in PortInfo::note. Everything libserialport accepts still
   // goes through libserialport.
   static tl::expected<SerialPort, IoError> open(const std::string& path, const LineSettings& line,

@@ -53,8 +53,24 @@ std::vector<std::uint8_t> dgt_init() {
   return out;
 }
 
-// The line is opened 7O1 (the UART makes the parity bit), so what we send is plain 7-bit ASCII.
-std::vector<std::uint8_t> millennium_snapshot() { return millennium::frame('S', "", false); }
+class MillenniumDecoder final : public BoardDecoder {
+ public:
+  std::vector<rules::SensorEvent> feed(std::int64_t t, std::span<const std::uint8_t> bytes) override {
+    return board_.feed(t, bytes);
+  }
+  void reset_link() override { board_.reset_link(); }
+  rules::BoardSnapshot snapshot() const override { return board_.snapshot(); }
+  void connected(std::int64_t t) override { board_.connected(t); }
+  void advance(std::int64_t t) override { board_.host().advance(t); }
+  std::optional<std::int64_t> next_deadline() const override { return board_.host().next_deadline(); }
+  std::vector<std::uint8_t> take_commands() override { return board_.host().take_output(); }
+
+ private:
+  daemon::MillenniumBoard board_;
+};
+
+// The line is opened 8N1 and the parity is ours (protocol.hpp): every byte sent carries it in bit 7.
+std::vector<std::uint8_t> millennium_snapshot() { return millennium::command::snapshot(); }
 
 std::vector<std::uint8_t> millennium_leds(std::uint64_t squares) {
   // A square is lit by its four corner LEDs (9×9 grid, LED 0 at the a8 corner, running down the a-file).
@@ -72,20 +88,20 @@ std::vector<std::uint8_t> millennium_leds(std::uint64_t squares) {
     data.push_back(HEX[p >> 4]);
     data.push_back(HEX[p & 15]);
   }
-  return millennium::frame('L', data, false);
+  return millennium::frame('L', data);
 }
 
 constexpr io::LineSettings DGT_LINE{9600, 8, io::Parity::none, 1, io::FlowControl::none};
-constexpr io::LineSettings MILLENNIUM_LINE{38400, 7, io::Parity::odd, 1, io::FlowControl::none};
+// The board's line is 7O1; read and written 8N1 it carries the parity bit as bit 7 of each byte, which the
+// driver sets and checks itself, so no tty, pty or bridge has to apply it.
+constexpr io::LineSettings MILLENNIUM_LINE{38400, 8, io::Parity::none, 1, io::FlowControl::none};
 
 const std::array<BoardProtocol, 3> PROTOCOLS{{
     {"dgt", Transport::serial, DGT_LINE, true, dgt_init, dgt::encode::send_board, nullptr,
      []() -> std::unique_ptr<BoardDecoder> { return std::make_unique<DgtDecoder>(); }},
-    {"millennium", Transport::serial, MILLENNIUM_LINE, false, millennium_snapshot, millennium_snapshot,
-     millennium_leds,
-     []() -> std::unique_ptr<BoardDecoder> {
-       return std::make_unique<SnapshotDecoder<daemon::MillenniumBoard>>();
-     }},
+    // Its connect conversation (settings written and read back, then S) is the adapter's: no init commands.
+    {"millennium", Transport::serial, MILLENNIUM_LINE, false, nullptr, millennium_snapshot, millennium_leds,
+     []() -> std::unique_ptr<BoardDecoder> { return std::make_unique<MillenniumDecoder>(); }},
     {"chessnut", Transport::usb_hid, io::LineSettings{}, false, chessnut::command::realtime_mode, nullptr,
      chessnut::command::leds,
      []() -> std::unique_ptr<BoardDecoder> {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,6 +37,17 @@ class BoardDecoder {
   [[nodiscard]] virtual rules::BoardSnapshot snapshot() const = 0;
   // A DGT board: its messages (clock ACKs, serial numbers) are the session's business too.
   virtual daemon::DgtBoard* dgt() { return nullptr; }
+
+  // A protocol that keeps a conversation with its board (Millennium: settings written and read back at
+  // connect, the squares asked again after a silence) says so through these; the default has none.
+  // The line is open (after reset_link() and the row's init commands).
+  virtual void connected(std::int64_t /*t_ms*/) {}
+  // Resends and polls due by `t_ms`.
+  virtual void advance(std::int64_t /*t_ms*/) {}
+  // When advance() has something to do (clock ms); nullopt: nothing.
+  [[nodiscard]] virtual std::optional<std::int64_t> next_deadline() const { return std::nullopt; }
+  // The bytes to send to the board now (after connected(), feed() and advance()).
+  [[nodiscard]] virtual std::vector<std::uint8_t> take_commands() { return {}; }
 };
 
 enum class Transport : std::uint8_t {
@@ -50,7 +62,8 @@ struct BoardProtocol {
   // Whether a clock reaches the host through this protocol (a DGT clock through the board). Without one,
   // reconstruction completes a move when the board has rested on it (ReconstructConfig::complete_after_ms).
   bool has_clock = false;
-  // Sent on every (re)connect; the session then holds square events until a whole-board snapshot is in.
+  // Sent on every (re)connect (null: nothing fixed; the adapter's connected() may have its own); the session
+  // then holds square events until a whole-board snapshot is in.
   std::vector<std::uint8_t> (*init_commands)() = nullptr;
   // Asks for the whole board now (a DGT dump, a Millennium S); null: the board cannot be asked.
   std::vector<std::uint8_t> (*board_request)() = nullptr;

@@ -219,10 +219,22 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     }
     deliver_all(gate.connected(t));
     clock_queue.clear();
-    if (auto ok = send(protocol->init_commands()); !ok) {
-      log(LogLevel::warning, "cannot send the init commands: " + ok.error().message);
+    if (protocol->init_commands) {
+      if (auto ok = send(protocol->init_commands()); !ok) {
+        log(LogLevel::warning, "cannot send the init commands: " + ok.error().message);
+      }
     }
+    decoder->connected(t);
+    send_adapter_commands();
     reschedule();
+  }
+
+  // What the protocol's adapter wants sent (its connect conversation, resends, polls).
+  void send_adapter_commands() {
+    std::vector<std::uint8_t> bytes = decoder->take_commands();
+    if (bytes.empty() || !link || link->state() != io::LinkState::connected) return;
+    if (auto ok = send(std::move(bytes)); !ok)
+      log(LogLevel::warning, "cannot send to the board: " + ok.error().message);
   }
 
   void on_disconnected(const io::IoError& why) {
@@ -252,7 +264,9 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     const std::int64_t t = now();
     tap(t, drivers::Direction::FromBoard, bytes);
     const bool was_holding = gate.holding();
-    deliver_all(gate.pass(decoder->feed(t, bytes)));
+    const std::vector<rules::SensorEvent> events = decoder->feed(t, bytes);
+    send_adapter_commands();
+    deliver_all(gate.pass(events));
     if (!running) return;                              // a callback stopped us
     if (was_holding && !gate.holding()) pump_clock();  // the dump is in: the clock may be spoken to
     reschedule();
@@ -272,6 +286,10 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
       log(LogLevel::warning, "no board dump " + std::to_string(config.dump_wait_ms) +
                                  " ms after connecting; going on without it");
     deliver_all(released);
+    if (link && link->state() == io::LinkState::connected) {
+      decoder->advance(t);
+      send_adapter_commands();
+    }
     if (!config.sensor_only) emit(reconstructor.advance(t));
     reread_if_wanted();
     pump_clock();
@@ -284,6 +302,8 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     std::int64_t deadline = none;
     if (!config.sensor_only) deadline = reconstructor.next_deadline().value_or(none);
     if (auto d = gate.deadline()) deadline = std::min(deadline, *d);
+    if (link && link->state() == io::LinkState::connected)
+      if (auto d = decoder->next_deadline()) deadline = std::min(deadline, *d);
     const bool can_send = !gate.holding() && link && link->state() == io::LinkState::connected;
     if (auto c = clock_queue.next_deadline(); c && can_send)
       deadline = std::min(deadline, *c == drivers::dgt::ClockQueue::kDueNow ? now() : *c);

@@ -21,6 +21,8 @@ class EmulatedMillennium final : public EmulatedBoard {
  public:
   explicit EmulatedMillennium(drivers::millennium::Emulator emulator) : emu_(std::move(emulator)) {}
   [[nodiscard]] const drivers::millennium::Emulator& emulator() const { return emu_; }
+  // Another program writes the board's E2ROM (e.g. turns its automatic reports off): the host is not told.
+  void set_e2rom(std::uint8_t address, std::uint8_t value) { emu_.set_e2rom(address, value); }
 
   void apply(const ScriptItem& item) override;
   void receive(std::int64_t now_ms, std::span<const std::uint8_t> bytes) override {

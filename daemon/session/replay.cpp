@@ -25,17 +25,29 @@ class CaptureFeed {
  public:
   explicit CaptureFeed(const BoardProtocol& protocol) : decoder_(protocol.make_decoder()) {}
 
-  // What reconstruction gets of one record.
+  // What reconstruction gets of one record. The adapter's own conversation with the board (Millennium's
+  // settings) runs as live; what it would send is dropped: the capture holds what was sent, and the
+  // board's answers.
   std::vector<SensorEvent> record(const drivers::CaptureRecord& r) {
     if (r.link) {
       decoder_->reset_link();
-      return *r.link ? gate_.connected(r.t_ms) : gate_.disconnected(r.t_ms);
+      if (!*r.link) return gate_.disconnected(r.t_ms);
+      std::vector<SensorEvent> out = gate_.connected(r.t_ms);
+      decoder_->connected(r.t_ms);
+      (void)decoder_->take_commands();
+      return out;
     }
     if (r.direction != drivers::Direction::FromBoard) return {};  // what was sent tells nothing new
-    return gate_.pass(decoder_->feed(r.t_ms, r.bytes));
+    std::vector<SensorEvent> decoded = decoder_->feed(r.t_ms, r.bytes);
+    (void)decoder_->take_commands();
+    return gate_.pass(decoded);
   }
   // Time went on to `t` (before the record at `t` is read): a connect left without a dump opens the gate.
-  std::vector<SensorEvent> advance(std::int64_t t) { return gate_.advance(t); }
+  std::vector<SensorEvent> advance(std::int64_t t) {
+    decoder_->advance(t);
+    (void)decoder_->take_commands();
+    return gate_.advance(t);
+  }
 
  private:
   std::unique_ptr<BoardDecoder> decoder_;

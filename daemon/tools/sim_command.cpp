@@ -61,6 +61,8 @@ struct Options {
   std::vector<std::string> mutes;  // "K:AT_S:FOR_S"
   bool print_presses = false;
   std::string protocol = "dgt";
+  std::string reports = "every-scan";    // Millennium: automatic reports at power-up (E2ROM 02)
+  std::vector<double> reports_off_at_s;  // Millennium: another program turns the reports off then
 };
 
 void note(const std::string& text) { std::fprintf(stderr, "eboardctl sim: %s\n", text.c_str()); }
@@ -274,17 +276,30 @@ struct Runtime {
 // A Millennium board: no clock, no captures yet, never unplugged.
 int run_millennium(const Options& o, Plan& plan, const fs::path& link, int master_fd) {
   boost::asio::io_context io;
+  drivers::millennium::EmulatorConfig board;
+  board.reports = o.reports == "off"         ? drivers::millennium::ReportMode::off
+                  : o.reports == "on-change" ? drivers::millennium::ReportMode::on_change
+                                             : drivers::millennium::ReportMode::every_scan;
   session::PlayerConfig pc;
   pc.speed = o.speed;
   pc.wait_for_host = !o.start_now;
-  session::BoardPlayer player(io,
-                              std::make_unique<session::EmulatedMillennium>(drivers::millennium::Emulator{}),
-                              std::move(plan.script), pc);
+  auto emulated = std::make_unique<session::EmulatedMillennium>(drivers::millennium::Emulator{board});
+  session::EmulatedMillennium* millennium = emulated.get();  // the player owns it from here on
+  session::BoardPlayer player(io, std::move(emulated), std::move(plan.script), pc);
+  for (double s : o.reports_off_at_s) {
+    player.at(static_cast<std::int64_t>(s * 1000), [millennium, s] {
+      millennium->set_e2rom(drivers::millennium::e2rom::REPORTS,
+                            static_cast<std::uint8_t>(drivers::millennium::ReportMode::off));
+      note("another program turned the board's automatic reports off at " +
+           seconds(static_cast<std::int64_t>(s * 1000)));
+    });
+  }
   player.attach(master_fd);
   note(plan.summary);
   char speed[32];
   std::snprintf(speed, sizeof speed, "%gx", o.speed);
-  note("Millennium board on " + link.string() + " (38400 7O1), " + speed + " real time");
+  note("Millennium board on " + link.string() + " (38400 7O1, parity checked on what it reads; reports " +
+       o.reports + " at power-up), " + speed + " real time");
   bool exiting = false;
   const auto finish = [&] {
     if (exiting) return;
@@ -296,6 +311,12 @@ int run_millennium(const Options& o, Plan& plan, const fs::path& link, int maste
     if (!o.start_now) note("a program opened the board and spoke: the game starts");
   };
   player.on_script_end = [&] {
+    const auto& emu = millennium->emulator();
+    note("the board's E2ROM at the end of the script: reports " +
+         std::to_string(static_cast<int>(emu.reports())) + ", scan time " +
+         std::to_string(emu.e2rom(drivers::millennium::e2rom::SCAN_TIME)) + "; " +
+         std::to_string(emu.stats().parity_errors) + " bytes without odd parity ignored, " +
+         std::to_string(emu.stats().commands) + " commands");
     if (o.linger_s) {
       note("the end of the script at " + seconds(player.now_ms()) + "; staying for " +
            seconds(static_cast<std::int64_t>(*o.linger_s * 1000)));
@@ -350,6 +371,8 @@ int run(const Options& o) {
     if (!o.capture.empty()) return fail("--protocol millennium plays game files only (--pgn), not captures");
     if (!o.reopen_at_s.empty()) return fail("--reopen-at is for DGT boards only");
     if (o.rotated) return fail("--rotated is for DGT boards only");
+  } else if (!o.reports_off_at_s.empty()) {
+    return fail("--reports-off-at is for Millennium boards only");
   }
   auto plan = o.capture.empty() ? plan_game(o) : plan_capture(o);
   if (!plan) return fail(plan.error());
@@ -575,8 +598,18 @@ void add_sim_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--no-clock", o->no_clock, "no clock connected to the board");
   cmd->add_option("--protocol", o->protocol,
                   "dgt (default): a DGT board and clock; millennium: a Millennium ChessLink board, which has "
-                  "no clock, reporting its squares at every change (38400 7O1)")
+                  "no clock (38400 7O1, the parity bit in bit 7 of each byte)")
       ->check(CLI::IsMember({"dgt", "millennium"}));
+  cmd->add_option(
+         "--reports", o->reports,
+         "millennium: the board's automatic reports at power-up (its E2ROM 02, which survives power-off): "
+         "every-scan (default, as the board leaves the factory), on-change, or off (left so by another "
+         "program: only a host that writes the setting hears the board by itself)")
+      ->check(CLI::IsMember({"every-scan", "on-change", "off"}));
+  cmd->add_option("--reports-off-at", o->reports_off_at_s,
+                  "millennium: seconds of game time at which another program turns the board's automatic "
+                  "reports off (repeatable); a host must notice the silence and set them again")
+      ->check(finite_range(0, MAX_SECONDS));
   cmd->add_flag("--rotated", o->rotated, "the board is set up turned round (Black at the connector side)");
   cmd->add_option("--speed", o->speed, "how many times faster than real time (default 1)")
       ->check(finite_range(1e-3, 1e6));
@@ -611,7 +644,8 @@ void add_sim_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--start-now", o->start_now,
                 "start the game at once instead of at the first command a program sends to the board");
   cmd->footer(
-      "Open the printed path as the board's serial port (DGT: 9600 8N1; Millennium: 38400 7O1). It is a "
+      "Open the printed path as the board's serial port (DGT: 9600 8N1; Millennium: 38400 8N1 with the odd "
+      "parity in bit 7 of every byte, 7O1 characters). It is a "
       "pseudo-terminal, which "
       "libserialport cannot open; eboardd's serial code opens it directly and says so in its log. "
       "Example:\n  eboardctl sim --pgn games.pgn --game 3 --speed 10 --linger 30");

@@ -2,6 +2,8 @@
 // Copyright (C) 2026 the eboardd authors
 #include "drivers/millennium/emulator.hpp"
 
+#include <algorithm>
+
 namespace eboard::drivers::millennium {
 
 namespace {
@@ -49,7 +51,16 @@ std::string hex2(int v) { return {HEX[(v >> 4) & 15], HEX[v & 15]}; }
 Emulator::Emulator(EmulatorConfig config) : config_(config) {
   squares_.fill('.');
   reported_.fill('.');
-  if (config_.scan_ms < 1) config_.scan_ms = 1;
+  last_scan_.fill('.');
+  e2rom_[e2rom::SCAN_TIME] = config_.scan_time;
+  e2rom_[e2rom::REPORTS] = static_cast<std::uint8_t>(config_.reports);
+  e2rom_[e2rom::REPORT_PERIOD] = config_.report_period;
+}
+
+std::int64_t Emulator::scan_ms() const {
+  const int units =
+      e2rom_[e2rom::SCAN_TIME] < e2rom::MIN_SCAN_TIME ? e2rom::DEFAULT_SCAN_TIME : e2rom_[e2rom::SCAN_TIME];
+  return (units * 2048 + 500) / 1000;
 }
 
 void Emulator::set_square(int square, char piece) {
@@ -64,6 +75,10 @@ void Emulator::host_bytes(std::int64_t now, std::span<const std::uint8_t> bytes)
   advance(now);
   if (!frame_.empty() && now - frame_started_ > COMMAND_TIMEOUT_MS) frame_.clear();
   for (std::uint8_t b : bytes) {
+    if (config_.check_parity && !odd_parity(b)) {
+      ++stats_.parity_errors;
+      continue;
+    }
     const char c = static_cast<char>(b & 0x7F);
     if (frame_.empty()) {
       if (command_size(c) < 0) {
@@ -78,7 +93,8 @@ void Emulator::host_bytes(std::int64_t now, std::span<const std::uint8_t> bytes)
     unsigned x = 0;
     for (std::size_t i = 0; i + 2 < total; ++i) x ^= static_cast<unsigned char>(frame_[i]);
     const int check = hex_byte(frame_, total - 2);
-    if (check < 0 || unsigned(check) != x) {
+    const bool checked = (e2rom_[e2rom::SERIAL_SETUP] & 1) == 0;
+    if (checked && (check < 0 || unsigned(check) != x)) {
       ++stats_.bad_checks;
     } else {
       ++stats_.commands;
@@ -122,6 +138,7 @@ void Emulator::command(char letter, const std::string& data) {
     }
     case 'T':
       out_.clear();  // the board restarts: what it had not sent is gone, and the next scan reports
+      leds_.fill(0);
       dirty_ = true;
       break;
     default:  // 'I': seen only in other emulators, unconfirmed; not answered
@@ -137,13 +154,20 @@ void Emulator::reply(char letter, const std::string& data) {
 void Emulator::advance(std::int64_t now) {
   if (!scanning_) {
     scanning_ = true;
-    next_scan_ = now;
+    next_scan_ = next_timed_ = now;
   }
   if (now < next_scan_) return;
   // One report for the scans that passed (a host far behind gets the squares as they are now).
-  next_scan_ += ((now - next_scan_) / config_.scan_ms + 1) * config_.scan_ms;
-  const bool report = config_.reports == AutoReports::every_scan ||
-                      (config_.reports == AutoReports::on_change && (dirty_ || squares_ != reported_));
+  const std::int64_t scan = scan_ms();
+  const std::int64_t scans = (now - next_scan_) / scan + 1;
+  next_scan_ += scans * scan;
+  if (squares_ == last_scan_) {
+    stable_scans_ += static_cast<int>(std::min<std::int64_t>(scans, 1000));
+  } else {
+    last_scan_ = squares_;
+    stable_scans_ = static_cast<int>(std::min<std::int64_t>(scans, 1000));
+  }
+  const bool report = report_due(now);
   dirty_ = false;
   if (!report) return;
   reported_ = squares_;
@@ -151,9 +175,32 @@ void Emulator::advance(std::int64_t now) {
   reply('s', std::string(squares_.begin(), squares_.end()));
 }
 
+bool Emulator::report_due(std::int64_t now) {
+  const bool changed = dirty_ || squares_ != reported_;
+  switch (reports()) {
+    case ReportMode::every_scan:
+      return true;
+    case ReportMode::off:
+      return false;
+    case ReportMode::timed: {
+      if (now < next_timed_) return false;
+      const std::int64_t period =
+          std::max<std::int64_t>(1, (e2rom_[e2rom::REPORT_PERIOD] * 4096 + 500) / 1000);
+      next_timed_ = now + period;
+      return true;
+    }
+    case ReportMode::on_change:
+      return changed;
+    default:  // on change, once the squares have stood for 2-5 scans
+      return changed && stable_scans_ >= static_cast<int>(reports()) - 2;
+  }
+}
+
 std::optional<std::int64_t> Emulator::next_deadline() const {
-  if (config_.reports == AutoReports::off) return std::nullopt;
-  if (config_.reports == AutoReports::on_change && !dirty_ && squares_ == reported_) return std::nullopt;
+  const ReportMode mode = reports();
+  if (mode == ReportMode::off) return std::nullopt;
+  const bool changed = dirty_ || squares_ != reported_;
+  if (mode != ReportMode::every_scan && mode != ReportMode::timed && !changed) return std::nullopt;
   return scanning_ ? next_scan_ : 0;
 }
 

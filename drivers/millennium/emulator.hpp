@@ -5,13 +5,17 @@
 // scale), bytes to send come out of take_output(), next_deadline() says when advance() has a scan to make.
 // `eboardctl sim --protocol millennium` and the tests put it on a pseudo-terminal.
 //
-// What it models (reference/hardware.md §2): frames of a letter, data and the XOR check in two upper-case
-// hex digits, bit 7 the odd parity of each character (a 7O1 board read on an 8N1 line), parity masked off
-// what it reads. S → `s` + the 64 squares; V → `v` + version; X → `x`; L (slot time + 81 LED patterns) → `l`;
-// W → `w` + echo, R → `r` + address and value (a small E2ROM); T resets (no reply). Automatic reports: at
-// each scan (every `scan_ms`) a `s` report when the squares changed since the last one (E2ROM 02 "on
-// change"), or at every scan (`every_scan`, the board's default), or none. Bad checks, unknown letters and
-// frames left unfinished are skipped and counted; nothing the host sends can make it fail.
+// What it models (reference/hardware.md §2, the ChessLink document): frames of a letter, data and the XOR
+// check in two upper-case hex digits, bit 7 the odd parity of each character (a 7O1 board read on an 8N1
+// line). What the host sends must have odd parity too: a byte that has not is ignored (counted), as the
+// board's UART would refuse it, so a host that leaves the parity to a tty that does not apply it (a pty, some
+// bridges) is not answered. S → `s` + the 64 squares; V → `v` + version; X → `x`; L (slot time + 81 LED
+// patterns) → `l`; W → `w` + echo, R → `r` + address and value; T resets (no reply; the E2ROM survives it).
+// The E2ROM is the board's: 01 sets the scan time (2.048 ms units, below 15 taken as 20), 02 the automatic
+// reports (every scan, off, timed by 03, on change, on change debounced over 2-5 scans), 00 bit 0 turns the
+// XOR check off. The configuration gives its contents at power-up (another program may have left reports
+// off). Bad checks, unknown letters and frames left unfinished are skipped and counted; nothing the host
+// sends can make it fail.
 #pragma once
 
 #include <array>
@@ -25,17 +29,22 @@
 
 namespace eboard::drivers::millennium {
 
-enum class AutoReports : std::uint8_t { off, on_change, every_scan };
+using AutoReports = ReportMode;
 
 struct EmulatorConfig {
   Version version{1, 4};
-  std::int64_t scan_ms = 41;  // E2ROM 01's default 20 × 2.048 ms: about 24 scans a second
+  // E2ROM at power-up: 01 (scan time, 2.048 ms units), 02 (automatic reports), 03 (report period).
+  std::uint8_t scan_time = e2rom::DEFAULT_SCAN_TIME;
+  // On change, as eboardd sets it (the board leaves the factory with every_scan; `eboardctl sim` says which).
   AutoReports reports = AutoReports::on_change;
+  std::uint8_t report_period = 0x30;  // 4.096 ms units (timed reports only)
+  bool check_parity = true;           // false: any bit 7 taken (a 7-bit terminal's view)
 };
 
 struct EmulatorStats {
   std::uint64_t commands = 0;
   std::uint64_t bad_checks = 0;
+  std::uint64_t parity_errors = 0;  // host bytes with even parity: ignored
   std::uint64_t unknown_bytes = 0;
   std::uint64_t reports = 0;  // automatic `s` reports sent
 };
@@ -57,14 +66,24 @@ class Emulator {
   [[nodiscard]] std::optional<std::int64_t> next_deadline() const;
   [[nodiscard]] std::vector<std::uint8_t> take_output();
   [[nodiscard]] const EmulatorStats& stats() const { return stats_; }
+  [[nodiscard]] std::uint8_t e2rom(std::uint8_t address) const { return e2rom_[address]; }
+  // Another program (or the board's own set-up) changes a setting behind the host's back: no reply.
+  void set_e2rom(std::uint8_t address, std::uint8_t value) { e2rom_[address] = value; }
+  [[nodiscard]] ReportMode reports() const { return static_cast<ReportMode>(e2rom_[e2rom::REPORTS] & 7); }
+  // One scan, in ms (E2ROM 01 × 2.048, rounded).
+  [[nodiscard]] std::int64_t scan_ms() const;
 
  private:
   void command(char letter, const std::string& data);
   void reply(char letter, const std::string& data);
+  [[nodiscard]] bool report_due(std::int64_t scan_at);
   Squares squares_{};
   Squares reported_{};
-  bool dirty_ = true;  // report at the next scan whatever the squares (none was sent yet, or a reset)
+  Squares last_scan_{};   // what the previous scan saw (debounce)
+  int stable_scans_ = 0;  // scans the squares have stood as they are
+  bool dirty_ = true;     // report at the next scan whatever the squares (none was sent yet, or a reset)
   std::int64_t next_scan_ = 0;
+  std::int64_t next_timed_ = 0;  // timed reports
   bool scanning_ = false;
   EmulatorConfig config_;
   std::array<std::uint8_t, 81> leds_{};

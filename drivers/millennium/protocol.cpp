@@ -3,7 +3,6 @@
 #include "drivers/millennium/protocol.hpp"
 
 #include <algorithm>
-#include <bit>
 
 namespace eboard::drivers::millennium {
 
@@ -41,11 +40,6 @@ int hex_byte(std::string_view two) {
   return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
 }
 
-std::uint8_t with_odd_parity(char c) {
-  const auto b = static_cast<std::uint8_t>(c & 0x7F);
-  return std::popcount(b) % 2 == 0 ? static_cast<std::uint8_t>(b | 0x80) : b;
-}
-
 bool is_square(char c) {
   return c == '.' || std::string_view("KQRBNPkqrbnp").find(c) != std::string_view::npos;
 }
@@ -61,6 +55,10 @@ std::vector<Reply> Decoder::feed(std::span<const std::uint8_t> bytes) {
 void Decoder::feed(std::span<const std::uint8_t> bytes, std::vector<Reply>& out) {
   stats_.bytes_fed += bytes.size();
   for (std::uint8_t b : bytes) {
+    if (!odd_parity(b)) {
+      ++stats_.parity_errors;
+      continue;
+    }
     const char c = static_cast<char>(b & 0x7F);
     if (frame_.empty() && data_size(c) < 0) {
       ++stats_.garbage_bytes;
@@ -155,6 +153,7 @@ std::vector<std::uint8_t> reset() { return frame('T', ""); }
 std::vector<std::uint8_t> write_e2rom(std::uint8_t address, std::uint8_t value) {
   return frame('W', hex2(address) + hex2(value));
 }
+std::vector<std::uint8_t> read_e2rom(std::uint8_t address) { return frame('R', hex2(address)); }
 std::vector<std::uint8_t> leds(std::uint8_t slot_time, const std::array<std::uint8_t, 81>& patterns) {
   std::string data = hex2(slot_time);
   for (std::uint8_t p : patterns) data += hex2(p);

@@ -61,7 +61,9 @@ TEST(SnapshotBoards, TheEmulatorAnswersSnapshotVersionLedsAndE2rom) {
 
 TEST(SnapshotBoards, TheEmulatorSkipsJunkAndBadChecksAndKeepsTheNextCommand) {
   mil::Emulator e = start_emulator(mil::AutoReports::off);
-  e.host_bytes(0, bytes("zz\x01S00"));  // junk, then S with a wrong check
+  std::vector<std::uint8_t> junk = bytes("zz\x01");  // junk, then S with a wrong check
+  for (char c : std::string("S00")) junk.push_back(mil::with_odd_parity(c));
+  e.host_bytes(0, junk);
   e.host_bytes(0, mil::command::snapshot());
   mil::Decoder d;
   auto replies = d.feed(e.take_output());
@@ -103,6 +105,48 @@ TEST(SnapshotBoards, ReportsAtEveryScanAreGivenOutOnlyWhenTheyChange) {
   board.reset_link();  // after a reconnect the same position is news again
   e.host_bytes(1000, mil::command::snapshot());
   EXPECT_EQ(board.feed(1000, e.take_output()).size(), 1u);
+}
+
+TEST(SnapshotBoards, TheEmulatorIgnoresBytesWithoutOddParity) {
+  mil::Emulator e = start_emulator(mil::AutoReports::off);
+  e.host_bytes(0, mil::frame('S', "", false));  // "S53" as 7-bit characters: 'S', '5' and '3' even
+  EXPECT_TRUE(e.take_output().empty());
+  EXPECT_EQ(e.stats().parity_errors, 3u);
+  EXPECT_EQ(e.stats().commands, 0u);
+  e.host_bytes(1, mil::command::snapshot());
+  EXPECT_EQ(mil::Decoder().feed(e.take_output()).size(), 1u);
+}
+
+TEST(SnapshotBoards, TheEmulatorsReportModeAndScanTimeAreItsE2rom) {
+  mil::Emulator e = start_emulator(mil::AutoReports::off);
+  for (std::int64_t t = 0; t < 500; t += 10) e.advance(t);
+  EXPECT_TRUE(e.take_output().empty());  // reports off: silent
+  EXPECT_FALSE(e.next_deadline());
+  e.host_bytes(500, mil::command::write_e2rom(mil::e2rom::SCAN_TIME, 50));  // 102.4 ms a scan
+  EXPECT_EQ(e.scan_ms(), 102);
+  e.host_bytes(500,
+               mil::command::write_e2rom(mil::e2rom::REPORTS, std::uint8_t(mil::ReportMode::debounce_3)));
+  EXPECT_EQ(e.reports(), mil::ReportMode::debounce_3);
+  (void)e.take_output();
+  // A change is reported once it has stood for 3 scans.
+  e.set_square(rules::parse_square("e2"), '.');
+  std::vector<std::int64_t> reported_at;
+  MillenniumBoard board;
+  for (std::int64_t t = 500; t < 1500; t += 1) {
+    e.advance(t);
+    auto out = e.take_output();
+    if (!out.empty()) reported_at.push_back(t);
+    board.feed(t, out);
+  }
+  ASSERT_EQ(reported_at.size(), 1u);
+  EXPECT_GE(reported_at[0], 500 + 2 * 102);
+  EXPECT_EQ(board.snapshot().squares[rules::parse_square("e2")], rules::NO_PIECE);
+  // Below 15 the board takes its default, 20.
+  e.host_bytes(1500, mil::command::write_e2rom(mil::e2rom::SCAN_TIME, 3));
+  EXPECT_EQ(e.scan_ms(), 41);
+  // A reset keeps the E2ROM (it is the board's non-volatile memory).
+  e.host_bytes(1500, mil::command::reset());
+  EXPECT_EQ(e.reports(), mil::ReportMode::debounce_3);
 }
 
 TEST(SnapshotBoards, ChessnutFramesBecomePositionsOnceEach) {

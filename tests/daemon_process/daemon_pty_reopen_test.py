@@ -85,6 +85,15 @@ def run(h, a, pgn, expected):
     h.check(len(ws_moves) == len(expected), f"/ws: {len(ws_moves)} move events for {len(expected)} plies")
     alerts = [e for e in events if e.get("type") == "alert"]
     h.check(not alerts, f"/ws: {len(alerts)} alerts: {alerts[:3]}")
+    # Back within 250 ms (issue 25): each outage on /ws less the sim's gap is how long eboardd took to reopen
+    # the device once it was back (clock ms / speed: real ms). Printed, and bounded generously (a loaded
+    # machine); the backoff alone would wait for its next retry.
+    link_events = [e for e in events if e.get("type") == "link" and e.get("board") == "A"]
+    back = [(on["t"] - off["t"] - a.reopen_gap) / a.speed for off, on in zip(link_events[0::2], link_events[1::2])
+            if off.get("state") == "offline" and on.get("state") == "online"]
+    print(f"reopened {[round(x, 1) for x in back]} ms (real) after the device came back", flush=True)
+    h.check(len(back) == reopens and all(x <= 1000 for x in back),
+            f"/ws link events {link_events}: reopened {back} ms after the device came back (want within 1 s)")
     h.check(not ws.closed, "/ws was closed by the unplug")
     log = d.log_text()
     h.check(log.count("board A: connected on") == 1 + reopens,

@@ -4,13 +4,15 @@
 """Millennium ChessLink boards through the real eboardd (issue 13): corpus games replay exactly.
 
 Each game is played by simulated hands on an emulated Millennium board on its own pseudo-terminal
-(`eboardctl sim --protocol millennium`: 38400 7O1, `s` reports as the squares change, no clock), and one
+(`eboardctl sim --protocol millennium`: 38400 7O1 with the parity in bit 7 and checked on what it reads,
+automatic reports as --reports leaves them at power-up until eboardd sets them, no clock), and one
 eboardd reads them all, each a [[board]] with protocol = "millennium". The board has no clock: eboardd
 completes a move when the board has rested on it for settle_ms (game time) or when the other side begins its
 reply. At the end every board's game on /games.pgn is exactly its corpus game, /ws streamed one `move` per
 ply in order with no clock in it, and no alert came.
 
 usage: millennium_sim_test.py EBOARDD EBOARDCTL SHARED_DIR [--games 141,12 | 1-128] [--speed R]
+       [--reports every-scan|on-change|off]
 exit 77 (skipped) without the corpus in SHARED_DIR
 """
 import os
@@ -26,6 +28,11 @@ def main():
     ap = ep.arg_parser(game=141, speed=6.0)
     ap.add_argument("--games", default="141,12", help="corpus games, one board each: numbers and ranges (1-128)")
     ap.add_argument("--settle-ms", type=int, default=1500)
+    ap.add_argument("--reports", default="every-scan", choices=["every-scan", "on-change", "off"],
+                    help="the emulated boards' automatic reports at power-up (eboardd must set them)")
+    ap.add_argument("--reports-off-at", default="",
+                    help="seconds of game time, comma-separated, at which another program turns each board's "
+                         "reports off (eboardd must notice the silence, ask again and set them again)")
     a = ap.parse_args()
     pgn = ep.corpus_file(a.shared)
     games = []
@@ -53,7 +60,10 @@ def run(h, a, pgn, games):
     sims = []
     for i, g in enumerate(games):
         sims.append(ep.Sim(h, a.eboardctl, pgn, g, a.speed, style=a.style, seed=i + 1,
-                           extra=("--protocol", "millennium"), link_name=f"millennium-{ids[i]}",
+                           extra=("--protocol", "millennium", "--reports", a.reports,
+                                  *[x for at in a.reports_off_at.split(",") if at
+                                    for x in ("--reports-off-at", at)]),
+                           link_name=f"millennium-{ids[i]}",
                            linger=a.speed * 300))  # 5 minutes: every board is still there at the end
     settle = f"settle_ms = {a.settle_ms}\n"
     more = "".join(f'\n[[board]]\nid = "{ids[i]}"\nport = "{sims[i].device}"\nprotocol = "millennium"\n{settle}'
@@ -88,6 +98,16 @@ def run(h, a, pgn, games):
     for b in ids:
         h.check(seen.get(b) == expected[b],
                 f"board {b}: /games.pgn has {len(seen.get(b, []))} of {len(expected[b])} plies: {seen.get(b)}")
+
+    # The boards' own account: reports set again to on change (3) by eboardd, no byte without parity.
+    ends = re.findall(r"E2ROM at the end of the script: reports (\d+), scan time (\d+); (\d+) bytes without",
+                      open(sims[0].log, errors="replace").read())
+    h.check(len(ends) == len(sims) and all(e == ("3", "20", "0") for e in ends),
+            f"the boards' E2ROM and parity at the end (want reports 3, scan time 20, 0 bad bytes each): {ends}")
+    if a.reports_off_at:
+        offs = open(sims[0].log, errors="replace").read().count("turned the board's automatic reports off")
+        h.check(offs == len(sims) * len(a.reports_off_at.split(",")),
+                f"{offs} reports turned off during the games: each time must fall within every game")
 
     total = sum(len(expected[b]) for b in ids)
     ep.wait_until(lambda: len(ws.moves()) >= total, 15, f"{total} move events on /ws")

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
 // The Millennium ChessLink frames (drivers/millennium/protocol.hpp): commands with their parity and XOR
-// check as the reference gives them, replies decoded in any chunking, with or without the parity bit,
+// check as the reference gives them, replies decoded in any chunking, bytes without odd parity dropped,
 // and a damaged frame skipped without losing the good one after it.
 #include <gtest/gtest.h>
 
@@ -41,21 +41,43 @@ TEST(MillenniumProtocol, CommandsCarryOddParityAndTheXorCheck) {
   EXPECT_EQ(mil::command::write_e2rom(2, 3).size(), 7u);
 }
 
-TEST(MillenniumProtocol, ASnapshotInAnyChunkingWithOrWithoutParity) {
+TEST(MillenniumProtocol, ASnapshotInAnyChunking) {
   const mil::Squares start = start_squares();
-  for (bool parity : {true, false}) {
-    const auto wire = mil::snapshot_reply(start, parity);
-    ASSERT_EQ(wire.size(), 67u);
-    for (std::size_t chunk : {std::size_t(1), std::size_t(5), wire.size()}) {
-      mil::Decoder d;
-      std::vector<mil::Reply> got;
-      for (std::size_t i = 0; i < wire.size(); i += chunk)
-        d.feed(std::span(wire).subspan(i, std::min(chunk, wire.size() - i)), got);
-      ASSERT_EQ(got.size(), 1u) << "chunk " << chunk;
-      EXPECT_EQ(std::get<mil::Snapshot>(got[0]).squares, start);
-      EXPECT_EQ(d.pending_bytes(), 0u);
-    }
+  const auto wire = mil::snapshot_reply(start);
+  ASSERT_EQ(wire.size(), 67u);
+  for (std::size_t chunk : {std::size_t(1), std::size_t(5), wire.size()}) {
+    mil::Decoder d;
+    std::vector<mil::Reply> got;
+    for (std::size_t i = 0; i < wire.size(); i += chunk)
+      d.feed(std::span(wire).subspan(i, std::min(chunk, wire.size() - i)), got);
+    ASSERT_EQ(got.size(), 1u) << "chunk " << chunk;
+    EXPECT_EQ(std::get<mil::Snapshot>(got[0]).squares, start);
+    EXPECT_EQ(d.pending_bytes(), 0u);
+    EXPECT_EQ(d.stats().parity_errors, 0u);
   }
+}
+
+TEST(MillenniumProtocol, BytesWithoutOddParityAreDroppedAndCounted) {
+  // A line whose parity bits were lost (a tty stripping them, a 7-bit bridge): every character with an
+  // even number of ones now has even parity, and is refused; nothing decodes from the rest.
+  const auto bare = mil::snapshot_reply(start_squares(), false);
+  std::size_t even = 0;
+  for (std::uint8_t b : bare) even += !mil::odd_parity(b);
+  ASSERT_GT(even, 0u);
+  mil::Decoder d;
+  EXPECT_TRUE(d.feed(bare).empty());
+  EXPECT_EQ(d.stats().parity_errors, even);
+
+  // One byte whose parity bit flipped in a good frame: that frame is lost, the next one is read.
+  auto damaged = mil::frame('v', "0107");
+  damaged[2] ^= 0x80;
+  const auto good = mil::frame('v', "0108");
+  damaged.insert(damaged.end(), good.begin(), good.end());
+  mil::Decoder e;
+  const auto got = e.feed(damaged);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(std::get<mil::Version>(got[0]), (mil::Version{1, 8}));
+  EXPECT_EQ(e.stats().parity_errors, 1u);
 }
 
 TEST(MillenniumProtocol, GarbageAndABadCheckAreSkippedTheNextFrameIsRead) {

@@ -2,7 +2,7 @@
 // Copyright (C) 2026 the eboardd authors
 // Fuzzes the Millennium ChessLink decoder with arbitrary bytes: decoding in chunks (their lengths taken
 // from the data) must give exactly what decoding in one piece gives, every snapshot holds only piece
-// letters and dots, and every byte is accounted for.
+// letters and dots, bytes without odd parity never reach a frame, and what the encoder makes is read back.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!expected.empty())
     if (const auto* s = std::get_if<mil::Snapshot>(&expected.front())) {
       mil::Decoder again;
-      const auto back = again.feed(mil::snapshot_reply(s->squares, (max_chunk & 1) != 0));
+      const auto back = again.feed(mil::snapshot_reply(s->squares));
       require(back.size() == 1 && std::get<mil::Snapshot>(back[0]) == *s);
     }
   return 0;

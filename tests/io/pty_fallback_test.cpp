@@ -5,10 +5,12 @@
 // (which is how an outside user runs `eboardctl sim` and then the daemon).
 #include <gtest/gtest.h>
 #include <pty.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +21,7 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include "daemon/io/path_watch.hpp"
 #include "daemon/io/serial_link.hpp"
 #include "daemon/io/serial_port.hpp"
 #include "tests/io/io_test_support.hpp"
@@ -122,10 +125,36 @@ TEST(PtyFallback, OtherLineSettingsReachTheTerminal) {
   ASSERT_EQ(::tcgetattr(port->native_handle(), &t), 0);
   EXPECT_EQ(::cfgetospeed(&t), B115200);
   EXPECT_NE(t.c_cflag & CSTOPB, 0u);
+  port->close();  // it holds the terminal's lock: a second opener would be refused as busy
   line.baud = 12345;
   auto bad = SerialPort::open(pty.name, line);
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().kind, IoError::Kind::config_failed);
+}
+
+TEST(PtyFallback, ASecondOpenerIsRefusedAndTheLockDiesWithItsHolder) {
+  Pty pty;
+  if (!pty.ok()) GTEST_SKIP() << "no pty available";
+  auto first = SerialPort::open(pty.name, LineSettings{});
+  ASSERT_TRUE(first) << first.error().message;
+  auto second = SerialPort::open(pty.name, LineSettings{});
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().sys_errno, EBUSY) << second.error().message;
+  // A holder that dies without closing anything (kill -9): the kernel drops its lock with it, and the pty,
+  // whose master lives on, opens again.
+  first->close();  // before the fork: a child sharing its open file would share its lock
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto mine = SerialPort::open(pty.name, LineSettings{});
+    ::_exit(mine ? 0 : 1);  // no destructor runs: the fd is left open as a crash leaves it
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  auto again = SerialPort::open(pty.name, LineSettings{});
+  EXPECT_TRUE(again) << again.error().message;
 }
 
 TEST(PtyFallback, SymlinkToAPtyOpensAsThePty) {
@@ -251,6 +280,95 @@ TEST(PtyFallback, SerialLinkSurvivesAPtyReplacedBehindItsSymlink) {
   EXPECT_EQ(received, (std::vector<std::uint8_t>{0x93, 0x00, 0x05, 0x01, 0x07}));
   link->stop();
   master.reset();
+}
+
+// Back within 250 ms (issue 25): the board's device returns 3.3 s after it went (the reported case: the
+// backoff's retries fell at 3.0 s and 6.2 s, so it came back 3 s late); the link watches the path's directory
+// and opens it as soon as it is there. The delay is printed (a figure for the README), not asserted: the
+// assertion is that inotify, not a retry, brought it back.
+TEST(PtyFallback, ALinkIsReopenedAsSoonAsItsDeviceComesBack) {
+  auto pty = std::make_unique<Pty>();
+  if (!pty->ok()) GTEST_SKIP() << "no pty available";
+  TempDir dir;
+  const auto link_path = dir.path() / "board";
+  std::filesystem::create_symlink(pty->name, link_path);
+
+  boost::asio::io_context io;
+  int connected = 0;
+  int disconnected = 0;
+  std::chrono::steady_clock::time_point connected_at{};
+  LinkConfig cfg;  // the default backoff: 200 ms doubling to 5 s
+  cfg.device = link_path.string();
+  SerialLink::Handlers h;
+  h.on_connected = [&] {
+    ++connected;
+    connected_at = std::chrono::steady_clock::now();
+  };
+  h.on_disconnected = [&](const IoError&) { ++disconnected; };
+  SerialLink link(io, cfg, h);
+  link.start();
+  ASSERT_TRUE(run_until(io, [&] { return connected == 1; }));
+
+  std::vector<double> delays;
+  for (int round = 0; round < 3; ++round) {
+    pty->close_master();  // unplugged: the board's end is gone, and its name
+    std::filesystem::remove(link_path);
+    ASSERT_TRUE(run_until(io, [&] { return disconnected == round + 1; }));
+    test::run_for(io, 3300ms);
+    pty = std::make_unique<Pty>();
+    ASSERT_TRUE(pty->ok());
+    const auto back_at = std::chrono::steady_clock::now();
+    std::filesystem::create_symlink(pty->name, link_path);
+    ASSERT_TRUE(run_until(io, [&] { return connected == round + 2; }));
+    delays.push_back(std::chrono::duration<double, std::milli>(connected_at - back_at).count());
+  }
+  std::printf("reopened %.1f ms, %.1f ms, %.1f ms after the device came back (3.3 s away each time)\n",
+              delays[0], delays[1], delays[2]);
+  EXPECT_GE(link.stats().wakeups, 3u);
+  link.stop();
+}
+
+// A path that is there but will not open (a bound rfcomm node with its board away, a ttyS another program
+// holds, a node udev has not yet given its mode; here a plain file) gives inotify nothing to report: it is
+// retried at least every Backoff::present_max, whatever the backoff has grown to.
+TEST(PtyFallback, APathThatIsThereButWillNotOpenIsRetriedAtLeastEveryPresentMax) {
+  TempDir dir;
+  const auto path = dir.path() / "rfcomm0";
+  std::ofstream(path) << "not a terminal";
+  boost::asio::io_context io;
+  std::vector<std::chrono::milliseconds> retries;
+  LinkConfig cfg;
+  cfg.device = path.string();
+  cfg.backoff.initial = 100ms;
+  cfg.backoff.present_max = 150ms;
+  SerialLink::Handlers h;
+  h.on_open_failed = [&](const IoError&, std::chrono::milliseconds retry_in) { retries.push_back(retry_in); };
+  SerialLink link(io, cfg, h);
+  link.start();
+  ASSERT_TRUE(run_until(io, [&] { return retries.size() >= 4; }));
+  EXPECT_EQ(retries[0], 100ms);
+  for (std::size_t i = 1; i < retries.size(); ++i) EXPECT_EQ(retries[i], 150ms);
+  // Gone, the path is waited for with the backoff (and inotify): the delay grows again past present_max.
+  std::filesystem::remove(path);
+  const std::size_t before = retries.size();
+  ASSERT_TRUE(run_until(io, [&] { return retries.size() >= before + 2; }));
+  EXPECT_GT(retries.back(), 150ms);
+  link.stop();
+}
+
+TEST(PathWatch, TheDirectoriesOfEveryLinkOnTheWayAreWatched) {
+  TempDir a;
+  TempDir b;
+  const auto first = a.path() / "board";
+  const auto second = b.path() / "by-id" / "usb-board";
+  std::filesystem::create_directories(second.parent_path());
+  std::filesystem::create_symlink(second, first);
+  std::filesystem::create_symlink("/dev/pts/4242", second);
+  EXPECT_EQ(PathWatch::directories_for(first.string()),
+            (std::vector<std::string>{a.path().string(), second.parent_path().string(), "/dev/pts"}));
+  // A directory that is gone (udev removes /dev/serial/by-id with its last link): its nearest ancestor.
+  EXPECT_EQ(PathWatch::directories_for((b.path() / "gone" / "deeper" / "tty").string()),
+            (std::vector<std::string>{b.path().string()}));
 }
 
 }  // namespace
