@@ -1612,10 +1612,16 @@ tl::expected<void, std::string> Service::livechess_setup(const std::string& boar
     return tl::unexpected("board " + board_id + " plays in a bughouse match: a position cannot be set up");
   auto pos = rules::Position::from_fen(fen, rules::Variant::Chess, b->options().chess960);
   if (!pos) return tl::unexpected("bad FEN: " + pos.error());
-  // A client sets up the position it expects whenever it (re)attaches a game: a board that is already at
-  // the start of a game from there keeps that game (no empty game in the record for every reconnect).
+  // A client sets up the position it expects whenever it (re)attaches a game: a board whose game under
+  // way stands there already (at its start, or further on: lichess' page attaching a game in progress,
+  // or reconnecting) keeps that game; no new game in the record for every reconnect.
   const rules::Game& g = b->game();
-  if (g.ply_count() == 0 && !g.outcome() && g.start().fen() == pos->fen()) return {};
+  auto placement_to_ep = [](const std::string& f) {  // without the move counters
+    std::size_t at = 0;
+    for (int field = 0; field < 4 && at != std::string::npos; ++field) at = f.find(' ', at + 1);
+    return f.substr(0, at);
+  };
+  if (!g.outcome() && placement_to_ep(g.position().fen()) == placement_to_ep(pos->fen())) return {};
   auto n = b->new_game(fen);
   if (!n) return tl::unexpected(n.error());
   spdlog::info("board {}: game {} set up by a LiveChess client from {}", board_id, *n, fen);
