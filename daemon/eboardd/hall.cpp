@@ -757,6 +757,7 @@ json Hall::status() const {
   for (const auto& [h, online] : hosts_) hosts[h] = online ? "online" : "offline";
   json commands = json::array();
   for (const auto& [id, c] : commands_) commands.push_back(c);
+  const bool taken_over = takeover_.taken_over_at(mqtt::TakeoverWatch::Clock::now());
   return {{"broker", cfg_.broker},
           {"hall", topics_.hall()},
           {"host", topics_.host()},
@@ -766,12 +767,11 @@ json Hall::status() const {
           {"last_error", client_ ? client_->last_error() : ""},
           {"last_disconnect", last_disconnect_},
           {"client_id", client_id_},
-          {"taken_over", takeover_.taken_over()},
+          {"taken_over", taken_over},
           {"short_sessions", takeover_.short_sessions()},
-          {"taken_over_hint", takeover_.taken_over()
-                                  ? json("another client uses the client id '" + client_id_ +
-                                         "': set [mqtt] client_id (or [mqtt] host) of one of them")
-                                  : json(nullptr)},
+          {"taken_over_hint", taken_over ? json("another client uses the client id '" + client_id_ +
+                                                "': set [mqtt] client_id (or [mqtt] host) of one of them")
+                                         : json(nullptr)},
           {"aggregate", cfg_.aggregate},
           {"events_sent", sent_},
           {"events_acknowledged", acked_},

@@ -30,6 +30,10 @@ class TakeoverWatch {
   // unreachable) says nothing of a takeover and changes nothing.
   bool lost(Clock::time_point t);
   bool taken_over() const { return in_a_row_ >= options_.in_a_row; }
+  // The same at `t`: a session under way that has lasted already ends the takeover.
+  bool taken_over_at(Clock::time_point t) const {
+    return taken_over() && !(since_ && t - *since_ >= options_.short_session);
+  }
   int short_in_a_row() const { return in_a_row_; }
   // Short sessions in all (each one another client's turn).
   std::uint64_t short_sessions() const { return short_total_; }

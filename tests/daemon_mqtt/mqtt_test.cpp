@@ -507,8 +507,10 @@ TEST(MqttTakeover, ShortSessionsInARowAreATakeover) {
   EXPECT_FALSE(w.lost(t += 20ms));  // told once, still taken over
   EXPECT_TRUE(w.taken_over());
   EXPECT_EQ(w.short_sessions(), 4u);
-  // The other client went away: a session lasts, and the count starts again.
+  // The other client went away: a session lasts (told while it does), and the count starts again.
   w.connected(t += 200ms);
+  EXPECT_TRUE(w.taken_over_at(t + 1s));
+  EXPECT_FALSE(w.taken_over_at(t + 5s));
   EXPECT_FALSE(w.lost(t += 1h));
   EXPECT_FALSE(w.taken_over());
   EXPECT_EQ(w.short_in_a_row(), 0);
