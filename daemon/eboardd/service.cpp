@@ -386,8 +386,11 @@ tl::expected<void, std::string> Service::start() {
     lo.allowed_origins = config_.livechess.allowed_origins;
     lo.boards = config_.livechess.boards;
     lo.host_allowed = [this](std::string_view host) { return host_acceptable(host, config_.http); };
-    lo.is_control_token = [this](std::string_view token) {
-      return right_of_token(token, config_.http) == Right::control;
+    lo.token_right = [this](std::string_view token) {
+      const Right right = right_of_token(token, config_.http);
+      return right == Right::control ? livechess::TokenRight::control
+             : right == Right::read  ? livechess::TokenRight::read
+                                     : livechess::TokenRight::none;
     };
     // Beyond loopback the hall's network reaches it: the public's view, unless the token is shown.
     lo.delayed = !config_.livechess.loopback && delay_ != nullptr;

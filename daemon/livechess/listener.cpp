@@ -124,13 +124,14 @@ Admission admit(const http::Request& r, const ListenerOptions& o) {
     return a;
   }
   const std::string token = r.token();
-  const bool has_token = !token.empty() && o.is_control_token && o.is_control_token(token);
-  if (!token.empty() && !has_token) {
-    a.refused = http::Response::json(401, error_body("that token is not the control token").dump());
+  const TokenRight right = token.empty() || !o.token_right ? TokenRight::none : o.token_right(token);
+  if (!token.empty() && right == TokenRight::none) {
+    a.refused =
+        http::Response::json(401, error_body("that token is neither [http] token nor read_token").dump());
     return a;
   }
-  a.control = o.control || has_token;
-  a.live = !o.delayed || has_token;
+  a.control = o.control || right == TokenRight::control;
+  a.live = !o.delayed || right != TokenRight::none;
   return a;
 }
 

@@ -10,7 +10,7 @@
 // Who may do what: a request must name this computer in its Host header (host_allowed) and, from a web
 // page, come from an allowed origin. `setup` and `flip` are obeyed from a client whose WebSocket upgrade
 // carried the control token (Authorization: Bearer), or from any when `control` is set. With `delayed`,
-// a client without the token sees the boards as the public does, behind the broadcast delay.
+// a client without a token (control or read) sees the boards as the public does, behind the broadcast delay.
 // `flip` is kept here: it is what the client says of how the board stands, and is echoed in the feeds.
 #pragma once
 
@@ -42,12 +42,14 @@ struct Backend {
   std::function<std::int64_t()> now_ms;
 };
 
+enum class TokenRight { none, read, control };
+
 struct ListenerOptions {
   // Its own, not the main listener's: no lifetime (ws_max_lifetime zero), its own client budget.
   http::ServerOptions http = default_server_options();
   bool control = false;  // setup and flip are obeyed from every client (else only with the token)
-  // Whether a token is the control token (empty function: there is none).
-  std::function<bool(std::string_view token)> is_control_token;
+  // What a token allows (empty function: no token is known).
+  std::function<TokenRight(std::string_view token)> token_right;
   // Whether a Host header names this computer (empty function: any).
   std::function<bool(std::string_view host)> host_allowed;
   // Clients without the control token are served the boards behind the broadcast delay.

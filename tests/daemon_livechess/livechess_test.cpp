@@ -454,7 +454,9 @@ TEST(LiveChess, AdmissionChecksHostOriginAndToken) {
   ListenerOptions o;
   o.allowed_origins = {"https://lichess.org"};
   o.host_allowed = [](std::string_view h) { return h == "localhost:1982" || h == "127.0.0.1:1982"; };
-  o.is_control_token = [](std::string_view t) { return t == "s3cret"; };
+  o.token_right = [](std::string_view t) {
+    return t == "s3cret" ? TokenRight::control : t == "reader" ? TokenRight::read : TokenRight::none;
+  };
   auto req = [](std::string host, std::string origin = "", std::string auth = "") {
     eboard::http::Request r;
     r.method = "GET";
@@ -486,7 +488,13 @@ TEST(LiveChess, AdmissionChecksHostOriginAndToken) {
   o.control = true;
   EXPECT_TRUE(admit(req("localhost:1982", "https://lichess.org"), o).control);
 
+  o.control = false;
+  a = admit(req("127.0.0.1:1982", "", "Bearer reader"), o);  // the read token reads, never controls
+  ASSERT_FALSE(a.refused);
+  EXPECT_FALSE(a.control);
+
   o.delayed = true;
   EXPECT_FALSE(admit(req("localhost:1982"), o).live);
   EXPECT_TRUE(admit(req("localhost:1982", "", "Bearer s3cret"), o).live);
+  EXPECT_TRUE(admit(req("localhost:1982", "", "Bearer reader"), o).live);
 }

@@ -80,7 +80,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     ListenerOptions o;
     o.host_allowed = [](std::string_view h) { return h == "localhost"; };
-    o.is_control_token = [](std::string_view t) { return t == "x"; };
+    o.token_right = [](std::string_view t) { return t == "x" ? TokenRight::control : TokenRight::none; };
     (void)admit(r, o);
     if (nl == std::string_view::npos) break;
     text.remove_prefix(nl + 1);
