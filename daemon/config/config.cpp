@@ -310,7 +310,7 @@ Config build(const toml::table& root, const std::string& source) {
   if (const toml::node* n = root.get("livechess")) {
     if (!n->is_table()) fail(n->source(), "livechess must be a table [livechess]");
     const toml::table& l = *n->as_table();
-    check_keys(l, "livechess", {"listen", "control", "allowed_origins"});
+    check_keys(l, "livechess", {"listen", "control", "allowed_origins", "boards"});
     c.livechess.enabled = true;
     if (auto s = get_string(l, "listen", "livechess.")) {
       auto addr = parse_listen(*s);
@@ -320,13 +320,16 @@ Config build(const toml::table& root, const std::string& source) {
       c.livechess.port = addr->port;
       c.livechess.loopback = addr->loopback;
     }
-    auto control = get_bool(l, "control", "livechess.");
-    if (!c.livechess.loopback && !control)
-      fail(n->source(), "livechess.listen " + c.livechess.listen +
-                            " is reachable beyond this computer, and LiveChess' setup call (a new game on a "
-                            "board) asks for no credentials: set livechess.control = false to refuse it "
-                            "there, or true to accept that");
-    if (control) c.livechess.control = *control;
+    if (auto control = get_bool(l, "control", "livechess.")) c.livechess.control = *control;
+    if (l.get("boards")) {
+      for (auto& [id, node] : get_strings(l, "boards", "livechess.")) {
+        if (id.empty() || id.size() > 128)
+          fail(node->source(), "livechess.boards: '" + id + "' is not a board id");
+        if (std::find(c.livechess.boards.begin(), c.livechess.boards.end(), id) != c.livechess.boards.end())
+          fail(node->source(), "livechess.boards: '" + id + "' is listed twice");
+        c.livechess.boards.push_back(id);
+      }
+    }
     if (l.get("allowed_origins")) {
       c.livechess.allowed_origins.clear();
       for (auto& [origin, node] : get_strings(l, "allowed_origins", "livechess.")) {
@@ -345,7 +348,7 @@ Config build(const toml::table& root, const std::string& source) {
     const toml::table& m = *n->as_table();
     check_keys(m, "mqtt",
                {"broker", "hall", "host", "aggregate", "publish", "username", "password_file", "ca_file",
-                "cert_file", "key_file", "trusted", "keepalive_s"});
+                "cert_file", "key_file", "trusted", "keepalive_s", "client_id"});
     c.mqtt.enabled = true;
     if (auto s = get_string(m, "broker", "mqtt.")) {
       auto b = parse_broker_url(*s);
@@ -391,6 +394,13 @@ Config build(const toml::table& root, const std::string& source) {
         c.mqtt.trusted.push_back(name);
       }
     if (auto v = get_int(m, "keepalive_s", "mqtt.", 5, 3600)) c.mqtt.keepalive_s = int(*v);
+    if (auto s = get_string(m, "client_id", "mqtt.")) {
+      // MQTT 3.1.1 guarantees 1 to 23 bytes of [0-9a-zA-Z]; Mosquitto takes up to 65535 of any UTF-8.
+      if (s->empty() || s->size() > 128 ||
+          std::any_of(s->begin(), s->end(), [](char ch) { return (unsigned char)ch <= 0x20; }))
+        fail(where_of(m, "client_id"), "mqtt.client_id '" + *s + "': 1 to 128 characters, no space");
+      c.mqtt.client_id = *s;
+    }
   }
 
   if (const toml::node* n = root.get("broadcast")) {

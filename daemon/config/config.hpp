@@ -142,19 +142,24 @@ struct LichessPushConfig {
 
 // [livechess]: a second listener speaking DGT LiveChess' local API (/api/v1.0, HTTP and WebSocket), for
 // programs written for LiveChess such as lichess' DGT board page (daemon/livechess). LiveChess asks for no
-// credentials, so its `setup` call (which starts a new game on a board) is open to whoever reaches the
-// port: beyond loopback, `control` must be said explicitly. Web pages reach it from the browser of the
-// hall's computer: only those of `allowed_origins` (lichess by default) may.
+// credentials: its `setup` call (a new game on a board) and `flip` are obeyed from a client that sent
+// [http] token on its WebSocket upgrade, or from any client once the operator sets `control`. Requests
+// must name this computer in Host, as [http]'s do. Web pages reach it from the browser of the hall's
+// computer: only those of `allowed_origins` (lichess by default) may. On an address other than loopback,
+// a client without the token sees the boards behind [broadcast] delay_s.
 struct LiveChessConfig {
   bool enabled = false;                   // the table is present
   std::string listen = "127.0.0.1:1982";  // as written
   std::string host = "127.0.0.1";
   std::uint16_t port = 1982;
   bool loopback = true;
-  bool control = true;  // `setup` and `flip` are obeyed; false: answered with an error
+  bool control = false;  // `setup` and `flip` are obeyed from every client; false: only with the token
   // Web origins ("https://host[:port]", lower case) whose pages may use it; "*": any. Requests without an
   // Origin header (programs other than browsers) are not concerned.
   std::vector<std::string> allowed_origins{"https://lichess.org"};
+  // The boards listed (eboardd ids, a remote board as "host:board"), in this order; empty: every board.
+  // Clients written for one board (lichess' DGT page) take the first.
+  std::vector<std::string> boards;
   bool operator==(const LiveChessConfig&) const = default;
 };
 
@@ -177,6 +182,9 @@ struct MqttConfig {
   std::string ca_file, cert_file, key_file;  // TLS: the broker's CA, this host's certificate and key
   std::vector<std::string> trusted;          // broker usernames whose commands this host obeys
   int keepalive_s = 30;
+  // The MQTT client id; empty: "eboardd-<hall>-<host>-<8 hex digits of the state directory's path>", so
+  // that two daemons of one machine (a host and an aggregator) are two sessions at the broker.
+  std::string client_id;
   bool operator==(const MqttConfig&) const = default;
 };
 

@@ -35,6 +35,20 @@ std::string machine_name() {
   return s.empty() ? "eboardd" : s.substr(0, 64);
 }
 
+// eboardd-<hall>-<host>-<8 hex digits of the state directory's absolute path>: two daemons of one machine
+// (a host and an aggregator: the same host name) keep their state in two directories.
+std::string default_client_id(const std::string& hall, const std::string& host,
+                              const std::string& state_dir) {
+  std::error_code ec;
+  fs::path dir = fs::weakly_canonical(fs::absolute(state_dir, ec), ec);
+  if (ec) dir = state_dir;
+  std::uint32_t h = 2166136261u;  // FNV-1a
+  for (unsigned char ch : dir.string()) h = (h ^ ch) * 16777619u;
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", h);
+  return "eboardd-" + hall + "-" + host + "-" + hex;
+}
+
 http::Response json_response(unsigned status, const json& j) {
   return http::Response::json(status, j.dump());
 }
@@ -95,7 +109,8 @@ tl::expected<void, std::string> Hall::start() {
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
     o.password = line;
   }
-  o.client_id = "eboardd-" + topics_.hall() + "-" + topics_.host();
+  o.client_id = client_id_ =
+      cfg_.client_id.empty() ? default_client_id(topics_.hall(), topics_.host(), state_dir_) : cfg_.client_id;
   // An aggregator's session outlives its connection: the broker keeps what the hosts publish while it
   // reconnects (the broker restarting keeps it too with persistence on).
   o.clean_session = !cfg_.aggregate;
@@ -132,7 +147,8 @@ void Hall::stop() {
 }
 
 void Hall::on_connected() {
-  spdlog::info("mqtt: connected to {}", cfg_.broker);
+  takeover_.connected(mqtt::TakeoverWatch::Clock::now());
+  if (!takeover_.taken_over()) spdlog::info("mqtt: connected to {}", cfg_.broker);
   client_->publish(topics_.status(), "online", 1, true);
   client_->subscribe(topics_.commands_filter(), 1);
   if (cfg_.aggregate) client_->subscribe(topics_.hall_filter(), 1);
@@ -146,8 +162,16 @@ void Hall::on_connected() {
 
 void Hall::on_disconnected(const std::string& why) {
   last_disconnect_ = why;
-  spdlog::warn("mqtt: disconnected from {} ({}); what was not acknowledged is published again", cfg_.broker,
-               why);
+  if (takeover_.lost(mqtt::TakeoverWatch::Clock::now()) ||
+      (takeover_.taken_over() && takeover_.short_sessions() % 100 == 0))
+    spdlog::error(
+        "mqtt: the broker closed this session right after it began, {} times in a row ({} in all): another "
+        "client uses the client id '{}' and each throws the other out. Give one of them its own [mqtt] "
+        "client_id (or [mqtt] host)",
+        takeover_.short_in_a_row(), takeover_.short_sessions(), client_id_);
+  if (!takeover_.taken_over())  // else not a line every 200 ms
+    spdlog::warn("mqtt: disconnected from {} ({}); what was not acknowledged is published again", cfg_.broker,
+                 why);
   inflight_.clear();
   for (auto& [board, l] : local_) {
     l.acks.reset();
@@ -352,7 +376,9 @@ void Hall::on_message(const std::string& topic, std::string_view payload) {
     spdlog::info("mqtt: command {} answered by {}: {}", a->id, t->host, a->status);
     return;
   }
-  if (!cfg_.aggregate || t->host == topics_.host()) return;
+  // Its own boards are not aggregated again; but an aggregator that publishes none may share its host name
+  // with a host of the same machine (both take the machine's name by default): that host's are served.
+  if (!cfg_.aggregate || (t->host == topics_.host() && cfg_.publish && !service_.boards().empty())) return;
   if (t->kind == K::Match) {
     if (take_match(t->host, t->name, payload)) keep_match(t->host, t->name, payload);
     return;
@@ -731,6 +757,7 @@ json Hall::status() const {
   for (const auto& [h, online] : hosts_) hosts[h] = online ? "online" : "offline";
   json commands = json::array();
   for (const auto& [id, c] : commands_) commands.push_back(c);
+  const bool taken_over = takeover_.taken_over_at(mqtt::TakeoverWatch::Clock::now());
   return {{"broker", cfg_.broker},
           {"hall", topics_.hall()},
           {"host", topics_.host()},
@@ -739,6 +766,12 @@ json Hall::status() const {
           {"connects", client_ ? client_->connects() : 0},
           {"last_error", client_ ? client_->last_error() : ""},
           {"last_disconnect", last_disconnect_},
+          {"client_id", client_id_},
+          {"taken_over", taken_over},
+          {"short_sessions", takeover_.short_sessions()},
+          {"taken_over_hint", taken_over ? json("another client uses the client id '" + client_id_ +
+                                                "': set [mqtt] client_id (or [mqtt] host) of one of them")
+                                         : json(nullptr)},
           {"aggregate", cfg_.aggregate},
           {"events_sent", sent_},
           {"events_acknowledged", acked_},

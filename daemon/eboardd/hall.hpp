@@ -27,6 +27,7 @@
 #include "daemon/mqtt/client.hpp"
 #include "daemon/mqtt/outbox.hpp"
 #include "daemon/mqtt/remote_board.hpp"
+#include "daemon/mqtt/takeover.hpp"
 #include "daemon/mqtt/topics.hpp"
 #include "rules/pgn.hpp"
 
@@ -122,6 +123,9 @@ class Hall {
   bool state_pending_ = false, save_pending_ = false;
   std::uint64_t sent_ = 0, acked_ = 0, republished_ = 0;
   std::string last_disconnect_;
+  std::string client_id_;
+  // Another client with this one's id throwing it out again and again (told in the log and /status).
+  mqtt::TakeoverWatch takeover_;
   // Aggregating.
   // Another host's bughouse match: the records it published (its match topic), oldest first. Its BPGN and
   // its boards' games are served as the host wrote them: only the host follows the partner's captures

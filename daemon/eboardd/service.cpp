@@ -381,12 +381,22 @@ tl::expected<void, std::string> Service::start() {
         "(LimitNOFILE) or lower http.max_ws_clients",
         nofile.rlim_cur, budget);
   if (config_.livechess.enabled) {
-    livechess::ListenerOptions lo;
-    lo.http = options_.http;
+    livechess::ListenerOptions lo;  // its own server options: not [http]'s lifetime and viewer budget
     lo.control = config_.livechess.control;
     lo.allowed_origins = config_.livechess.allowed_origins;
+    lo.boards = config_.livechess.boards;
+    lo.host_allowed = [this](std::string_view host) { return host_acceptable(host, config_.http); };
+    lo.token_right = [this](std::string_view token) {
+      const Right right = right_of_token(token, config_.http);
+      return right == Right::control ? livechess::TokenRight::control
+             : right == Right::read  ? livechess::TokenRight::read
+                                     : livechess::TokenRight::none;
+    };
+    // Beyond loopback the hall's network reaches it: the public's view, unless the token is shown.
+    lo.delayed = !config_.livechess.loopback && delay_ != nullptr;
     livechess::Backend be;
-    be.boards = [this] { return livechess_boards(); };
+    be.boards = [this](bool live) { return livechess_boards(live); };
+    be.round = [this](bool live) { return livechess_round(live); };
     be.setup = [this](const livechess::BoardView& v, const std::string& fen) {
       return livechess_setup(v.board_id, fen);
     };
@@ -398,8 +408,9 @@ tl::expected<void, std::string> Service::start() {
     const std::string lwhere = lep->address().is_v6()
                                    ? "[" + lep->address().to_string() + "]:" + std::to_string(lep->port())
                                    : lep->address().to_string() + ":" + std::to_string(lep->port());
-    spdlog::info("LiveChess local API on ws://{}/api/v1.0 (setup and flip {})", lwhere,
-                 config_.livechess.control ? "obeyed" : "refused");
+    spdlog::info("LiveChess local API on ws://{}/api/v1.0 (setup and flip {}{})", lwhere,
+                 config_.livechess.control ? "obeyed" : "need the control token",
+                 lo.delayed ? "; without the token, behind the broadcast delay" : "");
     if (auto ok = outputs::write_file_atomic(dir / "eboardd.livechess", lwhere + "\n"); !ok)
       spdlog::warn("{}", ok.error());
   }
@@ -1442,28 +1453,38 @@ std::string Service::livechess_serial(const BoardRuntime& b) const {
   return b.id();
 }
 
-livechess::BoardView Service::livechess_view(const BoardRuntime& b) const {
+livechess::BoardView Service::livechess_view(const BoardRuntime& b, bool live) const {
   livechess::BoardView v;
   v.board_id = b.id();
   v.serialnr = livechess_serial(b);
   v.device = b.options().device;
   // A board with a link (serial) is ACTIVE while it answers; one without (the demo) always is.
   v.online = b.link_state() ? b.link_state()->online : true;
-  livechess_game_view(b.ledger().game_number(), b.published_game(), v);
+  v.match = v.online;
+  if (live || !delay_)
+    livechess_game_view(b.ledger().game_number(), b.published_game(), v, v.board_id);
+  else
+    livechess_game_view(b.ledger().game_number(), b.public_game(delay_->cutoff()), v,
+                        v.board_id + DELAYED_VIEW);
   return v;
 }
 
-livechess::BoardView Service::livechess_view(const mqtt::RemoteBoard& rb) const {
+livechess::BoardView Service::livechess_view(const mqtt::RemoteBoard& rb, bool live) const {
   livechess::BoardView v;
   v.board_id = rb.id();
   v.serialnr = rb.id();  // its host's serial number is not in the hall; the id is unique there
   v.device = "mqtt:" + rb.host();
   v.online = rb.online();
-  livechess_game_view(rb.game_number(), rb.game(), v);
+  v.match = v.online;
+  if (live || !delay_)
+    livechess_game_view(rb.game_number(), rb.game(), v, v.board_id);
+  else
+    livechess_game_view(rb.game_number(), rb.public_game(delay_->cutoff()), v, v.board_id + DELAYED_VIEW);
   return v;
 }
 
-void Service::livechess_game_view(int game_number, const rules::Game& g, livechess::BoardView& v) const {
+void Service::livechess_game_view(int game_number, const rules::Game& g, livechess::BoardView& v,
+                                  const std::string& key) const {
   // The game's part is made again only when the game changed: the feeds are compared once a second, and
   // a SAN list costs a move generation per ply.
   LiveChessGameStamp stamp{game_number,
@@ -1473,8 +1494,7 @@ void Service::livechess_game_view(int game_number, const rules::Game& g, liveche
                            g.record_since(),
                            g.outcome().has_value(),
                            g.clock_at(g.ply_count())};
-  if (auto it = livechess_games_.find(v.board_id);
-      it != livechess_games_.end() && it->second.first == stamp) {
+  if (auto it = livechess_games_.find(key); it != livechess_games_.end() && it->second.first == stamp) {
     const livechess::BoardView& cached = it->second.second;
     v.board = cached.board;
     v.start = cached.start;
@@ -1504,20 +1524,86 @@ void Service::livechess_game_view(int game_number, const rules::Game& g, liveche
     cv.time_ms = g.ply_count() > 0 ? g.plies().back().time_ms : 0;
     v.clock = cv;
   }
-  livechess_games_[v.board_id] = {stamp, v};
+  livechess_games_[key] = {stamp, v};
 }
 
-std::vector<livechess::BoardView> Service::livechess_boards() const {
+std::vector<livechess::BoardView> Service::livechess_boards(bool live) const {
   std::vector<livechess::BoardView> out;
-  for (const auto& b : boards_) out.push_back(livechess_view(*b));
+  for (const auto& b : boards_) out.push_back(livechess_view(*b, live));
   // Other hosts' boards (an aggregator): watched like the local ones; a setup stays with their host.
   if (hall_)
-    for (const auto& [id, rb] : hall_->remote_boards()) out.push_back(livechess_view(*rb));
+    for (const auto& [id, rb] : hall_->remote_boards()) out.push_back(livechess_view(*rb, live));
   std::erase_if(livechess_games_, [this](const auto& kv) {
-    return std::none_of(boards_.begin(), boards_.end(), [&](const auto& b) { return b->id() == kv.first; }) &&
-           !(hall_ && hall_->is_remote(kv.first));
+    std::string id = kv.first;
+    if (id.ends_with(DELAYED_VIEW)) id.resize(id.size() - DELAYED_VIEW.size());
+    return std::none_of(boards_.begin(), boards_.end(), [&](const auto& b) { return b->id() == id; }) &&
+           !(hall_ && hall_->is_remote(id));
   });
   return out;
+}
+
+livechess::RoundView Service::livechess_round(bool live) const {
+  livechess::RoundView r;
+  const rules::PgnTags defaults = default_tags();
+  auto tag = [](const rules::PgnTags& tags, std::string_view name) {
+    auto v = rules::find_tag(tags, name);
+    return v && *v != "?" ? std::string(*v) : std::string();
+  };
+  r.name = tag(defaults, "Event");
+  if (r.name.empty()) r.name = "eboardd";
+  r.site = tag(defaults, "Site");
+  r.date = tag(defaults, "Date");
+  // Stable for the event (its name): FNV-1a, as hex.
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : r.name) h = (h ^ ch) * 1099511628211ull;
+  r.tournament_uuid = fmt::format("eboardd-{:016x}", h);
+  // LiveChess numbers rounds: "3" and "3.1" are round 3; a name without a number is round 1.
+  const std::string round_name = tag(defaults, "Round");
+  r.round = std::max(1, std::atoi(round_name.c_str()));
+  const std::vector<livechess::BoardView> views = livechess_boards(live);
+  const bool behind = !live && delay_;
+  const std::int64_t cutoff = behind ? delay_->cutoff() : 0;
+  for (const auto& v : views) {
+    rules::PgnTags tags;
+    int number = 0;
+    std::optional<rules::Outcome> outcome;
+    bool chess960 = false;
+    auto local =
+        std::find_if(boards_.begin(), boards_.end(), [&](const auto& b) { return b->id() == v.board_id; });
+    if (local != boards_.end()) {
+      const BoardRuntime* b = local->get();
+      const outputs::BoardGame bg = behind ? b->board_game(cutoff) : b->board_game();
+      tags = outputs::game_record(bg).tags;
+      number = bg.number;
+      outcome = bg.game->outcome();
+      chess960 = b->options().chess960 && bg.game->start().fen() != rules::Position::start().fen();
+    } else if (hall_ && hall_->is_remote(v.board_id)) {
+      const mqtt::RemoteBoard& rb = *hall_->remote_boards().at(v.board_id);
+      tags = rb.tags();
+      number = rb.game_number();
+      outcome = behind ? rb.public_game(cutoff).outcome() : rb.game().outcome();
+    } else {
+      continue;
+    }
+    r.serials.push_back(v.serialnr);
+    livechess::PairingView p;
+    p.nr = int(r.pairings.size()) + 1;
+    p.game_uuid = v.board_id + "-" + std::to_string(number);
+    p.white = livechess::player_of_pgn_name(tag(tags, "White"));
+    p.black = livechess::player_of_pgn_name(tag(tags, "Black"));
+    p.white.fideid = tag(tags, "WhiteFideId");
+    p.black.fideid = tag(tags, "BlackFideId");
+    p.white.title = tag(tags, "WhiteTitle");
+    p.black.title = tag(tags, "BlackTitle");
+    p.result = outcome ? rules::result_string(outcome->result) : "*";
+    p.live = !outcome;
+    p.clock = v.clock;
+    p.san = v.san;
+    p.chess960 = chess960;
+    if (v.start != rules::Position::start().fen()) p.fen = v.start;
+    r.pairings.push_back(std::move(p));
+  }
+  return r;
 }
 
 tl::expected<void, std::string> Service::livechess_setup(const std::string& board_id,
@@ -1530,10 +1616,16 @@ tl::expected<void, std::string> Service::livechess_setup(const std::string& boar
     return tl::unexpected("board " + board_id + " plays in a bughouse match: a position cannot be set up");
   auto pos = rules::Position::from_fen(fen, rules::Variant::Chess, b->options().chess960);
   if (!pos) return tl::unexpected("bad FEN: " + pos.error());
-  // A client sets up the position it expects whenever it (re)attaches a game: a board that is already at
-  // the start of a game from there keeps that game (no empty game in the record for every reconnect).
+  // A client sets up the position it expects whenever it (re)attaches a game: a board whose game under
+  // way stands there already (at its start, or further on: lichess' page attaching a game in progress,
+  // or reconnecting) keeps that game; no new game in the record for every reconnect.
   const rules::Game& g = b->game();
-  if (g.ply_count() == 0 && !g.outcome() && g.start().fen() == pos->fen()) return {};
+  auto placement_to_ep = [](const std::string& f) {  // without the move counters
+    std::size_t at = 0;
+    for (int field = 0; field < 4 && at != std::string::npos; ++field) at = f.find(' ', at + 1);
+    return f.substr(0, at);
+  };
+  if (!g.outcome() && placement_to_ep(g.position().fen()) == placement_to_ep(pos->fen())) return {};
   auto n = b->new_game(fen);
   if (!n) return tl::unexpected(n.error());
   spdlog::info("board {}: game {} set up by a LiveChess client from {}", board_id, *n, fen);

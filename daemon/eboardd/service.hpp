@@ -203,15 +203,19 @@ class Service {
   bool usb_ready_ = false;  // boards are in place: reports are acted on (before: only recorded)
 
   // The LiveChess local API ([livechess], daemon/livechess). Its feed shows the published games as they
-  // are, like /status: it is a player's and operator's view (lichess' DGT page plays through it), not a
-  // public broadcast. Were it opened to the public, livechess_boards() is where a broadcast delay would
-  // apply (what the feed shows is only ever what it returns). Last: destroyed first, before the boards it
-  // reads.
-  std::vector<livechess::BoardView> livechess_boards() const;
-  livechess::BoardView livechess_view(const BoardRuntime& b) const;
-  livechess::BoardView livechess_view(const mqtt::RemoteBoard& rb) const;
+  // are, like /status, to a client on loopback or with the control token (lichess' DGT page plays through
+  // it); `live` false: as the public sees them, behind the broadcast delay (a listener beyond loopback).
+  // What the feed shows is only ever what these return. Last: destroyed first, before the boards it reads.
+  std::vector<livechess::BoardView> livechess_boards(bool live) const;
+  livechess::BoardView livechess_view(const BoardRuntime& b, bool live) const;
+  livechess::BoardView livechess_view(const mqtt::RemoteBoard& rb, bool live) const;
+  // The event, its round and every board's game (tags, result) for the tournament calls.
+  livechess::RoundView livechess_round(bool live) const;
   // The game's part of a view (board, start, san, clock), kept per board id until the game changes.
-  void livechess_game_view(int game_number, const rules::Game& g, livechess::BoardView& v) const;
+  // `key`: the cache's (the board id, with DELAYED_VIEW after it for the public's view).
+  void livechess_game_view(int game_number, const rules::Game& g, livechess::BoardView& v,
+                           const std::string& key) const;
+  static inline const std::string DELAYED_VIEW = "#delayed";
   // The serial number LiveChess clients know the board by: its USB serial number when the daemon knows
   // one (configured, discovered or read from the port), else its id.
   std::string livechess_serial(const BoardRuntime& b) const;

@@ -304,7 +304,12 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     }
     accepted_ = true;
     // A viewer does not hold its slot for ever: after the lifetime it is told "going away" and reconnects
-    // (through the budgets again, and with its credentials checked again).
+    // (through the budgets again, and with its credentials checked again). Zero: no lifetime.
+    if (state_->options.ws_max_lifetime.count() <= 0) {
+      do_read();
+      do_write();
+      return;
+    }
     lifetime_.expires_after(state_->options.ws_max_lifetime);
     lifetime_.async_wait([weak = weak_from_this()](beast::error_code e) {
       auto self = weak.lock();
@@ -640,6 +645,12 @@ bool Server::send_to(std::uint64_t client, std::string message) {
   if (it == state_->ws_by_id.end()) return false;
   it->second->send(std::make_shared<const std::string>(std::move(message)));
   return true;
+}
+
+std::optional<int> Server::feed_of(std::uint64_t client) const {
+  auto it = state_->ws_by_id.find(client);
+  if (it == state_->ws_by_id.end()) return std::nullopt;
+  return it->second->feed();
 }
 
 std::size_t Server::open_connections() const { return state_->open; }

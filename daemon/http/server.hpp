@@ -93,7 +93,7 @@ struct ServerOptions {
   std::size_t max_clients_per_address = 32;
   std::size_t max_ws_clients = 256;  // WebSocket viewers (503 beyond)
   std::size_t max_ws_per_address = 64;
-  std::chrono::milliseconds ws_max_lifetime{std::chrono::hours(4)};  // then closed (going away)
+  std::chrono::milliseconds ws_max_lifetime{std::chrono::hours(4)};  // then closed (going away); 0: never
   std::size_t ws_queue_bytes = 1u << 20;
   std::size_t ws_read_limit = 4096;                  // clients have nothing big to say
   std::chrono::milliseconds ws_idle_timeout{60000};  // pings at half of it; no answer by then: closed
@@ -150,6 +150,8 @@ class Server {
   void broadcast(std::string message, int feed = 0);
   // Queues a text message to one WebSocket client; false if it is gone. The send queue's limit holds.
   bool send_to(std::uint64_t client, std::string message);
+  // The feed WebSocket client `client` was accepted into (Response::ws_feed); none if it is gone.
+  std::optional<int> feed_of(std::uint64_t client) const;
 
   std::size_t open_connections() const;
   std::size_t websocket_clients() const;

@@ -43,8 +43,77 @@ json feed_param(const BoardView& v, const BoardView* previous) {
   json j{{"serialnr", v.serialnr}, {"flipped", v.flipped}, {"start", v.start}, {"san", v.san}};
   if (!previous || previous->board != v.board) j["board"] = v.board;
   if (v.clock && (!previous || previous->clock != v.clock)) j["clock"] = clock_json(*v.clock);
-  // LiveChess links a board to a game of its tournament here; eboardd has no tournament.
-  j["match"] = nullptr;
+  j["match"] = v.match;
+  return j;
+}
+
+PlayerView player_of_pgn_name(std::string_view name) {
+  auto trim = [](std::string_view s) {
+    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+    return std::string(s);
+  };
+  PlayerView p;
+  if (name == "?" || name.empty()) return p;
+  if (auto comma = name.find(','); comma != std::string_view::npos) {
+    p.lname = trim(name.substr(0, comma));
+    p.fname = trim(name.substr(comma + 1));
+  } else {
+    p.lname = trim(name);
+  }
+  return p;
+}
+
+namespace {
+
+json player_json(const PlayerView& p) {
+  return {{"fname", or_null(p.fname)},
+          {"mname", nullptr},
+          {"lname", or_null(p.lname)},
+          {"title", or_null(p.title)},
+          {"federation", or_null(p.federation)},
+          {"gender", nullptr},
+          {"fideid", p.fideid.empty() ? json(nullptr) : json(p.fideid)}};
+}
+
+}  // namespace
+
+json result_json(std::string_view r) {
+  if (r == "1-0") return "WHITEWIN";
+  if (r == "0-1") return "BLACKWIN";
+  if (r == "1/2-1/2") return "DRAW";
+  return nullptr;
+}
+
+json tournaments_json(const RoundView& r) {
+  return json::array({{{"uuid", r.tournament_uuid}, {"description", r.name}, {"rounds", r.round}}});
+}
+
+json tournament_json(const RoundView& r) {
+  return {{"uuid", r.tournament_uuid},   {"name", r.name},     {"description", r.name},
+          {"location", or_null(r.site)}, {"country", nullptr}, {"rounds", r.round},
+          {"eboards", r.serials}};
+}
+
+json round_json(const RoundView& r) {
+  json pairings = json::array();
+  for (const auto& p : r.pairings)
+    pairings.push_back({{"nr", p.nr},
+                        {"uuid", p.game_uuid},
+                        {"white", player_json(p.white)},
+                        {"black", player_json(p.black)},
+                        {"live", p.live},
+                        {"result", result_json(p.result)}});
+  return {{"nr", r.round}, {"date", or_null(r.date)}, {"pairings", pairings}};
+}
+
+json game_json(const PairingView& p) {
+  json j{{"chess960", p.chess960 ? json(nullptr) : json(518)},
+         {"result", result_json(p.result)},
+         {"comment", nullptr},
+         {"clock", p.clock ? clock_json(*p.clock) : json(nullptr)},
+         {"moves", p.san}};
+  if (!p.fen.empty()) j["fen"] = p.fen;
   return j;
 }
 

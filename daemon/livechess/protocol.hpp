@@ -37,8 +37,52 @@ struct BoardView {
   std::optional<ClockView> clock;
   std::string start;             // FEN the san list starts from
   std::vector<std::string> san;  // the moves since `start`
+  // LiveChess' `match`: the board follows its game (it is read, and the feed's position is the game's).
+  bool match = false;
   bool operator==(const BoardView&) const = default;
 };
+
+// A player as LiveChess' round records name one.
+struct PlayerView {
+  std::string fname, lname, title, federation, fideid;  // empty: unknown (sent as null)
+  bool operator==(const PlayerView&) const = default;
+};
+// "Last, First" (a PGN name) as a LiveChess player; a name without a comma is all last name.
+PlayerView player_of_pgn_name(std::string_view name);
+
+// One board's game in the round, as eboardd's PGN record has it.
+struct PairingView {
+  int nr = 0;             // the board's place in the list (1 = first)
+  std::string game_uuid;  // "<board>-<game number>": the game call's key
+  PlayerView white, black;
+  bool live = false;   // under way (no result yet)
+  std::string result;  // PGN result: "1-0", "0-1", "1/2-1/2", "*"
+  std::optional<ClockView> clock;
+  std::vector<std::string> san;  // from the standard start, or from `fen`
+  std::string fen;               // the game's start when not the standard one (empty: standard)
+  bool chess960 = false;
+  bool operator==(const PairingView&) const = default;
+};
+
+// The event and its current round as eboardd knows them: the one "tournament" LiveChess clients see.
+struct RoundView {
+  std::string tournament_uuid;  // stable for the event
+  std::string name, site, date;
+  int round = 1;                     // the current round's number (LiveChess numbers rounds)
+  std::vector<std::string> serials;  // the boards' serial numbers, by board number
+  std::vector<PairingView> pairings;
+  bool operator==(const RoundView&) const = default;
+};
+// GET tournaments: [{uuid, description, rounds}].
+nlohmann::json tournaments_json(const RoundView& r);
+// GET tournament/{uuid}: {uuid, name, description, location, country, rounds, eboards}.
+nlohmann::json tournament_json(const RoundView& r);
+// GET round/{uuid}/{n} for the current round: {nr, date, pairings[{nr, uuid, white, black, live, result}]}.
+nlohmann::json round_json(const RoundView& r);
+// GET game/{uuid}: {chess960 (518: standard), result, comment, clock, moves}.
+nlohmann::json game_json(const PairingView& p);
+// LiveChess' result names: WHITEWIN, BLACKWIN, DRAW; null while under way.
+nlohmann::json result_json(std::string_view pgn_result);
 
 // The EBoard record of `eboards` (serialnr, source, state, battery, comment, board, flipped, clock).
 nlohmann::json eboard_json(const BoardView& v);

@@ -197,15 +197,17 @@ TEST(Config, LiveChessListener) {
   EXPECT_TRUE(c.livechess.enabled);
   EXPECT_EQ(c.livechess.host, "127.0.0.1");
   EXPECT_EQ(c.livechess.port, 1982);
-  EXPECT_TRUE(c.livechess.control);
-  c = parse_ok("[livechess]\nlisten = \"127.0.0.1:0\"\ncontrol = false\n" + BOARD_A);
-  EXPECT_EQ(c.livechess.port, 0);
+  // setup and flip need the control token unless the operator says any client may (issue 28).
   EXPECT_FALSE(c.livechess.control);
+  c = parse_ok("[livechess]\nlisten = \"127.0.0.1:0\"\ncontrol = true\n" + BOARD_A);
+  EXPECT_EQ(c.livechess.port, 0);
+  EXPECT_TRUE(c.livechess.control);
   expect_error("[livechess]\nlisten = \"nowhere\"\n", 2, "livechess.listen: 'nowhere' is not HOST:PORT");
   expect_error("[livechess]\nlisen = \"127.0.0.1:1982\"\n", 2, "did you mean 'listen'?");
   expect_error("livechess = true\n", 1, "livechess must be a table [livechess]");
-  // Beyond loopback anyone could start games with setup: the file must say whether it may.
-  expect_error("[livechess]\nlisten = \"0.0.0.0:1982\"\n", 1, "set livechess.control = false");
+  // Beyond loopback as on it: the token, unless the file says otherwise.
+  EXPECT_FALSE(parse_ok("[livechess]\nlisten = \"0.0.0.0:1982\"\n").livechess.control);
+  EXPECT_FALSE(parse_ok("[livechess]\nlisten = \"0.0.0.0:1982\"\n").livechess.loopback);
   EXPECT_TRUE(parse_ok("[livechess]\nlisten = \"0.0.0.0:1982\"\ncontrol = true\n").livechess.control);
   EXPECT_FALSE(parse_ok("[livechess]\nlisten = \"0.0.0.0:1982\"\ncontrol = false\n").livechess.control);
   // Web pages: lichess' unless the file says otherwise.
@@ -215,6 +217,11 @@ TEST(Config, LiveChessListener) {
                 .livechess.allowed_origins,
             (std::vector<std::string>{"http://hall.local:8080", "*"}));
   expect_error("[livechess]\nallowed_origins = [\"lichess.org\"]\n", 2, "is not a web origin");
+  // Which boards are listed, in which order.
+  EXPECT_TRUE(parse_ok("[livechess]\n").livechess.boards.empty());
+  EXPECT_EQ(parse_ok("[livechess]\nboards = [\"B\", \"A\", \"host2:C\"]\n").livechess.boards,
+            (std::vector<std::string>{"B", "A", "host2:C"}));
+  expect_error("[livechess]\nboards = [\"A\", \"A\"]\n", 2, "listed twice");
   // A change needs a restart, and says so.
   ConfigDiff d = diff(parse_ok(BOARD_A), parse_ok("[livechess]\n" + BOARD_A));
   EXPECT_TRUE(d.livechess_changed);
@@ -559,6 +566,9 @@ TEST(Config, MqttHall) {
   Config c = parse_ok(
       BOARD_A + "[mqtt]\nbroker = \"mqtt://127.0.0.1:1883\"\nhall = \"main-hall\"\naggregate = false\n");
   EXPECT_TRUE(c.mqtt.enabled);
+  EXPECT_TRUE(c.mqtt.client_id.empty());  // made from the hall, host and state directory
+  EXPECT_EQ(parse_ok("[mqtt]\nclient_id = \"hall-pc-aggregator\"\n").mqtt.client_id, "hall-pc-aggregator");
+  expect_error("[mqtt]\nclient_id = \"two words\"\n", 2, "mqtt.client_id");
   EXPECT_EQ(c.mqtt.broker_host, "127.0.0.1");
   EXPECT_EQ(c.mqtt.broker_port, 1883);
   EXPECT_FALSE(c.mqtt.tls);

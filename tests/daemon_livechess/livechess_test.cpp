@@ -262,8 +262,6 @@ TEST(LiveChess, HttpRoutes) {
   ASSERT_EQ(list.size(), 1u);
   EXPECT_EQ(list[0]["serialnr"], "12345");
 
-  r.path = "/api/v1.0/tournaments";
-  EXPECT_EQ(json::parse(route(r, {}).body), json::array());
   r.path = "/api/v1.0/round/abc/1";
   EXPECT_EQ(route(r, {}).status, 404u);
   r.path = "/elsewhere";
@@ -303,4 +301,200 @@ TEST(LiveChess, OnlyListedWebPagesMayUseIt) {
   EXPECT_FALSE(origin_allowed("null", lichess));
   EXPECT_FALSE(origin_allowed("https://lichess.org", {}));
   EXPECT_TRUE(origin_allowed("https://evil.example", {"*"}));
+}
+
+namespace {
+
+RoundView round_of_two() {
+  RoundView r;
+  r.tournament_uuid = "eboardd-0123456789abcdef";
+  r.name = "Lyon Open";
+  r.site = "Lyon FRA";
+  r.date = "2026.11.26";
+  r.round = 3;
+  r.serials = {"12345", "B"};
+  PairingView a;
+  a.nr = 1;
+  a.game_uuid = "A-7";
+  a.white = player_of_pgn_name("Carlsen, Magnus");
+  a.white.fideid = "1503014";
+  a.black = player_of_pgn_name("Anand,Viswanathan");
+  a.live = true;
+  a.result = "*";
+  a.san = {"e4", "e5", "Nf3"};
+  a.clock = ClockView{5400000, 5399000, false, 1700000000000};
+  PairingView b;
+  b.nr = 2;
+  b.game_uuid = "B-2";
+  b.white = player_of_pgn_name("Polgar");
+  b.result = "0-1";
+  r.pairings = {a, b};
+  return r;
+}
+
+eboard::http::Request get(const std::string& path) {
+  eboard::http::Request r;
+  r.method = "GET";
+  r.path = path;
+  return r;
+}
+
+}  // namespace
+
+// LiveChess' `match` is a boolean (lila and LiveChess clients read it as one), never null.
+TEST(LiveChess, FeedMatchIsABoolean) {
+  BoardView v = board_a();
+  v.match = true;
+  json p = feed_param(v, nullptr);
+  ASSERT_TRUE(p["match"].is_boolean()) << p.dump();
+  EXPECT_TRUE(p["match"].get<bool>());
+  v.match = false;
+  EXPECT_FALSE(feed_param(v, &v)["match"].get<bool>());
+}
+
+// The tournament calls answer with the event, its current round and its pairings, as LiveChess' local
+// API does (reference/peers.md §2.2), instead of [] and 404.
+TEST(LiveChess, TournamentRoundAndGameCallsAnswerWithTheRound) {
+  const RoundView round = round_of_two();
+  auto res = route(get("/api/v1.0/tournaments"), {}, round);
+  ASSERT_EQ(res.status, 200u);
+  json list = json::parse(res.body);
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0]["uuid"], round.tournament_uuid);
+  EXPECT_EQ(list[0]["description"], "Lyon Open");
+  EXPECT_EQ(list[0]["rounds"], 3);
+
+  res = route(get("/api/v1.0/tournament/" + round.tournament_uuid), {}, round);
+  ASSERT_EQ(res.status, 200u);
+  json t = json::parse(res.body);
+  EXPECT_EQ(t["name"], "Lyon Open");
+  EXPECT_EQ(t["location"], "Lyon FRA");
+  EXPECT_EQ(t["eboards"], json::array({"12345", "B"}));
+  EXPECT_EQ(route(get("/api/v1.0/tournament/other"), {}, round).status, 404u);
+
+  res = route(get("/api/v1.0/round/" + round.tournament_uuid + "/3"), {}, round);
+  ASSERT_EQ(res.status, 200u) << res.body;
+  json r = json::parse(res.body);
+  EXPECT_EQ(r["nr"], 3);
+  EXPECT_EQ(r["date"], "2026.11.26");
+  ASSERT_EQ(r["pairings"].size(), 2u);
+  const json& p1 = r["pairings"][0];
+  EXPECT_EQ(p1["nr"], 1);
+  EXPECT_EQ(p1["uuid"], "A-7");
+  EXPECT_EQ(p1["white"]["lname"], "Carlsen");
+  EXPECT_EQ(p1["white"]["fname"], "Magnus");
+  EXPECT_EQ(p1["white"]["fideid"], "1503014");
+  EXPECT_EQ(p1["black"]["lname"], "Anand");
+  EXPECT_EQ(p1["black"]["fname"], "Viswanathan");
+  EXPECT_TRUE(p1["live"].get<bool>());
+  EXPECT_TRUE(p1["result"].is_null());
+  const json& p2 = r["pairings"][1];
+  EXPECT_EQ(p2["white"]["lname"], "Polgar");
+  EXPECT_TRUE(p2["white"]["fname"].is_null());
+  EXPECT_TRUE(p2["black"]["lname"].is_null());
+  EXPECT_EQ(p2["result"], "BLACKWIN");
+  EXPECT_FALSE(p2["live"].get<bool>());
+  // Only the current round is known.
+  EXPECT_EQ(route(get("/api/v1.0/round/" + round.tournament_uuid + "/2"), {}, round).status, 404u);
+  EXPECT_EQ(route(get("/api/v1.0/round/other/3"), {}, round).status, 404u);
+
+  res = route(get("/api/v1.0/game/A-7"), {}, round);
+  ASSERT_EQ(res.status, 200u);
+  json g = json::parse(res.body);
+  EXPECT_EQ(g["chess960"], 518);
+  EXPECT_EQ(g["moves"], json::array({"e4", "e5", "Nf3"}));
+  EXPECT_EQ(g["clock"]["white"], 5400);
+  EXPECT_EQ(g["clock"]["black"], 5399);
+  EXPECT_EQ(g["clock"]["run"], false);
+  EXPECT_TRUE(g["result"].is_null());
+  EXPECT_EQ(json::parse(route(get("/api/v1.0/game/B-2"), {}, round).body)["result"], "BLACKWIN");
+  EXPECT_EQ(route(get("/api/v1.0/game/A-6"), {}, round).status, 404u);
+}
+
+TEST(LiveChess, ResultsAndNamesAsLiveChessHasThem) {
+  EXPECT_EQ(result_json("1-0"), "WHITEWIN");
+  EXPECT_EQ(result_json("0-1"), "BLACKWIN");
+  EXPECT_EQ(result_json("1/2-1/2"), "DRAW");
+  EXPECT_TRUE(result_json("*").is_null());
+  EXPECT_EQ(player_of_pgn_name(" Kasparov , Garry ").lname, "Kasparov");
+  EXPECT_EQ(player_of_pgn_name(" Kasparov , Garry ").fname, "Garry");
+  EXPECT_EQ(player_of_pgn_name("?"), PlayerView{});
+}
+
+// [livechess] boards: which boards are listed, in that order (lichess' page plays the first).
+TEST(LiveChess, ChosenBoardsInTheirOrder) {
+  BoardView a = board_a(), b = board_a(), c = board_a();
+  b.board_id = "B";
+  b.serialnr = "B";
+  c.board_id = "host2:C";
+  c.serialnr = "host2:C";
+  auto ids = [](const std::vector<BoardView>& v) {
+    std::vector<std::string> out;
+    for (const auto& x : v) out.push_back(x.board_id);
+    return out;
+  };
+  EXPECT_EQ(ids(chosen_boards({a, b, c}, {})), (std::vector<std::string>{"A", "B", "host2:C"}));
+  EXPECT_EQ(ids(chosen_boards({a, b, c}, {"host2:C", "A"})), (std::vector<std::string>{"host2:C", "A"}));
+  EXPECT_EQ(ids(chosen_boards({a, b}, {"Z", "B"})), (std::vector<std::string>{"B"}));
+}
+
+// Its own server options: a LiveChess client is never told to go (a reconnect replays the first feed as
+// new moves in lila's page), whatever [http] says of viewers.
+TEST(LiveChess, ClientsHaveNoLifetime) {
+  const auto o = ListenerOptions::default_server_options();
+  EXPECT_EQ(o.ws_max_lifetime.count(), 0);
+  EXPECT_EQ(ListenerOptions{}.http.ws_max_lifetime.count(), 0);
+  EXPECT_FALSE(ListenerOptions{}.control);  // setup and flip need the token unless the operator says so
+}
+
+// Issue 28's doors: the Host header names this computer (DNS rebinding), a page's origin is allowed, and
+// setup and flip need the control token unless `control` is set; beyond loopback (`delayed`), a client
+// without the token sees the boards behind the broadcast delay.
+TEST(LiveChess, AdmissionChecksHostOriginAndToken) {
+  ListenerOptions o;
+  o.allowed_origins = {"https://lichess.org"};
+  o.host_allowed = [](std::string_view h) { return h == "localhost:1982" || h == "127.0.0.1:1982"; };
+  o.token_right = [](std::string_view t) {
+    return t == "s3cret" ? TokenRight::control : t == "reader" ? TokenRight::read : TokenRight::none;
+  };
+  auto req = [](std::string host, std::string origin = "", std::string auth = "") {
+    eboard::http::Request r;
+    r.method = "GET";
+    r.path = "/api/v1.0";
+    r.websocket = true;
+    r.host = std::move(host);
+    r.origin = std::move(origin);
+    r.authorization = std::move(auth);
+    return r;
+  };
+  Admission a = admit(req("rebound.evil.example:1982", "https://lichess.org"), o);
+  ASSERT_TRUE(a.refused);
+  EXPECT_EQ(a.refused->status, 421u);
+  a = admit(req("localhost:1982", "https://evil.example"), o);
+  ASSERT_TRUE(a.refused);
+  EXPECT_EQ(a.refused->status, 403u);
+
+  a = admit(req("localhost:1982", "https://lichess.org"), o);
+  ASSERT_FALSE(a.refused);
+  EXPECT_FALSE(a.control);
+  EXPECT_TRUE(a.live);
+  a = admit(req("127.0.0.1:1982", "", "Bearer s3cret"), o);
+  ASSERT_FALSE(a.refused);
+  EXPECT_TRUE(a.control);
+  a = admit(req("127.0.0.1:1982", "", "Bearer guess"), o);
+  ASSERT_TRUE(a.refused);
+  EXPECT_EQ(a.refused->status, 401u);
+
+  o.control = true;
+  EXPECT_TRUE(admit(req("localhost:1982", "https://lichess.org"), o).control);
+
+  o.control = false;
+  a = admit(req("127.0.0.1:1982", "", "Bearer reader"), o);  // the read token reads, never controls
+  ASSERT_FALSE(a.refused);
+  EXPECT_FALSE(a.control);
+
+  o.delayed = true;
+  EXPECT_FALSE(admit(req("localhost:1982"), o).live);
+  EXPECT_TRUE(admit(req("localhost:1982", "", "Bearer s3cret"), o).live);
+  EXPECT_TRUE(admit(req("localhost:1982", "", "Bearer reader"), o).live);
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -12,6 +13,7 @@
 #include "daemon/journal/rotation.hpp"
 #include "daemon/mqtt/outbox.hpp"
 #include "daemon/mqtt/remote_board.hpp"
+#include "daemon/mqtt/takeover.hpp"
 #include "daemon/mqtt/topics.hpp"
 #include "daemon/outputs/pgn_output.hpp"
 
@@ -477,4 +479,39 @@ TEST(RemoteBoard, TagsKeepTheHostsOrder) {
   names.clear();
   for (const auto& t : rb.tags()) names.push_back(t.name);
   EXPECT_EQ(names, (std::vector<std::string>{"Black", "White"}));
+}
+
+// Two clients with one client id throw each other out right after each CONNACK: told after three such
+// sessions in a row, once; a session that lasts, or a failure to connect at all, is not a takeover.
+TEST(MqttTakeover, ShortSessionsInARowAreATakeover) {
+  using eboard::mqtt::TakeoverWatch;
+  using namespace std::chrono_literals;
+  TakeoverWatch w;
+  TakeoverWatch::Clock::time_point t{};
+  // A broker restart or a network failure after a long session: not a takeover.
+  w.connected(t);
+  EXPECT_FALSE(w.lost(t += 10min));
+  // Refused or unreachable: no session, nothing said.
+  EXPECT_FALSE(w.lost(t += 1s));
+  EXPECT_FALSE(w.taken_over());
+  // Thrown out 200 ms after each connection.
+  w.connected(t += 200ms);
+  EXPECT_FALSE(w.lost(t += 20ms));
+  w.connected(t += 200ms);
+  EXPECT_FALSE(w.lost(t += 20ms));
+  EXPECT_FALSE(w.taken_over());
+  w.connected(t += 200ms);
+  EXPECT_TRUE(w.lost(t += 20ms));  // the third in a row: told now
+  EXPECT_TRUE(w.taken_over());
+  w.connected(t += 200ms);
+  EXPECT_FALSE(w.lost(t += 20ms));  // told once, still taken over
+  EXPECT_TRUE(w.taken_over());
+  EXPECT_EQ(w.short_sessions(), 4u);
+  // The other client went away: a session lasts (told while it does), and the count starts again.
+  w.connected(t += 200ms);
+  EXPECT_TRUE(w.taken_over_at(t + 1s));
+  EXPECT_FALSE(w.taken_over_at(t + 5s));
+  EXPECT_FALSE(w.lost(t += 1h));
+  EXPECT_FALSE(w.taken_over());
+  EXPECT_EQ(w.short_in_a_row(), 0);
 }

@@ -8,7 +8,8 @@ sends exactly what lila's ui/dgt (play.ts) sends, from a page of https://lichess
 board's eboardevent feed (request id 2, feed id 1), and a `setup` call (request id 3) with the lichess game's
 FEN, here the standard start before the game begins. It follows the game through the feed and, after every move,
 its view (board FEN, san list, clock, whose clock runs) matches /status and /games.pgn. Then, as lila does when
-it attaches another lichess game: a setup from the position on the board starts a new game there (the feed's
+it reattaches (a reconnect): a setup at the position on the board keeps the game; one from another position
+starts a new game there (the feed's
 san list empties, /status counts a new game); a flip is echoed; a new game begun by the arbiter's control
 reaches the feed, and a setup at the start of a game from there begins no other; bad JSON, unknown calls and methods, a feed
 that does not exist and a bad FEN are answered with errors on a connection that stays open. GET
@@ -93,7 +94,8 @@ def run(h, a, pgn, expected):
     d = ep.Daemon(h, a.eboardd, device, clock_rate=a.speed)
     text = open(d.config).read().replace("[http]\n", f'[http]\ntoken = "{TOKEN}"\n', 1)
     with open(d.config, "w") as f:
-        f.write(text + '\n[livechess]\nlisten = "127.0.0.1:0"\n')
+        # lichess' page sends no token: the operator lets every local client set up and flip.
+        f.write(text + '\n[livechess]\nlisten = "127.0.0.1:0"\ncontrol = true\n')
     d.start()
     lc_port = int(open(os.path.join(d.state, "eboardd.livechess")).read().strip().rsplit(":", 1)[1])
     print(f"eboardd on port {d.port}, LiveChess API on port {lc_port}", flush=True)
@@ -169,18 +171,31 @@ def run(h, a, pgn, expected):
     final = d.game()
     h.check(final["moves"] == expected, f"/games.pgn: {final['moves']}")
 
-    # Another lichess game attached: setup from the position on the board begins a new game there.
+    # The page attaching the game again (a reconnect) sets up the position on the board: the game goes on.
     fen_now = d.board_status()["game"]["fen"]
     count = len(c.messages())
     setup["param"]["param"]["fen"] = fen_now
     c.send(lila_json(setup))
+    again = ep.wait_until(lambda: c.answers_after(count), 15, "the answer to the setup at the position")[0]
+    h.check(again["response"] == "call" and again["id"] == 3, f"setup at the position on the board: {again}")
+    st = d.board_status()["game"]
+    h.check(st["number"] == game_before and st["ply"] == len(expected),
+            f"a setup at the position of the game under way began another: game {st['number']} (was "
+            f"{game_before}), ply {st['ply']}")
+
+    # Another lichess game attached, from another position: a new game begins there.
+    other = "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1"
+    count = len(c.messages())
+    setup["param"]["param"]["fen"] = other
+    c.send(lila_json(setup))
     again = ep.wait_until(lambda: c.answers_after(count), 15, "the answer to the second setup")[0]
     h.check(again["response"] == "call" and again["id"] == 3, f"second setup: {again}")
     reset = ep.wait_until(lambda: [m for m in c.messages()[count:] if m.get("response") == "feed" and
-                                   m["param"]["san"] == []], 15, "the feed after the second setup")[0]
-    h.check(reset["param"]["start"] == fen_now, f"feed after setup starts from {reset['param']['start']}")
+                                   m["param"]["san"] == [] and m["param"]["start"] == other], 15,
+                          "the feed after the second setup")[0]
+    h.check(reset["param"]["start"] == other, f"feed after setup starts from {reset['param']['start']}")
     st = d.board_status()["game"]
-    h.check(st["number"] == game_before + 1 and st["ply"] == 0 and st["fen"] == fen_now,
+    h.check(st["number"] == game_before + 1 and st["ply"] == 0 and st["fen"] == other,
             f"/status after the second setup: game {st['number']} (was {game_before}), ply {st['ply']}, "
             f"{st['fen']}")
 

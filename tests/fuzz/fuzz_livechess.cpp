@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "daemon/livechess/listener.hpp"
 #include "daemon/livechess/session.hpp"
 
 using namespace eboard::livechess;
@@ -59,6 +60,28 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (out.empty() || out.size() > 2) std::abort();
     for (const auto& m : out) check(m);
     for (const auto& m : session.changed(host.boards())) check(m);
+    // The same bytes as an HTTP path and a Host header: the tournament calls cut paths apart, the door reads
+    // Host and Authorization. Every answer is a status with a body, never a throw.
+    eboard::http::Request r;
+    r.method = "GET";
+    r.path = "/api/v1.0/" + std::string(message);
+    r.host = std::string(message);
+    r.authorization = "Bearer " + std::string(message);
+    RoundView round;
+    round.tournament_uuid = "t";
+    round.round = 2;
+    PairingView p;
+    p.nr = 1;
+    p.game_uuid = "A-1";
+    round.pairings = {p};
+    for (const std::string& prefix : {"", "round/t/", "game/", "tournament/"}) {
+      r.path = "/api/v1.0/" + prefix + std::string(message);
+      if (route(r, host.boards(), round).status < 200) std::abort();
+    }
+    ListenerOptions o;
+    o.host_allowed = [](std::string_view h) { return h == "localhost"; };
+    o.token_right = [](std::string_view t) { return t == "x" ? TokenRight::control : TokenRight::none; };
+    (void)admit(r, o);
     if (nl == std::string_view::npos) break;
     text.remove_prefix(nl + 1);
   }
