@@ -81,7 +81,7 @@ void DgtBusBoard::press(std::int64_t t_ms, const dgt::TimeRecord& record,
       stopped == rules::ClockSide::Left ? rules::ClockSide::Right : rules::ClockSide::Left;
   rules::ClockReading r = reading_.value_or(rules::ClockReading{.left_ms = -1, .right_ms = -1});
   r.present = true;
-  if (!(reading_ && reading_->present && reading_->running && reading_->lever_up == stopped)) {
+  if (!reading_ || !reading_->running) {
     // That clock ran until the press: the reading that says so, just before it.
     rules::ClockReading ran = r;
     (stopped == rules::ClockSide::Left ? ran.left_ms : ran.right_ms) = record.time_ms;

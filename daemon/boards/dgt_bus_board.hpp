@@ -25,10 +25,12 @@
 // together and a hand's pause as a pause, as on a single board's wire.
 //
 // Presses: a time record says which clock stopped, so that that clock ran until then. When the last
-// reading does not show that clock running (no reading yet, a stopped clock, or a press whose time record
-// the board skipped, as the header allows when moves come fast), a reading with it running is given just
-// before the press, so that the lever change the record stands for is seen; the other side's time is then
-// the last known one, or -1 (unknown) before any reading.
+// reading does not show a running clock (none yet: the board's CLK answer lost on the line; or a clock
+// read before the game began, which the board does not record starting), a reading with that clock
+// running is given just before the press, so that the lever change the record stands for is seen; the
+// other side's time is then the last known one, or -1 (unknown). Once a running clock was read, a record
+// is a reading with the lever moved over and nothing more: records older than the last CLK answer (those
+// of the reply after a read) then repeat what that answer showed.
 #pragma once
 
 #include <array>

@@ -267,6 +267,16 @@ TEST(DgtBusConformance, TheIssueGameWithoutAClockReading) {
   ASSERT_GE(b.events.size(), 2u);
 }
 
+// The clock read before the game began (stopped): the board records no start, so the first time record is
+// what says the clock ran.
+TEST(DgtBusConformance, TheIssueGameWithTheClockReadStopped) {
+  Board b(kKnightFen);
+  b.clock({0x00, 0x03, 0x40, 0x00, 0x03, 0x30, 0x02});
+  EXPECT_EQ(b.poll(1000, kReply1), (std::vector<std::string>{"f4d3"}));
+  EXPECT_EQ(b.poll(1000, kReply2), (std::vector<std::string>{"f5d5", "d3f4"}));
+  EXPECT_TRUE(b.alerts.empty());
+}
+
 TEST(DgtBusConformance, TheIssueGameAtTheLinesShortestIntervals) {
   for (const std::int64_t dt : {120, 250, 400}) {
     Board b(kKnightFen);
