@@ -335,6 +335,13 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
       request_read(*b);
       return;
     }
+    // A decision the previous reply left open (its records too close to it for the board's quiet span to
+    // cover the wait) is taken before this reply's records: none of them joins the previous reply's move.
+    if (b->attached && !b->attached->config.sensor_only) {
+      if (const auto d = b->attached->reconstructor.next_deadline();
+          d && *d > since && *d < t && *d <= since + daemon::DgtBusBoard::kQuietMs)
+        since = *d;
+    }
     deliver_all(b, b->adapter.changes(since, t, e.log, e.kind == dgt::BusChangesKind::Repeated));
     // What it recorded while it did not answer is in; the dump checks the result.
     if (returned && b->attached && running) {

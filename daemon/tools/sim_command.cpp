@@ -59,6 +59,7 @@ struct Options {
   int plies = 0;  // play only this many plies of the game (0: all)
   int bus = 0;    // N boards in bus mode on the one pty (0: one board in single mode)
   int baud = session::BusHub::kDefaultBaud;  // the bus line's pace (0: as fast as the pty goes)
+  std::int64_t start_ms = 0;                 // game time at which the clocks start (set for --bus)
   std::vector<std::string> mutes;            // "K:AT_S:FOR_S"
   bool print_presses = false;
   std::string protocol = "dgt";
@@ -187,6 +188,7 @@ tl::expected<Plan, std::string> plan_game(const Options& o) {
   spec.white = *style;
   spec.black = *style;
   spec.seed = o.seed;
+  spec.start_ms = o.start_ms;
   if (o.rotated) spec.scanner.order = sim::ScanOrder::FromH1;
   if (o.no_clock || o.protocol != "dgt") {
     spec.clock.reset();
@@ -448,9 +450,13 @@ int run_bus(const Options& o) {
     if (!parsed) return fail(parsed.error());
     mutes.push_back(*parsed);
   }
+  // The games begin once the line can have read every board (its history, a dump and its clock: about
+  // 180 bytes a board), as in a hall where the boards stand set up before the round starts.
+  const std::int64_t read_line_ms = o.baud > 0 ? std::int64_t(o.bus) * 180 * 10 * 1000 / o.baud + 1000 : 0;
   std::vector<Plan> plans;
   for (int k = 0; k < o.bus; ++k) {
     Options ok = o;
+    ok.start_ms = static_cast<std::int64_t>(static_cast<double>(read_line_ms) * o.speed);
     ok.game = o.game + k;
     ok.seed = o.seed + std::uint64_t(k);
     auto plan = plan_game(ok);
@@ -604,7 +610,8 @@ void add_sim_command(CLI::App& app, int& exit_code) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--bus", o->bus,
                   "N boards in bus mode with their clocks on the one pty (addresses 1025..1024+N): board k "
-                  "plays game --game + k of the PGN file with seed --seed + k")
+                  "plays game --game + k of the PGN file with seed --seed + k; the clocks start once the "
+                  "line can have read every board")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--baud", o->baud,
                   "with --bus, the line's rate: the boards' replies go out at it, 10 bits a byte, and a "
