@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <deque>
 #include <optional>
 #include <random>
@@ -22,6 +23,7 @@ namespace eboard::session {
 namespace {
 
 namespace dgt = drivers::dgt;
+constexpr std::int64_t kBoardLatencyMs = 20;  // the longest a real board takes to answer (DGT's header)
 
 // One end of a wire with a write queue; writes go out in order, one at a time.
 struct Wire {
@@ -72,6 +74,8 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
   using Clock = std::chrono::steady_clock;
   int baud;
   std::deque<std::vector<std::uint8_t>> line;
+  std::deque<bool> line_late;  // per frame: the board answered later than a real one may
+  Clock::time_point last_host{};
   std::size_t front_sent = 0;
   Clock::time_point front_start{};
   Clock::time_point line_free{};
@@ -119,7 +123,15 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
 
   void on_host(const boost::system::error_code& ec, std::size_t n) {
     if (!running) return;
-    if (!ec && baud > 0 && !line.empty()) {
+    // A frame that went onto the line in the same instant as the host's bytes were read (a stalled
+    // process handling both at once) cannot be ordered against them: counted with the late ones.
+    const bool simultaneous =
+        !line.empty() && front_sent == 0 && Clock::now() - front_start < std::chrono::milliseconds(2);
+    const bool on_time_frame =
+        !simultaneous && std::find(line_late.begin(), line_late.end(), false) != line_late.end();
+    if (!ec && baud > 0 && !line.empty() && !on_time_frame) ++stats.late_overlaps;
+    if (!ec) last_host = Clock::now();
+    if (!ec && baud > 0 && on_time_frame) {
       ++stats.collisions;
       if (on_collision && *on_collision)
         (*on_collision)("the host wrote " + std::to_string(n) + " bytes while a frame of " +
@@ -193,18 +205,23 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
       auto t = std::make_shared<boost::asio::steady_timer>(io, std::chrono::milliseconds(delay));
       t->async_wait(
           [self = shared_from_this(), t, f = std::move(frame)](const boost::system::error_code& ec) mutable {
-            if (!ec && self->running) self->to_host(std::move(f));
+            if (!ec && self->running) self->to_host(std::move(f), /*answer=*/false);
           });
       return;
     }
     to_host(std::move(frame));
   }
 
-  void to_host(std::vector<std::uint8_t> frame) {
+  void to_host(std::vector<std::uint8_t> frame, bool answer = true) {
     ++stats.frames_to_host;
     stats.bytes_to_host += frame.size();
     if (baud <= 0) return send(host, std::move(frame));
+    // A real board answers within 20 ms of the command's end; an emulated one on a loaded machine may not.
+    const bool late =
+        answer && Clock::now() > byte_end(last_host, 4) + std::chrono::milliseconds(kBoardLatencyMs);
+    if (late) ++stats.late_frames;
     line.push_back(std::move(frame));
+    line_late.push_back(late);
     if (line.size() == 1) {
       front_sent = 0;
       front_start = std::max(Clock::now(), line_free);
@@ -235,6 +252,7 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
       }
       line_free = byte_end(front_start, frame.size());
       line.pop_front();
+      line_late.pop_front();
       front_sent = 0;
       front_start = std::max(now, line_free);
     }

@@ -451,8 +451,9 @@ int run_bus(const Options& o) {
     mutes.push_back(*parsed);
   }
   // The games begin once the line can have read every board (its history, a dump and its clock: about
-  // 180 bytes a board), as in a hall where the boards stand set up before the round starts.
-  const std::int64_t read_line_ms = o.baud > 0 ? std::int64_t(o.bus) * 180 * 10 * 1000 / o.baud + 1000 : 0;
+  // 180 bytes a board; 250 counted for the exchanges' own delays), as in a hall where the boards stand set up
+  // before the round starts.
+  const std::int64_t read_line_ms = o.baud > 0 ? std::int64_t(o.bus) * 250 * 10 * 1000 / o.baud + 2000 : 0;
   std::vector<Plan> plans;
   for (int k = 0; k < o.bus; ++k) {
     Options ok = o;
@@ -544,7 +545,9 @@ int run_bus(const Options& o) {
   for (auto& p : players) p->start();
   rt.io.run();
   note("the line carried " + std::to_string(hub.stats().frames_to_host) + " frames; " +
-       std::to_string(hub.stats().collisions) + " collisions");
+       std::to_string(hub.stats().collisions) + " collisions; " + std::to_string(hub.stats().late_frames) +
+       " frames later than a real board answers (" + std::to_string(hub.stats().late_overlaps) +
+       " written over)");
   return hub.stats().collisions > 0 ? 3 : 0;
 }
 

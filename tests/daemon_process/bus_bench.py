@@ -73,12 +73,14 @@ def run(h, a, pgn, expected):
     with ws.lock:
         events, arrivals = list(ws.events), list(ws.arrivals)
     latencies = []
+    worst = []
     for e, t in zip(events, arrivals):
         if e.get("type") != "move":
             continue
         pressed = presses.get((e.get("board"), e.get("ply")))
         if pressed is not None:
             latencies.append(t * 1000 - pressed)
+            worst.append((t * 1000 - pressed, e.get("board"), e.get("ply"), pressed))
     h.check(len(latencies) == total, f"{len(latencies)} of {total} moves matched to a press")
     st = d.status()
     bus = [b for b in st["boards"] if b.get("source", {}).get("bus_address")]
@@ -98,7 +100,18 @@ def run(h, a, pgn, expected):
     print(f"press -> /ws move: p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {max(latencies):.1f} ms; "
           f"p99 / floor = {p99 / floor:.2f} (goal <= 1.5: {'met' if p99 <= 1.5 * floor else 'NOT met'})",
           flush=True)
-    print(f"collisions on the line: {len(collisions)}", flush=True)
+    stats = [b["source"]["bus_stats"] for b in bus]
+    print(f"collisions on the line: {len(collisions)}; board re-reads {sum(x.get('board_rereads', 0) for x in stats)}, "
+          f"dumps {sum(x.get('dumps', 0) for x in stats)}, clock reads {sum(x.get('clock_reads', 0) for x in stats)}, "
+          f"lost {sum(x.get('lost', 0) for x in stats)}", flush=True)
+    later = [ms for ms, b, p, _ in worst if p is not None and p > 3]
+    if later:
+        print(f"  plies after the 3rd of each game ({len(later)}): p50 {statistics.median(later):.1f} ms, "
+              f"p99 {quantile(later, 0.99):.1f} ms; p99 / floor = {quantile(later, 0.99) / floor:.2f}", flush=True)
+    first = min(x[3] for x in worst) if worst else 0
+    print("slowest: " + ", ".join(f"{b} ply {p} {ms:.0f} ms (pressed at {(at - first) / 1000:.1f} s)"
+                                  for ms, b, p, at in sorted(worst, reverse=True)[:int(os.environ.get("BUS_BENCH_SLOWEST", "8"))]),
+          flush=True)
     h.check(not collisions, f"{len(collisions)} commands written over a reply: {collisions[:3]}")
     ws.close()
     d.stop()
