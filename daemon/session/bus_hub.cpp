@@ -24,6 +24,7 @@ namespace {
 
 namespace dgt = drivers::dgt;
 constexpr std::int64_t kBoardLatencyMs = 20;  // the longest a real board takes to answer (DGT's header)
+constexpr std::int64_t kStallMs = 5;          // the hub's timers this late: its process was not running
 
 // One end of a wire with a write queue; writes go out in order, one at a time.
 struct Wire {
@@ -76,6 +77,8 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
   std::deque<std::vector<std::uint8_t>> line;
   std::deque<bool> line_late;  // per frame: the board answered later than a real one may
   Clock::time_point last_host{};
+  Clock::time_point pace_due{};
+  Clock::time_point stalled_until{};  // the pace timer woke this late: the hub cannot vouch for the order
   std::size_t front_sent = 0;
   Clock::time_point front_start{};
   Clock::time_point line_free{};
@@ -125,10 +128,16 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
     if (!running) return;
     // A frame that went onto the line in the same instant as the host's bytes were read (a stalled
     // process handling both at once) cannot be ordered against them: counted with the late ones.
+    const auto now = Clock::now();
     const bool simultaneous =
-        !line.empty() && front_sent == 0 && Clock::now() - front_start < std::chrono::milliseconds(2);
+        !line.empty() && front_sent == 0 && now - front_start < std::chrono::milliseconds(2);
+    // The hub's own pace behind schedule (its process stalled): what the host wrote meanwhile cannot be
+    // ordered against the line either.
+    const bool stalled =
+        now < stalled_until ||
+        (!line.empty() && now > byte_end(front_start, front_sent + 2) + std::chrono::milliseconds(kStallMs));
     const bool on_time_frame =
-        !simultaneous && std::find(line_late.begin(), line_late.end(), false) != line_late.end();
+        !simultaneous && !stalled && std::find(line_late.begin(), line_late.end(), false) != line_late.end();
     if (!ec && baud > 0 && !line.empty() && !on_time_frame) ++stats.late_overlaps;
     if (!ec) last_host = Clock::now();
     if (!ec && baud > 0 && on_time_frame) {
@@ -243,9 +252,12 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
       }
       if (front_sent < frame.size()) {
         pace_armed = true;
-        pace.expires_at(byte_end(front_start, std::min(frame.size(), front_sent + 4)));
+        pace_due = byte_end(front_start, std::min(frame.size(), front_sent + 4));
+        pace.expires_at(pace_due);
         pace.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
           self->pace_armed = false;
+          if (const auto woke = Clock::now(); woke > self->pace_due + std::chrono::milliseconds(kStallMs))
+            self->stalled_until = woke + std::chrono::milliseconds(kStallMs * 10);
           if (!ec && self->running) self->pace_line();
         });
         return;

@@ -11,7 +11,8 @@
 // for it) would have collided with it on a real bus (the answer to that command would have been sent
 // over the frame): it is counted and reported through on_collision, so that tests fail on it, unless
 // every frame on the line came later than a real board answers (see BusHubStats::late_frames), or the
-// frame went onto the line in the instant the command was read (a stalled process cannot order them). The
+// frame went onto the line in the instant the command was read, or the hub's own pace ran behind (a
+// stalled process cannot order them: late_overlaps). The
 // command still reaches the boards. `baud` 0: frames go out as fast as the sockets take them.
 //
 // Threading: one io_context run by one thread; call every member from it.
