@@ -3,6 +3,7 @@
 #include "daemon/boards/dgt_bus_board.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <variant>
 
 #include "drivers/dgt/message_encoder.hpp"
@@ -19,32 +20,91 @@ std::vector<rules::SensorEvent> DgtBusBoard::feed(std::int64_t t_ms, std::span<c
   return out;
 }
 
-std::vector<rules::SensorEvent> DgtBusBoard::changes(std::int64_t since_ms, std::int64_t t_ms,
-                                                     const dgt::EepromLog& log) {
-  // Offsets back from the last record (at t_ms), then squeezed into (since_ms, t_ms].
-  const std::size_t n = log.records.size();
-  std::vector<std::int64_t> back(n, 0);
-  for (std::size_t i = n; i-- > 1;) {
-    std::int64_t gap = kSlowGapMs;
-    if (const auto* p = std::get_if<dgt::PieceChangeRecord>(&log.records[i]))
-      gap = p->quick ? kQuickGapMs : kSlowGapMs;
-    else if (std::holds_alternative<dgt::TimeRecord>(log.records[i]))
-      gap = kPressGapMs;
-    else
-      gap = 0;  // a tag is written with the change that caused it
-    back[i - 1] = back[i] + gap;
-  }
-  const std::int64_t room = std::max<std::int64_t>(0, t_ms - since_ms - 1);
-  const std::int64_t span = n ? back[0] : 0;
-  const auto time_of = [&](std::size_t i) {
-    if (span <= room || span == 0) return t_ms - back[i];
-    return t_ms - static_cast<std::int64_t>(static_cast<double>(back[i]) * static_cast<double>(room) /
-                                            static_cast<double>(span));
-  };
-  std::vector<rules::SensorEvent> out;
+std::vector<std::int64_t> DgtBusBoard::record_times(std::int64_t since_ms, std::int64_t t_ms,
+                                                    const dgt::EepromLog& log) {
+  const auto& records = log.records;
+  const std::size_t n = records.size();
+  const auto piece = [&](std::size_t i) { return std::get_if<dgt::PieceChangeRecord>(&records[i]); };
+  // Offsets from the first record. Piece records first: a chain of their own (the quick bit is about the
+  // previous piece record).
+  std::vector<std::int64_t> at(n, 0);
+  std::optional<std::int64_t> last_piece;
   for (std::size_t i = 0; i < n; ++i) {
+    if (const auto* p = piece(i)) {
+      at[i] = last_piece ? *last_piece + (p->quick ? kQuickGapMs : kSlowGapMs) : 0;
+      last_piece = at[i];
+    }
+  }
+  // Then the others, between their neighbours; and never before the record before them.
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t before = i ? at[i - 1] : 0;
+    if (piece(i)) {
+      at[i] = std::max(at[i], before);
+      continue;
+    }
+    if (!std::holds_alternative<dgt::TimeRecord>(records[i]) || i == 0) {
+      at[i] = before;  // a tag goes with the change before it
+      continue;
+    }
+    std::int64_t t = before + kPressGapMs;
+    for (std::size_t k = i + 1; k < n; ++k) {
+      if (const auto* p = piece(k)) {
+        if (p->quick) t = std::min(t, at[k] - kQuickGapMs / 2);
+        break;
+      }
+    }
+    at[i] = std::max(t, before);
+  }
+  std::vector<std::int64_t> out(n, t_ms);
+  if (n == 0) return out;
+  const std::int64_t span = at[n - 1];
+  const std::int64_t room = std::max<std::int64_t>(0, t_ms - since_ms - 1);
+  if (span <= room) {
+    // The last record as early as kQuietMs before the reply, the first one after the previous reply.
+    const std::int64_t end = std::min(t_ms, std::max(t_ms - kQuietMs, since_ms + 1 + span));
+    for (std::size_t i = 0; i < n; ++i) out[i] = end - (span - at[i]);
+  } else {
+    for (std::size_t i = 0; i < n; ++i)
+      out[i] = t_ms - static_cast<std::int64_t>(static_cast<double>(span - at[i]) *
+                                                static_cast<double>(room) / static_cast<double>(span));
+  }
+  return out;
+}
+
+void DgtBusBoard::press(std::int64_t t_ms, const dgt::TimeRecord& record,
+                        std::vector<rules::SensorEvent>& out) {
+  const std::int64_t ran_t = std::min(t_ms, std::max(t_ms - 1, out.empty() ? t_ms - 1 : out.back().t_ms));
+  // The lever stopped this side's clock: the player of that side pressed, the other side runs now.
+  const rules::ClockSide stopped =
+      record.side == dgt::ClockSide::Left ? rules::ClockSide::Left : rules::ClockSide::Right;
+  const rules::ClockSide other =
+      stopped == rules::ClockSide::Left ? rules::ClockSide::Right : rules::ClockSide::Left;
+  rules::ClockReading r = reading_.value_or(rules::ClockReading{.left_ms = -1, .right_ms = -1});
+  r.present = true;
+  if (!reading_ || !reading_->running) {
+    // That clock ran until the press: the reading that says so, just before it.
+    rules::ClockReading ran = r;
+    (stopped == rules::ClockSide::Left ? ran.left_ms : ran.right_ms) = record.time_ms;
+    ran.running = true;
+    ran.lever_up = stopped;
+    out.push_back(rules::SensorEvent{ran_t, ran});
+  }
+  (stopped == rules::ClockSide::Left ? r.left_ms : r.right_ms) = record.time_ms;
+  r.running = true;
+  r.lever_up = other;
+  reading_ = r;
+  out.push_back(rules::SensorEvent{t_ms, r});
+}
+
+std::vector<rules::SensorEvent> DgtBusBoard::changes(std::int64_t since_ms, std::int64_t t_ms,
+                                                     const dgt::EepromLog& log, bool repeat) {
+  if (repeat && last_log_ == log) return {};
+  last_log_ = log;
+  const std::vector<std::int64_t> times = record_times(since_ms, t_ms, log);
+  std::vector<rules::SensorEvent> out;
+  for (std::size_t i = 0; i < log.records.size(); ++i) {
     const dgt::EepromRecord& record = log.records[i];
-    const std::int64_t t = time_of(i);
+    const std::int64_t t = times[i];
     if (const auto* p = std::get_if<dgt::PieceChangeRecord>(&record)) {
       if (p->square >= raw_.size() || raw_[p->square] == p->piece) continue;
       const auto msg = dgt::board_message::field_update(p->square, p->piece);
@@ -53,15 +113,7 @@ std::vector<rules::SensorEvent> DgtBusBoard::changes(std::int64_t since_ms, std:
       auto events = feed(t, *msg);
       out.insert(out.end(), events.begin(), events.end());
     } else if (const auto* tr = std::get_if<dgt::TimeRecord>(&record)) {
-      // The lever stopped this side's clock: the player of that side pressed, the other side runs now.
-      rules::ClockReading r = reading_.value_or(rules::ClockReading{});
-      const bool left = tr->side == dgt::ClockSide::Left;
-      (left ? r.left_ms : r.right_ms) = tr->time_ms;
-      r.running = true;
-      r.present = true;
-      r.lever_up = left ? rules::ClockSide::Right : rules::ClockSide::Left;
-      reading_ = r;
-      out.push_back(rules::SensorEvent{t, r});
+      press(t, *tr, out);
     }
   }
   return out;

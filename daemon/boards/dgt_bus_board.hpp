@@ -9,11 +9,28 @@
 // becomes a reading with the lever moved over.
 //
 // Times: a changes reply holds what the board recorded since the previous one, without times. Each
-// record gets one, counted back from the reply's arrival: a record flagged quick (less than about 250 ms
-// after the one before) kQuickGapMs after its predecessor, other piece records kSlowGapMs, a time record
-// kPressGapMs (the clock is read right after the scan that showed the move); squeezed in proportion to
-// fit after the previous reply. Reconstruction then sees a scan's burst together and a hand's pause as
-// a pause, as it does on a single board's wire; a reply that holds many moves still gives them in order.
+// record gets one, counted as DGT's protocol header defines the records:
+//  - a piece record's quick bit says it was written less than about 250 ms after the previous piece record
+//    (the header's "update tag"; time records and tags between them do not count): it follows that piece
+//    record by kQuickGapMs, a piece record without the bit by kSlowGapMs;
+//  - a time record (written when the lever stops that clock) follows the record before it by kPressGapMs,
+//    but comes before a quick piece record that follows it (inside that record's gap);
+//  - a tag is written with the change that caused it: at the time of the record before it.
+// The last record is placed kQuietMs before the reply arrived when the records fit after the previous
+// reply that way, as late as needed (up to the arrival) when they do not, and squeezed in proportion when
+// even the whole interval is too short. The board recorded everything up to the reply, so it is known
+// quiet from its last record to the reply: placing the records that quiet span early lets reconstruction
+// decide what the reply shows at that poll (a scan's wait, a settle) instead of leaving the decision open
+// until the next reply, whose records would then fall inside it. Reconstruction sees a scan's burst
+// together and a hand's pause as a pause, as on a single board's wire.
+//
+// Presses: a time record says which clock stopped, so that that clock ran until then. When the last
+// reading does not show a running clock (none yet: the board's CLK answer lost on the line; or a clock
+// read before the game began, which the board does not record starting), a reading with that clock
+// running is given just before the press, so that the lever change the record stands for is seen; the
+// other side's time is then the last known one, or -1 (unknown). Once a running clock was read, a record
+// is a reading with the lever moved over and nothing more: records older than the last CLK answer (those
+// of the reply after a read) then repeat what that answer showed.
 #pragma once
 
 #include <array>
@@ -33,12 +50,20 @@ class DgtBusBoard {
   // The records of a changes reply. Piece records that change nothing (a repeated reply, or a change the
   // last dump already showed) are skipped; tags say nothing about the pieces and are skipped too.
   // `since_ms`: the previous reply's time (no record is older); `t_ms`: this one's.
+  // `repeat`: the answer to REPEAT_CHANGES, which is the last packet the board sent: when it is the one
+  // given last, it was delivered already (its first answer came after all) and gives nothing again.
   std::vector<rules::SensorEvent> changes(std::int64_t since_ms, std::int64_t t_ms,
-                                          const drivers::dgt::EepromLog& log);
+                                          const drivers::dgt::EepromLog& log, bool repeat = false);
+
+  // The time each record of `log` is given, in order (see above).
+  static std::vector<std::int64_t> record_times(std::int64_t since_ms, std::int64_t t_ms,
+                                                const drivers::dgt::EepromLog& log);
 
   static constexpr std::int64_t kQuickGapMs = 20;
   static constexpr std::int64_t kSlowGapMs = 300;
   static constexpr std::int64_t kPressGapMs = 60;
+  // More than reconstruction's longest wait for the board (one scan, 260 ms; settling, 250 ms).
+  static constexpr std::int64_t kQuietMs = 300;
   // A BRD reply's data (64 piece codes): a snapshot.
   std::vector<rules::SensorEvent> board_dump(std::int64_t t_ms, std::span<const std::uint8_t> data);
   // A CLK reply's data (the BWTIME fields without the header): a reading.
@@ -51,11 +76,13 @@ class DgtBusBoard {
 
  private:
   std::vector<rules::SensorEvent> feed(std::int64_t t_ms, std::span<const std::uint8_t> message);
+  void press(std::int64_t t_ms, const drivers::dgt::TimeRecord& record, std::vector<rules::SensorEvent>& out);
 
   DgtBoard board_;
   std::array<std::uint8_t, 64> raw_{};  // piece codes by raw square, as reported
   bool dumped_ = false;
   std::optional<rules::ClockReading> reading_;
+  std::optional<drivers::dgt::EepromLog> last_log_;  // the last changes given
 };
 
 }  // namespace eboard::daemon

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <deque>
 #include <optional>
 #include <random>
@@ -22,6 +23,8 @@ namespace eboard::session {
 namespace {
 
 namespace dgt = drivers::dgt;
+constexpr std::int64_t kBoardLatencyMs = 20;  // the longest a real board takes to answer (DGT's header)
+constexpr std::int64_t kStallMs = 5;          // the hub's timers this late: its process was not running
 
 // One end of a wire with a write queue; writes go out in order, one at a time.
 struct Wire {
@@ -44,8 +47,8 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
     std::vector<std::uint8_t> pending;  // bytes of a reply not complete yet
   };
 
-  Impl(boost::asio::io_context& io_, std::size_t n, std::uint64_t seed, std::int64_t spread)
-      : io(io_), host(io_), rng(seed), ping_spread_ms(spread) {
+  Impl(boost::asio::io_context& io_, std::size_t n, std::uint64_t seed, std::int64_t spread, int baud_)
+      : io(io_), host(io_), rng(seed), ping_spread_ms(spread), baud(baud_), pace(io_) {
     for (std::size_t k = 0; k < n; ++k) {
       auto b = std::make_unique<Board>(io);
       int sv[2];
@@ -68,6 +71,25 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
   bool failed = false;
   bool running = false;
   BusHubStats stats;
+  // The line to the host, paced: frames in order; the front one is being sent since `front_start`.
+  using Clock = std::chrono::steady_clock;
+  int baud;
+  std::deque<std::vector<std::uint8_t>> line;
+  std::deque<bool> line_late;  // per frame: the board answered later than a real one may
+  Clock::time_point last_host{};
+  Clock::time_point pace_due{};
+  Clock::time_point stalled_until{};  // the pace timer woke this late: the hub cannot vouch for the order
+  std::size_t front_sent = 0;
+  Clock::time_point front_start{};
+  Clock::time_point line_free{};
+  boost::asio::steady_timer pace;
+  bool pace_armed = false;
+  std::function<void(const std::string&)>* on_collision = nullptr;
+
+  // When byte `n` of a frame begun at `start` has been sent.
+  Clock::time_point byte_end(Clock::time_point start, std::size_t n) const {
+    return start + std::chrono::microseconds(static_cast<std::int64_t>(n) * 10 * 1'000'000 / baud);
+  }
 
   void send(Wire& w, std::vector<std::uint8_t> bytes) {
     if (!w.fd || bytes.empty()) return;
@@ -104,6 +126,28 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
 
   void on_host(const boost::system::error_code& ec, std::size_t n) {
     if (!running) return;
+    // A frame that went onto the line in the same instant as the host's bytes were read (a stalled
+    // process handling both at once) cannot be ordered against them: counted with the late ones.
+    const auto now = Clock::now();
+    const bool simultaneous =
+        !line.empty() && front_sent == 0 && now - front_start < std::chrono::milliseconds(2);
+    // The hub's own pace behind schedule (its process stalled): what the host wrote meanwhile cannot be
+    // ordered against the line either.
+    const bool stalled =
+        now < stalled_until ||
+        (!line.empty() && now > byte_end(front_start, front_sent + 2) + std::chrono::milliseconds(kStallMs));
+    const bool on_time_frame =
+        !simultaneous && !stalled && std::find(line_late.begin(), line_late.end(), false) != line_late.end();
+    if (!ec && baud > 0 && !line.empty() && !on_time_frame) ++stats.late_overlaps;
+    if (!ec) last_host = Clock::now();
+    if (!ec && baud > 0 && on_time_frame) {
+      ++stats.collisions;
+      if (on_collision && *on_collision)
+        (*on_collision)("the host wrote " + std::to_string(n) + " bytes while a frame of " +
+                        std::to_string(line.front().size()) + " bytes was on the line (" +
+                        std::to_string(front_sent) + " sent, " + std::to_string(line.size() - 1) +
+                        " more waiting)");
+    }
     if (ec) {
       if (ec == boost::asio::error::operation_aborted) return;
       // EIO on a pty master: nobody has the other end open (yet, or any more). Look again shortly.
@@ -170,26 +214,72 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
       auto t = std::make_shared<boost::asio::steady_timer>(io, std::chrono::milliseconds(delay));
       t->async_wait(
           [self = shared_from_this(), t, f = std::move(frame)](const boost::system::error_code& ec) mutable {
-            if (!ec && self->running) self->to_host(std::move(f));
+            if (!ec && self->running) self->to_host(std::move(f), /*answer=*/false);
           });
       return;
     }
     to_host(std::move(frame));
   }
 
-  void to_host(std::vector<std::uint8_t> frame) {
+  void to_host(std::vector<std::uint8_t> frame, bool answer = true) {
     ++stats.frames_to_host;
     stats.bytes_to_host += frame.size();
-    send(host, std::move(frame));
+    if (baud <= 0) return send(host, std::move(frame));
+    // A real board answers within 20 ms of the command's end; an emulated one on a loaded machine may not.
+    const bool late =
+        answer && Clock::now() > byte_end(last_host, 4) + std::chrono::milliseconds(kBoardLatencyMs);
+    if (late) ++stats.late_frames;
+    line.push_back(std::move(frame));
+    line_late.push_back(late);
+    if (line.size() == 1) {
+      front_sent = 0;
+      front_start = std::max(Clock::now(), line_free);
+    }
+    pace_line();
+  }
+
+  // Sends what of the front frame the baud rate has let out by now, and wakes up for more.
+  void pace_line() {
+    if (pace_armed || !running) return;
+    const auto now = Clock::now();
+    while (!line.empty()) {
+      auto& frame = line.front();
+      std::size_t due = front_sent;
+      while (due < frame.size() && byte_end(front_start, due + 1) <= now) ++due;
+      if (due > front_sent) {
+        send(host, std::vector<std::uint8_t>(frame.begin() + long(front_sent), frame.begin() + long(due)));
+        front_sent = due;
+      }
+      if (front_sent < frame.size()) {
+        pace_armed = true;
+        pace_due = byte_end(front_start, std::min(frame.size(), front_sent + 4));
+        pace.expires_at(pace_due);
+        pace.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+          self->pace_armed = false;
+          if (const auto woke = Clock::now(); woke > self->pace_due + std::chrono::milliseconds(kStallMs))
+            self->stalled_until = woke + std::chrono::milliseconds(kStallMs * 10);
+          if (!ec && self->running) self->pace_line();
+        });
+        return;
+      }
+      line_free = byte_end(front_start, frame.size());
+      line.pop_front();
+      line_late.pop_front();
+      front_sent = 0;
+      front_start = std::max(now, line_free);
+    }
   }
 };
 
 BusHub::BusHub(boost::asio::io_context& io, std::size_t boards, std::uint64_t seed,
-               std::int64_t ping_spread_ms)
-    : impl_(std::make_shared<Impl>(io, boards, seed, ping_spread_ms)) {}
+               std::int64_t ping_spread_ms, int baud)
+    : impl_(std::make_shared<Impl>(io, boards, seed, ping_spread_ms, baud)) {
+  impl_->on_collision = &on_collision;
+}
 
 BusHub::~BusHub() {
   stop();
+  impl_->on_collision = nullptr;
   for (auto& b : impl_->boards)
     if (b->board_end >= 0) ::close(b->board_end);
 }
@@ -219,6 +309,7 @@ void BusHub::stop() {
   impl_->running = false;
   boost::system::error_code ignored;
   impl_->host.retry.cancel();
+  impl_->pace.cancel();
   if (impl_->host.fd) impl_->host.fd->close(ignored);
   for (auto& b : impl_->boards)
     if (b->wire.fd) b->wire.fd->close(ignored);

@@ -6,6 +6,15 @@
 // up to `ping_spread_ms` (real boards answer a ping at a random moment within about a second, so that
 // their answers rarely collide). A muted board is unplugged from the chain: it neither hears nor answers.
 //
+// The line's pace: with `baud` > 0 the boards' frames go out one after another, byte by byte at that rate
+// (10 bits a byte), as on a real line; a host command written while a frame is on the line (or waiting
+// for it) would have collided with it on a real bus (the answer to that command would have been sent
+// over the frame): it is counted and reported through on_collision, so that tests fail on it, unless
+// every frame on the line came later than a real board answers (see BusHubStats::late_frames), or the
+// frame went onto the line in the instant the command was read, or the hub's own pace ran behind (a
+// stalled process cannot order them: late_overlaps). The
+// command still reaches the boards. `baud` 0: frames go out as fast as the sockets take them.
+//
 // Threading: one io_context run by one thread; call every member from it.
 #pragma once
 
@@ -14,6 +23,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 
 #include <boost/asio/io_context.hpp>
 #include <tl/expected.hpp>
@@ -25,12 +35,20 @@ struct BusHubStats {
   std::uint64_t frames_to_host = 0;
   std::uint64_t bytes_to_host = 0;
   std::uint64_t muted_bytes = 0;  // dropped: to or from a muted board
+  std::uint64_t collisions = 0;   // host commands written while a frame was on the line
+  // Frames an emulated board produced later than a real board answers (20 ms after the command): a
+  // loaded machine's delay, not the wire's. A host command over only such frames is counted here, not
+  // as a collision: the master's wait is a real board's, and it was right to give up.
+  std::uint64_t late_frames = 0;
+  std::uint64_t late_overlaps = 0;  // host commands over such frames, or over one begun that instant
 };
 
 class BusHub {
  public:
+  static constexpr int kDefaultBaud = 9600;
+
   BusHub(boost::asio::io_context& io, std::size_t boards, std::uint64_t seed = 1,
-         std::int64_t ping_spread_ms = 1000);
+         std::int64_t ping_spread_ms = 1000, int baud = kDefaultBaud);
   ~BusHub();
   BusHub(const BusHub&) = delete;
   BusHub& operator=(const BusHub&) = delete;
@@ -48,6 +66,9 @@ class BusHub {
   [[nodiscard]] bool muted(std::size_t k) const;
   [[nodiscard]] std::size_t size() const;
   [[nodiscard]] const BusHubStats& stats() const;
+
+  // A collision: what was on the line when the host wrote.
+  std::function<void(const std::string&)> on_collision;
 
  private:
   struct Impl;

@@ -335,7 +335,14 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
       request_read(*b);
       return;
     }
-    deliver_all(b, b->adapter.changes(since, t, e.log));
+    // A decision the previous reply left open (its records too close to it for the board's quiet span to
+    // cover the wait) is taken before this reply's records: none of them joins the previous reply's move.
+    if (b->attached && !b->attached->config.sensor_only) {
+      if (const auto d = b->attached->reconstructor.next_deadline();
+          d && *d > since && *d < t && *d <= since + daemon::DgtBusBoard::kQuietMs)
+        since = *d;
+    }
+    deliver_all(b, b->adapter.changes(since, t, e.log, e.kind == dgt::BusChangesKind::Repeated));
     // What it recorded while it did not answer is in; the dump checks the result.
     if (returned && b->attached && running) {
       ++b->stats.board_rereads;
@@ -386,6 +393,11 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     if (e.command == dgt::bus::kBoard && b.awaiting_dump) {
       b.read_requested = false;
       if (b.polling) request_read(b);  // asked again; a board gone quiet is given up by the polls
+    }
+    // A board whose clock was never read is asked again: its readings make its time records presses.
+    if (e.command == dgt::bus::kClock && !b.adapter.last_reading() && b.polling && master) {
+      (void)master->request(b.address, dgt::bus::kClock);
+      pump_soon();
     }
   }
 

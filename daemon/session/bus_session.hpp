@@ -13,8 +13,9 @@
 // memory is the recovery: a board that stopped answering is `offline` for itself only; polled again every
 // `retry_lost_ms`, its first answer holds every change it recorded meanwhile, delivered then, and a dump
 // read right after checks the result (reconstruction's gap recovery takes over if it differs). A reply
-// that says data was lost (SEND_FROM_START) is answered with a dump too. Event times are the clock's time
-// when the reply arrived.
+// that says data was lost (SEND_FROM_START) is answered with a dump too. Event times: a dump's and a
+// reading's are the clock's time when the reply arrived; a changes reply's records are timed by
+// DgtBusBoard between the previous reply (or a decision it left open, taken first) and this one's arrival.
 //
 // The master runs on the steady clock (its timeouts are the wire's, not the game's); events and
 // reconstruction use `clock` (Unix ms, `clock_rate` times real time). Threading: one io_context run by one

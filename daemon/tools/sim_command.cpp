@@ -56,9 +56,11 @@ struct Options {
   bool rotated = false;
   bool no_clock = false;
   double clock_margin_s = 120;
-  int plies = 0;                   // play only this many plies of the game (0: all)
-  int bus = 0;                     // N boards in bus mode on the one pty (0: one board in single mode)
-  std::vector<std::string> mutes;  // "K:AT_S:FOR_S"
+  int plies = 0;  // play only this many plies of the game (0: all)
+  int bus = 0;    // N boards in bus mode on the one pty (0: one board in single mode)
+  int baud = session::BusHub::kDefaultBaud;  // the bus line's pace (0: as fast as the pty goes)
+  std::int64_t start_ms = 0;                 // game time at which the clocks start (set for --bus)
+  std::vector<std::string> mutes;            // "K:AT_S:FOR_S"
   bool print_presses = false;
   std::string protocol = "dgt";
   std::string reports = "every-scan";    // Millennium: automatic reports at power-up (E2ROM 02)
@@ -188,6 +190,7 @@ tl::expected<Plan, std::string> plan_game(const Options& o) {
   spec.white = *style;
   spec.black = *style;
   spec.seed = o.seed;
+  spec.start_ms = o.start_ms;
   if (o.rotated) spec.scanner.order = sim::ScanOrder::FromH1;
   if (o.no_clock || o.protocol != "dgt") {
     spec.clock.reset();
@@ -470,9 +473,14 @@ int run_bus(const Options& o) {
     if (!parsed) return fail(parsed.error());
     mutes.push_back(*parsed);
   }
+  // The games begin once the line can have read every board (its history, a dump and its clock: about
+  // 180 bytes a board; 250 counted for the exchanges' own delays), as in a hall where the boards stand set up
+  // before the round starts.
+  const std::int64_t read_line_ms = o.baud > 0 ? std::int64_t(o.bus) * 250 * 10 * 1000 / o.baud + 2000 : 0;
   std::vector<Plan> plans;
   for (int k = 0; k < o.bus; ++k) {
     Options ok = o;
+    ok.start_ms = static_cast<std::int64_t>(static_cast<double>(read_line_ms) * o.speed);
     ok.game = o.game + k;
     ok.seed = o.seed + std::uint64_t(k);
     auto plan = plan_game(ok);
@@ -489,8 +497,11 @@ int run_bus(const Options& o) {
   auto pty = open_device(rt, o, "dgt-bus");
   if (!pty) return fail(pty.error());
 
-  session::BusHub hub(rt.io, plans.size(), o.seed);
+  session::BusHub hub(rt.io, plans.size(), o.seed, 1000, o.baud);
   if (!hub.ok()) return fail("cannot make the bus's socket pairs");
+  hub.on_collision = [&hub](const std::string& what) {
+    note("collision " + std::to_string(hub.stats().collisions) + " on the line: " + what);
+  };
   hub.attach_host(pty->master_fd);
   std::vector<std::unique_ptr<session::BoardPlayer>> players;
   std::size_t ended = 0;
@@ -548,7 +559,7 @@ int run_bus(const Options& o) {
   std::snprintf(speed, sizeof speed, "%gx", o.speed);
   note(std::to_string(plans.size()) + " boards in bus mode on " + pty->slave_path + " (open " +
        rt.link.string() + "), addresses 1025.." + std::to_string(1024 + plans.size()) + ", " + speed +
-       " real time");
+       " real time, " + (o.baud > 0 ? std::to_string(o.baud) + " baud" : std::string("unpaced")));
   boost::asio::signal_set signals(rt.io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code& ec, int) {
     if (!ec) finish();
@@ -556,7 +567,11 @@ int run_bus(const Options& o) {
   hub.start();
   for (auto& p : players) p->start();
   rt.io.run();
-  return 0;
+  note("the line carried " + std::to_string(hub.stats().frames_to_host) + " frames; " +
+       std::to_string(hub.stats().collisions) + " collisions; " + std::to_string(hub.stats().late_frames) +
+       " frames later than a real board answers (" + std::to_string(hub.stats().late_overlaps) +
+       " written over)");
+  return hub.stats().collisions > 0 ? 3 : 0;
 }
 
 }  // namespace
@@ -631,8 +646,14 @@ void add_sim_command(CLI::App& app, int& exit_code) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--bus", o->bus,
                   "N boards in bus mode with their clocks on the one pty (addresses 1025..1024+N): board k "
-                  "plays game --game + k of the PGN file with seed --seed + k")
+                  "plays game --game + k of the PGN file with seed --seed + k; the clocks start once the "
+                  "line can have read every board")
       ->check(CLI::Range(1, 1000));
+  cmd->add_option("--baud", o->baud,
+                  "with --bus, the line's rate: the boards' replies go out at it, 10 bits a byte, and a "
+                  "command sent over a reply is reported as a collision (0: as fast as the pty goes; "
+                  "default 9600)")
+      ->check(CLI::Range(0, 1000000));
   cmd->add_option(
       "--mute", o->mutes,
       "with --bus, K:AT_S:FOR_S: board K (from 0) is unplugged from the bus AT_S seconds into its "

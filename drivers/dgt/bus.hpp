@@ -62,6 +62,8 @@ class BusDecoder {
   [[nodiscard]] std::vector<BusFrame> feed(std::span<const std::uint8_t> bytes);
   [[nodiscard]] const BusDecoderStats& stats() const noexcept { return stats_; }
   [[nodiscard]] std::size_t pending_bytes() const noexcept { return frame_.size(); }
+  // The total size the frame being read announced; 0 before its length bytes are in.
+  [[nodiscard]] std::size_t expected_size() const noexcept { return frame_.empty() ? 0 : expected_size_; }
   void reset() noexcept;
 
  private:

@@ -34,6 +34,25 @@ std::optional<std::uint8_t> expected_bus_reply(std::uint8_t command) {
   }
 }
 
+std::size_t expected_bus_reply_size(std::uint8_t command) {
+  switch (command) {
+    case bus::kClock:
+      return bus::kReplyOverhead + 7;
+    case bus::kBoard:
+      return bus::kReplyOverhead + 64;
+    case bus::kVersion:
+      return bus::kReplyOverhead + 2;
+    default:
+      return expected_bus_reply(command) ? bus::kReplyOverhead : 0;
+  }
+}
+
+std::int64_t bus_wire_ms(std::size_t bytes, int baud) {
+  if (baud <= 0) return 0;
+  const auto bits = static_cast<std::int64_t>(bytes) * 10 * 1000;
+  return (bits + baud - 1) / baud;
+}
+
 BusMaster::BusMaster(BusMasterOptions options) : options_(options) {}
 
 void BusMaster::start_discovery() {
@@ -76,13 +95,15 @@ void BusMaster::send(std::uint8_t command, std::uint16_t address, std::int64_t n
     awaiting_ = Exchange{.address = address,
                          .command = command,
                          .expected_reply = *reply,
-                         .deadline_ms = now_ms + options_.reply_timeout_ms,
+                         .deadline_ms = now_ms + wire_ms(bus::kCommandSize) + options_.board_latency_ms +
+                                        wire_ms(expected_bus_reply_size(command)) + options_.margin_ms,
                          .is_poll = is_poll};
   }
 }
 
 std::vector<BusCommandBytes> BusMaster::poll(std::int64_t now_ms) {
   std::vector<BusCommandBytes> out;
+  if (now_ms < busy_until_) return out;  // a frame is on the wire
   if (awaiting_) {
     if (now_ms < awaiting_->deadline_ms) return out;
     on_failure(now_ms, /*timed_out=*/true);
@@ -141,6 +162,14 @@ void BusMaster::on_bytes(std::span<const std::uint8_t> bytes, std::int64_t now_m
   frames_.clear();
   decoder_.feed(bytes, frames_);
   for (const BusFrame& f : frames_) on_frame(f, now_ms);
+  // A frame still arriving keeps the line busy for what its header announces (at least a byte more).
+  busy_until_ = kDueNow;
+  if (const std::size_t pending = decoder_.pending_bytes(); pending > 0) {
+    const std::size_t size = decoder_.expected_size();
+    const std::size_t left = size > pending ? size - pending : 1;
+    busy_until_ = now_ms + wire_ms(left) + options_.margin_ms;
+    if (awaiting_) awaiting_->deadline_ms = std::max(awaiting_->deadline_ms, busy_until_);
+  }
 }
 
 void BusMaster::on_frame(const BusFrame& frame, std::int64_t now_ms) {
@@ -230,7 +259,13 @@ void BusMaster::on_failure(std::int64_t now_ms, bool timed_out) {
 }
 
 std::optional<std::int64_t> BusMaster::next_deadline() const {
-  if (awaiting_) return awaiting_->deadline_ms;
+  if (awaiting_) return std::max(awaiting_->deadline_ms, busy_until_);
+  std::optional<std::int64_t> next = next_due();
+  if (next && *next < busy_until_) next = busy_until_;
+  return next;
+}
+
+std::optional<std::int64_t> BusMaster::next_due() const {
   if (phase_ == Phase::Discovery) return ping_pending_ ? kDueNow : window_end_ms_;
   if (!requests_.empty()) return kDueNow;
   std::optional<std::int64_t> earliest;

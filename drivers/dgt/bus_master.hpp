@@ -20,8 +20,16 @@
 
 namespace eboard::drivers::dgt {
 
+// Wire timing. One line carries every board's replies, so a command written while a reply is still on
+// the wire collides with it. The master writes its next command only when the awaited reply is in whole,
+// or when the time the whole expected reply needs has passed: the command's bytes and the reply's at the
+// line's baud rate (10 bits a byte: start, 8 data, stop), plus the board's latency and a margin. A reply
+// whose header announces more bytes (a changes reply of many records) extends that wait to its length;
+// any frame still arriving keeps the line busy.
 struct BusMasterOptions {
-  std::int64_t reply_timeout_ms = 80;       // replies take a few ms, up to 20 ms during an EEPROM write
+  int baud = 9600;
+  std::int64_t board_latency_ms = 20;  // a board answers within a few ms, up to 20 ms during an EEPROM write
+  std::int64_t margin_ms = 10;
   std::int64_t discovery_window_ms = 1200;  // boards answer a ping at a random moment within 1.1 s
   int max_discovery_rounds = 16;
   std::int64_t poll_interval_ms = 1000;  // each board is asked for changes at most this often
@@ -75,6 +83,10 @@ using BusEvent = std::variant<BusBoardFound, BusDiscoveryFinished, BusChanges, B
 
 // The reply id a bus command is answered with, if any.
 [[nodiscard]] std::optional<std::uint8_t> expected_bus_reply(std::uint8_t command);
+// The least number of bytes that answer (header and checksum included); 0 for a command not answered.
+[[nodiscard]] std::size_t expected_bus_reply_size(std::uint8_t command);
+// Milliseconds `bytes` take on a line at `baud` (10 bits a byte), rounded up.
+[[nodiscard]] std::int64_t bus_wire_ms(std::size_t bytes, int baud);
 
 class BusMaster {
  public:
@@ -95,6 +107,8 @@ class BusMaster {
   void on_bytes(std::span<const std::uint8_t> bytes, std::int64_t now_ms);
   void on_frame(const BusFrame& frame, std::int64_t now_ms);
 
+  // Until when the line is known busy with a frame on the wire (no command goes out before).
+  [[nodiscard]] std::int64_t line_busy_until() const noexcept { return busy_until_; }
   // When poll next has something to do: kDueNow, a time, or nothing.
   [[nodiscard]] std::optional<std::int64_t> next_deadline() const;
   [[nodiscard]] std::vector<BusEvent> take_events();
@@ -125,6 +139,7 @@ class BusMaster {
   };
 
   Board* find_board(std::uint16_t address);
+  [[nodiscard]] std::optional<std::int64_t> next_due() const;
   void poll_discovery(std::int64_t now_ms, std::vector<BusCommandBytes>& out);
   void poll_boards(std::int64_t now_ms, std::vector<BusCommandBytes>& out);
   void send(std::uint8_t command, std::uint16_t address, std::int64_t now_ms, bool is_poll,
@@ -132,6 +147,7 @@ class BusMaster {
   void on_reply(const BusReply& reply, std::int64_t now_ms);
   void on_failure(std::int64_t now_ms, bool timed_out);
   void emit_reply(const BusReply& reply);
+  [[nodiscard]] std::int64_t wire_ms(std::size_t bytes) const { return bus_wire_ms(bytes, options_.baud); }
 
   BusMasterOptions options_;
   Phase phase_ = Phase::Polling;
@@ -143,6 +159,7 @@ class BusMaster {
   std::vector<Board> boards_;
   std::size_t cursor_ = 0;  // where the round-robin looks first
   std::optional<Exchange> awaiting_;
+  std::int64_t busy_until_ = kDueNow;
   std::deque<Request> requests_;
   std::vector<BusEvent> events_;
   BusDecoder decoder_;

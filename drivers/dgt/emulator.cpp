@@ -186,10 +186,11 @@ void Emulator::queue_ack(std::int64_t now_ms, ClockAck ack) {
 // Pieces and the EEPROM log
 
 void Emulator::log_record(std::int64_t now_ms, EepromRecord record) {
+  // The quick bit is about the previous piece record (the header's "update tag"), whatever came between.
   if (auto* p = std::get_if<PieceChangeRecord>(&record)) {
     p->quick = last_record_ms_ && now_ms - *last_record_ms_ < kQuickRecordMs;
+    last_record_ms_ = now_ms;
   }
-  last_record_ms_ = now_ms;
   eeprom_.push_back(record);
   if (eeprom_.size() > kMaxEepromRecords) {
     // A ring buffer: the oldest records go.

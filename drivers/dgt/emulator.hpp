@@ -219,10 +219,10 @@ class Emulator {
 
   // EEPROM log.
   std::vector<EepromRecord> eeprom_;
-  std::optional<std::int64_t> last_record_ms_;
-  std::size_t bus_changes_from_ = 0;  // first record not yet sent by SEND_CHANGES
-  std::size_t bus_changes_last_ = 0;  // where the last SEND_CHANGES began (for REPEAT_CHANGES)
-  std::size_t bus_game_start_ = 0;    // SET_START_GAME
+  std::optional<std::int64_t> last_record_ms_;  // of the last piece record
+  std::size_t bus_changes_from_ = 0;            // first record not yet sent by SEND_CHANGES
+  std::size_t bus_changes_last_ = 0;            // where the last SEND_CHANGES began (for REPEAT_CHANGES)
+  std::size_t bus_game_start_ = 0;              // SET_START_GAME
 
   // Capture replay.
   Decoder pass_decoder_;

@@ -160,19 +160,26 @@ TEST(DgtBusBoard, CasualHandsPolledEvery1s) { run(1000, 32, sim::HandStyle::casu
 // regression fails.
 TEST(DgtBusBoard, BlitzHandsPolledEvery1s) { run(1000, 32, sim::HandStyle::blitz(), 1); }
 
-// A time record moves the lever over: the side whose clock stopped pressed, the other one runs.
+// A time record moves the lever over: the side whose clock stopped pressed, the other one runs. Before any
+// reading, the clock that stopped is first shown running (the record says it ran), the other side unknown.
 TEST(DgtBusBoard, TimeRecordIsAPress) {
   daemon::DgtBusBoard b;
   dgt::EepromLog log;
   log.records.push_back(dgt::TimeRecord{dgt::ClockSide::Left, 61000});
   auto ev = b.changes(0, 5, log);
-  ASSERT_EQ(ev.size(), 1u);
-  const auto& r = std::get<rules::ClockReading>(ev[0].what);
+  ASSERT_EQ(ev.size(), 2u);
+  const auto& ran = std::get<rules::ClockReading>(ev[0].what);
+  EXPECT_EQ(ran.lever_up, rules::ClockSide::Left);
+  EXPECT_TRUE(ran.running);
+  EXPECT_EQ(ran.right_ms, -1);
+  const auto& r = std::get<rules::ClockReading>(ev[1].what);
+  EXPECT_LE(ev[0].t_ms, ev[1].t_ms);
   EXPECT_EQ(r.left_ms, 61000);
   EXPECT_TRUE(r.running);
   EXPECT_EQ(r.lever_up, rules::ClockSide::Right);
   log.records = {dgt::TimeRecord{dgt::ClockSide::Right, 59000}};
   ev = b.changes(5, 6, log);
+  ASSERT_EQ(ev.size(), 1u);  // the right clock ran: the last reading says so
   const auto& r2 = std::get<rules::ClockReading>(ev.at(0).what);
   EXPECT_EQ(r2.left_ms, 61000);  // the other side as last known
   EXPECT_EQ(r2.right_ms, 59000);

@@ -8,6 +8,9 @@ of the game's [%clk] comments, tidy hands), read through a `[[bus]]` table that 
 Every game must come out exactly: /games.pgn holds each board's corpus moves (the first --plies of them,
 to keep the test short), every move once on /ws in order, no alert.
 
+The sim paces the line at 9600 baud, 10 bits a byte, as a real bus: a command the daemon writes while a
+reply is on the line is a collision, and fails the test.
+
 With --mute K:AT:FOR, board K is unplugged from the bus AT seconds into its game for FOR seconds (game
 time): it alone gets `link offline` then `link online` on /ws, the other boards' games go on meanwhile, and
 its game, recovered from the board's own memory when it answers again, is complete and exact too.
@@ -76,6 +79,12 @@ def start_bus_sim(h, a, pgn, extra=()):
     return sim, device, sim_log
 
 
+def check_no_collision(h, sim_log):
+    """The sim paces its line at 9600 baud and logs every command the daemon wrote over a reply."""
+    collisions = [line for line in open(sim_log, errors="replace") if "collision" in line and "on the line" in line]
+    h.check(not collisions, f"{len(collisions)} commands written over a reply on the line: {collisions[:3]}")
+
+
 def run(h, a, pgn, expected):
     sim, device, sim_log = start_bus_sim(h, a, pgn, ["--mute", a.mute] if a.mute else [])
     d = BusDaemon(h, a.eboardd, device, a.boards, a.speed, a.poll_ms).start()
@@ -141,6 +150,7 @@ def run(h, a, pgn, expected):
     on_bus = [b for b in st["boards"] if b.get("source", {}).get("bus_address")]
     h.check(len(on_bus) == len(expected), f"/status: {len(on_bus)} boards with a bus address")
     h.check(all(b["link"] == "connected" for b in on_bus), "/status: a bus board not connected at the end")
+    check_no_collision(h, sim_log)
     ws.close()
     rc = d.stop()
     h.check(rc == 0, f"SIGTERM: exit {rc}")

@@ -257,19 +257,80 @@ TEST(BusMaster, BadChecksumAsksForARepeatThenFromStart) {
 }
 
 TEST(BusMaster, TimeoutsRetryAndFinallyLoseTheBoard) {
-  BusMaster m({.reply_timeout_ms = 80, .max_failures = 3});
+  BusMaster m({.max_failures = 3});
   m.add_board(9);
+  // SEND_CHANGES at 9600 baud: 4 bytes out (5 ms), 20 ms latency, an empty reply of 6 bytes (7 ms), 10 ms
+  // margin.
   EXPECT_EQ(m.poll(0), (std::vector<BusCommandBytes>{cmd(bus::kSendChanges, 9)}));
-  EXPECT_EQ(m.next_deadline(), 80);
-  EXPECT_TRUE(m.poll(79).empty());
-  EXPECT_EQ(m.poll(80), (std::vector<BusCommandBytes>{cmd(bus::kRepeatChanges, 9)}));
-  EXPECT_EQ(m.poll(160), (std::vector<BusCommandBytes>{cmd(bus::kRepeatChanges, 9)}));
-  EXPECT_TRUE(m.poll(240).empty());
+  EXPECT_EQ(m.next_deadline(), 42);
+  EXPECT_TRUE(m.poll(41).empty());
+  EXPECT_EQ(m.poll(42), (std::vector<BusCommandBytes>{cmd(bus::kRepeatChanges, 9)}));
+  EXPECT_EQ(m.poll(84), (std::vector<BusCommandBytes>{cmd(bus::kRepeatChanges, 9)}));
+  EXPECT_TRUE(m.poll(126).empty());
   const auto lost = events_of<BusBoardLost>(m.take_events());
   ASSERT_EQ(lost.size(), 1U);
   EXPECT_EQ(lost[0].address, 9);
   EXPECT_TRUE(m.boards().empty());
   EXPECT_EQ(m.next_deadline(), std::nullopt);
+}
+
+// Wire timing from byte counts: the wait for an answer is the command's and the whole expected reply's
+// bytes at the line's baud rate, plus the board's latency and a margin.
+TEST(BusMaster, TheWaitForAReplyIsItsBytesAtTheBaudRate) {
+  EXPECT_EQ(bus_wire_ms(70, 9600), 73);  // a board dump: 700 bits
+  EXPECT_EQ(bus_wire_ms(4, 9600), 5);
+  EXPECT_EQ(bus_wire_ms(96, 9600), 100);
+  EXPECT_EQ(expected_bus_reply_size(bus::kBoard), 70U);
+  EXPECT_EQ(expected_bus_reply_size(bus::kClock), 13U);
+  EXPECT_EQ(expected_bus_reply_size(bus::kSendChanges), 6U);
+  EXPECT_EQ(expected_bus_reply_size(bus::kIgnoreNextPing), 0U);
+  BusMaster m;
+  m.add_board(1);
+  ASSERT_TRUE(m.request(1, bus::kBoard));
+  EXPECT_EQ(m.poll(0), (std::vector<BusCommandBytes>{cmd(bus::kBoard, 1)}));
+  EXPECT_EQ(m.next_deadline(), 5 + 20 + 73 + 10);  // not 80 ms: a dump alone is 73 ms on the wire
+  EXPECT_TRUE(m.poll(80).empty());
+  BusMaster fast({.baud = 19200});
+  ASSERT_TRUE(fast.request(1, bus::kBoard));
+  (void)fast.poll(0);
+  EXPECT_EQ(fast.next_deadline(), 3 + 20 + 37 + 10);
+}
+
+// A changes reply of many records announces its length: the wait grows to cover it, and no command goes
+// out over it (before, a REPEAT_CHANGES went out 80 ms after the poll, into the reply).
+TEST(BusMaster, ALongReplyHoldsTheLineUntilItsLastByte) {
+  BusMaster m;
+  m.add_board(2);
+  EXPECT_EQ(m.poll(0).size(), 1U);
+  std::vector<std::uint8_t> data;
+  for (int i = 0; i < 100; ++i) {
+    data.push_back(0x40);
+    data.push_back(static_cast<std::uint8_t>(i % 64));
+  }
+  const auto frame = encode_bus_reply(bus::kReplyChanges, 2, data);
+  ASSERT_EQ(frame.size(), 206U);
+  // Its first 30 bytes by 40 ms; 176 more take 184 ms at 9600 baud.
+  m.on_bytes(std::span(frame).first(30), 40);
+  EXPECT_EQ(m.line_busy_until(), 40 + 184 + 10);
+  EXPECT_GE(*m.next_deadline(), 40 + 184 + 10);
+  for (std::int64_t t = 41; t < 234; t += 7) EXPECT_TRUE(m.poll(t).empty()) << t;
+  m.on_bytes(std::span(frame).subspan(30), 220);
+  const auto changes = events_of<BusChanges>(m.take_events());
+  ASSERT_EQ(changes.size(), 1U);
+  EXPECT_EQ(changes[0].kind, BusChangesKind::New);
+  EXPECT_EQ(m.line_busy_until(), BusMaster::kDueNow);  // the frame is in: the line is free
+}
+
+// A frame nobody waits for (a late answer, another board) holds the line as well.
+TEST(BusMaster, NoCommandGoesOutOverAnotherBoardsFrame) {
+  BusMaster m;
+  m.add_board(3);
+  const auto dump = encode_bus_reply(bus::kReplyBoardDump, 7, std::vector<std::uint8_t>(64, 0));
+  m.on_bytes(std::span(dump).first(10), 0);
+  EXPECT_TRUE(m.poll(1).empty());
+  EXPECT_EQ(m.next_deadline(), bus_wire_ms(60, 9600) + 10);
+  m.on_bytes(std::span(dump).subspan(10), 62);
+  EXPECT_EQ(m.poll(62), (std::vector<BusCommandBytes>{cmd(bus::kSendChanges, 3)}));
 }
 
 TEST(BusMaster, ARecoveredBoardStartsCountingAgain) {

@@ -6,8 +6,13 @@
 // when it answers again its game is complete from its own memory.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <termios.h>
+#include <unistd.h>
+
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "daemon/session/bus_hub.hpp"
 #include "daemon/session/bus_session.hpp"
@@ -25,6 +30,7 @@ namespace {
 constexpr double kSpeed = 8.0;
 constexpr std::size_t kBoards = 3;
 constexpr std::size_t kPlies = 16;
+constexpr std::int64_t kStartMs = 16000;  // game time: 2 s real
 
 struct BoardView {
   std::vector<std::string> moves;
@@ -41,8 +47,9 @@ class BusOnAPty : public ::testing::Test {
     game->moves.resize(std::min(game->moves.size(), kPlies));
     game_ = *game;
     want_ = test::uci_moves(game_);
-    hub_ = std::make_unique<BusHub>(io_, kBoards, 7, 300);
+    hub_ = std::make_unique<BusHub>(io_, kBoards, 7, 300);  // paced at 9600 baud
     ASSERT_TRUE(hub_->ok());
+    hub_->on_collision = [this](const std::string& what) { collisions_.push_back(what); };
     auto pty = open_pseudo_terminal();
     ASSERT_TRUE(pty) << pty.error();
     device_ = pty->slave_path;
@@ -56,7 +63,8 @@ class BusOnAPty : public ::testing::Test {
       std::snprintf(serial, sizeof serial, "%05zu", 1025 + k);
       ec.serial = serial;
       ec.start_in_bus_mode = true;
-      const sim::Timeline tl = test::quick_timeline(game_, 11 + k);
+      // The games begin once the line has read every board (at 9600 baud, about half a second).
+      const sim::Timeline tl = test::quick_timeline(game_, 11 + k, kStartMs);
       end_ms_ = std::max(end_ms_, tl.end_ms);
       players_.push_back(
           std::make_unique<BoardPlayer>(io_, drivers::dgt::Emulator(ec), script_from_events(tl.events), pc));
@@ -118,6 +126,7 @@ class BusOnAPty : public ::testing::Test {
   std::int64_t end_ms_ = 0;
   std::unique_ptr<BusSession> session_;
   std::map<std::uint16_t, BoardView> views_;
+  std::vector<std::string> collisions_;
 };
 
 }  // namespace
@@ -135,6 +144,8 @@ TEST_F(BusOnAPty, EveryBoardsGameComesBack) {
     EXPECT_GE(session_->board_stats(address)->dumps, 1u);
   }
   EXPECT_GT(hub_->stats().frames_to_host, 0u);
+  // The master never wrote over a reply on the line (paced at 9600 baud).
+  EXPECT_EQ(hub_->stats().collisions, 0u) << (collisions_.empty() ? "" : collisions_.front());
 }
 
 TEST_F(BusOnAPty, ABoardUnpluggedFromTheBusComesBackWithItsMoves) {
@@ -166,4 +177,44 @@ TEST_F(BusOnAPty, ABoardUnpluggedFromTheBusComesBackWithItsMoves) {
   EXPECT_EQ(views_[1025].links.size(), 1u);
   EXPECT_EQ(views_[1027].links.size(), 1u);
   EXPECT_EQ(session_->board_stats(muted)->lost, 1u);
+  EXPECT_EQ(hub_->stats().collisions, 0u) << (collisions_.empty() ? "" : collisions_.front());
+}
+
+// The emulated line obeys the wire's timing: a board dump (70 bytes) takes at least 73 ms at 9600 baud,
+// and a command written while it is on the line is a collision, counted and reported.
+TEST_F(BusOnAPty, TheLineIsPacedAndACommandOverAReplyIsACollision) {
+  const int fd = ::open(device_.c_str(), O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  termios tio{};
+  ASSERT_EQ(::tcgetattr(fd, &tio), 0);
+  ::cfmakeraw(&tio);
+  ASSERT_EQ(::tcsetattr(fd, TCSANOW, &tio), 0);
+  const std::uint8_t brd[] = {0x82, 0x08, 0x01, 0x0B};  // BRD to 1025
+  const std::uint8_t clk[] = {0x81, 0x08, 0x02, 0x0B};  // CLK to 1026
+  const auto sent = std::chrono::steady_clock::now();
+  ASSERT_EQ(::write(fd, brd, sizeof brd), 4);
+  std::vector<std::uint8_t> got;
+  std::optional<std::chrono::steady_clock::time_point> first_byte;
+  bool wrote_over = false;
+  ASSERT_TRUE(io::test::run_until(io_, [&] {
+    std::uint8_t buf[256];
+    const auto n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      if (!first_byte) first_byte = std::chrono::steady_clock::now();
+      got.insert(got.end(), buf, buf + n);
+    }
+    if (first_byte && !wrote_over) {  // the dump has begun: write over it
+      wrote_over = true;
+      EXPECT_EQ(::write(fd, clk, sizeof clk), 4);
+    }
+    return got.size() >= 70 + 13;
+  }));
+  const auto took = std::chrono::steady_clock::now() - sent;
+  ::close(fd);
+  EXPECT_EQ(got[0], 0x83);  // the dump, whole, before the clock's answer
+  EXPECT_EQ(got[70], 0x84);
+  EXPECT_GE(took, 73ms + 14ms);  // 83 bytes at 9600 baud, one after the other
+  EXPECT_EQ(hub_->stats().collisions, 1u);
+  ASSERT_EQ(collisions_.size(), 1u);
+  EXPECT_NE(collisions_[0].find("frame of 70 bytes"), std::string::npos) << collisions_[0];
 }

@@ -63,9 +63,12 @@ inline std::vector<std::string> uci_moves(const rules::GameRecord& g) {
 }
 
 // A quick but human game: short thinks (the corpus test covers the long ones), a casual hand otherwise.
-inline sim::Timeline quick_timeline(const rules::GameRecord& g, std::uint64_t seed) {
+// `start_ms`: when the clock is started and the first move may begin (the board stands set up before).
+inline sim::Timeline quick_timeline(const rules::GameRecord& g, std::uint64_t seed,
+                                    std::int64_t start_ms = 0) {
   sim::TimelineSpec spec;
   spec.start = g.start;
+  spec.start_ms = start_ms;
   for (const auto& m : g.moves) spec.moves.push_back(m.move);
   sim::HandStyle style = sim::HandStyle::casual();
   style.think_ms = {700, 2000};
