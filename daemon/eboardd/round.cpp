@@ -119,6 +119,7 @@ tl::expected<std::optional<Round>, std::string> load_round(const fs::path& state
       r.first_game[board] = number.get<int>();
     }
   }
+  if (j.contains("previous") && j["previous"].is_string()) r.previous = j["previous"].get<std::string>();
   if (j.contains("players")) {
     auto players = players_of(j["players"]);
     if (!players) return tl::unexpected(path.string() + ": " + players.error());
@@ -132,7 +133,8 @@ tl::expected<void, std::string> save_round(const fs::path& state_dir, const Roun
                                     nlohmann::json{{"round", r.name},
                                                    {"started_ms", r.started_ms},
                                                    {"first_game", r.first_game},
-                                                   {"players", players_json(r.players)}}
+                                                   {"players", players_json(r.players)},
+                                                   {"previous", r.previous}}
                                             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
                                         "\n");
 }

@@ -29,7 +29,10 @@ struct Round {
   std::map<std::string, int, std::less<>> first_game;
   // The players (PGN tags) the round's pairings file gave each board: a board takes them at its first
   // game of the round, never earlier (a finished game of the round before keeps its players).
-  std::map<std::string, rules::PgnTags, std::less<>> players;
+  std::map<std::string, rules::PgnTags, std::less<>> players = {};
+  // The round before (empty: none named): the Round tag of a board's game that ended in it (a board not
+  // set up since), whose file may be written again (a restart) and must not take this round's name.
+  std::string previous = {};
 };
 
 // Pairings loaded for a round not begun yet: state_dir/pairings/<round>.json, taken by the round's start.

@@ -44,7 +44,9 @@ std::int64_t system_unix_ms() {
 }
 
 http::Response error_json(unsigned status, const std::string& message) {
-  return http::Response::json(status, json{{"error", message}}.dump());
+  // A message may quote what a client sent: replaced where it is not UTF-8, never thrown.
+  return http::Response::json(status,
+                              json{{"error", message}}.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 std::vector<std::string> split_path(std::string_view path) {
@@ -519,9 +521,9 @@ void Service::add_board(const config::BoardConfig& b) {
   ro.journal_health = [this](const std::string& id, bool ok, const std::string& text) {
     on_journal_health(id, ok, text);
   };
-  ro.default_tags = [this] { return default_tags(); };
   // The hall reads the runtime that publishes (its journal position), which exists only once made.
   auto self = std::make_shared<BoardRuntime*>(nullptr);
+  ro.default_tags = [this, self] { return default_tags_of(*self); };
   ro.publish_link = [this, id = b.id](const std::string& line) {
     publish_line(line);
     livechess_changed();
@@ -628,8 +630,8 @@ void Service::add_match(const config::MatchConfig& m) {
       livechess_changed();
       if (hall_) hall_->changed(id);
     };
-    ro.default_tags = [this] { return default_tags(); };
     auto self = std::make_shared<BoardRuntime*>(nullptr);
+    ro.default_tags = [this, self] { return default_tags_of(*self); };
     auto rt = std::make_unique<BoardRuntime>(io_, bc[b]->id, ro,
                                              [this, self](const rules::Event& e, const std::string& line) {
                                                publish(e.board, e.t_ms, line);
@@ -865,6 +867,18 @@ rules::PgnTags Service::default_tags() const {
   return tags;
 }
 
+rules::PgnTags Service::default_tags_of(const BoardRuntime* b) const {
+  rules::PgnTags tags = default_tags();
+  // A game of the round before keeps that round's name (its file is written again on a restart).
+  if (!b || round_.name.empty() ||
+      in_round(round_, b->id(), b->ledger().game_number(), b->ledger().game_started_ms()))
+    return tags;
+  for (auto& t : tags)
+    if (t.name == "Round") t.value = round_.previous.empty() ? config_.event.round : round_.previous;
+  std::erase_if(tags, [](const rules::PgnTag& t) { return t.name == "Round" && t.value.empty(); });
+  return tags;
+}
+
 BoardRuntime* Service::board_of_number(int number) {
   if (BoardRuntime* b = board(std::to_string(number))) return b;
   if (number >= 1 && std::size_t(number) <= config_.boards.size())
@@ -878,6 +892,7 @@ http::Response Service::start_round(const json& body) {
     return error_json(400,
                       "give the new round as {\"round\": \"3\"}: 1 to 32 letters, digits, '.', '_' or '-'");
   Round next{body["round"].get<std::string>(), options_.clock(), {}, {}};
+  next.previous = round_.name;
   auto waiting = load_waiting_players(config_.state_dir, next.name);
   if (!waiting) return error_json(500, "the round did not change: " + waiting.error());
   next.players = std::move(*waiting);
@@ -942,6 +957,12 @@ http::Response Service::load_pairings(const json& body) {
                         "pairings: \"round\" is a round's name (e.g. \"3\": 1 to 32 letters, digits, "
                         "'.', '_' or '-')");
   }
+  // Pairings belong to their round: a round played keeps its players.
+  const bool other_round = !round_.name.empty() && round_name != round_.name;
+  if (other_round && round_archived(config_.state_dir, round_name))
+    return error_json(409, "pairings: round " + round_name + " is over (archived in " +
+                               (fs::path(config_.state_dir) / "rounds" / (round_name + ".pgn")).string() +
+                               "); its games keep their players. The current round is " + round_.name);
   int number = 0;
   std::from_chars(round_name.data(), round_name.data() + round_name.size(), number);
   // JSON carries UTF-8 only: `eboardctl pairings` decoded the file (its "encoding" is what it read).
@@ -959,15 +980,6 @@ http::Response Service::load_pairings(const json& body) {
   if (!unknown.empty())
     return error_json(409, "pairings: no board for board number(s) " + unknown.dump() +
                                " (a board number is a board's id, else its position in the configuration)");
-  // A TRF file is kept for the round: the results go back into it (GET /round/results.trf).
-  if (outputs::is_trf(body["text"].get_ref<const std::string&>()) && !round_name.empty()) {
-    std::error_code ec;
-    fs::create_directories(fs::path(config_.state_dir) / "pairings", ec);
-    if (auto ok = outputs::write_file_atomic(fs::path(config_.state_dir) / "pairings" / (round_name + ".trf"),
-                                             body["text"].get_ref<const std::string&>());
-        !ok)
-      return error_json(500, "pairings: not kept: " + ok.error());
-  }
   std::map<std::string, rules::PgnTags, std::less<>> players;
   json boards = json::array();
   for (auto [b, p] : targets) {
@@ -978,19 +990,27 @@ http::Response Service::load_pairings(const json& body) {
     boards.push_back(
         {{"number", p->board}, {"board", b->id()}, {"white", p->white.name}, {"black", p->black.name}});
   }
+  // A TRF file is kept for the round: the results go back into it (GET /round/results.trf). A CSV
+  // replaces it: its board numbers are the round's now.
+  if (!round_name.empty()) {
+    const fs::path trf = fs::path(config_.state_dir) / "pairings" / (round_name + ".trf");
+    std::error_code ec;
+    if (outputs::is_trf(body["text"].get_ref<const std::string&>())) {
+      fs::create_directories(trf.parent_path(), ec);
+      if (auto ok = outputs::write_file_atomic(trf, body["text"].get_ref<const std::string&>()); !ok)
+        return error_json(500, "pairings: not kept: " + ok.error());
+    } else {
+      fs::remove(trf, ec);
+    }
+  }
   const auto answer = [&](unsigned status, json extra) {
     extra["pairings"] = boards;
     extra["round"] = round_name;
     return http::Response::json(status, extra.dump(-1, ' ', false, json::error_handler_t::replace));
   };
-  if (!round_.name.empty() && round_name != round_.name) {
-    // Pairings belong to their round: a round played keeps its players, a round to come waits for
-    // `POST /control/round` (its games are not begun; the boards still show the current round's).
-    if (round_archived(config_.state_dir, round_name))
-      return error_json(409, "pairings: round " + round_name + " is over (archived in " +
-                                 (fs::path(config_.state_dir) / "rounds" / (round_name + ".pgn")).string() +
-                                 "); its games keep their players. The current round is " +
-                                 (round_.name.empty() ? "unnamed" : round_.name));
+  if (other_round) {
+    // A round to come waits for `POST /control/round` (its games are not begun; the boards still show
+    // the current round's).
     if (auto ok = save_waiting_players(config_.state_dir, round_name, players); !ok)
       return error_json(500, "pairings: not kept: " + ok.error());
     spdlog::info("pairings: {} boards named for round {}, which waits for its start (current round: {})",
@@ -1043,12 +1063,13 @@ json Service::status() const {
       usb_boards.push_back(
           {{"vid", hex4(u.vid)},
            {"pid", hex4(u.pid)},
-           {"serial", u.serial},
-           {"tty", u.tty},
-           {"device", u.device},
-           {"usb_path", u.usb_path},
-           {"manufacturer", u.manufacturer},
-           {"product", u.product},
+           // A device's strings are whatever its firmware says: never text JSON cannot carry.
+           {"serial", outputs::utf8_or_replaced(u.serial)},
+           {"tty", outputs::utf8_or_replaced(u.tty)},
+           {"device", outputs::utf8_or_replaced(u.device)},
+           {"usb_path", outputs::utf8_or_replaced(u.usb_path)},
+           {"manufacturer", outputs::utf8_or_replaced(u.manufacturer)},
+           {"product", outputs::utf8_or_replaced(u.product)},
            {"protocol", u.protocol},
            {"board", served == usb_served_.end() ? json(nullptr) : json(served->second)},
            {"discovered", served != usb_served_.end() && discovered_.count(served->second) > 0}});

@@ -110,6 +110,9 @@ class Service {
   const Round& round() const { return round_; }
   // The tags every board's games get below their own: [event] and the round.
   rules::PgnTags default_tags() const;
+  // Board `b`'s (null: not made yet): the round its game belongs to (a game of the round before keeps
+  // that round's name).
+  rules::PgnTags default_tags_of(const BoardRuntime* b) const;
   // The board a pairings file's board number names: the board whose id is that number, else the board at
   // that position (1-based) in the configuration's [[board]] list; null if neither.
   BoardRuntime* board_of_number(int number);

@@ -211,8 +211,8 @@ tl::expected<std::string, std::string> results_trf(const std::vector<GameResult>
     if (auto g = games.find(rank); g != games.end()) {
       auto [opponent, colour, result] = g->second;
       put_round(c, round, opponent, colour, result);
-      put_points(c, round);
     }
+    put_points(c, round);  // a bye's too
     out += c.text() + "\r\n";
   }
   return out;

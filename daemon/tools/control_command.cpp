@@ -547,21 +547,8 @@ void add_control_commands(CLI::App& app, int& exit_code) {
       exit_code = EXIT_USAGE;
       return;
     }
-    const std::string* text = &decoded->text;
-    // A TRF file holds much the daemon does not need (other record types); they are sent as empty lines,
-    // so that the daemon's errors still name the file's lines, and the request stays small.
-    std::string body_text;
-    bool trf =
-        text->starts_with("001") || text->starts_with("012") || text->find("\n001") != std::string::npos;
-    std::size_t at = 0;
-    while (at < text->size()) {
-      std::size_t end = text->find('\n', at);
-      std::string_view line(text->data() + at, (end == std::string::npos ? text->size() : end) - at);
-      if (!trf || line.starts_with("001")) body_text += line;
-      body_text += '\n';
-      at = end == std::string::npos ? text->size() : end + 1;
-    }
-    json body{{"text", body_text}, {"encoding", decoded->encoding}};
+    // The whole file: the daemon keeps a TRF as the round's, to give it back with the results in it.
+    json body{{"text", decoded->text}, {"encoding", decoded->encoding}};
     if (!v->round.empty()) body["round"] = v->round;
     exit_code = run(v->t, bhttp::verb::post, "/control/pairings", body, true);
   });

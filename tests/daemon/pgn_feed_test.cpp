@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 
 #include "daemon/eboardd/lichess_push.hpp"
@@ -352,26 +353,37 @@ TEST(Pairings, TrfColumnsAreCharactersWhateverTheEncoding) {
 }
 
 TEST(Pairings, FiveHundredPlayers) {
-  // Round 1 of a 500-player Swiss, as a pairing program writes it: over 64 KiB (the daemon's old limit).
+  // Round 5 of a 500-player Swiss as a pairing program writes it, four rounds of results before it: over
+  // 64 KiB (the daemon's old limit). Each round: k against k + 250, colours alternating, White wins.
   std::string text = "012 Grand Swiss\r\n022 Lyon\r\nXXR 9\r\n";
   for (int rank = 1; rank <= 500; ++rank) {
     const int opp = rank <= 250 ? rank + 250 : rank - 250;
-    const bool white = rank <= 250 ? rank % 2 == 1 : opp % 2 == 0;
-    char round[16];
-    std::snprintf(round, sizeof round, "%4d %c  ", opp, white ? 'w' : 'b');
+    std::vector<std::string> rounds;
+    for (int r = 1; r <= 5; ++r) {
+      const int low = rank <= 250 ? rank : opp;
+      const bool white = ((low + r) % 2 == 1) == (rank <= 250);
+      char round[16];
+      std::snprintf(round, sizeof round, "%4d %c %c", opp, white ? 'w' : 'b',
+                    r == 5  ? ' '
+                    : white ? '1'
+                            : '0');
+      rounds.push_back(round);
+    }
     text +=
-        trf(rank, "   ", "Spieler" + std::to_string(rank) + ", J\xF6rg", 2700 - rank, 300000 + rank, {round});
+        trf(rank, "   ", "Spieler" + std::to_string(rank) + ", J\xF6rg", 2700 - rank, 300000 + rank, rounds);
   }
   ASSERT_GT(text.size(), 64u * 1024);
-  auto p = outputs::parse_pairings(text, 1);
+  auto p = outputs::parse_pairings(text, 5);
   ASSERT_TRUE(p) << p.error();
   ASSERT_EQ(p->size(), 250u);
-  for (int k = 1; k <= 250; ++k) {
-    const auto& b = (*p)[std::size_t(k - 1)];
-    EXPECT_EQ(b.board, k);
-    const int white = k % 2 ? k : k + 250;
-    EXPECT_EQ(b.white.name, "Spieler" + std::to_string(white) + ", Jörg") << k;
+  std::set<std::string> names;
+  for (std::size_t k = 0; k < p->size(); ++k) {
+    EXPECT_EQ((*p)[k].board, int(k + 1));
+    names.insert((*p)[k].white.name);
+    names.insert((*p)[k].black.name);
   }
+  EXPECT_EQ(names.size(), 500u);
+  EXPECT_EQ(names.count("Spieler500, Jörg"), 1u);
 }
 
 namespace {

@@ -21,6 +21,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import urllib.request
 
 import eboardctl_proc as ep
@@ -44,7 +45,7 @@ def request(port, method, path, body=None, token=TOKEN, raw=None):
         return -1, str(e)
 
 
-def big_trf(players=500, round_=5):
+def big_trf(players=500, round_=9):
     """Rounds 1..round_-1 played (each player k against k ± half, results alternating), round_ paired alike."""
     lines = ["012 Grand Swiss Open", "022 Lyon", "032 FRA", "042 2026/11/20", "052 2026/11/28", "XXR 9"]
     half = players // 2
@@ -142,9 +143,15 @@ def run(h, exe, ctl):
                 out[n] = open(os.path.join(games_dir, n), "rb").read()
         return out
 
-    ep.wait_until(lambda: any(b"1-0" in v for k, v in board1_files().items() if k.endswith(".pgn")), 15,
-                  "board 1's finished game file")
-    before = board1_files()
+    ep.wait_until(lambda: any(b"1-0" in v for k, v in board1_files().items() if k.endswith(".pgn")) and
+                  any(k.endswith(".sig") for k in board1_files()), 15, "board 1's finished game file and signature")
+
+    def settled():  # written alike twice, a second apart (the archive writer is done with it)
+        a = board1_files()
+        time.sleep(1)
+        return a if a == board1_files() else None
+
+    before = ep.wait_until(settled, 15, "board 1's files settled")
     round2 = os.path.join(h.dir, "round2.csv")
     with open(round2, "w") as f:
         f.write("board,white,black\n")
