@@ -188,8 +188,12 @@ def run(h, exe, ctl):
     b1 = tags_of(d.get("/boards/1.pgn")[1])[0]
     h.check(b1.get("White") == "R2 White1" and b1.get("Black") == "R2 Black1" and b1.get("Round") == "2",
             f"board 1's round-2 game: {b1}")
+    # The restart writes the current game's file again (signed anew then; the journal's replay may order
+    # the tags otherwise): the same tags, the round-1 players and Round "1".
     after = board1_files()
-    h.check(all(after.get(k) == v for k, v in before.items()), "board 1's round-1 game file changed")
+    changed = [k for k, v in before.items() if k.endswith(".pgn") and
+               tags_of(after.get(k, b"").decode()) != tags_of(v.decode())]
+    h.check(not changed, f"board 1's round-1 game file changed: {[(before[k], after.get(k)) for k in changed]}")
 
     # The results of round 1, for the pairing program.
     code, csv = request(d.port, "GET", "/round/results.csv?round=1")
