@@ -89,22 +89,31 @@ def program(a):
     return page
 
 
+def tables(toml):
+    """The tables the file shows (as written or as commented examples), in the file's order."""
+    seen = []
+    for line in toml.splitlines():
+        m = re.match(r"^(?:# )?(\[\[?[a-z_.]+\]\]?)\s*(?:#.*)?$", line)
+        if m and m.group(1) not in seen:
+            seen.append(m.group(1))
+    return seen
+
+
 def config(a):
     toml = open(a.toml).read()
+    listed = ", ".join("\\fB" + t + "\\fR" for t in tables(toml))
     page = header("eboardd.toml", "5", a.version)
     page += (".SH SYNOPSIS\n/etc/eboardd/eboardd.toml\n"
              ".SH DESCRIPTION\n"
              ".BR eboardd (8)\nreads its configuration from a TOML file given with \\fB\\-\\-config\\fR. "
              "Top-level keys: \\fBstate_dir\\fR (journals, PGN files and their signatures, the signing key) and \\fBlog_level\\fR. "
-             "Tables: \\fB[http]\\fR (the HTTP and WebSocket server), \\fB[journal]\\fR (durability), "
-             "\\fB[discovery]\\fR (USB boards found as they are plugged in), \\fB[[board]]\\fR (one per "
-             "board: \\fBid\\fR, \\fBport\\fR or \\fBserial\\fR, \\fBprotocol\\fR, \\fBrules\\fR) and "
-             "\\fB[[match]]\\fR (two boards of a bughouse match). Unknown keys are errors, reported with "
+             "Tables: " + listed + ", each explained in the file below. Unknown keys are errors, reported with "
              "their line by \\fBeboardd \\-\\-config FILE \\-\\-check\\-config\\fR. "
              "SIGHUP (\\fBsystemctl reload eboardd\\fR) applies a changed file; boards that did not "
              "change keep running. A file with no board at all is refused while boards run (the running "
              "configuration stays) unless it sets \\fB[discovery] usb = true\\fR.\n"
-             ".PP\nThe file as installed, every key explained in its comments:\n"
+             ".PP\nThe file as installed, every table and key explained in its comments (a test checks that "
+             "every key the parser accepts is here):\n"
              ".PP\n.nf\n" + roff_text(toml) + "\n.fi\n")
     page += ".SH SEE ALSO\n" + SEE_ALSO["eboardd.toml"] + "\n"
     return page

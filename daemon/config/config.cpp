@@ -426,16 +426,45 @@ Config build(const toml::table& root, const std::string& source) {
     if (const toml::node* l = p.get("lichess")) {
       if (!l->is_table()) fail(l->source(), "push.lichess must be a table [push.lichess]");
       const toml::table& t = *l->as_table();
-      check_keys(t, "push.lichess", {"round", "token_file", "url", "interval_s", "timeout_s"});
-      auto round = get_string(t, "round", "push.lichess.");
-      if (!round) fail(t.source(), "[push.lichess] needs the broadcast round's id: round = \"abcd1234\"");
-      if (round->size() != 8 ||
-          round->find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") !=
-              std::string::npos)
-        fail(where_of(t, "round"),
-             "push.lichess.round '" + *round +
-                 "' is not a round id (8 letters and digits, the last part of the round's URL)");
-      c.push_lichess.round = *round;
+      check_keys(t, "push.lichess", {"round", "rounds", "token_file", "url", "interval_s", "timeout_s"});
+      // A round id, or a list of them (a round of more than 64 games split across lichess rounds).
+      auto ids = [&](const toml::node& node, const std::string& what) {
+        std::vector<std::string> out;
+        auto check = [&](const toml::node& e) {
+          if (!e.is_string()) fail(e.source(), what + " must be a round id or a list of them");
+          const std::string id(e.as_string()->get());
+          if (id.size() != 8 ||
+              id.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") !=
+                  std::string::npos)
+            fail(e.source(),
+                 what + " '" + id +
+                     "' is not a round id (8 letters and digits, the last part of the round's URL)");
+          if (std::find(out.begin(), out.end(), id) != out.end())
+            fail(e.source(), what + ": " + id + " twice");
+          out.push_back(id);
+        };
+        if (const toml::array* a = node.as_array()) {
+          if (a->empty()) fail(node.source(), what + " is an empty list");
+          for (const toml::node& e : *a) check(e);
+        } else {
+          check(node);
+        }
+        return out;
+      };
+      if (const toml::node* r = t.get("round")) c.push_lichess.round = ids(*r, "push.lichess.round");
+      if (const toml::node* r = t.get("rounds")) {
+        const toml::table* rt = r->as_table();
+        if (!rt)
+          fail(r->source(),
+               "push.lichess.rounds is a table of eboardd rounds: { \"1\" = \"abCD1234\", \"2\" = "
+               "[\"efGH5678\", \"ijKL9012\"] }");
+        for (auto&& [name, ids_node] : *rt)
+          c.push_lichess.rounds[std::string(name.str())] =
+              ids(ids_node, "push.lichess.rounds." + std::string(name.str()));
+      }
+      if (!c.push_lichess.enabled())
+        fail(t.source(),
+             "[push.lichess] needs the broadcast round's id: round = \"abcd1234\" (or rounds = { … })");
       auto token = get_string(t, "token_file", "push.lichess.");
       if (!token || token->empty() || (*token)[0] != '/')
         fail(token ? where_of(t, "token_file") : t.source(),

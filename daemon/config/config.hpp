@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -128,15 +129,25 @@ struct BroadcastConfig {
 };
 
 // [push.lichess]: the round's public games pushed to lichess' broadcast push API (a hall behind NAT).
+// A lichess broadcast has a round of its own for each round of the event, and takes at most 64 games a
+// round: an eboardd round is pushed to one lichess round or several (its games split, 64 each, in board
+// order), named per round in `rounds`, else by `round`.
 struct LichessPushConfig {
-  std::string round;       // the broadcast round's id (8 letters and digits)
+  std::vector<std::string> round;  // the lichess round ids of every round `rounds` does not name
+  std::map<std::string, std::vector<std::string>, std::less<>> rounds;  // eboardd round name → ids
   std::string token_file;  // holds a lichess token with the study:write scope (kept out of the config)
   std::string url = "https://lichess.org";
   int interval_s = 3;  // at most one push this often
   int timeout_s = 10;  // a push not answered by then failed
-  bool enabled() const { return !round.empty(); }
-  // The push endpoint: <url>/api/broadcast/round/<round>/push.
-  std::string push_url() const { return url + "/api/broadcast/round/" + round + "/push"; }
+  bool enabled() const { return !round.empty() || !rounds.empty(); }
+  // The lichess rounds eboardd round `name` is pushed to (none: it is not pushed).
+  const std::vector<std::string>& targets(std::string_view name) const {
+    auto it = rounds.find(name);
+    return it != rounds.end() ? it->second : round;
+  }
+  // The push endpoint: <url>/api/broadcast/round/<id>/push.
+  std::string push_url(const std::string& id) const { return url + "/api/broadcast/round/" + id + "/push"; }
+  std::string push_url() const { return round.empty() ? std::string() : push_url(round.front()); }
   bool operator==(const LichessPushConfig&) const = default;
 };
 

@@ -14,6 +14,7 @@
 #include "daemon/outputs/archive_guard.hpp"
 #include "daemon/outputs/async_file.hpp"
 #include "daemon/outputs/atomic_file.hpp"
+#include "daemon/outputs/text_encoding.hpp"
 #include "rules/notation.hpp"
 
 namespace eboard::eboardd {
@@ -383,6 +384,7 @@ void BoardRuntime::match_new_game(std::int64_t t_ms, const Game& g) {
   last_t_ = std::max(last_t_, t_ms);
   ledger_.on_new_game(t_ms, g);
   finish_game_file();
+  game_began();
   write_pgn();
 }
 
@@ -684,6 +686,7 @@ void BoardRuntime::events(const std::vector<Event>& evs) {
   if (source_ && ledger_.observe(source_->game(), now_ms())) {
     spdlog::info("board {}: game {} began (the pieces were set up again)", id_, ledger_.game_number());
     finish_game_file();
+    game_began();
     record_changed = true;
     pgn_due_ = true;
   }
@@ -732,6 +735,7 @@ tl::expected<int, std::string> BoardRuntime::new_game(const std::string& fen) {
   }
   spdlog::info("board {}: game {} began{}", id_, ledger_.game_number(), fen.empty() ? "" : " from " + fen);
   finish_game_file();
+  game_began();
   write_pgn();
   return ledger_.game_number();
 }
@@ -744,7 +748,22 @@ void BoardRuntime::set_tags(const PgnTags& tags) {
   write_pgn();
 }
 
-tl::expected<void, std::string> BoardRuntime::update_tags(const PgnTags& tags) {
+tl::expected<void, std::string> BoardRuntime::update_tags_from_game(int number, const PgnTags& tags) {
+  if (ledger_.game_number() >= number) return update_tags(tags);
+  if (auto ok = check_tags(tags); !ok) return ok;
+  next_tags_ = {number, tags};
+  return {};
+}
+
+void BoardRuntime::game_began() {
+  if (!next_tags_ || ledger_.game_number() < next_tags_->first) return;
+  const PgnTags tags = std::move(next_tags_->second);
+  next_tags_.reset();
+  spdlog::info("board {}: game {} takes the players its round's pairings gave", id_, ledger_.game_number());
+  set_tags(tags);
+}
+
+tl::expected<void, std::string> BoardRuntime::check_tags(const PgnTags& tags) {
   static const char* reserved[] = {"Result", "FEN", "SetUp", "Variant", "Board"};
   for (const auto& t : tags) {
     if (!valid_tag_name(t.name))
@@ -755,7 +774,13 @@ tl::expected<void, std::string> BoardRuntime::update_tags(const PgnTags& tags) {
     if (std::any_of(t.value.begin(), t.value.end(),
                     [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
       return tl::unexpected("tag " + t.name + ": control characters are not allowed");
+    if (!outputs::valid_utf8(t.value)) return tl::unexpected("tag " + t.name + ": the value is not UTF-8");
   }
+  return {};
+}
+
+tl::expected<void, std::string> BoardRuntime::update_tags(const PgnTags& tags) {
+  if (auto ok = check_tags(tags); !ok) return ok;
   set_tags(tags);
   return {};
 }

@@ -155,6 +155,15 @@ class BoardRuntime : public BoardSink {
   tl::expected<int, std::string> new_game(const std::string& fen = "");
   // Control: PGN tags of the current game (an empty value removes one).
   tl::expected<void, std::string> update_tags(const rules::PgnTags& tags);
+  // Tags for game `number` and after (a round's pairings): set now when that game has begun, else kept
+  // (not journaled, so a restart hands them again) and set as it begins; the games before it keep theirs.
+  // Checked like update_tags.
+  tl::expected<void, std::string> update_tags_from_game(int number, const rules::PgnTags& tags);
+  // What update_tags refuses: a reserved or malformed name, a value too long, not UTF-8 or with a control
+  // character.
+  static tl::expected<void, std::string> check_tags(const rules::PgnTags& tags);
+  // The game number whose tags wait, 0 if none.
+  int tags_waiting_for() const { return next_tags_ ? next_tags_->first : 0; }
 
   // The live game, as reconstruction has it (moves not yet durable included).
   const rules::Game& game() const;
@@ -339,6 +348,8 @@ class BoardRuntime : public BoardSink {
   // the first only for a moment after a move.
   mutable std::unique_ptr<rules::Game> published_view_;
   mutable std::unique_ptr<rules::Game> public_view_;
+  std::optional<std::pair<int, rules::PgnTags>> next_tags_;  // update_tags_from_game's, not set yet
+  void game_began();                                         // after the ledger counted a new game
   bool pgn_due_ = false;           // a move or result was published since the PGN file was written
   std::string pgn_path_;           // of the last PGN written in the background
   std::string sig_path_;           // of the last signature file written in the background

@@ -107,7 +107,8 @@ bool valid_board_id(const std::string& id) {
 }  // namespace
 
 http::Response control_error(unsigned status, const std::string& reason) {
-  return http::Response::json(status, json{{"error", reason}}.dump());
+  return http::Response::json(status,
+                              json{{"error", reason}}.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 tl::expected<std::vector<Event>, std::string> BoardRuntime::control(journal::ControlEntry c) {

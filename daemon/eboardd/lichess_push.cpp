@@ -7,8 +7,57 @@
 #include <spdlog/spdlog.h>
 
 #include "daemon/http/client.hpp"
+#include "rules/pgn.hpp"
 
 namespace eboard::eboardd {
+
+PushPlan plan_push(std::string_view pgn, std::size_t targets) {
+  PushPlan plan;
+  plan.pgn.resize(targets);
+  // Each game's text: from its first line to the next game's (the reader numbers the lines).
+  std::vector<std::size_t> line_at{0};  // offset of each line (1-based: line_at[n] is line n's)
+  line_at.push_back(0);
+  for (std::size_t i = 0; i < pgn.size(); ++i)
+    if (pgn[i] == '\n') line_at.push_back(i + 1);
+  struct Game {
+    std::size_t from;
+    std::string board, white, black, variant;
+  };
+  std::vector<Game> games;
+  rules::PgnReader reader(pgn);
+  while (auto next = reader.next()) {
+    if (!*next) continue;  // the writer's own text: not expected; such a game is not pushed
+    const auto& g = **next;
+    const std::size_t line = std::size_t(std::max(1, g.line));
+    games.push_back({line < line_at.size() ? line_at[line] : pgn.size(),
+                     std::string(g.tag("Board").value_or("")), std::string(g.tag("White").value_or("?")),
+                     std::string(g.tag("Black").value_or("?")), std::string(g.tag("Variant").value_or(""))});
+  }
+  std::size_t sent = 0;
+  for (std::size_t i = 0; i < games.size(); ++i) {
+    const Game& g = games[i];
+    const std::size_t to = i + 1 < games.size() ? games[i + 1].from : pgn.size();
+    std::string_view text = pgn.substr(g.from, to - g.from);
+    std::string reason;
+    if (!g.variant.empty() && g.variant != "Chess960" && g.variant != "Standard")
+      reason = "variant " + g.variant + ": lichess broadcasts take standard chess and Chess960 only";
+    else if (sent >= targets * LICHESS_ROUND_GAMES)
+      reason = targets == 0 ? "no lichess round for this round ([push.lichess] round or rounds)"
+                            : "more than " + std::to_string(targets * LICHESS_ROUND_GAMES) + " games for " +
+                                  std::to_string(targets) + " lichess round" + (targets > 1 ? "s" : "") +
+                                  " (64 each): name more in [push.lichess] rounds";
+    if (!reason.empty()) {
+      plan.left_out.push_back(
+          {{"board", g.board}, {"white", g.white}, {"black", g.black}, {"reason", reason}});
+      continue;
+    }
+    std::string& out = plan.pgn[sent / LICHESS_ROUND_GAMES];
+    out.append(text);
+    if (!out.ends_with("\n\n")) out += out.ends_with('\n') ? "\n" : "\n\n";
+    ++sent;
+  }
+  return plan;
+}
 
 LichessPush::LichessPush(boost::asio::io_context& io, Options options, std::function<std::string()> pgn,
                          std::function<std::int64_t()> now_ms)

@@ -12,12 +12,27 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <nlohmann/json.hpp>
 
 namespace eboard::eboardd {
+
+// lichess takes at most this many games in a broadcast round.
+inline constexpr std::size_t LICHESS_ROUND_GAMES = 64;
+
+// The games of a round (PGN as games_pgn writes it) as lichess rounds take them: standard chess and
+// Chess960 only (a bughouse or crazyhouse board is left out), at most 64 a lichess round, split in the
+// order of the text (board order) across `targets` rounds. What does not go, and why, is in `left_out`
+// ([{"board", "white", "black", "reason"}]).
+struct PushPlan {
+  std::vector<std::string> pgn;  // one text a target, in the targets' order
+  nlohmann::json left_out = nlohmann::json::array();
+};
+PushPlan plan_push(std::string_view pgn, std::size_t targets);
 
 class LichessPush {
  public:

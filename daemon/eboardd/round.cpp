@@ -56,6 +56,38 @@ std::optional<std::int64_t> parse_stamp(std::string_view s) {
   return std::int64_t(timegm(&tm));
 }
 
+nlohmann::json players_json(const std::map<std::string, rules::PgnTags, std::less<>>& players) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [board, tags] : players) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& t : tags) list.push_back({t.name, t.value});
+    j[board] = list;
+  }
+  return j;
+}
+
+// {"<board>": [["White", "…"], …], …}
+tl::expected<std::map<std::string, rules::PgnTags, std::less<>>, std::string> players_of(
+    const nlohmann::json& j) {
+  std::map<std::string, rules::PgnTags, std::less<>> out;
+  if (!j.is_object()) return tl::unexpected(std::string("players is not {\"<board>\": [[tag, value], …]}"));
+  for (const auto& [board, list] : j.items()) {
+    if (!list.is_array()) return tl::unexpected("players of board " + board + " is not a list");
+    rules::PgnTags tags;
+    for (const auto& t : list) {
+      if (!t.is_array() || t.size() != 2 || !t[0].is_string() || !t[1].is_string())
+        return tl::unexpected("players of board " + board + ": an entry is not [tag, value]");
+      tags.push_back({t[0].get<std::string>(), t[1].get<std::string>()});
+    }
+    out[board] = std::move(tags);
+  }
+  return out;
+}
+
+fs::path waiting_path(const fs::path& state_dir, const std::string& round) {
+  return state_dir / "pairings" / (round + ".json");
+}
+
 }  // namespace
 
 bool valid_round_name(std::string_view name) {
@@ -76,7 +108,7 @@ tl::expected<std::optional<Round>, std::string> load_round(const fs::path& state
   if (j.is_discarded() || !j.is_object() || !j.contains("round") || !j["round"].is_string() ||
       !j.contains("started_ms") || !j["started_ms"].is_number_integer())
     return tl::unexpected(path.string() + " is not {\"round\": \"…\", \"started_ms\": …}");
-  Round r{j["round"].get<std::string>(), j["started_ms"].get<std::int64_t>(), {}};
+  Round r{j["round"].get<std::string>(), j["started_ms"].get<std::int64_t>(), {}, {}};
   if (!r.name.empty() && !valid_round_name(r.name))
     return tl::unexpected(path.string() + ": round '" + r.name + "' is not a valid round name");
   if (j.contains("first_game")) {
@@ -88,14 +120,61 @@ tl::expected<std::optional<Round>, std::string> load_round(const fs::path& state
       r.first_game[board] = number.get<int>();
     }
   }
+  if (j.contains("previous") && j["previous"].is_string()) r.previous = j["previous"].get<std::string>();
+  if (j.contains("players")) {
+    auto players = players_of(j["players"]);
+    if (!players) return tl::unexpected(path.string() + ": " + players.error());
+    r.players = std::move(*players);
+  }
   return std::optional<Round>(r);
 }
 
 tl::expected<void, std::string> save_round(const fs::path& state_dir, const Round& r) {
-  return outputs::write_file_atomic(
-      state_dir / "round.json",
-      nlohmann::json{{"round", r.name}, {"started_ms", r.started_ms}, {"first_game", r.first_game}}.dump() +
-          "\n");
+  return outputs::write_file_atomic(state_dir / "round.json",
+                                    nlohmann::json{{"round", r.name},
+                                                   {"started_ms", r.started_ms},
+                                                   {"first_game", r.first_game},
+                                                   {"players", players_json(r.players)},
+                                                   {"previous", r.previous}}
+                                            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                                        "\n");
+}
+
+tl::expected<void, std::string> save_waiting_players(
+    const fs::path& state_dir, const std::string& round,
+    const std::map<std::string, rules::PgnTags, std::less<>>& players) {
+  std::error_code ec;
+  fs::create_directories(state_dir / "pairings", ec);
+  if (ec) return tl::unexpected("cannot make " + (state_dir / "pairings").string() + ": " + ec.message());
+  return outputs::write_file_atomic(waiting_path(state_dir, round),
+                                    nlohmann::json{{"round", round}, {"players", players_json(players)}}.dump(
+                                        -1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                                        "\n");
+}
+
+tl::expected<std::map<std::string, rules::PgnTags, std::less<>>, std::string> load_waiting_players(
+    const fs::path& state_dir, const std::string& round) {
+  const fs::path path = waiting_path(state_dir, round);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::map<std::string, rules::PgnTags, std::less<>>();
+  std::stringstream text;
+  text << in.rdbuf();
+  auto j = nlohmann::json::parse(text.str(), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("players"))
+    return tl::unexpected(path.string() + " is not {\"round\": \"…\", \"players\": {…}}");
+  auto players = players_of(j["players"]);
+  if (!players) return tl::unexpected(path.string() + ": " + players.error());
+  return players;
+}
+
+void remove_waiting_players(const fs::path& state_dir, const std::string& round) {
+  std::error_code ec;
+  fs::remove(waiting_path(state_dir, round), ec);
+}
+
+bool round_archived(const fs::path& state_dir, const std::string& name) {
+  std::error_code ec;
+  return !name.empty() && fs::exists(state_dir / "rounds" / (name + ".pgn"), ec);
 }
 
 tl::expected<fs::path, std::string> archive_round(const fs::path& state_dir, const Round& r,

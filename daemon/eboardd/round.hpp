@@ -18,6 +18,8 @@
 
 #include <tl/expected.hpp>
 
+#include "rules/pgn.hpp"
+
 namespace eboard::outputs {
 class AsyncFileWriter;
 }
@@ -30,7 +32,25 @@ struct Round {
   // Each board's first game of the round (its game number), set when the round starts. A board missing
   // here (added since, or a round.json of an older eboardd) falls back on the second its games began.
   std::map<std::string, int, std::less<>> first_game;
+  // The players (PGN tags) the round's pairings file gave each board: a board takes them at its first
+  // game of the round, never earlier (a finished game of the round before keeps its players).
+  std::map<std::string, rules::PgnTags, std::less<>> players = {};
+  // The round before (empty: none named): the Round tag of a board's game that ended in it (a board not
+  // set up since), whose file may be written again (a restart) and must not take this round's name.
+  std::string previous = {};
 };
+
+// Pairings loaded for a round not begun yet: state_dir/pairings/<round>.json, taken by the round's start.
+tl::expected<void, std::string> save_waiting_players(
+    const std::filesystem::path& state_dir, const std::string& round,
+    const std::map<std::string, rules::PgnTags, std::less<>>& p);
+// The pairings waiting for `round` (empty if none); the file stays until
+// remove_waiting_players.
+tl::expected<std::map<std::string, rules::PgnTags, std::less<>>, std::string> load_waiting_players(
+    const std::filesystem::path& state_dir, const std::string& round);
+void remove_waiting_players(const std::filesystem::path& state_dir, const std::string& round);
+// Whether state_dir/rounds holds the archive of round `name` (a round that was played).
+bool round_archived(const std::filesystem::path& state_dir, const std::string& name);
 
 // A round name becomes a file name: 1 to 32 letters, digits, '.', '_', '-', not starting with '.'.
 bool valid_round_name(std::string_view name);

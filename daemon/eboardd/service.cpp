@@ -25,6 +25,8 @@
 #include "daemon/eboardd/serial_source.hpp"
 #include "daemon/outputs/atomic_file.hpp"
 #include "daemon/outputs/pairings.hpp"
+#include "daemon/outputs/round_results.hpp"
+#include "daemon/outputs/text_encoding.hpp"
 #include "daemon/web/assets.hpp"
 #include "rules/notation.hpp"
 
@@ -42,7 +44,9 @@ std::int64_t system_unix_ms() {
 }
 
 http::Response error_json(unsigned status, const std::string& message) {
-  return http::Response::json(status, json{{"error", message}}.dump());
+  // A message may quote what a client sent: replaced where it is not UTF-8, never thrown.
+  return http::Response::json(status,
+                              json{{"error", message}}.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 std::vector<std::string> split_path(std::string_view path) {
@@ -128,6 +132,10 @@ const char* INDEX =
     "\n"
     "GET  /                           the operator's page (HTML; GET /index.txt: this list)\n"
     "GET  /games.pgn                  every board's current game (PGN with [%clk])\n"
+    "GET  /round/results.trf          the round's results as TRF-16 (?round=N: an archived round; "
+    "?encoding=WINDOWS-1252 …)\n"
+    "GET  /round/results.csv          the same as CSV "
+    "board,white,black,white_elo,black_elo,result,termination\n"
     "GET  /matches/<A>-<B>.bpgn       a bughouse match (BPGN)\n"
     "GET  /status                     boards, links, games, journal, USB boards (JSON)\n"
     "GET  /boards/<id>.pgn            one board's current game\n"
@@ -142,7 +150,9 @@ const char* INDEX =
     "POST /control/<id>/tags          {\"White\": \"...\", ...}           (Authorization: Bearer <token>)\n"
     "POST /control/round              {\"round\": \"3\"}  archive the round's PGN (state_dir/rounds), start "
     "round 3\n"
-    "POST /control/pairings           {\"text\": \"<CSV or TRF-16>\", \"round\": 3}  players of every board\n"
+    "POST /control/pairings           {\"text\": \"<CSV or TRF-16, UTF-8>\", \"round\": \"3\"}  players of "
+    "every "
+    "board; a round to come waits for its start\n"
     "POST /control/<id>/promotion     {\"side\": \"white\", \"piece\": \"n\"}  the piece of the next "
     "promotion\n"
     "POST /control/<id>/ack           {\"alert\": N}                    acknowledge alert N (/status)\n"
@@ -198,6 +208,13 @@ Service::Service(boost::asio::io_context& io, config::Config config, ServiceOpti
   h.on_request = [this](const http::Request& r) { return handle(r); };
   h.ws_snapshot = [this](const http::Request&, int feed) { return snapshot(feed == DELAYED_FEED); };
   h.is_control = [this](const http::Request& r) { return is_control(r); };
+  // A pairings file as large as `eboardctl pairings` reads (its UTF-8 form, every byte escaped in JSON at
+  // worst), for the control token only: anyone else's body stays within the small limit.
+  options_.http.large_body_limit = 2 * outputs::MAX_PAIRINGS_TEXT_BYTES;
+  h.large_body = [this](const http::Request& r) {
+    return r.method == "POST" && r.path == "/control/pairings" && !config_.http.token.empty() &&
+           right_of_token(r.token(), config_.http) == Right::control;
+  };
   http_ = std::make_unique<http::Server>(io_, options_.http, std::move(h));
   if (config_.broadcast.delay_s > 0)
     delay_ = std::make_unique<DelayLine>(io_, std::int64_t(config_.broadcast.delay_s) * 1000, options_.clock,
@@ -221,17 +238,58 @@ void Service::start_push() {
     spdlog::error("lichess push off: {}", push_problem_);
     return;
   }
-  LichessPush::Options o;
-  o.url = p.push_url();
-  o.token = token;
-  o.interval = std::chrono::seconds(p.interval_s);
-  o.timeout = std::chrono::seconds(p.timeout_s);
-  // What the public may see: never a move before the delay lets it out.
-  push_ = std::make_unique<LichessPush>(
-      io_, o, [this] { return games_pgn(true); }, options_.clock);
-  push_->start();
-  spdlog::info("pushing the games to {} every {} s at most{}", o.url, p.interval_s,
-               delay_ ? " (behind the broadcast delay)" : "");
+  push_token_ = token;
+  retarget_push();
+}
+
+void Service::retarget_push() {
+  if (push_token_.empty()) return;
+  const auto& p = config_.push_lichess;
+  const std::vector<std::string>& targets = p.targets(round_.name);
+  if (targets == push_targets_ && !pushes_.empty()) return;
+  for (auto& push : pushes_) push->stop();
+  pushes_.clear();
+  push_targets_ = targets;
+  if (targets.empty())
+    spdlog::warn(
+        "lichess push: no lichess round for round {} ([push.lichess] round or rounds): nothing pushed",
+        round_.name.empty() ? "?" : round_.name);
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    LichessPush::Options o;
+    o.url = p.push_url(targets[i]);
+    o.token = push_token_;
+    o.interval = std::chrono::seconds(p.interval_s);
+    o.timeout = std::chrono::seconds(p.timeout_s);
+    // What the public may see: never a move before the delay lets it out; this target's share of it.
+    pushes_.push_back(std::make_unique<LichessPush>(
+        io_, o, [this, i] { return push_plan().pgn.at(i); }, options_.clock));
+    pushes_.back()->start();
+    spdlog::info("round {}: pushing {} to {} every {} s at most{}", round_.name.empty() ? "?" : round_.name,
+                 targets.size() > 1 ? "games " + std::to_string(i * LICHESS_ROUND_GAMES + 1) + "-" +
+                                          std::to_string((i + 1) * LICHESS_ROUND_GAMES)
+                                    : std::string("the games"),
+                 o.url, p.interval_s, delay_ ? " (behind the broadcast delay)" : "");
+  }
+}
+
+PushPlan Service::push_plan() const { return plan_push(games_pgn(true), push_targets_.size()); }
+
+json Service::push_status() const {
+  if (!config_.push_lichess.enabled()) return nullptr;
+  if (push_token_.empty()) return json{{"off", push_problem_}};
+  // The first target's fields at the top (as with one target), every target's under "targets".
+  json s = pushes_.empty() ? json::object() : pushes_.front()->status();
+  json targets = json::array();
+  for (std::size_t i = 0; i < pushes_.size(); ++i) {
+    json t = pushes_[i]->status();
+    t["lichess_round"] = push_targets_[i];
+    t["games"] = json{{"first", i * LICHESS_ROUND_GAMES + 1}, {"last", (i + 1) * LICHESS_ROUND_GAMES}};
+    targets.push_back(std::move(t));
+  }
+  s["round"] = round_.name;
+  s["targets"] = std::move(targets);
+  s["left_out"] = push_plan().left_out;
+  return s;
 }
 
 void Service::publish(const std::string& board, std::int64_t t_ms, const std::string& line) {
@@ -300,7 +358,7 @@ tl::expected<void, std::string> Service::start() {
   if (*round) {
     round_ = **round;
   } else {
-    round_ = Round{valid_round_name(config_.event.round) ? config_.event.round : "", started_ms_, {}};
+    round_ = Round{valid_round_name(config_.event.round) ? config_.event.round : "", started_ms_, {}, {}};
     if (auto ok = save_round(dir, round_); !ok) return tl::unexpected(ok.error());
   }
 
@@ -322,6 +380,8 @@ tl::expected<void, std::string> Service::start() {
   for (const auto& b : config_.boards)
     if (!match_of(b.id)) add_board(b);
   for (const auto& m : config_.matches) add_match(m);
+  // Players of the round's pairings still waiting for a board's first game of the round (not journaled).
+  for (const auto& b : boards_) hand_players(*b, /*waiting_only=*/true);
   start_bus_discovery();
   order_boards();
   if (usb_) {
@@ -430,7 +490,7 @@ void Service::stop() {
   if (livechess_) livechess_->stop();
   http_->stop();
   if (public_http_) public_http_->stop();
-  if (push_) push_->stop();
+  for (auto& push : pushes_) push->stop();
   for (auto& b : boards_) b->stop();
   for (auto& m : matches_) m->stop();
   for (auto& [port, line] : bus_lines_) line->stop();
@@ -473,9 +533,9 @@ void Service::add_board(const config::BoardConfig& b) {
   ro.journal_health = [this](const std::string& id, bool ok, const std::string& text) {
     on_journal_health(id, ok, text);
   };
-  ro.default_tags = [this] { return default_tags(); };
   // The hall reads the runtime that publishes (its journal position), which exists only once made.
   auto self = std::make_shared<BoardRuntime*>(nullptr);
+  ro.default_tags = [this, self] { return default_tags_of(*self); };
   ro.publish_link = [this, id = b.id](const std::string& line) {
     publish_line(line);
     livechess_changed();
@@ -582,8 +642,8 @@ void Service::add_match(const config::MatchConfig& m) {
       livechess_changed();
       if (hall_) hall_->changed(id);
     };
-    ro.default_tags = [this] { return default_tags(); };
     auto self = std::make_shared<BoardRuntime*>(nullptr);
+    ro.default_tags = [this, self] { return default_tags_of(*self); };
     auto rt = std::make_unique<BoardRuntime>(io_, bc[b]->id, ro,
                                              [this, self](const rules::Event& e, const std::string& line) {
                                                publish(e.board, e.t_ms, line);
@@ -819,6 +879,18 @@ rules::PgnTags Service::default_tags() const {
   return tags;
 }
 
+rules::PgnTags Service::default_tags_of(const BoardRuntime* b) const {
+  rules::PgnTags tags = default_tags();
+  // A game of the round before keeps that round's name (its file is written again on a restart).
+  if (!b || round_.name.empty() ||
+      in_round(round_, b->id(), b->ledger().game_number(), b->ledger().game_started_ms()))
+    return tags;
+  for (auto& t : tags)
+    if (t.name == "Round") t.value = round_.previous.empty() ? config_.event.round : round_.previous;
+  std::erase_if(tags, [](const rules::PgnTag& t) { return t.name == "Round" && t.value.empty(); });
+  return tags;
+}
+
 BoardRuntime* Service::board_of_number(int number) {
   if (BoardRuntime* b = board(std::to_string(number))) return b;
   if (number >= 1 && std::size_t(number) <= config_.boards.size())
@@ -831,10 +903,14 @@ http::Response Service::start_round(const json& body) {
       !valid_round_name(body["round"].get<std::string>()))
     return error_json(400,
                       "give the new round as {\"round\": \"3\"}: 1 to 32 letters, digits, '.', '_' or '-'");
+  Round next{body["round"].get<std::string>(), options_.clock(), {}, {}};
+  next.previous = round_.name;
+  auto waiting = load_waiting_players(config_.state_dir, next.name);
+  if (!waiting) return error_json(500, "the round did not change: " + waiting.error());
+  next.players = std::move(*waiting);
   const std::string pgn = games_pgn();
   auto archived = archive_round(config_.state_dir, round_, pgn);
   if (!archived) return error_json(500, "the round is not archived, so it goes on: " + archived.error());
-  Round next{body["round"].get<std::string>(), options_.clock(), {}};
   // A board's game finished now belongs to the round that ends; one under way or not begun, to the next.
   for (const auto& b : boards_) {
     const outputs::BoardGame current = b->board_game();
@@ -842,33 +918,67 @@ http::Response Service::start_round(const json& body) {
   }
   if (auto ok = save_round(config_.state_dir, next); !ok)
     return error_json(500, "the round did not change: " + ok.error());
+  remove_waiting_players(config_.state_dir, next.name);
   spdlog::info("round {} begins; round {} archived in {}", next.name, round_.name.empty() ? "?" : round_.name,
                archived->string());
   const std::string finished = round_.name;
   round_ = next;
+  json named = json::array();
+  for (const auto& b : boards_)
+    if (hand_players(*b, false)) named.push_back(b->id());
+  retarget_push();  // the new round's lichess rounds
   return http::Response::json(200, json{{"round", round_.name},
                                         {"started", round_.started_ms},
                                         {"archived", archived->string()},
-                                        {"archived_round", finished}}
-                                       .dump());
+                                        {"archived_round", finished},
+                                        {"paired_boards", named}}
+                                       .dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+bool Service::hand_players(BoardRuntime& b, bool waiting_only) {
+  auto it = round_.players.find(b.id());
+  if (it == round_.players.end()) return false;
+  // A game of an earlier round (finished when this one began) keeps its players: they go to the next game.
+  const outputs::BoardGame current = b.board_game();
+  const bool earlier = current.number > 0 && current.game->outcome() &&
+                       !in_round(round_, b.id(), current.number, current.started_ms);
+  if (waiting_only && !earlier) return false;  // set when its game of the round began (journaled)
+  auto ok = earlier ? b.update_tags_from_game(current.number + 1, it->second) : b.update_tags(it->second);
+  if (!ok) {
+    spdlog::error("board {}: the pairings' players are not set: {}", b.id(), ok.error());
+    return false;
+  }
+  return true;
 }
 
 http::Response Service::load_pairings(const json& body) {
   if (!body.contains("text") || !body["text"].is_string())
-    return error_json(400, "give the pairings file as {\"text\": \"...\", \"round\": 3}");
-  int round = 0;
+    return error_json(400, "give the pairings file as {\"text\": \"...\", \"round\": \"3\"}");
+  // The round the pairings are for: the one given, else the current one (an unnamed current round takes
+  // any). A TRF-16 file's round columns are the round's number.
+  std::string round_name = round_.name;
   if (body.contains("round")) {
     if (body["round"].is_number_integer())
-      round = body["round"].get<int>();
+      round_name = std::to_string(body["round"].get<long long>());
     else if (body["round"].is_string())
-      std::from_chars(
-          body["round"].get_ref<const std::string&>().data(),
-          body["round"].get_ref<const std::string&>().data() + body["round"].get<std::string>().size(),
-          round);
-  } else {
-    std::from_chars(round_.name.data(), round_.name.data() + round_.name.size(), round);
+      round_name = body["round"].get<std::string>();
+    else
+      round_name.clear();
+    if (!valid_round_name(round_name))
+      return error_json(400,
+                        "pairings: \"round\" is a round's name (e.g. \"3\": 1 to 32 letters, digits, "
+                        "'.', '_' or '-')");
   }
-  auto pairings = outputs::parse_pairings(body["text"].get<std::string>(), round);
+  // Pairings belong to their round: a round played keeps its players.
+  const bool other_round = !round_.name.empty() && round_name != round_.name;
+  if (other_round && round_archived(config_.state_dir, round_name))
+    return error_json(409, "pairings: round " + round_name + " is over (archived in " +
+                               (fs::path(config_.state_dir) / "rounds" / (round_name + ".pgn")).string() +
+                               "); its games keep their players. The current round is " + round_.name);
+  int number = 0;
+  std::from_chars(round_name.data(), round_name.data() + round_name.size(), number);
+  // JSON carries UTF-8 only: `eboardctl pairings` decoded the file (its "encoding" is what it read).
+  auto pairings = outputs::parse_pairings(body["text"].get<std::string>(), number, "UTF-8");
   if (!pairings) return error_json(400, "pairings: " + pairings.error());
   // Every board known before any tag changes: a file that names a missing board changes nothing.
   std::vector<std::pair<BoardRuntime*, const outputs::Pairing*>> targets;
@@ -882,15 +992,57 @@ http::Response Service::load_pairings(const json& body) {
   if (!unknown.empty())
     return error_json(409, "pairings: no board for board number(s) " + unknown.dump() +
                                " (a board number is a board's id, else its position in the configuration)");
+  std::map<std::string, rules::PgnTags, std::less<>> players;
   json boards = json::array();
   for (auto [b, p] : targets) {
-    if (auto ok = b->update_tags(outputs::pairing_tags(*p)); !ok)
+    rules::PgnTags tags = outputs::pairing_tags(*p);
+    if (auto ok = BoardRuntime::check_tags(tags); !ok)
       return error_json(400, "pairings: line " + std::to_string(p->line) + ": " + ok.error());
+    players[b->id()] = std::move(tags);
     boards.push_back(
         {{"number", p->board}, {"board", b->id()}, {"white", p->white.name}, {"black", p->black.name}});
   }
-  spdlog::info("pairings: {} boards named", boards.size());
-  return http::Response::json(200, json{{"pairings", boards}, {"round", round}}.dump());
+  // A TRF file is kept for the round: the results go back into it (GET /round/results.trf). A CSV
+  // replaces it: its board numbers are the round's now.
+  if (!round_name.empty()) {
+    const fs::path trf = fs::path(config_.state_dir) / "pairings" / (round_name + ".trf");
+    std::error_code ec;
+    if (outputs::is_trf(body["text"].get_ref<const std::string&>())) {
+      fs::create_directories(trf.parent_path(), ec);
+      if (auto ok = outputs::write_file_atomic(trf, body["text"].get_ref<const std::string&>()); !ok)
+        return error_json(500, "pairings: not kept: " + ok.error());
+    } else {
+      fs::remove(trf, ec);
+    }
+  }
+  const auto answer = [&](unsigned status, json extra) {
+    extra["pairings"] = boards;
+    extra["round"] = round_name;
+    return http::Response::json(status, extra.dump(-1, ' ', false, json::error_handler_t::replace));
+  };
+  if (other_round) {
+    // A round to come waits for `POST /control/round` (its games are not begun; the boards still show
+    // the current round's).
+    if (auto ok = save_waiting_players(config_.state_dir, round_name, players); !ok)
+      return error_json(500, "pairings: not kept: " + ok.error());
+    spdlog::info("pairings: {} boards named for round {}, which waits for its start (current round: {})",
+                 boards.size(), round_name, round_.name.empty() ? "unnamed" : round_.name);
+    return answer(202, json{{"waiting", true}, {"current_round", round_.name}});
+  }
+  const Round before = round_;
+  for (auto& [id, tags] : players) round_.players[id] = tags;
+  if (auto ok = save_round(config_.state_dir, round_); !ok) {
+    round_ = before;
+    return error_json(500, "pairings: not kept: " + ok.error());
+  }
+  json waiting = json::array();
+  for (auto [b, p] : targets) {
+    hand_players(*b, false);
+    if (b->tags_waiting_for() != 0) waiting.push_back(b->id());
+  }
+  spdlog::info("pairings: {} boards named for round {}", boards.size(),
+               round_name.empty() ? "?" : round_name);
+  return answer(200, json{{"waiting_for_next_game", waiting}});
 }
 
 json Service::status() const {
@@ -923,12 +1075,13 @@ json Service::status() const {
       usb_boards.push_back(
           {{"vid", hex4(u.vid)},
            {"pid", hex4(u.pid)},
-           {"serial", u.serial},
-           {"tty", u.tty},
-           {"device", u.device},
-           {"usb_path", u.usb_path},
-           {"manufacturer", u.manufacturer},
-           {"product", u.product},
+           // A device's strings are whatever its firmware says: never text JSON cannot carry.
+           {"serial", outputs::utf8_or_replaced(u.serial)},
+           {"tty", outputs::utf8_or_replaced(u.tty)},
+           {"device", outputs::utf8_or_replaced(u.device)},
+           {"usb_path", outputs::utf8_or_replaced(u.usb_path)},
+           {"manufacturer", outputs::utf8_or_replaced(u.manufacturer)},
+           {"product", outputs::utf8_or_replaced(u.product)},
            {"protocol", u.protocol},
            {"board", served == usb_served_.end() ? json(nullptr) : json(served->second)},
            {"discovered", served != usb_served_.end() && discovered_.count(served->second) > 0}});
@@ -975,9 +1128,7 @@ json Service::status() const {
                                                       std::to_string(public_endpoint_->port()))
                                                : json(nullptr)},
             {"public_websocket_clients", public_http_ ? public_http_->websocket_clients() : 0},
-            {"push_lichess", push_                            ? push_->status()
-                             : config_.push_lichess.enabled() ? json{{"off", push_problem_}}
-                                                              : json(nullptr)}}}};
+            {"push_lichess", push_status()}}}};
 }
 
 const config::BoardConfig* Service::configured_for(const hotplug::UsbBoard& u) const {
@@ -1303,6 +1454,68 @@ http::Response Service::control_authorized(const http::Request& r) {
                              "' (new-game, tags, promotion, ack, draw, resign, adjourn, resume)");
 }
 
+int Service::number_of_board(std::string_view id) const {
+  if (!id.empty() && id.size() <= 4 &&
+      std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::stoi(std::string(id));
+  for (std::size_t i = 0; i < config_.boards.size(); ++i)
+    if (config_.boards[i].id == id) {
+      // The position names this board unless another board's id is that number.
+      const std::string n = std::to_string(i + 1);
+      const bool taken = std::any_of(config_.boards.begin(), config_.boards.end(),
+                                     [&](const config::BoardConfig& b) { return b.id == n; });
+      return taken ? 0 : int(i + 1);
+    }
+  return 0;
+}
+
+std::optional<http::Response> Service::results_output(const http::Request& r, bool delayed) {
+  const bool trf = r.path == "/round/results.trf";
+  if (!trf && r.path != "/round/results.csv") return std::nullopt;
+  const std::string name = r.query_value("round").value_or(round_.name);
+  std::string pgn, source;
+  if (name == round_.name) {
+    pgn = games_pgn(delayed);
+  } else {
+    if (!valid_round_name(name)) return error_json(400, "?round= is a round's name");
+    const fs::path archive = fs::path(config_.state_dir) / "rounds" / (name + ".pgn");
+    std::ifstream in(archive, std::ios::binary);
+    if (!in) return error_json(404, "round " + name + " is neither the current round nor archived");
+    std::stringstream text;
+    text << in.rdbuf();
+    pgn = text.str();
+  }
+  auto results = outputs::round_results(pgn, [this](std::string_view id) { return number_of_board(id); });
+  if (!results) return error_json(500, results.error());
+  std::string out;
+  if (trf) {
+    int number = 0;
+    auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), number);
+    if (ec != std::errc() || end != name.data() + name.size())
+      return error_json(409, "TRF-16 numbers its rounds: round '" + name +
+                                 "' is not a number (the CSV is not bound to that)");
+    std::ifstream in(fs::path(config_.state_dir) / "pairings" / (name + ".trf"), std::ios::binary);
+    if (in) {
+      std::stringstream text;
+      text << in.rdbuf();
+      source = text.str();
+    }
+    auto text = outputs::results_trf(*results, number, source, config_.event.name);
+    if (!text) return error_json(500, text.error());
+    out = std::move(*text);
+  } else {
+    out = outputs::results_csv(*results);
+  }
+  const std::string encoding = r.query_value("encoding").value_or("UTF-8");
+  auto encoded = outputs::encode_text(out, encoding);
+  if (!encoded) return error_json(400, encoded.error());
+  http::Response res = http::Response::text(200, std::move(*encoded));
+  res.content_type = std::string(trf ? "text/plain" : "text/csv") + "; charset=" + encoding;
+  res.headers.push_back(
+      {"Content-Disposition", "attachment; filename=\"round-" + name + (trf ? ".trf" : ".csv") + "\""});
+  return res;
+}
+
 std::optional<http::Response> Service::game_output(const http::Request& r, bool delayed) {
   const std::optional<std::int64_t> cutoff =
       delayed && delay_ ? std::optional<std::int64_t>(delay_->cutoff()) : std::nullopt;
@@ -1402,6 +1615,7 @@ http::Response Service::handle(const http::Request& r) {
   if (r.websocket) return http::Response::text(404, "the WebSocket is at /ws");
   if (r.path == "/" || r.path == "/index.txt") return http::Response::text(200, INDEX);
   if (auto out = game_output(r, delayed)) return std::move(*out);
+  if (auto out = results_output(r, delayed)) return std::move(*out);
   if (r.path == "/status") {
     json s = status();
     add_control_status(s, boards_);

@@ -110,6 +110,9 @@ class Service {
   const Round& round() const { return round_; }
   // The tags every board's games get below their own: [event] and the round.
   rules::PgnTags default_tags() const;
+  // Board `b`'s (null: not made yet): the round its game belongs to (a game of the round before keeps
+  // that round's name).
+  rules::PgnTags default_tags_of(const BoardRuntime* b) const;
   // The board a pairings file's board number names: the board whose id is that number, else the board at
   // that position (1-based) in the configuration's [[board]] list; null if neither.
   BoardRuntime* board_of_number(int number);
@@ -136,16 +139,33 @@ class Service {
   // An event line to the live feed now, and to the public feeds behind the delay.
   void publish(const std::string& board, std::int64_t t_ms, const std::string& line);
   void start_push();
+  // The pushers of the current round's lichess rounds ([push.lichess] rounds, else round): made again
+  // when the round changes to one pushed elsewhere.
+  void retarget_push();
+  // The current round's public games as its lichess rounds take them.
+  PushPlan push_plan() const;
+  // /status broadcast.push_lichess: each target's pushes, and the games left out with the reason.
+  nlohmann::json push_status() const;
   void publish_line(const std::string& line);
   void release(const std::string& line);
   // The reading routes both listeners share (PGN, BPGN); `delayed`: as the public may see them.
   std::optional<http::Response> game_output(const http::Request& r, bool delayed);
+  // GET /round/results.trf and .csv (?round=<name>, ?encoding=<name>): the round's results for the pairing
+  // program, from its PGN (behind the delay for `delayed`), into its TRF pairings file when one was loaded.
+  std::optional<http::Response> results_output(const http::Request& r, bool delayed);
+  // The board's number in a pairings file (the inverse of board_of_number), 0 if it has none.
+  int number_of_board(std::string_view id) const;
   http::Response control(const http::Request& r);
   http::Response control_authorized(const http::Request& r);
   // POST /control/round {"round": "3"}: archives the round's PGN, starts the next.
   http::Response start_round(const nlohmann::json& body);
   // POST /control/pairings {"text": "<CSV or TRF-16>", "round": 3}: sets the boards' player tags.
+  // Pairings of a round not begun wait for it (state_dir/pairings); those of a round archived are refused.
   http::Response load_pairings(const nlohmann::json& body);
+  // Gives board `b` the players the current round's pairings named for it: now if its game is of the
+  // round, else from its next game. `waiting_only`: only in that second case (at start-up: the first was
+  // journaled). Returns whether the board has players in the round's pairings (and they were accepted).
+  bool hand_players(BoardRuntime& b, bool waiting_only);
   http::Response issue_ticket(const http::Request& r);
   // What the request may do: its Authorization token, else (reading only) the read token in the URL.
   Right right_of(const http::Request& r) const;
@@ -176,8 +196,11 @@ class Service {
   std::unique_ptr<DelayLine> delay_;           // with [broadcast] delay_s > 0
   std::unique_ptr<http::Server> public_http_;  // with [broadcast] listen
   std::optional<boost::asio::ip::tcp::endpoint> public_endpoint_;
-  std::unique_ptr<LichessPush> push_;  // with [push.lichess]
-  std::string push_problem_;           // why it is off
+  // With [push.lichess]: one pusher a lichess round of the current round (push_targets_, in order).
+  std::vector<std::unique_ptr<LichessPush>> pushes_;
+  std::vector<std::string> push_targets_;
+  std::string push_token_;    // read from token_file at the start
+  std::string push_problem_;  // why it is off
   // Before boards_: a match board's source uses its match until the board is destroyed.
   std::vector<std::unique_ptr<MatchRuntime>> matches_;
   std::vector<std::unique_ptr<BoardRuntime>> boards_;

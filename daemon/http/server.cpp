@@ -439,8 +439,45 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     enter_pending();
     parser_.emplace();
     parser_->header_limit(std::uint32_t(state_->options.header_limit));
-    parser_->body_limit(state_->options.body_limit);
     stream_.expires_after(state_->options.request_timeout);
+    if (!large_bodies()) {
+      parser_->body_limit(state_->options.body_limit);
+      bhttp::async_read(
+          stream_, buffer_, *parser_,
+          [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+      return;
+    }
+    // The header first, under the larger limit (Beast checks a Content-Length against the limit as the
+    // header ends); the request's own limit is then decided from its header and applied to the body.
+    parser_->body_limit(state_->options.large_body_limit);
+    bhttp::async_read_header(stream_, buffer_, *parser_,
+                             [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                               if (ec) return self->on_read(ec);
+                               self->on_header();
+                             });
+  }
+
+  bool large_bodies() const {
+    return state_->handlers.large_body && state_->options.large_body_limit > state_->options.body_limit;
+  }
+
+  void on_header() {
+    const auto& h = parser_->get();
+    Request r;
+    r.method = std::string(h.method_string());
+    r.target = std::string(h.target());
+    r.path = r.target.substr(0, r.target.find('?'));
+    r.content_type = std::string(h[bhttp::field::content_type]);
+    r.authorization = std::string(h[bhttp::field::authorization]);
+    r.host = std::string(h[bhttp::field::host]);
+    r.remote = remote_;
+    const std::size_t limit =
+        state_->handlers.large_body(r) ? state_->options.large_body_limit : state_->options.body_limit;
+    if (auto length = parser_->content_length(); length && *length > limit) {
+      leave_pending();
+      return fail(413, "request body too large");
+    }
+    parser_->body_limit(limit);
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }
@@ -483,8 +520,14 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       ++state_->readers;
       ++state_->use_of(address_).readers;
     }
-    Response res =
-        state_->handlers.on_request ? state_->handlers.on_request(r) : Response::text(404, "not found");
+    Response res;
+    try {
+      res = state_->handlers.on_request ? state_->handlers.on_request(r) : Response::text(404, "not found");
+    } catch (const std::exception& e) {
+      // A handler's bug (a JSON serializer given text that is not UTF-8 …) costs one answer, not the daemon.
+      spdlog::error("http: {} {}: {}", r.method, r.path.substr(0, 200), e.what());
+      res = Response::text(500, std::string("cannot make the response: ") + e.what());
+    }
     if (r.websocket && res.status == 101) {
       // The arbiter's own viewers (control) are never turned away; the crowd shares its budget.
       if (!control && viewer_budget_full()) return busy(r, req.version());

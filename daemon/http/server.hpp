@@ -85,6 +85,8 @@ struct Response {
 struct ServerOptions {
   std::size_t header_limit = 8 * 1024;
   std::size_t body_limit = 64 * 1024;
+  // A larger limit for the requests ServerHandlers::large_body admits (a file uploaded by the operator).
+  std::size_t large_body_limit = 0;
   std::chrono::milliseconds request_timeout{10000};  // a whole request (or the wait for the next one)
   std::chrono::milliseconds write_timeout{10000};    // a whole HTTP response
   std::size_t max_pending = 256;             // connections without a whole request yet: the oldest goes
@@ -113,6 +115,9 @@ struct ServerHandlers {
   std::function<std::vector<std::string>(const Request&, int feed)> ws_snapshot;
   // A control request (served whatever the other budgets say); none without it.
   std::function<bool(const Request&)> is_control;
+  // Whether a request, known by its header (no body yet), may carry up to ServerOptions::large_body_limit
+  // bytes of body; none without it.
+  std::function<bool(const Request&)> large_body;
   // A text message from WebSocket client `client` (a number unique for the server's life); binary
   // messages are not handed over.
   std::function<void(std::uint64_t client, std::string message)> on_ws_message;

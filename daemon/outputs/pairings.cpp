@@ -2,6 +2,8 @@
 // Copyright (C) 2026 the eboardd authors
 #include "daemon/outputs/pairings.hpp"
 
+#include "daemon/outputs/text_encoding.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -15,8 +17,6 @@ namespace {
 using Lines = std::vector<std::pair<int, std::string_view>>;  // line number, text without the line end
 
 tl::expected<Lines, std::string> split_lines(std::string_view text) {
-  if (text.size() > MAX_PAIRINGS_BYTES)
-    return tl::unexpected("the file is larger than " + std::to_string(MAX_PAIRINGS_BYTES >> 20) + " MiB");
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   Lines lines;
   int number = 0;
@@ -70,7 +70,7 @@ tl::expected<std::string, std::string> rating(std::string_view s, std::string_vi
 }
 
 // One CSV record's fields; quotes as RFC 4180 has them, within the line.
-tl::expected<std::vector<std::string>, std::string> csv_fields(std::string_view line) {
+tl::expected<std::vector<std::string>, std::string> csv_fields(std::string_view line, char delimiter) {
   std::vector<std::string> fields;
   std::string field;
   std::size_t i = 0;
@@ -93,17 +93,17 @@ tl::expected<std::vector<std::string>, std::string> csv_fields(std::string_view 
         field += line[i++];
       }
       while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-      if (i < line.size() && line[i] != ',')
+      if (i < line.size() && line[i] != delimiter)
         return tl::unexpected(std::string("text after a quoted field's closing quote"));
     } else {
-      while (i < line.size() && line[i] != ',') {
+      while (i < line.size() && line[i] != delimiter) {
         if (line[i] == '"') return tl::unexpected(std::string("a quote inside an unquoted field"));
         field += line[i++];
       }
     }
     fields.push_back(std::string(trim(field)));
     if (i >= line.size()) return fields;
-    ++i;  // the comma
+    ++i;  // the delimiter
   }
 }
 
@@ -131,9 +131,27 @@ struct TrfPlayer {
   std::string_view text;
 };
 
+// Columns counted in characters: the text is UTF-8 by now, and a pairing program counts a name's "ö" as
+// one column whatever its encoding took for it.
 std::string_view columns(std::string_view line, std::size_t first, std::size_t last) {  // 1-based, inclusive
-  if (line.size() < first) return {};
-  return line.substr(first - 1, std::min(line.size(), last) - (first - 1));
+  return utf8_columns(line, first - 1, last - first + 1);
+}
+
+// The header's delimiter: ',' unless the header has none and a ';' (a spreadsheet of a locale whose decimal
+// separator is the comma) or a tab.
+char csv_delimiter(std::string_view header) {
+  bool quoted = false;
+  int comma = 0, semicolon = 0, tab = 0;
+  for (char c : header) {
+    if (c == '"') quoted = !quoted;
+    if (quoted) continue;
+    comma += c == ',';
+    semicolon += c == ';';
+    tab += c == '\t';
+  }
+  if (comma == 0 && semicolon > 0) return ';';
+  if (comma == 0 && tab > 0) return '\t';
+  return ',';
 }
 
 struct TrfRound {
@@ -180,22 +198,23 @@ int half_points(char result) {
   }
 }
 
-}  // namespace
-
-tl::expected<std::vector<Pairing>, std::string> parse_pairings_csv(std::string_view text) {
+tl::expected<std::vector<Pairing>, std::string> csv_utf8(std::string_view text) {
   auto lines = split_lines(text);
   if (!lines) return tl::unexpected(lines.error());
   std::vector<Pairing> out;
   std::map<std::string, std::size_t> column;  // name → index
+  char delimiter = ',';
   for (const auto& [number, line] : *lines) {
     if (trim(line).empty() || trim(line).starts_with('#')) continue;
-    auto fields = csv_fields(line);
+    if (column.empty()) delimiter = csv_delimiter(line);
+    auto fields = csv_fields(line, delimiter);
     if (!fields) return tl::unexpected(at_line(number, fields.error()));
     if (column.empty()) {
       for (std::size_t i = 0; i < fields->size(); ++i) {
         std::string name = lower((*fields)[i]);
+        // result and termination: what results_csv adds; a file exported reads back as the pairings.
         if (name != "board" && name != "white" && name != "black" && name != "white_elo" &&
-            name != "black_elo")
+            name != "black_elo" && name != "result" && name != "termination")
           return tl::unexpected(at_line(
               number,
               "unknown column '" + (*fields)[i] + "' (the header is board,white,black,white_elo,black_elo)"));
@@ -238,7 +257,7 @@ tl::expected<std::vector<Pairing>, std::string> parse_pairings_csv(std::string_v
   return out;
 }
 
-tl::expected<std::vector<Pairing>, std::string> parse_trf(std::string_view text, int round) {
+tl::expected<std::vector<Pairing>, std::string> trf_utf8(std::string_view text, int round) {
   if (round < 1 || round > 999) return tl::unexpected("round " + std::to_string(round) + " is not 1 to 999");
   auto lines = split_lines(text);
   if (!lines) return tl::unexpected(lines.error());
@@ -253,6 +272,7 @@ tl::expected<std::vector<Pairing>, std::string> parse_trf(std::string_view text,
       return tl::unexpected(at_line(number, "the starting rank (columns 5-8) '" +
                                                 std::string(columns(line, 5, 8)) + "' is not 1 to 9999"));
     p.rank = *rank;
+    p.entry.rank = *rank;
     auto name = tag_text(columns(line, 15, 47), "the name (columns 15-47)");
     if (!name) return tl::unexpected(at_line(number, name.error()));
     p.entry.name = *name;
@@ -336,12 +356,41 @@ tl::expected<std::vector<Pairing>, std::string> parse_trf(std::string_view text,
   return boards;
 }
 
-tl::expected<std::vector<Pairing>, std::string> parse_pairings(std::string_view text, int round) {
-  auto lines = split_lines(text);
-  if (!lines) return tl::unexpected(lines.error());
-  for (const auto& [number, line] : *lines)
-    if (line.starts_with("001") || line.starts_with("012")) return parse_trf(text, round);
-  return parse_pairings_csv(text);
+// The file as UTF-8; the size is checked before anything is made of it.
+tl::expected<DecodedText, std::string> decoded(std::string_view bytes, std::string_view encoding) {
+  if (bytes.size() > MAX_PAIRINGS_TEXT_BYTES)
+    return tl::unexpected("the file is larger than " + std::to_string(MAX_PAIRINGS_TEXT_BYTES >> 20) +
+                          " MiB");
+  return decode_text(bytes, encoding);
+}
+
+}  // namespace
+
+bool is_trf(std::string_view text) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  return text.starts_with("001") || text.starts_with("012") || text.find("\n001") != std::string_view::npos ||
+         text.find("\n012") != std::string_view::npos;
+}
+
+tl::expected<std::vector<Pairing>, std::string> parse_pairings_csv(std::string_view bytes,
+                                                                   std::string_view encoding) {
+  auto text = decoded(bytes, encoding);
+  if (!text) return tl::unexpected(text.error());
+  return csv_utf8(text->text);
+}
+
+tl::expected<std::vector<Pairing>, std::string> parse_trf(std::string_view bytes, int round,
+                                                          std::string_view encoding) {
+  auto text = decoded(bytes, encoding);
+  if (!text) return tl::unexpected(text.error());
+  return trf_utf8(text->text, round);
+}
+
+tl::expected<std::vector<Pairing>, std::string> parse_pairings(std::string_view bytes, int round,
+                                                               std::string_view encoding) {
+  auto text = decoded(bytes, encoding);
+  if (!text) return tl::unexpected(text.error());
+  return is_trf(text->text) ? trf_utf8(text->text, round) : csv_utf8(text->text);
 }
 
 rules::PgnTags pairing_tags(const Pairing& p) {

@@ -2,6 +2,7 @@
 // Copyright (C) 2026 the eboardd authors
 // `eboardctl status`, `eboardctl new-game` … : the control interface of a running eboardd over HTTP (Beast).
 // Exit codes: 0 done, 1 the daemon refused (its reason printed), 2 a bad command line, 3 no daemon reached.
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -23,6 +24,8 @@
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
 
+#include "daemon/outputs/pairings.hpp"
+#include "daemon/outputs/text_encoding.hpp"
 #include "daemon/tools/checks.hpp"
 #include "daemon/tools/commands.hpp"
 #include "rules/position.hpp"
@@ -300,6 +303,14 @@ void print_done(const json& j) {
     for (const auto& p : j["pairings"])
       std::cout << "board " << p.value("number", 0) << " (" << p.value("board", "?")
                 << "): " << p.value("white", "?") << " - " << p.value("black", "?") << "\n";
+    if (j.value("waiting", false))
+      std::cout << "round " << j.value("round", "?") << " has not begun (the current round is "
+                << j.value("current_round", "?") << "): these players wait for `eboardctl round "
+                << j.value("round", "?") << "`\n";
+    for (const auto& b : j.value("waiting_for_next_game", json::array()))
+      if (b.is_string())
+        std::cout << "board " << b.get<std::string>()
+                  << ": its game is of the round before; the players take its next game\n";
     return;
   }
   if (j.contains("removed")) {
@@ -341,7 +352,9 @@ int run(const Target& t, bhttp::verb verb, const std::string& path, const json& 
   }
   if (needs_token && token->empty())
     std::cerr << "eboardctl: no token (--token, $EBOARD_TOKEN or --token-file): the daemon will refuse\n";
-  auto answer = call(t, verb, path, *token, body.is_null() ? "" : body.dump(), error);
+  // Replaced, not thrown: a string of the command line that is not UTF-8 must not abort the tool.
+  auto answer = call(t, verb, path, *token,
+                     body.is_null() ? "" : body.dump(-1, ' ', false, json::error_handler_t::replace), error);
   if (!answer) {
     std::cerr << "eboardctl: " << error << "\n";
     return EXIT_UNREACHABLE;
@@ -352,12 +365,50 @@ int run(const Target& t, bhttp::verb verb, const std::string& path, const json& 
   }
   json j = json::parse(answer->body, nullptr, false);
   if (t.json_out || j.is_discarded()) {
-    std::cout << (j.is_discarded() ? answer->body : j.dump(2)) << "\n";
+    std::cout << (j.is_discarded() ? answer->body : j.dump(2, ' ', false, json::error_handler_t::replace))
+              << "\n";
   } else if (path == "/status") {
     print_status(j);
   } else {
     print_done(j);
   }
+  return 0;
+}
+
+// A query value with everything but unreserved characters percent-encoded (RFC 3986).
+std::string percent_encoded(const std::string& s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += char(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+// A GET whose answer is a file: printed as it is (its bytes, whatever their encoding).
+int run_raw(const Target& t, const std::string& path) {
+  std::string error;
+  auto token = resolve_token(t, error);
+  if (!token) {
+    std::cerr << "eboardctl: " << error << "\n";
+    return EXIT_USAGE;
+  }
+  auto answer = call(t, bhttp::verb::get, path, *token, "", error);
+  if (!answer) {
+    std::cerr << "eboardctl: " << error << "\n";
+    return EXIT_UNREACHABLE;
+  }
+  if (answer->status < 200 || answer->status >= 300) {
+    std::cerr << "eboardctl: the daemon said no (" << answer->status << "): " << reason_of(*answer) << "\n";
+    return EXIT_REFUSED;
+  }
+  std::cout << answer->body;
   return 0;
 }
 
@@ -387,8 +438,8 @@ void add_control_commands(CLI::App& app, int& exit_code) {
     Target t;
     int alert = 0;
     int candidate = 0;
-    std::string board, side, piece, sealed, fen, white, black, event, site, round, id, port, protocol = "dgt",
-                                                                                             moves, file;
+    std::string board, side, piece, sealed, fen, white, black, event, site, round, id, port,
+        protocol = "dgt", moves, file, encoding = "auto", format = "trf";
     std::vector<std::string> tags;
   };
   auto v = std::make_shared<Values>();
@@ -473,30 +524,55 @@ void add_control_commands(CLI::App& app, int& exit_code) {
               v->t);
   pairings->add_option("FILE", v->file, "the pairings file")->required();
   pairings->add_option("--round", v->round,
-                       "TRF-16: the round whose pairings to take (default: the daemon's)");
+                       "the round the pairings are for (TRF-16: the round whose columns to take); default: "
+                       "the daemon's current round. Pairings of a round not begun yet wait for `eboardctl "
+                       "round`");
+  pairings
+      ->add_option("--encoding", v->encoding,
+                   "the file's encoding: auto (a BOM, else UTF-8 if it is, else WINDOWS-1252, what "
+                   "Swiss-Manager's \"ANSI\" export writes in western Europe), or a name iconv knows: "
+                   "UTF-8, WINDOWS-1252, ISO-8859-1, WINDOWS-1250, ISO-8859-2, CP850, UTF-16 …")
+      ->capture_default_str();
   pairings->callback([v, &exit_code] {
-    auto text = read_input_file(v->file, 4u << 20);
-    if (!text) {
-      std::cerr << "eboardctl: pairings: cannot read " << text.error() << "\n";
+    auto bytes = read_input_file(v->file, outputs::MAX_PAIRINGS_BYTES);
+    if (!bytes) {
+      std::cerr << "eboardctl: pairings: cannot read " << bytes.error() << "\n";
       exit_code = EXIT_USAGE;
       return;
     }
-    // A TRF file holds much the daemon does not need (other record types); they are sent as empty lines,
-    // so that the daemon's errors still name the file's lines, and the request stays small.
-    std::string body_text;
-    bool trf =
-        text->starts_with("001") || text->starts_with("012") || text->find("\n001") != std::string::npos;
-    std::size_t at = 0;
-    while (at < text->size()) {
-      std::size_t end = text->find('\n', at);
-      std::string_view line(text->data() + at, (end == std::string::npos ? text->size() : end) - at);
-      if (!trf || line.starts_with("001")) body_text += line;
-      body_text += '\n';
-      at = end == std::string::npos ? text->size() : end + 1;
+    // The daemon takes UTF-8 (JSON carries nothing else): the file is decoded here.
+    auto decoded = outputs::decode_text(*bytes, v->encoding);
+    if (!decoded) {
+      std::cerr << "eboardctl: pairings: " << v->file << ": " << decoded.error() << "\n";
+      exit_code = EXIT_USAGE;
+      return;
     }
-    json body{{"text", body_text}};
+    // The whole file: the daemon keeps a TRF as the round's, to give it back with the results in it.
+    json body{{"text", decoded->text}, {"encoding", decoded->encoding}};
     if (!v->round.empty()) body["round"] = v->round;
     exit_code = run(v->t, bhttp::verb::post, "/control/pairings", body, true);
+  });
+
+  CLI::App* results = command(app, "results",
+                              "Print a round's results for the pairing program: TRF-16 (the round's TRF "
+                              "pairings file with its results filled in) or CSV",
+                              v->t);
+  results->add_option("--round", v->round, "the round (default: the current one; else an archived one)");
+  results->add_option("--format", v->format, "trf or csv")
+      ->check(CLI::IsMember({"trf", "csv"}))
+      ->capture_default_str();
+  results->add_option("--encoding", v->encoding,
+                      "the text's encoding: UTF-8, or e.g. WINDOWS-1252 for a program that reads no Unicode");
+  results->callback([v, &exit_code] {
+    std::string path = "/round/results." + v->format;
+    std::string query;
+    auto add = [&](const char* key, const std::string& value) {
+      if (value.empty() || value == "auto") return;
+      query += (query.empty() ? "?" : "&") + std::string(key) + "=" + percent_encoded(value);
+    };
+    add("round", v->round);
+    add("encoding", v->encoding);
+    exit_code = run_raw(v->t, path + query);
   });
 
   CLI::App* promo =

@@ -4,14 +4,19 @@
 // pairings files (CSV, TRF-16) and their errors, the round's files in the state directory.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 
+#include "daemon/eboardd/lichess_push.hpp"
 #include "daemon/eboardd/round.hpp"
 #include "daemon/outputs/pairings.hpp"
 #include "daemon/outputs/pgn_output.hpp"
+#include "daemon/outputs/round_results.hpp"
+#include "daemon/outputs/text_encoding.hpp"
 #include "rules/notation.hpp"
 
 namespace fs = std::filesystem;
@@ -259,6 +264,266 @@ TEST(Pairings, BadTrfLinesAreNamed) {
     ASSERT_FALSE(p) << c.text;
     EXPECT_NE(p.error().find(c.error), std::string::npos) << c.text << " → " << p.error();
   }
+}
+
+namespace {
+// Latin-1 text as UTF-8 (each byte its own code point).
+std::string latin1_to_utf8(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c < 0x80) {
+      out += char(c);
+    } else {
+      out += char(0xC0 | (c >> 6));
+      out += char(0x80 | (c & 0x3F));
+    }
+  }
+  return out;
+}
+}  // namespace
+
+TEST(Pairings, EncodingsDetectedOrNamed) {
+  // Swiss-Manager's "ANSI" export (Windows-1252: Š is 0x8A, Œ 0x8C), ';' as a spreadsheet of a
+  // comma-decimal locale writes it, CRLF.
+  auto p = outputs::parse_pairings(
+      "board;white;black;white_elo;black_elo\r\n1;M\xFCller, J\xFCrgen;\x8Aimek, \x8C"
+      "dipe;2100;2050\r\n",
+      1);
+  ASSERT_TRUE(p) << p.error();
+  EXPECT_EQ((*p)[0].white.name, "Müller, Jürgen");
+  EXPECT_EQ((*p)[0].black.name, "Šimek, Œdipe");
+  EXPECT_EQ((*p)[0].black.elo, "2050");
+  // Named: Latin-1 reads 0x8A as the control character it is there (no abort, valid UTF-8).
+  auto latin = outputs::parse_pairings_csv("board,white,black\n1,M\xFCller,Dupr\xE9\n", "ISO-8859-1");
+  ASSERT_TRUE(latin) << latin.error();
+  EXPECT_EQ((*latin)[0].black.name, "Dupré");
+  // Central Europe's "ANSI": Windows-1250 (Ł is 0xA3), through iconv.
+  auto cp1250 = outputs::parse_pairings_csv("board,white,black\n1,\xA3ukasz,\x8A\xE8\n", "WINDOWS-1250");
+  ASSERT_TRUE(cp1250) << cp1250.error();
+  EXPECT_EQ((*cp1250)[0].white.name, "Łukasz");
+  EXPECT_EQ((*cp1250)[0].black.name, "Šč");
+  // UTF-16 with its byte order mark (a "Unicode" export).
+  std::string utf16 = "\xFF\xFE";
+  for (char16_t c : std::u16string(u"board,white,black\n1,Zoë,Łukasz\n")) {
+    utf16 += char(c & 0xFF);
+    utf16 += char(c >> 8);
+  }
+  auto u16 = outputs::parse_pairings(utf16, 1);
+  ASSERT_TRUE(u16) << u16.error();
+  EXPECT_EQ((*u16)[0].white.name, "Zoë");
+  EXPECT_EQ((*u16)[0].black.name, "Łukasz");
+  // A file that is not what it is named: refused with its line, never thrown.
+  auto wrong = outputs::parse_pairings_csv("board,white,black\n1,M\xFCller,B\n", "UTF-8");
+  ASSERT_FALSE(wrong);
+  EXPECT_NE(wrong.error().find("line 2"), std::string::npos) << wrong.error();
+  auto unknown = outputs::parse_pairings_csv("board,white,black\n", "NO-SUCH-ENCODING");
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().find("unknown encoding"), std::string::npos) << unknown.error();
+  // Text of unknown origin on its way into JSON: every bad byte replaced, the rest kept.
+  EXPECT_EQ(outputs::utf8_or_replaced("a\xFF"
+                                      "b\xC3"),
+            "a\xEF\xBF\xBD"
+            "b\xEF\xBF\xBD");
+  EXPECT_TRUE(outputs::valid_utf8("Łukasz"));
+  EXPECT_FALSE(outputs::valid_utf8("\xC0\xAF"));      // overlong
+  EXPECT_FALSE(outputs::valid_utf8("\xED\xA0\x80"));  // a surrogate
+}
+
+TEST(Pairings, TrfColumnsAreCharactersWhateverTheEncoding) {
+  // The same two players with accented names: in Windows-1252 (a byte a character) and in UTF-8 (two
+  // bytes for each accented letter, the columns still counted in characters).
+  const std::string latin = "012 Open\r\n" + trf(1, " IM", "M\xFCller, J\xF6rg", 2400, 1001, {"   2 w  "}) +
+                            trf(2, "   ",
+                                "\xD8"
+                                "degaard, \xC5se",
+                                2300, 1002, {"   1 b  "});
+  const std::string utf8 = latin1_to_utf8(latin);
+  for (const std::string* text : {&latin, &utf8}) {
+    auto p = outputs::parse_trf(*text, 1);
+    ASSERT_TRUE(p) << p.error();
+    ASSERT_EQ(p->size(), 1u);
+    EXPECT_EQ((*p)[0].white.name, "Müller, Jörg");
+    EXPECT_EQ((*p)[0].white.elo, "2400");
+    EXPECT_EQ((*p)[0].white.fide_id, "1001");
+    EXPECT_EQ((*p)[0].black.name, "Ødegaard, Åse");
+    EXPECT_EQ((*p)[0].black.elo, "2300");
+    EXPECT_EQ((*p)[0].white.rank, 1);
+    EXPECT_EQ((*p)[0].black.rank, 2);
+  }
+}
+
+TEST(Pairings, FiveHundredPlayers) {
+  // Round 5 of a 500-player Swiss as a pairing program writes it, four rounds of results before it: over
+  // 64 KiB (the daemon's old limit). Each round: k against k + 250, colours alternating, White wins.
+  std::string text = "012 Grand Swiss\r\n022 Lyon\r\nXXR 9\r\n";
+  for (int rank = 1; rank <= 500; ++rank) {
+    const int opp = rank <= 250 ? rank + 250 : rank - 250;
+    std::vector<std::string> rounds;
+    for (int r = 1; r <= 5; ++r) {
+      const int low = rank <= 250 ? rank : opp;
+      const bool white = ((low + r) % 2 == 1) == (rank <= 250);
+      char round[16];
+      std::snprintf(round, sizeof round, "%4d %c %c", opp, white ? 'w' : 'b',
+                    r == 5  ? ' '
+                    : white ? '1'
+                            : '0');
+      rounds.push_back(round);
+    }
+    text +=
+        trf(rank, "   ", "Spieler" + std::to_string(rank) + ", J\xF6rg", 2700 - rank, 300000 + rank, rounds);
+  }
+  ASSERT_GT(text.size(), 64u * 1024);
+  auto p = outputs::parse_pairings(text, 5);
+  ASSERT_TRUE(p) << p.error();
+  ASSERT_EQ(p->size(), 250u);
+  std::set<std::string> names;
+  for (std::size_t k = 0; k < p->size(); ++k) {
+    EXPECT_EQ((*p)[k].board, int(k + 1));
+    names.insert((*p)[k].white.name);
+    names.insert((*p)[k].black.name);
+  }
+  EXPECT_EQ(names.size(), 500u);
+  EXPECT_EQ(names.count("Spieler500, Jörg"), 1u);
+}
+
+namespace {
+std::string pgn_game(const std::string& board, const std::string& white, const std::string& black,
+                     const std::string& result, const std::string& termination,
+                     const std::string& extra = "") {
+  return "[Event \"Test\"]\n[Round \"1\"]\n[White \"" + white + "\"]\n[Black \"" + black + "\"]\n[Result \"" +
+         result + "\"]\n[Board \"" + board + "\"]\n" + extra +
+         (termination.empty() ? "" : "[Termination \"" + termination + "\"]\n") + "\n1. e4 e5 " + result +
+         "\n\n";
+}
+int number_of(std::string_view id) { return id == "A" ? 1 : id == "B" ? 2 : id == "C" ? 3 : 0; }
+}  // namespace
+
+TEST(RoundResults, TrfAndCsvReadBackWithTheReaders) {
+  // Board A: a game resigned, set up again (an empty game after it); B: a draw agreed; C: under way;
+  // a remote board ("host:X") has no number and is left out.
+  const std::string pgn = pgn_game("A", "Müller, Jörg", "Beta, Bob", "1-0", "resignation",
+                                   "[WhiteElo \"2400\"]\n[WhiteTitle \"IM\"]\n[WhiteFideId \"1001\"]\n") +
+                          pgn_game("A", "Müller, Jörg", "Beta, Bob", "*", "") +
+                          pgn_game("B", "Gamma, Cy", "Delta, Di", "1/2-1/2", "agreement") +
+                          pgn_game("C", "Eps, Ed", "Zeta, Zoë", "*", "") +
+                          pgn_game("host:X", "Far, Away", "Over, There", "0-1", "checkmate");
+  auto results = outputs::round_results(pgn, number_of);
+  ASSERT_TRUE(results) << results.error();
+  ASSERT_EQ(results->size(), 3u);
+  EXPECT_EQ((*results)[0].result, "1-0");
+  EXPECT_EQ((*results)[0].termination, "resignation");
+  EXPECT_EQ((*results)[1].result, "1/2-1/2");
+  EXPECT_EQ((*results)[2].result, "*");
+
+  // TRF-16 without the round's pairings file: read back by the project's TRF reader, the same boards.
+  auto trf_text = outputs::results_trf(*results, 1, "", "Test Open");
+  ASSERT_TRUE(trf_text) << trf_text.error();
+  auto back = outputs::parse_trf(*trf_text, 1);
+  ASSERT_TRUE(back) << back.error() << "\n" << *trf_text;
+  ASSERT_EQ(back->size(), 3u);
+  EXPECT_EQ((*back)[0].white.name, "Müller, Jörg");
+  EXPECT_EQ((*back)[0].white.elo, "2400");
+  EXPECT_EQ((*back)[0].white.title, "IM");
+  EXPECT_EQ((*back)[0].white.fide_id, "1001");
+  EXPECT_EQ((*back)[1].black.name, "Delta, Di");
+  EXPECT_EQ((*back)[2].black.name, "Zeta, Zoë");
+  // The results in the round's columns (92-99: opponent, colour, result) and the points (81-84).
+  EXPECT_NE(trf_text->find("   2 w 1"), std::string::npos) << *trf_text;
+  EXPECT_NE(trf_text->find("   1 b 0"), std::string::npos) << *trf_text;
+  EXPECT_NE(trf_text->find("   4 w ="), std::string::npos) << *trf_text;
+  // In Windows-1252 (for a program that reads no Unicode) it reads back alike.
+  auto ansi = outputs::encode_text(*trf_text, "WINDOWS-1252");
+  ASSERT_TRUE(ansi) << ansi.error();
+  EXPECT_NE(ansi->find("M\xFCller, J\xF6rg"), std::string::npos);
+  auto back_ansi = outputs::parse_trf(*ansi, 1);
+  ASSERT_TRUE(back_ansi) << back_ansi.error();
+  EXPECT_EQ((*back_ansi)[2].black.name, "Zeta, Zoë");
+
+  // CSV: reads back as pairings.
+  const std::string csv = outputs::results_csv(*results);
+  EXPECT_NE(csv.find("1,\"Müller, Jörg\",\"Beta, Bob\",2400,,1-0,resignation"), std::string::npos) << csv;
+  auto csv_back = outputs::parse_pairings_csv(csv);
+  ASSERT_TRUE(csv_back) << csv_back.error();
+  ASSERT_EQ(csv_back->size(), 3u);
+  EXPECT_EQ((*csv_back)[1].white.name, "Gamma, Cy");
+}
+
+TEST(RoundResults, IntoTheRoundsTrfPairingsFile) {
+  // The round-2 file of TrfRoundTwoBoardsFollowTheScores: board 1 Beta-Alpha, board 2 Delta-Gamma, Eps a
+  // half-point bye. Results: board 1 0-1, board 2 1-0.
+  const std::string source = "012 Test Open\n022 Lyon\n" +
+                             trf(1, " GM", "Alpha, Ann", 2600, 1001, {"   3 w 1", "   2 b  "}) +
+                             trf(2, "   ", "Beta, Bob", 2500, 1002, {"   4 w =", "   1 w  "}) +
+                             trf(3, " IM", "Gamma, Cy", 2400, 0, {"   1 b 0", "   4 b  "}) +
+                             trf(4, "   ", "Delta, Di", 0, 1004, {"   2 b =", "   3 w  "}) +
+                             trf(5, "   ", "Eps, Ed", 1000, 1005, {"0000 - U", "0000 - H"});
+  const std::vector<outputs::GameResult> results = {
+      {1, "1", {"Beta, Bob", "", "", "", 0}, {"Alpha, Ann", "", "", "", 0}, "0-1", "checkmate"},
+      {2, "2", {"Delta, Di", "", "", "", 0}, {"Gamma, Cy", "", "", "", 0}, "1-0", "resignation"}};
+  auto out = outputs::results_trf(results, 2, source, "");
+  ASSERT_TRUE(out) << out.error();
+  EXPECT_EQ(out->rfind("012 Test Open\r\n022 Lyon\r\n", 0), 0u) << *out;  // its other lines kept
+  std::map<int, std::string> lines;
+  std::size_t at = 0;
+  while ((at = out->find("001 ", at)) != std::string::npos) {
+    const std::size_t end = out->find("\r\n", at);
+    lines[std::stoi(out->substr(at + 4, 4))] = out->substr(at, end - at);
+    at = end;
+  }
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines[1].substr(101, 8), "   2 b 1");
+  EXPECT_EQ(lines[1].substr(80, 4), " 2.0");
+  EXPECT_EQ(lines[2].substr(101, 8), "   1 w 0");
+  EXPECT_EQ(lines[2].substr(80, 4), " 0.5");
+  EXPECT_EQ(lines[4].substr(101, 8), "   3 w 1");
+  EXPECT_EQ(lines[4].substr(80, 4), " 1.5");
+  EXPECT_EQ(lines[5].substr(101, 8), "0000 - H");  // the bye as it was
+  EXPECT_EQ(lines[5].substr(80, 4), " 0.5");
+  // Read back: round 2 is the same pairs; round 3 cannot be paired from it (no round-3 columns).
+  auto back = outputs::parse_trf(*out, 2);
+  ASSERT_TRUE(back) << back.error();
+  ASSERT_EQ(back->size(), 2u);
+  EXPECT_EQ((*back)[0].white.name, "Beta, Bob");
+  EXPECT_EQ((*back)[1].white.name, "Delta, Di");
+}
+
+TEST(LichessPushPlan, StandardAndChess960OnlyAtMost64ARound) {
+  // 130 standard games, a bughouse board and a Chess960 one among them.
+  std::string pgn;
+  for (int k = 1; k <= 130; ++k) {
+    std::string extra = k == 3 ? "[Variant \"Bughouse\"]\n" : k == 5 ? "[Variant \"Chess960\"]\n" : "";
+    pgn += pgn_game(std::to_string(k), "W" + std::to_string(k), "B" + std::to_string(k), "*", "", extra);
+  }
+  auto count = [](const std::string& text) {
+    std::size_t n = 0;
+    for (std::size_t at = 0; (at = text.find("[Event ", at)) != std::string::npos; ++at) ++n;
+    return n;
+  };
+  // Two lichess rounds: 64 + 64; the bughouse board and the last game (the 129th pushable) left out.
+  auto plan = eboardd::plan_push(pgn, 2);
+  ASSERT_EQ(plan.pgn.size(), 2u);
+  EXPECT_EQ(count(plan.pgn[0]), 64u);
+  EXPECT_EQ(count(plan.pgn[1]), 64u);
+  EXPECT_EQ(plan.pgn[0].find("[Variant \"Bughouse\"]"), std::string::npos);
+  EXPECT_NE(plan.pgn[0].find("[Variant \"Chess960\"]"), std::string::npos);
+  EXPECT_NE(plan.pgn[0].rfind("[Board \"65\"]"), std::string::npos);  // boards 1-65 without 3
+  EXPECT_NE(plan.pgn[1].find("[Board \"66\"]"), std::string::npos);
+  // Each text reads as PGN, every game whole.
+  for (const auto& text : plan.pgn) {
+    auto games = rules::read_pgn(text);
+    ASSERT_TRUE(games) << games.error();
+    EXPECT_EQ(games->size(), 64u);
+  }
+  ASSERT_EQ(plan.left_out.size(), 2u) << plan.left_out.dump();
+  EXPECT_EQ(plan.left_out[0]["board"], "3");
+  EXPECT_NE(plan.left_out[0]["reason"].get<std::string>().find("variant Bughouse"), std::string::npos);
+  EXPECT_EQ(plan.left_out[1]["board"], "130");
+  EXPECT_NE(plan.left_out[1]["reason"].get<std::string>().find("more than 128 games"), std::string::npos);
+  // One lichess round: 64; none: everything left out, saying why.
+  EXPECT_EQ(count(eboardd::plan_push(pgn, 1).pgn[0]), 64u);
+  auto none = eboardd::plan_push(pgn, 0);
+  EXPECT_TRUE(none.pgn.empty());
+  EXPECT_EQ(none.left_out.size(), 130u);
 }
 
 TEST(Round, NamesStateAndArchive) {

@@ -4,10 +4,14 @@
 // the file and the exact line, and the diff a reload applies.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -247,6 +251,29 @@ TEST(Config, BroadcastDelayAndPublicListener) {
       << d.summary();
 }
 
+TEST(Config, LichessPushPerRoundAndSplit) {
+  // Every round to two lichess rounds (a round of up to 128 games), round 2 and 3 to their own.
+  Config c = parse_ok(
+      "[push.lichess]\nround = [\"abCD1234\", \"abCD5678\"]\ntoken_file = \"/t\"\n"
+      "rounds = { \"2\" = \"efGH5678\", \"3\" = [\"ijKL9012\", \"mnOP3456\", \"qrST7890\"] }\n" +
+      BOARD_A);
+  EXPECT_EQ(c.push_lichess.targets("1"), (std::vector<std::string>{"abCD1234", "abCD5678"}));
+  EXPECT_EQ(c.push_lichess.targets("2"), (std::vector<std::string>{"efGH5678"}));
+  EXPECT_EQ(c.push_lichess.targets("3").size(), 3u);
+  EXPECT_EQ(c.push_lichess.push_url("efGH5678"), "https://lichess.org/api/broadcast/round/efGH5678/push");
+  // Only `rounds`: a round it does not name is not pushed.
+  c = parse_ok("[push.lichess]\ntoken_file = \"/t\"\nrounds = { \"1\" = \"abCD1234\" }\n" + BOARD_A);
+  EXPECT_TRUE(c.push_lichess.enabled());
+  EXPECT_TRUE(c.push_lichess.targets("2").empty());
+  expect_error("[push.lichess]\ntoken_file = \"/t\"\n", 1, "needs the broadcast round's id");
+  expect_error("[push.lichess]\ntoken_file = \"/t\"\nround = []\n", 3, "is an empty list");
+  expect_error("[push.lichess]\ntoken_file = \"/t\"\nround = [\"abCD1234\", \"abCD1234\"]\n", 3, "twice");
+  expect_error("[push.lichess]\ntoken_file = \"/t\"\nrounds = { \"1\" = \"x\" }\n", 3,
+               "push.lichess.rounds.1 'x' is not a round id");
+  expect_error("[push.lichess]\ntoken_file = \"/t\"\nrounds = \"abCD1234\"\n", 3,
+               "is a table of eboardd rounds");
+}
+
 TEST(Config, LichessPush) {
   EXPECT_FALSE(parse_ok(BOARD_A).push_lichess.enabled());
   Config c = parse_ok("[push.lichess]\nround = \"abCD1234\"\ntoken_file = \"/etc/eboardd/lichess.token\"\n" +
@@ -376,6 +403,173 @@ TEST(Config, LoadsFiles) {
   EXPECT_EQ(all->boards.size(), 5u);  // A, B and C, and the two of the [[bus]] example
   EXPECT_EQ(all->buses.size(), 1u);
   EXPECT_EQ(all->matches.size(), 1u);
+}
+
+namespace {
+
+// Every table and key parse_config accepts, as the parser itself tells them: a key it does not know is
+// refused with the list of those it knows ("(known keys: a, b, …)"). Asking it, rather than keeping a list
+// here, is what makes a key added to the parser and left out of the shipped file fail this test.
+const std::string PROBE = "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz";
+
+std::optional<std::vector<std::string>> keys_listed(const std::string& text) {
+  auto c = parse_config(text, "probe.toml");
+  if (c) return std::nullopt;
+  const std::string& m = c.error().message;
+  const auto at = m.find("(known keys: ");
+  if (m.find("unknown key") == std::string::npos || m.find(PROBE) == std::string::npos ||
+      at == std::string::npos)
+    return std::nullopt;
+  const auto end = m.find(')', at);
+  std::vector<std::string> keys;
+  std::string list = m.substr(at + 13, end - at - 13);
+  for (std::size_t from = 0; from <= list.size();) {
+    const auto comma = list.find(", ", from);
+    keys.push_back(list.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+    if (comma == std::string::npos) break;
+    from = comma + 2;
+  }
+  return keys;
+}
+
+struct Section {
+  std::string header;  // "" (the top level), "[http]", "[[board]]", "[push.lichess]" …
+  std::vector<std::string> lines;
+};
+
+std::string trim_comment_mark(const std::string& l) { return l.rfind("# ", 0) == 0 ? l.substr(2) : l; }
+
+bool is_header(const std::string& l) {
+  const std::string t = trim_comment_mark(l);
+  return t.size() > 2 && t[0] == '[' && t.find(']') != std::string::npos &&
+         std::all_of(t.begin() + 1, t.begin() + std::ptrdiff_t(t.find(']')), [](char c) {
+           return std::islower(static_cast<unsigned char>(c)) || c == '[' || c == '.' || c == '_';
+         });
+}
+
+std::string header_of(const std::string& l) {
+  std::string t = trim_comment_mark(l);
+  return t.substr(0, t.rfind(']') + 1);
+}
+
+// The file's sections; a header written as a comment ("# [mqtt]") counts.
+std::vector<Section> sections(const std::string& text) {
+  std::vector<Section> out{{"", {}}};
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (is_header(line))
+      out.push_back({header_of(line), {}});
+    else
+      out.back().lines.push_back(line);
+  }
+  return out;
+}
+
+// A line giving `key` a value, commented or not, with a comment saying what it is: on the line, or the
+// next line continuing one ("#    …").
+bool documented(const std::vector<Section>& file, const std::string& header, const std::string& key) {
+  for (const auto& s : file) {
+    if (s.header != header) continue;
+    for (std::size_t i = 0; i < s.lines.size(); ++i) {
+      const std::string l = trim_comment_mark(s.lines[i]);
+      if (l.rfind(key + " = ", 0) != 0) continue;
+      if (l.find('#', key.size()) != std::string::npos) return true;
+    }
+  }
+  return false;
+}
+
+// A key of an inline table (bus boards' `address`): named in its table's section.
+bool mentioned(const std::vector<Section>& file, const std::string& header, const std::string& key) {
+  for (const auto& s : file)
+    if (s.header == header)
+      for (const auto& l : s.lines)
+        if (l.find(key) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST(Config, EveryAcceptedKeyIsInTheShippedFileWithItsComment) {
+  const auto shipped =
+      std::filesystem::path(EBOARD_TEST_DATA).parent_path().parent_path() / "config" / "eboardd.toml";
+  std::ifstream in(shipped);
+  ASSERT_TRUE(in) << shipped;
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::vector<Section> file = sections(buf.str());
+  // The uncommented examples: the context a table's keys are probed in (a [[bus]] needs its port first).
+  std::string uncommented;
+  for (const auto& s : file) {
+    if (!s.header.empty()) uncommented += s.header + "\n";
+    for (const auto& l : s.lines) uncommented += trim_comment_mark(l) + "\n";
+  }
+  const std::vector<Section> examples = sections(uncommented);
+  auto context = [&](const std::string& header, const std::string& without) {
+    std::string text = header + "\n";
+    for (const auto& s : examples)
+      if (s.header == header) {
+        for (const auto& l : s.lines)
+          if (l.rfind(without + " =", 0) != 0 && l.find('=') != std::string::npos &&
+              l.find(" = ") != std::string::npos && std::islower(static_cast<unsigned char>(l[0])))
+            text += l + "\n";
+        break;
+      }
+    return text;
+  };
+
+  auto root = keys_listed(PROBE + " = 1\n");
+  ASSERT_TRUE(root) << "the parser no longer lists the keys it knows";
+  int tables = 0, keys = 0;
+  for (const auto& k : *root) {
+    std::optional<std::vector<std::string>> inside;
+    std::string header;
+    for (std::string h : {"[" + k + "]", "[[" + k + "]]"})
+      if ((inside = keys_listed(h + "\n" + PROBE + " = 1\n"))) {
+        header = h;
+        break;
+      }
+    if (!inside) {
+      EXPECT_TRUE(documented(file, "", k))
+          << "top-level key " << k << " is not in " << shipped << " with a comment";
+      ++keys;
+      continue;
+    }
+    bool plain_keys = false;
+    for (const auto& j : *inside) {
+      // A sub-table ([push.lichess]), a list of inline tables (a [[bus]]'s boards), or a key.
+      if (auto sub = keys_listed("[" + k + "." + j + "]\n" + PROBE + " = 1\n")) {
+        const std::string sh = "[" + k + "." + j + "]";
+        ++tables;
+        EXPECT_TRUE(std::any_of(file.begin(), file.end(), [&](const Section& s) { return s.header == sh; }))
+            << "table " << sh << " is not in " << shipped;
+        for (const auto& x : *sub) {
+          EXPECT_TRUE(documented(file, sh, x))
+              << sh << " " << x << " is not in " << shipped << " with a comment";
+          ++keys;
+        }
+        continue;
+      }
+      plain_keys = true;
+      ++keys;
+      EXPECT_TRUE(documented(file, header, j))
+          << header << " " << j << " is not in " << shipped << " with a comment";
+      if (auto items = keys_listed(context(header, j) + j + " = [ { " + PROBE + " = 1 } ]\n"))
+        for (const auto& x : *items) {
+          EXPECT_TRUE(mentioned(file, header, x))
+              << header << " " << j << ": its entries' key " << x << " is not in " << shipped;
+          ++keys;
+        }
+    }
+    if (plain_keys) {
+      ++tables;
+      EXPECT_TRUE(std::any_of(file.begin(), file.end(), [&](const Section& s) { return s.header == header; }))
+          << "table " << header << " is not in " << shipped;
+    }
+  }
+  // What the parser accepted when this test was written: it only grows.
+  EXPECT_GE(tables, 11) << "tables found: " << tables;
+  EXPECT_GE(keys, 60) << "keys found: " << keys;
 }
 
 TEST(ConfigDiff, AddedRemovedChangedUnchanged) {
