@@ -486,7 +486,8 @@ TEST(DaemonMatch, NewMatchRotatesBothJournalsTogether) {
       journal::NewGameEntry g{d.now() + 1000, "bughouse-fqe", false, ""};
       std::vector<journal::Rotation> group;
       for (const char* id : {"A", "B"}) {
-        auto r = d.service().board(id)->prepare_rotation(eboardd::BoardRuntime::input_body(g, 1'000'000));
+        auto r =
+            d.service().board(id)->prepare_rotation(eboardd::BoardRuntime::input_body(g, 1'000'000)).rotation;
         ASSERT_TRUE(r.has_value());
         group.push_back(*r);
       }
