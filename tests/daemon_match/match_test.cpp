@@ -27,6 +27,7 @@
 #include "daemon/journal/journal_file.hpp"
 #include "daemon/journal/rotation.hpp"
 #include "daemon/journal/signing.hpp"
+#include "daemon/outputs/async_file.hpp"
 #include "daemon/outputs/pgn_output.hpp"
 #include "rules/notation.hpp"
 #include "rules/pgn.hpp"
