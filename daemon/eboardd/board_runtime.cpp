@@ -776,7 +776,7 @@ void BoardRuntime::write_finished() {
     g.started_ms = f.started_ms;
     g.number = f.number;
     write_archive(g, files_ == nullptr, /*over=*/true);
-    spdlog::info("board {}: game {}'s archive is written, its last events published", id_, f.number);
+    spdlog::info("board {}: game {}'s last events are published: its archive follows", id_, f.number);
     finished_.pop_front();
     wrote = true;
   }

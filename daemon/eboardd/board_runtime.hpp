@@ -31,6 +31,12 @@
 // Rotation: a new game begins a new journal file and keeps the finished one (journal/rotation.hpp), so
 // start-up replays and capture.cap exports the current game only. A game that reconstruction begins by
 // itself (the pieces set up again, no new-game record) stays in the current file.
+//
+// A game that ends while the journal cannot be written (a full disk across a game's end): the finished
+// game is kept (hold_finished_game) until its last events are published, then its archive is written and
+// signed from it, whatever game the board is at by then; the rotation is deferred (defer_rotation): the
+// next game's records wait in memory for its new file, their events unpublished, and the rotation is made
+// once the finished game's file is durable and its events out. The outage lasts until then.
 #pragma once
 
 #include <chrono>

@@ -372,7 +372,7 @@ void MatchRuntime::write_finished() {
     Finished f = std::move(finished_.front());
     finished_.erase(finished_.begin());
     write_archive(f.path, f.text, f.number, f.has_result);
-    spdlog::info("match {}: match {}'s archive is written, its last events published", name(), f.number);
+    spdlog::info("match {}: match {}'s last events are published: its archive follows", name(), f.number);
   }
 }
 
