@@ -80,6 +80,14 @@ class Durability : public boost::asio::execution_context::service {
   }
 };
 
+}  // namespace
+
+outputs::AsyncFileWriter& background_files(boost::asio::io_context& io) {
+  return boost::asio::use_service<Durability>(io).files;
+}
+
+namespace {
+
 bool valid_tag_name(const std::string& n) {
   return !n.empty() && n.size() <= 64 && std::all_of(n.begin(), n.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
@@ -87,10 +95,6 @@ bool valid_tag_name(const std::string& n) {
 }
 
 }  // namespace
-
-const outputs::AsyncFileWriter& background_files(boost::asio::io_context& io) {
-  return boost::asio::use_service<Durability>(io).files;
-}
 
 BoardRuntime::BoardRuntime(boost::asio::io_context& io, std::string id, RuntimeOptions options,
                            Publish publish)
@@ -300,9 +304,10 @@ void BoardRuntime::publish_late(const std::vector<Event>& events) {
   for (const Event& e : events) {
     last_t_ = std::max(last_t_, e.t_ms);
     std::string line = daemon::to_json_line(e);
-    const std::uint64_t at = writer_.size();
+    const std::uint64_t at = journal_end();
     append(journal::EventEntry{line});
-    unpublished_.push_back({writer_.size(), true, e, std::move(line), at});
+    unpublished_.push_back(
+        {journal_end(), true, e, std::move(line), at, ledger_.game_number(), current_file()});
   }
 }
 
@@ -321,11 +326,13 @@ std::string BoardRuntime::input_body(const journal::Entry& e, std::int64_t seq) 
   return body;
 }
 
-std::optional<journal::Rotation> BoardRuntime::prepare_rotation(const std::string& new_game_body) {
+BoardRuntime::RotationPlan BoardRuntime::prepare_rotation(const std::string& new_game_body) {
   // What the current file holds is durable and published before the file is kept.
   sync_now();
   // A game that saw no input leaves nothing worth a file: its successor's record follows in the same one.
-  if (ledger_.game_number() == 0 || !writer_.is_open() || !game_has_inputs_) return std::nullopt;
+  if (ledger_.game_number() == 0 || !writer_.is_open() || !game_has_inputs_) return {};
+  // A failing disk: the new file is begun once the current one is whole and its events published.
+  if (outage_ || deferred_) return {RotationPlan::deferred, std::nullopt};
   const fs::path path = journal_path();
   journal::Rotation r{path, journal::next_path(path),
                       journal::kept_path(path, ledger_.game_number(), ledger_.game_started_ms())};
@@ -336,11 +343,15 @@ std::optional<journal::Rotation> BoardRuntime::prepare_rotation(const std::strin
   h.tags = ledger_.tags();
   auto ok = journal::write_next(r, {{'H', journal::encode_body(h)}, {'N', new_game_body}});
   if (!ok) {
-    spdlog::warn("board {}: the journal goes on in one file: cannot begin a new one: {}", id_, ok.error());
     journal::abandon({r});
-    return std::nullopt;
+    if (outputs::space_error(ok.error())) {
+      journal_failed(ok.error());
+      return {RotationPlan::deferred, std::nullopt};
+    }
+    spdlog::warn("board {}: the journal goes on in one file: cannot begin a new one: {}", id_, ok.error());
+    return {};
   }
-  return r;
+  return {RotationPlan::ready, r};
 }
 
 bool BoardRuntime::finish_rotation(bool rotated, const std::string& new_game_body) {
@@ -349,6 +360,7 @@ bool BoardRuntime::finish_rotation(bool rotated, const std::string& new_game_bod
     if (w) {
       writer_ = std::move(*w);
       journal_created_ms_ = rotation_created_ms_;
+      ++file_serial_;
       ++rotations_;
       ++kept_files_;
       game_has_inputs_ = false;
@@ -357,10 +369,117 @@ bool BoardRuntime::finish_rotation(bool rotated, const std::string& new_game_bod
     (void)journal_result(tl::unexpected(w.error()));
     return false;
   }
-  const bool ok = journal_result(writer_.append('N', new_game_body));
+  const bool ok = journal_result(put('N', new_game_body, false));
   sync_now();
   game_has_inputs_ = false;
   return ok;
+}
+
+void BoardRuntime::defer_rotation(const std::string& new_game_body) {
+  game_has_inputs_ = false;
+  if (deferred_) {
+    // Another new game before the first one's file could be begun: it follows in the same new file.
+    (void)put('N', new_game_body, false);
+    return;
+  }
+  const fs::path path = journal_path();
+  Deferred d;
+  d.rotation = {path, journal::next_path(path),
+                journal::kept_path(path, ledger_.game_number(), ledger_.game_started_ms())};
+  journal::HeaderEntry h{1, id_, now_ms()};
+  h.previous_game = ledger_.game_number();
+  h.previous_file = d.rotation.kept.filename().string();
+  h.tags = ledger_.tags();
+  d.created_ms = h.created_ms;
+  d.header = journal::encode_body(h);
+  d.bytes = journal::MAGIC.size() + journal::RECORD_OVERHEAD + d.header.size();
+  deferred_ = std::move(d);
+  (void)put('N', new_game_body, false);
+  spdlog::warn(
+      "board {}: game {} ends while the journal cannot be written: the next game's records wait in memory "
+      "for its new journal file, begun once game {}'s file is whole and its events published",
+      id_, ledger_.game_number(), ledger_.game_number());
+}
+
+bool BoardRuntime::ready_to_rotate() {
+  if (!deferred_) return false;
+  // Whatever the current file still has to take, written and made durable now (rare: an outage's retry
+  // has done it already), then its events published.
+  if (writer_.buffered() > 0 || writer_.dirty()) {
+    if (auto ok = writer_.sync(); !ok) {
+      journal_failed(ok.error());
+      return false;
+    }
+  }
+  publish_durable();
+  return unpublished_.empty() || unpublished_.front().file != file_serial_;
+}
+
+std::optional<journal::Rotation> BoardRuntime::write_deferred_next() {
+  if (!deferred_) return std::nullopt;
+  std::vector<std::pair<char, std::string>> records;
+  records.reserve(deferred_->records.size() + 1);
+  records.emplace_back('H', deferred_->header);
+  records.insert(records.end(), deferred_->records.begin(), deferred_->records.end());
+  auto ok = journal::write_next(deferred_->rotation, records);
+  if (!ok) {
+    journal::abandon({deferred_->rotation});
+    rotation_failed(ok.error());
+    return std::nullopt;
+  }
+  return deferred_->rotation;
+}
+
+void BoardRuntime::rotation_failed(const std::string& error) {
+  if (outage_)
+    outage_->error = error;
+  else
+    journal_failed(error);
+}
+
+void BoardRuntime::finish_deferred(bool rotated) {
+  if (!deferred_) return;
+  Deferred d = std::move(*deferred_);
+  deferred_.reset();
+  if (rotated) {
+    auto w = journal::JournalWriter::open(journal_path());
+    if (!w) {
+      // The new file is in place but cannot be opened: its events stay held, as in an outage.
+      spdlog::error("board {}: journal: {}", id_, w.error());
+      ++file_serial_;
+      return rotation_failed(w.error());
+    }
+    writer_ = std::move(*w);
+    journal_created_ms_ = d.created_ms;
+    ++file_serial_;
+    ++rotations_;
+    ++kept_files_;
+    spdlog::info("board {}: journal: the new game's file is begun ({} records that waited in memory)", id_,
+                 d.records.size());
+  } else {
+    // The new game goes on in the current file, after the finished one: its events' places move there.
+    const std::uint64_t base = writer_.size();
+    const std::uint64_t first = journal::MAGIC.size() + journal::RECORD_OVERHEAD + d.header.size();
+    for (const auto& [type, body] : d.records) (void)writer_.buffer(type, body);
+    for (Unpublished& u : unpublished_) {
+      if (u.file != file_serial_ + 1) continue;
+      u.file = file_serial_;
+      u.journal_at = u.journal_at - first + base;
+      u.journal_end = u.journal_end - first + base;
+    }
+    if (auto ok = writer_.sync(); !ok) return journal_failed(ok.error());
+  }
+  if (outage_) return journal_recovered();
+  drain();
+}
+
+void BoardRuntime::hold_finished_game() {
+  if (ledger_.game_number() == 0 || !holds_events_of(ledger_.game_number())) return;
+  finished_.push_back({ledger_.game_number(), game(), ledger_.tags(), ledger_.game_started_ms()});
+}
+
+bool BoardRuntime::holds_events_of(int game) const {
+  return !unpublished_.empty() && unpublished_.front().game <= game;
 }
 
 void BoardRuntime::journal_input(const journal::Entry& e, std::int64_t seq) {
@@ -368,9 +487,9 @@ void BoardRuntime::journal_input(const journal::Entry& e, std::int64_t seq) {
   if (!std::holds_alternative<journal::NewGameEntry>(e) && !std::holds_alternative<journal::TagsEntry>(e))
     game_has_inputs_ = true;
   const char type = journal::record_type(e);
-  if (outage_) {
-    // Kept for the retry, in order, whatever the cap: the match replays every input it journals.
-    journal_result(writer_.buffer(type, body));
+  if (outage_ || deferred_) {
+    // Kept for the retry (or the new file), in order, whatever the cap: the match replays every input.
+    journal_result(put(type, body, false));
     return;
   }
   journal_result(writer_.append(type, body));  // after what is buffered
@@ -400,6 +519,8 @@ void BoardRuntime::stop() {
   sync_pending_ = false;
   retry_timer_.cancel();
   retry_pending_ = false;
+  // A rotation still deferred: its records go on in the current file rather than be lost.
+  if (deferred_) finish_deferred(false);
   sync_now();
   // The PGN file as the game stands (the last background write, if one is waiting, done here).
   if (files_ && !pgn_path_.empty()) {
@@ -413,6 +534,7 @@ void BoardRuntime::stop() {
 BoardRuntime::HeldBack BoardRuntime::held_back() const {
   HeldBack h;
   for (const Unpublished& u : unpublished_) {
+    if (u.game != ledger_.game_number()) continue;  // of a finished game
     h.moves += std::holds_alternative<MoveEvent>(u.event.what);
     h.result |= std::holds_alternative<ResultEvent>(u.event.what) ||
                 std::holds_alternative<MatchResultEvent>(u.event.what);
@@ -474,21 +596,28 @@ bool BoardRuntime::append(const journal::Entry& e, bool buffered) {
   const char type = journal::record_type(e);
   // Wire bytes only help to diagnose (replay works from the sensor events; an advance is journaled only
   // when it made events, so replay needs it too): on a failing disk, past the cap, they are given up.
-  if (outage_ && type == 'R' && writer_.buffered() >= options_.journal_queue_cap) {
+  if ((outage_ || deferred_) && type == 'R' && waiting_bytes() >= options_.journal_queue_cap) {
     ++dropped_records_;
     return false;
   }
   const std::string body = journal::encode_body(e);
   if (type != 'H' && type != 'N' && type != 'T') game_has_inputs_ = true;
-  if (outage_) return journal_result(writer_.buffer(type, body));  // the retry timer writes it
-  tl::expected<void, std::string> ok;
-  if (buffered && syncer_) {
-    ok = writer_.buffer(type, body);
-    flush_soon();
-  } else {
-    ok = writer_.append(type, body);
+  return journal_result(put(type, body, buffered));
+}
+
+tl::expected<void, std::string> BoardRuntime::put(char type, const std::string& body, bool buffered) {
+  if (deferred_) {
+    deferred_->bytes += journal::RECORD_OVERHEAD + body.size();
+    deferred_->records.emplace_back(type, body);
+    return {};
   }
-  return journal_result(ok);
+  if (outage_) return writer_.buffer(type, body);  // the retry timer writes it
+  if (buffered && syncer_) {
+    auto ok = writer_.buffer(type, body);
+    flush_soon();
+    return ok;
+  }
+  return writer_.append(type, body);
 }
 
 bool BoardRuntime::journal_result(const tl::expected<void, std::string>& ok) {
@@ -603,10 +732,16 @@ void BoardRuntime::want_sync(bool urgent) {
 }
 
 void BoardRuntime::drain() {
+  publish_durable();
+  try_deferred_rotation();
+}
+
+void BoardRuntime::publish_durable() {
   const std::uint64_t durable = writer_.durable();
   const std::uint64_t written = writer_.written();
   while (!unpublished_.empty()) {
     Unpublished& u = unpublished_.front();
+    if (u.file != file_serial_) break;  // in the new file of a rotation not made yet
     if (u.journal_end > (u.needs_sync ? durable : written)) break;
     if (std::holds_alternative<MoveEvent>(u.event.what) ||
         std::holds_alternative<ResultEvent>(u.event.what) ||
@@ -624,12 +759,46 @@ void BoardRuntime::drain() {
       waiting_links_.pop_front();
     }
   }
+  write_finished();
   // The PGN file shows published moves only: written when none is waiting.
   if (pgn_due_ && unpublished_.empty()) {
     pgn_due_ = false;
     write_pgn(files_ == nullptr);
     if (on_record_published_) on_record_published_();
   }
+}
+
+void BoardRuntime::write_finished() {
+  bool wrote = false;
+  while (!finished_.empty() && !holds_events_of(finished_.front().number)) {
+    const Finished& f = finished_.front();
+    outputs::BoardGame g = board_game();
+    g.game = &f.game;
+    g.tags = f.tags;
+    g.started_ms = f.started_ms;
+    g.number = f.number;
+    write_archive(g, files_ == nullptr, /*over=*/true);
+    spdlog::info("board {}: game {}'s last events are published: its archive follows", id_, f.number);
+    finished_.pop_front();
+    wrote = true;
+  }
+  if (wrote && on_record_published_) on_record_published_();
+}
+
+void BoardRuntime::try_deferred_rotation() {
+  if (!deferred_ || rotating_) return;
+  rotating_ = true;
+  if (ready_to_rotate()) {
+    if (options_.match_member) {
+      if (on_rotation_ready_) on_rotation_ready_();  // the match rotates both boards as one
+    } else if (auto r = write_deferred_next()) {
+      journal::CommitResult c = journal::commit({*r});
+      if (!c.error.empty()) spdlog::error("board {}: journal rotation: {}", id_, c.error);
+      rotating_ = false;
+      finish_deferred(c.rotated);
+    }
+  }
+  rotating_ = false;
 }
 
 void BoardRuntime::schedule_sync() {
@@ -652,8 +821,9 @@ void BoardRuntime::sync_now() {
   // After a failed write or sync (a disk still full), nothing here is published: the events wait.
   if (auto ok = writer_.sync(); !ok)
     journal_failed(ok.error());
-  else if (outage_)
+  else if (outage_ && !deferred_)
     return journal_recovered();
+  // With a rotation deferred, the outage ends when its new file is written (finish_deferred()).
   drain();
 }
 
@@ -667,12 +837,13 @@ void BoardRuntime::events(const std::vector<Event>& evs) {
   bool record_changed = false;
   for (const Event& e : evs) {
     std::string line = daemon::to_json_line(e);
-    const std::uint64_t at = writer_.size();
+    const std::uint64_t at = journal_end();
     append(journal::EventEntry{line}, true);
     ledger_.on_event(e);
     const bool completes =
         std::holds_alternative<MoveEvent>(e.what) || std::holds_alternative<ResultEvent>(e.what);
-    unpublished_.push_back({writer_.size(), completes, e, std::move(line), at});
+    unpublished_.push_back(
+        {journal_end(), completes, e, std::move(line), at, ledger_.game_number(), current_file()});
     record_changed |= completes;
     if (const auto* m = std::get_if<MoveEvent>(&e.what); m && options_.log_moves)
       spdlog::info("{}  {}{} {}  ({} / {})", id_, (m->ply + 1) / 2, m->ply % 2 ? "." : "...", m->san,
@@ -721,14 +892,19 @@ tl::expected<int, std::string> BoardRuntime::new_game(const std::string& fen) {
   auto start = journal::start_position(g);
   if (!start) return tl::unexpected("bad start position: " + start.error());
   const std::string body = journal::encode_body(g);
-  auto rotation = prepare_rotation(body);
-  bool rotated = false;
-  if (rotation) {
-    journal::CommitResult c = journal::commit({*rotation});
-    if (!c.error.empty()) spdlog::error("board {}: journal rotation: {}", id_, c.error);
-    rotated = c.rotated;
+  RotationPlan plan = prepare_rotation(body);
+  hold_finished_game();
+  if (plan.kind == RotationPlan::deferred) {
+    defer_rotation(body);
+  } else {
+    bool rotated = false;
+    if (plan.rotation) {
+      journal::CommitResult c = journal::commit({*plan.rotation});
+      if (!c.error.empty()) spdlog::error("board {}: journal rotation: {}", id_, c.error);
+      rotated = c.rotated;
+    }
+    if (!finish_rotation(rotated, body)) return tl::unexpected(std::string("the journal cannot be written"));
   }
-  if (!finish_rotation(rotated, body)) return tl::unexpected(std::string("the journal cannot be written"));
   ledger_.on_new_game(g.t_ms, Game(*start));
   if (source_) {
     if (auto ok = source_->new_game(g); !ok) return tl::unexpected(ok.error());
@@ -846,8 +1022,9 @@ outputs::BoardGame BoardRuntime::board_game(std::int64_t cutoff) const {
 
 std::string BoardRuntime::pgn() const { return outputs::game_pgn(board_game()); }
 
-void BoardRuntime::write_pgn(bool now) {
-  outputs::BoardGame g = board_game();
+void BoardRuntime::write_pgn(bool now) { write_archive(board_game(), now); }
+
+void BoardRuntime::write_archive(const outputs::BoardGame& g, bool now, bool over) {
   fs::path path = options_.state_dir / "games" / outputs::game_file_name(g);
   std::string pgn = outputs::game_pgn(g);
   if (guard_archive_) {
@@ -864,14 +1041,15 @@ void BoardRuntime::write_pgn(bool now) {
       guard_archive_ = false;
     }
   }
-  std::optional<std::string> sig = signature_for(path, pgn);
+  const bool has_result = g.game->outcome().has_value();
+  std::optional<std::string> sig = signature_for(path, pgn, g.number, has_result);
   fs::path sig_path = path;
   sig_path += ".sig";
   if (files_ && !now) {
-    // Errors are the writer's to log (once per file while they last). The signature is queued after its
-    // archive: the writer takes them in that order.
+    // Errors are the writer's to log (once per file while they last), and it retries what the disk
+    // refused. The signature is queued after its archive: the writer takes them in that order.
     pgn_path_ = path.string();
-    files_->submit(path, std::move(pgn), /*urgent=*/g.game->outcome().has_value());
+    files_->submit(path, std::move(pgn), /*urgent=*/has_result || over);
     if (sig) {
       sig_path_ = sig_path.string();
       files_->submit(sig_path, std::move(*sig), /*urgent=*/true);
@@ -899,8 +1077,9 @@ tl::expected<journal::JournalSeal, std::string> BoardRuntime::seal_journal() {
   return sealer_.seal(writer_.path(), writer_.size(), id_);
 }
 
-std::optional<std::string> BoardRuntime::signature_for(const fs::path& archive, const std::string& pgn) {
-  if (!options_.signing_key || !game().outcome()) return std::nullopt;
+std::optional<std::string> BoardRuntime::signature_for(const fs::path& archive, const std::string& pgn,
+                                                       int number, bool has_result) {
+  if (!options_.signing_key || !has_result) return std::nullopt;
   // The journal is read back from the file (only what was written since the last signature: sealer_):
   // what is signed is what is on disk, not what this process believes it wrote.
   auto seal = seal_journal();
@@ -915,17 +1094,16 @@ std::optional<std::string> BoardRuntime::signature_for(const fs::path& archive, 
   r.archive = journal::seal_archive(archive.filename().string(), pgn);
   r.journals.push_back(std::move(*seal));
   r.board = id_;
-  r.game = ledger_.game_number();
+  r.game = number;
   r.signed_ms = now_ms();
   return journal::signature_file_text(std::move(r), *options_.signing_key);
 }
 
 std::vector<std::string> BoardRuntime::snapshot() {
-  // A new client is sent the snapshot, then every event published after it: one that waits for its sync
-  // would come twice (in the snapshot, and when published). Rare (a move in the few ms of its sync).
-  if (!unpublished_.empty()) sync_now();
+  // A new client is sent the snapshot, then every event published after it: the snapshot shows what was
+  // published only (events waiting for their sync are left out, to come when published), so nothing
+  // comes twice and no fdatasync runs on the loop for it.
   std::vector<std::string> lines;
-  // Still waiting after it: the journal cannot be written. The snapshot shows what was published.
   const Game& g = published_game();
   Position pos = g.start();
   int ply = 0;
@@ -952,7 +1130,7 @@ std::vector<std::string> BoardRuntime::snapshot() {
   }
   std::size_t waiting_notes = 0;  // the ledger notes every event but moves when it is journaled
   for (const Unpublished& u : unpublished_)
-    waiting_notes += !std::holds_alternative<MoveEvent>(u.event.what) &&
+    waiting_notes += u.game == ledger_.game_number() && !std::holds_alternative<MoveEvent>(u.event.what) &&
                      !std::holds_alternative<ProvisionalMoveEvent>(u.event.what);
   const auto& notes = ledger_.notes();
   for (std::size_t i = 0; i + waiting_notes < notes.size(); ++i)

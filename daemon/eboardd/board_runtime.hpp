@@ -31,6 +31,12 @@
 // Rotation: a new game begins a new journal file and keeps the finished one (journal/rotation.hpp), so
 // start-up replays and capture.cap exports the current game only. A game that reconstruction begins by
 // itself (the pieces set up again, no new-game record) stays in the current file.
+//
+// A game that ends while the journal cannot be written (a full disk across a game's end): the finished
+// game is kept (hold_finished_game) until its last events are published, then its archive is written and
+// signed from it, whatever game the board is at by then; the rotation is deferred (defer_rotation): the
+// next game's records wait in memory for its new file, their events unpublished, and the rotation is made
+// once the finished game's file is durable and its events out. The outage lasts until then.
 #pragma once
 
 #include <chrono>
@@ -99,12 +105,13 @@ struct RuntimeOptions {
   std::function<void(const std::string& json_line)> publish_link;
 };
 
+// The io_context's background writer of whole files (outputs/async_file.hpp: the durable write, off the
+// loop, retried until the disk takes it), shared by the boards, the matches and the MQTT outbox: created
+// with its first user, stopped (after writing what it was given) when the io_context shuts down.
+outputs::AsyncFileWriter& background_files(boost::asio::io_context& io);
+
 inline constexpr std::chrono::milliseconds JOURNAL_RETRY_MIN{250};
 inline constexpr std::chrono::milliseconds JOURNAL_RETRY_MAX{5000};
-
-// The io_context's writer of the per-game PGN files, which every BoardRuntime with `sync_in_background`
-// uses (made on first use).
-const outputs::AsyncFileWriter& background_files(boost::asio::io_context& io);
 
 class BoardRuntime : public BoardSink {
  public:
@@ -138,12 +145,42 @@ class BoardRuntime : public BoardSink {
   // The body of a match input's record: `e`'s with the match's sequence number in it.
   static std::string input_body(const journal::Entry& e, std::int64_t seq);
   // A new game's journal rotation, in two steps so that a match rotates both boards as one
-  // (journal/rotation.hpp). Prepare writes the new file beside the current one, its first input the
-  // new-game record `new_game_body` (nullopt: no rotation, e.g. no game yet or the file cannot be
-  // written). Finish continues in the new file once the group is committed (`rotated`), or else journals
-  // the new game in the current file; false if it could journal it nowhere.
-  std::optional<journal::Rotation> prepare_rotation(const std::string& new_game_body);
+  // (journal/rotation.hpp). Prepare makes what is journaled durable and published, then writes the new file
+  // beside the current one, its first input the new-game record `new_game_body`: `ready` with the
+  // rotation; `none` (no rotation: no game yet, a game without input, or a new file that cannot be made
+  // for another reason than space); `deferred` when the journal is failing (or the new file found no
+  // space). Finish continues in the new file once the group is committed (`rotated`), or else journals the
+  // new game in the current file; false if it could journal it nowhere.
+  struct RotationPlan {
+    enum Kind { none, ready, deferred } kind = none;
+    std::optional<journal::Rotation> rotation;
+  };
+  RotationPlan prepare_rotation(const std::string& new_game_body);
   bool finish_rotation(bool rotated, const std::string& new_game_body);
+  // A rotation deferred (a full disk across a game's end): the new game's records, from its new-game record
+  // `new_game_body` on, wait in memory for the new file, and their events wait to be published. Once the
+  // current file is durable and its events published (its finished game's archive written from them), the
+  // rotation is made: by this board, or (a match member) by the match when both boards are ready
+  // (set_on_rotation_ready). Until then the journal counts as failing (retried with the outage's delays).
+  void defer_rotation(const std::string& new_game_body);
+  // A deferred rotation whose current file is written, durable, and whose events are all published (made
+  // so here, if the disk lets it): its new file may be written.
+  bool ready_to_rotate();
+  // Writes the new file of a deferred rotation with the records kept so far, durably; nullopt (the journal
+  // failing again) if it cannot.
+  std::optional<journal::Rotation> write_deferred_next();
+  // After the group was committed (`rotated`: the new file is the current one), or not (the kept records
+  // are appended to the current file): the new game's events are published once durable.
+  void finish_deferred(bool rotated);
+  bool rotation_deferred() const { return deferred_.has_value(); }
+  void set_on_rotation_ready(std::function<void()> f) { on_rotation_ready_ = std::move(f); }
+  // The game that ends now (a new one begins) while some of its events still wait for the journal: its
+  // archive (and signature) is written once they are published, whatever game the board is at by then.
+  void hold_finished_game();
+  // Whether events of game `game` (or an earlier one) still wait to be published.
+  bool holds_events_of(int game) const;
+  // The io_context's background file writer (outputs/async_file.hpp); null without sync_in_background.
+  outputs::AsyncFileWriter* files() const { return files_; }
   // What POST /control/<id>/new-game does on a match board (a new match).
   void set_new_match(std::function<tl::expected<int, std::string>()> f) { new_match_ = std::move(f); }
   journal::Ledger& ledger_mut() { return ledger_; }
@@ -259,17 +296,37 @@ class BoardRuntime : public BoardSink {
   void schedule_sync();
   // fdatasync on this thread, then publishes everything waiting.
   void sync_now();
-  // Publishes the events waiting for their sync whose journal bytes are durable now (in order), and
-  // writes the PGN file once no move is waiting.
+  // Publishes the events waiting for their sync whose journal bytes are durable now (in order), writes
+  // the archives of finished games whose events are all out, and the PGN file once no move is waiting;
+  // then makes a deferred rotation that became possible.
   void drain();
+  void publish_durable();
+  void write_finished();
+  void try_deferred_rotation();
+  // A deferred rotation's new file could not be written: the journal is failing (retried).
+  void rotation_failed(const std::string& error);
+  // Writes one record: to the current file (at once, or buffered for the end of the loop turn; in an outage
+  // kept for the retry), or, while a rotation is deferred, kept for the new file.
+  tl::expected<void, std::string> put(char type, const std::string& body, bool buffered);
+  // Where the next record ends up: its file (file_serial_, or the next while a rotation is deferred) and
+  // the file's length before it.
+  std::uint64_t journal_end() const { return deferred_ ? deferred_->bytes : writer_.size(); }
+  std::uint64_t current_file() const { return file_serial_ + (deferred_ ? 1 : 0); }
+  // Bytes of records waiting in memory (a failing disk, a deferred rotation).
+  std::uint64_t waiting_bytes() const { return writer_.buffered() + (deferred_ ? deferred_->bytes : 0); }
   // The PGN file of the current game: on this thread (`now`), or by the background writer. Once the game
   // has a result, with its signature file (written after it, from the same content).
   void write_pgn(bool now = true);
+  // The same for `g` (the current game, or a finished one: `over`, written without waiting for the PGN
+  // interval).
+  void write_archive(const outputs::BoardGame& g, bool now, bool over = false);
   // A new game began: the previous game's file, which may wait for its interval (ended without a result),
   // is written now. /games.pgn serves finished games from their files.
   void finish_game_file();
-  // The signature file of `pgn` written at `archive`, when the game has a result and there is a key.
-  std::optional<std::string> signature_for(const std::filesystem::path& archive, const std::string& pgn);
+  // The signature file of `pgn` (game `number`) written at `archive`, when the game has a result and there
+  // is a key.
+  std::optional<std::string> signature_for(const std::filesystem::path& archive, const std::string& pgn,
+                                           int number, bool has_result);
   tl::expected<void, std::string> open_match_member(const std::filesystem::path& path,
                                                     std::optional<journal::JournalScan> scan);
   // The journal as read at start-up: none when absent; an error when it cannot be read. A damaged one is
@@ -332,7 +389,29 @@ class BoardRuntime : public BoardSink {
     rules::Event event;
     std::string line;
     std::uint64_t journal_at = 0;  // where its record begins in the journal file
+    int game = 0;                  // the board's game number when it was journaled
+    std::uint64_t file = 0;        // the journal file it is in (file_serial_ when published)
   };
+  // A deferred rotation (defer_rotation()).
+  struct Deferred {
+    journal::Rotation rotation;
+    std::string header;  // the new file's header record
+    std::int64_t created_ms = 0;
+    std::vector<std::pair<char, std::string>> records;  // after the header
+    std::uint64_t bytes = 0;                            // the new file's length with them
+  };
+  std::optional<Deferred> deferred_;
+  std::uint64_t file_serial_ = 0;  // counts the rotations made since open()
+  bool rotating_ = false;
+  std::function<void()> on_rotation_ready_;
+  // Games that ended while events of them waited for the journal (hold_finished_game()).
+  struct Finished {
+    int number = 0;
+    rules::Game game;
+    rules::PgnTags tags;
+    std::int64_t started_ms = 0;
+  };
+  std::deque<Finished> finished_;
   std::deque<Unpublished> unpublished_;
   // A link event is not journaled (see link_changed()) but keeps its place on the feed: it waits until the
   // `ahead` events that were waiting when it happened are published.

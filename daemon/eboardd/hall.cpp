@@ -12,6 +12,7 @@
 #include "daemon/eboardd/board_runtime.hpp"
 #include "daemon/eboardd/match_runtime.hpp"
 #include "daemon/eboardd/service.hpp"
+#include "daemon/outputs/async_file.hpp"
 #include "daemon/outputs/atomic_file.hpp"
 #include "daemon/outputs/pgn_output.hpp"
 
@@ -138,7 +139,11 @@ void Hall::stop() {
   if (save_pending_ || acked_ > 0) {
     std::map<std::string, mqtt::EventId> acked;
     for (const auto& [board, l] : local_) acked[board] = l.acks.acked();
-    (void)mqtt::save_acked(fs::path(state_dir_) / "mqtt" / "acked.json", acked);
+    // After (and instead of) what the background writer still holds for it.
+    const fs::path file = fs::path(state_dir_) / "mqtt" / "acked.json";
+    std::error_code mkdir_error;
+    fs::create_directories(file.parent_path(), mkdir_error);
+    (void)background_files(io_).write_now(file, mqtt::acked_text(acked));
   }
   client_->stop(topics_.status(), "offline");
   client_.reset();
@@ -342,8 +347,11 @@ void Hall::schedule_save() {
     save_pending_ = false;
     std::map<std::string, mqtt::EventId> acked;
     for (const auto& [board, l] : local_) acked[board] = l.acks.acked();
-    if (auto ok = mqtt::save_acked(fs::path(state_dir_) / "mqtt" / "acked.json", acked); !ok)
-      spdlog::warn("mqtt: {}", ok.error());
+    // Durably, off the loop (the writer logs a failure and retries it).
+    const fs::path file = fs::path(state_dir_) / "mqtt" / "acked.json";
+    std::error_code mkdir_error;
+    fs::create_directories(file.parent_path(), mkdir_error);
+    background_files(io_).submit(file, mqtt::acked_text(acked), /*urgent=*/true);
   });
 }
 

@@ -9,6 +9,7 @@
 #include "daemon/eboardd/bus_source.hpp"
 #include "daemon/eboardd/session_feed.hpp"
 #include "daemon/outputs/archive_guard.hpp"
+#include "daemon/outputs/async_file.hpp"
 #include "daemon/outputs/atomic_file.hpp"
 #include "daemon/outputs/pgn_output.hpp"
 #include "daemon/session/board_session.hpp"
@@ -103,10 +104,14 @@ tl::expected<void, std::string> MatchRuntime::open() {
                             "match, then reload");
   }
   // The BPGN file shows what was published: rewritten once each board's moves are.
-  for (auto* b : boards_)
+  for (auto* b : boards_) {
     b->set_on_record_published([this, alive = std::weak_ptr<bool>(alive_)] {
       if (!alive.expired()) write_bpgn();
     });
+    b->set_on_rotation_ready([this, alive = std::weak_ptr<bool>(alive_)] {
+      if (!alive.expired()) rotate_deferred();
+    });
+  }
   auto t0 = std::chrono::steady_clock::now();
   recovery_ = journal::recover_match(boards_[0]->match_scan(), boards_[1]->match_scan(), match_config());
   auto& r = *recovery_;
@@ -141,20 +146,38 @@ tl::expected<int, std::string> MatchRuntime::new_match() {
   const std::int64_t seq = seq_++;
   // Both journals rotate as one (recovery reads them together), or neither does.
   std::array<std::string, 2> bodies;
-  std::vector<journal::Rotation> group;
+  std::array<BoardRuntime::RotationPlan, 2> plans;
   for (std::size_t b = 0; b < 2; ++b) {
     bodies[b] = BoardRuntime::input_body(g, seq);
-    if (auto r = boards_[b]->prepare_rotation(bodies[b])) group.push_back(std::move(*r));
+    plans[b] = boards_[b]->prepare_rotation(bodies[b]);
   }
-  bool rotated = false;
-  if (group.size() == 2) {
-    journal::CommitResult c = journal::commit(group);
-    if (!c.error.empty()) spdlog::error("match {}: journal rotation: {}", name(), c.error);
-    rotated = c.rotated;
-  } else {
+  std::vector<journal::Rotation> group;
+  for (const auto& p : plans)
+    if (p.rotation) group.push_back(*p.rotation);
+  const bool none =
+      plans[0].kind == BoardRuntime::RotationPlan::none || plans[1].kind == BoardRuntime::RotationPlan::none;
+  const bool deferred = !none && (plans[0].kind == BoardRuntime::RotationPlan::deferred ||
+                                  plans[1].kind == BoardRuntime::RotationPlan::deferred);
+  // The match ending now with events still held (a failing disk): its archive is written once both
+  // boards published them.
+  if (match_ && (boards_[0]->holds_events_of(number()) || boards_[1]->holds_events_of(number())))
+    finished_.push_back(
+        {number(), bpgn_path(), bpgn_text(std::nullopt, false), match_->result().has_value()});
+  for (auto* b : boards_) b->hold_finished_game();
+  if (deferred) {
     journal::abandon(group);
+    for (std::size_t b = 0; b < 2; ++b) boards_[b]->defer_rotation(bodies[b]);
+  } else {
+    bool rotated = false;
+    if (group.size() == 2) {
+      journal::CommitResult c = journal::commit(group);
+      if (!c.error.empty()) spdlog::error("match {}: journal rotation: {}", name(), c.error);
+      rotated = c.rotated;
+    } else {
+      journal::abandon(group);
+    }
+    for (std::size_t b = 0; b < 2; ++b) (void)boards_[b]->finish_rotation(rotated, bodies[b]);
   }
-  for (std::size_t b = 0; b < 2; ++b) (void)boards_[b]->finish_rotation(rotated, bodies[b]);
   match_.emplace(match_config());
   if (recovery_) recovery_->inputs_since_start = 0;
   for (int b = 0; b < 2; ++b) boards_[std::size_t(b)]->match_new_game(t, match_->board(b).game());
@@ -164,6 +187,29 @@ tl::expected<int, std::string> MatchRuntime::new_match() {
   if (feeding_ && feed_) feed_->new_match();
   reschedule();
   return number();
+}
+
+void MatchRuntime::rotate_deferred() {
+  if (rotating_) return;
+  rotating_ = true;
+  if (boards_[0]->rotation_deferred() && boards_[1]->rotation_deferred() && boards_[0]->ready_to_rotate() &&
+      boards_[1]->ready_to_rotate()) {
+    std::vector<journal::Rotation> group;
+    for (auto* b : boards_) {
+      auto r = b->write_deferred_next();
+      if (!r) break;  // that board's journal is failing again: retried from its outage
+      group.push_back(*r);
+    }
+    if (group.size() == 2) {
+      journal::CommitResult c = journal::commit(group);
+      if (!c.error.empty()) spdlog::error("match {}: journal rotation: {}", name(), c.error);
+      rotating_ = false;
+      for (auto* b : boards_) b->finish_deferred(c.rotated);
+    } else {
+      journal::abandon(group);
+    }
+  }
+  rotating_ = false;
 }
 
 std::unique_ptr<BoardSource> MatchRuntime::board_source(int board) {
@@ -252,13 +298,15 @@ void MatchRuntime::reschedule() {
   });
 }
 
-std::string MatchRuntime::bpgn(std::optional<std::int64_t> cutoff) const {
+std::string MatchRuntime::bpgn(std::optional<std::int64_t> cutoff) const { return bpgn_text(cutoff, true); }
+
+std::string MatchRuntime::bpgn_text(std::optional<std::int64_t> cutoff, bool held_out) const {
   BughouseRecord rec = match_->record();
   // Without what still waits for the journal (a board's last moves, the result), or for the delay.
   bool result_held = false;
   for (int b = 0; b < 2; ++b) {
     const BoardRuntime& board = *boards_[std::size_t(b)];
-    const BoardRuntime::HeldBack held = board.held_back();
+    const BoardRuntime::HeldBack held = held_out ? board.held_back() : BoardRuntime::HeldBack{};
     result_held |= held.result || held.moves > 0;
     int drop = held.moves;
     if (cutoff) {
@@ -314,8 +362,21 @@ fs::path MatchRuntime::bpgn_path() const {
 }
 
 void MatchRuntime::write_bpgn() {
-  fs::path path = bpgn_path();
-  const std::string text = bpgn();
+  write_finished();
+  write_archive(bpgn_path(), bpgn(), number(), match_ && match_->result());
+}
+
+void MatchRuntime::write_finished() {
+  while (!finished_.empty() && !boards_[0]->holds_events_of(finished_.front().number) &&
+         !boards_[1]->holds_events_of(finished_.front().number)) {
+    Finished f = std::move(finished_.front());
+    finished_.erase(finished_.begin());
+    write_archive(f.path, f.text, f.number, f.has_result);
+    spdlog::info("match {}: match {}'s last events are published: its archive follows", name(), f.number);
+  }
+}
+
+void MatchRuntime::write_archive(fs::path path, const std::string& text, int number, bool has_result) {
   if (guard_archive_) {
     // Until the recovered match is at least as rich as the file written before the restart, the file stays.
     if (outputs::would_impoverish(path, text)) {
@@ -330,14 +391,18 @@ void MatchRuntime::write_bpgn() {
       guard_archive_ = false;
     }
   }
-  auto ok = outputs::write_file_atomic(path, text);
-  if (ok) {
-    if (auto sig = signature_for(path, text)) {
-      fs::path sig_path = path;
-      sig_path += ".sig";
-      ok = outputs::write_file_atomic(sig_path, *sig);
-    }
+  std::optional<std::string> sig = signature_for(path, text, number, has_result);
+  fs::path sig_path = path;
+  sig_path += ".sig";
+  if (outputs::AsyncFileWriter* files = boards_[0]->files()) {
+    // Off the loop; the writer logs failures once and retries until the disk takes the file. The signature
+    // is queued after its archive.
+    files->submit(path, text, /*urgent=*/true);
+    if (sig) files->submit(sig_path, std::move(*sig), /*urgent=*/true);
+    return;
   }
+  auto ok = outputs::write_file_atomic(path, text);
+  if (ok && sig) ok = outputs::write_file_atomic(sig_path, *sig);
   if (!ok) {
     if (bpgn_error_ != ok.error()) spdlog::error("match {}: {}", name(), ok.error());
     bpgn_error_ = ok.error();
@@ -346,9 +411,10 @@ void MatchRuntime::write_bpgn() {
   }
 }
 
-std::optional<std::string> MatchRuntime::signature_for(const fs::path& archive, const std::string& text) {
+std::optional<std::string> MatchRuntime::signature_for(const fs::path& archive, const std::string& text,
+                                                       int number, bool has_result) {
   const auto& key = boards_[0]->options().signing_key;
-  if (!key || !match_ || !match_->result()) return std::nullopt;
+  if (!key || !has_result) return std::nullopt;
   journal::SignedRecord r;
   for (auto* b : boards_) {
     auto seal = b->seal_journal();
@@ -363,7 +429,7 @@ std::optional<std::string> MatchRuntime::signature_for(const fs::path& archive, 
   sign_error_.clear();
   r.archive = journal::seal_archive(archive.filename().string(), text);
   r.board = name();
-  r.game = number();
+  r.game = number;
   r.signed_ms = now_ms();
   return journal::signature_file_text(std::move(r), *key);
 }

@@ -104,9 +104,20 @@ class MatchRuntime {
   void dispatch(std::vector<rules::Event> events);
   void reschedule();
   void write_bpgn();
+  // Writes an archive (and its signature, when `has_result`) through the boards' background writer, which
+  // retries what a full disk refused; on this thread without one.
+  void write_archive(std::filesystem::path path, const std::string& text, int number, bool has_result);
+  // The archives of matches that ended while events of them waited for a journal, once both boards
+  // published them.
+  void write_finished();
+  // Both boards' deferred rotations are ready: writes both new files and commits them as one.
+  void rotate_deferred();
+  // The BPGN with (`held`) or without what waits for the journals.
+  std::string bpgn_text(std::optional<std::int64_t> cutoff, bool held) const;
   // The signature file of the BPGN `text` written at `archive` (covering both boards' journals), once the
   // match has a result and there is a key.
-  std::optional<std::string> signature_for(const std::filesystem::path& archive, const std::string& text);
+  std::optional<std::string> signature_for(const std::filesystem::path& archive, const std::string& text,
+                                           int number, bool has_result);
   void source_started(int board, bool running);
   rules::MatchConfig match_config() const;
 
@@ -125,6 +136,14 @@ class MatchRuntime {
   std::int64_t last_t_ = 0;
   std::string bpgn_error_;
   std::string sign_error_;  // the last signing failure (logged once)
+  struct Finished {
+    int number = 0;
+    std::filesystem::path path;
+    std::string text;  // the whole match, as it ended
+    bool has_result = false;
+  };
+  std::vector<Finished> finished_;
+  bool rotating_ = false;
   // The first archive writes after start-up must not replace a richer file (outputs/archive_guard.hpp).
   bool guard_archive_ = true;
   bool archive_kept_ = false;

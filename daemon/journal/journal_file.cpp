@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "daemon/journal/crc32.hpp"
+#include "daemon/outputs/atomic_file.hpp"
 
 namespace eboard::journal {
 
@@ -47,12 +48,7 @@ bool write_all(int fd, std::string_view data) {
   return true;
 }
 
-void sync_directory(const std::filesystem::path& dir) {
-  int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return;
-  ::fsync(dfd);
-  ::close(dfd);
-}
+void sync_directory(const std::filesystem::path& dir) { (void)outputs::sync_directory(dir); }
 
 // Appends a version 1 record to `out` (no temporary strings: the loop frames a few thousand a second).
 void append_frame_v1(std::string& out, char type, std::string_view body) {
@@ -279,20 +275,7 @@ tl::expected<void, std::string> rewrite_intact(const std::filesystem::path& path
   std::string bytes(scan.version == 1 ? MAGIC_V1 : MAGIC);
   Framer framer(scan.version);
   for (const FileRecord& r : scan.records) framer.append(bytes, r.type, r.body);
-  std::filesystem::path tmp = path;
-  tmp += ".rewrite";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-  if (fd < 0) return tl::unexpected(errno_text("cannot create", tmp));
-  const bool ok = write_all(fd, bytes) && ::fsync(fd) == 0;
-  std::string why = ok ? std::string() : errno_text("cannot write", tmp);
-  ::close(fd);
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    if (ok) why = errno_text("cannot rename over", path);
-    ::unlink(tmp.c_str());
-    return tl::unexpected(why);
-  }
-  sync_directory(path.parent_path());
-  return {};
+  return outputs::write_file_atomic(path, bytes, true, 0640);
 }
 
 tl::expected<std::filesystem::path, std::string> keep_damaged_copy(const std::filesystem::path& path,
@@ -301,16 +284,10 @@ tl::expected<std::filesystem::path, std::string> keep_damaged_copy(const std::fi
   if (!bytes) return tl::unexpected(bytes.error());
   std::filesystem::path copy = path;
   copy += ".damaged-" + std::to_string(unix_ms);
-  int fd = ::open(copy.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0440);
-  if (fd < 0) return tl::unexpected(errno_text("cannot create", copy));
-  const bool ok = write_all(fd, *bytes) && ::fsync(fd) == 0;
-  std::string why = ok ? std::string() : errno_text("cannot write", copy);
-  ::close(fd);
-  if (!ok) {
-    ::unlink(copy.c_str());
-    return tl::unexpected(why);
-  }
-  sync_directory(copy.parent_path());
+  std::error_code ec;
+  if (std::filesystem::exists(copy, ec))
+    return tl::unexpected("cannot create " + copy.string() + ": it exists");
+  if (auto ok = outputs::write_file_atomic(copy, *bytes, true, 0440); !ok) return tl::unexpected(ok.error());
   return copy;
 }
 

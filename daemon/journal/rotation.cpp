@@ -2,15 +2,13 @@
 // Copyright (C) 2026 the eboardd authors
 #include "daemon/journal/rotation.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
 
 #include "daemon/journal/journal_file.hpp"
 #include "daemon/journal/records.hpp"
+#include "daemon/outputs/atomic_file.hpp"
 
 namespace eboard::journal {
 
@@ -18,12 +16,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void sync_dir(const fs::path& dir) {
-  int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  ::fsync(fd);
-  ::close(fd);
-}
+// The renames of a rotation survive a power cut once their directories are synced (the durable write's
+// directory step, outputs/atomic_file.hpp). A failed directory sync is not undone: the renames stand.
+void sync_dir(const fs::path& dir) { (void)outputs::sync_directory(dir); }
 
 // The kept name a .next file's header gives; empty if it names none.
 std::string kept_name_in(const fs::path& next) {

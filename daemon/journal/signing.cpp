@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/journal/crc32.hpp"
+#include "daemon/outputs/atomic_file.hpp"
 
 namespace eboard::journal {
 
@@ -106,41 +107,9 @@ tl::expected<std::string, std::string> read_small_file(const fs::path& path) {
   return text;
 }
 
-// Writes `content` to `path` with `mode` (a new file renamed over it, fsynced, then the directory).
+// Writes `content` to `path` with `mode`: the durable write (outputs/atomic_file.hpp).
 tl::expected<void, std::string> write_key_file(const fs::path& path, std::string_view content, mode_t mode) {
-  static std::atomic<std::uint64_t> serial{0};
-  fs::path tmp = path;
-  tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial.fetch_add(1));
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd < 0) return tl::unexpected(errno_text("cannot create", tmp));
-  bool ok = ::fchmod(fd, mode) == 0;  // the umask may have taken bits the file needs, or left some
-  std::string_view rest = content;
-  while (ok && !rest.empty()) {
-    const ssize_t n = ::write(fd, rest.data(), rest.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      ok = false;
-      break;
-    }
-    rest.remove_prefix(std::size_t(n));
-  }
-  ok = ok && ::fsync(fd) == 0;
-  std::string why = ok ? std::string() : errno_text("cannot write", tmp);
-  ::close(fd);
-  if (ok && ::rename(tmp.c_str(), path.c_str()) != 0) {
-    ok = false;
-    why = errno_text("cannot rename over", path);
-  }
-  if (!ok) {
-    ::unlink(tmp.c_str());
-    return tl::unexpected(why);
-  }
-  const int dfd = ::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-  return {};
+  return outputs::write_file_atomic(path, content, true, mode);
 }
 
 // Bytes [from, to) of the file at `path` (the writer may be appending after them).

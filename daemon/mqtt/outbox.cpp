@@ -12,6 +12,7 @@
 #include "daemon/journal/records.hpp"
 #include "daemon/journal/recovery.hpp"
 #include "daemon/journal/rotation.hpp"
+#include "daemon/outputs/atomic_file.hpp"
 
 namespace eboard::mqtt {
 
@@ -103,21 +104,17 @@ std::map<std::string, EventId> load_acked(const fs::path& file) {
   return out;
 }
 
-tl::expected<void, std::string> save_acked(const fs::path& file,
-                                           const std::map<std::string, EventId>& acked) {
+std::string acked_text(const std::map<std::string, EventId>& acked) {
   json j = json::object();
   for (const auto& [board, id] : acked) j[board] = {{"journal", id.journal}, {"seq", id.seq}};
+  return j.dump() + "\n";
+}
+
+tl::expected<void, std::string> save_acked(const fs::path& file,
+                                           const std::map<std::string, EventId>& acked) {
   std::error_code ec;
   fs::create_directories(file.parent_path(), ec);
-  const fs::path tmp = file.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << j.dump() << '\n';
-    if (!out) return tl::unexpected("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, file, ec);
-  if (ec) return tl::unexpected("cannot rename " + tmp.string() + ": " + ec.message());
-  return {};
+  return outputs::write_file_atomic(file, acked_text(acked));
 }
 
 }  // namespace eboard::mqtt

@@ -2,9 +2,10 @@
 // Copyright (C) 2026 the eboardd authors
 // The journal as the outbox of a board's events. What the broker acknowledged (PUBACK) is remembered per
 // board in state_dir/mqtt/acked.json; whatever follows it in the journal is published again after a
-// broker outage or a restart, in journal order. The file is written without fsync: a stale one makes the
-// host publish some events again, which receivers drop by their ids (topics.hpp); it can never name an
-// event that was not acknowledged, so nothing is skipped.
+// broker outage or a restart, in journal order. The file is written with the daemon's durable write
+// (outputs/atomic_file.hpp: data, rename and directory fsynced); a stale one (a power cut between two
+// saves) makes the host publish some events again, which receivers drop by their ids (topics.hpp); it can
+// never name an event that was not acknowledged, so nothing is skipped.
 #pragma once
 
 #include <cstdint>
@@ -60,5 +61,7 @@ class AckTracker {
 std::map<std::string, EventId> load_acked(const std::filesystem::path& file);
 tl::expected<void, std::string> save_acked(const std::filesystem::path& file,
                                            const std::map<std::string, EventId>& acked);
+// The file's content (what save_acked() writes; the daemon hands it to its background writer).
+std::string acked_text(const std::map<std::string, EventId>& acked);
 
 }  // namespace eboard::mqtt

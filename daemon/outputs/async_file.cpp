@@ -2,6 +2,7 @@
 // Copyright (C) 2026 the eboardd authors
 #include "daemon/outputs/async_file.hpp"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -38,9 +39,12 @@ void AsyncFileWriter::submit(const std::filesystem::path& path, std::string cont
 }
 
 void AsyncFileWriter::enqueue(const std::string& key, Entry& e) {
-  const Clock::time_point due = e.written + min_interval_;
-  if (!e.urgent && !stopping_ && Clock::now() < due) {
-    if (e.delayed) return;  // already waiting for the same end of interval
+  // Not before its interval is over (unless urgent), nor before the retry of a failed write is due.
+  const Clock::time_point due =
+      std::max(e.urgent ? Clock::time_point{} : e.written + min_interval_, e.retry_at);
+  if (!stopping_ && Clock::now() < due) {
+    if (e.delayed && *e.delayed <= due) return;  // already waiting, for no later a time
+    undelay(key, e);
     const bool earliest = delayed_.empty() || due < delayed_.begin()->first;
     e.delayed = due;
     delayed_.emplace(due, key);
@@ -75,6 +79,7 @@ tl::expected<void, std::string> AsyncFileWriter::write_here(std::unique_lock<std
                                                             const std::string& key, Entry& e, bool sync_dir) {
   auto content = std::make_shared<const std::string>(std::move(*e.pending));
   e.pending.reset();
+  const bool urgent = e.urgent;
   e.urgent = false;
   undelay(key, e);
   e.written = Clock::now();
@@ -86,9 +91,28 @@ tl::expected<void, std::string> AsyncFileWriter::write_here(std::unique_lock<std
   e.busy = false;  // `e` stays: an entry is erased only when idle()
   e.in_flight.reset();
   ++stats_.written;
-  if (!ok) ++stats_.failures;
+  if (ok) {
+    e.backoff = std::chrono::milliseconds(0);
+    e.retry_at = {};
+  } else {
+    ++stats_.failures;
+    // Kept for a retry (once stopping, given up), unless a later content replaced it meanwhile.
+    if (!e.pending && !stopping_) {
+      e.pending = *content;
+      e.urgent = urgent;
+    }
+    e.backoff = e.backoff.count() == 0 ? RETRY_MIN : std::min(e.backoff * 2, RETRY_MAX);
+    e.retry_at = Clock::now() + e.backoff;
+  }
   idle_.notify_all();
   return ok;
+}
+
+void AsyncFileWriter::note_result(const std::string& key, Entry& e,
+                                  const tl::expected<void, std::string>& ok) {
+  std::string error = ok ? std::string() : ok.error();
+  if (error != e.error && report_) report_(key, error);  // rare: under the lock is fine
+  e.error = std::move(error);
 }
 
 tl::expected<void, std::string> AsyncFileWriter::write_now(const std::filesystem::path& path,
@@ -107,11 +131,14 @@ tl::expected<void, std::string> AsyncFileWriter::finish(std::unique_lock<std::mu
   // A background write is over. What is pending now is the latest content (ours, or a later one);
   // nothing pending: the background write took it.
   tl::expected<void, std::string> ok;
-  if (e.pending) ok = write_here(lock, key, e);
+  if (e.pending) {
+    ok = write_here(lock, key, e);
+    note_result(key, e, ok);
+  }
   // Submitted while we wrote: the writer thread takes it (the submit saw `e` busy and left it to us).
   if (e.pending && !e.queued && !stopping_) enqueue(key, e);
   // Forgotten once idle, unless it is to keep its interval (sweep() forgets it later).
-  if (idle(e) && min_interval_.count() <= 0) files_.erase(key);
+  if (idle(e) && e.error.empty() && min_interval_.count() <= 0) files_.erase(key);
   return ok;
 }
 
@@ -170,18 +197,17 @@ void AsyncFileWriter::run() {
       if (e.busy || !e.pending) continue;  // being written (or just written) by write_now()/flush()
       auto ok = write_here(lock, key, e, false);
       if (ok) dirs.insert(std::filesystem::path(key).parent_path());
-      std::string error = ok ? std::string() : ok.error();
-      if (error != e.error && report_) report_(key, error);  // rare: under the lock is fine
-      e.error = std::move(error);
+      note_result(key, e, ok);
       if (e.pending && !e.busy && !e.queued) {
-        // Submitted again while we wrote: once more, with the latest (after the interval, unless urgent).
+        // Submitted again while we wrote, or refused by the disk: once more, with the latest (after the
+        // interval unless urgent, and after the retry's delay).
         enqueue(key, e);
       } else if (idle(e) && e.error.empty() && min_interval_.count() <= 0) {
         files_.erase(key);
       }
     }
     lock.unlock();
-    for (const auto& dir : dirs) sync_directory(dir);
+    for (const auto& dir : dirs) (void)sync_directory(dir);
     lock.lock();
   }
 }
@@ -221,7 +247,9 @@ std::vector<std::filesystem::path> AsyncFileWriter::unwritten_in(const std::file
 
 AsyncFileStats AsyncFileWriter::stats() const {
   std::lock_guard lock(mutex_);
-  return stats_;
+  AsyncFileStats s = stats_;
+  for (const auto& [key, e] : files_) s.pending_retries += !e.error.empty() && e.pending.has_value();
+  return s;
 }
 
 }  // namespace eboard::outputs

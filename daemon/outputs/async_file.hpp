@@ -11,6 +11,13 @@
 // (latest content wins) and is written when the interval is over, unless the submit is `urgent`. Each
 // write creates an inode, fsyncs it and renames it over the old one; at 1,000 boards a move every few
 // seconds, one write per move was a third of the daemon's CPU (issue 6).
+//
+// This is the daemon's one worker for durable whole-file writes (write_file_atomic: data fsynced, renamed,
+// directory fsynced), so that the event loop never waits for a disk. A write the disk refuses (full, a
+// quota, an I/O error) is not dropped: its content stays (unless a later submit replaces it) and is written
+// again after RETRY_MIN, then at growing delays up to RETRY_MAX, until it succeeds: when space returns, every
+// file the outage held back is written within RETRY_MAX. The Report callback tells the first failure of a
+// file and its first success after (error empty). stop() tries once more and gives up on what still fails.
 #pragma once
 
 #include <chrono>
@@ -39,6 +46,7 @@ struct AsyncFileStats {
   std::uint64_t written = 0;
   std::uint64_t superseded = 0;  // contents replaced by a later one before being written
   std::uint64_t failures = 0;
+  std::uint64_t pending_retries = 0;  // files whose last write failed, waiting to be written again
 };
 
 class AsyncFileWriter {
@@ -48,6 +56,8 @@ class AsyncFileWriter {
   using Report = std::function<void(const std::filesystem::path& path, const std::string& error)>;
 
   using Clock = std::chrono::steady_clock;
+  static constexpr std::chrono::milliseconds RETRY_MIN{250};
+  static constexpr std::chrono::milliseconds RETRY_MAX{2000};
 
   explicit AsyncFileWriter(Report report = {},
                            std::chrono::milliseconds batch_window = std::chrono::milliseconds(50),
@@ -93,6 +103,8 @@ class AsyncFileWriter {
     Clock::time_point written{};                   // the last write began
     int waiting = 0;                               // threads in write_now()/flush() holding a reference to it
     std::string error;                             // of the last write, for the report
+    Clock::time_point retry_at{};                  // after a failed write: not written again before
+    std::chrono::milliseconds backoff{0};          // the delay after the next failure
   };
   void run();
   // With the lock held, content pending and `e` neither busy nor queued: queues it, now or (written too
@@ -111,9 +123,12 @@ class AsyncFileWriter {
   // write_now()/flush(): waits for a background write of `e`, then writes what is pending here.
   tl::expected<void, std::string> finish(std::unique_lock<std::mutex>& lock, const std::string& key,
                                          Entry& e);
-  // With the lock held, `e` not busy and with content pending: writes it on this thread.
+  // With the lock held, `e` not busy and with content pending: writes it on this thread. A failed write's
+  // content is pending again (unless a later one is), to be retried after the entry's backoff.
   tl::expected<void, std::string> write_here(std::unique_lock<std::mutex>& lock, const std::string& key,
                                              Entry& e, bool sync_dir = true);
+  // With the lock held: the report of `e`'s write result, when it changed.
+  void note_result(const std::string& key, Entry& e, const tl::expected<void, std::string>& ok);
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;  // the writer thread: work or stop

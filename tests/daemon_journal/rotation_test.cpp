@@ -185,7 +185,7 @@ TEST(Rotation, CrashAtEveryStepLosesNothingAndBeginsNoGameTwice) {
       moves = test_support::move_ucis(b.rt->game());
       b.now += 60000;
       journal::NewGameEntry g{b.now, "fide-standard", false, ""};
-      auto r = b.rt->prepare_rotation(journal::encode_body(g));
+      auto r = b.rt->prepare_rotation(journal::encode_body(g)).rotation;
       ASSERT_TRUE(r.has_value());
       game1_records = journal::scan_journal(r->current)->records.size();
       if (step == next_torn) fs::resize_file(r->next, fs::file_size(r->next) - 3);

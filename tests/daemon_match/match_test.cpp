@@ -27,6 +27,7 @@
 #include "daemon/journal/journal_file.hpp"
 #include "daemon/journal/rotation.hpp"
 #include "daemon/journal/signing.hpp"
+#include "daemon/outputs/async_file.hpp"
 #include "daemon/outputs/pgn_output.hpp"
 #include "rules/notation.hpp"
 #include "rules/pgn.hpp"
@@ -110,6 +111,11 @@ class Daemon {
     return service_->handle(r);
   }
   std::int64_t now() const { return now_; }
+  // What the background writer holds for `path` is written (archives are written off the loop).
+  void flush(const fs::path& path) {
+    auto ok = eboardd::background_files(io_).flush(path);
+    EXPECT_TRUE(ok) << ok.error();
+  }
   // Runs the io_context until both boards have published what they journaled: a move is published (and
   // shown in the BPGN) once a syncer thread made it durable and handed it back to the loop.
   void settle() {
@@ -280,10 +286,12 @@ TEST(DaemonMatch, CorpusMatchesAreReconstructedAndServedAsBpgn) {
     EXPECT_NE(res.body.find("1A. "), std::string::npos);
     EXPECT_NE(res.body.find("1b. "), std::string::npos);
     EXPECT_NE(res.body.find("@"), std::string::npos);  // drops
+    d.flush(d.match().bpgn_path());
     EXPECT_EQ(slurp(d.match().bpgn_path()), res.body);
     // A decided match's BPGN is signed, over both boards' journals, with the daemon's key.
     fs::path sig = d.match().bpgn_path();
     sig += ".sig";
+    d.flush(sig);
     EXPECT_EQ(fs::exists(sig), m.result().has_value());
     if (m.result()) {
       ++signed_matches;
@@ -432,6 +440,7 @@ TEST(DaemonMatch, NewMatchRotatesBothJournalsTogether) {
       EXPECT_EQ(scan->records[1].type, 'N');
       EXPECT_EQ(d.service().board(id)->status()["journal"]["rotations"], 1);
     }
+    d.flush(bpgn1_file);
     EXPECT_EQ(slurp(bpgn1_file), bpgn1);  // the finished match's file stays
     set_players(d, rec2);
     origin2 = d.now() + 10000;
@@ -478,7 +487,8 @@ TEST(DaemonMatch, NewMatchRotatesBothJournalsTogether) {
       journal::NewGameEntry g{d.now() + 1000, "bughouse-fqe", false, ""};
       std::vector<journal::Rotation> group;
       for (const char* id : {"A", "B"}) {
-        auto r = d.service().board(id)->prepare_rotation(eboardd::BoardRuntime::input_body(g, 1'000'000));
+        auto r =
+            d.service().board(id)->prepare_rotation(eboardd::BoardRuntime::input_body(g, 1'000'000)).rotation;
         ASSERT_TRUE(r.has_value());
         group.push_back(*r);
       }
