@@ -345,7 +345,7 @@ Config build(const toml::table& root, const std::string& source) {
     const toml::table& m = *n->as_table();
     check_keys(m, "mqtt",
                {"broker", "hall", "host", "aggregate", "publish", "username", "password_file", "ca_file",
-                "cert_file", "key_file", "trusted", "keepalive_s"});
+                "cert_file", "key_file", "trusted", "keepalive_s", "max_message"});
     c.mqtt.enabled = true;
     if (auto s = get_string(m, "broker", "mqtt.")) {
       auto b = parse_broker_url(*s);
@@ -391,6 +391,8 @@ Config build(const toml::table& root, const std::string& source) {
         c.mqtt.trusted.push_back(name);
       }
     if (auto v = get_int(m, "keepalive_s", "mqtt.", 5, 3600)) c.mqtt.keepalive_s = int(*v);
+    if (auto v = get_int(m, "max_message", "mqtt.", 4096, std::int64_t{256} << 20))
+      c.mqtt.max_message = std::size_t(*v);
   }
 
   if (const toml::node* n = root.get("broadcast")) {

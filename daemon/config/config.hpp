@@ -177,6 +177,9 @@ struct MqttConfig {
   std::string ca_file, cert_file, key_file;  // TLS: the broker's CA, this host's certificate and key
   std::vector<std::string> trusted;          // broker usernames whose commands this host obeys
   int keepalive_s = 30;
+  // The largest payload taken from the broker (bytes): a bigger one is dropped whole and counted
+  // (/status mqtt.messages_too_large), whoever published it.
+  std::size_t max_message = std::size_t(1) << 20;
   bool operator==(const MqttConfig&) const = default;
 };
 
