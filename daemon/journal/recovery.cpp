@@ -85,13 +85,13 @@ Recovery recover(const JournalScan& scan, const std::string& board_id) {
     loop.journaled(0, rec.body);
   }
   r.header = loop.header(0);
-  r.ledger = std::move(loop.ledger(0));
   r.sensor_records = loop.sensor_records();
   r.raw_records = loop.raw_records();
   r.bad_records = loop.bad_records();
   r.last_t = loop.last_t();
   r.damaged = !scan.damaged.empty();
   ReplayLoop::Summary s = loop.finish(r.damaged);
+  r.ledger = std::move(loop.ledger(0));  // as finish() left it: the published notes
   r.journaled_events = s.journaled_events;
   r.matched_events = s.matched_events;
   r.mismatched_events = s.mismatched_events;
