@@ -171,6 +171,26 @@ class BoardRuntime : public BoardSink {
   const rules::Game& public_game(std::int64_t cutoff) const;
   // Whether the result of the game (or of its match) was told after `cutoff`.
   bool result_told_after(std::int64_t cutoff) const;
+  // A new game begins at `t_ms` (new-game, LiveChess setup, the next match): the game as published so
+  // far is kept for the public, who see it, behind the delay, until the delay lets the new game's start
+  // out (board_game(cutoff) with cutoff < t_ms). Called before the game is replaced.
+  void keep_for_public(std::int64_t t_ms);
+
+ private:
+  // The games before the current one, as published when the next began (keep_for_public), oldest first.
+  struct Previous {
+    rules::Game game;
+    rules::PgnTags tags;
+    std::int64_t started_ms = 0;
+    int number = 0;
+    std::int64_t ended_ms = 0;               // when the next game began
+    std::vector<std::int64_t> result_times;  // when its result (or its match's) was told
+  };
+  static constexpr std::size_t MAX_PREVIOUS = 8;
+  // The game that was current at `cutoff`, if an earlier one than the current.
+  const Previous* previous_at(std::int64_t cutoff) const;
+
+ public:
   // Called once the events waiting for the journal that change the game record are published (a match
   // rewrites its BPGN file).
   void set_on_record_published(std::function<void()> f) { on_record_published_ = std::move(f); }
@@ -339,6 +359,8 @@ class BoardRuntime : public BoardSink {
   // the first only for a moment after a move.
   mutable std::unique_ptr<rules::Game> published_view_;
   mutable std::unique_ptr<rules::Game> public_view_;
+  std::deque<Previous> previous_;
+  mutable std::unique_ptr<rules::Game> previous_view_;
   bool pgn_due_ = false;           // a move or result was published since the PGN file was written
   std::string pgn_path_;           // of the last PGN written in the background
   std::string sig_path_;           // of the last signature file written in the background
