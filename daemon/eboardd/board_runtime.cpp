@@ -1046,7 +1046,7 @@ nlohmann::json BoardRuntime::status() const {
   return j;
 }
 
-tl::expected<BoardRuntime::CaptureJob, std::string> BoardRuntime::capture_job(int game) const {
+tl::expected<fs::path, std::string> BoardRuntime::capture_journal(int game) const {
   fs::path path = journal_path();
   if (game != 0 && game != ledger_.game_number()) {
     path.clear();
@@ -1055,17 +1055,17 @@ tl::expected<BoardRuntime::CaptureJob, std::string> BoardRuntime::capture_job(in
     if (path.empty())
       return tl::unexpected("board " + id_ + " keeps no journal of game " + std::to_string(game));
   }
-  return [path, id = id_, protocol = options_.protocol]() -> tl::expected<std::string, std::string> {
-    auto scan = journal::scan_journal(path);
-    if (!scan) return tl::unexpected(scan.error());
-    return drivers::format_capture(journal::export_capture(*scan, id, protocol));
-  };
+  return path;
 }
 
 tl::expected<std::string, std::string> BoardRuntime::capture(int game) const {
-  auto job = capture_job(game);
-  if (!job) return tl::unexpected(job.error());
-  return (*job)();
+  auto path = capture_journal(game);
+  if (!path) return tl::unexpected(path.error());
+  auto exporter = journal::CaptureExport::open(*path, id_, options_.protocol);
+  if (!exporter) return tl::unexpected(exporter.error());
+  std::string text;
+  for (std::string piece; !(piece = exporter->next()).empty();) text += piece;
+  return text;
 }
 
 }  // namespace eboard::eboardd

@@ -206,10 +206,11 @@ class BoardRuntime : public BoardSink {
   std::vector<std::string> snapshot();
   nlohmann::json status() const;
   std::filesystem::path journal_path() const;
-  // A capture file of the raw bytes journaled (CONTRACTS §1): of the current game (`game` 0 or its
-  // number), or of a kept game. The job reads files only, for a worker thread; an unknown game fails here.
-  using CaptureJob = std::function<tl::expected<std::string, std::string>()>;
-  tl::expected<CaptureJob, std::string> capture_job(int game = 0) const;
+  // The journal a capture file of the raw bytes journaled (CONTRACTS §1) is made from: of the current game
+  // (`game` 0 or its number), or of a kept game; an unknown game fails. journal::CaptureExport reads it
+  // (files only: on a worker thread).
+  tl::expected<std::filesystem::path, std::string> capture_journal(int game = 0) const;
+  // The capture's whole text.
   tl::expected<std::string, std::string> capture(int game = 0) const;
   // What a signature states about this board's journal as written so far (records buffered are written
   // first, so that the sealed length ends on a record).
