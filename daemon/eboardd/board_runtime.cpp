@@ -485,7 +485,9 @@ const Game& BoardRuntime::public_game(std::int64_t cutoff) const {
 }
 
 void BoardRuntime::keep_for_public(std::int64_t t_ms) {
-  Previous p{published_game(), ledger_.tags(), ledger_.game_started_ms(), ledger_.game_number(), t_ms, {}};
+  const Game& published = published_game();
+  if (published.ply_count() == 0 && !published.outcome()) return;  // nothing of it to see
+  Previous p{published, ledger_.tags(), ledger_.game_started_ms(), ledger_.game_number(), t_ms, {}};
   for (const Event& e : ledger_.notes())
     if (std::holds_alternative<ResultEvent>(e.what) || std::holds_alternative<MatchResultEvent>(e.what))
       p.result_times.push_back(e.t_ms);

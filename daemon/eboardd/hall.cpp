@@ -767,6 +767,18 @@ std::string remote_game_pgn(const mqtt::RemoteBoard& rb, const rules::PgnTags& d
   return outputs::game_pgn({rb.id(), &seen, rb.tags(), rb.started_ms(), rb.game_number(), defaults, "", ""});
 }
 
+// Behind the delay, while the current game's start is not public yet (`cutoff` before it): the game before,
+// without what came after the cutoff. Nothing otherwise.
+std::optional<std::string> earlier_public_pgn(const mqtt::RemoteBoard& rb, const rules::PgnTags& defaults,
+                                              std::int64_t cutoff) {
+  if (cutoff >= rb.started_ms() || rb.earlier().empty()) return std::nullopt;
+  const mqtt::RemoteBoard::Earlier& e = rb.earlier().back();
+  rules::Game seen = e.game;
+  while (seen.ply_count() > 0 && seen.plies().back().time_ms > cutoff) seen.undo();
+  if (e.ended_ms > cutoff) seen.clear_outcome();  // its result may have been told after the cutoff
+  return outputs::game_pgn({rb.id(), &seen, e.tags, e.started_ms, e.number, defaults, "", ""});
+}
+
 }  // namespace
 
 std::string Hall::games_pgn(const rules::PgnTags& defaults, std::optional<std::int64_t> cutoff) const {
@@ -780,6 +792,11 @@ std::string Hall::games_pgn(const rules::PgnTags& defaults, std::optional<std::i
     for (const auto& e : rb->earlier())
       if (!cutoff || e.ended_ms <= *cutoff)  // the game's end is public
         out += outputs::game_pgn({id, &e.game, e.tags, e.started_ms, e.number, defaults, "", ""});
+    if (cutoff && *cutoff < rb->started_ms() && !rb->earlier().empty()) {
+      // The new game is not public yet: the one before is, as far as the cutoff goes, unless listed above.
+      if (rb->earlier().back().ended_ms > *cutoff) out += *earlier_public_pgn(*rb, defaults, *cutoff);
+      continue;
+    }
     out += remote_game_pgn(*rb, defaults, cutoff);
   }
   return out;
@@ -794,6 +811,8 @@ std::optional<std::string> Hall::board_pgn(const std::string& id, const rules::P
     if (!seen.empty())
       if (auto g = seen.back()->games.find(id); g != seen.back()->games.end()) return g->second;
   }
+  if (cutoff)
+    if (auto earlier = earlier_public_pgn(*it->second, defaults, *cutoff)) return earlier;
   return remote_game_pgn(*it->second, defaults, cutoff);
 }
 

@@ -156,9 +156,11 @@ tl::expected<int, std::string> MatchRuntime::new_match() {
   }
   for (std::size_t b = 0; b < 2; ++b) (void)boards_[b]->finish_rotation(rotated, bodies[b]);
   // The public keeps seeing the match that ends here until the delay lets the next one's start out.
-  for (auto* b : boards_) b->keep_for_public(t);
-  previous_.push_back({std::move(*match_), t});
-  if (previous_.size() > 8) previous_.pop_front();
+  if (match_ && (!match_->record().moves.empty() || match_->result())) {
+    for (auto* b : boards_) b->keep_for_public(t);
+    previous_.push_back({std::move(*match_), t});
+    if (previous_.size() > 8) previous_.pop_front();
+  }
   match_.emplace(match_config());
   if (recovery_) recovery_->inputs_since_start = 0;
   for (int b = 0; b < 2; ++b) boards_[std::size_t(b)]->match_new_game(t, match_->board(b).game());

@@ -117,6 +117,9 @@ def main():
         print(f"{len(made)} moves made; public views polled {len(polls)} times; "
               f"{sum(len(ws.moves()) for ws in public_ws.values())} public feed moves; {len(early)} early",
               flush=True)
+        # The demo's match is listed once it runs.
+        matches = [m["name"] for m in json.loads(http_get(port, "/status")[1]).get("matches", [])]
+        h.check(matches, "no match on /status: the demo plays a bughouse match")
         if matches:
             check_new_match(h, port, pub, matches[0])
         for ws in [arbiter, *public_ws.values()]:
@@ -153,7 +156,7 @@ def check_new_match(h, port, pub, match):
         shrunk = [(at, n) for at, n in held if n < before[v]]
         h.check(held and not shrunk, f"{v}: {before[v]} moves public before the new match, then within the delay "
                                      f"{shrunk[:5]} (seconds after it, moves): the public saw the match end early")
-        grew = max([n for _, n in held] + [0])
+        grew = max([n for _, n in held] + [before[v]])
         after = [n for at, n in polls if at > DELAY_S + 1.5]
         h.check(after and after[-1] < grew, f"{v}: still {after[-1:]} moves {DELAY_S + 1.5} s after the new match "
                                             f"(the old one had {grew}): the new match never became public")

@@ -124,7 +124,7 @@ def shown_alerts(d):
     return {b: (on_status.get(b, []), in_snapshot[b]) for b in BOARDS}
 
 
-def invented(now, ref):
+def beyond(now, ref):
     """The codes of `now` beyond those of `ref` (as many times as they are beyond), but journal-damaged."""
     extra = collections.Counter(c for c in now if c != "journal-damaged") - collections.Counter(ref)
     return sorted(extra.elements())
@@ -206,7 +206,7 @@ def run(h, a):
         shown = shown_alerts(d)
         for b in BOARDS:
             for k, view in enumerate(("/status", "the /ws snapshot")):
-                extra = invented(shown[b][k], ref_shown[b][k])
+                extra = beyond(shown[b][k], ref_shown[b][k])
                 h.check(not extra, f"{where}: board {b}: {view} shows alerts never published: {extra} "
                                    f"(the pristine state shows {ref_shown[b][k]})")
         d.stop()
