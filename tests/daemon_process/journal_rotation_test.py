@@ -201,7 +201,10 @@ def check_capture(h, d):
         if not line or line.startswith("#"):
             continue
         t, direction, *hexes = line.split(" ")
-        ok = t.isdigit() and direction in "<>" and all(len(x) == 2 and int(x, 16) >= 0 for x in hexes)
+        if direction == "!":  # a link record (CONTRACTS §1): `<t> ! online` / `<t> ! offline`
+            ok = t.isdigit() and hexes in (["online"], ["offline"])
+        else:
+            ok = t.isdigit() and direction in "<>" and all(len(x) == 2 and int(x, 16) >= 0 for x in hexes)
         if not h.check(ok, f"capture.cap: bad record line {line!r}"):
             break
         times.append(int(t))
