@@ -407,7 +407,9 @@ void Hall::on_message(const std::string& topic, std::string_view payload) {
   if (!env || env->host != t->host || env->board != t->name) return;
   spdlog::debug("mqtt: received {} {}/{}", rb.id(), env->id.journal, env->id.seq);
   // Nothing of this board taken yet, kept or live: what came before this event is asked of its host.
-  if (rb.taken() == 0 && env->resend == 0 && client_ && !cfg_.username.empty()) rb.expect_history();
+  // Once only: a board whose history its host refused or did not have (a problem says so) goes on.
+  if (rb.taken() == 0 && env->resend == 0 && client_ && !cfg_.username.empty() && rb.problems().empty())
+    rb.expect_history();
   if (!rb.take(*env)) {
     if (!rb.hole()) return;
     if (ask_resend(rb)) return;
