@@ -348,7 +348,8 @@ Config build(const toml::table& root, const std::string& source) {
     const toml::table& m = *n->as_table();
     check_keys(m, "mqtt",
                {"broker", "hall", "host", "aggregate", "publish", "username", "password_file", "ca_file",
-                "cert_file", "key_file", "trusted", "keepalive_s", "client_id"});
+                "cert_file", "key_file", "trusted", "keepalive_s", "client_id",
+                "max_message"});
     c.mqtt.enabled = true;
     if (auto s = get_string(m, "broker", "mqtt.")) {
       auto b = parse_broker_url(*s);
@@ -401,6 +402,8 @@ Config build(const toml::table& root, const std::string& source) {
         fail(where_of(m, "client_id"), "mqtt.client_id '" + *s + "': 1 to 128 characters, no space");
       c.mqtt.client_id = *s;
     }
+    if (auto v = get_int(m, "max_message", "mqtt.", 4096, std::int64_t{256} << 20))
+      c.mqtt.max_message = std::size_t(*v);
   }
 
   if (const toml::node* n = root.get("broadcast")) {

@@ -196,6 +196,9 @@ struct MqttConfig {
   // The MQTT client id; empty: "eboardd-<hall>-<host>-<8 hex digits of the state directory's path>", so
   // that two daemons of one machine (a host and an aggregator) are two sessions at the broker.
   std::string client_id;
+  // The largest payload taken from the broker (bytes): a bigger one is dropped whole and counted
+  // (/status mqtt.messages_too_large), whoever published it.
+  std::size_t max_message = std::size_t(1) << 20;
   bool operator==(const MqttConfig&) const = default;
 };
 

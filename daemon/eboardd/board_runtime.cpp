@@ -501,6 +501,7 @@ void BoardRuntime::journal_input(const journal::Entry& e, std::int64_t seq) {
 
 void BoardRuntime::match_new_game(std::int64_t t_ms, const Game& g) {
   last_t_ = std::max(last_t_, t_ms);
+  if (previous_.empty() || previous_.back().ended_ms != t_ms) keep_for_public(t_ms);
   ledger_.on_new_game(t_ms, g);
   finish_game_file();
   game_began();
@@ -558,6 +559,9 @@ const Game& BoardRuntime::published_game() const {
 }
 
 bool BoardRuntime::result_told_after(std::int64_t cutoff) const {
+  if (const Previous* p = previous_at(cutoff))
+    return std::any_of(p->result_times.begin(), p->result_times.end(),
+                       [cutoff](std::int64_t t) { return t > cutoff; });
   for (const Event& e : ledger_.notes())
     if ((std::holds_alternative<ResultEvent>(e.what) || std::holds_alternative<MatchResultEvent>(e.what)) &&
         e.t_ms > cutoff)
@@ -565,24 +569,55 @@ bool BoardRuntime::result_told_after(std::int64_t cutoff) const {
   return false;
 }
 
-const Game& BoardRuntime::public_game(std::int64_t cutoff) const {
-  const Game& published = published_game();
+namespace {
+
+// `published` without the moves completed after `cutoff`, and without its result when `result_hidden`:
+// `published` itself when nothing is hidden, else a copy made in `view`.
+const Game& behind_cutoff(const Game& published, std::int64_t cutoff, bool result_hidden,
+                          std::unique_ptr<Game>& view) {
   int hidden = 0;
   const auto& plies = published.plies();
   while (hidden < int(plies.size()) && plies[plies.size() - 1 - std::size_t(hidden)].time_ms > cutoff)
     ++hidden;
-  const bool result_hidden = published.outcome() && result_told_after(cutoff);
+  result_hidden = result_hidden && published.outcome();
   if (hidden == 0 && !result_hidden) {
-    public_view_.reset();
+    view.reset();
     return published;
   }
-  if (public_view_)
-    *public_view_ = published;
+  if (view)
+    *view = published;
   else
-    public_view_ = std::make_unique<Game>(published);
-  for (int i = 0; i < hidden; ++i) public_view_->undo();
-  public_view_->clear_outcome();
-  return *public_view_;
+    view = std::make_unique<Game>(published);
+  for (int i = 0; i < hidden; ++i) view->undo();
+  view->clear_outcome();
+  return *view;
+}
+
+}  // namespace
+
+const BoardRuntime::Previous* BoardRuntime::previous_at(std::int64_t cutoff) const {
+  for (const Previous& p : previous_)
+    if (cutoff < p.ended_ms) return &p;
+  return nullptr;
+}
+
+const Game& BoardRuntime::public_game(std::int64_t cutoff) const {
+  if (const Previous* p = previous_at(cutoff)) {
+    return behind_cutoff(p->game, cutoff, result_told_after(cutoff), previous_view_);
+  }
+  return behind_cutoff(published_game(), cutoff, result_told_after(cutoff), public_view_);
+}
+
+void BoardRuntime::keep_for_public(std::int64_t t_ms) {
+  const Game& published = published_game();
+  if (published.ply_count() == 0 && !published.outcome()) return;  // nothing of it to see
+  Previous p{published, ledger_.tags(), ledger_.game_started_ms(), ledger_.game_number(), t_ms, {}};
+  for (const Event& e : ledger_.notes())
+    if (std::holds_alternative<ResultEvent>(e.what) || std::holds_alternative<MatchResultEvent>(e.what))
+      p.result_times.push_back(e.t_ms);
+  previous_view_.reset();  // may point into a game about to go
+  previous_.push_back(std::move(p));
+  if (previous_.size() > MAX_PREVIOUS) previous_.pop_front();
 }
 
 const Game& BoardRuntime::game() const {
@@ -893,6 +928,7 @@ tl::expected<int, std::string> BoardRuntime::new_game(const std::string& fen) {
   if (!start) return tl::unexpected("bad start position: " + start.error());
   const std::string body = journal::encode_body(g);
   RotationPlan plan = prepare_rotation(body);
+  keep_for_public(g.t_ms);  // as the public saw it, before its held events are set aside
   hold_finished_game();
   if (plan.kind == RotationPlan::deferred) {
     defer_rotation(body);
@@ -1016,6 +1052,11 @@ outputs::BoardGame BoardRuntime::board_game() const {
 
 outputs::BoardGame BoardRuntime::board_game(std::int64_t cutoff) const {
   outputs::BoardGame g = board_game();
+  if (const Previous* p = previous_at(cutoff)) {
+    g.tags = p->tags;
+    g.started_ms = p->started_ms;
+    g.number = p->number;
+  }
   g.game = &public_game(cutoff);
   return g;
 }
@@ -1210,7 +1251,7 @@ nlohmann::json BoardRuntime::status() const {
   return j;
 }
 
-tl::expected<BoardRuntime::CaptureJob, std::string> BoardRuntime::capture_job(int game) const {
+tl::expected<fs::path, std::string> BoardRuntime::capture_journal(int game) const {
   fs::path path = journal_path();
   if (game != 0 && game != ledger_.game_number()) {
     path.clear();
@@ -1219,17 +1260,17 @@ tl::expected<BoardRuntime::CaptureJob, std::string> BoardRuntime::capture_job(in
     if (path.empty())
       return tl::unexpected("board " + id_ + " keeps no journal of game " + std::to_string(game));
   }
-  return [path, id = id_, protocol = options_.protocol]() -> tl::expected<std::string, std::string> {
-    auto scan = journal::scan_journal(path);
-    if (!scan) return tl::unexpected(scan.error());
-    return drivers::format_capture(journal::export_capture(*scan, id, protocol));
-  };
+  return path;
 }
 
 tl::expected<std::string, std::string> BoardRuntime::capture(int game) const {
-  auto job = capture_job(game);
-  if (!job) return tl::unexpected(job.error());
-  return (*job)();
+  auto path = capture_journal(game);
+  if (!path) return tl::unexpected(path.error());
+  auto exporter = journal::CaptureExport::open(*path, id_, options_.protocol);
+  if (!exporter) return tl::unexpected(exporter.error());
+  std::string text;
+  for (std::string piece; !(piece = exporter->next()).empty();) text += piece;
+  return text;
 }
 
 }  // namespace eboard::eboardd

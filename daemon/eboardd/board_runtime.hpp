@@ -217,6 +217,26 @@ class BoardRuntime : public BoardSink {
   const rules::Game& public_game(std::int64_t cutoff) const;
   // Whether the result of the game (or of its match) was told after `cutoff`.
   bool result_told_after(std::int64_t cutoff) const;
+  // A new game begins at `t_ms` (new-game, LiveChess setup, the next match): the game as published so
+  // far is kept for the public, who see it, behind the delay, until the delay lets the new game's start
+  // out (board_game(cutoff) with cutoff < t_ms). Called before the game is replaced.
+  void keep_for_public(std::int64_t t_ms);
+
+ private:
+  // The games before the current one, as published when the next began (keep_for_public), oldest first.
+  struct Previous {
+    rules::Game game;
+    rules::PgnTags tags;
+    std::int64_t started_ms = 0;
+    int number = 0;
+    std::int64_t ended_ms = 0;               // when the next game began
+    std::vector<std::int64_t> result_times;  // when its result (or its match's) was told
+  };
+  static constexpr std::size_t MAX_PREVIOUS = 8;
+  // The game that was current at `cutoff`, if an earlier one than the current.
+  const Previous* previous_at(std::int64_t cutoff) const;
+
+ public:
   // Called once the events waiting for the journal that change the game record are published (a match
   // rewrites its BPGN file).
   void set_on_record_published(std::function<void()> f) { on_record_published_ = std::move(f); }
@@ -232,10 +252,11 @@ class BoardRuntime : public BoardSink {
   std::vector<std::string> snapshot();
   nlohmann::json status() const;
   std::filesystem::path journal_path() const;
-  // A capture file of the raw bytes journaled (CONTRACTS §1): of the current game (`game` 0 or its
-  // number), or of a kept game. The job reads files only, for a worker thread; an unknown game fails here.
-  using CaptureJob = std::function<tl::expected<std::string, std::string>()>;
-  tl::expected<CaptureJob, std::string> capture_job(int game = 0) const;
+  // The journal a capture file of the raw bytes journaled (CONTRACTS §1) is made from: of the current game
+  // (`game` 0 or its number), or of a kept game; an unknown game fails. journal::CaptureExport reads it
+  // (files only: on a worker thread).
+  tl::expected<std::filesystem::path, std::string> capture_journal(int game = 0) const;
+  // The capture's whole text.
   tl::expected<std::string, std::string> capture(int game = 0) const;
   // What a signature states about this board's journal as written so far (records buffered are written
   // first, so that the sealed length ends on a record).
@@ -429,6 +450,8 @@ class BoardRuntime : public BoardSink {
   mutable std::unique_ptr<rules::Game> public_view_;
   std::optional<std::pair<int, rules::PgnTags>> next_tags_;  // update_tags_from_game's, not set yet
   void game_began();                                         // after the ledger counted a new game
+  std::deque<Previous> previous_;
+  mutable std::unique_ptr<rules::Game> previous_view_;
   bool pgn_due_ = false;           // a move or result was published since the PGN file was written
   std::string pgn_path_;           // of the last PGN written in the background
   std::string sig_path_;           // of the last signature file written in the background

@@ -26,6 +26,18 @@ namespace {
 constexpr auto STATE_DEBOUNCE = std::chrono::milliseconds(50);
 constexpr auto SAVE_DEBOUNCE = std::chrono::milliseconds(500);
 constexpr auto RESEND_RETRY = std::chrono::seconds(5);
+// A requester's resends of one board: a burst of RESEND_BURST, then one every RESEND_REFILL. An aggregator
+// asks again for one hole every RESEND_RETRY only: this is room for a few holes in a row.
+constexpr double RESEND_BURST = 3;
+constexpr auto RESEND_REFILL = std::chrono::seconds(2);
+constexpr std::size_t MAX_RESEND_BUDGETS = 4096;
+// What an aggregator keeps of other hosts, whatever broker users publish: boards and matches in all, the
+// match numbers of one match kept beside the delay's span, commands awaiting their answer.
+constexpr std::size_t MAX_REMOTE_BOARDS = 4096;
+constexpr std::size_t MAX_REMOTE_MATCHES = 2048;
+constexpr std::size_t MAX_MATCH_NUMBERS = 16;
+constexpr std::size_t MAX_MATCH_RECORDS = 4096;
+constexpr std::size_t MAX_RESENDS_AWAITED = 1024;
 
 std::string machine_name() {
   char name[256] = {};
@@ -356,6 +368,14 @@ void Hall::schedule_save() {
 }
 
 void Hall::on_message(const std::string& topic, std::string_view payload) {
+  // Bounded before anything is parsed or kept: any broker user can publish, and the broker lets big ones
+  // through (its own limit is 256 MB).
+  if (payload.size() > cfg_.max_message) {
+    if (messages_too_large_++ == 0 || (messages_too_large_ & (messages_too_large_ - 1)) == 0)
+      spdlog::warn("mqtt: a message of {} bytes on {} dropped (mqtt.max_message = {}; {} so far)",
+                   payload.size(), topic, cfg_.max_message, messages_too_large_);
+    return;
+  }
   auto t = mqtt::parse_topic(topics_.hall(), topic);
   if (!t) return;
   using K = mqtt::TopicParts::Kind;
@@ -372,6 +392,8 @@ void Hall::on_message(const std::string& topic, std::string_view payload) {
       const bool none = a->status == 200 && a->body.is_object() && a->body.value("sent", -1) == 0;
       if (rb != remote_.end() && rb->second->hole()) {
         if (none) rb->second->nothing_to_resend();
+        // Refused: this aggregator's user is not one the host trusts; asking again changes nothing.
+        if (a->status == 403) rb->second->nothing_to_resend("the host refused to send them again (403)");
         spdlog::info("mqtt: {} answered the resend for {}: {} {}", t->host, r->second, a->status,
                      a->body.dump());
       }
@@ -398,7 +420,9 @@ void Hall::on_message(const std::string& topic, std::string_view payload) {
       if (rb->host() == t->host) rb->set_host_online(online);
     return;
   }
-  mqtt::RemoteBoard& rb = remote_board(t->host, t->name);
+  mqtt::RemoteBoard* found = remote_board(t->host, t->name);
+  if (!found) return;
+  mqtt::RemoteBoard& rb = *found;
   if (t->kind == K::State) {
     json state = json::parse(payload, nullptr, false);
     if (!state.is_object()) return;
@@ -417,7 +441,9 @@ void Hall::on_message(const std::string& topic, std::string_view payload) {
   if (!env || env->host != t->host || env->board != t->name) return;
   spdlog::debug("mqtt: received {} {}/{}", rb.id(), env->id.journal, env->id.seq);
   // Nothing of this board taken yet, kept or live: what came before this event is asked of its host.
-  if (rb.taken() == 0 && env->resend == 0 && client_ && !cfg_.username.empty()) rb.expect_history();
+  // Once only: a board whose history its host refused or did not have (a problem says so) goes on.
+  if (rb.taken() == 0 && env->resend == 0 && client_ && !cfg_.username.empty() && rb.problems().empty())
+    rb.expect_history();
   if (!rb.take(*env)) {
     if (!rb.hole()) return;
     if (ask_resend(rb)) return;
@@ -443,6 +469,10 @@ bool Hall::take_match(const std::string& host, const std::string& name, std::str
   r.bpgn = j["bpgn"].get<std::string>();
   r.payload = payload;
   const std::string id = host + ":" + name;
+  if (!remote_matches_.count(id) && remote_matches_.size() >= MAX_REMOTE_MATCHES) {
+    ++remote_refused_;
+    return false;
+  }
   for (const auto& [board, pgn] : j["games"].items())
     if (pgn.is_string() && config::valid_topic_name(board)) {
       std::string board_id = host;
@@ -457,11 +487,20 @@ bool Hall::take_match(const std::string& host, const std::string& name, std::str
   // Kept: what the broadcast delay may still have to show (the records of its span, a minute more for
   // the hosts' clocks), and the last of each match number.
   const std::int64_t kept_from = records.back().t_ms - delay_ms_ - 60 * 1000;
-  std::vector<RemoteMatch::Record> kept;
-  for (std::size_t i = 0; i < records.size(); ++i) {
+  // Of the match numbers, the last MAX_MATCH_NUMBERS only: a host may count them up without end.
+  std::size_t numbers = 0;
+  std::vector<bool> keep(records.size(), false);
+  for (std::size_t i = records.size(); i-- > 0;) {
     const bool last_of_number = i + 1 == records.size() || records[i + 1].number != records[i].number;
-    if (last_of_number || records[i].t_ms >= kept_from) kept.push_back(std::move(records[i]));
+    if (last_of_number) ++numbers;
+    if (numbers > MAX_MATCH_NUMBERS) break;
+    keep[i] = last_of_number || records[i].t_ms >= kept_from;
   }
+  std::vector<RemoteMatch::Record> kept;
+  for (std::size_t i = 0; i < records.size(); ++i)
+    if (keep[i]) kept.push_back(std::move(records[i]));
+  if (kept.size() > MAX_MATCH_RECORDS)  // a host publishing faster than moves are made: the oldest go
+    kept.erase(kept.begin(), kept.end() - std::ptrdiff_t(MAX_MATCH_RECORDS));
   records = std::move(kept);
   service_.livechess_changed();
   return true;
@@ -494,13 +533,19 @@ std::optional<std::string> Hall::match_bpgn(const std::string& id, std::optional
   return seen.empty() ? std::string() : seen.back()->bpgn;
 }
 
-mqtt::RemoteBoard& Hall::remote_board(const std::string& host, const std::string& board) {
-  auto& slot = remote_[host + ":" + board];
-  if (!slot) {
-    slot = std::make_unique<mqtt::RemoteBoard>(host, board);
-    slot->set_host_online(hosts_.count(host) ? hosts_[host] : true);
+mqtt::RemoteBoard* Hall::remote_board(const std::string& host, const std::string& board) {
+  const std::string id = host + ":" + board;
+  if (auto it = remote_.find(id); it != remote_.end()) return it->second.get();
+  if (remote_.size() >= MAX_REMOTE_BOARDS) {
+    if (remote_refused_++ == 0)
+      spdlog::warn("mqtt: {} remote boards held already: {} and any further one are not taken",
+                   remote_.size(), id);
+    return nullptr;
   }
-  return *slot;
+  auto& slot = remote_[id];
+  slot = std::make_unique<mqtt::RemoteBoard>(host, board);
+  slot->set_host_online(hosts_.count(host) ? hosts_[host] : true);
+  return slot.get();
 }
 
 void Hall::keep_remote(const mqtt::RemoteBoard& rb, std::string_view line) {
@@ -561,8 +606,11 @@ void Hall::load_remote() {
   const std::size_t boards =
       read_kept("remote", [&](const fs::path&, const std::string& host, const std::string& board,
                               const std::vector<std::string>& lines) {
-        mqtt::RemoteBoard& rb = remote_board(host, board);
+        mqtt::RemoteBoard* found = remote_board(host, board);
+        if (!found) return;
+        mqtt::RemoteBoard& rb = *found;
         for (const auto& line : lines) {
+          if (line.size() > cfg_.max_message) continue;  // kept before the bound was lowered
           json j = json::parse(line, nullptr, false);
           if (j.is_object() && j.contains("state")) {
             rb.take_state(j["state"]);
@@ -597,8 +645,9 @@ void Hall::run_command(const std::string& user, std::string_view payload) {
   a.id = c->id;
   a.board = c->board;
   const bool trusted = std::find(cfg_.trusted.begin(), cfg_.trusted.end(), user) != cfg_.trusted.end();
-  // A resend publishes again what every reader of the hall had: no identity needs trusting for it.
-  if (!trusted && c->action != "resend") {
+  // A resend too: it costs the host a journal read and the hall a burst of messages, so only users it
+  // trusts may ask for one, and only so often (resend_allowed).
+  if (!trusted) {
     ++commands_refused_;
     a.status = 403;
     a.body = {{"error", "host " + topics_.host() + " does not take commands from '" + user +
@@ -606,7 +655,15 @@ void Hall::run_command(const std::string& user, std::string_view payload) {
     spdlog::warn("mqtt: command {} {} on board {} from untrusted '{}' refused", c->id, c->action, c->board,
                  user);
   } else if (c->action == "resend") {
-    a = resend(*c);
+    if (service_.board(c->board) && !resend_allowed(user, c->board)) {
+      ++resends_limited_;
+      a.status = 429;
+      a.body = {
+          {"error", "too many resends of board " + c->board + " asked by '" + user + "'"},
+          {"retry_after_ms", std::chrono::duration_cast<std::chrono::milliseconds>(RESEND_REFILL).count()}};
+    } else {
+      a = resend(*c);
+    }
   } else if (!service_.board(c->board)) {
     a.status = 404;
     a.body = {{"error", "no board '" + c->board + "' on host " + topics_.host()}};
@@ -629,6 +686,28 @@ void Hall::run_command(const std::string& user, std::string_view payload) {
     spdlog::info("mqtt: command {} {} on board {} from {}: {}", c->id, c->action, c->board, user, res.status);
   }
   if (client_) client_->publish(topics_.answer(user), mqtt::encode_answer(a), 1, false);
+}
+
+bool Hall::resend_allowed(const std::string& user, const std::string& board) {
+  const auto now = std::chrono::steady_clock::now();
+  auto key = std::make_pair(user, board);
+  auto it = resend_budget_.find(key);
+  if (it == resend_budget_.end()) {
+    if (resend_budget_.size() >= MAX_RESEND_BUDGETS) {
+      // Forget the requesters whose budgets are full again: they are as new ones.
+      for (auto i = resend_budget_.begin(); i != resend_budget_.end();)
+        i = now - i->second.at >= RESEND_REFILL * RESEND_BURST ? resend_budget_.erase(i) : std::next(i);
+      if (resend_budget_.size() >= MAX_RESEND_BUDGETS) return false;
+    }
+    it = resend_budget_.emplace(key, ResendBudget{RESEND_BURST, now}).first;
+  }
+  ResendBudget& b = it->second;
+  const double refill = std::chrono::duration<double>(now - b.at) / RESEND_REFILL;
+  b.tokens = std::min(RESEND_BURST, b.tokens + refill);
+  b.at = now;
+  if (b.tokens < 1) return false;
+  b.tokens -= 1;
+  return true;
 }
 
 mqtt::Answer Hall::resend(const mqtt::Command& c) {
@@ -685,6 +764,7 @@ bool Hall::ask_resend(const mqtt::RemoteBoard& rb) {
   if (!client_->publish(topics_.command(rb.host(), cfg_.username), mqtt::encode_command(c), 1, false))
     return true;
   resends_[c.id] = rb.id();
+  if (resends_.size() > MAX_RESENDS_AWAITED) resends_.erase(resends_.begin());
   spdlog::warn("mqtt: {}: events lost on the way after {}/{}; asked {} to publish them again", rb.id(),
                rb.hole()->journal, rb.hole()->seq, rb.host());
   return true;
@@ -723,6 +803,18 @@ std::string remote_game_pgn(const mqtt::RemoteBoard& rb, const rules::PgnTags& d
   return outputs::game_pgn({rb.id(), &seen, rb.tags(), rb.started_ms(), rb.game_number(), defaults, "", ""});
 }
 
+// Behind the delay, while the current game's start is not public yet (`cutoff` before it): the game before,
+// without what came after the cutoff. Nothing otherwise.
+std::optional<std::string> earlier_public_pgn(const mqtt::RemoteBoard& rb, const rules::PgnTags& defaults,
+                                              std::int64_t cutoff) {
+  if (cutoff >= rb.started_ms() || rb.earlier().empty()) return std::nullopt;
+  const mqtt::RemoteBoard::Earlier& e = rb.earlier().back();
+  rules::Game seen = e.game;
+  while (seen.ply_count() > 0 && seen.plies().back().time_ms > cutoff) seen.undo();
+  if (e.ended_ms > cutoff) seen.clear_outcome();  // its result may have been told after the cutoff
+  return outputs::game_pgn({rb.id(), &seen, e.tags, e.started_ms, e.number, defaults, "", ""});
+}
+
 }  // namespace
 
 std::string Hall::games_pgn(const rules::PgnTags& defaults, std::optional<std::int64_t> cutoff) const {
@@ -736,6 +828,11 @@ std::string Hall::games_pgn(const rules::PgnTags& defaults, std::optional<std::i
     for (const auto& e : rb->earlier())
       if (!cutoff || e.ended_ms <= *cutoff)  // the game's end is public
         out += outputs::game_pgn({id, &e.game, e.tags, e.started_ms, e.number, defaults, "", ""});
+    if (cutoff && *cutoff < rb->started_ms() && !rb->earlier().empty()) {
+      // The new game is not public yet: the one before is, as far as the cutoff goes, unless listed above.
+      if (rb->earlier().back().ended_ms > *cutoff) out += *earlier_public_pgn(*rb, defaults, *cutoff);
+      continue;
+    }
     out += remote_game_pgn(*rb, defaults, cutoff);
   }
   return out;
@@ -750,6 +847,8 @@ std::optional<std::string> Hall::board_pgn(const std::string& id, const rules::P
     if (!seen.empty())
       if (auto g = seen.back()->games.find(id); g != seen.back()->games.end()) return g->second;
   }
+  if (cutoff)
+    if (auto earlier = earlier_public_pgn(*it->second, defaults, *cutoff)) return earlier;
   return remote_game_pgn(*it->second, defaults, cutoff);
 }
 
@@ -785,6 +884,10 @@ json Hall::status() const {
           {"events_acknowledged", acked_},
           {"events_republished", republished_},
           {"commands_refused", commands_refused_},
+          {"resends_limited", resends_limited_},
+          {"max_message", cfg_.max_message},
+          {"messages_too_large", messages_too_large_},
+          {"remote_refused", remote_refused_},
           {"outbox", boards},
           {"hosts", hosts},
           {"remote_boards", remote},

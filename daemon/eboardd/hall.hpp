@@ -95,7 +95,8 @@ class Hall {
   // Aggregating: what was taken of each remote board is kept in state_dir/mqtt/remote/<host>:<board>.jsonl
   // (envelopes and states, one per line, as received), so that a restarted aggregator serves the games
   // whole; its persistent session at the broker holds what came meanwhile.
-  mqtt::RemoteBoard& remote_board(const std::string& host, const std::string& board);
+  // Nothing when the hall holds MAX_REMOTE_BOARDS already (a broker user inventing board names).
+  mqtt::RemoteBoard* remote_board(const std::string& host, const std::string& board);
   // The aggregator keeps what it took of other hosts under state_dir/mqtt: each remote board's events
   // (remote/<host>:<board>.jsonl) and each remote match's records (matches/<host>:<match>.jsonl), read back
   // at start: a restart serves what the broker will not send again (a retained match topic holds the last
@@ -161,6 +162,18 @@ class Hall {
   std::map<std::string, ResendAsked> resend_asked_;  // remote board → the last resend asked
   std::map<std::string, std::string> resends_;       // command id → the remote board it asked for
   std::uint64_t commands_refused_ = 0;
+  // Host: resends each requester may ask of each board, a token bucket (RESEND_BURST, one more every
+  // RESEND_REFILL); beyond, refused (429) and counted.
+  struct ResendBudget {
+    double tokens = 0;
+    std::chrono::steady_clock::time_point at;
+  };
+  std::map<std::pair<std::string, std::string>, ResendBudget> resend_budget_;  // (user, board) →
+  bool resend_allowed(const std::string& user, const std::string& board);
+  std::uint64_t resends_limited_ = 0;
+  // Aggregating: payloads above mqtt.max_message dropped, and boards or matches not taken for the caps.
+  std::uint64_t messages_too_large_ = 0;
+  std::uint64_t remote_refused_ = 0;
   bool remote_write_error_ = false;
   std::set<std::string> kept_dirs_;                // folders of state_dir/mqtt made
   std::map<std::string, std::string> kept_state_;  // remote board → its tags and start as last kept

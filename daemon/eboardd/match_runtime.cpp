@@ -163,6 +163,9 @@ tl::expected<int, std::string> MatchRuntime::new_match() {
   if (match_ && (boards_[0]->holds_events_of(number()) || boards_[1]->holds_events_of(number())))
     finished_.push_back(
         {number(), bpgn_path(), bpgn_text(std::nullopt, false), match_->result().has_value()});
+  const bool keep_public = match_ && (!match_->record().moves.empty() || match_->result());
+  if (keep_public)
+    for (auto* b : boards_) b->keep_for_public(t);  // as the public saw them, before held events go aside
   for (auto* b : boards_) b->hold_finished_game();
   if (deferred) {
     journal::abandon(group);
@@ -177,6 +180,11 @@ tl::expected<int, std::string> MatchRuntime::new_match() {
       journal::abandon(group);
     }
     for (std::size_t b = 0; b < 2; ++b) (void)boards_[b]->finish_rotation(rotated, bodies[b]);
+  }
+  // The public keeps seeing the match that ends here until the delay lets the next one's start out.
+  if (keep_public) {
+    previous_.push_back({std::move(*match_), t});
+    if (previous_.size() > 8) previous_.pop_front();
   }
   match_.emplace(match_config());
   if (recovery_) recovery_->inputs_since_start = 0;
@@ -301,16 +309,26 @@ void MatchRuntime::reschedule() {
 std::string MatchRuntime::bpgn(std::optional<std::int64_t> cutoff) const { return bpgn_text(cutoff, true); }
 
 std::string MatchRuntime::bpgn_text(std::optional<std::int64_t> cutoff, bool held_out) const {
-  BughouseRecord rec = match_->record();
+  // Behind the delay, the match that was under way at the cutoff: an earlier one until the next one's start
+  // is public.
+  const rules::Match* shown = &*match_;
+  if (cutoff)
+    for (const PreviousMatch& p : previous_)
+      if (*cutoff < p.ended_ms) {
+        shown = &p.match;
+        break;
+      }
+  const bool earlier = shown != &*match_;
+  BughouseRecord rec = shown->record();
   // Without what still waits for the journal (a board's last moves, the result), or for the delay.
   bool result_held = false;
   for (int b = 0; b < 2; ++b) {
     const BoardRuntime& board = *boards_[std::size_t(b)];
-    const BoardRuntime::HeldBack held = held_out ? board.held_back() : BoardRuntime::HeldBack{};
+    const BoardRuntime::HeldBack held = held_out && !earlier ? board.held_back() : BoardRuntime::HeldBack{};
     result_held |= held.result || held.moves > 0;
     int drop = held.moves;
     if (cutoff) {
-      drop = board.game().ply_count() - board.public_game(*cutoff).ply_count();
+      drop = shown->board(b).game().ply_count() - board.public_game(*cutoff).ply_count();
       result_held |= drop > 0 || board.result_told_after(*cutoff);
     }
     for (auto it = rec.moves.end(); drop > 0 && it != rec.moves.begin();) {
@@ -324,8 +342,8 @@ std::string MatchRuntime::bpgn_text(std::optional<std::int64_t> cutoff, bool hel
   // A board's own tags first, then the hall's [event] defaults (as a board's PGN has them).
   const rules::PgnTags defaults =
       boards_[0]->options().default_tags ? boards_[0]->options().default_tags() : rules::PgnTags{};
-  auto tag = [&defaults](const BoardRuntime* b, const char* name) {
-    for (const auto& t : b->ledger().tags())
+  auto tag = [&defaults, cutoff](const BoardRuntime* b, const char* name) {
+    for (const auto& t : cutoff ? b->board_game(*cutoff).tags : b->ledger().tags())
       if (t.name == name && !t.value.empty()) return t.value;
     for (const auto& t : defaults)
       if (t.name == name && !t.value.empty()) return t.value;
@@ -334,23 +352,26 @@ std::string MatchRuntime::bpgn_text(std::optional<std::int64_t> cutoff, bool hel
   std::string event = tag(boards_[0], "Event");
   std::string date = tag(boards_[0], "Date");
   if (date == "?") {
-    const std::int64_t started = boards_[0]->ledger().game_started_ms();
+    const std::int64_t started =
+        cutoff ? boards_[0]->board_game(*cutoff).started_ms : boards_[0]->ledger().game_started_ms();
     date = started > 0 ? outputs::pgn_date(started) : "????.??.??";
   }
   std::string round = tag(boards_[0], "Round");
-  rec.tags = {{"Event", event == "?" ? "eboardd" : event},
-              {"Site", tag(boards_[0], "Site")},
-              {"Date", date},
-              {"Round", round == "?" ? std::to_string(number()) : round},
-              {"WhiteA", tag(boards_[0], "White")},
-              {"BlackA", tag(boards_[0], "Black")},
-              {"WhiteB", tag(boards_[1], "White")},
-              {"BlackB", tag(boards_[1], "Black")},
-              {"Result", rec.result},
-              {"Variant", "Bughouse"},
-              {"Match", name()}};
+  rec.tags = {
+      {"Event", event == "?" ? "eboardd" : event},
+      {"Site", tag(boards_[0], "Site")},
+      {"Date", date},
+      {"Round",
+       round == "?" ? std::to_string(cutoff ? boards_[0]->board_game(*cutoff).number : number()) : round},
+      {"WhiteA", tag(boards_[0], "White")},
+      {"BlackA", tag(boards_[0], "Black")},
+      {"WhiteB", tag(boards_[1], "White")},
+      {"BlackB", tag(boards_[1], "Black")},
+      {"Result", rec.result},
+      {"Variant", "Bughouse"},
+      {"Match", name()}};
   if (std::string tc = tag(boards_[0], "TimeControl"); tc != "?") rec.tags.push_back({"TimeControl", tc});
-  if (match_->result() && !result_held) rec.tags.push_back({"Termination", match_->result()->reason});
+  if (shown->result() && !result_held) rec.tags.push_back({"Termination", shown->result()->reason});
   auto text = rules::write_bpgn(rec);
   if (!text) return "; match " + name() + ": cannot write BPGN: " + text.error() + "\n";
   return *text;

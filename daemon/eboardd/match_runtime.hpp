@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -126,6 +127,13 @@ class MatchRuntime {
   std::array<BoardRuntime*, 2> boards_;
   std::function<std::int64_t()> clock_;
   std::optional<rules::Match> match_;
+  // The matches before the current one and when the next began, oldest first: the public sees one until
+  // the delay lets the next one's start out (bpgn(cutoff)).
+  struct PreviousMatch {
+    rules::Match match;
+    std::int64_t ended_ms = 0;
+  };
+  std::deque<PreviousMatch> previous_;
   std::optional<journal::MatchRecovery> recovery_;
   std::unique_ptr<MatchFeed> feed_;
   boost::asio::steady_timer timer_;

@@ -1638,16 +1638,19 @@ http::Response Service::handle(const http::Request& r) {
       if (err != std::errc() || ptr != end || game < 1)
         return http::Response::text(400, "game must be a game number (see /status)");
     }
-    auto job = b->capture_job(game);
-    if (!job) return http::Response::text(404, job.error());
-    // Read and formatted on a worker thread: a long game's journal is megabytes.
+    auto file = b->capture_journal(game);
+    if (!file) return http::Response::text(404, file.error());
+    // Read and formatted on worker threads, and streamed: a long game's journal is tens of megabytes, and
+    // an export holds a read block and a piece of the text at a time, whatever its length.
     http::Response res;
-    res.deferred = [job = std::move(*job),
+    res.deferred = [file = std::move(*file), id = b->id(), protocol = b->options().protocol,
                     name = b->id() + (game ? "-" + std::to_string(game) : std::string()) + ".cap"] {
-      auto cap = job();
-      if (!cap) return http::Response::text(500, cap.error());
-      http::Response ok = http::Response::text(200, std::move(*cap));
+      auto exporter = journal::CaptureExport::open(file, id, protocol);
+      if (!exporter) return http::Response::text(500, exporter.error());
+      http::Response ok = http::Response::text(200, "");
       ok.headers.push_back({"Content-Disposition", "attachment; filename=\"" + name + "\""});
+      auto shared = std::make_shared<journal::CaptureExport>(std::move(*exporter));
+      ok.stream = [shared] { return shared->next(); };
       return ok;
     };
     return res;

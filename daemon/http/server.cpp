@@ -4,6 +4,7 @@
 
 #include <deque>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -12,6 +13,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
@@ -549,20 +551,80 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // The response made on a worker thread, written from the loop.
   void defer(std::function<Response()> work, unsigned version, bool keep_alive) {
     auto loop = stream_.get_executor();
-    asio::post(state_->worker_pool(),
-               [self = shared_from_this(), loop, work = std::move(work), version, keep_alive]() mutable {
-                 Response res;
-                 try {
-                   res = work();
-                 } catch (const std::exception& e) {
-                   res = Response::text(500, std::string("cannot make the response: ") + e.what());
-                 }
-                 // The session goes to the loop with its response: it is never released on a worker thread.
-                 asio::post(loop, [self = std::move(self), res = std::move(res), version, keep_alive] {
-                   if (self->state_->stopped) return self->close();
-                   self->write(make_response(res, version, keep_alive && res.status < 400));
-                 });
-               });
+    asio::post(state_->worker_pool(), [self = shared_from_this(), loop, work = std::move(work), version,
+                                       keep_alive]() mutable {
+      Response res;
+      try {
+        res = work();
+      } catch (const std::exception& e) {
+        res = Response::text(500, std::string("cannot make the response: ") + e.what());
+      }
+      // The session goes to the loop with its response: it is never released on a worker thread.
+      asio::post(loop, [self = std::move(self), res = std::move(res), version, keep_alive]() mutable {
+        if (self->state_->stopped) return self->close();
+        if (res.stream) return self->write_streamed(std::move(res), version);
+        self->write(make_response(res, version, keep_alive && res.status < 400));
+      });
+    });
+  }
+
+  // A streamed response: its head, then each piece made on a worker thread and written from the loop, one
+  // at a time; the connection is closed after the last.
+  void write_streamed(Response res, unsigned version) {
+    auto head =
+        std::make_shared<bhttp::response<bhttp::empty_body>>(static_cast<bhttp::status>(res.status), version);
+    head->set(bhttp::field::server, "eboardd");
+    head->set(bhttp::field::content_type, res.content_type);
+    head->set(bhttp::field::cache_control, "no-store");
+    for (const auto& [k, v] : res.headers) head->set(k, v);
+    head->keep_alive(false);
+    head->chunked(true);
+    auto serializer = std::make_shared<bhttp::response_serializer<bhttp::empty_body>>(*head);
+    stream_.expires_after(state_->options.write_timeout);
+    bhttp::async_write_header(stream_, *serializer,
+                              [self = shared_from_this(), head, serializer, pieces = std::move(res.stream)](
+                                  beast::error_code ec, std::size_t) mutable {
+                                if (ec) return self->end_stream();
+                                self->next_piece(std::move(pieces));
+                              });
+  }
+
+  void next_piece(std::function<std::string()> pieces) {
+    auto loop = stream_.get_executor();
+    asio::post(
+        state_->worker_pool(), [self = shared_from_this(), loop, pieces = std::move(pieces)]() mutable {
+          std::optional<std::string> piece;
+          try {
+            piece = pieces();
+          } catch (const std::exception& e) {
+            spdlog::warn("http: a streamed response to {} ends early: {}", self->remote_, e.what());
+          }
+          // The session goes to the loop: it is never released on a worker thread.
+          asio::post(
+              loop, [self = std::move(self), pieces = std::move(pieces), piece = std::move(piece)]() mutable {
+                if (self->state_->stopped || !piece) return self->end_stream();
+                self->stream_.expires_after(self->state_->options.write_timeout);
+                if (piece->empty()) {
+                  asio::async_write(self->stream_, bhttp::make_chunk_last(),
+                                    [self](beast::error_code, std::size_t) { self->end_stream(); });
+                  return;
+                }
+                auto data = std::make_shared<std::string>(std::move(*piece));
+                asio::async_write(
+                    self->stream_, bhttp::make_chunk(asio::buffer(*data)),
+                    [self, data, pieces = std::move(pieces)](beast::error_code ec, std::size_t) mutable {
+                      if (ec) return self->end_stream();
+                      self->next_piece(std::move(pieces));
+                    });
+              });
+        });
+  }
+
+  void end_stream() {
+    release_reader();
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    close();
   }
 
   void fail(unsigned status, const std::string& why) {

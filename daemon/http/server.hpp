@@ -7,7 +7,7 @@
 // 400 and the connection is closed, and every WebSocket client has a bounded send queue: a client that
 // falls `ws_queue_bytes` behind is dropped. Broadcasting only queues; no board ever waits for a socket. A
 // response that reads files (a capture export) is made on a worker thread (Response::deferred), so the loop
-// answers /status meanwhile.
+// answers /status meanwhile; a long one is streamed (Response::stream) in pieces made there too.
 //
 // Connection budgets keep a crowd from locking the arbiter out. A connection is *pending* until a whole
 // request has arrived (and again between keep-alive requests); pending connections are capped in total and
@@ -15,7 +15,8 @@
 // real request always gets in however many slow clients hold on. A parsed request is then one of three
 // kinds: control (ServerHandlers::is_control), which is always served; a WebSocket viewer, capped in total
 // and per address and closed after `ws_max_lifetime` (clients reconnect); or a reader, whose responses
-// being written are capped (503 beyond).
+// being written are capped (503 beyond). A streamed response (Response::stream) holds its reader slot until
+// its last piece is written.
 //
 // Routing is the owner's: on_request gets every parsed request (a WebSocket upgrade too, with
 // `websocket = true`; answering it with status 101 accepts it). An accepted WebSocket client is sent
@@ -74,6 +75,11 @@ struct Response {
   // Set: the response is this function's, called on one of the server's worker threads while the loop
   // goes on; the connection waits for it. It must touch nothing the loop owns (it reads files).
   std::function<Response()> deferred;
+  // Set in a deferred response: the body is made by this function instead, piece after piece on a worker
+  // thread until it returns an empty string, each piece written (chunked transfer coding) before the next
+  // is asked for: a long body is never whole in memory. It is called by one thread at a time. Should it
+  // throw, the connection is closed (the status was sent already).
+  std::function<std::string()> stream;
   // A WebSocket accepted by this response (status 101) is sent the broadcasts of this feed only (the owner
   // numbers its feeds: e.g. live and delayed).
   int ws_feed = 0;

@@ -100,92 +100,6 @@ tl::expected<std::string, std::string> read_whole(const std::filesystem::path& p
   return bytes;
 }
 
-// Version 1: reading stops at the first bad record.
-void scan_v1(std::string_view bytes, JournalScan& scan) {
-  std::size_t at = MAGIC_V1.size();
-  while (at < bytes.size()) {
-    std::string why;
-    const std::size_t left = bytes.size() - at;
-    std::uint32_t len = left >= 8 ? get_u32(bytes, at) : 0;
-    if (left < 8)
-      why = "is cut inside its length and checksum";
-    else if (len == 0 || len > MAX_RECORD_BYTES)
-      why = "has an impossible length " + std::to_string(len);
-    else if (left - 8 < len)
-      why = "is cut short (" + std::to_string(left - 8) + " of " + std::to_string(len) + " bytes)";
-    else if (crc32(bytes.substr(at + 8, len)) != get_u32(bytes, at + 4))
-      why = "fails its checksum";
-    if (!why.empty()) {
-      scan.problem = "record at byte " + std::to_string(at) + " " + why + "; " + std::to_string(left) +
-                     " bytes after it are ignored";
-      break;
-    }
-    std::string_view typed = bytes.substr(at + 8, len);
-    scan.records.push_back(FileRecord{typed[0], std::string(typed.substr(1)), at});
-    at += 8 + len;
-    scan.valid_bytes = at;
-  }
-}
-
-// Version 2: why the record at `at` is not whole and checked (empty: it is; `len` is then its length field).
-std::string check_v2(std::string_view bytes, std::size_t at, std::uint32_t& len) {
-  const std::size_t left = bytes.size() - at;
-  if (left < 12) return "is cut inside its header";
-  if (bytes.substr(at, SYNC.size()) != SYNC) return "does not start with the sync marker";
-  len = get_u32(bytes, at + 4);
-  if (len < LINK_BYTES + 1 || len > MAX_RECORD_BYTES)
-    return "has an impossible length " + std::to_string(len);
-  if (left - 12 < len)
-    return "is cut short (" + std::to_string(left - 12) + " of " + std::to_string(len) + " bytes)";
-  if (crc32(bytes.substr(at + 12, len)) != get_u32(bytes, at + 8)) return "fails its checksum";
-  return {};
-}
-
-void scan_v2(std::string_view bytes, JournalScan& scan) {
-  std::size_t at = MAGIC.size();
-  std::vector<std::string> problems;
-  while (at < bytes.size()) {
-    std::uint32_t len = 0;
-    std::string why = check_v2(bytes, at, len);
-    if (!why.empty()) {
-      // Damage, or the torn tail of a power cut: the next record that checks tells which.
-      std::size_t next = at;
-      std::uint32_t next_len = 0;
-      for (;;) {
-        next = bytes.find(SYNC, next + 1);
-        if (next == std::string_view::npos || check_v2(bytes, next, next_len).empty()) break;
-      }
-      if (next == std::string_view::npos) {
-        problems.push_back("torn tail: the record at byte " + std::to_string(at) + " " + why + "; the " +
-                           std::to_string(bytes.size() - at) + " bytes from there are dropped");
-        break;
-      }
-      scan.damaged.push_back({at, next - at, "the record at byte " + std::to_string(at) + " " + why});
-      problems.push_back("damaged: " + std::to_string(next - at) + " bytes at byte " + std::to_string(at) +
-                         " skipped (the record there " + why + ")");
-      at = next;
-      len = next_len;
-    }
-    std::string_view linked = bytes.substr(at + 12, len);
-    ChainValue link{};
-    std::memcpy(link.data(), linked.data(), LINK_BYTES);
-    if (link != scan.chain) {
-      scan.chain_breaks.push_back(at);
-      // After damage the link is the only knowledge of the lost records' chain: carry on from it.
-      if (scan.damaged.empty() || scan.damaged.back().offset + scan.damaged.back().bytes != at)
-        problems.push_back("the record at byte " + std::to_string(at) +
-                           " does not link to the record before it (altered, removed or inserted records)");
-    }
-    const char type = linked[LINK_BYTES];
-    std::string_view body = linked.substr(LINK_BYTES + 1);
-    scan.chain = chain_next(link, type, body);
-    scan.records.push_back(FileRecord{type, std::string(body), at});
-    at += 12 + len;
-    scan.valid_bytes = at;
-  }
-  for (const auto& p : problems) scan.problem += (scan.problem.empty() ? "" : "; ") + p;
-}
-
 }  // namespace
 
 ChainValue chain_start() {
@@ -244,21 +158,200 @@ std::uint64_t JournalScan::damaged_bytes() const {
   return n;
 }
 
+RecordReader::RecordReader(std::string_view bytes) : mem_(bytes), size_(bytes.size()) { start(); }
+
+RecordReader::RecordReader(RecordReader&& o) noexcept
+    : mem_(o.mem_),
+      fd_(std::exchange(o.fd_, -1)),
+      size_(o.size_),
+      buf_(std::move(o.buf_)),
+      base_(o.base_),
+      at_(o.at_),
+      done_(o.done_),
+      scan_(std::move(o.scan_)),
+      problems_(std::move(o.problems_)) {}
+
+RecordReader::~RecordReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+tl::expected<RecordReader, std::string> RecordReader::open(const std::filesystem::path& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return tl::unexpected("cannot open " + errno_reason(path));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    std::string why = "cannot stat " + errno_reason(path);
+    ::close(fd);
+    return tl::unexpected(why);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return tl::unexpected("cannot read " + path.string() + ": not a regular file");
+  }
+  RecordReader r(fd, std::uint64_t(st.st_size));
+  const std::uint64_t n = std::min<std::uint64_t>(r.size_, MAGIC.size());
+  if (n > 0 && !r.have(0, n)) return tl::unexpected("cannot read " + errno_reason(path));
+  const std::string_view head = r.view(0, n);
+  if (head != MAGIC.substr(0, n) && head != MAGIC_V1.substr(0, n))
+    return tl::unexpected(path.string() + " is not an eboardd journal (wrong magic)");
+  r.start();
+  return r;
+}
+
+RecordReader::RecordReader(int fd, std::uint64_t size) : fd_(fd), size_(size) {}
+
+void RecordReader::start() {
+  scan_.file_bytes = size_;
+  if (size_ < MAGIC.size()) {
+    if (size_ > 0) scan_.problem = "file cut inside the magic (" + std::to_string(size_) + " bytes)";
+    done_ = true;
+    return;
+  }
+  scan_.valid_bytes = MAGIC.size();
+  at_ = MAGIC.size();
+  (void)have(0, MAGIC.size());
+  if (view(0, MAGIC_V1.size()) == MAGIC_V1) scan_.version = 1;
+}
+
+bool RecordReader::have(std::uint64_t at, std::uint64_t n) {
+  if (at + n > size_) return false;
+  if (fd_ < 0) return true;
+  if (at >= base_ && at + n <= base_ + buf_.size()) return true;
+  // Read on from `at`: a block, or the whole record when it is longer.
+  const std::uint64_t want = std::min(size_ - at, std::max<std::uint64_t>(n, READ_BLOCK));
+  buf_.resize(std::size_t(want));
+  base_ = at;
+  std::size_t got = 0;
+  while (got < buf_.size()) {
+    const ssize_t r = ::pread(fd_, buf_.data() + got, buf_.size() - got, off_t(at + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;  // cut back meanwhile, or unreadable: the file ends here
+    got += std::size_t(r);
+  }
+  buf_.resize(got);
+  if (got < want) size_ = at + got;
+  if (buf_.capacity() > 4 * std::max<std::size_t>(got, READ_BLOCK))
+    buf_.shrink_to_fit();  // after a big record
+  return at + n <= size_;
+}
+
+std::string_view RecordReader::view(std::uint64_t at, std::uint64_t n) const {
+  if (fd_ < 0) return mem_.substr(std::size_t(at), std::size_t(n));
+  return std::string_view(buf_).substr(std::size_t(at - base_), std::size_t(n));
+}
+
+std::string RecordReader::check_v2(std::uint64_t at, std::uint32_t& len) {
+  const std::uint64_t left = size_ - at;
+  if (left < 12 || !have(at, 12)) return "is cut inside its header";
+  if (view(at, SYNC.size()) != SYNC) return "does not start with the sync marker";
+  len = get_u32(view(at, 12), 4);
+  if (len < LINK_BYTES + 1 || len > MAX_RECORD_BYTES)
+    return "has an impossible length " + std::to_string(len);
+  if (left - 12 < len || !have(at, 12 + std::uint64_t(len)))
+    return "is cut short (" + std::to_string(size_ - at - 12) + " of " + std::to_string(len) + " bytes)";
+  if (crc32(view(at + 12, len)) != get_u32(view(at, 12), 8)) return "fails its checksum";
+  return {};
+}
+
+std::optional<std::uint64_t> RecordReader::next_sync(std::uint64_t from, std::uint32_t& len) {
+  std::uint64_t pos = from;
+  while (pos + SYNC.size() <= size_) {
+    const std::uint64_t n = std::min<std::uint64_t>(size_ - pos, READ_BLOCK);
+    if (!have(pos, n)) return std::nullopt;
+    const std::size_t i = view(pos, n).find(SYNC);
+    if (i == std::string_view::npos) {
+      if (n < SYNC.size() + 1) return std::nullopt;
+      pos += n - (SYNC.size() - 1);  // a marker across the block's end is found in the next one
+      continue;
+    }
+    const std::uint64_t candidate = pos + i;
+    if (check_v2(candidate, len).empty()) return candidate;
+    pos = candidate + 1;
+  }
+  return std::nullopt;
+}
+
+void RecordReader::finish() {
+  done_ = true;
+  for (const auto& p : problems_) scan_.problem += (scan_.problem.empty() ? "" : "; ") + p;
+  problems_.clear();
+  buf_ = std::string();
+}
+
+std::optional<FileRecord> RecordReader::next() {
+  if (done_) return std::nullopt;
+  if (at_ >= size_) {
+    finish();
+    return std::nullopt;
+  }
+  if (scan_.version == 1) {
+    // Version 1: reading stops at the first bad record.
+    std::string why;
+    const std::uint64_t left = size_ - at_;
+    const std::uint32_t len = left >= 8 && have(at_, 8) ? get_u32(view(at_, 8), 0) : 0;
+    if (left < 8)
+      why = "is cut inside its length and checksum";
+    else if (len == 0 || len > MAX_RECORD_BYTES)
+      why = "has an impossible length " + std::to_string(len);
+    else if (left - 8 < len || !have(at_, 8 + std::uint64_t(len)))
+      why = "is cut short (" + std::to_string(size_ - at_ - 8) + " of " + std::to_string(len) + " bytes)";
+    else if (crc32(view(at_ + 8, len)) != get_u32(view(at_, 8), 4))
+      why = "fails its checksum";
+    if (!why.empty()) {
+      scan_.problem = "record at byte " + std::to_string(at_) + " " + why + "; " + std::to_string(left) +
+                      " bytes after it are ignored";
+      finish();
+      return std::nullopt;
+    }
+    const std::string_view typed = view(at_ + 8, len);
+    FileRecord rec{typed[0], std::string(typed.substr(1)), at_};
+    at_ += 8 + std::uint64_t(len);
+    scan_.valid_bytes = at_;
+    return rec;
+  }
+  std::uint32_t len = 0;
+  std::string why = check_v2(at_, len);
+  if (!why.empty()) {
+    // Damage, or the torn tail of a power cut: the next record that checks tells which.
+    std::uint32_t next_len = 0;
+    const std::optional<std::uint64_t> next = next_sync(at_ + 1, next_len);
+    if (!next) {
+      problems_.push_back("torn tail: the record at byte " + std::to_string(at_) + " " + why + "; the " +
+                          std::to_string(size_ - at_) + " bytes from there are dropped");
+      finish();
+      return std::nullopt;
+    }
+    scan_.damaged.push_back({at_, *next - at_, "the record at byte " + std::to_string(at_) + " " + why});
+    problems_.push_back("damaged: " + std::to_string(*next - at_) + " bytes at byte " + std::to_string(at_) +
+                        " skipped (the record there " + why + ")");
+    at_ = *next;
+    len = next_len;
+  }
+  const std::string_view linked = view(at_ + 12, len);
+  ChainValue link{};
+  std::memcpy(link.data(), linked.data(), LINK_BYTES);
+  if (link != scan_.chain) {
+    scan_.chain_breaks.push_back(at_);
+    // After damage the link is the only knowledge of the lost records' chain: carry on from it.
+    if (scan_.damaged.empty() || scan_.damaged.back().offset + scan_.damaged.back().bytes != at_)
+      problems_.push_back("the record at byte " + std::to_string(at_) +
+                          " does not link to the record before it (altered, removed or inserted records)");
+  }
+  const char type = linked[LINK_BYTES];
+  const std::string_view body = linked.substr(LINK_BYTES + 1);
+  scan_.chain = chain_next(link, type, body);
+  FileRecord rec{type, std::string(body), at_};
+  at_ += 12 + std::uint64_t(len);
+  scan_.valid_bytes = at_;
+  return rec;
+}
+
 JournalScan scan_journal_bytes(std::string_view bytes) {
-  JournalScan scan;
-  scan.file_bytes = bytes.size();
-  if (bytes.size() < MAGIC.size()) {
-    if (!bytes.empty())
-      scan.problem = "file cut inside the magic (" + std::to_string(bytes.size()) + " bytes)";
-    return scan;
-  }
-  scan.valid_bytes = MAGIC.size();
-  if (bytes.substr(0, MAGIC_V1.size()) == MAGIC_V1) {
-    scan.version = 1;
-    scan_v1(bytes, scan);
-  } else {
-    scan_v2(bytes, scan);
-  }
+  RecordReader reader(bytes);
+  std::vector<FileRecord> records;
+  while (auto rec = reader.next()) records.push_back(std::move(*rec));
+  JournalScan scan = std::move(reader.scan());
+  scan.records = std::move(records);
   return scan;
 }
 

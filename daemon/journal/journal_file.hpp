@@ -97,6 +97,50 @@ struct JournalScan {
   bool clean() const { return problem.empty(); }
 };
 
+// Reads a journal's records one at a time, as scan_journal finds them (the same damage skipped, the same
+// problems told), holding one read block and the record at hand: a journal of any length is read in
+// bounded memory (the capture export). From a file it reads what the file held when opened.
+class RecordReader {
+ public:
+  static constexpr std::size_t READ_BLOCK = 256 * 1024;
+  // Over bytes the caller keeps while reading.
+  explicit RecordReader(std::string_view bytes);
+  // Over a file: fails when it cannot be read or is not a journal (wrong magic).
+  static tl::expected<RecordReader, std::string> open(const std::filesystem::path& path);
+  RecordReader(RecordReader&& o) noexcept;
+  RecordReader& operator=(RecordReader&&) = delete;
+  RecordReader(const RecordReader&) = delete;
+  ~RecordReader();
+
+  // The next whole, checked record; nothing at the end.
+  std::optional<FileRecord> next();
+  // What was read so far, without the records; whole (problem included) once next() returned nothing.
+  JournalScan& scan() { return scan_; }
+
+ private:
+  RecordReader(int fd, std::uint64_t size);
+  void start();
+  void finish();
+  // Whether bytes [at, at + n) are there (read from the file as needed); view() then gives them until the
+  // next call of have().
+  bool have(std::uint64_t at, std::uint64_t n);
+  std::string_view view(std::uint64_t at, std::uint64_t n) const;
+  // Why the version 2 record at `at` is not whole and checked (empty: it is; `len` its length field).
+  std::string check_v2(std::uint64_t at, std::uint32_t& len);
+  // The first record from `from` on that checks.
+  std::optional<std::uint64_t> next_sync(std::uint64_t from, std::uint32_t& len);
+
+  std::string_view mem_;  // over bytes in memory
+  int fd_ = -1;           // over a file
+  std::uint64_t size_ = 0;
+  std::string buf_;  // the file's bytes [base_, base_ + buf_.size())
+  std::uint64_t base_ = 0;
+  std::uint64_t at_ = 0;
+  bool done_ = false;
+  JournalScan scan_;
+  std::vector<std::string> problems_;
+};
+
 // Reads a journal. Fails (with the system's reason) only when the file cannot be read or is not a journal
 // (wrong magic); a file shorter than the magic (cut while being created) is an empty journal.
 tl::expected<JournalScan, std::string> scan_journal(const std::filesystem::path& path);

@@ -221,6 +221,13 @@ void Ledger::on_event(const Event& e) {
   if (notes_.size() > 64) notes_.erase(notes_.begin());
 }
 
+void Ledger::replace_notes(std::vector<Event> notes, int alerts) {
+  if (notes.size() > 64) notes.erase(notes.begin(), notes.end() - 64);
+  notes_ = std::move(notes);
+  alerts_ = alerts;
+  std::erase_if(acknowledged_, [alerts](int a) { return a > alerts; });
+}
+
 void Ledger::set_tags(const TagsEntry& t) {
   for (const auto& tag : t.tags) {
     auto it = std::find_if(tags_.begin(), tags_.end(), [&](const PgnTag& x) { return x.name == tag.name; });

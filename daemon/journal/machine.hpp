@@ -98,6 +98,9 @@ class Ledger {
   // After every input: returns true when reconstruction started a new game by itself.
   bool observe(const rules::Game& g, std::int64_t t_ms);
   void on_event(const rules::Event& e);
+  // Recovery: the notes (and the count of alerts) are the ones published, whatever the replay derived
+  // (after damage it may derive alerts that never were); acknowledgements beyond the count are dropped.
+  void replace_notes(std::vector<rules::Event> notes, int alerts);
   void set_tags(const TagsEntry& t);
   // Alerts of the current game are numbered from 1 in the order published; the arbiter acknowledges one
   // (control "ack"). False for a number not published yet.

@@ -248,7 +248,7 @@ MatchRecovery recover_match(const JournalScan* a, const JournalScan* b, const Ma
     if (!scans[std::size_t(k)]) continue;
     const auto& recs = scans[std::size_t(k)]->records;
     for (std::size_t i = first_input[std::size_t(k)]; i < recs.size(); ++i) {
-      if (recs[i].type == 'N') loop.published(k).restart();  // a new match
+      if (recs[i].type == 'N') loop.published_restart(k);  // a new match
       if (recs[i].type == 'E' && !is_daemon_note(recs[i].body)) loop.journaled(k, recs[i].body);
     }
   }

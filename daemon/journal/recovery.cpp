@@ -85,13 +85,13 @@ Recovery recover(const JournalScan& scan, const std::string& board_id) {
     loop.journaled(0, rec.body);
   }
   r.header = loop.header(0);
-  r.ledger = std::move(loop.ledger(0));
   r.sensor_records = loop.sensor_records();
   r.raw_records = loop.raw_records();
   r.bad_records = loop.bad_records();
   r.last_t = loop.last_t();
   r.damaged = !scan.damaged.empty();
   ReplayLoop::Summary s = loop.finish(r.damaged);
+  r.ledger = std::move(loop.ledger(0));  // as finish() left it: the published notes
   r.journaled_events = s.journaled_events;
   r.matched_events = s.matched_events;
   r.mismatched_events = s.mismatched_events;
@@ -105,6 +105,51 @@ Recovery recover(const JournalScan& scan, const std::string& board_id) {
   return r;
 }
 
+namespace {
+
+// One journal record as a capture record, if it makes one: a raw record's bytes, a link sensor record's
+// `! online` / `! offline`. The first such record's time becomes the capture's t = 0 (`origin`, and the note
+// saying so in `info`); times never decrease, even if the system clock stepped back (`last`).
+std::optional<drivers::CaptureRecord> capture_record(const FileRecord& rec, drivers::CaptureInfo& info,
+                                                     std::optional<std::int64_t>& origin,
+                                                     std::int64_t& last) {
+  if (rec.type != 'R' && rec.type != 'S') return std::nullopt;
+  auto e = decode_entry(rec.type, rec.body);
+  if (!e) return std::nullopt;
+  drivers::CaptureRecord r;
+  std::int64_t t_ms = 0;
+  if (const auto* s = std::get_if<rules::SensorEvent>(&*e)) {
+    const auto* link = std::get_if<rules::DeviceLink>(&s->what);
+    if (!link) return std::nullopt;
+    t_ms = s->t_ms;
+    r.link = link->connected;
+  } else {
+    auto* raw = std::get_if<RawEntry>(&*e);
+    if (!raw || raw->bytes.empty()) return std::nullopt;
+    t_ms = raw->t_ms;
+    r.direction = raw->direction;
+    r.bytes = std::move(raw->bytes);
+  }
+  if (!origin) {
+    origin = t_ms;
+    info.notes.push_back("exported by eboardd from its journal; t = 0 is Unix time " + std::to_string(t_ms) +
+                         " ms");
+  }
+  last = std::max(last, t_ms - *origin);
+  r.t_ms = last;
+  return r;
+}
+
+// The board a header record names, if `rec` is one.
+std::optional<std::string> header_board(const FileRecord& rec) {
+  if (rec.type != 'H') return std::nullopt;
+  if (auto h = decode_entry(rec.type, rec.body); h && std::get_if<HeaderEntry>(&*h))
+    return std::get<HeaderEntry>(*h).board;
+  return std::nullopt;
+}
+
+}  // namespace
+
 drivers::Capture export_capture(const JournalScan& scan, const std::string& board_id,
                                 const std::string& protocol) {
   drivers::Capture cap;
@@ -112,39 +157,47 @@ drivers::Capture export_capture(const JournalScan& scan, const std::string& boar
   cap.info.board = board_id;
   std::optional<std::int64_t> origin;
   std::int64_t last = 0;
-  // Times in a capture never decrease, even if the system clock stepped back.
-  const auto at = [&](std::int64_t t_ms) {
-    if (!origin) {
-      origin = t_ms;
-      cap.info.notes.push_back("exported by eboardd from its journal; t = 0 is Unix time " +
-                               std::to_string(t_ms) + " ms");
-    }
-    last = std::max(last, t_ms - *origin);
-    return last;
-  };
   for (const FileRecord& rec : scan.records) {
-    if (rec.type == 'H') {
-      if (auto h = decode_entry(rec.type, rec.body); h && std::get_if<HeaderEntry>(&*h))
-        cap.info.board = std::get<HeaderEntry>(*h).board;
-      continue;
-    }
-    if (rec.type != 'R' && rec.type != 'S') continue;
-    auto e = decode_entry(rec.type, rec.body);
-    if (!e) continue;
-    if (const auto* s = std::get_if<rules::SensorEvent>(&*e)) {
-      if (const auto* link = std::get_if<rules::DeviceLink>(&s->what)) {
-        drivers::CaptureRecord r;
-        r.t_ms = at(s->t_ms);
-        r.link = link->connected;
-        cap.records.push_back(std::move(r));
-      }
-      continue;
-    }
-    auto* raw = std::get_if<RawEntry>(&*e);
-    if (!raw || raw->bytes.empty()) continue;
-    cap.records.push_back({at(raw->t_ms), raw->direction, std::move(raw->bytes), std::nullopt});
+    if (auto board = header_board(rec)) cap.info.board = *board;
+    if (auto r = capture_record(rec, cap.info, origin, last)) cap.records.push_back(std::move(*r));
   }
   return cap;
+}
+
+tl::expected<CaptureExport, std::string> CaptureExport::open(const std::filesystem::path& journal,
+                                                             const std::string& board_id,
+                                                             const std::string& protocol) {
+  auto reader = RecordReader::open(journal);
+  if (!reader) return tl::unexpected(reader.error());
+  CaptureExport e(std::move(*reader));
+  e.info_.protocol = protocol;
+  e.info_.board = board_id;
+  return e;
+}
+
+void CaptureExport::header(std::string& out) {
+  if (header_written_) return;
+  header_written_ = true;
+  out += drivers::format_capture(drivers::Capture{info_, {}});
+}
+
+std::string CaptureExport::next(std::size_t piece) {
+  std::string out;
+  while (!done_ && out.size() < piece) {
+    std::optional<FileRecord> rec = reader_.next();
+    if (!rec) {
+      header(out);  // a journal without a record for the capture: the header alone
+      done_ = true;
+      break;
+    }
+    if (auto board = header_board(*rec); board && !header_written_) info_.board = *board;
+    auto r = capture_record(*rec, info_, origin_, last_);
+    if (!r) continue;
+    header(out);  // once the first record gave t = 0
+    out += drivers::format_capture_record(*r);
+    out += '\n';
+  }
+  return out;
 }
 
 }  // namespace eboard::journal

@@ -62,4 +62,26 @@ rules::ClockTimes event_clock(const nlohmann::json& event);
 drivers::Capture export_capture(const JournalScan& scan, const std::string& board_id,
                                 const std::string& protocol = "dgt");
 
+// The same capture's text, format_capture(export_capture(...)), made from the journal file piece by piece in
+// bounded memory (a read block, a record, a piece): a long game's export costs no more than a short one's.
+// The header takes the board named by the journal's header records before its first record.
+class CaptureExport {
+ public:
+  static tl::expected<CaptureExport, std::string> open(const std::filesystem::path& journal,
+                                                       const std::string& board_id,
+                                                       const std::string& protocol = "dgt");
+  // The next piece of the text, about `piece` bytes (a record's line is never cut); empty at the end.
+  std::string next(std::size_t piece = 64 * 1024);
+
+ private:
+  explicit CaptureExport(RecordReader reader) : reader_(std::move(reader)) {}
+  void header(std::string& out);
+  RecordReader reader_;
+  drivers::CaptureInfo info_;
+  std::optional<std::int64_t> origin_;
+  std::int64_t last_ = 0;
+  bool header_written_ = false;
+  bool done_ = false;
+};
+
 }  // namespace eboard::journal

@@ -12,22 +12,77 @@
 
 namespace eboard::journal {
 
-void ReplayCheck::journaled(const std::string& json) {
+namespace {
+
+bool is_move(const rules::Event& e) {
+  return std::holds_alternative<rules::MoveEvent>(e.what) ||
+         std::holds_alternative<rules::ProvisionalMoveEvent>(e.what);
+}
+
+}  // namespace
+
+std::optional<rules::Event> ReplayCheck::journaled(const std::string& json) {
   ++journaled_;
   if (pending_.empty()) {
     ++mismatched_;
     if (problems_.size() < max_problems_) problems_.push_back("journaled but not derived: " + json);
-    return;
+    return read_published_note(json);
   }
-  std::string got = daemon::to_json_line(pending_.front());
+  rules::Event derived = std::move(pending_.front());
   pending_.pop_front();
+  std::string got = daemon::to_json_line(derived);
   if (got == json) {
     ++matched_;
-    return;
+    if (is_move(derived)) return std::nullopt;
+    return derived;
   }
   ++mismatched_;
   if (problems_.size() < max_problems_)
     problems_.push_back("journaled " + json + " but replay derived " + got);
+  return read_published_note(json);
+}
+
+std::optional<rules::Event> read_published_note(std::string_view event_json) {
+  auto j = nlohmann::json::parse(event_json, nullptr, false);
+  if (!j.is_object() || !j.contains("type") || !j["type"].is_string()) return std::nullopt;
+  const std::string type = j["type"].get<std::string>();
+  rules::Event e;
+  e.t_ms = j.contains("t") && j["t"].is_number_integer() ? j["t"].get<std::int64_t>() : 0;
+  e.board = j.contains("board") && j["board"].is_string() ? j["board"].get<std::string>() : "";
+  auto text = [&j](const char* key) {
+    return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+  };
+  auto number = [&j](const char* key) {
+    return j.contains(key) && j[key].is_number_integer() ? j[key].get<int>() : 0;
+  };
+  if (type == "alert") {
+    rules::AlertEvent a;
+    a.code = text("code");
+    a.ply = number("ply");
+    a.side = text("side") == "black" ? rules::BLACK : rules::WHITE;
+    a.detail = text("detail");
+    for (const auto& [key, value] : j.items()) {
+      if (key == "t" || key == "board" || key == "type" || key == "code" || key == "ply" || key == "side" ||
+          key == "detail")
+        continue;
+      if (value.is_string())
+        a.extra.push_back({key, value.get<std::string>(), false});
+      else
+        a.extra.push_back({key, value.dump(), true});
+    }
+    e.what = std::move(a);
+  } else if (type == "claimable") {
+    e.what = rules::ClaimableEvent{text("rule"), number("ply")};
+  } else if (type == "result") {
+    e.what = rules::ResultEvent{parse_result(text("result")), text("reason")};
+  } else if (type == "match-result") {
+    e.what = rules::MatchResultEvent{parse_result(text("result")), text("reason")};
+  } else if (type == "match-paused" || type == "match-resumed") {
+    e.what = rules::MatchPauseEvent{type == "match-paused", text("reason")};
+  } else {
+    return std::nullopt;
+  }
+  return e;
 }
 
 std::vector<rules::Event> ReplayCheck::unjournaled(bool trusted) {

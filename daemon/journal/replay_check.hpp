@@ -28,8 +28,10 @@ class ReplayCheck {
   void derived(rules::Event e) { pending_.push_back(std::move(e)); }
   // Whether an event was derived that no journaled event was compared with yet.
   bool has_pending() const { return !pending_.empty(); }
-  // Compares the next derived event with one the journal says was published (a JSON line).
-  void journaled(const std::string& json);
+  // Compares the next derived event with one the journal says was published (a JSON line). Returns the
+  // published event when it is not a move: the derived one when they agree, else read from the line (none
+  // when the line cannot be read as one).
+  std::optional<rules::Event> journaled(const std::string& json);
   // What was derived after the last journaled event: it was never published. Published late only when
   // the replay told the story the journal tells (`trusted`): after damage or a disagreement it may be an
   // artefact of what is missing (a false illegal-move).
@@ -63,6 +65,10 @@ struct PublishedMatchResult {
 };
 using PublishedEvent = std::variant<PublishedMove, PublishedResult, PublishedMatchResult>;
 std::optional<PublishedEvent> read_published(std::string_view event_json);
+
+// A published event that is not a move (alert, claimable, result, match-result, match-paused, match-resumed),
+// read back from its JSON line (CONTRACTS §3); none for a move or a line that is not one of these.
+std::optional<rules::Event> read_published_note(std::string_view event_json);
 
 // One step of rebuilding a game as it was published (both recoveries do it when the replay disagrees with
 // the journal): ply `ply` as published, or the replay's when the journal lost it, as long as the replay

@@ -68,7 +68,8 @@ ReplayLoop::ReplayLoop(ReplayTarget& target, std::vector<std::string> labels, st
     : target_(target) {
   boards_.reserve(labels.size());
   for (std::string& label : labels)
-    boards_.push_back({std::move(label), Ledger{}, ReplayCheck(max_problems), PublishedGame{}, {}, {}});
+    boards_.push_back(
+        {std::move(label), Ledger{}, ReplayCheck(max_problems), PublishedGame{}, {}, {}, {}, 0, {}});
 }
 
 void ReplayLoop::bad_record(int board, const std::string& what) {
@@ -86,14 +87,33 @@ void ReplayLoop::take(std::vector<Event>&& events) {
   for (std::size_t k = 0; k < boards_.size(); ++k) {
     const Game* g = target_.game(int(k));
     // Reconstruction set the pieces up again by itself: a new game begins in what was published too.
-    if (g && boards_[k].ledger.observe(*g, last_t_)) boards_[k].published.start(g->start());
+    if (g && boards_[k].ledger.observe(*g, last_t_)) {
+      boards_[k].published.start(g->start());
+      restart_notes(boards_[k]);
+    }
   }
+}
+
+void ReplayLoop::restart_notes(Board& b) {
+  b.published_notes.clear();
+  b.published_alerts = 0;
+  b.acks.clear();
 }
 
 void ReplayLoop::journaled(int board, const std::string& json) {
   Board& b = boards_[std::size_t(board)];
   b.published.on_event(json);
-  b.check.journaled(json);
+  if (auto note = b.check.journaled(json)) {
+    b.published_alerts += std::holds_alternative<AlertEvent>(note->what);
+    b.published_notes.push_back(std::move(*note));
+  }
+}
+
+void ReplayLoop::published_restart(int board) {
+  Board& b = boards_[std::size_t(board)];
+  b.published.restart();
+  b.published_notes.clear();
+  b.published_alerts = 0;
 }
 
 void ReplayLoop::input(int board, const FileRecord& rec, std::int64_t seq) {
@@ -123,6 +143,7 @@ void ReplayLoop::input(int board, const FileRecord& rec, std::int64_t seq) {
             if (const Game* g = target_.game(int(k))) {
               boards_[k].ledger.on_new_game(v.t_ms, *g);
               boards_[k].published.start(g->start());
+              restart_notes(boards_[k]);
             }
         } else if constexpr (std::is_same_v<T, SensorEvent>) {
           ++sensor_records_;
@@ -137,7 +158,10 @@ void ReplayLoop::input(int board, const FileRecord& rec, std::int64_t seq) {
           ++raw_records_;
         } else if constexpr (std::is_same_v<T, ControlEntry>) {
           last_t_ = std::max(last_t_, v.t_ms);
-          if (v.action == "ack") (void)b.ledger.acknowledge(std::atoi(v.value.c_str()));
+          if (v.action == "ack") {
+            (void)b.ledger.acknowledge(std::atoi(v.value.c_str()));
+            b.acks.push_back(std::atoi(v.value.c_str()));  // of a published alert: applied again in finish()
+          }
           if (auto evs = target_.control(board, v)) take(std::move(*evs));
         }
         // Published events (EventEntry) are not inputs: they come through journaled().
@@ -155,7 +179,21 @@ ReplayLoop::Summary ReplayLoop::finish(bool damaged) {
       if (s.problems.size() < 10) s.problems.push_back(b.label.empty() ? p : b.label + ": " + p);
   }
   s.trusted = s.mismatched_events == 0 && bad_records_.empty() && !damaged;
-  for (Board& b : boards_) b.unjournaled = b.check.unjournaled(s.trusted);
+  for (Board& b : boards_) {
+    b.unjournaled = b.check.unjournaled(s.trusted);
+    // The ledger keeps what was published, and what is about to be (the trusted tail): an alert the replay
+    // derived and nobody was told of is no alert.
+    std::vector<Event> notes = std::move(b.published_notes);
+    int alerts = b.published_alerts;
+    for (const Event& e : b.unjournaled)
+      if (!std::holds_alternative<MoveEvent>(e.what) &&
+          !std::holds_alternative<ProvisionalMoveEvent>(e.what)) {
+        alerts += std::holds_alternative<AlertEvent>(e.what);
+        notes.push_back(e);
+      }
+    b.ledger.replace_notes(std::move(notes), alerts);
+    for (int a : b.acks) (void)b.ledger.acknowledge(a);
+  }
   return s;
 }
 

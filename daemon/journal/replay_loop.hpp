@@ -83,6 +83,8 @@ class ReplayLoop {
   // An event the journal of `board` says was published: compared with the next one the replay derived
   // for that board, and read back into the board's published game.
   void journaled(int board, const std::string& json);
+  // The published events of `board` begin again (its journal's next game, read after the inputs).
+  void published_restart(int board);
   // Whether the replay derived an event for `board` that no journaled event was compared with yet.
   bool has_pending(int board) const { return boards_[std::size_t(board)].check.has_pending(); }
   // The target's events: each to its board's ledger and check.
@@ -116,7 +118,13 @@ class ReplayLoop {
     PublishedGame published;
     std::optional<HeaderEntry> header;
     std::vector<rules::Event> unjournaled;
+    // The notes (alerts, claims, results) the journal says were published in the current game, and its
+    // alerts in all: what the ledger keeps after finish(), whatever the replay derived.
+    std::vector<rules::Event> published_notes;
+    int published_alerts = 0;
+    std::vector<int> acks;  // alerts acknowledged in the current game, by number
   };
+  void restart_notes(Board& b);
   void bad_record(int board, const std::string& what);
 
   ReplayTarget& target_;

@@ -28,6 +28,7 @@ void RemoteBoard::begin_game(int number, std::int64_t t_ms) {
   game_number_ = number;
   started_ms_ = t_ms;
   gap_told_ = false;
+  over_limit_told_ = false;
   result_ms_ = 0;
   lines_.clear();
   problems_.clear();
@@ -41,8 +42,7 @@ void RemoteBoard::use_variant(rules::Variant v) {
   rules::Game again(start);
   for (const auto& p : game_.plies()) {
     if (p.illegal || p.jump) {  // positions the moves do not give: the replay stops before them
-      problems_.push_back("ply " + std::to_string(again.ply_count() + 1) +
-                          ": not replayed as another variant");
+      problem("ply " + std::to_string(again.ply_count() + 1) + ": not replayed as another variant");
       break;
     }
     again.play(p.move, p.clock, p.time_ms);
@@ -87,18 +87,33 @@ void RemoteBoard::take_drop(rules::PieceType t) {
   if (game_.position().pocket(side, t) == 0) game_.add_to_pocket(side, t);
 }
 
+void RemoteBoard::problem(std::string text) {
+  if (problems_.size() < MAX_PROBLEMS) problems_.push_back(std::move(text));
+}
+
 bool RemoteBoard::take(const Envelope& e) {
   if (!(last_ < e.id)) {
     ++duplicates_;
     return false;
   }
   const json& ev = e.event;
-  const std::string type = ev.value("type", "");
+  const std::string type = ev.is_object() ? ev.value("type", "") : "";
   const std::int64_t t = ev.contains("t") && ev["t"].is_number_integer() ? ev["t"].get<std::int64_t>() : 0;
   const int ply = ev.contains("ply") && ev["ply"].is_number_integer() ? ev["ply"].get<int>() : 0;
   if (e.resend == 0 && (hole_ || (type == "move" && ply > game_.ply_count() + 1 && !gap_told_))) {
     if (!hole_) hole_ = last_;
     ++waiting_;  // told again in the resend, in its place
+    return false;
+  }
+  if (lines_.size() >= MAX_GAME_EVENTS && !(type == "move" && ply == 1)) {
+    // A game longer than any played: what follows is dropped (the host's own record keeps it).
+    ++over_limit_;
+    if (!over_limit_told_)
+      problem("more than " + std::to_string(MAX_GAME_EVENTS) + " events in game " +
+              std::to_string(game_number_) + ": the later ones are not taken");
+    over_limit_told_ = true;
+    if (e.resend == 2) hole_.reset();
+    last_ = e.id;
     return false;
   }
   if (e.resend == 2) hole_.reset();
@@ -113,7 +128,7 @@ bool RemoteBoard::take(const Envelope& e) {
     const std::string uci = ev.value("uci", "");
     if (ply != game_.ply_count() + 1) {
       if (ply > game_.ply_count() + 1) {
-        problems_.push_back("ply " + std::to_string(ply) + " " + uci + ": after a hole");
+        problem("ply " + std::to_string(ply) + " " + uci + ": after a hole");
         gap_told_ = true;  // the host has no more: the game stops here, no resend is asked again
       }
       // A move already in the game (a recovered one told again) changes nothing.
@@ -128,15 +143,14 @@ bool RemoteBoard::take(const Envelope& e) {
       if (after)
         game_.play_illegal(rules::Move::make(from, to), std::move(*after), journal::event_clock(ev), t);
       else
-        problems_.push_back("ply " + std::to_string(ply) + " " + uci + ": an illegal move that stood, " +
-                            after.error());
+        problem("ply " + std::to_string(ply) + " " + uci + ": an illegal move that stood, " + after.error());
     } else {
       if (uci.size() == 4 && uci[1] == '@') take_drop(dropped_type(uci[0]));
       if (auto m = rules::parse_uci(game_.position(), uci)) {
         game_.play(*m, journal::event_clock(ev), t);
         if (ev.value("recovered", false)) game_.mark_last(true, false);
       } else {
-        problems_.push_back("ply " + std::to_string(ply) + " " + uci + ": " + m.error());
+        problem("ply " + std::to_string(ply) + " " + uci + ": " + m.error());
       }
     }
   } else if (type == "result") {
@@ -148,12 +162,11 @@ bool RemoteBoard::take(const Envelope& e) {
   return true;
 }
 
-void RemoteBoard::nothing_to_resend() {
+void RemoteBoard::nothing_to_resend(const std::string& why) {
   if (!hole_) return;
   hole_.reset();
   gap_told_ = true;
-  problems_.push_back("ply " + std::to_string(game_.ply_count() + 1) +
-                      " and on: lost on the way, and the host has nothing to send again");
+  problem("ply " + std::to_string(game_.ply_count() + 1) + " and on: lost on the way, and " + why);
 }
 
 rules::Game RemoteBoard::public_game(std::int64_t cutoff) const {
@@ -199,12 +212,19 @@ void RemoteBoard::take_state(const json& state) {
       for (const auto& name : state["tag_order"])
         if (name.is_string()) add(name.get<std::string>());
     for (const auto& [name, value] : tags.items()) add(name);
+    // A state of thousands of tags or of huge values is not kept whole.
+    if (tags_.size() > MAX_TAGS) tags_.resize(MAX_TAGS);
+    for (auto& tag : tags_)
+      if (tag.value.size() > MAX_TAG_BYTES) tag.value.resize(MAX_TAG_BYTES);
   }
   // Told by hosts that know variants; a drop tells it too (take_drop), whichever comes first.
   if (state.contains("variant") && state["variant"] == "bughouse") use_variant(rules::Variant::Bughouse);
   if (state.contains("variant") && state["variant"] == "crazyhouse") use_variant(rules::Variant::Crazyhouse);
   link_ = state.value("link", json());
+  if (link_.dump().size() > MAX_TAG_BYTES) link_ = nullptr;
   alerts_ = state.value("alerts", json::array());
+  if (alerts_.is_array() && alerts_.size() > MAX_ALERTS)
+    alerts_.erase(alerts_.begin() + MAX_ALERTS, alerts_.end());
 }
 
 json RemoteBoard::status() const {
@@ -226,6 +246,7 @@ json RemoteBoard::status() const {
       {"last", {{"journal", last_.journal}, {"seq", last_.seq}}},
       {"events", taken_},
       {"duplicates_dropped", duplicates_},
+      {"over_limit_dropped", over_limit_},
       {"waiting_for_resend", hole_ ? json{{"journal", hole_->journal}, {"seq", hole_->seq}} : json(nullptr)},
       {"held_for_resend", waiting_},
       {"problems", problems_}};

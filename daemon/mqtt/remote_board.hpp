@@ -20,6 +20,14 @@ namespace eboard::mqtt {
 
 class RemoteBoard {
  public:
+  // What one board may hold, whatever its host sends: events of one game (beyond, the game's later
+  // events are dropped and counted, until a new game begins), problems told, tags taken from a state.
+  static constexpr std::size_t MAX_GAME_EVENTS = 20000;
+  static constexpr std::size_t MAX_PROBLEMS = 64;
+  static constexpr std::size_t MAX_TAGS = 64;
+  static constexpr std::size_t MAX_TAG_BYTES = 1024;
+  static constexpr std::size_t MAX_ALERTS = 64;
+
   RemoteBoard(std::string host, std::string board);
 
   // The id the aggregator serves the board under: "<host>:<board>".
@@ -35,8 +43,9 @@ class RemoteBoard {
   bool take(const Envelope& e);
   // While waiting for a resend: the last event taken before the hole.
   const std::optional<EventId>& hole() const { return hole_; }
-  // The host has nothing to resend after hole(): the moves are lost, and the board says so and goes on.
-  void nothing_to_resend();
+  // The host has nothing to resend after hole() (or refused to: `why`): the moves are lost, and the board
+  // says so and goes on.
+  void nothing_to_resend(const std::string& why = "the host has nothing to send again");
   // A board first heard of mid-stream (an aggregator started late, or without what it had kept): it waits
   // for its host to publish its history again, as after a hole at its very start.
   void expect_history() {
@@ -75,6 +84,8 @@ class RemoteBoard {
   const std::vector<std::string>& lines() const { return lines_; }
   std::uint64_t taken() const { return taken_; }
   std::uint64_t duplicates() const { return duplicates_; }
+  // Events dropped because the game held MAX_GAME_EVENTS already.
+  std::uint64_t over_limit() const { return over_limit_; }
   // Moves that could not be applied (a move after a hole, an illegal move the host could not have let
   // stand): the PGN stops there.
   const std::vector<std::string>& problems() const { return problems_; }
@@ -93,6 +104,7 @@ class RemoteBoard {
   std::optional<EventId> hole_;
   std::uint64_t waiting_ = 0;  // live events not taken while waiting for a resend
   bool gap_told_ = false;      // this game has a hole its host could not fill: no resend asked again
+  bool over_limit_told_ = false;
   std::string host_, board_, id_;
   std::vector<Earlier> earlier_;
   rules::Game game_;
@@ -110,8 +122,9 @@ class RemoteBoard {
   rules::PgnTags tags_;
   EventId last_;
   std::vector<std::string> lines_;
-  std::uint64_t taken_ = 0, duplicates_ = 0;
+  std::uint64_t taken_ = 0, duplicates_ = 0, over_limit_ = 0;
   std::vector<std::string> problems_;
+  void problem(std::string text);  // told, up to MAX_PROBLEMS
   bool host_online_ = true;
   nlohmann::json link_;    // the state's link (null: unknown)
   nlohmann::json alerts_;  // the state's open alerts

@@ -106,10 +106,12 @@ void check_signature(const journal::SignedRecord& r, const ExpectedKey& expected
                             " (compare it with the hall's published fingerprint, or pass --key-file)");
 }
 
-// Where a sealed journal is to be found: named with --journal, beside the archive's directory (the
-// daemon's state_dir/games and state_dir/journal), beside the archive, or where the daemon wrote it; and,
-// since a board's journal is kept under journal/<board>/ once its next game begins (rotation), the kept
-// files there too.
+// Where a sealed journal is to be found: named with --journal, else beside the archive only: the daemon's
+// layout (state_dir/games/<archive> and state_dir/journal/<file>, ../journal from the archive's directory),
+// or the archive's own directory; and, since a board's journal is kept under journal/<board>/ once its next
+// game begins (rotation), the kept files there too. Never the path the signature says the daemon wrote it
+// at: a copy of a record is checked against the journal that came with it, not against another one found
+// on this machine.
 std::vector<fs::path> journal_candidates(const journal::JournalSeal& seal, const fs::path& archive,
                                          const VerifyOptions& o, std::size_t seals) {
   std::vector<fs::path> out;
@@ -117,8 +119,7 @@ std::vector<fs::path> journal_candidates(const journal::JournalSeal& seal, const
     if (fs::path(j).filename() == seal.file || (seals == 1 && o.journals.size() == 1)) out.emplace_back(j);
   if (!o.journals.empty()) return out;
   const fs::path dir = archive.parent_path().empty() ? fs::path(".") : archive.parent_path();
-  const std::vector<fs::path> places{dir.parent_path() / "journal" / seal.file, dir / seal.file,
-                                     fs::path(seal.path)};
+  const std::vector<fs::path> places{dir.parent_path() / "journal" / seal.file, dir / seal.file};
   out = places;
   for (const fs::path& current : places)
     for (const journal::KeptJournal& k : journal::kept_journals(current)) out.push_back(k.path);
@@ -160,16 +161,17 @@ void check_journals(const journal::SignedRecord& r, const fs::path& archive, con
       if (sealed) break;
     }
     if (chosen && !unreadable) {
-      out.line("journal", chosen->first.string() + " (board " + seal.board + ")");
+      out.line("journal", chosen->first.string() + " (board " + seal.board + ", checked)");
       Finding after;
       out.finding("  signed", journal::check_sealed_journal(seal, chosen->second, &after));
       if (!after.text.empty()) out.finding("  later", after);
     }
     if (!chosen) {
       std::string why = what;
-      why += " not found (looked at ";
+      why += " not found beside the archive (looked at ";
       why += looked;
-      why += "): give it with --journal FILE, or check the archive alone with --archive-only";
+      why += "; the daemon wrote it at " + seal.path +
+             "): give it with --journal FILE, or check the archive alone with --archive-only";
       out.line("journal", why);
       out.unreadable = true;
     }
@@ -310,8 +312,9 @@ void add_verify_commands(CLI::App& app, int& exit_code) {
   cmd->add_option("file", o->file, "the archive, its .sig, or a journal")->required();
   cmd->add_option("--sig", o->sig, "the signature file (default: FILE.sig)");
   cmd->add_option("--journal", o->journals,
-                  "a journal the signature covers (default: looked for in ../journal beside the archive's "
-                  "directory, beside the archive, then where the daemon wrote it); repeatable");
+                  "a journal the signature covers (default: the one beside the archive, in ../journal from "
+                  "the archive's directory or in that directory, kept files of later games included; never "
+                  "looked for elsewhere); repeatable");
   auto* key =
       cmd->add_option("--key", o->key,
                       "the hall's public key (ed25519:<hex>) or its fingerprint: the signature must be "

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -220,6 +221,56 @@ TEST(JournalFile, DamagedRecordCostsOnlyItself) {
   EXPECT_EQ(scan.records[1].body, "record number 1");
   EXPECT_EQ(scan.records[2].body, "record number 4");
   EXPECT_EQ(scan.damaged.size(), 2u);  // the garbage; record 2 with the run after it
+}
+
+// Read from its file a block at a time, a journal gives what scanning it whole gives: the same records, the
+// same damage and problems, also where damage, a sync marker or a record spans a block's end, a record is
+// longer than a block, and the tail is torn.
+TEST(JournalFile, ReadingAFileRecordByRecordFindsWhatAScanFinds) {
+  TempDir dir("reader");
+  std::string file(journal::MAGIC);
+  journal::Framer framer;
+  std::vector<std::size_t> starts;
+  for (int i = 0; file.size() < 3 * journal::RecordReader::READ_BLOCK; ++i) {
+    starts.push_back(file.size());
+    const std::size_t len =
+        i == 40 ? journal::RecordReader::READ_BLOCK + 777 : std::size_t(20 + (i * 37) % 400);
+    file += framer.frame(i % 3 ? 'S' : 'R', std::string(len, char('a' + i % 26)));
+  }
+  for (std::size_t k : {std::size_t(3), starts.size() / 2, starts.size() - 5})
+    file[starts[k] + 30] ^= 0x20;  // three damaged records
+  // Garbage holding a sync marker across the first block's end.
+  const std::size_t block_end = journal::RecordReader::READ_BLOCK;
+  const std::size_t at = *std::lower_bound(starts.begin(), starts.end(), block_end - 2);
+  file.insert(at, std::string("xx") + std::string(journal::SYNC) + "yy");
+  file += framer.frame('S', "torn").substr(0, 20);
+  const fs::path path = dir.path / "A.journal";
+  std::ofstream(path, std::ios::binary) << file;
+
+  const journal::JournalScan whole = journal::scan_journal_bytes(file);
+  auto reader = journal::RecordReader::open(path);
+  ASSERT_TRUE(reader) << reader.error();
+  std::vector<journal::FileRecord> records;
+  while (auto r = reader->next()) records.push_back(std::move(*r));
+  ASSERT_EQ(records.size(), whole.records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    EXPECT_EQ(records[i].offset, whole.records[i].offset);
+    EXPECT_EQ(records[i].type, whole.records[i].type);
+    EXPECT_EQ(records[i].body, whole.records[i].body);
+  }
+  const journal::JournalScan& read = reader->scan();
+  EXPECT_EQ(read.problem, whole.problem);
+  EXPECT_EQ(read.valid_bytes, whole.valid_bytes);
+  EXPECT_EQ(read.damaged.size(), whole.damaged.size());
+  EXPECT_EQ(read.chain_breaks, whole.chain_breaks);
+  EXPECT_EQ(read.chain, whole.chain);
+  EXPECT_GE(whole.damaged.size(), 4u);
+  EXPECT_TRUE(whole.torn_tail());
+  EXPECT_FALSE(journal::RecordReader::open(dir.path / "absent.journal"));
+  std::ofstream(dir.path / "other", std::ios::binary) << "NOTOURS!";
+  auto other = journal::RecordReader::open(dir.path / "other");
+  ASSERT_FALSE(other);
+  EXPECT_NE(other.error().find("wrong magic"), std::string::npos);
 }
 
 // The chain shows an edited record even when its checksum was recomputed, and a removed or inserted one.
@@ -561,6 +612,31 @@ TEST(Runtime, ExportsTheRawBytesAsACapture) {
   EXPECT_EQ(cap->records[1].t_ms, 250);
   EXPECT_EQ(cap->records[1].bytes, hello);
   EXPECT_EQ(cap->records[2].bytes, more);
+}
+
+// The export streamed in small pieces is the capture made whole from a scan, line for line.
+TEST(Runtime, TheStreamedCaptureIsTheWholeOne) {
+  TempDir dir("cap-stream");
+  Board b(dir.path);
+  for (int i = 0; i < 3000; ++i)
+    b.rt->wire(T0 + 100 + i, i % 2 ? drivers::Direction::ToBoard : drivers::Direction::FromBoard,
+               std::vector<std::uint8_t>(std::size_t(1 + i % 40), std::uint8_t(i)));
+  b.rt->stop();
+  auto scan = journal::scan_journal(b.rt->journal_path());
+  ASSERT_TRUE(scan) << scan.error();
+  const std::string whole = drivers::format_capture(journal::export_capture(*scan, "A"));
+  auto exporter = journal::CaptureExport::open(b.rt->journal_path(), "A");
+  ASSERT_TRUE(exporter) << exporter.error();
+  std::string streamed;
+  std::size_t pieces = 0, longest = 0;
+  for (std::string piece; !(piece = exporter->next(1000)).empty(); ++pieces) {
+    longest = std::max(longest, piece.size());
+    streamed += piece;
+  }
+  EXPECT_EQ(streamed, whole);
+  EXPECT_GT(pieces, 100u);
+  EXPECT_LT(longest, 1000u + 200u);  // a piece ends at the first line past the size asked
+  EXPECT_TRUE(exporter->next(1000).empty());
 }
 
 // Not a pass/fail test: what fdatasync costs here, for the batching policy (printed in the test log).

@@ -3,10 +3,11 @@
 """Aggregators that missed the start of the games (issue 16), real processes: a Mosquitto broker on loopback,
 a host `eboardd --demo` playing two boards, and two aggregators started only once the games are under way
 (one the host trusts, one it does not): the broker has none of the earlier events for them, as for an
-aggregator killed after the broker handed it events it had not yet kept. Each sees a move after a hole,
-asks the host to publish again what came after the last event it took (a `resend` command, which needs no
-trust: it publishes only what every reader of the hall had), and then serves every game whole: its
-/boards/h1:<id>.pgn equals the host's, and nothing is under `problems`. The host starts with 1,100 open
+aggregator killed after the broker handed it events it had not yet kept. Each sees a move after a hole and
+asks the host to publish again what came after the last event it took (a `resend` command). The trusted one
+then serves every game whole: its /boards/h1:<id>.pgn equals the host's, and nothing is under `problems`.
+The host refuses the untrusted one's resend (a resend costs the host a journal read and the hall a burst of
+messages): it counts the refusal, and that aggregator says under `problems` that the host refused. The host starts with 1,100 open
 descriptors, as a host of some five hundred boards: its broker socket is numbered above 1023.
 
 Usage: mqtt_late_test.py EBOARDD CORPUS_DIR. Skipped (77) without mosquitto or the corpus.
@@ -63,6 +64,9 @@ def main():
         for name in ("arbiter", "intruder"):
             agg = Eboardd(h, exe, name, broker.port, aggregate=True, trusted=())
             agg.start()
+            if name == "intruder":
+                check_refused(h, host, agg)
+                continue
 
             def theirs(agg, b):
                 try:
@@ -95,6 +99,21 @@ def main():
                   flush=True)
         print(f"mqtt_late_test: {'FAIL' if h.failures else 'ok'} in {h.elapsed():.0f} s", flush=True)
         return 1 if h.failures else 0
+
+
+def check_refused(h, host, agg):
+    """The untrusted aggregator's resends are refused by the host, and the aggregator says so."""
+    def refused():
+        try:
+            listed = {r["id"]: r for r in agg.status()["mqtt"]["remote_boards"]}
+        except KeyError:
+            return None
+        told = [listed.get(f"h1:{b}", {}).get("problems", []) for b in BOARDS]
+        return told if all(any("refused" in p for p in t) for t in told) else None
+    told = wait_until(refused, 30, f"{agg.name} to tell that the host refused its resends")
+    counted = host.status()["mqtt"]["commands_refused"]
+    h.check(counted >= len(BOARDS), f"the host counted {counted} refused command(s), not its {len(BOARDS)} resends")
+    print(f"{agg.name}: resends refused by the host ({counted} counted): {told}", flush=True)
 
 
 if __name__ == "__main__":

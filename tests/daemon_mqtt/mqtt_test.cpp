@@ -466,6 +466,36 @@ TEST(RemoteBoard, AHoleTheHostCannotFillStopsTheGameOnce) {
   EXPECT_TRUE(rb.hole());
 }
 
+// Whatever a host sends, one board holds a bounded record: events of one game up to MAX_GAME_EVENTS (the
+// rest dropped and counted, told once), tags and open alerts up to their caps; a new game takes again.
+TEST(RemoteBoard, KeptStateIsBounded) {
+  RemoteBoard rb("h1", "A");
+  std::uint64_t seq = 0;
+  ASSERT_TRUE(rb.take(envelope(++seq, move_line(1, "e2e4"))));
+  const std::string alert = R"({"t":1000,"board":"A","type":"alert","code":"x","ply":1,"side":"white"})";
+  for (std::size_t i = 1; i < RemoteBoard::MAX_GAME_EVENTS; ++i) ASSERT_TRUE(rb.take(envelope(++seq, alert)));
+  EXPECT_EQ(rb.lines().size(), RemoteBoard::MAX_GAME_EVENTS);
+  for (int i = 0; i < 5; ++i) EXPECT_FALSE(rb.take(envelope(++seq, alert)));
+  EXPECT_FALSE(rb.take(envelope(++seq, move_line(2, "e7e5"))));
+  EXPECT_EQ(rb.lines().size(), RemoteBoard::MAX_GAME_EVENTS);
+  EXPECT_EQ(rb.over_limit(), 6u);
+  EXPECT_EQ(rb.problems().size(), 1u);
+  EXPECT_EQ(rb.status()["over_limit_dropped"], 6);
+  EXPECT_FALSE(rb.hole());
+  ASSERT_TRUE(rb.take(envelope(++seq, move_line(1, "d2d4"))));  // a new game
+  EXPECT_EQ(rb.lines().size(), 1u);
+  EXPECT_TRUE(rb.problems().empty());
+
+  json tags = json::object();
+  for (int i = 0; i < 200; ++i) tags["T" + std::to_string(i)] = std::string(5000, 'x');
+  json alerts = json::array();
+  for (int i = 0; i < 200; ++i) alerts.push_back({{"code", "x"}, {"number", i + 1}});
+  rb.take_state(json{{"game", 2}, {"tags", tags}, {"alerts", alerts}});
+  EXPECT_EQ(rb.tags().size(), RemoteBoard::MAX_TAGS);
+  for (const auto& t : rb.tags()) EXPECT_LE(t.value.size(), RemoteBoard::MAX_TAG_BYTES);
+  EXPECT_EQ(rb.board_status()["control"]["alerts"].size(), RemoteBoard::MAX_ALERTS);
+}
+
 // The host's tags in its own order (its PGN's): a JSON object would give them sorted.
 TEST(RemoteBoard, TagsKeepTheHostsOrder) {
   RemoteBoard rb("h1", "A");

@@ -112,7 +112,9 @@ class TlsEboardd(Eboardd):
             f.write(f'state_dir = "{self.state}"\n[http]\nlisten = "127.0.0.1:0"\ntoken = "{TOKEN}"\n'
                     f'[mqtt]\nbroker = "mqtts://127.0.0.1:{broker_port}"\nhall = "test-hall"\n'
                     f'host = "{self.name}"\nusername = "{self.name}"\nca_file = "{ca_file}"\n'
-                    f'aggregate = {"true" if self.aggregate else "false"}\n')
+                    f'aggregate = {"true" if self.aggregate else "false"}\n'
+                    # the arbiter's aggregator asks the hosts for the history it missed (resend): trusted
+                    'trusted = ["arbiter"]\n')
             if client:
                 f.write(f'cert_file = "{client[0]}"\nkey_file = "{client[1]}"\n')
 

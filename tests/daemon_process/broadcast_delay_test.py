@@ -9,7 +9,9 @@ feed and /games.pgn of the arbiter's listener read without a token. The arbiter:
 token. Every move's time is the `t` of its event on the arbiter's feed. For ~25 s the test polls the public
 PGN views and records when each public WebSocket event arrived; then it checks, move by move, that nothing
 public came before t + D and that the public caught up with everything older than D (it is delayed, not
-stuck). BPGN, the other public view, is checked the same way on the bughouse demo.
+stuck). BPGN, the other public view, is checked the same way on the bughouse demo. Then the next match is
+begun: the public views keep showing the one that ended (its last moves still coming out) until the delay
+lets the new match's start out, and then show the new one.
 
 usage: broadcast_delay_test.py EBOARDD SHARED_DIR        exit 77 (skipped) without the corpus
 """
@@ -115,12 +117,51 @@ def main():
         print(f"{len(made)} moves made; public views polled {len(polls)} times; "
               f"{sum(len(ws.moves()) for ws in public_ws.values())} public feed moves; {len(early)} early",
               flush=True)
+        # The demo's match is listed once it runs.
+        matches = [m["name"] for m in json.loads(http_get(port, "/status")[1]).get("matches", [])]
+        h.check(matches, "no match on /status: the demo plays a bughouse match")
+        if matches:
+            check_new_match(h, port, pub, matches[0])
         for ws in [arbiter, *public_ws.values()]:
             h.check(not ws.errors, f"WebSocket errors: {ws.errors[:3]}")
             ws.close()
         proc.terminate()
         proc.wait(timeout=30)
         return h.exit_code()
+
+
+def check_new_match(h, port, pub, match):
+    """The next match begun (POST /control/A/new-game) while the public is still DELAY_S behind: the public BPGN
+    and each board's PGN go on showing the match that ended, its delayed last moves coming out, and switch to
+    the new match only once the delay lets its start out."""
+    board = match.split("-")[0]
+    views = {"public BPGN": f"/matches/{match}.bpgn", f"public /boards/{board}.pgn": f"/boards/{board}.pgn"}
+
+    def count(path):
+        text = http_get(pub, path)[1]
+        return sum((parse_bpgn_moves(text) if path.endswith(".bpgn") else pgn_plies(text)).values())
+    before = {v: count(p) for v, p in views.items()}
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/control/{board}/new-game", data=b"{}", method="POST",
+                                 headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=15) as r:
+        h.check(r.status == 200, f"new-game: {r.status}")
+    began = time.time()
+    seen = {v: [] for v in views}
+    while time.time() < began + DELAY_S + 2.5:
+        for v, p in views.items():
+            seen[v].append((time.time() - began, count(p)))
+        time.sleep(0.1)
+    for v, polls in seen.items():
+        held = [(round(at, 2), n) for at, n in polls if at < DELAY_S - 0.3]
+        shrunk = [(at, n) for at, n in held if n < before[v]]
+        h.check(held and not shrunk, f"{v}: {before[v]} moves public before the new match, then within the delay "
+                                     f"{shrunk[:5]} (seconds after it, moves): the public saw the match end early")
+        grew = max([n for _, n in held] + [before[v]])
+        after = [n for at, n in polls if at > DELAY_S + 1.5]
+        h.check(after and after[-1] < grew, f"{v}: still {after[-1:]} moves {DELAY_S + 1.5} s after the new match "
+                                            f"(the old one had {grew}): the new match never became public")
+        print(f"{v}: {before[v]} moves public at the new match, up to {grew} within the delay, {after[-1:]} after it",
+              flush=True)
 
 
 def parse_bpgn_moves(text):

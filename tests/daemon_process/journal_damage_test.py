@@ -13,7 +13,8 @@ new is played). Each time:
   - no archive file in games/ holds fewer moves, or loses its result or a tag's value;
   - the damaged journal is kept aside byte for byte (journal/<id>.journal.damaged-<ms>);
   - /status says what was lost (journal.damaged_at_start) and a journal-damaged alert is journaled;
-  - replay invents no alert: the journals hold no alert the pristine ones did not, but journal-damaged;
+  - replay invents no alert: the journals hold no alert the pristine ones did not, but journal-damaged, and
+    neither do /status (its unacknowledged alerts) and a /ws snapshot show one, on either board;
   - every 10th time, a second start on the same state reads a clean journal: no new copy, no new alert.
 Then the unreadable cases: a journal that is a directory, or with a wrong magic, or (not as root) without
 read permission: the match does not start, /status and the log name the reason with the system's words,
@@ -23,6 +24,7 @@ usage: journal_damage_test.py EBOARDD SHARED_DIR [--seed N] [--iterations K]
 exit 77 (skipped) without the bughouse corpus in SHARED_DIR
 """
 import argparse
+import collections
 import glob
 import json
 import os
@@ -108,6 +110,26 @@ def alert_codes(state, board):
     return codes
 
 
+def shown_alerts(d):
+    """Board → the codes of the alerts the daemon shows: (unacknowledged on /status, in a /ws snapshot)."""
+    st = d.status()
+    on_status = {b["id"]: [a["code"] for a in b.get("control", {}).get("alerts", []) if not a.get("acknowledged")]
+                 for b in st["boards"] if b["id"] in BOARDS}
+    ws = ep.WebSocket(d.port)
+    time.sleep(0.3)  # the snapshot comes at once
+    events = ws.snapshot()
+    ws.close()
+    in_snapshot = {b: [e.get("code") for e in events if e.get("type") == "alert" and e.get("board") == b]
+                   for b in BOARDS}
+    return {b: (on_status.get(b, []), in_snapshot[b]) for b in BOARDS}
+
+
+def beyond(now, ref):
+    """The codes of `now` beyond those of `ref` (as many times as they are beyond), but journal-damaged."""
+    extra = collections.Counter(c for c in now if c != "journal-damaged") - collections.Counter(ref)
+    return sorted(extra.elements())
+
+
 def board_status(d, board):
     return next(b for b in d.status()["boards"] if b["id"] == board)
 
@@ -150,6 +172,7 @@ def run(h, a):
     d = Offline(h, a.eboardd, ref_state, "ref").start()
     ref_moves = bpgn_moves(d.get("/matches/A-B.bpgn")[1])
     ref_archives = archives(ref_state)
+    ref_shown = shown_alerts(d)
     d.stop()
     ref_alerts = {b: alert_codes(ref_state, b) for b in BOARDS}
     h.check(all(len(ref_moves[b]) >= 14 for b in BOARDS), f"reference moves: {ref_moves}")
@@ -180,6 +203,12 @@ def run(h, a):
                     f"{len(moves[b])} vs {len(ref_moves[b])}: {moves[b]} vs {ref_moves[b]}")
         js = board_status(d, board).get("journal", {})
         h.check("damaged_at_start" in js, f"{where}: /status does not say the journal was damaged: {js}")
+        shown = shown_alerts(d)
+        for b in BOARDS:
+            for k, view in enumerate(("/status", "the /ws snapshot")):
+                extra = beyond(shown[b][k], ref_shown[b][k])
+                h.check(not extra, f"{where}: board {b}: {view} shows alerts never published: {extra} "
+                                   f"(the pristine state shows {ref_shown[b][k]})")
         d.stop()
         copies = glob.glob(jpath + ".damaged-*")
         h.check(len(copies) == 1 and open(copies[0], "rb").read() == bytes(data),

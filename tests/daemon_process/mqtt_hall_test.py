@@ -561,13 +561,16 @@ def main():
                    "the tag in the aggregator's PGN (the host's retained state)")
         wait_until(lambda: "h1:A" in {r["id"] for r in intruder.status()["mqtt"]["remote_boards"]}, 15,
                    "the intruder to see h1:A")
+        # The intruder's resends (a board first heard of mid-stream) are refused and counted too.
+        refused_before = hosts["h1"].status()["mqtt"]["commands_refused"]
         code, sent = post(intruder.port, "/control/h1:A/tags", {"Annotator": "intruder"})
         h.check(code == 202, f"the intruder's command: {code} {sent}")
         answer = wait_until(lambda: answered(intruder, sent.get("command")), 15, "the host's refusal")
         h.check(answer["status"] == 403 and "trusted" in json.dumps(answer["body"]), f"refusal: {answer}")
         h.check('[Annotator "arbiter"]' in http_get(hosts["h1"].port, "/boards/A.pgn")[1],
                 "the refused command changed the host's tags")
-        h.check(hosts["h1"].status()["mqtt"]["commands_refused"] == 1, "h1 counts one refused command")
+        h.check(hosts["h1"].status()["mqtt"]["commands_refused"] >= refused_before + 1,
+                "h1 does not count the refused command")
         check_public_side(h, agg, intruder, times, public_ws, standin, remote)
         check_operator_page(h, agg, remote)
         ws.close()

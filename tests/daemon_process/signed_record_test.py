@@ -9,17 +9,23 @@ with the daemon's published key (state_dir/keys/eboardd.pub, its fingerprint on 
 `eboardctl key`) says INTACT and exits 0, also after the daemon stopped. Then one edit at a time, each undone
 afterwards: a move changed in the archive (exit 1, the line named), a byte of the journal's signed part
 (exit 1, the byte named), a byte of the signature file (exit 1), another hall's key (exit 1); the journal
-alone checks link by link; a directory and /dev/zero are refused (exit 2). A garbled key file stops the
+alone checks link by link; a directory and /dev/zero are refused (exit 2). A copy of the record elsewhere is
+checked against the journal beside it: without one it is incomplete (exit 2), with a forged one (a byte
+changed, checksums and links framed anew) altered (exit 1), the hall's own journal never looked at. A garbled key file stops the
 daemon at start-up with the reason, and is left as it was.
 
 usage: signed_record_test.py EBOARDD EBOARDCTL SHARED_DIR [--game N] [--speed R]
 exit 77 (skipped) without the corpus in SHARED_DIR
 """
 import glob
+import hashlib
 import os
+import shutil
+import struct
 import subprocess
 import sys
 import time
+import zlib
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import eboardctl_proc as ep  # noqa: E402
@@ -52,6 +58,50 @@ def flipped(path, offset):
     data[offset] ^= 0x01
     open(path, "wb").write(data)
     return lambda: open(path, "wb").write(original)
+
+
+def forged(data):
+    """The journal `data` with one byte of its second record's body changed (inside the signed part), and every
+    record framed again: its checksum and the chain of links recomputed, as a forger with the format would."""
+    magic = data[:8]
+    link = hashlib.sha256(magic).digest()[:16]
+    records, at = [], 8
+    while at + 12 <= len(data):
+        length = struct.unpack("<I", data[at + 4:at + 8])[0]
+        linked = data[at + 12:at + 12 + length]
+        records.append((linked[16:17], bytearray(linked[17:])))
+        at += 12 + length
+    kind, body = records[1]
+    body[len(body) // 2] ^= 0x01
+    out = bytearray(magic)
+    for kind, body in records:
+        framed = link + kind + bytes(body)
+        out += b"\xE5JR\x1E" + struct.pack("<I", len(framed)) + struct.pack("<I", zlib.crc32(framed)) + framed
+        link = hashlib.sha256(framed).digest()[:16]
+    return bytes(out)
+
+
+def check_copies(h, a, archive, sig, journal, pub):
+    """A record copied elsewhere is checked against the journal that came with it, never the hall's own."""
+    copy = os.path.join(h.dir, "copy")
+    os.makedirs(os.path.join(copy, "games"))
+    os.makedirs(os.path.join(copy, "journal"))
+    c_archive = os.path.join(copy, "games", os.path.basename(archive))
+    c_journal = os.path.join(copy, "journal", os.path.basename(journal))
+    shutil.copy(archive, c_archive)
+    shutil.copy(sig, c_archive + ".sig")
+    rc, out = verify(h, a.eboardctl, c_archive, "--key-file", pub)
+    h.check(rc == 2 and "not found" in out and "INTACT" not in out,
+            f"a copy without its journal: exit {rc} (the hall's journal at the .sig's path was found instead?)")
+    open(c_journal, "wb").write(forged(open(journal, "rb").read()))
+    rc, out = verify(h, a.eboardctl, c_journal)
+    h.check(rc == 0, f"the forged journal does not chain on its own (exit {rc}): the forgery is not the issue's")
+    rc, out = verify(h, a.eboardctl, c_archive, "--key-file", pub)
+    h.check(rc == 1 and "ALTERED" in out and c_journal in out and journal not in out,
+            f"a copy with a forged journal beside it: exit {rc}, or another journal checked")
+    shutil.copy(journal, c_journal)
+    rc, out = verify(h, a.eboardctl, c_archive, "--key-file", pub)
+    h.check(rc == 0 and "INTACT" in out and c_journal in out, f"a faithful copy: exit {rc}, or its journal not named")
 
 
 def run(h, a, pgn, expected):
@@ -132,6 +182,8 @@ def run(h, a, pgn, expected):
 
     rc, out = verify(h, a.eboardctl, archive, "--key-file", pub)
     h.check(rc == 0, f"every edit undone, the record verifies again (exit {rc})")
+
+    check_copies(h, a, archive, sig, journal, pub)
 
     # A garbled key stops the daemon with the reason and stays as it was.
     secret = os.path.join(keys, "eboardd.key")
