@@ -348,8 +348,7 @@ Config build(const toml::table& root, const std::string& source) {
     const toml::table& m = *n->as_table();
     check_keys(m, "mqtt",
                {"broker", "hall", "host", "aggregate", "publish", "username", "password_file", "ca_file",
-                "cert_file", "key_file", "trusted", "keepalive_s", "client_id",
-                "max_message"});
+                "cert_file", "key_file", "trusted", "keepalive_s", "client_id", "max_message"});
     c.mqtt.enabled = true;
     if (auto s = get_string(m, "broker", "mqtt.")) {
       auto b = parse_broker_url(*s);
