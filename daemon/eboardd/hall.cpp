@@ -414,6 +414,8 @@ void Hall::on_message(const std::string& topic, std::string_view payload) {
     return;
   }
   if (t->kind == K::Status) {
+    // Our own host name's status is ours (a host of the same name writes the same topic): not another host.
+    if (t->host == topics_.host()) return;
     const bool online = payload == "online";
     hosts_[t->host] = online;
     for (auto& [id, rb] : remote_)

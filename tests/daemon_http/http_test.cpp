@@ -420,6 +420,7 @@ TEST(Http, WebSocketSnapshotThenLiveEvents) {
   d.feed("A", {tl.events.begin(), tl.events.begin() + std::ptrdiff_t(half)});
   const int before = d.plies("A");
   ASSERT_GE(before, 3);
+  d.settle("A");  // the snapshot holds what was published: a move waiting for its sync comes after it
 
   WsClient ws(d.port());
   ASSERT_TRUE(ws.ok()) << ws.error();
@@ -448,6 +449,7 @@ TEST(Http, WebSocketSnapshotThenLiveEvents) {
   }
   EXPECT_EQ(after, 12);
   // A second client now gets the whole game as its snapshot.
+  d.settle("A");
   WsClient late(d.port());
   EXPECT_EQ(count_moves(late, after), after);
 }
