@@ -147,6 +147,7 @@ tl::expected<std::vector<GameResult>, std::string> round_results(
     if (it == by_board.end() || r.result != "*" || it->second.result == "*") by_board[r.board] = std::move(r);
   }
   std::vector<GameResult> out;
+  out.reserve(by_board.size());
   for (auto& [n, r] : by_board) out.push_back(std::move(r));
   return out;
 }

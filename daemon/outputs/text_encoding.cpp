@@ -96,7 +96,9 @@ std::optional<std::size_t> first_invalid_utf8(std::string_view s) {
 
 tl::expected<std::string, std::string> through_iconv(std::string_view bytes, const std::string& from) {
   iconv_t cd = iconv_open("UTF-8", from.c_str());
-  if (cd == iconv_t(-1)) return tl::unexpected("unknown encoding '" + from + "'");
+  // iconv_open's documented failure value is (iconv_t)-1.
+  if (cd == iconv_t(-1))  // NOLINT(performance-no-int-to-ptr)
+    return tl::unexpected("unknown encoding '" + from + "'");
   struct Closer {
     iconv_t cd;
     ~Closer() { iconv_close(cd); }
@@ -194,7 +196,9 @@ tl::expected<std::string, std::string> encode_text(std::string_view text, std::s
     name = "ISO-8859-1";
   const std::string valid = utf8_or_replaced(text);
   iconv_t cd = iconv_open((name + "//TRANSLIT").c_str(), "UTF-8");
-  if (cd == iconv_t(-1)) return tl::unexpected("unknown encoding '" + std::string(encoding) + "'");
+  // iconv_open's documented failure value is (iconv_t)-1.
+  if (cd == iconv_t(-1))  // NOLINT(performance-no-int-to-ptr)
+    return tl::unexpected("unknown encoding '" + std::string(encoding) + "'");
   struct Closer {
     iconv_t cd;
     ~Closer() { iconv_close(cd); }

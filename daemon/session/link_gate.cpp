@@ -59,7 +59,7 @@ void LinkGate::release(std::int64_t t, std::vector<rules::SensorEvent>& out) {
   held_.clear();
   for (rules::SensorEvent& e : readings) {
     e.t_ms = std::max(e.t_ms, t);  // they come after the dump they waited for
-    out.push_back(std::move(e));
+    out.push_back(e);
   }
 }
 
