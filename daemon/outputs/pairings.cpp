@@ -181,23 +181,6 @@ tl::expected<TrfRound, std::string> trf_round(const TrfPlayer& p, int round) {
   return r;
 }
 
-// Points (in halves) a round's result gives, as TRF-16 codes them.
-int half_points(char result) {
-  switch (result) {
-    case '1':
-    case '+':
-    case 'W':
-    case 'F':
-      return 2;
-    case '=':
-    case 'D':
-    case 'H':
-      return 1;
-    default:
-      return 0;
-  }
-}
-
 tl::expected<std::vector<Pairing>, std::string> csv_utf8(std::string_view text) {
   auto lines = split_lines(text);
   if (!lines) return tl::unexpected(lines.error());
@@ -365,6 +348,22 @@ tl::expected<DecodedText, std::string> decoded(std::string_view bytes, std::stri
 }
 
 }  // namespace
+
+int half_points(char result) {
+  switch (result) {
+    case '1':
+    case '+':
+    case 'W':
+    case 'F':
+      return 2;
+    case '=':
+    case 'D':
+    case 'H':
+      return 1;
+    default:
+      return 0;
+  }
+}
 
 bool is_trf(std::string_view text) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);

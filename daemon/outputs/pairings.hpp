@@ -64,4 +64,7 @@ bool is_trf(std::string_view text);
 // for what the file does not give (it removes what an earlier pairing set).
 rules::PgnTags pairing_tags(const Pairing& p);
 
+// Points (in halves) a round's result gives, as TRF-16 codes them (1, +, W, F: 2; =, D, H: 1; else 0).
+int half_points(char result);
+
 }  // namespace eboard::outputs

@@ -71,22 +71,6 @@ char trf_result(const std::string& result, bool white) {
   return ' ';
 }
 
-int half_points(char result) {
-  switch (result) {
-    case '1':
-    case '+':
-    case 'W':
-    case 'F':
-      return 2;
-    case '=':
-    case 'D':
-    case 'H':
-      return 1;
-    default:
-      return 0;
-  }
-}
-
 std::size_t round_column(int round) { return 92 + std::size_t(round - 1) * 10; }
 
 void put_round(Columns& line, int round, int opponent, char colour, char result) {
