@@ -839,6 +839,7 @@ function renderBoardView(id) {
     playerRow(bottomSide),
     el("p", {}, "To move: " + (b.pos ? b.pos.side : "?") + ". FEN: ", el("code", {}, (sb.game && sb.game.ply === (b.pos && b.pos.ply) ? sb.game.fen : fen)))
   );
+  let partnerBox = null;
   if (m) {
     // The partner board, small, turned as a player of this board's bottom side sees their partner's.
     const partner = m.boards.find((x) => x !== id);
@@ -849,28 +850,29 @@ function renderBoardView(id) {
     const [pTop, pBottom] = pflip ? ["white", "black"] : ["black", "white"];
     const small = makeBoardSvg();
     updateBoardSvg(small, pb.pos ? pb.pos.pieces : {}, pb.pos ? pb.pos.last : "", pflip, boardLabel(partner, pfen));
-    left.append(
-      el(
-        "div",
-        { class: "partner", "data-board": partner, "data-fen": pfen },
-        el("p", {}, "Partner board: ", el("a", { href: "#board/" + encodeURIComponent(partner) }, "Board " + partner), " (" + linkState(partner) + ")"),
-        pg ? el("div", { class: "reserve" }, reserveText(pg.reserves[pTop], pTop)) : null,
-        small.svg,
-        pg ? el("div", { class: "reserve" }, reserveText(pg.reserves[pBottom], pBottom)) : null
-      )
+    partnerBox = el(
+      "div",
+      { class: "partner", "data-board": partner, "data-fen": pfen },
+      el("p", {}, "Partner board: ", el("a", { href: "#board/" + encodeURIComponent(partner) }, "Board " + partner), " (" + linkState(partner) + ")"),
+      pg ? el("div", { class: "reserve" }, reserveText(pg.reserves[pTop], pTop)) : null,
+      small.svg,
+      pg ? el("div", { class: "reserve" }, reserveText(pg.reserves[pBottom], pBottom)) : null
     );
   }
 
   // The right column is kept between renders, so a field being typed in keeps its focus and text.
   let sk = page.skeleton;
   if (!sk || sk.id !== id || !view.contains(sk.right)) {
-    sk = { id, left: el("div", {}), result: el("div", {}), provisional: el("div", {}), state: el("div", {}), alerts: el("div", {}), moves: el("div", {}), actions: el("div", {}) };
-    sk.right = el("section", {}, sk.result, sk.provisional, sk.state, el("h2", {}, "Alerts"), sk.alerts, el("h2", {}, "Moves"), sk.moves, el("h2", {}, "Arbiter"), sk.actions);
+    sk = { id, left: el("div", { class: "board-side" }), partner: el("div", { class: "partner-holder" }), result: el("div", {}), provisional: el("div", {}), state: el("div", {}), alerts: el("div", {}), moves: el("div", {}), actions: el("div", {}) };
+    // Beside the board on a wide screen: the partner board first (its reserves in sight with the board's),
+    // then the alerts; on a phone (one column) the partner board goes last (style.css), the alerts first.
+    sk.right = el("section", { class: "board-info" }, sk.partner, sk.result, sk.provisional, sk.state, el("h2", {}, "Alerts"), sk.alerts, el("h2", {}, "Moves"), sk.moves, el("h2", {}, "Arbiter"), sk.actions);
     page.skeleton = sk;
     sk.stateKey = null;
     view.replaceChildren(sk.left, sk.right);
   }
   sk.left.replaceChildren(left);
+  sk.partner.replaceChildren(partnerBox || "");
   sk.result.replaceChildren(sb.game && sb.game.result !== "*" ? el("p", { class: "result" }, "Result " + sb.game.result + (sb.game.reason ? " (" + sb.game.reason + ")" : "")) : "");
   const p = b.provisional;
   sk.provisional.replaceChildren(
@@ -1123,6 +1125,7 @@ function render() {
   document.getElementById("signed-in").hidden = !signedIn;
   setText(document.getElementById("right"), !signedIn ? "" : page.right === "refused" ? "Token refused" : "Signed in (" + (page.right || "checking") + ")");
   const r = route();
+  if (document.body.dataset.view !== r.kind) document.body.dataset.view = r.kind;
   document.getElementById("hall").hidden = r.kind !== "hall";
   document.getElementById("ports").hidden = r.kind !== "hall";
   document.getElementById("board-view").hidden = r.kind !== "board";
