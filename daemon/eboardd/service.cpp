@@ -1109,8 +1109,10 @@ json Service::status() const {
           {"matches", matches},
           {"usb", usb},
           {"mqtt", hall_ ? hall_->status() : json(nullptr)},
+          // "control": "off" without an http.token (the page then says so instead of offering a sign-in).
           {"http",
-           {{"open_connections", http_->open_connections()},
+           {{"control", config_.http.token.empty() ? "off" : "token"},
+            {"open_connections", http_->open_connections()},
             {"websocket_clients", http_->websocket_clients()},
             {"pending_connections", http_->pending_connections()},
             {"connections", hs.connections},
