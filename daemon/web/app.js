@@ -573,6 +573,14 @@ function clocksNow(id) {
   return out;
 }
 
+// Why a board's link is down (the driver's words), or "".
+function linkReason(id) {
+  const b = boardState(id);
+  if (b.link) return b.link.state === "offline" ? b.link.reason || "" : "";
+  const sb = statusBoard(id);
+  return sb && sb.link_state && sb.link_state.state === "offline" ? sb.link_state.reason || "" : "";
+}
+
 function linkState(id) {
   const b = boardState(id);
   if (b.link) return b.link.state;
@@ -620,7 +628,8 @@ function makeCard(id, large) {
   c.last = el("div", { class: "last" });
   c.result = el("div", { class: "result" });
   c.alerts = el("div", { class: "alerts-line", role: "alert" });
-  c.root.append(el("div", { class: "card-head" }, c.title, c.link), c.top, c.reserveTop, el("div", { class: "board-holder" }, c.board.svg), c.reserveBottom, c.bottom, c.last, c.result, c.alerts);
+  c.offline = el("div", { class: "offline-reason" });
+  c.root.append(el("div", { class: "card-head" }, c.title, c.link), c.offline, c.top, c.reserveTop, el("div", { class: "board-holder" }, c.board.svg), c.reserveBottom, c.bottom, c.last, c.result, c.alerts);
   // The card is one stop of the tab order; Enter opens the board.
   c.root.addEventListener("keydown", (ev) => {
     if (ev.key === "Enter" && ev.target === c.root) location.hash = "#board/" + encodeURIComponent(id);
@@ -647,6 +656,9 @@ function updateCard(c, id, flipped) {
   const ls = linkState(id);
   c.link.className = "link " + (ls === "online" || ls === "offline" ? ls : "unknown");
   setText(c.link, ls === "unknown" ? "link ?" : ls);
+  c.root.classList.toggle("offline", ls === "offline");
+  const why = ls === "offline" ? linkReason(id) : "";
+  setText(c.offline, ls === "offline" ? "Offline" + (why ? ": " + why : " (no reason given)") : "");
   const round = tag(sb, "Round");
   c.root.dataset.round = round;
   setText(c.title, "Board " + id + (round ? " \u00b7 R" + round : ""));
@@ -886,6 +898,15 @@ function renderBoardView(id) {
     sk.state.replaceChildren(gameState(id, ctl));
   }
   sk.alerts.replaceChildren(alertList(id, sb));
+  const jump = page.jumpTo;
+  if (jump && jump.board === id) {
+    page.jumpTo = null;
+    const li = sk.alerts.querySelector('li[data-alert="' + jump.number + '"]');
+    if (li) {
+      li.classList.add("jumped");
+      li.scrollIntoView({ block: "center" });
+    }
+  }
   sk.moves.replaceChildren(moveTable(b.moves));
   const box = actions(id);
   if (sk.actions.firstChild !== box) sk.actions.replaceChildren(box);
@@ -911,7 +932,7 @@ function gameState(id, ctl) {
       list.append(
         el("li", { "data-candidate": c.number },
           el("span", {}, (c.san || []).join(" ") + " "),
-          el("button", { type: "button", class: "recover", disabled: dis, onclick: () => act(id, "recover", { candidate: c.number }) }, "Take candidate " + c.number))
+          el("button", { type: "button", class: "recover", disabled: dis, onclick: () => confirm("Take candidate " + c.number + " as the moves played on board " + id + "?") && act(id, "recover", { candidate: c.number }) }, "Take candidate " + c.number))
       );
     }
     const typed = el("input", { type: "text", class: "gap-moves", placeholder: "the moves played, e.g. g7g6 f2f3", "aria-label": "The gap's moves as played", size: 28 });
@@ -924,7 +945,7 @@ function gameState(id, ctl) {
         all.length > MAX_CANDIDATES_SHOWN ? el("p", {}, "\u2026 and " + (all.length - MAX_CANDIDATES_SHOWN) + " more (eboardctl status lists them all): type the moves played instead.") : "",
         el("form", { class: "actions", onsubmit: (ev) => {
           ev.preventDefault();
-          if (typed.value.trim()) act(id, "recover", { moves: typed.value.trim() });
+          if (typed.value.trim() && confirm("Record " + typed.value.trim() + " as the moves played on board " + id + "?")) act(id, "recover", { moves: typed.value.trim() });
         } }, typed, el("button", { type: "submit", class: "recover-moves", disabled: dis }, "Recover these moves")),
         el("div", { class: "actions" }, "Or follow the game from what the board shows:", side,
           el("button", { type: "button", class: "adopt", disabled: dis, onclick: () => confirm("Adopt the position board " + id + " shows?") && act(id, "adopt", side.value ? { side: side.value } : {}) }, "Adopt position")))
@@ -984,7 +1005,7 @@ function actions(id) {
   if (page.actions && page.actions.key === key) return page.actions.box;
   const box = el("div", {});
   page.actions = { key, box };
-  if (!canControl()) box.append(el("p", {}, "Sign in with the control token to act."));
+  if (!canControl()) box.append(el("p", { class: "control-note" }, controlOff() ? "Control is off (no http.token in the daemon's configuration): nothing can be changed from here." : "Sign in with the control token to act."));
   const dis = !canControl();
   const fen = el("input", { type: "text", class: "fen", placeholder: "FEN (empty: the initial position)", "aria-label": "FEN of the new game", size: 30 });
   box.append(
@@ -1028,7 +1049,7 @@ function actions(id) {
         sealed.value = "";
         act(id, "adjourn", body);
       } }, "Adjourn"),
-      el("button", { type: "button", class: "resume", disabled: dis, onclick: () => act(id, "resume", {}) }, "Resume"))
+      el("button", { type: "button", class: "resume", disabled: dis, onclick: () => confirm("Resume the game on board " + id + "? The sealed move is played.") && act(id, "resume", {}) }, "Resume"))
   );
   return box;
 }
@@ -1037,28 +1058,76 @@ function canControl() {
   return !!token() && page.right === "control";
 }
 
+// The daemon has no control token (/status http.control "off"): no sign-in can give control.
+function controlOff() {
+  return !!(page.status && page.status.http && page.status.http.control === "off");
+}
+
 function showAnswer(text) {
   const answer = document.getElementById("answer");
   answer.hidden = false;
   document.getElementById("answer-text").textContent = text;
 }
 
-async function request(method, path, body) {
+// What an action did, in words, from its path and the daemon's answer (the raw answer stays in the details).
+const DONE = { ack: "Alert acknowledged.", draw: "Draw recorded.", resign: "Resignation recorded.", "new-game": "New game started.", tags: "Players and tags set.", promotion: "Promotion piece set.", adjourn: "Game adjourned.", resume: "Game resumed.", recover: "Moves recovered.", adopt: "Position adopted." };
+
+function answerWords(method, path, status, text) {
+  if (status === null) return { ok: false, words: "No answer from the daemon: is it running?" };
+  let why = "";
+  try {
+    why = JSON.parse(text).error || "";
+  } catch (err) {
+    why = "";
+  }
+  if (status >= 200 && status < 300) {
+    if (method === "DELETE") return { ok: true, words: "Board removed." };
+    if (path === "/boards") return { ok: true, words: "Board added." };
+    return { ok: true, words: DONE[path.split("/").pop()] || "Done." };
+  }
+  if (status === 401) return { ok: false, words: "Refused: sign in with the control token." };
+  return { ok: false, words: "Refused" + (why ? ": " + why : " (" + status + ")") };
+}
+
+// The answer beside what asked for it (the button or the form's button), as a short sentence.
+function sayNear(near, said) {
+  if (!near || !near.isConnected) return;
+  let out = near.nextElementSibling;
+  if (!out || !out.classList.contains("said")) {
+    out = el("span", { class: "said", role: "status" });
+    near.after(out);
+  }
+  out.dataset.ok = String(said.ok);
+  out.textContent = said.words;
+}
+
+async function request(method, path, body, near) {
+  if (near === undefined) {
+    // The control clicked or submitted: a button, or the submit button of the form typed in.
+    const a = document.activeElement;
+    near = a && a.tagName === "BUTTON" ? a : a && a.form ? a.form.querySelector("button[type=submit]") : null;
+  }
   let text;
+  let status = null;
+  let reply = "";
   try {
     const init = { method, headers: authHeaders(body === undefined ? {} : { "Content-Type": "application/json" }) };
     if (body !== undefined) init.body = JSON.stringify(body);
     const res = await fetch(path, init);
-    text = method + " " + path + " \u2192 " + res.status + "\n" + (await res.text());
+    status = res.status;
+    reply = await res.text();
+    text = method + " " + path + " \u2192 " + res.status + "\n" + reply;
   } catch (err) {
     text = method + " " + path + ": no answer (" + err + ")";
   }
-  showAnswer(text);
+  const said = answerWords(method, path, status, reply);
+  showAnswer(said.words + "\n" + text);
+  sayNear(near, said);
   scheduleStatus(0);
 }
 
-function act(id, action, body) {
-  return request("POST", "/control/" + encodeURIComponent(id) + "/" + action, body);
+function act(id, action, body, near) {
+  return request("POST", "/control/" + encodeURIComponent(id) + "/" + action, body, near);
 }
 
 // ---- the operator's panel: ports -----------------------------------------------------------------------------
@@ -1067,14 +1136,14 @@ function renderPorts() {
   const list = document.getElementById("ports-list");
   const s = page.status;
   const rows = [];
-  for (const b of (s && s.boards) || []) rows.push([b.id, b.device || "", linkState(b.id)]);
+  for (const b of (s && s.boards) || []) rows.push([b.id, b.device || "", linkState(b.id) + (linkReason(b.id) ? " (" + linkReason(b.id) + ")" : "")]);
   for (const [id, why] of Object.entries((s && s.failed_boards) || {})) rows.push([id, "", "not started: " + why]);
   const key = JSON.stringify([rows, canControl()]);
   if (list.dataset.key === key) return;
   list.dataset.key = key;
   list.replaceChildren(
     ...rows.map(([id, dev, state]) =>
-      el("li", { "data-board": id }, "Board " + id + (dev ? " on " + dev : "") + " \u00b7 " + state + " ",
+      el("li", { "data-board": id, class: state.startsWith("online") ? "" : "down" }, "Board " + id + (dev ? " on " + dev : "") + " \u00b7 " + state + " ",
         el("button", { type: "button", class: "remove-board", disabled: !canControl(), onclick: () => confirm("Stop and forget board " + id + " (until a reload)?") && request("DELETE", "/boards/" + encodeURIComponent(id)) }, "Remove"))
     )
   );
@@ -1099,6 +1168,15 @@ function markDirty(board) {
   requestAnimationFrame(render);
 }
 
+// The open alerts in the hall's order; the next is the one after the last jumped to (round and round).
+function nextOpenAlert() {
+  const all = [];
+  for (const b of (page.status && page.status.boards) || []) for (const a of openAlerts(b)) all.push({ board: b.id, number: a.number, code: a.code });
+  if (!all.length) return null;
+  const i = page.lastJump ? all.findIndex((x) => x.board === page.lastJump.board && x.number === page.lastJump.number) : -1;
+  return all[(i + 1) % all.length];
+}
+
 function route() {
   const m = location.hash.match(/^#(board|match)\/(.+)$/);
   return m ? { kind: m[1], id: decodeURIComponent(m[2]) } : { kind: "hall", id: null };
@@ -1116,12 +1194,17 @@ function render() {
   const total = document.getElementById("alert-total");
   total.dataset.count = String(open);
   setText(total, open ? open + " open alert" + (open > 1 ? "s" : "") : "");
+  const next = nextOpenAlert();
+  total.href = next ? "#board/" + encodeURIComponent(next.board) : "#";
+  total.title = next ? "Go to the next open alert: board " + next.board + ", #" + next.number + " " + next.code : "";
   const title = (open ? "(" + open + ") " : "") + (live ? "" : "[not live] ") + "eboardd";
   if (document.title !== title) document.title = title;
   if (page.needsToken && !token()) showNotice("Reading this daemon needs a token: sign in above.");
   else if (!page.needsToken) showNotice("");
   const signedIn = !!token();
-  document.getElementById("signin").hidden = signedIn;
+  const off = controlOff() && !signedIn;
+  document.getElementById("control-off").hidden = !off;
+  document.getElementById("signin").hidden = signedIn || off;
   document.getElementById("signed-in").hidden = !signedIn;
   setText(document.getElementById("right"), !signedIn ? "" : page.right === "refused" ? "Token refused" : "Signed in (" + (page.right || "checking") + ")");
   const r = route();
@@ -1184,6 +1267,16 @@ function init() {
     page.right = null;
     reconnectNow();
     markDirty();
+  });
+  document.getElementById("alert-total").addEventListener("click", (ev) => {
+    const next = nextOpenAlert();
+    if (!next) return ev.preventDefault();
+    page.lastJump = page.jumpTo = next;
+    if (location.hash === "#board/" + encodeURIComponent(next.board)) {
+      ev.preventDefault();
+      page.skeleton = null;
+      markDirty();
+    }
   });
   document.getElementById("filter").addEventListener("input", (ev) => {
     page.filter = ev.target.value;

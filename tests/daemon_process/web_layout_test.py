@@ -12,6 +12,7 @@ At each size, for board A's view and for the match view A-B, without scrolling:
 - the board is drawn large enough to read (the page must not pass by shrinking it to nothing);
 - on the phone the board view is one column: the alerts come right after the board, before the moves and the
   arbiter's actions.
+With no control token the page says control is off and offers no sign-in.
 Screenshots of both views at both sizes (what the screen shows, not the whole page) are written to the directory printed at the end ($EBOARD_WEB_SCREENSHOTS,
 else eboard-web-screens-<uid> in the temporary directory); the README shows copies of them.
 
@@ -77,6 +78,12 @@ def screenshot(cdp, path):
 def browser_checks(h, cdp, shots):
     cdp.call("Runtime.enable")
     cdp.call("Page.enable")
+    # No token configured: the page says control is off instead of offering a sign-in that could not give it.
+    wp.wait_js(h, cdp, "document.getElementById('live').dataset.live === 'true' && "
+               "!document.getElementById('control-off').hidden", 20, "the page saying control is off")
+    h.check(cdp.js("document.getElementById('signin').hidden && "
+                   "document.getElementById('control-off').textContent.includes('no http.token')"),
+            "with no http.token: no sign-in form, 'control is off (no http.token)' shown")
     for name, width, height, mobile, min_board, min_match in SIZES:
         cdp.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1,
                  mobile=mobile)
@@ -133,6 +140,16 @@ def browser_checks(h, cdp, shots):
         time.sleep(0.3)
         wide = cdp.js("[document.documentElement.scrollWidth, window.innerWidth]")
         h.check(wide[0] <= wide[1], f"{name} hall: no horizontal overflow: scrollWidth {wide[0]} > {wide[1]}")
+    # An action's answer in words beside its button (the raw answer only in the details below): the draw
+    # asked for anyway is refused, control being off.
+    cdp.js("location.hash = '#board/A'")
+    wp.wait_js(h, cdp, "!!document.querySelector('#board-view .actions button')", 15, "board A's actions")
+    cdp.js("request('POST', '/control/A/draw', {}, document.querySelector('#board-view .actions button'))")
+    said = wp.wait_js(h, cdp, "(() => { const s = document.querySelector('#board-view .actions button + .said');"
+                      " return s && s.dataset.ok === 'false' ? s.textContent : null; })()", 15,
+                      "the answer beside the Draw button")
+    h.check(said.startswith("Refused: control is disabled") and "{" not in said,
+            f"the refusal told in words beside the button: {said!r}")
     return h.exit_code()
 
 
