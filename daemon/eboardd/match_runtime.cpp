@@ -142,6 +142,7 @@ tl::expected<void, std::string> MatchRuntime::open() {
 
 tl::expected<int, std::string> MatchRuntime::new_match() {
   const std::int64_t t = now_ms();
+  const int ending = std::max(1, number());  // as its archive is named
   journal::NewGameEntry g{t, config_.rules, false, ""};
   const std::int64_t seq = seq_++;
   // Both journals rotate as one (recovery reads them together), or neither does.
@@ -183,7 +184,7 @@ tl::expected<int, std::string> MatchRuntime::new_match() {
   }
   // The public keeps seeing the match that ends here until the delay lets the next one's start out.
   if (keep_public) {
-    previous_.push_back({std::move(*match_), t});
+    previous_.push_back({std::move(*match_), t, ending});
     if (previous_.size() > 8) previous_.pop_front();
   }
   match_.emplace(match_config());
@@ -307,6 +308,13 @@ void MatchRuntime::reschedule() {
 }
 
 std::string MatchRuntime::bpgn(std::optional<std::int64_t> cutoff) const { return bpgn_text(cutoff, true); }
+
+int MatchRuntime::shown_number(std::optional<std::int64_t> cutoff) const {
+  if (cutoff)
+    for (const PreviousMatch& p : previous_)
+      if (*cutoff < p.ended_ms) return p.number;
+  return std::max(1, number());
+}
 
 std::string MatchRuntime::bpgn_text(std::optional<std::int64_t> cutoff, bool held_out) const {
   // Behind the delay, the match that was under way at the cutoff: an earlier one until the next one's start

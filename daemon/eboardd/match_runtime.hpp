@@ -96,6 +96,8 @@ class MatchRuntime {
   // The match's BPGN (CONTRACTS §4), and its file in state_dir/games. With a cutoff (Unix ms; the
   // broadcast delay): without the moves completed after it, nor a result told after it.
   std::string bpgn(std::optional<std::int64_t> cutoff = std::nullopt) const;
+  // The number of the match bpgn(cutoff) shows: an earlier one while the delay holds the next one's start.
+  int shown_number(std::optional<std::int64_t> cutoff = std::nullopt) const;
   std::filesystem::path bpgn_path() const;
   nlohmann::json status() const;
   const journal::MatchRecovery* recovery() const { return recovery_ ? &*recovery_ : nullptr; }
@@ -132,6 +134,7 @@ class MatchRuntime {
   struct PreviousMatch {
     rules::Match match;
     std::int64_t ended_ms = 0;
+    int number = 0;
   };
   std::deque<PreviousMatch> previous_;
   std::optional<journal::MatchRecovery> recovery_;

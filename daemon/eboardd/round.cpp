@@ -323,4 +323,67 @@ std::vector<const FinishedGames::Game*> FinishedGames::of_round(const Round& r, 
   return out;
 }
 
+std::optional<FinishedGames::Game> FinishedGames::record_at(const fs::path& path) const {
+  if (files_)
+    if (auto text = files_->unwritten(path))
+      return Game{std::move(*text), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count()};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  // The time is read after the text: a file replaced in between is then taken as the newer one, which the
+  // delay holds back longer, never shorter.
+  std::error_code ec;
+  const auto time = fs::last_write_time(path, ec);
+  if (ec) return std::nullopt;
+  return Game{text.str(), std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::file_clock::to_sys(time).time_since_epoch())
+                              .count()};
+}
+
+std::optional<FinishedGames::Game> FinishedGames::board_record(std::string_view board_id, int number) {
+  std::map<int, File>* files = files_of(board_id);
+  if (!files) return std::nullopt;
+  auto it = files->find(number);
+  return it == files->end() ? std::nullopt : record_at(it->second.path);
+}
+
+std::vector<int> FinishedGames::board_numbers(std::string_view board_id) {
+  std::vector<int> out;
+  if (std::map<int, File>* files = files_of(board_id))
+    for (const auto& [n, f] : *files) out.push_back(n);
+  return out;
+}
+
+std::optional<FinishedGames::Game> FinishedGames::match_record(std::string_view name, int number) const {
+  return record_at(dir_ / ("match-" + std::string(name) + "-" + std::to_string(number) + ".bpgn"));
+}
+
+std::vector<int> FinishedGames::match_numbers(std::string_view name) const {
+  const std::string prefix = "match-" + std::string(name) + "-";
+  std::vector<int> out;
+  // "match-<name>-<n>.bpgn": only digits between the prefix and the suffix, so match A-B never counts
+  // the files of a match A-B-1 (a board id may hold '-').
+  auto number_of = [&prefix](const std::string& file) -> std::optional<int> {
+    if (!file.starts_with(prefix) || !file.ends_with(".bpgn")) return std::nullopt;
+    const std::string digits = file.substr(prefix.size(), file.size() - prefix.size() - 5);
+    if (digits.empty() || digits.size() > 9 ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return std::nullopt;
+    return std::stoi(digits);
+  };
+  std::error_code ec;
+  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec))
+    if (auto n = number_of(it->path().filename().string())) out.push_back(*n);
+  if (files_)
+    for (const fs::path& path : files_->unwritten_in(dir_, prefix))
+      if (auto n = number_of(path.filename().string())) out.push_back(*n);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 }  // namespace eboard::eboardd

@@ -86,6 +86,15 @@ class FinishedGames {
   // in game order. The pointers stay valid until the next call.
   std::vector<const Game*> of_round(const Round& r, std::string_view board_id, int current_number);
 
+  // Records by number, whatever their round, as their files hold them byte for byte (what their .sig
+  // signs), a file not yet on disk as it will be: game `number` of `board_id`, and match `name`'s BPGN
+  // (state_dir/games/match-<name>-<number>.bpgn). Nothing: no such file, or it cannot be read.
+  std::optional<Game> board_record(std::string_view board_id, int number);
+  std::optional<Game> match_record(std::string_view name, int number) const;
+  // The numbers that have a file, in order.
+  std::vector<int> board_numbers(std::string_view board_id);
+  std::vector<int> match_numbers(std::string_view name) const;
+
  private:
   struct File {
     std::filesystem::path path;
@@ -97,6 +106,7 @@ class FinishedGames {
   };
   void relist();
   const std::optional<Game>& game_of(File& f);
+  std::optional<Game> record_at(const std::filesystem::path& path) const;
   // The board's files by number: those on disk, and those the writer has yet to put there.
   std::map<int, File>* files_of(std::string_view board_id);
 

@@ -131,14 +131,17 @@ const char* INDEX =
     "eboardd: electronic chess boards for arbiters and broadcasters\n"
     "\n"
     "GET  /                           the operator's page (HTML; GET /index.txt: this list)\n"
-    "GET  /games.pgn                  every board's current game (PGN with [%clk])\n"
+    "GET  /games.pgn                  every game of the current round, board after board, the finished\n"
+    "                                 ones too, until the next round starts (PGN with [%clk])\n"
     "GET  /round/results.trf          the round's results as TRF-16 (?round=N: an archived round; "
     "?encoding=WINDOWS-1252 …)\n"
     "GET  /round/results.csv          the same as CSV "
     "board,white,black,white_elo,black_elo,result,termination\n"
-    "GET  /matches/<A>-<B>.bpgn       a bughouse match (BPGN)\n"
+    "GET  /matches/<A>-<B>.bpgn       a bughouse match: the current one (BPGN; ?match=N: match N, a\n"
+    "                                 finished one as its archive state_dir/games/match-<A>-<B>-N.bpgn)\n"
     "GET  /status                     boards, links, games, journal, USB boards (JSON)\n"
-    "GET  /boards/<id>.pgn            one board's current game\n"
+    "GET  /boards/<id>.pgn            one board's current game (?game=N: game N, a finished one as its\n"
+    "                                 archive in state_dir/games holds it)\n"
     "GET  /boards/<id>/capture.cap    the board's raw wire bytes in its current game, as a capture file\n"
     "                                 (?game=N: a finished game whose journal is kept)\n"
     "GET  /ws                         WebSocket: the current state, then live events (JSON)\n"
@@ -1530,13 +1533,18 @@ std::optional<http::Response> Service::game_output(const http::Request& r, bool 
   if (parts.size() == 2 && parts[0] == "matches" && parts[1].size() > 5 &&
       parts[1].compare(parts[1].size() - 5, 5, ".bpgn") == 0) {
     std::string name = parts[1].substr(0, parts[1].size() - 5);
+    const std::optional<std::string> number = r.query_value("match");
     if (MatchRuntime* m = match(name)) {
+      if (number) return numbered_match(*m, *number, cutoff);
       http::Response res = http::Response::text(200, m->bpgn(cutoff));
       res.content_type = "application/x-chess-pgn; charset=utf-8";
       return res;
     }
     if (hall_)  // another host's match, "<host>:<match>"
       if (auto bpgn = hall_->match_bpgn(name, cutoff)) {
+        if (number)
+          return http::Response::text(
+              404, "match " + name + " is another host's: its matches by number are on that host");
         http::Response res = http::Response::text(200, *bpgn);
         res.content_type = "application/x-chess-pgn; charset=utf-8";
         return res;
@@ -1551,20 +1559,95 @@ std::optional<http::Response> Service::game_output(const http::Request& r, bool 
   }
   if (parts.size() == 2 && parts[0] == "boards" && parts[1].size() > 4 &&
       parts[1].compare(parts[1].size() - 4, 4, ".pgn") == 0) {
-    BoardRuntime* b = board(parts[1].substr(0, parts[1].size() - 4));
+    const std::string id = parts[1].substr(0, parts[1].size() - 4);
+    const std::optional<std::string> number = r.query_value("game");
+    BoardRuntime* b = board(id);
+    if (b && number) return numbered_game(*b, *number, cutoff);
+    if (!b && number && hall_ && hall_->is_remote(id))
+      return http::Response::text(404,
+                                  "board " + id + " is another host's: its games by number are on that host");
     if (!b && hall_)
-      if (auto pgn = hall_->board_pgn(parts[1].substr(0, parts[1].size() - 4), default_tags(), cutoff)) {
+      if (auto pgn = hall_->board_pgn(id, default_tags(), cutoff)) {
         http::Response res = http::Response::text(200, *pgn);
         res.content_type = "application/x-chess-pgn; charset=utf-8";
         return res;
       }
-    if (!b) return http::Response::text(404, "no board " + parts[1].substr(0, parts[1].size() - 4));
+    if (!b) return http::Response::text(404, "no board " + id);
     http::Response res =
         http::Response::text(200, cutoff ? outputs::game_pgn(b->board_game(*cutoff)) : b->pgn());
     res.content_type = "application/x-chess-pgn; charset=utf-8";
     return res;
   }
   return std::nullopt;
+}
+
+namespace {
+
+// A record's number in a query (?game=N, ?match=N): 1, 2, …; nothing for anything else.
+std::optional<int> record_number(std::string_view s) {
+  int n = 0;
+  const char* end = s.data() + s.size();
+  auto [ptr, err] = std::from_chars(s.data(), end, n);
+  if (err != std::errc() || ptr != end || n < 1) return std::nullopt;
+  return n;
+}
+
+// "1, 2 and 3 (the current one)": the numbers below `current` that have a file, then `current`.
+std::string numbers_text(std::vector<int> numbers, int current) {
+  std::erase_if(numbers, [current](int n) { return n >= current; });
+  if (current >= 1) numbers.push_back(current);
+  if (numbers.empty()) return "none yet";
+  std::string out;
+  for (std::size_t i = 0; i < numbers.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == numbers.size() ? " and " : ", ") + std::to_string(numbers[i]);
+  return out + (current >= 1 ? " (the current one)" : "");
+}
+
+http::Response pgn_response(std::string text) {
+  http::Response res = http::Response::text(200, std::move(text));
+  res.content_type = "application/x-chess-pgn; charset=utf-8";
+  return res;
+}
+
+}  // namespace
+
+// The current record as the path without the query serves it (behind the delay for a public reader:
+// `cutoff`), a finished one as its archive holds it, once the delay has passed its last write. A number
+// the reader may not see yet is answered as one that does not exist.
+http::Response Service::numbered_game(BoardRuntime& b, std::string_view query,
+                                      std::optional<std::int64_t> cutoff) {
+  const std::optional<int> n = record_number(query);
+  if (!n) return http::Response::text(400, "game must be a game number: 1, 2, … (see /status)");
+  const outputs::BoardGame current = cutoff ? b.board_game(*cutoff) : b.board_game();
+  if (*n == current.number) return pgn_response(outputs::game_pgn(current));
+  if (*n < current.number)
+    if (auto g = finished_games_.board_record(b.id(), *n)) {
+      if (cutoff && g->written_ms > *cutoff)
+        return http::Response::text(404, "game " + std::to_string(*n) + " of board " + b.id() +
+                                             " is not public yet (broadcast delay)");
+      return pgn_response(std::move(g->text));
+    }
+  return http::Response::text(404, "board " + b.id() + " has no game " + std::to_string(*n) +
+                                       " on record; its games: " +
+                                       numbers_text(finished_games_.board_numbers(b.id()), current.number));
+}
+
+http::Response Service::numbered_match(const MatchRuntime& m, std::string_view query,
+                                       std::optional<std::int64_t> cutoff) {
+  const std::optional<int> n = record_number(query);
+  if (!n) return http::Response::text(400, "match must be a match number: 1, 2, … (see /status)");
+  const int shown = m.shown_number(cutoff);
+  if (*n == shown) return pgn_response(m.bpgn(cutoff));
+  if (*n < shown)
+    if (auto g = finished_games_.match_record(m.name(), *n)) {
+      if (cutoff && g->written_ms > *cutoff)
+        return http::Response::text(
+            404, "match " + std::to_string(*n) + " of " + m.name() + " is not public yet (broadcast delay)");
+      return pgn_response(std::move(g->text));
+    }
+  return http::Response::text(
+      404, "no match " + std::to_string(*n) + " of " + m.name() +
+               " on record; its matches: " + numbers_text(finished_games_.match_numbers(m.name()), shown));
 }
 
 http::Response Service::handle(const http::Request& r) {
@@ -1872,9 +1955,9 @@ http::Response Service::handle_public(const http::Request& r) {
     return http::Response::text(
         200, "eboardd: the public broadcast (" + delay +
                  ")\n\n"
-                 "GET  /games.pgn                  every board's game (PGN with [%clk])\n"
-                 "GET  /matches/<A>-<B>.bpgn       a bughouse match (BPGN)\n"
-                 "GET  /boards/<id>.pgn            one board's game\n"
+                 "GET  /games.pgn                  every game of the current round (PGN with [%clk])\n"
+                 "GET  /matches/<A>-<B>.bpgn       a bughouse match (BPGN; ?match=N: match N)\n"
+                 "GET  /boards/<id>.pgn            one board's game (?game=N: game N)\n"
                  "GET  /ws                         WebSocket: the state, then the events (JSON)\n");
   }
   if (auto out = game_output(r, true)) {

@@ -150,6 +150,10 @@ class Service {
   void release(const std::string& line);
   // The reading routes both listeners share (PGN, BPGN); `delayed`: as the public may see them.
   std::optional<http::Response> game_output(const http::Request& r, bool delayed);
+  // /boards/<id>.pgn?game=N and /matches/<name>.bpgn?match=N (`cutoff`: the delay's, for a public reader).
+  http::Response numbered_game(BoardRuntime& b, std::string_view number, std::optional<std::int64_t> cutoff);
+  http::Response numbered_match(const MatchRuntime& m, std::string_view number,
+                                std::optional<std::int64_t> cutoff);
   // GET /round/results.trf and .csv (?round=<name>, ?encoding=<name>): the round's results for the pairing
   // program, from its PGN (behind the delay for `delayed`), into its TRF pairings file when one was loaded.
   std::optional<http::Response> results_output(const http::Request& r, bool delayed);

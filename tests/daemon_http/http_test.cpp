@@ -13,8 +13,10 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <map>
+#include <sstream>
 #include <thread>
 
 #include <spdlog/sinks/ringbuffer_sink.h>
@@ -1318,6 +1320,145 @@ TEST(Control, MatchBoardResignsThroughTheMatchAndIsNotAdjourned) {
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(json::parse(r.body)["game"]["result"], "0-1") << r.body;
   EXPECT_EQ(board_status(d.port(), "A")["game"]["reason"], "resignation");
+}
+
+// --- Finished records by number (issue 27) ----------------------------------------------------------------
+
+namespace {
+
+// The file of state_dir/games whose name begins with `prefix` and ends with `suffix` ("" if none).
+std::string archive_text(const fs::path& dir, const std::string& prefix, const std::string& suffix) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir / "games", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.starts_with(prefix) && name.ends_with(suffix)) {
+      std::ifstream in(it->path(), std::ios::binary);
+      std::stringstream text;
+      text << in.rdbuf();
+      return text.str();
+    }
+  }
+  return "";
+}
+
+// Waits until the archive holds `needle` (the writer puts it on disk off the loop), and returns it.
+std::string archive_with(const fs::path& dir, const std::string& prefix, const std::string& suffix,
+                         const std::string& needle) {
+  std::string text;
+  eventually(
+      [&] {
+        text = archive_text(dir, prefix, suffix);
+        return text.find(needle) != std::string::npos;
+      },
+      kWait, 5ms);
+  EXPECT_NE(text.find(needle), std::string::npos) << prefix << "…" << suffix << ":\n" << text;
+  return text;
+}
+
+}  // namespace
+
+// A board's finished game stays readable by its number once the next one has begun, byte for byte as its
+// archive (what its signature covers); the current game by number is what /boards/<id>.pgn serves; a
+// number with no game is 404 naming the games there are, a number that is none is 400.
+TEST(Http, EveryGameOfABoardByNumber) {
+  Daemon d(base_config("token = \"test-token-123\"\n"));
+  d.feed("A", test_support::short_game(T0, 5, 4).events);  // e4 e5 Nf3 Nc6
+  ASSERT_EQ(d.plies("A"), 4);
+  d.settle("A");
+  ASSERT_EQ(post(d.port(), "/control/A/resign", R"({"side": "black"})").status, 200);
+  ASSERT_EQ(post(d.port(), "/control/A/new-game", "").status, 200);
+
+  const std::string archive = archive_with(d.dir(), "A-", "-1.pgn", "[Result \"1-0\"]");
+  ASSERT_NE(archive.find("2. Nf3"), std::string::npos) << archive;
+  Reply first = get(d.port(), "/boards/A.pgn?game=1");
+  ASSERT_EQ(first.status, 200) << first.body;
+  EXPECT_NE(first.head.find("application/x-chess-pgn"), std::string::npos) << first.head;
+  EXPECT_EQ(first.body, archive);
+
+  Reply current = get(d.port(), "/boards/A.pgn");
+  ASSERT_EQ(current.status, 200);
+  EXPECT_NE(current.body.find("[Result \"*\"]"), std::string::npos) << current.body;
+  EXPECT_EQ(current.body.find("Nf3"), std::string::npos) << current.body;
+  EXPECT_EQ(get(d.port(), "/boards/A.pgn?game=2").body, current.body);
+
+  Reply missing = get(d.port(), "/boards/A.pgn?game=3");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_NE(missing.body.find("no game 3"), std::string::npos) << missing.body;
+  EXPECT_NE(missing.body.find("1 and 2 (the current one)"), std::string::npos) << missing.body;
+  EXPECT_EQ(get(d.port(), "/boards/B.pgn?game=2").status, 404);  // B is at its first game
+  for (const char* bad : {"0", "-1", "x", "1x", "", "99999999999"})
+    EXPECT_EQ(get(d.port(), std::string("/boards/A.pgn?game=") + bad).status, 400) << bad;
+  EXPECT_EQ(get(d.port(), "/boards/Z.pgn?game=1").status, 404);
+}
+
+// A match that ended stays readable by its number once the next one has begun (it used to leave
+// /matches/A-B.bpgn at once, ?match=1 ignored), byte for byte as its archive. (A resignation entered on a
+// match without a move does not reach its BPGN, live or archived: the Round tag tells the matches apart.)
+TEST(Http, EveryMatchByNumber) {
+  Daemon d(base_config("token = \"test-token-123\"\n", "[[match]]\nboards = [\"A\", \"B\"]\n"));
+  ASSERT_EQ(post(d.port(), "/control/A/resign", R"({"side": "white"})").status, 200);
+  Reply next = post(d.port(), "/control/A/new-game", "");
+  ASSERT_EQ(next.status, 200) << next.body;
+
+  // Each match's BPGN names its number in the Round tag (no round is named here).
+  const std::string archive = archive_with(d.dir(), "match-A-B-1.bpgn", "", "[Round \"1\"]");
+  Reply first = get(d.port(), "/matches/A-B.bpgn?match=1");
+  ASSERT_EQ(first.status, 200) << first.body;
+  EXPECT_EQ(first.body, archive);
+
+  Reply current = get(d.port(), "/matches/A-B.bpgn");
+  ASSERT_EQ(current.status, 200);
+  EXPECT_NE(current.body.find("[Round \"2\"]"), std::string::npos) << current.body;
+  EXPECT_EQ(get(d.port(), "/matches/A-B.bpgn?match=2").body, current.body);
+
+  Reply missing = get(d.port(), "/matches/A-B.bpgn?match=5");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_NE(missing.body.find("1 and 2 (the current one)"), std::string::npos) << missing.body;
+  for (const char* bad : {"0", "two", "2.0", ""})
+    EXPECT_EQ(get(d.port(), std::string("/matches/A-B.bpgn?match=") + bad).status, 400) << bad;
+  EXPECT_EQ(get(d.port(), "/matches/X-Y.bpgn?match=1").status, 404);
+}
+
+// Asked by number, the public's game is as delayed as without: the game under way shows no move younger
+// than the delay, the next game is not there until its start is public, and a finished game is served
+// from its archive only once the delay has passed its last write. The token holder reads them live.
+TEST(Http, BroadcastDelayHoldsBackAGameAskedByNumber) {
+  clock_offset_ms = 0;
+  Daemon d(base_config("token = \"test-token-123\"\n", "[broadcast]\ndelay_s = 60\n"));
+  d.feed("A", test_support::short_game(T0).events);
+  ASSERT_EQ(d.plies("A"), 12);
+  d.settle("A");
+
+  Reply held = get(d.port(), "/boards/A.pgn?game=1");
+  ASSERT_EQ(held.status, 200) << held.body;
+  EXPECT_NE(held.body.find("[Board \"A\"]"), std::string::npos) << held.body;
+  EXPECT_EQ(held.body.find("e4"), std::string::npos) << held.body;
+  EXPECT_NE(get(d.port(), "/boards/A.pgn?game=1", AUTH).body.find("6... b5"), std::string::npos);
+
+  // Game 2 begins: the public goes on seeing game 1 as the delay lets it out, never its archive.
+  ASSERT_EQ(post(d.port(), "/control/A/new-game", "").status, 200);
+  archive_with(d.dir(), "A-", "-1.pgn", "6... b5");
+  Reply still = get(d.port(), "/boards/A.pgn?game=1");
+  ASSERT_EQ(still.status, 200) << still.body;
+  EXPECT_EQ(still.body.find("e4"), std::string::npos) << still.body;
+  EXPECT_EQ(still.body, get(d.port(), "/boards/A.pgn").body);
+  Reply early = get(d.port(), "/boards/A.pgn?game=2");
+  EXPECT_EQ(early.status, 404) << early.body;
+  EXPECT_NE(early.body.find("its games: 1 (the current one)"), std::string::npos) << early.body;
+  EXPECT_EQ(get(d.port(), "/boards/A.pgn?game=2", AUTH).status, 200);
+
+  // Long after (the archive's time is the wall clock's): game 2 is public, game 1 comes from its file.
+  const std::int64_t wall = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count();
+  clock_offset_ms = wall - T0 + 3'600'000;
+  const std::string archive = archive_text(d.dir(), "A-", "-1.pgn");
+  Reply finished = get(d.port(), "/boards/A.pgn?game=1");
+  ASSERT_EQ(finished.status, 200) << finished.body;
+  EXPECT_EQ(finished.body, archive);
+  EXPECT_NE(finished.body.find("6... b5"), std::string::npos) << finished.body;
+  EXPECT_EQ(get(d.port(), "/boards/A.pgn?game=2").status, 200);
+  clock_offset_ms = 0;
 }
 
 // --- Browsers and crowds (the HTTP hardening issue) ------------------------------------------------------
