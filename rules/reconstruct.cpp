@@ -321,6 +321,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
           if ((first || link_changed_) && physical_ != display_ && !matching_successor()) {
             gap_suspected_ = true;
             dump_gap_deferred_ = false;
+            gap_length_waited_ = gap_length_timed_out_ = false;
             first_board_dump_ = first;
           }
           link_changed_ = false;
@@ -347,6 +348,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
 void Reconstructor::on_board_changed(std::int64_t t) {
   if (illegal_position_) wood_made_legal();
   last_board_event_ = t;
+  if (gap_length_told_by_a_move(t)) return;
   shown_confirm_at_.reset();
   // The start position set up on the board starts a new game, unless a legal move leads to it (knights
   // going home in a repetition) or the game is already there.
@@ -1439,6 +1441,12 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
       if (std::exchange(dump_gap_deferred_, false) && gap_suspected_ && board_from_dump_ &&
           !game_.outcome() && recover_gap(*next, nullptr))
         continue;
+      // A gap whose length waited for a press that did not come: the story all pressed.
+      if (std::exchange(gap_length_waited_, false) && gap_suspected_ && !game_.outcome()) {
+        gap_length_timed_out_ = true;
+        gap_searched_.reset();
+        if (recover_gap(*next, nullptr)) continue;
+      }
       if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor()) {
         if (setup_reported_ == physical_) continue;  // that wrong setup was told already
         setup_reported_ = physical_;
@@ -1971,6 +1979,7 @@ void Reconstructor::follow_board(std::int64_t t) {
   mismatch_reported_ = false;
   gap_suspected_ = false;
   gap_searches_failed_ = 0;
+  gap_length_waited_ = gap_length_timed_out_ = false;
   adopt_candidate_.reset();
   history_.push_back({t, physical_, touches_.size()});
   if (const Successor* s = matching_successor()) {
@@ -2222,12 +2231,21 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
     // (Shorter by a ply is enough when the board changed after the press: see recover_gap.)
     const int margin = last_unpressed_likely ? 0 : 1;
     if (found.plies > 0) unpressed.max_plies = std::max(0, found.plies - 1 - margin);
+    bool all_pressed = found.plies > 0;
     if (found.plies == 0 || unpressed.max_plies >= unpressed.min_plies) {
       GapResult other = remembered_search_gap(unpressed);
-      if (other.plies > 0 && !other.exhausted && (found.plies == 0 || other.plies + margin < found.plies))
+      if (other.plies > 0 && !other.exhausted && (found.plies == 0 || other.plies + margin < found.plies)) {
         found = std::move(other);
-      else if (found.plies == 0 && other.exhausted)
+        all_pressed = false;
+      } else if (found.plies == 0 && other.exhausted)
         found.exhausted = true;
+    }
+    // All pressed, and a ply shorter with the last move shown and not pressed: both are possible (a piece
+    // out and back within the gap, or the next move already on the board when it was read again).
+    if (all_pressed && margin > 0 && found.plies - 1 >= unpressed.min_plies) {
+      unpressed.min_plies = unpressed.max_plies = found.plies - 1;
+      const GapResult other = remembered_search_gap(unpressed);
+      if (other.plies > 0 && !other.exhausted) return {std::move(found), on_move, true};
     }
   }
   return {std::move(found), on_move};
@@ -2254,6 +2272,19 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   // go on from (a wrong one would make every later move look illegal). Told as a position nothing explains.
   if (found.plies == 0 || found.exhausted) {
     ++gap_searches_failed_;
+    return false;
+  }
+  // The board is reached by moves all pressed and, a ply shorter, by moves whose last is shown and not
+  // pressed: which it is, the next press tells (the shown move's mover presses without moving again, or
+  // the other side moves first). Until then nothing is told: told now, the shorter story's last move
+  // would later go out as the next live move at a ply it was not played at, or the gap's own moves be
+  // counted a ply off. The mismatch time bounds the wait (then the story all pressed, as before).
+  if (searched.unpressed_one_shorter && !gap_length_timed_out_ && !clockless()) {
+    gap_length_waited_ = true;
+    gap_length_board_ = board;
+    gap_length_on_move_ = on_move;
+    gap_searched_.reset();  // the press leaves the board as it is: it is searched again then
+    if (!mismatch_at_) mismatch_at_ = t + cfg_.mismatch_ms;
     return false;
   }
   if (clockless() && found.sequences.size() > 1 && !found.truncated) {
@@ -2344,6 +2375,25 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   }
   follow_board(t);
   check_end(when);
+  return true;
+}
+
+bool Reconstructor::gap_length_told_by_a_move(std::int64_t t) {
+  if (!gap_length_waited_ || !gap_suspected_ || physical_ == gap_length_board_ || game_.outcome())
+    return false;
+  const GapFound f = search_gap_to(nullptr, gap_length_board_, false, gap_length_on_move_, 8);
+  if (!f.explains() || f.result.sequences.empty()) return false;
+  Position end = game_.position();
+  for (Move m : f.result.sequences.front()) end.do_move(m);
+  const Board shown = physical_view(end, cfg_.profile.pawn_may_stay_on_last_rank);
+  bool moved = false;
+  for (Move m : MoveList(end)) moved |= board_after(shown, end, m) == physical_;
+  if (!moved) return false;
+  gap_length_waited_ = false;
+  gap_length_timed_out_ = true;
+  gap_searched_.reset();
+  if (!recover_gap_on(t, nullptr, gap_length_board_, false, gap_length_on_move_)) return false;
+  on_board_changed(t);  // the move is judged from the position the gap reached
   return true;
 }
 

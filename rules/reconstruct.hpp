@@ -471,6 +471,16 @@ class Reconstructor {
   // The settled dump of gap_suspected_ showed a piece perhaps in a hand: its search waits for the next
   // press, or for the mismatch time (dump_shows_a_hand_at_work).
   bool dump_gap_deferred_ = false;
+  // The board is reached by moves all pressed and, a ply shorter, by moves whose last is shown and not
+  // pressed yet: how long the gap is (and whether the shown move is the gap's or the next live one) is
+  // open until the next press, or the mismatch time (gap_length_open).
+  bool gap_length_waited_ = false;
+  bool gap_length_timed_out_ = false;         // the mismatch time came first: the story all pressed is told
+  std::array<Piece, 64> gap_length_board_{};  // the board whose story waits, and the side the clock ran for
+  std::optional<Color> gap_length_on_move_;
+  // While the gap's length waits: the board now one legal move on from the story all pressed (the side on
+  // move in it has moved): that story is the gap's, recovered, and the move is followed from it.
+  bool gap_length_told_by_a_move(std::int64_t t);
   bool first_board_dump_ = false;  // the dump of gap_suspected_ is the first board this game was read on
   // Searches the moves between the game's position and the board and completes them: recovered when one
   // sequence explains the board, missed (with a moves-missed alert) when several do. Completed are the
@@ -492,6 +502,9 @@ class Reconstructor {
   struct GapFound {
     GapResult result;
     std::optional<Color> on_move;
+    // The result is all pressed, and a sequence a ply shorter whose last move is not pressed yet reaches
+    // the board as well.
+    bool unpressed_one_shorter = false;
     bool explains() const { return result.plies > 0 && !result.exhausted; }
   };
   GapFound search_gap_to(const PendingPress* press, const std::array<Piece, 64>& board,

@@ -307,6 +307,166 @@ void run(const std::filesystem::path& file, bool chess960, std::size_t games) {
   if (!problem_list.empty()) std::printf("%s", problem_list.c_str());
 }
 
+// The reconnect comes late (issue 30): the board is read again while the next move after the gap is
+// already on it, set down (`pressed` false) or pressed too. Whatever is told, no move may go out under a
+// ply it was not played at: a move of the gap published as the next live ply is a wrong move on the
+// broadcast. Returns the first wrong move ("" when none, "skip" when the timeline does not allow it).
+std::string late_reconnect(const rules::GameRecord& g, int at, int plies, std::uint64_t seed, bool chess960,
+                           bool pressed, int* missed_count = nullptr) {
+  sim::TimelineSpec spec;
+  spec.start = g.start;
+  for (const auto& m : g.moves) spec.moves.push_back(m.move);
+  spec.white = spec.black = sim::HandStyle::tidy();
+  spec.clock = sim::ClockSettings{3 * 3600000, 0};
+  spec.seed = seed;
+  sim::Timeline tl = sim::build_timeline(spec);
+  std::int64_t lost = tl.end_ms;
+  for (const auto& a : tl.actions)
+    if (a.t_ms > tl.press_ms[std::size_t(at - 1)]) {
+      lost = a.t_ms - 1;
+      break;
+    }
+  if (lost - tl.press_ms[std::size_t(at - 1)] < 400 || lost >= tl.press_ms[std::size_t(at)]) return "skip";
+  // The next move's press is at press_ms[at + plies]; back just before it (the move set down, not pressed),
+  // or halfway from it to the following move's first action (the move pressed as well).
+  const std::int64_t next_press = tl.press_ms[std::size_t(at + plies)];
+  std::int64_t back = next_press - 1;
+  if (pressed) {
+    std::int64_t next_action = tl.end_ms;
+    for (const auto& a : tl.actions)
+      if (a.t_ms > next_press) {
+        next_action = a.t_ms;
+        break;
+      }
+    back = next_press + (next_action - next_press) / 2;
+    if (back - next_press < 300) return "skip";
+  }
+  // The wood at the reconnect: what the scanner had reported by then; the clock reading held for it.
+  std::array<rules::Piece, 64> wood{};
+  std::optional<rules::ClockReading> held;
+  for (const auto& e : tl.events) {
+    if (e.t_ms > back) break;
+    if (auto* s = std::get_if<rules::BoardSnapshot>(&e.what)) wood = s->squares;
+    if (auto* l = std::get_if<rules::PieceLifted>(&e.what)) wood[std::size_t(l->square)] = rules::NO_PIECE;
+    if (auto* p = std::get_if<rules::PiecePlaced>(&e.what)) wood[std::size_t(p->square)] = p->piece;
+    if (auto* r = std::get_if<rules::ClockReading>(&e.what); r && e.t_ms > lost) held = *r;
+  }
+  std::vector<rules::SensorEvent> with_gap;
+  bool inserted_loss = false, inserted_back = false;
+  for (const auto& e : tl.events) {
+    if (e.t_ms > lost && e.t_ms <= back) continue;
+    if (!inserted_loss && e.t_ms > lost) {
+      with_gap.push_back({lost, rules::DeviceLink{false}});
+      inserted_loss = true;
+    }
+    if (!inserted_back && e.t_ms > back) {
+      with_gap.push_back({back, rules::DeviceLink{true}});
+      with_gap.push_back({back, rules::BoardSnapshot{wood}});
+      if (held) with_gap.push_back({back, *held});
+      inserted_back = true;
+    }
+    with_gap.push_back(e);
+  }
+  std::vector<std::string> want;
+  rules::Position p = g.start;
+  for (const auto& m : g.moves) {
+    want.push_back(rules::to_uci(p, m.move));
+    p.do_move(m.move);
+  }
+  rules::ReconstructConfig cfg;
+  cfg.chess960 = chess960;
+  rules::Reconstructor rec(cfg, rules::Game(g.start));
+  std::string wrong;
+  bool adopted = false;
+  std::string candidates;  // every moves-missed alert's, as told
+  std::vector<std::string> trace;
+  auto take = [&](const std::vector<rules::Event>& evs) {
+    for (const auto& e : evs) {
+      if (auto* m = std::get_if<rules::MoveEvent>(&e.what)) {
+        trace.push_back(std::to_string(e.t_ms) + " move " + std::to_string(m->ply) + " " + m->uci +
+                        (m->recovered ? " recovered" : ""));
+        // After a position adopted (nothing within the search's bound explains the board) the record
+        // holds a jump, and the plies after it are numbered from there: not compared.
+        if (adopted) continue;
+        const bool right =
+            m->ply >= 1 && m->ply <= int(want.size()) && want[std::size_t(m->ply - 1)] == m->uci;
+        if (!right && wrong.empty())
+          wrong =
+              "ply " + std::to_string(m->ply) + " published as " + m->uci +
+              (m->recovered ? " (recovered)" : "") + ", played " +
+              (m->ply >= 1 && m->ply <= int(want.size()) ? want[std::size_t(m->ply - 1)] : "-") +
+              (std::find(want.begin() + at, want.begin() + at + plies, m->uci) != want.begin() + at + plies
+                   ? " [a move of the gap]"
+                   : "") +
+              (!m->recovered && candidates.find('"' + m->uci + '"') != std::string::npos
+                   ? " [a candidate's move]"
+                   : "") +
+              (candidates.empty() ? "" : " [after moves-missed]");
+      }
+      if (auto* a = std::get_if<rules::AlertEvent>(&e.what)) {
+        trace.push_back(std::to_string(e.t_ms) + " " + a->code + " at " + std::to_string(a->ply));
+        for (const auto& f : a->extra) trace.back() += " " + f.name + "=" + f.value.substr(0, 300);
+        if (a->code == "moves-missed" && missed_count) ++*missed_count;
+        if (a->code == "moves-missed")
+          for (const auto& f : a->extra)
+            if (f.name == "candidates") candidates += f.value;
+        adopted |= a->code == "position-adopted";
+      }
+    }
+  };
+  for (const auto& e : with_gap) {
+    for (auto d = rec.next_deadline(); d && *d <= e.t_ms; d = rec.next_deadline()) take(rec.advance(*d));
+    take(rec.on_sensor(e));
+  }
+  take(rec.advance(tl.end_ms + 10000));
+  if (!wrong.empty() && std::getenv("GAP_TRACE")) {
+    std::printf("--- gap of %d after ply %d, truth from ply %d:", plies, at, at + 1);
+    for (int i = at; i < at + plies + 6 && i < int(want.size()); ++i)
+      std::printf(" %s", want[std::size_t(i)].c_str());
+    std::printf("\n");
+    for (const auto& l : trace) std::printf("  %s\n", l.c_str());
+  }
+  return wrong;
+}
+
+// Measured (issue 30): before the gap's length waited for the next press, 119 of 636 standard and 77 of 320
+// Chess960 late reconnects published a move at a wrong ply, 3 of them a candidate's move as a live move.
+// The residue is a ceiling (lower it as recovery improves): gaps that reach past the search's bound with
+// the next move, and unique stories shorter than the truth. A candidate's move never goes out live.
+void run_late(const std::filesystem::path& file, bool chess960, std::size_t games, int ceiling) {
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << "../shared is absent";
+  auto corpus = load(file, games);
+  ASSERT_FALSE(corpus.empty());
+  int tried = 0, missed = 0;
+  std::string problems;
+  for (std::size_t i = 0; i < corpus.size(); ++i) {
+    const auto& g = corpus[i];
+    for (int plies = 1; plies <= 8; ++plies)
+      for (int pressed = 0; pressed < 2; ++pressed) {
+        int room = int(g.moves.size()) - plies - 4;
+        if (room < 2) continue;
+        int at = 1 + int((i * 13 + std::size_t(plies) * 7 + std::size_t(pressed) * 5) % std::size_t(room));
+        std::string wrong = late_reconnect(g, at, plies, i + 1, chess960, pressed != 0, &missed);
+        if (wrong == "skip") continue;
+        ++tried;
+        if (!wrong.empty())
+          problems += "game " + std::to_string(i) + ", gap of " + std::to_string(plies) + " after ply " +
+                      std::to_string(at) + (pressed ? ", next move pressed: " : ", next move shown: ") +
+                      wrong + "\n";
+      }
+  }
+  int wrong = 0, candidate_live = 0;
+  for (std::size_t at = 0; (at = problems.find('\n', at)) != std::string::npos; ++at) ++wrong;
+  for (std::size_t at = 0; (at = problems.find("[a candidate's move]", at)) != std::string::npos; ++at)
+    ++candidate_live;
+  std::printf("  %d late reconnects, %d moves-missed alerts, %d with a move at a wrong ply\n", tried, missed,
+              wrong);
+  EXPECT_GT(tried, int(corpus.size()) * 8);
+  EXPECT_EQ(candidate_live, 0) << problems;
+  EXPECT_LE(wrong, ceiling) << problems;
+  if (std::getenv("GAP_PROBLEMS")) std::printf("%s", problems.c_str());
+}
+
 }  // namespace
 
 TEST(GapRecoverySim, StandardGamesWithTheLinkLostForOneToEightPlies) {
@@ -518,4 +678,12 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToFourPlies) {
   EXPECT_LE(wrong, 1) << first_problem;
   if (std::getenv("GAP_PROBLEMS")) std::printf("%s", first_problem.c_str());
   EXPECT_EQ(problems[1], 0) << first_problem;
+}
+
+TEST(GapRecoverySim, ALateReconnectNeverPublishesAMoveAtAPlyItWasNotPlayedAt) {
+  run_late(PGN_DIR / "standard" / "shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn", false, 40, 30);
+}
+
+TEST(GapRecoverySim, ALateReconnectInChess960NeverPublishesAMoveAtAPlyItWasNotPlayedAt) {
+  run_late(PGN_DIR / "chess960" / "tcec_s20_frc3_final_50games.pgn", true, 20, 33);
 }
