@@ -680,10 +680,12 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToFourPlies) {
   EXPECT_EQ(problems[1], 0) << first_problem;
 }
 
-TEST(GapRecoverySim, ALateReconnectNeverPublishesAMoveAtAPlyItWasNotPlayedAt) {
+// No candidate of a gap goes out as a live move; moves at a wrong ply stay under the ceiling measured
+// (issue 30 asks for none: lower the ceilings as recovery improves).
+TEST(GapRecoverySim, ALateReconnectPublishesNoCandidateLiveAndNoMoreWrongPliesThanMeasured) {
   run_late(PGN_DIR / "standard" / "shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn", false, 40, 30);
 }
 
-TEST(GapRecoverySim, ALateReconnectInChess960NeverPublishesAMoveAtAPlyItWasNotPlayedAt) {
+TEST(GapRecoverySim, ALateReconnectInChess960PublishesNoCandidateLiveAndNoMoreWrongPliesThanMeasured) {
   run_late(PGN_DIR / "chess960" / "tcec_s20_frc3_final_50games.pgn", true, 20, 33);
 }
