@@ -96,7 +96,8 @@ void BusMaster::send(std::uint8_t command, std::uint16_t address, std::int64_t n
                          .command = command,
                          .expected_reply = *reply,
                          .deadline_ms = now_ms + wire_ms(bus::kCommandSize) + options_.board_latency_ms +
-                                        wire_ms(expected_bus_reply_size(command)) + options_.margin_ms,
+                                        wire_ms(expected_bus_reply_size(command)) +
+                                        options_.adapter_latency_ms + options_.margin_ms,
                          .is_poll = is_poll};
   }
 }
@@ -167,7 +168,7 @@ void BusMaster::on_bytes(std::span<const std::uint8_t> bytes, std::int64_t now_m
   if (const std::size_t pending = decoder_.pending_bytes(); pending > 0) {
     const std::size_t size = decoder_.expected_size();
     const std::size_t left = size > pending ? size - pending : 1;
-    busy_until_ = now_ms + wire_ms(left) + options_.margin_ms;
+    busy_until_ = now_ms + wire_ms(left) + options_.adapter_latency_ms + options_.margin_ms;
     if (awaiting_) awaiting_->deadline_ms = std::max(awaiting_->deadline_ms, busy_until_);
   }
 }

@@ -23,12 +23,15 @@ namespace eboard::drivers::dgt {
 // Wire timing. One line carries every board's replies, so a command written while a reply is still on
 // the wire collides with it. The master writes its next command only when the awaited reply is in whole,
 // or when the time the whole expected reply needs has passed: the command's bytes and the reply's at the
-// line's baud rate (10 bits a byte: start, 8 data, stop), plus the board's latency and a margin. A reply
-// whose header announces more bytes (a changes reply of many records) extends that wait to its length;
-// any frame still arriving keeps the line busy.
+// line's baud rate (10 bits a byte: start, 8 data, stop), plus the board's latency, the serial adapter's
+// and a margin. A reply whose header announces more bytes (a changes reply of many records) extends that
+// wait to its length; any frame still arriving keeps the line busy. The adapter's latency is the time a
+// USB serial adapter may hold received bytes before it hands them to the host (FTDI's latency timer,
+// 16 ms by default): a reply read that late is still on time, and a command written then would collide.
 struct BusMasterOptions {
   int baud = 9600;
   std::int64_t board_latency_ms = 20;  // a board answers within a few ms, up to 20 ms during an EEPROM write
+  std::int64_t adapter_latency_ms = 16;  // bytes received are handed to the host up to this late
   std::int64_t margin_ms = 10;
   std::int64_t discovery_window_ms = 1200;  // boards answer a ping at a random moment within 1.1 s
   int max_discovery_rounds = 16;

@@ -259,14 +259,14 @@ TEST(BusMaster, BadChecksumAsksForARepeatThenFromStart) {
 TEST(BusMaster, TimeoutsRetryAndFinallyLoseTheBoard) {
   BusMaster m({.max_failures = 3});
   m.add_board(9);
-  // SEND_CHANGES at 9600 baud: 4 bytes out (5 ms), 20 ms latency, an empty reply of 6 bytes (7 ms), 10 ms
-  // margin.
+  // SEND_CHANGES at 9600 baud: 4 bytes out (5 ms), 20 ms latency, an empty reply of 6 bytes (7 ms), the
+  // adapter's 16 ms, 10 ms margin.
   EXPECT_EQ(m.poll(0), (std::vector<BusCommandBytes>{cmd(bus::kSendChanges, 9)}));
-  EXPECT_EQ(m.next_deadline(), 42);
-  EXPECT_TRUE(m.poll(41).empty());
-  EXPECT_EQ(m.poll(42), (std::vector<BusCommandBytes>{cmd(bus::kRepeatChanges, 9)}));
-  EXPECT_EQ(m.poll(84), (std::vector<BusCommandBytes>{cmd(bus::kRepeatChanges, 9)}));
-  EXPECT_TRUE(m.poll(126).empty());
+  EXPECT_EQ(m.next_deadline(), 58);
+  EXPECT_TRUE(m.poll(57).empty());
+  EXPECT_EQ(m.poll(58), (std::vector<BusCommandBytes>{cmd(bus::kRepeatChanges, 9)}));
+  EXPECT_EQ(m.poll(116), (std::vector<BusCommandBytes>{cmd(bus::kRepeatChanges, 9)}));
+  EXPECT_TRUE(m.poll(174).empty());
   const auto lost = events_of<BusBoardLost>(m.take_events());
   ASSERT_EQ(lost.size(), 1U);
   EXPECT_EQ(lost[0].address, 9);
@@ -275,7 +275,7 @@ TEST(BusMaster, TimeoutsRetryAndFinallyLoseTheBoard) {
 }
 
 // Wire timing from byte counts: the wait for an answer is the command's and the whole expected reply's
-// bytes at the line's baud rate, plus the board's latency and a margin.
+// bytes at the line's baud rate, plus the board's latency, the adapter's and a margin.
 TEST(BusMaster, TheWaitForAReplyIsItsBytesAtTheBaudRate) {
   EXPECT_EQ(bus_wire_ms(70, 9600), 73);  // a board dump: 700 bits
   EXPECT_EQ(bus_wire_ms(4, 9600), 5);
@@ -288,12 +288,12 @@ TEST(BusMaster, TheWaitForAReplyIsItsBytesAtTheBaudRate) {
   m.add_board(1);
   ASSERT_TRUE(m.request(1, bus::kBoard));
   EXPECT_EQ(m.poll(0), (std::vector<BusCommandBytes>{cmd(bus::kBoard, 1)}));
-  EXPECT_EQ(m.next_deadline(), 5 + 20 + 73 + 10);  // not 80 ms: a dump alone is 73 ms on the wire
+  EXPECT_EQ(m.next_deadline(), 5 + 20 + 73 + 16 + 10);  // not 80 ms: a dump alone is 73 ms on the wire
   EXPECT_TRUE(m.poll(80).empty());
   BusMaster fast({.baud = 19200});
   ASSERT_TRUE(fast.request(1, bus::kBoard));
   (void)fast.poll(0);
-  EXPECT_EQ(fast.next_deadline(), 3 + 20 + 37 + 10);
+  EXPECT_EQ(fast.next_deadline(), 3 + 20 + 37 + 16 + 10);
 }
 
 // A changes reply of many records announces its length: the wait grows to cover it, and no command goes
@@ -311,9 +311,9 @@ TEST(BusMaster, ALongReplyHoldsTheLineUntilItsLastByte) {
   ASSERT_EQ(frame.size(), 206U);
   // Its first 30 bytes by 40 ms; 176 more take 184 ms at 9600 baud.
   m.on_bytes(std::span(frame).first(30), 40);
-  EXPECT_EQ(m.line_busy_until(), 40 + 184 + 10);
-  EXPECT_GE(*m.next_deadline(), 40 + 184 + 10);
-  for (std::int64_t t = 41; t < 234; t += 7) EXPECT_TRUE(m.poll(t).empty()) << t;
+  EXPECT_EQ(m.line_busy_until(), 40 + 184 + 16 + 10);
+  EXPECT_GE(*m.next_deadline(), 40 + 184 + 16 + 10);
+  for (std::int64_t t = 41; t < 250; t += 7) EXPECT_TRUE(m.poll(t).empty()) << t;
   m.on_bytes(std::span(frame).subspan(30), 220);
   const auto changes = events_of<BusChanges>(m.take_events());
   ASSERT_EQ(changes.size(), 1U);
@@ -328,7 +328,8 @@ TEST(BusMaster, NoCommandGoesOutOverAnotherBoardsFrame) {
   const auto dump = encode_bus_reply(bus::kReplyBoardDump, 7, std::vector<std::uint8_t>(64, 0));
   m.on_bytes(std::span(dump).first(10), 0);
   EXPECT_TRUE(m.poll(1).empty());
-  EXPECT_EQ(m.next_deadline(), bus_wire_ms(60, 9600) + 10);
+  EXPECT_EQ(m.next_deadline(),
+            bus_wire_ms(60, 9600) + 16 + 10);  // its bytes, the adapter's latency, the margin
   m.on_bytes(std::span(dump).subspan(10), 62);
   EXPECT_EQ(m.poll(62), (std::vector<BusCommandBytes>{cmd(bus::kSendChanges, 3)}));
 }
