@@ -15,10 +15,12 @@
 // journal and any raw log hold moves, not 24 scans a second of the same squares. Silence is therefore
 // normal while a player thinks; the host cannot tell it from a board whose reports were turned off (another
 // program on the same board, a board replaced by one with reports off). So when the board has sent nothing
-// for `silence_ms` (3 s by default, game or not: the host knows no games), the host asks for the squares
+// for `silence_ms` (1 s by default, game or not: the host knows no games), the host asks for the squares
 // again (S) and reads E2ROM 02 back (R 02); a mode read back different is written again (W 02) and read
-// back. It does not rewrite the setting at every silence: each W is an EEPROM write cycle on the board,
-// and a long game has thousands of silences of 3 s.
+// back. One second, shorter than a move takes: reports turned off cost at most a ply unseen, never a gap
+// of several whose orders the arbiter must pick from (at 3 s a game at blitz pace lost 5 or 6). It does
+// not rewrite the setting at every silence: each W is an EEPROM write cycle on the board, and a long game
+// has thousands of silences.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +37,7 @@ struct HostConfig {
   std::uint8_t scan_time = e2rom::DEFAULT_SCAN_TIME;  // 2.048 ms units: 20 is the document's safe value
   std::int64_t reply_timeout_ms = 500;                // a command unanswered this long is sent again
   int attempts = 3;                                   // sends of one command, and rewrites of one setting
-  std::int64_t silence_ms = 3000;                     // nothing from the board this long: S and R 02 again
+  std::int64_t silence_ms = 1000;                     // nothing from the board this long: S and R 02 again
 };
 
 struct HostStats {
