@@ -484,6 +484,23 @@ def browser_or_skip():
     return None, SKIP
 
 
+def page_test_start(doc):
+    """How a page test on the bughouse demo begins: (eboardd, eboardctl, shared, chromium, screenshots
+    folder) from its arguments EBOARDD EBOARDCTL SHARED_DIR, or the exit code to end it with (2: usage;
+    skipped without Chromium, failed without it under CI; skipped without the bughouse corpus)."""
+    if len(sys.argv) < 4:
+        print(doc)
+        return 2
+    eboardd, eboardctl, shared = sys.argv[1:4]
+    chromium, exit_code = browser_or_skip()
+    if not chromium:
+        return exit_code
+    if not os.path.isdir(os.path.join(shared, "corpora", "bughouse")):
+        print(f"SKIP: no bughouse corpus in {shared}")
+        return SKIP
+    return eboardd, eboardctl, shared, chromium, screenshot_dir()
+
+
 def screenshot_dir():
     """Where the page tests leave their screenshots: kept after the run (the harness's folder goes when the
     test passes), one place per user that each run overwrites; EBOARD_WEB_SCREENSHOTS chooses another."""

@@ -154,17 +154,10 @@ def browser_checks(h, cdp, shots):
 
 
 def main():
-    if len(sys.argv) < 4:
-        print(__doc__)
-        return 2
-    eboardd, _eboardctl, shared = sys.argv[1:4]
-    chromium, exit_code = ep.browser_or_skip()
-    if not chromium:
-        return exit_code
-    if not os.path.isdir(os.path.join(shared, "corpora", "bughouse")):
-        print(f"SKIP: no bughouse corpus in {shared}")
-        return 77
-    shots = ep.screenshot_dir()
+    start = ep.page_test_start(__doc__)
+    if isinstance(start, int):
+        return start
+    eboardd, _eboardctl, shared, chromium, shots = start
     with ep.Harness("web-layout") as h:
         state = os.path.join(h.dir, "state")
         config = os.path.join(h.dir, "eboardd.toml")

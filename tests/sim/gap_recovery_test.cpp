@@ -47,26 +47,31 @@ struct Outcome {
   std::string problem;
 };
 
-// Plays `g` with the link lost after ply `at` until ply `at + plies` was pressed.
-Outcome play_with_gap(const rules::GameRecord& g, int at, int plies, std::uint64_t seed, bool chess960) {
+// `g` played by tidy hands on a clock of three hours.
+sim::Timeline tidy_timeline(const rules::GameRecord& g, std::uint64_t seed) {
   sim::TimelineSpec spec;
   spec.start = g.start;
   for (const auto& m : g.moves) spec.moves.push_back(m.move);
   spec.white = spec.black = sim::HandStyle::tidy();
   spec.clock = sim::ClockSettings{3 * 3600000, 0};
   spec.seed = seed;
-  sim::Timeline tl = sim::build_timeline(spec);
+  return sim::build_timeline(spec);
+}
 
+// When the link goes after ply `at`: as the next player's hand sets out (his press read before: the
+// reading comes soon after a press, and a link lost before it is a gap one ply longer).
+std::int64_t link_lost_after(const sim::Timeline& tl, int at) {
+  for (const auto& a : tl.actions)
+    if (a.t_ms > tl.press_ms[std::size_t(at - 1)]) return a.t_ms - 1;
+  return tl.end_ms;
+}
+
+// Plays `g` with the link lost after ply `at` until ply `at + plies` was pressed.
+Outcome play_with_gap(const rules::GameRecord& g, int at, int plies, std::uint64_t seed, bool chess960) {
+  const sim::Timeline tl = tidy_timeline(g, seed);
   // The outage: from just after the press of ply `at` to halfway between the press of ply `at + plies` and
   // the first action of the next move (the board at rest in the position after the gap).
-  // The link goes as the next player's hand sets out (his press read before: the reading comes soon after a
-  // press, and a link lost before it is a gap one ply longer).
-  std::int64_t lost = tl.end_ms;
-  for (const auto& a : tl.actions)
-    if (a.t_ms > tl.press_ms[std::size_t(at - 1)]) {
-      lost = a.t_ms - 1;
-      break;
-    }
+  const std::int64_t lost = link_lost_after(tl, at);
   if (lost - tl.press_ms[std::size_t(at - 1)] < 400) {
     Outcome skip;
     skip.problem = "skip";
@@ -313,19 +318,8 @@ void run(const std::filesystem::path& file, bool chess960, std::size_t games) {
 // broadcast. Returns the first wrong move ("" when none, "skip" when the timeline does not allow it).
 std::string late_reconnect(const rules::GameRecord& g, int at, int plies, std::uint64_t seed, bool chess960,
                            bool pressed, int* missed_count = nullptr) {
-  sim::TimelineSpec spec;
-  spec.start = g.start;
-  for (const auto& m : g.moves) spec.moves.push_back(m.move);
-  spec.white = spec.black = sim::HandStyle::tidy();
-  spec.clock = sim::ClockSettings{3 * 3600000, 0};
-  spec.seed = seed;
-  sim::Timeline tl = sim::build_timeline(spec);
-  std::int64_t lost = tl.end_ms;
-  for (const auto& a : tl.actions)
-    if (a.t_ms > tl.press_ms[std::size_t(at - 1)]) {
-      lost = a.t_ms - 1;
-      break;
-    }
+  const sim::Timeline tl = tidy_timeline(g, seed);
+  const std::int64_t lost = link_lost_after(tl, at);
   if (lost - tl.press_ms[std::size_t(at - 1)] < 400 || lost >= tl.press_ms[std::size_t(at)]) return "skip";
   // The next move's press is at press_ms[at + plies]; back just before it (the move set down, not pressed),
   // or halfway from it to the following move's first action (the move pressed as well).
