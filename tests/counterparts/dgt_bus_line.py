@@ -603,7 +603,7 @@ def main():
     addresses = [int(x) for x in a.addresses.split(",")] if a.addresses else default_addresses(a.boards)
     if len(addresses) != a.boards or len(set(addresses)) != a.boards or not all(0 < x < 16384 for x in addresses):
         sys.exit("dgt_bus_line: --addresses must name --boards distinct addresses 1..16383")
-    games = chess_moves.read_pgn_games(a.pgn)
+    games = [g for g in chess_moves.read_pgn_games(a.pgn) if g["san"]]  # a game without moves plays nothing
     boards = []
     for k, address in enumerate(addresses):
         game = games[(a.game - 1 + k) % len(games)]
@@ -675,7 +675,8 @@ def write_status(path, line, boards, now, seed):
         out["boards"].append({
             "address": b.address, "game": b.game_no, "plies": len(b.moves), "played": played, "finished": finished,
             "started": b.start is not None,
-            "last_ply_end_ago_s": round(now - (b.start + b.script.ply_end[-1]), 1) if finished else None,
+            "last_ply_end_ago_s": round(now - (b.start + b.script.ply_end[-1]), 1)
+            if finished and b.script.ply_end else None,
             "san": [m["san"] for m in b.moves], "white_clock": "right" if b.clock.white_right else "left",
             **b.stats})
     tmp = path + ".tmp"

@@ -298,7 +298,7 @@ def main():
     a = parse_args()
     seed = a.seed if a.seed is not None else int.from_bytes(os.urandom(4), "little")
     rng = random.Random(seed)
-    games = chess_moves.read_pgn_games(a.pgn)
+    games = [g for g in chess_moves.read_pgn_games(a.pgn) if g["san"]]  # a game without moves plays nothing
     off_board, off_at = (int(a.reports_off.split(":")[0]), float(a.reports_off.split(":")[1])) if a.reports_off \
         else (None, None)
     boards = []
