@@ -23,6 +23,7 @@
 #include "daemon/eboardd/bus_source.hpp"
 #include "daemon/eboardd/control.hpp"
 #include "daemon/eboardd/serial_source.hpp"
+#include "daemon/outputs/async_file.hpp"
 #include "daemon/outputs/atomic_file.hpp"
 #include "daemon/outputs/pairings.hpp"
 #include "daemon/outputs/round_results.hpp"
@@ -497,6 +498,7 @@ void Service::stop() {
   for (auto& b : boards_) b->stop();
   for (auto& m : matches_) m->stop();
   for (auto& [port, line] : bus_lines_) line->stop();
+  background_files(io_).stop();
 }
 
 void Service::on_journal_health(const std::string& board, bool ok, const std::string& text) {

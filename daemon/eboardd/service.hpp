@@ -75,6 +75,8 @@ class Service {
   // Locks the state directory, recovers and starts every board, listens. Fails on what stops the whole
   // daemon (state directory, listening socket); a board that cannot start is reported and skipped.
   tl::expected<void, std::string> start();
+  // Stops every board, line and listener. When it returns, every file they wrote is on disk (the background
+  // writer is drained and stopped; a later write, as at a restart on the same io_context, is synchronous).
   void stop();
   // Applies a new configuration: boards that did not change keep running (and keep their clients);
   // removed ones stop, changed ones restart (their game continues from the journal), new ones start.

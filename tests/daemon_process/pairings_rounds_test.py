@@ -136,11 +136,14 @@ def run(h, exe, ctl):
     ep.wait_until(lambda: games()["1"].get("Result") == "1-0", 15, "board 1's 1-0 in /games.pgn")
     games_dir = os.path.join(d.state, "games")
 
-    def board1_files():
+    def board1_files():  # the finished files only: a writer's temporary file may vanish between list and open
         out = {}
         for n in sorted(os.listdir(games_dir)):
-            if n.startswith("1-"):
-                out[n] = open(os.path.join(games_dir, n), "rb").read()
+            if n.startswith("1-") and ".tmp." not in n:
+                try:
+                    out[n] = open(os.path.join(games_dir, n), "rb").read()
+                except FileNotFoundError:
+                    pass
         return out
 
     ep.wait_until(lambda: any(b"1-0" in v for k, v in board1_files().items() if k.endswith(".pgn")) and
