@@ -48,6 +48,7 @@ Prints the device path (or --link) on its first line, then runs until SIGTERM or
 rewritten every second with what happened (JSON: collisions, commands, each board's progress).
 """
 import argparse
+import fcntl
 import heapq
 import json
 import os
@@ -366,6 +367,7 @@ class Line:
                       "reply_overlaps": 0, "single_board_commands": 0, "not_for_any_board": 0,
                       "gaps_ms": [], "late_ms_max": 0.0, "bytes_out": 0, "bytes_late_10ms": 0}
         self.last_reply_end = None
+        self.read_late_ms = 0.0  # how late the command being handled may have been read
 
     def slot_time(self, slot):
         return self.t0 + slot * BYTE_S
@@ -374,6 +376,7 @@ class Line:
     def send(self, reply, at):
         first = max(self.next_slot, int((at - self.t0) / BYTE_S + 0.999))
         reply.first_slot = first
+        reply.late_ms = max(reply.late_ms, self.read_late_ms)
         overlap = False
         for i, byte in enumerate(reply.data):
             slot = first + i
@@ -428,7 +431,10 @@ class Line:
         return self.slot_time(self.heap[0] + 1) if self.heap else None
 
     # -- host to boards ---------------------------------------------------------------------------------------
-    def receive(self, data, now):
+    def receive(self, data, now, read_late_ms=0.0):
+        """The host's bytes, read at `now`, up to `read_late_ms` after they came (a starved emulator): the
+        replies they ask for start that much late, which counts as the emulator's lateness."""
+        self.read_late_ms = read_late_ms
         for byte in data:
             start = max(now, self.host_free)
             self.host_free = start + BYTE_S
@@ -648,6 +654,7 @@ def main():
     next_status = now
     while not stop:
         now = time.monotonic()
+        woke = now  # this turn's work begins: bytes waiting at the next select may have waited since
         for b in boards:
             if b.start is None and ((b.first_heard is not None and now >= b.first_heard + a.start_after)
                                     or now >= started_at + a.start_anyway):
@@ -664,6 +671,10 @@ def main():
         due = line.next_due()
         timeout = 0.05 if due is None else max(0.0, min(0.05, due - now))
         try:
+            waiting = int.from_bytes(fcntl.ioctl(line.master, termios.FIONREAD, b"\0\0\0\0"), "little")
+        except OSError:
+            waiting = 0
+        try:
             r, _, _ = select.select([line.master], [], [], timeout)
         except InterruptedError:
             continue
@@ -673,7 +684,9 @@ def main():
             except (BlockingIOError, OSError):
                 data = b""
             if data:
-                line.receive(data, time.monotonic())
+                read_at = time.monotonic()
+                # Bytes already waiting before the select came during this turn's work: read up to that late.
+                line.receive(data, read_at, (read_at - woke) * 1000 if waiting else 0.0)
     if a.status:
         write_status(a.status, line, boards, time.monotonic(), seed)
     line.close()
