@@ -15,17 +15,21 @@
     .trf; after a kill -9 and a restart it is still there, moves and result, and after `eboardctl round 2`
     in the round's archive (state_dir/rounds/1.pgn).
   - A second board without wood added at run time (`eboardctl port add 3 --protocol none`) takes a move.
+  - The operator's page (headless Chromium, when present; required under CI) draws both with a "no device"
+    badge, not offline, and plays moves typed in board 3's field; an illegal one is refused there, named.
 
 usage: woodless_board_test.py EBOARDD EBOARDCTL
 """
 import http.server
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import eboardctl_proc as ep  # noqa: E402
 from pgn_feeds_test import Configured, tags_of  # noqa: E402
@@ -270,6 +274,7 @@ def run(h, exe, ctl):
     b3 = next((x for x in d.status()["boards"] if x["id"] == "3"), {})
     h.check(code == 200 and b3.get("link") == "none" and b3.get("game", {}).get("ply") == 1,
             f"board 3 added at run time: {code} {body} {b3}")
+    page_part(h, d)
 
     # The round's archive.
     r = ctl_run("round", "2")
@@ -280,6 +285,59 @@ def run(h, exe, ctl):
     print(f"woodless: {len(EXPECTED)} typed plies (SAN, UCI, with clocks), an illegal and an ambiguous move "
           "refused, a draw entered; in /ws, /games.pgn, /boards/2.pgn, the push, TRF/CSV, rounds/1.pgn, "
           "and after kill -9", flush=True)
+
+
+def page_part(h, d):
+    """The operator's page: boards without wood drawn as such (not offline), and board 3's moves typed there."""
+    chromium, code = ep.browser_or_skip()
+    if not chromium:
+        h.check(code != 1, "no Chromium for the page's part")
+        return
+    from web_page_test import start_chromium, wait_js
+    browser, cdp = start_chromium(h, chromium)
+    try:
+        cdp.call("Page.enable")
+        cdp.call("Runtime.enable")
+        cdp.call("Page.navigate", url=f"http://127.0.0.1:{d.port}/")
+        wait_js(h, cdp, "document.readyState === 'complete' && !!document.getElementById('token')", 15, "page load")
+        cdp.js(f"""(() => {{ document.getElementById('token').value = {json.dumps(TOKEN)};
+                  document.getElementById('signin').requestSubmit(); }})()""")
+        wait_js(h, cdp, "page.right === 'control'", 15, "signed in with the control token")
+        cards = wait_js(h, cdp, """(() => { const out = {};
+            for (const c of document.querySelectorAll('article.card[data-board]')) {
+              const l = c.querySelector('.link');
+              out[c.dataset.board] = [l ? l.textContent : '', l ? l.className : '', c.classList.contains('offline'),
+                                      c.classList.contains('woodless')];
+            }
+            return out['2'] && out['3'] && out['1'] ? JSON.stringify(out) : null; })()""", 15, "the hall's cards")
+        cards = json.loads(cards)
+        for b in ("2", "3"):
+            h.check(cards[b] == ["no device", "link none", False, True], f"the hall's card of board {b}: {cards[b]}")
+        h.check(cards["1"][3] is False, f"board 1's card drawn without wood: {cards['1']}")
+        cdp.call("Page.navigate", url=f"http://127.0.0.1:{d.port}/#board/3")
+        wait_js(h, cdp, "!!document.querySelector('#board-view form.typed input.typed-moves') && "
+                        "!document.querySelector('#board-view button.play-moves').disabled", 15, "board 3's move field")
+
+        def type_moves(text):
+            cdp.js(f"""(() => {{ const f = document.querySelector('#board-view form.typed');
+                      f.querySelector('input.typed-moves').value = {json.dumps(text)}; f.requestSubmit(); }})()""")
+
+        type_moves("d5 2. c4")
+        ep.wait_until(lambda: next(x for x in d.status()["boards"] if x["id"] == "3")["game"]["ply"] == 3, 15,
+                      "board 3's moves typed on the page")
+        type_moves("Qxf7")
+        said = wait_js(h, cdp, "(() => { const t = document.getElementById('answer-text').textContent;"
+                               " return t && t.includes('Qxf7') ? t : null; })()", 15,
+                       "the page's answer to an illegal move")
+        h.check("400" in said and "illegal" in said, f"the page's answer: {said!r}")
+        h.check(next(x for x in d.status()["boards"] if x["id"] == "3")["game"]["ply"] == 3, "Qxf7 was played")
+        thrown = [e["params"]["exceptionDetails"] for e in cdp.events if e.get("method") == "Runtime.exceptionThrown"]
+        h.check(not thrown, f"the page threw: {[t.get('exception', {}).get('description') for t in thrown]}")
+    finally:
+        try:
+            os.killpg(browser.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def request_text(port, path):
