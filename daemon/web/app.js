@@ -592,6 +592,12 @@ function linkState(id) {
   return "unknown";
 }
 
+// The link in words: "link online", "link offline", "link unknown", or "no device" for a board without wood.
+function linkText(id) {
+  const ls = linkState(id);
+  return ls === "none" ? "no device" : "link " + ls;
+}
+
 function lastMoveText(id) {
   const b = boardState(id);
   const m = b.moves[b.moves.length - 1];
@@ -845,7 +851,7 @@ function renderBoardView(id) {
     "section",
     { class: "large", "data-board": id, "data-fen": fen, "data-flipped": String(flipped) },
     el("h2", {}, "Board " + id, m ? el("span", {}, " \u00b7 ", el("a", { href: "#match/" + encodeURIComponent(m.name) }, "match " + m.name)) : "", tag(sb, "Round") ? " \u00b7 round " + tag(sb, "Round") : ""),
-    el("p", {}, el("a", { href: "#" }, "\u2190 The hall"), " ", el("span", { class: "link " + linkState(id) }, "link " + linkState(id)),
+    el("p", {}, el("a", { href: "#" }, "\u2190 The hall"), " ", el("span", { class: "link " + linkState(id) }, linkText(id)),
       " ", el("button", { type: "button", class: "flip", "aria-pressed": String(flipped), onclick: () => { page.flipped.set(id, !flipped); markDirty(); } }, "Flip board"),
       rotated ? el("span", { class: "note" }, " (the board is set up rotated)") : ""),
     playerRow(topSide),
@@ -1159,7 +1165,7 @@ function renderPorts() {
   const list = document.getElementById("ports-list");
   const s = page.status;
   const rows = [];
-  for (const b of (s && s.boards) || []) rows.push([b.id, b.device || "", linkState(b.id) + (linkReason(b.id) ? " (" + linkReason(b.id) + ")" : "")]);
+  for (const b of (s && s.boards) || []) rows.push([b.id, b.device || (b.woodless ? "(no device: moves typed)" : ""), (linkState(b.id) === "none" ? "no device" : linkState(b.id)) + (linkReason(b.id) ? " (" + linkReason(b.id) + ")" : "")]);
   for (const [id, why] of Object.entries((s && s.failed_boards) || {})) rows.push([id, "", "not started: " + why]);
   const key = JSON.stringify([rows, canControl()]);
   if (list.dataset.key === key) return;

@@ -317,6 +317,8 @@ def page_part(h, d):
         cdp.call("Page.navigate", url=f"http://127.0.0.1:{d.port}/#board/3")
         wait_js(h, cdp, "!!document.querySelector('#board-view form.typed input.typed-moves') && "
                         "!document.querySelector('#board-view button.play-moves').disabled", 15, "board 3's move field")
+        badge = cdp.js("document.querySelector('#board-view .link').textContent")
+        h.check(badge == "no device", f"board 3's view says {badge!r}")
 
         def type_moves(text):
             cdp.js(f"""(() => {{ const f = document.querySelector('#board-view form.typed');
