@@ -400,7 +400,8 @@ TEST(Config, LoadsFiles) {
   auto all = load_config(dir / "eboardd.toml");
   std::filesystem::remove_all(dir);
   ASSERT_TRUE(all) << all.error().what();
-  EXPECT_EQ(all->boards.size(), 6u);  // A, B and C, the board without wood, and the two of the [[bus]] example
+  EXPECT_EQ(all->boards.size(),
+            6u);  // A, B and C, the board without wood, and the two of the [[bus]] example
   EXPECT_EQ(all->buses.size(), 1u);
   EXPECT_EQ(all->matches.size(), 1u);
 }
