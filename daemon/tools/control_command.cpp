@@ -432,6 +432,52 @@ std::string control_path(const std::string& board, const std::string& action) {
 
 }  // namespace
 
+// `eboardctl result`: every result an arbiter gives (daemon/eboardd/arbiter.hpp), on the current game or an
+// earlier one of the round.
+void add_result_command(CLI::App& app, int& exit_code, Target& t, std::string& board, std::string& result,
+                        std::string& reason, std::string& kind, std::string& rule, std::string& arbiter,
+                        int& game, const std::string& control_note) {
+  CLI::App* cmd = command(app, "result",
+                          "Enter the arbiter's result of BOARD's game (the current one, or --game N of the "
+                          "round): a decision, a forfeit, a flag the arbiter saw; on a game over already, a "
+                          "correction" +
+                              control_note,
+                          t);
+  cmd->add_option("BOARD", board, "board id")->required();
+  cmd->add_option(
+         "RESULT", result,
+         "1-0, 0-1, 1/2-1/2 (a decision or a flag), +/- or -/+ (a forfeit: PGN 1-0 / 0-1, TRF + -), "
+         "-/- (a double forfeit: PGN *, TRF - for both; earlier games only). -/+ and -/- begin with '-': "
+         "write them after -- (eboardctl result 3 --reason \"...\" -- -/+)")
+      ->required()
+      ->check(CLI::IsMember({"1-0", "0-1", "1/2-1/2", "+/-", "-/+", "-/-"}));
+  cmd->add_option("--reason", reason, "the arbiter's words, written into the record (1 to 200 characters)")
+      ->required();
+  cmd->add_option("--kind", kind,
+                  "decision, forfeit or flag (default: forfeit for +/- -/+ -/-, else decision)")
+      ->check(CLI::IsMember({"decision", "forfeit", "flag"}));
+  cmd->add_option(
+      "--rule", rule,
+      "the FIDE Laws article (default: 6.7.1 for a forfeit, 6.9 for a flag, 12.2 for a decision)");
+  cmd->add_option("--game", game, "the board's game number (default: the current game)")
+      ->check(CLI::Range(1, std::numeric_limits<int>::max()));
+  cmd->add_option("--arbiter", arbiter, "the arbiter's name, kept in the record and the log");
+  cmd->footer(
+      "The record keeps the earlier version beside it (<file>.v1, <file>.v1.sig, ...), carries the tags "
+      "Termination, ArbiterResult, ArbiterRule, ArbiterReason, ArbiterBy, ArbiterTime (ArbiterPrevious on "
+      "a correction), and is signed again; /games.pgn, /ws (a result event), the round's TRF/CSV "
+      "(eboardctl results) and, when the round ends, its archive show it. Every entry is appended to "
+      "state_dir/arbiter.log.\n");
+  cmd->callback([&t, &board, &result, &reason, &kind, &rule, &arbiter, &game, &exit_code] {
+    json body{{"result", result}, {"reason", reason}};
+    if (!kind.empty()) body["kind"] = kind;
+    if (!rule.empty()) body["rule"] = rule;
+    if (!arbiter.empty()) body["arbiter"] = arbiter;
+    if (game > 0) body["game"] = game;
+    exit_code = run(t, bhttp::verb::post, control_path(board, "result"), body, true);
+  });
+}
+
 void add_control_commands(CLI::App& app, int& exit_code) {
   // One set of values per subcommand: CLI11 keeps the pointers for the whole parse.
   struct Values {
@@ -439,7 +485,8 @@ void add_control_commands(CLI::App& app, int& exit_code) {
     int alert = 0;
     int candidate = 0;
     std::string board, side, piece, sealed, fen, white, black, event, site, round, id, port,
-        protocol = "dgt", moves, file, encoding = "auto", format = "trf";
+        protocol = "dgt", moves, file, encoding = "auto", format = "trf", result, reason, kind, rule, arbiter;
+    int game = 0;
     std::vector<std::string> tags;
   };
   auto v = std::make_shared<Values>();
@@ -617,6 +664,9 @@ void add_control_commands(CLI::App& app, int& exit_code) {
   resign->callback([v, &exit_code] {
     exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "resign"), json{{"side", v->side}}, true);
   });
+
+  add_result_command(app, exit_code, v->t, v->board, v->result, v->reason, v->kind, v->rule, v->arbiter,
+                     v->game, control_note);
 
   CLI::App* adjourn =
       command(app, "adjourn",
