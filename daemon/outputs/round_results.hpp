@@ -25,7 +25,7 @@ struct GameResult {
   std::string termination;  // the PGN's Termination: checkmate, resignation, agreement, forfeit …
   // The arbiter's result when the record has one (its ArbiterResult tag, arbiter_result.hpp): +/-, -/+
   // and -/- are forfeits, TRF-16 + and -; empty: the game's result stands.
-  std::string arbiter;
+  std::string arbiter = {};
   // The result as a pairing program takes it: the arbiter's code, else the PGN result.
   const std::string& code() const { return arbiter.empty() ? result : arbiter; }
 };
