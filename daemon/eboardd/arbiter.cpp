@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <system_error>
 
@@ -215,39 +216,43 @@ http::Response on_current_game(BoardRuntime& b, outputs::ArbiterVerdict v, json 
   return http::Response::json(200, dumped(answer));
 }
 
-// An earlier game of the round: its record rewritten, kept as it was, signed again.
-http::Response on_earlier_game(BoardRuntime& b, int number, outputs::ArbiterVerdict v, json answer,
-                               const ArbiterContext& ctx) {
+// An earlier game's record rewritten by `rewrite` (its text → the new text), kept as it was first,
+// signed again. `answer` gets record, kept, signed.
+struct Rewritten {
+  std::string before;  // the record as it was
+};
+tl::expected<Rewritten, http::Response> rewrite_record(
+    BoardRuntime& b, int number, const ArbiterContext& ctx, json& answer,
+    const std::function<tl::expected<std::string, std::string>(const std::string&)>& rewrite) {
   const fs::path dir = ctx.state_dir / "games";
   auto rec = find_record(dir, b.id(), number, ctx.files);
   if (!rec)
-    return control_error(400, "board " + b.id() + " keeps no record of game " + std::to_string(number) +
-                                  " (a game with neither a move nor a result is not kept)");
+    return tl::unexpected(control_error(400, "board " + b.id() + " keeps no record of game " +
+                                                 std::to_string(number) +
+                                                 " (a game with neither a move nor a result is not kept)"));
   if (!in_round(ctx.round, b.id(), number, rec->started_ms))
-    return control_error(409, "game " + std::to_string(number) + " of board " + b.id() +
-                                  " belongs to an earlier round, archived already: only the current round's "
-                                  "games take a result");
+    return tl::unexpected(control_error(409, "game " + std::to_string(number) + " of board " + b.id() +
+                                                 " belongs to an earlier round, archived already: only the "
+                                                 "current round's games are corrected"));
   if (ctx.files) {
     if (auto ok = ctx.files->flush(rec->path); !ok)
-      return control_error(500, "the record could not be written first: " + ok.error());
+      return tl::unexpected(control_error(500, "the record could not be written first: " + ok.error()));
     (void)ctx.files->flush(sig_of(rec->path));
   }
   auto text = read_text(rec->path);
-  if (!text) return control_error(500, "cannot read " + rec->path.string());
-  const std::string old_result = outputs::pgn_tag(*text, "Result").value_or("*");
-  const std::string previous = outputs::pgn_tag(*text, "ArbiterResult").value_or(old_result);
-  const bool correction = previous != "*";
-  auto next = outputs::apply_verdict(*text, v, correction);
+  if (!text) return tl::unexpected(control_error(500, "cannot read " + rec->path.string()));
+  auto next = rewrite(*text);
   if (!next)
-    return control_error(
-        409, "the record of game " + std::to_string(number) + " is not one game: " + next.error());
+    return tl::unexpected(control_error(409, "game " + std::to_string(number) + ": " + next.error()));
   auto kept = keep_version(rec->path);
   if (!kept)
-    return control_error(500, "the record as it was could not be kept, so it stays: " + kept.error());
+    return tl::unexpected(
+        control_error(500, "the record as it was could not be kept, so it stays: " + kept.error()));
   const auto old_sig = read_text(sig_of(rec->path));
   auto written =
       ctx.files ? ctx.files->write_now(rec->path, *next) : outputs::write_file_atomic(rec->path, *next);
-  if (!written) return control_error(500, "the record could not be written: " + written.error());
+  if (!written)
+    return tl::unexpected(control_error(500, "the record could not be written: " + written.error()));
   bool signed_now = false;
   if (const auto& key = b.options().signing_key) {
     journal::SignedRecord r;
@@ -262,6 +267,24 @@ http::Response on_earlier_game(BoardRuntime& b, int number, outputs::ArbiterVerd
     if (!ok) spdlog::error("board {}: {} is not signed again: {}", b.id(), rec->path.string(), ok.error());
     signed_now = ok.has_value();
   }
+  answer["kept"] = *kept;
+  answer["record"] = rec->path.string();
+  answer["signed"] = signed_now;
+  return Rewritten{std::move(*text)};
+}
+
+// An earlier game of the round: its result given or corrected in its record.
+http::Response on_earlier_game(BoardRuntime& b, int number, outputs::ArbiterVerdict v, json answer,
+                               const ArbiterContext& ctx) {
+  std::string previous = "*";
+  bool correction = false;
+  auto done = rewrite_record(b, number, ctx, answer, [&](const std::string& text) {
+    previous =
+        outputs::pgn_tag(text, "ArbiterResult").value_or(outputs::pgn_tag(text, "Result").value_or("*"));
+    correction = previous != "*";
+    return outputs::apply_verdict(text, v, correction);
+  });
+  if (!done) return done.error();
   json published = json::array();
   if (v.code != "-/-") {
     // The §3 result event, with what says which game it is and what it replaces.
@@ -281,9 +304,70 @@ http::Response on_earlier_game(BoardRuntime& b, int number, outputs::ArbiterVerd
   answer["events"] = published;
   answer["corrected"] = correction;
   answer["previous"] = previous;
-  answer["kept"] = *kept;
-  answer["record"] = rec->path.string();
-  answer["signed"] = signed_now;
+  return http::Response::json(200, dumped(answer));
+}
+
+// POST /control/<board>/moves: the moves of an earlier game of the round corrected in its record.
+http::Response moves_action(BoardRuntime& b, const json& body, const ArbiterContext& ctx) {
+  for (const auto& [k, v] : body.items())
+    if (k != "game" && k != "from_ply" && k != "moves" && k != "reason" && k != "arbiter")
+      return control_error(400, "unknown field \"" + outputs::utf8_or_replaced(k.substr(0, 32)) +
+                                    "\" (game, from_ply, moves, reason, arbiter)");
+  auto moves = string_field(body, "moves", 4000);
+  auto reason = string_field(body, "reason", 200);
+  auto arbiter = string_field(body, "arbiter", 64);
+  for (const auto* f : {&moves, &reason, &arbiter})
+    if (!*f) return f->error();
+  if (!body.contains("moves"))
+    return control_error(400,
+                         "missing \"moves\": the game's moves from ply from_ply on, SAN or UCI (\"\": none)");
+  // The reason is checked as a result's is (the code is a placeholder).
+  auto v = outputs::make_verdict("1-0", "", "", *reason);
+  if (!v) return control_error(400, v.error());
+  if (!ctx.match.empty())
+    return control_error(409, "board " + b.id() + " is in the bughouse match " + ctx.match +
+                                  ": its moves are the match's record (not supported yet)");
+  const int current = b.ledger().game_number();
+  const json& n = body.contains("game") ? body["game"] : json();
+  if (!n.is_number_integer() || n.get<long long>() < 1 || n.get<long long>() > current)
+    return control_error(400, "\"game\" must be one of board " + b.id() + "'s earlier game numbers, 1 to " +
+                                  std::to_string(current - 1) + ", not " + n.dump());
+  const int number = int(n.get<long long>());
+  if (number == current)
+    return control_error(409, "game " + std::to_string(number) +
+                                  " is the board's current game: its moves are "
+                                  "the board's; correct them once the board is set up for the next game");
+  const json& p = body.contains("from_ply") ? body["from_ply"] : json();
+  if (!p.is_number_integer() || p.get<long long>() < 1 || p.get<long long>() > 10000)
+    return control_error(
+        400, "\"from_ply\" must be the first ply replaced (1 = White's first move), not " + p.dump());
+  const int from_ply = int(p.get<long long>());
+  v->at_ms = b.now_ms();
+  v->by = (arbiter->empty() ? "" : *arbiter + ", ") + "control token from " +
+          (ctx.client.empty() ? std::string("?") : ctx.client);
+  json answer{{"board", b.id()}, {"action", "moves"}, {"game", number}, {"from_ply", from_ply},
+              {"moves", *moves}, {"text", v->reason}, {"by", v->by}};
+  std::string corrected;
+  auto done = rewrite_record(b, number, ctx, answer, [&](const std::string& text) {
+    auto out = outputs::replace_moves(text, from_ply, *moves, *v);
+    if (out) corrected = outputs::pgn_tag(*out, "MovesCorrected").value_or("");
+    return out;
+  });
+  if (!done) return done.error();
+  answer["corrected"] = corrected;
+  log_entry(ctx.state_dir, json{{"t", v->at_ms},
+                                {"utc", utc(v->at_ms)},
+                                {"board", b.id()},
+                                {"game", number},
+                                {"action", "moves"},
+                                {"from_ply", from_ply},
+                                {"moves", *moves},
+                                {"was", corrected},
+                                {"why", v->reason},
+                                {"who", v->by},
+                                {"kept", answer["kept"]}});
+  spdlog::info("board {}: game {}: the arbiter corrected the moves from ply {} by {}", b.id(), number,
+               from_ply, v->by);
   return http::Response::json(200, dumped(answer));
 }
 
@@ -291,6 +375,7 @@ http::Response on_earlier_game(BoardRuntime& b, int number, outputs::ArbiterVerd
 
 std::optional<http::Response> arbiter_action(BoardRuntime& b, const std::string& action, const json& body,
                                              const ArbiterContext& ctx) {
+  if (action == "moves") return moves_action(b, body, ctx);
   if (action != "result") return std::nullopt;
   for (const auto& [k, v] : body.items())
     if (k != "result" && k != "reason" && k != "kind" && k != "rule" && k != "game" && k != "arbiter")

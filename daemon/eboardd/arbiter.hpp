@@ -46,9 +46,12 @@ struct ArbiterContext {
   std::string match;                          // the bughouse match the board plays in, empty if none
 };
 
+// POST /control/<board>/moves {"game", "from_ply", "moves", "reason", optional "arbiter"}: the moves of an
+// earlier game of the round corrected in its record (outputs::replace_moves), kept, signed again and logged
+// as above; no event (§3 has none for it). Refused on the current game (its moves are the board's).
 // Answers POST /control/<board>/result: {"result", "reason", optional "kind" (decision, forfeit, flag),
 // "rule", "game" (the board's game number; default the current game), "arbiter" (a name for the record)}.
-// Nothing for any other action.
+// Nothing for any other action than these two.
 std::optional<http::Response> arbiter_action(BoardRuntime& b, const std::string& action,
                                              const nlohmann::json& body, const ArbiterContext& ctx);
 

@@ -1459,8 +1459,9 @@ http::Response Service::control_authorized(const http::Request& r) {
     if (hall_ && res->status < 300) hall_->changed(b->id());
     return *res;
   }
-  return error_json(404, "unknown control action '" + action +
-                             "' (new-game, tags, promotion, ack, draw, resign, result, adjourn, resume)");
+  return error_json(404,
+                    "unknown control action '" + action +
+                        "' (new-game, tags, promotion, ack, draw, resign, result, moves, adjourn, resume)");
 }
 
 std::optional<http::Response> Service::arbiter_control(BoardRuntime& b, const std::string& action,

@@ -163,7 +163,7 @@ class Service {
   int number_of_board(std::string_view id) const;
   http::Response control(const http::Request& r);
   http::Response control_authorized(const http::Request& r);
-  // POST /control/<board>/result (arbiter.hpp); nothing for another action.
+  // POST /control/<board>/result and /moves (arbiter.hpp); nothing for another action.
   std::optional<http::Response> arbiter_control(BoardRuntime& b, const std::string& action,
                                                 const nlohmann::json& body, const std::string& match,
                                                 const std::string& client);

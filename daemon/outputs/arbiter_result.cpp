@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "daemon/outputs/text_encoding.hpp"
+#include "rules/notation.hpp"
+#include "rules/pgn.hpp"
 
 namespace eboard::outputs {
 
@@ -191,6 +193,80 @@ tl::expected<std::string, std::string> apply_verdict(std::string_view pgn, const
   }
   std::string out;
   for (std::size_t i = 0; i < lines.size(); ++i) out += lines[i] + (i + 1 < lines.size() ? "\n" : "");
+  return out;
+}
+
+tl::expected<std::string, std::string> replace_moves(std::string_view pgn, int from_ply,
+                                                     std::string_view moves, const ArbiterVerdict& v) {
+  auto games = rules::read_pgn(pgn);
+  if (!games) return tl::unexpected("the record cannot be read: " + games.error());
+  if (games->size() != 1) return tl::unexpected(std::string("the record is not one game"));
+  auto record = rules::replay(games->front());
+  if (!record) return tl::unexpected("the record cannot be replayed: " + record.error());
+  rules::GameRecord r = std::move(*record);
+  if (from_ply < 1 || std::size_t(from_ply) > r.moves.size() + 1)
+    return tl::unexpected("\"from_ply\" must be 1 to " + std::to_string(r.moves.size() + 1) +
+                          " (the record has " + std::to_string(r.moves.size()) + " plies)");
+  rules::Position pos = r.start;
+  for (int i = 0; i + 1 < from_ply; ++i) pos.do_move(r.moves[std::size_t(i)].move);
+  std::string was;
+  {
+    rules::Position p = pos;
+    for (std::size_t i = std::size_t(from_ply - 1); i < r.moves.size(); ++i) {
+      const rules::Move m = r.moves[i].move;
+      was += (was.empty() ? "" : " ") + (m == rules::Move::none() ? std::string("--") : rules::to_san(p, m));
+      p.do_move(m);
+    }
+  }
+  r.moves.resize(std::size_t(from_ply - 1));
+  int ply = from_ply;
+  for (std::size_t at = 0; at < moves.size();) {
+    const auto end = std::min(moves.find_first_of(" \t\r\n", at), moves.size());
+    std::string_view token = moves.substr(at, end - at);
+    at = end + 1;
+    if (token.empty()) continue;
+    const auto dot = token.rfind('.');
+    if (dot != std::string_view::npos) token = token.substr(dot + 1);  // "12.e4", "12...", "12."
+    if (token.empty() || std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      continue;
+    auto m = rules::parse_san(pos, token);
+    if (!m) {
+      auto u = rules::parse_uci(pos, token);
+      if (!u)
+        return tl::unexpected("ply " + std::to_string(ply) + ": \"" + utf8_or_replaced(token.substr(0, 16)) +
+                              "\" is no legal move there (" + m.error() + ")");
+      m = u;
+    }
+    rules::RecordedMove rm;
+    rm.move = *m;
+    r.moves.push_back(rm);
+    pos.do_move(*m);
+    ++ply;
+  }
+  if (was.size() > 180) was = std::string(utf8_columns(was, 0, 180)) + " …";
+  auto set = [&r](const std::string& name, const std::string& value) {
+    auto it =
+        std::find_if(r.tags.begin(), r.tags.end(), [&](const rules::PgnTag& t) { return t.name == name; });
+    if (it != r.tags.end())
+      it->value = value;
+    else
+      r.tags.push_back({name, value});
+  };
+  set("MovesCorrected", "from ply " + std::to_string(from_ply) + "; was: " + (was.empty() ? "-" : was));
+  set("ArbiterReason", v.reason);
+  if (!v.by.empty()) set("ArbiterBy", v.by);
+  if (v.at_ms > 0) {
+    std::time_t s = std::time_t(v.at_ms / 1000);
+    std::tm tm{};
+    ::gmtime_r(&s, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    set("ArbiterTime", buf);
+  }
+  auto text = rules::write_pgn(r);
+  if (!text) return tl::unexpected("the corrected record cannot be written: " + text.error());
+  std::string out = std::move(*text);
+  if (!out.ends_with("\n\n")) out += out.ends_with('\n') ? "\n" : "\n\n";
   return out;
 }
 

@@ -60,6 +60,15 @@ bool valid_arbiter_code(std::string_view code);
 tl::expected<std::string, std::string> apply_verdict(std::string_view pgn, const ArbiterVerdict& v,
                                                      bool correction);
 
+// A correction of the moves of a finished game's record (one game, as eboardd writes it): its moves from
+// ply `from_ply` (1 = White's first) replaced by `moves` (SAN or UCI separated by spaces; move numbers are
+// skipped; empty: the record ends before that ply), each checked against the rules; the moves before keep
+// their clocks, the tags and the result stay. The tags MovesCorrected ("from ply P; was: <the SAN moves
+// replaced>", cut to 200 characters), ArbiterReason, ArbiterBy and ArbiterTime are set from `v` (its code
+// and kind are not used). The error says which move is not legal.
+tl::expected<std::string, std::string> replace_moves(std::string_view pgn, int from_ply,
+                                                     std::string_view moves, const ArbiterVerdict& v);
+
 // The value of tag `name` in a PGN's tag section, if present.
 std::optional<std::string> pgn_tag(std::string_view pgn, std::string_view name);
 

@@ -478,6 +478,43 @@ void add_result_command(CLI::App& app, int& exit_code, Target& t, std::string& b
   });
 }
 
+// `eboardctl moves`: the moves of an earlier game corrected in its record (daemon/eboardd/arbiter.hpp).
+void add_moves_command(CLI::App& app, int& exit_code, Target& t, std::string& board, std::string& moves,
+                       std::string& reason, std::string& arbiter, int& game, int& from_ply,
+                       const std::string& control_note) {
+  CLI::App* cmd =
+      command(app, "moves",
+              "Correct the moves of BOARD's earlier game --game N of the round, from ply --from-ply "
+              "on (the current game's moves are the board's)" +
+                  control_note,
+              t);
+  cmd->add_option("BOARD", board, "board id")->required();
+  cmd->add_option("--game", game, "the board's game number (an earlier game of the round)")
+      ->required()
+      ->check(CLI::Range(1, std::numeric_limits<int>::max()));
+  cmd->add_option("--from-ply", from_ply, "the first ply replaced (1 = White's first move)")
+      ->required()
+      ->check(CLI::Range(1, 10000));
+  cmd->add_option(
+         "--moves", moves,
+         "the moves from that ply on, SAN or UCI separated by spaces (\"\": the record ends before it)")
+      ->required();
+  cmd->add_option("--reason", reason, "the arbiter's words, written into the record (1 to 200 characters)")
+      ->required();
+  cmd->add_option("--arbiter", arbiter, "the arbiter's name, kept in the record and the log");
+  cmd->footer(
+      "Each move is checked against the rules; the moves before keep their clocks, the result stays "
+      "(eboardctl "
+      "result corrects it). The record keeps the earlier version beside it (<file>.v1, <file>.v1.sig, ...), "
+      "carries the tag MovesCorrected (from which ply, and the moves it replaced), and is signed again; "
+      "/games.pgn shows it. The entry is appended to state_dir/arbiter.log.\n");
+  cmd->callback([&t, &board, &moves, &reason, &arbiter, &game, &from_ply, &exit_code] {
+    json body{{"game", game}, {"from_ply", from_ply}, {"moves", moves}, {"reason", reason}};
+    if (!arbiter.empty()) body["arbiter"] = arbiter;
+    exit_code = run(t, bhttp::verb::post, control_path(board, "moves"), body, true);
+  });
+}
+
 void add_control_commands(CLI::App& app, int& exit_code) {
   // One set of values per subcommand: CLI11 keeps the pointers for the whole parse.
   struct Values {
@@ -486,7 +523,7 @@ void add_control_commands(CLI::App& app, int& exit_code) {
     int candidate = 0;
     std::string board, side, piece, sealed, fen, white, black, event, site, round, id, port,
         protocol = "dgt", moves, file, encoding = "auto", format = "trf", result, reason, kind, rule, arbiter;
-    int game = 0;
+    int game = 0, from_ply = 0;
     std::vector<std::string> tags;
   };
   auto v = std::make_shared<Values>();
@@ -667,6 +704,8 @@ void add_control_commands(CLI::App& app, int& exit_code) {
 
   add_result_command(app, exit_code, v->t, v->board, v->result, v->reason, v->kind, v->rule, v->arbiter,
                      v->game, control_note);
+  add_moves_command(app, exit_code, v->t, v->board, v->moves, v->reason, v->arbiter, v->game, v->from_ply,
+                    control_note);
 
   CLI::App* adjourn =
       command(app, "adjourn",

@@ -175,3 +175,35 @@ TEST(ArbiterResult, RoundResultsTakeTheArbitersCodes) {
   EXPECT_NE(csv.find("1,W1,B1,,,+/-,forfeit"), std::string::npos) << csv;
   EXPECT_NE(csv.find("2,W2,B2,,,-/-,forfeit"), std::string::npos) << csv;
 }
+
+TEST(ArbiterResult, MovesCorrectedInARecord) {
+  const std::string before = record("1-0", "resignation");  // 1. e4 e5 2. Nf3 Nc6 3. Bb5
+  auto v = make_verdict("1-0", "", "", "the scoresheets show 2...Nf6");
+  ASSERT_TRUE(v);
+  v->by = "Chief";
+  auto after = replace_moves(before, 4, "2... Nf6 3.Nc3 g1f3", *v);  // 3. g1f3 is not legal: refused
+  ASSERT_FALSE(after);
+  EXPECT_NE(after.error().find("ply 6"), std::string::npos) << after.error();
+  after = replace_moves(before, 4, "2... Nf6 3.Nc3 f8b4", *v);
+  ASSERT_TRUE(after) << after.error();
+  auto games = rules::read_pgn(*after);
+  ASSERT_TRUE(games) << games.error();
+  auto r = rules::replay(games->front());
+  ASSERT_TRUE(r) << r.error();
+  ASSERT_EQ(r->moves.size(), 6u);
+  EXPECT_EQ(r->result, "1-0");  // the result stays
+  EXPECT_EQ(games->front().tag("MovesCorrected"), "from ply 4; was: Nc6 Bb5");
+  EXPECT_EQ(games->front().tag("ArbiterBy"), "Chief");
+  EXPECT_EQ(games->front().tag("White"), "A");
+  // The moves before keep their clocks.
+  ASSERT_TRUE(r->moves[0].clock_ms);
+  EXPECT_EQ(*r->moves[0].clock_ms, 5400000);
+  EXPECT_FALSE(r->moves[3].clock_ms);
+  // Cut short: nothing from ply 6 on; a ply past the end + 1 is refused.
+  auto cut = replace_moves(before, 6, "", *v);
+  ASSERT_TRUE(cut) << cut.error();
+  EXPECT_EQ(rules::replay(rules::read_pgn(*cut)->front())->moves.size(), 5u);
+  EXPECT_FALSE(replace_moves(before, 7, "a6", *v));
+  EXPECT_FALSE(replace_moves(before, 0, "e4", *v));
+  EXPECT_FALSE(replace_moves("not a game", 1, "e4", *v));
+}

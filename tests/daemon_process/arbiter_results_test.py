@@ -7,6 +7,8 @@
     token: 401. Nothing changes.
   - Board 2: a forfeit (+/-) on the current game: 200, and the GET of /games.pgn right after shows 1-0,
     Termination "forfeit", ArbiterResult "+/-", rule 6.7.1; /ws tells a `result` event with reason forfeit.
+  - Board 1's game 1: its moves corrected from the scoresheets (`eboardctl moves`): an illegal one refused with
+    its ply, the current game's refused; the record rewritten with its result kept, kept as it was, signed again.
   - Board 3: a flag the arbiter saw (1/2-1/2, rule 6.9) on the current game, then its correction to 1-0 (the
     record as it was kept as .v1 with its signature), then, once set up again, a double forfeit (-/-) of that
     earlier game 1.
@@ -152,6 +154,24 @@ def run(h, exe, ctl):
     rc, out = verify(copy)
     h.check(rc == 0 and "INTACT" in out, f"the faithful copy: {rc}")
 
+    # Board 1's game 1: its moves corrected from the scoresheets (an illegal one refused, with its ply).
+    code, text = request(d.port, "POST", "/control/1/moves",
+                         {"game": 1, "from_ply": 1, "moves": "e4 e5 Nf3 Kd7", "reason": "x"})
+    h.check(code == 409 and "ply 4" in text, f"an illegal move in a correction: {code} {text}")
+    code, text = request(d.port, "POST", "/control/1/moves", {"game": 2, "from_ply": 1, "moves": "e4", "reason": "x"})
+    h.check(code == 409 and "current game" in text,
+            f"moves of the current game: {code} {text}")
+    r = ctl_run("moves", "1", "--game", "1", "--from-ply", "1", "--moves", "e4 e5 Nf3 Nc6",
+                "--reason", "the scoresheets, signed by both players")
+    h.check(r.returncode == 0, f"eboardctl moves: {r.returncode} {r.stdout} {r.stderr}")
+    pgn1 = [g for g in d.get("/games.pgn")[1].split("\n\n[Event") if '[Board "1"]' in g][0]
+    h.check("1. e4 e5 2. Nf3 Nc6 0-1" in pgn1.replace("\n", " ") and
+            '[MovesCorrected "from ply 1; was: -"]' in pgn1 and '[ArbiterResult "0-1"]' in pgn1,
+            f"board 1's game 1 with its moves corrected, its result kept: {pgn1}")
+    h.check(os.path.isfile(rec1 + ".v2") and os.path.isfile(rec1 + ".v2.sig"), "board 1's second version not kept")
+    rc, out = verify(rec1)
+    h.check(rc == 0 and "INTACT" in out, f"the record with its moves corrected does not verify: {rc}")
+
     # Board 3 set up again; its game 1 becomes a double forfeit.
     code, text = request(d.port, "POST", "/control/3/new-game", {})
     h.check(code == 200, f"new-game 3: {code} {text}")
@@ -192,9 +212,10 @@ def run(h, exe, ctl):
     check_results("")
 
     log = [json.loads(l) for l in open(os.path.join(d.state, "arbiter.log"))]
-    h.check(len(log) == 5 and all(e.get("who") and e.get("why") and e.get("utc") for e in log)
+    h.check(len(log) == 6 and all(e.get("who") and e.get("why") and e.get("utc") for e in log)
             and log[0]["board"] == "2" and "Chief A" in log[0]["who"] and "127.0.0.1" in log[0]["who"]
-            and log[3]["board"] == "1" and log[3]["previous"] == "1-0" and log[3]["kept"],
+            and log[3]["board"] == "1" and log[3]["previous"] == "1-0" and log[3]["kept"]
+            and log[4].get("action") == "moves" and log[4]["from_ply"] == 1,
             f"state_dir/arbiter.log: {log}")
 
     # A restart: the current games' results come back from the journal, the earlier ones from their files.
@@ -215,7 +236,7 @@ def run(h, exe, ctl):
             and archived["3"][0].get("ArbiterResult") == "-/-", f"rounds/1.pgn: {archived}")
     check_results("?round=1")
     h.check(d.stop() == 0, "SIGTERM: clean exit 0")
-    print("arbiter results: forfeit, flag, decision, corrections of the current and an earlier game, -/-; "
+    print("arbiter results: forfeit, flag, decision, corrections of the current and an earlier game, moves, -/-; "
           "verify, TRF/CSV, archive, restart", flush=True)
 
 
