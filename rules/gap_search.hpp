@@ -32,7 +32,9 @@ struct GapQuery {
   std::optional<Color> side_to_move;
   int min_plies = 1;
   int max_plies = 8;
-  std::size_t max_candidates = 256;  // sequences kept; more are counted as truncated
+  // Sequences kept; more are counted as truncated. Enough for the sequence played to be among them at 10
+  // plies in most gaps (the ranking, rules/gap_rank.hpp, puts it near the top).
+  std::size_t max_candidates = 2048;
   // A bound on the work (about 70 ms on this 2-core machine while other builds load it; bench_gap_recovery
   // prints it): past it the search reports what it found as incomplete (exhausted), never a guess as the
   // only explanation.
