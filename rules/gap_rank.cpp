@@ -20,6 +20,7 @@ constexpr std::int64_t kShortestMoveMs = 1000;
 // What a move answering the one before counts for, in pawns.
 constexpr double kAnswer = 1.0;
 constexpr double kMirror = 0.5;
+constexpr double kOpened = 0.5;
 constexpr double kUnderpromotion = 3.0;
 
 // The best material gain the side on move has by a capture or a promotion (0 when none wins anything),
@@ -115,6 +116,10 @@ std::vector<double> gap_sequence_costs(const Position& before,
                                : type_of(mover) == PAWN ? pawn_attacks(color_of(mover), last_to)
                                                         : attacks(type_of(mover), last_to, p.pieces());
         if (m.to() == last_to || (reach & square_bb(m.from()))) cost -= kAnswer;
+        // Or going through the square the move before left (a line it opened).
+        const Move prev = sequence[k - 1];
+        if (!prev.is_drop() && prev.kind() != Move::CASTLING && (between(m.from(), m.to()) & square_bb(prev.from())))
+          cost -= kOpened;
       }
       // A move mirroring the one before (e4 e5, Nf3 Nf6, castling after castling): replies in kind.
       if (k > 0 && mirrors(p, sequence[k - 1], m)) cost -= kMirror;
