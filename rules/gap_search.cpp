@@ -149,6 +149,13 @@ class Searcher {
     }
     result_.nodes = nodes_;
     if (result_.sequences.empty()) result_.plies = 0;
+    // The work bound ran out in the depth that found sequences: every shorter depth was searched whole, so
+    // the length is certain and only the list is short of some sequences (as when it is cut at
+    // max_candidates).
+    if (result_.exhausted && !result_.sequences.empty()) {
+      result_.exhausted = false;
+      result_.truncated = true;
+    }
     return std::move(result_);
   }
 

@@ -102,7 +102,6 @@ void count(Row& row, const Gap& g, int plies) {
   q.from = g.from;
   q.board = g.board;
   q.max_plies = plies;
-  q.max_candidates = 4096;
   const GapResult r = search_gap(q);
   if (r.plies != plies || r.sequences.size() < 2) return;
   ++row.ambiguous;

@@ -122,6 +122,7 @@ Row run(const std::vector<Gap>& gaps, int plies, bool pawn_stays, bool clock_sid
     q.board = g.board;
     q.pawn_may_stay_on_last_rank = pawn_stays;
     q.max_plies = plies;
+    if (const char* cap = std::getenv("GAP_CANDIDATES")) q.max_candidates = std::size_t(std::atoi(cap));
     // The side on move after the gap, as the daemon reads it from the clock (the side whose clock runs).
     if (clock_side) q.side_to_move = plies % 2 == 0 ? g.from.side_to_move() : ~g.from.side_to_move();
     auto t0 = std::chrono::steady_clock::now();
