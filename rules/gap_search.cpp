@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <unordered_map>
 
 #include "rules/movegen.hpp"
 
@@ -148,6 +149,13 @@ class Searcher {
     }
     result_.nodes = nodes_;
     if (result_.sequences.empty()) result_.plies = 0;
+    // The work bound ran out in the depth that found sequences: every shorter depth was searched whole, so
+    // the length is certain and only the list is short of some sequences (as when it is cut at
+    // max_candidates).
+    if (result_.exhausted && !result_.sequences.empty()) {
+      result_.exhausted = false;
+      result_.truncated = true;
+    }
     return std::move(result_);
   }
 
@@ -298,6 +306,18 @@ class Searcher {
     }
     const Key memo = pos_.key() ^ depth_keys_[std::size_t(plies)];
     if (dead_ends_.contains(memo)) return;
+    if (auto known = reached_.find(memo); known != reached_.end()) {
+      // A transposition of a position already searched to this depth: its endings, not its search again
+      // (the moves that lead nowhere from it would be tried once more for every order of the moves before).
+      const std::size_t prefix = line_.size();
+      for (const auto& ending : known->second) {
+        line_.insert(line_.end(), ending.begin(), ending.end());
+        record(line_);
+        line_.resize(prefix);
+        if (result_.truncated) return;
+      }
+      return;
+    }
     if (!within_reach(plies)) {
       dead_ends_.insert(memo);
       return;
@@ -329,7 +349,16 @@ class Searcher {
       pos_.do_move(later[i]);
       if (!visit(later[i])) return;
     }
-    if (result_.sequences.size() == found_before) dead_ends_.insert(memo);
+    if (result_.sequences.size() == found_before) {
+      dead_ends_.insert(memo);
+      return;
+    }
+    // Every ending from here was found (a search cut short returned above): kept for its transpositions.
+    auto& endings = reached_[memo];
+    endings.reserve(result_.sequences.size() - found_before);
+    for (std::size_t i = found_before; i < result_.sequences.size(); ++i)
+      endings.emplace_back(result_.sequences[i].begin() + std::ptrdiff_t(line_.size()),
+                           result_.sequences[i].end());
   }
 
   const GapQuery& q_;
@@ -338,6 +367,8 @@ class Searcher {
   std::array<std::array<Bitboard, PIECE_TYPE_NB>, 2> target_bb_{};
   std::array<Key, 64> depth_keys_{};
   KeySet dead_ends_;
+  // The positions (with the plies left) that reach the board, with every sequence of moves from each.
+  std::unordered_map<Key, std::vector<std::vector<Move>>> reached_;
   std::vector<Move> line_;
   std::uint64_t nodes_ = 0;
   GapResult result_;

@@ -32,18 +32,22 @@ struct GapQuery {
   std::optional<Color> side_to_move;
   int min_plies = 1;
   int max_plies = 8;
-  std::size_t max_candidates = 256;  // sequences kept; more are counted as truncated
+  // Sequences kept; more are counted as truncated. Enough for the sequence played to be among them at 10
+  // plies in most gaps (the ranking, rules/gap_rank.hpp, puts it near the top).
+  std::size_t max_candidates = 2048;
   // A bound on the work (about 70 ms on this 2-core machine while other builds load it; bench_gap_recovery
-  // prints it): past it the search reports what it found as incomplete (exhausted), never a guess as the
-  // only explanation.
+  // prints it): past it the search reports what it found as incomplete (truncated when the length being
+  // searched had sequences, exhausted when none was found), never a guess as the only explanation.
   std::uint64_t max_nodes = 300'000;
 };
 
 struct GapResult {
   int plies = 0;  // the length of the sequences found; 0: nothing within the bound explains the board
   std::vector<std::vector<Move>> sequences;
-  bool truncated = false;  // more sequences of that length than max_candidates
-  bool exhausted = false;  // the node budget ran out before the whole bound was searched
+  // More sequences of that length than max_candidates, or the work bound ran out while it listed them (the
+  // length is certain: every shorter one was searched whole); the list holds those found.
+  bool truncated = false;
+  bool exhausted = false;  // the node budget ran out before any sequence was found within the bound
   std::uint64_t nodes = 0;
   bool unique() const { return sequences.size() == 1 && !truncated; }
 };

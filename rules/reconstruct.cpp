@@ -2102,8 +2102,8 @@ bool Reconstructor::dump_shows_a_hand_at_work() const {
   // the piece really captured), and only what comes next tells.
   const HandRestored held = with_hand_put_back();
   if (!held.known) return false;
-  const GapFound as_is = search_gap_to(nullptr, physical_, false, std::nullopt, 8);
-  const int limit = as_is.explains() ? as_is.result.plies - 1 : 8;
+  const GapFound as_is = search_gap_to(nullptr, physical_, false, std::nullopt, kGapPlies);
+  const int limit = as_is.explains() ? as_is.result.plies - 1 : kGapPlies;
   return limit > 0 && search_gap_to(nullptr, held.board, false, held.hand, limit).explains();
 }
 
@@ -2113,8 +2113,8 @@ bool Reconstructor::recover_scan_gap(std::int64_t t) {
   // Both readings are searched, the shorter story wins: a capture whose taker was taken in turn (Bxc3
   // bxc3) also leaves a square empty and its kind short, and then the board as it is is the shorter.
   // (Hundreds of sequences are no story either: a hand at work, not moves made.)
-  const GapFound as_is = search_gap_to(nullptr, physical_, false, std::nullopt, 8);
-  const int limit = explains_scans(as_is) ? as_is.result.plies - 1 : 8;
+  const GapFound as_is = search_gap_to(nullptr, physical_, false, std::nullopt, kScanGapPlies);
+  const int limit = explains_scans(as_is) ? as_is.result.plies - 1 : kScanGapPlies;
   std::optional<GapFound> held;
   if (hand_known && limit > 0) {
     held = search_gap_to(nullptr, restored, false, hand, limit);
@@ -2131,7 +2131,7 @@ bool Reconstructor::recover_scan_gap(std::int64_t t) {
   if (held && fits_every_scan(*held))
     fitting.push_back({restored, hand, limit, held->result.plies - set_down});
   if (explains_scans(as_is) && fits_every_scan(as_is))
-    fitting.push_back({physical_, std::nullopt, 8, as_is.result.plies - set_down});
+    fitting.push_back({physical_, std::nullopt, kScanGapPlies, as_is.result.plies - set_down});
   add_rested_readings(fitting);
   const auto best = std::min_element(fitting.begin(), fitting.end(),
                                      [](const Reading& x, const Reading& y) { return x.unseen < y.unseen; });
@@ -2163,7 +2163,7 @@ void Reconstructor::add_rested_readings(std::vector<Reading>& out) const {
         std::find(tried.begin(), tried.end(), b) != tried.end())
       continue;
     tried.push_back(b);
-    const GapFound f = search_gap_to(nullptr, b, false, std::nullopt, 8);
+    const GapFound f = search_gap_to(nullptr, b, false, std::nullopt, kScanGapPlies);
     if (!explains_scans(f) || !fits_every_scan(f)) continue;
     // The board went on from there: the hand at work since is the next mover's, every move made is done.
     const Color after = f.result.plies % 2 == 0 ? before.side_to_move() : ~before.side_to_move();
@@ -2227,7 +2227,9 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
   q.board = board;
   q.pawn_may_stay_on_last_rank = cfg_.profile.pawn_may_stay_on_last_rank;
   q.promotion_types = cfg_.profile.promotion_types;
-  q.max_plies = std::min(max_plies, has_drops(before.variant()) ? 4 : 8);
+  q.max_plies = std::min(max_plies, has_drops(before.variant()) ? kDropGapPlies : kGapPlies);
+  // Scans tell a story only among a few sequences (hundreds are a hand at work): their searches stop there.
+  if (clockless()) q.max_candidates = kScanCandidates;
   // The moves the clock says were completed: the sequences that end with the side whose clock runs on
   // move, all pressed. Failing those, the last move may be on the board with its press still to come.
   std::optional<Color> on_move = press   ? std::optional<Color>(~press->presser)
@@ -2325,16 +2327,25 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   // The game goes on from the first (until the arbiter picks one): the one that keeps the most castling
   // rights, so that a castling the truth still allows is never judged illegal (a king put back on its
   // square reaches the same board as a knight put back).
+  // Within that, likeliest first (rules/gap_rank.hpp): the arbiter reads the list from the top.
   auto rights_after = [&](const std::vector<Move>& line) {
     Position p = before;
     for (Move m : line) p.do_move(m);
     return popcount(Bitboard(p.castling_rights()));
   };
+  const ClockTimes reading =
+      press ? press->clock : (last_reading_ ? clock_times(*last_reading_) : ClockTimes{});
+  const GapEvidence evidence = gap_evidence(reading);
+  if (prefixes.size() > 1) {
+    const std::vector<std::size_t> order = rank_gap_candidates(before, prefixes, evidence);
+    std::vector<std::vector<Move>> ranked;
+    ranked.reserve(order.size());
+    for (std::size_t i : order) ranked.push_back(std::move(prefixes[i]));
+    prefixes = std::move(ranked);
+  }
   std::stable_sort(prefixes.begin(), prefixes.end(),
                    [&](const auto& a, const auto& b) { return rights_after(a) > rights_after(b); });
   const int first_ply = game_.ply_count() + 1;
-  const ClockTimes reading =
-      press ? press->clock : (last_reading_ ? clock_times(*last_reading_) : ClockTimes{});
   const std::int64_t when = press ? press->t_ms : t;
   const bool missed = prefixes.size() > 1 || found.truncated;
   if (missed) {
@@ -2348,8 +2359,11 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     // completes the gap, told then whole (every candidate whole), not the complement of a guess. A list
     // cut at its bound may hide stories whose last move differs: never a live move either.
     std::vector<std::vector<Move>> whole;
-    for (const auto& seq : found.sequences)
-      if (std::find(whole.begin(), whole.end(), seq) == whole.end()) whole.push_back(seq);
+    for (std::size_t i : rank_gap_candidates(before, found.sequences, evidence))
+      if (std::find(whole.begin(), whole.end(), found.sequences[i]) == whole.end())
+        whole.push_back(found.sequences[i]);
+    std::stable_sort(whole.begin(), whole.end(),
+                     [&](const auto& x, const auto& y) { return rights_after(x) > rights_after(y); });
     bool tails_differ = found.truncated;
     for (const auto& seq : whole) tails_differ |= seq.back() != whole.front().back();
     if (completed < found.plies && tails_differ) {
@@ -2394,7 +2408,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
 bool Reconstructor::gap_length_told_by_a_move(std::int64_t t) {
   if (!gap_length_waited_ || !gap_suspected_ || physical_ == gap_length_board_ || game_.outcome())
     return false;
-  const GapFound f = search_gap_to(nullptr, gap_length_board_, false, gap_length_on_move_, 8);
+  const GapFound f = search_gap_to(nullptr, gap_length_board_, false, gap_length_on_move_, kGapPlies);
   if (!f.explains() || f.result.sequences.empty()) return false;
   Position end = game_.position();
   for (Move m : f.result.sequences.front()) end.do_move(m);
@@ -2408,6 +2422,15 @@ bool Reconstructor::gap_length_told_by_a_move(std::int64_t t) {
   if (!recover_gap_on(t, nullptr, gap_length_board_, false, gap_length_on_move_)) return false;
   on_board_changed(t);  // the move is judged from the position the gap reached
   return true;
+}
+
+GapEvidence Reconstructor::gap_evidence(const ClockTimes& after) const {
+  GapEvidence e;
+  const ClockTimes before = game_.clock_at(game_.ply_count());
+  if (before.known() && after.known())
+    e.time_used_ms =
+        std::array<std::int64_t, 2>{before.white_ms - after.white_ms, before.black_ms - after.black_ms};
+  return e;
 }
 
 int Reconstructor::seen_on_the_way(const Position& before, const std::vector<Move>& sequence) const {
@@ -2437,8 +2460,10 @@ int Reconstructor::seen_on_the_way(const Position& before, const std::vector<Mov
 AlertEvent Reconstructor::moves_missed_alert(const Position& before, int first_ply,
                                              const std::vector<std::vector<Move>>& candidates, bool at_least,
                                              bool truncated) const {
+  // The likeliest first (the caller ranks them), the first kShownCandidates; candidates_total tells how
+  // many there are (eboardctl recover takes any of them by its number).
   std::string list = "[";
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
+  for (std::size_t i = 0; i < candidates.size() && i < kShownCandidates; ++i) {
     Position p = before;
     list += i ? ",[" : "[";
     for (std::size_t k = 0; k < candidates[i].size(); ++k) {
@@ -2454,10 +2479,14 @@ AlertEvent Reconstructor::moves_missed_alert(const Position& before, int first_p
                before.side_to_move(),
                std::to_string(plies) + (plies == 1 ? " ply was" : " plies were") +
                    " made while the board was not followed, and " + (at_least ? "at least " : "") +
-                   std::to_string(candidates.size()) +
-                   " move sequences lead to the position it shows: the arbiter can pick one",
+                   std::to_string(candidates.size()) + " move sequences lead to the position it shows" +
+                   (candidates.size() > kShownCandidates
+                        ? ", the likeliest " + std::to_string(kShownCandidates) + " listed"
+                        : std::string(", likeliest first")) +
+                   ": the arbiter can pick one",
                {}};
   a.extra.push_back({"candidates", list, true});
+  a.extra.push_back({"candidates_total", std::to_string(candidates.size()), true});
   a.extra.push_back({"first_ply", std::to_string(first_ply), true});
   a.extra.push_back({"last_ply", std::to_string(first_ply + int(plies) - 1), true});
   if (truncated) a.extra.push_back({"incomplete", "true", true});

@@ -27,6 +27,7 @@
 
 #include "rules/events.hpp"
 #include "rules/game.hpp"
+#include "rules/gap_rank.hpp"
 #include "rules/gap_search.hpp"
 #include "rules/profile.hpp"
 #include "rules/sensor.hpp"
@@ -176,6 +177,9 @@ class Reconstructor {
     std::vector<std::vector<Move>> candidates;
   };
   const std::optional<MissedGap>& missed_gap() const { return missed_gap_; }
+  // A moves-missed alert lists this many candidates, the likeliest first (rules/gap_rank.hpp), and tells
+  // how many there are (candidates_total); settle_gap takes any of them.
+  static constexpr std::size_t kShownCandidates = 16;
   // The arbiter picks candidate `index` (0-based) of the missed gap, or types the moves (UCI or SAN,
   // separated by spaces): the gap's plies become those moves, recovered, published as move events.
   // Fails, changing nothing, when there is no missed gap or the moves do not lead to the same position.
@@ -472,6 +476,12 @@ class Reconstructor {
   // then the same captures on b4): a drop that the story the game went on from cannot explain, and another
   // candidate can, makes that candidate the game's (still missed). True when it did.
   bool switch_gap_story(const ShownMove& drop, std::int64_t t);
+  // The longest gap searched: a late reconnect (boards with a clock, or a dump), in bughouse (drops make
+  // every ply wider), and on a clockless board's scans (several readings searched at each settled board).
+  static constexpr int kGapPlies = 10;
+  static constexpr int kDropGapPlies = 4;
+  static constexpr int kScanGapPlies = 8;
+  static constexpr std::size_t kScanCandidates = 256;
   AlertEvent moves_missed_alert(const Position& before, int first_ply,
                                 const std::vector<std::vector<Move>>& candidates, bool at_least,
                                 bool truncated) const;
@@ -510,7 +520,7 @@ class Reconstructor {
   // sequences end with it on move, all completed.
   bool recover_gap_on(std::int64_t t, const PendingPress* press, const std::array<Piece, 64>& board,
                       bool last_unpressed_likely, std::optional<Color> begun = std::nullopt,
-                      int max_plies = 8);
+                      int max_plies = kGapPlies);
   // The search of recover_gap_on, without completing anything: the sequences and the side the clock (or
   // the press, or `begun`) says is on move after them.
   struct GapFound {
@@ -563,6 +573,10 @@ class Reconstructor {
   static bool explains_scans(const GapFound& f) { return f.explains() && !f.result.truncated; }
   // The side whose clock runs (the side on move), when the clock tells it.
   std::optional<Color> clock_on_move() const;
+  // What the ranking of a gap's candidates can know (rules/gap_rank.hpp): how far each clock went down
+  // between the last move before the gap and `after`, when both readings are known. (The increment is
+  // not known here: the drop understates the time used by it, alike for every candidate of one length.)
+  GapEvidence gap_evidence(const ClockTimes& after) const;
   // A press in a position nothing explains: the board with the presser's opponent on move is remembered;
   // when the next press completes a legal move from it, the game is followed from there (adopted).
   struct AdoptCandidate {

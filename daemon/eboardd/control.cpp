@@ -63,14 +63,15 @@ json adjournment_json(const Reconstructor::Adjournment& a) {
           {"since", a.t_ms}};
 }
 
-// A gap waiting for the arbiter (moves-missed): its plies and candidates, numbered from 1 as `recover`
-// takes them, each in UCI (as in the alert) and SAN.
+// A gap waiting for the arbiter (moves-missed): its plies and candidates, the likeliest first, numbered
+// from 1 as `recover` takes them, each in UCI (as in the alert) and SAN: the first as many as the alert
+// lists, and candidates_total (recover takes any number up to it, or the moves typed).
 json missed_gap_json(const Reconstructor& rec) {
   const auto& gap = *rec.missed_gap();
   const Game& g = rec.game();
   json candidates = json::array();
-  int plies = 0;
-  for (std::size_t i = 0; i < gap.candidates.size(); ++i) {
+  int plies = gap.candidates.empty() ? 0 : int(gap.candidates.front().size());
+  for (std::size_t i = 0; i < gap.candidates.size() && i < Reconstructor::kShownCandidates; ++i) {
     Position p = g.position_at(std::max(0, gap.first_ply - 1));
     json uci = json::array(), san = json::array();
     for (Move m : gap.candidates[i]) {
@@ -81,7 +82,10 @@ json missed_gap_json(const Reconstructor& rec) {
     plies = int(gap.candidates[i].size());
     candidates.push_back({{"number", i + 1}, {"uci", uci}, {"san", san}});
   }
-  return {{"first_ply", gap.first_ply}, {"last_ply", gap.first_ply + plies - 1}, {"candidates", candidates}};
+  return {{"first_ply", gap.first_ply},
+          {"last_ply", gap.first_ply + plies - 1},
+          {"candidates", candidates},
+          {"candidates_total", gap.candidates.size()}};
 }
 
 // A JSON field as a side, a 400 answer when it is not one.

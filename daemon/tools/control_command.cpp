@@ -277,6 +277,11 @@ void print_status(const json& s) {
         }
         std::cout << ")\n";
       }
+      const std::size_t listed = gap.value("candidates", json::array()).size();
+      const std::size_t total = gap.value("candidates_total", listed);
+      if (total > listed)
+        std::cout << "      ... and " << total - listed << " less likely (numbers up to " << total
+                  << " are taken; or type the moves)\n";
     }
     for (const auto& a : c.value("alerts", json::array()))
       if (!a.value("acknowledged", true))

@@ -938,6 +938,8 @@ function gameState(id, ctl) {
     const gap = ctl.missed_gap;
     const list = el("ol", { class: "candidates" });
     const all = gap.candidates || [];
+    const shown = Math.min(all.length, MAX_CANDIDATES_SHOWN);
+    const total = Math.max(gap.candidates_total || 0, all.length);
     for (const c of all.slice(0, MAX_CANDIDATES_SHOWN)) {
       list.append(
         el("li", { "data-candidate": c.number },
@@ -952,7 +954,7 @@ function gameState(id, ctl) {
         el("h2", {}, "Moves missed"),
         el("p", {}, "Plies " + gap.first_ply + "\u2013" + gap.last_ply + " were made while the board was not followed. The sequences that explain the position:"),
         list,
-        all.length > MAX_CANDIDATES_SHOWN ? el("p", {}, "\u2026 and " + (all.length - MAX_CANDIDATES_SHOWN) + " more (eboardctl status lists them all): type the moves played instead.") : "",
+        total > shown ? el("p", {}, "\u2026 and " + (total - shown) + " less likely (the likeliest are listed first): type the moves played instead.") : "",
         el("form", { class: "actions", onsubmit: (ev) => {
           ev.preventDefault();
           if (typed.value.trim() && confirm("Record " + typed.value.trim() + " as the moves played on board " + id + "?")) act(id, "recover", { moves: typed.value.trim() });

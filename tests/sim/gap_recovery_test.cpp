@@ -25,6 +25,23 @@ using namespace eboard;
 
 namespace {
 
+// Every candidate of the gap waiting for the arbiter, as UCI lists in JSON (one list after another).
+std::string all_candidates(const rules::Reconstructor& rec) {
+  std::string out;
+  if (!rec.missed_gap()) return out;
+  const auto& gap = *rec.missed_gap();
+  for (const auto& c : gap.candidates) {
+    rules::Position p = rec.game().position_at(std::max(0, gap.first_ply - 1));
+    std::vector<std::string> uci;
+    for (rules::Move m : c) {
+      uci.push_back(rules::to_uci(p, m));
+      p.do_move(m);
+    }
+    out += nlohmann::json(uci).dump();
+  }
+  return out;
+}
+
 const std::filesystem::path PGN_DIR = std::filesystem::path(EBOARD_SHARED_DIR) / "corpora" / "pgn";
 
 std::vector<rules::GameRecord> load(const std::filesystem::path& file, std::size_t limit) {
@@ -241,6 +258,8 @@ Outcome play_with_gap(const rules::GameRecord& g, int at, int plies, std::uint64
     std::vector<std::string> truth(want.begin() + first - 1, want.begin() + last);
     bool among = false;
     for (const auto& c : m["candidates"]) among |= c.get<std::vector<std::string>>() == truth;
+    // The alert lists the likeliest 16 of candidates_total: the others are in the gap's whole list.
+    among |= all_candidates(rec).find(nlohmann::json(truth).dump()) != std::string::npos;
     // An incomplete list (the search's work bound reached) may lack it; it says so.
     if (!among && !m.contains("incomplete")) {
       out.problem = where + "the true sequence is not among the candidates";
@@ -401,9 +420,12 @@ std::string late_reconnect(const rules::GameRecord& g, int at, int plies, std::u
         trace.push_back(std::to_string(e.t_ms) + " " + a->code + " at " + std::to_string(a->ply));
         for (const auto& f : a->extra) trace.back() += " " + f.name + "=" + f.value.substr(0, 300);
         if (a->code == "moves-missed" && missed_count) ++*missed_count;
-        if (a->code == "moves-missed")
+        if (a->code == "moves-missed") {
           for (const auto& f : a->extra)
             if (f.name == "candidates") candidates += f.value;
+          // The alert lists the likeliest 16: every candidate counts (the gap's whole list).
+          candidates += all_candidates(rec);
+        }
         adopted |= a->code == "position-adopted";
       }
     }
@@ -677,7 +699,7 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToFourPlies) {
 // No candidate of a gap goes out as a live move; moves at a wrong ply stay under the ceiling measured
 // (issue 30 asks for none: lower the ceilings as recovery improves).
 TEST(GapRecoverySim, ALateReconnectPublishesNoCandidateLiveAndNoMoreWrongPliesThanMeasured) {
-  run_late(PGN_DIR / "standard" / "shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn", false, 40, 30);
+  run_late(PGN_DIR / "standard" / "shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn", false, 40, 26);
 }
 
 TEST(GapRecoverySim, ALateReconnectInChess960PublishesNoCandidateLiveAndNoMoreWrongPliesThanMeasured) {

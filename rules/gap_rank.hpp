@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// Gap ranking: the sequences a gap search found, likeliest first, by what the daemon can know of how people
+// play. It never decides a move (the arbiter does): it only orders the list the arbiter reads.
+//
+// The evidence, each a cost (lower is likelier):
+// - material: people take what is offered and answer a capture at once. At every position of a sequence,
+//   the gain the side on move could have had by a capture (static exchange) and did not take, and the gain
+//   its move left the opponent, each net of what the move itself won. A recapture two plies late, or a
+//   piece left hanging while another move is made first, costs its value.
+// - the clocks before and after the gap: each side's time used against its number of moves in the sequence
+//   (a move takes at least about a second to make and press). Sequences of one length tie on it.
+// - the hands, when scans were read during the gap (clockless boards): sequences the scans fit better come
+//   first (`seen`, higher is better, from the caller).
+// - an outside judgement (an engine's), when the caller has one: a cost per sequence added as given.
+// Pure code: no time, no I/O. Ties keep the search's order.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "rules/position.hpp"
+
+namespace eboard::rules {
+
+struct GapEvidence {
+  // How far each side's clock went down during the gap (ms: the reading before it less the reading after),
+  // when both readings are known.
+  std::optional<std::array<std::int64_t, 2>> time_used_ms;
+  std::int64_t increment_ms = 0;  // added per move completed (Fischer): the clock ran that much longer
+  // Per sequence, optional: how well the scans seen during the gap fit it (higher is better; compared first).
+  std::vector<int> seen;
+  // Per sequence, optional: an outside cost (an engine's judgement), in pawns.
+  std::vector<double> outside_cost;
+};
+
+// The cost of each sequence from `before` (lower is likelier): the sum of the evidence above but `seen`,
+// in pawns.
+std::vector<double> gap_sequence_costs(const Position& before,
+                                       const std::vector<std::vector<Move>>& candidates,
+                                       const GapEvidence& evidence = {});
+
+// The order of `candidates` (indices into it), likeliest first.
+std::vector<std::size_t> rank_gap_candidates(const Position& before,
+                                             const std::vector<std::vector<Move>>& candidates,
+                                             const GapEvidence& evidence = {});
+
+// Static exchange: the material (in pawns) the side on move wins by the capture `m` and the exchanges on its
+// square that follow (each side may stop when going on would lose). 0 for a move that takes nothing.
+int exchange_gain(const Position& p, Move m);
+
+}  // namespace eboard::rules

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// Gap ranking (rules/gap_rank): the static exchange it weighs material with, and the order it gives the
+// sequences of real gaps found by the search (a recapture made at once before one put off; the clocks'
+// time against the moves per side).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "rules/gap_rank.hpp"
+#include "rules/gap_search.hpp"
+#include "rules/notation.hpp"
+
+using namespace eboard::rules;
+
+namespace {
+
+Position play(Position p, const std::vector<std::string>& uci) {
+  for (const auto& u : uci) {
+    auto m = parse_uci(p, u);
+    EXPECT_TRUE(m) << u;
+    if (!m) break;
+    p.do_move(*m);
+  }
+  return p;
+}
+
+Move move(const Position& p, const std::string& uci) {
+  auto m = parse_uci(p, uci);
+  EXPECT_TRUE(m) << uci;
+  return m ? *m : Move::none();
+}
+
+std::string line(Position p, const std::vector<Move>& moves) {
+  std::string out;
+  for (Move m : moves) {
+    out += (out.empty() ? "" : " ") + to_uci(p, m);
+    p.do_move(m);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(GapRank, ExchangeGainCountsTheExchangesThatFollow) {
+  // 1.e4 f5: exf5 wins a pawn nothing retakes; 1.e4 d5: exd5 Qxd5, a pawn for a pawn.
+  Position p = play(Position::start(), {"e2e4", "f7f5"});
+  EXPECT_EQ(exchange_gain(p, move(p, "e4f5")), 1);
+  EXPECT_EQ(exchange_gain(p, move(p, "g1f3")), 0);
+  Position d = play(Position::start(), {"e2e4", "d7d5"});
+  EXPECT_EQ(exchange_gain(d, move(d, "e4d5")), 0);
+  // After 3.Bb5 a6: Bxc6 dxc6 is a bishop for a knight, even; Nxe5 Nxe5 a knight for a pawn.
+  Position q = play(Position::start(), {"e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"});
+  EXPECT_EQ(exchange_gain(q, move(q, "b5c6")), 0);
+  EXPECT_EQ(exchange_gain(q, move(q, "f3e5")), 1 - 3);
+}
+
+TEST(GapRank, ARecaptureMadeAtOnceComesBeforeOnePutOff) {
+  // 4.Bxc6 dxc6 5.h3 h6 unseen: three orders reach the board; the one with dxc6 put off comes last.
+  const Position from = play(Position::start(), {"e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"});
+  GapQuery q;
+  q.from = from;
+  q.board = play(from, {"b5c6", "d7c6", "h2h3", "h7h6"}).board();
+  q.max_plies = 4;
+  const GapResult r = search_gap(q);
+  ASSERT_EQ(r.plies, 4);
+  ASSERT_EQ(r.sequences.size(), 3u);
+  const std::vector<std::size_t> order = rank_gap_candidates(from, r.sequences);
+  ASSERT_EQ(order.size(), 3u);
+  EXPECT_EQ(line(from, r.sequences[order.back()]), "b5c6 h7h6 h2h3 d7c6");
+  for (std::size_t i : {order[0], order[1]}) {
+    const std::string l = line(from, r.sequences[i]);
+    EXPECT_NE(l.find("b5c6 d7c6"), std::string::npos) << l;
+  }
+}
+
+TEST(GapRank, TheClocksTellStoriesOfDifferentLengthsApart) {
+  // Two moves by White in 1.5 s of his clock is too fast; one is not. Of one length, the clock ties.
+  const Position from = Position::start();
+  const std::vector<std::vector<Move>> stories{
+      {move(from, "g1f3"), move(play(from, {"g1f3"}), "g8f6"), move(play(from, {"g1f3", "g8f6"}), "f3g1")},
+      {move(from, "e2e4")}};
+  GapEvidence e;
+  e.time_used_ms = std::array<std::int64_t, 2>{1'500, 4'000};
+  const std::vector<double> costs = gap_sequence_costs(from, stories, e);
+  const std::vector<double> unclocked = gap_sequence_costs(from, stories);
+  EXPECT_GT(costs[0] - unclocked[0], 0.0) << "two White moves in 1.5 s";
+  EXPECT_EQ(costs[1], unclocked[1]) << "one White move in 1.5 s";
+}
