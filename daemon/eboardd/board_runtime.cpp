@@ -1284,7 +1284,9 @@ void BoardRuntime::finish_game_file() {
 tl::expected<JournalCut, std::string> BoardRuntime::journal_cut() {
   if (!writer_.is_open()) return tl::unexpected(std::string("the journal is not open"));
   flush_journal();
-  return JournalCut{writer_.file(), writer_.path(), writer_.size(), id_, sealer_};
+  // Read later, on the worker: only bytes no failed fdatasync can cut back
+  // (JournalWriter::rewind_to_durable), which hold every published event.
+  return JournalCut{writer_.file(), writer_.path(), work_ ? writer_.durable() : writer_.size(), id_, sealer_};
 }
 
 tl::expected<journal::JournalSeal, std::string> BoardRuntime::seal_journal() {

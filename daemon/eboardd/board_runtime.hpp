@@ -331,7 +331,7 @@ class BoardRuntime : public BoardSink {
   // What a signature states about this board's journal as written so far (records buffered are written
   // first, so that the sealed length ends on a record).
   tl::expected<journal::JournalSeal, std::string> seal_journal();
-  // The same, cut now and sealed later (JournalCut::seal).
+  // The same, cut now and sealed later (JournalCut::seal); in the background, at the durable length.
   tl::expected<JournalCut, std::string> journal_cut();
   // The io_context's background worker; null without sync_in_background.
   outputs::BackgroundWork* work() const { return work_; }
