@@ -404,14 +404,13 @@ std::string BoardRuntime::input_body(const journal::Entry& e, std::int64_t seq) 
 }
 
 BoardRuntime::RotationPlan BoardRuntime::prepare_rotation(const std::string& new_game_body) {
-  // What the current file holds is durable and published before the file is kept: here, or (in the
-  // background) before the deferred rotation is made.
-  if (!work_) sync_now();
+  // What the current file holds is durable and published before the file is kept.
+  sync_now();
   // A game that saw no input leaves nothing worth a file: its successor's record follows in the same one.
   if (ledger_.game_number() == 0 || !writer_.is_open() || !game_has_inputs_) return {};
-  // A failing disk: the new file is begun once the current one is whole and its events published. In the
-  // background, always so: the worker makes it then.
-  if (outage_ || deferred_ || work_) return {RotationPlan::deferred, std::nullopt};
+  // A failing disk: the new file is begun once the current one is whole and its events published (on the
+  // background worker, if there is one).
+  if (outage_ || deferred_) return {RotationPlan::deferred, std::nullopt};
   const fs::path path = journal_path();
   journal::Rotation r{path, journal::next_path(path),
                       journal::kept_path(path, ledger_.game_number(), ledger_.game_started_ms())};
@@ -484,8 +483,8 @@ void BoardRuntime::defer_rotation(const std::string& new_game_body) {
         id_, ledger_.game_number(), ledger_.game_number());
     return;  // the outage's retries make it
   }
-  // Made on the worker once the current file is durable and its events published: asked after the turn
-  // that began the new game (its ledger and files are the new game's by then).
+  // (The new file of a rotation deferred for another reason: made once the current file is durable and its
+  // events published, asked after the turn that began the new game.)
   boost::asio::post(io_, [this, alive = std::weak_ptr<bool>(alive_)] {
     if (!alive.expired()) drain();
   });

@@ -32,13 +32,13 @@
 // start-up replays and capture.cap exports the current game only. A game that reconstruction begins by
 // itself (the pieces set up again, no new-game record) stays in the current file.
 //
-// With `sync_in_background`, the file work at a game's end runs off the loop too, on the io_context's
-// background worker (outputs/background_work.hpp), its result posted back: the rotation is always made as
-// a deferred one (below) whose new file is written, committed and opened on the worker once the current
-// file is durable (a syncer request) and its events published; the new game's records wait in memory
-// meanwhile, their events unpublished (a kill -9 then loses them and nothing published: the rotation is
-// settled at start-up). A finished game's signature reads the journal back (JournalSealer) on the worker,
-// through the open file, and is handed to the background writer after its archive.
+// With `sync_in_background`, a finished game's signature reads the journal back (JournalSealer) on the
+// io_context's background worker (outputs/background_work.hpp), through the writer's open descriptor (so a
+// rotation renaming the file meanwhile does not matter), up to the durable length, and is handed to the
+// background writer after its archive. A deferred rotation (below) is made there too, its result posted
+// back (rotation_done). A rotation at a new game on a writable disk is still made on the loop
+// (prepare_rotation, commit, finish_rotation): its new-game record is durable, and the rotation committed,
+// when the control request is answered, so that an answered new game survives a kill -9 in its own file.
 //
 // A game that ends while the journal cannot be written (a full disk across a game's end): the finished
 // game is kept (hold_finished_game) until its last events are published, then its archive is written and
