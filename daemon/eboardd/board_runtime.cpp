@@ -128,10 +128,13 @@ std::optional<std::string> SignJob::text() const {
 
 void write_signature(SignJob job, outputs::BackgroundWork* work, outputs::AsyncFileWriter* files) {
   if (work && files) {
-    // The writer logs failures once and retries until the disk takes the file; the archive was submitted
-    // before, so the signature never stands on disk before the content it signs was handed over.
+    // The archive and its signature are handed to the writer together, the archive first, once the
+    // signature is made: the files on disk (or waiting in the writer) are a pair. The writer logs failures
+    // once and retries until the disk takes them.
     work->post([job = std::move(job), files] {
-      if (auto sig = job.text()) files->submit(job.sig_path(), std::move(*sig), /*urgent=*/true);
+      auto sig = job.text();
+      files->submit(job.archive, job.content, /*urgent=*/true);
+      if (sig) files->submit(job.sig_path(), std::move(*sig), /*urgent=*/true);
     });
     return;
   }
@@ -684,6 +687,9 @@ void BoardRuntime::stop() {
     if (auto ok = files_->flush(pgn_path_); !ok) spdlog::error("board {}: {}", id_, ok.error());
   }
   if (files_ && !sig_path_.empty()) {
+    // The signed archive (handed to the writer with its signature, maybe not the current game's) first.
+    const std::string archive = sig_path_.substr(0, sig_path_.size() - 4);
+    if (auto ok = files_->flush(archive); !ok) spdlog::error("board {}: {}", id_, ok.error());
     if (auto ok = files_->flush(sig_path_); !ok) spdlog::error("board {}: {}", id_, ok.error());
   }
 }
@@ -1255,11 +1261,12 @@ void BoardRuntime::write_archive(const outputs::BoardGame& g, bool now, bool ove
     // Errors are the writer's to log (once per file while they last), and it retries what the disk
     // refused. The signature is made on the worker and queued after its archive.
     pgn_path_ = path.string();
-    files_->submit(path, std::move(pgn), /*urgent=*/has_result || over);
-    if (sig) {
+    if (sig && work_) {
       sig_path_ = sig->sig_path().string();
-      write_signature(std::move(*sig), work_, files_);
+      return write_signature(std::move(*sig), work_, files_);  // the archive with it
     }
+    files_->submit(path, std::move(pgn), /*urgent=*/has_result || over);
+    if (sig) write_signature(std::move(*sig), nullptr, files_);
     return;
   }
   auto ok = files_ ? files_->write_now(path, std::move(pgn)) : outputs::write_file_atomic(path, pgn);

@@ -444,10 +444,11 @@ void MatchRuntime::write_archive(fs::path path, const std::string& text, int num
   }
   std::optional<SignJob> sig = signature_for(path, text, number, has_result);
   if (outputs::AsyncFileWriter* files = boards_[0]->files()) {
-    // Off the loop; the writer logs failures once and retries until the disk takes the file. The signature
-    // is made on the worker (the journals read back there) and queued after its archive.
+    // Off the loop: the signature is made on the worker (the journals read back there), and the archive is
+    // handed to the writer with it; the writer logs failures once and retries until the disk takes them.
+    if (sig && boards_[0]->work()) return write_signature(std::move(*sig), boards_[0]->work(), files);
     files->submit(path, text, /*urgent=*/true);
-    if (sig) write_signature(std::move(*sig), boards_[0]->work(), files);
+    if (sig) write_signature(std::move(*sig), nullptr, files);
     return;
   }
   auto ok = outputs::write_file_atomic(path, text);
