@@ -35,10 +35,11 @@
 // With `sync_in_background`, a finished game's signature reads the journal back (JournalSealer) on the
 // io_context's background worker (outputs/background_work.hpp), through the writer's open descriptor (so a
 // rotation renaming the file meanwhile does not matter), up to the durable length, and is handed to the
-// background writer after its archive. A deferred rotation (below) is made there too, its result posted
-// back (rotation_done). A rotation at a new game on a writable disk is still made on the loop
-// (prepare_rotation, commit, finish_rotation): its new-game record is durable, and the rotation committed,
-// when the control request is answered, so that an answered new game survives a kill -9 in its own file.
+// background writer together with its archive (the archive first). A deferred rotation (below) is made there
+// too, its result posted back (rotation_done). A rotation at a new game on a writable disk is still made on
+// the loop (prepare_rotation, commit, finish_rotation): its new-game record is durable, and the rotation
+// committed, when the control request is answered, so that an answered new game survives a kill -9 in its own
+// file.
 //
 // A game that ends while the journal cannot be written (a full disk across a game's end): the finished
 // game is kept (hold_finished_game) until its last events are published, then its archive is written and
