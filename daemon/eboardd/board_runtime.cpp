@@ -1259,7 +1259,7 @@ void BoardRuntime::write_archive(const outputs::BoardGame& g, bool now, bool ove
   std::optional<SignJob> sig = signature_for(path, pgn, g.number, has_result);
   if (files_ && !now) {
     // Errors are the writer's to log (once per file while they last), and it retries what the disk
-    // refused. The signature is made on the worker and queued after its archive.
+    // refused. An archive with a signature goes with it, from the worker, once it is made.
     pgn_path_ = path.string();
     if (sig && work_) {
       sig_path_ = sig->sig_path().string();
