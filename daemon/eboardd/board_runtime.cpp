@@ -14,6 +14,7 @@
 #include "daemon/outputs/archive_guard.hpp"
 #include "daemon/outputs/async_file.hpp"
 #include "daemon/outputs/atomic_file.hpp"
+#include "daemon/outputs/background_work.hpp"
 #include "daemon/outputs/text_encoding.hpp"
 #include "rules/notation.hpp"
 
@@ -72,9 +73,11 @@ class Durability : public boost::asio::execution_context::service {
   static constexpr std::chrono::milliseconds PGN_INTERVAL{30000};
   journal::Syncer syncer;
   outputs::AsyncFileWriter files;
+  outputs::BackgroundWork work;
 
  private:
   void shutdown() override {
+    work.stop();  // its signatures go to `files`
     syncer.stop();
     files.stop();
   }
@@ -84,6 +87,82 @@ class Durability : public boost::asio::execution_context::service {
 
 outputs::AsyncFileWriter& background_files(boost::asio::io_context& io) {
   return boost::asio::use_service<Durability>(io).files;
+}
+
+outputs::BackgroundWork& background_work(boost::asio::io_context& io) {
+  return boost::asio::use_service<Durability>(io).work;
+}
+
+tl::expected<journal::JournalSeal, std::string> JournalCut::seal() const {
+  if (!file) return tl::unexpected(std::string("the journal is not open"));
+  return sealer->seal(file->fd(), path, bytes, board);
+}
+
+fs::path SignJob::sig_path() const {
+  fs::path p = archive;
+  p += ".sig";
+  return p;
+}
+
+std::optional<std::string> SignJob::text() const {
+  journal::SignedRecord r;
+  for (const JournalCut& cut : journals) {
+    // Read back from the file (only what was written since the board's last signature): what is signed is
+    // what is on disk, not what this process believes it wrote.
+    auto seal = cut.seal();
+    if (!seal) {
+      if (*last_error != seal.error())
+        spdlog::error("{}: {} is not signed: {}", who, archive.string(), seal.error());
+      *last_error = seal.error();
+      return std::nullopt;
+    }
+    r.journals.push_back(std::move(*seal));
+  }
+  last_error->clear();
+  r.archive = journal::seal_archive(archive.filename().string(), content);
+  r.board = board;
+  r.game = game;
+  r.signed_ms = signed_ms;
+  return journal::signature_file_text(std::move(r), *key);
+}
+
+void write_signature(SignJob job, outputs::BackgroundWork* work, outputs::AsyncFileWriter* files) {
+  if (work && files) {
+    // The archive and its signature are handed to the writer together, the archive first, once the
+    // signature is made: the files on disk (or waiting in the writer) are a pair. The writer logs failures
+    // once and retries until the disk takes them.
+    work->post([job = std::move(job), files] {
+      auto sig = job.text();
+      files->submit(job.archive, job.content, /*urgent=*/true);
+      if (sig) files->submit(job.sig_path(), std::move(*sig), /*urgent=*/true);
+    });
+    return;
+  }
+  auto sig = job.text();
+  if (!sig) return;
+  auto ok = files ? files->write_now(job.sig_path(), std::move(*sig))
+                  : outputs::write_file_atomic(job.sig_path(), *sig);
+  if (!ok) spdlog::error("{}: {}", job.who, ok.error());
+}
+
+void RotationWork::run() {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<journal::Rotation> group;
+  for (const Member& m : members) group.push_back(m.rotation);
+  for (const Member& m : members) {
+    if (auto ok = journal::write_next(m.rotation, m.records); !ok) {
+      journal::abandon(group);
+      write_error = ok.error();
+      break;
+    }
+  }
+  if (write_error.empty()) {
+    commit = journal::commit(group);
+    if (commit.rotated)
+      for (Member& m : members) m.writer = journal::JournalWriter::open(m.rotation.current);
+  }
+  took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+  finished.set_value();
 }
 
 namespace {
@@ -109,6 +188,7 @@ BoardRuntime::BoardRuntime(boost::asio::io_context& io, std::string id, RuntimeO
     auto& d = boost::asio::use_service<Durability>(io);
     syncer_ = &d.syncer;
     files_ = &d.files;
+    work_ = &d.work;
   }
 }
 
@@ -331,7 +411,8 @@ BoardRuntime::RotationPlan BoardRuntime::prepare_rotation(const std::string& new
   sync_now();
   // A game that saw no input leaves nothing worth a file: its successor's record follows in the same one.
   if (ledger_.game_number() == 0 || !writer_.is_open() || !game_has_inputs_) return {};
-  // A failing disk: the new file is begun once the current one is whole and its events published.
+  // A failing disk: the new file is begun once the current one is whole and its events published (on the
+  // background worker, if there is one).
   if (outage_ || deferred_) return {RotationPlan::deferred, std::nullopt};
   const fs::path path = journal_path();
   journal::Rotation r{path, journal::next_path(path),
@@ -370,7 +451,10 @@ bool BoardRuntime::finish_rotation(bool rotated, const std::string& new_game_bod
     return false;
   }
   const bool ok = journal_result(put('N', new_game_body, false));
-  sync_now();
+  if (syncer_)
+    want_sync(true);
+  else
+    sync_now();
   game_has_inputs_ = false;
   return ok;
 }
@@ -395,17 +479,33 @@ void BoardRuntime::defer_rotation(const std::string& new_game_body) {
   d.bytes = journal::MAGIC.size() + journal::RECORD_OVERHEAD + d.header.size();
   deferred_ = std::move(d);
   (void)put('N', new_game_body, false);
-  spdlog::warn(
-      "board {}: game {} ends while the journal cannot be written: the next game's records wait in memory "
-      "for its new journal file, begun once game {}'s file is whole and its events published",
-      id_, ledger_.game_number(), ledger_.game_number());
+  if (outage_) {
+    spdlog::warn(
+        "board {}: game {} ends while the journal cannot be written: the next game's records wait in memory "
+        "for its new journal file, begun once game {}'s file is whole and its events published",
+        id_, ledger_.game_number(), ledger_.game_number());
+    return;  // the outage's retries make it
+  }
+  // (The new file of a rotation deferred for another reason: made once the current file is durable and its
+  // events published, asked after the turn that began the new game.)
+  boost::asio::post(io_, [this, alive = std::weak_ptr<bool>(alive_)] {
+    if (!alive.expired()) drain();
+  });
 }
 
 bool BoardRuntime::ready_to_rotate() {
-  if (!deferred_) return false;
-  // Whatever the current file still has to take, written and made durable now (rare: an outage's retry
-  // has done it already), then its events published.
-  if (writer_.buffered() > 0 || writer_.dirty()) {
+  if (!deferred_ || rotation_work_) return false;
+  if (syncer_ && !outage_) {
+    // Written now, made durable by the syncer: its completion drains, and the rotation is tried again.
+    if (writer_.buffered() > 0) flush_journal();
+    if (outage_) return false;
+    if (writer_.dirty()) {
+      want_sync(true);
+      return false;
+    }
+  } else if (writer_.buffered() > 0 || writer_.dirty()) {
+    // Whatever the current file still has to take, written and made durable now (rare: an outage's retry
+    // has done it already), then its events published.
     if (auto ok = writer_.sync(); !ok) {
       journal_failed(ok.error());
       return false;
@@ -415,19 +515,52 @@ bool BoardRuntime::ready_to_rotate() {
   return unpublished_.empty() || unpublished_.front().file != file_serial_;
 }
 
-std::optional<journal::Rotation> BoardRuntime::write_deferred_next() {
+std::optional<RotationWork::Member> BoardRuntime::take_deferred_next() {
   if (!deferred_) return std::nullopt;
-  std::vector<std::pair<char, std::string>> records;
-  records.reserve(deferred_->records.size() + 1);
-  records.emplace_back('H', deferred_->header);
-  records.insert(records.end(), deferred_->records.begin(), deferred_->records.end());
-  auto ok = journal::write_next(deferred_->rotation, records);
+  RotationWork::Member m;
+  m.rotation = deferred_->rotation;
+  m.records.reserve(deferred_->records.size() + 1);
+  m.records.emplace_back('H', deferred_->header);
+  m.records.insert(m.records.end(), deferred_->records.begin(), deferred_->records.end());
+  deferred_->taken = deferred_->records.size();
+  return m;
+}
+
+std::optional<journal::Rotation> BoardRuntime::write_deferred_next() {
+  auto m = take_deferred_next();
+  if (!m) return std::nullopt;
+  auto ok = journal::write_next(m->rotation, m->records);
   if (!ok) {
-    journal::abandon({deferred_->rotation});
+    journal::abandon({m->rotation});
     rotation_failed(ok.error());
     return std::nullopt;
   }
-  return deferred_->rotation;
+  return m->rotation;
+}
+
+void BoardRuntime::rotation_started(const std::shared_ptr<RotationWork>& work, std::size_t member) {
+  rotation_work_ = work;
+  rotation_member_ = member;
+}
+
+void BoardRuntime::rotation_done(const std::shared_ptr<RotationWork>& work, std::size_t member) {
+  if (!work || rotation_work_ != work) return;  // taken already (at stop())
+  rotation_work_.reset();
+  if (!deferred_) return;
+  if (!work->write_error.empty()) {
+    // Space (or a disk failing already): the journal counts as failing, and its retries make the rotation
+    // again. Anything else: the new game goes on in the current file.
+    if (outage_ || outputs::space_error(work->write_error)) return rotation_failed(work->write_error);
+    spdlog::warn("board {}: the journal goes on in one file: cannot begin a new one: {}", id_,
+                 work->write_error);
+    return finish_deferred(false);
+  }
+  if (!work->commit.error.empty()) spdlog::error("board {}: journal rotation: {}", id_, work->commit.error);
+  std::optional<journal::JournalWriter> writer;
+  if (work->commit.rotated && member < work->members.size() && work->members[member].writer)
+    writer = std::move(*work->members[member].writer);
+  spdlog::debug("board {}: journal rotated on the background worker in {} us", id_, work->took.count());
+  finish_deferred(work->commit.rotated, std::move(writer));
 }
 
 void BoardRuntime::rotation_failed(const std::string& error) {
@@ -437,12 +570,13 @@ void BoardRuntime::rotation_failed(const std::string& error) {
     journal_failed(error);
 }
 
-void BoardRuntime::finish_deferred(bool rotated) {
+void BoardRuntime::finish_deferred(bool rotated, std::optional<journal::JournalWriter> writer) {
   if (!deferred_) return;
   Deferred d = std::move(*deferred_);
   deferred_.reset();
   if (rotated) {
-    auto w = journal::JournalWriter::open(journal_path());
+    auto w = writer ? tl::expected<journal::JournalWriter, std::string>(std::move(*writer))
+                    : journal::JournalWriter::open(journal_path());
     if (!w) {
       // The new file is in place but cannot be opened: its events stay held, as in an outage.
       spdlog::error("board {}: journal: {}", id_, w.error());
@@ -454,8 +588,20 @@ void BoardRuntime::finish_deferred(bool rotated) {
     ++file_serial_;
     ++rotations_;
     ++kept_files_;
-    spdlog::info("board {}: journal: the new game's file is begun ({} records that waited in memory)", id_,
-                 d.records.size());
+    // Records journaled while the new file was being written follow there, in order (one write, at the
+    // end of this loop turn).
+    for (std::size_t i = d.taken; i < d.records.size(); ++i)
+      (void)writer_.buffer(d.records[i].first, d.records[i].second);
+    if (outage_)
+      spdlog::info("board {}: journal: the new game's file is begun ({} records that waited in memory)", id_,
+                   d.records.size());
+    if (writer_.buffered() > 0) {
+      if (!syncer_) return sync_now();
+      if (outage_) journal_recovered();
+      flush_journal();
+      want_sync(true);
+      return drain();
+    }
   } else {
     // The new game goes on in the current file, after the finished one: its events' places move there.
     const std::uint64_t base = writer_.size();
@@ -466,6 +612,11 @@ void BoardRuntime::finish_deferred(bool rotated) {
       u.file = file_serial_;
       u.journal_at = u.journal_at - first + base;
       u.journal_end = u.journal_end - first + base;
+    }
+    if (syncer_ && !outage_) {
+      flush_journal();
+      want_sync(true);
+      return drain();
     }
     if (auto ok = writer_.sync(); !ok) return journal_failed(ok.error());
   }
@@ -505,7 +656,7 @@ void BoardRuntime::match_new_game(std::int64_t t_ms, const Game& g) {
   ledger_.on_new_game(t_ms, g);
   finish_game_file();
   game_began();
-  write_pgn();
+  write_pgn(files_ == nullptr);  // the new game's first file: by the background writer, if there is one
 }
 
 void BoardRuntime::attach(std::unique_ptr<BoardSource> source) {
@@ -520,14 +671,25 @@ void BoardRuntime::stop() {
   sync_pending_ = false;
   retry_timer_.cancel();
   retry_pending_ = false;
-  // A rotation still deferred: its records go on in the current file rather than be lost.
+  // A rotation being made: its result taken now. One still deferred: its records go on in the current file
+  // rather than be lost.
+  if (rotation_work_) {
+    auto work = rotation_work_;
+    work->done.wait();
+    rotation_done(work, rotation_member_);
+  }
   if (deferred_) finish_deferred(false);
   sync_now();
+  // Signatures being made are handed to the writer first.
+  if (work_) work_->drain();
   // The PGN file as the game stands (the last background write, if one is waiting, done here).
   if (files_ && !pgn_path_.empty()) {
     if (auto ok = files_->flush(pgn_path_); !ok) spdlog::error("board {}: {}", id_, ok.error());
   }
   if (files_ && !sig_path_.empty()) {
+    // The signed archive (handed to the writer with its signature, maybe not the current game's) first.
+    const std::string archive = sig_path_.substr(0, sig_path_.size() - 4);
+    if (auto ok = files_->flush(archive); !ok) spdlog::error("board {}: {}", id_, ok.error());
     if (auto ok = files_->flush(sig_path_); !ok) spdlog::error("board {}: {}", id_, ok.error());
   }
 }
@@ -826,6 +988,17 @@ void BoardRuntime::try_deferred_rotation() {
   if (ready_to_rotate()) {
     if (options_.match_member) {
       if (on_rotation_ready_) on_rotation_ready_();  // the match rotates both boards as one
+    } else if (work_) {
+      // Off the loop; the result comes back by a post (or is taken at stop()).
+      auto work = std::make_shared<RotationWork>();
+      work->members.push_back(*take_deferred_next());
+      rotation_started(work, 0);
+      work_->post([work, io = &io_, this, alive = std::weak_ptr<bool>(alive_)] {
+        work->run();
+        boost::asio::post(*io, [work, this, alive] {
+          if (!alive.expired()) rotation_done(work, 0);
+        });
+      });
     } else if (auto r = write_deferred_next()) {
       journal::CommitResult c = journal::commit({*r});
       if (!c.error.empty()) spdlog::error("board {}: journal rotation: {}", id_, c.error);
@@ -948,7 +1121,7 @@ tl::expected<int, std::string> BoardRuntime::new_game(const std::string& fen) {
   spdlog::info("board {}: game {} began{}", id_, ledger_.game_number(), fen.empty() ? "" : " from " + fen);
   finish_game_file();
   game_began();
-  write_pgn();
+  write_pgn(files_ == nullptr);  // the new game's first file: by the background writer, if there is one
   return ledger_.game_number();
 }
 
@@ -1091,23 +1264,25 @@ void BoardRuntime::write_archive(const outputs::BoardGame& g, bool now, bool ove
     }
   }
   const bool has_result = g.game->outcome().has_value();
-  std::optional<std::string> sig = signature_for(path, pgn, g.number, has_result);
-  fs::path sig_path = path;
-  sig_path += ".sig";
+  std::optional<SignJob> sig = signature_for(path, pgn, g.number, has_result);
   if (files_ && !now) {
     // Errors are the writer's to log (once per file while they last), and it retries what the disk
-    // refused. The signature is queued after its archive: the writer takes them in that order.
+    // refused. An archive with a signature goes with it, from the worker, once it is made.
     pgn_path_ = path.string();
-    files_->submit(path, std::move(pgn), /*urgent=*/has_result || over);
-    if (sig) {
-      sig_path_ = sig_path.string();
-      files_->submit(sig_path, std::move(*sig), /*urgent=*/true);
+    if (sig && work_) {
+      sig_path_ = sig->sig_path().string();
+      return write_signature(std::move(*sig), work_, files_);  // the archive with it
     }
+    files_->submit(path, std::move(pgn), /*urgent=*/has_result || over);
+    if (sig) write_signature(std::move(*sig), nullptr, files_);
     return;
   }
   auto ok = files_ ? files_->write_now(path, std::move(pgn)) : outputs::write_file_atomic(path, pgn);
-  if (ok && sig)
-    ok = files_ ? files_->write_now(sig_path, std::move(*sig)) : outputs::write_file_atomic(sig_path, *sig);
+  if (ok && sig) {
+    // The archive is on disk: its signature follows (in the background, after any earlier one of it).
+    if (work_) sig_path_ = sig->sig_path().string();
+    write_signature(std::move(*sig), work_, files_);
+  }
   if (!ok) {
     if (pgn_error_ != ok.error()) spdlog::error("board {}: {}", id_, ok.error());
     pgn_error_ = ok.error();
@@ -1120,32 +1295,31 @@ void BoardRuntime::finish_game_file() {
   if (files_ && !pgn_path_.empty()) files_->hurry(pgn_path_);
 }
 
-tl::expected<journal::JournalSeal, std::string> BoardRuntime::seal_journal() {
+tl::expected<JournalCut, std::string> BoardRuntime::journal_cut() {
   if (!writer_.is_open()) return tl::unexpected(std::string("the journal is not open"));
   flush_journal();
-  return sealer_.seal(writer_.path(), writer_.size(), id_);
+  // Read later, on the worker: only bytes no failed fdatasync can cut back
+  // (JournalWriter::rewind_to_durable), which hold every published event.
+  return JournalCut{writer_.file(), writer_.path(), work_ ? writer_.durable() : writer_.size(), id_, sealer_};
 }
 
-std::optional<std::string> BoardRuntime::signature_for(const fs::path& archive, const std::string& pgn,
-                                                       int number, bool has_result) {
+tl::expected<journal::JournalSeal, std::string> BoardRuntime::seal_journal() {
+  auto cut = journal_cut();
+  if (!cut) return tl::unexpected(cut.error());
+  if (work_) work_->drain();  // the sealer is the worker's while it signs
+  return cut->seal();
+}
+
+std::optional<SignJob> BoardRuntime::signature_for(const fs::path& archive, const std::string& pgn,
+                                                   int number, bool has_result) {
   if (!options_.signing_key || !has_result) return std::nullopt;
-  // The journal is read back from the file (only what was written since the last signature: sealer_):
-  // what is signed is what is on disk, not what this process believes it wrote.
-  auto seal = seal_journal();
-  if (!seal) {
-    if (sign_error_ != seal.error())
-      spdlog::error("board {}: {} is not signed: {}", id_, archive.string(), seal.error());
-    sign_error_ = seal.error();
+  auto cut = journal_cut();
+  if (!cut) {
+    spdlog::error("board {}: {} is not signed: {}", id_, archive.string(), cut.error());
     return std::nullopt;
   }
-  sign_error_.clear();
-  journal::SignedRecord r;
-  r.archive = journal::seal_archive(archive.filename().string(), pgn);
-  r.journals.push_back(std::move(*seal));
-  r.board = id_;
-  r.game = number;
-  r.signed_ms = now_ms();
-  return journal::signature_file_text(std::move(r), *options_.signing_key);
+  return SignJob{archive,        pgn,        {std::move(*cut)}, id_, number, now_ms(), options_.signing_key,
+                 "board " + id_, sign_error_};
 }
 
 std::vector<std::string> BoardRuntime::snapshot() {

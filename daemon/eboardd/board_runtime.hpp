@@ -32,6 +32,15 @@
 // start-up replays and capture.cap exports the current game only. A game that reconstruction begins by
 // itself (the pieces set up again, no new-game record) stays in the current file.
 //
+// With `sync_in_background`, a finished game's signature reads the journal back (JournalSealer) on the
+// io_context's background worker (outputs/background_work.hpp), through the writer's open descriptor (so a
+// rotation renaming the file meanwhile does not matter), up to the durable length, and is handed to the
+// background writer together with its archive (the archive first). A deferred rotation (below) is made there
+// too, its result posted back (rotation_done). A rotation at a new game on a writable disk is still made on
+// the loop (prepare_rotation, commit, finish_rotation): its new-game record is durable, and the rotation
+// committed, when the control request is answered, so that an answered new game survives a kill -9 in its own
+// file.
+//
 // A game that ends while the journal cannot be written (a full disk across a game's end): the finished
 // game is kept (hold_finished_game) until its last events are published, then its archive is written and
 // signed from it, whatever game the board is at by then; the rotation is deferred (defer_rotation): the
@@ -44,6 +53,7 @@
 #include <deque>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -67,7 +77,8 @@ class Syncer;
 }
 namespace eboard::outputs {
 class AsyncFileWriter;
-}
+class BackgroundWork;
+}  // namespace eboard::outputs
 
 namespace eboard::eboardd {
 
@@ -109,6 +120,57 @@ struct RuntimeOptions {
 // loop, retried until the disk takes it), shared by the boards, the matches and the MQTT outbox: created
 // with its first user, stopped (after writing what it was given) when the io_context shuts down.
 outputs::AsyncFileWriter& background_files(boost::asio::io_context& io);
+// The io_context's worker for the rest of the loop's file work (outputs/background_work.hpp): rotations and
+// the signing read-back. Stopped (after running what it was given) before the background writer.
+outputs::BackgroundWork& background_work(boost::asio::io_context& io);
+
+// What a signature states about a board's journal, cut on the loop (the file as written so far) and sealed
+// where reading may block (JournalCut::seal, on the background worker).
+struct JournalCut {
+  std::shared_ptr<journal::SyncFile> file;  // the open file: read even after a rotation renamed it
+  std::filesystem::path path;               // where it was written
+  std::uint64_t bytes = 0;
+  std::string board;
+  std::shared_ptr<journal::JournalSealer> sealer;  // the board's; one thread at a time
+  tl::expected<journal::JournalSeal, std::string> seal() const;
+};
+
+// A signature to make: an archive's content and the journal cuts it is signed with. `text()` reads the
+// journals back (JournalCut::seal) and signs.
+struct SignJob {
+  std::filesystem::path archive;  // where the archive is written (the signature goes to `<archive>.sig`)
+  std::string content;            // what it holds
+  std::vector<JournalCut> journals;
+  std::string board;  // a board's id, or a match's name
+  int game = 0;
+  std::int64_t signed_ms = 0;
+  std::shared_ptr<const journal::SigningKey> key;
+  std::string who;                          // "board A", "match A-B": for the log
+  std::shared_ptr<std::string> last_error;  // logged once while it lasts; one thread at a time
+  std::filesystem::path sig_path() const;
+  std::optional<std::string> text() const;
+};
+// Writes the signature of `job`: with `work`, read back and signed there and handed to `files` (after the
+// archive, submitted before this call); else here, durably, on this thread.
+void write_signature(SignJob job, outputs::BackgroundWork* work, outputs::AsyncFileWriter* files);
+
+// The file work of a rotation (journal/rotation.hpp) for a group (one board, or a match's two): each new
+// file written whole and durable, the group committed, the new files opened. Run on the background worker;
+// each member board takes its result on the loop (BoardRuntime::rotation_done).
+struct RotationWork {
+  struct Member {
+    journal::Rotation rotation;
+    std::vector<std::pair<char, std::string>> records;  // the new file's, header first
+    tl::expected<journal::JournalWriter, std::string> writer = tl::unexpected(std::string("not opened"));
+  };
+  std::vector<Member> members;
+  std::string write_error;  // a new file could not be written: nothing committed, the .next files gone
+  journal::CommitResult commit;
+  std::chrono::microseconds took{0};
+  std::promise<void> finished;
+  std::shared_future<void> done = finished.get_future().share();
+  void run();
+};
 
 inline constexpr std::chrono::milliseconds JOURNAL_RETRY_MIN{250};
 inline constexpr std::chrono::milliseconds JOURNAL_RETRY_MAX{5000};
@@ -169,9 +231,18 @@ class BoardRuntime : public BoardSink {
   // Writes the new file of a deferred rotation with the records kept so far, durably; nullopt (the journal
   // failing again) if it cannot.
   std::optional<journal::Rotation> write_deferred_next();
-  // After the group was committed (`rotated`: the new file is the current one), or not (the kept records
-  // are appended to the current file): the new game's events are published once durable.
-  void finish_deferred(bool rotated);
+  // After the group was committed (`rotated`: the new file is the current one, opened as `writer` if given),
+  // or not (the kept records are appended to the current file): the new game's events are published once
+  // durable.
+  void finish_deferred(bool rotated, std::optional<journal::JournalWriter> writer = std::nullopt);
+  // The rotation `work` (this board its member `member`) is to be made on the background worker: the
+  // board's result is taken by rotation_done(), once.
+  void rotation_started(const std::shared_ptr<RotationWork>& work, std::size_t member);
+  void rotation_done(const std::shared_ptr<RotationWork>& work, std::size_t member);
+  bool rotation_running() const { return rotation_work_ != nullptr; }
+  // The records of a deferred rotation's new file (the header first), taken now: those journaled later
+  // follow them in the new file once it is the current one.
+  std::optional<RotationWork::Member> take_deferred_next();
   bool rotation_deferred() const { return deferred_.has_value(); }
   void set_on_rotation_ready(std::function<void()> f) { on_rotation_ready_ = std::move(f); }
   // The game that ends now (a new one begins) while some of its events still wait for the journal: its
@@ -261,6 +332,10 @@ class BoardRuntime : public BoardSink {
   // What a signature states about this board's journal as written so far (records buffered are written
   // first, so that the sealed length ends on a record).
   tl::expected<journal::JournalSeal, std::string> seal_journal();
+  // The same, cut now and sealed later (JournalCut::seal); in the background, at the durable length.
+  tl::expected<JournalCut, std::string> journal_cut();
+  // The io_context's background worker; null without sync_in_background.
+  outputs::BackgroundWork* work() const { return work_; }
   std::int64_t now_ms();
 
   // BoardSink
@@ -344,10 +419,10 @@ class BoardRuntime : public BoardSink {
   // A new game began: the previous game's file, which may wait for its interval (ended without a result),
   // is written now. /games.pgn serves finished games from their files.
   void finish_game_file();
-  // The signature file of `pgn` (game `number`) written at `archive`, when the game has a result and there
+  // The signature to make of `pgn` (game `number`) written at `archive`, when the game has a result and there
   // is a key.
-  std::optional<std::string> signature_for(const std::filesystem::path& archive, const std::string& pgn,
-                                           int number, bool has_result);
+  std::optional<SignJob> signature_for(const std::filesystem::path& archive, const std::string& pgn,
+                                       int number, bool has_result);
   tl::expected<void, std::string> open_match_member(const std::filesystem::path& path,
                                                     std::optional<journal::JournalScan> scan);
   // The journal as read at start-up: none when absent; an error when it cannot be read. A damaged one is
@@ -400,8 +475,11 @@ class BoardRuntime : public BoardSink {
   boost::asio::steady_timer sync_timer_;  // without a syncer
   bool sync_pending_ = false;
   bool flush_posted_ = false;
-  journal::Syncer* syncer_ = nullptr;          // the io_context's, with sync_in_background
-  outputs::AsyncFileWriter* files_ = nullptr;  // likewise
+  journal::Syncer* syncer_ = nullptr;            // the io_context's, with sync_in_background
+  outputs::AsyncFileWriter* files_ = nullptr;    // likewise
+  outputs::BackgroundWork* work_ = nullptr;      // likewise
+  std::shared_ptr<RotationWork> rotation_work_;  // a rotation being made on the worker
+  std::size_t rotation_member_ = 0;
   // Events journaled but not yet published, in order. A move or result waits until the journal is
   // durable up to `journal_end`; an event behind it waits for it.
   struct Unpublished {
@@ -420,6 +498,7 @@ class BoardRuntime : public BoardSink {
     std::int64_t created_ms = 0;
     std::vector<std::pair<char, std::string>> records;  // after the header
     std::uint64_t bytes = 0;                            // the new file's length with them
+    std::size_t taken = 0;  // records already in a new file being written (take_deferred_next)
   };
   std::optional<Deferred> deferred_;
   std::uint64_t file_serial_ = 0;  // counts the rotations made since open()
@@ -452,11 +531,13 @@ class BoardRuntime : public BoardSink {
   void game_began();                                         // after the ledger counted a new game
   std::deque<Previous> previous_;
   mutable std::unique_ptr<rules::Game> previous_view_;
-  bool pgn_due_ = false;           // a move or result was published since the PGN file was written
-  std::string pgn_path_;           // of the last PGN written in the background
-  std::string sig_path_;           // of the last signature file written in the background
-  std::string sign_error_;         // the last signing failure (logged once)
-  journal::JournalSealer sealer_;  // the journal's seal, carried on as it grows
+  bool pgn_due_ = false;  // a move or result was published since the PGN file was written
+  std::string pgn_path_;  // of the last PGN written in the background
+  std::string sig_path_;  // of the last signature file written in the background
+  // The last signing failure (logged once), and the journal's seal carried on as it grows: touched by the
+  // thread that signs (the background worker, with sync_in_background).
+  std::shared_ptr<std::string> sign_error_ = std::make_shared<std::string>();
+  std::shared_ptr<journal::JournalSealer> sealer_ = std::make_shared<journal::JournalSealer>();
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   std::int64_t last_t_ = 0;
   std::string pgn_error_;  // the last PGN write failure (logged once)

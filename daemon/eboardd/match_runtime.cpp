@@ -5,12 +5,14 @@
 #include <algorithm>
 
 #include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
 
 #include "daemon/eboardd/bus_source.hpp"
 #include "daemon/eboardd/session_feed.hpp"
 #include "daemon/outputs/archive_guard.hpp"
 #include "daemon/outputs/async_file.hpp"
 #include "daemon/outputs/atomic_file.hpp"
+#include "daemon/outputs/background_work.hpp"
 #include "daemon/outputs/pgn_output.hpp"
 #include "daemon/session/board_session.hpp"
 #include "drivers/dgt/encoder.hpp"
@@ -203,6 +205,11 @@ void MatchRuntime::rotate_deferred() {
   rotating_ = true;
   if (boards_[0]->rotation_deferred() && boards_[1]->rotation_deferred() && boards_[0]->ready_to_rotate() &&
       boards_[1]->ready_to_rotate()) {
+    if (outputs::BackgroundWork* work = boards_[0]->work()) {
+      rotate_in_background(*work);
+      rotating_ = false;
+      return;
+    }
     std::vector<journal::Rotation> group;
     for (auto* b : boards_) {
       auto r = b->write_deferred_next();
@@ -219,6 +226,21 @@ void MatchRuntime::rotate_deferred() {
     }
   }
   rotating_ = false;
+}
+
+void MatchRuntime::rotate_in_background(outputs::BackgroundWork& work) {
+  // Both boards' new files written, committed as one group and opened on the worker; each board takes its
+  // result when it is posted back (or at its stop()).
+  auto rotation = std::make_shared<RotationWork>();
+  for (auto* b : boards_) rotation->members.push_back(*b->take_deferred_next());
+  for (std::size_t i = 0; i < 2; ++i) boards_[i]->rotation_started(rotation, i);
+  work.post([rotation, io = &io_, boards = boards_, alive = std::weak_ptr<bool>(alive_)] {
+    rotation->run();
+    boost::asio::post(*io, [rotation, boards, alive] {
+      if (alive.expired()) return;
+      for (std::size_t i = 0; i < 2; ++i) boards[i]->rotation_done(rotation, i);
+    });
+  });
 }
 
 std::unique_ptr<BoardSource> MatchRuntime::board_source(int board) {
@@ -420,18 +442,17 @@ void MatchRuntime::write_archive(fs::path path, const std::string& text, int num
       guard_archive_ = false;
     }
   }
-  std::optional<std::string> sig = signature_for(path, text, number, has_result);
-  fs::path sig_path = path;
-  sig_path += ".sig";
+  std::optional<SignJob> sig = signature_for(path, text, number, has_result);
   if (outputs::AsyncFileWriter* files = boards_[0]->files()) {
-    // Off the loop; the writer logs failures once and retries until the disk takes the file. The signature
-    // is queued after its archive.
+    // Off the loop: the signature is made on the worker (the journals read back there), and the archive is
+    // handed to the writer with it; the writer logs failures once and retries until the disk takes them.
+    if (sig && boards_[0]->work()) return write_signature(std::move(*sig), boards_[0]->work(), files);
     files->submit(path, text, /*urgent=*/true);
-    if (sig) files->submit(sig_path, std::move(*sig), /*urgent=*/true);
+    if (sig) write_signature(std::move(*sig), nullptr, files);
     return;
   }
   auto ok = outputs::write_file_atomic(path, text);
-  if (ok && sig) ok = outputs::write_file_atomic(sig_path, *sig);
+  if (ok && sig) write_signature(std::move(*sig), nullptr, nullptr);
   if (!ok) {
     if (bpgn_error_ != ok.error()) spdlog::error("match {}: {}", name(), ok.error());
     bpgn_error_ = ok.error();
@@ -440,27 +461,20 @@ void MatchRuntime::write_archive(fs::path path, const std::string& text, int num
   }
 }
 
-std::optional<std::string> MatchRuntime::signature_for(const fs::path& archive, const std::string& text,
-                                                       int number, bool has_result) {
+std::optional<SignJob> MatchRuntime::signature_for(const fs::path& archive, const std::string& text,
+                                                   int number, bool has_result) {
   const auto& key = boards_[0]->options().signing_key;
   if (!key || !has_result) return std::nullopt;
-  journal::SignedRecord r;
+  SignJob job{archive, text, {}, name(), number, now_ms(), key, "match " + name(), sign_error_};
   for (auto* b : boards_) {
-    auto seal = b->seal_journal();
-    if (!seal) {
-      if (sign_error_ != seal.error())
-        spdlog::error("match {}: {} is not signed: {}", name(), archive.string(), seal.error());
-      sign_error_ = seal.error();
+    auto cut = b->journal_cut();
+    if (!cut) {
+      spdlog::error("match {}: {} is not signed: {}", name(), archive.string(), cut.error());
       return std::nullopt;
     }
-    r.journals.push_back(std::move(*seal));
+    job.journals.push_back(std::move(*cut));
   }
-  sign_error_.clear();
-  r.archive = journal::seal_archive(archive.filename().string(), text);
-  r.board = name();
-  r.game = number;
-  r.signed_ms = now_ms();
-  return journal::signature_file_text(std::move(r), *key);
+  return job;
 }
 
 nlohmann::json MatchRuntime::status() const {

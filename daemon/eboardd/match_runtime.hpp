@@ -115,12 +115,14 @@ class MatchRuntime {
   void write_finished();
   // Both boards' deferred rotations are ready: writes both new files and commits them as one.
   void rotate_deferred();
+  // The same, made on the background worker (both boards ready).
+  void rotate_in_background(outputs::BackgroundWork& work);
   // The BPGN with (`held`) or without what waits for the journals.
   std::string bpgn_text(std::optional<std::int64_t> cutoff, bool held) const;
-  // The signature file of the BPGN `text` written at `archive` (covering both boards' journals), once the
+  // The signature to make of the BPGN `text` written at `archive` (covering both boards' journals), once the
   // match has a result and there is a key.
-  std::optional<std::string> signature_for(const std::filesystem::path& archive, const std::string& text,
-                                           int number, bool has_result);
+  std::optional<SignJob> signature_for(const std::filesystem::path& archive, const std::string& text,
+                                       int number, bool has_result);
   void source_started(int board, bool running);
   rules::MatchConfig match_config() const;
 
@@ -146,7 +148,8 @@ class MatchRuntime {
   std::int64_t seq_ = 0;
   std::int64_t last_t_ = 0;
   std::string bpgn_error_;
-  std::string sign_error_;  // the last signing failure (logged once)
+  // The last signing failure (logged once); touched by the thread that signs (the background worker).
+  std::shared_ptr<std::string> sign_error_ = std::make_shared<std::string>();
   struct Finished {
     int number = 0;
     std::filesystem::path path;

@@ -26,6 +26,7 @@
 #include "daemon/eboardd/serial_source.hpp"
 #include "daemon/eboardd/woodless_source.hpp"
 #include "daemon/outputs/async_file.hpp"
+#include "daemon/outputs/background_work.hpp"
 #include "daemon/outputs/atomic_file.hpp"
 #include "daemon/outputs/pairings.hpp"
 #include "daemon/outputs/round_results.hpp"
@@ -508,6 +509,7 @@ void Service::stop() {
   for (auto& b : boards_) b->stop();
   for (auto& m : matches_) m->stop();
   for (auto& [port, line] : bus_lines_) line->stop();
+  background_work(io_).stop();  // the signatures it makes, and their archives, go to the writer
   background_files(io_).stop();
 }
 

@@ -443,7 +443,9 @@ tl::expected<JournalWriter, std::string> JournalWriter::open(const std::filesyst
   bool existed = std::filesystem::exists(path);
   JournalWriter w;
   w.path_ = path;
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0640);
+  // Readable too: a signature reads the journal back through it (SyncFile::fd()), whatever name it has by
+  // then.
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0640);
   if (fd < 0) return tl::unexpected(errno_text("cannot open", path));
   // Closes the descriptor on every failure below.
   struct Guard {

@@ -174,6 +174,8 @@ class SyncFile {
   SyncFile(const SyncFile&) = delete;
   SyncFile& operator=(const SyncFile&) = delete;
 
+  // Open for reading and writing: the signing read-back preads it (off the loop, maybe after a rotation
+  // renamed the file).
   int fd() const { return fd_; }
   const std::filesystem::path& path() const { return path_; }
   // The first durable() bytes of the file survive a power cut.

@@ -112,24 +112,32 @@ tl::expected<void, std::string> write_key_file(const fs::path& path, std::string
   return outputs::write_file_atomic(path, content, true, mode);
 }
 
-// Bytes [from, to) of the file at `path` (the writer may be appending after them).
+// Bytes [from, to) of the open file `fd` (named `path` in messages; the writer may be appending after them).
+tl::expected<std::string, std::string> read_range_fd(int fd, const fs::path& path, std::uint64_t from,
+                                                     std::uint64_t to) {
+  std::string out(to > from ? to - from : 0, '\0');
+  std::size_t got = 0;
+  int err = 0;
+  while (got < out.size()) {
+    const ssize_t n = ::pread(fd, out.data() + got, out.size() - got, off_t(from + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) err = errno;
+    if (n <= 0) break;
+    got += std::size_t(n);
+  }
+  if (got < out.size())
+    return tl::unexpected("cannot read bytes " + std::to_string(from) + " to " + std::to_string(to) + " of " +
+                          path.string() + ": " + (err == 0 ? "the file is shorter" : std::strerror(err)));
+  return out;
+}
+
+// The same by the file's name.
 tl::expected<std::string, std::string> read_range(const fs::path& path, std::uint64_t from,
                                                   std::uint64_t to) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return tl::unexpected(errno_text("cannot open", path));
-  std::string out(to > from ? to - from : 0, '\0');
-  std::size_t got = 0;
-  while (got < out.size()) {
-    const ssize_t n = ::pread(fd, out.data() + got, out.size() - got, off_t(from + got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += std::size_t(n);
-  }
-  const int err = errno;
+  auto out = read_range_fd(fd, path, from, to);
   ::close(fd);
-  if (got < out.size())
-    return tl::unexpected("cannot read bytes " + std::to_string(from) + " to " + std::to_string(to) + " of " +
-                          path.string() + ": " + (got ? "the file is shorter" : std::strerror(err)));
   return out;
 }
 
@@ -491,21 +499,30 @@ JournalSeal JournalSealer::current() const {
 
 tl::expected<JournalSeal, std::string> JournalSealer::seal(const fs::path& path, std::uint64_t bytes,
                                                            const std::string& board) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return tl::unexpected(errno_text("cannot open", path));
+  auto s = seal(fd, path, bytes, board);
+  ::close(fd);
+  return s;
+}
+
+tl::expected<JournalSeal, std::string> JournalSealer::seal(int fd, const fs::path& path, std::uint64_t bytes,
+                                                           const std::string& board) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return tl::unexpected(errno_text("cannot stat", path));
+  if (::fstat(fd, &st) != 0) return tl::unexpected(errno_text("cannot stat", path));
   if (path.string() != path_ || std::uint64_t(st.st_dev) != device_ || std::uint64_t(st.st_ino) != inode_ ||
       bytes < bytes_)
     reset();
   path_ = path.string();
   device_ = std::uint64_t(st.st_dev);
   inode_ = std::uint64_t(st.st_ino);
-  auto more = read_range(path, bytes_, bytes);
+  auto more = read_range_fd(fd, path, bytes_, bytes);
   if (!more) return tl::unexpected(more.error());
   bytes_read_ += more->size();
   if (!extend(*more)) {
     // Not a continuation of what was sealed (rewritten in place, version 1, damaged): the whole file says.
     reset();
-    auto whole = read_range(path, 0, bytes);
+    auto whole = read_range_fd(fd, path, 0, bytes);
     if (!whole) return tl::unexpected(whole.error());
     bytes_read_ += whole->size();
     if (!extend(*whole)) {

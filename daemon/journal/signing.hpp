@@ -118,6 +118,10 @@ class JournalSealer {
 
   tl::expected<JournalSeal, std::string> seal(const std::filesystem::path& path, std::uint64_t bytes,
                                               const std::string& board);
+  // The same through the open file `fd`, named `path` in the seal: what the daemon wrote at `path`, read
+  // even after a rotation renamed it (the signing read-back runs off the loop, maybe after one).
+  tl::expected<JournalSeal, std::string> seal(int fd, const std::filesystem::path& path, std::uint64_t bytes,
+                                              const std::string& board);
   // Carries the seal over `more`, the bytes that follow what is sealed (the magic first). False, and nothing
   // changed, when they are not whole records that check and chain on.
   bool extend(std::string_view more);

@@ -21,6 +21,7 @@
 
 #include "daemon/eboardd/board_runtime.hpp"
 #include "daemon/journal/journal_file.hpp"
+#include "daemon/journal/signing.hpp"
 #include "daemon/journal/syncer.hpp"
 #include "daemon/outputs/archive_guard.hpp"
 #include "daemon/outputs/async_file.hpp"
@@ -64,9 +65,11 @@ struct Board {
   std::unique_ptr<eboardd::BoardRuntime> rt;
   test_support::ManualSource* source = nullptr;
 
-  Board(const fs::path& dir, bool background, std::size_t queue_cap = 4u << 20) {
+  Board(const fs::path& dir, bool background, std::size_t queue_cap = 4u << 20,
+        std::shared_ptr<const journal::SigningKey> key = nullptr) {
     eboardd::RuntimeOptions o;
     o.state_dir = dir;
+    o.signing_key = std::move(key);
     o.journal_queue_cap = queue_cap;
     o.sync_in_background = background;
     o.clock = [] { return T0; };
@@ -325,6 +328,79 @@ TEST(JournalWriterFailure, AGameEndingInAnOutageIsArchivedAndRotatedOnceWritesWo
   ASSERT_FALSE(first.empty());
   ASSERT_TRUE(eboardd::background_files(b.io).flush(first));
   EXPECT_EQ(outputs::measure_archive(slurp(first)).moves, 12) << slurp(first);
+}
+
+// A finished game's signature is made on the background worker, its journal read back through the
+// writer's descriptor: whether the rotation of the next game renamed the file before the worker read it or
+// not, it signs what the archive holds and the finished game's journal as it is kept, and the records
+// journaled around the rotation follow the new game's record in the new file, in order.
+TEST(BackgroundSync, RotationAndSignatureOffTheLoopKeepEveryRecordInOrder) {
+  const sim::Timeline tl = test_support::short_game(T0, 3, 8);
+  TempDir dir("bg-rotate");
+  Board b(dir.path, true, 4u << 20,
+          std::make_shared<const journal::SigningKey>(journal::SigningKey::generate()));
+  for (const auto& e : tl.events) b.source->feed(e);
+  for (auto end = std::chrono::steady_clock::now() + 15s;
+       moves(b.published) < 8 && std::chrono::steady_clock::now() < end;)
+    b.run_until(b.published.size() + 1, 10ms);
+  ASSERT_EQ(moves(b.published), 8);
+  ASSERT_TRUE(b.rt->control({tl.end_ms + 1000, "resign", "white", ""}));
+  for (auto end = std::chrono::steady_clock::now() + 15s;
+       count(b.published, "\"type\":\"result\"") < 1 && std::chrono::steady_clock::now() < end;)
+    b.run_until(b.published.size() + 1, 10ms);
+  ASSERT_EQ(count(b.published, "\"type\":\"result\""), 1);
+
+  auto n = b.rt->new_game();
+  ASSERT_TRUE(n) << n.error();
+  EXPECT_EQ(*n, 2);
+  auto raw = [&](std::uint8_t k) {
+    const std::uint8_t bytes[] = {0x8e, k};
+    b.rt->wire(tl.end_ms + 2000 + k, drivers::Direction::FromBoard, bytes);
+  };
+  for (std::uint8_t k = 1; k <= 5; ++k) raw(k);  // while the signature is made
+  for (auto end = std::chrono::steady_clock::now() + 15s;
+       b.rt->status()["journal"]["rotations"] != 1 && std::chrono::steady_clock::now() < end;)
+    b.run_until(b.published.size() + 1, 10ms);
+  ASSERT_EQ(b.rt->status()["journal"]["rotations"], 1);
+  for (std::uint8_t k = 6; k <= 7; ++k) raw(k);  // after it
+  b.rt->stop();
+
+  const fs::path current = b.rt->journal_path();
+  auto scan = journal::scan_journal(current);
+  ASSERT_TRUE(scan) << scan.error();
+  EXPECT_EQ(scan->problem, "");
+  std::string types;
+  std::vector<int> order;
+  for (const auto& r : scan->records) {
+    types.push_back(r.type);
+    if (r.type != 'R') continue;
+    auto e = journal::decode_entry(r.type, r.body);
+    ASSERT_TRUE(e && std::holds_alternative<journal::RawEntry>(*e));
+    order.push_back(std::get<journal::RawEntry>(*e).bytes.at(1));
+  }
+  EXPECT_EQ(types.substr(0, 2), "HN") << types;
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 3, 4, 5, 6, 7}));
+  const auto kept = journal::kept_journals(current);
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].game, 1);
+  EXPECT_EQ(count(bodies(kept[0].path, 'E'), "\"type\":\"result\""), 1);
+
+  fs::path pgn, sig;
+  for (const auto& f : fs::directory_iterator(dir.path / "games")) {
+    if (f.path().string().ends_with("-1.pgn")) pgn = f.path();
+    if (f.path().string().ends_with("-1.pgn.sig")) sig = f.path();
+  }
+  ASSERT_FALSE(pgn.empty());
+  ASSERT_FALSE(sig.empty());
+  auto record = journal::parse_signature_file(slurp(sig));
+  ASSERT_TRUE(record) << record.error();
+  EXPECT_TRUE(journal::record_signature_valid(*record));
+  const journal::Finding archive = journal::check_archive(record->archive, slurp(pgn));
+  EXPECT_TRUE(archive.intact) << archive.text;
+  ASSERT_EQ(record->journals.size(), 1u);
+  EXPECT_EQ(record->journals[0].path, current.string());  // signed where it was written, read as kept
+  const journal::Finding j = journal::check_sealed_journal(record->journals[0], slurp(kept[0].path));
+  EXPECT_TRUE(j.intact) << j.text;
 }
 
 TEST(Syncer, OneSyncPerFileCoversEveryRequestQueuedForIt) {

@@ -28,6 +28,7 @@
 #include "daemon/journal/rotation.hpp"
 #include "daemon/journal/signing.hpp"
 #include "daemon/outputs/async_file.hpp"
+#include "daemon/outputs/background_work.hpp"
 #include "daemon/outputs/pgn_output.hpp"
 #include "rules/notation.hpp"
 #include "rules/pgn.hpp"
@@ -113,6 +114,7 @@ class Daemon {
   std::int64_t now() const { return now_; }
   // What the background writer holds for `path` is written (archives are written off the loop).
   void flush(const fs::path& path) {
+    eboardd::background_work(io_).drain();  // a signature, and its archive, are handed to the writer there
     auto ok = eboardd::background_files(io_).flush(path);
     EXPECT_TRUE(ok) << ok.error();
   }
