@@ -21,6 +21,7 @@
 #include <spdlog/spdlog.h>
 
 #include "daemon/eboardd/bus_source.hpp"
+#include "daemon/eboardd/clock_control.hpp"
 #include "daemon/eboardd/control.hpp"
 #include "daemon/eboardd/serial_source.hpp"
 #include "daemon/outputs/async_file.hpp"
@@ -166,6 +167,8 @@ const char* INDEX =
     "POST /control/<id>/resume        the sealed move is played, the game goes on\n"
     "POST /control/<id>/recover       {\"candidate\": N} or {\"moves\": \"g7g6 f2f3\"}  settle a missed gap "
     "(/status: control.missed_gap)\n"
+    "POST /control/<id>/clock         {\"white\": \"1:30:00\", \"black\": 5400000} or {\"add_ms\": 120000, "
+    "\"side\": \"black\"}  set the DGT 3000's times (its ACK checked)\n"
     "POST /control/<id>/adopt         {\"side\": \"white\"} optional  follow the game from the board's "
     "position\n"
     "POST /boards                     {\"id\", \"port\", \"protocol\"}   a board without udev (until a "
@@ -1451,6 +1454,7 @@ http::Response Service::control_authorized(const http::Request& r) {
   std::string match;
   for (const auto& m : config_.matches)
     if (m.boards[0] == b->id() || m.boards[1] == b->id()) match = m.name();
+  if (auto res = clock_control(*b, action, body)) return *res;
   if (auto res = control_action(*b, action, body, match)) {
     // An acknowledged alert publishes no event: the hall's state of the board (its open alerts) is told
     // again, so an aggregator's page shows it closed.
@@ -1706,6 +1710,7 @@ http::Response Service::handle(const http::Request& r) {
   if (r.path == "/status") {
     json s = status();
     add_control_status(s, boards_);
+    add_clock_status(s, boards_);
     if (livechess_ && livechess_endpoint_)
       s["livechess"] = {{"port", livechess_endpoint_->port()},
                         {"clients", livechess_->clients()},
