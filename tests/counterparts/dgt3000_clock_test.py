@@ -21,6 +21,7 @@ usage: dgt3000_clock_test.py EBOARDD EBOARDCTL SHARED_DIR
 """
 import json
 import os
+import subprocess
 import sys
 import time
 import urllib.error
@@ -109,10 +110,15 @@ def run(h, a):
     h.check(code == 200, f"A started on the left ({code} {ans})")
     ep.wait_until(lambda: clock_of(d, "A").get("running") == "left" and clock_of(d, "A").get("white_side") == "left",
                   10, "/status: the left clock runs, White's")
-    code, ans = post(d.port, "/control/A/clock", {"add_ms": 120000, "side": "black"})
-    print(f"A +2 min to Black: {code} {ans}", flush=True)
-    h.check(code == 200 and ans.get("sent", {}).get("black_ms") == 2830000,
-            f"A: Black's time raised by two minutes ({code} {ans})")
+    # The arbiter's tool this time: eboardctl clock.
+    ctl = [a.eboardctl, "clock", "--daemon", f"127.0.0.1:{d.port}", "--token", TOKEN]
+    out = subprocess.run(ctl + ["A", "--add", "2:00", "--side", "black", "--json"], capture_output=True, text=True,
+                         timeout=60)
+    print(f"eboardctl clock A --add 2:00 --side black: exit {out.returncode}: {out.stdout.strip()} "
+          f"{out.stderr.strip()}", flush=True)
+    ans = json.loads(out.stdout) if out.returncode == 0 else {}
+    h.check(out.returncode == 0 and ans.get("sent", {}).get("black_ms") == 2830000,
+            f"A: Black's time raised by two minutes (exit {out.returncode})")
     em = emulated("A")
     h.check(em.get("right_ms") == 2830000 and em.get("running") == "left",
             f"A's clock displays 0:47:10 on the right, the left running ({em})")
@@ -139,6 +145,10 @@ def run(h, a):
     # 6. No clock to set.
     code, ans = post(d.port, "/control/M/clock", {"left": "0:10:00", "right": "0:10:00"})
     h.check(code == 409 and "millennium" in ans.get("error", ""), f"M: 409, no clock ({code} {ans})")
+    out = subprocess.run(ctl + ["M", "--left", "10:00", "--right", "10:00"], capture_output=True, text=True,
+                         timeout=60)
+    print(f"eboardctl clock M: exit {out.returncode}: {out.stderr.strip()}", flush=True)
+    h.check(out.returncode == 1 and "millennium" in out.stderr, "eboardctl clock M: exit 1, saying why")
 
     rc = d.stop()
     h.check(rc == 0, f"SIGTERM: exit {rc}")
