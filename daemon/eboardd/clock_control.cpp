@@ -10,6 +10,7 @@
 
 #include "daemon/eboardd/control.hpp"
 #include "drivers/dgt/encoder.hpp"
+#include "rules/arbiter_action.hpp"
 
 namespace eboard::eboardd {
 
@@ -113,11 +114,44 @@ json clock_status(const BoardRuntime& b) {
   return c;
 }
 
+namespace {
+
+// The alerts add_control_status listed (numbered as the ledger numbers them), given what the event said
+// beyond the detail: the arbiter's usual action, the penalty, the 7.5.5 proposal.
+void add_alert_advice(json& alerts, const BoardRuntime& b) {
+  if (!alerts.is_array()) return;
+  const journal::Ledger& l = b.ledger();
+  int number = l.alert_count();
+  const auto& notes = l.notes();
+  for (auto it = notes.rbegin(); it != notes.rend() && number > 0; ++it) {
+    const auto* a = std::get_if<rules::AlertEvent>(&it->what);
+    if (!a) continue;
+    for (json& shown : alerts) {
+      if (!shown.is_object() || shown.value("number", 0) != number) continue;
+      if (auto action = rules::arbiter_action(a->code); !action.empty())
+        shown["action"] = std::string(action);
+      for (const auto& f : a->extra) {
+        if (f.name == "penalty") shown["penalty"] = f.value;
+        if (f.name == "proposed_clock") {
+          json p = json::parse(f.value, nullptr, false);
+          if (p.is_object()) shown["proposed_clock"] = p;
+        }
+      }
+    }
+    --number;
+  }
+}
+
+}  // namespace
+
 void add_clock_status(json& status, const std::vector<std::unique_ptr<BoardRuntime>>& boards) {
   if (!status.contains("boards") || !status["boards"].is_array()) return;
   json& out = status["boards"];
-  for (std::size_t i = 0; i < boards.size() && i < out.size(); ++i)
-    out[i]["control"]["clock"] = clock_status(*boards[i]);
+  for (std::size_t i = 0; i < boards.size() && i < out.size(); ++i) {
+    json& control = out[i]["control"];
+    control["clock"] = clock_status(*boards[i]);
+    if (control.contains("alerts")) add_alert_advice(control["alerts"], *boards[i]);
+  }
 }
 
 std::optional<http::Response> clock_control(BoardRuntime& b, const std::string& action, const json& body,

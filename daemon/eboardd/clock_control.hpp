@@ -34,7 +34,9 @@ std::optional<http::Response> clock_control(
 // /status: boards[].control.clock: whether the clock can be set (or why not), the times by side as last
 // read, which side is White's when known.
 nlohmann::json clock_status(const BoardRuntime& b);
-// Adds clock_status() to each board of a /status answer (after add_control_status: boards[].control).
+// Adds clock_status() to each board of a /status answer (after add_control_status: boards[].control), and
+// to each of its alerts what the arbiter usually does (`action`), the `penalty` and the 7.5.5
+// `proposed_clock` the alert's event carried.
 void add_clock_status(nlohmann::json& status, const std::vector<std::unique_ptr<BoardRuntime>>& boards);
 
 }  // namespace eboard::eboardd

@@ -26,6 +26,10 @@ An ACK travels in a BWTIME whose p0 and p3 have the low nibble 0x0A: ack0 (0x10 
 its bit 7 in p3 bit 4, ack1 (the command's sub) in p2 with its bit 7 in p3 bit 5, ack2 in p4 with its bit 7
 in p0 bit 4, ack3 in p5 with its bit 7 in p0 bit 5. ACKs are sent only in UPDATE and UPDATE_NICE modes.
 
+Hands for tests (--commands FILE: lines appended while it runs, read as they come): `lift e2`, `place e4 P`
+(FIELD_UPDATE 0x8E [square, piece] in the update modes; square 0 = a8, piece 0 = emptied), `press` (the
+lever goes over: the side that was up goes down; with "toggle on lever" set the other clock runs).
+
 Behaviours for tests: --ack ok (the clock answers), never (it never answers: a clock whose cable to the
 board is loose), and --mode N (the clock's mode; SETNRUN is refused outside 23).
 
@@ -34,6 +38,7 @@ The status file (--status, JSON, rewritten atomically after every change) holds 
 sent.
 
 usage: dgt3000_board.py --link PATH [--status FILE] [--ack ok|never] [--mode N] [--left S] [--right S]
+                        [--commands FILE]
 prints the pty's path (the link) on stdout, then runs until killed.
 """
 import argparse
@@ -124,6 +129,9 @@ class Board:
         self.inbuf = bytearray()
         self.commands = []  # clock commands received: {"sub", "bytes"}
         self.acks = []      # ACKs sent: [ack0, ack1, ack2, ack3]
+        self.board = [CODES[p] for p in START]
+        self.commands_path = args.commands
+        self.commands_done = 0
         self.last_shown = None
         self.last_bwtime = 0.0
         self.write_status()
@@ -189,7 +197,7 @@ class Board:
                 self.clock.tick()
                 self.send(self.clock.bwtime())
             elif c == 0x42:
-                self.send(message(0x86, [CODES[p] for p in START]))
+                self.send(message(0x86, list(self.board)))
             elif c == 0x43:
                 self.mode = "update"
             elif c == 0x44:
@@ -206,8 +214,31 @@ class Board:
                 self.send(message(0x93, [1, 7]))
             self.write_status()
 
+    def hands(self):
+        """The test's commands appended since the last look."""
+        if not self.commands_path or not os.path.exists(self.commands_path):
+            return
+        lines = open(self.commands_path).read().splitlines()
+        for line in lines[self.commands_done:]:
+            words = line.split()
+            if not words:
+                continue
+            if words[0] in ("lift", "place"):
+                f, r = ord(words[1][0]) - ord("a"), int(words[1][1])
+                sq = (8 - r) * 8 + f
+                self.board[sq] = 0 if words[0] == "lift" else CODES[words[2]]
+                if self.mode in ("update", "update_board", "update_nice"):
+                    self.send(message(0x8E, [sq, self.board[sq]]))
+            elif words[0] == "press":
+                self.clock.tick()
+                self.clock.lever_right_high = not self.clock.lever_right_high
+                if self.clock.running and self.clock.toggle_on_lever:
+                    self.clock.running = "right" if self.clock.lever_right_high else "left"
+        self.commands_done = len(lines)
+
     def periodic(self):
         """The board reads its clock 2-3 times a second and reports as its mode says."""
+        self.hands()
         self.clock.tick()
         shown = (self.clock.shown(), self.clock.running, self.clock.lever_right_high)
         now = time.monotonic()
@@ -240,6 +271,7 @@ def main():
     ap.add_argument("--mode", type=int, default=23)
     ap.add_argument("--left", type=int, default=300, help="seconds on the left display at power-up")
     ap.add_argument("--right", type=int, default=300)
+    ap.add_argument("--commands", default=None, help="a file of hands' commands, read as lines are appended")
     args = ap.parse_args()
     board = Board(args)
     print(args.link or board.path, flush=True)
