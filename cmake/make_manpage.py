@@ -47,7 +47,7 @@ def header(name, section, version):
 
 
 def run_help(exe, args):
-    r = subprocess.run([exe, *args, "--help"], capture_output=True, text=True, timeout=30)
+    r = subprocess.run([exe, *args, "--help"], capture_output=True, text=True, timeout=600)  # a loaded builder (sanitized binaries start slowly)
     if r.returncode != 0:
         sys.exit(f"make_manpage: {exe} {' '.join(args)} --help exited {r.returncode}: {r.stderr.strip()}")
     # CLI11's usage line names the program as it was run (the build tree's path): the page names it.

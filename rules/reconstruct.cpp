@@ -2653,3 +2653,64 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::adopt_board(std::in
 }
 
 }  // namespace eboard::rules
+
+// ---------------------------------------------------------------------------------------------------
+// A game without wood: the arbiter types its moves.
+
+namespace eboard::rules {
+
+namespace {
+
+// Written as UCI (`e2e4`, `e7e8q`, `N@f3`): its error is the one to show, not SAN's.
+bool looks_like_uci(std::string_view s) {
+  auto square = [&](std::size_t i) {
+    return i + 1 < s.size() && s[i] >= 'a' && s[i] <= 'h' && s[i + 1] >= '1' && s[i + 1] <= '8';
+  };
+  if (s.find('@') != std::string_view::npos) return true;
+  return (s.size() == 4 || s.size() == 5) && square(0) && square(2);
+}
+
+}  // namespace
+
+tl::expected<std::vector<Event>, std::string> Reconstructor::enter_move(std::string_view text,
+                                                                        ClockTimes clock, std::int64_t t) {
+  const Position& before = game_.position();
+  if (game_.outcome())
+    return tl::unexpected("the game is over (" + result_string(game_.outcome()->result) + ")");
+  if (adjournment_) return tl::unexpected(std::string("the game is adjourned: resume it first"));
+  std::size_t a = text.find_first_not_of(" \t\r\n"), b = text.find_last_not_of(" \t\r\n");
+  std::string_view token = a == std::string_view::npos ? std::string_view() : text.substr(a, b - a + 1);
+  const std::string where = std::string(before.side_to_move() == WHITE ? "White" : "Black") + "'s move " +
+                            std::to_string(game_.ply_count() / 2 + 1);
+  if (token.empty()) return tl::unexpected("no move given for " + where);
+  auto m = parse_uci(before, token);
+  if (!m) {
+    auto san = parse_san(before, token);
+    if (!san)
+      return tl::unexpected("'" + std::string(token) + "' is refused as " + where + ": " +
+                            (looks_like_uci(token) ? m.error() : san.error()));
+    m = san;
+  }
+  return collect([&] {
+    flush_open_tail(t);
+    MoveEvent ev;
+    ev.uci = to_uci(before, *m);
+    ev.san = to_san(before, *m);
+    ev.clock = clock;
+    game_.play(*m, clock, t);
+    ev.ply = game_.ply_count();
+    emit(t, ev);
+    // The wood, which no sensor reports, stands where the game is: nothing is under way.
+    reset_turn();
+    display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
+    physical_ = display_;
+    mismatch_at_.reset();
+    mismatch_reported_ = false;
+    gap_suspected_ = false;
+    adopt_candidate_.reset();
+    recompute_successors();
+    check_end(t);
+  });
+}
+
+}  // namespace eboard::rules

@@ -183,6 +183,14 @@ class Reconstructor {
   tl::expected<std::vector<Event>, std::string> adopt_board(std::int64_t t_ms,
                                                             std::optional<Color> side = {});
 
+  // --- A game without wood (a board with no device: the arbiter types its moves) ---------------------
+  // Plays the move `text` (UCI, else SAN) as completed at `t_ms`, with the clock times after it when
+  // known: a move event, then the game's automatic end or claims, as for a move the board showed. The
+  // wood is taken to show the new position. Fails, changing nothing, with a sentence naming the move and
+  // why (illegal, ambiguous, unreadable), or when the game is over or adjourned.
+  tl::expected<std::vector<Event>, std::string> enter_move(std::string_view text, ClockTimes clock,
+                                                           std::int64_t t_ms);
+
  private:
   struct Successor {
     Move move;

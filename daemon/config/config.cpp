@@ -514,17 +514,28 @@ Config build(const toml::table& root, const std::string& source) {
           fail(where_of(b, "serial"), ctx + "serial must be a USB serial number, not '" + *s + "'");
         bc.serial = *s;
       }
-      if (bc.port.empty() && bc.serial.empty())
-        fail(b.source(), ctx + "needs port = \"/dev/...\" or serial = \"<USB serial number>\"");
-      if (!bc.port.empty() && !bc.serial.empty())
-        fail(where_of(b, "serial"), ctx + "give port or serial, not both");
       if (auto s = get_string(b, "protocol", "board.")) {
-        if (*s != "dgt" && *s != "millennium" && *s != "chessnut")
+        if (*s != "dgt" && *s != "millennium" && *s != "chessnut" && *s != NO_DEVICE)
           fail(where_of(b, "protocol"),
                ctx + "protocol '" + *s +
                    "' is not supported by the daemon yet (supported: dgt, millennium, "
-                   "chessnut)");
+                   "chessnut; \"none\" for a board without a device)");
         bc.protocol = *s;
+      }
+      // A board without wood is declared so, never by a port left out: a forgotten port stays a mistake.
+      if (bc.woodless()) {
+        for (const char* key : {"port", "serial", "settle_ms", "raw_log"})
+          if (b.contains(key))
+            fail(where_of(b, key), ctx + "protocol = \"none\" is a board without a device: it has no " + key +
+                                       " (its moves are typed, its result entered)");
+        bc.raw_log = false;  // no wire
+      } else {
+        if (bc.port.empty() && bc.serial.empty())
+          fail(b.source(), ctx +
+                               "needs port = \"/dev/...\" or serial = \"<USB serial number>\" (or protocol = "
+                               "\"none\" for a board without a device, whose moves are typed)");
+        if (!bc.port.empty() && !bc.serial.empty())
+          fail(where_of(b, "serial"), ctx + "give port or serial, not both");
       }
       if (auto s = get_string(b, "rules", "board.")) {
         if (auto e = check_profile(*s); !e.empty()) fail(where_of(b, "rules"), ctx + e);
@@ -644,6 +655,9 @@ Config build(const toml::table& root, const std::string& source) {
                                                            : ""));
         }
         // A match is played on the clocks: its boards' presses complete the moves and hand pieces over.
+        if (known->woodless())
+          fail((*arr)[i].source(), "match board '" + mc.boards[i] +
+                                       "' is a board without a device: a bughouse match needs DGT boards");
         if (known->protocol != "dgt")
           fail((*arr)[i].source(), "match board '" + mc.boards[i] + "' is a " + known->protocol +
                                        " board, which has no clock: a bughouse match needs DGT boards");
@@ -678,6 +692,7 @@ Config build(const toml::table& root, const std::string& source) {
 
 std::string BoardConfig::device() const {
   if (!port.empty()) return port;
+  if (woodless()) return {};
   return "/dev/eboard/" + protocol + "-" + serial;
 }
 

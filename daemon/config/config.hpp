@@ -38,10 +38,15 @@ struct HttpConfig {
   bool operator==(const HttpConfig&) const = default;
 };
 
+// The protocol of a board without a device (a game whose moves the arbiter types, or only its result).
+inline constexpr const char* NO_DEVICE = "none";
+
 struct BoardConfig {
   std::string id;
-  std::string port;    // device path, or empty when named by `serial`
+  std::string port;    // device path, or empty when named by `serial` (or without a device)
   std::string serial;  // USB serial number: the udev symlink /dev/eboard/<protocol>-<serial>
+  // "dgt", "millennium", "chessnut"; "none" (NO_DEVICE): a board without wood, no port nor serial; its
+  // moves are typed through control (POST /control/<id>/moves), its result entered.
   std::string protocol = "dgt";
   std::string rules = "fide-standard";  // the profile of a board outside a match
   bool chess960 = false;                // a Chess960 start set up on the board starts a Chess960 game
@@ -54,8 +59,9 @@ struct BoardConfig {
   int settle_ms = 1500;
   int line = 0;  // where the [[board]] is in the file (not compared)
 
-  // The device to open: `port`, or the udev symlink for `serial`.
+  // The device to open: `port`, or the udev symlink for `serial`; empty for a board without a device.
   std::string device() const;
+  bool woodless() const { return protocol == NO_DEVICE; }
   bool same_settings(const BoardConfig& o) const;
 };
 

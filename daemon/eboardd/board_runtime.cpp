@@ -1247,6 +1247,8 @@ nlohmann::json BoardRuntime::status() const {
     j["link_state"] = {{"state", link_->online ? "online" : "offline"},
                        {"since", link_->since_ms},
                        {"reason", link_->reason}};
+  // A board without wood (protocol "none"): link "none", no device; its moves are typed.
+  j["woodless"] = options_.protocol == "none";
   if (source_) j["source"] = source_->info();
   return j;
 }

@@ -104,6 +104,154 @@ bool valid_board_id(const std::string& id) {
   });
 }
 
+// A clock time: milliseconds, or "h:mm:ss" / "m:ss" as a clock shows it.
+std::optional<std::int64_t> clock_ms(const json& v) {
+  if (v.is_number_integer()) {
+    long long ms = v.get<long long>();
+    return ms >= 0 && ms < 100LL * 3600 * 1000 ? std::optional<std::int64_t>(ms) : std::nullopt;
+  }
+  if (!v.is_string()) return std::nullopt;
+  const std::string& text = v.get_ref<const std::string&>();
+  std::vector<std::string> parts{""};
+  for (char c : text) {
+    if (c == ':')
+      parts.emplace_back();
+    else if (std::isdigit(static_cast<unsigned char>(c)) && parts.back().size() < 3)
+      parts.back() += c;
+    else
+      return std::nullopt;
+  }
+  if (parts.size() < 2 || parts.size() > 3) return std::nullopt;
+  std::int64_t total = 0;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    if (parts[k].empty()) return std::nullopt;
+    int n = std::stoi(parts[k]);
+    if (k > 0 && (n > 59 || parts[k].size() != 2)) return std::nullopt;
+    total = total * 60 + n;
+  }
+  return total * 1000;
+}
+
+// One typed move of a "moves" body: its text and the clocks after it (-1: not given).
+struct TypedMove {
+  std::string text;
+  std::int64_t white_ms = -1, black_ms = -1;
+};
+
+tl::expected<TypedMove, std::string> typed_move(const json& item, const json* clock) {
+  TypedMove m;
+  const json* text = &item;
+  if (item.is_object()) {
+    for (const auto& [k, v] : item.items())
+      if (k != "move" && k != "clock")
+        return tl::unexpected("unknown field \"" + k + "\" in a move (move, clock)");
+    if (!item.contains("move")) return tl::unexpected(std::string("a move object needs \"move\""));
+    text = &item["move"];
+    clock = item.contains("clock") ? &item["clock"] : nullptr;
+  }
+  if (!text->is_string() || text->get_ref<const std::string&>().empty() ||
+      text->get_ref<const std::string&>().size() > 16)
+    return tl::unexpected("a move is its SAN or UCI text (e.g. \"Nf3\" or \"g1f3\"), not " + text->dump());
+  m.text = text->get<std::string>();
+  if (clock && !clock->is_null()) {
+    const json& c = *clock;
+    auto w = c.is_object() && c.contains("white") ? clock_ms(c["white"]) : std::nullopt;
+    auto b = c.is_object() && c.contains("black") ? clock_ms(c["black"]) : std::nullopt;
+    if (!w || !b || c.size() != 2)
+      return tl::unexpected("\"clock\" is {\"white\": ms, \"black\": ms} (or \"h:mm:ss\" texts), not " +
+                            c.dump());
+    m.white_ms = *w;
+    m.black_ms = *b;
+  }
+  return m;
+}
+
+// POST /control/<board>/moves: moves typed for a board without wood, all of them played or none.
+http::Response typed_moves(BoardRuntime& b, const json& body) {
+  if (b.options().protocol != config::NO_DEVICE)
+    return control_error(409, "board " + b.id() +
+                                  " has a device: its moves come from the board (typed moves are for a "
+                                  "board without a device, protocol = \"none\")");
+  for (const auto& [k, v] : body.items())
+    if (k != "moves" && k != "move" && k != "clock")
+      return control_error(400, "unknown field \"" + k + "\" (moves, or move with clock)");
+  std::vector<json> items;
+  const json* clock = body.contains("clock") ? &body["clock"] : nullptr;
+  if (body.contains("moves") == body.contains("move"))
+    return control_error(400,
+                         "give \"moves\" (a list, or a text of moves separated by spaces) or one \"move\"");
+  if (body.contains("move")) {
+    items.push_back(body["move"]);
+  } else if (body["moves"].is_array()) {
+    if (clock)
+      return control_error(400, "\"clock\" goes with one \"move\" (or inside each move of the list)");
+    for (const auto& m : body["moves"]) items.push_back(m);
+  } else if (body["moves"].is_string()) {
+    if (clock)
+      return control_error(400, "\"clock\" goes with one \"move\" (or inside each move of the list)");
+    const std::string& text = body["moves"].get_ref<const std::string&>();
+    std::size_t i = 0;
+    while (i < text.size()) {
+      while (i < text.size() && (text[i] == ' ' || text[i] == ',')) ++i;
+      std::size_t j = i;
+      while (j < text.size() && text[j] != ' ' && text[j] != ',') ++j;
+      std::string token = text.substr(i, j - i);
+      i = j;
+      // Move numbers as written in a score ("1.", "12...", "1.e4") are not moves.
+      std::size_t dots = token.find_last_of('.');
+      if (dots != std::string::npos &&
+          std::all_of(token.begin(), token.begin() + std::ptrdiff_t(token.find('.')),
+                      [](unsigned char c) { return std::isdigit(c); }))
+        token = token.substr(dots + 1);
+      if (!token.empty()) items.push_back(token);
+    }
+  } else {
+    return control_error(400, "\"moves\" must be a list of moves or a text of moves separated by spaces");
+  }
+  if (items.empty()) return control_error(400, "no move given");
+  if (items.size() > 600) return control_error(400, "at most 600 moves at once");
+  std::vector<TypedMove> moves;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    auto m = typed_move(items[i], clock);
+    if (!m) return control_error(400, "move " + std::to_string(i + 1) + ": " + m.error());
+    moves.push_back(std::move(*m));
+  }
+  const Reconstructor* live = b.reconstructor();
+  if (!live) return control_error(409, "the board is not running");
+  if (const auto& o = b.game().outcome())
+    return control_error(409, "the game is over (" + result_string(o->result) + ")");
+  if (live->adjournment()) return control_error(409, "the game is adjourned: resume it first");
+  // Tried on a copy first: a list with a wrong move changes nothing, and its answer names that move.
+  Reconstructor trial = *live;
+  const std::int64_t now = b.now_ms();
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    ClockTimes c;
+    if (moves[i].white_ms >= 0) c = {moves[i].white_ms, moves[i].black_ms};
+    if (auto ok = trial.enter_move(moves[i].text, c, now); !ok) {
+      json err{{"error", "move " + std::to_string(i + 1) + " of " + std::to_string(moves.size()) + ", " +
+                             ok.error() + "; no move of this request was played"},
+               {"move", moves[i].text},
+               {"index", i + 1},
+               {"reason", ok.error()}};
+      return http::Response::json(400, err.dump(-1, ' ', false, json::error_handler_t::replace));
+    }
+  }
+  json published = json::array();
+  for (const TypedMove& m : moves) {
+    journal::ControlEntry c;
+    c.action = "move";
+    c.value = m.text;
+    c.white_ms = m.white_ms;
+    c.black_ms = m.black_ms;
+    auto evs = b.control(c);
+    if (!evs) return control_error(409, "move '" + m.text + "': " + evs.error());  // not after the trial
+    for (const Event& e : *evs) published.push_back(daemon::to_json(e));
+  }
+  spdlog::info("board {}: {} move(s) typed", b.id(), moves.size());
+  json answer{{"board", b.id()}, {"action", "moves"}, {"events", published}, {"game", game_json(b)}};
+  return http::Response::json(200, answer.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
 }  // namespace
 
 http::Response control_error(unsigned status, const std::string& reason) {
@@ -147,6 +295,7 @@ std::optional<http::Response> control_action(BoardRuntime& b, const std::string&
                                              const std::string& match) {
   static const char* handled[] = {"promotion", "ack",    "draw",    "resign",
                                   "adjourn",   "resume", "recover", "adopt"};
+  if (action == "moves" || action == "move") return typed_moves(b, body);
   if (std::none_of(std::begin(handled), std::end(handled), [&](const char* a) { return action == a; }))
     return std::nullopt;
   // A bughouse match board: resignation, agreement and the promotion piece go to the match (a draw
@@ -278,16 +427,27 @@ tl::expected<config::BoardConfig, std::string> board_from_json(const json& body)
   bc.id = **id;
   auto port = str("port");
   if (!port) return tl::unexpected(port.error());
-  if (!*port || (*port)->empty() || (**port)[0] != '/')
-    return tl::unexpected(std::string("\"port\" must be a device path such as /dev/ttyUSB0"));
-  bc.port = **port;
   auto protocol = str("protocol");
   if (!protocol) return tl::unexpected(protocol.error());
   if (*protocol) {
-    if (!session::find_protocol(**protocol))
+    if (!session::find_protocol(**protocol) && **protocol != config::NO_DEVICE)
       return tl::unexpected("protocol '" + **protocol + "' is not supported by the daemon yet (supported: " +
-                            session::protocol_names() + ")");
+                            session::protocol_names() + "; \"none\" for a board without a device)");
     bc.protocol = **protocol;
+  }
+  // A board without wood is asked for by name, as in the configuration: a port left out stays a mistake.
+  if (bc.woodless()) {
+    if (*port || body.contains("raw_log"))
+      return tl::unexpected(
+          std::string("protocol \"none\" is a board without a device: no \"port\" nor "
+                      "\"raw_log\" (its moves are typed, its result entered)"));
+    bc.raw_log = false;
+  } else {
+    if (!*port || (*port)->empty() || (**port)[0] != '/')
+      return tl::unexpected(
+          std::string("\"port\" must be a device path such as /dev/ttyUSB0 (or give "
+                      "\"protocol\": \"none\" for a board without a device)"));
+    bc.port = **port;
   }
   auto rules = str("rules");
   if (!rules) return tl::unexpected(rules.error());

@@ -313,7 +313,8 @@ void Hall::publish_state(BoardRuntime& b) {
       {"link", link ? json{{"online", link->online}, {"since", link->since_ms}, {"reason", link->reason}}
                     : json(nullptr)},
       {"alerts", alerts},
-      {"last", {{"journal", last.journal}, {"seq", last.at}}}};
+      {"last", {{"journal", last.journal}, {"seq", last.at}}},
+      {"woodless", b.options().protocol == "none"}};  // no device: an aggregator shows it as such
   client_->publish(topics_.state(b.id()), state.dump(), 1, true);
 }
 

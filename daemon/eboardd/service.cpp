@@ -24,6 +24,7 @@
 #include "daemon/eboardd/clock_control.hpp"
 #include "daemon/eboardd/control.hpp"
 #include "daemon/eboardd/serial_source.hpp"
+#include "daemon/eboardd/woodless_source.hpp"
 #include "daemon/outputs/async_file.hpp"
 #include "daemon/outputs/atomic_file.hpp"
 #include "daemon/outputs/pairings.hpp"
@@ -171,8 +172,11 @@ const char* INDEX =
     "\"side\": \"black\"}  set the DGT 3000's times (its ACK checked)\n"
     "POST /control/<id>/adopt         {\"side\": \"white\"} optional  follow the game from the board's "
     "position\n"
+    "POST /control/<id>/moves         {\"moves\": [\"e4\", \"e7e5\"]} or {\"move\": \"Nf3\", \"clock\": "
+    "{\"white\": ms, "
+    "\"black\": ms}}  moves typed on a board without a device (all or none)\n"
     "POST /boards                     {\"id\", \"port\", \"protocol\"}   a board without udev (until a "
-    "reload)\n"
+    "reload); {\"id\", \"protocol\": \"none\"} a board without a device\n"
     "DELETE /boards/<id>              stop and forget a board (until a reload)\n";
 
 // One of the page's files. It holds no data (that comes from /status and /ws, which check the token), so it
@@ -564,6 +568,12 @@ void Service::add_board(const config::BoardConfig& b) {
   std::unique_ptr<BoardSource> source;
   if (options_.source_factory) {
     source = options_.source_factory(b, *rt);
+  } else if (b.woodless()) {
+    journal::GameMachine& m = rt->recovery().machine;
+    auto woodless = std::make_unique<WoodlessSource>(b, m.game(), m.current());
+    if (m.has_game()) woodless->continue_from(m.take_reconstructor());
+    source = std::move(woodless);
+    spdlog::info("board {}: no device, moves typed by the arbiter ({} rules)", b.id, ro.profile);
   } else if (b.bus_address != 0) {
     journal::GameMachine& m = rt->recovery().machine;
     auto bus = std::make_unique<BusSource>(io_, *rt, b, bus_line(b.port), m.game(), m.current());
@@ -998,8 +1008,11 @@ http::Response Service::load_pairings(const json& body) {
       unknown.push_back(p.board);
   }
   if (!unknown.empty())
-    return error_json(409, "pairings: no board for board number(s) " + unknown.dump() +
-                               " (a board number is a board's id, else its position in the configuration)");
+    return error_json(409,
+                      "pairings: no board for board number(s) " + unknown.dump() +
+                          " (a board number is a board's id, else its position in the configuration; a "
+                          "game without an e-board needs a board without a device: [[board]] with protocol "
+                          "= \"none\", or POST /boards {\"id\": \"<number>\", \"protocol\": \"none\"})");
   std::map<std::string, rules::PgnTags, std::less<>> players;
   json boards = json::array();
   for (auto [b, p] : targets) {
@@ -1143,6 +1156,7 @@ json Service::status() const {
 
 const config::BoardConfig* Service::configured_for(const hotplug::UsbBoard& u) const {
   for (const auto& b : config_.boards) {
+    if (b.woodless()) continue;
     if (!b.serial.empty()) {
       if (b.serial == u.serial && b.protocol == u.protocol) return &b;
       continue;

@@ -134,6 +134,12 @@ tl::expected<std::vector<Event>, std::string> apply_control(Reconstructor& rec, 
     return rec.resign(*s, c.t_ms);
   }
   if (c.action == "draw") return rec.agree_draw(c.t_ms);
+  if (c.action == "move") {
+    // A board without wood: a move the arbiter typed (UCI or SAN), with the clocks after it if given.
+    rules::ClockTimes clock;
+    if (c.white_ms >= 0 && c.black_ms >= 0) clock = {c.white_ms, c.black_ms};
+    return rec.enter_move(c.value, clock, c.t_ms);
+  }
   if (c.action == "adjourn") {
     auto s = side();
     if (!s) return tl::unexpected(s.error());

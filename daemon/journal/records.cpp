@@ -200,7 +200,13 @@ std::string encode_body(const Entry& e) {
           for (const auto& t : v.tags) tags[t.name] = t.value;
           return json{{"t", v.t_ms}, {"tags", tags}}.dump();
         } else if constexpr (std::is_same_v<T, ControlEntry>) {
-          return json{{"t", v.t_ms}, {"action", v.action}, {"side", v.side}, {"value", v.value}}.dump();
+          json j{{"t", v.t_ms}, {"action", v.action}, {"side", v.side}, {"value", v.value}};
+          // Only when given: a journal without them reads as before.
+          if (v.white_ms >= 0 && v.black_ms >= 0) {
+            j["white_ms"] = v.white_ms;
+            j["black_ms"] = v.black_ms;
+          }
+          return j.dump();
         } else {
           std::string out;
           put_i64(out, v.t_ms);
@@ -255,8 +261,12 @@ tl::expected<Entry, std::string> decode_entry(char type, std::string_view body) 
         return t;
       }
       case 'C':
-        return ControlEntry{j.at("t").get<std::int64_t>(), j.at("action").get<std::string>(),
-                            j.value("side", ""), j.value("value", "")};
+        return ControlEntry{j.at("t").get<std::int64_t>(),
+                            j.at("action").get<std::string>(),
+                            j.value("side", ""),
+                            j.value("value", ""),
+                            j.value("white_ms", std::int64_t(-1)),
+                            j.value("black_ms", std::int64_t(-1))};
       default:
         return tl::unexpected(std::string("unknown record type '") + type + "'");
     }

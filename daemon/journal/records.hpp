@@ -88,6 +88,9 @@ struct ControlEntry {
   std::string action;
   std::string side;  // "white" / "black" for the actions that have one
   std::string value;
+  // "move" (a board without wood): the clock times after the move, when the arbiter gave them (-1: not).
+  std::int64_t white_ms = -1;
+  std::int64_t black_ms = -1;
 };
 
 using Entry = std::variant<HeaderEntry, NewGameEntry, rules::SensorEvent, AdvanceEntry, EventEntry, TagsEntry,

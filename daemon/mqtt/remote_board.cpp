@@ -221,6 +221,7 @@ void RemoteBoard::take_state(const json& state) {
   if (state.contains("variant") && state["variant"] == "bughouse") use_variant(rules::Variant::Bughouse);
   if (state.contains("variant") && state["variant"] == "crazyhouse") use_variant(rules::Variant::Crazyhouse);
   link_ = state.value("link", json());
+  woodless_ = state.contains("woodless") && state["woodless"].is_boolean() && state["woodless"].get<bool>();
   if (link_.dump().size() > MAX_TAG_BYTES) link_ = nullptr;
   alerts_ = state.value("alerts", json::array());
   if (alerts_.is_array() && alerts_.size() > MAX_ALERTS)
@@ -299,7 +300,8 @@ json RemoteBoard::board_status() const {
            {"adjourned", nullptr},
            {"missed_gap", nullptr}}},
          {"link_state", {{"state", up ? "online" : "offline"}}},
-         {"remote", {{"host", host_}, {"board", board_}, {"host_online", host_online_}}}};
+         {"remote", {{"host", host_}, {"board", board_}, {"host_online", host_online_}}},
+         {"woodless", woodless_}};
   if (link_.is_object() && link_.contains("since")) j["link_state"]["since"] = link_["since"];
   if (!host_online_)
     j["link_state"]["reason"] = "host " + host_ + " is offline";

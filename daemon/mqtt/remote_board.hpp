@@ -127,6 +127,7 @@ class RemoteBoard {
   void problem(std::string text);  // told, up to MAX_PROBLEMS
   bool host_online_ = true;
   nlohmann::json link_;    // the state's link (null: unknown)
+  bool woodless_ = false;  // a board without a device on its host (its moves typed there)
   nlohmann::json alerts_;  // the state's open alerts
 };
 

@@ -245,9 +245,11 @@ void print_status(const json& s) {
   if (!s.contains("boards") || s["boards"].empty()) std::cout << "no boards\n";
   for (const auto& b : s.value("boards", json::array())) {
     const json g = b.value("game", json::object());
-    std::cout << b.value("id", "?") << "  " << b.value("link", "?") << "  " << b.value("device", "")
-              << "  game " << g.value("number", 0) << "  ply " << g.value("ply", 0) << "  "
-              << g.value("result", "*");
+    // A board without wood has no link: it is not offline, nothing is missing.
+    const std::string link = b.value("link", "?");
+    std::cout << b.value("id", "?") << "  " << (link == "none" ? "no device (moves typed)" : link) << "  "
+              << b.value("device", "") << "  game " << g.value("number", 0) << "  ply " << g.value("ply", 0)
+              << "  " << g.value("result", "*");
     if (g.contains("reason")) std::cout << " (" << g["reason"].get<std::string>() << ")";
     std::cout << offline_text(b);
     const json tags = g.value("tags", json::object());
@@ -451,6 +453,8 @@ void add_control_commands(CLI::App& app, int& exit_code) {
     std::string board, side, piece, sealed, fen, white, black, event, site, round, id, port,
         protocol = "dgt", moves, file, encoding = "auto", format = "trf";
     std::vector<std::string> tags;
+    std::vector<std::string> typed;  // `move`'s moves
+    std::vector<std::string> clock;  // `move --clock WHITE BLACK`
     std::string clock_white, clock_black, clock_left, clock_right, clock_add, clock_side, clock_run;
   };
   auto v = std::make_shared<Values>();
@@ -629,6 +633,39 @@ void add_control_commands(CLI::App& app, int& exit_code) {
     exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "resign"), json{{"side", v->side}}, true);
   });
 
+  CLI::App* move =
+      command(app, "move",
+              "Play MOVE... (SAN or UCI, checked by the rules) on BOARD, a board without a device "
+              "(protocol \"none\"): all of them, or none when one is illegal or ambiguous" +
+                  control_note,
+              v->t);
+  move->add_option("BOARD", v->board, "board id")->required();
+  move->add_option("MOVE", v->typed, "the moves in order, e.g. e4 e5 Nf3 (or e2e4 e7e5 g1f3)")->required();
+  move->add_option("--clock", v->clock,
+                   "the clock times after the move, WHITE BLACK (h:mm:ss, m:ss or ms); one move only")
+      ->expected(2);
+  move->callback([v, &exit_code] {
+    json body;
+    if (!v->clock.empty()) {
+      if (v->typed.size() != 1) {
+        std::cerr << "eboardctl: move: --clock goes with one move\n";
+        exit_code = EXIT_USAGE;
+        return;
+      }
+      // Digits only: milliseconds; else the text as a clock shows it (the daemon reads it).
+      auto clock_value = [](const std::string& s) -> json {
+        if (!s.empty() && s.size() < 12 && s.find_first_not_of("0123456789") == std::string::npos)
+          return std::stoll(s);
+        return s;
+      };
+      body["move"] = v->typed.front();
+      body["clock"] = {{"white", clock_value(v->clock[0])}, {"black", clock_value(v->clock[1])}};
+    } else {
+      body["moves"] = v->typed;
+    }
+    exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "moves"), body, true);
+  });
+
   CLI::App* adjourn =
       command(app, "adjourn",
               "Adjourn BOARD's game: SIDE (the player on move) seals SEALED, a move in SAN or UCI, "
@@ -775,13 +812,32 @@ void add_control_commands(CLI::App& app, int& exit_code) {
                                       "Add or remove a board's port while the daemon runs (no udev); the "
                                       "configuration file wins again on a reload (SIGHUP)");
   port->require_subcommand(1);
-  CLI::App* add = command(*port, "add", "Start board ID on the serial device PORT" + control_note, v->t);
+  CLI::App* add = command(*port, "add",
+                          "Start board ID on the serial device PORT; with --protocol none, a board without a "
+                          "device (no PORT: its moves are typed with `eboardctl move`)" +
+                              control_note,
+                          v->t);
   add->add_option("ID", v->id, "the new board's id")->required();
-  add->add_option("PORT", v->port, "its device path, e.g. /dev/ttyUSB0")->required();
-  add->add_option("--protocol", v->protocol, "the board's protocol")->capture_default_str();
+  add->add_option("PORT", v->port, "its device path, e.g. /dev/ttyUSB0 (none with --protocol none)");
+  add->add_option("--protocol", v->protocol,
+                  "the board's protocol (dgt, millennium, chessnut; none: no device)")
+      ->capture_default_str();
   add->callback([v, &exit_code] {
-    exit_code = run(v->t, bhttp::verb::post, "/boards",
-                    json{{"id", v->id}, {"port", v->port}, {"protocol", v->protocol}}, true);
+    json body{{"id", v->id}, {"protocol", v->protocol}};
+    if (v->protocol != "none") {
+      if (v->port.empty()) {
+        std::cerr
+            << "eboardctl: port add: PORT is required (or --protocol none for a board without a device)\n";
+        exit_code = EXIT_USAGE;
+        return;
+      }
+      body["port"] = v->port;
+    } else if (!v->port.empty()) {
+      std::cerr << "eboardctl: port add: a board with --protocol none has no PORT\n";
+      exit_code = EXIT_USAGE;
+      return;
+    }
+    exit_code = run(v->t, bhttp::verb::post, "/boards", body, true);
   });
   CLI::App* remove =
       command(*port, "remove", "Stop board ID and forget it until a reload" + control_note, v->t);

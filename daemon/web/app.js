@@ -564,7 +564,8 @@ function clocksNow(id) {
   if (!b.clock) return { white: null, black: null, running: null };
   const running = b.clock.running !== undefined ? b.clock.running : b.clock.ply % 2 === 1 ? "black" : "white";
   const over = sb && sb.game && sb.game.result && sb.game.result !== "*";
-  const offline = linkState(id) === "offline";
+  // A board without a device has no clock that runs: its times are the ones typed after a move.
+  const offline = linkState(id) === "offline" || linkState(id) === "none";
   const adjourned = sb && sb.control && sb.control.adjourned;
   const m = matchOf(id);
   const paused = m && m.paused;
@@ -582,12 +583,20 @@ function linkReason(id) {
   return sb && sb.link_state && sb.link_state.state === "offline" ? sb.link_state.reason || "" : "";
 }
 
+// "online", "offline", "unknown", or "none": a board without a device (its moves typed), never offline.
 function linkState(id) {
+  const sb = statusBoard(id);
+  if (sb && sb.woodless) return "none";
   const b = boardState(id);
   if (b.link) return b.link.state;
-  const sb = statusBoard(id);
   if (sb && sb.link_state) return sb.link_state.state;
   return "unknown";
+}
+
+// The link in words: "link online", "link offline", "link unknown", or "no device" for a board without wood.
+function linkText(id) {
+  const ls = linkState(id);
+  return ls === "none" ? "no device" : "link " + ls;
 }
 
 function lastMoveText(id) {
@@ -655,9 +664,10 @@ function updateCard(c, id, flipped) {
   const label = boardLabel(id, fen);
   updateBoardSvg(c.board, b.pos ? b.pos.pieces : {}, b.pos ? b.pos.last : "", flipped, label);
   const ls = linkState(id);
-  c.link.className = "link " + (ls === "online" || ls === "offline" ? ls : "unknown");
-  setText(c.link, ls === "unknown" ? "link ?" : ls);
+  c.link.className = "link " + (ls === "online" || ls === "offline" || ls === "none" ? ls : "unknown");
+  setText(c.link, ls === "unknown" ? "link ?" : ls === "none" ? "no device" : ls);
   c.root.classList.toggle("offline", ls === "offline");
+  c.root.classList.toggle("woodless", ls === "none");
   const why = ls === "offline" ? linkReason(id) : "";
   setText(c.offline, ls === "offline" ? "Offline" + (why ? ": " + why : " (no reason given)") : "");
   const round = tag(sb, "Round");
@@ -842,7 +852,7 @@ function renderBoardView(id) {
     "section",
     { class: "large", "data-board": id, "data-fen": fen, "data-flipped": String(flipped) },
     el("h2", {}, "Board " + id, m ? el("span", {}, " \u00b7 ", el("a", { href: "#match/" + encodeURIComponent(m.name) }, "match " + m.name)) : "", tag(sb, "Round") ? " \u00b7 round " + tag(sb, "Round") : ""),
-    el("p", {}, el("a", { href: "#" }, "\u2190 The hall"), " ", el("span", { class: "link " + linkState(id) }, "link " + linkState(id)),
+    el("p", {}, el("a", { href: "#" }, "\u2190 The hall"), " ", el("span", { class: "link " + linkState(id) }, linkText(id)),
       " ", el("button", { type: "button", class: "flip", "aria-pressed": String(flipped), onclick: () => { page.flipped.set(id, !flipped); markDirty(); } }, "Flip board"),
       rotated ? el("span", { class: "note" }, " (the board is set up rotated)") : ""),
     playerRow(topSide),
@@ -1050,13 +1060,32 @@ function clockActions(id, dis) {
 
 // Kept from one render to the next (a FEN being typed must survive the moves coming in).
 function actions(id) {
-  const key = id + "|" + canControl();
+  const sbw = statusBoard(id);
+  const woodless = !!(sbw && sbw.woodless);
+  const key = id + "|" + canControl() + "|" + woodless;
   if (page.actions && page.actions.key === key) return page.actions.box;
   const box = el("div", {});
   page.actions = { key, box };
   if (!canControl()) box.append(el("p", { class: "control-note" }, controlOff() ? "Control is off (no http.token in the daemon's configuration): nothing can be changed from here." : "Sign in with the control token to act."));
   const dis = !canControl();
   const fen = el("input", { type: "text", class: "fen", placeholder: "FEN (empty: the initial position)", "aria-label": "FEN of the new game", size: 30 });
+  if (woodless) {
+    // A board without wood: the arbiter types its moves (SAN or UCI), with the clocks after the last if known.
+    const typed = el("input", { type: "text", class: "typed-moves", placeholder: "moves, e.g. e4 e5 Nf3 (or e2e4)", "aria-label": "Moves to play", size: 26, autocomplete: "off" });
+    const clkW = el("input", { type: "text", class: "typed-clock-white", placeholder: "White clock h:mm:ss", "aria-label": "White's clock after the move", size: 9 });
+    const clkB = el("input", { type: "text", class: "typed-clock-black", placeholder: "Black clock h:mm:ss", "aria-label": "Black's clock after the move", size: 9 });
+    box.append(
+      el("form", { class: "actions typed", onsubmit: (ev) => {
+        ev.preventDefault();
+        const moves = typed.value.trim().split(/[\s,]+/).filter((m) => m && !/^\d+\.+$/.test(m));
+        if (!moves.length) return;
+        const clock = clkW.value.trim() && clkB.value.trim() ? { white: clkW.value.trim(), black: clkB.value.trim() } : null;
+        const body = clock && moves.length === 1 ? { move: moves[0], clock } : { moves };
+        typed.value = "";
+        act(id, "moves", body);
+      } }, "No device: type the moves", typed, clkW, clkB, el("button", { type: "submit", class: "play-moves", disabled: dis }, "Play"))
+    );
+  }
   box.append(
     el("div", { class: "actions" },
       el("button", { type: "button", disabled: dis, onclick: () => confirm("Draw by agreement on board " + id + "?") && act(id, "draw", {}) }, "Draw"),
@@ -1088,7 +1117,7 @@ function actions(id) {
     el("div", { class: "actions" }, "Next promotion:", side, piece,
       el("button", { type: "button", disabled: dis, onclick: () => act(id, "promotion", { side: side.value, piece: piece.value }) }, "Set promotion piece"))
   );
-  box.append(clockActions(id, dis));
+  if (!woodless) box.append(clockActions(id, dis));  // a board without wood has no clock to set
   // Adjourning: the player on move seals his move (never shown until the resumption).
   const sealer = el("select", { "aria-label": "Side sealing" }, el("option", { value: "white" }, "White"), el("option", { value: "black" }, "Black"));
   const sealed = el("input", { type: "password", class: "sealed", placeholder: "sealed move (e.g. Nf3)", "aria-label": "The sealed move", size: 12, autocomplete: "off" });
@@ -1120,7 +1149,7 @@ function showAnswer(text) {
 }
 
 // What an action did, in words, from its path and the daemon's answer (the raw answer stays in the details).
-const DONE = { ack: "Alert acknowledged.", draw: "Draw recorded.", resign: "Resignation recorded.", "new-game": "New game started.", tags: "Players and tags set.", promotion: "Promotion piece set.", adjourn: "Game adjourned.", resume: "Game resumed.", recover: "Moves recovered.", adopt: "Position adopted.", clock: "The clock confirmed the times." };
+const DONE = { ack: "Alert acknowledged.", draw: "Draw recorded.", resign: "Resignation recorded.", "new-game": "New game started.", tags: "Players and tags set.", promotion: "Promotion piece set.", adjourn: "Game adjourned.", resume: "Game resumed.", recover: "Moves recovered.", adopt: "Position adopted.", moves: "Moves played.", clock: "The clock confirmed the times." };
 
 function answerWords(method, path, status, text) {
   if (status === null) return { ok: false, words: "No answer from the daemon: is it running?" };
@@ -1188,7 +1217,7 @@ function renderPorts() {
   const list = document.getElementById("ports-list");
   const s = page.status;
   const rows = [];
-  for (const b of (s && s.boards) || []) rows.push([b.id, b.device || "", linkState(b.id) + (linkReason(b.id) ? " (" + linkReason(b.id) + ")" : "")]);
+  for (const b of (s && s.boards) || []) rows.push([b.id, b.device || (b.woodless ? "(no device: moves typed)" : ""), (linkState(b.id) === "none" ? "no device" : linkState(b.id)) + (linkReason(b.id) ? " (" + linkReason(b.id) + ")" : "")]);
   for (const [id, why] of Object.entries((s && s.failed_boards) || {})) rows.push([id, "", "not started: " + why]);
   const key = JSON.stringify([rows, canControl()]);
   if (list.dataset.key === key) return;
@@ -1340,7 +1369,8 @@ function init() {
     const id = f.elements["board-id"].value.trim();
     const port = f.elements["board-port"].value.trim();
     const protocol = f.elements["board-protocol"].value;
-    request("POST", "/boards", { id, port, protocol });
+    // A board without a device has no port; a board with one needs it (the daemon says so too).
+    request("POST", "/boards", protocol === "none" ? { id, protocol } : { id, port, protocol });
   });
   const sound = document.getElementById("sound");
   const showSound = () => {

@@ -48,6 +48,7 @@ Prints the device path (or --link) on its first line, then runs until SIGTERM or
 rewritten every second with what happened (JSON: collisions, commands, each board's progress).
 """
 import argparse
+import fcntl
 import heapq
 import json
 import os
@@ -64,6 +65,10 @@ import chess_moves  # noqa: E402
 import hands  # noqa: E402
 
 BYTE_S = 10 / 9600.0
+# A USB serial adapter hands received bytes to the host up to its latency timer late (FTDI: 16 ms by default):
+# the most a real line delays a reply. A collision over a reply this emulator handed over later than that (a
+# starved machine) is the emulator's, counted apart; one over a reply on time is the host's.
+ADAPTER_LATENCY_MS = 16
 
 PIECE_CODE = {".": 0, "P": 1, "R": 2, "N": 3, "B": 4, "K": 5, "Q": 6, "p": 7, "r": 8, "n": 9, "b": 10, "k": 11,
               "q": 12}
@@ -327,6 +332,8 @@ class Reply:
         self.first_slot = None
         self.cut_at = None  # slot from which its bytes were not sent
         self.garbled = False
+        self.delivered = 0  # slots up to this one (excluded) were handed to the host
+        self.late_ms = 0.0  # the most any of its bytes reached the host after its slot
 
 
 class Line:
@@ -356,9 +363,11 @@ class Line:
         self.frame = []
         self.frame_start = None
         self.stats = {"host_bytes": 0, "commands": 0, "malformed": 0, "collisions": 0, "collision_log": [],
+                      "collisions_emulator_late": 0, "adapter_latency_ms": ADAPTER_LATENCY_MS,
                       "reply_overlaps": 0, "single_board_commands": 0, "not_for_any_board": 0,
                       "gaps_ms": [], "late_ms_max": 0.0, "bytes_out": 0, "bytes_late_10ms": 0}
         self.last_reply_end = None
+        self.read_late_ms = 0.0  # how late the command being handled may have been read
 
     def slot_time(self, slot):
         return self.t0 + slot * BYTE_S
@@ -367,6 +376,7 @@ class Line:
     def send(self, reply, at):
         first = max(self.next_slot, int((at - self.t0) / BYTE_S + 0.999))
         reply.first_slot = first
+        reply.late_ms = max(reply.late_ms, self.read_late_ms)
         overlap = False
         for i, byte in enumerate(reply.data):
             slot = first + i
@@ -392,15 +402,17 @@ class Line:
             if entries is None:
                 continue
             value, any_sent = 0, False
+            late = (now - self.slot_time(slot + 1)) * 1000
             for r, byte in entries:
                 if r.cut_at is None or slot < r.cut_at:
                     value |= byte
                     any_sent = True
+                    r.delivered = max(r.delivered, slot + 1)
+                    r.late_ms = max(r.late_ms, late)
             if any_sent:
                 out.append(value)
                 self.stats["bytes_out"] += 1
             self.next_slot = max(self.next_slot, slot + 1)
-            late = (now - self.slot_time(slot + 1)) * 1000
             self.stats["late_ms_max"] = max(self.stats["late_ms_max"], late)
             if late > 10:
                 self.stats["bytes_late_10ms"] += 1
@@ -419,7 +431,10 @@ class Line:
         return self.slot_time(self.heap[0] + 1) if self.heap else None
 
     # -- host to boards ---------------------------------------------------------------------------------------
-    def receive(self, data, now):
+    def receive(self, data, now, read_late_ms=0.0):
+        """The host's bytes, read at `now`, up to `read_late_ms` after they came (a starved emulator): the
+        replies they ask for start that much late, which counts as the emulator's lateness."""
+        self.read_late_ms = read_late_ms
         for byte in data:
             start = max(now, self.host_free)
             self.host_free = start + BYTE_S
@@ -451,11 +466,18 @@ class Line:
                 r.board.stats["replies_cut"] += 1
                 hit = True
                 self.stats["collisions"] += 1
+                # How late this reply reached the host before the command: a byte whose slot had passed and
+                # that was still not handed over counts from its slot's end to the command.
+                late = r.late_ms
+                if r.delivered < cut:
+                    late = max(late, (begin - self.slot_time(max(r.delivered, r.first_slot) + 1)) * 1000)
+                if late > ADAPTER_LATENCY_MS:
+                    self.stats["collisions_emulator_late"] += 1
                 if len(self.stats["collision_log"]) < 50:
                     self.stats["collision_log"].append({
                         "t": round(begin - self.t0, 3), "command": what, "reply_of": r.board.address,
                         "reply": r.what, "reply_bytes": len(r.data), "bytes_sent_before": sent,
-                        "ms_early": round((r_end - begin) * 1000, 1)})
+                        "ms_early": round((r_end - begin) * 1000, 1), "reply_late_ms": round(late, 1)})
                 log(f"COLLISION: {what} sent while board {r.board.address}'s {r.what} reply was on the line "
                     f"({sent} of {len(r.data)} bytes out, {round((r_end - begin) * 1000, 1)} ms too early)")
         return hit
@@ -632,6 +654,7 @@ def main():
     next_status = now
     while not stop:
         now = time.monotonic()
+        woke = now  # this turn's work begins: bytes waiting at the next select may have waited since
         for b in boards:
             if b.start is None and ((b.first_heard is not None and now >= b.first_heard + a.start_after)
                                     or now >= started_at + a.start_anyway):
@@ -648,6 +671,10 @@ def main():
         due = line.next_due()
         timeout = 0.05 if due is None else max(0.0, min(0.05, due - now))
         try:
+            waiting = int.from_bytes(fcntl.ioctl(line.master, termios.FIONREAD, b"\0\0\0\0"), "little")
+        except OSError:
+            waiting = 0
+        try:
             r, _, _ = select.select([line.master], [], [], timeout)
         except InterruptedError:
             continue
@@ -657,7 +684,9 @@ def main():
             except (BlockingIOError, OSError):
                 data = b""
             if data:
-                line.receive(data, time.monotonic())
+                read_at = time.monotonic()
+                # Bytes already waiting before the select came during this turn's work: read up to that late.
+                line.receive(data, read_at, (read_at - woke) * 1000 if waiting else 0.0)
     if a.status:
         write_status(a.status, line, boards, time.monotonic(), seed)
     line.close()

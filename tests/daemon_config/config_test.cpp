@@ -400,7 +400,8 @@ TEST(Config, LoadsFiles) {
   auto all = load_config(dir / "eboardd.toml");
   std::filesystem::remove_all(dir);
   ASSERT_TRUE(all) << all.error().what();
-  EXPECT_EQ(all->boards.size(), 5u);  // A, B and C, and the two of the [[bus]] example
+  EXPECT_EQ(all->boards.size(),
+            6u);  // A, B and C, the board without wood, and the two of the [[bus]] example
   EXPECT_EQ(all->buses.size(), 1u);
   EXPECT_EQ(all->matches.size(), 1u);
 }
@@ -813,4 +814,26 @@ TEST(Config, MillenniumAndChessnutBoardsWithTheirSettleTime) {
       "[[board]]\nid = \"A\"\nport = \"/dev/a\"\nprotocol = \"millennium\"\n"
       "[[board]]\nid = \"B\"\nport = \"/dev/b\"\n[[match]]\nboards = [\"A\", \"B\"]\n",
       9, "has no clock");
+}
+
+// A board without wood (issue 27): declared with protocol = "none", never by a port left out.
+TEST(Config, BoardWithoutWood) {
+  Config c = parse_ok(BOARD_A + "[[board]]\nid = \"7\"\nprotocol = \"none\"\nrules = \"fide-rapid\"\n");
+  ASSERT_EQ(c.boards.size(), 2u);
+  const BoardConfig& b = c.boards[1];
+  EXPECT_TRUE(b.woodless());
+  EXPECT_FALSE(c.boards[0].woodless());
+  EXPECT_EQ(b.device(), "");
+  EXPECT_EQ(b.rules, "fide-rapid");
+  EXPECT_FALSE(b.raw_log);  // no wire to log
+  // A forgotten port stays a mistake, and its message names the way to say "no device".
+  expect_error("[[board]]\nid = \"7\"\n", 1, "protocol = \"none\"");
+  for (const char* key :
+       {"port = \"/dev/ttyUSB0\"", "serial = \"A1B2\"", "settle_ms = 1500", "raw_log = true"})
+    expect_error(std::string("[[board]]\nid = \"7\"\nprotocol = \"none\"\n") + key + "\n", 4,
+                 "board without a device");
+  expect_error("[[board]]\nid = \"7\"\nprotocol = \"nnone\"\n", 3, "\"none\" for a board without a device");
+  // A bughouse match is played on clocks.
+  expect_error(BOARD_A + "[[board]]\nid = \"B\"\nprotocol = \"none\"\n\n[[match]]\nboards = [\"A\", \"B\"]\n",
+               9, "without a device");
 }

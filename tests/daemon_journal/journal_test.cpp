@@ -385,6 +385,22 @@ TEST(Records, EveryKindRoundTrips) {
   EXPECT_FALSE(journal::decode_entry('Q', "{}"));
 }
 
+// A typed move (a board without wood) keeps its clocks; a control record without them reads as before.
+TEST(Records, TypedMoveControlKeepsItsClocks) {
+  journal::ControlEntry typed{T0, "move", "", "Nbd7", 5350000, 5300000};
+  auto back = journal::decode_entry('C', journal::encode_body(typed));
+  ASSERT_TRUE(back) << back.error();
+  const auto& c = std::get<journal::ControlEntry>(*back);
+  EXPECT_EQ(c.value, "Nbd7");
+  EXPECT_EQ(c.white_ms, 5350000);
+  EXPECT_EQ(c.black_ms, 5300000);
+  const std::string old_body = R"({"action":"resign","side":"black","t":5,"value":""})";
+  auto plain = journal::decode_entry('C', old_body);
+  ASSERT_TRUE(plain) << plain.error();
+  EXPECT_EQ(std::get<journal::ControlEntry>(*plain).white_ms, -1);
+  EXPECT_EQ(journal::encode_body(*plain), old_body);  // written as before: no clock fields
+}
+
 // A clock reading's body is written by hand (one a second per board): byte for byte the JSON tree's dump,
 // so journals stay the same whichever wrote them.
 TEST(Records, ClockReadingBodyIsTheJsonDump) {

@@ -545,3 +545,13 @@ TEST(MqttTakeover, ShortSessionsInARowAreATakeover) {
   EXPECT_FALSE(w.taken_over());
   EXPECT_EQ(w.short_in_a_row(), 0);
 }
+
+// A board without a device on its host (issue 27) is shown as one by an aggregator; a wrong type is not.
+TEST(RemoteBoard, BoardWithoutWoodIsToldAsSuch) {
+  RemoteBoard rb("h1", "7");
+  EXPECT_FALSE(rb.board_status()["woodless"].get<bool>());
+  rb.take_state(json{{"game", 1}, {"woodless", true}});
+  EXPECT_TRUE(rb.board_status()["woodless"].get<bool>());
+  rb.take_state(json{{"game", 1}, {"woodless", "yes"}});
+  EXPECT_FALSE(rb.board_status()["woodless"].get<bool>());
+}

@@ -2,13 +2,15 @@
 // Copyright (C) 2026 the eboardd authors
 // SAN and UCI input fuzzing against a few fixed positions. First byte: the position (low bits) and the
 // language (high bit); the rest: the move text. Whatever parses must be a legal move that writes back to
-// text parsing to the same move.
+// text parsing to the same move. A move typed for a board without wood (Reconstructor::enter_move) is
+// played exactly when one of them parses, and a refusal changes nothing.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
 #include "rules/movegen.hpp"
 #include "rules/notation.hpp"
+#include "rules/reconstruct.hpp"
 
 using namespace eboard::rules;
 
@@ -63,6 +65,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!legal.contains(*m)) std::abort();
     auto again = parse_uci(pos, to_uci(pos, *m));
     if (!again || *again != *m) std::abort();
+  }
+  if (pos.variant() == Variant::Chess && language == Language::English) {
+    Reconstructor rec(ReconstructConfig{}, Game(pos));
+    auto typed = rec.enter_move(text, {}, 1000);
+    // enter_move reads the text without the white space around it.
+    const std::size_t a = text.find_first_not_of(" \t\r\n"), b = text.find_last_not_of(" \t\r\n");
+    const std::string_view token =
+        a == std::string_view::npos ? std::string_view() : text.substr(a, b - a + 1);
+    const bool parses = parse_uci(pos, token).has_value() || parse_san(pos, token).has_value();
+    if (typed.has_value() != parses) std::abort();
+    if (rec.game().ply_count() != (typed ? 1 : 0)) std::abort();
+    if (!typed && typed.error().find('\n') != std::string::npos) std::abort();
   }
   return 0;
 }

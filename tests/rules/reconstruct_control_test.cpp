@@ -137,3 +137,63 @@ TEST(ReconstructControl, DrawAgreedDuringTheAdjournmentEndsItUnplayed) {
   EXPECT_EQ(r.game().ply_count(), 0);
   EXPECT_FALSE(r.game().outcome());
 }
+
+// A board without wood (issue 27): the arbiter types the moves, UCI or SAN, checked by the rules.
+TEST(ReconstructControl, TypedMovesArePlayedAsCompletedMovesAndWrongOnesChangeNothing) {
+  Reconstructor r(ReconstructConfig{});
+  auto one = [&](std::string_view text, ClockTimes clock = {}) {
+    auto ev = r.enter_move(text, clock, 1000);
+    EXPECT_TRUE(ev) << text << ": " << (ev ? "" : ev.error());
+    return ev ? *ev : std::vector<Event>{};
+  };
+  auto ev = one("d4");
+  ASSERT_EQ(ev.size(), 1u);
+  const auto& m = std::get<MoveEvent>(ev[0].what);
+  EXPECT_EQ(m.ply, 1);
+  EXPECT_EQ(m.uci, "d2d4");
+  EXPECT_EQ(m.san, "d4");
+  EXPECT_FALSE(m.clock.known());
+  ev = one("g8f6", {5400000, 5390000});
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(std::get<MoveEvent>(ev[0].what).san, "Nf6");
+  EXPECT_EQ(std::get<MoveEvent>(ev[0].what).clock, (ClockTimes{5400000, 5390000}));
+  EXPECT_EQ(r.game().clock_at(2), (ClockTimes{5400000, 5390000}));
+  one("c4");
+  one("d6");
+  one("Nc3");
+  // Black's knights on b8 and f6 both reach d7.
+  auto amb = r.enter_move("Nd7", {}, 1000);
+  ASSERT_FALSE(amb);
+  EXPECT_NE(amb.error().find("ambiguous"), std::string::npos) << amb.error();
+  EXPECT_NE(amb.error().find("'Nd7'"), std::string::npos) << amb.error();
+  EXPECT_NE(amb.error().find("Black's move 3"), std::string::npos) << amb.error();
+  auto illegal = r.enter_move("Ke7", {}, 1000);  // the king has no way there: e7 is Black's own pawn
+  ASSERT_FALSE(illegal);
+  EXPECT_NE(illegal.error().find("illegal"), std::string::npos) << illegal.error();
+  auto bad_uci = r.enter_move("e7e4", {}, 1000);
+  ASSERT_FALSE(bad_uci);
+  EXPECT_NE(bad_uci.error().find("UCI"), std::string::npos) << bad_uci.error();
+  EXPECT_FALSE(r.enter_move("  ", {}, 1000));
+  EXPECT_EQ(r.game().ply_count(), 5);
+  EXPECT_TRUE(r.board_matches_game());  // the wood no sensor reports stands where the game is
+  EXPECT_EQ(std::get<MoveEvent>(one("Nbd7")[0].what).uci, "b8d7");
+}
+
+TEST(ReconstructControl, TypedMateEndsTheGameAndNothingComesAfter) {
+  Reconstructor r(ReconstructConfig{});
+  for (const char* m : {"f3", "e5", "g4"}) ASSERT_TRUE(r.enter_move(m, {}, 1000));
+  auto ev = r.enter_move("Qh4#", {}, 2000);
+  ASSERT_TRUE(ev);
+  ASSERT_EQ(ev->size(), 2u);
+  EXPECT_EQ(std::get<MoveEvent>((*ev)[0].what).san, "Qh4#");
+  EXPECT_EQ(std::get<ResultEvent>((*ev)[1].what).reason, "checkmate");
+  EXPECT_EQ(std::get<ResultEvent>((*ev)[1].what).result, Result::BlackWins);
+  auto after = r.enter_move("Kf2", {}, 3000);
+  ASSERT_FALSE(after);
+  EXPECT_NE(after.error().find("over"), std::string::npos);
+  // Adjourned: nothing typed until the resumption.
+  Reconstructor a(ReconstructConfig{});
+  ASSERT_TRUE(a.enter_move("e4", {}, 1000));
+  ASSERT_TRUE(a.adjourn(BLACK, "e5", 1000));
+  EXPECT_FALSE(a.enter_move("e5", {}, 1000));
+}
