@@ -1759,6 +1759,19 @@ std::vector<Event> Reconstructor::resign(Color c, std::int64_t t) {
   return end_game(Outcome{c == WHITE ? Result::BlackWins : Result::WhiteWins, "resignation"}, t);
 }
 
+std::vector<Event> Reconstructor::declare(const Outcome& o, std::int64_t t) {
+  if (!game_.outcome()) adjournment_.reset();
+  return end_game(o, t);
+}
+
+std::vector<Event> Reconstructor::correct(const Outcome& o, std::int64_t t) {
+  if (!game_.outcome()) return declare(o, t);
+  return collect([&] {
+    game_.set_outcome(o);
+    emit(t, ResultEvent{o.result, o.reason});
+  });
+}
+
 std::vector<Event> Reconstructor::agree_draw(std::int64_t t) {
   if (!game_.outcome()) adjournment_.reset();  // agreed during the adjournment: the sealed move is void
   return end_game(Outcome{Result::Draw, "agreement"}, t);

@@ -146,6 +146,12 @@ class Reconstructor {
   // adjournment they end it, the sealed move unplayed. Nothing when the game is already over.
   std::vector<Event> resign(Color c, std::int64_t t_ms);
   std::vector<Event> agree_draw(std::int64_t t_ms);
+  // A result the arbiter gives (a decision, a forfeit, a flag the arbiter saw): `o` is the game's result
+  // with its reason. During an adjournment too; the sealed move is then never played. Nothing once over.
+  std::vector<Event> declare(const Outcome& o, std::int64_t t_ms);
+  // The arbiter corrects the result of the game, over already: `o` replaces it, told as a new result.
+  // (declare() when the game is not over.)
+  std::vector<Event> correct(const Outcome& o, std::int64_t t_ms);
   // Guidelines I: the player on move seals his next move (as written, SAN or UCI, judged only at the
   // resumption) and the game is adjourned. Reconstruction pauses: the board is still followed, but no
   // move, alert or new game comes from it until resume().

@@ -976,12 +976,20 @@ void BoardRuntime::game_began() {
 }
 
 tl::expected<void, std::string> BoardRuntime::check_tags(const PgnTags& tags) {
-  static const char* reserved[] = {"Result", "FEN", "SetUp", "Variant", "Board"};
+  // The arbiter's result has its own control (arbiter.hpp): its tags are written with it, never alone.
+  static const char* reserved[] = {"Result", "FEN",           "SetUp",          "Variant",
+                                   "Board",  "ArbiterResult", "ArbiterPrevious"};
   for (const auto& t : tags) {
     if (!valid_tag_name(t.name))
       return tl::unexpected("bad tag name '" + t.name + "' (letters, digits, '_')");
     for (const char* r : reserved)
-      if (t.name == r) return tl::unexpected("tag " + t.name + " is set by the daemon, not by hand");
+      if (t.name == r)
+        return tl::unexpected(
+            "tag " + t.name + " is set by the daemon, not by hand" +
+            (t.name == "Result" || t.name.starts_with("Arbiter")
+                 ? std::string(": an arbiter's result or correction is POST /control/<board>/result "
+                               "(eboardctl result)")
+                 : std::string()));
     if (t.value.size() > 256) return tl::unexpected("tag " + t.name + ": value longer than 256 characters");
     if (std::any_of(t.value.begin(), t.value.end(),
                     [](char c) { return static_cast<unsigned char>(c) < 0x20; }))

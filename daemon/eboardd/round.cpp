@@ -219,13 +219,14 @@ std::optional<GameFileName> parse_game_file_name(const std::string& name) {
                       *started * 1000};
 }
 
-// A finished game's PGN as the feeds show it: one game with a move, a result or a comment, ending in a
-// blank line. Nothing: not a game worth a broadcast.
+// A finished game's PGN as the feeds show it: one game with a move, a result (the arbiter's too: a double
+// forfeit's PGN result is "*"), or a comment, ending in a blank line. Nothing: not a game worth a broadcast.
 std::optional<std::string> broadcast_text(std::string pgn) {
   auto games = rules::read_pgn(pgn);
   if (!games || games->size() != 1) return std::nullopt;
   const auto& g = games->front();
-  if (g.moves.empty() && g.result == "*" && g.intro_comment.empty()) return std::nullopt;
+  if (g.moves.empty() && g.result == "*" && g.intro_comment.empty() && !g.tag("ArbiterResult"))
+    return std::nullopt;
   if (!pgn.ends_with("\n\n")) pgn += pgn.ends_with('\n') ? "\n" : "\n\n";
   return pgn;
 }

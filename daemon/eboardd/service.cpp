@@ -20,6 +20,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "daemon/eboardd/arbiter.hpp"
 #include "daemon/eboardd/bus_source.hpp"
 #include "daemon/eboardd/clock_control.hpp"
 #include "daemon/eboardd/control.hpp"
@@ -164,6 +165,11 @@ const char* INDEX =
     "POST /control/<id>/ack           {\"alert\": N}                    acknowledge alert N (/status)\n"
     "POST /control/<id>/draw          draw by agreement\n"
     "POST /control/<id>/resign        {\"side\": \"black\"}\n"
+    "POST /control/<id>/result        {\"result\": \"+/-\", \"reason\": \"…\"} optional kind, rule, game N, "
+    "arbiter  the arbiter's result or correction\n"
+    "POST /control/<id>/moves         {\"game\": N, \"from_ply\": P, \"moves\": \"e4 e5\", \"reason\": "
+    "\"…\"}  "
+    "an earlier game's moves corrected\n"
     "POST /control/<id>/adjourn       {\"side\": \"white\", \"sealed\": \"Nf3\"}  the player on move seals\n"
     "POST /control/<id>/resume        the sealed move is played, the game goes on\n"
     "POST /control/<id>/recover       {\"candidate\": N} or {\"moves\": \"g7g6 f2f3\"}  settle a missed gap "
@@ -1469,14 +1475,25 @@ http::Response Service::control_authorized(const http::Request& r) {
   for (const auto& m : config_.matches)
     if (m.boards[0] == b->id() || m.boards[1] == b->id()) match = m.name();
   if (auto res = clock_control(*b, action, body)) return *res;
+  if (auto res = arbiter_control(*b, action, body, match, r.remote)) return *res;
   if (auto res = control_action(*b, action, body, match)) {
     // An acknowledged alert publishes no event: the hall's state of the board (its open alerts) is told
     // again, so an aggregator's page shows it closed.
     if (hall_ && res->status < 300) hall_->changed(b->id());
     return *res;
   }
-  return error_json(404, "unknown control action '" + action +
-                             "' (new-game, tags, promotion, ack, draw, resign, adjourn, resume)");
+  return error_json(404,
+                    "unknown control action '" + action +
+                        "' (new-game, tags, promotion, ack, draw, resign, result, moves, adjourn, resume)");
+}
+
+std::optional<http::Response> Service::arbiter_control(BoardRuntime& b, const std::string& action,
+                                                       const json& body, const std::string& match,
+                                                       const std::string& client) {
+  auto res =
+      arbiter_action(b, action, body, ArbiterContext{config_.state_dir, round_, b.files(), client, match});
+  if (res && res->status < 300 && hall_) hall_->changed(b.id());
+  return res;
 }
 
 int Service::number_of_board(std::string_view id) const {

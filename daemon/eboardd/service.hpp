@@ -163,6 +163,10 @@ class Service {
   int number_of_board(std::string_view id) const;
   http::Response control(const http::Request& r);
   http::Response control_authorized(const http::Request& r);
+  // POST /control/<board>/result and /moves (arbiter.hpp); nothing for another action.
+  std::optional<http::Response> arbiter_control(BoardRuntime& b, const std::string& action,
+                                                const nlohmann::json& body, const std::string& match,
+                                                const std::string& client);
   // POST /control/round {"round": "3"}: archives the round's PGN, starts the next.
   http::Response start_round(const nlohmann::json& body);
   // POST /control/pairings {"text": "<CSV or TRF-16>", "round": 3}: sets the boards' player tags.

@@ -103,6 +103,26 @@ tl::expected<std::optional<std::size_t>, std::string> control_recover_choice(con
   return std::optional<std::size_t>(std::stoul(v) - 1);
 }
 
+tl::expected<Outcome, std::string> control_outcome(const ControlEntry& c) {
+  // value "<1-0|0-1|1/2-1/2> <reason>": the arbiter's result as the game has it (a forfeit's PGN result).
+  const auto space = c.value.find(' ');
+  const std::string result = c.value.substr(0, space);
+  const std::string reason = space == std::string::npos ? "" : c.value.substr(space + 1);
+  Outcome o;
+  if (result == "1-0")
+    o.result = Result::WhiteWins;
+  else if (result == "0-1")
+    o.result = Result::BlackWins;
+  else if (result == "1/2-1/2")
+    o.result = Result::Draw;
+  else
+    return tl::unexpected("an arbiter's result is 1-0, 0-1 or 1/2-1/2 here, not \"" + result + "\"");
+  if (reason != "arbiter" && reason != "forfeit" && reason != "flag")
+    return tl::unexpected("an arbiter's result's reason is arbiter, forfeit or flag, not \"" + reason + "\"");
+  o.reason = reason;
+  return o;
+}
+
 tl::expected<std::vector<Event>, std::string> apply_control(Reconstructor& rec, const ControlEntry& c) {
   auto side = [&] { return control_side(c); };
   const Game& g = rec.game();
@@ -124,6 +144,12 @@ tl::expected<std::vector<Event>, std::string> apply_control(Reconstructor& rec, 
   if (c.action == "resume") {
     if (!rec.adjournment()) return tl::unexpected(std::string("the game is not adjourned"));
     return rec.resume(c.t_ms);
+  }
+  if (c.action == "result") {
+    // The arbiter's result: ends the game (during an adjournment too), or corrects the result it has.
+    auto o = control_outcome(c);
+    if (!o) return tl::unexpected(o.error());
+    return g.outcome() ? rec.correct(*o, c.t_ms) : rec.declare(*o, c.t_ms);
   }
   if (g.outcome()) return tl::unexpected("the game is over (" + result_string(g.outcome()->result) + ")");
   if (rec.adjournment() && c.action != "resign" && c.action != "draw")

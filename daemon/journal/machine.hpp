@@ -42,6 +42,9 @@ tl::expected<std::vector<rules::Event>, std::string> apply_control(rules::Recons
 // its piece (one of q, r, b, n).
 tl::expected<rules::Color, std::string> control_side(const ControlEntry& c);
 tl::expected<rules::PieceType, std::string> control_promotion_piece(const ControlEntry& c);
+// A `result` control's outcome: value "<1-0|0-1|1/2-1/2> <arbiter|forfeit|flag>" (the arbiter's result,
+// daemon/outputs/arbiter_result.hpp).
+tl::expected<rules::Outcome, std::string> control_outcome(const ControlEntry& c);
 // "adopt": its side when one was given (empty: the reconstruction decides who is on move).
 tl::expected<std::optional<rules::Color>, std::string> control_optional_side(const ControlEntry& c);
 // "recover" settles the gap of a moves-missed alert: the value is a candidate's number, 1-based as the

@@ -8,6 +8,7 @@
 #include <optional>
 #include <tuple>
 
+#include "daemon/outputs/arbiter_result.hpp"
 #include "daemon/outputs/text_encoding.hpp"
 #include "rules/pgn.hpp"
 
@@ -63,12 +64,11 @@ class Columns {
   std::vector<std::string> chars_;
 };
 
-// TRF-16's result of a game as one player's line has it.
-char trf_result(const std::string& result, bool white) {
-  if (result == "1-0") return white ? '1' : '0';
-  if (result == "0-1") return white ? '0' : '1';
-  if (result == "1/2-1/2") return '=';
-  return ' ';
+// TRF-16's result of a game as one player's line has it (`code`: GameResult::code()).
+char trf_result(const std::string& code, bool white) {
+  auto c = trf_codes(code);
+  if (!c) return ' ';
+  return white ? c->first : c->second;
 }
 
 std::size_t round_column(int round) { return 92 + std::size_t(round - 1) * 10; }
@@ -125,10 +125,13 @@ tl::expected<std::vector<GameResult>, std::string> round_results(
     r.result = g.result;
     if (r.result == "*") r.result = tag_or(g, "Result", "*");
     if (r.result != "1-0" && r.result != "0-1" && r.result != "1/2-1/2") r.result = "*";
-    r.termination = r.result == "*" ? "" : tag_or(g, "Termination");
+    if (auto a = g.tag("ArbiterResult"); a && valid_arbiter_code(*a) && pgn_result(*a) == r.result)
+      r.arbiter = std::string(*a);
+    const bool over = r.code() != "*";
+    r.termination = over ? tag_or(g, "Termination") : "";
     auto it = by_board.find(r.board);
     // The board's last finished game stands; a game set up after it (not begun) does not replace it.
-    if (it == by_board.end() || r.result != "*" || it->second.result == "*") by_board[r.board] = std::move(r);
+    if (it == by_board.end() || over || it->second.code() == "*") by_board[r.board] = std::move(r);
   }
   std::vector<GameResult> out;
   out.reserve(by_board.size());
@@ -140,7 +143,7 @@ std::string results_csv(const std::vector<GameResult>& results) {
   std::string out = "board,white,black,white_elo,black_elo,result,termination\r\n";
   for (const auto& r : results)
     out += std::to_string(r.board) + "," + csv_field(r.white.name) + "," + csv_field(r.black.name) + "," +
-           r.white.elo + "," + r.black.elo + "," + (r.result == "*" ? "" : r.result) + "," +
+           r.white.elo + "," + r.black.elo + "," + (r.code() == "*" ? "" : r.code()) + "," +
            csv_field(r.termination) + "\r\n";
   return out;
 }
@@ -158,8 +161,8 @@ tl::expected<std::string, std::string> results_trf(const std::vector<GameResult>
     for (const auto& r : results) {
       Columns white = player_line(++rank, r.white);
       Columns black = player_line(++rank, r.black);
-      put_round(white, round, rank, 'w', trf_result(r.result, true));
-      put_round(black, round, rank - 1, 'b', trf_result(r.result, false));
+      put_round(white, round, rank, 'w', trf_result(r.code(), true));
+      put_round(black, round, rank - 1, 'b', trf_result(r.code(), false));
       put_points(white, round);
       put_points(black, round);
       out += white.text() + "\r\n" + black.text() + "\r\n";
@@ -173,7 +176,7 @@ tl::expected<std::string, std::string> results_trf(const std::vector<GameResult>
   for (const auto& p : *pairings) {
     auto r =
         std::find_if(results.begin(), results.end(), [&](const GameResult& g) { return g.board == p.board; });
-    const std::string result = r == results.end() ? "*" : r->result;
+    const std::string result = r == results.end() ? "*" : r->code();
     games[p.white.rank] = {p.black.rank, 'w', trf_result(result, true)};
     games[p.black.rank] = {p.white.rank, 'b', trf_result(result, false)};
   }

@@ -444,6 +444,89 @@ std::string control_path(const std::string& board, const std::string& action) {
 
 }  // namespace
 
+// `eboardctl result`: every result an arbiter gives (daemon/eboardd/arbiter.hpp), on the current game or an
+// earlier one of the round.
+void add_result_command(CLI::App& app, int& exit_code, Target& t, std::string& board, std::string& result,
+                        std::string& reason, std::string& kind, std::string& rule, std::string& arbiter,
+                        int& game, const std::string& control_note) {
+  CLI::App* cmd = command(app, "result",
+                          "Enter the arbiter's result of BOARD's game (the current one, or --game N of the "
+                          "round): a decision, a forfeit, a flag the arbiter saw; on a game over already, a "
+                          "correction" +
+                              control_note,
+                          t);
+  cmd->add_option("BOARD", board, "board id")->required();
+  cmd->add_option(
+         "RESULT", result,
+         "1-0, 0-1, 1/2-1/2 (a decision or a flag), +/- or -/+ (a forfeit: PGN 1-0 / 0-1, TRF + -), "
+         "-/- (a double forfeit: PGN *, TRF - for both; earlier games only). -/+ and -/- begin with '-': "
+         "write them after -- (eboardctl result 3 --reason \"...\" -- -/+)")
+      ->required()
+      ->check(CLI::IsMember({"1-0", "0-1", "1/2-1/2", "+/-", "-/+", "-/-"}));
+  cmd->add_option("--reason", reason, "the arbiter's words, written into the record (1 to 200 characters)")
+      ->required();
+  cmd->add_option("--kind", kind,
+                  "decision, forfeit or flag (default: forfeit for +/- -/+ -/-, else decision)")
+      ->check(CLI::IsMember({"decision", "forfeit", "flag"}));
+  cmd->add_option(
+      "--rule", rule,
+      "the FIDE Laws article (default: 6.7.1 for a forfeit, 6.9 for a flag, 12.2 for a decision)");
+  cmd->add_option("--game", game, "the board's game number (default: the current game)")
+      ->check(CLI::Range(1, std::numeric_limits<int>::max()));
+  cmd->add_option("--arbiter", arbiter, "the arbiter's name, kept in the record and the log");
+  cmd->footer(
+      "The record keeps the earlier version beside it (<file>.v1, <file>.v1.sig, ...), carries the tags "
+      "Termination, ArbiterResult, ArbiterRule, ArbiterReason, ArbiterBy, ArbiterTime (ArbiterPrevious on "
+      "a correction), and is signed again; /games.pgn, /ws (a result event), the round's TRF/CSV "
+      "(eboardctl results) and, when the round ends, its archive show it. Every entry is appended to "
+      "state_dir/arbiter.log.\n");
+  cmd->callback([&t, &board, &result, &reason, &kind, &rule, &arbiter, &game, &exit_code] {
+    json body{{"result", result}, {"reason", reason}};
+    if (!kind.empty()) body["kind"] = kind;
+    if (!rule.empty()) body["rule"] = rule;
+    if (!arbiter.empty()) body["arbiter"] = arbiter;
+    if (game > 0) body["game"] = game;
+    exit_code = run(t, bhttp::verb::post, control_path(board, "result"), body, true);
+  });
+}
+
+// `eboardctl moves`: the moves of an earlier game corrected in its record (daemon/eboardd/arbiter.hpp).
+void add_moves_command(CLI::App& app, int& exit_code, Target& t, std::string& board, std::string& moves,
+                       std::string& reason, std::string& arbiter, int& game, int& from_ply,
+                       const std::string& control_note) {
+  CLI::App* cmd =
+      command(app, "moves",
+              "Correct the moves of BOARD's earlier game --game N of the round, from ply --from-ply "
+              "on (the current game's moves are the board's)" +
+                  control_note,
+              t);
+  cmd->add_option("BOARD", board, "board id")->required();
+  cmd->add_option("--game", game, "the board's game number (an earlier game of the round)")
+      ->required()
+      ->check(CLI::Range(1, std::numeric_limits<int>::max()));
+  cmd->add_option("--from-ply", from_ply, "the first ply replaced (1 = White's first move)")
+      ->required()
+      ->check(CLI::Range(1, 10000));
+  cmd->add_option(
+         "--moves", moves,
+         "the moves from that ply on, SAN or UCI separated by spaces (\"\": the record ends before it)")
+      ->required();
+  cmd->add_option("--reason", reason, "the arbiter's words, written into the record (1 to 200 characters)")
+      ->required();
+  cmd->add_option("--arbiter", arbiter, "the arbiter's name, kept in the record and the log");
+  cmd->footer(
+      "Each move is checked against the rules; the moves before keep their clocks, the result stays "
+      "(eboardctl "
+      "result corrects it). The record keeps the earlier version beside it (<file>.v1, <file>.v1.sig, ...), "
+      "carries the tag MovesCorrected (from which ply, and the moves it replaced), and is signed again; "
+      "/games.pgn shows it. The entry is appended to state_dir/arbiter.log.\n");
+  cmd->callback([&t, &board, &moves, &reason, &arbiter, &game, &from_ply, &exit_code] {
+    json body{{"game", game}, {"from_ply", from_ply}, {"moves", moves}, {"reason", reason}};
+    if (!arbiter.empty()) body["arbiter"] = arbiter;
+    exit_code = run(t, bhttp::verb::post, control_path(board, "moves"), body, true);
+  });
+}
+
 void add_control_commands(CLI::App& app, int& exit_code) {
   // One set of values per subcommand: CLI11 keeps the pointers for the whole parse.
   struct Values {
@@ -451,7 +534,8 @@ void add_control_commands(CLI::App& app, int& exit_code) {
     int alert = 0;
     int candidate = 0;
     std::string board, side, piece, sealed, fen, white, black, event, site, round, id, port,
-        protocol = "dgt", moves, file, encoding = "auto", format = "trf";
+        protocol = "dgt", moves, file, encoding = "auto", format = "trf", result, reason, kind, rule, arbiter;
+    int game = 0, from_ply = 0;
     std::vector<std::string> tags;
     std::vector<std::string> typed;  // `move`'s moves
     std::vector<std::string> clock;  // `move --clock WHITE BLACK`
@@ -665,6 +749,10 @@ void add_control_commands(CLI::App& app, int& exit_code) {
     }
     exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "moves"), body, true);
   });
+  add_result_command(app, exit_code, v->t, v->board, v->result, v->reason, v->kind, v->rule, v->arbiter,
+                     v->game, control_note);
+  add_moves_command(app, exit_code, v->t, v->board, v->moves, v->reason, v->arbiter, v->game, v->from_ply,
+                    control_note);
 
   CLI::App* adjourn =
       command(app, "adjourn",

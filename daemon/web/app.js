@@ -1117,6 +1117,7 @@ function actions(id) {
     el("div", { class: "actions" }, "Next promotion:", side, piece,
       el("button", { type: "button", disabled: dis, onclick: () => act(id, "promotion", { side: side.value, piece: piece.value }) }, "Set promotion piece"))
   );
+  box.append(resultForm(id, dis));
   if (!woodless) box.append(clockActions(id, dis));  // a board without wood has no clock to set
   // Adjourning: the player on move seals his move (never shown until the resumption).
   const sealer = el("select", { "aria-label": "Side sealing" }, el("option", { value: "white" }, "White"), el("option", { value: "black" }, "Black"));
@@ -1131,6 +1132,37 @@ function actions(id) {
       el("button", { type: "button", class: "resume", disabled: dis, onclick: () => confirm("Resume the game on board " + id + "? The sealed move is played.") && act(id, "resume", {}) }, "Resume"))
   );
   return box;
+}
+
+// The arbiter's result (POST /control/<id>/result): a decision, a forfeit, a flag seen, on the current game
+// or an earlier one of the round (its number); on a game over already it corrects the record.
+function resultForm(id, dis) {
+  const code = el("select", { class: "arbiter-result", "aria-label": "Result" },
+    ...[["1-0", "1-0"], ["0-1", "0-1"], ["1/2-1/2", "\u00bd-\u00bd"], ["+/-", "+/\u2212 forfeit (White wins)"], ["-/+", "\u2212/+ forfeit (Black wins)"], ["-/-", "\u2212/\u2212 double forfeit"]].map(([v, n]) => el("option", { value: v }, n)));
+  const kind = el("select", { class: "arbiter-kind", "aria-label": "Kind of result" },
+    el("option", { value: "" }, "by its result"), el("option", { value: "decision" }, "decision"), el("option", { value: "flag" }, "flag seen"), el("option", { value: "forfeit" }, "forfeit"));
+  const rule = el("input", { type: "text", class: "arbiter-rule", placeholder: "FIDE article (e.g. 6.7.1)", "aria-label": "FIDE article", size: 10 });
+  const game = el("input", { type: "number", class: "arbiter-game", min: 1, placeholder: "game (current)", "aria-label": "Game number (empty: the current game)", size: 6 });
+  const reason = el("input", { type: "text", class: "arbiter-reason", placeholder: "reason (goes into the record)", "aria-label": "Reason", size: 28, required: true });
+  return el("form", { class: "actions result-form", onsubmit: (ev) => {
+    ev.preventDefault();
+    const body = { result: code.value, reason: reason.value.trim() };
+    if (kind.value) body.kind = kind.value;
+    if (rule.value.trim()) body.rule = rule.value.trim();
+    if (game.value.trim()) body.game = Number(game.value);
+    const which = body.game ? "game " + body.game : "the current game";
+    if (confirm("Enter " + code.value + " on board " + id + ", " + which + "? A result given or corrected is final: the record is rewritten (the earlier version kept) and signed again.")) act(id, "result", body);
+  } }, "Arbiter's result:", code, kind, rule, game, reason, el("button", { type: "submit", class: "give-result", disabled: dis }, "Enter result"));
+}
+
+// The words for a result entered, from the daemon's answer.
+function resultWords(text) {
+  try {
+    const a = JSON.parse(text);
+    return (a.corrected ? "Result of game " + a.game + " corrected to " : "Result of game " + a.game + ": ") + a.code + " (" + a.kind + ", art. " + a.rule + ")" + (a.corrected ? "; was " + a.previous + ", kept beside it." : ".") + (a.signed ? " Signed again." : "");
+  } catch (err) {
+    return "Result recorded.";
+  }
 }
 
 function canControl() {
@@ -1162,6 +1194,7 @@ function answerWords(method, path, status, text) {
   if (status >= 200 && status < 300) {
     if (method === "DELETE") return { ok: true, words: "Board removed." };
     if (path === "/boards") return { ok: true, words: "Board added." };
+    if (path.endsWith("/result")) return { ok: true, words: resultWords(text) };
     return { ok: true, words: DONE[path.split("/").pop()] || "Done." };
   }
   if (status === 401) return { ok: false, words: "Refused: sign in with the control token." };

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// Every result an arbiter gives (POST /control/<board>/result): a decision (1-0, 0-1, 1/2-1/2), a
+// forfeit (+/-, -/+, -/-), a flag the arbiter saw, each with its FIDE article and the arbiter's words, on
+// the board's current game or on any earlier game of the current round (`game`: its number); on a game
+// over already it is a correction. The vocabulary and how a record carries it: outputs/arbiter_result.hpp.
+//
+//  - The current game, not over: ended through reconstruction (a journaled `result` control, replayed on
+//    recovery), its §3 `result` event published with reason forfeit, arbiter or flag; the Arbiter* tags
+//    go to the game's tags (journaled).
+//  - The current game, over: the same control corrects its result (a new `result` event); the record as it
+//    was is kept first (below).
+//  - An earlier game of the round: its file in state_dir/games is rewritten (apply_verdict), the record
+//    as it was kept first, and signed again; a `result` event with "game", "corrected", "previous" is
+//    published on /ws (not journaled: the board's journal is the current game's).
+//  - A double forfeit (-/-) has no PGN or §3 result: only on an earlier game (the board set up for the next
+//    game), PGN Result "*" with ArbiterResult "-/-", no event.
+// Keeping: `<file>.v<k>` (and `<file>.v<k>.sig` when it was signed), k = 1, 2 … beside the file, so
+// `eboardctl verify <file>.v<k>` checks the earlier version as it was signed. Re-signing: the new text
+// with the journals the earlier signature sealed (none: the game's kept journal, else the board's current
+// one). Every entry is appended to state_dir/arbiter.log (JSON lines, synced): who (the token holder's
+// client address, and the name the arbiter gave), when, why, what was there before, where it is kept.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/eboardd/board_runtime.hpp"
+#include "daemon/eboardd/round.hpp"
+#include "daemon/http/server.hpp"
+
+namespace eboard::outputs {
+class AsyncFileWriter;
+}
+
+namespace eboard::eboardd {
+
+struct ArbiterContext {
+  std::filesystem::path state_dir;
+  const Round& round;
+  outputs::AsyncFileWriter* files = nullptr;  // the daemon's background writer (its pending writes first)
+  std::string client;                         // the client's address
+  std::string match;                          // the bughouse match the board plays in, empty if none
+};
+
+// POST /control/<board>/moves {"game", "from_ply", "moves", "reason", optional "arbiter"}: the moves of an
+// earlier game of the round corrected in its record (outputs::replace_moves), kept, signed again and logged
+// as above; no event (§3 has none for it). Refused on the current game (its moves are the board's). A
+// "moves" body with none of game, from_ply, reason is not this: moves typed on a board without wood.
+// Answers POST /control/<board>/result: {"result", "reason", optional "kind" (decision, forfeit, flag),
+// "rule", "game" (the board's game number; default the current game), "arbiter" (a name for the record)}.
+// Nothing for any other action than these two.
+std::optional<http::Response> arbiter_action(BoardRuntime& b, const std::string& action,
+                                             const nlohmann::json& body, const ArbiterContext& ctx);
+
+}  // namespace eboard::eboardd

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// The results an arbiter gives, and how a game record carries them. Pure: no files, no clock.
+//
+// Vocabulary (the `result` an arbiter enters):
+//   1-0, 0-1, 1/2-1/2   a decision (kind "decision", §3 reason "arbiter"; default rule: FIDE Laws 12.2),
+//                       or a flag the arbiter saw (kind "flag", §3 reason "flag"; rule 6.9)
+//   +/-, -/+            a forfeit (kind "forfeit", §3 reason "forfeit"; rule 6.7.1): PGN Result 1-0 / 0-1
+//   -/-                 a double forfeit: PGN has no result for it, so the PGN Result is "*" and the tag
+//                       ArbiterResult "-/-" says it; no §3 `result` event (its result is one of three)
+// Every arbiter result writes these tags (PGN allows any tag; readers ignore those they do not know):
+//   Termination "forfeit" | "arbiter" | "flag", ArbiterResult (the code as entered), ArbiterRule (the FIDE
+//   article), ArbiterReason (the arbiter's text), ArbiterTime (UTC), ArbiterBy (who entered it), and for a
+//   correction ArbiterPrevious (the result the record held before, with its Termination).
+// TRF-16 (FIDE's Tournament Report File) codes from a player's side: 1 0 = for played games, + - for
+// forfeits (a double forfeit is - for both).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <tl/expected.hpp>
+
+namespace eboard::outputs {
+
+struct ArbiterVerdict {
+  std::string code;    // as entered: 1-0, 0-1, 1/2-1/2, +/-, -/+, -/-
+  std::string kind;    // decision, forfeit, flag
+  std::string rule;    // the FIDE article, e.g. "6.7.1"
+  std::string reason;  // the arbiter's words
+  std::string by;      // who entered it (the token holder and client address)
+  std::int64_t at_ms = 0;
+};
+
+// Checks an arbiter's entry. `code`: one of the vocabulary; `kind`: empty (decided by the code:
+// forfeit codes are forfeits, the others decisions), "decision", "forfeit" or "flag" (a flag needs 1-0,
+// 0-1 or 1/2-1/2: the side whose flag fell loses, or a draw when the other cannot mate, 6.9); `rule`:
+// empty (the kind's default) or up to 32 characters; `reason`: 1 to 200 characters, no control
+// characters. The error is a sentence for a 400 answer.
+tl::expected<ArbiterVerdict, std::string> make_verdict(std::string_view code, std::string_view kind,
+                                                       std::string_view rule, std::string_view reason);
+
+// The PGN Result of a code: 1-0, 0-1, 1/2-1/2, or "*" for -/-.
+std::string pgn_result(std::string_view code);
+// The §3 reason of a kind: forfeit, arbiter, flag.
+std::string event_reason(std::string_view kind);
+// TRF-16 result codes (White's, Black's) of an arbiter code, or of a PGN result when `code` is one.
+// Nothing for anything else ("*").
+std::optional<std::pair<char, char>> trf_codes(std::string_view code);
+// Whether `code` is one of the vocabulary.
+bool valid_arbiter_code(std::string_view code);
+
+// One game's PGN (one game, as eboardd writes it: tags, a blank line, movetext ending in the result) with
+// the verdict applied: the Result tag and the movetext's result token replaced, the tags above set
+// (ArbiterPrevious from the text's own Result and Termination when `correction`). Everything else is kept
+// byte for byte. Fails on a text that is not one such game.
+tl::expected<std::string, std::string> apply_verdict(std::string_view pgn, const ArbiterVerdict& v,
+                                                     bool correction);
+
+// A correction of the moves of a finished game's record (one game, as eboardd writes it): its moves from
+// ply `from_ply` (1 = White's first) replaced by `moves` (SAN or UCI separated by spaces; move numbers are
+// skipped; empty: the record ends before that ply), each checked against the rules; the moves before keep
+// their clocks, the tags and the result stay. The tags MovesCorrected ("from ply P; was: <the SAN moves
+// replaced>", cut to 200 characters), ArbiterReason, ArbiterBy and ArbiterTime are set from `v` (its code
+// and kind are not used). The error says which move is not legal.
+tl::expected<std::string, std::string> replace_moves(std::string_view pgn, int from_ply,
+                                                     std::string_view moves, const ArbiterVerdict& v);
+
+// The value of tag `name` in a PGN's tag section, if present.
+std::optional<std::string> pgn_tag(std::string_view pgn, std::string_view name);
+
+}  // namespace eboard::outputs

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// The arbiter's results without a daemon: the vocabulary and what it refuses, the PGN and TRF-16 forms
+// of each (forfeits: TRF + and -), and a record rewritten with a verdict, read back by the PGN reader.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "daemon/outputs/arbiter_result.hpp"
+#include "daemon/outputs/pairings.hpp"
+#include "daemon/outputs/round_results.hpp"
+#include "rules/notation.hpp"
+#include "rules/pgn.hpp"
+
+using namespace eboard;
+using namespace eboard::outputs;
+
+namespace {
+
+// A game as eboardd writes it: Seven Tag Roster, more tags, SAN movetext with clock comments, result.
+std::string record(const std::string& result, const std::string& termination) {
+  rules::Game g(rules::Position::start());
+  for (const char* san : {"e4", "e5", "Nf3", "Nc6", "Bb5"}) {
+    auto m = rules::parse_san(g.position(), san);
+    EXPECT_TRUE(m) << san;
+    g.play(*m, {5400000, 5400000}, 0);
+  }
+  rules::GameRecord r;
+  rules::set_record_moves(r, g);
+  r.tags = {{"Event", "Open"}, {"Site", "Lyon"},   {"Date", "2026.11.28"}, {"Round", "1"},    {"White", "A"},
+            {"Black", "B"},    {"Result", result}, {"Board", "1"},         {"Annotator", "x"}};
+  if (!termination.empty()) r.tags.push_back({"Termination", termination});
+  r.result = result;
+  auto text = rules::write_pgn(r);
+  EXPECT_TRUE(text) << text.error();
+  return *text;
+}
+
+}  // namespace
+
+TEST(ArbiterResult, VocabularyAndItsDefaults) {
+  auto forfeit = make_verdict("+/-", "", "", "Black did not come (30 min)");
+  ASSERT_TRUE(forfeit) << forfeit.error();
+  EXPECT_EQ(forfeit->kind, "forfeit");
+  EXPECT_EQ(forfeit->rule, "6.7.1");
+  EXPECT_EQ(event_reason(forfeit->kind), "forfeit");
+  EXPECT_EQ(pgn_result("+/-"), "1-0");
+  EXPECT_EQ(pgn_result("-/+"), "0-1");
+  EXPECT_EQ(pgn_result("-/-"), "*");  // PGN has no result for a double forfeit
+
+  auto decision = make_verdict("0-1", "", "11.3.2", "a phone rang");
+  ASSERT_TRUE(decision) << decision.error();
+  EXPECT_EQ(decision->kind, "decision");
+  EXPECT_EQ(decision->rule, "11.3.2");
+  EXPECT_EQ(event_reason(decision->kind), "arbiter");
+
+  auto flag = make_verdict("1/2", "flag", "", "White's flag fell; Black has a bare king");
+  ASSERT_TRUE(flag) << flag.error();
+  EXPECT_EQ(flag->code, "1/2-1/2");
+  EXPECT_EQ(flag->rule, "6.9");
+  EXPECT_EQ(event_reason(flag->kind), "flag");
+}
+
+TEST(ArbiterResult, RefusesWhatIsNoResult) {
+  for (const char* code : {"", "2-0", "1-1", "0-0", "*", "+/+", "1-0 ", "forfeit"})
+    EXPECT_FALSE(make_verdict(code, "", "", "why")) << code;
+  EXPECT_FALSE(make_verdict("1-0", "forfeit", "", "why"));   // a forfeit's code is +/- …
+  EXPECT_FALSE(make_verdict("+/-", "decision", "", "why"));  // … and a decision's is not
+  EXPECT_FALSE(make_verdict("-/-", "flag", "", "why"));
+  EXPECT_FALSE(make_verdict("1-0", "adjudication", "", "why"));
+  EXPECT_FALSE(make_verdict("1-0", "", "", ""));            // no reason
+  EXPECT_FALSE(make_verdict("1-0", "", "", "two\nlines"));  // one line
+  EXPECT_FALSE(make_verdict("1-0", "", "", std::string(201, 'x')));
+  EXPECT_FALSE(make_verdict("1-0", "", std::string(33, '1'), "why"));
+  EXPECT_FALSE(make_verdict("1-0", "", "", "\xC3"));  // not UTF-8
+  auto e = make_verdict("3-0", "", "", "why");
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().find("3-0"), std::string::npos) << e.error();
+}
+
+TEST(ArbiterResult, TrfCodesOfEachResult) {
+  EXPECT_EQ(trf_codes("1-0"), (std::pair{'1', '0'}));
+  EXPECT_EQ(trf_codes("0-1"), (std::pair{'0', '1'}));
+  EXPECT_EQ(trf_codes("1/2-1/2"), (std::pair{'=', '='}));
+  EXPECT_EQ(trf_codes("+/-"), (std::pair{'+', '-'}));
+  EXPECT_EQ(trf_codes("-/+"), (std::pair{'-', '+'}));
+  EXPECT_EQ(trf_codes("-/-"), (std::pair{'-', '-'}));
+  EXPECT_FALSE(trf_codes("*"));
+  // TRF-16's points: a forfeit win counts a point, a forfeit loss none.
+  EXPECT_EQ(half_points('+'), 2);
+  EXPECT_EQ(half_points('-'), 0);
+}
+
+TEST(ArbiterResult, AVerdictRewritesTheRecordAndKeepsTheRest) {
+  const std::string before = record("*", "");
+  auto v = make_verdict("-/+", "", "", "White left the hall with a \"phone\"");
+  ASSERT_TRUE(v) << v.error();
+  v->by = "Chief, control token from 127.0.0.1:5000";
+  v->at_ms = 1795000000000;
+  auto after = apply_verdict(before, *v, false);
+  ASSERT_TRUE(after) << after.error();
+  auto games = rules::read_pgn(*after);
+  ASSERT_TRUE(games) << games.error();
+  ASSERT_EQ(games->size(), 1u);
+  const auto& g = games->front();
+  EXPECT_EQ(g.result, "0-1");
+  EXPECT_EQ(g.tag("Result"), "0-1");
+  EXPECT_EQ(g.tag("Termination"), "forfeit");
+  EXPECT_EQ(g.tag("ArbiterResult"), "-/+");
+  EXPECT_EQ(g.tag("ArbiterRule"), "6.7.1");
+  EXPECT_EQ(g.tag("ArbiterReason"), "White left the hall with a \"phone\"");
+  EXPECT_EQ(g.tag("ArbiterBy"), "Chief, control token from 127.0.0.1:5000");
+  EXPECT_TRUE(g.tag("ArbiterTime"));
+  EXPECT_FALSE(g.tag("ArbiterPrevious"));
+  EXPECT_EQ(g.moves.size(), 5u);
+  EXPECT_EQ(pgn_tag(*after, "ArbiterResult"), "-/+");
+  // Every line of the movetext but the result's is kept as it was.
+  const std::string moves_before =
+      before.substr(before.find("\n\n"), before.rfind('*') - before.find("\n\n"));
+  EXPECT_NE(after->find(moves_before), std::string::npos) << *after;
+
+  // A correction: the earlier result and its termination go into ArbiterPrevious.
+  auto c = make_verdict("1/2-1/2", "", "12.2", "the forfeit was wrong: both agreed a draw");
+  ASSERT_TRUE(c);
+  auto corrected = apply_verdict(*after, *c, true);
+  ASSERT_TRUE(corrected) << corrected.error();
+  auto again = rules::read_pgn(*corrected);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->front().result, "1/2-1/2");
+  EXPECT_EQ(again->front().tag("Termination"), "arbiter");
+  EXPECT_EQ(again->front().tag("ArbiterPrevious"), "0-1 forfeit");
+  EXPECT_EQ(again->front().tag("ArbiterResult"), "1/2-1/2");
+
+  // A double forfeit: no PGN result, said by the tag.
+  auto d = make_verdict("-/-", "", "", "neither player came");
+  ASSERT_TRUE(d);
+  auto dd = apply_verdict(record("1-0", "resignation"), *d, true);
+  ASSERT_TRUE(dd) << dd.error();
+  auto ddg = rules::read_pgn(*dd);
+  ASSERT_TRUE(ddg);
+  EXPECT_EQ(ddg->front().result, "*");
+  EXPECT_EQ(ddg->front().tag("ArbiterPrevious"), "1-0 resignation");
+
+  EXPECT_FALSE(apply_verdict("1. e4 e5 *\n", *v, false));                 // no tags
+  EXPECT_FALSE(apply_verdict("[Event \"x\"]\n\n1. e4 e5\n", *v, false));  // no result
+}
+
+TEST(ArbiterResult, RoundResultsTakeTheArbitersCodes) {
+  auto game = [](const std::string& board, const std::string& result, const std::string& arbiter) {
+    return "[Event \"T\"]\n[White \"W" + board + "\"]\n[Black \"B" + board + "\"]\n[Result \"" + result +
+           "\"]\n[Board \"" + board + "\"]\n" +
+           (arbiter.empty() ? "" : "[Termination \"forfeit\"]\n[ArbiterResult \"" + arbiter + "\"]\n") +
+           "\n" + result + "\n\n";
+  };
+  // Board 1 +/-, 2 -/-, 3 an ordinary 0-1, 4 an ArbiterResult that disagrees with the result (ignored).
+  const std::string pgn =
+      game("1", "1-0", "+/-") + game("2", "*", "-/-") + game("3", "0-1", "") + game("4", "1-0", "-/+");
+  auto results = round_results(pgn, [](std::string_view id) { return std::stoi(std::string(id)); });
+  ASSERT_TRUE(results) << results.error();
+  ASSERT_EQ(results->size(), 4u);
+  EXPECT_EQ((*results)[0].code(), "+/-");
+  EXPECT_EQ((*results)[1].code(), "-/-");
+  EXPECT_EQ((*results)[1].termination, "forfeit");
+  EXPECT_EQ((*results)[2].code(), "0-1");
+  EXPECT_EQ((*results)[3].code(), "1-0");
+  auto trf = results_trf(*results, 1, "", "T");
+  ASSERT_TRUE(trf) << trf.error();
+  auto back = parse_trf(*trf, 1);
+  ASSERT_TRUE(back) << back.error() << *trf;
+  EXPECT_NE(trf->find("   2 w +"), std::string::npos) << *trf;
+  EXPECT_NE(trf->find("   1 b -"), std::string::npos) << *trf;
+  EXPECT_NE(trf->find("   4 w -"), std::string::npos) << *trf;
+  EXPECT_NE(trf->find("   3 b -"), std::string::npos) << *trf;
+  const std::string csv = results_csv(*results);
+  EXPECT_NE(csv.find("1,W1,B1,,,+/-,forfeit"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("2,W2,B2,,,-/-,forfeit"), std::string::npos) << csv;
+}
+
+TEST(ArbiterResult, MovesCorrectedInARecord) {
+  const std::string before = record("1-0", "resignation");  // 1. e4 e5 2. Nf3 Nc6 3. Bb5
+  auto v = make_verdict("1-0", "", "", "the scoresheets show 2...Nf6");
+  ASSERT_TRUE(v);
+  v->by = "Chief";
+  auto after = replace_moves(before, 4, "2... Nf6 3.Nc3 g1f3", *v);  // 3. g1f3 is not legal: refused
+  ASSERT_FALSE(after);
+  EXPECT_NE(after.error().find("ply 6"), std::string::npos) << after.error();
+  after = replace_moves(before, 4, "2... Nf6 3.Nc3 f8b4", *v);
+  ASSERT_TRUE(after) << after.error();
+  auto games = rules::read_pgn(*after);
+  ASSERT_TRUE(games) << games.error();
+  auto r = rules::replay(games->front());
+  ASSERT_TRUE(r) << r.error();
+  ASSERT_EQ(r->moves.size(), 6u);
+  EXPECT_EQ(r->result, "1-0");  // the result stays
+  EXPECT_EQ(games->front().tag("MovesCorrected"), "from ply 4; was: Nc6 Bb5");
+  EXPECT_EQ(games->front().tag("ArbiterBy"), "Chief");
+  EXPECT_EQ(games->front().tag("White"), "A");
+  // The moves before keep their clocks.
+  ASSERT_TRUE(r->moves[0].clock_ms);
+  EXPECT_EQ(*r->moves[0].clock_ms, 5400000);
+  EXPECT_FALSE(r->moves[3].clock_ms);
+  // Cut short: nothing from ply 6 on; a ply past the end + 1 is refused.
+  auto cut = replace_moves(before, 6, "", *v);
+  ASSERT_TRUE(cut) << cut.error();
+  EXPECT_EQ(rules::replay(rules::read_pgn(*cut)->front())->moves.size(), 5u);
+  EXPECT_FALSE(replace_moves(before, 7, "a6", *v));
+  EXPECT_FALSE(replace_moves(before, 0, "e4", *v));
+  EXPECT_FALSE(replace_moves("not a game", 1, "e4", *v));
+}

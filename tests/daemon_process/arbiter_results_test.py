@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
+"""Every result an arbiter gives (issue 27), on a real eboardd with pairings, through `eboardctl result`.
+
+  - Bad input: a result that is none, an unknown game, an unknown field, no reason: 400 with the reason; no
+    token: 401. Nothing changes.
+  - Board 2: a forfeit (+/-) on the current game: 200, and the GET of /games.pgn right after shows 1-0,
+    Termination "forfeit", ArbiterResult "+/-", rule 6.7.1; /ws tells a `result` event with reason forfeit.
+  - Board 1's game 1: its moves corrected from the scoresheets (`eboardctl moves`): an illegal one refused with
+    its ply, the current game's refused; the record rewritten with its result kept, kept as it was, signed again.
+  - Board 3: a flag the arbiter saw (1/2-1/2, rule 6.9) on the current game, then its correction to 1-0 (the
+    record as it was kept as .v1 with its signature), then, once set up again, a double forfeit (-/-) of that
+    earlier game 1.
+  - Board 1: game 1 resigned (1-0), the board set up for game 2; the arbiter corrects game 1 to 0-1 (an
+    earlier game): /games.pgn, /ws (game, corrected, previous), the file rewritten and signed again, its
+    earlier version kept beside it. `eboardctl verify` says both intact; a forged edit of the corrected
+    record is caught.
+  - The round's TRF-16 (+ - for forfeits, - - for the double forfeit) and CSV, the same after a restart (the
+    current game's result replayed from the journal), and rounds/1.pgn once round 2 begins.
+  - state_dir/arbiter.log journals who, when and why.
+
+usage: arbiter_results_test.py EBOARDD EBOARDCTL
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import eboardctl_proc as ep
+from pairings_rounds_test import request
+from pgn_feeds_test import Configured, tags_of
+
+TOKEN = "pairings-rounds-test-token-0123456789"  # pairings_rounds_test.request's
+
+
+def run(h, exe, ctl):
+    boards = "".join(f'[[board]]\nid = "{i}"\nport = "/nonexistent/eboard-{i}"\nprotocol = "dgt"\n\n'
+                     for i in range(1, 4))
+    config = (f'state_dir = "@STATE@"\n\n[http]\nlisten = "127.0.0.1:0"\ntoken = "{TOKEN}"\n\n'
+              f'[event]\nname = "Arbiter Test"\n\n' + boards)
+    d = Configured(h, exe, "arbiter", config)
+    d.start()
+    games_dir = os.path.join(d.state, "games")
+
+    def ctl_run(*args):
+        return subprocess.run([ctl, args[0], "--daemon", f"127.0.0.1:{d.port}", "--token", TOKEN] + list(args[1:]),
+                              capture_output=True, text=True, timeout=60)
+
+    def games():
+        """Board id → the list of its games' tags in /games.pgn, in order."""
+        out = {}
+        for t in tags_of(d.get("/games.pgn")[1]):
+            out.setdefault(t["Board"], []).append(t)
+        return out
+
+    def verify(*args):
+        p = subprocess.run([ctl, "verify", *args], capture_output=True, text=True, timeout=30)
+        print(f"$ eboardctl verify {' '.join(os.path.basename(a) for a in args)} -> {p.returncode}\n"
+              f"{p.stdout}{p.stderr}", flush=True)
+        return p.returncode, p.stdout + p.stderr
+
+    def record(board, number):
+        paths = [p for p in glob.glob(os.path.join(games_dir, f"{board}-*-{number}.pgn")) if ".tmp." not in p]
+        return paths[0] if len(paths) == 1 else None
+
+    r = ctl_run("round", "1")
+    h.check(r.returncode == 0, f"eboardctl round 1: {r.returncode} {r.stderr}")
+    pairings = os.path.join(h.dir, "round1.csv")
+    with open(pairings, "w") as f:
+        f.write("board,white,black\n1,Alpha,Beta\n2,Gamma,Delta\n3,Eps,Zeta\n")
+    r = ctl_run("pairings", pairings)
+    h.check(r.returncode == 0, f"eboardctl pairings: {r.returncode} {r.stderr}")
+    ws = ep.WebSocket(d.port)
+
+    # Bad input: a clear 400 (or 401), nothing changes.
+    for body, word in [({"result": "2-0", "reason": "x"}, "2-0"), ({"result": "1-0", "reason": "x", "game": 9}, "game"),
+                       ({"result": "1-0", "reason": "x", "color": "w"}, "color"), ({"result": "1-0"}, "reason"),
+                       ({"result": "1-0", "reason": "x", "kind": "forfeit"}, "forfeit"),
+                       ({"result": "-/-", "reason": "x"}, "double forfeit")]:
+        code, text = request(d.port, "POST", "/control/2/result", body)
+        want = 409 if body["result"] == "-/-" else 400
+        h.check(code == want and word in text and "error" in json.loads(text),
+                f"{body}: {code} {text} (want {want} naming {word!r})")
+    code, text = request(d.port, "POST", "/control/2/result", {"result": "1-0", "reason": "x"}, token=None)
+    h.check(code == 401, f"without the token: {code} {text}")
+    r = ctl_run("result", "2", "3-0", "--reason", "x")
+    h.check(r.returncode == 2, f"eboardctl result with 3-0: {r.returncode} {r.stderr}")
+    h.check(all(t.get("Result") == "*" for ts in games().values() for t in ts), "bad input changed a result")
+
+    # Board 2: a forfeit on the current game; /games.pgn shows it at once after the 200.
+    r = ctl_run("result", "2", "+/-", "--reason", "Black did not come within the default time", "--arbiter", "Chief A")
+    h.check(r.returncode == 0, f"eboardctl result 2 +/-: {r.returncode} {r.stdout} {r.stderr}")
+    g2 = games()["2"][-1]
+    h.check(g2.get("Result") == "1-0" and g2.get("Termination") == "forfeit" and g2.get("ArbiterResult") == "+/-"
+            and g2.get("ArbiterRule") == "6.7.1" and "Chief A" in g2.get("ArbiterBy", "")
+            and g2.get("White") == "Gamma", f"board 2 right after the 200: {g2}")
+
+    # Board 3: a flag the arbiter saw, then its correction on the current game (over).
+    r = ctl_run("result", "3", "1/2-1/2", "--kind", "flag", "--reason", "White's flag fell; Black has a bare king")
+    h.check(r.returncode == 0, f"eboardctl result 3 flag: {r.returncode} {r.stderr}")
+    g3 = games()["3"][-1]
+    h.check(g3.get("Result") == "1/2-1/2" and g3.get("Termination") == "flag" and g3.get("ArbiterRule") == "6.9",
+            f"board 3 after the flag: {g3}")
+    code, text = request(d.port, "POST", "/control/3/result",
+                         {"result": "1-0", "reason": "the flag was Black's, not White's", "rule": "6.9"})
+    answer = json.loads(text)
+    h.check(code == 200 and answer.get("corrected") is True and answer.get("previous") == "1/2-1/2"
+            and any(k.endswith(".v1") for k in answer.get("kept", [])), f"board 3's correction: {code} {text}")
+    g3 = games()["3"][-1]
+    h.check(g3.get("Result") == "1-0" and g3.get("ArbiterPrevious") == "1/2-1/2 flag", f"board 3 corrected: {g3}")
+    rec3 = record("3", 1)
+    h.check(rec3 and "1/2-1/2" in open(rec3 + ".v1").read() and os.path.isfile(rec3 + ".v1.sig"),
+            f"board 3's record as it was, kept: {rec3}")
+
+    # Board 1: game 1 resigned, the board set up again, then game 1 corrected (an earlier game).
+    code, text = request(d.port, "POST", "/control/1/resign", {"side": "black"})
+    h.check(code == 200, f"resign: {code} {text}")
+    code, text = request(d.port, "POST", "/control/1/new-game", {})
+    h.check(code == 200, f"new-game: {code} {text}")
+    ep.wait_until(lambda: record("1", 1) and os.path.isfile(record("1", 1) + ".sig"), 15, "board 1 game 1's file")
+    rec1 = record("1", 1)
+    rc, out = verify(rec1)
+    h.check(rc == 0 and "INTACT" in out, f"board 1's game 1 before the correction: {rc}")
+    r = ctl_run("result", "1", "0-1", "--game", "1", "--rule", "11.3.2", "--reason",
+                "White's phone rang during the game; the resignation was entered on the wrong side")
+    h.check(r.returncode == 0, f"eboardctl result 1 0-1 --game 1: {r.returncode} {r.stdout} {r.stderr}")
+    g1 = games()["1"]
+    h.check(len(g1) >= 1 and g1[0].get("Result") == "0-1" and g1[0].get("ArbiterPrevious") == "1-0 resignation"
+            and g1[0].get("Termination") == "arbiter" and g1[0].get("ArbiterRule") == "11.3.2"
+            and g1[0].get("White") == "Alpha", f"board 1's game 1 right after the 200: {g1}")
+    text = open(rec1).read()
+    h.check('[Result "0-1"]' in text and text.rstrip().endswith("0-1"), f"the record rewritten: {text}")
+    h.check('[Result "1-0"]' in open(rec1 + ".v1").read() and os.path.isfile(rec1 + ".v1.sig"),
+            "board 1's record as it was, not kept")
+    rc, out = verify(rec1)
+    h.check(rc == 0 and "INTACT" in out, f"the corrected record does not verify: {rc}")
+    rc, out = verify(rec1 + ".v1")
+    h.check(rc == 0 and "INTACT" in out, f"the earlier version kept does not verify: {rc}")
+    # A forged edit of the corrected record (in a copy with its journal): caught.
+    forged_dir = os.path.join(h.dir, "forged")
+    shutil.copytree(os.path.join(d.state, "journal"), os.path.join(forged_dir, "journal"))
+    os.makedirs(os.path.join(forged_dir, "games"))
+    copy = os.path.join(forged_dir, "games", os.path.basename(rec1))
+    shutil.copy(rec1 + ".sig", copy + ".sig")
+    with open(copy, "w") as f:
+        f.write(text.replace('[Result "0-1"]', '[Result "1-0"]'))
+    rc, out = verify(copy)
+    h.check(rc == 1 and "ALTERED" in out, f"a forged edit of the corrected record: {rc}")
+    shutil.copy(rec1, copy)
+    rc, out = verify(copy)
+    h.check(rc == 0 and "INTACT" in out, f"the faithful copy: {rc}")
+
+    # Board 1's game 1: its moves corrected from the scoresheets (an illegal one refused, with its ply).
+    code, text = request(d.port, "POST", "/control/1/moves",
+                         {"game": 1, "from_ply": 1, "moves": "e4 e5 Nf3 Kd7", "reason": "x"})
+    h.check(code == 409 and "ply 4" in text, f"an illegal move in a correction: {code} {text}")
+    code, text = request(d.port, "POST", "/control/1/moves", {"game": 2, "from_ply": 1, "moves": "e4", "reason": "x"})
+    h.check(code == 409 and "current game" in text,
+            f"moves of the current game: {code} {text}")
+    r = ctl_run("moves", "1", "--game", "1", "--from-ply", "1", "--moves", "e4 e5 Nf3 Nc6",
+                "--reason", "the scoresheets, signed by both players")
+    h.check(r.returncode == 0, f"eboardctl moves: {r.returncode} {r.stdout} {r.stderr}")
+    pgn1 = [g for g in d.get("/games.pgn")[1].split("\n\n[Event") if '[Board "1"]' in g][0]
+    h.check("1. e4 e5 2. Nf3 Nc6 0-1" in pgn1.replace("\n", " ") and
+            '[MovesCorrected "from ply 1; was: -"]' in pgn1 and '[ArbiterResult "0-1"]' in pgn1,
+            f"board 1's game 1 with its moves corrected, its result kept: {pgn1}")
+    h.check(os.path.isfile(rec1 + ".v2") and os.path.isfile(rec1 + ".v2.sig"), "board 1's second version not kept")
+    rc, out = verify(rec1)
+    h.check(rc == 0 and "INTACT" in out, f"the record with its moves corrected does not verify: {rc}")
+
+    # Board 3 set up again; its game 1 becomes a double forfeit.
+    code, text = request(d.port, "POST", "/control/3/new-game", {})
+    h.check(code == 200, f"new-game 3: {code} {text}")
+    r = ctl_run("result", "3", "--game", "1", "--reason", "neither player was there", "--", "-/-")
+    h.check(r.returncode == 0, f"eboardctl result 3 -/- --game 1: {r.returncode} {r.stdout} {r.stderr}")
+    g3 = games()["3"][0]
+    h.check(g3.get("Result") == "*" and g3.get("ArbiterResult") == "-/-" and g3.get("Termination") == "forfeit"
+            and g3.get("ArbiterPrevious") == "1-0 arbiter", f"board 3's game 1 as a double forfeit: {g3}")
+    h.check(os.path.isfile(rec3 + ".v2") and os.path.isfile(rec3 + ".v2.sig"), "board 3's second version not kept")
+    rc, out = verify(rec3)
+    h.check(rc == 0 and "INTACT" in out, f"board 3's record after -/-: {rc}")
+    # /ws: each result told, the earlier game's with its number and what it replaces.
+    def results():
+        return [e for e in ws.snapshot() if e.get("type") == "result"]
+    ep.wait_until(lambda: len(results()) >= 5, 15, "the result events on /ws")
+    ev = results()
+    h.check(any(e["board"] == "2" and e["result"] == "1-0" and e["reason"] == "forfeit" for e in ev), f"/ws: {ev}")
+    h.check(any(e["board"] == "3" and e["result"] == "1/2-1/2" and e["reason"] == "flag" for e in ev), f"/ws: {ev}")
+    h.check(any(e["board"] == "3" and e["result"] == "1-0" and e["reason"] == "arbiter" for e in ev), f"/ws: {ev}")
+    h.check(any(e["board"] == "1" and e.get("game") == 1 and e["result"] == "0-1" and e["reason"] == "arbiter"
+                and e.get("corrected") is True and e.get("previous") == "1-0" for e in ev), f"/ws: {ev}")
+    h.check(not any(e["board"] == "3" and e.get("game") == 1 and e.get("previous") == "1-0" and e["result"] == "*"
+                    for e in ev), "a result event with no result (-/-)")
+    ws.close()
+
+    def check_results(where):
+        code, csv = request(d.port, "GET", "/round/results.csv" + where)
+        h.check(code == 200 and "1,Alpha,Beta,,,0-1,arbiter" in csv and "2,Gamma,Delta,,,+/-,forfeit" in csv
+                and "3,Eps,Zeta,,,-/-,forfeit" in csv, f"/round/results.csv{where}: {code} {csv}")
+        code, trf = request(d.port, "GET", "/round/results.trf" + where)
+        lines = [l for l in trf.splitlines() if l.startswith("001")]
+        got = [l[91:99] for l in lines]
+        h.check(code == 200 and got == ["   2 w 0", "   1 b 1", "   4 w +", "   3 b -", "   6 w -", "   5 b -"],
+                f"/round/results.trf{where}: {code} {got}\n{trf}")
+        r = ctl_run("results", "--format", "csv", *(["--round", "1"] if where else []))
+        h.check(r.returncode == 0 and "2,Gamma,Delta,,,+/-,forfeit" in r.stdout, f"eboardctl results: {r.stdout}")
+
+    check_results("")
+
+    log = [json.loads(l) for l in open(os.path.join(d.state, "arbiter.log"))]
+    h.check(len(log) == 6 and all(e.get("who") and e.get("why") and e.get("utc") for e in log)
+            and log[0]["board"] == "2" and "Chief A" in log[0]["who"] and "127.0.0.1" in log[0]["who"]
+            and log[3]["board"] == "1" and log[3]["previous"] == "1-0" and log[3]["kept"]
+            and log[4].get("action") == "moves" and log[4]["from_ply"] == 1,
+            f"state_dir/arbiter.log: {log}")
+
+    # A restart: the current games' results come back from the journal, the earlier ones from their files.
+    h.check(d.stop() == 0, "SIGTERM: clean exit 0")
+    d.start()
+    g = games()
+    h.check(g["2"][-1].get("Result") == "1-0" and g["2"][-1].get("ArbiterResult") == "+/-"
+            and g["1"][0].get("Result") == "0-1" and g["3"][0].get("ArbiterResult") == "-/-",
+            f"after a restart: {g}")
+
+    # Round 2 begins: rounds/1.pgn holds every result, and the round's export reads from it.
+    r = ctl_run("round", "2")
+    h.check(r.returncode == 0, f"eboardctl round 2: {r.returncode} {r.stderr}")
+    archived = {}
+    for t in tags_of(open(os.path.join(d.state, "rounds", "1.pgn")).read()):
+        archived.setdefault(t["Board"], []).append(t)
+    h.check(archived["1"][0].get("Result") == "0-1" and archived["2"][-1].get("ArbiterResult") == "+/-"
+            and archived["3"][0].get("ArbiterResult") == "-/-", f"rounds/1.pgn: {archived}")
+    check_results("?round=1")
+    h.check(d.stop() == 0, "SIGTERM: clean exit 0")
+    print("arbiter results: forfeit, flag, decision, corrections of the current and an earlier game, moves, -/-; "
+          "verify, TRF/CSV, archive, restart", flush=True)
+
+
+def main():
+    exe, ctl = sys.argv[1], sys.argv[2]
+    with ep.Harness("arbiter-results") as h:
+        try:
+            run(h, exe, ctl)
+        except ep.TestFailure as e:
+            h.check(False, str(e))
+        return h.exit_code()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
