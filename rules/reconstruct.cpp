@@ -511,6 +511,7 @@ std::optional<Reconstructor::ClockNow> Reconstructor::clock_now() const {
 
 void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
   last_reading_ms_ = t;
+  latest_reading_ = r;
   if (!r.present) {
     last_reading_ = r;
     return;
@@ -989,6 +990,22 @@ void Reconstructor::illegal_move(const char* code, Color side, std::int64_t t, c
   a.extra.push_back({"reason", reason, false});
   a.extra.push_back({"count", std::to_string(count), true});
   a.extra.push_back({"penalty", penalty, false});
+  // 7.5.5 (or the profile's bonus): the clock as the press left it, the opponent's time raised, for the
+  // arbiter to apply (POST /control/<board>/clock) once the position is reinstated.
+  const bool time_penalty = (pr.illegal_moves == IllegalMovePolicy::Reinstate ||
+                             pr.illegal_moves == IllegalMovePolicy::StandsUnlessClaimed) &&
+                            pr.illegal_move_bonus_ms > 0 &&
+                            !(pr.illegal_moves_to_lose > 0 && count >= pr.illegal_moves_to_lose);
+  if (time_penalty && left_player_ && latest_reading_ && latest_reading_->present) {
+    ClockTimes c = clock_times(*latest_reading_);
+    (side == WHITE ? c.black_ms : c.white_ms) += pr.illegal_move_bonus_ms;
+    // JSON text with its keys in order, as the event's JSON (and a journal read back) writes them.
+    a.extra.push_back({"proposed_clock",
+                       "{\"add_ms\":" + std::to_string(pr.illegal_move_bonus_ms) + ",\"add_to\":\"" +
+                           (side == WHITE ? "black" : "white") + "\",\"black\":" +
+                           std::to_string(c.black_ms) + ",\"white\":" + std::to_string(c.white_ms) + "}",
+                       true});
+  }
   emit(t, std::move(a));
   // 7.5.1: the position before the illegal move stands; the players put it back on the board.
   reset_turn();

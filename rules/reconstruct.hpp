@@ -101,6 +101,8 @@ class Reconstructor {
     std::int64_t read_ms = 0;
   };
   std::optional<ClockNow> clock_now() const;
+  // The clock's reading as the board last reported it, by side (left/right, not colours); none before one.
+  const std::optional<ClockReading>& last_clock_reading() const { return latest_reading_; }
   // Which colour sits at the clock's left side, once learned from the first completed move.
   std::optional<Color> left_player() const { return left_player_; }
   // The committed position as it stands on the wood (in bughouse a promoted piece is a pawn there).
@@ -361,6 +363,9 @@ class Reconstructor {
   const Successor* successor_with_lifts(const std::array<Piece, 64>& board) const;
   void resolve_pending_on_settle(std::int64_t t, bool final);
   std::optional<ClockReading> last_reading_;
+  // The reading being handled (set before a press is judged, where last_reading_ is still the one before):
+  // the times an illegal move's penalty is proposed from (7.5.5).
+  std::optional<ClockReading> latest_reading_;
   std::int64_t last_reading_ms_ = 0;
   bool clocks_paused_ = false;  // set by the match (FQE 23)
   std::optional<Color> left_player_;

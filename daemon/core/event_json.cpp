@@ -2,6 +2,8 @@
 // Copyright (C) 2026 the eboardd authors
 #include "daemon/core/event_json.hpp"
 
+#include "rules/arbiter_action.hpp"
+
 namespace eboard::daemon {
 
 using nlohmann::json;
@@ -39,6 +41,8 @@ json to_json(const Event& e) {
             else
               j[f.name] = f.value;
           }
+          // What the arbiter usually does (rules/arbiter_action.cpp), beside the alert.
+          if (auto action = arbiter_action(v.code); !action.empty()) j["action"] = std::string(action);
         } else if constexpr (std::is_same_v<T, ClaimableEvent>) {
           j["rule"] = v.rule;
           j["ply"] = v.ply;

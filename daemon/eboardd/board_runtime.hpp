@@ -557,6 +557,8 @@ class BoardRuntime : public BoardSink {
   tl::expected<std::vector<rules::Event>, std::string> control(journal::ControlEntry c);
   // The live reconstruction (its adjournment), if the source exposes it.
   const rules::Reconstructor* reconstructor() const { return source_ ? source_->reconstructor() : nullptr; }
+  // The source, for what is no game input (the clock set by the arbiter: clock_control.hpp); null if none.
+  BoardSource* source() const { return source_.get(); }
 };
 
 }  // namespace eboard::eboardd

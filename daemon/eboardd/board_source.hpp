@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -17,6 +18,7 @@
 #include "daemon/journal/machine.hpp"
 #include "daemon/journal/records.hpp"
 #include "drivers/capture.hpp"
+#include "drivers/dgt/clock_queue.hpp"
 #include "rules/events.hpp"
 #include "rules/game.hpp"
 #include "rules/sensor.hpp"
@@ -65,6 +67,20 @@ class BoardSource {
   }
   // The reconstruction, for what the game record does not hold (an adjournment); null if none.
   virtual const rules::Reconstructor* reconstructor() const { return nullptr; }
+
+  // The clock behind the board, set by the arbiter (issue 27: clock_control.hpp). Whether a command can
+  // reach it now, or why not in words for the arbiter (a board without a clock, offline, a bus line …).
+  virtual tl::expected<void, std::string> clock_settable() const {
+    return tl::unexpected(std::string("the daemon cannot set this board's clock"));
+  }
+  // Sends a clock command; `done` is called on the loop with the clock's answer (its ACK checked), or
+  // never if the source stops first. Refused at once with clock_settable()'s reason.
+  using ClockDone = std::function<void(const drivers::dgt::ClockCommandResult&)>;
+  virtual tl::expected<void, std::string> clock_command(drivers::dgt::ClockCommand /*command*/,
+                                                        ClockDone /*done*/) {
+    auto ok = clock_settable();
+    return ok ? tl::unexpected(std::string("the daemon cannot set this board's clock")) : ok;
+  }
 };
 
 }  // namespace eboard::eboardd

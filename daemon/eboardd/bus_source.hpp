@@ -39,6 +39,12 @@ class BusSource : public BoardSource {
   tl::expected<void, std::string> new_game(const journal::NewGameEntry& g) override;
   tl::expected<std::vector<rules::Event>, std::string> control(const journal::ControlEntry& c) override;
   const rules::Reconstructor* reconstructor() const override;
+  tl::expected<void, std::string> clock_settable() const override {
+    return tl::unexpected(
+        "board " + board_.id +
+        " is on a DGT bus line: the bus protocol carries no clock commands, so its clock is "
+        "set by hand");
+  }
   // The first attach continues `replayed` (the journal's reconstruction after a restart); see SerialSource.
   void continue_from(std::unique_ptr<rules::Reconstructor> replayed);
 

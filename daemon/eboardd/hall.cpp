@@ -673,6 +673,12 @@ void Hall::run_command(const std::string& user, std::string_view payload) {
   } else if (c->action.empty() || c->action.find('/') != std::string::npos) {
     a.status = 400;
     a.body = {{"error", "bad action"}};
+  } else if (c->action == "clock") {
+    // Its answer waits for the clock's ACK on a worker thread (clock_control.hpp), which a command over
+    // the broker does not: the arbiter sets the clock on the board's own host.
+    a.status = 409;
+    a.body = {{"error", "the clock of board " + c->board + " is set on its host " + topics_.host() +
+                            " (the clock's confirmation is not relayed over the hall)"}};
   } else {
     // The broker vouched for the user (its password or certificate, its ACL on the topic): the command
     // runs as a control request with the token.

@@ -46,6 +46,10 @@ class MatchBoardSource : public BoardSource {
     return match_.control(board_, c);
   }
   const Reconstructor* reconstructor() const override { return &match_.match().board(board_); }
+  tl::expected<void, std::string> clock_settable() const override {
+    return tl::unexpected("board " + match_.boards_[board_]->id() + " plays in the bughouse match " +
+                          match_.name() + ": the daemon does not set a match board's clock yet");
+  }
 
  private:
   MatchRuntime& match_;

@@ -114,3 +114,28 @@ tl::expected<std::vector<rules::Event>, std::string> SerialSource::control(const
 }
 
 }  // namespace eboard::eboardd
+
+namespace eboard::eboardd {
+
+tl::expected<void, std::string> SerialSource::clock_settable() const {
+  const session::BoardProtocol* p = session::find_protocol(board_.protocol);
+  if (p && !p->has_clock)
+    return tl::unexpected("board " + board_.id + " is a " + std::string(p->name) +
+                          " board: no clock comes through it, so the daemon cannot set one");
+  if (!session_ || !running_ || !session_->connected())
+    return tl::unexpected("board " + board_.id + " is offline: its clock cannot be reached");
+  const auto& reading = session_->reconstructor().last_clock_reading();
+  if (reading && !reading->present)
+    return tl::unexpected("board " + board_.id + " reports no clock connected");
+  return {};
+}
+
+tl::expected<void, std::string> SerialSource::clock_command(drivers::dgt::ClockCommand command,
+                                                            ClockDone done) {
+  if (auto ok = clock_settable(); !ok) return ok;
+  if (!session_->clock_command(std::move(command), std::move(done)))
+    return tl::unexpected("board " + board_.id + " is offline: its clock cannot be reached");
+  return {};
+}
+
+}  // namespace eboard::eboardd

@@ -40,6 +40,9 @@ class SerialSource : public BoardSource {
   const rules::Reconstructor* reconstructor() const override {
     return session_ ? &session_->reconstructor() : nullptr;
   }
+  // A DGT board's clock (a DGT 3000 behind it) while the board is online and reports a clock.
+  tl::expected<void, std::string> clock_settable() const override;
+  tl::expected<void, std::string> clock_command(drivers::dgt::ClockCommand command, ClockDone done) override;
   // The first session continues `replayed` (the journal's reconstruction after a restart), not a fresh
   // reconstruction of the recovered game: that one would not know the clock sides, the last lever
   // reading or an adjournment, and a press made while the daemon was down would come out wrong.

@@ -22,6 +22,7 @@
 
 #include "daemon/eboardd/arbiter.hpp"
 #include "daemon/eboardd/bus_source.hpp"
+#include "daemon/eboardd/clock_control.hpp"
 #include "daemon/eboardd/control.hpp"
 #include "daemon/eboardd/serial_source.hpp"
 #include "daemon/eboardd/woodless_source.hpp"
@@ -174,6 +175,8 @@ const char* INDEX =
     "POST /control/<id>/resume        the sealed move is played, the game goes on\n"
     "POST /control/<id>/recover       {\"candidate\": N} or {\"moves\": \"g7g6 f2f3\"}  settle a missed gap "
     "(/status: control.missed_gap)\n"
+    "POST /control/<id>/clock         {\"white\": \"1:30:00\", \"black\": 5400000} or {\"add_ms\": 120000, "
+    "\"side\": \"black\"}  set the DGT 3000's times (its ACK checked)\n"
     "POST /control/<id>/adopt         {\"side\": \"white\"} optional  follow the game from the board's "
     "position\n"
     "POST /control/<id>/moves         {\"moves\": [\"e4\", \"e7e5\"]} or {\"move\": \"Nf3\", \"clock\": "
@@ -1473,6 +1476,7 @@ http::Response Service::control_authorized(const http::Request& r) {
   std::string match;
   for (const auto& m : config_.matches)
     if (m.boards[0] == b->id() || m.boards[1] == b->id()) match = m.name();
+  if (auto res = clock_control(*b, action, body)) return *res;
   if (auto res = arbiter_control(*b, action, body, match, r.remote)) return *res;
   if (auto res = control_action(*b, action, body, match)) {
     // An acknowledged alert publishes no event: the hall's state of the board (its open alerts) is told
@@ -1739,6 +1743,7 @@ http::Response Service::handle(const http::Request& r) {
   if (r.path == "/status") {
     json s = status();
     add_control_status(s, boards_);
+    add_clock_status(s, boards_);
     if (livechess_ && livechess_endpoint_)
       s["livechess"] = {{"port", livechess_endpoint_->port()},
                         {"clients", livechess_->clients()},

@@ -30,6 +30,10 @@ class WoodlessSource : public BoardSource {
   tl::expected<void, std::string> new_game(const journal::NewGameEntry& g) override;
   tl::expected<std::vector<rules::Event>, std::string> control(const journal::ControlEntry& c) override;
   const rules::Reconstructor* reconstructor() const override { return rec_.get(); }
+  tl::expected<void, std::string> clock_settable() const override {
+    return tl::unexpected(
+        std::string("a board without wood has no clock the daemon can reach: set it by hand"));
+  }
   // Goes on with the journal's reconstruction after a restart (it knows an adjournment, a promotion piece
   // named), rather than a fresh one of the recovered game.
   void continue_from(std::unique_ptr<rules::Reconstructor> replayed);

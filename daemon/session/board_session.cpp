@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <utility>
 
 #include <boost/asio/steady_timer.hpp>
@@ -108,6 +109,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   LinkGate gate;  // after a connect, until the board dump is in
   rules::Reconstructor reconstructor;
   drivers::dgt::ClockQueue clock_queue;
+  std::map<std::uint64_t, BoardSession::ClockDone> clock_waiting;  // ticket -> who waits for its answer
   BoardSessionStats stats;
   std::int64_t last_t = 0;
   bool running = false;
@@ -181,12 +183,31 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
       if (clock_queue.waiting_for_ack()) break;
     }
     for (const auto& r : clock_queue.take_results()) {
+      if (auto w = clock_waiting.find(r.ticket); w != clock_waiting.end()) {
+        BoardSession::ClockDone done = std::move(w->second);
+        clock_waiting.erase(w);
+        done(r);
+      }
       if (r.status == drivers::dgt::ClockCommandStatus::Acknowledged) continue;
       ++stats.clock_commands_failed;
       log(LogLevel::warning, std::string("clock command 0x") + hex(r.sub) +
                                  (r.status == drivers::dgt::ClockCommandStatus::Rejected
                                       ? " rejected by the clock"
                                       : " not acknowledged after " + std::to_string(r.attempts) + " sends"));
+    }
+  }
+
+  // Commands dropped unanswered (a reconnect): those waiting are told, as not acknowledged, never sent again.
+  void drop_clock_waiting(std::int64_t t) {
+    auto waiting = std::move(clock_waiting);
+    clock_waiting.clear();
+    for (auto& [ticket, done] : waiting) {
+      drivers::dgt::ClockCommandResult r;
+      r.ticket = ticket;
+      r.status = drivers::dgt::ClockCommandStatus::TimedOut;
+      r.attempts = 0;
+      r.at_ms = t;
+      done(r);
     }
   }
 
@@ -219,6 +240,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     }
     deliver_all(gate.connected(t));
     clock_queue.clear();
+    drop_clock_waiting(t);
     if (protocol->init_commands) {
       if (auto ok = send(protocol->init_commands()); !ok) {
         log(LogLevel::warning, "cannot send the init commands: " + ok.error().message);
@@ -377,6 +399,16 @@ void BoardSession::clock_command(drivers::dgt::ClockCommand command) {
   impl_->clock_queue.enqueue(std::move(command));
   impl_->pump_clock();
   impl_->reschedule();
+}
+
+bool BoardSession::clock_command(drivers::dgt::ClockCommand command, ClockDone done) {
+  if (!impl_->protocol->has_clock || !impl_->running || !connected()) return false;
+  ++impl_->stats.clock_commands;
+  const std::uint64_t ticket = impl_->clock_queue.enqueue(std::move(command));
+  if (done) impl_->clock_waiting.emplace(ticket, std::move(done));
+  impl_->pump_clock();
+  impl_->reschedule();
+  return true;
 }
 
 std::int64_t BoardSession::now_ms() const { return impl_->now(); }

@@ -125,6 +125,11 @@ class BoardSession {
   // (drivers::dgt::ClockQueue). A reconnect drops what is still queued: the display shows current news.
   // A board without a clock (Millennium, Chessnut) counts it as failed.
   void clock_command(drivers::dgt::ClockCommand command);
+  // The same, with `done` called (on the loop) once the clock has answered it: Acknowledged, Rejected, or
+  // TimedOut after the queue's resends; also TimedOut with 0 attempts when a reconnect dropped it. Refused
+  // at once (done not called, false) while the board is offline or has no clock.
+  using ClockDone = std::function<void(const drivers::dgt::ClockCommandResult&)>;
+  bool clock_command(drivers::dgt::ClockCommand command, ClockDone done);
   // Lights these squares (bit n = square n, a1 = 0; 0: all off) on a board that has LEDs. Fails while
   // disconnected; false when the board has none.
   bool leds(std::uint64_t squares);

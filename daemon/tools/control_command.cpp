@@ -324,6 +324,16 @@ void print_done(const json& j) {
     std::cout << "board " << j["removed"].get<std::string>() << " removed\n";
     return;
   }
+  if (j.value("action", "") == "clock" && j.contains("sent")) {
+    const json& sent = j["sent"];
+    std::cout << "board " << j.value("board", "?") << ": " << j.value("message", "clock set") << ": left "
+              << sent.value("left", "?") << ", right " << sent.value("right", "?");
+    if (sent.contains("white_ms"))
+      std::cout << " (White " << (sent.value("left_ms", -1) == sent.value("white_ms", -2) ? "left" : "right")
+                << ")";
+    std::cout << "\n";
+    return;
+  }
   std::cout << "board " << j.value("board", "?") << ": " << j.value("action", "done");
   if (j.contains("game") && j["game"].is_object()) {
     const json& g = j["game"];
@@ -534,6 +544,7 @@ void add_control_commands(CLI::App& app, int& exit_code) {
     std::vector<std::string> tags;
     std::vector<std::string> typed;  // `move`'s moves
     std::vector<std::string> clock;  // `move --clock WHITE BLACK`
+    std::string clock_white, clock_black, clock_left, clock_right, clock_add, clock_side, clock_run;
   };
   auto v = std::make_shared<Values>();
   const std::string control_note = " (needs the token)";
@@ -815,6 +826,79 @@ void add_control_commands(CLI::App& app, int& exit_code) {
     json body = json::object();
     if (!v->side.empty()) body["side"] = v->side;
     exit_code = run(v->t, bhttp::verb::post, control_path(v->board, "adopt"), body, true);
+  });
+
+  CLI::App* clock =
+      command(app, "clock",
+              "Set the times of BOARD's DGT 3000 through the board: both (--white and --black, or "
+              "--left and --right as seen from the clock's front), or --add time to one --side "
+              "(FIDE 7.5.5: --add 2:00 --side of the opponent); the answer waits for the clock's "
+              "confirmation, up to 20 s unless --timeout (exit 1 when the clock refused or did not confirm, "
+              "or when the board's "
+              "clock cannot be set: a Millennium or Chessnut board, a DGT bus board, no clock)" +
+                  control_note,
+              v->t);
+  clock->add_option("BOARD", v->board, "board id")->required();
+  auto* cw = clock->add_option("--white", v->clock_white, "White's time, H:MM:SS or M:SS");
+  auto* cb = clock->add_option("--black", v->clock_black, "Black's time");
+  auto* cl =
+      clock->add_option("--left", v->clock_left, "the left display's time (before White's side is known)");
+  auto* cr = clock->add_option("--right", v->clock_right, "the right display's time");
+  auto* ca =
+      clock->add_option("--add", v->clock_add, "time to add to --side's clock as last read, M:SS (2:00)");
+  clock->add_option("--side", v->clock_side, "with --add: white, black, left or right")
+      ->check(CLI::IsMember({"white", "black", "left", "right"}));
+  clock
+      ->add_option("--run", v->clock_run,
+                   "which clock runs afterwards: white, black, left, right or none (default: as it was)")
+      ->check(CLI::IsMember({"white", "black", "left", "right", "none"}));
+  cw->needs(cb);
+  cb->needs(cw);
+  cl->needs(cr);
+  cr->needs(cl);
+  for (auto* o : {cw, cb}) o->excludes(cl)->excludes(cr)->excludes(ca);
+  for (auto* o : {cl, cr}) o->excludes(ca);
+  clock->callback([v, clock, &exit_code] {
+    json body = json::object();
+    if (!v->clock_add.empty()) {
+      // M:SS, H:MM:SS or seconds; the daemon takes milliseconds.
+      long long total = 0;
+      std::string part;
+      bool ok = !v->clock_add.empty();
+      for (char ch : v->clock_add + ":") {
+        if (ch == ':') {
+          ok = ok && !part.empty() && part.size() <= 4;
+          if (ok) total = total * 60 + std::stoll(part);
+          part.clear();
+        } else if (std::isdigit(static_cast<unsigned char>(ch))) {
+          part += ch;
+        } else {
+          ok = false;
+        }
+      }
+      if (!ok || total <= 0 || v->clock_side.empty()) {
+        std::cerr << "eboardctl: clock: --add takes M:SS (e.g. 2:00) and needs --side\n";
+        exit_code = EXIT_USAGE;
+        return;
+      }
+      body["add_ms"] = total * 1000;
+      body["side"] = v->clock_side;
+    } else if (!v->clock_white.empty()) {
+      body["white"] = v->clock_white;
+      body["black"] = v->clock_black;
+    } else if (!v->clock_left.empty()) {
+      body["left"] = v->clock_left;
+      body["right"] = v->clock_right;
+    } else {
+      std::cerr << "eboardctl: clock: give --white and --black, --left and --right, or --add and --side\n";
+      exit_code = EXIT_USAGE;
+      return;
+    }
+    if (!v->clock_run.empty()) body["run"] = v->clock_run;
+    // The daemon answers once the clock has (its resends take up to about 6 s; it gives up after 15 s).
+    Target t = v->t;
+    if (clock->count("--timeout") == 0) t.timeout_s = 20;
+    exit_code = run(t, bhttp::verb::post, control_path(v->board, "clock"), body, true);
   });
 
   CLI::App* port = app.add_subcommand("port",

@@ -26,6 +26,7 @@ const page = {
   statusById: new Map(), // board id -> its entry of /status
   matchById: new Map(), // board id -> its match of /status
   statusOk: false,
+  clockSaid: {}, // "<board>#<alert>" -> the clock's answer to the penalty applied from that alert
   wsOpen: false,
   ws: null,
   wsAttempt: 0,
@@ -1004,11 +1005,59 @@ function alertList(id, sb) {
       el("br"),
       a.detail || ""
     );
+    // What the arbiter usually does (the daemon's table, from the rules), and the 7.5.5 penalty as one click.
+    if (a.action) li.append(el("p", { class: "alert-action" }, "Usual action: " + a.action));
+    if (a.proposed_clock && !a.acknowledged) li.append(penaltyButton(id, sb, a));
     if (!a.acknowledged)
       li.append(" ", el("button", { type: "button", class: "ack", disabled: !canControl(), onclick: () => act(id, "ack", { alert: a.number }) }, "Acknowledge"));
     ul.append(li);
   }
   return ul;
+}
+
+// FIDE 7.5.5 (or the profile's bonus) proposed with an illegal-move alert: the time added to the opponent's
+// clock as it stands (POST /control/<id>/clock, the clock's confirmation awaited). The answer stays beside the
+// button across the list's redraws (page.clockSaid).
+function penaltyButton(id, sb, a) {
+  const p = a.proposed_clock;
+  const who = p.add_to === "white" ? "White" : "Black";
+  const key = id + "#" + a.number;
+  const clock = (sb.control && sb.control.clock) || {};
+  const box = el("div", { class: "penalty", "data-penalty": key });
+  const minutes = clockText(p.add_ms).replace(/^0:0?/, "");
+  box.append(el("span", {}, "Proposed (" + (a.penalty || "penalty") + "): " + who + " " + clockText(p[p.add_to]) + " (+" + minutes + "), " + (who === "White" ? "Black " + clockText(p.black) : "White " + clockText(p.white)) + " at the press. "));
+  const button = el("button", { type: "button", class: "apply-penalty", disabled: !canControl() || !clock.settable, title: clock.settable ? "" : clock.why || "", onclick: () => {
+    if (!confirm("Add " + minutes + " to " + who + "'s clock on board " + id + " (" + (a.penalty || "FIDE 7.5.5") + ")? The clock's other side is left as it is.")) return;
+    page.clockSaid[key] = { ok: true, words: "Sending to the clock\u2026" };
+    sayNear(button, page.clockSaid[key]);
+    act(id, "clock", { add_ms: p.add_ms, side: p.add_to }, button).then((said) => {
+      page.clockSaid[key] = said;
+      scheduleStatus(0);
+    });
+  } }, "Give " + who + " +" + minutes);
+  box.append(button);
+  if (page.clockSaid[key]) box.append(el("span", { class: "said", role: "status", "data-ok": String(page.clockSaid[key].ok) }, page.clockSaid[key].words));
+  else if (!clock.settable && clock.why) box.append(el("span", { class: "said", "data-ok": "false" }, "Set the clock by hand: " + clock.why));
+  return box;
+}
+
+// The clock's times set from the desk (a reinstated position, an adjournment's resumption): both times, by
+// colour, or by side of the clock while nobody knows which is White's.
+function clockActions(id, dis) {
+  const by = el("select", { class: "clock-by", "aria-label": "Times given for" }, el("option", { value: "colour" }, "White / Black"), el("option", { value: "side" }, "Left / Right"));
+  const first = el("input", { type: "text", class: "clock-first", placeholder: "h:mm:ss", "aria-label": "White's (or the left) time", size: 8 });
+  const second = el("input", { type: "text", class: "clock-second", placeholder: "h:mm:ss", "aria-label": "Black's (or the right) time", size: 8 });
+  const button = el("button", { type: "button", class: "set-clock", disabled: dis, onclick: () => {
+    const names = by.value === "colour" ? ["white", "black"] : ["left", "right"];
+    if (!first.value.trim() || !second.value.trim()) {
+      sayNear(button, { ok: false, words: "Give both times (h:mm:ss)." });
+      return;
+    }
+    if (!confirm("Set the clock of board " + id + " to " + names[0] + " " + first.value.trim() + ", " + names[1] + " " + second.value.trim() + "?")) return;
+    sayNear(button, { ok: true, words: "Sending to the clock\u2026" });
+    act(id, "clock", { [names[0]]: first.value.trim(), [names[1]]: second.value.trim() }, button);
+  } }, "Set clock");
+  return el("div", { class: "actions clock-actions" }, "Clock:", by, first, second, button);
 }
 
 // Kept from one render to the next (a FEN being typed must survive the moves coming in).
@@ -1071,6 +1120,7 @@ function actions(id) {
       el("button", { type: "button", disabled: dis, onclick: () => act(id, "promotion", { side: side.value, piece: piece.value }) }, "Set promotion piece"))
   );
   box.append(resultForm(id, dis));
+  if (!woodless) box.append(clockActions(id, dis));  // a board without wood has no clock to set
   // Adjourning: the player on move seals his move (never shown until the resumption).
   const sealer = el("select", { "aria-label": "Side sealing" }, el("option", { value: "white" }, "White"), el("option", { value: "black" }, "Black"));
   const sealed = el("input", { type: "password", class: "sealed", placeholder: "sealed move (e.g. Nf3)", "aria-label": "The sealed move", size: 12, autocomplete: "off" });
@@ -1133,7 +1183,7 @@ function showAnswer(text) {
 }
 
 // What an action did, in words, from its path and the daemon's answer (the raw answer stays in the details).
-const DONE = { ack: "Alert acknowledged.", draw: "Draw recorded.", resign: "Resignation recorded.", "new-game": "New game started.", tags: "Players and tags set.", promotion: "Promotion piece set.", adjourn: "Game adjourned.", resume: "Game resumed.", recover: "Moves recovered.", adopt: "Position adopted.", moves: "Moves played." };
+const DONE = { ack: "Alert acknowledged.", draw: "Draw recorded.", resign: "Resignation recorded.", "new-game": "New game started.", tags: "Players and tags set.", promotion: "Promotion piece set.", adjourn: "Game adjourned.", resume: "Game resumed.", recover: "Moves recovered.", adopt: "Position adopted.", moves: "Moves played.", clock: "The clock confirmed the times." };
 
 function answerWords(method, path, status, text) {
   if (status === null) return { ok: false, words: "No answer from the daemon: is it running?" };
@@ -1150,6 +1200,7 @@ function answerWords(method, path, status, text) {
     return { ok: true, words: DONE[path.split("/").pop()] || "Done." };
   }
   if (status === 401) return { ok: false, words: "Refused: sign in with the control token." };
+  if (path.endsWith("/clock") && (status === 502 || status === 503 || status === 504)) return { ok: false, words: "Not set: " + why };
   return { ok: false, words: "Refused" + (why ? ": " + why : " (" + status + ")") };
 }
 
@@ -1188,6 +1239,7 @@ async function request(method, path, body, near) {
   showAnswer(said.words + "\n" + text);
   sayNear(near, said);
   scheduleStatus(0);
+  return said;
 }
 
 function act(id, action, body, near) {

@@ -196,6 +196,20 @@ def formats():
     # ChessLink: the block parity of "S" is 53 ("S" = 0x53); every byte sent has odd parity.
     check(millennium_board.block("S") == "S53", "millennium: block parity")
     check(all(bin(millennium_board.odd_parity(c)).count("1") % 2 == 1 for c in range(128)), "millennium: parity")
+    # DGT 3000 (hardware.md §1.4): an ACK rebuilt by the header's own formulas, high bits included (0x88 is
+    # the automatic "button pressed" ACK); a BWTIME with BCD minutes and seconds, the right clock first.
+    import dgt3000_board
+    m = dgt3000_board.ack_message(0x88, 0x8A, 0x91, 0x35)
+    p = m[3:]
+    check(m[:3] == bytes([0x8D, 0x00, 0x0A]) and (p[0] & 0x0F) == 0x0A and (p[3] & 0x0F) == 0x0A,
+          "dgt3000: an ACK is a BWTIME marked 0x0A")
+    rebuilt = [(p[1] & 0x7F) | ((p[3] << 3) & 0x80), (p[2] & 0x7F) | ((p[3] << 2) & 0x80),
+               (p[4] & 0x7F) | ((p[0] << 3) & 0x80), (p[5] & 0x7F) | ((p[0] << 2) & 0x80)]
+    check(rebuilt == [0x88, 0x8A, 0x91, 0x35], f"dgt3000: the ACK rebuilt as the header says ({rebuilt})")
+    clock = dgt3000_board.Clock(5400, 2710, 23)
+    clock.running = "left"
+    check(clock.bwtime() == bytes([0x8D, 0x00, 0x0A, 0x00, 0x45, 0x10, 0x01, 0x30, 0x00, 0x09]),
+          f"dgt3000: BWTIME of 1:30:00 left (running), 0:45:10 right ({clock.bwtime().hex()})")
 
 
 def main():

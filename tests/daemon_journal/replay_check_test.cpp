@@ -132,3 +132,47 @@ TEST(NextPublished, ThePublishedMoveWinsAndTheReplayFillsHolesWhileItAgrees) {
 }
 
 }  // namespace
+
+namespace {
+
+// An illegal-move alert as the daemon publishes it now: with `action` (event_json) and `proposed_clock`.
+rules::Event illegal_alert(const std::string& detail) {
+  rules::AlertEvent a{"illegal-move", 1, rules::WHITE, detail, {}};
+  a.extra.push_back({"count", "1", true});
+  a.extra.push_back({"penalty", "+2 min to the opponent", false});
+  a.extra.push_back(
+      {"proposed_clock", R"({"add_ms":120000,"add_to":"black","black":420000,"white":298000})", true});
+  return rules::Event{2000, "A", a};
+}
+
+}  // namespace
+
+// A journal written before alerts carried `action` and `proposed_clock` replays as agreeing; any other
+// difference is still a mismatch, and a journal with the fields is compared as it is.
+TEST(ReplayCheck, AnAlertJournaledWithoutTheNewerFieldsAgrees) {
+  const rules::Event derived = illegal_alert("Nb1-b3 is not a legal move");
+  nlohmann::json old = daemon::to_json(derived);
+  ASSERT_TRUE(old.contains("action"));
+  ASSERT_TRUE(old.contains("proposed_clock"));
+  old.erase("action");
+  old.erase("proposed_clock");
+  journal::ReplayCheck check(5);
+  check.derived(derived);
+  check.journaled(old.dump());
+  EXPECT_EQ(check.matched_events(), 1u);
+
+  nlohmann::json other = old;
+  other["detail"] = "Nb1-c4 is not a legal move";
+  check.derived(derived);
+  check.journaled(other.dump());
+  EXPECT_EQ(check.mismatched_events(), 1u);
+
+  nlohmann::json changed = daemon::to_json(derived);
+  changed["proposed_clock"]["black"] = 300000;  // a proposal that differs is no older journal
+  check.derived(derived);
+  check.journaled(changed.dump());
+  EXPECT_EQ(check.mismatched_events(), 2u);
+  check.derived(derived);
+  check.journaled(daemon::to_json_line(derived));
+  EXPECT_EQ(check.matched_events(), 2u);
+}

@@ -11,7 +11,9 @@
 // bare ptys. The two cannot share a process: the preload takes /dev/pts/N for its own once its testbed has
 // used that number.
 #include <gtest/gtest.h>
+
 #include <unistd.h>
+#include <algorithm>
 
 #include <chrono>
 #include <cstdlib>
@@ -369,6 +371,43 @@ TEST_F(SessionOnAPty, ClockCommandsWaitForTheDumpAndGoOneAckAtATime) {
   EXPECT_EQ(session_->stats().clock_commands, 2u);
   EXPECT_EQ(session_->stats().clock_commands_failed, 0u);
   EXPECT_TRUE(warnings_.empty());
+}
+
+// A clock command whose sender waits for its answer (the arbiter's clock control): told the clock's refusal
+// (an error ACK echoing it) and its acknowledgement, each once, on the loop.
+TEST_F(SessionOnAPty, AClockCommandsSenderIsToldTheClocksAnswer) {
+  namespace encode = drivers::dgt::encode;
+  start(3000);
+  ASSERT_TRUE(io::test::run_until(io_, [&] { return session_->connected(); }));
+  master_->write(start_dump_bytes());
+  ASSERT_TRUE(io::test::run_until(io_, [&] { return session_->stats().sensor_events >= 2; }));
+  encode::SetAndRun set;
+  set.left_ms = 5400000;
+  set.right_ms = 2710000;
+  set.pause = true;
+  const auto command = *encode::clock_set_and_run(set);
+  std::vector<drivers::dgt::ClockCommandResult> answers;
+  ASSERT_TRUE(session_->clock_command(command, [&](const auto& r) { answers.push_back(r); }));
+  ASSERT_TRUE(io::test::run_until(io_, [&] {
+    const auto& got = master_->received();
+    return std::search(got.begin(), got.end(), command.bytes.begin(), command.bytes.end()) != got.end();
+  }));
+  drivers::dgt::ClockAck refused;
+  refused.ack = {0x40, command.sub, 0, 0};
+  master_->write(drivers::dgt::board_message::clock_ack(refused));
+  ASSERT_TRUE(io::test::run_until(io_, [&] { return answers.size() == 1; }));
+  EXPECT_EQ(answers[0].status, drivers::dgt::ClockCommandStatus::Rejected);
+  EXPECT_EQ(answers[0].sub, command.sub);
+
+  ASSERT_TRUE(session_->clock_command(command, [&](const auto& r) { answers.push_back(r); }));
+  io_.run_for(1100ms);  // past the window in which the same ACK again is taken as a repeat
+  drivers::dgt::ClockAck ok;
+  ok.ack = {0x10, command.sub, 0, 0};
+  master_->write(drivers::dgt::board_message::clock_ack(ok));
+  ASSERT_TRUE(io::test::run_until(io_, [&] { return answers.size() == 2; }));
+  EXPECT_EQ(answers[1].status, drivers::dgt::ClockCommandStatus::Acknowledged);
+  io_.run_for(50ms);
+  EXPECT_EQ(answers.size(), 2u);  // each told once
 }
 
 // A field update lost on the wire (Black's pawn set down on e5): the press finds e7 lifted and nothing
