@@ -118,7 +118,8 @@ std::vector<double> gap_sequence_costs(const Position& before,
         if (m.to() == last_to || (reach & square_bb(m.from()))) cost -= kAnswer;
         // Or going through the square the move before left (a line it opened).
         const Move prev = sequence[k - 1];
-        if (!prev.is_drop() && prev.kind() != Move::CASTLING && (between(m.from(), m.to()) & square_bb(prev.from())))
+        if (!prev.is_drop() && prev.kind() != Move::CASTLING &&
+            (between(m.from(), m.to()) & square_bb(prev.from())))
           cost -= kOpened;
       }
       // A move mirroring the one before (e4 e5, Nf3 Nf6, castling after castling): replies in kind.

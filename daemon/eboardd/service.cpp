@@ -27,8 +27,8 @@
 #include "daemon/eboardd/serial_source.hpp"
 #include "daemon/eboardd/woodless_source.hpp"
 #include "daemon/outputs/async_file.hpp"
-#include "daemon/outputs/background_work.hpp"
 #include "daemon/outputs/atomic_file.hpp"
+#include "daemon/outputs/background_work.hpp"
 #include "daemon/outputs/pairings.hpp"
 #include "daemon/outputs/round_results.hpp"
 #include "daemon/outputs/text_encoding.hpp"
@@ -1486,7 +1486,7 @@ http::Response Service::control_authorized(const http::Request& r) {
   }
   return error_json(404,
                     "unknown control action '" + action +
-                        "' (new-game, tags, promotion, ack, draw, resign, result, moves, adjourn, resume)");
+                        "' (new-game, tags, promotion, ack, draw, resign, result, moves, clock, adjourn, resume)");
 }
 
 std::optional<http::Response> Service::arbiter_control(BoardRuntime& b, const std::string& action,

@@ -2,10 +2,11 @@
 // Copyright (C) 2026 the eboardd authors
 // How long the event loop is blocked at a game's end (issue 28): a board whose journal holds a long game
 // (moves, plus the raw board messages of hours of play) ends it with a result, its archive is signed
-// (the journal read back), and a new game rotates the journal (the call of new_game() holds it). Every handler the loop runs from the result
-// until the signature is on disk and the rotation made is timed, besides the calls into the runtime that a
-// control request makes (the result, the new game); meanwhile another thread keeps the disk busy
-// (writes and fdatasyncs of a file of its own in the same directory). Prints figures; asserts nothing.
+// (the journal read back), and a new game rotates the journal (the call of new_game() holds it). Every
+// handler the loop runs from the result until the signature is on disk and the rotation made is timed,
+// besides the calls into the runtime that a control request makes (the result, the new game); meanwhile
+// another thread keeps the disk busy (writes and fdatasyncs of a file of its own in the same directory).
+// Prints figures; asserts nothing.
 //
 //   bench_game_end [--journal-mb N] [--rounds R] [--dir PATH] [--no-load]
 #include <fcntl.h>

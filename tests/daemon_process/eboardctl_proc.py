@@ -14,6 +14,7 @@ import argparse
 import base64
 import functools
 import hashlib
+import http.server
 import json
 import os
 import re
@@ -544,3 +545,48 @@ def check_ws_moves(h, moves, expected, where):
         if not (isinstance(m.get("uci"), str) and re.fullmatch(r"[a-h][1-8][a-h][1-8][qrbn]?", m["uci"])):
             h.check(False, f"{where}: move without a UCI move: {m}")
             break
+
+
+class LichessStandIn:
+    """lichess' broadcast push API as far as the daemon's push needs it (POST /api/broadcast/round/<id>/push):
+    answers every push 200 with the games it read (their tags and move counts) and keeps (path, body)."""
+
+    def __init__(self):
+        self.pushes = []  # (path, body)
+        self.lock = threading.Lock()
+        standin = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0))).decode()
+                answer = json.dumps({"games": [{"tags": g["tags"], "moves": len(g["moves"])}
+                                               for g in parse_pgn(body)]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+                with standin.lock:
+                    standin.pushes.append((self.path, body))
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def bodies_to(self, round_id):
+        """The bodies pushed to lichess round `round_id`, in order."""
+        with self.lock:
+            return [b for p, b in self.pushes if p == f"/api/broadcast/round/{round_id}/push"]
+
+    def last(self):
+        """The last push: (path, body), or (None, "") before any."""
+        with self.lock:
+            return self.pushes[-1] if self.pushes else (None, "")
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()

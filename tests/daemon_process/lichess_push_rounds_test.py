@@ -11,12 +11,9 @@ broadcasts take standard chess and Chess960), and /status names the games left o
 
 usage: lichess_push_rounds_test.py EBOARDD EBOARDCTL
 """
-import http.server
-import json
 import os
 import subprocess
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -28,44 +25,16 @@ R1 = ["roundOne", "roundOn2"]
 R2 = "roundTwo"
 
 
-class StandIn:
-    def __init__(self):
-        self.pushes = []  # (path, body)
-        self.lock = threading.Lock()
-        standin = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0))).decode()
-                games = [{"tags": t, "moves": 0} for t in tags_of(body)]
-                answer = json.dumps({"games": games}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer)
-                with standin.lock:
-                    standin.pushes.append((self.path, body))
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def last(self, round_id):
-        """The boards of the last push to lichess round `round_id` (None: none yet), and how many pushes."""
-        with self.lock:
-            mine = [b for p, b in self.pushes if p == f"/api/broadcast/round/{round_id}/push"]
-        return ([t.get("Board") for t in tags_of(mine[-1])] if mine else None), len(mine)
+def last(standin, round_id):
+    """The boards of the last push to lichess round `round_id` (None: none yet), and how many pushes."""
+    mine = standin.bodies_to(round_id)
+    return ([t.get("Board") for t in tags_of(mine[-1])] if mine else None), len(mine)
 
 
 def main():
     exe, ctl = sys.argv[1], sys.argv[2]
     with ep.Harness("lichess-push-rounds") as h:
-        standin = StandIn()
+        standin = ep.LichessStandIn()
         try:
             token_file = os.path.join(h.dir, "lichess.token")
             with open(token_file, "w") as f:
@@ -82,23 +51,23 @@ def main():
             d.start(timeout=60)
 
             expected = [str(i) for i in range(1, 67)]
-            ep.wait_until(lambda: standin.last(R1[0])[0] == expected[:64] and standin.last(R1[1])[0] == expected[64:],
-                          60, f"round 1 pushed 64 + 2 games (now {standin.last(R1[0])[0]} / {standin.last(R1[1])[0]})")
+            ep.wait_until(lambda: last(standin, R1[0])[0] == expected[:64] and last(standin, R1[1])[0] == expected[64:],
+                          60, f"round 1 pushed 64 + 2 games (now {last(standin, R1[0])[0]} / {last(standin, R1[1])[0]})")
             s = d.status()["broadcast"]["push_lichess"]
             h.check(s["round"] == "1" and [t["lichess_round"] for t in s["targets"]] == R1, f"/status: {s}")
             left = {g["board"]: g["reason"] for g in s["left_out"]}
             h.check(set(left) == {"BA", "BB"} and all("variant Bughouse" in r for r in left.values()),
                     f"/status left_out: {s['left_out']}")
-            h.check(standin.last("xxxxxxxx")[1] == 0, "a round named in `rounds` went to `round`'s id")
+            h.check(last(standin, "xxxxxxxx")[1] == 0, "a round named in `rounds` went to `round`'s id")
 
             r = subprocess.run([ctl, "round", "2", "--daemon", f"127.0.0.1:{d.port}", "--token", CONTROL],
                                capture_output=True, text=True, timeout=30)
             h.check(r.returncode == 0, f"eboardctl round 2: {r.returncode} {r.stderr}")
-            n1 = standin.last(R1[0])[1] + standin.last(R1[1])[1]
-            ep.wait_until(lambda: standin.last(R2)[0] is not None and len(standin.last(R2)[0]) == 64, 30,
-                          f"round 2's lichess round pushed (now {standin.last(R2)[0]})")
+            n1 = last(standin, R1[0])[1] + last(standin, R1[1])[1]
+            ep.wait_until(lambda: last(standin, R2)[0] is not None and len(last(standin, R2)[0]) == 64, 30,
+                          f"round 2's lichess round pushed (now {last(standin, R2)[0]})")
             time.sleep(2.5)  # more than two intervals: round 1's rounds get nothing more
-            h.check(standin.last(R1[0])[1] + standin.last(R1[1])[1] == n1, "round 1's lichess rounds still pushed")
+            h.check(last(standin, R1[0])[1] + last(standin, R1[1])[1] == n1, "round 1's lichess rounds still pushed")
             s = d.status()["broadcast"]["push_lichess"]
             h.check(s["round"] == "2" and [t["lichess_round"] for t in s["targets"]] == [R2], f"/status: {s}")
             h.check(sum("more than 64 games" in g["reason"] for g in s["left_out"]) == 2,

@@ -20,13 +20,11 @@
 
 usage: woodless_board_test.py EBOARDD EBOARDCTL
 """
-import http.server
 import json
 import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -44,44 +42,6 @@ EXPECTED = [  # (san, uci) of every ply the test plays, in order
     ("d4", "d2d4"), ("Nf6", "g8f6"), ("c4", "c2c4"), ("d6", "d7d6"), ("Nc3", "b1c3"), ("Nbd7", "b8d7"),
     ("e4", "e2e4"), ("e5", "e7e5"),
 ]
-
-
-class StandIn:
-    """lichess' broadcast push API, as far as the push needs it: keeps every body, answers 200."""
-
-    def __init__(self):
-        self.bodies = []
-        self.lock = threading.Lock()
-        standin = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0))).decode()
-                answer = json.dumps({"games": [{"tags": g["tags"], "moves": len(g["moves"])}
-                                               for g in ep.parse_pgn(body)]}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer)
-                with standin.lock:
-                    standin.bodies.append((self.path, body))
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def last(self):
-        with self.lock:
-            return self.bodies[-1] if self.bodies else (None, "")
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def request(port, method, path, body=None):
@@ -124,7 +84,7 @@ def config_errors(h, exe):
 
 def run(h, exe, ctl):
     config_errors(h, exe)
-    standin = StandIn()
+    standin = ep.LichessStandIn()
     token_file = os.path.join(h.dir, "lichess.token")
     with open(token_file, "w") as f:
         f.write(LICHESS_TOKEN + "\n")
