@@ -1484,9 +1484,9 @@ http::Response Service::control_authorized(const http::Request& r) {
     if (hall_ && res->status < 300) hall_->changed(b->id());
     return *res;
   }
-  return error_json(404,
-                    "unknown control action '" + action +
-                        "' (new-game, tags, promotion, ack, draw, resign, result, moves, clock, adjourn, resume)");
+  return error_json(
+      404, "unknown control action '" + action +
+               "' (new-game, tags, promotion, ack, draw, resign, result, moves, clock, adjourn, resume)");
 }
 
 std::optional<http::Response> Service::arbiter_control(BoardRuntime& b, const std::string& action,
