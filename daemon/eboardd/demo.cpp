@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <limits>
 #include <optional>
 #include <span>
 
@@ -42,12 +41,8 @@ struct Played {
 //    a board taken back to before that would make the gesture again, and what was done meanwhile on the
 //    other board would come too late (a drop the journal holds, replayed after the partner's capture
 //    that supplied it, FQE 21b).
-// Nothing, too, when a board's next press comes before the point taken: that board would skip a move (its
-// journal and its partner's are not of one moment, e.g. its events were held back by a full disk and lost
-// to a kill -9), and a new match begins instead.
 std::optional<std::int64_t> resume_point(std::span<const Played> boards) {
   std::int64_t at = 0;
-  std::int64_t first_next_press = std::numeric_limits<std::int64_t>::max();
   for (const Played& p : boards) {
     const auto& plies = p.game.plies();
     if (plies.size() > p.planned.size()) return std::nullopt;
@@ -83,9 +78,7 @@ std::optional<std::int64_t> resume_point(std::span<const Played> boards) {
       if (board == p.physical) seen = e.t_ms;
     }
     at = std::max(at, seen);
-    first_next_press = std::min(first_next_press, next_press);
   }
-  if (first_next_press < at) return std::nullopt;
   return at;
 }
 
