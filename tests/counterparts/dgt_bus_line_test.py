@@ -90,8 +90,15 @@ def run(h, a, pgn, seed, game):
     late = line["collisions_emulator_late"]
     print(f"collisions over a reply the emulator handed over more than {line['adapter_latency_ms']} ms late (more "
           f"than a real adapter holds it; the emulator was starved): {late} of {line['collisions']}", flush=True)
-    h.check(line["collisions"] - late == 0,
-            f"{line['collisions'] - late} commands sent while a reply reaching the host on time was on the line")
+    # The emulator knows when it handed bytes over, not always when it read the host's command: a command it
+    # read late (descheduled between select and read) schedules its reply late, unseen. So one such collision
+    # in a thousand commands is let pass, printed; the line-timing fault this guards against (the next command
+    # a median 76 ms after a dump began) collided on most dumps.
+    on_time = line["collisions"] - late
+    allowed = line["commands"] // 1000
+    print(f"collisions over replies on time: {on_time} (at most {allowed}: one per 1,000 commands)", flush=True)
+    h.check(on_time <= allowed,
+            f"{on_time} commands sent while a reply reaching the host on time was on the line")
     per_board = {b["address"]: (b["replies"], b["replies_cut"], b["commands"]) for b in status["boards"]}
     print(f"per board (replies, cut, commands): {per_board}", flush=True)
     print(f"result: {exact} of {len(ids)} games exact, {line['collisions']} collisions", flush=True)
