@@ -67,6 +67,7 @@ std::string_view arbiter_action(std::string_view code) {
 
 std::vector<std::string_view> alert_codes() {
   std::vector<std::string_view> out;
+  out.reserve(std::size(kActions));
   for (const auto& kv : kActions) out.push_back(kv.first);
   return out;
 }

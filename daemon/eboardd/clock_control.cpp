@@ -260,7 +260,7 @@ std::optional<http::Response> clock_control(BoardRuntime& b, const std::string& 
   // The clock answers on the loop; the HTTP answer waits for it on a worker thread, bounded.
   auto answer = std::make_shared<std::promise<http::Response>>();
   std::future<http::Response> future = answer->get_future();
-  const std::string id = b.id();
+  const std::string& id = b.id();  // copied into the answer's handler
   auto sent_ok =
       src->clock_command(std::move(*command), [answer, id, sent](const dgt::ClockCommandResult& r) {
         spdlog::info("board {}: clock set to {} / {}: {}", id, sent["left"].get<std::string>(),

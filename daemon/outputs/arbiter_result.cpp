@@ -177,8 +177,9 @@ tl::expected<std::string, std::string> apply_verdict(std::string_view pgn, const
   }
   if (correction)
     set.push_back({"ArbiterPrevious", old_result + (old_termination.empty() ? "" : " " + old_termination)});
-  for (const auto& [name, value] : set) {
-    const std::string line = "[" + name + " \"" + escaped(value) + "\"]";
+  for (const auto& tag : set) {
+    const std::string& name = tag.first;
+    const std::string line = "[" + name + " \"" + escaped(tag.second) + "\"]";
     auto it = std::find_if(lines.begin() + std::ptrdiff_t(first_tag),
                            lines.begin() + std::ptrdiff_t(end_tags), [&](const std::string& l) {
                              auto t = tag_line(l);
