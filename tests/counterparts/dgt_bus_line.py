@@ -69,6 +69,7 @@ BYTE_S = 10 / 9600.0
 # the most a real line delays a reply. A collision over a reply this emulator handed over later than that (a
 # starved machine) is the emulator's, counted apart; one over a reply on time is the host's.
 ADAPTER_LATENCY_MS = 16
+READ_IN_ONE_BATCH_MS = 1000.0  # the lateness given a reply whose command was read together with the next one
 
 PIECE_CODE = {".": 0, "P": 1, "R": 2, "N": 3, "B": 4, "K": 5, "Q": 6, "p": 7, "r": 8, "n": 9, "b": 10, "k": 11,
               "q": 12}
@@ -180,7 +181,8 @@ class Board:
         self.clock_t = 0.0
         self.clock_lever = None  # white to move, at the last clock read
         self.clock_reading = None  # (white, black, running, white to move) at the last read
-        self.stats = {"commands": {}, "replies": 0, "replies_cut": 0, "records": 0, "overwrites": 0,
+        self.stats = {"commands": {}, "replies": 0, "replies_cut": 0, "replies_cut_emulator_late": 0, "records": 0,
+                      "overwrites": 0,
                       "time_records": 0, "changes_bytes": 0}
 
     # -- the physical board and its scan -------------------------------------------------------------------
@@ -368,6 +370,7 @@ class Line:
                       "gaps_ms": [], "late_ms_max": 0.0, "bytes_out": 0, "bytes_late_10ms": 0}
         self.last_reply_end = None
         self.read_late_ms = 0.0  # how late the command being handled may have been read
+        self.batch_commands, self.batch_replies = 0, []  # of the read being handled
 
     def slot_time(self, slot):
         return self.t0 + slot * BYTE_S
@@ -377,6 +380,7 @@ class Line:
         first = max(self.next_slot, int((at - self.t0) / BYTE_S + 0.999))
         reply.first_slot = first
         reply.late_ms = max(reply.late_ms, self.read_late_ms)
+        self.batch_replies.append(reply)
         overlap = False
         for i, byte in enumerate(reply.data):
             slot = first + i
@@ -435,6 +439,7 @@ class Line:
         """The host's bytes, read at `now`, up to `read_late_ms` after they came (a starved emulator): the
         replies they ask for start that much late, which counts as the emulator's lateness."""
         self.read_late_ms = read_late_ms
+        self.batch_commands, self.batch_replies = 0, []
         for byte in data:
             start = max(now, self.host_free)
             self.host_free = start + BYTE_S
@@ -448,6 +453,12 @@ class Line:
                 self.frame.append(byte)
                 if len(self.frame) == 4:
                     frame, self.frame = self.frame, []
+                    if self.batch_commands:
+                        # Two commands in one read: the host writes one per exchange, so the earlier one waited
+                        # here (the emulator read it late) and the replies it asked for started late.
+                        for r in self.batch_replies:
+                            r.late_ms = max(r.late_ms, READ_IN_ONE_BATCH_MS)
+                    self.batch_commands += 1
                     self.command(frame, self.frame_start, self.host_free)
                 continue
             if 0x40 <= byte <= 0x55:
@@ -473,6 +484,7 @@ class Line:
                     late = max(late, (begin - self.slot_time(max(r.delivered, r.first_slot) + 1)) * 1000)
                 if late > ADAPTER_LATENCY_MS:
                     self.stats["collisions_emulator_late"] += 1
+                    r.board.stats["replies_cut_emulator_late"] += 1
                 if len(self.stats["collision_log"]) < 50:
                     self.stats["collision_log"].append({
                         "t": round(begin - self.t0, 3), "command": what, "reply_of": r.board.address,

@@ -72,8 +72,11 @@ def run(h, a, pgn, seed, game):
     status, games = cr.follow(h, d, ws, status_path, ids, timeout=600, grace=30)
     time.sleep(0.5)
     events = ws.snapshot()
+    # A board whose replies were cut only by collisions the emulator caused (it read the command late) may be
+    # given up by the daemon for the replies it never got: that link event is the emulator's, printed.
     exact = cr.report(h, status, games, ids, events,
-                      lambda b: f"address {b['address']}, White's clock {b['white_clock']}")
+                      lambda b: f"address {b['address']}, White's clock {b['white_clock']}",
+                      links_excused=lambda b: 0 < b["replies_cut"] == b.get("replies_cut_emulator_late", 0))
     line = cr.read_status(status_path)["line"]
     gaps = line.get("command_after_last_reply_end_ms", {})
     print(f"line: {line['commands']} commands, {line['collisions']} collisions (a command sent while a reply was "
