@@ -2,6 +2,8 @@
 // Copyright (C) 2026 the eboardd authors
 #include "daemon/io/serial_link.hpp"
 
+#include <sys/ioctl.h>
+
 #include <filesystem>
 
 #include <algorithm>
@@ -276,6 +278,13 @@ LinkState SerialLink::state() const { return impl_->state_; }
 const LinkStats& SerialLink::stats() const { return impl_->stats_; }
 const LinkConfig& SerialLink::config() const { return impl_->config_; }
 std::size_t SerialLink::queued_bytes() const { return impl_->queued_bytes_; }
+
+std::size_t SerialLink::bytes_waiting() const {
+  if (impl_->state_ != LinkState::connected || !impl_->descriptor_.is_open()) return 0;
+  int n = 0;
+  if (::ioctl(impl_->descriptor_.native_handle(), FIONREAD, &n) != 0 || n < 0) return 0;
+  return static_cast<std::size_t>(n);
+}
 std::optional<PortInfo> SerialLink::port_info() const {
   if (impl_->state_ != LinkState::connected) return std::nullopt;
   return impl_->port_.info();

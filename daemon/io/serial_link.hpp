@@ -94,6 +94,8 @@ class SerialLink {
   const LinkConfig& config() const;
   std::optional<PortInfo> port_info() const;  // the current connection's port, if connected
   std::size_t queued_bytes() const;
+  // Bytes the device sent that are waiting in the kernel, not yet read (0 when not connected).
+  std::size_t bytes_waiting() const;
 
  private:
   struct Impl;

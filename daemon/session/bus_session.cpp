@@ -87,6 +87,8 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
   BusSessionConfig config;
   boost::asio::steady_timer timer;  // the master's deadlines and lost boards' retries (steady time)
   std::unique_ptr<io::SerialLink> link;
+  static constexpr int kMaxReadsAwaited = 8;
+  int reads_awaited = 0;  // pumps in a row put off for bytes waiting to be read
   std::unique_ptr<dgt::BusMaster> master;
   std::map<std::uint16_t, std::shared_ptr<Board>> boards;
   BusLineStats stats;
@@ -406,6 +408,15 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
   void pump() {
     if (!running || !master || !line_up()) return;
     const std::int64_t t = steady_ms();
+    // Bytes on their way in come first: a reply waiting in the kernel when this timer fired (a loaded host)
+    // would otherwise be taken for a timeout, and the next command written over it. The read is given a
+    // millisecond, a few times at most (a line that streams bytes must not stop the polls).
+    if (link->bytes_waiting() > 0 && reads_awaited < kMaxReadsAwaited) {
+      ++reads_awaited;
+      schedule(t + 1);
+      return;
+    }
+    reads_awaited = 0;
     for (auto& [address, b] : boards) {
       // A board given up is asked alone, not put back in the round-robin: its polls would climb to
       // REPEAT_CHANGES and SEND_FROM_START again, and its first answer would not be its changes.
