@@ -118,8 +118,7 @@ def run(h, eboardd, chromium, shots):
         after = cr.read_status(status_path)["right_ms"]
         print(f"Black's display: {before} ms before the click, {after} ms after", flush=True)
         h.check(110000 <= after - before <= 121000, f"Black's clock shows two minutes more ({before} -> {after})")
-        thrown = [e["params"]["exceptionDetails"] for e in cdp.events if e.get("method") == "Runtime.exceptionThrown"]
-        h.check(not thrown, f"the page threw: {[t.get('exception', {}).get('description') for t in thrown]}")
+        ep.check_page_threw_nothing(h, cdp)
     finally:
         try:
             os.killpg(browser.pid, signal.SIGKILL)

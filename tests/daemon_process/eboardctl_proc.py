@@ -590,3 +590,9 @@ class LichessStandIn:
     def stop(self):
         self.server.shutdown()
         self.server.server_close()
+
+
+def check_page_threw_nothing(h, cdp):
+    """Records a failure naming every exception the page threw (Chrome DevTools' Runtime.exceptionThrown)."""
+    thrown = [e["params"]["exceptionDetails"] for e in cdp.events if e.get("method") == "Runtime.exceptionThrown"]
+    h.check(not thrown, f"the page threw: {[t.get('exception', {}).get('description', t.get('text')) for t in thrown]}")

@@ -63,9 +63,7 @@ def main():
         try:
             checks(h, cdp, d, eboardctl, pgn, expected, shots)
             cdp.js("1")  # the events sent so far are read
-            thrown = [e["params"]["exceptionDetails"] for e in cdp.events
-                      if e.get("method") == "Runtime.exceptionThrown"]
-            h.check(not thrown, f"the page threw: {[t.get('exception', {}).get('description') for t in thrown]}")
+            ep.check_page_threw_nothing(h, cdp)
         except ep.TestFailure as e:
             h.check(False, str(e))
         finally:

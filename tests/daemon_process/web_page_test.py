@@ -548,8 +548,7 @@ def browser_checks(h, cdp, daemon, port, open_alert_c, eboardd, config, shared, 
     daemon.send_signal(signal.SIGTERM)
     daemon.wait(timeout=15)
     cdp.js("1")  # the events sent so far are read
-    thrown = [e["params"]["exceptionDetails"] for e in cdp.events if e.get("method") == "Runtime.exceptionThrown"]
-    h.check(not thrown, f"the page threw: {[t.get('exception', {}).get('description', t.get('text')) for t in thrown]}")
+    ep.check_page_threw_nothing(h, cdp)
     print(f"screenshots in {shots}")
     return h.exit_code()
 

@@ -293,8 +293,7 @@ def page_part(h, d):
                        "the page's answer to an illegal move")
         h.check("400" in said and "illegal" in said, f"the page's answer: {said!r}")
         h.check(next(x for x in d.status()["boards"] if x["id"] == "3")["game"]["ply"] == 3, "Qxf7 was played")
-        thrown = [e["params"]["exceptionDetails"] for e in cdp.events if e.get("method") == "Runtime.exceptionThrown"]
-        h.check(not thrown, f"the page threw: {[t.get('exception', {}).get('description') for t in thrown]}")
+        ep.check_page_threw_nothing(h, cdp)
     finally:
         try:
             os.killpg(browser.pid, signal.SIGKILL)
