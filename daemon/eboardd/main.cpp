@@ -330,6 +330,9 @@ int main(int argc, char** argv) {
     }
     demo->configure(*cfg);
   }
+  // Before the service starts: it announces itself (eboardd.listen, the lock), and a SIGTERM sent the moment
+  // it does is queued here until the loop runs, never the default action that kills without stopping.
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
   eboardd::Service service(io, *cfg, options);
   spdlog::info("eboardd {} starting ({}, state in {})", VERSION, cli.demo ? "demo" : cfg->source,
                cfg->state_dir);
@@ -339,7 +342,6 @@ int main(int argc, char** argv) {
   }
   if (demo) demo->start(service);
 
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
   auto status_line = [&service, &journal_problem] {
     auto ep = service.endpoint();
     std::string line = std::to_string(service.boards().size()) + " board(s), listening on " +
