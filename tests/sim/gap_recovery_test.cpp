@@ -289,9 +289,12 @@ Outcome play_with_gap(const rules::GameRecord& g, int at, int plies, std::uint64
   return out;
 }
 
+// The sanitizer build plays a quarter of the games: it looks for memory errors, the ci build for coverage.
+constexpr std::size_t SHARE = EBOARD_SANITIZED ? 4 : 1;
+
 void run(const std::filesystem::path& file, bool chess960, std::size_t games) {
   if (!std::filesystem::exists(file)) GTEST_SKIP() << "../shared is absent";
-  auto corpus = load(file, games);
+  auto corpus = load(file, games / SHARE);
   ASSERT_FALSE(corpus.empty());
   std::array<int, 9> unique{}, ambiguous{}, shorter{}, beyond{}, problems{};
   std::string problem_list;
@@ -451,7 +454,7 @@ std::string late_reconnect(const rules::GameRecord& g, int at, int plies, std::u
 // the next move, and unique stories shorter than the truth. A candidate's move never goes out live.
 void run_late(const std::filesystem::path& file, bool chess960, std::size_t games, int ceiling) {
   if (!std::filesystem::exists(file)) GTEST_SKIP() << "../shared is absent";
-  auto corpus = load(file, games);
+  auto corpus = load(file, games / SHARE);
   ASSERT_FALSE(corpus.empty());
   int tried = 0, missed = 0;
   std::string problems;
