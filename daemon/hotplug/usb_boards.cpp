@@ -15,7 +15,7 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/steady_timer.hpp>
 
-#include "drivers/chessnut/protocol.hpp"
+#include "daemon/session/board_protocol.hpp"
 
 namespace eboard::hotplug {
 
@@ -23,11 +23,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::array<UsbId, 3> kBoards{{
-    {0x0403, 0x6001, "dgt", true},  // FTDI FT232 bridge (ttyUSB)
-    {0x04d8, 0x000a, "dgt", true},  // Microchip CDC (ttyACM)
-    {0x045b, 0x8111, "dgt", false},
-}};
+// Every row's USB serial ids, in the rows' order.
+const std::vector<UsbId>& serial_ids() {
+  static const std::vector<UsbId> ids = [] {
+    std::vector<UsbId> out;
+    for (const auto& row : session::board_protocols())
+      for (const auto& id : row.usb_serial_ids)
+        out.push_back({id.vendor, id.product, row.name, id.generic_bridge, row.usb_descriptor_mark});
+    return out;
+  }();
+  return ids;
+}
 
 std::string read_line(const fs::path& p) {
   std::ifstream in(p);
@@ -51,13 +57,23 @@ std::optional<std::uint16_t> read_hex16(const fs::path& p) {
 }
 
 const UsbId* known(std::uint16_t vid, std::uint16_t pid) {
-  for (const auto& id : kBoards)
+  for (const auto& id : serial_ids())
     if (id.vid == vid && id.pid == pid) return &id;
   return nullptr;
 }
 
+// The USB HID row whose ids these are.
+const session::BoardProtocol* hid_row(std::uint16_t vid, std::uint16_t pid) {
+  for (const auto& row : session::board_protocols())
+    if (row.transport == session::Transport::usb_hid && row.usb_product && row.usb_vendor == vid &&
+        row.usb_product(pid))
+      return &row;
+  return nullptr;
+}
+
 // What the USB device at sysfs `dev` says of itself.
-void describe(UsbBoard& b, const fs::path& dev, std::uint16_t vid, std::uint16_t pid, const char* protocol) {
+void describe(UsbBoard& b, const fs::path& dev, std::uint16_t vid, std::uint16_t pid,
+              std::string_view protocol) {
   b.vid = vid;
   b.pid = pid;
   b.serial = read_line(dev / "serial");
@@ -68,13 +84,15 @@ void describe(UsbBoard& b, const fs::path& dev, std::uint16_t vid, std::uint16_t
 
 }  // namespace
 
-std::span<const UsbId> known_board_ids() { return kBoards; }
+std::span<const UsbId> known_board_ids() { return serial_ids(); }
 
 bool UsbBoard::names_board() const {
   const UsbId* id = known(vid, pid);
-  if (id && !id->generic_bridge) return true;
-  if (protocol == "chessnut") return true;  // found by its own vendor id (scan)
-  return manufacturer.find("DGT") != std::string::npos || product.find("DGT") != std::string::npos;
+  if (!id) return hid_row(vid, pid) != nullptr;  // a USB HID board: named by its make's own ids
+  if (!id->generic_bridge) return true;
+  const std::string_view mark = id->descriptor_mark;
+  return !mark.empty() &&
+         (manufacturer.find(mark) != std::string::npos || product.find(mark) != std::string::npos);
 }
 
 std::string UsbBoard::stable_name() const {
@@ -110,8 +128,8 @@ std::vector<UsbBoard> scan(const fs::path& sys_root, const fs::path& dev_root) {
        it.increment(ec)) {
     const fs::path p = it->path();
     auto vid = read_hex16(p / "idVendor"), pid = read_hex16(p / "idProduct");
-    if (!vid || !pid || *vid != drivers::chessnut::VENDOR_ID || !drivers::chessnut::is_board_product(*pid))
-      continue;
+    const session::BoardProtocol* row = vid && pid ? hid_row(*vid, *pid) : nullptr;
+    if (!row) continue;
     const std::string bus = read_line(p / "busnum"), address = read_line(p / "devnum");
     if (bus.empty() || address.empty()) continue;
     UsbBoard b;
@@ -119,7 +137,7 @@ std::vector<UsbBoard> scan(const fs::path& sys_root, const fs::path& dev_root) {
     b.device += ':';
     b.device += address;
     b.usb_path = p.filename().string();
-    describe(b, p, *vid, *pid, "chessnut");
+    describe(b, p, *vid, *pid, row->name);
     found.push_back(std::move(b));
   }
   std::sort(found.begin(), found.end(), [](const UsbBoard& a, const UsbBoard& b) {

@@ -22,15 +22,16 @@
 
 namespace eboard::hotplug {
 
-// A USB id that identifies an electronic board (reference/hardware.md §1.8; keep udev/60-eboardd.rules
-// in step).
+// A USB id under which a serial board appears: every row's `usb_serial_ids` (session/board_protocol.hpp,
+// the one place a make is described; udev/60-eboardd.rules is tested against it).
 struct UsbId {
   std::uint16_t vid;
   std::uint16_t pid;
-  const char* protocol;
+  std::string_view protocol;
   // A generic USB-serial bridge chip (FTDI FT232, Microchip CDC) that other devices use too: it is a
   // board only when its descriptors say so (names_board()), or when discovery is told to claim them all.
   bool generic_bridge = false;
+  std::string_view descriptor_mark;  // the word a board's descriptors hold on such a bridge: "DGT"
 };
 std::span<const UsbId> known_board_ids();
 

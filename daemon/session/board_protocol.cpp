@@ -96,18 +96,44 @@ constexpr io::LineSettings DGT_LINE{9600, 8, io::Parity::none, 1, io::FlowContro
 // driver sets and checks itself, so no tty, pty or bridge has to apply it.
 constexpr io::LineSettings MILLENNIUM_LINE{38400, 8, io::Parity::none, 1, io::FlowControl::none};
 
+// DGT's own USB id, and the two bridge chips its boards use (reference/hardware.md §1.8).
+constexpr std::array<UsbSerialId, 3> DGT_USB{{
+    {0x0403, 0x6001, true},  // FTDI FT232 bridge (ttyUSB)
+    {0x04d8, 0x000a, true},  // Microchip CDC (ttyACM)
+    {0x045b, 0x8111, false},
+}};
+
 const std::array<BoardProtocol, 3> PROTOCOLS{{
     {"dgt", Transport::serial, DGT_LINE, true, dgt_init, dgt::encode::send_board, nullptr,
-     []() -> std::unique_ptr<BoardDecoder> { return std::make_unique<DgtDecoder>(); }},
+     []() -> std::unique_ptr<BoardDecoder> { return std::make_unique<DgtDecoder>(); }, 0, nullptr, DGT_USB,
+     "DGT"},
     // Its connect conversation (settings written and read back, then S) is the adapter's: no init commands.
-    {"millennium", Transport::serial, MILLENNIUM_LINE, false, nullptr, millennium_snapshot, millennium_leds,
-     []() -> std::unique_ptr<BoardDecoder> { return std::make_unique<MillenniumDecoder>(); }},
-    {"chessnut", Transport::usb_hid, io::LineSettings{}, false, chessnut::command::realtime_mode, nullptr,
+    {"millennium",
+     Transport::serial,
+     MILLENNIUM_LINE,
+     false,
+     nullptr,
+     millennium_snapshot,
+     millennium_leds,
+     []() -> std::unique_ptr<BoardDecoder> { return std::make_unique<MillenniumDecoder>(); },
+     0,
+     nullptr,
+     {},
+     {}},
+    {"chessnut",
+     Transport::usb_hid,
+     io::LineSettings{},
+     false,
+     chessnut::command::realtime_mode,
+     nullptr,
      chessnut::command::leds,
      []() -> std::unique_ptr<BoardDecoder> {
        return std::make_unique<SnapshotDecoder<daemon::ChessnutBoard>>();
      },
-     chessnut::VENDOR_ID, [](std::uint16_t product) { return chessnut::is_board_product(product); }},
+     chessnut::VENDOR_ID,
+     [](std::uint16_t product) { return chessnut::is_board_product(product); },
+     {},
+     {}},
 }};
 
 }  // namespace

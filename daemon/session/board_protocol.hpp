@@ -55,6 +55,17 @@ enum class Transport : std::uint8_t {
   usb_hid,  // a USB HID device through libusb: io::UsbHidLink
 };
 
+// A USB id under which a make's boards appear as a serial device (ttyUSB, ttyACM).
+struct UsbSerialId {
+  std::uint16_t vendor = 0;
+  std::uint16_t product = 0;
+  // A generic USB-serial bridge chip (FTDI FT232, Microchip CDC) that other devices use too: a board only
+  // when its USB manufacturer or product string holds the row's `usb_descriptor_mark`.
+  bool generic_bridge = false;
+};
+
+// One row per board make: everything the daemon knows of a make is here (hotplug discovery and the udev
+// rules in udev/ are checked against these ids by tests/daemon_hotplug).
 struct BoardProtocol {
   std::string_view name;  // as in the configuration: protocol = "<name>"
   Transport transport = Transport::serial;
@@ -73,6 +84,9 @@ struct BoardProtocol {
   // A USB HID board: the ids that name it (hotplug, and the device to open when none is configured).
   std::uint16_t usb_vendor = 0;
   bool (*usb_product)(std::uint16_t product_id) = nullptr;
+  // A serial board on USB: the ids it appears under, and the word its descriptors hold on a generic bridge.
+  std::span<const UsbSerialId> usb_serial_ids;
+  std::string_view usb_descriptor_mark;
 };
 
 // The row for `name`, or null for a protocol the daemon does not know.

@@ -3,17 +3,22 @@
 // USB boards found in sysfs and watched as they come and go. The tests build the sysfs layout the kernel
 // gives a USB serial adapter (fake_sysfs.hpp), plus the noise around it: virtual terminals, other USB
 // devices.
+#include <fnmatch.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include <boost/asio/io_context.hpp>
 
 #include "daemon/hotplug/usb_boards.hpp"
+#include "daemon/session/board_protocol.hpp"
 #include "fake_sysfs.hpp"
 
 using namespace eboard;
@@ -28,6 +33,91 @@ TEST(UsbBoards, KnownIdsFromTheReference) {
   ASSERT_EQ(ids.size(), 3u);
   EXPECT_EQ(ids[0].vid, 0x0403);
   EXPECT_EQ(ids[0].pid, 0x6001);
+}
+
+// One match line of a udev rules file: the ids it tests (udev globs) and whether it also asks the
+// descriptors for a word.
+struct UdevMatch {
+  std::string vendor, product, descriptor_word, line;
+  bool usb_device = false;  // SUBSYSTEM=="usb" with ATTR{}: the USB device itself (HID boards)
+};
+
+std::vector<UdevMatch> udev_matches(const std::string& file) {
+  std::ifstream in(fs::path(EBOARD_TEST_DATA) / ".." / ".." / "udev" / file);
+  EXPECT_TRUE(in) << file;
+  static const std::regex vendor(R"re(ATTRS?\{idVendor\}=="([^"]*)")re"),
+      product(R"re(ATTRS?\{idProduct\}=="([^"]*)")re"),
+      word(R"re(ATTRS\{(?:manufacturer|product)\}=="\*([^"*]*)\*")re");
+  std::vector<UdevMatch> out;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::smatch v, p, w;
+    if (!std::regex_search(line, v, vendor) || !std::regex_search(line, p, product)) continue;
+    UdevMatch m{v[1], p[1], "", line, line.find("ATTR{idVendor}") != std::string::npos};
+    if (std::regex_search(line, w, word)) m.descriptor_word = w[1];
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::string hex4(unsigned v) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%04x", v);
+  return buf;
+}
+
+TEST(UsbBoards, TheUdevRulesNameExactlyTheIdsOfTheProtocolRows) {
+  // The protocol row is the one place a make is described: the rules shipped in udev/ give the same
+  // devices to the eboard group as discovery takes for boards, no more, no fewer.
+  const auto own = udev_matches("60-eboardd.rules"),
+             bridges = udev_matches("61-eboardd-generic-bridges.rules");
+  ASSERT_FALSE(own.empty());
+  std::set<std::string> expected_own, expected_bridges, found_own, found_bridges;
+  for (const auto& row : session::board_protocols()) {
+    for (const auto& id : row.usb_serial_ids) {
+      const std::string ids = hex4(id.vendor) + ":" + hex4(id.product);
+      if (id.generic_bridge) {
+        // Named a board by its descriptors (manufacturer or product), or by the opt-in rules file.
+        expected_own.insert(ids + " manufacturer-or-product " + std::string(row.usb_descriptor_mark));
+        expected_bridges.insert(ids);
+      } else {
+        expected_own.insert(ids);
+      }
+    }
+    if (row.transport == session::Transport::usb_hid) {
+      // One rule for the USB device: its product glob takes exactly the products the row takes.
+      const UdevMatch* rule = nullptr;
+      for (const auto& m : own)
+        if (m.usb_device && m.vendor == hex4(row.usb_vendor)) rule = &m;
+      ASSERT_NE(rule, nullptr) << row.name << ": no rule for the vendor " << hex4(row.usb_vendor);
+      int differ = 0;
+      for (unsigned pid = 0; pid <= 0xFFFF; ++pid)
+        differ += (fnmatch(rule->product.c_str(), hex4(pid).c_str(), 0) == 0) !=
+                  row.usb_product(std::uint16_t(pid));
+      EXPECT_EQ(differ, 0) << row.name << ": the rule's products " << rule->product << " are not the row's";
+    }
+  }
+  for (const auto& m : own) {
+    if (m.usb_device) continue;
+    std::string ids = m.vendor + ":" + m.product;
+    // A descriptor-word rule comes in two lines (manufacturer, product): one entry.
+    if (!m.descriptor_word.empty()) ids += " manufacturer-or-product " + m.descriptor_word;
+    found_own.insert(ids);
+  }
+  for (const auto& m : bridges) {
+    EXPECT_TRUE(m.descriptor_word.empty()) << "the opt-in file takes a bridge whatever it says: " << m.line;
+    found_bridges.insert(m.vendor + ":" + m.product);
+  }
+  EXPECT_EQ(found_own, expected_own);
+  EXPECT_EQ(found_bridges, expected_bridges);
+  // Each descriptor word is asked of both strings, as names_board() does.
+  for (const auto& id : expected_own) {
+    if (id.find(' ') == std::string::npos) continue;
+    int lines = 0;
+    for (const auto& m : own)
+      lines += !m.descriptor_word.empty() && id.starts_with(m.vendor + ":" + m.product);
+    EXPECT_EQ(lines, 2) << id;
+  }
 }
 
 TEST(UsbBoards, ScanFindsOnlyBoardsWithTheirSerials) {
