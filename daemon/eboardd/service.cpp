@@ -1492,8 +1492,9 @@ http::Response Service::control_authorized(const http::Request& r) {
 std::optional<http::Response> Service::arbiter_control(BoardRuntime& b, const std::string& action,
                                                        const json& body, const std::string& match,
                                                        const std::string& client) {
-  auto res =
-      arbiter_action(b, action, body, ArbiterContext{config_.state_dir, round_, b.files(), client, match});
+  auto res = arbiter_action(b, action, body,
+                            ArbiterContext{config_.state_dir, round_, b.files(), client, match,
+                                           match.empty() ? nullptr : this->match(match)});
   if (res && res->status < 300 && hall_) hall_->changed(b.id());
   return res;
 }

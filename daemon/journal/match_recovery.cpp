@@ -39,6 +39,11 @@ tl::expected<std::vector<Event>, std::string> apply_match_control(Match& m, int 
     if (!choice) return tl::unexpected(choice.error());
     return *choice ? m.settle_gap(b, **choice, c.t_ms) : m.settle_gap(b, c.value, c.t_ms);
   }
+  if (c.action == "result") {  // the arbiter's result decides the match, or corrects its result
+    auto o = control_outcome(c);
+    if (!o) return tl::unexpected(o.error());
+    return m.arbiter_result(b, *o, c.t_ms);
+  }
   if (m.result()) return tl::unexpected(std::string("the match is over"));
   if (c.action == "adopt") {
     auto s = control_optional_side(c);
