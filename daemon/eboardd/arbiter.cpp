@@ -192,6 +192,14 @@ std::optional<fs::path> archive_holding(const fs::path& state_dir, const std::st
   return found;
 }
 
+// The answer when archive_holding found no archive for game `number` of board b.
+http::Response no_archive(const BoardRuntime& b, int number, const ArbiterContext& ctx) {
+  return control_error(409, "game " + std::to_string(number) + " of board " + b.id() +
+                                " belongs to an earlier round, and no round archive in " +
+                                (ctx.state_dir / "rounds").string() +
+                                " holds its record as written (once): correct that archive by hand");
+}
+
 // The record `before` replaced by `after` in the round archive at `path`, kept as it was first.
 tl::expected<std::vector<std::string>, std::string> rewrite_archive(const fs::path& path,
                                                                     const std::string& before,
@@ -238,11 +246,7 @@ http::Response on_current_game(BoardRuntime& b, outputs::ArbiterVerdict v, json 
     if (!in_round(ctx.round, b.id(), current.number, current.started_ms)) {
       before = read_text(path).value_or("");
       archive = archive_holding(ctx.state_dir, before);
-      if (!archive)
-        return control_error(409, "game " + std::to_string(current.number) + " of board " + b.id() +
-                                      " belongs to an earlier round, and no round archive in " +
-                                      (ctx.state_dir / "rounds").string() +
-                                      " holds its record as written (once): correct that archive by hand");
+      if (!archive) return no_archive(b, current.number, ctx);
     }
     for (const fs::path& p : records) {
       auto k = keep_version(p);
@@ -366,12 +370,7 @@ tl::expected<Rewritten, http::Response> rewrite_record(BoardRuntime& b, int numb
     if (ctx.files) (void)ctx.files->flush(rec->path);
     auto text = read_text(rec->path);
     if (text) archive = archive_holding(ctx.state_dir, *text);
-    if (!archive)
-      return tl::unexpected(
-          control_error(409, "game " + std::to_string(number) + " of board " + b.id() +
-                                 " belongs to an earlier round, and no round archive in " +
-                                 (ctx.state_dir / "rounds").string() +
-                                 " holds its record as written (once): correct that archive by hand"));
+    if (!archive) return tl::unexpected(no_archive(b, number, ctx));
   }
   auto done = rewrite_file(b, rec->path, number, b.id(), ctx, answer, rewrite);
   if (!done || !archive) return done;
