@@ -4,7 +4,7 @@
 // to the clock through the board (DGT's SetNRun wrapped in the board's clock message) and the answer waits
 // for the clock's ACK: acknowledged, refused (an error ACK: the clock not in mode 23), or not confirmed
 // (no ACK after the resends), within a bounded time. A board whose clock cannot be set (Millennium,
-// Chessnut, no clock, a DGT bus line, the demo's simulated match boards) is answered 409 with the reason; a
+// Chessnut, no clock, a DGT bus line, in a match or not) is answered 409 with the reason; a
 // bughouse match board's DGT 3000 is set through the match's session of that board
 // (MatchFeed::clock_command).
 //

@@ -484,7 +484,8 @@ void add_result_command(CLI::App& app, int& exit_code, Target& t, std::string& b
       "Termination, ArbiterResult, ArbiterRule, ArbiterReason, ArbiterBy, ArbiterTime (ArbiterPrevious on "
       "a correction), and is signed again; /games.pgn, /ws (a result event), the round's TRF/CSV "
       "(eboardctl results) and, when the round ends, its archive show it. Every entry is appended to "
-      "state_dir/arbiter.log.\n"
+      "state_dir/arbiter.log. A game of an archived round (--game N, or the current game if over) is "
+      "corrected in its round's archive too (rounds/<round>.pgn, kept as .v1 ...).\n"
       "On a board of a bughouse match ([[match]]) the result decides the match at once, the other game "
       "stopped (partner-board), or corrects the match's result; the match's BPGN (/matches/<match>.bpgn, "
       "state_dir/games/match-<match>-<n>.bpgn) carries it with ArbiterBoard (the board it was given on) "
@@ -840,7 +841,8 @@ void add_control_commands(CLI::App& app, int& exit_code) {
               "(FIDE 7.5.5: --add 2:00 --side of the opponent); the answer waits for the clock's "
               "confirmation, up to 20 s unless --timeout (exit 1 when the clock refused or did not confirm, "
               "or when the board's "
-              "clock cannot be set: a Millennium or Chessnut board, a DGT bus board, no clock)" +
+              "clock cannot be set: a Millennium or Chessnut board, a DGT bus board, no clock); a board of "
+              "a bughouse match is set alike" +
                   control_note,
               v->t);
   clock->add_option("BOARD", v->board, "board id")->required();
