@@ -385,6 +385,10 @@ def run_match(h, exe, ctl):
             and t1.get("ArbiterPrevious") == "1/2-1/2 arbiter" and text.rstrip().endswith("1-0"),
             f"match 1's archive corrected: {text}")
     h.check(os.path.isfile(archive + ".v2"), "match 1's second version not kept")
+    code, text = d.get("/matches/A-B.bpgn?match=1")
+    t1 = bpgn_tags(text)
+    h.check(code == 200 and t1.get("Result") == "1-0" and t1.get("ArbiterBoard") == "B",
+            f"/matches/A-B.bpgn?match=1 after the correction: {code} {text}")
     rc, out = verify(archive)
     h.check(rc == 0 and "INTACT" in out, f"match 1's archive corrected and signed again: {rc}")
     log = [json.loads(l) for l in open(os.path.join(d.state, "arbiter.log"))]
