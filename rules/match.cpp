@@ -217,6 +217,26 @@ std::vector<Event> Match::agree_draw(std::int64_t t) {
   return out;
 }
 
+std::vector<Event> Match::arbiter_result(int b, const Outcome& o, std::int64_t t) {
+  b &= 1;
+  std::vector<Event> out = advance(t);
+  const bool correction = result_.has_value();
+  const Result team1 = for_team1(b, o.result);
+  // Decided before the board's result is taken in, so that it waits for no other end (board_ended).
+  decide_at_.reset();
+  result_ = MatchResultEvent{team1, o.reason};
+  absorb(b, boards_[std::size_t(b)].correct(o, t), out);
+  out.push_back(Event{t, cfg_.board_ids[std::size_t(b)], *result_});
+  Reconstructor& other = boards_[std::size_t(b ^ 1)];
+  const Outcome stopped{for_team1(b ^ 1, team1), "partner-board"};
+  if (!correction)
+    absorb(b ^ 1, other.end_game(stopped, t), out);
+  else if (other.game().outcome() && other.game().outcome()->reason == "partner-board" &&
+           other.game().outcome()->result != stopped.result)
+    absorb(b ^ 1, other.correct(stopped, t), out);
+  return out;
+}
+
 void Match::set_promotion_piece(int b, Color c, PieceType t) {
   boards_[std::size_t(b & 1)].set_promotion_piece(c, t);
 }

@@ -71,6 +71,12 @@ class Match {
   // both players of a team and ends the match (FQE 17).
   std::vector<Event> resign(int board, Color c, std::int64_t t_ms);
   std::vector<Event> agree_draw(std::int64_t t_ms);
+  // A result the arbiter gives on board `b` (a decision, a forfeit, a flag he saw: `o` with its reason)
+  // decides the match at once, from that game's result (no wait for the other game: the arbiter's word
+  // is the first decision); the other game stops (partner-board). On a match decided already it is a
+  // correction: board `b`'s game takes `o`, the match takes its result again (a new match-result event),
+  // and the other game, if it had stopped for the match (partner-board), takes the new one.
+  std::vector<Event> arbiter_result(int board, const Outcome& o, std::int64_t t_ms);
   // FQE 11: the piece a player names for his next promotion (the pawn stays a pawn on the board).
   void set_promotion_piece(int board, Color c, PieceType t);
   // The arbiter settles `board`'s missed gap or has it followed from the position it shows

@@ -16,6 +16,7 @@
 
 #include "daemon/core/event_json.hpp"
 #include "daemon/eboardd/control.hpp"
+#include "daemon/eboardd/match_runtime.hpp"
 #include "daemon/journal/signing.hpp"
 #include "daemon/outputs/arbiter_result.hpp"
 #include "daemon/outputs/async_file.hpp"
@@ -167,6 +168,54 @@ tl::expected<std::string, http::Response> string_field(const json& body, const c
   return body[key].get<std::string>();
 }
 
+std::string trimmed(std::string_view text) {
+  const auto end = text.find_last_not_of(" \t\r\n");
+  return std::string(text.substr(0, end == std::string_view::npos ? 0 : end + 1));
+}
+
+// The archive of an earlier round (state_dir/rounds/*.pgn, not a kept version) that holds `record` as it is
+// written, once: where an archived game's record is to be replaced. Nothing when none or more than one does.
+std::optional<fs::path> archive_holding(const fs::path& state_dir, const std::string& record) {
+  const std::string wanted = trimmed(record);
+  if (wanted.empty()) return std::nullopt;
+  std::optional<fs::path> found;
+  std::error_code ec;
+  for (fs::directory_iterator it(state_dir / "rounds", ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() != ".pgn") continue;
+    auto text = read_text(it->path());
+    if (!text) continue;
+    const auto at = text->find(wanted);
+    if (at == std::string::npos) continue;
+    if (found || text->find(wanted, at + 1) != std::string::npos) return std::nullopt;
+    found = it->path();
+  }
+  return found;
+}
+
+// The answer when archive_holding found no archive for game `number` of board b.
+http::Response no_archive(const BoardRuntime& b, int number, const ArbiterContext& ctx) {
+  return control_error(409, "game " + std::to_string(number) + " of board " + b.id() +
+                                " belongs to an earlier round, and no round archive in " +
+                                (ctx.state_dir / "rounds").string() +
+                                " holds its record as written (once): correct that archive by hand");
+}
+
+// The record `before` replaced by `after` in the round archive at `path`, kept as it was first.
+tl::expected<std::vector<std::string>, std::string> rewrite_archive(const fs::path& path,
+                                                                    const std::string& before,
+                                                                    const std::string& after) {
+  auto text = read_text(path);
+  if (!text) return tl::unexpected("cannot read " + path.string());
+  const std::string old = trimmed(before);
+  const auto at = text->find(old);
+  if (at == std::string::npos) return tl::unexpected(path.string() + " no longer holds the record");
+  auto kept = keep_version(path);
+  if (!kept) return kept;
+  text->replace(at, old.size(), trimmed(after));
+  if (auto ok = outputs::write_file_atomic(path, *text); !ok) return tl::unexpected(ok.error());
+  return kept;
+}
+
 // The current game's result given or corrected, through reconstruction (journaled).
 http::Response on_current_game(BoardRuntime& b, outputs::ArbiterVerdict v, json answer,
                                const ArbiterContext& ctx) {
@@ -175,18 +224,35 @@ http::Response on_current_game(BoardRuntime& b, outputs::ArbiterVerdict v, json 
   std::string previous = "*", previous_termination;
   std::vector<std::string> kept;
   const fs::path path = ctx.state_dir / "games" / outputs::game_file_name(b.board_game());
+  // In a match, its BPGN archive too: the result given decides the match, or corrects its result.
+  std::vector<fs::path> records{path};
+  if (ctx.match_runtime) records.push_back(ctx.match_runtime->bpgn_path());
+  // A game over that belongs to an archived round (the board not set up again since): its round archive
+  // is rewritten too.
+  std::optional<fs::path> archive;
+  std::string before;
   if (over) {
     previous = rules::result_string(g.outcome()->result);
     previous_termination = g.outcome()->reason;
     for (const auto& t : b.ledger().tags())
       if (t.name == "ArbiterResult") previous = t.value;
-    if (ctx.files) {
-      (void)ctx.files->flush(path);
-      (void)ctx.files->flush(sig_of(path));
+    for (const fs::path& p : records) {
+      if (ctx.files) {
+        (void)ctx.files->flush(p);
+        (void)ctx.files->flush(sig_of(p));
+      }
     }
-    auto k = keep_version(path);
-    if (!k) return control_error(500, "the record as it was could not be kept, so it stays: " + k.error());
-    kept = *k;
+    const outputs::BoardGame current = b.board_game();
+    if (!in_round(ctx.round, b.id(), current.number, current.started_ms)) {
+      before = read_text(path).value_or("");
+      archive = archive_holding(ctx.state_dir, before);
+      if (!archive) return no_archive(b, current.number, ctx);
+    }
+    for (const fs::path& p : records) {
+      auto k = keep_version(p);
+      if (!k) return control_error(500, "the record as it was could not be kept, so it stays: " + k.error());
+      kept.insert(kept.end(), k->begin(), k->end());
+    }
   }
   journal::ControlEntry c;
   c.action = "result";
@@ -200,10 +266,33 @@ http::Response on_current_game(BoardRuntime& b, outputs::ArbiterVerdict v, json 
               {"ArbiterTime", utc(v.at_ms)},
               {"ArbiterPrevious",
                over ? previous + (previous_termination.empty() ? "" : " " + previous_termination) : ""}});
-  // The record and its signature on disk before the answer.
-  if (ctx.files) {
-    (void)ctx.files->flush(path);
-    (void)ctx.files->flush(sig_of(path));
+  if (MatchRuntime* m = ctx.match_runtime) {
+    // Both games' results published (the partner's stopped game too), then the BPGN with the tags.
+    for (BoardRuntime* board : m->boards()) board->sync_now();
+    m->rewrite_bpgn();
+    const auto& r = m->match().result();
+    answer["match"] = {{"name", m->name()},
+                       {"number", m->number()},
+                       {"result", r ? rules::result_string(r->result) : "*"},
+                       {"reason", r ? json(r->reason) : json(nullptr)},
+                       {"bpgn", "/matches/" + m->name() + ".bpgn"},
+                       {"record", records.back().string()}};
+  }
+  // The records and their signatures on disk before the answer.
+  if (ctx.files)
+    for (const fs::path& p : records) {
+      (void)ctx.files->flush(p);
+      (void)ctx.files->flush(sig_of(p));
+    }
+  if (archive) {
+    auto k = rewrite_archive(*archive, before, read_text(path).value_or(""));
+    if (!k) {
+      spdlog::error("board {}: the result is corrected, but its round archive is not: {}", b.id(), k.error());
+      answer["archive_error"] = k.error();
+    } else {
+      kept.insert(kept.end(), k->begin(), k->end());
+      answer["archive"] = archive->string();
+    }
   }
   json published = json::array();
   for (const rules::Event& e : *evs) published.push_back(daemon::to_json(e));
@@ -220,57 +309,81 @@ http::Response on_current_game(BoardRuntime& b, outputs::ArbiterVerdict v, json 
 // signed again. `answer` gets record, kept, signed.
 struct Rewritten {
   std::string before;  // the record as it was
+  std::string after;   // as it is now
 };
-tl::expected<Rewritten, http::Response> rewrite_record(
-    BoardRuntime& b, int number, const ArbiterContext& ctx, json& answer,
-    const std::function<tl::expected<std::string, std::string>(const std::string&)>& rewrite) {
-  const fs::path dir = ctx.state_dir / "games";
-  auto rec = find_record(dir, b.id(), number, ctx.files);
-  if (!rec)
-    return tl::unexpected(control_error(400, "board " + b.id() + " keeps no record of game " +
-                                                 std::to_string(number) +
-                                                 " (a game with neither a move nor a result is not kept)"));
-  if (!in_round(ctx.round, b.id(), number, rec->started_ms))
-    return tl::unexpected(control_error(409, "game " + std::to_string(number) + " of board " + b.id() +
-                                                 " belongs to an earlier round, archived already: only the "
-                                                 "current round's games are corrected"));
+using Rewrite = std::function<tl::expected<std::string, std::string>(const std::string&)>;
+
+// The record at `path` (game `number` of board b, or of b's match: `signer` names the board or the match)
+// rewritten, kept as it was first and signed again. `answer` gets record, kept, signed.
+tl::expected<Rewritten, http::Response> rewrite_file(BoardRuntime& b, const fs::path& path, int number,
+                                                     const std::string& signer, const ArbiterContext& ctx,
+                                                     json& answer, const Rewrite& rewrite) {
   if (ctx.files) {
-    if (auto ok = ctx.files->flush(rec->path); !ok)
+    if (auto ok = ctx.files->flush(path); !ok)
       return tl::unexpected(control_error(500, "the record could not be written first: " + ok.error()));
-    (void)ctx.files->flush(sig_of(rec->path));
+    (void)ctx.files->flush(sig_of(path));
   }
-  auto text = read_text(rec->path);
-  if (!text) return tl::unexpected(control_error(500, "cannot read " + rec->path.string()));
+  auto text = read_text(path);
+  if (!text) return tl::unexpected(control_error(500, "cannot read " + path.string()));
   auto next = rewrite(*text);
   if (!next)
     return tl::unexpected(control_error(409, "game " + std::to_string(number) + ": " + next.error()));
-  auto kept = keep_version(rec->path);
+  auto kept = keep_version(path);
   if (!kept)
     return tl::unexpected(
         control_error(500, "the record as it was could not be kept, so it stays: " + kept.error()));
-  const auto old_sig = read_text(sig_of(rec->path));
-  auto written =
-      ctx.files ? ctx.files->write_now(rec->path, *next) : outputs::write_file_atomic(rec->path, *next);
+  const auto old_sig = read_text(sig_of(path));
+  auto written = ctx.files ? ctx.files->write_now(path, *next) : outputs::write_file_atomic(path, *next);
   if (!written)
     return tl::unexpected(control_error(500, "the record could not be written: " + written.error()));
   bool signed_now = false;
   if (const auto& key = b.options().signing_key) {
     journal::SignedRecord r;
-    r.archive = journal::seal_archive(rec->path.filename().string(), *next);
+    r.archive = journal::seal_archive(path.filename().string(), *next);
     r.journals = seals_for(b, number, old_sig);
-    r.board = b.id();
+    r.board = signer;
     r.game = number;
     r.signed_ms = b.now_ms();
     std::string sig = journal::signature_file_text(std::move(r), *key);
-    auto ok = ctx.files ? ctx.files->write_now(sig_of(rec->path), std::move(sig))
-                        : outputs::write_file_atomic(sig_of(rec->path), sig);
-    if (!ok) spdlog::error("board {}: {} is not signed again: {}", b.id(), rec->path.string(), ok.error());
+    auto ok = ctx.files ? ctx.files->write_now(sig_of(path), std::move(sig))
+                        : outputs::write_file_atomic(sig_of(path), sig);
+    if (!ok) spdlog::error("{}: {} is not signed again: {}", signer, path.string(), ok.error());
     signed_now = ok.has_value();
   }
   answer["kept"] = *kept;
-  answer["record"] = rec->path.string();
+  answer["record"] = path.string();
   answer["signed"] = signed_now;
-  return Rewritten{std::move(*text)};
+  return Rewritten{std::move(*text), std::move(*next)};
+}
+
+// Game `number`'s record of board b rewritten (rewrite_file): an earlier game of the current round, or a
+// game of an archived round, whose round archive (rounds/<round>.pgn) is then rewritten too.
+tl::expected<Rewritten, http::Response> rewrite_record(BoardRuntime& b, int number, const ArbiterContext& ctx,
+                                                       json& answer, const Rewrite& rewrite) {
+  auto rec = find_record(ctx.state_dir / "games", b.id(), number, ctx.files);
+  if (!rec)
+    return tl::unexpected(control_error(400, "board " + b.id() + " keeps no record of game " +
+                                                 std::to_string(number) +
+                                                 " (a game with neither a move nor a result is not kept)"));
+  std::optional<fs::path> archive;
+  if (!in_round(ctx.round, b.id(), number, rec->started_ms)) {
+    if (ctx.files) (void)ctx.files->flush(rec->path);
+    auto text = read_text(rec->path);
+    if (text) archive = archive_holding(ctx.state_dir, *text);
+    if (!archive) return tl::unexpected(no_archive(b, number, ctx));
+  }
+  auto done = rewrite_file(b, rec->path, number, b.id(), ctx, answer, rewrite);
+  if (!done || !archive) return done;
+  auto kept = rewrite_archive(*archive, done->before, done->after);
+  if (!kept) {
+    spdlog::error("board {}: game {} corrected, but its round archive is not: {}", b.id(), number,
+                  kept.error());
+    answer["archive_error"] = kept.error();
+  } else {
+    for (const auto& k : *kept) answer["kept"].push_back(k);
+    answer["archive"] = archive->string();
+  }
+  return done;
 }
 
 // An earlier game of the round: its result given or corrected in its record.
@@ -285,6 +398,24 @@ http::Response on_earlier_game(BoardRuntime& b, int number, outputs::ArbiterVerd
     return outputs::apply_verdict(text, v, correction);
   });
   if (!done) return done.error();
+  if (MatchRuntime* m = ctx.match_runtime) {
+    // The match's BPGN archive too, with the result as team 1 sees it and the board it was given on.
+    const int index = m->boards()[1] == &b ? 1 : 0;
+    const int match_number = number + m->number() - b.ledger().game_number();
+    outputs::ArbiterVerdict team = v;
+    team.code = outputs::team1_code(index, v.code);
+    team.board = b.id();
+    json match{{"name", m->name()}, {"number", match_number}, {"result", outputs::pgn_result(team.code)}};
+    auto bpgn = rewrite_file(b, m->bpgn_path(match_number), match_number, m->name(), ctx, match,
+                             [&](const std::string& text) {
+                               const bool decided = outputs::pgn_tag(text, "Result").value_or("*") != "*" ||
+                                                    outputs::pgn_tag(text, "ArbiterResult").has_value();
+                               return outputs::apply_verdict(text, team, decided);
+                             });
+    if (!bpgn) return bpgn.error();
+    for (const auto& k : match["kept"]) answer["kept"].push_back(k);
+    answer["match"] = match;
+  }
   json published = json::array();
   if (v.code != "-/-") {
     // The §3 result event, with what says which game it is and what it replaces.
@@ -401,9 +532,11 @@ std::optional<http::Response> arbiter_action(BoardRuntime& b, const std::string&
     return control_error(400, "\"arbiter\" is a name on one line (UTF-8)");
   auto verdict = outputs::make_verdict(*code, *kind, *rule, *reason);
   if (!verdict) return control_error(400, verdict.error());
-  if (!ctx.match.empty())
+  // A configured match whose boards run alone (the match could not open): its result would not be the
+  // match's, as the other controls are refused there (control.cpp).
+  if (!ctx.match.empty() && (!b.options().match_member || !ctx.match_runtime))
     return control_error(409, "board " + b.id() + " is in the bughouse match " + ctx.match +
-                                  ": an arbiter's result there is the match's (not supported yet)");
+                                  ": a result is not taken while the match is not running");
   const int current = b.ledger().game_number();
   int number = current;
   if (body.contains("game")) {

@@ -2,8 +2,9 @@
 // Copyright (C) 2026 the eboardd authors
 // Every result an arbiter gives (POST /control/<board>/result): a decision (1-0, 0-1, 1/2-1/2), a
 // forfeit (+/-, -/+, -/-), a flag the arbiter saw, each with its FIDE article and the arbiter's words, on
-// the board's current game or on any earlier game of the current round (`game`: its number); on a game
-// over already it is a correction. The vocabulary and how a record carries it: outputs/arbiter_result.hpp.
+// the board's current game or on any earlier game, of this round or an archived one (`game`: its number); on
+// a game over already it is a correction. The vocabulary and how a record carries it:
+// outputs/arbiter_result.hpp.
 //
 //  - The current game, not over: ended through reconstruction (a journaled `result` control, replayed on
 //    recovery), its §3 `result` event published with reason forfeit, arbiter or flag; the Arbiter* tags
@@ -13,6 +14,14 @@
 //  - An earlier game of the round: its file in state_dir/games is rewritten (apply_verdict), the record
 //    as it was kept first, and signed again; a `result` event with "game", "corrected", "previous" is
 //    published on /ws (not journaled: the board's journal is the current game's).
+//  - A game of an archived round (state_dir/rounds/<round>.pgn): as an earlier game (or as the current
+//    one, over and not set up again), and the round's archive is rewritten too, kept first: the record's
+//    text as written is replaced there by the new one. An archive that does not hold it once: 409.
+//  - A board of a bughouse match: the result is the match's (rules::Match::arbiter_result, through the
+//    same journaled control): it decides the match, or corrects its result; the match's BPGN archive is
+//    kept first as the board's record is, written again with the board's Arbiter* tags (ArbiterBoard,
+//    the result as team 1 sees it) and signed again. An earlier game of the board: that match's archive
+//    is rewritten with the board's record (apply_verdict with the team's code).
 //  - A double forfeit (-/-) has no PGN or §3 result: only on an earlier game (the board set up for the next
 //    game), PGN Result "*" with ArbiterResult "-/-", no event.
 // Keeping: `<file>.v<k>` (and `<file>.v<k>.sig` when it was signed), k = 1, 2 … beside the file, so
@@ -38,12 +47,15 @@ class AsyncFileWriter;
 
 namespace eboard::eboardd {
 
+class MatchRuntime;
+
 struct ArbiterContext {
   std::filesystem::path state_dir;
   const Round& round;
   outputs::AsyncFileWriter* files = nullptr;  // the daemon's background writer (its pending writes first)
   std::string client;                         // the client's address
   std::string match;                          // the bughouse match the board plays in, empty if none
+  MatchRuntime* match_runtime = nullptr;      // that match (its BPGN), null if none
 };
 
 // POST /control/<board>/moves {"game", "from_ply", "moves", "reason", optional "arbiter"}: the moves of an

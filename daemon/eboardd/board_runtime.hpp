@@ -370,6 +370,9 @@ class BoardRuntime : public BoardSink {
   };
   JournalPosition last_published() const { return last_published_; }
   bool publishing() const { return publishing_; }
+  // What the journal holds made durable now (fdatasync on this thread) and every event waiting for it
+  // published: an arbiter's answer follows what both boards of a match published (arbiter.hpp).
+  void sync_now();
 
  private:
   // Journals `e`: written at once, or (`buffered`, with a syncer) at the end of the loop turn with the
@@ -390,8 +393,6 @@ class BoardRuntime : public BoardSink {
   // sync_interval.
   void want_sync(bool urgent);
   void schedule_sync();
-  // fdatasync on this thread, then publishes everything waiting.
-  void sync_now();
   // Publishes the events waiting for their sync whose journal bytes are durable now (in order), writes
   // the archives of finished games whose events are all out, and the PGN file once no move is waiting;
   // then makes a deferred rotation that became possible.

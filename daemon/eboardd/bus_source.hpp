@@ -24,6 +24,11 @@ namespace eboard::eboardd {
 // its source (or match feed) runs.
 std::string bus_board_link(const session::BusSession& line, std::uint16_t address, bool running);
 nlohmann::json bus_board_info(const session::BusSession& line, const config::BoardConfig& board);
+// Why a bus board's clock cannot be set (BoardSource::clock_settable), for both alike.
+inline std::string bus_clock_refusal(const std::string& id) {
+  return "board " + id +
+         " is on a DGT bus line: the bus protocol carries no clock commands, so its clock is set by hand";
+}
 
 class BusSource : public BoardSource {
  public:
@@ -40,10 +45,7 @@ class BusSource : public BoardSource {
   tl::expected<std::vector<rules::Event>, std::string> control(const journal::ControlEntry& c) override;
   const rules::Reconstructor* reconstructor() const override;
   tl::expected<void, std::string> clock_settable() const override {
-    return tl::unexpected(
-        "board " + board_.id +
-        " is on a DGT bus line: the bus protocol carries no clock commands, so its clock is "
-        "set by hand");
+    return tl::unexpected(bus_clock_refusal(board_.id));
   }
   // The first attach continues `replayed` (the journal's reconstruction after a restart); see SerialSource.
   void continue_from(std::unique_ptr<rules::Reconstructor> replayed);

@@ -4,7 +4,9 @@
 // to the clock through the board (DGT's SetNRun wrapped in the board's clock message) and the answer waits
 // for the clock's ACK: acknowledged, refused (an error ACK: the clock not in mode 23), or not confirmed
 // (no ACK after the resends), within a bounded time. A board whose clock cannot be set (Millennium,
-// Chessnut, no clock, a DGT bus line, a bughouse match board) is answered 409 with the reason.
+// Chessnut, no clock, a DGT bus line, in a match or not) is answered 409 with the reason; a
+// bughouse match board's DGT 3000 is set through the match's session of that board
+// (MatchFeed::clock_command).
 //
 // Body: {"white": T, "black": T} or {"left": T, "right": T} (T: milliseconds, or "h:mm:ss" / "m:ss"), or
 // {"add_ms": N, "side": "black"}: that side's time as the clock last showed it plus N (7.5.5: 120000), the

@@ -8,7 +8,9 @@
 #include <boost/asio/post.hpp>
 
 #include "daemon/eboardd/bus_source.hpp"
+#include "daemon/eboardd/serial_source.hpp"
 #include "daemon/eboardd/session_feed.hpp"
+#include "daemon/outputs/arbiter_result.hpp"
 #include "daemon/outputs/archive_guard.hpp"
 #include "daemon/outputs/async_file.hpp"
 #include "daemon/outputs/atomic_file.hpp"
@@ -47,8 +49,14 @@ class MatchBoardSource : public BoardSource {
   }
   const Reconstructor* reconstructor() const override { return &match_.match().board(board_); }
   tl::expected<void, std::string> clock_settable() const override {
-    return tl::unexpected("board " + match_.boards_[board_]->id() + " plays in the bughouse match " +
-                          match_.name() + ": the daemon does not set a match board's clock yet");
+    if (!match_.feed_ || !match_.feeding_)
+      return tl::unexpected("board " + match_.boards_[std::size_t(board_)]->id() +
+                            " is not running: its clock cannot be reached");
+    return match_.feed_->clock_settable(board_);
+  }
+  tl::expected<void, std::string> clock_command(drivers::dgt::ClockCommand command, ClockDone done) override {
+    if (auto ok = clock_settable(); !ok) return ok;
+    return match_.feed_->clock_command(board_, std::move(command), std::move(done));
   }
 
  private:
@@ -405,15 +413,51 @@ std::string MatchRuntime::bpgn_text(std::optional<std::int64_t> cutoff, bool hel
       {"Variant", "Bughouse"},
       {"Match", name()}};
   if (std::string tc = tag(boards_[0], "TimeControl"); tc != "?") rec.tags.push_back({"TimeControl", tc});
-  if (shown->result() && !result_held) rec.tags.push_back({"Termination", shown->result()->reason});
+  if (shown->result() && !result_held) {
+    rec.tags.push_back({"Termination", shown->result()->reason});
+    add_arbiter_tags(rec.tags, cutoff);
+  }
   auto text = rules::write_bpgn(rec);
   if (!text) return "; match " + name() + ": cannot write BPGN: " + text.error() + "\n";
   return *text;
 }
 
-fs::path MatchRuntime::bpgn_path() const {
+void MatchRuntime::add_arbiter_tags(rules::PgnTags& tags, std::optional<std::int64_t> cutoff) const {
+  // The board the arbiter gave the match's result on last (its ArbiterTime, UTC, orders as text).
+  int by = -1;
+  std::string at;
+  for (int b = 0; b < 2; ++b) {
+    const BoardRuntime* board = boards_[std::size_t(b)];
+    for (const auto& t : cutoff ? board->board_game(*cutoff).tags : board->ledger().tags())
+      if (t.name == "ArbiterTime" && !t.value.empty() && (by < 0 || t.value > at)) {
+        by = b;
+        at = t.value;
+      }
+  }
+  if (by < 0) return;
+  tags.push_back({"ArbiterBoard", config_.boards[std::size_t(by)]});
+  const BoardRuntime* board = boards_[std::size_t(by)];
+  for (const auto& t : cutoff ? board->board_game(*cutoff).tags : board->ledger().tags()) {
+    if (!t.name.starts_with("Arbiter") || t.value.empty()) continue;
+    if (t.name == "ArbiterResult") {
+      tags.push_back({t.name, outputs::team1_code(by, t.value)});
+    } else if (t.name == "ArbiterPrevious") {
+      const auto space = t.value.find(' ');
+      tags.push_back({t.name, outputs::team1_code(by, t.value.substr(0, space)) +
+                                  (space == std::string::npos ? "" : t.value.substr(space))});
+    } else {
+      tags.push_back({t.name, t.value});
+    }
+  }
+}
+
+void MatchRuntime::rewrite_bpgn() { write_bpgn(); }
+
+fs::path MatchRuntime::bpgn_path() const { return bpgn_path(std::max(1, number())); }
+
+fs::path MatchRuntime::bpgn_path(int number) const {
   return boards_[0]->options().state_dir / "games" /
-         ("match-" + name() + "-" + std::to_string(std::max(1, number())) + ".bpgn");
+         ("match-" + name() + "-" + std::to_string(number) + ".bpgn");
 }
 
 void MatchRuntime::write_bpgn() {
@@ -533,6 +577,9 @@ class SensorOnlyBoard {
   virtual void start() = 0;
   virtual void stop() = 0;
   virtual void show(const std::string& /*text*/) {}
+  virtual tl::expected<void, std::string> clock_settable() const = 0;
+  virtual tl::expected<void, std::string> clock_command(drivers::dgt::ClockCommand command,
+                                                        BoardSource::ClockDone done) = 0;
   virtual void device_arrived(const std::string& /*device*/) {}
   virtual void device_left(const std::string& /*device*/) {}
   virtual std::string link() const = 0;
@@ -597,6 +644,17 @@ class SerialSensorBoard : public SensorOnlyBoard {
     auto cmd = drivers::dgt::encode::clock_display_text(text);
     if (session_ && cmd) session_->clock_command(std::move(*cmd));
   }
+  tl::expected<void, std::string> clock_settable() const override {
+    return serial_clock_settable(board_, session_.get(), session_ != nullptr,
+                                 match_.match().board(index_).last_clock_reading());
+  }
+  tl::expected<void, std::string> clock_command(drivers::dgt::ClockCommand command,
+                                                BoardSource::ClockDone done) override {
+    if (auto ok = clock_settable(); !ok) return ok;
+    if (!session_->clock_command(std::move(command), std::move(done)))
+      return tl::unexpected("board " + board_.id + " is offline: its clock cannot be reached");
+    return {};
+  }
   void device_arrived(const std::string& device) override {
     if (!device.empty()) device_ = device;
     if (session_) session_->reconnect_now(device);
@@ -658,6 +716,12 @@ class BusSensorBoard : public SensorOnlyBoard {
     line_->detach(board_.bus_address);
   }
   std::string link() const override { return bus_board_link(*line_, board_.bus_address, running_); }
+  tl::expected<void, std::string> clock_settable() const override {
+    return tl::unexpected(bus_clock_refusal(board_.id));
+  }
+  tl::expected<void, std::string> clock_command(drivers::dgt::ClockCommand, BoardSource::ClockDone) override {
+    return clock_settable();
+  }
   nlohmann::json info() const override { return bus_board_info(*line_, board_); }
 
  private:
@@ -678,6 +742,13 @@ class BoardsMatchFeed : public MatchFeed {
     for (auto& b : boards_) b->stop();
   }
   void show(int b, const std::string& text) override { boards_[std::size_t(b & 1)]->show(text); }
+  tl::expected<void, std::string> clock_settable(int b) const override {
+    return boards_[std::size_t(b & 1)]->clock_settable();
+  }
+  tl::expected<void, std::string> clock_command(int b, drivers::dgt::ClockCommand command,
+                                                BoardSource::ClockDone done) override {
+    return boards_[std::size_t(b & 1)]->clock_command(std::move(command), std::move(done));
+  }
   void device_arrived(int b, const std::string& device) override {
     boards_[std::size_t(b & 1)]->device_arrived(device);
   }

@@ -53,6 +53,17 @@ class MatchFeed {
   virtual nlohmann::json info(int board) const = 0;
   // Shows up to eight characters on the board's clock (a DGT 3000); feeds without a clock ignore it.
   virtual void show(int /*board*/, const std::string& /*text*/) {}
+  // The board's clock set by the arbiter (clock_control.hpp), as BoardSource's clock_settable and
+  // clock_command: a DGT 3000 behind a serial board of the match, as on a single board. Feeds without a
+  // clock refuse, saying why.
+  virtual tl::expected<void, std::string> clock_settable(int /*board*/) const {
+    return tl::unexpected(std::string("the daemon cannot set this match board's clock"));
+  }
+  virtual tl::expected<void, std::string> clock_command(int board, drivers::dgt::ClockCommand /*command*/,
+                                                        BoardSource::ClockDone /*done*/) {
+    auto ok = clock_settable(board);
+    return ok ? tl::unexpected(std::string("the daemon cannot set this match board's clock")) : ok;
+  }
   // The board's USB device arrived (hotplug): its link reconnects now rather than after its backoff.
   // `device`, if not empty, is the node to open from now on (a board named by serial number whose tty
   // was found in sysfs, where no udev symlink exists). Feeds without a link ignore it.
@@ -99,6 +110,10 @@ class MatchRuntime {
   // The number of the match bpgn(cutoff) shows: an earlier one while the delay holds the next one's start.
   int shown_number(std::optional<std::int64_t> cutoff = std::nullopt) const;
   std::filesystem::path bpgn_path() const;
+  // The BPGN archive of match `number` (an earlier one, or the current one).
+  std::filesystem::path bpgn_path(int number) const;
+  // The BPGN file written again now (the arbiter's tags changed on a board: arbiter.hpp).
+  void rewrite_bpgn();
   nlohmann::json status() const;
   const journal::MatchRecovery* recovery() const { return recovery_ ? &*recovery_ : nullptr; }
 
@@ -119,6 +134,10 @@ class MatchRuntime {
   void rotate_in_background(outputs::BackgroundWork& work);
   // The BPGN with (`held`) or without what waits for the journals.
   std::string bpgn_text(std::optional<std::int64_t> cutoff, bool held) const;
+  // The arbiter's result in the BPGN, once the match's result is shown: the Arbiter* tags of the board he
+  // gave it on last (ArbiterBoard names it), ArbiterResult and ArbiterPrevious as team 1 sees them, as the
+  // BPGN Result is.
+  void add_arbiter_tags(rules::PgnTags& tags, std::optional<std::int64_t> cutoff) const;
   // The signature to make of the BPGN `text` written at `archive` (covering both boards' journals), once the
   // match has a result and there is a key.
   std::optional<SignJob> signature_for(const std::filesystem::path& archive, const std::string& text,

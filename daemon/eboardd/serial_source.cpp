@@ -117,17 +117,24 @@ tl::expected<std::vector<rules::Event>, std::string> SerialSource::control(const
 
 namespace eboard::eboardd {
 
-tl::expected<void, std::string> SerialSource::clock_settable() const {
-  const session::BoardProtocol* p = session::find_protocol(board_.protocol);
+tl::expected<void, std::string> serial_clock_settable(const config::BoardConfig& board,
+                                                      const session::BoardSession* session, bool running,
+                                                      const std::optional<rules::ClockReading>& reading) {
+  const session::BoardProtocol* p = session::find_protocol(board.protocol);
   if (p && !p->has_clock)
-    return tl::unexpected("board " + board_.id + " is a " + std::string(p->name) +
+    return tl::unexpected("board " + board.id + " is a " + std::string(p->name) +
                           " board: no clock comes through it, so the daemon cannot set one");
-  if (!session_ || !running_ || !session_->connected())
-    return tl::unexpected("board " + board_.id + " is offline: its clock cannot be reached");
-  const auto& reading = session_->reconstructor().last_clock_reading();
+  if (!session || !running || !session->connected())
+    return tl::unexpected("board " + board.id + " is offline: its clock cannot be reached");
   if (reading && !reading->present)
-    return tl::unexpected("board " + board_.id + " reports no clock connected");
+    return tl::unexpected("board " + board.id + " reports no clock connected");
   return {};
+}
+
+tl::expected<void, std::string> SerialSource::clock_settable() const {
+  return serial_clock_settable(
+      board_, session_.get(), running_,
+      session_ ? session_->reconstructor().last_clock_reading() : std::optional<rules::ClockReading>{});
 }
 
 tl::expected<void, std::string> SerialSource::clock_command(drivers::dgt::ClockCommand command,

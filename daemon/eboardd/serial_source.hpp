@@ -22,6 +22,13 @@
 
 namespace eboard::eboardd {
 
+// Whether the clock behind a serial board can be set now, or why not (BoardSource::clock_settable), for a
+// SerialSource and a match board on a serial line alike: a protocol with a clock, the link up (`session`
+// connected while `running`), and no report of the clock absent in its last `reading`.
+tl::expected<void, std::string> serial_clock_settable(const config::BoardConfig& board,
+                                                      const session::BoardSession* session, bool running,
+                                                      const std::optional<rules::ClockReading>& reading);
+
 class SerialSource : public BoardSource {
  public:
   // Continues `game` (the recovered one) under the reconstruction settings of `current`.

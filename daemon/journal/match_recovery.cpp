@@ -39,6 +39,11 @@ tl::expected<std::vector<Event>, std::string> apply_match_control(Match& m, int 
     if (!choice) return tl::unexpected(choice.error());
     return *choice ? m.settle_gap(b, **choice, c.t_ms) : m.settle_gap(b, c.value, c.t_ms);
   }
+  if (c.action == "result") {  // the arbiter's result decides the match, or corrects its result
+    auto o = control_outcome(c);
+    if (!o) return tl::unexpected(o.error());
+    return m.arbiter_result(b, *o, c.t_ms);
+  }
   if (m.result()) return tl::unexpected(std::string("the match is over"));
   if (c.action == "adopt") {
     auto s = control_optional_side(c);
@@ -141,7 +146,16 @@ Match rebuild_published(const MatchConfig& mc, const std::array<const PublishedG
     if (pub[std::size_t(k)]->outcome()) games[std::size_t(k)].set_outcome(*pub[std::size_t(k)]->outcome());
     if (pub[std::size_t(k)]->match_result()) result = pub[std::size_t(k)]->match_result();
   }
-  if (!result) result = replayed.result();
+  // Both journals told one (an arbiter's correction given on the other board): the replay, which ran the
+  // inputs in their order, says which came last when it agrees with one of them.
+  const auto& r = replayed.result();
+  const auto same = [&r](const std::optional<MatchResultEvent>& p) {
+    return r && p && p->result == r->result && p->reason == r->reason;
+  };
+  if (pub[0]->match_result() && pub[1]->match_result() &&
+      (same(pub[0]->match_result()) || same(pub[1]->match_result())))
+    result = r;
+  if (!result) result = r;
   return Match(mc, std::move(games[0]), std::move(games[1]), completed_by, result);
 }
 

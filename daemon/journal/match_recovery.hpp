@@ -45,7 +45,7 @@ std::int64_t record_seq(const FileRecord& r);
 // `a`, `b`: the journals of boards cfg.board_ids[0] and [1] (null when absent).
 MatchRecovery recover_match(const JournalScan* a, const JournalScan* b, const rules::MatchConfig& cfg);
 
-// Applies arbiter input of board `b` to a match (resign, draw, promotion).
+// Applies arbiter input of board `b` to a match (resign, draw, result, promotion, adopt, recover).
 tl::expected<std::vector<rules::Event>, std::string> apply_match_control(rules::Match& m, int b,
                                                                          const ControlEntry& c);
 

@@ -59,6 +59,15 @@ std::vector<std::string> split_lines(std::string_view text) {
 
 }  // namespace
 
+std::string team1_code(int board, std::string_view code) {
+  if (board == 0) return std::string(code);
+  static constexpr std::pair<std::string_view, std::string_view> SWAPPED[] = {
+      {"1-0", "0-1"}, {"0-1", "1-0"}, {"+/-", "-/+"}, {"-/+", "+/-"}};
+  for (const auto& [from, to] : SWAPPED)
+    if (code == from) return std::string(to);
+  return std::string(code);
+}
+
 bool valid_arbiter_code(std::string_view code) {
   return code == "1-0" || code == "0-1" || code == "1/2-1/2" || code == "+/-" || code == "-/+" ||
          code == "-/-";
@@ -167,6 +176,7 @@ tl::expected<std::string, std::string> apply_verdict(std::string_view pgn, const
                                                        {"ArbiterRule", v.rule},
                                                        {"ArbiterReason", v.reason}};
   if (!v.by.empty()) set.push_back({"ArbiterBy", v.by});
+  if (!v.board.empty()) set.push_back({"ArbiterBoard", v.board});
   if (v.at_ms > 0) {
     std::time_t s = std::time_t(v.at_ms / 1000);
     std::tm tm{};

@@ -11,7 +11,9 @@
 // Every arbiter result writes these tags (PGN allows any tag; readers ignore those they do not know):
 //   Termination "forfeit" | "arbiter" | "flag", ArbiterResult (the code as entered), ArbiterRule (the FIDE
 //   article), ArbiterReason (the arbiter's text), ArbiterTime (UTC), ArbiterBy (who entered it), and for a
-//   correction ArbiterPrevious (the result the record held before, with its Termination).
+//   correction ArbiterPrevious (the result the record held before, with its Termination). A bughouse
+//   match's BPGN also has ArbiterBoard (the board the result was given on), and its ArbiterResult and
+//   ArbiterPrevious are team 1's, as its Result is.
 // TRF-16 (FIDE's Tournament Report File) codes from a player's side: 1 0 = for played games, + - for
 // forfeits (a double forfeit is - for both).
 #pragma once
@@ -33,6 +35,7 @@ struct ArbiterVerdict {
   std::string reason;  // the arbiter's words
   std::string by;      // who entered it (the token holder and client address)
   std::int64_t at_ms = 0;
+  std::string board;  // in a bughouse match's BPGN: the board it was given on (tag ArbiterBoard); else empty
 };
 
 // Checks an arbiter's entry. `code`: one of the vocabulary; `kind`: empty (decided by the code:
@@ -50,6 +53,9 @@ std::string event_reason(std::string_view kind);
 // TRF-16 result codes (White's, Black's) of an arbiter code, or of a PGN result when `code` is one.
 // Nothing for anything else ("*").
 std::optional<std::pair<char, char>> trf_codes(std::string_view code);
+// A bughouse match board's code as team 1 (White on board A, Black on board B: the BPGN's Result) sees it:
+// `board` 0 (A) keeps it, 1 (B) swaps the sides (1-0 and 0-1, +/- and -/+).
+std::string team1_code(int board, std::string_view code);
 // Whether `code` is one of the vocabulary.
 bool valid_arbiter_code(std::string_view code);
 

@@ -457,7 +457,7 @@ void add_result_command(CLI::App& app, int& exit_code, Target& t, std::string& b
   CLI::App* cmd = command(app, "result",
                           "Enter the arbiter's result of BOARD's game (the current one, or --game N of the "
                           "round): a decision, a forfeit, a flag the arbiter saw; on a game over already, a "
-                          "correction" +
+                          "correction. On a board of a bughouse match, the match's result" +
                               control_note,
                           t);
   cmd->add_option("BOARD", board, "board id")->required();
@@ -484,7 +484,13 @@ void add_result_command(CLI::App& app, int& exit_code, Target& t, std::string& b
       "Termination, ArbiterResult, ArbiterRule, ArbiterReason, ArbiterBy, ArbiterTime (ArbiterPrevious on "
       "a correction), and is signed again; /games.pgn, /ws (a result event), the round's TRF/CSV "
       "(eboardctl results) and, when the round ends, its archive show it. Every entry is appended to "
-      "state_dir/arbiter.log.\n");
+      "state_dir/arbiter.log. A game of an archived round (--game N, or the current game if over) is "
+      "corrected in its round's archive too (rounds/<round>.pgn, kept as .v1 ...).\n"
+      "On a board of a bughouse match ([[match]]) the result decides the match at once, the other game "
+      "stopped (partner-board), or corrects the match's result; the match's BPGN (/matches/<match>.bpgn, "
+      "state_dir/games/match-<match>-<n>.bpgn) carries it with ArbiterBoard (the board it was given on) "
+      "and its ArbiterResult as team 1 (White A, Black B) sees it, kept and signed again alike; --game N "
+      "is the board's game of match N.\n");
   cmd->callback([&t, &board, &result, &reason, &kind, &rule, &arbiter, &game, &exit_code] {
     json body{{"result", result}, {"reason", reason}};
     if (!kind.empty()) body["kind"] = kind;
@@ -835,7 +841,8 @@ void add_control_commands(CLI::App& app, int& exit_code) {
               "(FIDE 7.5.5: --add 2:00 --side of the opponent); the answer waits for the clock's "
               "confirmation, up to 20 s unless --timeout (exit 1 when the clock refused or did not confirm, "
               "or when the board's "
-              "clock cannot be set: a Millennium or Chessnut board, a DGT bus board, no clock)" +
+              "clock cannot be set: a Millennium or Chessnut board, a DGT bus board, no clock); a board of "
+              "a bughouse match is set alike" +
                   control_note,
               v->t);
   clock->add_option("BOARD", v->board, "board id")->required();

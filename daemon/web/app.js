@@ -1161,7 +1161,8 @@ function resultForm(id, dis) {
 function resultWords(text) {
   try {
     const a = JSON.parse(text);
-    return (a.corrected ? "Result of game " + a.game + " corrected to " : "Result of game " + a.game + ": ") + a.code + " (" + a.kind + ", art. " + a.rule + ")" + (a.corrected ? "; was " + a.previous + ", kept beside it." : ".") + (a.signed ? " Signed again." : "");
+    return (a.corrected ? "Result of game " + a.game + " corrected to " : "Result of game " + a.game + ": ") + a.code + " (" + a.kind + ", art. " + a.rule + ")" + (a.corrected ? "; was " + a.previous + ", kept beside it." : ".") + (a.signed ? " Signed again." : "") +
+      (a.match ? " Bughouse match " + a.match.name + (a.match.number ? " (" + a.match.number + ")" : "") + ": " + a.match.result + " for the team of White A and Black B." : "");
   } catch (err) {
     return "Result recorded.";
   }

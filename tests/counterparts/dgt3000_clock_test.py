@@ -16,6 +16,8 @@ board is a Millennium board, which has no clock to set.
 - B: the answer says the clock did not confirm (504), within a bounded time, not a hang.
 - C: the answer says the clock refused the times (502).
 - The Millennium board: 409 saying it has no clock.
+- D and E, two more such boards, play a bughouse match ([[match]]): D's clock is set as A's is (200
+  "acknowledged", the emulated display shows the times), not refused for being a match board.
 
 usage: dgt3000_clock_test.py EBOARDD EBOARDCTL SHARED_DIR
 """
@@ -70,7 +72,7 @@ def main():
 
 def run(h, a):
     emus = {}
-    for board, extra in (("A", []), ("B", ["--ack", "never"]), ("C", ["--mode", "1"])):
+    for board, extra in (("A", []), ("B", ["--ack", "never"]), ("C", ["--mode", "1"]), ("D", []), ("E", [])):
         status = os.path.join(h.dir, f"clock-{board}.json")
         _, (device,) = cr.start_emulator(h, f"dgt3000-{board}", [
             "dgt3000_board.py", "--link", os.path.join(h.dir, f"dgt-{board}"), "--status", status, *extra], 1)
@@ -78,12 +80,13 @@ def run(h, a):
     body = f'token = "{TOKEN}"\n\n' + "".join(
         f'[[board]]\nid = "{b}"\nport = "{dev}"\nprotocol = "dgt"\n\n' for b, (dev, _) in emus.items())
     body += '[[board]]\nid = "M"\nport = "/dev/eboard-clock-test-absent"\nprotocol = "millennium"\n'
+    body += '\n[[match]]\nboards = ["D", "E"]\nrules = "bughouse-fqe"\n'
     d = cr.ConfiguredDaemon(h, a.eboardd, body, "A").start()
 
     def emulated(board):
         return cr.read_status(emus[board][1]) or {}
 
-    for b in "ABC":
+    for b in "ABCDE":
         ep.wait_until(lambda b=b: clock_of(d, b).get("settable") and "left_ms" in clock_of(d, b), 30,
                       f"board {b} online with its clock read")
 
@@ -149,6 +152,16 @@ def run(h, a):
                          timeout=60)
     print(f"eboardctl clock M: exit {out.returncode}: {out.stderr.strip()}", flush=True)
     h.check(out.returncode == 1 and "millennium" in out.stderr, "eboardctl clock M: exit 1, saying why")
+
+    # 7. A bughouse match board: its clock set as a single board's.
+    code, ans = post(d.port, "/control/D/clock", {"left": "0:03:00", "right": "0:02:30"})
+    print(f"D (match board) set: {code} {ans}", flush=True)
+    h.check(code == 200 and ans.get("clock") == "acknowledged", f"D: the clock confirms the times ({code} {ans})")
+    em = emulated("D")
+    h.check((em.get("left_ms"), em.get("right_ms")) == (180000, 150000),
+            f"D's clock displays 0:03:00 and 0:02:30 (it shows {em.get('left_ms')}, {em.get('right_ms')})")
+    ep.wait_until(lambda: (clock_of(d, "D").get("left_ms"), clock_of(d, "D").get("right_ms")) == (180000, 150000),
+                  10, "D's BWTIME with the new times in /status")
 
     rc = d.stop()
     h.check(rc == 0, f"SIGTERM: exit {rc}")

@@ -4,7 +4,9 @@
 // of each (forfeits: TRF + and -), and a record rewritten with a verdict, read back by the PGN reader.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <string>
+#include <utility>
 
 #include "daemon/outputs/arbiter_result.hpp"
 #include "daemon/outputs/pairings.hpp"
@@ -143,6 +145,55 @@ TEST(ArbiterResult, AVerdictRewritesTheRecordAndKeepsTheRest) {
 
   EXPECT_FALSE(apply_verdict("1. e4 e5 *\n", *v, false));                 // no tags
   EXPECT_FALSE(apply_verdict("[Event \"x\"]\n\n1. e4 e5\n", *v, false));  // no result
+}
+
+// A bughouse match's BPGN (rules::write_bpgn, as the daemon writes a match's archive): a board's verdict
+// given as team 1 sees it, with the board it was given on, read back by the BPGN reader.
+TEST(ArbiterResult, AMatchBoardsVerdictRewritesTheBpgnForTeamOne) {
+  EXPECT_EQ(team1_code(0, "1-0"), "1-0");
+  EXPECT_EQ(team1_code(0, "-/+"), "-/+");
+  EXPECT_EQ(team1_code(1, "1-0"), "0-1");
+  EXPECT_EQ(team1_code(1, "0-1"), "1-0");
+  EXPECT_EQ(team1_code(1, "+/-"), "-/+");
+  EXPECT_EQ(team1_code(1, "-/+"), "+/-");
+  EXPECT_EQ(team1_code(1, "1/2-1/2"), "1/2-1/2");
+  EXPECT_EQ(team1_code(1, "-/-"), "-/-");
+
+  rules::BughouseRecord rec;
+  rec.tags = {{"Event", "Open"}, {"WhiteA", "P1"}, {"BlackA", "P2"},       {"WhiteB", "P3"},
+              {"BlackB", "P4"},  {"Result", "*"},  {"Variant", "Bughouse"}};
+  std::array<rules::Position, 2> pos = rec.start;
+  for (const auto& [board, san] : {std::pair{0, "e4"}, std::pair{1, "d4"}, std::pair{0, "e5"}}) {
+    auto m = rules::parse_san(pos[std::size_t(board)], san);
+    ASSERT_TRUE(m) << san;
+    rules::BughouseMove bm;
+    bm.board = board;
+    bm.move = *m;
+    rec.moves.push_back(bm);
+    rules::play_bughouse_move(pos, board, *m);
+  }
+  auto text = rules::write_bpgn(rec);
+  ASSERT_TRUE(text) << text.error();
+  // White B forfeits: on board B that is -/+, for team 1 (Black B's team) +/-, a BPGN Result of 1-0.
+  auto v = make_verdict("-/+", "", "", "White B did not come back");
+  ASSERT_TRUE(v);
+  v->code = team1_code(1, v->code);
+  v->board = "B";
+  auto after = apply_verdict(*text, *v, false);
+  ASSERT_TRUE(after) << after.error();
+  auto games = rules::read_bpgn(*after);
+  ASSERT_TRUE(games && games->size() == 1u) << *after;
+  auto back = rules::replay_bughouse(games->front());
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_EQ(back->result, "1-0");
+  EXPECT_EQ(back->moves.size(), 3u);
+  EXPECT_EQ(pgn_tag(*after, "ArbiterBoard"), "B");
+  EXPECT_EQ(pgn_tag(*after, "ArbiterResult"), "+/-");
+  EXPECT_EQ(pgn_tag(*after, "Termination"), "forfeit");
+  // A single board's record has no ArbiterBoard.
+  auto single = make_verdict("1-0", "", "", "x");
+  ASSERT_TRUE(single);
+  EXPECT_FALSE(pgn_tag(*apply_verdict(record("*", ""), *single, false), "ArbiterBoard"));
 }
 
 TEST(ArbiterResult, RoundResultsTakeTheArbitersCodes) {

@@ -564,5 +564,62 @@ TEST(DaemonMatch, TheBpgnHasTheEventsTagsAndTheDateTheMatchBegan) {
   }
 }
 
+// The arbiter's result on a match board (a journaled `result` control, as POST /control/<id>/result enters
+// it): it decides the match at once for that board's team, the other game stops; a correction on the
+// other board decides it again; a restart replays both from the journals.
+TEST(DaemonMatch, TheArbitersResultDecidesTheMatchAndIsReplayed) {
+  if (!fs::exists(BPGN)) GTEST_SKIP() << "../shared is absent";
+  const rules::BughouseRecord& rec = corpus()->matches[1];
+  const auto inputs = eboardd::plan_demo_match(rec, 1.0, 11).inputs;
+  const fs::path dir = fresh_dir("arbiter");
+  std::string bpgn_then;
+  std::array<int, 2> plies{};
+  {
+    Daemon d(dir);
+    set_players(d, rec);
+    play(d, inputs, 0, inputs.size() / 3);
+    d.settle();
+    const std::int64_t t = d.now() + 1000;
+    // A forfeit on board B: B's White wins, so team 2 (White B, Black A) wins the match.
+    auto ok = d.match().control(1, journal::ControlEntry{t, "result", "", "1-0 forfeit"});
+    ASSERT_TRUE(ok) << ok.error();
+    d.settle();
+    const rules::Match& m = d.match().match();
+    ASSERT_TRUE(m.result().has_value()) << "decided at once, not after the other game";
+    EXPECT_EQ(rules::result_string(m.result()->result), "0-1");
+    EXPECT_EQ(m.result()->reason, "forfeit");
+    ASSERT_TRUE(m.board(0).game().outcome().has_value());
+    EXPECT_EQ(m.board(0).game().outcome()->reason, "partner-board");
+    EXPECT_EQ(rules::result_string(m.board(0).game().outcome()->result), "0-1");
+    EXPECT_NE(d.match().bpgn().find("[Result \"0-1\"]"), std::string::npos) << d.match().bpgn();
+    // Over: a resignation is refused, the arbiter's correction on board A is taken.
+    EXPECT_FALSE(d.match().control(0, journal::ControlEntry{t + 500, "resign", "white", ""}));
+    ok = d.match().control(0, journal::ControlEntry{t + 1000, "result", "", "1/2-1/2 arbiter"});
+    ASSERT_TRUE(ok) << ok.error();
+    d.settle();
+    EXPECT_EQ(rules::result_string(m.result()->result), "1/2-1/2");
+    EXPECT_EQ(m.result()->reason, "arbiter");
+    EXPECT_EQ(rules::result_string(m.board(1).game().outcome()->result), "1-0") << "B's own result stays";
+    bpgn_then = d.match().bpgn();
+    EXPECT_NE(bpgn_then.find("[Termination \"arbiter\"]"), std::string::npos) << bpgn_then;
+    for (int b = 0; b < 2; ++b) plies[std::size_t(b)] = m.board(b).game().ply_count();
+  }
+  auto daemon = std::make_unique<Daemon>(dir);
+  Daemon& d = *daemon;
+  ASSERT_NE(d.match().recovery(), nullptr);
+  EXPECT_TRUE(d.match().recovery()->exact())
+      << (d.match().recovery()->problems.empty() ? "" : d.match().recovery()->problems[0]);
+  const rules::Match& m = d.match().match();
+  ASSERT_TRUE(m.result().has_value());
+  EXPECT_EQ(rules::result_string(m.result()->result), "1/2-1/2");
+  EXPECT_EQ(rules::result_string(m.board(0).game().outcome()->result), "1/2-1/2");
+  EXPECT_EQ(m.board(0).game().outcome()->reason, "arbiter");
+  EXPECT_EQ(rules::result_string(m.board(1).game().outcome()->result), "1-0");
+  for (int b = 0; b < 2; ++b) EXPECT_EQ(m.board(b).game().ply_count(), plies[std::size_t(b)]);
+  EXPECT_EQ(d.match().bpgn(), bpgn_then);
+  daemon.reset();
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace eboard

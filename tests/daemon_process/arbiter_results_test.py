@@ -19,6 +19,12 @@
   - The round's TRF-16 (+ - for forfeits, - - for the double forfeit) and CSV, the same after a restart (the
     current game's result replayed from the journal), and rounds/1.pgn once round 2 begins.
   - state_dir/arbiter.log journals who, when and why.
+  - Round 2 begun: board 2's game (over, not set up again) and board 3's game 1, both of round 1, corrected:
+    rounds/1.pgn rewritten (kept as .v1, .v2), the round's CSV follows, the records verify.
+  - A bughouse match (run_match): a forfeit on board B ends the match (BPGN right after the 200), the match
+    refuses a resignation after it, a correction on board A keeps and re-signs the archive, a restart replays
+    it, an earlier match is corrected through board B's game 1; the clock of a match board answers as a single
+    board's (offline here).
 
 usage: arbiter_results_test.py EBOARDD EBOARDCTL
 """
@@ -235,9 +241,162 @@ def run(h, exe, ctl):
     h.check(archived["1"][0].get("Result") == "0-1" and archived["2"][-1].get("ArbiterResult") == "+/-"
             and archived["3"][0].get("ArbiterResult") == "-/-", f"rounds/1.pgn: {archived}")
     check_results("?round=1")
+
+    # Games of the archived round 1 corrected: board 2's (still its current game, over) and board 3's game 1
+    # (an earlier one); their records and rounds/1.pgn rewritten, the archive as it was kept beside it.
+    round1 = os.path.join(d.state, "rounds", "1.pgn")
+    rec2 = record("2", 1)
+    r = ctl_run("result", "2", "1/2-1/2", "--reason", "the forfeit was entered on the wrong board")
+    h.check(r.returncode == 0, f"a correction of board 2's game of round 1: {r.returncode} {r.stdout} {r.stderr}")
+    r = ctl_run("result", "3", "0-1", "--game", "1", "--reason", "White arrived; Black won on the board")
+    h.check(r.returncode == 0, f"a correction of board 3's game 1 of round 1: {r.returncode} {r.stdout} {r.stderr}")
+    archived = {}
+    for t in tags_of(open(round1).read()):
+        archived.setdefault(t["Board"], []).append(t)
+    h.check(archived["2"][-1].get("Result") == "1/2-1/2" and archived["2"][-1].get("ArbiterPrevious") == "+/- forfeit"
+            and archived["3"][0].get("Result") == "0-1" and archived["3"][0].get("ArbiterPrevious") == "* forfeit"
+            and archived["1"][0].get("Result") == "0-1", f"rounds/1.pgn corrected: {archived}")
+    h.check(os.path.isfile(round1 + ".v1") and os.path.isfile(round1 + ".v2")
+            and '[ArbiterResult "+/-"]' in open(round1 + ".v1").read(), "rounds/1.pgn as it was, not kept")
+    code, csv = request(d.port, "GET", "/round/results.csv?round=1")
+    h.check(code == 200 and "2,Gamma,Delta,,,1/2-1/2,arbiter" in csv and "3,Eps,Zeta,,,0-1,arbiter" in csv,
+            f"/round/results.csv?round=1 after the corrections: {code} {csv}")
+    h.check('[Result "1/2-1/2"]' in open(rec2).read(), "board 2's record not corrected")
+    for rec in (rec2, rec3):
+        rc, out = verify(rec)
+        h.check(rc == 0 and "INTACT" in out, f"{os.path.basename(rec)} corrected in round 2: {rc}")
     h.check(d.stop() == 0, "SIGTERM: clean exit 0")
     print("arbiter results: forfeit, flag, decision, corrections of the current and an earlier game, moves, -/-; "
-          "verify, TRF/CSV, archive, restart", flush=True)
+          "verify, TRF/CSV, archive, restart; games of the archived round corrected", flush=True)
+
+
+def bpgn_tags(text):
+    """The tag section of a BPGN (one match) as a dict."""
+    tags = {}
+    for line in text.splitlines():
+        if line.startswith("[") and line.endswith('"]') and ' "' in line:
+            name, value = line[1:-2].split(' "', 1)
+            tags[name] = value.replace('\\"', '"')
+    return tags
+
+
+def run_match(h, exe, ctl):
+    """A bughouse match (boards A and B): the arbiter's result on one board ends the match, a correction keeps
+    the earlier BPGN and re-signs it, the result survives a restart, an earlier match is corrected, and the
+    clock of a match board answers as a single board's does."""
+    config = (f'state_dir = "@STATE@"\n\n[http]\nlisten = "127.0.0.1:0"\ntoken = "{TOKEN}"\n\n'
+              f'[event]\nname = "Match Arbiter Test"\n\n'
+              + "".join(f'[[board]]\nid = "{i}"\nport = "/nonexistent/eboard-{i}"\nprotocol = "dgt"\n\n' for i in "AB")
+              + '[[match]]\nboards = ["A", "B"]\nrules = "bughouse-fqe"\n')
+    d = Configured(h, exe, "match-arbiter", config)
+    d.start()
+    games_dir = os.path.join(d.state, "games")
+    archive = os.path.join(games_dir, "match-A-B-1.bpgn")
+
+    def ctl_run(*args):
+        return subprocess.run([ctl, args[0], "--daemon", f"127.0.0.1:{d.port}", "--token", TOKEN] + list(args[1:]),
+                              capture_output=True, text=True, timeout=60)
+
+    def verify(path):
+        p = subprocess.run([ctl, "verify", path], capture_output=True, text=True, timeout=30)
+        print(f"$ eboardctl verify {os.path.basename(path)} -> {p.returncode}\n{p.stdout}{p.stderr}", flush=True)
+        return p.returncode, p.stdout + p.stderr
+
+    def served():
+        code, text = d.get("/matches/A-B.bpgn")
+        h.check(code == 200, f"/matches/A-B.bpgn: {code}")
+        return bpgn_tags(text), text
+
+    def games():
+        out = {}
+        for t in tags_of(d.get("/games.pgn")[1]):
+            out.setdefault(t["Board"], []).append(t)
+        return out
+
+    r = ctl_run("round", "1")
+    h.check(r.returncode == 0, f"eboardctl round 1: {r.returncode} {r.stderr}")
+
+    # The clock of a match board: the single board's answer (offline here), not a refusal for being in a match.
+    code, text = request(d.port, "POST", "/control/B/clock", {"left": "0:10:00", "right": "0:10:00"})
+    h.check(code == 409 and "offline" in text and "match" not in text,
+            f"the clock of an offline match board: {code} {text}")
+
+    # A forfeit on board B: B's White wins, so team 2 (White B, Black A) wins the match.
+    code, text = request(d.port, "POST", "/control/B/result",
+                         {"result": "+/-", "reason": "Black B did not come within the default time", "arbiter": "Chief M"})
+    answer = json.loads(text)
+    h.check(code == 200 and answer.get("match", {}).get("result") == "0-1"
+            and answer["match"].get("reason") == "forfeit", f"a forfeit on match board B: {code} {text}")
+    tags, bpgn = served()
+    h.check(tags.get("Result") == "0-1" and tags.get("Termination") == "forfeit" and tags.get("ArbiterBoard") == "B"
+            and tags.get("ArbiterResult") == "-/+" and tags.get("ArbiterRule") == "6.7.1"
+            and "Chief M" in tags.get("ArbiterBy", "") and bpgn.rstrip().endswith("0-1"),
+            f"the BPGN right after the 200: {bpgn}")
+    g = games()
+    h.check(g["B"][-1].get("Result") == "1-0" and g["B"][-1].get("ArbiterResult") == "+/-"
+            and g["A"][-1].get("Result") == "0-1" and g["A"][-1].get("Termination") == "partner-board",
+            f"both boards' games in /games.pgn: {g}")
+    # Once over, the match takes no other result than the arbiter's.
+    code, text = request(d.port, "POST", "/control/A/resign", {"side": "white"})
+    h.check(code == 409, f"a resignation after the match: {code} {text}")
+    ep.wait_until(lambda: os.path.isfile(archive + ".sig") and "ArbiterBoard" in open(archive).read(), 15,
+                  "the match's archive, signed, with the arbiter's tags")
+    rc, out = verify(archive)
+    h.check(rc == 0 and "INTACT" in out, f"the match's archive: {rc}")
+
+    # A correction on board A: the earlier archive kept, the new one signed, both intact.
+    r = ctl_run("result", "A", "1/2-1/2", "--reason", "Black B was there: the pairing list was wrong",
+                "--rule", "12.2", "--json")
+    print(f"eboardctl result A 1/2-1/2: {r.returncode} {r.stdout} {r.stderr}", flush=True)
+    answer = json.loads(r.stdout) if r.returncode == 0 else {}
+    h.check(r.returncode == 0 and answer.get("corrected") is True and answer.get("match", {}).get("result") == "1/2-1/2"
+            and archive + ".v1" in answer.get("kept", []), f"the correction on board A: {r.returncode} {r.stdout}")
+    tags, bpgn = served()
+    h.check(tags.get("Result") == "1/2-1/2" and tags.get("Termination") == "arbiter" and tags.get("ArbiterBoard") == "A"
+            and tags.get("ArbiterRule") == "12.2" and tags.get("ArbiterPrevious") == "0-1 partner-board",
+            f"the BPGN corrected: {bpgn}")
+    h.check('[Result "0-1"]' in open(archive + ".v1").read() and os.path.isfile(archive + ".v1.sig"),
+            "the match's archive as it was, not kept")
+    g = games()
+    h.check(g["A"][-1].get("Result") == "1/2-1/2" and g["B"][-1].get("Result") == "1-0",
+            f"the boards after the correction (B ended by its own forfeit keeps it): {g}")
+    ep.wait_until(lambda: '[Result "1/2-1/2"]' in open(archive).read() and os.path.isfile(archive + ".sig")
+                  and verify(archive)[0] == 0, 15, "the corrected archive, signed again")
+    rc, out = verify(archive + ".v1")
+    h.check(rc == 0 and "INTACT" in out, f"the earlier archive kept: {rc}")
+
+    # A restart: the match's result comes back from the journals.
+    h.check(d.stop() == 0, "SIGTERM: clean exit 0")
+    d.start()
+    tags, bpgn = served()
+    h.check(tags.get("Result") == "1/2-1/2" and tags.get("ArbiterBoard") == "A", f"the BPGN after a restart: {bpgn}")
+
+    # The next match, then the first one corrected on board B (an earlier game): its archive rewritten.
+    code, text = request(d.port, "POST", "/control/A/new-game", {})
+    h.check(code == 200, f"new-game on a match board: {code} {text}")
+    ep.wait_until(lambda: json.loads(d.get("/status")[1]).get("matches", [{}])[0].get("number") == 2, 15,
+                  "match 2 begun")
+    r = ctl_run("result", "B", "0-1", "--game", "1", "--reason", "White B's phone rang", "--rule", "11.3.2")
+    print(f"eboardctl result B 0-1 --game 1: {r.returncode} {r.stdout} {r.stderr}", flush=True)
+    h.check(r.returncode == 0, f"an earlier match corrected: {r.returncode} {r.stderr}")
+    text = open(archive).read()
+    t1 = bpgn_tags(text)
+    h.check(t1.get("Result") == "1-0" and t1.get("ArbiterBoard") == "B" and t1.get("ArbiterResult") == "1-0"
+            and t1.get("ArbiterPrevious") == "1/2-1/2 arbiter" and text.rstrip().endswith("1-0"),
+            f"match 1's archive corrected: {text}")
+    h.check(os.path.isfile(archive + ".v2"), "match 1's second version not kept")
+    code, text = d.get("/matches/A-B.bpgn?match=1")
+    t1 = bpgn_tags(text)
+    h.check(code == 200 and t1.get("Result") == "1-0" and t1.get("ArbiterBoard") == "B",
+            f"/matches/A-B.bpgn?match=1 after the correction: {code} {text}")
+    rc, out = verify(archive)
+    h.check(rc == 0 and "INTACT" in out, f"match 1's archive corrected and signed again: {rc}")
+    log = [json.loads(l) for l in open(os.path.join(d.state, "arbiter.log"))]
+    h.check([(e["board"], e["game"], e["result"]) for e in log] == [("B", 1, "+/-"), ("A", 1, "1/2-1/2"), ("B", 1, "0-1")],
+            f"state_dir/arbiter.log: {log}")
+    h.check(d.stop() == 0, "SIGTERM: clean exit 0")
+    print("match results: a forfeit ends the match, its correction kept and re-signed, a restart, an earlier match "
+          "corrected, the clock's answer", flush=True)
 
 
 def main():
@@ -245,6 +404,7 @@ def main():
     with ep.Harness("arbiter-results") as h:
         try:
             run(h, exe, ctl)
+            run_match(h, exe, ctl)
         except ep.TestFailure as e:
             h.check(False, str(e))
         return h.exit_code()

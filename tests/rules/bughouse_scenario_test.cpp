@@ -13,6 +13,7 @@
 //   .         the player whose side is up presses        ~1500    let 1500 ms pass
 //   !L / !R   the left / right flag falls        =N   the side to move names a knight for his promotion
 //   R:w / R:b White / Black resigns on this board          D        both teams agree a draw
+//   X:1-0/forfeit   the arbiter gives this board's game the result 1-0 (0-1, 1/2-1/2) with that reason
 //   ||  /  >  this board's clock is stopped / runs again (FQE 23)
 // Every board starts with its position on the board and its clock started for the side to move (White
 // on the left). Expectations name the board: "B:illegal-move/drop-not-in-reserve", "A:result:1-0/checkmate",
@@ -168,6 +169,12 @@ Outcomes play(const Scenario& sc) {
     } else if (tok == "||" || tok == ">") {
       clocks[std::size_t(cur)].running = tok == ">";
       feed(cur, clocks[std::size_t(cur)]);
+    } else if (tok.rfind("X:", 0) == 0) {
+      const auto slash = tok.rfind('/');  // the reason has none
+      const std::string code = tok.substr(2, slash - 2);
+      const Result res = code == "1-0" ? Result::WhiteWins : code == "0-1" ? Result::BlackWins : Result::Draw;
+      t += 40;
+      if (d.match()) collect(d.match()->arbiter_result(cur, Outcome{res, tok.substr(slash + 1)}, t));
     } else if (tok == "D") {
       t += 40;
       if (d.match()) collect(d.match()->agree_draw(t));
@@ -567,6 +574,33 @@ const Scenario SCENARIOS[] = {
      "A R:w ~2500",
      {},
      {"A:result:0-1/resignation", "match:0-1/resignation", "B:result:1-0/partner-board"}},
+    // ---- The arbiter's result (RULES.md: a decision, a forfeit, a flag he saw) ----
+    {"the arbiter's result on board B decides the match at once, for B's team",
+     nullptr,
+     nullptr,
+     "A m:e2e4 B X:1-0/forfeit ~2500",
+     {},
+     {"B:result:1-0/forfeit", "match:0-1/forfeit", "A:result:0-1/partner-board"}},
+    {"the arbiter's result decides even while another game's end waits for a simultaneous one",
+     SMOTHER_READY,
+     nullptr,
+     "A m:d5c7 ~500 B X:1/2-1/2/flag ~2500",
+     {},
+     {"A:result:1-0/checkmate", "B:result:1/2-1/2/flag", "match:1/2-1/2/flag"}},
+    {"a correction of a finished match: the match and the stopped game take the new result",
+     nullptr,
+     nullptr,
+     "A R:w ~2500 X:1-0/arbiter ~2500",
+     {},
+     {"A:result:0-1/resignation", "match:0-1/resignation", "B:result:1-0/partner-board",
+      "A:result:1-0/arbiter", "match:1-0/arbiter", "B:result:0-1/partner-board"}},
+    {"a correction on the stopped board: the game that ended by itself keeps its result",
+     nullptr,
+     nullptr,
+     "A R:w ~2500 B X:1/2-1/2/arbiter ~2500",
+     {},
+     {"A:result:0-1/resignation", "match:0-1/resignation", "B:result:1-0/partner-board",
+      "B:result:1/2-1/2/arbiter", "match:1/2-1/2/arbiter"}},
     // ---- FQE 23: a team stops both clocks and calls the arbiter ----
     {"both clocks stopped pause the match: no flag falls, play resumes when a clock runs",
      nullptr,
