@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <optional>
 #include <random>
@@ -25,6 +27,29 @@ namespace {
 namespace dgt = drivers::dgt;
 constexpr std::int64_t kBoardLatencyMs = 20;  // the longest a real board takes to answer (DGT's header)
 constexpr std::int64_t kStallMs = 5;          // the hub's timers this late: its process was not running
+
+// With EBOARD_BUS_HUB_TRACE=FILE in the environment, every chunk the host writes and every frame put on the
+// line toward the host is appended to FILE, one line each: steady-clock microseconds, direction, hex bytes.
+// Off (no cost but a null check) without it.
+std::FILE* trace_file() {
+  static std::FILE* const f = [] {
+    const char* path = std::getenv("EBOARD_BUS_HUB_TRACE");
+    return path && *path ? std::fopen(path, "a") : nullptr;
+  }();
+  return f;
+}
+
+void trace(const char* what, std::span<const std::uint8_t> bytes, const char* note = "") {
+  std::FILE* f = trace_file();
+  if (!f) return;
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count();
+  std::fprintf(f, "%lld %s", static_cast<long long>(us), what);
+  for (const std::uint8_t b : bytes) std::fprintf(f, " %02x", b);
+  std::fprintf(f, "%s\n", note);
+  std::fflush(f);
+}
 
 // One end of a wire with a write queue; writes go out in order, one at a time.
 struct Wire {
@@ -158,6 +183,7 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
       return;
     }
     stats.host_bytes += n;
+    trace("host>", std::span<const std::uint8_t>(host.read_buffer.data(), n));
     for (auto& b : boards) {
       if (b->muted) {
         stats.muted_bytes += n;
@@ -229,6 +255,7 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
     const bool late =
         answer && Clock::now() > byte_end(last_host, 4) + std::chrono::milliseconds(kBoardLatencyMs);
     if (late) ++stats.late_frames;
+    trace("board>", frame, late ? " late" : "");
     line.push_back(std::move(frame));
     line_late.push_back(late);
     if (line.size() == 1) {
