@@ -373,7 +373,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
           d && *d > since && *d < t && *d <= since + daemon::DgtBusBoard::kQuietMs)
         since = *d;
     }
-    deliver_all(b, b->adapter.changes(since, t, e.log, e.kind == dgt::BusChangesKind::Repeated));
+    deliver_all(b, b->adapter.changes(since, t, e.log));
     // What it recorded while it did not answer is in; the dump checks the result.
     if (returned && b->attached && running) {
       ++b->stats.board_rereads;
