@@ -28,8 +28,10 @@ namespace dgt = drivers::dgt;
 constexpr std::int64_t kBoardLatencyMs = 20;  // the longest a real board takes to answer (DGT's header)
 constexpr std::int64_t kStallMs = 5;          // the hub's timers this late: its process was not running
 
-// With EBOARD_BUS_HUB_TRACE=FILE in the environment, every chunk the host writes and every frame put on the
-// line toward the host is appended to FILE, one line each: steady-clock microseconds, direction, hex bytes.
+// With EBOARD_BUS_HUB_TRACE=FILE in the environment, every chunk the host writes (`host>`), every frame a
+// board gives the line (`board>`, ` late` if later than a real board answers) and every chunk of it written
+// to the host as the baud rate lets it out (`line>`) is appended to FILE, one line each: steady-clock
+// microseconds, what, hex bytes.
 // Off (no cost but a null check) without it.
 std::FILE* trace_file() {
   static std::FILE* const f = [] {
@@ -274,7 +276,9 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
       std::size_t due = front_sent;
       while (due < frame.size() && byte_end(front_start, due + 1) <= now) ++due;
       if (due > front_sent) {
-        send(host, std::vector<std::uint8_t>(frame.begin() + long(front_sent), frame.begin() + long(due)));
+        std::vector<std::uint8_t> bytes(frame.begin() + long(front_sent), frame.begin() + long(due));
+        trace("line>", bytes);
+        send(host, std::move(bytes));
         front_sent = due;
       }
       if (front_sent < frame.size()) {
