@@ -414,3 +414,46 @@ TEST(DgtBusConformance, ALateAnswerAndItsRepeatGiveEachPressOnce) {
   ASSERT_EQ(b.events.size(), 1u);
   EXPECT_EQ(std::get<rules::PieceLifted>(b.events[0].what).square, rules::parse_square("d5"));
 }
+
+// The same with a board that answers REPEAT_CHANGES as the header says (the last packet, nothing more), the
+// late answer coming after the repeat was asked for: the master takes it for the repeat's answer, and the
+// repeat's own answer, which awaits nothing, for news. The packet's presses must still come once.
+TEST(DgtBusConformance, ALateAnswerTakenForTheRepeatsAnswerGivesEachPressOnce) {
+  Board b(kKnightFen);
+  b.clock(kWhiteRunning);
+  EXPECT_EQ(b.poll(1000, kReply1), (std::vector<std::string>{"f4d3"}));
+  dgt::BusMaster master;
+  master.add_board(9999);
+  master.add_board(9998);
+  std::vector<std::string> moves;
+  std::vector<dgt::BusChangesKind> kinds;
+  const auto at = [&](std::int64_t now, const Bytes& bytes) {
+    master.on_bytes(bytes, now);
+    for (const auto& ev : master.take_events()) {
+      const auto* c = std::get_if<dgt::BusChanges>(&ev);
+      if (c == nullptr || c->address != 9999) continue;
+      kinds.push_back(c->kind);
+      b.t = now;
+      const auto got = b.changes(c->log);
+      moves.insert(moves.end(), got.begin(), got.end());
+    }
+  };
+  const auto commands = [&](std::int64_t now) {
+    Bytes out;
+    for (const auto& c : master.poll(now)) out.insert(out.end(), c.begin(), c.end());
+    return out;
+  };
+  const std::int64_t t0 = b.t + 1000;
+  EXPECT_EQ(commands(t0), (Bytes{0x83, 0x4e, 0x0f, 0x60}));        // SEND_CHANGES to 9999
+  EXPECT_EQ(commands(t0 + 100), (Bytes{0x83, 0x4e, 0x0e, 0x5f}));  // no answer: SEND_CHANGES to 9998
+  at(t0 + 110, changes_reply(9998, {}));
+  EXPECT_EQ(commands(t0 + 120), (Bytes{0x84, 0x4e, 0x0f, 0x61}));  // REPEAT_CHANGES to 9999
+  at(t0 + 125, kReply2);                                           // the late answer to SEND_CHANGES
+  EXPECT_EQ(moves, (std::vector<std::string>{"f5d5", "d3f4"}));
+  at(t0 + 150, kReply2);  // the answer to REPEAT_CHANGES
+  EXPECT_EQ(kinds,
+            (std::vector<dgt::BusChangesKind>{dgt::BusChangesKind::Repeated, dgt::BusChangesKind::New}));
+  EXPECT_EQ(moves, (std::vector<std::string>{"f5d5", "d3f4"}));
+  EXPECT_TRUE(b.events.empty());
+  EXPECT_TRUE(b.alerts.empty()) << b.alerts.front();
+}
