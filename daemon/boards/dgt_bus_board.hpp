@@ -58,7 +58,7 @@ class DgtBusBoard {
   // A board's log does not hold a packet twice in a row otherwise (each record changes a square, or
   // stops a clock that ran since its previous record).
   std::vector<rules::SensorEvent> changes(std::int64_t since_ms, std::int64_t t_ms,
-                                          const drivers::dgt::EepromLog& log);
+                                          const drivers::dgt::EepromLog& reply);
 
   // The time each record of `log` is given, in order (see above).
   static std::vector<std::int64_t> record_times(std::int64_t since_ms, std::int64_t t_ms,
