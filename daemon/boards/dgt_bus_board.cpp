@@ -97,9 +97,16 @@ void DgtBusBoard::press(std::int64_t t_ms, const dgt::TimeRecord& record,
 }
 
 std::vector<rules::SensorEvent> DgtBusBoard::changes(std::int64_t since_ms, std::int64_t t_ms,
-                                                     const dgt::EepromLog& log, bool repeat) {
-  if (repeat && last_log_ == log) return {};
-  last_log_ = log;
+                                                     const dgt::EepromLog& reply) {
+  // What repeats the last changes given (a whole packet sent again, maybe with records written since) is
+  // dropped: its time records would be presses again.
+  std::size_t repeated = 0;
+  if (last_log_ && !last_log_->records.empty() && reply.records.size() >= last_log_->records.size() &&
+      std::equal(last_log_->records.begin(), last_log_->records.end(), reply.records.begin()))
+    repeated = last_log_->records.size();
+  last_log_ = reply;
+  dgt::EepromLog log;
+  log.records.assign(reply.records.begin() + static_cast<std::ptrdiff_t>(repeated), reply.records.end());
   const std::vector<std::int64_t> times = record_times(since_ms, t_ms, log);
   std::vector<rules::SensorEvent> out;
   for (std::size_t i = 0; i < log.records.size(); ++i) {

@@ -47,13 +47,18 @@ namespace eboard::daemon {
 
 class DgtBusBoard {
  public:
-  // The records of a changes reply. Piece records that change nothing (a repeated reply, or a change the
-  // last dump already showed) are skipped; tags say nothing about the pieces and are skipped too.
+  // The records of a changes reply. Piece records that change nothing (a change the last dump already
+  // showed) are skipped; tags say nothing about the pieces and are skipped too.
   // `since_ms`: the previous reply's time (no record is older); `t_ms`: this one's.
-  // `repeat`: the answer to REPEAT_CHANGES, which is the last packet the board sent: when it is the one
-  // given last, it was delivered already (its first answer came after all) and gives nothing again.
+  // A reply that begins with every record of the last reply given repeats that reply: its first answer
+  // was delivered already, and what it repeats gives nothing again; the records after it are the news.
+  // That is an answer to REPEAT_CHANGES (the last packet the board sent; this project's emulator appends
+  // what the board recorded since), or a late answer taken for the answer to a later command: a reply
+  // that came after the master gave its exchange up is delivered then, and the board is asked again.
+  // A board's log does not hold a packet twice in a row otherwise (each record changes a square, or
+  // stops a clock that ran since its previous record).
   std::vector<rules::SensorEvent> changes(std::int64_t since_ms, std::int64_t t_ms,
-                                          const drivers::dgt::EepromLog& log, bool repeat = false);
+                                          const drivers::dgt::EepromLog& reply);
 
   // The time each record of `log` is given, in order (see above).
   static std::vector<std::int64_t> record_times(std::int64_t since_ms, std::int64_t t_ms,

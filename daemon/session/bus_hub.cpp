@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <optional>
 #include <random>
@@ -25,6 +27,31 @@ namespace {
 namespace dgt = drivers::dgt;
 constexpr std::int64_t kBoardLatencyMs = 20;  // the longest a real board takes to answer (DGT's header)
 constexpr std::int64_t kStallMs = 5;          // the hub's timers this late: its process was not running
+
+// With EBOARD_BUS_HUB_TRACE=FILE in the environment, every chunk the host writes (`host>`), every frame a
+// board gives the line (`board>`, ` late` if later than a real board answers) and every chunk of it written
+// to the host as the baud rate lets it out (`line>`) is appended to FILE, one line each: steady-clock
+// microseconds, what, hex bytes.
+// Off (no cost but a null check) without it.
+std::FILE* trace_file() {
+  static std::FILE* const f = [] {
+    const char* path = std::getenv("EBOARD_BUS_HUB_TRACE");
+    return path && *path ? std::fopen(path, "a") : nullptr;
+  }();
+  return f;
+}
+
+void trace(const char* what, std::span<const std::uint8_t> bytes, const char* note = "") {
+  std::FILE* f = trace_file();
+  if (!f) return;
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count();
+  std::fprintf(f, "%lld %s", static_cast<long long>(us), what);
+  for (const std::uint8_t b : bytes) std::fprintf(f, " %02x", b);
+  std::fprintf(f, "%s\n", note);
+  std::fflush(f);
+}
 
 // One end of a wire with a write queue; writes go out in order, one at a time.
 struct Wire {
@@ -158,6 +185,7 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
       return;
     }
     stats.host_bytes += n;
+    trace("host>", std::span<const std::uint8_t>(host.read_buffer.data(), n));
     for (auto& b : boards) {
       if (b->muted) {
         stats.muted_bytes += n;
@@ -229,6 +257,7 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
     const bool late =
         answer && Clock::now() > byte_end(last_host, 4) + std::chrono::milliseconds(kBoardLatencyMs);
     if (late) ++stats.late_frames;
+    trace("board>", frame, late ? " late" : "");
     line.push_back(std::move(frame));
     line_late.push_back(late);
     if (line.size() == 1) {
@@ -247,7 +276,9 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
       std::size_t due = front_sent;
       while (due < frame.size() && byte_end(front_start, due + 1) <= now) ++due;
       if (due > front_sent) {
-        send(host, std::vector<std::uint8_t>(frame.begin() + long(front_sent), frame.begin() + long(due)));
+        std::vector<std::uint8_t> bytes(frame.begin() + long(front_sent), frame.begin() + long(due));
+        trace("line>", bytes);
+        send(host, std::move(bytes));
         front_sent = due;
       }
       if (front_sent < frame.size()) {

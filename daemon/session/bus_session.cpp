@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <optional>
@@ -32,6 +34,26 @@ std::int64_t steady_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+// With EBOARDD_BUS_TRACE=FILE in the environment, the line's traffic is appended to FILE, one line each:
+// steady-clock ms, what (`in`: bytes read, `out`: commands written, `changes`: a changes reply as the
+// master delivered it), and its bytes or fields. Off (no cost but a null check) without it.
+std::FILE* trace_file() {
+  static std::FILE* const f = [] {
+    const char* path = std::getenv("EBOARDD_BUS_TRACE");
+    return path && *path ? std::fopen(path, "a") : nullptr;
+  }();
+  return f;
+}
+
+void trace_bytes(const char* what, std::span<const std::uint8_t> bytes) {
+  std::FILE* f = trace_file();
+  if (!f) return;
+  std::fprintf(f, "%lld %s", static_cast<long long>(steady_ms()), what);
+  for (const std::uint8_t b : bytes) std::fprintf(f, " %02x", b);
+  std::fprintf(f, "\n");
+  std::fflush(f);
 }
 
 }  // namespace
@@ -287,6 +309,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
 
   void on_bytes(std::span<const std::uint8_t> bytes) {
     if (!master) return;
+    trace_bytes("in", bytes);
     master->on_bytes(bytes, steady_ms());
     handle_events();
     pump();
@@ -316,6 +339,12 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     if (it == boards.end()) return;  // a board nobody knows (a late ping answer): not ours to read
     std::shared_ptr<Board> b = it->second;
     ++b->stats.changes_replies;
+    if (std::FILE* f = trace_file()) {
+      std::fprintf(f, "%lld changes address %u kind %d records %zu clock %lld\n",
+                   static_cast<long long>(steady_ms()), unsigned(e.address), int(e.kind),
+                   e.log.records.size(), static_cast<long long>(now()));
+      std::fflush(f);
+    }
     const bool returned = b->online == false;
     const std::int64_t t = now();
     std::int64_t since = b->known_until;
@@ -344,7 +373,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
           d && *d > since && *d < t && *d <= since + daemon::DgtBusBoard::kQuietMs)
         since = *d;
     }
-    deliver_all(b, b->adapter.changes(since, t, e.log, e.kind == dgt::BusChangesKind::Repeated));
+    deliver_all(b, b->adapter.changes(since, t, e.log));
     // What it recorded while it did not answer is in; the dump checks the result.
     if (returned && b->attached && running) {
       ++b->stats.board_rereads;
@@ -432,6 +461,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
       bytes.reserve(commands.size() * dgt::bus::kCommandSize);
       for (const auto& c : commands) bytes.insert(bytes.end(), c.begin(), c.end());
       stats.commands += commands.size();
+      trace_bytes("out", bytes);
       (void)link->write(std::move(bytes));
     }
     arm_timer();

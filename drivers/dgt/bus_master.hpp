@@ -51,9 +51,12 @@ struct BusDiscoveryFinished {
 };
 
 enum class BusChangesKind : std::uint8_t {
-  New,        // answer to SEND_CHANGES
-  Repeated,   // answer to REPEAT_CHANGES: may repeat records already delivered (they are absolute, so
-              // applying them twice is harmless)
+  // Answer to SEND_CHANGES; also any changes reply that answers no exchange awaited (one that came after
+  // the master gave its exchange up): that may be a repeat too.
+  New,
+  // Answer to REPEAT_CHANGES: may repeat records already delivered. A time record given twice would be a
+  // second press: a reader drops what repeats.
+  Repeated,
   FromStart,  // answer to SEND_FROM_START: the whole record since SET_START_GAME; replaces what came before
 };
 

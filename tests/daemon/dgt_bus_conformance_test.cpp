@@ -21,6 +21,7 @@
 
 #include "daemon/boards/dgt_bus_board.hpp"
 #include "drivers/dgt/bus.hpp"
+#include "drivers/dgt/bus_master.hpp"
 #include "drivers/dgt/eeprom.hpp"
 #include "rules/notation.hpp"
 #include "rules/reconstruct.hpp"
@@ -90,14 +91,20 @@ struct Board {
     deliver(bus.board_dump(t, dump_of(fen)));
   }
   // BWTIME p0..p6: right h, m, s; left h, m, s; status (b0 running, b1 right lever high).
-  void clock(const Bytes& bwtime) { deliver(bus.clock(++t, bwtime)); }
+  void clock(const Bytes& bwtime) {
+    deliver(bus.clock(++t, bwtime));
+    since = t;
+  }
   // A changes reply `dt` ms after the previous one: the moves it published by then.
-  std::vector<std::string> poll(std::int64_t dt, const Bytes& frame, bool repeat = false) {
-    const std::int64_t since = t;
+  std::vector<std::string> poll(std::int64_t dt, const Bytes& frame) {
     t += dt;
+    return changes(dgt::parse_eeprom_records(decode(frame).data));
+  }
+  // A changes reply's records as the bus master gives them, at `t`.
+  std::vector<std::string> changes(const dgt::EepromLog& log) {
     moves.clear();
-    const auto reply = decode(frame);
-    events = bus.changes(since, t, dgt::parse_eeprom_records(reply.data), repeat);
+    events = bus.changes(since, t, log);
+    since = t;
     deliver(events);
     take(rec.advance(t));
     return moves;
@@ -112,6 +119,7 @@ struct Board {
     }
   }
   std::int64_t t = 1'000'000;
+  std::int64_t since = t;  // the previous reply's time
   rules::Reconstructor rec;
   daemon::DgtBusBoard bus;
   std::vector<rules::SensorEvent> events;
@@ -336,8 +344,116 @@ TEST(DgtBusConformance, ARepeatedReplyAddsNoMove) {
   Board b(kKnightFen);
   b.clock(kWhiteRunning);
   EXPECT_EQ(b.poll(1000, kReply1), (std::vector<std::string>{"f4d3"}));
-  EXPECT_TRUE(b.poll(200, kReply1, /*repeat=*/true).empty());
+  EXPECT_TRUE(b.poll(200, kReply1).empty());
   EXPECT_TRUE(b.events.empty());
-  EXPECT_EQ(b.poll(1000, kReply2, /*repeat=*/true), (std::vector<std::string>{"f5d5", "d3f4"}));
+  EXPECT_EQ(b.poll(1000, kReply2), (std::vector<std::string>{"f5d5", "d3f4"}));
   EXPECT_TRUE(b.alerts.empty());
+}
+
+// The answer to REPEAT_CHANGES may carry, after the packet it repeats, what the board recorded since (the
+// bus emulator's does). When the packet was delivered already, only those records are news: the packet's
+// presses, given again, would be a press without a move by each side in turn.
+TEST(DgtBusConformance, ARepeatWithTheRecordsWrittenSinceGivesOnlyThose) {
+  Board b(kKnightFen);
+  b.clock(kWhiteRunning);
+  EXPECT_EQ(b.poll(1000, kReply1), (std::vector<std::string>{"f4d3"}));
+  EXPECT_EQ(b.poll(1000, kReply2), (std::vector<std::string>{"f5d5", "d3f4"}));
+  // kReply2's records again, then d5 emptied (Black lifts the rook): 40 1b.
+  EXPECT_TRUE(b.poll(60, changes_reply(9999, {0x40, 0x1d, 0x58, 0x1b, 0x70, 0x03, 0x23, 0x50, 0x2b, 0x53,
+                                              0x25, 0x60, 0x03, 0x38, 0x40, 0x1b}))
+                  .empty());
+  ASSERT_EQ(b.events.size(), 1u);
+  EXPECT_EQ(std::get<rules::PieceLifted>(b.events[0].what).square, rules::parse_square("d5"));
+  EXPECT_TRUE(b.alerts.empty()) << b.alerts.front();
+  // The rook goes on to d1 and Black presses (left clock 0:03:20): the next packet, the move.
+  EXPECT_EQ(b.poll(1000, changes_reply(9999, {0x48, 0x3b, 0x70, 0x03, 0x20})),
+            (std::vector<std::string>{"d5d1"}));
+  EXPECT_TRUE(b.alerts.empty());
+}
+
+// The line as the daemon ran it on a loaded machine (a DGT bus test's journal, its bytes traced): the board
+// answers SEND_CHANGES after the master's wait, the master gives up and asks the next board, then the first
+// one again with REPEAT_CHANGES. The late answer comes meanwhile and is delivered; the repeat's answer (the
+// same packet, and a lift recorded since) must not give the packet's two presses again.
+TEST(DgtBusConformance, ALateAnswerAndItsRepeatGiveEachPressOnce) {
+  Board b(kKnightFen);
+  b.clock(kWhiteRunning);
+  EXPECT_EQ(b.poll(1000, kReply1), (std::vector<std::string>{"f4d3"}));
+  dgt::BusMaster master;  // on the board's clock: virtual time
+  master.add_board(9999);
+  master.add_board(9998);
+  std::vector<std::string> moves;
+  const auto at = [&](std::int64_t now, const Bytes& bytes) {
+    master.on_bytes(bytes, now);
+    for (const auto& ev : master.take_events()) {
+      const auto* c = std::get_if<dgt::BusChanges>(&ev);
+      if (c == nullptr || c->address != 9999) continue;
+      b.t = now;
+      const auto got = b.changes(c->log);
+      moves.insert(moves.end(), got.begin(), got.end());
+    }
+  };
+  const auto commands = [&](std::int64_t now) {
+    Bytes out;
+    for (const auto& c : master.poll(now)) out.insert(out.end(), c.begin(), c.end());
+    return out;
+  };
+  const std::int64_t t0 = b.t + 1000;
+  EXPECT_EQ(commands(t0), (Bytes{0x83, 0x4e, 0x0f, 0x60}));  // SEND_CHANGES to 9999
+  // No answer within the master's wait (the header's 80 ms at most): it asks the other board.
+  EXPECT_EQ(commands(t0 + 100), (Bytes{0x83, 0x4e, 0x0e, 0x5f}));  // SEND_CHANGES to 9998
+  at(t0 + 105, kReply2);                                           // 9999's late answer
+  EXPECT_EQ(moves, (std::vector<std::string>{"f5d5", "d3f4"}));
+  at(t0 + 115, changes_reply(9998, {}));
+  EXPECT_EQ(commands(t0 + 120), (Bytes{0x84, 0x4e, 0x0f, 0x61}));  // REPEAT_CHANGES to 9999
+  // The packet again, and d5 emptied since (Black lifts the rook): 40 1b.
+  at(t0 + 150, changes_reply(9999, {0x40, 0x1d, 0x58, 0x1b, 0x70, 0x03, 0x23, 0x50, 0x2b, 0x53, 0x25, 0x60,
+                                    0x03, 0x38, 0x40, 0x1b}));
+  EXPECT_EQ(moves, (std::vector<std::string>{"f5d5", "d3f4"}));
+  EXPECT_TRUE(b.alerts.empty()) << b.alerts.front();
+  ASSERT_EQ(b.events.size(), 1u);
+  EXPECT_EQ(std::get<rules::PieceLifted>(b.events[0].what).square, rules::parse_square("d5"));
+}
+
+// The same with a board that answers REPEAT_CHANGES as the header says (the last packet, nothing more), the
+// late answer coming after the repeat was asked for: the master takes it for the repeat's answer, and the
+// repeat's own answer, which awaits nothing, for news. The packet's presses must still come once.
+TEST(DgtBusConformance, ALateAnswerTakenForTheRepeatsAnswerGivesEachPressOnce) {
+  Board b(kKnightFen);
+  b.clock(kWhiteRunning);
+  EXPECT_EQ(b.poll(1000, kReply1), (std::vector<std::string>{"f4d3"}));
+  dgt::BusMaster master;
+  master.add_board(9999);
+  master.add_board(9998);
+  std::vector<std::string> moves;
+  std::vector<dgt::BusChangesKind> kinds;
+  const auto at = [&](std::int64_t now, const Bytes& bytes) {
+    master.on_bytes(bytes, now);
+    for (const auto& ev : master.take_events()) {
+      const auto* c = std::get_if<dgt::BusChanges>(&ev);
+      if (c == nullptr || c->address != 9999) continue;
+      kinds.push_back(c->kind);
+      b.t = now;
+      const auto got = b.changes(c->log);
+      moves.insert(moves.end(), got.begin(), got.end());
+    }
+  };
+  const auto commands = [&](std::int64_t now) {
+    Bytes out;
+    for (const auto& c : master.poll(now)) out.insert(out.end(), c.begin(), c.end());
+    return out;
+  };
+  const std::int64_t t0 = b.t + 1000;
+  EXPECT_EQ(commands(t0), (Bytes{0x83, 0x4e, 0x0f, 0x60}));        // SEND_CHANGES to 9999
+  EXPECT_EQ(commands(t0 + 100), (Bytes{0x83, 0x4e, 0x0e, 0x5f}));  // no answer: SEND_CHANGES to 9998
+  at(t0 + 110, changes_reply(9998, {}));
+  EXPECT_EQ(commands(t0 + 120), (Bytes{0x84, 0x4e, 0x0f, 0x61}));  // REPEAT_CHANGES to 9999
+  at(t0 + 125, kReply2);                                           // the late answer to SEND_CHANGES
+  EXPECT_EQ(moves, (std::vector<std::string>{"f5d5", "d3f4"}));
+  at(t0 + 150, kReply2);  // the answer to REPEAT_CHANGES
+  EXPECT_EQ(kinds,
+            (std::vector<dgt::BusChangesKind>{dgt::BusChangesKind::Repeated, dgt::BusChangesKind::New}));
+  EXPECT_EQ(moves, (std::vector<std::string>{"f5d5", "d3f4"}));
+  EXPECT_TRUE(b.events.empty());
+  EXPECT_TRUE(b.alerts.empty()) << b.alerts.front();
 }
