@@ -9,17 +9,21 @@
 #include <ctime>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <sstream>
 #include <system_error>
 
 #include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
 
 #include "daemon/core/event_json.hpp"
 #include "daemon/eboardd/control.hpp"
+#include "daemon/journal/rotation.hpp"
 #include "daemon/journal/signing.hpp"
 #include "daemon/outputs/arbiter_result.hpp"
 #include "daemon/outputs/async_file.hpp"
 #include "daemon/outputs/atomic_file.hpp"
+#include "daemon/outputs/background_work.hpp"
 #include "daemon/outputs/pgn_output.hpp"
 #include "daemon/outputs/text_encoding.hpp"
 
@@ -120,25 +124,64 @@ tl::expected<std::vector<std::string>, std::string> keep_version(const fs::path&
   return kept;
 }
 
+// What an earlier game's record needs rewritten, copied on the loop: the rewrite runs on the board's
+// background worker (rewrite_record), which reads, keeps, writes and signs the files.
+struct RewriteJob {
+  fs::path state_dir;
+  std::string board;
+  int number = 0;
+  Round round;
+  outputs::AsyncFileWriter* files = nullptr;
+  std::shared_ptr<const journal::SigningKey> key;
+  fs::path journal_path;          // the board's current journal (its kept files beside it)
+  std::optional<JournalCut> cut;  // the board's journal as written when the request came
+  std::int64_t signed_ms = 0;
+};
+
+RewriteJob rewrite_job(BoardRuntime& b, int number, const ArbiterContext& ctx) {
+  RewriteJob job{ctx.state_dir,           b.id(),           number,       ctx.round, ctx.files,
+                 b.options().signing_key, b.journal_path(), std::nullopt, b.now_ms()};
+  if (job.key)
+    if (auto cut = b.journal_cut()) job.cut = std::move(*cut);
+  return job;
+}
+
 // The journal seals of a new signature of game `number`'s record: those the earlier signature made (what
-// was sealed stays what it was), else the game's kept journal, else the board's journal now.
-std::vector<journal::JournalSeal> seals_for(BoardRuntime& b, int number,
+// was sealed stays what it was), else the game's kept journal, else the board's journal as cut.
+std::vector<journal::JournalSeal> seals_for(const RewriteJob& job,
                                             const std::optional<std::string>& old_sig) {
   if (old_sig)
     if (auto r = journal::parse_signature_file(*old_sig); r && !r->journals.empty()) return r->journals;
-  if (number != b.ledger().game_number())
-    if (auto kept = b.capture_journal(number)) {
-      std::error_code ec;
-      const auto size = fs::file_size(*kept, ec);
-      if (!ec)
-        if (auto s = journal::seal_journal(*kept, size, b.id())) {
-          // Named as the board's journal: a reader finds it among that journal's kept files.
-          s->file = b.journal_path().filename().string();
-          return {*s};
-        }
-    }
-  if (auto s = b.seal_journal()) return {*s};
+  fs::path kept;
+  for (const auto& k : journal::kept_journals(job.journal_path))
+    if (k.game == job.number) kept = k.path;  // the last kept under that number
+  if (!kept.empty()) {
+    std::error_code ec;
+    const auto size = fs::file_size(kept, ec);
+    if (!ec)
+      if (auto s = journal::seal_journal(kept, size, job.board)) {
+        // Named as the board's journal: a reader finds it among that journal's kept files.
+        s->file = job.journal_path.filename().string();
+        return {*s};
+      }
+  }
+  if (job.cut)
+    if (auto s = job.cut->seal()) return {*s};
   return {};
+}
+
+// Runs `job` on the board's background worker, then `then` with its result on the loop (not if the board
+// is gone by then); without a worker (a runtime without background threads) both here, now.
+template <typename R>
+void off_loop(BoardRuntime& b, std::function<R()> job, std::function<void(R)> then) {
+  outputs::BackgroundWork* work = b.work();
+  if (!work) return then(job());
+  work->post([job = std::move(job), then = std::move(then), io = &b.io(), alive = b.alive_token()] {
+    auto result = std::make_shared<R>(job());
+    boost::asio::post(*io, [result, then, alive] {
+      if (!alive.expired()) then(std::move(*result));
+    });
+  });
 }
 
 void log_entry(const fs::path& state_dir, const json& entry) {
@@ -167,144 +210,206 @@ tl::expected<std::string, http::Response> string_field(const json& body, const c
   return body[key].get<std::string>();
 }
 
-// The current game's result given or corrected, through reconstruction (journaled).
+// The arbiter's result as arbiter.log keeps it, with what the answer says was done.
+json log_of(const BoardRuntime& b, int number, const outputs::ArbiterVerdict& v, const json& done) {
+  return json{{"t", v.at_ms},
+              {"utc", utc(v.at_ms)},
+              {"board", b.id()},
+              {"game", number},
+              {"result", v.code},
+              {"kind", v.kind},
+              {"rule", v.rule},
+              {"why", v.reason},
+              {"who", v.by},
+              {"corrected", done.value("corrected", false)},
+              {"previous", done.contains("previous") ? done["previous"] : json(nullptr)},
+              {"kept", done.contains("kept") ? done["kept"] : json::array()}};
+}
+
+// The current game's result given or corrected, through reconstruction (journaled). On the worker: the
+// record as it was kept first (a game over already), then, after the control on the loop, the record and
+// its signature on disk and the log entry synced; the answer once that is done.
 http::Response on_current_game(BoardRuntime& b, outputs::ArbiterVerdict v, json answer,
                                const ArbiterContext& ctx) {
   const rules::Game& g = b.game();
   const bool over = g.outcome().has_value();
   std::string previous = "*", previous_termination;
-  std::vector<std::string> kept;
   const fs::path path = ctx.state_dir / "games" / outputs::game_file_name(b.board_game());
   if (over) {
     previous = rules::result_string(g.outcome()->result);
     previous_termination = g.outcome()->reason;
     for (const auto& t : b.ledger().tags())
       if (t.name == "ArbiterResult") previous = t.value;
-    if (ctx.files) {
-      (void)ctx.files->flush(path);
-      (void)ctx.files->flush(sig_of(path));
-    }
-    auto k = keep_version(path);
-    if (!k) return control_error(500, "the record as it was could not be kept, so it stays: " + k.error());
-    kept = *k;
   }
-  journal::ControlEntry c;
-  c.action = "result";
-  c.value = outputs::pgn_result(v.code) + " " + outputs::event_reason(v.kind);
-  auto evs = b.control(c);
-  if (!evs) return control_error(409, evs.error());
-  b.set_tags({{"ArbiterResult", v.code},
-              {"ArbiterRule", v.rule},
-              {"ArbiterReason", v.reason},
-              {"ArbiterBy", v.by},
-              {"ArbiterTime", utc(v.at_ms)},
-              {"ArbiterPrevious",
-               over ? previous + (previous_termination.empty() ? "" : " " + previous_termination) : ""}});
-  // The record and its signature on disk before the answer.
-  if (ctx.files) {
-    (void)ctx.files->flush(path);
-    (void)ctx.files->flush(sig_of(path));
-  }
-  json published = json::array();
-  for (const rules::Event& e : *evs) published.push_back(daemon::to_json(e));
-  answer["events"] = published;
-  answer["corrected"] = over;
-  answer["previous"] = over ? json(previous) : json(nullptr);
-  answer["kept"] = kept;
-  answer["record"] = path.string();
-  answer["signed"] = b.options().signing_key != nullptr;
-  return http::Response::json(200, dumped(answer));
+  LaterAnswer later = later_answer(std::chrono::seconds(60), "the arbiter's result");
+  using Kept = tl::expected<std::vector<std::string>, std::string>;
+  outputs::AsyncFileWriter* files = ctx.files;
+  off_loop<Kept>(
+      b,
+      [over, path, files]() -> Kept {
+        if (!over) return std::vector<std::string>{};
+        if (files) {
+          (void)files->flush(path);
+          (void)files->flush(sig_of(path));
+        }
+        return keep_version(path);
+      },
+      [&b, v, answer, over, previous, previous_termination, path, files, state_dir = ctx.state_dir,
+       settle = later.settle](Kept kept) mutable {
+        if (!kept)
+          return settle(
+              control_error(500, "the record as it was could not be kept, so it stays: " + kept.error()));
+        journal::ControlEntry c;
+        c.action = "result";
+        c.value = outputs::pgn_result(v.code) + " " + outputs::event_reason(v.kind);
+        auto evs = b.control(c);
+        if (!evs) return settle(control_error(409, evs.error()));
+        b.set_tags(
+            {{"ArbiterResult", v.code},
+             {"ArbiterRule", v.rule},
+             {"ArbiterReason", v.reason},
+             {"ArbiterBy", v.by},
+             {"ArbiterTime", utc(v.at_ms)},
+             {"ArbiterPrevious",
+              over ? previous + (previous_termination.empty() ? "" : " " + previous_termination) : ""}});
+        json published = json::array();
+        for (const rules::Event& e : *evs) published.push_back(daemon::to_json(e));
+        answer["events"] = published;
+        answer["corrected"] = over;
+        answer["previous"] = over ? json(previous) : json(nullptr);
+        answer["kept"] = *kept;
+        answer["record"] = path.string();
+        answer["signed"] = b.options().signing_key != nullptr;
+        const int number = b.ledger().game_number();
+        // The record and its signature on disk before the answer (the signature, posted to the worker by
+        // set_tags, is handed to the writer before this runs), and the log entry synced.
+        off_loop<bool>(
+            b,
+            [files, path, state_dir, entry = log_of(b, number, v, answer)] {
+              if (files) {
+                (void)files->flush(path);
+                (void)files->flush(sig_of(path));
+              }
+              log_entry(state_dir, entry);
+              return true;
+            },
+            [id = b.id(), number, v, answer, settle](bool) {
+              spdlog::info("board {}: game {}: the arbiter's result {} ({}, rule {}) by {}", id, number,
+                           v.code, v.kind, v.rule, v.by);
+              settle(http::Response::json(200, dumped(answer)));
+            });
+      });
+  return later.response();
 }
 
 // An earlier game's record rewritten by `rewrite` (its text → the new text), kept as it was first,
-// signed again. `answer` gets record, kept, signed.
-struct Rewritten {
-  std::string before;  // the record as it was
-};
-tl::expected<Rewritten, http::Response> rewrite_record(
-    BoardRuntime& b, int number, const ArbiterContext& ctx, json& answer,
-    const std::function<tl::expected<std::string, std::string>(const std::string&)>& rewrite) {
-  const fs::path dir = ctx.state_dir / "games";
-  auto rec = find_record(dir, b.id(), number, ctx.files);
+// signed again: on the background worker. `answer` gets record, kept, signed.
+using Rewrite = std::function<tl::expected<std::string, std::string>(const std::string&)>;
+tl::expected<json, http::Response> rewrite_record(const RewriteJob& job, json answer,
+                                                  const Rewrite& rewrite) {
+  const fs::path dir = job.state_dir / "games";
+  const std::string number = std::to_string(job.number);
+  auto rec = find_record(dir, job.board, job.number, job.files);
   if (!rec)
-    return tl::unexpected(control_error(400, "board " + b.id() + " keeps no record of game " +
-                                                 std::to_string(number) +
+    return tl::unexpected(control_error(400, "board " + job.board + " keeps no record of game " + number +
                                                  " (a game with neither a move nor a result is not kept)"));
-  if (!in_round(ctx.round, b.id(), number, rec->started_ms))
-    return tl::unexpected(control_error(409, "game " + std::to_string(number) + " of board " + b.id() +
+  if (!in_round(job.round, job.board, job.number, rec->started_ms))
+    return tl::unexpected(control_error(409, "game " + number + " of board " + job.board +
                                                  " belongs to an earlier round, archived already: only the "
                                                  "current round's games are corrected"));
-  if (ctx.files) {
-    if (auto ok = ctx.files->flush(rec->path); !ok)
+  if (job.files) {
+    if (auto ok = job.files->flush(rec->path); !ok)
       return tl::unexpected(control_error(500, "the record could not be written first: " + ok.error()));
-    (void)ctx.files->flush(sig_of(rec->path));
+    (void)job.files->flush(sig_of(rec->path));
   }
   auto text = read_text(rec->path);
   if (!text) return tl::unexpected(control_error(500, "cannot read " + rec->path.string()));
   auto next = rewrite(*text);
-  if (!next)
-    return tl::unexpected(control_error(409, "game " + std::to_string(number) + ": " + next.error()));
+  if (!next) return tl::unexpected(control_error(409, "game " + number + ": " + next.error()));
   auto kept = keep_version(rec->path);
   if (!kept)
     return tl::unexpected(
         control_error(500, "the record as it was could not be kept, so it stays: " + kept.error()));
   const auto old_sig = read_text(sig_of(rec->path));
   auto written =
-      ctx.files ? ctx.files->write_now(rec->path, *next) : outputs::write_file_atomic(rec->path, *next);
+      job.files ? job.files->write_now(rec->path, *next) : outputs::write_file_atomic(rec->path, *next);
   if (!written)
     return tl::unexpected(control_error(500, "the record could not be written: " + written.error()));
   bool signed_now = false;
-  if (const auto& key = b.options().signing_key) {
+  if (job.key) {
     journal::SignedRecord r;
     r.archive = journal::seal_archive(rec->path.filename().string(), *next);
-    r.journals = seals_for(b, number, old_sig);
-    r.board = b.id();
-    r.game = number;
-    r.signed_ms = b.now_ms();
-    std::string sig = journal::signature_file_text(std::move(r), *key);
-    auto ok = ctx.files ? ctx.files->write_now(sig_of(rec->path), std::move(sig))
+    r.journals = seals_for(job, old_sig);
+    r.board = job.board;
+    r.game = job.number;
+    r.signed_ms = job.signed_ms;
+    std::string sig = journal::signature_file_text(std::move(r), *job.key);
+    auto ok = job.files ? job.files->write_now(sig_of(rec->path), std::move(sig))
                         : outputs::write_file_atomic(sig_of(rec->path), sig);
-    if (!ok) spdlog::error("board {}: {} is not signed again: {}", b.id(), rec->path.string(), ok.error());
+    if (!ok) spdlog::error("board {}: {} is not signed again: {}", job.board, rec->path.string(), ok.error());
     signed_now = ok.has_value();
   }
   answer["kept"] = *kept;
   answer["record"] = rec->path.string();
   answer["signed"] = signed_now;
-  return Rewritten{std::move(*text)};
+  return answer;
 }
 
-// An earlier game of the round: its result given or corrected in its record.
+// An earlier game of the round: its result given or corrected in its record (on the worker, with the log
+// entry), then its event published and the answer given (on the loop).
 http::Response on_earlier_game(BoardRuntime& b, int number, outputs::ArbiterVerdict v, json answer,
                                const ArbiterContext& ctx) {
-  std::string previous = "*";
-  bool correction = false;
-  auto done = rewrite_record(b, number, ctx, answer, [&](const std::string& text) {
-    previous =
-        outputs::pgn_tag(text, "ArbiterResult").value_or(outputs::pgn_tag(text, "Result").value_or("*"));
-    correction = previous != "*";
-    return outputs::apply_verdict(text, v, correction);
-  });
-  if (!done) return done.error();
-  json published = json::array();
-  if (v.code != "-/-") {
-    // The §3 result event, with what says which game it is and what it replaces.
-    json e{{"t", v.at_ms},
-           {"board", b.id()},
-           {"type", "result"},
-           {"result", outputs::pgn_result(v.code)},
-           {"reason", outputs::event_reason(v.kind)},
-           {"game", number},
-           {"corrected", correction},
-           {"previous", previous},
-           {"rule", v.rule},
-           {"detail", v.reason}};
-    if (b.options().publish_link) b.options().publish_link(dumped(e));
-    published.push_back(e);
-  }
-  answer["events"] = published;
-  answer["corrected"] = correction;
-  answer["previous"] = previous;
-  return http::Response::json(200, dumped(answer));
+  struct Done {
+    tl::expected<json, http::Response> answer;
+    json event;  // null: none (-/-)
+  };
+  LaterAnswer later =
+      later_answer(std::chrono::seconds(60), "the correction of game " + std::to_string(number));
+  off_loop<Done>(
+      b,
+      [job = rewrite_job(b, number, ctx), v, answer, id = b.id(), number]() -> Done {
+        std::string previous = "*";
+        bool correction = false;
+        auto done = rewrite_record(job, answer, [&](const std::string& text) {
+          previous = outputs::pgn_tag(text, "ArbiterResult")
+                         .value_or(outputs::pgn_tag(text, "Result").value_or("*"));
+          correction = previous != "*";
+          return outputs::apply_verdict(text, v, correction);
+        });
+        if (!done) return {tl::unexpected(done.error()), json()};
+        json e;
+        if (v.code != "-/-") {
+          // The §3 result event, with what says which game it is and what it replaces.
+          e = json{{"t", v.at_ms},
+                   {"board", id},
+                   {"type", "result"},
+                   {"result", outputs::pgn_result(v.code)},
+                   {"reason", outputs::event_reason(v.kind)},
+                   {"game", number},
+                   {"corrected", correction},
+                   {"previous", previous},
+                   {"rule", v.rule},
+                   {"detail", v.reason}};
+        }
+        json& a = *done;
+        a["events"] = e.is_null() ? json::array() : json::array({e});
+        a["corrected"] = correction;
+        a["previous"] = previous;
+        json entry{
+            {"t", v.at_ms},     {"utc", utc(v.at_ms)},     {"board", id},          {"game", number},
+            {"result", v.code}, {"kind", v.kind},          {"rule", v.rule},       {"why", v.reason},
+            {"who", v.by},      {"corrected", correction}, {"previous", previous}, {"kept", a["kept"]}};
+        log_entry(job.state_dir, entry);
+        return {std::move(a), std::move(e)};
+      },
+      [&b, v, number, settle = later.settle](Done d) {
+        if (!d.answer) return settle(d.answer.error());
+        if (!d.event.is_null() && b.options().publish_link) b.options().publish_link(dumped(d.event));
+        spdlog::info("board {}: game {}: the arbiter's result {} ({}, rule {}) by {}", b.id(), number, v.code,
+                     v.kind, v.rule, v.by);
+        settle(http::Response::json(200, dumped(*d.answer)));
+      });
+  return later.response();
 }
 
 // POST /control/<board>/moves: the moves of an earlier game of the round corrected in its record.
@@ -347,28 +452,42 @@ http::Response moves_action(BoardRuntime& b, const json& body, const ArbiterCont
           (ctx.client.empty() ? std::string("?") : ctx.client);
   json answer{{"board", b.id()}, {"action", "moves"}, {"game", number}, {"from_ply", from_ply},
               {"moves", *moves}, {"text", v->reason}, {"by", v->by}};
-  std::string corrected;
-  auto done = rewrite_record(b, number, ctx, answer, [&](const std::string& text) {
-    auto out = outputs::replace_moves(text, from_ply, *moves, *v);
-    if (out) corrected = outputs::pgn_tag(*out, "MovesCorrected").value_or("");
-    return out;
-  });
-  if (!done) return done.error();
-  answer["corrected"] = corrected;
-  log_entry(ctx.state_dir, json{{"t", v->at_ms},
-                                {"utc", utc(v->at_ms)},
-                                {"board", b.id()},
-                                {"game", number},
-                                {"action", "moves"},
-                                {"from_ply", from_ply},
-                                {"moves", *moves},
-                                {"was", corrected},
-                                {"why", v->reason},
-                                {"who", v->by},
-                                {"kept", answer["kept"]}});
-  spdlog::info("board {}: game {}: the arbiter corrected the moves from ply {} by {}", b.id(), number,
-               from_ply, v->by);
-  return http::Response::json(200, dumped(answer));
+  // The record rewritten and the log entry synced on the worker; the answer once they are.
+  using Done = tl::expected<json, http::Response>;
+  LaterAnswer later =
+      later_answer(std::chrono::seconds(60), "the correction of game " + std::to_string(number));
+  off_loop<Done>(
+      b,
+      [job = rewrite_job(b, number, ctx), v = *v, answer, from_ply, moves = *moves, id = b.id(),
+       number]() -> Done {
+        std::string corrected;
+        auto done = rewrite_record(job, answer, [&](const std::string& text) {
+          auto out = outputs::replace_moves(text, from_ply, moves, v);
+          if (out) corrected = outputs::pgn_tag(*out, "MovesCorrected").value_or("");
+          return out;
+        });
+        if (!done) return done;
+        (*done)["corrected"] = corrected;
+        log_entry(job.state_dir, json{{"t", v.at_ms},
+                                      {"utc", utc(v.at_ms)},
+                                      {"board", id},
+                                      {"game", number},
+                                      {"action", "moves"},
+                                      {"from_ply", from_ply},
+                                      {"moves", moves},
+                                      {"was", corrected},
+                                      {"why", v.reason},
+                                      {"who", v.by},
+                                      {"kept", (*done)["kept"]}});
+        return done;
+      },
+      [id = b.id(), number, from_ply, by = v->by, settle = later.settle](Done d) {
+        if (!d) return settle(d.error());
+        spdlog::info("board {}: game {}: the arbiter corrected the moves from ply {} by {}", id, number,
+                     from_ply, by);
+        settle(http::Response::json(200, dumped(*d)));
+      });
+  return later.response();
 }
 
 }  // namespace
@@ -431,26 +550,9 @@ std::optional<http::Response> arbiter_action(BoardRuntime& b, const std::string&
               {"rule", verdict->rule},
               {"text", verdict->reason},
               {"by", verdict->by}};
-  http::Response res = number == current ? on_current_game(b, *verdict, answer, ctx)
-                                         : on_earlier_game(b, number, *verdict, answer, ctx);
-  if (res.status == 200) {
-    json done = json::parse(res.body, nullptr, false);
-    log_entry(ctx.state_dir, json{{"t", verdict->at_ms},
-                                  {"utc", utc(verdict->at_ms)},
-                                  {"board", b.id()},
-                                  {"game", number},
-                                  {"result", verdict->code},
-                                  {"kind", verdict->kind},
-                                  {"rule", verdict->rule},
-                                  {"why", verdict->reason},
-                                  {"who", verdict->by},
-                                  {"corrected", done.value("corrected", false)},
-                                  {"previous", done.contains("previous") ? done["previous"] : json(nullptr)},
-                                  {"kept", done.contains("kept") ? done["kept"] : json::array()}});
-    spdlog::info("board {}: game {}: the arbiter's result {} ({}, rule {}) by {}", b.id(), number,
-                 verdict->code, verdict->kind, verdict->rule, verdict->by);
-  }
-  return res;
+  // Logged (arbiter.log) before the answer, by either.
+  return number == current ? on_current_game(b, *verdict, answer, ctx)
+                           : on_earlier_game(b, number, *verdict, answer, ctx);
 }
 
 }  // namespace eboard::eboardd

@@ -1458,7 +1458,12 @@ http::Response Service::control_authorized(const http::Request& r) {
     }
     auto n = b->new_game(fen);
     if (!n) return error_json(400, n.error());
-    return http::Response::json(200, json{{"board", b->id()}, {"game", *n}}.dump());
+    // Answered once the new game's journal file is begun (on the background worker).
+    LaterAnswer later = later_answer(std::chrono::seconds(30), "the new game's journal file");
+    b->when_rotated([settle = later.settle, ok = json{{"board", b->id()}, {"game", *n}}.dump()] {
+      settle(http::Response::json(200, ok));
+    });
+    return later.response();
   }
   if (action == "tags") {
     rules::PgnTags tags;
