@@ -20,6 +20,9 @@
 // with the journals the earlier signature sealed (none: the game's kept journal, else the board's current
 // one). Every entry is appended to state_dir/arbiter.log (JSON lines, synced): who (the token holder's
 // client address, and the name the arbiter gave), when, why, what was there before, where it is kept.
+// The files are read, kept, written and signed, and the log synced, on the board's background worker
+// (BoardRuntime::work(); here, without one), never on the loop; the answer (control.hpp's LaterAnswer) is
+// made once that is done, so a 200 means the record is on disk, and the `result` event published.
 #pragma once
 
 #include <filesystem>
