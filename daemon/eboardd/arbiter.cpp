@@ -255,7 +255,7 @@ http::Response on_current_game(BoardRuntime& b, outputs::ArbiterVerdict v, json 
         return keep_version(path);
       },
       [&b, v, answer, over, previous, previous_termination, path, files, state_dir = ctx.state_dir,
-       settle = later.settle](Kept kept) mutable {
+       settle = later.settle, done = ctx.done](Kept kept) mutable {
         if (!kept)
           return settle(
               control_error(500, "the record as it was could not be kept, so it stays: " + kept.error()));
@@ -293,7 +293,8 @@ http::Response on_current_game(BoardRuntime& b, outputs::ArbiterVerdict v, json 
               log_entry(state_dir, entry);
               return true;
             },
-            [id = b.id(), number, v, answer, settle](bool) {
+            [id = b.id(), number, v, answer, settle, done](bool) {
+              if (done) done();
               spdlog::info("board {}: game {}: the arbiter's result {} ({}, rule {}) by {}", id, number,
                            v.code, v.kind, v.rule, v.by);
               settle(http::Response::json(200, dumped(answer)));
@@ -402,8 +403,9 @@ http::Response on_earlier_game(BoardRuntime& b, int number, outputs::ArbiterVerd
         log_entry(job.state_dir, entry);
         return {std::move(a), std::move(e)};
       },
-      [&b, v, number, settle = later.settle](Done d) {
+      [&b, v, number, settle = later.settle, done = ctx.done](Done d) {
         if (!d.answer) return settle(d.answer.error());
+        if (done) done();
         if (!d.event.is_null() && b.options().publish_link) b.options().publish_link(dumped(d.event));
         spdlog::info("board {}: game {}: the arbiter's result {} ({}, rule {}) by {}", b.id(), number, v.code,
                      v.kind, v.rule, v.by);
@@ -481,8 +483,9 @@ http::Response moves_action(BoardRuntime& b, const json& body, const ArbiterCont
                                       {"kept", (*done)["kept"]}});
         return done;
       },
-      [id = b.id(), number, from_ply, by = v->by, settle = later.settle](Done d) {
+      [id = b.id(), number, from_ply, by = v->by, settle = later.settle, done = ctx.done](Done d) {
         if (!d) return settle(d.error());
+        if (done) done();
         spdlog::info("board {}: game {}: the arbiter corrected the moves from ply {} by {}", id, number,
                      from_ply, by);
         settle(http::Response::json(200, dumped(*d)));

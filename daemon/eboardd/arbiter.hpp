@@ -26,6 +26,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -47,6 +48,7 @@ struct ArbiterContext {
   outputs::AsyncFileWriter* files = nullptr;  // the daemon's background writer (its pending writes first)
   std::string client;                         // the client's address
   std::string match;                          // the bughouse match the board plays in, empty if none
+  std::function<void()> done;                 // called on the loop once a change is made, before its answer
 };
 
 // POST /control/<board>/moves {"game", "from_ply", "moves", "reason", optional "arbiter"}: the moves of an

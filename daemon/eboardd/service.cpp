@@ -1497,10 +1497,12 @@ http::Response Service::control_authorized(const http::Request& r) {
 std::optional<http::Response> Service::arbiter_control(BoardRuntime& b, const std::string& action,
                                                        const json& body, const std::string& match,
                                                        const std::string& client) {
-  auto res =
-      arbiter_action(b, action, body, ArbiterContext{config_.state_dir, round_, b.files(), client, match});
-  if (res && res->status < 300 && hall_) hall_->changed(b.id());
-  return res;
+  // The hall is told once the change is made (on the loop, after the background worker's part).
+  ArbiterContext ctx{config_.state_dir, round_, b.files(), client, match, {}};
+  ctx.done = [this, id = b.id()] {
+    if (hall_) hall_->changed(id);
+  };
+  return arbiter_action(b, action, body, ctx);
 }
 
 int Service::number_of_board(std::string_view id) const {

@@ -217,7 +217,7 @@ int main(int argc, char** argv) {
     t0 = Clock::now();
     auto res = eboardd::arbiter_action(
         *rt, "result", nlohmann::json{{"result", "1/2-1/2"}, {"reason", "bench"}, {"game", 1}},
-        eboardd::ArbiterContext{state, whole, rt->files(), "bench", ""});
+        eboardd::ArbiterContext{state, whole, rt->files(), "bench", "", {}});
     correct.call_ms = ms_since(t0);
     std::atomic<unsigned> status{0};
     std::thread answer([&] {
