@@ -302,6 +302,7 @@ http::Response on_current_game(BoardRuntime& b, outputs::ArbiterVerdict v, json 
   answer["kept"] = kept;
   answer["record"] = path.string();
   answer["signed"] = b.options().signing_key != nullptr;
+  if (ctx.done) ctx.done();
   return http::Response::json(200, dumped(answer));
 }
 
@@ -435,6 +436,7 @@ http::Response on_earlier_game(BoardRuntime& b, int number, outputs::ArbiterVerd
   answer["events"] = published;
   answer["corrected"] = correction;
   answer["previous"] = previous;
+  if (ctx.done) ctx.done();
   return http::Response::json(200, dumped(answer));
 }
 
@@ -499,6 +501,7 @@ http::Response moves_action(BoardRuntime& b, const json& body, const ArbiterCont
                                 {"kept", answer["kept"]}});
   spdlog::info("board {}: game {}: the arbiter corrected the moves from ply {} by {}", b.id(), number,
                from_ply, v->by);
+  if (ctx.done) ctx.done();
   return http::Response::json(200, dumped(answer));
 }
 

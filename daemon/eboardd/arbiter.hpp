@@ -29,9 +29,12 @@
 // with the journals the earlier signature sealed (none: the game's kept journal, else the board's current
 // one). Every entry is appended to state_dir/arbiter.log (JSON lines, synced): who (the token holder's
 // client address, and the name the arbiter gave), when, why, what was there before, where it is kept.
+// The files are read, kept, written and signed, and the log synced, on the loop, before the answer: a 200
+// means the record is on disk and the `result` event published.
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -56,6 +59,7 @@ struct ArbiterContext {
   std::string client;                         // the client's address
   std::string match;                          // the bughouse match the board plays in, empty if none
   MatchRuntime* match_runtime = nullptr;      // that match (its BPGN), null if none
+  std::function<void()> done;                 // called on the loop once a change is made, before its answer
 };
 
 // POST /control/<board>/moves {"game", "from_ply", "moves", "reason", optional "arbiter"}: the moves of an

@@ -407,13 +407,17 @@ std::string BoardRuntime::input_body(const journal::Entry& e, std::int64_t seq) 
 }
 
 BoardRuntime::RotationPlan BoardRuntime::prepare_rotation(const std::string& new_game_body) {
-  // What the current file holds is durable and published before the file is kept.
-  sync_now();
+  // What the current file holds is durable and published before the file is kept: here, without the
+  // background worker; with it, by the syncer before the worker rotates (ready_to_rotate), except for
+  // events still waiting now (a move the same moment), published here so that the game the public keeps
+  // (keep_for_public) and the finished game's archive have them.
+  if (!work_ || !unpublished_.empty()) sync_now();
   // A game that saw no input leaves nothing worth a file: its successor's record follows in the same one.
   if (ledger_.game_number() == 0 || !writer_.is_open() || !game_has_inputs_) return {};
   // A failing disk: the new file is begun once the current one is whole and its events published (on the
-  // background worker, if there is one).
-  if (outage_ || deferred_) return {RotationPlan::deferred, std::nullopt};
+  // background worker, if there is one). With the worker, a writable disk's rotation is made there the same
+  // way (defer_rotation): the new game's records wait in memory for the moments it takes.
+  if (outage_ || deferred_ || work_) return {RotationPlan::deferred, std::nullopt};
   const fs::path path = journal_path();
   journal::Rotation r{path, journal::next_path(path),
                       journal::kept_path(path, ledger_.game_number(), ledger_.game_started_ms())};
@@ -570,8 +574,24 @@ void BoardRuntime::rotation_failed(const std::string& error) {
     journal_failed(error);
 }
 
+void BoardRuntime::when_rotated(std::function<void()> f) {
+  if (!deferred_ || outage_) return f();
+  rotation_waiters_.push_back(std::move(f));
+}
+
+void BoardRuntime::rotation_settled() {
+  auto waiters = std::move(rotation_waiters_);
+  rotation_waiters_.clear();
+  for (auto& f : waiters) f();
+}
+
 void BoardRuntime::finish_deferred(bool rotated, std::optional<journal::JournalWriter> writer) {
   if (!deferred_) return;
+  finish_deferred_files(rotated, std::move(writer));
+  rotation_settled();
+}
+
+void BoardRuntime::finish_deferred_files(bool rotated, std::optional<journal::JournalWriter> writer) {
   Deferred d = std::move(*deferred_);
   deferred_.reset();
   if (rotated) {
@@ -828,6 +848,7 @@ void BoardRuntime::journal_failed(const std::string& error) {
     return;
   }
   outage_ = Outage{now_ms(), std::chrono::steady_clock::now(), error};
+  rotation_settled();  // a new game waiting for its file is answered as in any outage: its records wait
   spdlog::error("board {}: journal cannot be written ({}); holding events back ({} waiting) until it can",
                 id_, error, unpublished_.size());
   // Straight to the clients: the journal is what cannot take it.

@@ -36,10 +36,12 @@
 // io_context's background worker (outputs/background_work.hpp), through the writer's open descriptor (so a
 // rotation renaming the file meanwhile does not matter), up to the durable length, and is handed to the
 // background writer together with its archive (the archive first). A deferred rotation (below) is made there
-// too, its result posted back (rotation_done). A rotation at a new game on a writable disk is still made on
-// the loop (prepare_rotation, commit, finish_rotation): its new-game record is durable, and the rotation
-// committed, when the control request is answered, so that an answered new game survives a kill -9 in its own
-// file.
+// too, its result posted back (rotation_done), and so is a rotation at a new game on a writable disk: the
+// new game's records wait in memory (as for a deferred rotation, below) while the current file is made
+// durable by the syncer and the worker writes the new file, commits and opens it. The control request that
+// began the new game is answered once that is done (when_rotated), so that an answered new game survives a
+// kill -9 in its own file. Without the worker it is all done on the calling thread (prepare_rotation,
+// commit, finish_rotation).
 //
 // A game that ends while the journal cannot be written (a full disk across a game's end): the finished
 // game is kept (hold_finished_game) until its last events are published, then its archive is written and
@@ -211,8 +213,9 @@ class BoardRuntime : public BoardSink {
   // beside the current one, its first input the new-game record `new_game_body`: `ready` with the
   // rotation; `none` (no rotation: no game yet, a game without input, or a new file that cannot be made
   // for another reason than space); `deferred` when the journal is failing (or the new file found no
-  // space). Finish continues in the new file once the group is committed (`rotated`), or else journals the
-  // new game in the current file; false if it could journal it nowhere.
+  // space), and always with the background worker, which makes the rotation (defer_rotation). Finish
+  // continues in the new file once the group is committed (`rotated`), or else journals the new game in the
+  // current file; false if it could journal it nowhere.
   struct RotationPlan {
     enum Kind { none, ready, deferred } kind = none;
     std::optional<journal::Rotation> rotation;
@@ -235,6 +238,13 @@ class BoardRuntime : public BoardSink {
   // or not (the kept records are appended to the current file): the new game's events are published once
   // durable.
   void finish_deferred(bool rotated, std::optional<journal::JournalWriter> writer = std::nullopt);
+  // Calls `f` (on this thread) once the new game's journal file, whose rotation new_game() (or the board's
+  // match) left under way on the background worker, is committed with its new-game record durable in it,
+  // or the rotation is over otherwise (given up: the game goes on in the current file; or the journal
+  // failing, its records waiting in memory as in any outage). At once when no rotation is under way or the
+  // journal is failing. A control's answer waits for it, so that it means what it meant when the rotation
+  // was made on the loop: the new game survives a kill -9 in its own file.
+  void when_rotated(std::function<void()> f);
   // The rotation `work` (this board its member `member`) is to be made on the background worker: the
   // board's result is taken by rotation_done(), once.
   void rotation_started(const std::shared_ptr<RotationWork>& work, std::size_t member);
@@ -336,6 +346,9 @@ class BoardRuntime : public BoardSink {
   tl::expected<JournalCut, std::string> journal_cut();
   // The io_context's background worker; null without sync_in_background.
   outputs::BackgroundWork* work() const { return work_; }
+  // The loop, for a worker's job to post its result back to, and a token that expires with this runtime.
+  boost::asio::io_context& io() const { return io_; }
+  std::weak_ptr<bool> alive_token() const { return alive_; }
   std::int64_t now_ms();
 
   // BoardSink
@@ -402,6 +415,10 @@ class BoardRuntime : public BoardSink {
   void try_deferred_rotation();
   // A deferred rotation's new file could not be written: the journal is failing (retried).
   void rotation_failed(const std::string& error);
+  void finish_deferred_files(bool rotated, std::optional<journal::JournalWriter> writer);
+  // Calls the when_rotated() callbacks.
+  void rotation_settled();
+  std::vector<std::function<void()>> rotation_waiters_;
   // Writes one record: to the current file (at once, or buffered for the end of the loop turn; in an outage
   // kept for the retry), or, while a rotation is deferred, kept for the new file.
   tl::expected<void, std::string> put(char type, const std::string& body, bool buffered);
@@ -454,7 +471,7 @@ class BoardRuntime : public BoardSink {
   JournalPosition last_published_;
   bool publishing_ = false;
 
-  [[maybe_unused]] boost::asio::io_context& io_;  // for the session wiring to come
+  boost::asio::io_context& io_;
   std::string id_;
   RuntimeOptions options_;
   Publish publish_;

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdio>
 #include <ctime>
+#include <future>
 
 #include <spdlog/spdlog.h>
 
@@ -261,6 +262,35 @@ http::Response typed_moves(BoardRuntime& b, const json& body) {
 http::Response control_error(unsigned status, const std::string& reason) {
   return http::Response::json(status,
                               json{{"error", reason}}.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+LaterAnswer later_answer(std::chrono::milliseconds within, std::string what) {
+  auto answer = std::make_shared<std::promise<http::Response>>();
+  auto ready = std::make_shared<std::shared_future<http::Response>>(answer->get_future().share());
+  LaterAnswer later;
+  later.settle = [answer](http::Response r) {
+    try {
+      answer->set_value(std::move(r));
+    } catch (const std::future_error&) {
+      // Settled already: the first answer stands.
+    }
+  };
+  later.response = [ready, within, what = std::move(what)]() -> http::Response {
+    if (ready->wait_for(std::chrono::seconds(0)) == std::future_status::ready) return ready->get();
+    http::Response res;
+    res.deferred = [ready, within, what]() -> http::Response {
+      if (ready->wait_for(within) != std::future_status::ready)
+        return control_error(504, what + " is not done after " + std::to_string(within.count() / 1000) +
+                                      " s: the disk is slow; see /status");
+      try {
+        return ready->get();
+      } catch (const std::future_error&) {
+        return control_error(503, "the daemon stopped before " + what + " was done");
+      }
+    };
+    return res;
+  };
+  return later;
 }
 
 tl::expected<std::vector<Event>, std::string> BoardRuntime::control(journal::ControlEntry c) {

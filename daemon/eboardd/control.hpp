@@ -7,6 +7,8 @@
 // replayed on recovery, its events published on /ws and written to the PGN like reconstruction's.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,5 +40,16 @@ tl::expected<config::BoardConfig, std::string> board_from_json(const nlohmann::j
 void add_control_status(nlohmann::json& status, const std::vector<std::unique_ptr<BoardRuntime>>& boards);
 
 http::Response control_error(unsigned status, const std::string& reason);
+
+// A control's answer that is made on the loop once work on the background threads is done (a new game's
+// journal file, an arbiter's correction written and signed), without the loop waiting for it. `settle` is
+// called on the loop with the answer (the first call counts; never called: 503). `response()` is what the
+// route returns: the answer itself if settled already, else a deferred response whose server worker thread
+// waits for it, at most `within` (then 504, naming `what`).
+struct LaterAnswer {
+  std::function<void(http::Response)> settle;
+  std::function<http::Response()> response;
+};
+LaterAnswer later_answer(std::chrono::milliseconds within, std::string what);
 
 }  // namespace eboard::eboardd

@@ -1458,7 +1458,12 @@ http::Response Service::control_authorized(const http::Request& r) {
     }
     auto n = b->new_game(fen);
     if (!n) return error_json(400, n.error());
-    return http::Response::json(200, json{{"board", b->id()}, {"game", *n}}.dump());
+    // Answered once the new game's journal file is begun (on the background worker).
+    LaterAnswer later = later_answer(std::chrono::seconds(30), "the new game's journal file");
+    b->when_rotated([settle = later.settle, ok = json{{"board", b->id()}, {"game", *n}}.dump()] {
+      settle(http::Response::json(200, ok));
+    });
+    return later.response();
   }
   if (action == "tags") {
     rules::PgnTags tags;
@@ -1492,17 +1497,19 @@ http::Response Service::control_authorized(const http::Request& r) {
 std::optional<http::Response> Service::arbiter_control(BoardRuntime& b, const std::string& action,
                                                        const json& body, const std::string& match,
                                                        const std::string& client) {
-  auto res = arbiter_action(b, action, body,
-                            ArbiterContext{config_.state_dir, round_, b.files(), client, match,
-                                           match.empty() ? nullptr : this->match(match)});
-  if (res && res->status < 300 && hall_) {
-    hall_->changed(b.id());
-    // A match board's result ends the partner's game too.
-    if (const MatchRuntime* m = match.empty() ? nullptr : this->match(match))
-      for (const BoardRuntime* other : m->boards())
-        if (other != &b) hall_->changed(other->id());
-  }
-  return res;
+  // The hall is told once the change is made (on the loop, after the background worker's part); a match
+  // board's result ends the partner's game too.
+  MatchRuntime* m = match.empty() ? nullptr : this->match(match);
+  ArbiterContext ctx{config_.state_dir, round_, b.files(), client, match, m, {}};
+  ctx.done = [this, id = b.id(), match] {
+    if (!hall_) return;
+    hall_->changed(id);
+    if (const MatchRuntime* now =
+            match.empty() ? nullptr : this->match(match))  // still there after a reload?
+      for (const BoardRuntime* other : now->boards())
+        if (other->id() != id) hall_->changed(other->id());
+  };
+  return arbiter_action(b, action, body, ctx);
 }
 
 int Service::number_of_board(std::string_view id) const {

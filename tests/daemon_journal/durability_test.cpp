@@ -6,6 +6,7 @@
 // exactly the events (and order) the synchronous runtime publishes.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <sstream>
 #include <thread>
 
@@ -25,6 +27,7 @@
 #include "daemon/journal/syncer.hpp"
 #include "daemon/outputs/archive_guard.hpp"
 #include "daemon/outputs/async_file.hpp"
+#include "daemon/outputs/background_work.hpp"
 #include "drivers/capture.hpp"
 #include "manual_source.hpp"
 
@@ -401,6 +404,152 @@ TEST(BackgroundSync, RotationAndSignatureOffTheLoopKeepEveryRecordInOrder) {
   EXPECT_EQ(record->journals[0].path, current.string());  // signed where it was written, read as kept
   const journal::Finding j = journal::check_sealed_journal(record->journals[0], slurp(kept[0].path));
   EXPECT_TRUE(j.intact) << j.text;
+}
+
+namespace {
+
+// Plays `plies` moves on `b` and waits for them to be published.
+void play_published(Board& b, const sim::Timeline& tl, int plies) {
+  for (const auto& e : tl.events) b.source->feed(e);
+  for (auto end = std::chrono::steady_clock::now() + 15s;
+       moves(b.published) < plies && std::chrono::steady_clock::now() < end;)
+    b.run_until(b.published.size() + 1, 10ms);
+}
+
+// Holds the background worker (a disk that takes its time) until released: the jobs posted after this one
+// wait.
+struct HeldWorker {
+  std::promise<void> release;
+  explicit HeldWorker(outputs::BackgroundWork& work) {
+    work.post([held = release.get_future().share()] { held.wait(); });
+  }
+  void let_go() { release.set_value(); }
+};
+
+}  // namespace
+
+// A new game on a writable disk rotates the journal on the background worker, not on the loop: with the
+// worker held (a slow disk), new_game() returns and the loop goes on (status, raw bytes journaled) with the
+// rotation not made; once the worker runs it, the new file holds the new game's records in order and
+// when_rotated() tells the control's answer. On a runtime that rotates on the loop, the rotation is made
+// inside new_game() whatever the worker does, and this fails.
+TEST(BackgroundSync, ANewGameRotatesOnTheWorkerNotOnTheLoop) {
+  const sim::Timeline tl = test_support::short_game(T0, 5, 6);
+  TempDir dir("rotate-held");
+  Board b(dir.path, true);
+  play_published(b, tl, 6);
+  ASSERT_EQ(moves(b.published), 6);
+  const fs::path current = b.rt->journal_path();
+
+  HeldWorker held(*b.rt->work());
+  auto n = b.rt->new_game();
+  ASSERT_TRUE(n) << n.error();
+  EXPECT_EQ(*n, 2);
+  bool answered = false;
+  b.rt->when_rotated([&] { answered = true; });
+  const std::uint8_t first[] = {0x8e, 1};
+  b.rt->wire(tl.end_ms + 2000, drivers::Direction::FromBoard, first);
+  for (int i = 0; i < 50; ++i) {  // the loop's turns go on meanwhile
+    b.io.restart();
+    b.io.run_for(2ms);
+  }
+  EXPECT_EQ(b.rt->status()["journal"]["rotations"], 0);
+  EXPECT_EQ(b.rt->status()["game"]["number"], 2);
+  EXPECT_FALSE(answered) << "the new game was answered before its journal file was begun";
+  EXPECT_FALSE(fs::exists(journal::next_path(current)));
+  EXPECT_EQ(bodies(current, 'N').size(), 1u);  // game 1's only: the new game's record waits in memory
+
+  held.let_go();
+  for (auto end = std::chrono::steady_clock::now() + 15s;
+       !answered && std::chrono::steady_clock::now() < end;)
+    b.run_until(b.published.size() + 1, 10ms);
+  ASSERT_TRUE(answered);
+  EXPECT_EQ(b.rt->status()["journal"]["rotations"], 1);
+  const std::uint8_t second[] = {0x8e, 2};
+  b.rt->wire(tl.end_ms + 3000, drivers::Direction::FromBoard, second);
+  b.rt->stop();
+  auto scan = journal::scan_journal(current);
+  ASSERT_TRUE(scan) << scan.error();
+  std::string types;
+  std::vector<int> raw;
+  for (const auto& r : scan->records) {
+    types.push_back(r.type);
+    if (r.type != 'R') continue;
+    auto e = journal::decode_entry(r.type, r.body);
+    ASSERT_TRUE(e && std::holds_alternative<journal::RawEntry>(*e));
+    raw.push_back(std::get<journal::RawEntry>(*e).bytes.at(1));
+  }
+  EXPECT_EQ(types.substr(0, 2), "HN") << types;
+  EXPECT_EQ(raw, (std::vector<int>{1, 2}));
+  const auto kept = journal::kept_journals(current);
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(count(bodies(kept[0].path, 'E'), "\"type\":\"move\""), 6);
+}
+
+namespace {
+
+// In a child process: a game of 6 published moves, a new game with the worker held, then SIGKILL, either
+// while the rotation waits (`after_answer` false) or right after when_rotated() answered. Exit codes other
+// than the kill: what went wrong before it.
+void new_game_then_kill(const fs::path& dir, bool after_answer) {
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    {
+      const sim::Timeline tl = test_support::short_game(T0, 5, 6);
+      Board b(dir, true);
+      play_published(b, tl, 6);
+      if (moves(b.published) != 6) ::_exit(3);
+      HeldWorker held(*b.rt->work());
+      if (!b.rt->new_game()) ::_exit(4);
+      bool answered = false;
+      b.rt->when_rotated([&] { answered = true; });
+      b.run_until(b.published.size() + 1, 20ms);
+      if (answered) ::_exit(5);
+      if (after_answer) {
+        held.let_go();
+        for (auto end = std::chrono::steady_clock::now() + 15s;
+             !answered && std::chrono::steady_clock::now() < end;)
+          b.run_until(b.published.size() + 1, 5ms);
+        if (!answered) ::_exit(6);
+      }
+      ::kill(::getpid(), SIGKILL);
+    }
+    ::_exit(7);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+      << "the child ended otherwise: exit " << (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+}  // namespace
+
+// kill -9 in the rotation's asynchronous window: before the worker made it, a restart finds game 1 whole
+// and current (the new game was never answered, nothing of it published); after the answer, game 2 in its
+// own file and game 1 kept whole.
+TEST(BackgroundSync, KillNineWhileANewGameWaitsForItsFileRecoversEitherGame) {
+  for (const bool after_answer : {false, true}) {
+    SCOPED_TRACE(after_answer ? "killed after the answer" : "killed before the rotation");
+    TempDir dir(after_answer ? "kill-after" : "kill-before");
+    new_game_then_kill(dir.path, after_answer);
+    Board b(dir.path, true);
+    const fs::path current = b.rt->journal_path();
+    EXPECT_FALSE(fs::exists(journal::next_path(current)));
+    const journal::Recovery& r = b.rt->recovery();
+    EXPECT_TRUE(r.mismatches.empty()) << r.mismatches.front();
+    if (!after_answer) {
+      EXPECT_EQ(b.rt->ledger().game_number(), 1);
+      EXPECT_EQ(b.rt->game().ply_count(), 6);
+      EXPECT_TRUE(journal::kept_journals(current).empty());
+    } else {
+      EXPECT_EQ(b.rt->ledger().game_number(), 2);
+      EXPECT_EQ(b.rt->game().ply_count(), 0);
+      const auto kept = journal::kept_journals(current);
+      ASSERT_EQ(kept.size(), 1u);
+      EXPECT_EQ(count(bodies(kept[0].path, 'E'), "\"type\":\"move\""), 6);
+    }
+  }
 }
 
 TEST(Syncer, OneSyncPerFileCoversEveryRequestQueuedForIt) {

@@ -118,6 +118,18 @@ class Daemon {
     auto ok = eboardd::background_files(io_).flush(path);
     EXPECT_TRUE(ok) << ok.error();
   }
+  // Runs the io_context until both boards' journals have rotated to the new match's files (made on the
+  // background worker, taken back on the loop), as a new-match request's answer waits for.
+  void rotated() {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    while (std::chrono::steady_clock::now() < give_up) {
+      if (!service_->board("A")->rotation_deferred() && !service_->board("B")->rotation_deferred()) return;
+      io_.restart();
+      io_.run_for(std::chrono::milliseconds(1));
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ADD_FAILURE() << "the journals did not rotate within 15 s";
+  }
   // Runs the io_context until both boards have published what they journaled: a move is published (and
   // shown in the BPGN) once a syncer thread made it durable and handed it back to the loop.
   void settle() {
@@ -429,6 +441,7 @@ TEST(DaemonMatch, NewMatchRotatesBothJournalsTogether) {
     auto n = d.match().new_match();
     ASSERT_TRUE(n) << n.error();
     EXPECT_EQ(*n, 2);
+    d.rotated();
     for (const char* id : {"A", "B"}) {
       SCOPED_TRACE(id);
       const fs::path cur = dir / "journal" / (std::string(id) + ".journal");
@@ -489,10 +502,17 @@ TEST(DaemonMatch, NewMatchRotatesBothJournalsTogether) {
       journal::NewGameEntry g{d.now() + 1000, "bughouse-fqe", false, ""};
       std::vector<journal::Rotation> group;
       for (const char* id : {"A", "B"}) {
-        auto r =
-            d.service().board(id)->prepare_rotation(eboardd::BoardRuntime::input_body(g, 1'000'000)).rotation;
-        ASSERT_TRUE(r.has_value());
-        group.push_back(*r);
+        // The rotation's first step as the background worker makes it: each board's new file written whole
+        // with the records kept for it (the crash comes before the worker's commit).
+        eboardd::BoardRuntime* b = d.service().board(id);
+        const std::string body = eboardd::BoardRuntime::input_body(g, 1'000'000);
+        ASSERT_EQ(b->prepare_rotation(body).kind, eboardd::BoardRuntime::RotationPlan::deferred);
+        b->defer_rotation(body);
+        auto next = b->take_deferred_next();
+        ASSERT_TRUE(next.has_value());
+        auto written = journal::write_next(next->rotation, next->records);
+        ASSERT_TRUE(written) << written.error();
+        group.push_back(next->rotation);
       }
       if (committed) {
         fs::create_directories(group[0].kept.parent_path());
