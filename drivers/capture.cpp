@@ -17,7 +17,10 @@ namespace {
 
 constexpr std::string_view kMagic = "# eboard-capture 1";
 constexpr std::string_view kMagicPrefix = "# eboard-capture ";
-constexpr std::array<std::string_view, 4> kProtocols = {"dgt", "millennium", "certabo", "chessnut"};
+// `dgt-bus`: one board of a DGT bus line, its frames (its replies, the host's commands to its address) and
+// its address in the header `bus-address`.
+constexpr std::array<std::string_view, 5> kProtocols = {"dgt", "dgt-bus", "millennium", "certabo",
+                                                        "chessnut"};
 constexpr std::size_t kMaxTimeDigits = 18;  // stays inside int64
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
@@ -59,8 +62,9 @@ tl::expected<void, std::string> apply_header(CaptureHeader header, std::size_t l
   if (header.key == "protocol") {
     if (seen_protocol) return tl::unexpected(at_line(line_no, "second 'protocol' header"));
     if (std::find(kProtocols.begin(), kProtocols.end(), header.value) == kProtocols.end()) {
-      return tl::unexpected(at_line(line_no, "unknown protocol '" + header.value +
-                                                 "' (expected dgt, millennium, certabo or chessnut)"));
+      return tl::unexpected(
+          at_line(line_no, "unknown protocol '" + header.value +
+                               "' (expected dgt, dgt-bus, millennium, certabo or chessnut)"));
     }
     seen_protocol = true;
     info.protocol = std::move(header.value);

@@ -38,9 +38,12 @@ struct CaptureHeader {
   bool operator==(const CaptureHeader&) const = default;
 };
 
+// The header of a `dgt-bus` capture that names the board's bus address (1..16383).
+inline constexpr const char* kBusAddressHeader = "bus-address";
+
 // Everything above the records.
 struct CaptureInfo {
-  std::string protocol = "dgt";  // dgt, millennium, certabo, chessnut
+  std::string protocol = "dgt";  // dgt, dgt-bus (see kBusAddressHeader), millennium, certabo, chessnut
   std::string board;             // a label, "A"/"B" in a bughouse match; may be empty
   std::vector<std::string> notes;
   std::vector<CaptureHeader> other_headers;  // any other `# key: value`, in file order

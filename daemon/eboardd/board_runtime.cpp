@@ -1468,10 +1468,22 @@ tl::expected<fs::path, std::string> BoardRuntime::capture_journal(int game) cons
   return path;
 }
 
+drivers::CaptureInfo BoardRuntime::capture_info() const {
+  drivers::CaptureInfo info;
+  info.board = id_;
+  info.protocol = options_.protocol;
+  if (options_.bus_address != 0) {
+    info.protocol = "dgt-bus";
+    info.other_headers.push_back({drivers::kBusAddressHeader, std::to_string(options_.bus_address)});
+  }
+  return info;
+}
+
 tl::expected<std::string, std::string> BoardRuntime::capture(int game) const {
   auto path = capture_journal(game);
   if (!path) return tl::unexpected(path.error());
-  auto exporter = journal::CaptureExport::open(*path, id_, options_.protocol);
+  const drivers::CaptureInfo info = capture_info();
+  auto exporter = journal::CaptureExport::open(*path, info.board, info.protocol, info.other_headers);
   if (!exporter) return tl::unexpected(exporter.error());
   std::string text;
   for (std::string piece; !(piece = exporter->next()).empty();) text += piece;

@@ -94,7 +94,9 @@ struct RuntimeOptions {
   std::int64_t complete_after_ms = 0;  // of new games: a board without a clock (BoardConfig::settle_ms)
   bool raw_log = true;
   std::string protocol = "dgt";  // the board's wire protocol, as the capture export names it
-  std::string device;            // for /status
+  // A board on a DGT bus line: its address there. Its capture is then a `dgt-bus` one, with that address.
+  std::uint16_t bus_address = 0;
+  std::string device;  // for /status
   // One of the two boards of a bughouse match (match_runtime.hpp): the match replays the journal and
   // journals the inputs, with a sequence number, so open() neither replays nor starts a game.
   bool match_member = false;
@@ -339,6 +341,8 @@ class BoardRuntime : public BoardSink {
   tl::expected<std::filesystem::path, std::string> capture_journal(int game = 0) const;
   // The capture's whole text.
   tl::expected<std::string, std::string> capture(int game = 0) const;
+  // The capture's header (CONTRACTS §1): the protocol as a capture names it, the board, a bus address.
+  drivers::CaptureInfo capture_info() const;
   // What a signature states about this board's journal as written so far (records buffered are written
   // first, so that the sealed length ends on a record).
   tl::expected<journal::JournalSeal, std::string> seal_journal();

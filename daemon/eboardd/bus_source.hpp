@@ -2,8 +2,9 @@
 // Copyright (C) 2026 the eboardd authors
 // A board on a DGT bus: its reconstruction runs in the line's session::BusSession (shared with the other
 // boards of the line), attached while the source runs, and reports to the board's sink through the same
-// SessionFeed a serial board's session does. Raw wire bytes are not journaled: the line's bytes are the
-// line's, not one board's (a bus board's capture export has its sensor events only).
+// SessionFeed a serial board's session does. Its wire is journaled as the board's own: the commands the
+// line wrote to its address and its reply frames (the line's other bytes are the other boards'), so that
+// its capture export (`dgt-bus`, with its `bus-address`) replays through the same BusBoardFeed.
 #pragma once
 
 #include <cstdint>

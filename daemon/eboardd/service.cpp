@@ -545,6 +545,7 @@ void Service::add_board(const config::BoardConfig& b) {
     ro.complete_after_ms = b.settle_ms;
   ro.raw_log = b.raw_log;
   ro.protocol = b.protocol;
+  ro.bus_address = b.bus_address;
   const std::string device = device_for(b);
   ro.device = device;
   ro.clock = options_.clock;
@@ -1782,9 +1783,9 @@ http::Response Service::handle(const http::Request& r) {
     // Read and formatted on worker threads, and streamed: a long game's journal is tens of megabytes, and
     // an export holds a read block and a piece of the text at a time, whatever its length.
     http::Response res;
-    res.deferred = [file = std::move(*file), id = b->id(), protocol = b->options().protocol,
+    res.deferred = [file = std::move(*file), info = b->capture_info(),
                     name = b->id() + (game ? "-" + std::to_string(game) : std::string()) + ".cap"] {
-      auto exporter = journal::CaptureExport::open(file, id, protocol);
+      auto exporter = journal::CaptureExport::open(file, info.board, info.protocol, info.other_headers);
       if (!exporter) return http::Response::text(500, exporter.error());
       http::Response ok = http::Response::text(200, "");
       ok.headers.push_back({"Content-Disposition", "attachment; filename=\"" + name + "\""});

@@ -151,9 +151,10 @@ std::optional<std::string> header_board(const FileRecord& rec) {
 }  // namespace
 
 drivers::Capture export_capture(const JournalScan& scan, const std::string& board_id,
-                                const std::string& protocol) {
+                                const std::string& protocol, std::vector<drivers::CaptureHeader> headers) {
   drivers::Capture cap;
   cap.info.protocol = protocol;
+  cap.info.other_headers = std::move(headers);
   cap.info.board = board_id;
   std::optional<std::int64_t> origin;
   std::int64_t last = 0;
@@ -166,11 +167,13 @@ drivers::Capture export_capture(const JournalScan& scan, const std::string& boar
 
 tl::expected<CaptureExport, std::string> CaptureExport::open(const std::filesystem::path& journal,
                                                              const std::string& board_id,
-                                                             const std::string& protocol) {
+                                                             const std::string& protocol,
+                                                             std::vector<drivers::CaptureHeader> headers) {
   auto reader = RecordReader::open(journal);
   if (!reader) return tl::unexpected(reader.error());
   CaptureExport e(std::move(*reader));
   e.info_.protocol = protocol;
+  e.info_.other_headers = std::move(headers);
   e.info_.board = board_id;
   return e;
 }

@@ -58,9 +58,11 @@ rules::ClockTimes event_clock(const nlohmann::json& event);
 
 // The raw wire records of a journal as a capture (CONTRACTS §1), times from the first record, with a link
 // record (`! online` / `! offline`) wherever the journal has the link's change as reconstruction got it
-// (a DeviceLink sensor record), so that the capture replays to what the daemon did live.
+// (a DeviceLink sensor record), so that the capture replays to what the daemon did live. `headers` go
+// into the capture's header as they are (a bus board's `bus-address`).
 drivers::Capture export_capture(const JournalScan& scan, const std::string& board_id,
-                                const std::string& protocol = "dgt");
+                                const std::string& protocol = "dgt",
+                                std::vector<drivers::CaptureHeader> headers = {});
 
 // The same capture's text, format_capture(export_capture(...)), made from the journal file piece by piece in
 // bounded memory (a read block, a record, a piece): a long game's export costs no more than a short one's.
@@ -69,7 +71,8 @@ class CaptureExport {
  public:
   static tl::expected<CaptureExport, std::string> open(const std::filesystem::path& journal,
                                                        const std::string& board_id,
-                                                       const std::string& protocol = "dgt");
+                                                       const std::string& protocol = "dgt",
+                                                       std::vector<drivers::CaptureHeader> headers = {});
   // The next piece of the text, about `piece` bytes (a record's line is never cut); empty at the end.
   std::string next(std::size_t piece = 64 * 1024);
 

@@ -7,15 +7,13 @@
 // same handlers a BoardSession takes, so the source above it is wired as a serial board's is. A board
 // attached sensor-only (a bughouse match's, reconstructed elsewhere) gets its sensor events only.
 //
-// A board's first changes reply of the session holds its history since power-up: it is dropped and the
-// board is read whole (BRD, CLK) instead; until that dump is in, its piece changes are dropped (the dump
-// shows them) and its readings held back (as BoardSession does after a connect). Later, the board's own
-// memory is the recovery: a board that stopped answering is `offline` for itself only; polled again every
-// `retry_lost_ms`, its first answer holds every change it recorded meanwhile, delivered then, and a dump
-// read right after checks the result (reconstruction's gap recovery takes over if it differs). A reply
-// that says data was lost (SEND_FROM_START) is answered with a dump too. Event times: a dump's and a
-// reading's are the clock's time when the reply arrived; a changes reply's records are timed by
-// DgtBusBoard between the previous reply (or a decision it left open, taken first) and this one's arrival.
+// What a board's replies mean for its reconstruction (hold-until-dump, its silences and returns, event
+// times) is its BusBoardFeed's (bus_board_feed.hpp), the code capture replay runs too; the session adds
+// the line: polls, the requests a feed asks for, a board that stopped answering polled again every
+// `retry_lost_ms`, and the timer that advances a board's reconstruction when its feed says it is due.
+// Each attached board's handlers get its wire (on_wire): the commands written to its address and its
+// reply frames, whole, at the times the feed was given them, so that its journal exports as a `dgt-bus`
+// capture that replays to the same events.
 //
 // The master runs on the steady clock (its timeouts are the wire's, not the game's); events and
 // reconstruction use `clock` (Unix ms, `clock_rate` times real time). Threading: one io_context run by one
@@ -31,9 +29,9 @@
 
 #include <boost/asio/io_context.hpp>
 
-#include "daemon/boards/dgt_bus_board.hpp"
 #include "daemon/io/serial_link.hpp"
 #include "daemon/session/board_session.hpp"
+#include "daemon/session/bus_board_feed.hpp"
 #include "drivers/dgt/bus_master.hpp"
 #include "rules/reconstruct.hpp"
 
@@ -47,35 +45,6 @@ struct BusSessionConfig {
   std::function<std::int64_t()> clock;    // Unix ms; empty: the system clock
   double clock_rate = 1.0;                // clock ms per real ms
   std::int64_t retry_lost_ms = 2000;      // real ms between polls of a board that stopped answering
-};
-
-// A board's reconstruction, as BoardSessionConfig gives it.
-struct BusBoardConfig {
-  std::string board_id;
-  rules::ReconstructConfig rules;
-  std::shared_ptr<rules::Game> game;                     // see BoardSessionConfig
-  std::shared_ptr<rules::Reconstructor> reconstruction;  // see BoardSessionConfig
-  // Sensor events only, as BoardSessionConfig::sensor_only (a bughouse match reconstructs its boards
-  // together, elsewhere): on_sensor gets them, `rules`/`game`/`reconstruction` are unused, on_event never
-  // fires and the session arms no timer for the board.
-  bool sensor_only = false;
-  // With sensor_only: whether the reconstruction elsewhere wants the board read again.
-  std::function<std::optional<std::int64_t>()> read_wanted;
-  // With sensor_only: the time the reconstruction elsewhere has been advanced to. A changes reply's
-  // records are timed after it, as they are after the board's own reconstruction's time (an event before
-  // a deadline that already fired would rewrite what was decided).
-  std::function<std::int64_t()> reached;
-};
-
-struct BusBoardStats {
-  std::uint64_t changes_replies = 0;
-  std::uint64_t sensor_events = 0;
-  std::uint64_t events = 0;
-  std::uint64_t dumps = 0;
-  std::uint64_t clock_reads = 0;
-  std::uint64_t board_rereads = 0;  // dumps asked for mid-game (a press with no move, a return)
-  std::uint64_t lost = 0;           // times it stopped answering
-  std::uint64_t from_start = 0;     // SEND_FROM_START replies (data was lost)
 };
 
 struct BusLineStats {
@@ -95,7 +64,7 @@ class BusSession {
   void stop();  // closes the line, cancels every timer; no callback after this
 
   // The board at `address` runs `config`'s reconstruction here and reports to `handlers` (on_event,
-  // on_sensor, on_log, on_link; on_wire and on_message are not called) until detach(). Polled from now
+  // on_sensor, on_log, on_link, on_wire; on_message is not called) until detach(). Polled from now
   // on if it was not; read whole (dump, clock) before its changes are delivered again.
   void attach(std::uint16_t address, BusBoardConfig config, BoardSessionHandlers handlers);
   void detach(std::uint16_t address);

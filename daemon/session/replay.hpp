@@ -3,7 +3,9 @@
 // Replays captures through the same protocol row (its decoder), link gate and reconstruction the daemon
 // runs, in virtual time: no sleeping, the capture's times are the clock, and the same input always gives
 // the same output. Every protocol of the table (board_protocol.hpp) replays; a capture's link records
-// (`! offline`, `! online`) reach the gate and reconstruction as the link's changes did live.
+// (`! offline`, `! online`) reach the gate and reconstruction as the link's changes did live. A board of a
+// DGT bus line (`protocol: dgt-bus`, its `bus-address`) replays through its BusBoardFeed, the code the
+// line's session runs.
 #pragma once
 
 #include <string>

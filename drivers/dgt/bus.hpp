@@ -26,6 +26,11 @@ using BusCommandBytes = std::array<std::uint8_t, 4>;
 [[nodiscard]] tl::expected<BusCommandBytes, EncodeError> encode_bus_command(std::uint8_t command,
                                                                             std::uint16_t address);
 
+// The address a command is for (its two 7-bit address bytes).
+[[nodiscard]] constexpr std::uint16_t bus_command_address(const BusCommandBytes& command) noexcept {
+  return static_cast<std::uint16_t>(((command[1] & 0x7Fu) << 7) | (command[2] & 0x7Fu));
+}
+
 // A reply with a good checksum.
 struct BusReply {
   std::uint8_t id = 0;

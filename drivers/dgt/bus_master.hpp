@@ -118,6 +118,8 @@ class BusMaster {
   // When poll next has something to do: kDueNow, a time, or nothing.
   [[nodiscard]] std::optional<std::int64_t> next_deadline() const;
   [[nodiscard]] std::vector<BusEvent> take_events();
+  // The frames the last on_bytes decoded, in order (what each board sent, for its capture).
+  [[nodiscard]] const std::vector<BusFrame>& last_frames() const noexcept { return frames_; }
 
   [[nodiscard]] std::vector<std::uint16_t> boards() const;
   [[nodiscard]] bool discovering() const noexcept { return phase_ == Phase::Discovery; }

@@ -15,9 +15,14 @@ With --mute K:AT:FOR, board K is unplugged from the bus AT seconds into its game
 time): it alone gets `link offline` then `link online` on /ws, the other boards' games go on meanwhile, and
 its game, recovered from the board's own memory when it answers again, is complete and exact too.
 
-usage: daemon_bus_test.py EBOARDD EBOARDCTL SHARED_DIR [--boards N] [--plies P] [--mute K:AT:FOR]
+With --replay, each board's game is then exported (GET /boards/<id>/capture.cap: a `dgt-bus` capture of its
+frames and its link records) and replayed by `eboardctl replay`: the events must be the ones /ws published for
+that board (CONTRACTS §3 fields, times shifted by the capture's origin), the muted board's silence included.
+
+usage: daemon_bus_test.py EBOARDD EBOARDCTL SHARED_DIR [--boards N] [--plies P] [--mute K:AT:FOR] [--replay]
 exit 77 (skipped) without the corpus in SHARED_DIR
 """
+import json
 import os
 import re
 import subprocess
@@ -53,6 +58,9 @@ def main():
     ap.add_argument("--plies", type=int, default=30)
     ap.add_argument("--poll-ms", type=int, default=250, help="the line's poll interval (real ms)")
     ap.add_argument("--mute", default="", help="K:AT_S:FOR_S, as eboardctl sim --mute takes it")
+    ap.add_argument("--replay", action="store_true", help="export each board's capture and replay it")
+    ap.add_argument("--save-captures", default="", help="with --replay: keep the captures in this folder "
+                    "(tests/data/captures/dgt_bus_silence.cap was made so)")
     a = ap.parse_args()
     pgn = ep.corpus_file(a.shared)
     expected = {board_id(k): ep.corpus_game(pgn, a.game + k)["moves"][:a.plies] for k in range(a.boards)}
@@ -151,10 +159,65 @@ def run(h, a, pgn, expected):
     h.check(len(on_bus) == len(expected), f"/status: {len(on_bus)} boards with a bus address")
     h.check(all(b["link"] == "connected" for b in on_bus), "/status: a bus board not connected at the end")
     check_no_collision(h, sim_log)
+    if a.replay:
+        check_replays(h, a, d, events, expected)
     ws.close()
     rc = d.stop()
     h.check(rc == 0, f"SIGTERM: exit {rc}")
     print(f"{len(expected)} games, {total} plies exact on /games.pgn and /ws in {h.elapsed():.1f} s", flush=True)
+
+
+# The fields CONTRACTS §3 fixes, besides `t` and `board`.
+CONTRACT_FIELDS = ("type", "ply", "uci", "san", "clock", "illegal", "recovered", "state", "code", "side",
+                   "rule", "result", "reason", "candidates")
+
+
+def contract_view(e, origin=0):
+    view = {k: e[k] for k in CONTRACT_FIELDS if k in e}
+    view["t"] = e["t"] + origin
+    view["board"] = e["board"]
+    return view
+
+
+def check_replays(h, a, d, events, expected):
+    """Each board's capture, exported after its game, replays to the events /ws published for it."""
+    replayed_boards = 0
+    for bid in expected:
+        status, text = d.get(f"/boards/{bid}/capture.cap")
+        if not h.check(status == 200, f"{bid}: capture.cap answered {status}"):
+            continue
+        lines = text.splitlines()
+        h.check("# protocol: dgt-bus" in lines, f"{bid}: the capture is not a dgt-bus one: {lines[:4]}")
+        h.check(any(line.startswith("# bus-address: ") for line in lines), f"{bid}: no bus-address header")
+        origin = re.search(r"t = 0 is Unix time (\d+) ms", text)
+        if not h.check(origin is not None, f"{bid}: the capture names no origin: {lines[:5]}"):
+            continue
+        links = [line for line in lines if line.split()[1:2] == ["!"]]
+        path = os.path.join(a.save_captures or h.dir, f"{bid}.cap")
+        with open(path, "w") as f:
+            f.write(text)
+        r = subprocess.run([a.eboardctl, "replay", path], capture_output=True, text=True, timeout=120)
+        if not h.check(r.returncode == 0, f"{bid}: eboardctl replay exit {r.returncode}: {r.stderr.strip()}"):
+            continue
+        replay = [contract_view(json.loads(line), int(origin.group(1))) for line in r.stdout.splitlines() if line]
+        live = [contract_view(e) for e in events if e.get("board") == bid and e.get("type") != "link"]
+        h.check(sum(e["type"] == "move" for e in live) == len(expected[bid]),
+                f"{bid}: /ws published {len(live)} events, not its {len(expected[bid])} moves")
+        same = h.check(replay == live, f"{bid}: the replay of its capture ({len(replay)} events) differs from "
+                                       f"what /ws published ({len(live)}): first difference "
+                                       f"{first_difference(replay, live)}")
+        replayed_boards += same
+        if links:
+            print(f"{bid}: its capture has {len(links)} link records ({', '.join(x.split()[2] for x in links)}); "
+                  f"the replay gave the {len(live)} events /ws published", flush=True)
+    print(f"{replayed_boards} of {len(expected)} boards' captures replayed to their live events", flush=True)
+
+
+def first_difference(x, y):
+    for i, (p, q) in enumerate(zip(x, y)):
+        if p != q:
+            return f"event {i}: replay {p} live {q}"
+    return f"lengths {len(x)} and {len(y)}"
 
 
 if __name__ == "__main__":

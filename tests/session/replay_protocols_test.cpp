@@ -5,9 +5,11 @@
 // §2 and §3) and not by the project's emulators, replay to the game played, link records included.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "daemon/core/event_json.hpp"
 #include "daemon/session/replay.hpp"
 #include "rules/notation.hpp"
 #include "rules/position.hpp"
@@ -137,4 +139,65 @@ TEST(ReplayProtocols, AProtocolWithoutADecoderIsAClearError) {
   auto r = session::replay_capture(cap, rules::ReconstructConfig{});
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().find("certabo"), std::string::npos) << r.error();
+}
+
+// A board of a DGT bus line: the golden capture (a daemon's export, tests/data/captures) replays through the
+// bus board's feed; its frames are its address's only, and its return is its first answer, not `! online`.
+namespace {
+
+drivers::Capture bus_capture() {
+  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) + "/captures/dgt_bus_silence.cap");
+  EXPECT_TRUE(cap) << cap.error();
+  return cap ? *cap : drivers::Capture{};
+}
+
+void set_bus_address(drivers::Capture& cap, const std::string& value) {
+  for (auto& h : cap.info.other_headers)
+    if (h.key == drivers::kBusAddressHeader) h.value = value;
+}
+
+}  // namespace
+
+TEST(ReplayProtocols, ABusCaptureReplaysItsAddressOnly) {
+  drivers::Capture cap = bus_capture();
+  ASSERT_EQ(cap.info.protocol, "dgt-bus");
+  auto r = session::replay_capture(cap, rules::ReconstructConfig{});
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(moves_of(*r).size(), 10u);
+  EXPECT_EQ(r->game.ply_count(), 10);
+  // The same frames read as another board's: none of them is its.
+  set_bus_address(cap, "1025");
+  auto other = session::replay_capture(cap, rules::ReconstructConfig{});
+  ASSERT_TRUE(other) << other.error();
+  EXPECT_TRUE(moves_of(*other).empty());
+}
+
+TEST(ReplayProtocols, ABusBoardReturnsWithItsFirstAnswer) {
+  drivers::Capture cap = bus_capture();
+  auto with_links = session::replay_capture(cap, rules::ReconstructConfig{});
+  ASSERT_TRUE(with_links) << with_links.error();
+  const auto online = [](const drivers::CaptureRecord& r) { return r.link == true; };
+  ASSERT_EQ(std::count_if(cap.records.begin(), cap.records.end(), online), 1);
+  std::erase_if(cap.records, online);
+  auto without = session::replay_capture(cap, rules::ReconstructConfig{});
+  ASSERT_TRUE(without) << without.error();
+  const auto lines = [](const session::ReplayResult& x) {
+    std::vector<std::string> out;
+    for (const auto& e : x.events) out.push_back(daemon::to_json_line(e));
+    return out;
+  };
+  EXPECT_FALSE(lines(*with_links).empty());
+  EXPECT_EQ(lines(*without), lines(*with_links));
+}
+
+TEST(ReplayProtocols, ABusCaptureWithoutItsAddressIsAClearError) {
+  drivers::Capture cap = bus_capture();
+  set_bus_address(cap, "0");
+  auto zero = session::replay_capture(cap, rules::ReconstructConfig{});
+  ASSERT_FALSE(zero);
+  EXPECT_NE(zero.error().find("bus-address"), std::string::npos) << zero.error();
+  cap.info.other_headers.clear();
+  auto none = session::replay_capture(cap, rules::ReconstructConfig{});
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().find("bus-address"), std::string::npos) << none.error();
 }

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+#include "daemon/session/bus_board_feed.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "daemon/session/take_reconstructor.hpp"
+#include "drivers/dgt/protocol.hpp"
+
+namespace eboard::session {
+
+namespace dgt = drivers::dgt;
+
+struct BusBoardFeed::Attached {
+  Attached(BusBoardConfig c, BoardSessionHandlers h)
+      : config(std::move(c)), handlers(std::move(h)), reconstructor(take_reconstructor(config)) {}
+  BusBoardConfig config;
+  BoardSessionHandlers handlers;
+  rules::Reconstructor reconstructor;
+  std::optional<std::int64_t> reread_sent_for;
+  std::int64_t advanced_to = 0;
+
+  // No record of a reply is timed before this.
+  std::int64_t reached() const {
+    return config.sensor_only && config.reached ? std::max(advanced_to, config.reached()) : advanced_to;
+  }
+};
+
+BusBoardFeed::BusBoardFeed(std::uint16_t address, std::string where)
+    : address_(address), where_(std::move(where)) {}
+
+void BusBoardFeed::attach(BusBoardConfig config, BoardSessionHandlers handlers) {
+  attached_ = std::make_shared<Attached>(std::move(config), std::move(handlers));
+  ++attachment_;
+  held_.clear();
+  // A new reconstruction starts from the board as it stands (after its history is flushed, if not yet).
+  if (polled_before_)
+    request_read();
+  else
+    awaiting_dump_ = true;
+}
+
+void BusBoardFeed::detach() { attached_.reset(); }
+
+rules::Reconstructor& BusBoardFeed::reconstructor() { return attached_->reconstructor; }
+const rules::Reconstructor& BusBoardFeed::reconstructor() const { return attached_->reconstructor; }
+std::int64_t BusBoardFeed::board_time() const { return attached_ ? attached_->advanced_to : 0; }
+
+void BusBoardFeed::wire(std::int64_t t, drivers::Direction direction,
+                        std::span<const std::uint8_t> bytes) const {
+  if (attached_ && attached_->handlers.on_wire) attached_->handlers.on_wire(t, direction, bytes);
+}
+
+void BusBoardFeed::log(LogLevel level, const std::string& text) const {
+  if (attached_ && attached_->handlers.on_log)
+    attached_->handlers.on_log(level, "board " + attached_->config.board_id + ": " + text);
+}
+
+// `link_t`: the time reconstruction is told at, once the board was known to answer (a DeviceLink input,
+// journaled as a serial board's link changes are): a board out of sight is not judged on what it last
+// showed. Its return is told before the records of its silence, so it is timed before them.
+void BusBoardFeed::set_online(std::int64_t t, bool online, const std::string& reason,
+                              std::optional<std::int64_t> link_t) {
+  if (online_ == online) return;
+  const bool was_known = online_.has_value();
+  online_ = online;
+  log(online ? LogLevel::info : LogLevel::warning, reason);
+  if (!attached_) return;
+  if (attached_->handlers.on_link) attached_->handlers.on_link(t, online, reason);
+  if (!was_known || !attached_) return;
+  deliver(rules::SensorEvent{std::max(link_t.value_or(t), attached_->reached()), rules::DeviceLink{online}});
+}
+
+void BusBoardFeed::request_read() {
+  awaiting_dump_ = true;
+  if (on_read_wanted) on_read_wanted();
+}
+
+void BusBoardFeed::deliver(const rules::SensorEvent& e) {
+  ++stats_.sensor_events;
+  std::shared_ptr<Attached> a = attached_;
+  if (!a) return;
+  if (a->handlers.on_sensor) a->handlers.on_sensor(e);
+  if (attached_ != a) return;  // detached by the callback
+  a->advanced_to = std::max(a->advanced_to, e.t_ms);
+  if (a->config.sensor_only) return;
+  for (const rules::Event& ev : a->reconstructor.on_sensor(e)) {
+    ++stats_.events;
+    if (a->handlers.on_event) a->handlers.on_event(ev);
+  }
+}
+
+void BusBoardFeed::deliver_all(const std::vector<rules::SensorEvent>& events) {
+  for (const rules::SensorEvent& e : events) {
+    if (!running_) return;
+    if (!awaiting_dump_) {
+      deliver(e);
+    } else if (std::holds_alternative<rules::ClockReading>(e.what)) {
+      held_.push_back(e);
+    }
+    // Piece changes before the dump: the dump shows their result.
+  }
+}
+
+void BusBoardFeed::release_held(std::int64_t t) {
+  std::vector<rules::SensorEvent> readings = std::move(held_);
+  held_.clear();
+  for (rules::SensorEvent& e : readings) {
+    e.t_ms = std::max(e.t_ms, t);  // they come after the dump they waited for
+    deliver(e);
+  }
+}
+
+void BusBoardFeed::changes(std::int64_t t, dgt::BusChangesKind kind, const dgt::EepromLog& log_records) {
+  ++stats_.changes_replies;
+  const bool returned = online_ == false;
+  std::int64_t since = known_until_;
+  if (attached_) since = std::max(since, attached_->reached());
+  set_online(t, true, (returned ? "answering again at " : "answering at ") + where_, since);
+  known_until_ = t;
+  if (!polled_before_) {
+    polled_before_ = true;  // its history since power-up: the dump shows what it left
+    request_read();
+    return;
+  }
+  if (kind == dgt::BusChangesKind::FromStart) {
+    ++stats_.from_start;
+    log(LogLevel::warning, "changes were lost on the line; reading the board again");
+    request_read();
+    return;
+  }
+  // A decision the previous reply left open (its records too close to it for the board's quiet span to
+  // cover the wait) is taken before this reply's records: none of them joins the previous reply's move.
+  if (attached_ && !attached_->config.sensor_only) {
+    if (const auto d = attached_->reconstructor.next_deadline();
+        d && *d > since && *d < t && *d <= since + daemon::DgtBusBoard::kQuietMs)
+      since = *d;
+  }
+  deliver_all(adapter_.changes(since, t, log_records));
+  // What it recorded while it did not answer is in; the dump checks the result.
+  if (returned && attached_ && running_) {
+    ++stats_.board_rereads;
+    request_read();
+  }
+}
+
+void BusBoardFeed::reply(std::int64_t t, const dgt::BusReply& reply) {
+  known_until_ = t;
+  if (reply.id == dgt::bus::kReplyBoardDump) {
+    ++stats_.dumps;
+    polled_before_ = true;
+    const bool was_awaiting = awaiting_dump_;
+    awaiting_dump_ = false;
+    deliver_all(adapter_.board_dump(t, reply.data));
+    if (was_awaiting && running_) release_held(t);
+  } else if (reply.id == dgt::bus::kReplyBwTime) {
+    ++stats_.clock_reads;
+    deliver_all(adapter_.clock(t, reply.data));
+  }
+}
+
+void BusBoardFeed::lost(std::int64_t t, const std::string& reason) {
+  ++stats_.lost;
+  set_online(t, false, reason);
+}
+
+void BusBoardFeed::gone(std::int64_t t, const std::string& reason) {
+  held_.clear();
+  set_online(t, false, reason);
+}
+
+void BusBoardFeed::line_connected() {
+  // A board seen before continues from its memory; the dump after its first answer checks it.
+  if (polled_before_) awaiting_dump_ = false;
+}
+
+std::optional<std::int64_t> BusBoardFeed::due() const {
+  if (!attached_ || attached_->config.sensor_only) return std::nullopt;
+  const std::optional<std::int64_t> deadline = attached_->reconstructor.next_deadline();
+  if (!deadline || *deadline > known_until_) return std::nullopt;  // the next reply comes first
+  return deadline;
+}
+
+void BusBoardFeed::advance() {
+  std::shared_ptr<Attached> a = attached_;
+  if (!a || !running_) return;
+  a->advanced_to = std::max(a->advanced_to, known_until_);
+  for (const rules::Event& ev : a->reconstructor.advance(known_until_)) {
+    ++stats_.events;
+    if (a->handlers.on_event) a->handlers.on_event(ev);
+  }
+}
+
+bool BusBoardFeed::take_reread() {
+  if (!attached_ || awaiting_dump_ || online_ != true) return false;
+  Attached& a = *attached_;
+  std::optional<std::int64_t> wanted;
+  if (!a.config.sensor_only)
+    wanted = a.reconstructor.board_read_wanted();
+  else if (a.config.read_wanted)
+    wanted = a.config.read_wanted();
+  if (!wanted || wanted == a.reread_sent_for) return false;
+  a.reread_sent_for = wanted;
+  ++stats_.board_rereads;
+  return true;
+}
+
+}  // namespace eboard::session
