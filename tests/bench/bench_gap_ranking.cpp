@@ -5,6 +5,10 @@
 // (standard blitz with its [%clk] readings, Chess960 without clocks). Counted over the gaps the search
 // explains at their true length by several sequences (the ones the arbiter is asked about); beside the
 // search's own order (unranked) as the anchor. Goal: among the first three in 90 % or more.
+// Arguments: gaps per length (200), the seed of the cut points (7919, the README's figures). For measurement
+// only, GAP_ENGINE=/usr/games/stockfish adds to each sequence the engine's judgement (each move's loss
+// against the engine's best, ENGINE_NODES per position, ENGINE_W its weight): what an engine ranker would
+// give, beside the ranking the daemon uses, which runs none.
 // Prints figures; exits non-zero only if the sequence played is missing from a complete candidate list.
 #include <algorithm>
 #include <chrono>
@@ -103,6 +107,7 @@ struct Row {
 
 double worst(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
 
+// The engine of GAP_ENGINE, when one runs; its scores remembered per position.
 bench::UciEngine* engine = nullptr;
 std::unordered_map<Key, int> evals;
 int engine_nodes = 3000;
@@ -112,7 +117,6 @@ int engine_eval(const Position& p) {
   if (auto it = evals.find(p.key()); it != evals.end()) return it->second;
   engine->send("position fen " + p.fen(p.chess960()));
   engine->send("go nodes " + std::to_string(engine_nodes));
-  char buf[4096];
   int score = 0;
   for (;;) {
     std::string line = engine->wait_for("");
@@ -125,11 +129,12 @@ int engine_eval(const Position& p) {
     in >> kind >> v;
     score = kind == "mate" ? (v > 0 ? 1000 : -1000) : std::clamp(v, -1000, 1000);
   }
-  (void)buf;
   evals.emplace(p.key(), score);
   return score;
 }
 
+// Per sequence: the sum of each move's loss (pawns, 0 to 5) against the engine's score of the position it
+// was made in, the last move left out (its position is every sequence's end).
 std::vector<double> engine_costs(const Position& from, const std::vector<std::vector<Move>>& seqs) {
   std::vector<double> out;
   const double w = std::getenv("ENGINE_W") ? std::atof(std::getenv("ENGINE_W")) : 1.0;
