@@ -8,6 +8,10 @@
 //   the gain the side on move could have had by a capture (static exchange) and did not take, and the gain
 //   its move left the opponent, each net of what the move itself won. A recapture two plies late, or a
 //   piece left hanging while another move is made first, costs its value.
+// - the order of each side's quiet moves: people make the moves that do most for their play first (develop,
+//   take the centre, castle; measured as the mobility a move gives the side's pieces). A sequence that puts
+//   off a move already legal that did more than the one made costs a little per unit put off: it tells
+//   apart orders of the same moves, which nothing above does.
 // - the clocks before and after the gap: each side's time used against its number of moves in the sequence
 //   (a move takes at least about a second to make and press). Sequences of one length tie on it.
 // - the hands, when scans were read during the gap (clockless boards): sequences the scans fit better come

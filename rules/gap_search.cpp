@@ -75,49 +75,46 @@ int piece_distance(PieceType t, Square s, Square q) {
   }
 }
 
-// The dead ends of a search: a set of position keys in one flat table (open addressing, doubling at half
-// full). The search asks it at every node; a node-per-key hash set spent a third of the search in malloc.
+// The dead ends of a search: position keys (with the plies left) known to reach nothing, in a table of
+// fixed size that forgets the oldest of a bucket when one fills (a cache: forgetting costs only a search
+// again, never an answer). The search asks it at every node: a table that grew with the search spent most
+// of the search's time waiting for memory, and one that fits the processor's caches does not.
 class KeySet {
  public:
+  // The table is made at the first dead end: most searches end at a ply or two and need none.
+  explicit KeySet(int bits) : size_(std::size_t(1) << bits), mask_(size_ - kWays) {}
   bool contains(Key k) const {
-    for (std::size_t i = slot(k);; i = (i + 1) & mask_) {
-      if (keys_[i] == k) return k != EMPTY || has_empty_;
-      if (keys_[i] == EMPTY) return false;
-    }
+    if (k == EMPTY || keys_.empty()) return false;
+    const Key* bucket = &keys_[slot(k)];
+    for (std::size_t i = 0; i < kWays; ++i)
+      if (bucket[i] == k) return true;
+    return false;
   }
   void insert(Key k) {
-    if (k == EMPTY) {
-      has_empty_ = true;
-      return;
-    }
-    if (2 * (size_ + 1) > keys_.size()) grow();
-    place(k);
+    if (k == EMPTY) return;
+    if (keys_.empty()) keys_.assign(size_, EMPTY);
+    Key* bucket = &keys_[slot(k)];
+    for (std::size_t i = 0; i < kWays; ++i)
+      if (bucket[i] == k || bucket[i] == EMPTY) {
+        bucket[i] = k;
+        return;
+      }
+    for (std::size_t i = kWays - 1; i > 0; --i) bucket[i] = bucket[i - 1];  // the oldest goes
+    bucket[0] = k;
   }
 
  private:
-  static constexpr Key EMPTY = 0;
-  std::size_t slot(Key k) const { return std::size_t(k ^ (k >> 29)) & mask_; }
-  void place(Key k) {
-    std::size_t i = slot(k);
-    while (keys_[i] != EMPTY && keys_[i] != k) i = (i + 1) & mask_;
-    if (keys_[i] == EMPTY) {
-      keys_[i] = k;
-      ++size_;
-    }
-  }
-  void grow() {
-    std::vector<Key> old = std::move(keys_);
-    keys_.assign(old.size() * 2, EMPTY);
-    mask_ = keys_.size() - 1;
-    size_ = 0;
-    for (Key k : old)
-      if (k != EMPTY) place(k);
-  }
-  std::vector<Key> keys_ = std::vector<Key>(4096, EMPTY);
-  std::size_t mask_ = 4095;
-  std::size_t size_ = 0;
-  bool has_empty_ = false;
+  static constexpr Key EMPTY = 0;  // a key of 0 is never remembered (one position in 2^64)
+  static constexpr std::size_t kWays = 4;
+  std::size_t slot(Key k) const { return std::size_t(k ^ (k >> 29)) * kWays & mask_; }
+  std::vector<Key> keys_;
+  std::size_t size_;
+  std::size_t mask_;
 };
+
+// 2^16 keys (512 KiB, buckets of four): enough for the dead ends of a 10-ply search at its work bound, as
+// few forgotten as in a table that grew without end (bench_gap_recovery: the same answers).
+constexpr int kDeadEndBits = 16;
 
 class Searcher {
  public:
@@ -304,6 +301,9 @@ class Searcher {
       if (board_reached()) record(line_);
       return;
     }
+    // The bound first: it costs less than a look-up in memory, and a position it cuts is not remembered
+    // (it would only push out of the table the dead ends that took a search to find).
+    if (!within_reach(plies)) return;
     const Key memo = pos_.key() ^ depth_keys_[std::size_t(plies)];
     if (dead_ends_.contains(memo)) return;
     if (auto known = reached_.find(memo); known != reached_.end()) {
@@ -316,10 +316,6 @@ class Searcher {
         line_.resize(prefix);
         if (result_.truncated) return;
       }
-      return;
-    }
-    if (!within_reach(plies)) {
-      dead_ends_.insert(memo);
       return;
     }
     const std::size_t found_before = result_.sequences.size();
@@ -366,7 +362,7 @@ class Searcher {
   std::array<int, 2> target_count_{};
   std::array<std::array<Bitboard, PIECE_TYPE_NB>, 2> target_bb_{};
   std::array<Key, 64> depth_keys_{};
-  KeySet dead_ends_;
+  KeySet dead_ends_{kDeadEndBits};
   // The positions (with the plies left) that reach the board, with every sequence of moves from each.
   std::unordered_map<Key, std::vector<std::vector<Move>>> reached_;
   std::vector<Move> line_;

@@ -35,10 +35,11 @@ struct GapQuery {
   // Sequences kept; more are counted as truncated. Enough for the sequence played to be among them at 10
   // plies in most gaps (the ranking, rules/gap_rank.hpp, puts it near the top).
   std::size_t max_candidates = 2048;
-  // A bound on the work (about 70 ms on this 2-core machine while other builds load it; bench_gap_recovery
-  // prints it): past it the search reports what it found as incomplete (truncated when the length being
-  // searched had sequences, exhausted when none was found), never a guess as the only explanation.
-  std::uint64_t max_nodes = 300'000;
+  // A bound on the work (about 60 ms of one core of this 2-core machine, 70-90 ms of wall time while other
+  // builds load it; bench_gap_recovery prints both): past it the search reports what it found as incomplete
+  // (truncated when the length being searched had sequences, exhausted when none was found), never a guess
+  // as the only explanation.
+  std::uint64_t max_nodes = 400'000;
 };
 
 struct GapResult {

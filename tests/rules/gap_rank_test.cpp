@@ -87,3 +87,21 @@ TEST(GapRank, TheClocksTellStoriesOfDifferentLengthsApart) {
   EXPECT_GT(costs[0] - unclocked[0], 0.0) << "two White moves in 1.5 s";
   EXPECT_EQ(costs[1], unclocked[1]) << "one White move in 1.5 s";
 }
+
+TEST(GapRank, TheMoveThatDoesMoreComesFirstAmongQuietOrders) {
+  // 1.e4 a6 2.h3 and 1.h3 a6 2.e4 reach the same board, nothing taken or threatened on the way: the order
+  // that develops first (e4 frees a bishop and the queen and takes the centre; h3 frees nothing) leads.
+  const Position from = Position::start();
+  GapQuery q;
+  q.from = from;
+  q.board = play(from, {"e2e4", "a7a6", "h2h3"}).board();
+  q.max_plies = 3;
+  const GapResult r = search_gap(q);
+  ASSERT_EQ(r.plies, 3);
+  ASSERT_EQ(r.sequences.size(), 2u);
+  const std::vector<std::size_t> order = rank_gap_candidates(from, r.sequences);
+  EXPECT_EQ(line(from, r.sequences[order[0]]), "e2e4 a7a6 h2h3");
+  EXPECT_EQ(line(from, r.sequences[order[1]]), "h2h3 a7a6 e2e4");
+  const std::vector<double> costs = gap_sequence_costs(from, r.sequences);
+  EXPECT_LT(costs[order[0]], costs[order[1]]);
+}
