@@ -21,6 +21,7 @@
 #include "daemon/outputs/arbiter_result.hpp"
 #include "daemon/outputs/async_file.hpp"
 #include "daemon/outputs/atomic_file.hpp"
+#include "daemon/outputs/background_work.hpp"
 #include "daemon/outputs/pgn_output.hpp"
 #include "daemon/outputs/text_encoding.hpp"
 
@@ -236,6 +237,9 @@ http::Response on_current_game(BoardRuntime& b, outputs::ArbiterVerdict v, json 
     previous_termination = g.outcome()->reason;
     for (const auto& t : b.ledger().tags())
       if (t.name == "ArbiterResult") previous = t.value;
+    // The signature of the result being corrected may still be made on the worker (SignJob): handed to
+    // the writer first, so that the version kept has it.
+    if (b.work()) b.work()->drain();
     for (const fs::path& p : records) {
       if (ctx.files) {
         (void)ctx.files->flush(p);
@@ -319,6 +323,7 @@ using Rewrite = std::function<tl::expected<std::string, std::string>(const std::
 tl::expected<Rewritten, http::Response> rewrite_file(BoardRuntime& b, const fs::path& path, int number,
                                                      const std::string& signer, const ArbiterContext& ctx,
                                                      json& answer, const Rewrite& rewrite) {
+  if (b.work()) b.work()->drain();  // a signature still being made (SignJob) reaches the writer first
   if (ctx.files) {
     if (auto ok = ctx.files->flush(path); !ok)
       return tl::unexpected(control_error(500, "the record could not be written first: " + ok.error()));
