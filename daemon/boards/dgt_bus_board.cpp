@@ -96,6 +96,20 @@ void DgtBusBoard::press(std::int64_t t_ms, const dgt::TimeRecord& record,
   out.push_back(rules::SensorEvent{t_ms, r});
 }
 
+std::optional<dgt::EepromLog> DgtBusBoard::lost_records(const dgt::EepromLog& from_start) const {
+  const auto& want = last_packet_.records;
+  const auto& all = from_start.records;
+  if (want.empty() || all.size() < want.size()) return std::nullopt;
+  // The last place the packet was recorded: what follows it is what was lost.
+  for (std::size_t at = all.size() - want.size() + 1; at-- > 0;) {
+    if (!std::equal(want.begin(), want.end(), all.begin() + static_cast<std::ptrdiff_t>(at))) continue;
+    dgt::EepromLog lost;
+    lost.records.assign(all.begin() + static_cast<std::ptrdiff_t>(at + want.size()), all.end());
+    return lost;
+  }
+  return std::nullopt;
+}
+
 std::vector<rules::SensorEvent> DgtBusBoard::changes(std::int64_t since_ms, std::int64_t t_ms,
                                                      const dgt::EepromLog& reply) {
   // What repeats the last changes given (a whole packet sent again, maybe with records written since) is
@@ -105,6 +119,7 @@ std::vector<rules::SensorEvent> DgtBusBoard::changes(std::int64_t since_ms, std:
       std::equal(last_log_->records.begin(), last_log_->records.end(), reply.records.begin()))
     repeated = last_log_->records.size();
   last_log_ = reply;
+  if (!reply.records.empty()) last_packet_ = reply;
   dgt::EepromLog log;
   log.records.assign(reply.records.begin() + static_cast<std::ptrdiff_t>(repeated), reply.records.end());
   const std::vector<std::int64_t> times = record_times(since_ms, t_ms, log);

@@ -60,6 +60,12 @@ class DgtBusBoard {
   std::vector<rules::SensorEvent> changes(std::int64_t since_ms, std::int64_t t_ms,
                                           const drivers::dgt::EepromLog& reply);
 
+  // After changes were lost on the line: of `from_start` (the answer to SEND_FROM_START, the board's whole
+  // record since SET_START_GAME), the records after the last non-empty packet given, which the board
+  // recorded but no reply brought; none when that packet is not in it (nothing given yet, or a record
+  // begun again), and the board is then only read again.
+  std::optional<drivers::dgt::EepromLog> lost_records(const drivers::dgt::EepromLog& from_start) const;
+
   // The time each record of `log` is given, in order (see above).
   static std::vector<std::int64_t> record_times(std::int64_t since_ms, std::int64_t t_ms,
                                                 const drivers::dgt::EepromLog& log);
@@ -88,6 +94,7 @@ class DgtBusBoard {
   bool dumped_ = false;
   std::optional<rules::ClockReading> reading_;
   std::optional<drivers::dgt::EepromLog> last_log_;  // the last changes given
+  drivers::dgt::EepromLog last_packet_;              // the last changes given that held records
 };
 
 }  // namespace eboard::daemon

@@ -124,11 +124,20 @@ void BusBoardFeed::changes(std::int64_t t, dgt::BusChangesKind kind, const dgt::
     request_read();
     return;
   }
+  // Changes lost on the line: the board's record since the game's start holds them after the last packet
+  // given (a move and its press among them); they are given as news, and the board is read again to check.
+  std::optional<dgt::EepromLog> lost;
   if (kind == dgt::BusChangesKind::FromStart) {
     ++stats_.from_start;
-    log(LogLevel::warning, "changes were lost on the line; reading the board again");
-    request_read();
-    return;
+    lost = adapter_.lost_records(log_records);
+    log(LogLevel::warning, lost ? "changes were lost on the line: " + std::to_string(lost->records.size()) +
+                                      " records taken from the board's record since the game's start; "
+                                      "reading the board again"
+                                : std::string("changes were lost on the line; reading the board again"));
+    if (!lost) {
+      request_read();
+      return;
+    }
   }
   // A decision the previous reply left open (its records too close to it for the board's quiet span to
   // cover the wait) is taken before this reply's records: none of them joins the previous reply's move.
@@ -137,7 +146,11 @@ void BusBoardFeed::changes(std::int64_t t, dgt::BusChangesKind kind, const dgt::
         d && *d > since && *d < t && *d <= since + daemon::DgtBusBoard::kQuietMs)
       since = *d;
   }
-  deliver_all(adapter_.changes(since, t, log_records));
+  deliver_all(adapter_.changes(since, t, lost ? *lost : log_records));
+  if (lost) {
+    request_read();
+    return;
+  }
   // What it recorded while it did not answer is in; the dump checks the result.
   if (returned && attached_ && running_) {
     ++stats_.board_rereads;
