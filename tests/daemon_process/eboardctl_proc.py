@@ -549,10 +549,12 @@ def check_ws_moves(h, moves, expected, where):
 
 class LichessStandIn:
     """lichess' broadcast push API as far as the daemon's push needs it (POST /api/broadcast/round/<id>/push):
-    answers every push 200 with the games it read (their tags and move counts) and keeps (path, body)."""
+    answers every push 200 with the games it read (their tags and move counts) and keeps (path, body) and the
+    time it came."""
 
     def __init__(self):
         self.pushes = []  # (path, body)
+        self.times = []  # time.time() of each push, in the same order
         self.lock = threading.Lock()
         standin = self
 
@@ -571,6 +573,7 @@ class LichessStandIn:
                 self.wfile.write(answer)
                 with standin.lock:
                     standin.pushes.append((self.path, body))
+                    standin.times.append(time.time())
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -581,6 +584,11 @@ class LichessStandIn:
         """The bodies pushed to lichess round `round_id`, in order."""
         with self.lock:
             return [b for p, b in self.pushes if p == f"/api/broadcast/round/{round_id}/push"]
+
+    def taken(self):
+        """Every push so far as (time, body)."""
+        with self.lock:
+            return [(t, b) for t, (_, b) in zip(self.times, self.pushes)]
 
     def last(self):
         """The last push: (path, body), or (None, "") before any."""

@@ -24,7 +24,6 @@ is restarted. Then the aggregator is killed with kill -9 and restarted. Then:
 Usage: mqtt_hall_test.py EBOARDD CORPUS_DIR. Skipped (77) without mosquitto, mosquitto_passwd or the corpus.
 """
 import getpass
-import http.server
 import json
 import os
 import shutil
@@ -38,8 +37,8 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from eboardctl_proc import (SKIP, Harness, TestFailure, WebSocket, browser_or_skip, http_get,  # noqa: E402
-                            parse_pgn, strip_san, wait_until)
+from eboardctl_proc import (SKIP, Harness, LichessStandIn, TestFailure, WebSocket, browser_or_skip,  # noqa: E402
+                            http_get, parse_pgn, strip_san, wait_until)
 
 TOKEN = "hall-test-token-1"
 HOSTS = ["h1", "h2", "h3"]
@@ -187,38 +186,6 @@ class CuttableLink:
 
     def restore(self):
         self.cut_off = False
-
-
-class LichessStandIn:
-    """Stands in for lichess' broadcast push API: records every push (time, PGN) and accepts it."""
-
-    def __init__(self):
-        self.pushes = []
-        self.lock = threading.Lock()
-        standin = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0))).decode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"{}")
-                with standin.lock:
-                    standin.pushes.append((time.time(), body))
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def taken(self):
-        with self.lock:
-            return list(self.pushes)
 
 
 class MoveTimes:
