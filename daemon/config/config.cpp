@@ -13,11 +13,20 @@
 #include <toml++/toml.h>
 #include <boost/asio/ip/address.hpp>
 
+#include "daemon/session/board_protocol.hpp"
 #include "rules/profile.hpp"
 
 namespace eboard::config {
 
 namespace {
+
+// The protocol rows with (or without) a clock reaching the host, for messages: "millennium, chessnut".
+std::string names_with_clock(bool has_clock) {
+  std::string out;
+  for (const auto& p : session::board_protocols())
+    if (p.has_clock == has_clock) out += (out.empty() ? "" : ", ") + std::string(p.name);
+  return out;
+}
 
 const char* type_name(toml::node_type t) {
   switch (t) {
@@ -515,11 +524,10 @@ Config build(const toml::table& root, const std::string& source) {
         bc.serial = *s;
       }
       if (auto s = get_string(b, "protocol", "board.")) {
-        if (*s != "dgt" && *s != "millennium" && *s != "chessnut" && *s != NO_DEVICE)
+        if (!session::find_protocol(*s) && *s != NO_DEVICE)
           fail(where_of(b, "protocol"),
-               ctx + "protocol '" + *s +
-                   "' is not supported by the daemon yet (supported: dgt, millennium, "
-                   "chessnut; \"none\" for a board without a device)");
+               ctx + "protocol '" + *s + "' is not supported by the daemon yet (supported: " +
+                   session::protocol_names() + "; \"none\" for a board without a device)");
         bc.protocol = *s;
       }
       // A board without wood is declared so, never by a port left out: a forgotten port stays a mistake.
@@ -544,11 +552,10 @@ Config build(const toml::table& root, const std::string& source) {
       if (auto v = get_bool(b, "chess960", "board.")) bc.chess960 = *v;
       if (auto v = get_bool(b, "raw_log", "board.")) bc.raw_log = *v;
       if (auto v = get_int(b, "settle_ms", "board.", 200, 60000)) {
-        if (bc.protocol == "dgt")
-          fail(where_of(b, "settle_ms"),
-               ctx +
-                   "settle_ms is for boards without a clock (millennium, chessnut): "
-                   "a DGT board's moves are completed by its clock");
+        if (const auto* p = session::find_protocol(bc.protocol); p && p->has_clock)
+          fail(where_of(b, "settle_ms"), ctx + "settle_ms is for boards without a clock (" +
+                                             names_with_clock(false) + "): a " + bc.protocol +
+                                             " board's moves are completed by its clock");
         bc.settle_ms = int(*v);
       }
       c.boards.push_back(std::move(bc));
@@ -658,9 +665,11 @@ Config build(const toml::table& root, const std::string& source) {
         if (known->woodless())
           fail((*arr)[i].source(), "match board '" + mc.boards[i] +
                                        "' is a board without a device: a bughouse match needs DGT boards");
-        if (known->protocol != "dgt")
-          fail((*arr)[i].source(), "match board '" + mc.boards[i] + "' is a " + known->protocol +
-                                       " board, which has no clock: a bughouse match needs DGT boards");
+        if (const auto* p = session::find_protocol(known->protocol); !p || !p->has_clock)
+          fail((*arr)[i].source(),
+               "match board '" + mc.boards[i] + "' is a " + known->protocol +
+                   " board, which has no clock: a bughouse match needs boards with a clock (" +
+                   names_with_clock(true) + ")");
       }
       if (mc.boards[0] == mc.boards[1]) fail(bn->source(), "a match needs two different boards");
       for (const auto& other : c.matches)

@@ -26,6 +26,7 @@
 
 #include "daemon/outputs/pairings.hpp"
 #include "daemon/outputs/text_encoding.hpp"
+#include "daemon/session/board_protocol.hpp"
 #include "daemon/tools/checks.hpp"
 #include "daemon/tools/commands.hpp"
 #include "rules/position.hpp"
@@ -920,7 +921,7 @@ void add_control_commands(CLI::App& app, int& exit_code) {
   add->add_option("ID", v->id, "the new board's id")->required();
   add->add_option("PORT", v->port, "its device path, e.g. /dev/ttyUSB0 (none with --protocol none)");
   add->add_option("--protocol", v->protocol,
-                  "the board's protocol (dgt, millennium, chessnut; none: no device)")
+                  "the board's protocol (" + session::protocol_names() + "; none: no device)")
       ->capture_default_str();
   add->callback([v, &exit_code] {
     json body{{"id", v->id}, {"protocol", v->protocol}};

@@ -16,8 +16,10 @@
 #include <unistd.h>
 
 #include "daemon/config/config.hpp"
+#include "daemon/session/board_protocol.hpp"
 
 using namespace eboard::config;
+namespace session = eboard::session;
 
 namespace {
 
@@ -814,6 +816,27 @@ TEST(Config, MillenniumAndChessnutBoardsWithTheirSettleTime) {
       "[[board]]\nid = \"A\"\nport = \"/dev/a\"\nprotocol = \"millennium\"\n"
       "[[board]]\nid = \"B\"\nport = \"/dev/b\"\n[[match]]\nboards = [\"A\", \"B\"]\n",
       9, "has no clock");
+}
+
+// A make is described by its protocol row alone: the configuration takes every row's name, and its
+// settle_ms and match checks follow the row's clock, with no list of its own to keep in step.
+TEST(Config, EveryProtocolRowIsABoardTheConfigurationTakes) {
+  for (const auto& row : session::board_protocols()) {
+    const std::string name(row.name);
+    const std::string board = "[[board]]\nid = \"A\"\nport = \"/dev/a\"\nprotocol = \"" + name + "\"\n";
+    Config c = parse_ok(board);
+    ASSERT_EQ(c.boards.size(), 1u) << name;
+    EXPECT_EQ(c.boards[0].protocol, name);
+    if (row.has_clock) {
+      expect_error(board + "settle_ms = 900\n", 5, "completed by its clock");
+    } else {
+      EXPECT_EQ(parse_ok(board + "settle_ms = 900\n").boards[0].settle_ms, 900) << name;
+      expect_error(board + "[[board]]\nid = \"B\"\nport = \"/dev/b\"\n[[match]]\nboards = [\"A\", \"B\"]\n",
+                   9, "has no clock");
+    }
+  }
+  expect_error("[[board]]\nid = \"A\"\nport = \"/dev/a\"\nprotocol = \"certabo\"\n", 4,
+               "supported: " + session::protocol_names());
 }
 
 // A board without wood (issue 27): declared with protocol = "none", never by a port left out.
