@@ -825,6 +825,10 @@ tl::expected<config::ConfigDiff, std::string> Service::reload(config::Config nex
     spdlog::warn("reload: state_dir changed; it applies after a restart");
     next.state_dir = config_.state_dir;
   }
+  if (next.gaps != config_.gaps) {
+    spdlog::warn("reload: [gaps] changed; it applies after a restart");
+    next.gaps = config_.gaps;
+  }
   config::Config before = std::move(config_);
   config_ = std::move(next);
   if (d.discovery_changed) spdlog::info("reload: USB discovery {}", config_.discovery.usb ? "on" : "off");

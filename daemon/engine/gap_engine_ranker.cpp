@@ -3,8 +3,8 @@
 #include "daemon/engine/gap_engine_ranker.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <numeric>
-#include <sstream>
 
 #include "rules/movegen.hpp"
 
@@ -16,6 +16,23 @@ namespace {
 constexpr int kMateScore = 1000;      // centipawns: a mate found counts as ten pawns
 constexpr int kMaxLossPerMove = 500;  // a blunder costs at most five pawns: the worst is not likelier
 }  // namespace
+
+std::optional<int> uci_info_score(std::string_view line) {
+  if (line.substr(0, 5) != "info ") return std::nullopt;
+  const auto at = line.find(" score ");
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = line.substr(at + 7);
+  const auto space = rest.find(' ');
+  const std::string_view kind = rest.substr(0, space);
+  if (space == std::string_view::npos) return std::nullopt;
+  rest = rest.substr(space + 1);
+  long long v = 0;
+  const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), v);
+  if (ec != std::errc() || (end != rest.data() + rest.size() && *end != ' ')) return std::nullopt;
+  if (kind == "mate") return v > 0 ? kMateScore : -kMateScore;  // "mate 0": the side on move is mated
+  if (kind == "cp") return int(std::clamp<long long>(v, -kMateScore, kMateScore));
+  return std::nullopt;
+}
 
 GapEngineRanker::GapEngineRanker(GapEngineSettings settings) : settings_(std::move(settings)) {}
 
@@ -53,16 +70,7 @@ tl::expected<int, std::string> GapEngineRanker::score(const Position& p,
     if (!line)
       return tl::unexpected(settings_.path + (engine_.running() ? " exited" : " gave no answer in time"));
     if (line->rfind("bestmove", 0) == 0) break;
-    const auto at = line->find(" score ");
-    if (line->rfind("info", 0) != 0 || at == std::string::npos) continue;
-    std::istringstream in(line->substr(at + 7));
-    std::string kind;
-    int v = 0;
-    in >> kind >> v;
-    if (kind == "mate")
-      value = v > 0 ? kMateScore : -kMateScore;
-    else if (kind == "cp")
-      value = std::clamp(v, -kMateScore, kMateScore);
+    if (const auto v = uci_info_score(*line)) value = *v;  // the last, deepest, counts
   }
   scores_.emplace(p.key(), value);
   return value;

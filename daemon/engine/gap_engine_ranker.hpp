@@ -18,7 +18,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -29,6 +31,10 @@
 #include "rules/position.hpp"
 
 namespace eboard::engine {
+
+// The score of a UCI `info` line (`... score cp 34 ...`, `... score mate -3 ...`) for the side on move, in
+// centipawns within +-1000 (a mate is +-1000); nullopt for any other line or a score unreadable.
+std::optional<int> uci_info_score(std::string_view line);
 
 struct GapEngineSettings {
   std::string path = "/usr/games/stockfish";

@@ -8,11 +8,39 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <thread>
 
 namespace eboard::engine {
+
+namespace {
+
+// write(2) to the engine's stdin: one that has exited makes it fail with EPIPE, never raise SIGPIPE in the
+// process (whatever the process does with SIGPIPE): blocked for this thread during the write, a SIGPIPE the
+// write raised is taken back.
+ssize_t write_quietly(int fd, const char* data, std::size_t n) {
+  sigset_t pipe_only, old, pending;
+  sigemptyset(&pipe_only);
+  sigaddset(&pipe_only, SIGPIPE);
+  sigpending(&pending);
+  const bool was_pending = sigismember(&pending, SIGPIPE) == 1;
+  pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+  const ssize_t r = ::write(fd, data, n);
+  const int error = errno;
+  if (r < 0 && error == EPIPE && !was_pending) {
+    const timespec now{0, 0};
+    while (sigtimedwait(&pipe_only, nullptr, &now) < 0 && errno == EINTR) {}
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  errno = error;
+  return r;
+}
+
+}  // namespace
 
 UciProcess::~UciProcess() { stop(); }
 
@@ -61,7 +89,7 @@ bool UciProcess::send(const std::string& line) {
   const std::string data = line + "\n";
   std::size_t done = 0;
   while (done < data.size()) {
-    const ssize_t n = ::write(to_, data.data() + done, data.size() - done);
+    const ssize_t n = write_quietly(to_, data.data() + done, data.size() - done);
     if (n > 0) {
       done += std::size_t(n);
       continue;
@@ -121,7 +149,7 @@ std::optional<std::string> UciProcess::wait_for(const std::string& prefix, Clock
 
 void UciProcess::stop() {
   if (to_ >= 0) {
-    if (pid_ > 0) (void)::write(to_, "quit\n", 5);
+    if (pid_ > 0) (void)write_quietly(to_, "quit\n", 5);
     close(to_);
     to_ = -1;
   }

@@ -2,7 +2,8 @@
 // Copyright (C) 2026 the eboardd authors
 // A UCI engine (Stockfish) in a child process, spoken to over pipes. Every read has a deadline: an engine
 // that hangs is killed, never waited for. The child is always reaped: by stop(), by the destructor, and at
-// once when it is found dead. Not thread-safe: one owner thread.
+// once when it is found dead. Writing to an engine that died is an error value, never a SIGPIPE. Not
+// thread-safe: one owner thread (cancel() excepted).
 #pragma once
 
 #include <sys/types.h>

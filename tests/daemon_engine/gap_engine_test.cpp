@@ -100,10 +100,22 @@ std::vector<Move> line(const Position& from, std::initializer_list<const char*> 
   return out;
 }
 
-class GapEngine : public ::testing::Test {
- protected:
-  void SetUp() override { std::signal(SIGPIPE, SIG_IGN); }  // as eboardd: a dead engine's pipe is an error
-};
+// SIGPIPE is left as it is (it would end this test): a dead engine's pipe must be an error value.
+class GapEngine : public ::testing::Test {};
+
+TEST(UciInfoScore, ReadsCentipawnsAndMates) {
+  EXPECT_EQ(engine::uci_info_score("info depth 5 seldepth 6 multipv 1 score cp 34 nodes 1000 pv e2e4"), 34);
+  EXPECT_EQ(engine::uci_info_score("info depth 9 score cp -125 lowerbound nodes 900"), -125);
+  EXPECT_EQ(engine::uci_info_score("info depth 3 score mate 2 pv d1h5"), 1000);
+  EXPECT_EQ(engine::uci_info_score("info depth 0 score mate 0"), -1000);
+  EXPECT_EQ(engine::uci_info_score("info depth 3 score mate -1 pv g2g3"), -1000);
+  EXPECT_EQ(engine::uci_info_score("info depth 3 score cp 99999999"), 1000);
+  EXPECT_FALSE(engine::uci_info_score("info string NNUE evaluation using nn-ad9b42354671.nnue enabled"));
+  EXPECT_FALSE(engine::uci_info_score("info depth 3 score cp"));
+  EXPECT_FALSE(engine::uci_info_score("info depth 3 score cp 12x"));
+  EXPECT_FALSE(engine::uci_info_score("info depth 3 score wdl 300 400 300"));
+  EXPECT_FALSE(engine::uci_info_score("bestmove e2e4 ponder e7e5"));
+}
 
 TEST_F(GapEngine, MissingEngineGivesNoOrder) {
   engine::GapEngineRanker ranker({"/nonexistent/stockfish"});
