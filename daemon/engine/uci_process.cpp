@@ -5,11 +5,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -55,17 +57,25 @@ tl::expected<void, std::string> UciProcess::start(const std::string& path, Clock
     close(in[1]);
     return tl::unexpected(std::string("pipe: ") + std::strerror(errno));
   }
+  // The child keeps none of the daemon's descriptors (its state directory's lock, its sockets, journals):
+  // an engine left running a moment after the daemon died must not hold them.
+  rlimit files{};
+  const int max_fd = getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY
+                         ? int(std::min<rlim_t>(files.rlim_cur, 1 << 20))
+                         : 1 << 16;
   const pid_t pid = fork();
   if (pid < 0) {
     for (int fd : {in[0], in[1], out[0], out[1]}) close(fd);
     return tl::unexpected(std::string("fork: ") + std::strerror(errno));
   }
   if (pid == 0) {
-    // The child: stdin and stdout are the pipes (dup2 clears their close-on-exec); stderr is kept.
+    // The child: stdin and stdout are the pipes (dup2 clears their close-on-exec); stderr to /dev/null.
     dup2(in[0], 0);
     dup2(out[1], 1);
     const int devnull = open("/dev/null", O_WRONLY);
     if (devnull >= 0) dup2(devnull, 2);
+    if (close_range(3, ~0U, 0) != 0)
+      for (int fd = 3; fd < max_fd; ++fd) close(fd);
     execl(path.c_str(), path.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }

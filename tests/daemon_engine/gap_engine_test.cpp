@@ -6,6 +6,7 @@
 // process outlives it: each is reaped, none is left a zombie.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 
 #include "daemon/eboardd/gap_judge.hpp"
 #include "daemon/engine/gap_engine_ranker.hpp"
+#include "daemon/engine/uci_process.hpp"
 #include "rules/gap_rank.hpp"
 #include "rules/gap_search.hpp"
 #include "rules/notation.hpp"
@@ -214,6 +216,30 @@ TEST_F(GapEngine, HungEngineTimesOutAndIsKilled) {
   EXPECT_NE(order.error().find("no answer in time"), std::string::npos) << order.error();
   EXPECT_EQ(ranker.engine_pid(), -1);
   EXPECT_TRUE(children().empty());
+}
+
+// The engine keeps none of the daemon's descriptors (a state directory's lock held by an orphaned engine
+// would keep a restarted daemon out).
+TEST_F(GapEngine, TheEngineInheritsNoDescriptor) {
+  const auto held = std::filesystem::temp_directory_path() / ("held_" + std::to_string(getpid()));
+  const int fd = ::open(held.c_str(), O_CREAT | O_RDWR, 0600);  // not close-on-exec, as a careless caller's
+  ASSERT_GE(fd, 0);
+  const auto path = hung_engine();
+  engine::UciProcess engine;
+  ASSERT_TRUE(engine.start(path.string(), std::chrono::steady_clock::now() + std::chrono::seconds(20)));
+  std::vector<std::string> open_files;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(engine.pid()) + "/fd")) {
+    std::error_code ec;
+    open_files.push_back(std::filesystem::read_symlink(e.path(), ec).string());
+  }
+  const pid_t pid = engine.pid();
+  engine.stop();
+  ::close(fd);
+  std::filesystem::remove(held);
+  std::filesystem::remove(path);
+  EXPECT_FALSE(open_files.empty());
+  EXPECT_EQ(std::count(open_files.begin(), open_files.end(), held.string()), 0);
+  EXPECT_TRUE(reaped(pid));
 }
 
 // The daemon's side: the answer comes to the loop; a missing engine gives none; stop() ends a gap being
