@@ -110,6 +110,8 @@ def settle(h, a, d, expected, ws_events, done):
         status = eboardctl(a, d, "status")
         h.check(status.returncode == 0 and "missed gap" in status.stdout,
                 "eboardctl status does not show the missed gap")
+        h.check(not a.ranker or "in the engine's order" in status.stdout,
+                "eboardctl status does not say the list is in the engine's order")
         sans = [[ep.strip_san(m) for m in c["san"]] for c in gap["candidates"]]
         # The likeliest are listed (the alert's first 16), candidates_total counts them all.
         total = gap.get("candidates_total", -1)
