@@ -158,8 +158,9 @@ TEST(Config, UnknownKeysSuggestTheRightOne) {
 TEST(Config, GapRanker) {
   Config none = parse_ok("");
   EXPECT_EQ(none.gaps.ranker, "rules");
-  Config sf = parse_ok("[gaps]\nranker = \"stockfish\"\nengine = \"/opt/sf\"\nengine_nodes = 500\n"
-                       "engine_timeout_ms = 2000\n");
+  Config sf = parse_ok(
+      "[gaps]\nranker = \"stockfish\"\nengine = \"/opt/sf\"\nengine_nodes = 500\n"
+      "engine_timeout_ms = 2000\n");
   EXPECT_EQ(sf.gaps.ranker, "stockfish");
   EXPECT_EQ(sf.gaps.engine, "/opt/sf");
   EXPECT_EQ(sf.gaps.engine_nodes, 500);
