@@ -223,7 +223,7 @@ Config build(const toml::table& root, const std::string& source) {
   c.source = source;
   check_keys(root, "",
              {"state_dir", "log_level", "http", "journal", "discovery", "event", "broadcast", "push",
-              "livechess", "mqtt", "board", "bus", "match"});
+              "livechess", "mqtt", "gaps", "board", "bus", "match"});
   if (auto s = get_string(root, "state_dir", "")) {
     if (s->empty() || (*s)[0] != '/')
       fail(where_of(root, "state_dir"), "state_dir must be an absolute path, not '" + *s + "'");
@@ -289,6 +289,25 @@ Config build(const toml::table& root, const std::string& source) {
     const toml::table& j = *n->as_table();
     check_keys(j, "journal", {"sync_ms"});
     if (auto v = get_int(j, "sync_ms", "journal.", 0, 10000)) c.journal.sync_ms = int(*v);
+  }
+
+  if (const toml::node* n = root.get("gaps")) {
+    if (!n->is_table()) fail(n->source(), "gaps must be a table [gaps]");
+    const toml::table& g = *n->as_table();
+    check_keys(g, "gaps", {"ranker", "engine", "engine_nodes", "engine_timeout_ms"});
+    if (auto s = get_string(g, "ranker", "gaps.")) {
+      if (*s != "rules" && *s != "stockfish")
+        fail(where_of(g, "ranker"), "unknown gaps.ranker '" + *s + "' (\"rules\" or \"stockfish\")" +
+                                        suggestion(*s, {"rules", "stockfish"}));
+      c.gaps.ranker = *s;
+    }
+    if (auto s = get_string(g, "engine", "gaps.")) {
+      if (s->empty() || (*s)[0] != '/')
+        fail(where_of(g, "engine"), "gaps.engine must be an absolute path, not '" + *s + "'");
+      c.gaps.engine = *s;
+    }
+    if (auto v = get_int(g, "engine_nodes", "gaps.", 1, 10'000'000)) c.gaps.engine_nodes = int(*v);
+    if (auto v = get_int(g, "engine_timeout_ms", "gaps.", 100, 600'000)) c.gaps.engine_timeout_ms = int(*v);
   }
 
   if (const toml::node* n = root.get("discovery")) {

@@ -208,6 +208,19 @@ struct MqttConfig {
   bool operator==(const MqttConfig&) const = default;
 };
 
+// [gaps]: the order of a missed gap's candidates for the arbiter (issue 30). ranker = "rules" (the default):
+// the pure ranking (rules/gap_rank.hpp) only. "stockfish": the daemon also asks the UCI engine at `engine`
+// (Chess960 too; not with drops) for its judgement, off the event loop: the moves-missed alert goes out in
+// the rules' order at once, and /status's missed_gap shows the engine's order once it answers (ranked_by).
+// A failing engine leaves the rules' order, with a log line. Read at start-up (a change needs a restart).
+struct GapsConfig {
+  std::string ranker = "rules";  // "rules" or "stockfish"
+  std::string engine = "/usr/games/stockfish";
+  int engine_nodes = 1000;       // searched per position
+  int engine_timeout_ms = 5000;  // per gap; past it the engine is stopped and the rules' order stands
+  bool operator==(const GapsConfig&) const = default;
+};
+
 struct Config {
   std::string source;  // the file name, for messages
   std::string state_dir = "/var/lib/eboardd";
@@ -220,6 +233,7 @@ struct Config {
   LichessPushConfig push_lichess;
   LiveChessConfig livechess;
   MqttConfig mqtt;
+  GapsConfig gaps;
   std::vector<BoardConfig> boards;
   std::vector<BusConfig> buses;
   std::vector<MatchConfig> matches;

@@ -1064,6 +1064,7 @@ void BoardRuntime::sensor(const SensorEvent& e) {
 
 void BoardRuntime::events(const std::vector<Event>& evs) {
   bool record_changed = false;
+  bool gap_missed = false;
   for (const Event& e : evs) {
     std::string line = daemon::to_json_line(e);
     const std::uint64_t at = journal_end();
@@ -1077,8 +1078,10 @@ void BoardRuntime::events(const std::vector<Event>& evs) {
     if (const auto* m = std::get_if<MoveEvent>(&e.what); m && options_.log_moves)
       spdlog::info("{}  {}{} {}  ({} / {})", id_, (m->ply + 1) / 2, m->ply % 2 ? "." : "...", m->san,
                    clock_text(m->clock.white_ms), clock_text(m->clock.black_ms));
-    if (const auto* a = std::get_if<AlertEvent>(&e.what))
+    if (const auto* a = std::get_if<AlertEvent>(&e.what)) {
       spdlog::info("board {}: alert {} at ply {}: {}", id_, a->code, a->ply, a->detail);
+      gap_missed |= a->code == "moves-missed";
+    }
     if (const auto* r = std::get_if<ResultEvent>(&e.what))
       spdlog::info("board {}: game {} over: {} ({})", id_, ledger_.game_number(), result_string(r->result),
                    r->reason);
@@ -1093,6 +1096,22 @@ void BoardRuntime::events(const std::vector<Event>& evs) {
   // A published move is never lost, even to a power cut: it waits for its sync (drain() publishes it).
   want_sync(record_changed);
   drain();
+  if (gap_missed && options_.missed_gap && reconstructor() && reconstructor()->missed_gap())
+    options_.missed_gap(*this);
+}
+
+void BoardRuntime::set_engine_order(int first_ply, std::vector<std::vector<Move>> candidates,
+                                    std::vector<std::size_t> order) {
+  engine_order_ = EngineOrder{first_ply, std::move(candidates), std::move(order)};
+}
+
+const std::vector<std::size_t>* BoardRuntime::engine_order() const {
+  const Reconstructor* rec = reconstructor();
+  if (!engine_order_ || !rec || !rec->missed_gap()) return nullptr;
+  const auto& gap = *rec->missed_gap();
+  if (gap.first_ply != engine_order_->first_ply || gap.candidates != engine_order_->candidates)
+    return nullptr;
+  return &engine_order_->order;
 }
 
 void BoardRuntime::tick(std::int64_t now) {

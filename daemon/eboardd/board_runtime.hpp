@@ -84,6 +84,8 @@ class BackgroundWork;
 
 namespace eboard::eboardd {
 
+class BoardRuntime;
+
 struct RuntimeOptions {
   std::filesystem::path state_dir;
   std::chrono::milliseconds sync_interval{5000};  // journal.sync_ms
@@ -118,6 +120,9 @@ struct RuntimeOptions {
   // Where the board's `link` events go (§3; the daemon's own, not rules::Events, so not through Publish):
   // the /ws feed. Empty: nowhere (/status and the snapshot still show the link).
   std::function<void(const std::string& json_line)> publish_link;
+  // Told after a moves-missed alert was published and its gap waits for the arbiter (reconstructor()'s
+  // missed_gap): the [gaps] engine ranker (gap_judge.hpp) judges it. Empty: nothing more is done.
+  std::function<void(BoardRuntime&)> missed_gap;
 };
 
 // The io_context's background writer of whole files (outputs/async_file.hpp: the durable write, off the
@@ -581,6 +586,20 @@ class BoardRuntime : public BoardSink {
   const rules::Reconstructor* reconstructor() const { return source_ ? source_->reconstructor() : nullptr; }
   // The source, for what is no game input (the clock set by the arbiter: clock_control.hpp); null if none.
   BoardSource* source() const { return source_.get(); }
+  // The order an engine gave the missed gap's candidates (indices into its candidates, the first shown
+  // first), kept while that gap, with those candidates, is the one waiting; null otherwise. Not journaled:
+  // `recover N` is journaled as the moves of the candidate shown as N (control.cpp).
+  void set_engine_order(int first_ply, std::vector<std::vector<rules::Move>> candidates,
+                        std::vector<std::size_t> order);
+  const std::vector<std::size_t>* engine_order() const;
+
+ private:
+  struct EngineOrder {
+    int first_ply = 0;
+    std::vector<std::vector<rules::Move>> candidates;
+    std::vector<std::size_t> order;
+  };
+  std::optional<EngineOrder> engine_order_;
 };
 
 }  // namespace eboard::eboardd

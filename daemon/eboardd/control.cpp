@@ -66,27 +66,44 @@ json adjournment_json(const Reconstructor::Adjournment& a) {
 
 // A gap waiting for the arbiter (moves-missed): its plies and candidates, the likeliest first, numbered
 // from 1 as `recover` takes them, each in UCI (as in the alert) and SAN: the first as many as the alert
-// lists, and candidates_total (recover takes any number up to it, or the moves typed).
-json missed_gap_json(const Reconstructor& rec) {
+// lists, and candidates_total (recover takes any number up to it, or the moves typed). With `order` (an
+// engine's, BoardRuntime::engine_order) the candidates are shown, and numbered, in that order; ranked_by
+// says which ("rules" or "engine").
+json missed_gap_json(const Reconstructor& rec, const std::vector<std::size_t>* order) {
   const auto& gap = *rec.missed_gap();
   const Game& g = rec.game();
   json candidates = json::array();
   int plies = gap.candidates.empty() ? 0 : int(gap.candidates.front().size());
   for (std::size_t i = 0; i < gap.candidates.size() && i < Reconstructor::kShownCandidates; ++i) {
+    const auto& seq = gap.candidates[order ? (*order)[i] : i];
     Position p = g.position_at(std::max(0, gap.first_ply - 1));
     json uci = json::array(), san = json::array();
-    for (Move m : gap.candidates[i]) {
+    for (Move m : seq) {
       uci.push_back(to_uci(p, m));
       san.push_back(to_san(p, m));
       p.do_move(m);
     }
-    plies = int(gap.candidates[i].size());
+    plies = int(seq.size());
     candidates.push_back({{"number", i + 1}, {"uci", uci}, {"san", san}});
   }
   return {{"first_ply", gap.first_ply},
           {"last_ply", gap.first_ply + plies - 1},
           {"candidates", candidates},
-          {"candidates_total", gap.candidates.size()}};
+          {"candidates_total", gap.candidates.size()},
+          {"ranked_by", order ? "engine" : "rules"}};
+}
+
+// Candidate `number` (1-based) of the missed gap as `order` shows it, as UCI moves separated by spaces.
+std::string shown_candidate_moves(const Reconstructor& rec, const std::vector<std::size_t>& order,
+                                  std::size_t number) {
+  const auto& gap = *rec.missed_gap();
+  Position p = rec.game().position_at(std::max(0, gap.first_ply - 1));
+  std::string text;
+  for (Move m : gap.candidates[order[number - 1]]) {
+    text += (text.empty() ? "" : " ") + to_uci(p, m);
+    p.do_move(m);
+  }
+  return text;
 }
 
 // A JSON field as a side, a 400 answer when it is not one.
@@ -388,6 +405,11 @@ std::optional<http::Response> control_action(BoardRuntime& b, const std::string&
         return control_error(400, "\"candidate\" must be a candidate's number (1, 2, …), not " + n.dump());
       c.value = std::to_string(n.get<long long>());
       answer["candidate"] = n;
+      // Shown in an engine's order, which no replay knows: journaled as the moves of the candidate shown
+      // as that number (a replay settles them alike).
+      const std::vector<std::size_t>* order = b.engine_order();
+      if (order && n.get<std::size_t>() <= order->size())
+        c.value = shown_candidate_moves(*b.reconstructor(), *order, n.get<std::size_t>());
     } else {
       const json& m = body["moves"];
       std::string text = m.is_string() ? m.get<std::string>() : "";
@@ -525,7 +547,7 @@ void add_control_status(json& status, const std::vector<std::unique_ptr<BoardRun
         {"alerts", alerts}, {"unacknowledged_alerts", open}, {"adjourned", nullptr}, {"missed_gap", nullptr}};
     const Reconstructor* rec = b.reconstructor();
     if (rec && rec->adjournment()) control["adjourned"] = adjournment_json(*rec->adjournment());
-    if (rec && rec->missed_gap()) control["missed_gap"] = missed_gap_json(*rec);
+    if (rec && rec->missed_gap()) control["missed_gap"] = missed_gap_json(*rec, b.engine_order());
     out[i]["control"] = control;
   }
 }

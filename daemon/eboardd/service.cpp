@@ -339,6 +339,13 @@ Service::~Service() {
 
 tl::expected<void, std::string> Service::start() {
   started_ms_ = options_.clock();
+  if (config_.gaps.ranker == "stockfish") {
+    engine::GapEngineSettings judge{config_.gaps.engine, config_.gaps.engine_nodes};
+    judge.timeout_ms = config_.gaps.engine_timeout_ms;
+    if (::access(judge.path.c_str(), X_OK) != 0)
+      spdlog::warn("gaps.ranker: {} is not executable: missed gaps stay in the rules' order", judge.path);
+    gap_judge_ = std::make_unique<GapJudge>(io_, judge);
+  }
   const fs::path dir = config_.state_dir;
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -503,6 +510,7 @@ void Service::stop() {
   if (!running_ && boards_.empty()) return;
   running_ = false;
   usb_ready_ = false;
+  if (gap_judge_) gap_judge_->stop();  // the engine reaped
   if (hall_) hall_->stop();
   if (usb_) usb_->stop();
   if (livechess_) livechess_->stop();
@@ -561,6 +569,9 @@ void Service::add_board(const config::BoardConfig& b) {
     publish_line(line);
     livechess_changed();
     if (hall_) hall_->changed(id);
+  };
+  ro.missed_gap = [this](BoardRuntime& rt) {
+    if (gap_judge_) judge_missed_gap(*gap_judge_, rt);
   };
   auto rt = std::make_unique<BoardRuntime>(io_, b.id, ro,
                                            [this, self](const rules::Event& e, const std::string& line) {
@@ -813,6 +824,10 @@ tl::expected<config::ConfigDiff, std::string> Service::reload(config::Config nex
   if (d.state_dir_changed) {
     spdlog::warn("reload: state_dir changed; it applies after a restart");
     next.state_dir = config_.state_dir;
+  }
+  if (next.gaps != config_.gaps) {
+    spdlog::warn("reload: [gaps] changed; it applies after a restart");
+    next.gaps = config_.gaps;
   }
   config::Config before = std::move(config_);
   config_ = std::move(next);

@@ -25,6 +25,7 @@
 #include "daemon/eboardd/access.hpp"
 #include "daemon/eboardd/board_runtime.hpp"
 #include "daemon/eboardd/delay_line.hpp"
+#include "daemon/eboardd/gap_judge.hpp"
 #include "daemon/eboardd/hall.hpp"
 #include "daemon/eboardd/lichess_push.hpp"
 #include "daemon/eboardd/match_runtime.hpp"
@@ -200,6 +201,7 @@ class Service {
   boost::asio::io_context& io_;
   config::Config config_;
   ServiceOptions options_;
+  std::unique_ptr<GapJudge> gap_judge_;  // [gaps] ranker = "stockfish"; from start() to stop()
   Tickets tickets_;
   std::unique_ptr<http::Server> http_;
   std::optional<boost::asio::ip::tcp::endpoint> endpoint_;

@@ -265,7 +265,8 @@ void print_status(const json& s) {
     if (c.contains("missed_gap") && c["missed_gap"].is_object()) {
       const json& gap = c["missed_gap"];
       std::cout << "    missed gap, plies " << gap.value("first_ply", 0) << "-" << gap.value("last_ply", 0)
-                << ": eboardctl recover " << b.value("id", "?") << " N (or --moves \"...\")\n";
+                << ": eboardctl recover " << b.value("id", "?") << " N (or --moves \"...\")"
+                << (gap.value("ranked_by", "") == "engine" ? ", in the engine's order" : "") << "\n";
       for (const auto& cand : gap.value("candidates", json::array())) {
         std::cout << "      " << cand.value("number", 0) << ":";
         for (const auto& m : cand.value("san", json::array()))

@@ -5,10 +5,12 @@
 // (standard blitz with its [%clk] readings, Chess960 without clocks). Counted over the gaps the search
 // explains at their true length by several sequences (the ones the arbiter is asked about); beside the
 // search's own order (unranked) as the anchor. Goal: among the first three in 90 % or more.
-// Arguments: gaps per length (200), the seed of the cut points (7919, the README's figures). For measurement
-// only, GAP_ENGINE=/usr/games/stockfish adds to each sequence the engine's judgement (each move's loss
-// against the engine's best, ENGINE_NODES per position, ENGINE_W its weight): what an engine ranker would
-// give, beside the ranking the daemon uses, which runs none.
+// Arguments: gaps per length (200), the seed of the cut points (7919, the README's figures).
+// With an engine (GAP_ENGINE, a UCI engine's path, e.g. /usr/games/stockfish; the daemon's [gaps] ranker),
+// the same gaps are also ranked by daemon/engine's GapEngineRanker (ENGINE_NODES per position, ENGINE_W its
+// weight, ENGINE_TOP candidates reordered) and its figures printed beside the pure ones, with its time per
+// gap (median, p99). GAP_HALF=train or held-out takes the even or the odd games of each corpus only (the
+// engine's settings were picked on the training half and are reported on the held-out one).
 // Prints figures; exits non-zero only if the sequence played is missing from a complete candidate list.
 #include <algorithm>
 #include <chrono>
@@ -21,12 +23,11 @@
 #include <string>
 #include <vector>
 
-#include <unordered_map>
+#include "daemon/engine/gap_engine_ranker.hpp"
 #include "rules/gap_rank.hpp"
 #include "rules/gap_search.hpp"
 #include "rules/notation.hpp"
 #include "rules/pgn.hpp"
-#include "uci_engine.hpp"
 
 using namespace eboard;
 using namespace eboard::rules;
@@ -101,57 +102,38 @@ std::vector<Gap> gaps_of(const std::vector<GameRecord>& games, int plies, std::u
 
 struct Row {
   int gaps = 0, ambiguous = 0, top1 = 0, top3 = 0, top16 = 0, search_top1 = 0, search_top3 = 0, missing = 0;
+  int engine_top1 = 0, engine_top3 = 0, engine_failed = 0;
   std::size_t candidates = 0;
-  std::vector<double> rank_ms;  // the ranking's own time per ambiguous gap (the engine's included)
+  std::vector<double> rank_ms;    // the pure ranking's time per ambiguous gap
+  std::vector<double> engine_ms;  // the engine ranker's time per ambiguous gap (the pure ranking's included)
+  void add(const Row& r) {
+    gaps += r.gaps;
+    ambiguous += r.ambiguous;
+    top1 += r.top1;
+    top3 += r.top3;
+    top16 += r.top16;
+    search_top1 += r.search_top1;
+    search_top3 += r.search_top3;
+    missing += r.missing;
+    engine_top1 += r.engine_top1;
+    engine_top3 += r.engine_top3;
+    engine_failed += r.engine_failed;
+    candidates += r.candidates;
+    rank_ms.insert(rank_ms.end(), r.rank_ms.begin(), r.rank_ms.end());
+    engine_ms.insert(engine_ms.end(), r.engine_ms.begin(), r.engine_ms.end());
+  }
 };
 
 double worst(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
-
-// The engine of GAP_ENGINE, when one runs; its scores remembered per position.
-bench::UciEngine* engine = nullptr;
-std::unordered_map<Key, int> evals;
-int engine_nodes = 3000;
-
-// The engine's score of `p` for the side on move, in centipawns (mates as +-1000).
-int engine_eval(const Position& p) {
-  if (auto it = evals.find(p.key()); it != evals.end()) return it->second;
-  engine->send("position fen " + p.fen(p.chess960()));
-  engine->send("go nodes " + std::to_string(engine_nodes));
-  int score = 0;
-  for (;;) {
-    std::string line = engine->wait_for("");
-    if (line.empty() || line.rfind("bestmove", 0) == 0) break;
-    auto at = line.find(" score ");
-    if (at == std::string::npos) continue;
-    std::istringstream in(line.substr(at + 7));
-    std::string kind;
-    int v = 0;
-    in >> kind >> v;
-    score = kind == "mate" ? (v > 0 ? 1000 : -1000) : std::clamp(v, -1000, 1000);
-  }
-  evals.emplace(p.key(), score);
-  return score;
+// The q-quantile (0.5: the median), by rank.
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, std::size_t(q * double(v.size())))];
 }
 
-// Per sequence: the sum of each move's loss (pawns, 0 to 5) against the engine's score of the position it
-// was made in, the last move left out (its position is every sequence's end).
-std::vector<double> engine_costs(const Position& from, const std::vector<std::vector<Move>>& seqs) {
-  std::vector<double> out;
-  const double w = std::getenv("ENGINE_W") ? std::atof(std::getenv("ENGINE_W")) : 1.0;
-  for (const auto& s : seqs) {
-    Position p = from;
-    double c = 0;
-    int e = engine_eval(p);
-    for (std::size_t k = 0; k < s.size(); ++k) {
-      p.do_move(s[k]);
-      const int after = k + 1 < s.size() ? engine_eval(p) : 0;
-      if (k + 1 < s.size()) c += std::clamp(e + after, 0, 500) / 100.0;
-      e = after;
-    }
-    out.push_back(w * c);
-  }
-  return out;
-}
+// The engine ranker, when GAP_ENGINE names one.
+engine::GapEngineRanker* ranker = nullptr;
 
 void count(Row& row, const Gap& g, int plies) {
   ++row.gaps;
@@ -171,16 +153,24 @@ void count(Row& row, const Gap& g, int plies) {
   const std::size_t in_search = std::size_t(truth - r.sequences.begin());
   row.search_top1 += in_search == 0;
   row.search_top3 += in_search < 3;
-  GapEvidence ev = g.evidence;
-  if (engine) {
-    if (g.from.chess960()) engine->send("setoption name UCI_Chess960 value true");
-    ev.outside_cost = engine_costs(g.from, r.sequences);
-  }
+  const GapEvidence& ev = g.evidence;
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<std::size_t> order = rank_gap_candidates(g.from, r.sequences, ev);
   row.rank_ms.push_back(
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   const std::size_t rank = std::size_t(std::find(order.begin(), order.end(), in_search) - order.begin());
+  if (ranker) {
+    const auto t1 = std::chrono::steady_clock::now();
+    const auto judged = ranker->rank(g.from, r.sequences, ev);
+    row.engine_ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
+    // A failure counts as the pure order (what the daemon then shows).
+    const std::vector<std::size_t>& o = judged ? *judged : order;
+    row.engine_failed += !judged;
+    const std::size_t at = std::size_t(std::find(o.begin(), o.end(), in_search) - o.begin());
+    row.engine_top1 += at == 0;
+    row.engine_top3 += at < 3;
+  }
   if (std::getenv("GAP_DEBUG") && rank >= 3 && plies <= 8) {
     auto line = [&](const std::vector<Move>& seq) {
       std::string out;
@@ -215,11 +205,20 @@ int main(int argc, char** argv) {
     std::printf("skipped: ../shared is absent\n");
     return 0;
   }
+  const std::string half = std::getenv("GAP_HALF") ? std::getenv("GAP_HALF") : "all";
+  if (half != "all" && half != "train" && half != "held-out") {
+    std::fprintf(stderr, "GAP_HALF must be all, train or held-out, not %s\n", half.c_str());
+    return 2;
+  }
   auto load = [&](const std::filesystem::path& file) {
     std::vector<GameRecord> out;
+    std::size_t index = 0;
     if (auto parsed = read_pgn(read_file(file)))
-      for (const auto& g : *parsed)
+      for (const auto& g : *parsed) {
+        const bool even = index++ % 2 == 0;
+        if ((half == "train" && !even) || (half == "held-out" && even)) continue;
         if (auto r = replay(g)) out.push_back(*r);
+      }
     return out;
   };
   const auto standard =
@@ -229,10 +228,39 @@ int main(int argc, char** argv) {
   std::printf(
       "gap ranking: where the sequence played stands in the moves-missed list (the alert shows 16)\n");
   std::printf("anchor: goal among the first three in 90 %% or more; `search order` is the list unranked\n\n");
-  std::printf("%-9s %5s %5s %9s %10s %7s %7s %7s %14s %14s %8s %12s\n", "variant", "plies", "gaps",
-              "ambiguous", "cands/gap", "top-1", "top-3", "top-16", "search top-1", "search top-3", "missing",
+  std::printf("games: %s\n", half.c_str());
+  std::unique_ptr<engine::GapEngineRanker> uci;
+  if (const char* e = std::getenv("GAP_ENGINE"); e && *e) {
+    engine::GapEngineSettings settings;
+    settings.path = e;
+    if (const char* n = std::getenv("ENGINE_NODES")) settings.nodes = std::atoi(n);
+    if (const char* w = std::getenv("ENGINE_W")) settings.weight = std::atof(w);
+    if (const char* t = std::getenv("ENGINE_TOP")) settings.top = std::size_t(std::atoi(t));
+    settings.timeout_ms = 60'000;  // measured, not bounded: a slow gap shows in the p99
+    uci = std::make_unique<engine::GapEngineRanker>(settings);
+    ranker = uci.get();
+    std::printf("engine: %s, %d nodes per position, weight %.2f, the first %zu reordered\n", e,
+                settings.nodes, settings.weight, settings.top);
+  }
+  std::printf("%-9s %5s %5s %9s %10s %7s %7s %7s %14s %14s %8s %12s", "variant", "plies", "gaps", "ambiguous",
+              "cands/gap", "top-1", "top-3", "top-16", "search top-1", "search top-3", "missing",
               "rank max ms");
+  if (ranker)
+    std::printf(" %9s %9s %9s %9s %6s", "eng top-1", "eng top-3", "eng med ms", "eng p99 ms", "failed");
+  std::printf("\n");
   int missing = 0;
+  auto line = [&](const char* name, const char* plies, const Row& row) {
+    std::printf("%-9s %5s %5d %9d %10.1f %6.1f%% %6.1f%% %6.1f%% %13.1f%% %13.1f%% %8d %12.1f", name, plies,
+                row.gaps, row.ambiguous, row.ambiguous ? double(row.candidates) / row.ambiguous : 0.0,
+                pct(row.top1, row.ambiguous), pct(row.top3, row.ambiguous), pct(row.top16, row.ambiguous),
+                pct(row.search_top1, row.ambiguous), pct(row.search_top3, row.ambiguous), row.missing,
+                worst(row.rank_ms));
+    if (ranker)
+      std::printf(" %8.1f%% %8.1f%% %10.1f %10.1f %6d", pct(row.engine_top1, row.ambiguous),
+                  pct(row.engine_top3, row.ambiguous), quantile(row.engine_ms, 0.5),
+                  quantile(row.engine_ms, 0.99), row.engine_failed);
+    std::printf("\n");
+  };
   auto report = [&](const char* name, const std::vector<GameRecord>& games, Row& total) {
     for (int plies = 1; plies <= 8; ++plies) {
       Row row;
@@ -242,36 +270,14 @@ int main(int argc, char** argv) {
         for (const auto& g : gaps)
           if (row.gaps < samples) count(row, g, plies);
       }
-      std::printf("%-9s %5d %5d %9d %10.1f %6.1f%% %6.1f%% %6.1f%% %13.1f%% %13.1f%% %8d %12.1f\n", name,
-                  plies, row.gaps, row.ambiguous,
-                  row.ambiguous ? double(row.candidates) / row.ambiguous : 0.0, pct(row.top1, row.ambiguous),
-                  pct(row.top3, row.ambiguous), pct(row.top16, row.ambiguous),
-                  pct(row.search_top1, row.ambiguous), pct(row.search_top3, row.ambiguous), row.missing,
-                  worst(row.rank_ms));
-      total.gaps += row.gaps;
-      total.ambiguous += row.ambiguous;
-      total.top1 += row.top1;
-      total.top3 += row.top3;
-      total.top16 += row.top16;
-      total.search_top1 += row.search_top1;
-      total.search_top3 += row.search_top3;
-      total.candidates += row.candidates;
+      line(name, std::to_string(plies).c_str(), row);
+      std::fflush(stdout);
       missing += row.missing;
-      total.rank_ms.insert(total.rank_ms.end(), row.rank_ms.begin(), row.rank_ms.end());
+      total.add(row);
     }
-    std::printf("%-9s %5s %5d %9d %10.1f %6.1f%% %6.1f%% %6.1f%% %13.1f%% %13.1f%% %8d %12.1f\n\n", name,
-                "1-8", total.gaps, total.ambiguous,
-                total.ambiguous ? double(total.candidates) / total.ambiguous : 0.0,
-                pct(total.top1, total.ambiguous), pct(total.top3, total.ambiguous),
-                pct(total.top16, total.ambiguous), pct(total.search_top1, total.ambiguous),
-                pct(total.search_top3, total.ambiguous), total.missing, worst(total.rank_ms));
+    line(name, "1-8", total);
+    std::printf("\n");
   };
-  std::unique_ptr<bench::UciEngine> uci;
-  if (const char* e = std::getenv("GAP_ENGINE")) {
-    uci = std::make_unique<bench::UciEngine>(std::vector<std::string>{e});
-    if (uci->available()) engine = uci.get();
-    if (const char* n = std::getenv("ENGINE_NODES")) engine_nodes = std::atoi(n);
-  }
   Row std_total, c960_total;
   report("standard", standard, std_total);
   report("chess960", chess960, c960_total);

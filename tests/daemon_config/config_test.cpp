@@ -155,6 +155,26 @@ TEST(Config, UnknownKeysSuggestTheRightOne) {
   expect_error("colour = \"blue\"\n", 1, "known keys: state_dir");
 }
 
+// [gaps] (issue 30): the engine ranker is off unless asked for; a typo in its name or keys is an error
+// naming the line, never a ranker silently off.
+TEST(Config, GapRanker) {
+  Config none = parse_ok("");
+  EXPECT_EQ(none.gaps.ranker, "rules");
+  Config sf = parse_ok(
+      "[gaps]\nranker = \"stockfish\"\nengine = \"/opt/sf\"\nengine_nodes = 500\n"
+      "engine_timeout_ms = 2000\n");
+  EXPECT_EQ(sf.gaps.ranker, "stockfish");
+  EXPECT_EQ(sf.gaps.engine, "/opt/sf");
+  EXPECT_EQ(sf.gaps.engine_nodes, 500);
+  EXPECT_EQ(sf.gaps.engine_timeout_ms, 2000);
+  expect_error("[gaps]\nranker = \"stockfsh\"\n", 2,
+               "unknown gaps.ranker 'stockfsh' (\"rules\" or \"stockfish\"); did you mean 'stockfish'?");
+  expect_error("[gaps]\nrankr = \"stockfish\"\n", 2, "unknown key 'gaps.rankr'; did you mean 'ranker'?");
+  expect_error("[gap]\nranker = \"stockfish\"\n", 1, "did you mean 'gaps'?");
+  expect_error("[gaps]\nengine = \"stockfish\"\n", 2, "gaps.engine must be an absolute path");
+  expect_error("[gaps]\nengine_nodes = 0\n", 2, "engine_nodes");
+}
+
 TEST(Config, DiscoveryOfUsbBoards) {
   // Off unless asked: a configuration that names its boards runs exactly those.
   EXPECT_FALSE(parse_ok(BOARD_A).discovery.usb);

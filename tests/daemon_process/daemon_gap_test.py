@@ -12,8 +12,13 @@ board, one `moves-missed` alert whose candidates the arbiter sees in `eboardctl 
 `eboardctl recover` (wrong numbers and moves refused first). Never an illegal-move or position-mismatch alert, and in the end /games.pgn holds exactly
 the corpus game, the gap's moves with a comment saying they were recovered.
 
-usage: daemon_gap_test.py EBOARDD EBOARDCTL SHARED_DIR [--game N] [--speed R]
-exit 77 (skipped) without the corpus in SHARED_DIR
+With --ranker ENGINE ([gaps] ranker = "stockfish", engine = ENGINE, issue 30): the moves-missed list is also
+judged by the engine; /status must come to show it (ranked_by "engine"), the arbiter's number is taken from that
+order, and after a last restart (the journal replayed, which knows only the rules' order) the game is still the
+corpus game. The engine process is gone once eboardd has stopped (reaped, not left behind).
+
+usage: daemon_gap_test.py EBOARDD EBOARDCTL SHARED_DIR [--game N] [--speed R] [--ranker ENGINE]
+exit 77 (skipped) without the corpus in SHARED_DIR, or without ENGINE
 """
 import json
 import os
@@ -38,7 +43,11 @@ def main():
     # which two move orders explain (a moves-missed the arbiter settles).
     ap.add_argument("--kill-at-ply", type=int, default=17)
     ap.add_argument("--down-s", type=float, default=15.0)
+    ap.add_argument("--ranker", default="")
     a = ap.parse_args()
+    if a.ranker and not os.access(a.ranker, os.X_OK):
+        print(f"skipped: {a.ranker} is not installed")
+        return 77
     pgn = ep.corpus_file(a.shared)
     expected = ep.corpus_game(pgn, a.game)["moves"]
     with ep.Harness("daemon-gap") as h:
@@ -49,11 +58,28 @@ def main():
     return h.exit_code()
 
 
-def with_token(d):
-    """The daemon's configuration with a control token (eboardctl recover needs one)."""
+def with_token(d, ranker=""):
+    """The daemon's configuration with a control token (eboardctl recover needs one), and the engine ranker."""
     text = open(d.config).read().replace('[http]\n', f'[http]\ntoken = "{TOKEN}"\n', 1)
+    if ranker:
+        text += f'\n[gaps]\nranker = "stockfish"\nengine = "{ranker}"\n'
     with open(d.config, "w") as f:
         f.write(text)
+
+
+def children_of(pid):
+    """The processes whose parent is `pid`, from /proc."""
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            stat = open(f"/proc/{name}/stat").read()
+        except OSError:
+            continue
+        if int(stat[stat.rindex(")") + 2:].split()[1]) == pid:
+            out.append(int(name))
+    return out
 
 
 def eboardctl(a, d, *args):
@@ -74,11 +100,18 @@ def settle(h, a, d, expected, ws_events, done):
         done.add(first)
         truth = expected[first - 1:last]
         gap = ep.wait_until(lambda: d.board_status()["control"].get("missed_gap"), 15, "/status missed_gap")
+        if a.ranker:
+            # The alert went out in the rules' order; the engine's comes to /status off the loop.
+            gap = ep.wait_until(lambda: (g := d.board_status()["control"].get("missed_gap")) and
+                                g.get("ranked_by") == "engine" and g, 30, "/status missed_gap ranked by the engine")
+            print(f"the engine's order: {[c['san'] for c in gap['candidates']]}", flush=True)
         h.check(gap["first_ply"] == first and gap["last_ply"] == last,
                 f"/status missed_gap {gap} does not match the alert (plies {first}-{last})")
         status = eboardctl(a, d, "status")
         h.check(status.returncode == 0 and "missed gap" in status.stdout,
                 "eboardctl status does not show the missed gap")
+        h.check(not a.ranker or "in the engine's order" in status.stdout,
+                "eboardctl status does not say the list is in the engine's order")
         sans = [[ep.strip_san(m) for m in c["san"]] for c in gap["candidates"]]
         # The likeliest are listed (the alert's first 16), candidates_total counts them all.
         total = gap.get("candidates_total", -1)
@@ -111,7 +144,7 @@ def run(h, a, pgn, expected):
     sim = ep.Sim(h, a.eboardctl, pgn, a.game, a.speed, style=a.style,
                  extra=["--reopen-at", str(a.unplug_at), "--reopen-gap", str(a.unplug_ms)])
     d = ep.Daemon(h, a.eboardd, sim.device, clock_rate=a.speed)
-    with_token(d)
+    with_token(d, a.ranker)
     d.start()
     ws = ep.WebSocket(d.port)
     print(f"game {a.game}: {len(expected)} plies at {a.speed}x; unplugged at {a.unplug_at} s for {a.unplug_ms} ms; "
@@ -163,6 +196,19 @@ def run(h, a, pgn, expected):
     text = d.get("/games.pgn")[1]
     h.check("recovered" in text, "/games.pgn has no comment about recovered moves")
     ws.close()
+    if a.ranker:
+        engines = children_of(d.proc.pid)
+        h.check(engines, "eboardd runs no engine after ranking a gap")
+        # The journal replayed: `recover N` was journaled as the moves shown as N, not a number in an order
+        # the replay does not know.
+        rc = d.stop()
+        h.check(rc == 0, f"SIGTERM: exit {rc}")
+        h.check(not [p for p in engines if os.path.exists(f"/proc/{p}")],
+                f"the engine {engines} outlived eboardd's stop")
+        d.start()
+        replayed = d.game()
+        h.check(replayed["moves"] == expected, f"after a restart the game differs from the corpus game:\n  "
+                                               f"{replayed['moves']}")
     rc = d.stop()
     h.check(rc == 0, f"SIGTERM: exit {rc}")
 
