@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -61,6 +62,15 @@ class Hall {
                                        std::optional<std::int64_t> cutoff = {}) const;
   // The BPGN of another host's match "<host>:<match>", as that host serves it (nothing: no such match).
   std::optional<std::string> match_bpgn(const std::string& id, std::optional<std::int64_t> cutoff = {}) const;
+  // Records by number (`query`: the N of ?game=N, ?match=N) as the aggregator saw them, as local boards' are
+  // served: a remote board's game N (a match board's: of its match N, as its host printed it), a remote
+  // match's last record of number N; 400 for a query that is no number, 404 naming the numbers it has. With
+  // a cutoff, what the public may see then. The match: nothing when there is no such remote match.
+  http::Response numbered_board_pgn(const std::string& id, std::string_view query,
+                                    const rules::PgnTags& defaults,
+                                    std::optional<std::int64_t> cutoff = {}) const;
+  std::optional<http::Response> numbered_match_bpgn(const std::string& id, std::string_view query,
+                                                    std::optional<std::int64_t> cutoff = {}) const;
   // POST /control/<host:board>/<action> on the aggregator: sent to the board's host (202), the answer
   // shown in /status (mqtt.commands) when it comes. The clock (action "clock") is answered with the host's
   // answer (its clock's ACK checked there), or 504 when none came in time: the command's deadline keeps the
