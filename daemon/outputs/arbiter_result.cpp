@@ -217,9 +217,13 @@ tl::expected<std::string, std::string> apply_partner_result(std::string_view pgn
   auto applied = apply_verdict(pgn, as_partner, true);
   if (!applied) return applied;
   // apply_verdict's tags, made the partner's: the game was stopped by its partner board, not decided here.
+  // In the tag section only (the blank lines before it, then its tags); the movetext is kept as it is.
   std::vector<std::string> kept;
+  bool tags = true, seen_tag = false;
   for (const std::string& line : split_lines(*applied)) {
-    auto t = tag_line(line);
+    auto t = tags ? tag_line(line) : std::nullopt;
+    if (tags && !t && (seen_tag || line.find_first_not_of(" \t\r") != std::string::npos)) tags = false;
+    seen_tag = seen_tag || t.has_value();
     if (t && (t->first == "ArbiterResult" || t->first == "ArbiterRule")) continue;
     kept.push_back(t && t->first == "Termination" ? "[Termination \"partner-board\"]" : line);
   }
