@@ -392,6 +392,41 @@ tl::expected<Rewritten, http::Response> rewrite_record(BoardRuntime& b, int numb
   return done;
 }
 
+// The partner board's record of an earlier match whose result the arbiter gave or corrected (`team`: as team
+// 1 sees it, its board the one it was given on; `behind`: that match's number less the current one's): a
+// game the match stopped ("partner-board") takes the match's new result as that board sees it, as
+// rules::Match does for the current match. Nothing when there is nothing to change; else what was done
+// (record, kept, previous, result; or error: the result stands, the partner's record does not follow).
+std::optional<json> correct_partner(BoardRuntime& partner, int behind, const outputs::ArbiterVerdict& team,
+                                    const ArbiterContext& ctx) {
+  const int number = partner.ledger().game_number() + behind;
+  const int index = ctx.match_runtime->boards()[1] == &partner ? 1 : 0;
+  const std::string result = outputs::pgn_result(outputs::team1_code(index, team.code));
+  if (number < 1 || result == "*") return std::nullopt;  // -/-: both lose, the partner's game stays
+  auto rec = find_record(ctx.state_dir / "games", partner.id(), number, ctx.files);
+  if (!rec) return std::nullopt;
+  if (ctx.files) (void)ctx.files->flush(rec->path);
+  const std::string text = read_text(rec->path).value_or("");
+  const std::string previous = outputs::pgn_tag(text, "Result").value_or("*");
+  if (outputs::pgn_tag(text, "Termination") != "partner-board" || previous == result) return std::nullopt;
+  json done{{"board", partner.id()}, {"game", number}, {"result", result}, {"previous", previous}};
+  auto rewritten = rewrite_record(partner, number, ctx, done, [&](const std::string& t) {
+    return outputs::apply_partner_result(t, result, team);
+  });
+  if (!rewritten) {
+    done["error"] = json::parse(rewritten.error().body, nullptr, false).value("error", "not rewritten");
+    spdlog::error("board {}: game {} keeps its partner-board result {}: {}", partner.id(), number, previous,
+                  done["error"].get<std::string>());
+    return done;
+  }
+  json e{{"t", team.at_ms},           {"board", partner.id()}, {"type", "result"},  {"result", result},
+         {"reason", "partner-board"}, {"game", number},        {"corrected", true}, {"previous", previous}};
+  if (partner.options().publish_link) partner.options().publish_link(dumped(e));
+  spdlog::info("board {}: game {}: partner-board result {} made {} by the arbiter's result on board {}",
+               partner.id(), number, previous, result, team.board);
+  return done;
+}
+
 // An earlier game of the round: its result given or corrected in its record.
 http::Response on_earlier_game(BoardRuntime& b, int number, outputs::ArbiterVerdict v, json answer,
                                const ArbiterContext& ctx) {
@@ -421,6 +456,8 @@ http::Response on_earlier_game(BoardRuntime& b, int number, outputs::ArbiterVerd
     if (!bpgn) return bpgn.error();
     for (const auto& k : match["kept"]) answer["kept"].push_back(k);
     answer["match"] = match;
+    if (auto partner = correct_partner(*m->boards()[1 - index], match_number - m->number(), team, ctx))
+      answer["partner"] = *partner;
   }
   json published = json::array();
   if (v.code != "-/-") {

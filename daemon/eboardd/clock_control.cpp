@@ -157,13 +157,45 @@ void add_clock_status(json& status, const std::vector<std::unique_ptr<BoardRunti
 std::optional<http::Response> clock_control(BoardRuntime& b, const std::string& action, const json& body,
                                             std::chrono::milliseconds answer_within) {
   if (action != "clock") return std::nullopt;
+  // The clock answers on the loop; the HTTP answer waits for it on a worker thread, bounded.
+  auto answer = std::make_shared<std::promise<http::Response>>();
+  auto ready = std::make_shared<std::future<http::Response>>(answer->get_future());
+  clock_control_then(b, body, [answer](http::Response r) { answer->set_value(std::move(r)); });
+  if (ready->wait_for(std::chrono::seconds(0)) == std::future_status::ready) return ready->get();
+  http::Response res;
+  res.deferred = [ready, answer_within, id = b.id()]() -> http::Response {
+    if (ready->wait_for(answer_within) != std::future_status::ready)
+      return http::Response::json(504, json{{"board", id},
+                                            {"action", "clock"},
+                                            {"clock", "not-confirmed"},
+                                            {"error", "the clock did not answer within " +
+                                                          std::to_string(answer_within.count() / 1000) +
+                                                          " s: check the clock and the cable to the board"}}
+                                           .dump());
+    try {
+      return ready->get();
+    } catch (const std::future_error&) {
+      return http::Response::json(503, json{{"board", id},
+                                            {"action", "clock"},
+                                            {"clock", "not-confirmed"},
+                                            {"error", "the board was stopped before the clock answered"}}
+                                           .dump());
+    }
+  };
+  return res;
+}
+
+void clock_control_then(BoardRuntime& b, const json& body, std::function<void(http::Response)> answered) {
+  auto refuse = [&answered](unsigned status, const std::string& why) {
+    answered(control_error(status, why));
+  };
   for (const auto& [k, v] : body.items())
     if (k != "white" && k != "black" && k != "left" && k != "right" && k != "add_ms" && k != "side" &&
         k != "run")
-      return control_error(400, "unknown field \"" + k + "\" (white, black, left, right, add_ms, side, run)");
+      return refuse(400, "unknown field \"" + k + "\" (white, black, left, right, add_ms, side, run)");
   BoardSource* src = b.source();
-  if (!src) return control_error(409, "board " + b.id() + " is not running");
-  if (auto ok = src->clock_settable(); !ok) return control_error(409, ok.error());
+  if (!src) return refuse(409, "board " + b.id() + " is not running");
+  if (auto ok = src->clock_settable(); !ok) return refuse(409, ok.error());
 
   const rules::Reconstructor* rec = b.reconstructor();
   const auto white = white_side_color(b);
@@ -183,38 +215,34 @@ std::optional<http::Response> clock_control(BoardRuntime& b, const std::string& 
   const bool by_side = body.contains("left") || body.contains("right");
   const bool add = body.contains("add_ms");
   if (int(by_colour) + int(by_side) + int(add) != 1)
-    return control_error(
-        400,
-        "give both times ({\"white\": ms or \"h:mm:ss\", \"black\": ...} or {\"left\", "
-        "\"right\"}), or time to add to one side ({\"add_ms\": 120000, \"side\": \"black\"})");
+    return refuse(400,
+                  "give both times ({\"white\": ms or \"h:mm:ss\", \"black\": ...} or {\"left\", "
+                  "\"right\"}), or time to add to one side ({\"add_ms\": 120000, \"side\": \"black\"})");
   if (add) {
     const json& a = body["add_ms"];
     if (!a.is_number_integer() || a.get<long long>() <= 0 || a.get<long long>() > kMaxClockMs)
-      return control_error(400, "\"add_ms\" must be a positive number of milliseconds (two minutes: 120000)");
+      return refuse(400, "\"add_ms\" must be a positive number of milliseconds (two minutes: 120000)");
     const json& sv = body.contains("side") ? body["side"] : json();
     const std::string side_name = sv.is_string() ? sv.get<std::string>() : "";
     if (side_name != "white" && side_name != "black" && side_name != "left" && side_name != "right")
-      return control_error(400, "\"side\" must be \"white\", \"black\", \"left\" or \"right\"");
+      return refuse(400, "\"side\" must be \"white\", \"black\", \"left\" or \"right\"");
     auto side = colour_side(side_name);
-    if (!side) return control_error(409, unknown_sides);
+    if (!side) return refuse(409, unknown_sides);
     if (!has_reading)
-      return control_error(409,
-                           "board " + b.id() + " has not reported the clock's times yet: set both times");
+      return refuse(409, "board " + b.id() + " has not reported the clock's times yet: set both times");
     left = reading->left_ms;
     right = reading->right_ms;
     (*side == "left" ? left : right) += a.get<long long>();
-    if (left > kMaxClockMs || right > kMaxClockMs)
-      return control_error(400, "the clock shows at most 9:59:59");
+    if (left > kMaxClockMs || right > kMaxClockMs) return refuse(400, "the clock shows at most 9:59:59");
   } else {
     const char* first = by_colour ? "white" : "left";
     const char* second = by_colour ? "black" : "right";
     if (!body.contains(first) || !body.contains(second))
-      return control_error(400, std::string("give both \"") + first + "\" and \"" + second + "\"");
+      return refuse(400, std::string("give both \"") + first + "\" and \"" + second + "\"");
     auto t1 = time_value(body[first]), t2 = time_value(body[second]);
-    if (!t1 || !t2)
-      return control_error(400, "a time is milliseconds or \"h:mm:ss\" / \"m:ss\", from 0 to 9:59:59");
+    if (!t1 || !t2) return refuse(400, "a time is milliseconds or \"h:mm:ss\" / \"m:ss\", from 0 to 9:59:59");
     if (by_colour) {
-      if (!white) return control_error(409, unknown_sides);
+      if (!white) return refuse(409, unknown_sides);
       left = *white == rules::WHITE ? *t1 : *t2;
       right = *white == rules::WHITE ? *t2 : *t1;
     } else {
@@ -232,7 +260,7 @@ std::optional<http::Response> clock_control(BoardRuntime& b, const std::string& 
     const json& rv = body["run"];
     run = rv.is_string() ? rv.get<std::string>() : "";
     if (run != "none" && run != "white" && run != "black" && run != "left" && run != "right")
-      return control_error(400, "\"run\" must be \"white\", \"black\", \"left\", \"right\" or \"none\"");
+      return refuse(400, "\"run\" must be \"white\", \"black\", \"left\", \"right\" or \"none\"");
   }
   std::optional<std::string> runs;  // the side left running, none: paused
   if (run == "as-it-was") {
@@ -240,13 +268,13 @@ std::optional<http::Response> clock_control(BoardRuntime& b, const std::string& 
       runs = reading->lever_up == rules::ClockSide::Left ? "left" : "right";
   } else if (run != "none") {
     runs = colour_side(run);
-    if (!runs) return control_error(409, unknown_sides);
+    if (!runs) return refuse(409, unknown_sides);
   }
   set.run_left = runs == "left";
   set.run_right = runs == "right";
   set.pause = !runs;
   auto command = dgt::encode::clock_set_and_run(set);
-  if (!command) return control_error(400, std::string(dgt::to_string(command.error())));
+  if (!command) return refuse(400, std::string(dgt::to_string(command.error())));
 
   json sent{{"left_ms", left},
             {"right_ms", right},
@@ -257,42 +285,16 @@ std::optional<http::Response> clock_control(BoardRuntime& b, const std::string& 
     sent["white_ms"] = *white == rules::WHITE ? left : right;
     sent["black_ms"] = *white == rules::WHITE ? right : left;
   }
-  // The clock answers on the loop; the HTTP answer waits for it on a worker thread, bounded.
-  auto answer = std::make_shared<std::promise<http::Response>>();
-  std::future<http::Response> future = answer->get_future();
   const std::string& id = b.id();  // copied into the answer's handler
-  auto sent_ok =
-      src->clock_command(std::move(*command), [answer, id, sent](const dgt::ClockCommandResult& r) {
-        spdlog::info("board {}: clock set to {} / {}: {}", id, sent["left"].get<std::string>(),
-                     sent["right"].get<std::string>(),
-                     r.status == dgt::ClockCommandStatus::Acknowledged ? "acknowledged" : "not confirmed");
-        answer->set_value(answer_of(id, sent, r));
-      });
-  if (!sent_ok) return control_error(409, sent_ok.error());
-  http::Response res;
-  auto shared_future = std::make_shared<std::future<http::Response>>(std::move(future));
-  res.deferred = [shared_future, answer_within, id, sent]() -> http::Response {
-    if (shared_future->wait_for(answer_within) != std::future_status::ready)
-      return http::Response::json(504, json{{"board", id},
-                                            {"action", "clock"},
-                                            {"sent", sent},
-                                            {"clock", "not-confirmed"},
-                                            {"error", "the clock did not answer within " +
-                                                          std::to_string(answer_within.count() / 1000) +
-                                                          " s: check the clock and the cable to the board"}}
-                                           .dump());
-    try {
-      return shared_future->get();
-    } catch (const std::future_error&) {
-      return http::Response::json(503, json{{"board", id},
-                                            {"action", "clock"},
-                                            {"sent", sent},
-                                            {"clock", "not-confirmed"},
-                                            {"error", "the board was stopped before the clock answered"}}
-                                           .dump());
-    }
-  };
-  return res;
+  // Shared: the source may drop its handler unused (the board stopped), and `answered` with it.
+  auto done = std::make_shared<std::function<void(http::Response)>>(std::move(answered));
+  auto sent_ok = src->clock_command(std::move(*command), [done, id, sent](const dgt::ClockCommandResult& r) {
+    spdlog::info("board {}: clock set to {} / {}: {}", id, sent["left"].get<std::string>(),
+                 sent["right"].get<std::string>(),
+                 r.status == dgt::ClockCommandStatus::Acknowledged ? "acknowledged" : "not confirmed");
+    (*done)(answer_of(id, sent, r));
+  });
+  if (!sent_ok) (*done)(control_error(409, sent_ok.error()));
 }
 
 }  // namespace eboard::eboardd

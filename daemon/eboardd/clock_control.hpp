@@ -15,6 +15,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,13 @@ namespace eboard::eboardd {
 std::optional<http::Response> clock_control(
     BoardRuntime& b, const std::string& action, const nlohmann::json& body,
     std::chrono::milliseconds answer_within = std::chrono::seconds(15));
+
+// The same action answered through `answered`, on the loop: at once when refused (the body's error, the board
+// not running or its clock not settable), else when the clock has answered (acknowledged 200, refused 502,
+// not confirmed 504). Never called when the board stops before its clock answered: a caller that must
+// answer regardless bounds the wait itself (a command over the hall, hall.cpp).
+void clock_control_then(BoardRuntime& b, const nlohmann::json& body,
+                        std::function<void(http::Response)> answered);
 
 // /status: boards[].control.clock: whether the clock can be set (or why not), the times by side as last
 // read, which side is White's when known.

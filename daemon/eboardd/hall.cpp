@@ -4,12 +4,16 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 
 #include <spdlog/spdlog.h>
 
 #include "daemon/eboardd/board_runtime.hpp"
+#include "daemon/eboardd/clock_control.hpp"
+#include "daemon/eboardd/control.hpp"
 #include "daemon/eboardd/match_runtime.hpp"
 #include "daemon/eboardd/service.hpp"
 #include "daemon/outputs/async_file.hpp"
@@ -38,6 +42,12 @@ constexpr std::size_t MAX_REMOTE_MATCHES = 2048;
 constexpr std::size_t MAX_MATCH_NUMBERS = 16;
 constexpr std::size_t MAX_MATCH_RECORDS = 4096;
 constexpr std::size_t MAX_RESENDS_AWAITED = 1024;
+// The clock over the hall: the aggregator waits REMOTE_CLOCK_WAIT for the host's answer, and the command's
+// deadline tells the host not to obey it after; the host answers within HOST_CLOCK_WAIT of taking it (as
+// POST /control/<board>/clock does), or sooner when the deadline is nearer. eboardctl clock waits 20 s.
+constexpr auto REMOTE_CLOCK_WAIT = std::chrono::seconds(18);
+constexpr auto HOST_CLOCK_WAIT = std::chrono::seconds(15);
+constexpr std::size_t MAX_CLOCK_AWAITED = 256;
 
 std::string machine_name() {
   char name[256] = {};
@@ -159,6 +169,9 @@ void Hall::stop() {
   }
   client_->stop(topics_.status(), "offline");
   client_.reset();
+  // Their HTTP answers say the daemon stopped before the host answered (later_answer's 503).
+  for (auto& [id, w] : clock_awaited_) w.timer->cancel();
+  clock_awaited_.clear();
   state_timer_.cancel();
   save_timer_.cancel();
 }
@@ -405,6 +418,16 @@ void Hall::on_message(const std::string& topic, std::string_view payload) {
     if (it == commands_.end()) return;
     it->second["answer"] = {{"status", a->status}, {"body", a->body}};
     spdlog::info("mqtt: command {} answered by {}: {}", a->id, t->host, a->status);
+    if (auto w = clock_awaited_.find(a->id); w != clock_awaited_.end()) {
+      ClockAwaited waited = std::move(w->second);
+      clock_awaited_.erase(w);
+      waited.timer->cancel();
+      json body = a->body.is_object() ? a->body : json{{"answer", a->body}};
+      body["board"] = waited.board;
+      body["host"] = t->host;
+      body["command"] = a->id;
+      waited.settle(json_response(a->status >= 200 && a->status <= 599 ? unsigned(a->status) : 502u, body));
+    }
     return;
   }
   // Its own boards are not aggregated again; but an aggregator that publishes none may share its host name
@@ -673,12 +696,17 @@ void Hall::run_command(const std::string& user, std::string_view payload) {
   } else if (c->action.empty() || c->action.find('/') != std::string::npos) {
     a.status = 400;
     a.body = {{"error", "bad action"}};
+  } else if (c->deadline_ms > 0 && now_ms() > c->deadline_ms) {
+    // Its sender stopped waiting: obeyed now, it would do what the arbiter was told had failed.
+    a.status = 504;
+    a.body = {{"error", "command " + c->id + " reached host " + topics_.host() + " " +
+                            std::to_string(now_ms() - c->deadline_ms) + " ms after its deadline: not obeyed"},
+              {"late", true}};
+    spdlog::warn("mqtt: command {} {} on board {} from {} came after its deadline: not obeyed", c->id,
+                 c->action, c->board, user);
   } else if (c->action == "clock") {
-    // Its answer waits for the clock's ACK on a worker thread (clock_control.hpp), which a command over
-    // the broker does not: the arbiter sets the clock on the board's own host.
-    a.status = 409;
-    a.body = {{"error", "the clock of board " + c->board + " is set on its host " + topics_.host() +
-                            " (the clock's confirmation is not relayed over the hall)"}};
+    clock_command(user, *c);  // answered when the clock has
+    return;
   } else {
     // The broker vouched for the user (its password or certificate, its ACL on the topic): the command
     // runs as a control request with the token.
@@ -695,6 +723,43 @@ void Hall::run_command(const std::string& user, std::string_view payload) {
     spdlog::info("mqtt: command {} {} on board {} from {}: {}", c->id, c->action, c->board, user, res.status);
   }
   if (client_) client_->publish(topics_.answer(user), mqtt::encode_answer(a), 1, false);
+}
+
+void Hall::clock_command(const std::string& user, const mqtt::Command& c) {
+  BoardRuntime* b = service_.board(c.board);
+  if (!b) return;  // the caller answered
+  auto within = std::chrono::milliseconds(HOST_CLOCK_WAIT);
+  if (c.deadline_ms > 0)
+    within = std::clamp(std::chrono::milliseconds(c.deadline_ms - now_ms() - 500),
+                        std::chrono::milliseconds(500), within);
+  auto timer = std::make_shared<boost::asio::steady_timer>(io_, within);
+  auto given = std::make_shared<bool>(false);
+  // Once, on the loop: the clock's answer, or the bound's.
+  auto answer = [this, alive = std::weak_ptr<bool>(alive_), given, timer, user, id = c.id,
+                 board = c.board](const http::Response& res) {
+    if (alive.expired() || *given) return;
+    *given = true;
+    timer->cancel();
+    mqtt::Answer a;
+    a.id = id;
+    a.board = board;
+    a.status = int(res.status);
+    a.body = json::parse(res.body, nullptr, false);
+    if (a.body.is_discarded()) a.body = res.body;
+    spdlog::info("mqtt: command {} clock on board {} from {}: {}", id, board, user, res.status);
+    if (client_) client_->publish(topics_.answer(user), mqtt::encode_answer(a), 1, false);
+  };
+  timer->async_wait([answer, board = c.board, within](const boost::system::error_code& ec) {
+    if (ec) return;
+    answer(http::Response::json(
+        504, json{{"board", board},
+                  {"action", "clock"},
+                  {"clock", "not-confirmed"},
+                  {"error", "the clock did not answer within " + std::to_string(within.count()) +
+                                " ms: check the clock and the cable to the board"}}
+                 .dump()));
+  });
+  clock_control_then(*b, c.body, answer);
 }
 
 bool Hall::resend_allowed(const std::string& user, const std::string& board) {
@@ -786,19 +851,63 @@ http::Response Hall::send_command(const std::string& id, const std::string& acti
     return json_response(503, {{"error", "not connected to the broker " + cfg_.broker}});
   if (cfg_.username.empty())
     return json_response(409, {{"error", "commands need a broker identity: set mqtt.username"}});
+  const std::string& host = it->second->host();
+  // The clock is answered as on its host, once the host has its clock's answer: sent to an offline host,
+  // or sent at all while the aggregator cannot wait for more, it would be set behind the arbiter's back.
+  const bool clock = action == "clock";
+  if (clock) {
+    if (auto h = hosts_.find(host); h != hosts_.end() && !h->second)
+      return json_response(503, {{"board", id},
+                                 {"action", "clock"},
+                                 {"clock", "not-sent"},
+                                 {"error", "host " + host + " is offline: the clock was not set"}});
+    if (clock_awaited_.size() >= MAX_CLOCK_AWAITED)
+      return json_response(503, {{"board", id},
+                                 {"action", "clock"},
+                                 {"clock", "not-sent"},
+                                 {"error", "too many clock commands await their hosts' answers"}});
+  }
   mqtt::Command c;
   // Unique across this aggregator's restarts too: an answer to an earlier life's command matches nothing.
   c.id = topics_.host() + "-" + std::to_string(started_ms_) + "-" + std::to_string(++command_seq_);
   c.board = it->second->board();
   c.action = action;
   c.body = body;
-  if (!client_->publish(topics_.command(it->second->host(), cfg_.username), mqtt::encode_command(c), 1,
-                        false))
+  if (clock)
+    c.deadline_ms =
+        now_ms() + std::chrono::duration_cast<std::chrono::milliseconds>(REMOTE_CLOCK_WAIT).count();
+  if (!client_->publish(topics_.command(host, cfg_.username), mqtt::encode_command(c), 1, false))
     return json_response(503, {{"error", "the command could not be sent: " + client_->last_error()}});
   commands_[c.id] = {{"id", c.id}, {"board", id}, {"action", action}, {"answer", nullptr}};
   if (commands_.size() > 256) commands_.erase(commands_.begin());
-  return json_response(202,
-                       {{"command", c.id}, {"host", it->second->host()}, {"board", c.board}, {"sent", true}});
+  if (!clock)
+    return json_response(202, {{"command", c.id}, {"host", host}, {"board", c.board}, {"sent", true}});
+  // The loop's timer answers at the deadline; later_answer's own bound only if the loop could not.
+  LaterAnswer later = later_answer(REMOTE_CLOCK_WAIT + std::chrono::seconds(5), "host " + host + "'s answer");
+  auto timer = std::make_shared<boost::asio::steady_timer>(io_, REMOTE_CLOCK_WAIT);
+  clock_awaited_[c.id] = {later.settle, timer, id};
+  timer->async_wait([this, alive = std::weak_ptr<bool>(alive_), cid = c.id, host,
+                     timer](const boost::system::error_code& ec) {
+    if (ec || alive.expired()) return;
+    auto w = clock_awaited_.find(cid);
+    if (w == clock_awaited_.end()) return;
+    ClockAwaited waited = std::move(w->second);
+    clock_awaited_.erase(w);
+    spdlog::warn("mqtt: command {} clock on {}: no answer from {} in time", cid, waited.board, host);
+    waited.settle(json_response(
+        504,
+        {{"board", waited.board},
+         {"action", "clock"},
+         {"host", host},
+         {"command", cid},
+         {"clock", "not-confirmed"},
+         {"error",
+          "host " + host + " did not answer within " +
+              std::to_string(std::chrono::duration_cast<std::chrono::seconds>(REMOTE_CLOCK_WAIT).count()) +
+              " s: the clock was not confirmed (the host will not obey the command later); check the "
+              "host and set the times again"}}));
+  });
+  return later.response();
 }
 
 namespace {
@@ -859,6 +968,89 @@ std::optional<std::string> Hall::board_pgn(const std::string& id, const rules::P
   if (cutoff)
     if (auto earlier = earlier_public_pgn(*it->second, defaults, *cutoff)) return earlier;
   return remote_game_pgn(*it->second, defaults, cutoff);
+}
+
+namespace {
+
+// A record's number in a query (?game=N, ?match=N): 1, 2, …; nothing for anything else.
+std::optional<int> query_number(std::string_view s) {
+  int n = 0;
+  const char* end = s.data() + s.size();
+  auto [ptr, err] = std::from_chars(s.data(), end, n);
+  if (err != std::errc() || ptr != end || n < 1) return std::nullopt;
+  return n;
+}
+
+std::string numbers_list(const std::vector<int>& numbers) {
+  if (numbers.empty()) return "none yet";
+  std::string out;
+  for (std::size_t i = 0; i < numbers.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == numbers.size() ? " and " : ", ") + std::to_string(numbers[i]);
+  return out;
+}
+
+http::Response pgn_answer(std::string text) {
+  http::Response res = http::Response::text(200, std::move(text));
+  res.content_type = "application/x-chess-pgn; charset=utf-8";
+  return res;
+}
+
+}  // namespace
+
+http::Response Hall::numbered_board_pgn(const std::string& id, std::string_view query,
+                                        const rules::PgnTags& defaults,
+                                        std::optional<std::int64_t> cutoff) const {
+  const std::optional<int> n = query_number(query);
+  if (!n) return http::Response::text(400, "game must be a game number: 1, 2, … (see /status)");
+  auto it = remote_.find(id);
+  if (it == remote_.end()) return http::Response::text(404, "no board " + id);
+  const mqtt::RemoteBoard& rb = *it->second;
+  std::vector<int> numbers;
+  if (const RemoteMatch* m = match_of_remote(id)) {
+    // A match board's games are numbered as its match is (one journal for both boards).
+    for (const RemoteMatch::Record* r : m->seen(cutoff)) {
+      auto g = r->games.find(id);
+      if (g == r->games.end()) continue;
+      if (r->number == *n) return pgn_answer(g->second);
+      numbers.push_back(r->number);
+    }
+  } else {
+    const bool current_public = !cutoff || *cutoff >= rb.started_ms() || rb.earlier().empty();
+    for (const auto& e : rb.earlier()) {
+      // Behind the delay, the game before a new one not public yet is shown as far as the cutoff goes.
+      const bool shown = cutoff && !current_public && &e == &rb.earlier().back();
+      if (cutoff && e.ended_ms > *cutoff && !shown) continue;
+      if (e.number == *n)
+        return pgn_answer(
+            shown ? *earlier_public_pgn(rb, defaults, *cutoff)
+                  : outputs::game_pgn({id, &e.game, e.tags, e.started_ms, e.number, defaults, "", ""}));
+      numbers.push_back(e.number);
+    }
+    if (current_public && rb.game_number() >= 1) {
+      if (rb.game_number() == *n) return pgn_answer(remote_game_pgn(rb, defaults, cutoff));
+      numbers.push_back(rb.game_number());
+    }
+  }
+  return http::Response::text(404, "board " + id + " has no game " + std::to_string(*n) +
+                                       " on record here; its games: " + numbers_list(numbers) +
+                                       " (the aggregator keeps those it saw; the rest are on host " +
+                                       rb.host() + ")");
+}
+
+std::optional<http::Response> Hall::numbered_match_bpgn(const std::string& id, std::string_view query,
+                                                        std::optional<std::int64_t> cutoff) const {
+  auto it = remote_matches_.find(id);
+  if (it == remote_matches_.end()) return std::nullopt;
+  const std::optional<int> n = query_number(query);
+  if (!n) return http::Response::text(400, "match must be a match number: 1, 2, … (see /status)");
+  std::vector<int> numbers;
+  for (const RemoteMatch::Record* r : it->second.seen(cutoff)) {
+    if (r->number == *n) return pgn_answer(r->bpgn);
+    numbers.push_back(r->number);
+  }
+  return http::Response::text(404, "no match " + std::to_string(*n) + " of " + id +
+                                       " on record here; its matches: " + numbers_list(numbers) +
+                                       " (the aggregator keeps those it saw; the rest are on their host)");
 }
 
 json Hall::status() const {

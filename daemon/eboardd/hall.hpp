@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -61,8 +62,19 @@ class Hall {
                                        std::optional<std::int64_t> cutoff = {}) const;
   // The BPGN of another host's match "<host>:<match>", as that host serves it (nothing: no such match).
   std::optional<std::string> match_bpgn(const std::string& id, std::optional<std::int64_t> cutoff = {}) const;
+  // Records by number (`query`: the N of ?game=N, ?match=N) as the aggregator saw them, as local boards' are
+  // served: a remote board's game N (a match board's: of its match N, as its host printed it), a remote
+  // match's last record of number N; 400 for a query that is no number, 404 naming the numbers it has. With
+  // a cutoff, what the public may see then. The match: nothing when there is no such remote match.
+  http::Response numbered_board_pgn(const std::string& id, std::string_view query,
+                                    const rules::PgnTags& defaults,
+                                    std::optional<std::int64_t> cutoff = {}) const;
+  std::optional<http::Response> numbered_match_bpgn(const std::string& id, std::string_view query,
+                                                    std::optional<std::int64_t> cutoff = {}) const;
   // POST /control/<host:board>/<action> on the aggregator: sent to the board's host (202), the answer
-  // shown in /status (mqtt.commands) when it comes.
+  // shown in /status (mqtt.commands) when it comes. The clock (action "clock") is answered with the host's
+  // answer (its clock's ACK checked there), or 504 when none came in time: the command's deadline keeps the
+  // host from obeying it later.
   http::Response send_command(const std::string& id, const std::string& action, const nlohmann::json& body);
 
   nlohmann::json status() const;
@@ -92,6 +104,8 @@ class Hall {
   void schedule_state();
   void schedule_save();
   void run_command(const std::string& user, std::string_view payload);
+  // Host: sets a board's clock for an aggregator's command and answers when the clock has (bounded).
+  void clock_command(const std::string& user, const mqtt::Command& c);
   // Aggregating: what was taken of each remote board is kept in state_dir/mqtt/remote/<host>:<board>.jsonl
   // (envelopes and states, one per line, as received), so that a restarted aggregator serves the games
   // whole; its persistent session at the broker holds what came meanwhile.
@@ -155,6 +169,13 @@ class Hall {
   std::uint64_t command_seq_ = 0;
   std::int64_t started_ms_ = 0;
   std::map<std::string, nlohmann::json> commands_;  // id → what was sent and the answer
+  // Aggregator: clock commands whose HTTP answer waits for the host's.
+  struct ClockAwaited {
+    std::function<void(http::Response)> settle;
+    std::shared_ptr<boost::asio::steady_timer> timer;  // the deadline
+    std::string board;                                 // "<host>:<board>"
+  };
+  std::map<std::string, ClockAwaited> clock_awaited_;  // command id →
   struct ResendAsked {
     mqtt::EventId after;
     std::chrono::steady_clock::time_point at;

@@ -1611,9 +1611,7 @@ std::optional<http::Response> Service::game_output(const http::Request& r, bool 
     }
     if (hall_)  // another host's match, "<host>:<match>"
       if (auto bpgn = hall_->match_bpgn(name, cutoff)) {
-        if (number)
-          return http::Response::text(
-              404, "match " + name + " is another host's: its matches by number are on that host");
+        if (number) return *hall_->numbered_match_bpgn(name, *number, cutoff);
         http::Response res = http::Response::text(200, *bpgn);
         res.content_type = "application/x-chess-pgn; charset=utf-8";
         return res;
@@ -1633,8 +1631,7 @@ std::optional<http::Response> Service::game_output(const http::Request& r, bool 
     BoardRuntime* b = board(id);
     if (b && number) return numbered_game(*b, *number, cutoff);
     if (!b && number && hall_ && hall_->is_remote(id))
-      return http::Response::text(404,
-                                  "board " + id + " is another host's: its games by number are on that host");
+      return hall_->numbered_board_pgn(id, *number, default_tags(), cutoff);
     if (!b && hall_)
       if (auto pgn = hall_->board_pgn(id, default_tags(), cutoff)) {
         http::Response res = http::Response::text(200, *pgn);

@@ -94,7 +94,9 @@ tl::expected<Envelope, std::string> decode_envelope(std::string_view payload) {
 }
 
 std::string encode_command(const Command& c) {
-  return json{{"id", c.id}, {"board", c.board}, {"action", c.action}, {"body", c.body}}.dump();
+  json j{{"id", c.id}, {"board", c.board}, {"action", c.action}, {"body", c.body}};
+  if (c.deadline_ms > 0) j["deadline_ms"] = c.deadline_ms;
+  return j.dump();
 }
 
 tl::expected<Command, std::string> decode_command(std::string_view payload) {
@@ -107,6 +109,11 @@ tl::expected<Command, std::string> decode_command(std::string_view payload) {
   if (j.contains("body")) {
     if (!j["body"].is_object()) return tl::unexpected(std::string("body must be an object"));
     c.body = j["body"];
+  }
+  if (j.contains("deadline_ms")) {
+    if (!j["deadline_ms"].is_number_integer() || j["deadline_ms"].get<std::int64_t>() <= 0)
+      return tl::unexpected(std::string("deadline_ms must be a positive integer (Unix ms)"));
+    c.deadline_ms = j["deadline_ms"].get<std::int64_t>();
   }
   return c;
 }

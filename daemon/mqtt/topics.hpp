@@ -91,12 +91,15 @@ std::string encode_envelope(const Envelope& e);
 tl::expected<Envelope, std::string> decode_envelope(std::string_view payload);
 
 // A command from an aggregator: a control action on one board (POST /control/<board>/<action>, `body` its
-// JSON body), with the sender's id for matching the answer.
+// JSON body), with the sender's id for matching the answer, and the time after which it is not obeyed.
 struct Command {
   std::string id;
   std::string board;
   std::string action;
   nlohmann::json body = nlohmann::json::object();
+  // When set (Unix ms): the sender stops waiting for the answer then, so the host does not obey it after
+  // (a clock set late, after the arbiter was told it failed). 0: no deadline.
+  std::int64_t deadline_ms = 0;
 };
 std::string encode_command(const Command& c);
 tl::expected<Command, std::string> decode_command(std::string_view payload);

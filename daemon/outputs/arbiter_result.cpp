@@ -207,6 +207,31 @@ tl::expected<std::string, std::string> apply_verdict(std::string_view pgn, const
   return out;
 }
 
+tl::expected<std::string, std::string> apply_partner_result(std::string_view pgn, std::string_view result,
+                                                            const ArbiterVerdict& v) {
+  if (result != "1-0" && result != "0-1" && result != "1/2-1/2")
+    return tl::unexpected("a partner board's result is 1-0, 0-1 or 1/2-1/2, not " + std::string(result));
+  ArbiterVerdict as_partner = v;
+  as_partner.code = std::string(result);
+  as_partner.kind = "decision";
+  auto applied = apply_verdict(pgn, as_partner, true);
+  if (!applied) return applied;
+  // apply_verdict's tags, made the partner's: the game was stopped by its partner board, not decided here.
+  // In the tag section only (the blank lines before it, then its tags); the movetext is kept as it is.
+  std::vector<std::string> kept;
+  bool tags = true, seen_tag = false;
+  for (const std::string& line : split_lines(*applied)) {
+    auto t = tags ? tag_line(line) : std::nullopt;
+    if (tags && !t && (seen_tag || line.find_first_not_of(" \t\r") != std::string::npos)) tags = false;
+    seen_tag = seen_tag || t.has_value();
+    if (t && (t->first == "ArbiterResult" || t->first == "ArbiterRule")) continue;
+    kept.push_back(t && t->first == "Termination" ? "[Termination \"partner-board\"]" : line);
+  }
+  std::string out;
+  for (std::size_t i = 0; i < kept.size(); ++i) out += kept[i] + (i + 1 < kept.size() ? "\n" : "");
+  return out;
+}
+
 tl::expected<std::string, std::string> replace_moves(std::string_view pgn, int from_ply,
                                                      std::string_view moves, const ArbiterVerdict& v) {
   auto games = rules::read_pgn(pgn);

@@ -66,6 +66,15 @@ bool valid_arbiter_code(std::string_view code);
 tl::expected<std::string, std::string> apply_verdict(std::string_view pgn, const ArbiterVerdict& v,
                                                      bool correction);
 
+// A bughouse partner board's record (its game stopped by the match's end: Termination "partner-board") given
+// the match's corrected result as that board sees it, `result` (1-0, 0-1 or 1/2-1/2): the Result tag and the
+// movetext's result replaced, Termination kept "partner-board", ArbiterPrevious the result it had, and
+// ArbiterBoard (v.board: the board the arbiter's result was given on), ArbiterReason, ArbiterBy and
+// ArbiterTime from `v`; no ArbiterResult or ArbiterRule (the arbiter gave no result on this board). Fails
+// on a text that is not one such game.
+tl::expected<std::string, std::string> apply_partner_result(std::string_view pgn, std::string_view result,
+                                                            const ArbiterVerdict& v);
+
 // A correction of the moves of a finished game's record (one game, as eboardd writes it): its moves from
 // ply `from_ply` (1 = White's first) replaced by `moves` (SAN or UCI separated by spaces; move numbers are
 // skipped; empty: the record ends before that ply), each checked against the rules; the moves before keep

@@ -258,3 +258,29 @@ TEST(ArbiterResult, MovesCorrectedInARecord) {
   EXPECT_FALSE(replace_moves(before, 0, "e4", *v));
   EXPECT_FALSE(replace_moves("not a game", 1, "e4", *v));
 }
+
+TEST(ArbiterResult, APartnerBoardsRecordFollowsItsMatch) {
+  const std::string before = record("0-1", "partner-board");
+  auto v = make_verdict("0-1", "", "11.2.3", "Black A had only stepped out");
+  ASSERT_TRUE(v) << v.error();
+  v->board = "A";
+  v->at_ms = 1795000000000;
+  auto after = apply_partner_result(before, "1-0", *v);
+  ASSERT_TRUE(after) << after.error();
+  auto games = rules::read_pgn(*after);
+  ASSERT_TRUE(games) << games.error();
+  ASSERT_EQ(games->size(), 1u);
+  const auto& g = games->front();
+  EXPECT_EQ(g.result, "1-0");
+  EXPECT_EQ(g.tag("Result"), "1-0");
+  EXPECT_EQ(g.tag("Termination"), "partner-board");
+  EXPECT_EQ(g.tag("ArbiterPrevious"), "0-1 partner-board");
+  EXPECT_EQ(g.tag("ArbiterBoard"), "A");
+  EXPECT_EQ(g.tag("ArbiterReason"), "Black A had only stepped out");
+  EXPECT_FALSE(g.tag("ArbiterResult"));  // no result was given on this board
+  EXPECT_FALSE(g.tag("ArbiterRule"));
+  EXPECT_EQ(g.moves.size(), 5u);
+  EXPECT_EQ(after->back(), before.back());  // the text ends as it did
+  EXPECT_FALSE(apply_partner_result(before, "+/-", *v));
+  EXPECT_FALSE(apply_partner_result("no record", "1-0", *v));
+}

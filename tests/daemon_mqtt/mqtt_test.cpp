@@ -106,6 +106,15 @@ TEST(Topics, CommandsAndAnswers) {
   EXPECT_EQ(back->body["White"], "X");
   EXPECT_FALSE(decode_command("{\"id\":\"1\",\"board\":\"A\"}"));
   EXPECT_FALSE(decode_command("{\"id\":\"1\",\"board\":\"A\",\"action\":\"x\",\"body\":[1]}"));
+  EXPECT_EQ(back->deadline_ms, 0);  // none given: obeyed whenever it comes
+  EXPECT_EQ(encode_command(c).find("deadline_ms"), std::string::npos);
+  Command timed{"agg-2", "A", "clock", {{"left", "5:00"}, {"right", "5:00"}}, 1795896944334};
+  auto timed_back = decode_command(encode_command(timed));
+  ASSERT_TRUE(timed_back);
+  EXPECT_EQ(timed_back->deadline_ms, 1795896944334);
+  EXPECT_FALSE(
+      decode_command("{\"id\":\"1\",\"board\":\"A\",\"action\":\"clock\",\"deadline_ms\":\"soon\"}"));
+  EXPECT_FALSE(decode_command("{\"id\":\"1\",\"board\":\"A\",\"action\":\"clock\",\"deadline_ms\":-5}"));
   Answer a{"agg-1", "A", 403, {{"error", "no"}}};
   auto ab = decode_answer(encode_answer(a));
   ASSERT_TRUE(ab);

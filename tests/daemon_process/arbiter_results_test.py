@@ -394,9 +394,43 @@ def run_match(h, exe, ctl):
     log = [json.loads(l) for l in open(os.path.join(d.state, "arbiter.log"))]
     h.check([(e["board"], e["game"], e["result"]) for e in log] == [("B", 1, "+/-"), ("A", 1, "1/2-1/2"), ("B", 1, "0-1")],
             f"state_dir/arbiter.log: {log}")
+
+    # Match 2 decided on board A (B's game stopped: partner-board), match 3 begun, then match 2 corrected on
+    # board A: B's record of game 2 follows the match, kept as it was and signed again.
+    r = ctl_run("result", "A", "1-0", "--reason", "Black A left the hall")
+    h.check(r.returncode == 0, f"match 2 decided on A: {r.returncode} {r.stderr}")
+    ep.wait_until(lambda: (games().get("B") or [{}])[-1].get("Termination") == "partner-board", 15,
+                  "B's game 2 stopped by its partner board")
+    code, text = request(d.port, "POST", "/control/A/new-game", {})
+    h.check(code == 200, f"new-game: {code} {text}")
+    ep.wait_until(lambda: json.loads(d.get("/status")[1]).get("matches", [{}])[0].get("number") == 3, 15,
+                  "match 3 begun")
+    r = ctl_run("result", "A", "0-1", "--game", "2", "--reason", "Black A had only stepped out", "--rule", "11.2.3",
+                "--json")
+    print(f"eboardctl result A 0-1 --game 2: {r.returncode} {r.stdout} {r.stderr}", flush=True)
+    answer = json.loads(r.stdout) if r.returncode == 0 else {}
+    partner = answer.get("partner") or {}
+    h.check(r.returncode == 0 and partner.get("board") == "B" and partner.get("game") == 2
+            and partner.get("result") == "1-0" and partner.get("previous") == "0-1" and "error" not in partner,
+            f"match 2 corrected on A, B's record following: {r.returncode} {r.stdout}")
+    code, text = d.get("/boards/B.pgn?game=2")
+    t = bpgn_tags(text)
+    h.check(code == 200 and t.get("Result") == "1-0" and t.get("Termination") == "partner-board"
+            and t.get("ArbiterBoard") == "A" and t.get("ArbiterPrevious") == "0-1 partner-board"
+            and "ArbiterResult" not in t and text.rstrip().endswith("1-0"),
+            f"/boards/B.pgn?game=2 after match 2's correction on A: {code} {text}")
+    code, text = d.get("/boards/A.pgn?game=2")
+    h.check(code == 200 and bpgn_tags(text).get("Result") == "0-1", f"A's game 2: {code} {text}")
+    code, text = d.get("/matches/A-B.bpgn?match=2")
+    h.check(code == 200 and bpgn_tags(text).get("Result") == "0-1", f"match 2's BPGN: {code} {text}")
+    b_record = partner.get("record", "")
+    h.check(os.path.isfile(b_record + ".v1") and '[Result "0-1"]' in open(b_record + ".v1").read(),
+            f"B's game 2 as it was, not kept beside {b_record}")
+    ep.wait_until(lambda: os.path.isfile(b_record + ".sig") and verify(b_record)[0] == 0, 15,
+                  "B's game 2 corrected and signed again")
     h.check(d.stop() == 0, "SIGTERM: clean exit 0")
     print("match results: a forfeit ends the match, its correction kept and re-signed, a restart, an earlier match "
-          "corrected, the clock's answer", flush=True)
+          "corrected (the partner board's record with it), the clock's answer", flush=True)
 
 
 def main():

@@ -3,7 +3,8 @@
 // The arbiter's result on any text (a record on disk may be damaged or not eboardd's). First byte: the
 // verdict (bits 0-2: the code, bit 3: a correction); the rest: the PGN. apply_verdict either fails with
 // a reason or gives a text whose Result tag is the verdict's PGN result, whose ArbiterResult is the code,
-// and which apply_verdict takes again (a second correction). The entry's fields are checked by
+// and which apply_verdict takes again (a second correction); apply_partner_result gives the partner board's
+// version of the same text (its own result, Termination partner-board). The entry's fields are checked by
 // make_verdict whatever they are.
 #include <cstdint>
 #include <cstdlib>
@@ -34,5 +35,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (outputs::pgn_tag(*out, "Result") != outputs::pgn_result(v->code)) std::abort();
   if (outputs::pgn_tag(*out, "ArbiterResult") != v->code) std::abort();
   if (!outputs::apply_verdict(*out, *v, true)) std::abort();
+  // The partner board's record of a corrected match: a plain result, Termination kept partner-board, no
+  // ArbiterResult; taken again by apply_verdict.
+  const std::string partner = outputs::pgn_result(outputs::team1_code(1, v->code));
+  if (partner == "*") return 0;
+  auto p = outputs::apply_partner_result(text, partner, *v);
+  if (!p) std::abort();  // apply_verdict took the same text
+  if (outputs::pgn_tag(*p, "Result") != partner || outputs::pgn_tag(*p, "ArbiterResult") ||
+      outputs::pgn_tag(*p, "Termination") != "partner-board")
+    std::abort();
+  if (!outputs::apply_verdict(*p, *v, true)) std::abort();
   return 0;
 }
