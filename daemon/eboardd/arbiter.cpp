@@ -352,8 +352,37 @@ struct CurrentResult {
   std::function<void(http::Response)> settle;
 };
 
-// On the loop, once keep_current kept the records: the result journaled and published (the game's own
-// `result` control, and the Arbiter* tags), a match's BPGN rewritten, then finish_current posted.
+// On the loop, once apply_current's result is durable and published: a match's BPGN rewritten (both
+// games' results published first, the partner's stopped game too), then finish_current posted, and the
+// answer given once it is done.
+void record_current(BoardRuntime& b, const FileJob& job, CurrentResult r, KeptBefore k) {
+  json& answer = r.answer;
+  if (MatchRuntime* m = r.match) {
+    for (BoardRuntime* board : m->boards()) board->sync_now();
+    m->rewrite_bpgn();
+    const auto& mr = m->match().result();
+    answer["match"] = {{"name", m->name()},
+                       {"number", m->number()},
+                       {"result", mr ? rules::result_string(mr->result) : "*"},
+                       {"reason", mr ? json(mr->reason) : json(nullptr)},
+                       {"bpgn", "/matches/" + m->name() + ".bpgn"},
+                       {"record", r.records.back().string()}};
+  }
+  off_loop<json>(
+      b,
+      [job, records = r.records, k = std::move(k), answer, v = r.v]() mutable {
+        return finish_current(job, records, std::move(k), std::move(answer), v);
+      },
+      [id = b.id(), number = r.number, v = r.v, done = r.done, settle = r.settle](json written) {
+        spdlog::info("board {}: game {}: the arbiter's result {} ({}, rule {}) by {}", id, number, v.code,
+                     v.kind, v.rule, v.by);
+        if (done) done();
+        settle(http::Response::json(200, dumped(written)));
+      });
+}
+
+// On the loop, once keep_current kept the records: the result journaled (the game's own `result` control,
+// and the Arbiter* tags), then record_current once that is durable.
 void apply_current(BoardRuntime& b, const FileJob& job, CurrentResult r, KeptBefore k) {
   // The board may have moved on while the worker kept its record (a new game, a result meanwhile).
   if (b.ledger().game_number() != r.number || b.game().outcome().has_value() != r.over)
@@ -373,18 +402,6 @@ void apply_current(BoardRuntime& b, const FileJob& job, CurrentResult r, KeptBef
        {"ArbiterPrevious",
         r.over ? r.previous + (r.previous_termination.empty() ? "" : " " + r.previous_termination) : ""}});
   json& answer = r.answer;
-  if (MatchRuntime* m = r.match) {
-    // Both games' results published (the partner's stopped game too), then the BPGN with the tags.
-    for (BoardRuntime* board : m->boards()) board->sync_now();
-    m->rewrite_bpgn();
-    const auto& mr = m->match().result();
-    answer["match"] = {{"name", m->name()},
-                       {"number", m->number()},
-                       {"result", mr ? rules::result_string(mr->result) : "*"},
-                       {"reason", mr ? json(mr->reason) : json(nullptr)},
-                       {"bpgn", "/matches/" + m->name() + ".bpgn"},
-                       {"record", r.records.back().string()}};
-  }
   json published = json::array();
   for (const rules::Event& e : *evs) published.push_back(daemon::to_json(e));
   answer["events"] = published;
@@ -392,17 +409,10 @@ void apply_current(BoardRuntime& b, const FileJob& job, CurrentResult r, KeptBef
   answer["previous"] = r.over ? json(r.previous) : json(nullptr);
   answer["record"] = r.path.string();
   answer["signed"] = b.options().signing_key != nullptr;
-  off_loop<json>(
-      b,
-      [job, records = r.records, k = std::move(k), answer, v = r.v]() mutable {
-        return finish_current(job, records, std::move(k), std::move(answer), v);
-      },
-      [id = b.id(), number = r.number, v = r.v, done = r.done, settle = r.settle](json written) {
-        spdlog::info("board {}: game {}: the arbiter's result {} ({}, rule {}) by {}", id, number, v.code,
-                     v.kind, v.rule, v.by);
-        if (done) done();
-        settle(http::Response::json(200, dumped(written)));
-      });
+  // Once the control and the tags are durable (the syncer, off the loop) and the result published.
+  b.when_durable([&b, job, r = std::move(r), k = std::move(k)]() mutable {
+    record_current(b, job, std::move(r), std::move(k));
+  });
 }
 
 // The current game's result given or corrected, through reconstruction (journaled). Answered once the
