@@ -352,13 +352,23 @@ struct CurrentResult {
   std::function<void(http::Response)> settle;
 };
 
-// On the loop, once apply_current's result is durable and published: a match's BPGN rewritten (both
-// games' results published first, the partner's stopped game too), then finish_current posted, and the
-// answer given once it is done.
+// Calls `f` on the loop once what each of `boards` journaled so far is durable and its events published
+// (BoardRuntime::when_durable, one board after the other); never if one of them is gone by then.
+void after_durable(std::vector<BoardRuntime*> boards, std::function<void()> f) {
+  if (boards.empty()) return f();
+  BoardRuntime* first = boards.front();
+  boards.erase(boards.begin());
+  first->when_durable([boards = std::move(boards), f = std::move(f)]() mutable {
+    after_durable(std::move(boards), std::move(f));
+  });
+}
+
+// On the loop, once apply_current's result is durable and published (a match's: both games' results, the
+// partner's stopped game too): a match's BPGN rewritten, then finish_current posted, and the answer given
+// once it is done.
 void record_current(BoardRuntime& b, const FileJob& job, CurrentResult r, KeptBefore k) {
   json& answer = r.answer;
   if (MatchRuntime* m = r.match) {
-    for (BoardRuntime* board : m->boards()) board->sync_now();
     m->rewrite_bpgn();
     const auto& mr = m->match().result();
     answer["match"] = {{"name", m->name()},
@@ -409,8 +419,11 @@ void apply_current(BoardRuntime& b, const FileJob& job, CurrentResult r, KeptBef
   answer["previous"] = r.over ? json(r.previous) : json(nullptr);
   answer["record"] = r.path.string();
   answer["signed"] = b.options().signing_key != nullptr;
-  // Once the control and the tags are durable (the syncer, off the loop) and the result published.
-  b.when_durable([&b, job, r = std::move(r), k = std::move(k)]() mutable {
+  // Once the control and the tags are durable (the syncer, off the loop) and the result published; in a
+  // match, on both boards.
+  std::vector<BoardRuntime*> boards{&b};
+  if (r.match) boards.assign(r.match->boards().begin(), r.match->boards().end());
+  after_durable(std::move(boards), [&b, job, r = std::move(r), k = std::move(k)]() mutable {
     record_current(b, job, std::move(r), std::move(k));
   });
 }

@@ -664,10 +664,10 @@ void BoardRuntime::journal_input(const journal::Entry& e, std::int64_t seq) {
     return;
   }
   journal_result(writer_.append(type, body));  // after what is buffered
-  if (std::holds_alternative<journal::NewGameEntry>(e) || std::holds_alternative<journal::ControlEntry>(e))
+  if (std::holds_alternative<journal::NewGameEntry>(e))
     sync_now();
-  else
-    want_sync(false);
+  else  // a control: durable off the loop, its answer waits for it (when_durable)
+    want_sync(std::holds_alternative<journal::ControlEntry>(e));
 }
 
 void BoardRuntime::match_new_game(std::int64_t t_ms, const Game& g) {
