@@ -2,21 +2,21 @@
 // Copyright (C) 2026 the eboardd authors
 #include "daemon/eboardd/arbiter.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <ctime>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <sstream>
 #include <system_error>
 
 #include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
 
 #include "daemon/core/event_json.hpp"
 #include "daemon/eboardd/control.hpp"
 #include "daemon/eboardd/match_runtime.hpp"
+#include "daemon/journal/rotation.hpp"
 #include "daemon/journal/signing.hpp"
 #include "daemon/outputs/arbiter_result.hpp"
 #include "daemon/outputs/async_file.hpp"
@@ -122,34 +122,74 @@ tl::expected<std::vector<std::string>, std::string> keep_version(const fs::path&
   return kept;
 }
 
+// What the file work of an arbiter's correction needs from the board, copied on the loop: that work runs on
+// the background worker (below), which never touches the BoardRuntime.
+struct FileJob {
+  fs::path state_dir;
+  std::string board;
+  int current = 0;  // the board's current game number when the request came
+  Round round;
+  outputs::AsyncFileWriter* files = nullptr;
+  std::shared_ptr<const journal::SigningKey> key;
+  fs::path journal_path;          // the board's current journal (its kept files beside it)
+  std::optional<JournalCut> cut;  // the board's journal as written when the request came
+  std::int64_t signed_ms = 0;
+};
+
+FileJob file_job(BoardRuntime& b, const ArbiterContext& ctx) {
+  FileJob job{ctx.state_dir,    b.id(),       b.ledger().game_number(),
+              ctx.round,        ctx.files,    b.options().signing_key,
+              b.journal_path(), std::nullopt, b.now_ms()};
+  if (job.key)
+    if (auto cut = b.journal_cut()) job.cut = std::move(*cut);
+  return job;
+}
+
 // The journal seals of a new signature of game `number`'s record: those the earlier signature made (what
-// was sealed stays what it was), else the game's kept journal, else the board's journal now.
-std::vector<journal::JournalSeal> seals_for(BoardRuntime& b, int number,
+// was sealed stays what it was), else the game's kept journal, else the board's journal as cut.
+std::vector<journal::JournalSeal> seals_for(const FileJob& job, int number,
                                             const std::optional<std::string>& old_sig) {
   if (old_sig)
     if (auto r = journal::parse_signature_file(*old_sig); r && !r->journals.empty()) return r->journals;
-  if (number != b.ledger().game_number())
-    if (auto kept = b.capture_journal(number)) {
-      std::error_code ec;
-      const auto size = fs::file_size(*kept, ec);
-      if (!ec)
-        if (auto s = journal::seal_journal(*kept, size, b.id())) {
-          // Named as the board's journal: a reader finds it among that journal's kept files.
-          s->file = b.journal_path().filename().string();
-          return {*s};
-        }
-    }
-  if (auto s = b.seal_journal()) return {*s};
+  if (number != job.current) {
+    fs::path kept;
+    for (const auto& k : journal::kept_journals(job.journal_path))
+      if (k.game == number) kept = k.path;  // the last kept under that number
+    std::error_code ec;
+    const auto size = kept.empty() ? 0 : fs::file_size(kept, ec);
+    if (!kept.empty() && !ec)
+      if (auto s = journal::seal_journal(kept, size, job.board)) {
+        // Named as the board's journal: a reader finds it among that journal's kept files.
+        s->file = job.journal_path.filename().string();
+        return {*s};
+      }
+  }
+  if (job.cut)
+    if (auto s = job.cut->seal()) return {*s};
   return {};
 }
 
+// Runs `job` on the board's background worker, after what was posted there before it (a signature still
+// being made reaches the writer first), then `then` with its result on the loop, unless the board is gone
+// by then. Without a worker (a runtime without background threads), both here, now.
+template <typename R>
+void off_loop(BoardRuntime& b, std::function<R()> job, std::function<void(R)> then) {
+  outputs::BackgroundWork* work = b.work();
+  if (!work) return then(job());
+  work->post([job = std::move(job), then = std::move(then), io = &b.io(), alive = b.alive_token()] {
+    auto result = std::make_shared<R>(job());
+    boost::asio::post(*io, [result, then, alive] {
+      if (!alive.expired()) then(std::move(*result));
+    });
+  });
+}
+
+// Appended to state_dir/arbiter.log and made durable (outputs::append_durable).
 void log_entry(const fs::path& state_dir, const json& entry) {
   const fs::path path = state_dir / "arbiter.log";
   const std::string line = dumped(entry) + "\n";
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  bool ok = fd >= 0 && ::write(fd, line.data(), line.size()) == ssize_t(line.size()) && ::fdatasync(fd) == 0;
-  if (fd >= 0) ::close(fd);
-  if (!ok) spdlog::error("arbiter: cannot append to {}: the entry was {}", path.string(), line);
+  if (auto ok = outputs::append_durable(path, line); !ok)
+    spdlog::error("arbiter: cannot append to {} ({}): the entry was {}", path.string(), ok.error(), line);
 }
 
 std::string utc(std::int64_t ms) {
@@ -193,11 +233,11 @@ std::optional<fs::path> archive_holding(const fs::path& state_dir, const std::st
   return found;
 }
 
-// The answer when archive_holding found no archive for game `number` of board b.
-http::Response no_archive(const BoardRuntime& b, int number, const ArbiterContext& ctx) {
-  return control_error(409, "game " + std::to_string(number) + " of board " + b.id() +
+// The answer when archive_holding found no archive for game `number` of board `board`.
+http::Response no_archive(const std::string& board, int number, const fs::path& state_dir) {
+  return control_error(409, "game " + std::to_string(number) + " of board " + board +
                                 " belongs to an earlier round, and no round archive in " +
-                                (ctx.state_dir / "rounds").string() +
+                                (state_dir / "rounds").string() +
                                 " holds its record as written (once): correct that archive by hand");
 }
 
@@ -217,117 +257,236 @@ tl::expected<std::vector<std::string>, std::string> rewrite_archive(const fs::pa
   return kept;
 }
 
-// The current game's result given or corrected, through reconstruction (journaled).
-http::Response on_current_game(BoardRuntime& b, outputs::ArbiterVerdict v, json answer,
-                               const ArbiterContext& ctx) {
-  const rules::Game& g = b.game();
-  const bool over = g.outcome().has_value();
-  std::string previous = "*", previous_termination;
+// The records and their signatures as the writer has them (pending versions written first).
+void flush_records(outputs::AsyncFileWriter* files, const std::vector<fs::path>& records) {
+  if (!files) return;
+  for (const fs::path& p : records) {
+    (void)files->flush(p);
+    (void)files->flush(sig_of(p));
+  }
+}
+
+// The arbiter's result as arbiter.log keeps it, with what the answer says was done.
+json result_log(const std::string& board, int number, const outputs::ArbiterVerdict& v, const json& done) {
+  return json{{"t", v.at_ms},
+              {"utc", utc(v.at_ms)},
+              {"board", board},
+              {"game", number},
+              {"result", v.code},
+              {"kind", v.kind},
+              {"rule", v.rule},
+              {"why", v.reason},
+              {"who", v.by},
+              {"corrected", done.value("corrected", false)},
+              {"previous", done.contains("previous") ? done["previous"] : json(nullptr)},
+              {"kept", done.contains("kept") ? done["kept"] : json::array()}};
+}
+
+// --- The current game's result (on_current_game): the loop asks, the worker keeps the records as they
+// were (keep_current), the loop applies the result (apply_current), the worker writes what follows and
+// logs it (finish_current), the loop answers.
+
+struct KeptBefore {
   std::vector<std::string> kept;
-  const fs::path path = ctx.state_dir / "games" / outputs::game_file_name(b.board_game());
-  // In a match, its BPGN archive too: the result given decides the match, or corrects its result.
-  std::vector<fs::path> records{path};
-  if (ctx.match_runtime) records.push_back(ctx.match_runtime->bpgn_path());
-  // A game over that belongs to an archived round (the board not set up again since): its round archive
-  // is rewritten too.
-  std::optional<fs::path> archive;
-  std::string before;
-  if (over) {
-    previous = rules::result_string(g.outcome()->result);
-    previous_termination = g.outcome()->reason;
-    for (const auto& t : b.ledger().tags())
-      if (t.name == "ArbiterResult") previous = t.value;
-    // The signature of the result being corrected may still be made on the worker (SignJob): handed to
-    // the writer first, so that the version kept has it.
-    if (b.work()) b.work()->drain();
-    for (const fs::path& p : records) {
-      if (ctx.files) {
-        (void)ctx.files->flush(p);
-        (void)ctx.files->flush(sig_of(p));
-      }
-    }
-    const outputs::BoardGame current = b.board_game();
-    if (!in_round(ctx.round, b.id(), current.number, current.started_ms)) {
-      before = read_text(path).value_or("");
-      archive = archive_holding(ctx.state_dir, before);
-      if (!archive) return no_archive(b, current.number, ctx);
-    }
-    for (const fs::path& p : records) {
-      auto k = keep_version(p);
-      if (!k) return control_error(500, "the record as it was could not be kept, so it stays: " + k.error());
-      kept.insert(kept.end(), k->begin(), k->end());
+  std::optional<fs::path> archive;  // the round archive that holds the record (a game of an archived round)
+  std::string before;               // the record as it was, as that archive holds it
+};
+using KeptOrRefused = tl::expected<KeptBefore, http::Response>;
+
+// On the worker. The current game's records (its PGN, and its match's BPGN) as the writer has them, kept
+// as `.v<k>` when the game is over already (a correction); for a game of an archived round (`archived`),
+// the round archive that holds its record is found first (none: refused, nothing kept).
+KeptOrRefused keep_current(const FileJob& job, const std::vector<fs::path>& records, bool over,
+                           bool archived) {
+  KeptBefore k;
+  if (!over) return k;
+  flush_records(job.files, records);
+  if (archived) {
+    k.before = read_text(records.front()).value_or("");
+    k.archive = archive_holding(job.state_dir, k.before);
+    if (!k.archive) return tl::unexpected(no_archive(job.board, job.current, job.state_dir));
+  }
+  for (const fs::path& p : records) {
+    auto kept = keep_version(p);
+    if (!kept)
+      return tl::unexpected(
+          control_error(500, "the record as it was could not be kept, so it stays: " + kept.error()));
+    k.kept.insert(k.kept.end(), kept->begin(), kept->end());
+  }
+  return k;
+}
+
+// On the worker, after apply_current: the records with the result and their signatures on disk (the
+// signature the loop asked for is made on this worker before this runs), the round archive rewritten,
+// the entry appended to arbiter.log and synced. Returns the answer.
+json finish_current(const FileJob& job, const std::vector<fs::path>& records, KeptBefore k, json answer,
+                    const outputs::ArbiterVerdict& v) {
+  flush_records(job.files, records);
+  if (k.archive) {
+    auto kept = rewrite_archive(*k.archive, k.before, read_text(records.front()).value_or(""));
+    if (!kept) {
+      spdlog::error("board {}: the result is corrected, but its round archive is not: {}", job.board,
+                    kept.error());
+      answer["archive_error"] = kept.error();
+    } else {
+      k.kept.insert(k.kept.end(), kept->begin(), kept->end());
+      answer["archive"] = k.archive->string();
     }
   }
-  journal::ControlEntry c;
-  c.action = "result";
-  c.value = outputs::pgn_result(v.code) + " " + outputs::event_reason(v.kind);
-  auto evs = b.control(c);
-  if (!evs) return control_error(409, evs.error());
-  b.set_tags({{"ArbiterResult", v.code},
-              {"ArbiterRule", v.rule},
-              {"ArbiterReason", v.reason},
-              {"ArbiterBy", v.by},
-              {"ArbiterTime", utc(v.at_ms)},
-              {"ArbiterPrevious",
-               over ? previous + (previous_termination.empty() ? "" : " " + previous_termination) : ""}});
-  if (MatchRuntime* m = ctx.match_runtime) {
-    // Both games' results published (the partner's stopped game too), then the BPGN with the tags.
-    for (BoardRuntime* board : m->boards()) board->sync_now();
+  answer["kept"] = k.kept;
+  log_entry(job.state_dir, result_log(job.board, job.current, v, answer));
+  return answer;
+}
+
+// A result on the current game, as the loop takes it (on_current_game) and carries it between the steps.
+struct CurrentResult {
+  outputs::ArbiterVerdict v;
+  json answer;
+  bool over = false;  // the game was over already: a correction
+  int number = 0;     // the game's number
+  std::string previous, previous_termination;
+  fs::path path;                  // the game's record
+  std::vector<fs::path> records;  // it, and its match's BPGN
+  MatchRuntime* match = nullptr;
+  std::function<void()> done;  // ArbiterContext::done
+  std::function<void(http::Response)> settle;
+};
+
+// Calls `f` on the loop once what each of `boards` journaled so far is durable and its events published
+// (BoardRuntime::when_durable, one board after the other); never if one of them is gone by then.
+void after_durable(std::vector<BoardRuntime*> boards, std::function<void()> f) {
+  if (boards.empty()) return f();
+  BoardRuntime* first = boards.front();
+  boards.erase(boards.begin());
+  first->when_durable([boards = std::move(boards), f = std::move(f)]() mutable {
+    after_durable(std::move(boards), std::move(f));
+  });
+}
+
+// On the loop, once apply_current's result is durable and published (a match's: both games' results, the
+// partner's stopped game too): a match's BPGN rewritten, then finish_current posted, and the answer given
+// once it is done.
+void record_current(BoardRuntime& b, const FileJob& job, CurrentResult r, KeptBefore k) {
+  json& answer = r.answer;
+  if (MatchRuntime* m = r.match) {
     m->rewrite_bpgn();
-    const auto& r = m->match().result();
+    const auto& mr = m->match().result();
     answer["match"] = {{"name", m->name()},
                        {"number", m->number()},
-                       {"result", r ? rules::result_string(r->result) : "*"},
-                       {"reason", r ? json(r->reason) : json(nullptr)},
+                       {"result", mr ? rules::result_string(mr->result) : "*"},
+                       {"reason", mr ? json(mr->reason) : json(nullptr)},
                        {"bpgn", "/matches/" + m->name() + ".bpgn"},
-                       {"record", records.back().string()}};
+                       {"record", r.records.back().string()}};
   }
-  // The records and their signatures on disk before the answer.
-  if (ctx.files)
-    for (const fs::path& p : records) {
-      (void)ctx.files->flush(p);
-      (void)ctx.files->flush(sig_of(p));
-    }
-  if (archive) {
-    auto k = rewrite_archive(*archive, before, read_text(path).value_or(""));
-    if (!k) {
-      spdlog::error("board {}: the result is corrected, but its round archive is not: {}", b.id(), k.error());
-      answer["archive_error"] = k.error();
-    } else {
-      kept.insert(kept.end(), k->begin(), k->end());
-      answer["archive"] = archive->string();
-    }
-  }
+  off_loop<json>(
+      b,
+      [job, records = r.records, k = std::move(k), answer, v = r.v]() mutable {
+        return finish_current(job, records, std::move(k), std::move(answer), v);
+      },
+      [id = b.id(), number = r.number, v = r.v, done = r.done, settle = r.settle](json written) {
+        spdlog::info("board {}: game {}: the arbiter's result {} ({}, rule {}) by {}", id, number, v.code,
+                     v.kind, v.rule, v.by);
+        if (done) done();
+        settle(http::Response::json(200, dumped(written)));
+      });
+}
+
+// On the loop, once keep_current kept the records: the result journaled (the game's own `result` control,
+// and the Arbiter* tags), then record_current once that is durable.
+void apply_current(BoardRuntime& b, const FileJob& job, CurrentResult r, KeptBefore k) {
+  // The board may have moved on while the worker kept its record (a new game, a result meanwhile).
+  if (b.ledger().game_number() != r.number || b.game().outcome().has_value() != r.over)
+    return r.settle(control_error(409, "game " + std::to_string(r.number) + " of board " + b.id() +
+                                           " changed while its record was kept: ask again"));
+  journal::ControlEntry c;
+  c.action = "result";
+  c.value = outputs::pgn_result(r.v.code) + " " + outputs::event_reason(r.v.kind);
+  auto evs = b.control(c);
+  if (!evs) return r.settle(control_error(409, evs.error()));
+  b.set_tags(
+      {{"ArbiterResult", r.v.code},
+       {"ArbiterRule", r.v.rule},
+       {"ArbiterReason", r.v.reason},
+       {"ArbiterBy", r.v.by},
+       {"ArbiterTime", utc(r.v.at_ms)},
+       {"ArbiterPrevious",
+        r.over ? r.previous + (r.previous_termination.empty() ? "" : " " + r.previous_termination) : ""}});
+  json& answer = r.answer;
   json published = json::array();
   for (const rules::Event& e : *evs) published.push_back(daemon::to_json(e));
   answer["events"] = published;
-  answer["corrected"] = over;
-  answer["previous"] = over ? json(previous) : json(nullptr);
-  answer["kept"] = kept;
-  answer["record"] = path.string();
+  answer["corrected"] = r.over;
+  answer["previous"] = r.over ? json(r.previous) : json(nullptr);
+  answer["record"] = r.path.string();
   answer["signed"] = b.options().signing_key != nullptr;
-  if (ctx.done) ctx.done();
-  return http::Response::json(200, dumped(answer));
+  // Once the control and the tags are durable (the syncer, off the loop) and the result published; in a
+  // match, on both boards.
+  std::vector<BoardRuntime*> boards{&b};
+  if (r.match) boards.assign(r.match->boards().begin(), r.match->boards().end());
+  after_durable(std::move(boards), [&b, job, r = std::move(r), k = std::move(k)]() mutable {
+    record_current(b, job, std::move(r), std::move(k));
+  });
 }
 
-// An earlier game's record rewritten by `rewrite` (its text → the new text), kept as it was first,
-// signed again. `answer` gets record, kept, signed.
+// The current game's result given or corrected, through reconstruction (journaled). Answered once the
+// records, their signatures, a round archive and arbiter.log are on disk.
+http::Response on_current_game(BoardRuntime& b, outputs::ArbiterVerdict v, json answer,
+                               const ArbiterContext& ctx) {
+  const rules::Game& g = b.game();
+  CurrentResult r;
+  r.v = std::move(v);
+  r.answer = std::move(answer);
+  r.over = g.outcome().has_value();
+  r.previous = "*";
+  const outputs::BoardGame current = b.board_game();
+  r.number = current.number;
+  r.path = ctx.state_dir / "games" / outputs::game_file_name(current);
+  // In a match, its BPGN archive too: the result given decides the match, or corrects its result.
+  r.records = {r.path};
+  r.match = ctx.match_runtime;
+  if (r.match) r.records.push_back(r.match->bpgn_path());
+  if (r.over) {
+    r.previous = rules::result_string(g.outcome()->result);
+    r.previous_termination = g.outcome()->reason;
+    for (const auto& t : b.ledger().tags())
+      if (t.name == "ArbiterResult") r.previous = t.value;
+  }
+  // A game over that belongs to an archived round (the board not set up again since): its round archive
+  // is rewritten too.
+  const bool archived = r.over && !in_round(ctx.round, b.id(), current.number, current.started_ms);
+  LaterAnswer later = later_answer(std::chrono::seconds(60), "the arbiter's result");
+  r.done = ctx.done;
+  r.settle = later.settle;
+  FileJob job = file_job(b, ctx);
+  std::function<KeptOrRefused()> keep = [job, records = r.records, over = r.over, archived] {
+    return keep_current(job, records, over, archived);
+  };
+  off_loop<KeptOrRefused>(b, std::move(keep), [&b, job, r = std::move(r)](KeptOrRefused k) mutable {
+    if (!k) return r.settle(k.error());
+    apply_current(b, job, std::move(r), std::move(*k));
+  });
+  return later.response();
+}
+
+// --- An earlier game's record (on_earlier_game, moves_action): the loop asks, the worker rewrites the
+// files and logs it (rewrite_record, correct_earlier), the loop publishes and answers.
+
+// The record as it was and as it is now.
 struct Rewritten {
-  std::string before;  // the record as it was
-  std::string after;   // as it is now
+  std::string before;
+  std::string after;
 };
 using Rewrite = std::function<tl::expected<std::string, std::string>(const std::string&)>;
 
-// The record at `path` (game `number` of board b, or of b's match: `signer` names the board or the match)
-// rewritten, kept as it was first and signed again. `answer` gets record, kept, signed.
-tl::expected<Rewritten, http::Response> rewrite_file(BoardRuntime& b, const fs::path& path, int number,
-                                                     const std::string& signer, const ArbiterContext& ctx,
-                                                     json& answer, const Rewrite& rewrite) {
-  if (b.work()) b.work()->drain();  // a signature still being made (SignJob) reaches the writer first
-  if (ctx.files) {
-    if (auto ok = ctx.files->flush(path); !ok)
+// On the worker. The record at `path` (game `number` of the board, or of its match: `signer` names the
+// board or the match) rewritten, kept as it was first and signed again. `answer` gets record, kept, signed.
+tl::expected<Rewritten, http::Response> rewrite_file(const FileJob& job, const fs::path& path, int number,
+                                                     const std::string& signer, json& answer,
+                                                     const Rewrite& rewrite) {
+  if (job.files) {
+    if (auto ok = job.files->flush(path); !ok)
       return tl::unexpected(control_error(500, "the record could not be written first: " + ok.error()));
-    (void)ctx.files->flush(sig_of(path));
+    (void)job.files->flush(sig_of(path));
   }
   auto text = read_text(path);
   if (!text) return tl::unexpected(control_error(500, "cannot read " + path.string()));
@@ -339,19 +498,19 @@ tl::expected<Rewritten, http::Response> rewrite_file(BoardRuntime& b, const fs::
     return tl::unexpected(
         control_error(500, "the record as it was could not be kept, so it stays: " + kept.error()));
   const auto old_sig = read_text(sig_of(path));
-  auto written = ctx.files ? ctx.files->write_now(path, *next) : outputs::write_file_atomic(path, *next);
+  auto written = job.files ? job.files->write_now(path, *next) : outputs::write_file_atomic(path, *next);
   if (!written)
     return tl::unexpected(control_error(500, "the record could not be written: " + written.error()));
   bool signed_now = false;
-  if (const auto& key = b.options().signing_key) {
+  if (job.key) {
     journal::SignedRecord r;
     r.archive = journal::seal_archive(path.filename().string(), *next);
-    r.journals = seals_for(b, number, old_sig);
+    r.journals = seals_for(job, number, old_sig);
     r.board = signer;
     r.game = number;
-    r.signed_ms = b.now_ms();
-    std::string sig = journal::signature_file_text(std::move(r), *key);
-    auto ok = ctx.files ? ctx.files->write_now(sig_of(path), std::move(sig))
+    r.signed_ms = job.signed_ms;
+    std::string sig = journal::signature_file_text(std::move(r), *job.key);
+    auto ok = job.files ? job.files->write_now(sig_of(path), std::move(sig))
                         : outputs::write_file_atomic(sig_of(path), sig);
     if (!ok) spdlog::error("{}: {} is not signed again: {}", signer, path.string(), ok.error());
     signed_now = ok.has_value();
@@ -362,27 +521,28 @@ tl::expected<Rewritten, http::Response> rewrite_file(BoardRuntime& b, const fs::
   return Rewritten{std::move(*text), std::move(*next)};
 }
 
-// Game `number`'s record of board b rewritten (rewrite_file): an earlier game of the current round, or a
-// game of an archived round, whose round archive (rounds/<round>.pgn) is then rewritten too.
-tl::expected<Rewritten, http::Response> rewrite_record(BoardRuntime& b, int number, const ArbiterContext& ctx,
-                                                       json& answer, const Rewrite& rewrite) {
-  auto rec = find_record(ctx.state_dir / "games", b.id(), number, ctx.files);
+// On the worker. Game `number`'s record of the board rewritten (rewrite_file): an earlier game of the
+// current round, or a game of an archived round, whose round archive (rounds/<round>.pgn) is then
+// rewritten too.
+tl::expected<Rewritten, http::Response> rewrite_record(const FileJob& job, int number, json& answer,
+                                                       const Rewrite& rewrite) {
+  auto rec = find_record(job.state_dir / "games", job.board, number, job.files);
   if (!rec)
-    return tl::unexpected(control_error(400, "board " + b.id() + " keeps no record of game " +
+    return tl::unexpected(control_error(400, "board " + job.board + " keeps no record of game " +
                                                  std::to_string(number) +
                                                  " (a game with neither a move nor a result is not kept)"));
   std::optional<fs::path> archive;
-  if (!in_round(ctx.round, b.id(), number, rec->started_ms)) {
-    if (ctx.files) (void)ctx.files->flush(rec->path);
+  if (!in_round(job.round, job.board, number, rec->started_ms)) {
+    if (job.files) (void)job.files->flush(rec->path);
     auto text = read_text(rec->path);
-    if (text) archive = archive_holding(ctx.state_dir, *text);
-    if (!archive) return tl::unexpected(no_archive(b, number, ctx));
+    if (text) archive = archive_holding(job.state_dir, *text);
+    if (!archive) return tl::unexpected(no_archive(job.board, number, job.state_dir));
   }
-  auto done = rewrite_file(b, rec->path, number, b.id(), ctx, answer, rewrite);
+  auto done = rewrite_file(job, rec->path, number, job.board, answer, rewrite);
   if (!done || !archive) return done;
   auto kept = rewrite_archive(*archive, done->before, done->after);
   if (!kept) {
-    spdlog::error("board {}: game {} corrected, but its round archive is not: {}", b.id(), number,
+    spdlog::error("board {}: game {} corrected, but its round archive is not: {}", job.board, number,
                   kept.error());
     answer["archive_error"] = kept.error();
   } else {
@@ -392,94 +552,149 @@ tl::expected<Rewritten, http::Response> rewrite_record(BoardRuntime& b, int numb
   return done;
 }
 
-// The partner board's record of an earlier match whose result the arbiter gave or corrected (`team`: as team
-// 1 sees it, its board the one it was given on; `behind`: that match's number less the current one's): a
-// game the match stopped ("partner-board") takes the match's new result as that board sees it, as
-// rules::Match does for the current match. Nothing when there is nothing to change; else what was done
-// (record, kept, previous, result; or error: the result stands, the partner's record does not follow).
-std::optional<json> correct_partner(BoardRuntime& partner, int behind, const outputs::ArbiterVerdict& team,
-                                    const ArbiterContext& ctx) {
-  const int number = partner.ledger().game_number() + behind;
-  const int index = ctx.match_runtime->boards()[1] == &partner ? 1 : 0;
-  const std::string result = outputs::pgn_result(outputs::team1_code(index, team.code));
-  if (number < 1 || result == "*") return std::nullopt;  // -/-: both lose, the partner's game stays
-  auto rec = find_record(ctx.state_dir / "games", partner.id(), number, ctx.files);
+// The partner board of an earlier match's game, copied on the loop (its job, its game's number).
+struct PartnerPart {
+  FileJob job;
+  int number = 0;  // the partner board's number of that match's game
+  int index = 0;   // its index in the match
+};
+
+// On the worker. The partner board's record of an earlier match whose result the arbiter gave or corrected
+// (`team`: as team 1 sees it, its board the one it was given on): a game the match stopped ("partner-board")
+// takes the match's new result as that board sees it, as rules::Match does for the current match. Nothing
+// when there is nothing to change; else what was done (record, kept, previous, result; or error: the result
+// stands, the partner's record does not follow) and the §3 event to publish on the partner board.
+std::optional<std::pair<json, json>> correct_partner(const PartnerPart& p,
+                                                     const outputs::ArbiterVerdict& team) {
+  const std::string result = outputs::pgn_result(outputs::team1_code(p.index, team.code));
+  if (p.number < 1 || result == "*") return std::nullopt;  // -/-: both lose, the partner's game stays
+  auto rec = find_record(p.job.state_dir / "games", p.job.board, p.number, p.job.files);
   if (!rec) return std::nullopt;
-  if (ctx.files) (void)ctx.files->flush(rec->path);
+  if (p.job.files) (void)p.job.files->flush(rec->path);
   const std::string text = read_text(rec->path).value_or("");
   const std::string previous = outputs::pgn_tag(text, "Result").value_or("*");
   if (outputs::pgn_tag(text, "Termination") != "partner-board" || previous == result) return std::nullopt;
-  json done{{"board", partner.id()}, {"game", number}, {"result", result}, {"previous", previous}};
-  auto rewritten = rewrite_record(partner, number, ctx, done, [&](const std::string& t) {
+  json done{{"board", p.job.board}, {"game", p.number}, {"result", result}, {"previous", previous}};
+  auto rewritten = rewrite_record(p.job, p.number, done, [&](const std::string& t) {
     return outputs::apply_partner_result(t, result, team);
   });
   if (!rewritten) {
     done["error"] = json::parse(rewritten.error().body, nullptr, false).value("error", "not rewritten");
-    spdlog::error("board {}: game {} keeps its partner-board result {}: {}", partner.id(), number, previous,
+    spdlog::error("board {}: game {} keeps its partner-board result {}: {}", p.job.board, p.number, previous,
                   done["error"].get<std::string>());
-    return done;
+    return std::pair{std::move(done), json()};
   }
-  json e{{"t", team.at_ms},           {"board", partner.id()}, {"type", "result"},  {"result", result},
-         {"reason", "partner-board"}, {"game", number},        {"corrected", true}, {"previous", previous}};
-  if (partner.options().publish_link) partner.options().publish_link(dumped(e));
+  json e{{"t", team.at_ms},           {"board", p.job.board}, {"type", "result"},  {"result", result},
+         {"reason", "partner-board"}, {"game", p.number},     {"corrected", true}, {"previous", previous}};
   spdlog::info("board {}: game {}: partner-board result {} made {} by the arbiter's result on board {}",
-               partner.id(), number, previous, result, team.board);
-  return done;
+               p.job.board, p.number, previous, result, team.board);
+  return std::pair{std::move(done), std::move(e)};
 }
 
-// An earlier game of the round: its result given or corrected in its record.
-http::Response on_earlier_game(BoardRuntime& b, int number, outputs::ArbiterVerdict v, json answer,
-                               const ArbiterContext& ctx) {
+// An earlier game's result, as the worker leaves it for the loop: the answer (or the refusal) and the §3
+// event to publish (null: none, for -/-).
+struct EarlierDone {
+  tl::expected<json, http::Response> answer;
+  json event;
+  json partner_event;  // on the partner board of a match (null: none)
+};
+
+// The match an earlier game of a match board belongs to, copied on the loop.
+struct MatchPart {
+  std::string name;
+  int number = 0;  // the match's number of that game
+  fs::path bpgn;   // its archive
+  int index = 0;   // the board's index in the match (0: team 1 plays White there)
+  std::optional<PartnerPart> partner;
+};
+
+// On the worker. Game `number`'s result given or corrected in its record (and in its match's BPGN, the
+// result as team 1 sees it), logged; the event to publish made.
+EarlierDone correct_earlier(const FileJob& job, int number, const outputs::ArbiterVerdict& v, json answer,
+                            const std::optional<MatchPart>& match) {
   std::string previous = "*";
   bool correction = false;
-  auto done = rewrite_record(b, number, ctx, answer, [&](const std::string& text) {
+  auto done = rewrite_record(job, number, answer, [&](const std::string& text) {
     previous =
         outputs::pgn_tag(text, "ArbiterResult").value_or(outputs::pgn_tag(text, "Result").value_or("*"));
     correction = previous != "*";
     return outputs::apply_verdict(text, v, correction);
   });
-  if (!done) return done.error();
-  if (MatchRuntime* m = ctx.match_runtime) {
+  if (!done) return {tl::unexpected(done.error()), json(), json()};
+  json partner_event;
+  if (match) {
     // The match's BPGN archive too, with the result as team 1 sees it and the board it was given on.
-    const int index = m->boards()[1] == &b ? 1 : 0;
-    const int match_number = number + m->number() - b.ledger().game_number();
     outputs::ArbiterVerdict team = v;
-    team.code = outputs::team1_code(index, v.code);
-    team.board = b.id();
-    json match{{"name", m->name()}, {"number", match_number}, {"result", outputs::pgn_result(team.code)}};
-    auto bpgn = rewrite_file(b, m->bpgn_path(match_number), match_number, m->name(), ctx, match,
-                             [&](const std::string& text) {
-                               const bool decided = outputs::pgn_tag(text, "Result").value_or("*") != "*" ||
-                                                    outputs::pgn_tag(text, "ArbiterResult").has_value();
-                               return outputs::apply_verdict(text, team, decided);
-                             });
-    if (!bpgn) return bpgn.error();
-    for (const auto& k : match["kept"]) answer["kept"].push_back(k);
-    answer["match"] = match;
-    if (auto partner = correct_partner(*m->boards()[1 - index], match_number - m->number(), team, ctx))
-      answer["partner"] = *partner;
+    team.code = outputs::team1_code(match->index, v.code);
+    team.board = job.board;
+    json m{{"name", match->name}, {"number", match->number}, {"result", outputs::pgn_result(team.code)}};
+    auto bpgn = rewrite_file(job, match->bpgn, match->number, match->name, m, [&](const std::string& text) {
+      const bool decided = outputs::pgn_tag(text, "Result").value_or("*") != "*" ||
+                           outputs::pgn_tag(text, "ArbiterResult").has_value();
+      return outputs::apply_verdict(text, team, decided);
+    });
+    if (!bpgn) return {tl::unexpected(bpgn.error()), json(), json()};
+    for (const auto& k : m["kept"]) answer["kept"].push_back(k);
+    answer["match"] = m;
+    if (match->partner)
+      if (auto partner = correct_partner(*match->partner, team)) {
+        answer["partner"] = std::move(partner->first);
+        partner_event = std::move(partner->second);
+      }
   }
-  json published = json::array();
+  json e;
   if (v.code != "-/-") {
     // The §3 result event, with what says which game it is and what it replaces.
-    json e{{"t", v.at_ms},
-           {"board", b.id()},
-           {"type", "result"},
-           {"result", outputs::pgn_result(v.code)},
-           {"reason", outputs::event_reason(v.kind)},
-           {"game", number},
-           {"corrected", correction},
-           {"previous", previous},
-           {"rule", v.rule},
-           {"detail", v.reason}};
-    if (b.options().publish_link) b.options().publish_link(dumped(e));
-    published.push_back(e);
+    e = json{{"t", v.at_ms},
+             {"board", job.board},
+             {"type", "result"},
+             {"result", outputs::pgn_result(v.code)},
+             {"reason", outputs::event_reason(v.kind)},
+             {"game", number},
+             {"corrected", correction},
+             {"previous", previous},
+             {"rule", v.rule},
+             {"detail", v.reason}};
   }
-  answer["events"] = published;
+  answer["events"] = e.is_null() ? json::array() : json::array({e});
   answer["corrected"] = correction;
   answer["previous"] = previous;
-  if (ctx.done) ctx.done();
-  return http::Response::json(200, dumped(answer));
+  log_entry(job.state_dir, result_log(job.board, number, v, answer));
+  return {std::move(answer), std::move(e), std::move(partner_event)};
+}
+
+// An earlier game of the round: its result given or corrected in its record (on the worker), then its
+// event published and the answer given (on the loop).
+http::Response on_earlier_game(BoardRuntime& b, int number, outputs::ArbiterVerdict v, json answer,
+                               const ArbiterContext& ctx) {
+  std::optional<MatchPart> match;
+  BoardRuntime* partner = nullptr;  // lives as long as `b`: a match's boards go with it
+  if (MatchRuntime* m = ctx.match_runtime) {
+    const int match_number = number + m->number() - b.ledger().game_number();
+    const int index = m->boards()[1] == &b ? 1 : 0;
+    match = MatchPart{m->name(), match_number, m->bpgn_path(match_number), index, std::nullopt};
+    partner = m->boards()[1 - index];
+    match->partner = PartnerPart{file_job(*partner, ctx),
+                                 partner->ledger().game_number() + match_number - m->number(), 1 - index};
+  }
+  LaterAnswer later =
+      later_answer(std::chrono::seconds(60), "the correction of game " + std::to_string(number));
+  off_loop<EarlierDone>(
+      b,
+      [job = file_job(b, ctx), number, v, answer = std::move(answer), match] {
+        return correct_earlier(job, number, v, answer, match);
+      },
+      [&b, partner, number, v, done = ctx.done, settle = later.settle](EarlierDone d) {
+        if (!d.answer) return settle(d.answer.error());
+        if (!d.event.is_null() && b.options().publish_link) b.options().publish_link(dumped(d.event));
+        if (partner && !d.partner_event.is_null() && partner->options().publish_link)
+          partner->options().publish_link(dumped(d.partner_event));
+        spdlog::info("board {}: game {}: the arbiter's result {} ({}, rule {}) by {}", b.id(), number, v.code,
+                     v.kind, v.rule, v.by);
+        if (done) done();
+        settle(http::Response::json(200, dumped(*d.answer)));
+      });
+  return later.response();
 }
 
 // POST /control/<board>/moves: the moves of an earlier game of the round corrected in its record.
@@ -522,29 +737,42 @@ http::Response moves_action(BoardRuntime& b, const json& body, const ArbiterCont
           (ctx.client.empty() ? std::string("?") : ctx.client);
   json answer{{"board", b.id()}, {"action", "moves"}, {"game", number}, {"from_ply", from_ply},
               {"moves", *moves}, {"text", v->reason}, {"by", v->by}};
-  std::string corrected;
-  auto done = rewrite_record(b, number, ctx, answer, [&](const std::string& text) {
-    auto out = outputs::replace_moves(text, from_ply, *moves, *v);
-    if (out) corrected = outputs::pgn_tag(*out, "MovesCorrected").value_or("");
-    return out;
-  });
-  if (!done) return done.error();
-  answer["corrected"] = corrected;
-  log_entry(ctx.state_dir, json{{"t", v->at_ms},
-                                {"utc", utc(v->at_ms)},
-                                {"board", b.id()},
-                                {"game", number},
-                                {"action", "moves"},
-                                {"from_ply", from_ply},
-                                {"moves", *moves},
-                                {"was", corrected},
-                                {"why", v->reason},
-                                {"who", v->by},
-                                {"kept", answer["kept"]}});
-  spdlog::info("board {}: game {}: the arbiter corrected the moves from ply {} by {}", b.id(), number,
-               from_ply, v->by);
-  if (ctx.done) ctx.done();
-  return http::Response::json(200, dumped(answer));
+  // The record rewritten and the entry logged on the worker; the answer once they are on disk.
+  LaterAnswer later =
+      later_answer(std::chrono::seconds(60), "the correction of game " + std::to_string(number));
+  using Done = tl::expected<json, http::Response>;
+  off_loop<Done>(
+      b,
+      [job = file_job(b, ctx), number, from_ply, moves = *moves, v = *v, answer]() mutable -> Done {
+        std::string corrected;
+        auto done = rewrite_record(job, number, answer, [&](const std::string& text) {
+          auto out = outputs::replace_moves(text, from_ply, moves, v);
+          if (out) corrected = outputs::pgn_tag(*out, "MovesCorrected").value_or("");
+          return out;
+        });
+        if (!done) return tl::unexpected(done.error());
+        answer["corrected"] = corrected;
+        log_entry(job.state_dir, json{{"t", v.at_ms},
+                                      {"utc", utc(v.at_ms)},
+                                      {"board", job.board},
+                                      {"game", number},
+                                      {"action", "moves"},
+                                      {"from_ply", from_ply},
+                                      {"moves", moves},
+                                      {"was", corrected},
+                                      {"why", v.reason},
+                                      {"who", v.by},
+                                      {"kept", answer["kept"]}});
+        return answer;
+      },
+      [id = b.id(), number, from_ply, by = v->by, done = ctx.done, settle = later.settle](Done d) {
+        if (!d) return settle(d.error());
+        spdlog::info("board {}: game {}: the arbiter corrected the moves from ply {} by {}", id, number,
+                     from_ply, by);
+        if (done) done();
+        settle(http::Response::json(200, dumped(*d)));
+      });
+  return later.response();
 }
 
 }  // namespace
@@ -609,26 +837,9 @@ std::optional<http::Response> arbiter_action(BoardRuntime& b, const std::string&
               {"rule", verdict->rule},
               {"text", verdict->reason},
               {"by", verdict->by}};
-  http::Response res = number == current ? on_current_game(b, *verdict, answer, ctx)
-                                         : on_earlier_game(b, number, *verdict, answer, ctx);
-  if (res.status == 200) {
-    json done = json::parse(res.body, nullptr, false);
-    log_entry(ctx.state_dir, json{{"t", verdict->at_ms},
-                                  {"utc", utc(verdict->at_ms)},
-                                  {"board", b.id()},
-                                  {"game", number},
-                                  {"result", verdict->code},
-                                  {"kind", verdict->kind},
-                                  {"rule", verdict->rule},
-                                  {"why", verdict->reason},
-                                  {"who", verdict->by},
-                                  {"corrected", done.value("corrected", false)},
-                                  {"previous", done.contains("previous") ? done["previous"] : json(nullptr)},
-                                  {"kept", done.contains("kept") ? done["kept"] : json::array()}});
-    spdlog::info("board {}: game {}: the arbiter's result {} ({}, rule {}) by {}", b.id(), number,
-                 verdict->code, verdict->kind, verdict->rule, verdict->by);
-  }
-  return res;
+  // Each logs its entry in arbiter.log before it answers.
+  return number == current ? on_current_game(b, *verdict, answer, ctx)
+                           : on_earlier_game(b, number, *verdict, answer, ctx);
 }
 
 }  // namespace eboard::eboardd

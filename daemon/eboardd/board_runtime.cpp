@@ -664,10 +664,10 @@ void BoardRuntime::journal_input(const journal::Entry& e, std::int64_t seq) {
     return;
   }
   journal_result(writer_.append(type, body));  // after what is buffered
-  if (std::holds_alternative<journal::NewGameEntry>(e) || std::holds_alternative<journal::ControlEntry>(e))
+  if (std::holds_alternative<journal::NewGameEntry>(e))
     sync_now();
-  else
-    want_sync(false);
+  else  // a control: durable off the loop, its answer waits for it (when_durable)
+    want_sync(std::holds_alternative<journal::ControlEntry>(e));
 }
 
 void BoardRuntime::match_new_game(std::int64_t t_ms, const Game& g) {
@@ -1169,8 +1169,34 @@ void BoardRuntime::set_tags(const PgnTags& tags) {
   journal::TagsEntry t{now_ms(), tags};
   append(t);
   ledger_.set_tags(t);
-  sync_now();
-  write_pgn();
+  // Durable off the loop (the syncer); the PGN file follows once it is.
+  want_sync(true);
+  when_durable([this] { write_pgn(); });
+}
+
+void BoardRuntime::when_durable(std::function<void()> f) {
+  // A rotation under way: the records wait in memory for the new file, durable once it is committed.
+  if (deferred_ && !outage_)
+    return when_rotated([this, f = std::move(f)]() mutable { when_durable(std::move(f)); });
+  // A failing journal: the records wait in memory, their events unpublished (as for any outage).
+  if (outage_ || !writer_.is_open()) return f();
+  if (!syncer_) {
+    sync_now();
+    return f();
+  }
+  flush_journal();
+  if (outage_) return f();
+  syncer_->request(writer_.file(), writer_.written(), std::chrono::milliseconds(0),
+                   [this, io = &io_, alive = std::weak_ptr<bool>(alive_),
+                    f = std::move(f)](const tl::expected<void, std::string>& result) mutable {
+                     std::string error = result ? std::string() : result.error();
+                     boost::asio::post(*io, [this, alive, error = std::move(error), f = std::move(f)] {
+                       if (alive.expired()) return;
+                       if (!error.empty()) journal_failed(error);
+                       drain();
+                       f();
+                     });
+                   });
 }
 
 tl::expected<void, std::string> BoardRuntime::update_tags_from_game(int number, const PgnTags& tags) {

@@ -395,6 +395,12 @@ class BoardRuntime : public BoardSink {
   // What the journal holds made durable now (fdatasync on this thread) and every event waiting for it
   // published: an arbiter's answer follows what both boards of a match published (arbiter.hpp).
   void sync_now();
+  // Calls `f` on the loop once every record journaled so far is durable and every event waiting for it is
+  // published: the fdatasync runs on a syncer thread, not on the loop (without a syncer: here, now). A
+  // rotation under way: once its new file is committed. A failing journal: at once (the records wait in
+  // memory, their events unpublished, as for any outage). Not if the runtime is gone by then. A control's
+  // answer waits for it (a result, tags), so that a 200 means the change is durable and a GET shows it.
+  void when_durable(std::function<void()> f);
 
  private:
   // Journals `e`: written at once, or (`buffered`, with a syncer) at the end of the loop turn with the

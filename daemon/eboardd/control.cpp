@@ -327,7 +327,7 @@ tl::expected<std::vector<Event>, std::string> BoardRuntime::control(journal::Con
     c.value = std::to_string(n);
     if (!options_.match_member) {
       append(c);
-      sync_now();
+      want_sync(true);  // durable off the loop (when_durable tells when)
     }
     return std::vector<Event>{};
   }
@@ -337,7 +337,8 @@ tl::expected<std::vector<Event>, std::string> BoardRuntime::control(journal::Con
   auto evs = source_->control(c);
   if (!evs) return evs;
   append(c);  // before its events: recovery replays it at the same point
-  sync_now();
+  // Made durable by the syncer, off the loop; its events are published once it is (when_durable).
+  want_sync(true);
   events(*evs);
   return evs;
 }

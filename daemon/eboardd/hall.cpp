@@ -8,8 +8,10 @@
 #include <charconv>
 #include <cstdio>
 #include <fstream>
+#include <thread>
 
 #include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
 
 #include "daemon/eboardd/board_runtime.hpp"
 #include "daemon/eboardd/clock_control.hpp"
@@ -717,10 +719,21 @@ void Hall::run_command(const std::string& user, std::string_view payload) {
     r.body = c->body.dump();
     r.content_type = "application/json";
     http::Response res = service_.control_authorized(r);
-    a.status = int(res.status);
-    a.body = json::parse(res.body, nullptr, false);
-    if (a.body.is_discarded()) a.body = res.body;
-    spdlog::info("mqtt: command {} {} on board {} from {}: {}", c->id, c->action, c->board, user, res.status);
+    if (res.deferred) {
+      // Answered once the control's effect is durable (a new game's journal file, a result, tags: the
+      // background worker's or the syncer's work, LaterAnswer): waited for on a thread of its own, never on
+      // the loop, then published from the loop.
+      std::thread([this, deferred = std::move(res.deferred), a, user, action = c->action, io = &io_,
+                   alive = std::weak_ptr<bool>(alive_)]() mutable {
+        http::Response done = deferred();
+        if (alive.expired()) return;
+        boost::asio::post(*io, [this, alive, a, user, action, done = std::move(done)]() mutable {
+          if (!alive.expired()) publish_answer(user, action, std::move(a), done);
+        });
+      }).detach();
+      return;
+    }
+    return publish_answer(user, c->action, std::move(a), res);
   }
   if (client_) client_->publish(topics_.answer(user), mqtt::encode_answer(a), 1, false);
 }
@@ -743,11 +756,7 @@ void Hall::clock_command(const std::string& user, const mqtt::Command& c) {
     mqtt::Answer a;
     a.id = id;
     a.board = board;
-    a.status = int(res.status);
-    a.body = json::parse(res.body, nullptr, false);
-    if (a.body.is_discarded()) a.body = res.body;
-    spdlog::info("mqtt: command {} clock on board {} from {}: {}", id, board, user, res.status);
-    if (client_) client_->publish(topics_.answer(user), mqtt::encode_answer(a), 1, false);
+    publish_answer(user, "clock", std::move(a), res);
   };
   timer->async_wait([answer, board = c.board, within](const boost::system::error_code& ec) {
     if (ec) return;
@@ -760,6 +769,15 @@ void Hall::clock_command(const std::string& user, const mqtt::Command& c) {
                  .dump()));
   });
   clock_control_then(*b, c.body, answer);
+}
+
+void Hall::publish_answer(const std::string& user, const std::string& action, mqtt::Answer a,
+                          const http::Response& res) {
+  a.status = int(res.status);
+  a.body = json::parse(res.body, nullptr, false);
+  if (a.body.is_discarded()) a.body = res.body;
+  spdlog::info("mqtt: command {} {} on board {} from {}: {}", a.id, action, a.board, user, res.status);
+  if (client_) client_->publish(topics_.answer(user), mqtt::encode_answer(a), 1, false);
 }
 
 bool Hall::resend_allowed(const std::string& user, const std::string& board) {

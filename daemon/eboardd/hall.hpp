@@ -125,6 +125,9 @@ class Hall {
   // Appends `line` to `folder`/`file` under state_dir/mqtt (the folder made once).
   void append_kept(const char* folder, const std::string& file, std::string_view line);
 
+  // The answer of a command that ran as a control request (`res`), published to `user`.
+  void publish_answer(const std::string& user, const std::string& action, mqtt::Answer a,
+                      const http::Response& res);
   boost::asio::io_context& io_;
   config::MqttConfig cfg_;
   std::string state_dir_;

@@ -1489,10 +1489,9 @@ http::Response Service::control_authorized(const http::Request& r) {
     }
     if (tags.empty()) return error_json(400, "no tags given (a JSON object such as {\"White\": \"...\"})");
     if (auto ok = b->update_tags(tags); !ok) return error_json(400, ok.error());
-    if (hall_) hall_->changed(b->id());
     json now = json::object();
     for (const auto& t : b->ledger().tags()) now[t.name] = t.value;
-    return http::Response::json(200, json{{"board", b->id()}, {"tags", now}}.dump());
+    return once_durable(*b, http::Response::json(200, json{{"board", b->id()}, {"tags", now}}.dump()));
   }
   std::string match;
   for (const auto& m : config_.matches)
@@ -1502,12 +1501,21 @@ http::Response Service::control_authorized(const http::Request& r) {
   if (auto res = control_action(*b, action, body, match)) {
     // An acknowledged alert publishes no event: the hall's state of the board (its open alerts) is told
     // again, so an aggregator's page shows it closed.
-    if (hall_ && res->status < 300) hall_->changed(b->id());
-    return *res;
+    if (res->status >= 300) return *res;
+    return once_durable(*b, std::move(*res));
   }
   return error_json(
       404, "unknown control action '" + action +
                "' (new-game, tags, promotion, ack, draw, resign, result, moves, clock, adjourn, resume)");
+}
+
+http::Response Service::once_durable(BoardRuntime& b, http::Response res) {
+  LaterAnswer later = later_answer(std::chrono::seconds(30), "the control's journal record");
+  b.when_durable([this, id = b.id(), settle = later.settle, res = std::move(res)]() mutable {
+    if (hall_) hall_->changed(id);
+    settle(std::move(res));
+  });
+  return later.response();
 }
 
 std::optional<http::Response> Service::arbiter_control(BoardRuntime& b, const std::string& action,

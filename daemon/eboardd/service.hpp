@@ -164,6 +164,10 @@ class Service {
   int number_of_board(std::string_view id) const;
   http::Response control(const http::Request& r);
   http::Response control_authorized(const http::Request& r);
+  // `res`, the answer of a control that journaled a change of board `b` (tags, a draw, a resignation …),
+  // given once that change is durable and its events published (BoardRuntime::when_durable: the fdatasync
+  // off the loop); the hall is told then.
+  http::Response once_durable(BoardRuntime& b, http::Response res);
   // POST /control/<board>/result and /moves (arbiter.hpp); nothing for another action.
   std::optional<http::Response> arbiter_control(BoardRuntime& b, const std::string& action,
                                                 const nlohmann::json& body, const std::string& match,

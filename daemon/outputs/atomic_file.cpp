@@ -24,6 +24,34 @@ tl::expected<void, std::string> sync_directory(const std::filesystem::path& dir)
   return {};
 }
 
+tl::expected<void, std::string> append_durable(const std::filesystem::path& path, std::string_view text) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  bool created = false;
+  if (fd < 0 && errno == ENOENT) {
+    fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    created = fd >= 0;
+  }
+  if (fd < 0) return tl::unexpected("cannot open " + path.string() + ": " + std::strerror(errno));
+  auto fail = [&](const std::string& what) {
+    const std::string msg = what + " " + path.string() + ": " + std::strerror(errno);
+    ::close(fd);
+    return tl::unexpected(msg);
+  };
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    ssize_t n = ::write(fd, rest.data(), rest.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail("cannot append to");
+    }
+    rest.remove_prefix(std::size_t(n));
+  }
+  if (::fdatasync(fd) != 0) return fail("cannot sync");
+  if (::close(fd) != 0) return tl::unexpected("cannot close " + path.string() + ": " + std::strerror(errno));
+  if (created) return sync_directory(path.parent_path());
+  return {};
+}
+
 bool space_error(std::string_view error) {
   for (int e : {ENOSPC, EDQUOT, EFBIG})
     if (error.find(std::strerror(e)) != std::string_view::npos) return true;

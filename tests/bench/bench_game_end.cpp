@@ -6,8 +6,8 @@
 // handler the loop runs from the result until the signature is on disk and the rotation made is timed,
 // besides the calls into the runtime that a control request makes (the result, the new game); meanwhile
 // another thread keeps the disk busy (writes and fdatasyncs of a file of its own in the same directory).
-// Then the arbiter corrects the finished game's result (its record kept, rewritten, signed again), timed
-// the same way until its answer is made.
+// Then the arbiter corrects the finished game's result (its record kept, rewritten, signed again), and gives
+// a result on the current game, each timed the same way until its answer is made.
 // Prints figures; asserts nothing.
 //
 //   bench_game_end [--journal-mb N] [--rounds R] [--dir PATH] [--no-load]
@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
   if (load) disk_load = std::make_unique<DiskLoad>(dir / "load.bin");
 
   constexpr std::int64_t T0 = 1'700'000'000'000;
-  std::vector<Phase> sign_phases, rotate_phases, correct_phases;
+  std::vector<Phase> sign_phases, rotate_phases, correct_phases, current_phases;
   for (int round = 0; round < rounds; ++round) {
     const fs::path state = dir / ("state-" + std::to_string(round));
     fs::create_directories(state);
@@ -231,11 +231,33 @@ int main(int argc, char** argv) {
     }
     correct_phases.push_back(correct);
 
+    // The arbiter's result on the current game (game 2, not over: a forfeit): journaled, its tags too, the
+    // answer once they are durable and the record written, arbiter.log synced.
+    Phase current;
+    now += 1000;
+    t0 = Clock::now();
+    auto cres =
+        eboardd::arbiter_action(*rt, "result", nlohmann::json{{"result", "+/-"}, {"reason", "bench"}},
+                                eboardd::ArbiterContext{state, whole, rt->files(), "bench", "", nullptr, {}});
+    current.call_ms = ms_since(t0);
+    std::atomic<unsigned> cstatus{0};
+    std::thread canswer([&] {
+      cstatus = cres && cres->deferred ? cres->deferred().status : cres ? cres->status : 0;
+    });
+    run_timed(io, current, [&] { return cstatus != 0; });
+    canswer.join();
+    if (cstatus != 200) {
+      std::fprintf(stderr, "result on the current game: %u\n", cstatus.load());
+      return 1;
+    }
+    current_phases.push_back(current);
+
     std::printf("round %d: journal %.1f MB (%.1f MB of raw messages), signature %s\n", round + 1,
                 journal_bytes / 1e6, double(raw) / 1e6, sig.empty() ? "MISSING" : "written");
     print("result + signature:", sign);
     print("new game + rotation:", rotate);
     print("arbiter's correction of game 1:", correct);
+    print("arbiter's result on game 2:", current);
     rt.reset();
     io.restart();
     io.poll();
@@ -249,10 +271,11 @@ int main(int argc, char** argv) {
   std::printf(
       "worst of %d rounds: result+signature: call %.2f ms, longest loop handler %.2f ms; new game+rotation: "
       "call %.2f ms, longest loop handler %.2f ms; arbiter's correction: call %.2f ms, longest loop handler "
-      "%.2f ms\n",
+      "%.2f ms; arbiter's result on the current game: call %.2f ms, longest loop handler %.2f ms\n",
       rounds, worst(sign_phases, &Phase::call_ms), worst(sign_phases, &Phase::longest_handler_ms),
       worst(rotate_phases, &Phase::call_ms), worst(rotate_phases, &Phase::longest_handler_ms),
-      worst(correct_phases, &Phase::call_ms), worst(correct_phases, &Phase::longest_handler_ms));
+      worst(correct_phases, &Phase::call_ms), worst(correct_phases, &Phase::longest_handler_ms),
+      worst(current_phases, &Phase::call_ms), worst(current_phases, &Phase::longest_handler_ms));
   disk_load.reset();
   fs::remove_all(dir);
   return 0;

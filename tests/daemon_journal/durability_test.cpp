@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -21,7 +22,13 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include <boost/asio/post.hpp>
+#include <nlohmann/json.hpp>
+
+#include "daemon/eboardd/arbiter.hpp"
 #include "daemon/eboardd/board_runtime.hpp"
+#include "daemon/eboardd/round.hpp"
+#include "daemon/http/server.hpp"
 #include "daemon/journal/journal_file.hpp"
 #include "daemon/journal/signing.hpp"
 #include "daemon/journal/syncer.hpp"
@@ -819,4 +826,210 @@ TEST(BackgroundSync, LinkEventKeepsItsPlaceBehindAWaitingMoveButNotBehindAFullDi
   EXPECT_EQ(count(b.published, "\"type\":\"link\""), 3);
   for (const auto& body : bodies(b.rt->journal_path(), 'E'))
     EXPECT_EQ(body.find("\"type\":\"link\""), std::string::npos) << body;
+}
+
+namespace {
+
+// The record of game `number` of board A in `dir`/games, empty if none.
+fs::path game_record(const fs::path& dir, int number) {
+  const std::string suffix = "-" + std::to_string(number) + ".pgn";
+  std::error_code ec;
+  for (fs::directory_iterator it(dir / "games", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.starts_with("A-") && name.ends_with(suffix)) return it->path();
+  }
+  return {};
+}
+
+// An arbiter's control request as the server makes it: its answer taken on a thread of its own (the
+// server's worker: a deferred response waits there), while the test runs the loop.
+struct ArbiterRequest {
+  std::atomic<unsigned> status{0};
+  std::string body;
+  std::thread answer;
+  ArbiterRequest(Board& b, const fs::path& dir, const eboardd::Round& round, const nlohmann::json& request) {
+    auto res =
+        eboardd::arbiter_action(*b.rt, "result", request,
+                                eboardd::ArbiterContext{dir, round, b.rt->files(), "test", "", nullptr, {}});
+    EXPECT_TRUE(res.has_value());
+    answer = std::thread([this, res = std::move(res)] {
+      if (!res) return;
+      http::Response r = res->deferred ? res->deferred() : *res;
+      body = r.body;  // before the status, which tells the loop it is there
+      status = r.status;
+    });
+  }
+  ~ArbiterRequest() {
+    if (answer.joinable()) answer.join();
+  }
+  void wait(Board& b) {
+    for (auto end = std::chrono::steady_clock::now() + 20s;
+         status == 0 && std::chrono::steady_clock::now() < end;)
+      b.run_until(b.published.size() + 1, 5ms);
+    answer.join();
+  }
+};
+
+// Runs the loop's turns for a while and says whether a handler posted meanwhile ran (the loop not held)
+// and what /status shows then.
+nlohmann::json status_while_running(Board& b) {
+  nlohmann::json status;
+  boost::asio::post(b.io, [&] { status = b.rt->status(); });
+  for (int i = 0; i < 50; ++i) {
+    b.io.restart();
+    b.io.run_for(2ms);
+  }
+  return status;
+}
+
+std::size_t lines_of(const fs::path& p) {
+  const std::string text = slurp(p);
+  return std::size_t(std::count(text.begin(), text.end(), '\n'));
+}
+
+}  // namespace
+
+// An arbiter's result and corrections do their file work (the record kept as .v1, rewritten, signed again,
+// arbiter.log synced) on the background worker: with the worker held (a slow disk) the request is not
+// answered, nothing of it is on disk, and the loop goes on (a handler posted runs, /status answers); once
+// the worker is let go, the answer is 200 and everything it says is on disk. On a runtime that does that work
+// inside arbiter_action() on the loop, the request is answered (or blocks) before the worker is let go, and
+// this fails.
+TEST(BackgroundSync, AnArbitersCorrectionWorksOnTheWorkerWhileTheLoopGoesOn) {
+  const sim::Timeline tl = test_support::short_game(T0, 5, 6);
+  TempDir dir("arbiter-held");
+  auto key = std::make_shared<const journal::SigningKey>(journal::SigningKey::generate());
+  Board b(dir.path, true, 4u << 20, key);
+  play_published(b, tl, 6);
+  ASSERT_EQ(moves(b.published), 6);
+  ASSERT_TRUE(b.rt->control({T0 + 1000, "resign", "white", ""}));
+  const fs::path record = game_record(dir.path, 1);
+  fs::path sig = record;
+  sig += ".sig";
+  for (auto end = std::chrono::steady_clock::now() + 15s;
+       !fs::exists(sig) && std::chrono::steady_clock::now() < end;)
+    b.run_until(b.published.size() + 1, 10ms);
+  ASSERT_TRUE(fs::exists(sig));
+  eboardd::Round whole;  // every game of the board in it
+
+  // The current game, over: its result corrected.
+  {
+    HeldWorker held(*b.rt->work());
+    ArbiterRequest req(b, dir.path, whole, {{"result", "1/2-1/2"}, {"reason", "held"}});
+    const nlohmann::json status = status_while_running(b);
+    ASSERT_TRUE(status.is_object()) << "the loop did not run a handler while the worker was held";
+    EXPECT_EQ(status["game"]["number"], 1);
+    EXPECT_EQ(req.status, 0u) << "answered before the record was kept: " << req.body;
+    EXPECT_FALSE(fs::exists(record.string() + ".v1"));
+    EXPECT_FALSE(fs::exists(dir.path / "arbiter.log"));
+    EXPECT_EQ(b.rt->game().outcome()->result, rules::Result::BlackWins);
+    held.let_go();
+    req.wait(b);
+    ASSERT_EQ(req.status, 200u) << req.body;
+    // What the answer says is on disk when it is given.
+    EXPECT_NE(slurp(record).find("[ArbiterResult \"1/2-1/2\"]"), std::string::npos) << slurp(record);
+    EXPECT_NE(slurp(record.string() + ".v1").find("[Result \"0-1\"]"), std::string::npos);
+    EXPECT_TRUE(fs::exists(record.string() + ".v1.sig"));
+    EXPECT_EQ(lines_of(dir.path / "arbiter.log"), 1u);
+    EXPECT_EQ(b.rt->published_game().outcome()->result, rules::Result::Draw);
+  }
+
+  // The next game; then game 1, an earlier game, corrected again.
+  ASSERT_TRUE(b.rt->new_game());
+  for (auto end = std::chrono::steady_clock::now() + 15s;
+       b.rt->status()["journal"]["rotations"] != 1 && std::chrono::steady_clock::now() < end;)
+    b.run_until(b.published.size() + 1, 10ms);
+  {
+    const std::string sig_before = slurp(sig);
+    HeldWorker held(*b.rt->work());
+    ArbiterRequest req(b, dir.path, whole, {{"result", "1-0"}, {"reason", "held again"}, {"game", 1}});
+    const nlohmann::json status = status_while_running(b);
+    ASSERT_TRUE(status.is_object()) << "the loop did not run a handler while the worker was held";
+    EXPECT_EQ(status["game"]["number"], 2);
+    EXPECT_EQ(req.status, 0u) << "answered before the record was rewritten: " << req.body;
+    EXPECT_FALSE(fs::exists(record.string() + ".v2"));
+    EXPECT_EQ(lines_of(dir.path / "arbiter.log"), 1u);
+    held.let_go();
+    req.wait(b);
+    ASSERT_EQ(req.status, 200u) << req.body;
+    EXPECT_NE(slurp(record).find("[ArbiterResult \"1-0\"]"), std::string::npos) << slurp(record);
+    EXPECT_TRUE(fs::exists(record.string() + ".v2"));
+    EXPECT_NE(slurp(sig), sig_before);  // signed again
+    auto signed_record = journal::parse_signature_file(slurp(sig));
+    ASSERT_TRUE(signed_record) << signed_record.error();
+    EXPECT_TRUE(journal::record_signature_valid(*signed_record));
+    EXPECT_TRUE(journal::check_archive(signed_record->archive, slurp(record)).intact);
+    EXPECT_EQ(lines_of(dir.path / "arbiter.log"), 2u);
+  }
+}
+
+namespace {
+
+// In a child process: game 1 played and resigned, game 2 begun, then game 1's result corrected with the
+// worker held, and SIGKILL either while the request waits (`after_answer` false) or right after its 200.
+void correction_then_kill(const fs::path& dir, bool after_answer) {
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    {
+      const sim::Timeline tl = test_support::short_game(T0, 5, 6);
+      Board b(dir, true);
+      play_published(b, tl, 6);
+      if (moves(b.published) != 6) ::_exit(3);
+      if (!b.rt->control({T0 + 1000, "resign", "white", ""})) ::_exit(4);
+      if (!b.rt->new_game()) ::_exit(5);
+      for (auto end = std::chrono::steady_clock::now() + 15s;
+           b.rt->status()["journal"]["rotations"] != 1 && std::chrono::steady_clock::now() < end;)
+        b.run_until(b.published.size() + 1, 10ms);
+      if (b.rt->status()["journal"]["rotations"] != 1) ::_exit(6);
+      // Game 1's archive on disk with its result (the background writer's), as the correction finds it.
+      for (auto end = std::chrono::steady_clock::now() + 15s;
+           slurp(game_record(dir, 1)).find("[Result \"0-1\"]") == std::string::npos &&
+           std::chrono::steady_clock::now() < end;)
+        b.run_until(b.published.size() + 1, 10ms);
+      eboardd::Round whole;
+      HeldWorker held(*b.rt->work());
+      ArbiterRequest req(b, dir, whole, {{"result", "1/2-1/2"}, {"reason", "kill"}, {"game", 1}});
+      (void)status_while_running(b);
+      if (req.status != 0) ::_exit(7);
+      if (after_answer) {
+        held.let_go();
+        req.wait(b);
+        if (req.status != 200) ::_exit(8);
+      }
+      ::kill(::getpid(), SIGKILL);
+    }
+    ::_exit(9);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+      << "the child ended otherwise: exit " << (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+}  // namespace
+
+// kill -9 while an arbiter's correction waits for the worker: nothing answered is lost. Before the answer,
+// game 1's record is whole, as it was (0-1); after it, the record holds the correction, the version it
+// replaced is kept, and arbiter.log has the entry; either way the restart finds game 2 current.
+TEST(BackgroundSync, KillNineWhileACorrectionWaitsLosesNothingAnswered) {
+  for (const bool after_answer : {false, true}) {
+    SCOPED_TRACE(after_answer ? "killed after the answer" : "killed before it");
+    TempDir dir(after_answer ? "arbiter-kill-after" : "arbiter-kill-before");
+    correction_then_kill(dir.path, after_answer);
+    const fs::path record = game_record(dir.path, 1);
+    ASSERT_FALSE(record.empty());
+    const std::string text = slurp(record);
+    if (!after_answer) {
+      EXPECT_NE(text.find("[Result \"0-1\"]"), std::string::npos) << text;
+      EXPECT_EQ(text.find("ArbiterResult"), std::string::npos) << text;
+    } else {
+      EXPECT_NE(text.find("[ArbiterResult \"1/2-1/2\"]"), std::string::npos) << text;
+      EXPECT_NE(slurp(record.string() + ".v1").find("[Result \"0-1\"]"), std::string::npos);
+      EXPECT_EQ(lines_of(dir.path / "arbiter.log"), 1u);
+    }
+    Board b(dir.path, true);
+    EXPECT_EQ(b.rt->ledger().game_number(), 2);
+    EXPECT_TRUE(b.rt->recovery().mismatches.empty());
+  }
 }

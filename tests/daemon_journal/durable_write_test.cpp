@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
-// The one durable write (outputs/atomic_file.hpp) and its worker (outputs/async_file.hpp): the data is
-// whole in the file, with the mode asked, or the old file stays and no temporary file is left; an error is
-// reported with the system's reason; a write the disk refused (ENOSPC on a full tmpfs, EFBIG past the file
-// size limit) is written by the worker once space returns, with its latest content, and reported once
-// failing and once working again.
+// The durable writes (outputs/atomic_file.hpp: the whole-file write, the append) and its worker
+// (outputs/async_file.hpp): the data is whole in the file, with the mode asked, or the old file stays and no
+// temporary file is left; an error is reported with the system's reason; a write the disk refused (ENOSPC on
+// a full tmpfs, EFBIG past the file size limit) is written by the worker once space returns, with its latest
+// content, and reported once failing and once working again.
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sys/mount.h>
@@ -141,6 +141,31 @@ TEST(DurableWrite, RefusedPastTheFileSizeLimitKeepsTheOldFile) {
   EXPECT_TRUE(outputs::space_error(ok.error())) << ok.error();
   EXPECT_EQ(slurp(p), "old\n");
   EXPECT_EQ(names(dir.path), std::vector<std::string>{"game.pgn"});
+}
+
+// The durable append (arbiter.log): each text appended whole after what was there, the file created with
+// mode 0644 when missing; a failure is reported with the system's reason, and a write past the file size
+// limit says it is a matter of space.
+TEST(DurableWrite, AppendKeepsWhatWasThereAndAddsTheTextWhole) {
+  TempDir dir("append");
+  const fs::path p = dir.path / "arbiter.log";
+  ASSERT_TRUE(outputs::append_durable(p, "{\"a\":1}\n"));
+  ASSERT_TRUE(outputs::append_durable(p, "{\"b\":2}\n"));
+  EXPECT_EQ(slurp(p), "{\"a\":1}\n{\"b\":2}\n");
+  struct stat st {};
+  ASSERT_EQ(::stat(p.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
+  auto bad = outputs::append_durable(dir.path / "absent" / "arbiter.log", "x\n");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().find(std::strerror(ENOENT)), std::string::npos) << bad.error();
+  tl::expected<void, std::string> full;
+  {
+    FileSizeLimit limit(std::uint64_t(fs::file_size(p)) + 4);
+    full = outputs::append_durable(p, std::string(64, 'x'));
+  }
+  ASSERT_FALSE(full);
+  EXPECT_TRUE(outputs::space_error(full.error())) << full.error();
+  EXPECT_EQ(slurp(p).substr(0, 16), "{\"a\":1}\n{\"b\":2}\n");  // what was there stays
 }
 
 // The worker keeps a refused write and writes it, with the latest content, once the disk takes it again;
