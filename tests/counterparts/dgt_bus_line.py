@@ -95,6 +95,20 @@ def log(*a):
     print(f"[{time.strftime('%H:%M:%S')}] dgt_bus_line:", *a, file=sys.stderr, flush=True)
 
 
+# With EBOARD_BUS_LINE_TRACE=FILE in the environment, what the line read from the host (`host>`, with how late
+# it may have been read) and each reply it put on the line (`reply>`, the time of its first byte's slot) are
+# appended to FILE, one line each: steady-clock microseconds (CLOCK_MONOTONIC, eboardd's EBOARDD_BUS_TRACE
+# clock), what, hex bytes. Beside eboardd's trace it tells how long a command took to reach the line.
+_TRACE = open(os.environ["EBOARD_BUS_LINE_TRACE"], "a") if os.environ.get("EBOARD_BUS_LINE_TRACE") else None
+
+
+def trace(what, data=b"", at=None):
+    if _TRACE:
+        us = int((time.monotonic() if at is None else at) * 1e6)
+        _TRACE.write(f"{us} {what} {data.hex(' ')}\n")
+        _TRACE.flush()
+
+
 def bus_message(msg_id, address, data=b""):
     """[id][len hi][len lo][addr hi][addr lo][data][checksum]; the length counts every byte, checksum included."""
     n = 6 + len(data)
@@ -379,6 +393,7 @@ class Line:
     def send(self, reply, at):
         first = max(self.next_slot, int((at - self.t0) / BYTE_S + 0.999))
         reply.first_slot = first
+        trace(f"reply> {reply.board.address} {reply.what}", bytes(reply.data[:5]), self.slot_time(first))
         reply.late_ms = max(reply.late_ms, self.read_late_ms)
         self.batch_replies.append(reply)
         overlap = False
@@ -440,6 +455,7 @@ class Line:
         replies they ask for start that much late, which counts as the emulator's lateness."""
         self.read_late_ms = read_late_ms
         self.batch_commands, self.batch_replies = 0, []
+        trace(f"host> late {read_late_ms:.1f}", data, now)
         for byte in data:
             start = max(now, self.host_free)
             self.host_free = start + BYTE_S
