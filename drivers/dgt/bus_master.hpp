@@ -28,7 +28,7 @@ namespace eboard::drivers::dgt {
 // wait to its length; any frame still arriving keeps the line busy. The adapter's latency is the time a
 // USB serial adapter may hold received bytes before it hands them to the host (FTDI's latency timer,
 // 16 ms by default): a reply read that late is still on time, and a command written then would collide.
-// Two waits are never shorter than DGT's time-out (the header: "time out after about 80 ms"): the wait for
+// Two waits are never shorter than DGT's time-out (about 80 ms, as DGT's header gives it): the wait for
 // a reply's first byte after the command, and the wait for the rest of a frame after the last byte seen.
 // A board that answers sends its reply whole, byte after byte: a frame's bytes that stop coming were cut
 // on the line or are still held on their way to the host (a loaded host, a pty or network bridge whose
