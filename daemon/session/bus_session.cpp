@@ -185,7 +185,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
       how = info->name + " (" + std::string(io::to_string(info->transport)) + ")";
     line_log(LogLevel::info, "connected on " + how);
     if (auto info = link->port_info(); info && !info->note.empty()) line_log(LogLevel::info, info->note);
-    master = std::make_unique<dgt::BusMaster>(config.master);
+    master = std::make_unique<dgt::BusMaster>(master_options(link->port_info()));
     for (auto& [address, b] : boards) {
       b->read_requested = false;
       b->retry_at = kNone;
@@ -195,6 +195,20 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     }
     if (config.discover) master->start_discovery();
     pump_soon();
+  }
+
+  // A line reached through another program (a pseudo-terminal: a network bridge such as ser2net or socat,
+  // an emulator) or a radio link has no UART's timing: its bytes come as late as that program, its host or
+  // the radio hands them over, on a loaded host far later than a USB adapter's 16 ms. A reply is awaited
+  // that much longer before it counts as not coming; a reply in whole frees the line at once, so this
+  // costs time only when a board is silent or a reply was cut.
+  static constexpr std::int64_t kRelayedLatencyMs = 100;
+  dgt::BusMasterOptions master_options(const std::optional<io::PortInfo>& port) const {
+    dgt::BusMasterOptions options = config.master;
+    using T = io::PortInfo::Transport;
+    if (port && (port->transport == T::pty || port->transport == T::bluetooth))
+      options.adapter_latency_ms = std::max(options.adapter_latency_ms, kRelayedLatencyMs);
+    return options;
   }
 
   void start_polling(Board& b) {

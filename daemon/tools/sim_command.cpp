@@ -206,6 +206,16 @@ tl::expected<Plan, std::string> plan_game(const Options& o) {
   }
   Plan plan;
   plan.script = session::script_from_events(timeline.events);
+  // A game that starts later (a bus line's, once the line can have read every board) is played on a board
+  // that stands set up from the start, as a hall's boards stand set up before the round: only the clock
+  // starts at `start_ms`. (Set up in that instant, every board of the line would report the position's 32
+  // pieces at once, with the first moves.)
+  if (spec.start_ms > 0 && !timeline.events.empty() &&
+      std::holds_alternative<rules::BoardSnapshot>(timeline.events.front().what)) {
+    rules::SensorEvent setup = timeline.events.front();
+    setup.t_ms = 0;
+    plan.script.insert(plan.script.begin(), session::ScriptItem{0, setup});
+  }
   // When the board learns of each press: the first clock reading after it with the lever moved over (the
   // board reads its clock between scans, up to one scan after the hand pressed).
   {

@@ -92,12 +92,16 @@ void BusMaster::send(std::uint8_t command, std::uint16_t address, std::int64_t n
   if (!bytes) return;  // addresses and commands are checked on the way in
   out.push_back(*bytes);
   if (const auto reply = expected_bus_reply(command)) {
+    // The whole expected reply on the wire after the board's latency, and at least DGT's time-out for it
+    // to begin.
+    const std::int64_t on_line = now_ms + wire_ms(bus::kCommandSize);
+    const std::int64_t whole = on_line + options_.board_latency_ms +
+                               wire_ms(expected_bus_reply_size(command)) + options_.adapter_latency_ms +
+                               options_.margin_ms;
     awaiting_ = Exchange{.address = address,
                          .command = command,
                          .expected_reply = *reply,
-                         .deadline_ms = now_ms + wire_ms(bus::kCommandSize) + options_.board_latency_ms +
-                                        wire_ms(expected_bus_reply_size(command)) +
-                                        options_.adapter_latency_ms + options_.margin_ms,
+                         .deadline_ms = std::max(whole, on_line + options_.answer_timeout_ms),
                          .is_poll = is_poll};
   }
 }
@@ -163,12 +167,14 @@ void BusMaster::on_bytes(std::span<const std::uint8_t> bytes, std::int64_t now_m
   frames_.clear();
   decoder_.feed(bytes, frames_);
   for (const BusFrame& f : frames_) on_frame(f, now_ms);
-  // A frame still arriving keeps the line busy for what its header announces (at least a byte more).
+  // A frame still arriving keeps the line busy for what its header announces (at least a byte more), and
+  // its next byte is awaited at least DGT's time-out.
   busy_until_ = kDueNow;
   if (const std::size_t pending = decoder_.pending_bytes(); pending > 0) {
     const std::size_t size = decoder_.expected_size();
     const std::size_t left = size > pending ? size - pending : 1;
-    busy_until_ = now_ms + wire_ms(left) + options_.adapter_latency_ms + options_.margin_ms;
+    busy_until_ = now_ms + wire_ms(left) +
+                  std::max(options_.adapter_latency_ms + options_.margin_ms, options_.answer_timeout_ms);
     if (awaiting_) awaiting_->deadline_ms = std::max(awaiting_->deadline_ms, busy_until_);
   }
 }

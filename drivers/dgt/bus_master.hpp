@@ -28,11 +28,19 @@ namespace eboard::drivers::dgt {
 // wait to its length; any frame still arriving keeps the line busy. The adapter's latency is the time a
 // USB serial adapter may hold received bytes before it hands them to the host (FTDI's latency timer,
 // 16 ms by default): a reply read that late is still on time, and a command written then would collide.
+// Two waits are never shorter than DGT's time-out (about 80 ms, as DGT's header gives it): the wait for
+// a reply's first byte after the command, and the wait for the rest of a frame after the last byte seen.
+// A board that answers sends its reply whole, byte after byte: a frame's bytes that stop coming were cut
+// on the line or are still held on their way to the host (a loaded host, a pty or network bridge whose
+// kernel or server hands them over late), and a command written before they come would go over them. A
+// reply that is in whole frees the line at once, so these waits cost time only when a board is silent or
+// a reply was cut.
 struct BusMasterOptions {
   int baud = 9600;
   std::int64_t board_latency_ms = 20;  // a board answers within a few ms, up to 20 ms during an EEPROM write
   std::int64_t adapter_latency_ms = 16;  // bytes received are handed to the host up to this late
   std::int64_t margin_ms = 10;
+  std::int64_t answer_timeout_ms = 80;      // DGT's time-out: the least wait for a reply to begin, or go on
   std::int64_t discovery_window_ms = 1200;  // boards answer a ping at a random moment within 1.1 s
   int max_discovery_rounds = 16;
   std::int64_t poll_interval_ms = 1000;  // each board is asked for changes at most this often

@@ -31,6 +31,11 @@ reply is: the reply is cut where the command began and the command is lost (no b
 Two replies overlapping on the line (pings to address 0) are OR-ed together, as pull-up outputs on a
 shared line would, and counted apart.
 
+A board hears a command as its bytes cross the wire and answers 3-20 ms later. This process stands in for
+the boards' own processors, so it asks for a real-time priority (SCHED_FIFO, when the host allows it): on a
+loaded host it was otherwise seen to read a command 68 ms after eboardd wrote it, unaware, and to answer
+that late, which the document's boards never do. It prints which priority it got.
+
 The clock: White's clock stands on the left or the right (per board, from the seed); it counts down in real
 time from the game's TimeControl with its increment, starts when play starts (White's clock running), and
 its status byte has D1 = right side high. The turn bits D3/D4 are the document's unsettled point (the header
@@ -93,6 +98,20 @@ BUS_VERSION = (1, 4)  # a bus version message of 8 bytes (the header: 6 up to ve
 
 def log(*a):
     print(f"[{time.strftime('%H:%M:%S')}] dgt_bus_line:", *a, file=sys.stderr, flush=True)
+
+
+# With EBOARD_BUS_LINE_TRACE=FILE in the environment, what the line read from the host (`host>`, with how late
+# it may have been read) and each reply it put on the line (`reply>`, the time of its first byte's slot) are
+# appended to FILE, one line each: steady-clock microseconds (CLOCK_MONOTONIC, eboardd's EBOARDD_BUS_TRACE
+# clock), what, hex bytes. Beside eboardd's trace it tells how long a command took to reach the line.
+_TRACE = open(os.environ["EBOARD_BUS_LINE_TRACE"], "a") if os.environ.get("EBOARD_BUS_LINE_TRACE") else None
+
+
+def trace(what, data=b"", at=None):
+    if _TRACE:
+        us = int((time.monotonic() if at is None else at) * 1e6)
+        _TRACE.write(f"{us} {what} {data.hex(' ')}\n")
+        _TRACE.flush()
 
 
 def bus_message(msg_id, address, data=b""):
@@ -379,6 +398,7 @@ class Line:
     def send(self, reply, at):
         first = max(self.next_slot, int((at - self.t0) / BYTE_S + 0.999))
         reply.first_slot = first
+        trace(f"reply> {reply.board.address} {reply.what}", bytes(reply.data[:5]), self.slot_time(first))
         reply.late_ms = max(reply.late_ms, self.read_late_ms)
         self.batch_replies.append(reply)
         overlap = False
@@ -440,6 +460,7 @@ class Line:
         replies they ask for start that much late, which counts as the emulator's lateness."""
         self.read_late_ms = read_late_ms
         self.batch_commands, self.batch_replies = 0, []
+        trace(f"host> late {read_late_ms:.1f}", data, now)
         for byte in data:
             start = max(now, self.host_free)
             self.host_free = start + BYTE_S
@@ -599,6 +620,17 @@ class Line:
             os.remove(self.link)
 
 
+def hear_commands_on_time():
+    """A low real-time priority, so that the line is not descheduled behind the host's other work (it sleeps
+    between bytes, so it takes little of a core). Returns what it got, for the log."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(5))
+        return "real-time priority (SCHED_FIFO 5): commands are heard as they come"
+    except (AttributeError, OSError) as e:
+        return (f"normal priority ({e}): on a loaded host a command may be read late, and its reply then "
+                f"starts late")
+
+
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pgn", required=True)
@@ -650,6 +682,7 @@ def main():
         clock = Clock(base, inc, white_right=brng.random() < 0.5)
         boards.append(Board(address, (a.game - 1 + k) % len(games) + 1, moves, script, clock, brng, a.turn_bits))
     line = Line(boards, a.link, rng)
+    log(hear_commands_on_time())
     now = time.monotonic()
     for b in boards:
         b.power_up(now)
