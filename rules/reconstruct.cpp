@@ -10,46 +10,11 @@
 #include "rules/movegen.hpp"
 #include "rules/notation.hpp"
 #include "rules/outcome.hpp"
+#include "rules/wood.hpp"
 
 namespace eboard::rules {
 
 namespace {
-
-using Board = std::array<Piece, 64>;
-
-// The board after `m` in `pos`, computed on the array alone (cheaper than copying a Position). `shown`
-// is the board of `pos` as it stands on the wood (in bughouse a promoted piece is a pawn there).
-Board board_after(const Board& shown, const Position& pos, Move m) {
-  Board b = shown;
-  Color us = pos.side_to_move();
-  Square from = m.from(), to = m.to();
-  switch (m.kind()) {
-    case Move::DROP:
-      b[to] = make_piece(us, m.drop_type());
-      break;
-    case Move::CASTLING: {
-      bool king_side = to > from;
-      b[from] = NO_PIECE;
-      b[to] = NO_PIECE;
-      b[Position::castle_king_to(us, king_side)] = make_piece(us, KING);
-      b[Position::castle_rook_to(us, king_side)] = make_piece(us, ROOK);
-      break;
-    }
-    case Move::EN_PASSANT:
-      b[to] = b[from];
-      b[from] = NO_PIECE;
-      b[us == WHITE ? to - 8 : to + 8] = NO_PIECE;
-      break;
-    case Move::PROMOTION:
-      b[to] = make_piece(us, m.promotion_type());
-      b[from] = NO_PIECE;
-      break;
-    default:
-      b[to] = b[from];
-      b[from] = NO_PIECE;
-  }
-  return b;
-}
 
 // Pawns on their home ranks, pieces of the right colour on the back ranks, nothing between: somebody set
 // up a game. If it is not a start position the setup is wrong (RULES.md: reported, not accepted).
@@ -117,22 +82,6 @@ std::string chess960_fen(const Board& b) {
   return rank + "/pppppppp/8/8/8/8/PPPPPPPP/" + upper + " w KQkq - 0 1";
 }
 
-// The position as it stands on the wood: with `pawn_stays` (FQE 11) a promoted piece is a pawn there.
-Board physical_view(const Position& pos, bool pawn_stays) {
-  Board b = pos.board();
-  if (!pawn_stays) return b;
-  for (Bitboard bb = pos.promoted(); bb; bb &= bb - 1) {
-    Square s = lsb(bb);
-    if (b[s] != NO_PIECE) b[s] = make_piece(color_of(b[s]), PAWN);
-  }
-  return b;
-}
-
-Square victim_square(const Position& pos, Move m) {
-  if (m.kind() == Move::EN_PASSANT) return Square(pos.side_to_move() == WHITE ? m.to() - 8 : m.to() + 8);
-  return pos.is_capture(m) ? m.to() : SQ_NONE;
-}
-
 // The pieces of a reserve as FEN letters (QRBNP order), e.g. "QNpp" style: "NNP" for White, "np" for Black.
 std::string reserve_letters(const Position& pos, Color c) {
   std::string out;
@@ -175,15 +124,7 @@ void Reconstructor::emit(std::int64_t t, decltype(Event::what) what) {
 
 Position Reconstructor::extended_position() const {
   Position pos = game_.position();
-  if (partner_shown_) {
-    Color c = color_of(*partner_shown_);
-    PieceType t = type_of(*partner_shown_);
-    pos.set_pocket(c, t, pos.pocket(c, t) + 1);
-  }
-  if (partner_blind_)
-    for (Color c : {WHITE, BLACK})
-      for (PieceType t : {PAWN, KNIGHT, BISHOP, ROOK, QUEEN})
-        if (pos.pocket(c, t) == 0) pos.set_pocket(c, t, 1);
+  reserves_.extend(pos);
   return pos;
 }
 
@@ -191,14 +132,14 @@ void Reconstructor::recompute_successors() {
   successors_.clear();
   const Position& official = game_.position();
   std::optional<Position> extended;
-  if (partner_shown_ || partner_blind_) extended = extended_position();
+  if (reserves_.extends()) extended = extended_position();
   const Position& pos = extended ? *extended : official;
   Color us = pos.side_to_move();
   const Profile& pr = cfg_.profile;
   // A promotion may be shown with the pawn left on the last rank: a queen promotion by default (FIDE
   // 7.5.2 makes it an illegal move counted as a queen); FQE 11 makes it legal in bughouse, standing for
   // the piece the player named (queen unless told otherwise).
-  PieceType pawn_stands_for = pr.pawn_may_stay_on_last_rank ? promotion_piece_[us] : QUEEN;
+  PieceType pawn_stands_for = pr.pawn_may_stay_on_last_rank ? reserves_.promotion_piece(us) : QUEEN;
   for (Move m : MoveList(pos)) {
     if (m.is_promotion() && !(pr.promotion_types & (1u << m.promotion_type()))) continue;
     bool early = m.is_drop() && official.pocket(us, m.drop_type()) == 0;
@@ -371,11 +312,7 @@ void Reconstructor::on_board_changed(std::int64_t t) {
     const Successor* shown = matching_successor();
     std::optional<Move> drop;
     if (shown && shown->move.is_drop()) drop = shown->move;
-    if (drop_shown_ && (!drop || drop_shown_->first != *drop)) {
-      if (!placed_drop_ && t - drop_shown_->second >= cfg_.scan_ms) placed_drop_ = drop_shown_->first;
-      drop_shown_.reset();
-    }
-    if (drop && !drop_shown_) drop_shown_ = std::make_pair(*drop, t);
+    reserves_.see_drop(drop, t, cfg_.scan_ms);
   }
   if (pending_press_ && !pending_decide_at_ && matching_successor()) {
     resolve_pending_on_settle(t, false);
@@ -478,9 +415,7 @@ void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
   forget_stood();
   replaced_illegal_.reset();
   illegal_position_.reset();
-  received_.clear();
-  borrowed_ = {};
-  early_drops_.clear();
+  reserves_.new_game();
   recompute_successors();
 }
 
@@ -496,8 +431,7 @@ void Reconstructor::reset_turn() {
   touches_at_match_ = 0;
   history_.clear();
   history_at_match_ = 0;
-  drop_shown_.reset();
-  placed_drop_.reset();
+  reserves_.new_turn();
 }
 
 std::optional<Reconstructor::ClockNow> Reconstructor::clock_now() const {
@@ -1051,9 +985,7 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
                      "; it counts as a queen (7.5.2)");
   // FQE 19: a reserve piece placed on a square must be dropped there.
   if (cfg_.profile.reserve_touch_move) {
-    std::optional<Move> placed = placed_drop_;
-    if (!placed && drop_shown_ && drop_shown_->first != s.move && t - drop_shown_->second >= cfg_.scan_ms)
-      placed = drop_shown_->first;
+    std::optional<Move> placed = reserves_.placed_drop(s.move, t, cfg_.scan_ms);
     if (!placed && released_drop) placed = released_;
     if (placed && *placed != s.move) {
       AlertEvent a{"reserve-touch-move",
@@ -1184,11 +1116,7 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   const Position& before = game_.position();
   // Bughouse: the captured piece goes to the partner, in its colour, a promoted one as a pawn (FQE 6, 11).
   std::optional<Piece> handed;
-  if (before.variant() == Variant::Bughouse) {
-    Square victim = victim_square(before, s.move);
-    if (victim != SQ_NONE)
-      handed = make_piece(color_of(before.piece_on(victim)), before.captured_hand_type(victim));
-  }
+  if (before.variant() == Variant::Bughouse) handed = handed_piece(before, s.move);
   MoveEvent ev;
   ev.uci = to_uci(before, s.move);
   ev.san = to_san(before, s.move);
@@ -1196,14 +1124,14 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   Color mover = before.side_to_move();
   game_.play(s.move, clock, t);
   ev.ply = game_.ply_count();
-  if (s.move.is_promotion()) promotion_piece_[mover] = QUEEN;  // a named piece serves one promotion
+  if (s.move.is_promotion()) reserves_.promotion_played(mover);
   // The wood after the move: in bughouse as the board showed it (the pawn may stay, FQE 11); under A.4.4
   // a pawn left on the last rank stays on the wood until the next move is completed.
   const bool keep_wood = cfg_.profile.pawn_may_stay_on_last_rank ||
                          (illegal_position_draws() && (s.pawn_left_on_last_rank || illegal_position_));
   display_ = keep_wood ? s.board : game_.position().board();
   if (!close_open_tail(t)) emit(t, ev);
-  if (handed) handovers_.push_back({*handed, t, game_.ply_count()});
+  if (handed) reserves_.hand_over({*handed, t, game_.ply_count()});
   // Lifts and board states after the board first showed this move belong to the opponent's turn.
   touch_count = std::min(touch_count, touches_.size());
   std::vector<Touch> carried(touches_.begin() + std::ptrdiff_t(touch_count), touches_.end());
@@ -1435,9 +1363,7 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
     } else if (pending_deadline_ && *pending_deadline_ == *next) {
       pending_deadline_.reset();
       resolve_pending_on_settle(*next, true);
-    } else if (auto early = std::find_if(early_drops_.begin(), early_drops_.end(),
-                                         [&](const EarlyDrop& d) { return due(d) && d.alert_at == *next; });
-               early != early_drops_.end()) {
+    } else if (auto* early = reserves_.early_drop_due_at(*next)) {
       early->alerted = true;
       emit_early_drop(
           early->piece, early->placed_ms, *next, early->ply,
@@ -1498,8 +1424,7 @@ std::optional<std::int64_t> Reconstructor::next_deadline() const {
   for (const auto& d : {provisional_at_, settle_at_, decide, pending, release_at_, shown_confirm_at_,
                         mismatch_at_, rest_complete_at_})
     if (d && (!best || *d < *best)) best = d;
-  for (const auto& d : early_drops_)
-    if (due(d) && (!best || d.alert_at < *best)) best = d.alert_at;
+  if (auto alert = reserves_.next_alert(); alert && (!best || *alert < *best)) best = alert;
   return best;
 }
 
@@ -1510,60 +1435,45 @@ std::vector<Event> Reconstructor::receive(Piece piece, std::int64_t t) {
   return collect([&] {
     Color c = color_of(piece);
     PieceType pt = type_of(piece);
-    if (borrowed_[c][pt] > 0) {
+    if (reserves_.repay(c, pt)) {
       // The piece was already dropped (completed before this capture): it makes good the borrowing.
-      --borrowed_[c][pt];
-      auto early = std::find_if(early_drops_.begin(), early_drops_.end(),
-                                [&](const EarlyDrop& d) { return d.piece == piece; });
-      if (early != early_drops_.end()) {
+      if (auto early = reserves_.take_early_drop(piece)) {
         // Dropped while the partner's board was blind: when its capture was completed is not known.
         if (!early->alerted && !early->while_blind && t > early->placed_ms + cfg_.handover_tolerance_ms)
           emit_early_drop(piece, early->placed_ms, t, early->ply, "was completed later");
-        early_drops_.erase(early);
       }
     } else {
       game_.add_to_pocket(c, pt, 1);
-      received_.push_back({t, piece});
+      reserves_.received(piece, t);
     }
     refresh(t);
   });
 }
 
 std::vector<Event> Reconstructor::set_partner_shown(std::optional<Piece> piece, std::int64_t t) {
-  if (piece == partner_shown_) return {};
+  if (piece == reserves_.partner_shown()) return {};
   return collect([&] {
-    partner_shown_ = piece;
+    reserves_.set_partner_shown(piece);
     refresh(t);
   });
 }
 
 std::vector<Event> Reconstructor::set_partner_blind(bool blind, std::int64_t t) {
-  if (blind == partner_blind_) return {};
+  if (blind == reserves_.partner_blind()) return {};
   return collect([&] {
-    partner_blind_ = blind;
     // The partner is followed again and its recovered captures were handed over: a drop still borrowed is
     // reported after the usual grace for a press read late.
-    if (!blind)
-      for (auto& d : early_drops_)
-        if (d.while_blind && !d.alerted)
-          d.alert_at = std::max(d.alert_at, t + cfg_.handover_tolerance_ms + cfg_.scan_ms + cfg_.settle_ms);
+    reserves_.set_partner_blind(blind, t + cfg_.handover_tolerance_ms + cfg_.scan_ms + cfg_.settle_ms);
     refresh(t);
   });
 }
 
 std::optional<Piece> Reconstructor::shown_handover() const {
   if (game_.outcome() || !last_match_) return std::nullopt;
-  const Position& p = game_.position();
-  Square victim = victim_square(p, last_match_->move);
-  if (victim == SQ_NONE) return std::nullopt;
-  return make_piece(color_of(p.piece_on(victim)), p.captured_hand_type(victim));
+  return handed_piece(game_.position(), last_match_->move);
 }
 
-std::vector<Handover> Reconstructor::take_withdrawn() {
-  std::vector<Handover> out;
-  out.swap(withdrawn_);
-  return out;
-}
+std::vector<Handover> Reconstructor::take_withdrawn() { return reserves_.take_withdrawn(); }
 
 std::vector<Event> Reconstructor::withdraw(Piece piece, std::int64_t t) {
   return collect([&] {
@@ -1572,7 +1482,7 @@ std::vector<Event> Reconstructor::withdraw(Piece piece, std::int64_t t) {
     if (game_.position().pocket(c, pt) > 0)
       game_.add_to_pocket(c, pt, -1);
     else
-      ++borrowed_[c][pt];
+      reserves_.borrow(c, pt);
     refresh(t);
   });
 }
@@ -1609,8 +1519,8 @@ bool Reconstructor::switch_gap_story(const ShownMove& drop, std::int64_t t) {
       if (auto it = std::find(after.begin(), after.end(), p); it != after.end())
         after.erase(it);
       else
-        withdrawn_.push_back({p, t, first + 1});
-    for (Piece p : after) handovers_.push_back({p, t, first + 1});
+        reserves_.give_back({p, t, first + 1});
+    for (Piece p : after) reserves_.hand_over({p, t, first + 1});
     game_ = std::move(g);
     std::rotate(missed_gap_->candidates.begin(), missed_gap_->candidates.begin() + std::ptrdiff_t(i),
                 missed_gap_->candidates.begin() + std::ptrdiff_t(i) + 1);
@@ -1620,16 +1530,10 @@ bool Reconstructor::switch_gap_story(const ShownMove& drop, std::int64_t t) {
   return false;
 }
 
-std::vector<Handover> Reconstructor::take_handovers() {
-  std::vector<Handover> out;
-  out.swap(handovers_);
-  return out;
-}
+std::vector<Handover> Reconstructor::take_handovers() { return reserves_.take_handovers(); }
 
 void Reconstructor::set_promotion_piece(Color c, PieceType t) {
-  if (t < KNIGHT || t > QUEEN || promotion_piece_[c] == t) return;
-  promotion_piece_[c] = t;
-  recompute_successors();
+  if (reserves_.set_promotion_piece(c, t)) recompute_successors();
 }
 
 std::vector<Event> Reconstructor::end_game(const Outcome& o, std::int64_t t) {
@@ -1664,7 +1568,7 @@ void Reconstructor::refresh(std::int64_t t) {
       history_at_match_ = history_.empty() ? 0 : history_.size() - 1;
       release_at_ = t + cfg_.profile.release_ms;
     }
-    if (s->move.is_drop() && !drop_shown_) drop_shown_ = std::make_pair(s->move, t);
+    if (s->move.is_drop()) reserves_.see_drop_again(s->move, t);
     if (pending_press_ && !pending_decide_at_) {
       resolve_pending_on_settle(t, false);
       return;
@@ -1702,26 +1606,20 @@ void Reconstructor::judge_drop_timing(Move m, std::int64_t t) {
   Piece piece = make_piece(us, pt);
   std::int64_t placed = drop_placed_at(m).value_or(t);
   // How many of these pieces arrived after the drop was set down: was one in the reserve by then?
-  int arrived_after = 0;
-  std::optional<std::int64_t> first_after;
-  for (auto it = received_.rbegin(); it != received_.rend() && it->t_ms > placed; ++it)
-    if (it->piece == piece) {
-      ++arrived_after;
-      first_after = it->t_ms;
-    }
+  const auto [arrived_after, first_after] = reserves_.arrived_after(piece, placed);
   int ply = game_.ply_count() + 1;
   if (pos.pocket(us, pt) == 0) {
     // Completed before the capture that brings the piece: borrowed until the capture is completed.
     game_.add_to_pocket(us, pt, 1);
-    ++borrowed_[us][pt];
-    if (partner_blind_ && !(partner_shown_ && *partner_shown_ == piece)) {
-      early_drops_.push_back({piece, placed, t, ply, false, true});
+    reserves_.borrow(us, pt);
+    if (reserves_.partner_blind() && reserves_.partner_shown() != piece) {
+      reserves_.add_early_drop({piece, placed, t, ply, false, true});
       return;
     }
     std::int64_t deadline = placed + cfg_.handover_tolerance_ms;
     bool late = t > deadline + cfg_.scan_ms + cfg_.settle_ms;
     // The partner's press may be read and decided a little after this one: wait for it before telling.
-    early_drops_.push_back(
+    reserves_.add_early_drop(
         {piece, placed, std::max(t, deadline + cfg_.scan_ms + cfg_.settle_ms), ply, late, false});
     if (late) emit_early_drop(piece, placed, t, ply, "was not completed");
     return;
@@ -1951,7 +1849,7 @@ void Reconstructor::adopt_stood() {
   ev.ply = game_.ply_count();
   display_ = game_.position().board();
   emit(s.t_ms, ev);
-  if (handed) handovers_.push_back({*handed, s.t_ms, game_.ply_count()});
+  if (handed) reserves_.hand_over({*handed, s.t_ms, game_.ply_count()});
   // Lifts and boards since the illegal move's press were the opponent's turn: they stay, judged for him.
   for (auto& touch : touches_)
     if (color_of(touch.piece) == game_.position().side_to_move()) touch.other_piece_in_air = false;
@@ -2400,11 +2298,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     const Move m = prefixes.front()[std::size_t(i)];
     const Position& pos = game_.position();
     std::optional<Piece> handed;
-    if (pos.variant() == Variant::Bughouse) {
-      Square victim = victim_square(pos, m);
-      if (victim != SQ_NONE)
-        handed = make_piece(color_of(pos.piece_on(victim)), pos.captured_hand_type(victim));
-    }
+    if (pos.variant() == Variant::Bughouse) handed = handed_piece(pos, m);
     MoveEvent ev;
     ev.uci = to_uci(pos, m);
     ev.san = to_san(pos, m);
@@ -2415,7 +2309,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     game_.mark_last(!missed, missed);
     ev.ply = game_.ply_count();
     if (!missed) emit(when, ev);
-    if (handed) handovers_.push_back({*handed, when, game_.ply_count()});
+    if (handed) reserves_.hand_over({*handed, when, game_.ply_count()});
   }
   follow_board(t);
   check_end(when);

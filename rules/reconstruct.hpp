@@ -30,6 +30,7 @@
 #include "rules/gap_rank.hpp"
 #include "rules/gap_search.hpp"
 #include "rules/profile.hpp"
+#include "rules/reserve_ledger.hpp"
 #include "rules/sensor.hpp"
 
 namespace eboard::rules {
@@ -66,14 +67,6 @@ struct ReconstructConfig {
   // Bughouse (FQE 21b): a drop set on the board this much before the partner's capture was completed (his
   // clock press) is reported (drop-before-partner-clock); less is the reading delay of clocks and scans.
   std::int64_t handover_tolerance_ms = 500;
-};
-
-// A piece a completed capture hands over (bughouse: to the partner's board, FQE 6): the captured piece in
-// its own colour, a promoted piece as a pawn (FQE 11).
-struct Handover {
-  Piece piece = NO_PIECE;
-  std::int64_t t_ms = 0;  // when the capture was completed (the capturer's press)
-  int ply = 0;            // the capture's ply on its board
 };
 
 class Reconstructor {
@@ -133,7 +126,7 @@ class Reconstructor {
   std::vector<Event> withdraw(Piece piece, std::int64_t t_ms);
   // Pieces dropped before they were received (a drop completed before the partner's capture), not yet
   // made good by the capture.
-  int borrowed(Color c, PieceType t) const { return borrowed_[c][t]; }
+  int borrowed(Color c, PieceType t) const { return reserves_.borrowed(c, t); }
   // FQE 11: the piece the next promotion of `c` stands for when the pawn stays on the last rank (told by
   // the player, entered by the arbiter or on the clock). Queen unless set; back to queen after use.
   void set_promotion_piece(Color c, PieceType t);
@@ -385,34 +378,8 @@ class Reconstructor {
 
   // The committed position as it stands on the wood (promoted pieces as pawns in bughouse, FQE 11).
   std::array<Piece, 64> display_{};
-  // Bughouse reserves from outside: the partner's shown capture, pieces received and borrowed.
-  std::optional<Piece> partner_shown_;
-  bool partner_blind_ = false;
-  std::vector<Handover> handovers_;
-  std::vector<Handover> withdrawn_;
-  struct Received {
-    std::int64_t t_ms;
-    Piece piece;
-  };
-  std::vector<Received> received_;  // pieces that arrived in a reserve of this board, in order
-  std::array<std::array<int, PIECE_TYPE_NB>, 2> borrowed_{};
-  // A drop completed before its piece was received: reported if the piece does not arrive in time.
-  struct EarlyDrop {
-    Piece piece;
-    std::int64_t placed_ms;
-    std::int64_t alert_at;
-    int ply;
-    bool alerted;
-    bool while_blind = false;  // dropped while the partner's board was blind: its capture time is unknown
-  };
-  std::vector<EarlyDrop> early_drops_;
-  // An early drop's alert is due at its time, except one dropped while the partner is still blind.
-  bool due(const EarlyDrop& d) const { return !d.alerted && !(d.while_blind && partner_blind_); }
-  std::array<PieceType, 2> promotion_piece_{QUEEN, QUEEN};
-  // FQE 19: the drop the board shows now (and since when), and a drop that stood on its square long
-  // enough to count as placed this turn.
-  std::optional<std::pair<Move, std::int64_t>> drop_shown_;
-  std::optional<Move> placed_drop_;
+  // Bughouse reserves from outside, and the drops of this turn (FQE 19, 21b).
+  ReserveLedger reserves_;
   std::optional<Adjournment> adjournment_;
   // While adjourned: the board is followed (what it shows at the resumption), nothing else.
   void follow_adjourned(const SensorEvent& e);
