@@ -305,7 +305,7 @@ void Reconstructor::on_board_changed(std::int64_t t) {
   if (history_.size() >= 1024)
     history_.erase(history_.begin(), history_.begin() + 512);  // a bound, never reached in play
   history_.push_back({t, physical_, touches_.size()});
-  if (stood_press_) stood_on_board_changed(t);
+  if (stood_.held_press()) stood_on_board_changed(t);
   // FQE 19: a reserve piece that stood on its square longer than a scan was placed there. (A shorter
   // sight is a scan catching a piece's new square before its old one emptied.)
   {
@@ -338,7 +338,8 @@ void Reconstructor::on_board_changed(std::int64_t t) {
 }
 
 void Reconstructor::complete_two_shown(std::int64_t t) {
-  if (game_.outcome() || pending_press_ || stood_ || matching_successor() || board_matches_game()) return;
+  if (game_.outcome() || pending_press_ || stood_.standing() || matching_successor() || board_matches_game())
+    return;
   // The reply began on the piece just moved (a recapture: its lift looked like the mover's own hand) and
   // the board now shows a move the board showed this turn and a legal reply to it: the first is complete.
   // Only a move the board did show: a board with pieces in the air can look like two moves that never were
@@ -1284,7 +1285,7 @@ void Reconstructor::on_settled(std::int64_t t) {
     adopt_candidate_.reset();
     // The position before the illegal move is back: a claim upheld, or corrected (7.5.1). Not after a
     // pass, whose position is that one (a piece touched and put back is no claim).
-    if (stood_ && !stood_->shown.is_none()) forget_stood();
+    if (stood_.standing() && !stood_.stood().shown.is_none()) forget_stood();
     return;
   }
   if (result_gesture(t)) return;
@@ -1325,7 +1326,7 @@ void Reconstructor::on_settled(std::int64_t t) {
     }
   }
   // After an illegal move that may stand (A.4.2), the opponent's reply under way is no mismatch either.
-  if (stood_ && shows_stood_reply(physical_, true)) return;
+  if (stood_.shows_reply(physical_, true)) return;
   // Without a clock, once the board was told a mismatch: scans read late are looked into at every
   // settled board (follow_late_scans), so that the board can be followed again.
   if (clockless() && mismatch_reported_ && follow_late_scans(t)) return;
@@ -1758,80 +1759,44 @@ std::vector<Event> Reconstructor::resume(std::int64_t t) {
 // ---------------------------------------------------------------------------------------------------
 // FIDE A.4.2: an illegal move that stood.
 
-bool Reconstructor::illegal_may_stand() const {
-  // A.4.2 (rapid, blitz) and clock-move bughouse: a claim comes before the opponent's next move or never.
-  return cfg_.profile.illegal_moves == IllegalMovePolicy::StandsUnlessClaimed ||
-         cfg_.profile.illegal_moves == IllegalMovePolicy::LossIfClaimedBeforeNextMove;
-}
-
 void Reconstructor::remember_stood(const ShownMove& m, const PendingPress& press) {
-  if (!illegal_may_stand() || m.from == SQ_NONE) return;
-  auto after = game_.position().after_illegal_move(m.from, m.to);
-  if (!after) return;  // no position to play on (a pawn on the last rank, a king taken): 7.5.1 alone
-  may_stand(Move::make(m.from, m.to), std::move(*after), press);
+  if (!StoodIllegal::applies(cfg_.profile) || m.from == SQ_NONE) return;
+  stood_.remember_move(game_.position(), m.from, m.to, press.clock, press.t_ms);
 }
 
 void Reconstructor::remember_stood_pass(const PendingPress& press) {
-  // A.4.2 names 7.5.3 too: the opponent who plays on after a press without a move accepted the pass.
-  if (!illegal_may_stand()) return;
-  Position after = game_.position();
-  after.do_null_move();
-  may_stand(Move::none(), std::move(after), press);
-}
-
-void Reconstructor::may_stand(Move shown, Position after, const PendingPress& press) {
-  Stood s{shown, std::move(after), {}, press.clock, press.t_ms};
-  for (Move reply : MoveList(s.after)) s.replies.push_back(board_after(s.after.board(), s.after, reply));
-  stood_ = std::move(s);
-}
-
-bool Reconstructor::shows_stood_reply(const std::array<Piece, 64>& board, bool in_air) const {
-  if (!stood_) return false;
-  const Board& from = stood_->after.board();
-  Color mover = ~stood_->after.side_to_move();  // who made the illegal move
-  for (const Board& reply : stood_->replies) {
-    bool ok = true;
-    for (Square q = 0; q < 64 && ok; ++q) {
-      Piece p = board[q];
-      if (in_air)  // every square as before the reply or after it, or empty (a piece in the hand)
-        ok = p == NO_PIECE || p == from[q] || p == reply[q];
-      else  // the reply, and perhaps the first lift of the illegal mover's next turn in the same scan
-        ok = p == reply[q] || (p == NO_PIECE && reply[q] != NO_PIECE && color_of(reply[q]) == mover);
-    }
-    if (ok) return true;
-  }
-  return false;
+  if (!StoodIllegal::applies(cfg_.profile)) return;
+  stood_.remember_pass(game_.position(), press.clock, press.t_ms);
 }
 
 void Reconstructor::stood_on_press(ClockSide pressed, const ClockReading& r, std::int64_t t) {
-  stood_press_.reset();
-  if (!stood_ || !left_player_ || game_.outcome()) return;
+  stood_.drop_press();
+  if (!stood_.standing() || !left_player_ || game_.outcome()) return;
   Color presser = pressed == ClockSide::Left ? *left_player_ : ~*left_player_;
   if (presser == game_.position().side_to_move()) return;  // the illegal mover's press, not a reply
-  if (shows_stood_reply(physical_)) {
+  if (stood_.shows_reply(physical_)) {
     adopt_stood();
     return;
   }
   // The reply's last placement may come one scan after the press (see decide_pending): wait for it. A
   // board still showing the illegal move, or the position before it, is no reply: a press handing the
   // turn back, as under 7.5.1.
-  if (physical_ != stood_->after.board() && !board_matches_game()) stood_press_ = StoodPress{pressed, r, t};
+  if (physical_ != stood_.stood().after.board() && !board_matches_game()) stood_.hold_press({pressed, r, t});
 }
 
 void Reconstructor::stood_on_board_changed(std::int64_t t) {
-  StoodPress press = *stood_press_;
-  if (!stood_ || t > press.t_ms + 2 * cfg_.scan_ms) {
-    stood_press_.reset();
+  const StoodIllegal::Press press = *stood_.held_press();
+  if (!stood_.standing() || t > press.t_ms + 2 * cfg_.scan_ms) {
+    stood_.drop_press();
     return;
   }
-  if (!shows_stood_reply(physical_)) return;
+  if (!stood_.shows_reply(physical_)) return;
   adopt_stood();
   on_press(press.pressed, press.reading, press.t_ms);  // now the press of the player on move
 }
 
 void Reconstructor::adopt_stood() {
-  Stood s = std::move(*stood_);
-  forget_stood();
+  StoodIllegal::Stood s = stood_.take();
   replaced_illegal_.reset();  // it stood: nothing replaces it
   const Position& before = game_.position();
   // Clock-move bughouse: a capture that stood hands its piece over like any other (FQE 6, 11).

@@ -32,6 +32,7 @@
 #include "rules/profile.hpp"
 #include "rules/reserve_ledger.hpp"
 #include "rules/sensor.hpp"
+#include "rules/stood_illegal.hpp"
 
 namespace eboard::rules {
 
@@ -385,35 +386,13 @@ class Reconstructor {
   void follow_adjourned(const SensorEvent& e);
 
   // --- FIDE A.4.2: an illegal move stands unless claimed before the opponent's next move ------------
-  // (profiles with IllegalMovePolicy::StandsUnlessClaimed, and clock-move bughouse, whose illegal move
-  // loses only if claimed before the claimant's next move). A clock press without a move (7.5.3) is such
-  // an illegal move too: when it stands it is a pass, the null move. The illegal move is alerted and the
-  // position before it stays the game's, as under 7.5.1; but when the opponent plays a legal move from the
-  // position it left and presses his clock, nobody claimed: it stood. It becomes a ply of the game (an
-  // illegal move event) and his reply is judged from there like any move.
-  struct Stood {
-    Move shown;                                  // the piece's way, from → to
-    Position after;                              // the position it left, the opponent to move
-    std::vector<std::array<Piece, 64>> replies;  // the boards of the opponent's legal moves from there
-    ClockTimes clock;                            // at the illegal move's press
-    std::int64_t t_ms = 0;
-  };
-  std::optional<Stood> stood_;
-  // The opponent's press read while his reply was still in the hand (its placement not scanned yet).
-  struct StoodPress {
-    ClockSide pressed;
-    ClockReading reading;
-    std::int64_t t_ms;
-  };
-  std::optional<StoodPress> stood_press_;
+  // (rules/stood_illegal.hpp). It stood when the opponent plays a legal move from the position it left
+  // and presses his clock: it becomes a ply of the game (an illegal move event) and his reply is judged
+  // from there like any move.
+  StoodIllegal stood_;
   void remember_stood(const ShownMove& m, const PendingPress& press);
   // A press without a move (7.5.3) that may stand: a pass, recorded as the null move 0000.
   void remember_stood_pass(const PendingPress& press);
-  void may_stand(Move shown, Position after, const PendingPress& press);
-  bool illegal_may_stand() const;
-  // Whether `board` shows one of the opponent's replies (some of the illegal mover's pieces may already
-  // be lifted: his next turn beginning in the same scan), or, with `in_air`, is on the way to one.
-  bool shows_stood_reply(const std::array<Piece, 64>& board, bool in_air = false) const;
   // A clock press: when it is the opponent's and the board shows his reply, the illegal move stood. Called
   // before on_press, which then completes the reply as the move of the player on move.
   void stood_on_press(ClockSide pressed, const ClockReading& r, std::int64_t t);
@@ -572,10 +551,7 @@ class Reconstructor {
   bool wood_illegal() const;
   bool judge_illegal_position(std::int64_t t);  // true: the game was drawn
   void wood_made_legal();
-  void forget_stood() {
-    stood_.reset();
-    stood_press_.reset();
-  }
+  void forget_stood() { stood_.forget(); }
 };
 
 }  // namespace eboard::rules
