@@ -223,7 +223,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
     std::array<Piece, 64> next = physical_;
     if (const auto* l = std::get_if<PieceLifted>(&e.what); l && is_ok(l->square)) next[l->square] = NO_PIECE;
     if (const auto* p = std::get_if<PiecePlaced>(&e.what); p && is_ok(p->square)) next[p->square] = p->piece;
-    if (const auto* b = std::get_if<BoardSnapshot>(&e.what); b && !link_changed_) next = b->squares;
+    if (const auto* b = std::get_if<BoardSnapshot>(&e.what); b && !gaps_.link_changed()) next = b->squares;
     if (next != physical_) complete_before_reply(next, e.t_ms);
   }
   bool board_event = true;
@@ -243,7 +243,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
             touches_.push_back({e.t_ms, v.square, physical_[v.square], own_piece_in_air()});
           if (is_ok(v.square)) physical_[v.square] = v.piece;
         } else if constexpr (std::is_same_v<T, BoardSnapshot>) {
-          if (clockless() && have_board_ && !link_changed_) {
+          if (clockless() && have_board_ && !gaps_.link_changed()) {
             // A scan of a board that reports whole positions: its lifts are touches, as field updates'.
             for (Square q = 0; q < 64; ++q)
               if (physical_[q] != NO_PIECE && v.squares[q] != physical_[q])
@@ -259,22 +259,15 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
           // After a reconnect or a restart the board may be several moves on: searched once it settles.
           // Not a board re-read on request (board_read_wanted): that corrects field updates lost on the
           // wire, and an illegal move left standing must not find a "gap" to explain it.
-          if ((first || link_changed_) && physical_ != display_ && !matching_successor()) {
-            gap_suspected_ = true;
-            dump_gap_deferred_ = false;
-            gap_length_waited_ = gap_length_timed_out_ = false;
-            first_board_dump_ = first;
-          }
-          link_changed_ = false;
-          link_down_ = false;
-          reread_wanted_.reset();
+          if ((first || gaps_.link_changed()) && physical_ != display_ && !matching_successor())
+            gaps_.suspect(first);
+          gaps_.board_read();
         } else if constexpr (std::is_same_v<T, ClockReading>) {
           board_event = false;
           on_clock(v, e.t_ms);
         } else {
           board_event = false;  // a link change: the game is kept; the next snapshot tells the board
-          link_changed_ = true;
-          link_down_ = !v.connected;
+          gaps_.on_link(v.connected);
           flush_open_tail(e.t_ms);
         }
       },
@@ -730,11 +723,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   }
   // At rest and no move: the board is read whole once for this press (a field update lost on the wire
   // leaves the board so); what follows goes on as if no answer came, and the answer is a new board.
-  if (cfg_.reread_board && !final && reread_asked_for_ != press.t_ms &&
-      t - last_board_event_ >= cfg_.settle_ms) {
-    reread_asked_for_ = press.t_ms;
-    reread_wanted_ = press.t_ms;
-  }
+  if (cfg_.reread_board && !final && t - last_board_event_ >= cfg_.settle_ms) gaps_.ask_reread(press.t_ms);
   Color presser = press.presser;
   if (board_matches_game()) {
     pending_press_.reset();
@@ -795,7 +784,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     // After a reconnect or a restart the press may complete moves made unseen: a board the search explains
     // exactly is that story, before the one of a move with pieces still in the air (an exchange on a square
     // looks so: the pawns that took there gone from their squares).
-    if (gap_suspected_ && t - last_board_event_ >= cfg_.settle_ms && recover_gap(t, &press)) return;
+    if (gaps_.suspected() && t - last_board_event_ >= cfg_.settle_ms && recover_gap(t, &press)) return;
     for (const auto& succ : successors_) {
       bool consistent = true;
       for (Square q = 0; q < 64 && consistent; ++q) {
@@ -808,7 +797,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     if (two_ply_explanation()) return;
     // After a reconnect or a restart: the press completes the moves made meanwhile, once the board is at
     // rest (the updates after a dump may still be arriving).
-    if (gap_suspected_) {
+    if (gaps_.suspected()) {
       if (t - last_board_event_ < cfg_.settle_ms) return;
       if (recover_gap(t, &press)) return;
     }
@@ -826,15 +815,15 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     }
   // Moves made unseen (a reconnect's board): the press completes them. A board that went wrong under the
   // daemon's eyes is not searched: an illegal move left standing would find some legal "explanation".
-  if (gap_suspected_ && recover_gap(t, &press)) return;
-  if (gap_suspected_ || mismatch_reported_ || adopt_candidate_) {
+  if (gaps_.suspected() && recover_gap(t, &press)) return;
+  if (gaps_.suspected() || mismatch_reported_ || adopt_candidate_) {
     // A board nothing explains: told once (position-mismatch), not at every press; play going on from a
     // legal position is followed from there (follow_unexplained_press).
     if (follow_unexplained_press(press)) return;
     // The first press after a reconnect may be one made while the board was blind, read with the next
     // mover's hand at work on the board: its board is searched again at the next press before anything is
     // told (a board that stays unexplained still gets its one alert, at the second press or by the timer).
-    const bool first_search_after_gap = gap_suspected_ && gap_searches_failed_ < 2;
+    const bool first_search_after_gap = gaps_.suspected() && gaps_.searches_failed() < 2;
     if (!mismatch_reported_ && !first_search_after_gap) {
       mismatch_reported_ = true;
       mismatch_at_.reset();
@@ -1150,9 +1139,9 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   history_ = std::move(later);
   mismatch_at_.reset();
   mismatch_reported_ = false;
-  gap_suspected_ = false;
-  gap_searched_.reset();
-  gap_searches_failed_ = 0;
+  gaps_.clear_suspicion();
+  gaps_.forget_searched();
+  gaps_.reset_failures();
   adopt_candidate_.reset();
   recompute_successors();
   if (judge_illegal_position(t)) return;
@@ -1280,8 +1269,8 @@ void Reconstructor::on_settled(std::int64_t t) {
   if (board_matches_game()) {
     mismatch_at_.reset();
     mismatch_reported_ = false;
-    gap_suspected_ = false;
-    gap_searches_failed_ = 0;
+    gaps_.clear_suspicion();
+    gaps_.reset_failures();
     adopt_candidate_.reset();
     // The position before the illegal move is back: a claim upheld, or corrected (7.5.1). Not after a
     // pass, whose position is that one (a piece touched and put back is no claim).
@@ -1300,7 +1289,7 @@ void Reconstructor::on_settled(std::int64_t t) {
   }
   // After a reconnect or a restart: the moves made meanwhile, on the snapshot itself (later boards may
   // show a hand at work, a piece in the air: they are searched at the next press).
-  if (gap_suspected_ && board_from_dump_) {
+  if (gaps_.suspected() && board_from_dump_) {
     // A piece perhaps in the hand (a bus board polled for the first time while its game went on): the
     // hand sets it down and presses, and the press finds the moves (recover_gap), or the board rests so
     // until the mismatch time and is searched as it is then. Searched now as it is, the piece would read
@@ -1308,9 +1297,9 @@ void Reconstructor::on_settled(std::int64_t t) {
     // Only for the first board this game was ever read on: after a reconnect, what the board showed
     // before and the presses read meanwhile are the better evidence, and are judged with the dump as they
     // were (the simulated gaps of tests/sim/gap_recovery_test.cpp come out worse otherwise).
-    if (!clockless() && first_board_dump_ && !pending_press_ && !dump_gap_deferred_ &&
+    if (!clockless() && gaps_.first_board_dump() && !pending_press_ && !gaps_.dump_deferred() &&
         dump_shows_a_hand_at_work()) {
-      dump_gap_deferred_ = true;
+      gaps_.defer_dump();
       if (!mismatch_at_) mismatch_at_ = t + cfg_.mismatch_ms;
       return;
     }
@@ -1380,15 +1369,14 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
     } else {
       mismatch_at_.reset();
       // Out of sight (the link is down): what the board last showed may be half a move; its return tells.
-      if (link_down_) continue;
+      if (gaps_.link_down()) continue;
       // A dump whose piece in the air was waited for: it rested so, searched as it is.
-      if (std::exchange(dump_gap_deferred_, false) && gap_suspected_ && board_from_dump_ &&
-          !game_.outcome() && recover_gap(*next, nullptr))
+      if (gaps_.take_dump_deferral() && gaps_.suspected() && board_from_dump_ && !game_.outcome() &&
+          recover_gap(*next, nullptr))
         continue;
       // A gap whose length waited for a press that did not come: the story all pressed.
-      if (std::exchange(gap_length_waited_, false) && gap_suspected_ && !game_.outcome()) {
-        gap_length_timed_out_ = true;
-        gap_searched_.reset();
+      if (gaps_.stop_waiting() && gaps_.suspected() && !game_.outcome()) {
+        gaps_.tell_all_pressed();
         if (recover_gap(*next, nullptr)) continue;
       }
       if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor()) {
@@ -1870,9 +1858,9 @@ void Reconstructor::follow_board(std::int64_t t) {
   recompute_successors();
   mismatch_at_.reset();
   mismatch_reported_ = false;
-  gap_suspected_ = false;
-  gap_searches_failed_ = 0;
-  gap_length_waited_ = gap_length_timed_out_ = false;
+  gaps_.clear_suspicion();
+  gaps_.reset_failures();
+  gaps_.reopen_length();
   adopt_candidate_.reset();
   history_.push_back({t, physical_, touches_.size()});
   if (const Successor* s = matching_successor()) {
@@ -1900,7 +1888,7 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
         at_press = history_[i].board;
         break;
       }
-  const int failed_before = gap_searches_failed_;
+  const int failed_before = gaps_.searches_failed();
   // The board changed after the press was read: the next mover's hand was at work then (a restart's dump
   // read with his piece in the air), and what it shows now is most likely his move, set down and not
   // pressed yet, after the moves the press completed.
@@ -1908,7 +1896,7 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   bool found = moved_since_press ? recover_gap_on(t, press, physical_, true)
                                  : recover_gap_on(t, press, at_press, false) ||
                                        (at_press != physical_ && recover_gap_on(t, press, physical_, false));
-  if (!found) gap_searches_failed_ = std::min(gap_searches_failed_, failed_before + 1);
+  if (!found) gaps_.limit_failures(failed_before + 1);
   return found;
 }
 
@@ -1989,7 +1977,7 @@ bool Reconstructor::dump_shows_a_hand_at_work() const {
 
 bool Reconstructor::recover_scan_gap(std::int64_t t) {
   const auto [restored, hand, hand_known] = with_hand_put_back();
-  if (gap_searched_ == physical_) return false;
+  if (gaps_.searched(physical_)) return false;
   // Both readings are searched, the shorter story wins: a capture whose taker was taken in turn (Bxc3
   // bxc3) also leaves a square empty and its kind short, and then the board as it is is the shorter.
   // (Hundreds of sequences are no story either: a hand at work, not moves made.)
@@ -2019,7 +2007,7 @@ bool Reconstructor::recover_scan_gap(std::int64_t t) {
     return true;
   if (held && recover_gap_on(t, nullptr, restored, false, hand, limit)) return true;
   if (explains_scans(as_is) && recover_gap_on(t, nullptr, physical_, false)) return true;
-  gap_searched_ = physical_;
+  gaps_.mark_searched(physical_);
   return false;
 }
 
@@ -2157,8 +2145,8 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     only_lifted = board[q] == display_[q] || board[q] == NO_PIECE;
   if (only_lifted) return false;
   // (Without a clock no press asks for a search: each settled board that differs is searched once.)
-  if (gap_searched_ == board || (gap_searches_failed_ >= 2 && !clockless())) return false;
-  gap_searched_ = board;
+  if (gaps_.searched(board) || (gaps_.searches_failed() >= 2 && !clockless())) return false;
+  gaps_.mark_searched(board);
   const Position before = game_.position();
   GapFound searched = search_gap_to(press, board, last_unpressed_likely, begun, max_plies);
   GapResult found = std::move(searched.result);
@@ -2166,7 +2154,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   // A search cut short by its work bound has not seen every sequence: what it found is no explanation to
   // go on from (a wrong one would make every later move look illegal). Told as a position nothing explains.
   if (found.plies == 0 || found.exhausted) {
-    ++gap_searches_failed_;
+    gaps_.search_failed();
     return false;
   }
   // The board is reached by moves all pressed and, a ply shorter, by moves whose last is shown and not
@@ -2174,11 +2162,8 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   // the other side moves first). Until then nothing is told: told now, the shorter story's last move
   // would later go out as the next live move at a ply it was not played at, or the gap's own moves be
   // counted a ply off. The mismatch time bounds the wait (then the story all pressed, as before).
-  if (searched.unpressed_one_shorter && !gap_length_timed_out_ && !clockless()) {
-    gap_length_waited_ = true;
-    gap_length_board_ = board;
-    gap_length_on_move_ = on_move;
-    gap_searched_.reset();  // the press leaves the board as it is: it is searched again then
+  if (searched.unpressed_one_shorter && gaps_.length() != GapTracker::Length::AllPressed && !clockless()) {
+    gaps_.wait_for_length(board, on_move);  // the press leaves the board as it is: searched again then
     if (!mismatch_at_) mismatch_at_ = t + cfg_.mismatch_ms;
     return false;
   }
@@ -2282,9 +2267,10 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
 }
 
 bool Reconstructor::gap_length_told_by_a_move(std::int64_t t) {
-  if (!gap_length_waited_ || !gap_suspected_ || physical_ == gap_length_board_ || game_.outcome())
+  if (gaps_.length() != GapTracker::Length::Waiting || !gaps_.suspected() ||
+      physical_ == gaps_.waiting_board() || game_.outcome())
     return false;
-  const GapFound f = search_gap_to(nullptr, gap_length_board_, false, gap_length_on_move_, kGapPlies);
+  const GapFound f = search_gap_to(nullptr, gaps_.waiting_board(), false, gaps_.waiting_on_move(), kGapPlies);
   if (!f.explains() || f.result.sequences.empty()) return false;
   Position end = game_.position();
   for (Move m : f.result.sequences.front()) end.do_move(m);
@@ -2292,10 +2278,8 @@ bool Reconstructor::gap_length_told_by_a_move(std::int64_t t) {
   bool moved = false;
   for (Move m : MoveList(end)) moved |= board_after(shown, end, m) == physical_;
   if (!moved) return false;
-  gap_length_waited_ = false;
-  gap_length_timed_out_ = true;
-  gap_searched_.reset();
-  if (!recover_gap_on(t, nullptr, gap_length_board_, false, gap_length_on_move_)) return false;
+  gaps_.tell_all_pressed();
+  if (!recover_gap_on(t, nullptr, gaps_.waiting_board(), false, gaps_.waiting_on_move())) return false;
   on_board_changed(t);  // the move is judged from the position the gap reached
   return true;
 }
@@ -2507,7 +2491,7 @@ void Reconstructor::adopt_position(const Position& p, std::int64_t t, const std:
                          "), the moves that led there unknown",
                      {{"fen", p.fen(), false}}});
   follow_board(t);
-  gap_searched_.reset();
+  gaps_.forget_searched();
 }
 
 bool Reconstructor::follow_unexplained_press(const PendingPress& press) {
@@ -2607,7 +2591,7 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::enter_move(std::str
     physical_ = display_;
     mismatch_at_.reset();
     mismatch_reported_ = false;
-    gap_suspected_ = false;
+    gaps_.clear_suspicion();
     adopt_candidate_.reset();
     recompute_successors();
     check_end(t);

@@ -29,6 +29,7 @@
 #include "rules/game.hpp"
 #include "rules/gap_rank.hpp"
 #include "rules/gap_search.hpp"
+#include "rules/gap_tracker.hpp"
 #include "rules/profile.hpp"
 #include "rules/reserve_ledger.hpp"
 #include "rules/sensor.hpp"
@@ -86,7 +87,7 @@ class Reconstructor {
   // When set, the board should be read whole (a DGT board dump) for the press at that time: after it the
   // board showed no legal move at rest, which field updates lost on the wire also leave. A source that can
   // ask sends one request per value; the snapshot it gets clears it. Empty with reread_board off.
-  std::optional<std::int64_t> board_read_wanted() const { return reread_wanted_; }
+  std::optional<std::int64_t> board_read_wanted() const { return gaps_.reread_wanted(); }
   // The clock as last read: both times, whose clock runs (none when it is stopped or the sides are not
   // known yet), and when it was read; none before a reading from a clock that is there.
   struct ClockNow {
@@ -116,7 +117,7 @@ class Reconstructor {
   // partner's recovered moves bring no such piece, it is reported once the partner is followed again.
   std::vector<Event> set_partner_blind(bool blind, std::int64_t t_ms);
   // This board may have made moves not followed yet (see set_partner_blind).
-  bool blind() const { return link_down_ || gap_suspected_; }
+  bool blind() const { return gaps_.link_down() || gaps_.suspected(); }
   // The pieces handed over by the moves completed since the last call, in order.
   std::vector<Handover> take_handovers();
   // Pieces handed over earlier that the partner must give back: the game went on from another story of a
@@ -400,17 +401,11 @@ class Reconstructor {
   void adopt_stood();
 
   // --- Gaps -------------------------------------------------------------------------------------------
-  // The link went down or came up: the next snapshot may show moves made meanwhile.
-  bool link_changed_ = false;
-  bool link_down_ = false;  // from a DeviceLink{false} until the board is read again
-  // The press (its time) after which the board showed no move once at rest: the board is asked for its
-  // whole position (board_read_wanted), once per press; cleared by the next snapshot.
-  std::optional<std::int64_t> reread_wanted_;
-  std::optional<std::int64_t> reread_asked_for_;
-  // A snapshot (reconnect, restart) or lost updates showed a board no single move explains: moves were
-  // made unseen. Cleared once the board is followed again.
-  bool gap_suspected_ = false;
-  std::optional<std::array<Piece, 64>> gap_searched_;  // each board is searched once
+  // The link's phase, the re-read after a press, the suspicion of moves made unseen (cleared once the
+  // board is followed again), the boards searched and the searches that failed since the last move (after
+  // two the board is followed from what it shows, follow_unexplained_press, not searched at every press:
+  // each costs up to the work bound), and the phase of a gap whose length waits for a press.
+  GapTracker gaps_;
   // A missed gap whose last move was on the board, not pressed, and differs between the sequences: its
   // alert waits for that press (close_open_tail), which makes the gap one ply longer and every candidate
   // whole; anything else first tells the alert as it was (flush_open_tail).
@@ -438,25 +433,11 @@ class Reconstructor {
                                 bool truncated) const;
   void flush_open_tail(std::int64_t t);
   bool close_open_tail(std::int64_t t);  // true: the move just played was the tail (no move event)
-  // Searches that explained nothing since the last move: after two the board is followed from what it shows
-  // (follow_unexplained_press), not searched at every press (each costs up to the work bound; a game
-  // restarted in the middle of play would pay it at every move, and again on every replay of its journal).
-  int gap_searches_failed_ = 0;
   std::optional<MissedGap> missed_gap_;
-  // The settled dump of gap_suspected_ showed a piece perhaps in a hand: its search waits for the next
-  // press, or for the mismatch time (dump_shows_a_hand_at_work).
-  bool dump_gap_deferred_ = false;
-  // The board is reached by moves all pressed and, a ply shorter, by moves whose last is shown and not
-  // pressed yet: how long the gap is (and whether the shown move is the gap's or the next live one) is
-  // open until the next press, or the mismatch time (gap_length_open).
-  bool gap_length_waited_ = false;
-  bool gap_length_timed_out_ = false;         // the mismatch time came first: the story all pressed is told
-  std::array<Piece, 64> gap_length_board_{};  // the board whose story waits, and the side the clock ran for
-  std::optional<Color> gap_length_on_move_;
-  // While the gap's length waits: the board now one legal move on from the story all pressed (the side on
-  // move in it has moved): that story is the gap's, recovered, and the move is followed from it.
+  // While the gap's length waits (GapTracker::Length::Waiting): the board now one legal move on from the
+  // story all pressed (the side on move in it has moved): that story is the gap's, recovered, and the move is
+  // followed from it.
   bool gap_length_told_by_a_move(std::int64_t t);
-  bool first_board_dump_ = false;  // the dump of gap_suspected_ is the first board this game was read on
   // Searches the moves between the game's position and the board and completes them: recovered when one
   // sequence explains the board, missed (with a moves-missed alert) when several do. Completed are the
   // moves the clock says were pressed: all, unless the last mover's clock still runs. `press`: the press
