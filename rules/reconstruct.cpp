@@ -197,11 +197,6 @@ std::optional<std::pair<Reconstructor::Successor, Move>> Reconstructor::two_ply_
   return found;
 }
 
-ClockTimes Reconstructor::clock_times(const ClockReading& r) const {
-  if (!left_player_ || !r.present) return {};
-  return *left_player_ == WHITE ? ClockTimes{r.left_ms, r.right_ms} : ClockTimes{r.right_ms, r.left_ms};
-}
-
 bool Reconstructor::own_piece_in_air() const {
   Color us = game_.position().side_to_move();
   int before = 0, now = 0;
@@ -429,44 +424,46 @@ void Reconstructor::reset_turn() {
 }
 
 std::optional<Reconstructor::ClockNow> Reconstructor::clock_now() const {
-  if (!last_reading_ || !last_reading_->present || !left_player_) return std::nullopt;
-  ClockNow c{clock_times(*last_reading_), std::nullopt, last_reading_ms_};
+  const auto& last = clock_.last();
+  if (!last || !last->present || !clock_.left_player()) return std::nullopt;
+  ClockNow c{clock_.times(*last), std::nullopt, clock_.last_ms()};
   // The lever is up on the side whose clock runs (the player on move presses it down).
-  if (last_reading_->running)
-    c.running = last_reading_->lever_up == ClockSide::Left ? *left_player_ : ~*left_player_;
+  if (last->running) c.running = clock_.player_at(last->lever_up);
   return c;
 }
 
 void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
-  last_reading_ms_ = t;
-  latest_reading_ = r;
+  clock_.begin(r, t);
   if (!r.present) {
-    last_reading_ = r;
+    clock_.finish(r);
     return;
   }
+  // The left player if the side whose clock runs in `r` is the side on move.
+  auto left_if_running_moves = [&] {
+    return r.lever_up == ClockSide::Left ? game_.position().side_to_move() : ~game_.position().side_to_move();
+  };
   // Until a completed move confirms it, the side whose clock runs is taken to be the side on move.
-  if (!left_player_ && r.running)
-    left_player_ =
-        r.lever_up == ClockSide::Left ? game_.position().side_to_move() : ~game_.position().side_to_move();
-  if (last_reading_ && last_reading_->present && last_reading_->lever_up != r.lever_up) {
+  if (clock_.seats() == TurnClock::Seats::Unknown && r.running) clock_.guess_left(left_if_running_moves());
+  const std::optional<ClockReading>& last = clock_.last();
+  if (last && last->present && last->lever_up != r.lever_up) {
     // A lever change on a stopped clock (setting up, starting it) is nobody's move.
-    if (last_reading_->running || left_player_confirmed_) {
-      stood_on_press(last_reading_->lever_up, r, t);
-      on_press(last_reading_->lever_up, r, t);
+    if (last->running || clock_.seats() == TurnClock::Seats::Confirmed) {
+      const ClockSide pressed = last->lever_up;
+      stood_on_press(pressed, r, t);
+      on_press(pressed, r, t);
     } else if (r.running)
-      left_player_ =
-          r.lever_up == ClockSide::Left ? game_.position().side_to_move() : ~game_.position().side_to_move();
+      clock_.guess_left(left_if_running_moves());
   }
   // A flag that has just fallen (6.9): the player on that side loses, unless the opponent cannot mate.
-  bool left_fell = r.left_flag && !(last_reading_ && last_reading_->left_flag);
-  bool right_fell = r.right_flag && !(last_reading_ && last_reading_->right_flag);
-  if ((left_fell || right_fell) && left_player_ && !game_.outcome() && !clocks_paused_) {
-    Color side = left_fell ? *left_player_ : ~*left_player_;
+  bool left_fell = r.left_flag && !(last && last->left_flag);
+  bool right_fell = r.right_flag && !(last && last->right_flag);
+  if ((left_fell || right_fell) && clock_.left_player() && !game_.outcome() && !clock_.paused()) {
+    Color side = clock_.player_at(left_fell ? ClockSide::Left : ClockSide::Right);
     Outcome o = game_.flag_outcome(side);
     game_.set_outcome(o);
     emit(t, ResultEvent{o.result, o.reason});
   }
-  last_reading_ = r;
+  clock_.finish(r);
 }
 
 void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int64_t t) {
@@ -475,21 +472,20 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   Color to_move = pos.side_to_move();
   // Whether the board has shown a legal move since P (which then tells who sits where, below).
   bool candidate = last_match_.has_value() || matching_successor() != nullptr;
-  if (!left_player_confirmed_ && candidate) {
+  if (clock_.seats() != TurnClock::Seats::Confirmed && candidate) {
     // The first completed move tells who sits where for sure.
-    left_player_ = pressed == ClockSide::Left ? to_move : ~to_move;
-    left_player_confirmed_ = true;
+    clock_.confirm_left(pressed == ClockSide::Left ? to_move : ~to_move);
   }
-  if (!left_player_) return;
-  Color presser = pressed == ClockSide::Left ? *left_player_ : ~*left_player_;
+  if (!clock_.left_player()) return;
+  Color presser = clock_.player_at(pressed);
   if (presser != to_move && !pending_press_ && (adopt_candidate_ || mismatch_reported_)) {
     // The board is not followed (a position nothing explains): whoever presses, the game may go on from
     // what the board shows.
-    follow_unexplained_press(PendingPress{t, clock_times(r), presser});
+    follow_unexplained_press(PendingPress{t, clock_.times(r), presser});
     return;
   }
   if (presser == to_move) {
-    pending_press_ = PendingPress{t, clock_times(r), presser};
+    pending_press_ = PendingPress{t, clock_.times(r), presser};
     pending_deadline_ = t + cfg_.mismatch_ms;
     // A board showing a legal move when the press is read shows the move pressed: it is completed now
     // (press_read_after_scan), also when the opponent's first lifts share that scan. Not a board that is
@@ -516,7 +512,7 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   // The player not on move pressed: the mover's press was not read in time, or was not explained yet.
   ClockTimes first = pending_press_ ? pending_press_->clock : ClockTimes{};
   std::int64_t first_t = pending_press_ ? pending_press_->t_ms : t;
-  if (complete_two_from_history(first_t, first, t, clock_times(r))) return;
+  if (complete_two_from_history(first_t, first, t, clock_.times(r))) return;
   // Otherwise this press gives the turn back (after an illegal move, or setting the clock): the pending
   // press, if any, is judged on the board as it stands.
   if (pending_press_) resolve_pending_on_settle(t, true);
@@ -920,8 +916,8 @@ void Reconstructor::illegal_move(const char* code, Color side, std::int64_t t, c
                              pr.illegal_moves == IllegalMovePolicy::StandsUnlessClaimed) &&
                             pr.illegal_move_bonus_ms > 0 &&
                             !(pr.illegal_moves_to_lose > 0 && count >= pr.illegal_moves_to_lose);
-  if (time_penalty && left_player_ && latest_reading_ && latest_reading_->present) {
-    ClockTimes c = clock_times(*latest_reading_);
+  if (time_penalty && clock_.left_player() && clock_.latest() && clock_.latest()->present) {
+    ClockTimes c = clock_.times(*clock_.latest());
     (side == WHITE ? c.black_ms : c.white_ms) += pr.illegal_move_bonus_ms;
     // JSON text with its keys in order, as the event's JSON (and a journal read back) writes them.
     a.extra.push_back({"proposed_clock",
@@ -1260,7 +1256,7 @@ void Reconstructor::on_settled(std::int64_t t) {
     // judged at the press).
     bool swap_pending = s->pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank;
     if (!swap_pending && (is_checkmate(after) || is_stalemate(after))) {
-      commit_current(*s, t, last_reading_ ? clock_times(*last_reading_) : ClockTimes{});
+      commit_current(*s, t, clock_.last_times());
       return;
     }
     publish_provisional(t);
@@ -1305,10 +1301,10 @@ void Reconstructor::on_settled(std::int64_t t) {
     }
     if (recover_gap(t, nullptr)) return;
   }
-  if (game_.ply_count() > 0 || left_player_) {
+  if (game_.ply_count() > 0 || clock_.left_player()) {
     // (complete_after_ms: complete_two_shown has done it when the board showed the first move; a board
     // that never did is a hand at work, not two moves.)
-    if (auto two = two_ply_explanation(); two && !left_player_ && !clockless()) {
+    if (auto two = two_ply_explanation(); two && !clock_.left_player() && !clockless()) {
       // Without a clock, a settled board two moves ahead completes the first of them.
       commit_current(two->first, t, {});
       return;
@@ -1390,7 +1386,7 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
                                {}});
       } else if (clockless() && !mismatch_reported_ && !game_.outcome() && follow_late_scans(*next)) {
         continue;
-      } else if (!mismatch_reported_ && !game_.outcome() && (game_.ply_count() > 0 || left_player_)) {
+      } else if (!mismatch_reported_ && !game_.outcome() && (game_.ply_count() > 0 || clock_.left_player())) {
         mismatch_reported_ = true;
         emit(*next, AlertEvent{"position-mismatch",
                                game_.ply_count(),
@@ -1672,7 +1668,7 @@ tl::expected<void, std::string> Reconstructor::adjourn(Color sealer, const std::
     return tl::unexpected(std::string(sealer == WHITE ? "White" : "Black") +
                           " is not on move: the player on move seals (Guidelines I)");
   if (sealed.empty()) return tl::unexpected(std::string("no sealed move"));
-  if (!clock.known() && last_reading_) clock = clock_times(*last_reading_);
+  if (!clock.known() && clock_.last()) clock = clock_.last_times();
   adjournment_ = Adjournment{sealer, sealed, game_.ply_count(), clock, t};
   // What was under way (a move shown, a press waiting, timers) belongs to no move now.
   reset_turn();
@@ -1701,7 +1697,7 @@ void Reconstructor::follow_adjourned(const SensorEvent& e) {
           have_board_ = true;
           board_from_dump_ = true;
         } else if constexpr (std::is_same_v<T, ClockReading>) {
-          last_reading_ = v;  // the clock as set for the resumption
+          clock_.set_last(v);  // the clock as set for the resumption
         }
       },
       e.what);
@@ -1759,8 +1755,8 @@ void Reconstructor::remember_stood_pass(const PendingPress& press) {
 
 void Reconstructor::stood_on_press(ClockSide pressed, const ClockReading& r, std::int64_t t) {
   stood_.drop_press();
-  if (!stood_.standing() || !left_player_ || game_.outcome()) return;
-  Color presser = pressed == ClockSide::Left ? *left_player_ : ~*left_player_;
+  if (!stood_.standing() || !clock_.left_player() || game_.outcome()) return;
+  Color presser = clock_.player_at(pressed);
   if (presser == game_.position().side_to_move()) return;  // the illegal mover's press, not a reply
   if (stood_.shows_reply(physical_)) {
     adopt_stood();
@@ -1846,11 +1842,6 @@ const char* event_type(const Event& e) {
 // Gaps: moves made while the board was not followed.
 
 namespace eboard::rules {
-
-std::optional<Color> Reconstructor::clock_on_move() const {
-  if (!last_reading_ || !last_reading_->present || !left_player_) return std::nullopt;
-  return last_reading_->lever_up == ClockSide::Left ? *left_player_ : ~*left_player_;
-}
 
 void Reconstructor::follow_board(std::int64_t t) {
   reset_turn();
@@ -2102,7 +2093,7 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
   // move, all pressed. Failing those, the last move may be on the board with its press still to come.
   std::optional<Color> on_move = press   ? std::optional<Color>(~press->presser)
                                  : begun ? begun
-                                         : clock_on_move();
+                                         : clock_.on_move();
   q.side_to_move = on_move;
   GapResult found = remembered_search_gap(q);
   if (on_move) {
@@ -2198,8 +2189,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     for (Move m : line) p.do_move(m);
     return popcount(Bitboard(p.castling_rights()));
   };
-  const ClockTimes reading =
-      press ? press->clock : (last_reading_ ? clock_times(*last_reading_) : ClockTimes{});
+  const ClockTimes reading = press ? press->clock : clock_.last_times();
   const GapEvidence evidence = gap_evidence(reading);
   if (prefixes.size() > 1) {
     const std::vector<std::size_t> order = rank_gap_candidates(before, prefixes, evidence);
@@ -2521,7 +2511,7 @@ bool Reconstructor::follow_unexplained_press(const PendingPress& press) {
 tl::expected<std::vector<Event>, std::string> Reconstructor::adopt_board(std::int64_t t_ms,
                                                                          std::optional<Color> side) {
   if (adjournment_) return tl::unexpected(std::string("the game is adjourned"));
-  Color on_move = side ? *side : clock_on_move().value_or(game_.position().side_to_move());
+  Color on_move = side ? *side : clock_.on_move().value_or(game_.position().side_to_move());
   auto p = board_position(on_move);
   // Not told the side: a player who has moved and not yet pressed the clock leaves the board showing the
   // other side on move; when only that side makes a position (the one guessed would leave the side not on

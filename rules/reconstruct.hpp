@@ -34,6 +34,7 @@
 #include "rules/reserve_ledger.hpp"
 #include "rules/sensor.hpp"
 #include "rules/stood_illegal.hpp"
+#include "rules/turn_clock.hpp"
 
 namespace eboard::rules {
 
@@ -97,9 +98,9 @@ class Reconstructor {
   };
   std::optional<ClockNow> clock_now() const;
   // The clock's reading as the board last reported it, by side (left/right, not colours); none before one.
-  const std::optional<ClockReading>& last_clock_reading() const { return latest_reading_; }
+  const std::optional<ClockReading>& last_clock_reading() const { return clock_.latest(); }
   // Which colour sits at the clock's left side, once learned from the first completed move.
-  std::optional<Color> left_player() const { return left_player_; }
+  std::optional<Color> left_player() const { return clock_.left_player(); }
   // The committed position as it stands on the wood (in bughouse a promoted piece is a pawn there).
   const std::array<Piece, 64>& expected_board() const { return display_; }
 
@@ -133,7 +134,7 @@ class Reconstructor {
   // the player, entered by the arbiter or on the clock). Queen unless set; back to queen after use.
   void set_promotion_piece(Color c, PieceType t);
   // FQE 23: the match is paused (both clocks stopped to call the arbiter): no flag falls meanwhile.
-  void set_clocks_paused(bool paused) { clocks_paused_ = paused; }
+  void set_clocks_paused(bool paused) { clock_.set_paused(paused); }
   // Ends the game from outside (the other game of a match decided it, an arbiter's decision).
   std::vector<Event> end_game(const Outcome& o, std::int64_t t_ms);
 
@@ -269,7 +270,6 @@ class Reconstructor {
   bool complete_two_from_history(std::int64_t first_t, ClockTimes first_clock, std::int64_t t,
                                  ClockTimes clock);
   bool result_gesture(std::int64_t t);
-  ClockTimes clock_times(const ClockReading& r) const;
   void emit(std::int64_t t, decltype(Event::what) what);
   void check_end(std::int64_t t);
 
@@ -357,14 +357,8 @@ class Reconstructor {
   // board order, so the opponent's first lift can share the scan of the mover's last placement.
   const Successor* successor_with_lifts(const std::array<Piece, 64>& board) const;
   void resolve_pending_on_settle(std::int64_t t, bool final);
-  std::optional<ClockReading> last_reading_;
-  // The reading being handled (set before a press is judged, where last_reading_ is still the one before):
-  // the times an illegal move's penalty is proposed from (7.5.5).
-  std::optional<ClockReading> latest_reading_;
-  std::int64_t last_reading_ms_ = 0;
-  bool clocks_paused_ = false;  // set by the match (FQE 23)
-  std::optional<Color> left_player_;
-  bool left_player_confirmed_ = false;  // by a completed move (before that: from the running side)
+  // The clock's readings and who sits where (rules/turn_clock.hpp).
+  TurnClock clock_;
   std::vector<Event> out_;
   // The events of a call from outside (the match, an arbiter): what `f` emits, kept apart from events
   // still waiting in out_.
@@ -503,8 +497,6 @@ class Reconstructor {
   int pieces_set_down(std::size_t scans) const;
   // A search that explains the board with sequences few enough to be a story.
   static bool explains_scans(const GapFound& f) { return f.explains() && !f.result.truncated; }
-  // The side whose clock runs (the side on move), when the clock tells it.
-  std::optional<Color> clock_on_move() const;
   // What the ranking of a gap's candidates can know (rules/gap_rank.hpp): how far each clock went down
   // between the last move before the gap and `after`, when both readings are known. (The increment is
   // not known here: the drop understates the time used by it, alike for every candidate of one length.)
