@@ -165,12 +165,7 @@ const Reconstructor::Successor* Reconstructor::successor_for(const std::array<Pi
     const Successor* castle = s.move.kind() == Move::CASTLING ? &s : found;
     const Successor* plain = castle == &s ? found : &s;
     Square king = castle->move.from(), rook = castle->move.to();
-    bool king_touched = false, rook_touched = false;
-    for (const auto& t : touches_) {
-      king_touched |= t.square == king;
-      rook_touched |= t.square == rook;
-    }
-    found = king_touched && rook_touched ? castle : plain;
+    found = touches_.touched_both(king, rook) ? castle : plain;
   }
   return found;
 }
@@ -227,7 +222,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, PieceLifted>) {
           if (is_ok(v.square) && physical_[v.square] != NO_PIECE) {
-            touches_.push_back(
+            touches_.touched(
                 {e.t_ms, v.square, physical_[v.square], own_piece_in_air(), ending_lift_uncertain_});
             physical_[v.square] = NO_PIECE;
           }
@@ -235,14 +230,14 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
           // A piece set where another stood: that one was lifted within the same scan, unseen (a king
           // leaving f8 as the rook arrives in Chess960 castling). It was touched all the same.
           if (is_ok(v.square) && physical_[v.square] != NO_PIECE && physical_[v.square] != v.piece)
-            touches_.push_back({e.t_ms, v.square, physical_[v.square], own_piece_in_air()});
+            touches_.touched({e.t_ms, v.square, physical_[v.square], own_piece_in_air()});
           if (is_ok(v.square)) physical_[v.square] = v.piece;
         } else if constexpr (std::is_same_v<T, BoardSnapshot>) {
           if (clockless() && have_board_ && !gaps_.link_changed()) {
             // A scan of a board that reports whole positions: its lifts are touches, as field updates'.
             for (Square q = 0; q < 64; ++q)
               if (physical_[q] != NO_PIECE && v.squares[q] != physical_[q])
-                touches_.push_back({e.t_ms, q, physical_[q], own_piece_in_air(), ending_lift_uncertain_});
+                touches_.touched({e.t_ms, q, physical_[q], own_piece_in_air(), ending_lift_uncertain_});
             physical_ = v.squares;
             board_from_dump_ = false;
             return;
@@ -307,13 +302,14 @@ void Reconstructor::on_board_changed(std::int64_t t) {
     return;
   }
   if (const Successor* s = matching_successor()) {
-    if (!last_match_ || last_match_->move != s->move || !release_at_)
-      release_at_ = t + cfg_.profile.release_ms;  // resting this long on the square releases the piece
+    if (!last_match_ || last_match_->move != s->move || !touches_.release_at())
+      touches_.release_due(t +
+                           cfg_.profile.release_ms);  // resting this long on the square releases the piece
     last_match_ = *s;
     touches_at_match_ = touches_.size();
     history_at_match_ = history_.size() - 1;
   } else {
-    release_at_.reset();
+    touches_.release_cancelled();
     if (board_matches_game()) last_match_.reset();  // the move was taken back before the press
   }
   settle_at_ = t + cfg_.settle_ms;
@@ -413,8 +409,6 @@ void Reconstructor::reset_turn() {
   rest_complete_at_.reset();
   last_match_.reset();
   published_provisional_.reset();
-  release_at_.reset();
-  released_.reset();
   shown_illegal_.reset();
   touches_.clear();
   touches_at_match_ = 0;
@@ -634,7 +628,7 @@ void Reconstructor::decide_pending(std::int64_t now) {
     // Nor does any other move after the press when the piece of the move shown at the press had rested
     // there long enough to be released (4.7): what changes now is the opponent's hand (his victim set
     // down for a moment on a square the mover's piece could have reached).
-    if (s && state.t_ms > press.t_ms && shown_at_press && released_ == shown_at_press &&
+    if (s && state.t_ms > press.t_ms && shown_at_press && touches_.released() == shown_at_press &&
         s->move != *shown_at_press)
       continue;
     if (s && state.t_ms >= press.t_ms && stood_at_press && s->move != *stood_at_press && !s->move.is_drop() &&
@@ -644,13 +638,13 @@ void Reconstructor::decide_pending(std::int64_t now) {
       // The lifts of the opponent's pieces in this state are his, not the mover's: from the lift that
       // emptied such a square (the last one on it; an earlier lift there was put back, a knock) on.
       std::size_t limit = std::min(touch_count, touches_.size()), first_his = limit;
+      const auto& touches = touches_.touches();
       for (std::size_t k = 0; k < limit; ++k) {
-        Square q = touches_[k].square;
-        if (state.board[q] != NO_PIECE || s->board[q] == NO_PIECE || color_of(touches_[k].piece) == to_move)
+        Square q = touches[k].square;
+        if (state.board[q] != NO_PIECE || s->board[q] == NO_PIECE || color_of(touches[k].piece) == to_move)
           continue;
         bool last_on_square = true;
-        for (std::size_t j = k + 1; j < limit && last_on_square; ++j)
-          last_on_square = touches_[j].square != q;
+        for (std::size_t j = k + 1; j < limit && last_on_square; ++j) last_on_square = touches[j].square != q;
         if (last_on_square) first_his = std::min(first_his, k);
       }
       touch_count = first_his;
@@ -938,16 +932,16 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
   std::string who = us == WHITE ? "White" : "Black";
   // A reserve piece resting on its square is no released piece of 4.7: FQE 19 is the rule made for it
   // (reserve-touch-move below), and a profile without touch-move lets it be placed elsewhere.
-  const bool released_drop = released_ && released_->is_drop();
+  const std::optional<Move>& released = touches_.released();
+  const bool released_drop = released && released->is_drop();
   const bool drop_rule_applies = !cfg_.profile.reserve_touch_move && cfg_.profile.touch_move;
-  if (released_ && *released_ != s.move && (!released_drop || drop_rule_applies))
+  if (released && *released != s.move && (!released_drop || drop_rule_applies))
     emit(t, AlertEvent{"released-piece-moved",
                        ply,
                        us,
-                       who + " released a piece on " + square_name(released_->to()) + " (" +
-                           to_uci(p, *released_) + ") and then played " + to_uci(p, s.move) + " (4.7)",
+                       who + " released a piece on " + square_name(released->to()) + " (" +
+                           to_uci(p, *released) + ") and then played " + to_uci(p, s.move) + " (4.7)",
                        {}});
-  MoveList legal(p);
   Square same_piece_square = SQ_NONE;  // already reported by same-piece-required: no touch-move for it
   if (shown_illegal_) {
     emit(t, AlertEvent{"illegal-move-corrected",
@@ -972,7 +966,7 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
   // FQE 19: a reserve piece placed on a square must be dropped there.
   if (cfg_.profile.reserve_touch_move) {
     std::optional<Move> placed = reserves_.placed_drop(s.move, t, cfg_.scan_ms);
-    if (!placed && released_drop) placed = released_;
+    if (!placed && released_drop) placed = released;
     if (placed && *placed != s.move) {
       AlertEvent a{"reserve-touch-move",
                    ply,
@@ -985,86 +979,10 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
     }
   }
   if (!cfg_.profile.touch_move) return;
-  Square moved_from = s.move.is_drop() ? SQ_NONE : s.move.from();
-  Square captured_on = s.move.kind() == Move::EN_PASSANT
-                           ? Square(us == WHITE ? s.move.to() - 8 : s.move.to() + 8)
-                       : p.is_capture(s.move) ? s.move.to()
-                                              : SQ_NONE;
-  // When the moved piece (for castling, king or rook) left its square: touches clearly before it bind.
-  std::int64_t mover_lifted = std::numeric_limits<std::int64_t>::max();
-  for (std::size_t i = 0; i < touch_count && i < touches_.size(); ++i) {
-    Square sq = touches_[i].square;
-    if (sq == moved_from || (s.move.kind() == Move::CASTLING && sq == s.move.to()))
-      mover_lifted = std::min(mover_lifted, touches_[i].t_ms);
-  }
-  // A drop has no lift: what the hand touched after the reserve piece was set down is no longer a touch
-  // of this move's choice (a piece knocked while dropping).
-  if (s.move.is_drop())
-    if (auto placed = drop_placed_at(s.move)) mover_lifted = *placed;
-  // Without the moved piece's lift in this turn's trace (events missed, or read with the previous turn)
-  // the order of touches is unknown: no judgement rather than a false alarm. Drops have no lift.
-  if (!s.move.is_drop() && mover_lifted == std::numeric_limits<std::int64_t>::max()) return;
-  bool own_checked = false, theirs_checked = false;
-  for (std::size_t i = 0; i < touch_count && i < touches_.size(); ++i) {
-    const Touch& touch = touches_[i];
-    if (touch.other_piece_in_air || display_[touch.square] != touch.piece) continue;
-    // The lift that ended the opponent's turn on a clockless board, of a piece that then did not move: maybe
-    // the opponent's hand (a knock set right), so no touch of this player's.
-    if (touch.ended_turn && touch.square != moved_from &&
-        !(s.move.kind() == Move::CASTLING && touch.square == s.move.to()))
-      continue;
-    if (touch.square == same_piece_square) continue;
-    bool is_mover =
-        touch.square == moved_from || (s.move.kind() == Move::CASTLING && touch.square == s.move.to());
-    if (!is_mover && touch.t_ms + cfg_.touch_order_ms > mover_lifted) continue;  // not clearly first
-    bool own = color_of(touch.piece) == us;
-    if (own && !own_checked) {
-      bool movable = false;
-      for (Move m : legal) movable |= !m.is_drop() && m.from() == touch.square;
-      if (!movable) continue;  // 4.3.1 binds only a piece that can move
-      own_checked = true;
-      if (touch.square == moved_from) continue;
-      bool rook_first = s.move.kind() == Move::CASTLING && touch.square == s.move.to();
-      if (rook_first) {  // only when the king clearly came later: one scan may list the rook first
-        bool king_soon = false;
-        for (std::size_t k = i; k < touch_count && k < touches_.size(); ++k)
-          king_soon |=
-              touches_[k].square == moved_from && touches_[k].t_ms < touch.t_ms + cfg_.touch_order_ms;
-        if (king_soon) continue;
-      }
-      AlertEvent a{"touch-move",
-                   ply,
-                   us,
-                   rook_first
-                       ? who + " touched the rook before the king and then castled (4.4.2)"
-                       : who + " touched the " + std::string(1, piece_char(type_of(touch.piece))) + " on " +
-                             square_name(touch.square) + " first but moved another piece (4.3.1)",
-                   {}};
-      a.extra.push_back({"reason", rook_first ? "rook-before-king" : "own-piece-not-moved", false});
-      a.extra.push_back({"square", square_name(touch.square), false});
-      emit(t, std::move(a));
-    } else if (!own && !theirs_checked) {
-      bool capturable = false;
-      for (Move m : legal) {
-        Square victim = m.kind() == Move::EN_PASSANT ? Square(us == WHITE ? m.to() - 8 : m.to() + 8)
-                        : p.is_capture(m)            ? m.to()
-                                                     : SQ_NONE;
-        capturable |= victim == touch.square;
-      }
-      if (!capturable) continue;  // 4.3.2 binds only a piece that can be taken
-      theirs_checked = true;
-      if (touch.square == captured_on) continue;
-      AlertEvent a{"touch-move",
-                   ply,
-                   us,
-                   who + " touched the opponent's piece on " + square_name(touch.square) +
-                       ", which could be taken, and did not take it (4.3.2)",
-                   {}};
-      a.extra.push_back({"reason", "opponent-piece-not-taken", false});
-      a.extra.push_back({"square", square_name(touch.square), false});
-      emit(t, std::move(a));
-    }
-  }
+  const std::optional<std::int64_t> drop_placed = s.move.is_drop() ? drop_placed_at(s.move) : std::nullopt;
+  for (AlertEvent& a : touches_.judge(p, ply, display_, s.move, touch_count, same_piece_square, drop_placed,
+                                      cfg_.touch_order_ms))
+    emit(t, std::move(a));
 }
 
 Square Reconstructor::judge_same_piece(const ShownMove& illegal, const Successor& s, const std::string& what,
@@ -1120,7 +1038,7 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   if (handed) reserves_.hand_over({*handed, t, game_.ply_count()});
   // Lifts and board states after the board first showed this move belong to the opponent's turn.
   touch_count = std::min(touch_count, touches_.size());
-  std::vector<Touch> carried(touches_.begin() + std::ptrdiff_t(touch_count), touches_.end());
+  std::vector<TouchTracker::Touch> carried = touches_.after(touch_count);
   std::vector<BoardState> later;
   std::size_t carry_from = history_index == SIZE_MAX ? 0 : history_index + 1;  // SIZE_MAX: carry all
   if (carry_from < history_.size())
@@ -1129,9 +1047,7 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   reset_turn();
   // A lift of the new mover's own piece before the press was read is his first touch: whether "another
   // piece was in the air" was judged for the previous mover's hand, not his.
-  for (auto& touch : carried)
-    if (color_of(touch.piece) == game_.position().side_to_move()) touch.other_piece_in_air = false;
-  touches_ = std::move(carried);
+  touches_.resume(std::move(carried), game_.position().side_to_move());
   history_ = std::move(later);
   mismatch_at_.reset();
   mismatch_reported_ = false;
@@ -1195,7 +1111,7 @@ void Reconstructor::match_from_history() {
       last_match_ = *next;
       touches_at_match_ = history_[i].touches;
       history_at_match_ = i;
-      release_at_ = history_[i].t_ms + cfg_.profile.release_ms;
+      touches_.release_due(history_[i].t_ms + cfg_.profile.release_ms);
       break;
     }
   }
@@ -1358,10 +1274,10 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
       rest_complete_at_.reset();
       // No clock: the legal move the board has rested on this long is complete.
       if (const Successor* s = matching_successor(); s && !game_.outcome()) commit_current(*s, *next, {});
-    } else if (release_at_ && *release_at_ == *next) {
-      release_at_.reset();
+    } else if (touches_.release_at() && *touches_.release_at() == *next) {
       // 4.7: the piece has rested on a legal square long enough to count as released there.
-      if (const Successor* s = matching_successor(); s && !released_) released_ = s->move;
+      const Successor* s = matching_successor();
+      touches_.release_time_came(s ? std::optional<Move>(s->move) : std::nullopt);
     } else {
       mismatch_at_.reset();
       // Out of sight (the link is down): what the board last showed may be half a move; its return tells.
@@ -1406,8 +1322,8 @@ std::optional<std::int64_t> Reconstructor::next_deadline() const {
   std::optional<std::int64_t> best;
   std::optional<std::int64_t> pending = pending_press_ ? pending_deadline_ : std::nullopt;
   std::optional<std::int64_t> decide = pending_press_ ? pending_decide_at_ : std::nullopt;
-  for (const auto& d : {provisional_at_, settle_at_, decide, pending, release_at_, shown_confirm_at_,
-                        mismatch_at_, rest_complete_at_})
+  for (const auto& d : {provisional_at_, settle_at_, decide, pending, touches_.release_at(),
+                        shown_confirm_at_, mismatch_at_, rest_complete_at_})
     if (d && (!best || *d < *best)) best = d;
   if (auto alert = reserves_.next_alert(); alert && (!best || *alert < *best)) best = alert;
   return best;
@@ -1543,7 +1459,7 @@ void Reconstructor::refresh(std::int64_t t) {
       last_match_ = *same;
     } else {
       last_match_.reset();
-      release_at_.reset();
+      touches_.release_cancelled();
     }
   }
   if (const Successor* s = matching_successor()) {
@@ -1551,7 +1467,7 @@ void Reconstructor::refresh(std::int64_t t) {
       last_match_ = *s;
       touches_at_match_ = touches_.size();
       history_at_match_ = history_.empty() ? 0 : history_.size() - 1;
-      release_at_ = t + cfg_.profile.release_ms;
+      touches_.release_due(t + cfg_.profile.release_ms);
     }
     if (s->move.is_drop()) reserves_.see_drop_again(s->move, t);
     if (pending_press_ && !pending_decide_at_) {
@@ -1800,11 +1716,9 @@ void Reconstructor::adopt_stood() {
   emit(s.t_ms, ev);
   if (handed) reserves_.hand_over({*handed, s.t_ms, game_.ply_count()});
   // Lifts and boards since the illegal move's press were the opponent's turn: they stay, judged for him.
-  for (auto& touch : touches_)
-    if (color_of(touch.piece) == game_.position().side_to_move()) touch.other_piece_in_air = false;
+  touches_.hand_to(game_.position().side_to_move());
   last_match_.reset();
-  release_at_.reset();
-  released_.reset();
+  touches_.forget_release();
   published_provisional_.reset();
   shown_illegal_.reset();
   candidate_shown_.reset();
@@ -1858,7 +1772,7 @@ void Reconstructor::follow_board(std::int64_t t) {
     last_match_ = *s;
     touches_at_match_ = touches_.size();
     history_at_match_ = history_.size() - 1;
-    release_at_ = t + cfg_.profile.release_ms;
+    touches_.release_due(t + cfg_.profile.release_ms);
     // Without a clock the move shown completes once it has rested, as any other.
     if (clockless() && !game_.outcome() &&
         !(s->pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank))

@@ -34,6 +34,7 @@
 #include "rules/reserve_ledger.hpp"
 #include "rules/sensor.hpp"
 #include "rules/stood_illegal.hpp"
+#include "rules/touch_tracker.hpp"
 #include "rules/turn_clock.hpp"
 
 namespace eboard::rules {
@@ -204,16 +205,6 @@ class Reconstructor {
     bool pawn_left_on_last_rank = false;  // a promotion shown with the pawn still standing (7.5.2, FQE 11)
     bool early = false;  // a drop of a piece the partner has captured but not completed yet (FQE 21b)
   };
-  // A lift seen during the current turn: a touch (FIDE 4.3).
-  struct Touch {
-    std::int64_t t_ms;
-    Square square;
-    Piece piece;
-    bool other_piece_in_air;  // the hand was busy with another own piece: an accidental knock, not a touch
-    // Clockless: the lift that completed the opponent's move (complete_before_reply); it may have been the
-    // opponent's hand.
-    bool ended_turn = false;
-  };
   // A piece moved in a way no legal move explains (shown on the board, not necessarily completed).
   // `from` is SQ_NONE for a piece set on an empty square from outside the board (a drop no reserve allows).
   struct ShownMove {
@@ -289,9 +280,8 @@ class Reconstructor {
   };
   std::vector<BoardState> history_;
   std::size_t history_at_match_ = 0;
-  std::vector<Touch> touches_;              // lifts since the last completed move
-  std::optional<std::int64_t> release_at_;  // when the shown successor will count as released (4.7)
-  std::optional<Move> released_;            // a legal move whose piece was released on its square
+  // The lifts since the last completed move, and the piece released on its square (4.3, 4.7).
+  TouchTracker touches_;
   std::optional<ShownMove> shown_illegal_;  // an illegal move the board showed this turn, not completed
   // FIDE 7.5.1: a completed illegal move, its position reinstated; the move replacing it (at this ply)
   // must be made with the same piece when it can move.
