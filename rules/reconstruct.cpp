@@ -297,7 +297,7 @@ void Reconstructor::on_board_changed(std::int64_t t) {
     if (shown && shown->move.is_drop()) drop = shown->move;
     reserves_.see_drop(drop, t, cfg_.scan_ms);
   }
-  if (pending_press_ && !pending_decide_at_ && matching_successor()) {
+  if (wait_.stage() == PressWait::Stage::Waiting && matching_successor()) {
     resolve_pending_on_settle(t, false);
     return;
   }
@@ -322,7 +322,7 @@ void Reconstructor::on_board_changed(std::int64_t t) {
 }
 
 void Reconstructor::complete_two_shown(std::int64_t t) {
-  if (game_.outcome() || pending_press_ || stood_.standing() || matching_successor() || board_matches_game())
+  if (game_.outcome() || wait_.pending() || stood_.standing() || matching_successor() || board_matches_game())
     return;
   // The reply began on the piece just moved (a recapture: its lift looked like the mover's own hand) and
   // the board now shows a move the board showed this turn and a legal reply to it: the first is complete.
@@ -351,7 +351,7 @@ void Reconstructor::complete_two_shown(std::int64_t t) {
 
 void Reconstructor::complete_before_reply(const std::array<Piece, 64>& next, std::int64_t t) {
   const Successor* s = matching_successor();
-  if (!s || s->early || pending_press_) return;
+  if (!s || s->early || wait_.pending()) return;
   const Color replier = ~game_.position().side_to_move();
   // A piece the mover's piece may still slide on to capture (h7-g7 seen on the way to h7xf7): its lift may
   // be the mover's as well as the replier's. The board tells later (the capture, or the reply set down).
@@ -405,7 +405,7 @@ void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
 }
 
 void Reconstructor::reset_turn() {
-  pending_press_.reset();
+  wait_.clear();
   rest_complete_at_.reset();
   last_match_.reset();
   published_provisional_.reset();
@@ -472,15 +472,14 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   }
   if (!clock_.left_player()) return;
   Color presser = clock_.player_at(pressed);
-  if (presser != to_move && !pending_press_ && (adopt_candidate_ || mismatch_reported_)) {
+  if (presser != to_move && !wait_.pending() && (adopt_candidate_ || mismatch_reported_)) {
     // The board is not followed (a position nothing explains): whoever presses, the game may go on from
     // what the board shows.
     follow_unexplained_press(PendingPress{t, clock_.times(r), presser});
     return;
   }
   if (presser == to_move) {
-    pending_press_ = PendingPress{t, clock_.times(r), presser};
-    pending_deadline_ = t + cfg_.mismatch_ms;
+    wait_.start(PendingPress{t, clock_.times(r), presser}, t + cfg_.mismatch_ms);
     // A board showing a legal move when the press is read shows the move pressed: it is completed now
     // (press_read_after_scan), also when the opponent's first lifts share that scan. Not a board that is
     // a dump since its last change (after a reconnect, the readings held until the dump): the press was
@@ -500,16 +499,16 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
     if (decide_at <= t)
       decide_pending(t);
     else
-      pending_decide_at_ = decide_at;
+      wait_.decide_at(decide_at);
     return;
   }
   // The player not on move pressed: the mover's press was not read in time, or was not explained yet.
-  ClockTimes first = pending_press_ ? pending_press_->clock : ClockTimes{};
-  std::int64_t first_t = pending_press_ ? pending_press_->t_ms : t;
+  ClockTimes first = wait_.pending() ? wait_.press().clock : ClockTimes{};
+  std::int64_t first_t = wait_.pending() ? wait_.press().t_ms : t;
   if (complete_two_from_history(first_t, first, t, clock_.times(r))) return;
   // Otherwise this press gives the turn back (after an illegal move, or setting the clock): the pending
   // press, if any, is judged on the board as it stands.
-  if (pending_press_) resolve_pending_on_settle(t, true);
+  if (wait_.pending()) resolve_pending_on_settle(t, true);
 }
 
 const Reconstructor::Successor* Reconstructor::successor_with_lifts(
@@ -552,9 +551,9 @@ bool Reconstructor::may_continue(const Successor& s) const {
 }
 
 void Reconstructor::decide_pending(std::int64_t now) {
-  pending_decide_at_.reset();
-  if (!pending_press_) return;
-  PendingPress press = *pending_press_;
+  wait_.decision_came();
+  if (!wait_.pending()) return;
+  PendingPress press = wait_.press();
   Color to_move = game_.position().side_to_move();
   // The latest board since P that shows a legal move is the move the press completed; later states
   // are the opponent's beginning: a state that shows a move with some of the opponent's pieces lifted
@@ -609,7 +608,7 @@ void Reconstructor::decide_pending(std::int64_t now) {
     // pressed (what came after is the opponent's reply, with a piece set aside, a stray or a knock).
     if (two && shown_at_press && *shown_at_press != two->first.move) two.reset();
     if (two) {
-      pending_press_.reset();
+      wait_.clear();
       // The reply stays pending on the board (it is the last state): the opponent's press completes it.
       commit(two->first, press.t_ms, press.clock, touches_.size(), SIZE_MAX, false);
       return;
@@ -675,7 +674,7 @@ void Reconstructor::decide_pending(std::int64_t now) {
              successor_for(history_[first - 1].board)->move == s->move)
         --first;
       if (first < i) touch_count = std::min(touch_count, history_[first].touches);
-      pending_press_.reset();
+      wait_.clear();
       commit(*s, press.t_ms, press.clock, touch_count, i);
       return;
     }
@@ -694,7 +693,7 @@ bool Reconstructor::complete_two_from_history(std::int64_t first_t, ClockTimes f
   for (std::size_t i = history_.size(); i-- > 0;) {
     auto two = two_ply_for(history_[i].board);
     if (!two) continue;
-    pending_press_.reset();
+    wait_.clear();
     // Every touch so far is consumed unjudged; the states from i on show the reply and go on.
     commit(two->first, first_t, first_clock, touches_.size(), i == 0 ? SIZE_MAX : i - 1, false);
     if (last_match_) commit(*last_match_, t, clock, touches_at_match_, history_at_match_, false);
@@ -704,10 +703,10 @@ bool Reconstructor::complete_two_from_history(std::int64_t first_t, ClockTimes f
 }
 
 void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
-  if (!pending_press_) return;
-  PendingPress press = *pending_press_;
+  if (!wait_.pending()) return;
+  PendingPress press = wait_.press();
   if (const Successor* s = matching_successor()) {
-    pending_press_.reset();
+    wait_.clear();
     commit_current(*s, press.t_ms, press.clock);
     return;
   }
@@ -716,7 +715,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   if (cfg_.reread_board && !final && t - last_board_event_ >= cfg_.settle_ms) gaps_.ask_reread(press.t_ms);
   Color presser = press.presser;
   if (board_matches_game()) {
-    pending_press_.reset();
+    wait_.clear();
     if (cfg_.profile.clock_press_without_move_is_reserve_claim) {
       hidden_reserve(presser, press.t_ms);
       return;
@@ -730,11 +729,11 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   if (auto shown = shown_move(); shown && shown->from == SQ_NONE) {
     if (switch_gap_story(*shown, press.t_ms))
       if (const Successor* s = matching_successor()) {
-        pending_press_.reset();
+        wait_.clear();
         commit_current(*s, press.t_ms, press.clock);
         return;
       }
-    pending_press_.reset();
+    wait_.clear();
     // A piece set on an empty square that no legal drop explains (FQE 7, 18).
     Position p = extended_position();
     PieceType pt = type_of(shown->piece);
@@ -756,7 +755,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     return;
   }
   if (auto shown = shown_move()) {
-    pending_press_.reset();
+    wait_.clear();
     const Position& p = game_.position();
     Bitboard reach = type_of(shown->piece) == PAWN ? pawn_attacks(presser, shown->from)
                                                    : attacks(type_of(shown->piece), shown->from, p.pieces());
@@ -792,7 +791,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
       if (recover_gap(t, &press)) return;
     }
   }
-  pending_press_.reset();
+  wait_.clear();
   // A promotion to a piece the profile does not allow (clock-move bughouse: queen or knight only).
   const Position& pos = game_.position();
   for (Move m : MoveList(pos))
@@ -1159,9 +1158,9 @@ void Reconstructor::on_settled(std::int64_t t) {
   if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor() && !mismatch_at_)
     mismatch_at_ = t + cfg_.mismatch_ms;
   if (game_.outcome()) return;
-  if (pending_press_ && !pending_decide_at_) {
+  if (wait_.stage() == PressWait::Stage::Waiting) {
     resolve_pending_on_settle(t, false);
-    if (pending_press_) return;
+    if (wait_.pending()) return;
   }
   if (const Successor* s = matching_successor()) {
     mismatch_at_.reset();
@@ -1209,7 +1208,7 @@ void Reconstructor::on_settled(std::int64_t t) {
     // Only for the first board this game was ever read on: after a reconnect, what the board showed
     // before and the presses read meanwhile are the better evidence, and are judged with the dump as they
     // were (the simulated gaps of tests/sim/gap_recovery_test.cpp come out worse otherwise).
-    if (!clockless() && gaps_.first_board_dump() && !pending_press_ && !gaps_.dump_deferred() &&
+    if (!clockless() && gaps_.first_board_dump() && !wait_.pending() && !gaps_.dump_deferred() &&
         dump_shows_a_hand_at_work()) {
       gaps_.defer_dump();
       if (!mismatch_at_) mismatch_at_ = t + cfg_.mismatch_ms;
@@ -1260,10 +1259,10 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
     } else if (shown_confirm_at_ && *shown_confirm_at_ == *next) {
       shown_confirm_at_.reset();
       if (!shown_illegal_ && candidate_shown_ && shown_move()) shown_illegal_ = candidate_shown_;
-    } else if (pending_decide_at_ && *pending_decide_at_ == *next) {
+    } else if (auto decide = wait_.decision_time(); decide && *decide == *next) {
       decide_pending(*next);
-    } else if (pending_deadline_ && *pending_deadline_ == *next) {
-      pending_deadline_.reset();
+    } else if (auto deadline = wait_.deadline(); deadline && *deadline == *next) {
+      wait_.deadline_came();
       resolve_pending_on_settle(*next, true);
     } else if (auto* early = reserves_.early_drop_due_at(*next)) {
       early->alerted = true;
@@ -1320,8 +1319,8 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
 std::optional<std::int64_t> Reconstructor::next_deadline() const {
   if (adjournment_) return std::nullopt;
   std::optional<std::int64_t> best;
-  std::optional<std::int64_t> pending = pending_press_ ? pending_deadline_ : std::nullopt;
-  std::optional<std::int64_t> decide = pending_press_ ? pending_decide_at_ : std::nullopt;
+  std::optional<std::int64_t> pending = wait_.deadline();
+  std::optional<std::int64_t> decide = wait_.decision_time();
   for (const auto& d : {provisional_at_, settle_at_, decide, pending, touches_.release_at(),
                         shown_confirm_at_, mismatch_at_, rest_complete_at_})
     if (d && (!best || *d < *best)) best = d;
@@ -1442,7 +1441,7 @@ std::vector<Event> Reconstructor::end_game(const Outcome& o, std::int64_t t) {
   return collect([&] {
     flush_open_tail(t);
     game_.set_outcome(o);
-    pending_press_.reset();
+    wait_.clear();
     emit(t, ResultEvent{o.result, o.reason});
   });
 }
@@ -1470,7 +1469,7 @@ void Reconstructor::refresh(std::int64_t t) {
       touches_.release_due(t + cfg_.profile.release_ms);
     }
     if (s->move.is_drop()) reserves_.see_drop_again(s->move, t);
-    if (pending_press_ && !pending_decide_at_) {
+    if (wait_.stage() == PressWait::Stage::Waiting) {
       resolve_pending_on_settle(t, false);
       return;
     }
@@ -1589,8 +1588,7 @@ tl::expected<void, std::string> Reconstructor::adjourn(Color sealer, const std::
   // What was under way (a move shown, a press waiting, timers) belongs to no move now.
   reset_turn();
   forget_stood();
-  pending_deadline_.reset();
-  pending_decide_at_.reset();
+  wait_.clear();
   candidate_shown_.reset();
   shown_confirm_at_.reset();
   settle_at_.reset();

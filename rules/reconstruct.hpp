@@ -30,6 +30,7 @@
 #include "rules/gap_rank.hpp"
 #include "rules/gap_search.hpp"
 #include "rules/gap_tracker.hpp"
+#include "rules/press_wait.hpp"
 #include "rules/profile.hpp"
 #include "rules/reserve_ledger.hpp"
 #include "rules/sensor.hpp"
@@ -325,16 +326,10 @@ class Reconstructor {
   bool mismatch_reported_ = false;
   std::optional<std::array<Piece, 64>> setup_reported_;  // the wrong setup last reported (setup-error)
   // A press the board did not explain yet (a placement not scanned yet, the opponent's hand already on
-  // the piece): resolved when the board shows a move, judged once the board has settled.
-  struct PendingPress {
-    std::int64_t t_ms;
-    ClockTimes clock;
-    Color presser;
-  };
-  std::optional<PendingPress> pending_press_;
-  std::optional<std::int64_t> pending_deadline_;   // give up waiting for pieces in the air
-  std::optional<std::int64_t> pending_decide_at_;  // one scan after the last board change
-  std::optional<ShownMove> candidate_shown_;       // an illegal move on the board, not yet resting long
+  // the piece): resolved when the board shows a move, judged once the board has settled; its stage
+  // (deciding one scan after the board's last change, or waiting up to its deadline) is PressWait's.
+  PressWait wait_;
+  std::optional<ShownMove> candidate_shown_;  // an illegal move on the board, not yet resting long
   std::optional<std::int64_t> shown_confirm_at_;
   std::int64_t last_board_event_ = -1000000;
   bool board_from_dump_ = false;  // the board is a snapshot, no field update since (on_press)
