@@ -10,46 +10,11 @@
 #include "rules/movegen.hpp"
 #include "rules/notation.hpp"
 #include "rules/outcome.hpp"
+#include "rules/wood.hpp"
 
 namespace eboard::rules {
 
 namespace {
-
-using Board = std::array<Piece, 64>;
-
-// The board after `m` in `pos`, computed on the array alone (cheaper than copying a Position). `shown`
-// is the board of `pos` as it stands on the wood (in bughouse a promoted piece is a pawn there).
-Board board_after(const Board& shown, const Position& pos, Move m) {
-  Board b = shown;
-  Color us = pos.side_to_move();
-  Square from = m.from(), to = m.to();
-  switch (m.kind()) {
-    case Move::DROP:
-      b[to] = make_piece(us, m.drop_type());
-      break;
-    case Move::CASTLING: {
-      bool king_side = to > from;
-      b[from] = NO_PIECE;
-      b[to] = NO_PIECE;
-      b[Position::castle_king_to(us, king_side)] = make_piece(us, KING);
-      b[Position::castle_rook_to(us, king_side)] = make_piece(us, ROOK);
-      break;
-    }
-    case Move::EN_PASSANT:
-      b[to] = b[from];
-      b[from] = NO_PIECE;
-      b[us == WHITE ? to - 8 : to + 8] = NO_PIECE;
-      break;
-    case Move::PROMOTION:
-      b[to] = make_piece(us, m.promotion_type());
-      b[from] = NO_PIECE;
-      break;
-    default:
-      b[to] = b[from];
-      b[from] = NO_PIECE;
-  }
-  return b;
-}
 
 // Pawns on their home ranks, pieces of the right colour on the back ranks, nothing between: somebody set
 // up a game. If it is not a start position the setup is wrong (RULES.md: reported, not accepted).
@@ -117,22 +82,6 @@ std::string chess960_fen(const Board& b) {
   return rank + "/pppppppp/8/8/8/8/PPPPPPPP/" + upper + " w KQkq - 0 1";
 }
 
-// The position as it stands on the wood: with `pawn_stays` (FQE 11) a promoted piece is a pawn there.
-Board physical_view(const Position& pos, bool pawn_stays) {
-  Board b = pos.board();
-  if (!pawn_stays) return b;
-  for (Bitboard bb = pos.promoted(); bb; bb &= bb - 1) {
-    Square s = lsb(bb);
-    if (b[s] != NO_PIECE) b[s] = make_piece(color_of(b[s]), PAWN);
-  }
-  return b;
-}
-
-Square victim_square(const Position& pos, Move m) {
-  if (m.kind() == Move::EN_PASSANT) return Square(pos.side_to_move() == WHITE ? m.to() - 8 : m.to() + 8);
-  return pos.is_capture(m) ? m.to() : SQ_NONE;
-}
-
 // The pieces of a reserve as FEN letters (QRBNP order), e.g. "QNpp" style: "NNP" for White, "np" for Black.
 std::string reserve_letters(const Position& pos, Color c) {
   std::string out;
@@ -175,15 +124,7 @@ void Reconstructor::emit(std::int64_t t, decltype(Event::what) what) {
 
 Position Reconstructor::extended_position() const {
   Position pos = game_.position();
-  if (partner_shown_) {
-    Color c = color_of(*partner_shown_);
-    PieceType t = type_of(*partner_shown_);
-    pos.set_pocket(c, t, pos.pocket(c, t) + 1);
-  }
-  if (partner_blind_)
-    for (Color c : {WHITE, BLACK})
-      for (PieceType t : {PAWN, KNIGHT, BISHOP, ROOK, QUEEN})
-        if (pos.pocket(c, t) == 0) pos.set_pocket(c, t, 1);
+  reserves_.extend(pos);
   return pos;
 }
 
@@ -191,14 +132,14 @@ void Reconstructor::recompute_successors() {
   successors_.clear();
   const Position& official = game_.position();
   std::optional<Position> extended;
-  if (partner_shown_ || partner_blind_) extended = extended_position();
+  if (reserves_.extends()) extended = extended_position();
   const Position& pos = extended ? *extended : official;
   Color us = pos.side_to_move();
   const Profile& pr = cfg_.profile;
   // A promotion may be shown with the pawn left on the last rank: a queen promotion by default (FIDE
   // 7.5.2 makes it an illegal move counted as a queen); FQE 11 makes it legal in bughouse, standing for
   // the piece the player named (queen unless told otherwise).
-  PieceType pawn_stands_for = pr.pawn_may_stay_on_last_rank ? promotion_piece_[us] : QUEEN;
+  PieceType pawn_stands_for = pr.pawn_may_stay_on_last_rank ? reserves_.promotion_piece(us) : QUEEN;
   for (Move m : MoveList(pos)) {
     if (m.is_promotion() && !(pr.promotion_types & (1u << m.promotion_type()))) continue;
     bool early = m.is_drop() && official.pocket(us, m.drop_type()) == 0;
@@ -224,12 +165,7 @@ const Reconstructor::Successor* Reconstructor::successor_for(const std::array<Pi
     const Successor* castle = s.move.kind() == Move::CASTLING ? &s : found;
     const Successor* plain = castle == &s ? found : &s;
     Square king = castle->move.from(), rook = castle->move.to();
-    bool king_touched = false, rook_touched = false;
-    for (const auto& t : touches_) {
-      king_touched |= t.square == king;
-      rook_touched |= t.square == rook;
-    }
-    found = king_touched && rook_touched ? castle : plain;
+    found = touches_.touched_both(king, rook) ? castle : plain;
   }
   return found;
 }
@@ -256,11 +192,6 @@ std::optional<std::pair<Reconstructor::Successor, Move>> Reconstructor::two_ply_
   return found;
 }
 
-ClockTimes Reconstructor::clock_times(const ClockReading& r) const {
-  if (!left_player_ || !r.present) return {};
-  return *left_player_ == WHITE ? ClockTimes{r.left_ms, r.right_ms} : ClockTimes{r.right_ms, r.left_ms};
-}
-
 bool Reconstructor::own_piece_in_air() const {
   Color us = game_.position().side_to_move();
   int before = 0, now = 0;
@@ -282,7 +213,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
     std::array<Piece, 64> next = physical_;
     if (const auto* l = std::get_if<PieceLifted>(&e.what); l && is_ok(l->square)) next[l->square] = NO_PIECE;
     if (const auto* p = std::get_if<PiecePlaced>(&e.what); p && is_ok(p->square)) next[p->square] = p->piece;
-    if (const auto* b = std::get_if<BoardSnapshot>(&e.what); b && !link_changed_) next = b->squares;
+    if (const auto* b = std::get_if<BoardSnapshot>(&e.what); b && !gaps_.link_changed()) next = b->squares;
     if (next != physical_) complete_before_reply(next, e.t_ms);
   }
   bool board_event = true;
@@ -291,7 +222,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, PieceLifted>) {
           if (is_ok(v.square) && physical_[v.square] != NO_PIECE) {
-            touches_.push_back(
+            touches_.touched(
                 {e.t_ms, v.square, physical_[v.square], own_piece_in_air(), ending_lift_uncertain_});
             physical_[v.square] = NO_PIECE;
           }
@@ -299,14 +230,14 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
           // A piece set where another stood: that one was lifted within the same scan, unseen (a king
           // leaving f8 as the rook arrives in Chess960 castling). It was touched all the same.
           if (is_ok(v.square) && physical_[v.square] != NO_PIECE && physical_[v.square] != v.piece)
-            touches_.push_back({e.t_ms, v.square, physical_[v.square], own_piece_in_air()});
+            touches_.touched({e.t_ms, v.square, physical_[v.square], own_piece_in_air()});
           if (is_ok(v.square)) physical_[v.square] = v.piece;
         } else if constexpr (std::is_same_v<T, BoardSnapshot>) {
-          if (clockless() && have_board_ && !link_changed_) {
+          if (clockless() && have_board_ && !gaps_.link_changed()) {
             // A scan of a board that reports whole positions: its lifts are touches, as field updates'.
             for (Square q = 0; q < 64; ++q)
               if (physical_[q] != NO_PIECE && v.squares[q] != physical_[q])
-                touches_.push_back({e.t_ms, q, physical_[q], own_piece_in_air(), ending_lift_uncertain_});
+                touches_.touched({e.t_ms, q, physical_[q], own_piece_in_air(), ending_lift_uncertain_});
             physical_ = v.squares;
             board_from_dump_ = false;
             return;
@@ -318,22 +249,15 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
           // After a reconnect or a restart the board may be several moves on: searched once it settles.
           // Not a board re-read on request (board_read_wanted): that corrects field updates lost on the
           // wire, and an illegal move left standing must not find a "gap" to explain it.
-          if ((first || link_changed_) && physical_ != display_ && !matching_successor()) {
-            gap_suspected_ = true;
-            dump_gap_deferred_ = false;
-            gap_length_waited_ = gap_length_timed_out_ = false;
-            first_board_dump_ = first;
-          }
-          link_changed_ = false;
-          link_down_ = false;
-          reread_wanted_.reset();
+          if ((first || gaps_.link_changed()) && physical_ != display_ && !matching_successor())
+            gaps_.suspect(first);
+          gaps_.board_read();
         } else if constexpr (std::is_same_v<T, ClockReading>) {
           board_event = false;
           on_clock(v, e.t_ms);
         } else {
           board_event = false;  // a link change: the game is kept; the next snapshot tells the board
-          link_changed_ = true;
-          link_down_ = !v.connected;
+          gaps_.on_link(v.connected);
           flush_open_tail(e.t_ms);
         }
       },
@@ -364,31 +288,28 @@ void Reconstructor::on_board_changed(std::int64_t t) {
   if (history_.size() >= 1024)
     history_.erase(history_.begin(), history_.begin() + 512);  // a bound, never reached in play
   history_.push_back({t, physical_, touches_.size()});
-  if (stood_press_) stood_on_board_changed(t);
+  if (stood_.held_press()) stood_on_board_changed(t);
   // FQE 19: a reserve piece that stood on its square longer than a scan was placed there. (A shorter
   // sight is a scan catching a piece's new square before its old one emptied.)
   {
     const Successor* shown = matching_successor();
     std::optional<Move> drop;
     if (shown && shown->move.is_drop()) drop = shown->move;
-    if (drop_shown_ && (!drop || drop_shown_->first != *drop)) {
-      if (!placed_drop_ && t - drop_shown_->second >= cfg_.scan_ms) placed_drop_ = drop_shown_->first;
-      drop_shown_.reset();
-    }
-    if (drop && !drop_shown_) drop_shown_ = std::make_pair(*drop, t);
+    reserves_.see_drop(drop, t, cfg_.scan_ms);
   }
-  if (pending_press_ && !pending_decide_at_ && matching_successor()) {
+  if (wait_.stage() == PressWait::Stage::Waiting && matching_successor()) {
     resolve_pending_on_settle(t, false);
     return;
   }
   if (const Successor* s = matching_successor()) {
-    if (!last_match_ || last_match_->move != s->move || !release_at_)
-      release_at_ = t + cfg_.profile.release_ms;  // resting this long on the square releases the piece
+    if (!last_match_ || last_match_->move != s->move || !touches_.release_at())
+      touches_.release_due(t +
+                           cfg_.profile.release_ms);  // resting this long on the square releases the piece
     last_match_ = *s;
     touches_at_match_ = touches_.size();
     history_at_match_ = history_.size() - 1;
   } else {
-    release_at_.reset();
+    touches_.release_cancelled();
     if (board_matches_game()) last_match_.reset();  // the move was taken back before the press
   }
   settle_at_ = t + cfg_.settle_ms;
@@ -401,7 +322,8 @@ void Reconstructor::on_board_changed(std::int64_t t) {
 }
 
 void Reconstructor::complete_two_shown(std::int64_t t) {
-  if (game_.outcome() || pending_press_ || stood_ || matching_successor() || board_matches_game()) return;
+  if (game_.outcome() || wait_.pending() || stood_.standing() || matching_successor() || board_matches_game())
+    return;
   // The reply began on the piece just moved (a recapture: its lift looked like the mover's own hand) and
   // the board now shows a move the board showed this turn and a legal reply to it: the first is complete.
   // Only a move the board did show: a board with pieces in the air can look like two moves that never were
@@ -429,7 +351,7 @@ void Reconstructor::complete_two_shown(std::int64_t t) {
 
 void Reconstructor::complete_before_reply(const std::array<Piece, 64>& next, std::int64_t t) {
   const Successor* s = matching_successor();
-  if (!s || s->early || pending_press_) return;
+  if (!s || s->early || wait_.pending()) return;
   const Color replier = ~game_.position().side_to_move();
   // A piece the mover's piece may still slide on to capture (h7-g7 seen on the way to h7xf7): its lift may
   // be the mover's as well as the replier's. The board tells later (the capture, or the reply set down).
@@ -478,67 +400,64 @@ void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
   forget_stood();
   replaced_illegal_.reset();
   illegal_position_.reset();
-  received_.clear();
-  borrowed_ = {};
-  early_drops_.clear();
+  reserves_.new_game();
   recompute_successors();
 }
 
 void Reconstructor::reset_turn() {
-  pending_press_.reset();
+  wait_.clear();
   rest_complete_at_.reset();
   last_match_.reset();
   published_provisional_.reset();
-  release_at_.reset();
-  released_.reset();
   shown_illegal_.reset();
   touches_.clear();
   touches_at_match_ = 0;
   history_.clear();
   history_at_match_ = 0;
-  drop_shown_.reset();
-  placed_drop_.reset();
+  reserves_.new_turn();
 }
 
 std::optional<Reconstructor::ClockNow> Reconstructor::clock_now() const {
-  if (!last_reading_ || !last_reading_->present || !left_player_) return std::nullopt;
-  ClockNow c{clock_times(*last_reading_), std::nullopt, last_reading_ms_};
+  const auto& last = clock_.last();
+  if (!last || !last->present || !clock_.left_player()) return std::nullopt;
+  ClockNow c{clock_.times(*last), std::nullopt, clock_.last_ms()};
   // The lever is up on the side whose clock runs (the player on move presses it down).
-  if (last_reading_->running)
-    c.running = last_reading_->lever_up == ClockSide::Left ? *left_player_ : ~*left_player_;
+  if (last->running) c.running = clock_.player_at(last->lever_up);
   return c;
 }
 
 void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
-  last_reading_ms_ = t;
-  latest_reading_ = r;
+  clock_.begin(r, t);
   if (!r.present) {
-    last_reading_ = r;
+    clock_.finish(r);
     return;
   }
+  // The left player if the side whose clock runs in `r` is the side on move.
+  auto left_if_running_moves = [&] {
+    return r.lever_up == ClockSide::Left ? game_.position().side_to_move() : ~game_.position().side_to_move();
+  };
   // Until a completed move confirms it, the side whose clock runs is taken to be the side on move.
-  if (!left_player_ && r.running)
-    left_player_ =
-        r.lever_up == ClockSide::Left ? game_.position().side_to_move() : ~game_.position().side_to_move();
-  if (last_reading_ && last_reading_->present && last_reading_->lever_up != r.lever_up) {
+  if (clock_.seats() == TurnClock::Seats::Unknown && r.running) clock_.guess_left(left_if_running_moves());
+  const std::optional<ClockReading>& last = clock_.last();
+  if (last && last->present && last->lever_up != r.lever_up) {
     // A lever change on a stopped clock (setting up, starting it) is nobody's move.
-    if (last_reading_->running || left_player_confirmed_) {
-      stood_on_press(last_reading_->lever_up, r, t);
-      on_press(last_reading_->lever_up, r, t);
+    if (last->running || clock_.seats() == TurnClock::Seats::Confirmed) {
+      const ClockSide pressed = last->lever_up;
+      stood_on_press(pressed, r, t);
+      on_press(pressed, r, t);
     } else if (r.running)
-      left_player_ =
-          r.lever_up == ClockSide::Left ? game_.position().side_to_move() : ~game_.position().side_to_move();
+      clock_.guess_left(left_if_running_moves());
   }
   // A flag that has just fallen (6.9): the player on that side loses, unless the opponent cannot mate.
-  bool left_fell = r.left_flag && !(last_reading_ && last_reading_->left_flag);
-  bool right_fell = r.right_flag && !(last_reading_ && last_reading_->right_flag);
-  if ((left_fell || right_fell) && left_player_ && !game_.outcome() && !clocks_paused_) {
-    Color side = left_fell ? *left_player_ : ~*left_player_;
+  bool left_fell = r.left_flag && !(last && last->left_flag);
+  bool right_fell = r.right_flag && !(last && last->right_flag);
+  if ((left_fell || right_fell) && clock_.left_player() && !game_.outcome() && !clock_.paused()) {
+    Color side = clock_.player_at(left_fell ? ClockSide::Left : ClockSide::Right);
     Outcome o = game_.flag_outcome(side);
     game_.set_outcome(o);
     emit(t, ResultEvent{o.result, o.reason});
   }
-  last_reading_ = r;
+  clock_.finish(r);
 }
 
 void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int64_t t) {
@@ -547,22 +466,20 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   Color to_move = pos.side_to_move();
   // Whether the board has shown a legal move since P (which then tells who sits where, below).
   bool candidate = last_match_.has_value() || matching_successor() != nullptr;
-  if (!left_player_confirmed_ && candidate) {
+  if (clock_.seats() != TurnClock::Seats::Confirmed && candidate) {
     // The first completed move tells who sits where for sure.
-    left_player_ = pressed == ClockSide::Left ? to_move : ~to_move;
-    left_player_confirmed_ = true;
+    clock_.confirm_left(pressed == ClockSide::Left ? to_move : ~to_move);
   }
-  if (!left_player_) return;
-  Color presser = pressed == ClockSide::Left ? *left_player_ : ~*left_player_;
-  if (presser != to_move && !pending_press_ && (adopt_candidate_ || mismatch_reported_)) {
+  if (!clock_.left_player()) return;
+  Color presser = clock_.player_at(pressed);
+  if (presser != to_move && !wait_.pending() && (adopt_candidate_ || mismatch_reported_)) {
     // The board is not followed (a position nothing explains): whoever presses, the game may go on from
     // what the board shows.
-    follow_unexplained_press(PendingPress{t, clock_times(r), presser});
+    follow_unexplained_press(PendingPress{t, clock_.times(r), presser});
     return;
   }
   if (presser == to_move) {
-    pending_press_ = PendingPress{t, clock_times(r), presser};
-    pending_deadline_ = t + cfg_.mismatch_ms;
+    wait_.start(PendingPress{t, clock_.times(r), presser}, t + cfg_.mismatch_ms);
     // A board showing a legal move when the press is read shows the move pressed: it is completed now
     // (press_read_after_scan), also when the opponent's first lifts share that scan. Not a board that is
     // a dump since its last change (after a reconnect, the readings held until the dump): the press was
@@ -582,16 +499,16 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
     if (decide_at <= t)
       decide_pending(t);
     else
-      pending_decide_at_ = decide_at;
+      wait_.decide_at(decide_at);
     return;
   }
   // The player not on move pressed: the mover's press was not read in time, or was not explained yet.
-  ClockTimes first = pending_press_ ? pending_press_->clock : ClockTimes{};
-  std::int64_t first_t = pending_press_ ? pending_press_->t_ms : t;
-  if (complete_two_from_history(first_t, first, t, clock_times(r))) return;
+  ClockTimes first = wait_.pending() ? wait_.press().clock : ClockTimes{};
+  std::int64_t first_t = wait_.pending() ? wait_.press().t_ms : t;
+  if (complete_two_from_history(first_t, first, t, clock_.times(r))) return;
   // Otherwise this press gives the turn back (after an illegal move, or setting the clock): the pending
   // press, if any, is judged on the board as it stands.
-  if (pending_press_) resolve_pending_on_settle(t, true);
+  if (wait_.pending()) resolve_pending_on_settle(t, true);
 }
 
 const Reconstructor::Successor* Reconstructor::successor_with_lifts(
@@ -634,9 +551,9 @@ bool Reconstructor::may_continue(const Successor& s) const {
 }
 
 void Reconstructor::decide_pending(std::int64_t now) {
-  pending_decide_at_.reset();
-  if (!pending_press_) return;
-  PendingPress press = *pending_press_;
+  wait_.decision_came();
+  if (!wait_.pending()) return;
+  PendingPress press = wait_.press();
   Color to_move = game_.position().side_to_move();
   // The latest board since P that shows a legal move is the move the press completed; later states
   // are the opponent's beginning: a state that shows a move with some of the opponent's pieces lifted
@@ -691,7 +608,7 @@ void Reconstructor::decide_pending(std::int64_t now) {
     // pressed (what came after is the opponent's reply, with a piece set aside, a stray or a knock).
     if (two && shown_at_press && *shown_at_press != two->first.move) two.reset();
     if (two) {
-      pending_press_.reset();
+      wait_.clear();
       // The reply stays pending on the board (it is the last state): the opponent's press completes it.
       commit(two->first, press.t_ms, press.clock, touches_.size(), SIZE_MAX, false);
       return;
@@ -710,7 +627,7 @@ void Reconstructor::decide_pending(std::int64_t now) {
     // Nor does any other move after the press when the piece of the move shown at the press had rested
     // there long enough to be released (4.7): what changes now is the opponent's hand (his victim set
     // down for a moment on a square the mover's piece could have reached).
-    if (s && state.t_ms > press.t_ms && shown_at_press && released_ == shown_at_press &&
+    if (s && state.t_ms > press.t_ms && shown_at_press && touches_.released() == shown_at_press &&
         s->move != *shown_at_press)
       continue;
     if (s && state.t_ms >= press.t_ms && stood_at_press && s->move != *stood_at_press && !s->move.is_drop() &&
@@ -720,13 +637,13 @@ void Reconstructor::decide_pending(std::int64_t now) {
       // The lifts of the opponent's pieces in this state are his, not the mover's: from the lift that
       // emptied such a square (the last one on it; an earlier lift there was put back, a knock) on.
       std::size_t limit = std::min(touch_count, touches_.size()), first_his = limit;
+      const auto& touches = touches_.touches();
       for (std::size_t k = 0; k < limit; ++k) {
-        Square q = touches_[k].square;
-        if (state.board[q] != NO_PIECE || s->board[q] == NO_PIECE || color_of(touches_[k].piece) == to_move)
+        Square q = touches[k].square;
+        if (state.board[q] != NO_PIECE || s->board[q] == NO_PIECE || color_of(touches[k].piece) == to_move)
           continue;
         bool last_on_square = true;
-        for (std::size_t j = k + 1; j < limit && last_on_square; ++j)
-          last_on_square = touches_[j].square != q;
+        for (std::size_t j = k + 1; j < limit && last_on_square; ++j) last_on_square = touches[j].square != q;
         if (last_on_square) first_his = std::min(first_his, k);
       }
       touch_count = first_his;
@@ -757,7 +674,7 @@ void Reconstructor::decide_pending(std::int64_t now) {
              successor_for(history_[first - 1].board)->move == s->move)
         --first;
       if (first < i) touch_count = std::min(touch_count, history_[first].touches);
-      pending_press_.reset();
+      wait_.clear();
       commit(*s, press.t_ms, press.clock, touch_count, i);
       return;
     }
@@ -776,7 +693,7 @@ bool Reconstructor::complete_two_from_history(std::int64_t first_t, ClockTimes f
   for (std::size_t i = history_.size(); i-- > 0;) {
     auto two = two_ply_for(history_[i].board);
     if (!two) continue;
-    pending_press_.reset();
+    wait_.clear();
     // Every touch so far is consumed unjudged; the states from i on show the reply and go on.
     commit(two->first, first_t, first_clock, touches_.size(), i == 0 ? SIZE_MAX : i - 1, false);
     if (last_match_) commit(*last_match_, t, clock, touches_at_match_, history_at_match_, false);
@@ -786,23 +703,19 @@ bool Reconstructor::complete_two_from_history(std::int64_t first_t, ClockTimes f
 }
 
 void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
-  if (!pending_press_) return;
-  PendingPress press = *pending_press_;
+  if (!wait_.pending()) return;
+  PendingPress press = wait_.press();
   if (const Successor* s = matching_successor()) {
-    pending_press_.reset();
+    wait_.clear();
     commit_current(*s, press.t_ms, press.clock);
     return;
   }
   // At rest and no move: the board is read whole once for this press (a field update lost on the wire
   // leaves the board so); what follows goes on as if no answer came, and the answer is a new board.
-  if (cfg_.reread_board && !final && reread_asked_for_ != press.t_ms &&
-      t - last_board_event_ >= cfg_.settle_ms) {
-    reread_asked_for_ = press.t_ms;
-    reread_wanted_ = press.t_ms;
-  }
+  if (cfg_.reread_board && !final && t - last_board_event_ >= cfg_.settle_ms) gaps_.ask_reread(press.t_ms);
   Color presser = press.presser;
   if (board_matches_game()) {
-    pending_press_.reset();
+    wait_.clear();
     if (cfg_.profile.clock_press_without_move_is_reserve_claim) {
       hidden_reserve(presser, press.t_ms);
       return;
@@ -816,11 +729,11 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   if (auto shown = shown_move(); shown && shown->from == SQ_NONE) {
     if (switch_gap_story(*shown, press.t_ms))
       if (const Successor* s = matching_successor()) {
-        pending_press_.reset();
+        wait_.clear();
         commit_current(*s, press.t_ms, press.clock);
         return;
       }
-    pending_press_.reset();
+    wait_.clear();
     // A piece set on an empty square that no legal drop explains (FQE 7, 18).
     Position p = extended_position();
     PieceType pt = type_of(shown->piece);
@@ -842,7 +755,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     return;
   }
   if (auto shown = shown_move()) {
-    pending_press_.reset();
+    wait_.clear();
     const Position& p = game_.position();
     Bitboard reach = type_of(shown->piece) == PAWN ? pawn_attacks(presser, shown->from)
                                                    : attacks(type_of(shown->piece), shown->from, p.pieces());
@@ -860,7 +773,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     // After a reconnect or a restart the press may complete moves made unseen: a board the search explains
     // exactly is that story, before the one of a move with pieces still in the air (an exchange on a square
     // looks so: the pawns that took there gone from their squares).
-    if (gap_suspected_ && t - last_board_event_ >= cfg_.settle_ms && recover_gap(t, &press)) return;
+    if (gaps_.suspected() && t - last_board_event_ >= cfg_.settle_ms && recover_gap(t, &press)) return;
     for (const auto& succ : successors_) {
       bool consistent = true;
       for (Square q = 0; q < 64 && consistent; ++q) {
@@ -873,12 +786,12 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     if (two_ply_explanation()) return;
     // After a reconnect or a restart: the press completes the moves made meanwhile, once the board is at
     // rest (the updates after a dump may still be arriving).
-    if (gap_suspected_) {
+    if (gaps_.suspected()) {
       if (t - last_board_event_ < cfg_.settle_ms) return;
       if (recover_gap(t, &press)) return;
     }
   }
-  pending_press_.reset();
+  wait_.clear();
   // A promotion to a piece the profile does not allow (clock-move bughouse: queen or knight only).
   const Position& pos = game_.position();
   for (Move m : MoveList(pos))
@@ -891,15 +804,15 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     }
   // Moves made unseen (a reconnect's board): the press completes them. A board that went wrong under the
   // daemon's eyes is not searched: an illegal move left standing would find some legal "explanation".
-  if (gap_suspected_ && recover_gap(t, &press)) return;
-  if (gap_suspected_ || mismatch_reported_ || adopt_candidate_) {
+  if (gaps_.suspected() && recover_gap(t, &press)) return;
+  if (gaps_.suspected() || mismatch_reported_ || adopt_candidate_) {
     // A board nothing explains: told once (position-mismatch), not at every press; play going on from a
     // legal position is followed from there (follow_unexplained_press).
     if (follow_unexplained_press(press)) return;
     // The first press after a reconnect may be one made while the board was blind, read with the next
     // mover's hand at work on the board: its board is searched again at the next press before anything is
     // told (a board that stays unexplained still gets its one alert, at the second press or by the timer).
-    const bool first_search_after_gap = gap_suspected_ && gap_searches_failed_ < 2;
+    const bool first_search_after_gap = gaps_.suspected() && gaps_.searches_failed() < 2;
     if (!mismatch_reported_ && !first_search_after_gap) {
       mismatch_reported_ = true;
       mismatch_at_.reset();
@@ -996,8 +909,8 @@ void Reconstructor::illegal_move(const char* code, Color side, std::int64_t t, c
                              pr.illegal_moves == IllegalMovePolicy::StandsUnlessClaimed) &&
                             pr.illegal_move_bonus_ms > 0 &&
                             !(pr.illegal_moves_to_lose > 0 && count >= pr.illegal_moves_to_lose);
-  if (time_penalty && left_player_ && latest_reading_ && latest_reading_->present) {
-    ClockTimes c = clock_times(*latest_reading_);
+  if (time_penalty && clock_.left_player() && clock_.latest() && clock_.latest()->present) {
+    ClockTimes c = clock_.times(*clock_.latest());
     (side == WHITE ? c.black_ms : c.white_ms) += pr.illegal_move_bonus_ms;
     // JSON text with its keys in order, as the event's JSON (and a journal read back) writes them.
     a.extra.push_back({"proposed_clock",
@@ -1018,16 +931,16 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
   std::string who = us == WHITE ? "White" : "Black";
   // A reserve piece resting on its square is no released piece of 4.7: FQE 19 is the rule made for it
   // (reserve-touch-move below), and a profile without touch-move lets it be placed elsewhere.
-  const bool released_drop = released_ && released_->is_drop();
+  const std::optional<Move>& released = touches_.released();
+  const bool released_drop = released && released->is_drop();
   const bool drop_rule_applies = !cfg_.profile.reserve_touch_move && cfg_.profile.touch_move;
-  if (released_ && *released_ != s.move && (!released_drop || drop_rule_applies))
+  if (released && *released != s.move && (!released_drop || drop_rule_applies))
     emit(t, AlertEvent{"released-piece-moved",
                        ply,
                        us,
-                       who + " released a piece on " + square_name(released_->to()) + " (" +
-                           to_uci(p, *released_) + ") and then played " + to_uci(p, s.move) + " (4.7)",
+                       who + " released a piece on " + square_name(released->to()) + " (" +
+                           to_uci(p, *released) + ") and then played " + to_uci(p, s.move) + " (4.7)",
                        {}});
-  MoveList legal(p);
   Square same_piece_square = SQ_NONE;  // already reported by same-piece-required: no touch-move for it
   if (shown_illegal_) {
     emit(t, AlertEvent{"illegal-move-corrected",
@@ -1051,10 +964,8 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
                      "; it counts as a queen (7.5.2)");
   // FQE 19: a reserve piece placed on a square must be dropped there.
   if (cfg_.profile.reserve_touch_move) {
-    std::optional<Move> placed = placed_drop_;
-    if (!placed && drop_shown_ && drop_shown_->first != s.move && t - drop_shown_->second >= cfg_.scan_ms)
-      placed = drop_shown_->first;
-    if (!placed && released_drop) placed = released_;
+    std::optional<Move> placed = reserves_.placed_drop(s.move, t, cfg_.scan_ms);
+    if (!placed && released_drop) placed = released;
     if (placed && *placed != s.move) {
       AlertEvent a{"reserve-touch-move",
                    ply,
@@ -1067,86 +978,10 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
     }
   }
   if (!cfg_.profile.touch_move) return;
-  Square moved_from = s.move.is_drop() ? SQ_NONE : s.move.from();
-  Square captured_on = s.move.kind() == Move::EN_PASSANT
-                           ? Square(us == WHITE ? s.move.to() - 8 : s.move.to() + 8)
-                       : p.is_capture(s.move) ? s.move.to()
-                                              : SQ_NONE;
-  // When the moved piece (for castling, king or rook) left its square: touches clearly before it bind.
-  std::int64_t mover_lifted = std::numeric_limits<std::int64_t>::max();
-  for (std::size_t i = 0; i < touch_count && i < touches_.size(); ++i) {
-    Square sq = touches_[i].square;
-    if (sq == moved_from || (s.move.kind() == Move::CASTLING && sq == s.move.to()))
-      mover_lifted = std::min(mover_lifted, touches_[i].t_ms);
-  }
-  // A drop has no lift: what the hand touched after the reserve piece was set down is no longer a touch
-  // of this move's choice (a piece knocked while dropping).
-  if (s.move.is_drop())
-    if (auto placed = drop_placed_at(s.move)) mover_lifted = *placed;
-  // Without the moved piece's lift in this turn's trace (events missed, or read with the previous turn)
-  // the order of touches is unknown: no judgement rather than a false alarm. Drops have no lift.
-  if (!s.move.is_drop() && mover_lifted == std::numeric_limits<std::int64_t>::max()) return;
-  bool own_checked = false, theirs_checked = false;
-  for (std::size_t i = 0; i < touch_count && i < touches_.size(); ++i) {
-    const Touch& touch = touches_[i];
-    if (touch.other_piece_in_air || display_[touch.square] != touch.piece) continue;
-    // The lift that ended the opponent's turn on a clockless board, of a piece that then did not move: maybe
-    // the opponent's hand (a knock set right), so no touch of this player's.
-    if (touch.ended_turn && touch.square != moved_from &&
-        !(s.move.kind() == Move::CASTLING && touch.square == s.move.to()))
-      continue;
-    if (touch.square == same_piece_square) continue;
-    bool is_mover =
-        touch.square == moved_from || (s.move.kind() == Move::CASTLING && touch.square == s.move.to());
-    if (!is_mover && touch.t_ms + cfg_.touch_order_ms > mover_lifted) continue;  // not clearly first
-    bool own = color_of(touch.piece) == us;
-    if (own && !own_checked) {
-      bool movable = false;
-      for (Move m : legal) movable |= !m.is_drop() && m.from() == touch.square;
-      if (!movable) continue;  // 4.3.1 binds only a piece that can move
-      own_checked = true;
-      if (touch.square == moved_from) continue;
-      bool rook_first = s.move.kind() == Move::CASTLING && touch.square == s.move.to();
-      if (rook_first) {  // only when the king clearly came later: one scan may list the rook first
-        bool king_soon = false;
-        for (std::size_t k = i; k < touch_count && k < touches_.size(); ++k)
-          king_soon |=
-              touches_[k].square == moved_from && touches_[k].t_ms < touch.t_ms + cfg_.touch_order_ms;
-        if (king_soon) continue;
-      }
-      AlertEvent a{"touch-move",
-                   ply,
-                   us,
-                   rook_first
-                       ? who + " touched the rook before the king and then castled (4.4.2)"
-                       : who + " touched the " + std::string(1, piece_char(type_of(touch.piece))) + " on " +
-                             square_name(touch.square) + " first but moved another piece (4.3.1)",
-                   {}};
-      a.extra.push_back({"reason", rook_first ? "rook-before-king" : "own-piece-not-moved", false});
-      a.extra.push_back({"square", square_name(touch.square), false});
-      emit(t, std::move(a));
-    } else if (!own && !theirs_checked) {
-      bool capturable = false;
-      for (Move m : legal) {
-        Square victim = m.kind() == Move::EN_PASSANT ? Square(us == WHITE ? m.to() - 8 : m.to() + 8)
-                        : p.is_capture(m)            ? m.to()
-                                                     : SQ_NONE;
-        capturable |= victim == touch.square;
-      }
-      if (!capturable) continue;  // 4.3.2 binds only a piece that can be taken
-      theirs_checked = true;
-      if (touch.square == captured_on) continue;
-      AlertEvent a{"touch-move",
-                   ply,
-                   us,
-                   who + " touched the opponent's piece on " + square_name(touch.square) +
-                       ", which could be taken, and did not take it (4.3.2)",
-                   {}};
-      a.extra.push_back({"reason", "opponent-piece-not-taken", false});
-      a.extra.push_back({"square", square_name(touch.square), false});
-      emit(t, std::move(a));
-    }
-  }
+  const std::optional<std::int64_t> drop_placed = s.move.is_drop() ? drop_placed_at(s.move) : std::nullopt;
+  for (AlertEvent& a : touches_.judge(p, ply, display_, s.move, touch_count, same_piece_square, drop_placed,
+                                      cfg_.touch_order_ms))
+    emit(t, std::move(a));
 }
 
 Square Reconstructor::judge_same_piece(const ShownMove& illegal, const Successor& s, const std::string& what,
@@ -1184,11 +1019,7 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   const Position& before = game_.position();
   // Bughouse: the captured piece goes to the partner, in its colour, a promoted one as a pawn (FQE 6, 11).
   std::optional<Piece> handed;
-  if (before.variant() == Variant::Bughouse) {
-    Square victim = victim_square(before, s.move);
-    if (victim != SQ_NONE)
-      handed = make_piece(color_of(before.piece_on(victim)), before.captured_hand_type(victim));
-  }
+  if (before.variant() == Variant::Bughouse) handed = handed_piece(before, s.move);
   MoveEvent ev;
   ev.uci = to_uci(before, s.move);
   ev.san = to_san(before, s.move);
@@ -1196,17 +1027,17 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   Color mover = before.side_to_move();
   game_.play(s.move, clock, t);
   ev.ply = game_.ply_count();
-  if (s.move.is_promotion()) promotion_piece_[mover] = QUEEN;  // a named piece serves one promotion
+  if (s.move.is_promotion()) reserves_.promotion_played(mover);
   // The wood after the move: in bughouse as the board showed it (the pawn may stay, FQE 11); under A.4.4
   // a pawn left on the last rank stays on the wood until the next move is completed.
   const bool keep_wood = cfg_.profile.pawn_may_stay_on_last_rank ||
                          (illegal_position_draws() && (s.pawn_left_on_last_rank || illegal_position_));
   display_ = keep_wood ? s.board : game_.position().board();
   if (!close_open_tail(t)) emit(t, ev);
-  if (handed) handovers_.push_back({*handed, t, game_.ply_count()});
+  if (handed) reserves_.hand_over({*handed, t, game_.ply_count()});
   // Lifts and board states after the board first showed this move belong to the opponent's turn.
   touch_count = std::min(touch_count, touches_.size());
-  std::vector<Touch> carried(touches_.begin() + std::ptrdiff_t(touch_count), touches_.end());
+  std::vector<TouchTracker::Touch> carried = touches_.after(touch_count);
   std::vector<BoardState> later;
   std::size_t carry_from = history_index == SIZE_MAX ? 0 : history_index + 1;  // SIZE_MAX: carry all
   if (carry_from < history_.size())
@@ -1215,15 +1046,13 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   reset_turn();
   // A lift of the new mover's own piece before the press was read is his first touch: whether "another
   // piece was in the air" was judged for the previous mover's hand, not his.
-  for (auto& touch : carried)
-    if (color_of(touch.piece) == game_.position().side_to_move()) touch.other_piece_in_air = false;
-  touches_ = std::move(carried);
+  touches_.resume(std::move(carried), game_.position().side_to_move());
   history_ = std::move(later);
   mismatch_at_.reset();
   mismatch_reported_ = false;
-  gap_suspected_ = false;
-  gap_searched_.reset();
-  gap_searches_failed_ = 0;
+  gaps_.clear_suspicion();
+  gaps_.forget_searched();
+  gaps_.reset_failures();
   adopt_candidate_.reset();
   recompute_successors();
   if (judge_illegal_position(t)) return;
@@ -1281,7 +1110,7 @@ void Reconstructor::match_from_history() {
       last_match_ = *next;
       touches_at_match_ = history_[i].touches;
       history_at_match_ = i;
-      release_at_ = history_[i].t_ms + cfg_.profile.release_ms;
+      touches_.release_due(history_[i].t_ms + cfg_.profile.release_ms);
       break;
     }
   }
@@ -1329,9 +1158,9 @@ void Reconstructor::on_settled(std::int64_t t) {
   if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor() && !mismatch_at_)
     mismatch_at_ = t + cfg_.mismatch_ms;
   if (game_.outcome()) return;
-  if (pending_press_ && !pending_decide_at_) {
+  if (wait_.stage() == PressWait::Stage::Waiting) {
     resolve_pending_on_settle(t, false);
-    if (pending_press_) return;
+    if (wait_.pending()) return;
   }
   if (const Successor* s = matching_successor()) {
     mismatch_at_.reset();
@@ -1342,7 +1171,7 @@ void Reconstructor::on_settled(std::int64_t t) {
     // judged at the press).
     bool swap_pending = s->pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank;
     if (!swap_pending && (is_checkmate(after) || is_stalemate(after))) {
-      commit_current(*s, t, last_reading_ ? clock_times(*last_reading_) : ClockTimes{});
+      commit_current(*s, t, clock_.last_times());
       return;
     }
     publish_provisional(t);
@@ -1351,12 +1180,12 @@ void Reconstructor::on_settled(std::int64_t t) {
   if (board_matches_game()) {
     mismatch_at_.reset();
     mismatch_reported_ = false;
-    gap_suspected_ = false;
-    gap_searches_failed_ = 0;
+    gaps_.clear_suspicion();
+    gaps_.reset_failures();
     adopt_candidate_.reset();
     // The position before the illegal move is back: a claim upheld, or corrected (7.5.1). Not after a
     // pass, whose position is that one (a piece touched and put back is no claim).
-    if (stood_ && !stood_->shown.is_none()) forget_stood();
+    if (stood_.standing() && !stood_.stood().shown.is_none()) forget_stood();
     return;
   }
   if (result_gesture(t)) return;
@@ -1371,7 +1200,7 @@ void Reconstructor::on_settled(std::int64_t t) {
   }
   // After a reconnect or a restart: the moves made meanwhile, on the snapshot itself (later boards may
   // show a hand at work, a piece in the air: they are searched at the next press).
-  if (gap_suspected_ && board_from_dump_) {
+  if (gaps_.suspected() && board_from_dump_) {
     // A piece perhaps in the hand (a bus board polled for the first time while its game went on): the
     // hand sets it down and presses, and the press finds the moves (recover_gap), or the board rests so
     // until the mismatch time and is searched as it is then. Searched now as it is, the piece would read
@@ -1379,25 +1208,25 @@ void Reconstructor::on_settled(std::int64_t t) {
     // Only for the first board this game was ever read on: after a reconnect, what the board showed
     // before and the presses read meanwhile are the better evidence, and are judged with the dump as they
     // were (the simulated gaps of tests/sim/gap_recovery_test.cpp come out worse otherwise).
-    if (!clockless() && first_board_dump_ && !pending_press_ && !dump_gap_deferred_ &&
+    if (!clockless() && gaps_.first_board_dump() && !wait_.pending() && !gaps_.dump_deferred() &&
         dump_shows_a_hand_at_work()) {
-      dump_gap_deferred_ = true;
+      gaps_.defer_dump();
       if (!mismatch_at_) mismatch_at_ = t + cfg_.mismatch_ms;
       return;
     }
     if (recover_gap(t, nullptr)) return;
   }
-  if (game_.ply_count() > 0 || left_player_) {
+  if (game_.ply_count() > 0 || clock_.left_player()) {
     // (complete_after_ms: complete_two_shown has done it when the board showed the first move; a board
     // that never did is a hand at work, not two moves.)
-    if (auto two = two_ply_explanation(); two && !left_player_ && !clockless()) {
+    if (auto two = two_ply_explanation(); two && !clock_.left_player() && !clockless()) {
       // Without a clock, a settled board two moves ahead completes the first of them.
       commit_current(two->first, t, {});
       return;
     }
   }
   // After an illegal move that may stand (A.4.2), the opponent's reply under way is no mismatch either.
-  if (stood_ && shows_stood_reply(physical_, true)) return;
+  if (stood_.shows_reply(physical_, true)) return;
   // Without a clock, once the board was told a mismatch: scans read late are looked into at every
   // settled board (follow_late_scans), so that the board can be followed again.
   if (clockless() && mismatch_reported_ && follow_late_scans(t)) return;
@@ -1430,14 +1259,12 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
     } else if (shown_confirm_at_ && *shown_confirm_at_ == *next) {
       shown_confirm_at_.reset();
       if (!shown_illegal_ && candidate_shown_ && shown_move()) shown_illegal_ = candidate_shown_;
-    } else if (pending_decide_at_ && *pending_decide_at_ == *next) {
+    } else if (auto decide = wait_.decision_time(); decide && *decide == *next) {
       decide_pending(*next);
-    } else if (pending_deadline_ && *pending_deadline_ == *next) {
-      pending_deadline_.reset();
+    } else if (auto deadline = wait_.deadline(); deadline && *deadline == *next) {
+      wait_.deadline_came();
       resolve_pending_on_settle(*next, true);
-    } else if (auto early = std::find_if(early_drops_.begin(), early_drops_.end(),
-                                         [&](const EarlyDrop& d) { return due(d) && d.alert_at == *next; });
-               early != early_drops_.end()) {
+    } else if (auto* early = reserves_.early_drop_due_at(*next)) {
       early->alerted = true;
       emit_early_drop(
           early->piece, early->placed_ms, *next, early->ply,
@@ -1446,22 +1273,21 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
       rest_complete_at_.reset();
       // No clock: the legal move the board has rested on this long is complete.
       if (const Successor* s = matching_successor(); s && !game_.outcome()) commit_current(*s, *next, {});
-    } else if (release_at_ && *release_at_ == *next) {
-      release_at_.reset();
+    } else if (touches_.release_at() && *touches_.release_at() == *next) {
       // 4.7: the piece has rested on a legal square long enough to count as released there.
-      if (const Successor* s = matching_successor(); s && !released_) released_ = s->move;
+      const Successor* s = matching_successor();
+      touches_.release_time_came(s ? std::optional<Move>(s->move) : std::nullopt);
     } else {
       mismatch_at_.reset();
       // Out of sight (the link is down): what the board last showed may be half a move; its return tells.
-      if (link_down_) continue;
+      if (gaps_.link_down()) continue;
       // A dump whose piece in the air was waited for: it rested so, searched as it is.
-      if (std::exchange(dump_gap_deferred_, false) && gap_suspected_ && board_from_dump_ &&
-          !game_.outcome() && recover_gap(*next, nullptr))
+      if (gaps_.take_dump_deferral() && gaps_.suspected() && board_from_dump_ && !game_.outcome() &&
+          recover_gap(*next, nullptr))
         continue;
       // A gap whose length waited for a press that did not come: the story all pressed.
-      if (std::exchange(gap_length_waited_, false) && gap_suspected_ && !game_.outcome()) {
-        gap_length_timed_out_ = true;
-        gap_searched_.reset();
+      if (gaps_.stop_waiting() && gaps_.suspected() && !game_.outcome()) {
+        gaps_.tell_all_pressed();
         if (recover_gap(*next, nullptr)) continue;
       }
       if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor()) {
@@ -1475,7 +1301,7 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
                                {}});
       } else if (clockless() && !mismatch_reported_ && !game_.outcome() && follow_late_scans(*next)) {
         continue;
-      } else if (!mismatch_reported_ && !game_.outcome() && (game_.ply_count() > 0 || left_player_)) {
+      } else if (!mismatch_reported_ && !game_.outcome() && (game_.ply_count() > 0 || clock_.left_player())) {
         mismatch_reported_ = true;
         emit(*next, AlertEvent{"position-mismatch",
                                game_.ply_count(),
@@ -1493,13 +1319,12 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
 std::optional<std::int64_t> Reconstructor::next_deadline() const {
   if (adjournment_) return std::nullopt;
   std::optional<std::int64_t> best;
-  std::optional<std::int64_t> pending = pending_press_ ? pending_deadline_ : std::nullopt;
-  std::optional<std::int64_t> decide = pending_press_ ? pending_decide_at_ : std::nullopt;
-  for (const auto& d : {provisional_at_, settle_at_, decide, pending, release_at_, shown_confirm_at_,
-                        mismatch_at_, rest_complete_at_})
+  std::optional<std::int64_t> pending = wait_.deadline();
+  std::optional<std::int64_t> decide = wait_.decision_time();
+  for (const auto& d : {provisional_at_, settle_at_, decide, pending, touches_.release_at(),
+                        shown_confirm_at_, mismatch_at_, rest_complete_at_})
     if (d && (!best || *d < *best)) best = d;
-  for (const auto& d : early_drops_)
-    if (due(d) && (!best || d.alert_at < *best)) best = d.alert_at;
+  if (auto alert = reserves_.next_alert(); alert && (!best || *alert < *best)) best = alert;
   return best;
 }
 
@@ -1510,60 +1335,45 @@ std::vector<Event> Reconstructor::receive(Piece piece, std::int64_t t) {
   return collect([&] {
     Color c = color_of(piece);
     PieceType pt = type_of(piece);
-    if (borrowed_[c][pt] > 0) {
+    if (reserves_.repay(c, pt)) {
       // The piece was already dropped (completed before this capture): it makes good the borrowing.
-      --borrowed_[c][pt];
-      auto early = std::find_if(early_drops_.begin(), early_drops_.end(),
-                                [&](const EarlyDrop& d) { return d.piece == piece; });
-      if (early != early_drops_.end()) {
+      if (auto early = reserves_.take_early_drop(piece)) {
         // Dropped while the partner's board was blind: when its capture was completed is not known.
         if (!early->alerted && !early->while_blind && t > early->placed_ms + cfg_.handover_tolerance_ms)
           emit_early_drop(piece, early->placed_ms, t, early->ply, "was completed later");
-        early_drops_.erase(early);
       }
     } else {
       game_.add_to_pocket(c, pt, 1);
-      received_.push_back({t, piece});
+      reserves_.received(piece, t);
     }
     refresh(t);
   });
 }
 
 std::vector<Event> Reconstructor::set_partner_shown(std::optional<Piece> piece, std::int64_t t) {
-  if (piece == partner_shown_) return {};
+  if (piece == reserves_.partner_shown()) return {};
   return collect([&] {
-    partner_shown_ = piece;
+    reserves_.set_partner_shown(piece);
     refresh(t);
   });
 }
 
 std::vector<Event> Reconstructor::set_partner_blind(bool blind, std::int64_t t) {
-  if (blind == partner_blind_) return {};
+  if (blind == reserves_.partner_blind()) return {};
   return collect([&] {
-    partner_blind_ = blind;
     // The partner is followed again and its recovered captures were handed over: a drop still borrowed is
     // reported after the usual grace for a press read late.
-    if (!blind)
-      for (auto& d : early_drops_)
-        if (d.while_blind && !d.alerted)
-          d.alert_at = std::max(d.alert_at, t + cfg_.handover_tolerance_ms + cfg_.scan_ms + cfg_.settle_ms);
+    reserves_.set_partner_blind(blind, t + cfg_.handover_tolerance_ms + cfg_.scan_ms + cfg_.settle_ms);
     refresh(t);
   });
 }
 
 std::optional<Piece> Reconstructor::shown_handover() const {
   if (game_.outcome() || !last_match_) return std::nullopt;
-  const Position& p = game_.position();
-  Square victim = victim_square(p, last_match_->move);
-  if (victim == SQ_NONE) return std::nullopt;
-  return make_piece(color_of(p.piece_on(victim)), p.captured_hand_type(victim));
+  return handed_piece(game_.position(), last_match_->move);
 }
 
-std::vector<Handover> Reconstructor::take_withdrawn() {
-  std::vector<Handover> out;
-  out.swap(withdrawn_);
-  return out;
-}
+std::vector<Handover> Reconstructor::take_withdrawn() { return reserves_.take_withdrawn(); }
 
 std::vector<Event> Reconstructor::withdraw(Piece piece, std::int64_t t) {
   return collect([&] {
@@ -1572,7 +1382,7 @@ std::vector<Event> Reconstructor::withdraw(Piece piece, std::int64_t t) {
     if (game_.position().pocket(c, pt) > 0)
       game_.add_to_pocket(c, pt, -1);
     else
-      ++borrowed_[c][pt];
+      reserves_.borrow(c, pt);
     refresh(t);
   });
 }
@@ -1609,8 +1419,8 @@ bool Reconstructor::switch_gap_story(const ShownMove& drop, std::int64_t t) {
       if (auto it = std::find(after.begin(), after.end(), p); it != after.end())
         after.erase(it);
       else
-        withdrawn_.push_back({p, t, first + 1});
-    for (Piece p : after) handovers_.push_back({p, t, first + 1});
+        reserves_.give_back({p, t, first + 1});
+    for (Piece p : after) reserves_.hand_over({p, t, first + 1});
     game_ = std::move(g);
     std::rotate(missed_gap_->candidates.begin(), missed_gap_->candidates.begin() + std::ptrdiff_t(i),
                 missed_gap_->candidates.begin() + std::ptrdiff_t(i) + 1);
@@ -1620,16 +1430,10 @@ bool Reconstructor::switch_gap_story(const ShownMove& drop, std::int64_t t) {
   return false;
 }
 
-std::vector<Handover> Reconstructor::take_handovers() {
-  std::vector<Handover> out;
-  out.swap(handovers_);
-  return out;
-}
+std::vector<Handover> Reconstructor::take_handovers() { return reserves_.take_handovers(); }
 
 void Reconstructor::set_promotion_piece(Color c, PieceType t) {
-  if (t < KNIGHT || t > QUEEN || promotion_piece_[c] == t) return;
-  promotion_piece_[c] = t;
-  recompute_successors();
+  if (reserves_.set_promotion_piece(c, t)) recompute_successors();
 }
 
 std::vector<Event> Reconstructor::end_game(const Outcome& o, std::int64_t t) {
@@ -1637,7 +1441,7 @@ std::vector<Event> Reconstructor::end_game(const Outcome& o, std::int64_t t) {
   return collect([&] {
     flush_open_tail(t);
     game_.set_outcome(o);
-    pending_press_.reset();
+    wait_.clear();
     emit(t, ResultEvent{o.result, o.reason});
   });
 }
@@ -1654,7 +1458,7 @@ void Reconstructor::refresh(std::int64_t t) {
       last_match_ = *same;
     } else {
       last_match_.reset();
-      release_at_.reset();
+      touches_.release_cancelled();
     }
   }
   if (const Successor* s = matching_successor()) {
@@ -1662,10 +1466,10 @@ void Reconstructor::refresh(std::int64_t t) {
       last_match_ = *s;
       touches_at_match_ = touches_.size();
       history_at_match_ = history_.empty() ? 0 : history_.size() - 1;
-      release_at_ = t + cfg_.profile.release_ms;
+      touches_.release_due(t + cfg_.profile.release_ms);
     }
-    if (s->move.is_drop() && !drop_shown_) drop_shown_ = std::make_pair(s->move, t);
-    if (pending_press_ && !pending_decide_at_) {
+    if (s->move.is_drop()) reserves_.see_drop_again(s->move, t);
+    if (wait_.stage() == PressWait::Stage::Waiting) {
       resolve_pending_on_settle(t, false);
       return;
     }
@@ -1702,26 +1506,20 @@ void Reconstructor::judge_drop_timing(Move m, std::int64_t t) {
   Piece piece = make_piece(us, pt);
   std::int64_t placed = drop_placed_at(m).value_or(t);
   // How many of these pieces arrived after the drop was set down: was one in the reserve by then?
-  int arrived_after = 0;
-  std::optional<std::int64_t> first_after;
-  for (auto it = received_.rbegin(); it != received_.rend() && it->t_ms > placed; ++it)
-    if (it->piece == piece) {
-      ++arrived_after;
-      first_after = it->t_ms;
-    }
+  const auto [arrived_after, first_after] = reserves_.arrived_after(piece, placed);
   int ply = game_.ply_count() + 1;
   if (pos.pocket(us, pt) == 0) {
     // Completed before the capture that brings the piece: borrowed until the capture is completed.
     game_.add_to_pocket(us, pt, 1);
-    ++borrowed_[us][pt];
-    if (partner_blind_ && !(partner_shown_ && *partner_shown_ == piece)) {
-      early_drops_.push_back({piece, placed, t, ply, false, true});
+    reserves_.borrow(us, pt);
+    if (reserves_.partner_blind() && reserves_.partner_shown() != piece) {
+      reserves_.add_early_drop({piece, placed, t, ply, false, true});
       return;
     }
     std::int64_t deadline = placed + cfg_.handover_tolerance_ms;
     bool late = t > deadline + cfg_.scan_ms + cfg_.settle_ms;
     // The partner's press may be read and decided a little after this one: wait for it before telling.
-    early_drops_.push_back(
+    reserves_.add_early_drop(
         {piece, placed, std::max(t, deadline + cfg_.scan_ms + cfg_.settle_ms), ply, late, false});
     if (late) emit_early_drop(piece, placed, t, ply, "was not completed");
     return;
@@ -1785,13 +1583,12 @@ tl::expected<void, std::string> Reconstructor::adjourn(Color sealer, const std::
     return tl::unexpected(std::string(sealer == WHITE ? "White" : "Black") +
                           " is not on move: the player on move seals (Guidelines I)");
   if (sealed.empty()) return tl::unexpected(std::string("no sealed move"));
-  if (!clock.known() && last_reading_) clock = clock_times(*last_reading_);
+  if (!clock.known() && clock_.last()) clock = clock_.last_times();
   adjournment_ = Adjournment{sealer, sealed, game_.ply_count(), clock, t};
   // What was under way (a move shown, a press waiting, timers) belongs to no move now.
   reset_turn();
   forget_stood();
-  pending_deadline_.reset();
-  pending_decide_at_.reset();
+  wait_.clear();
   candidate_shown_.reset();
   shown_confirm_at_.reset();
   settle_at_.reset();
@@ -1814,7 +1611,7 @@ void Reconstructor::follow_adjourned(const SensorEvent& e) {
           have_board_ = true;
           board_from_dump_ = true;
         } else if constexpr (std::is_same_v<T, ClockReading>) {
-          last_reading_ = v;  // the clock as set for the resumption
+          clock_.set_last(v);  // the clock as set for the resumption
         }
       },
       e.what);
@@ -1860,80 +1657,44 @@ std::vector<Event> Reconstructor::resume(std::int64_t t) {
 // ---------------------------------------------------------------------------------------------------
 // FIDE A.4.2: an illegal move that stood.
 
-bool Reconstructor::illegal_may_stand() const {
-  // A.4.2 (rapid, blitz) and clock-move bughouse: a claim comes before the opponent's next move or never.
-  return cfg_.profile.illegal_moves == IllegalMovePolicy::StandsUnlessClaimed ||
-         cfg_.profile.illegal_moves == IllegalMovePolicy::LossIfClaimedBeforeNextMove;
-}
-
 void Reconstructor::remember_stood(const ShownMove& m, const PendingPress& press) {
-  if (!illegal_may_stand() || m.from == SQ_NONE) return;
-  auto after = game_.position().after_illegal_move(m.from, m.to);
-  if (!after) return;  // no position to play on (a pawn on the last rank, a king taken): 7.5.1 alone
-  may_stand(Move::make(m.from, m.to), std::move(*after), press);
+  if (!StoodIllegal::applies(cfg_.profile) || m.from == SQ_NONE) return;
+  stood_.remember_move(game_.position(), m.from, m.to, press.clock, press.t_ms);
 }
 
 void Reconstructor::remember_stood_pass(const PendingPress& press) {
-  // A.4.2 names 7.5.3 too: the opponent who plays on after a press without a move accepted the pass.
-  if (!illegal_may_stand()) return;
-  Position after = game_.position();
-  after.do_null_move();
-  may_stand(Move::none(), std::move(after), press);
-}
-
-void Reconstructor::may_stand(Move shown, Position after, const PendingPress& press) {
-  Stood s{shown, std::move(after), {}, press.clock, press.t_ms};
-  for (Move reply : MoveList(s.after)) s.replies.push_back(board_after(s.after.board(), s.after, reply));
-  stood_ = std::move(s);
-}
-
-bool Reconstructor::shows_stood_reply(const std::array<Piece, 64>& board, bool in_air) const {
-  if (!stood_) return false;
-  const Board& from = stood_->after.board();
-  Color mover = ~stood_->after.side_to_move();  // who made the illegal move
-  for (const Board& reply : stood_->replies) {
-    bool ok = true;
-    for (Square q = 0; q < 64 && ok; ++q) {
-      Piece p = board[q];
-      if (in_air)  // every square as before the reply or after it, or empty (a piece in the hand)
-        ok = p == NO_PIECE || p == from[q] || p == reply[q];
-      else  // the reply, and perhaps the first lift of the illegal mover's next turn in the same scan
-        ok = p == reply[q] || (p == NO_PIECE && reply[q] != NO_PIECE && color_of(reply[q]) == mover);
-    }
-    if (ok) return true;
-  }
-  return false;
+  if (!StoodIllegal::applies(cfg_.profile)) return;
+  stood_.remember_pass(game_.position(), press.clock, press.t_ms);
 }
 
 void Reconstructor::stood_on_press(ClockSide pressed, const ClockReading& r, std::int64_t t) {
-  stood_press_.reset();
-  if (!stood_ || !left_player_ || game_.outcome()) return;
-  Color presser = pressed == ClockSide::Left ? *left_player_ : ~*left_player_;
+  stood_.drop_press();
+  if (!stood_.standing() || !clock_.left_player() || game_.outcome()) return;
+  Color presser = clock_.player_at(pressed);
   if (presser == game_.position().side_to_move()) return;  // the illegal mover's press, not a reply
-  if (shows_stood_reply(physical_)) {
+  if (stood_.shows_reply(physical_)) {
     adopt_stood();
     return;
   }
   // The reply's last placement may come one scan after the press (see decide_pending): wait for it. A
   // board still showing the illegal move, or the position before it, is no reply: a press handing the
   // turn back, as under 7.5.1.
-  if (physical_ != stood_->after.board() && !board_matches_game()) stood_press_ = StoodPress{pressed, r, t};
+  if (physical_ != stood_.stood().after.board() && !board_matches_game()) stood_.hold_press({pressed, r, t});
 }
 
 void Reconstructor::stood_on_board_changed(std::int64_t t) {
-  StoodPress press = *stood_press_;
-  if (!stood_ || t > press.t_ms + 2 * cfg_.scan_ms) {
-    stood_press_.reset();
+  const StoodIllegal::Press press = *stood_.held_press();
+  if (!stood_.standing() || t > press.t_ms + 2 * cfg_.scan_ms) {
+    stood_.drop_press();
     return;
   }
-  if (!shows_stood_reply(physical_)) return;
+  if (!stood_.shows_reply(physical_)) return;
   adopt_stood();
   on_press(press.pressed, press.reading, press.t_ms);  // now the press of the player on move
 }
 
 void Reconstructor::adopt_stood() {
-  Stood s = std::move(*stood_);
-  forget_stood();
+  StoodIllegal::Stood s = stood_.take();
   replaced_illegal_.reset();  // it stood: nothing replaces it
   const Position& before = game_.position();
   // Clock-move bughouse: a capture that stood hands its piece over like any other (FQE 6, 11).
@@ -1951,13 +1712,11 @@ void Reconstructor::adopt_stood() {
   ev.ply = game_.ply_count();
   display_ = game_.position().board();
   emit(s.t_ms, ev);
-  if (handed) handovers_.push_back({*handed, s.t_ms, game_.ply_count()});
+  if (handed) reserves_.hand_over({*handed, s.t_ms, game_.ply_count()});
   // Lifts and boards since the illegal move's press were the opponent's turn: they stay, judged for him.
-  for (auto& touch : touches_)
-    if (color_of(touch.piece) == game_.position().side_to_move()) touch.other_piece_in_air = false;
+  touches_.hand_to(game_.position().side_to_move());
   last_match_.reset();
-  release_at_.reset();
-  released_.reset();
+  touches_.forget_release();
   published_provisional_.reset();
   shown_illegal_.reset();
   candidate_shown_.reset();
@@ -1987,711 +1746,6 @@ const char* event_type(const Event& e) {
     default:
       return std::get<MatchPauseEvent>(e.what).paused ? "match-paused" : "match-resumed";
   }
-}
-
-}  // namespace eboard::rules
-
-// ---------------------------------------------------------------------------------------------------
-// Gaps: moves made while the board was not followed.
-
-namespace eboard::rules {
-
-std::optional<Color> Reconstructor::clock_on_move() const {
-  if (!last_reading_ || !last_reading_->present || !left_player_) return std::nullopt;
-  return last_reading_->lever_up == ClockSide::Left ? *left_player_ : ~*left_player_;
-}
-
-void Reconstructor::follow_board(std::int64_t t) {
-  reset_turn();
-  display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
-  recompute_successors();
-  mismatch_at_.reset();
-  mismatch_reported_ = false;
-  gap_suspected_ = false;
-  gap_searches_failed_ = 0;
-  gap_length_waited_ = gap_length_timed_out_ = false;
-  adopt_candidate_.reset();
-  history_.push_back({t, physical_, touches_.size()});
-  if (const Successor* s = matching_successor()) {
-    last_match_ = *s;
-    touches_at_match_ = touches_.size();
-    history_at_match_ = history_.size() - 1;
-    release_at_ = t + cfg_.profile.release_ms;
-    // Without a clock the move shown completes once it has rested, as any other.
-    if (clockless() && !game_.outcome() &&
-        !(s->pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank))
-      rest_complete_at_ = t + cfg_.complete_after_ms;
-    publish_provisional(t);
-  }
-}
-
-bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
-  if (no_moves_to_find()) return false;
-  // A press completed the moves the board showed when it was read: the opponent's next move may be under
-  // way by now (a restart's held readings come with its dump, and the hand goes on meanwhile). Failing
-  // that board, the board as it is now (the press read before the last placement was).
-  std::array<Piece, 64> at_press = physical_;
-  if (press)
-    for (std::size_t i = history_.size(); i-- > 0;)
-      if (history_[i].t_ms <= press->t_ms) {
-        at_press = history_[i].board;
-        break;
-      }
-  const int failed_before = gap_searches_failed_;
-  // The board changed after the press was read: the next mover's hand was at work then (a restart's dump
-  // read with his piece in the air), and what it shows now is most likely his move, set down and not
-  // pressed yet, after the moves the press completed.
-  const bool moved_since_press = press && last_board_event_ > press->t_ms;
-  bool found = moved_since_press ? recover_gap_on(t, press, physical_, true)
-                                 : recover_gap_on(t, press, at_press, false) ||
-                                       (at_press != physical_ && recover_gap_on(t, press, physical_, false));
-  if (!found) gap_searches_failed_ = std::min(gap_searches_failed_, failed_before + 1);
-  return found;
-}
-
-bool Reconstructor::follow_late_scans(std::int64_t t) {
-  if (no_moves_to_find() || matching_successor()) return false;
-  return complete_under_reply(t) || recover_scan_gap(t);
-}
-
-bool Reconstructor::complete_under_reply(std::int64_t t) {
-  const Successor* s = successor_under_reply();
-  if (!s) return false;
-  const Successor done = *s;
-  commit_current(done, t, {});
-  on_board_changed(t);  // the reply under way is judged from the new position
-  return true;
-}
-
-const Reconstructor::Successor* Reconstructor::successor_under_reply() const {
-  const Color replier = ~game_.position().side_to_move();
-  const Successor* shown = nullptr;
-  for (const auto& s : successors_) {
-    if (s.early || (s.pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank)) continue;
-    bool only_replier = true;
-    for (Square q = 0; q < 64 && only_replier; ++q)
-      only_replier =
-          physical_[q] == s.board[q] || ((s.board[q] == NO_PIECE || color_of(s.board[q]) == replier) &&
-                                         (physical_[q] == NO_PIECE || color_of(physical_[q]) == replier));
-    if (!only_replier) continue;
-    if (shown) return nullptr;  // two moves fit: the board does not tell which
-    shown = &s;
-  }
-  return shown;
-}
-
-Reconstructor::HandRestored Reconstructor::with_hand_put_back() const {
-  // A piece in the hand is missing from the board: its kind is short of what the last known position had,
-  // and the square it left is empty. Put back, the board is the position the moves made reach, and the
-  // search finds those moves, not a longer story in which the piece was taken and its taker moved on.
-  std::array<int, PIECE_NB> before{}, now{};
-  for (Square q = 0; q < 64; ++q) {
-    if (display_[q] != NO_PIECE) ++before[display_[q]];
-    if (physical_[q] != NO_PIECE) ++now[physical_[q]];
-  }
-  std::array<Piece, 64> restored = physical_;
-  std::optional<Color> hand;
-  bool both_hands = false;
-  // The board before the last change: a piece in the hand left its square in that change.
-  const std::array<Piece, 64>& prev = history_.size() >= 2 ? history_[history_.size() - 2].board : display_;
-  for (Square q = 0; q < 64; ++q) {
-    const Piece was = display_[q];
-    // (A square emptied earlier is more likely a capture's victim, or a piece that moved on.)
-    if (was == NO_PIECE || physical_[q] != NO_PIECE || prev[q] != was) continue;
-    int vacated = 0;
-    bool set_down = false;  // one of its kind set down in the same change: it moved (Ne2-c3)
-    for (Square r = 0; r < 64; ++r) {
-      vacated += display_[r] == was && physical_[r] == NO_PIECE;
-      set_down |= physical_[r] == was && prev[r] != was;
-    }
-    // Only when every square that kind left empty is needed to make up its count.
-    if (set_down || now[was] + vacated != before[was]) continue;
-    restored[q] = was;
-    both_hands |= hand && *hand != color_of(was);
-    hand = color_of(was);
-  }
-  return {restored, hand, restored != physical_ && !both_hands};
-}
-
-bool Reconstructor::dump_shows_a_hand_at_work() const {
-  // With a piece in the air put back, the board is reached by a shorter story than as it is, where the
-  // piece was taken: both are possible (a restart's dump read while the mover's hand held his piece, or
-  // the piece really captured), and only what comes next tells.
-  const HandRestored held = with_hand_put_back();
-  if (!held.known) return false;
-  const GapFound as_is = search_gap_to(nullptr, physical_, false, std::nullopt, kGapPlies);
-  const int limit = as_is.explains() ? as_is.result.plies - 1 : kGapPlies;
-  return limit > 0 && search_gap_to(nullptr, held.board, false, held.hand, limit).explains();
-}
-
-bool Reconstructor::recover_scan_gap(std::int64_t t) {
-  const auto [restored, hand, hand_known] = with_hand_put_back();
-  if (gap_searched_ == physical_) return false;
-  // Both readings are searched, the shorter story wins: a capture whose taker was taken in turn (Bxc3
-  // bxc3) also leaves a square empty and its kind short, and then the board as it is is the shorter.
-  // (Hundreds of sequences are no story either: a hand at work, not moves made.)
-  const GapFound as_is = search_gap_to(nullptr, physical_, false, std::nullopt, kScanGapPlies);
-  const int limit = explains_scans(as_is) ? as_is.result.plies - 1 : kScanGapPlies;
-  std::optional<GapFound> held;
-  if (hand_known && limit > 0) {
-    held = search_gap_to(nullptr, restored, false, hand, limit);
-    if (!explains_scans(*held)) held.reset();
-  }
-  // The readings whose story every scan since the last move fits (a story a scan contradicts is not what
-  // the hands did), and the boards that rested before this one: with hands at work on several pieces (a
-  // capture's victim and taker both lifted) the board as it is reads as a longer story. Of these, the one
-  // with the fewest plies the scans never saw a piece set down for: every ply sets one down, and a story
-  // that needs unseen plies (a piece in the hand "taken", its taker gone out and back) is the likelier
-  // wrong; the latest board on a tie. (A scan read late can hide a ply: the same piece moved twice.)
-  const int set_down = pieces_set_down(history_.size());
-  std::vector<Reading> fitting;
-  if (held && fits_every_scan(*held))
-    fitting.push_back({restored, hand, limit, held->result.plies - set_down});
-  if (explains_scans(as_is) && fits_every_scan(as_is))
-    fitting.push_back({physical_, std::nullopt, kScanGapPlies, as_is.result.plies - set_down});
-  add_rested_readings(fitting);
-  const auto best = std::min_element(fitting.begin(), fitting.end(),
-                                     [](const Reading& x, const Reading& y) { return x.unseen < y.unseen; });
-  if (best != fitting.end() && recover_gap_on(t, nullptr, best->board, false, best->begun, best->max_plies))
-    return true;
-  if (held && recover_gap_on(t, nullptr, restored, false, hand, limit)) return true;
-  if (explains_scans(as_is) && recover_gap_on(t, nullptr, physical_, false)) return true;
-  gap_searched_ = physical_;
-  return false;
-}
-
-bool Reconstructor::fits_every_scan(const GapFound& f) const {
-  const Position& before = game_.position();
-  return std::any_of(f.result.sequences.begin(), f.result.sequences.end(), [&](const std::vector<Move>& s) {
-    return scans_fitting(before, s) == int(history_.size());
-  });
-}
-
-void Reconstructor::add_rested_readings(std::vector<Reading>& out) const {
-  const Position& before = game_.position();
-  std::vector<std::array<Piece, 64>> tried;
-  // The latest boards first, a few: each search may cost its whole work bound. (The last board is the
-  // board as it is, read by the caller.)
-  for (std::size_t n = history_.size(); n-- > 1 && tried.size() < 4;) {
-    const std::size_t i = n - 1;
-    const std::array<Piece, 64>& b = history_[i].board;
-    if (history_[i + 1].t_ms - history_[i].t_ms < cfg_.settle_ms) continue;  // a hand passing over
-    if (b == physical_ || b == display_ || successor_for(b) ||
-        std::find(tried.begin(), tried.end(), b) != tried.end())
-      continue;
-    tried.push_back(b);
-    const GapFound f = search_gap_to(nullptr, b, false, std::nullopt, kScanGapPlies);
-    if (!explains_scans(f) || !fits_every_scan(f)) continue;
-    // The board went on from there: the hand at work since is the next mover's, every move made is done.
-    const Color after = f.result.plies % 2 == 0 ? before.side_to_move() : ~before.side_to_move();
-    out.push_back({b, after, f.result.plies, f.result.plies - pieces_set_down(i + 1)});
-  }
-}
-
-int Reconstructor::pieces_set_down(std::size_t scans) const {
-  int count = 0;
-  const Board* previous = &display_;
-  for (std::size_t i = 0; i < scans && i < history_.size(); ++i) {
-    for (Square q = 0; q < 64; ++q)
-      count += history_[i].board[q] != NO_PIECE && history_[i].board[q] != (*previous)[q];
-    previous = &history_[i].board;
-  }
-  return count;
-}
-
-int Reconstructor::scans_fitting(const Position& before, const std::vector<Move>& sequence) const {
-  const bool pawn_stays = cfg_.profile.pawn_may_stay_on_last_rank;
-  std::vector<Board> positions{physical_view(before, pawn_stays)};
-  Position p = before;
-  for (Move m : sequence) {
-    p.do_move(m);
-    positions.push_back(physical_view(p, pawn_stays));
-  }
-  std::vector<Board> next;  // the boards of the moves that may follow the story
-  for (Move m : MoveList(p)) next.push_back(board_after(positions.back(), p, m));
-  // Every piece on the board stands where it stood before the move or where it stands after it.
-  auto on_the_way = [](const Board& seen, const Board& from, const Board& to) {
-    for (Square q = 0; q < 64; ++q)
-      if (seen[q] != NO_PIECE && seen[q] != from[q] && seen[q] != to[q]) return false;
-    return true;
-  };
-  auto fits_at = [&](const Board& seen, std::size_t j) {
-    if (j + 1 < positions.size()) return on_the_way(seen, positions[j], positions[j + 1]);
-    return on_the_way(seen, positions[j], positions[j]) ||
-           std::any_of(next.begin(), next.end(),
-                       [&](const Board& n) { return on_the_way(seen, positions[j], n); });
-  };
-  // In order: the earliest move a scan fits leaves the most room for the scans after it.
-  std::size_t j = 0;
-  int count = 0;
-  for (const auto& h : history_)
-    for (std::size_t k = j; k < positions.size(); ++k)
-      if (fits_at(h.board, k)) {
-        j = k;
-        ++count;
-        break;
-      }
-  return count;
-}
-
-Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
-                                                     const std::array<Piece, 64>& board,
-                                                     bool last_unpressed_likely, std::optional<Color> begun,
-                                                     int max_plies) const {
-  const Position before = game_.position();
-  GapQuery q;
-  q.from = before;
-  q.board = board;
-  q.pawn_may_stay_on_last_rank = cfg_.profile.pawn_may_stay_on_last_rank;
-  q.promotion_types = cfg_.profile.promotion_types;
-  q.max_plies = std::min(max_plies, has_drops(before.variant()) ? kDropGapPlies : kGapPlies);
-  // Scans tell a story only among a few sequences (hundreds are a hand at work): their searches stop there.
-  if (clockless()) q.max_candidates = kScanCandidates;
-  // The moves the clock says were completed: the sequences that end with the side whose clock runs on
-  // move, all pressed. Failing those, the last move may be on the board with its press still to come.
-  std::optional<Color> on_move = press   ? std::optional<Color>(~press->presser)
-                                 : begun ? begun
-                                         : clock_on_move();
-  q.side_to_move = on_move;
-  GapResult found = remembered_search_gap(q);
-  if (on_move) {
-    // The last move on the board, its press still to come: when that is shorter by more than a ply, it is
-    // the likelier story (a longer all-pressed sequence needs moves undone, a king out and back).
-    GapQuery unpressed = q;
-    unpressed.side_to_move = ~*on_move;
-    unpressed.min_plies = 2;  // one move shown and not pressed is no gap (the successors have it)
-    // (Shorter by a ply is enough when the board changed after the press: see recover_gap.)
-    const int margin = last_unpressed_likely ? 0 : 1;
-    if (found.plies > 0) unpressed.max_plies = std::max(0, found.plies - 1 - margin);
-    bool all_pressed = found.plies > 0;
-    if (found.plies == 0 || unpressed.max_plies >= unpressed.min_plies) {
-      GapResult other = remembered_search_gap(unpressed);
-      if (other.plies > 0 && !other.exhausted && (found.plies == 0 || other.plies + margin < found.plies)) {
-        found = std::move(other);
-        all_pressed = false;
-      } else if (found.plies == 0 && other.exhausted)
-        found.exhausted = true;
-    }
-    // All pressed, and a ply shorter with the last move shown and not pressed: both are possible (a piece
-    // out and back within the gap, or the next move already on the board when it was read again).
-    if (all_pressed && margin > 0 && found.plies - 1 >= unpressed.min_plies) {
-      unpressed.min_plies = unpressed.max_plies = found.plies - 1;
-      const GapResult other = remembered_search_gap(unpressed);
-      if (other.plies > 0 && !other.exhausted) return {std::move(found), on_move, true};
-    }
-  }
-  return {std::move(found), on_move};
-}
-
-bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
-                                   const std::array<Piece, 64>& board, bool last_unpressed_likely,
-                                   std::optional<Color> begun, int max_plies) {
-  // Pieces gone and nothing set anywhere, no press yet: a hand at work (a dump taken with a piece in the
-  // air) rather than moves made unseen; a search would "explain" a lifted piece as one taken. A press says
-  // the hand is done: then the board is searched as it is (an exchange on a square can leave it so).
-  bool only_lifted = press == nullptr;
-  for (Square q = 0; q < 64 && only_lifted; ++q)
-    only_lifted = board[q] == display_[q] || board[q] == NO_PIECE;
-  if (only_lifted) return false;
-  // (Without a clock no press asks for a search: each settled board that differs is searched once.)
-  if (gap_searched_ == board || (gap_searches_failed_ >= 2 && !clockless())) return false;
-  gap_searched_ = board;
-  const Position before = game_.position();
-  GapFound searched = search_gap_to(press, board, last_unpressed_likely, begun, max_plies);
-  GapResult found = std::move(searched.result);
-  const std::optional<Color> on_move = searched.on_move;
-  // A search cut short by its work bound has not seen every sequence: what it found is no explanation to
-  // go on from (a wrong one would make every later move look illegal). Told as a position nothing explains.
-  if (found.plies == 0 || found.exhausted) {
-    ++gap_searches_failed_;
-    return false;
-  }
-  // The board is reached by moves all pressed and, a ply shorter, by moves whose last is shown and not
-  // pressed: which it is, the next press tells (the shown move's mover presses without moving again, or
-  // the other side moves first). Until then nothing is told: told now, the shorter story's last move
-  // would later go out as the next live move at a ply it was not played at, or the gap's own moves be
-  // counted a ply off. The mismatch time bounds the wait (then the story all pressed, as before).
-  if (searched.unpressed_one_shorter && !gap_length_timed_out_ && !clockless()) {
-    gap_length_waited_ = true;
-    gap_length_board_ = board;
-    gap_length_on_move_ = on_move;
-    gap_searched_.reset();  // the press leaves the board as it is: it is searched again then
-    if (!mismatch_at_) mismatch_at_ = t + cfg_.mismatch_ms;
-    return false;
-  }
-  if (clockless() && found.sequences.size() > 1 && !found.truncated) {
-    // The sequences the scans seen since the last move show best are the ones the hands played.
-    // (First the scans each fits, then the positions they show: see scans_fitting.)
-    std::vector<std::pair<int, int>> seen;
-    for (const auto& seq : found.sequences)
-      seen.emplace_back(scans_fitting(before, seq), seen_on_the_way(before, seq));
-    const std::pair<int, int> best = *std::max_element(seen.begin(), seen.end());
-    if (best > std::pair<int, int>{0, 0}) {
-      std::vector<std::vector<Move>> kept;
-      for (std::size_t i = 0; i < seen.size(); ++i)
-        if (seen[i] == best) kept.push_back(std::move(found.sequences[i]));
-      found.sequences = std::move(kept);
-    }
-  }
-  const Color after_all = found.plies % 2 == 0 ? before.side_to_move() : ~before.side_to_move();
-  int completed = on_move && *on_move == after_all ? found.plies : found.plies - 1;
-  if (completed <= 0) return false;  // one move shown, not pressed: the ordinary way completes it
-  std::vector<std::vector<Move>> prefixes;
-  for (const auto& seq : found.sequences) {
-    std::vector<Move> head(seq.begin(), seq.begin() + completed);
-    if (std::find(prefixes.begin(), prefixes.end(), head) == prefixes.end()) prefixes.push_back(head);
-  }
-  // The game goes on from the first (until the arbiter picks one): the one that keeps the most castling
-  // rights, so that a castling the truth still allows is never judged illegal (a king put back on its
-  // square reaches the same board as a knight put back).
-  // Within that, likeliest first (rules/gap_rank.hpp): the arbiter reads the list from the top.
-  auto rights_after = [&](const std::vector<Move>& line) {
-    Position p = before;
-    for (Move m : line) p.do_move(m);
-    return popcount(Bitboard(p.castling_rights()));
-  };
-  const ClockTimes reading =
-      press ? press->clock : (last_reading_ ? clock_times(*last_reading_) : ClockTimes{});
-  const GapEvidence evidence = gap_evidence(reading);
-  if (prefixes.size() > 1) {
-    const std::vector<std::size_t> order = rank_gap_candidates(before, prefixes, evidence);
-    std::vector<std::vector<Move>> ranked;
-    ranked.reserve(order.size());
-    for (std::size_t i : order) ranked.push_back(std::move(prefixes[i]));
-    prefixes = std::move(ranked);
-  }
-  std::stable_sort(prefixes.begin(), prefixes.end(),
-                   [&](const auto& a, const auto& b) { return rights_after(a) > rights_after(b); });
-  const int first_ply = game_.ply_count() + 1;
-  const std::int64_t when = press ? press->t_ms : t;
-  const bool missed = prefixes.size() > 1 || found.truncated;
-  if (missed) {
-    // Several sequences: none is told as fact. The game goes on from the board's position (every candidate
-    // reaches it); the record shows the gap until the arbiter settles it.
-    const bool incomplete = found.truncated || found.exhausted;
-    AlertEvent a = moves_missed_alert(before, first_ply, prefixes, incomplete, found.truncated);
-    missed_gap_ = MissedGap{first_ply, prefixes};
-    // The last move of the gap shown and not pressed yet, and which move it is depends on the story (e5
-    // Nxe5 Nc6 then e3, or e5 e3 Nc6 then Nxe5): the game goes on from the first story, but its press
-    // completes the gap, told then whole (every candidate whole), not the complement of a guess. A list
-    // cut at its bound may hide stories whose last move differs: never a live move either.
-    std::vector<std::vector<Move>> whole;
-    for (std::size_t i : rank_gap_candidates(before, found.sequences, evidence))
-      if (std::find(whole.begin(), whole.end(), found.sequences[i]) == whole.end())
-        whole.push_back(found.sequences[i]);
-    std::stable_sort(whole.begin(), whole.end(),
-                     [&](const auto& x, const auto& y) { return rights_after(x) > rights_after(y); });
-    bool tails_differ = found.truncated;
-    for (const auto& seq : whole) tails_differ |= seq.back() != whole.front().back();
-    if (completed < found.plies && tails_differ) {
-      Position end = before;
-      for (Move m : whole.front()) end.do_move(m);
-      open_tail_ = OpenTail{first_ply + completed,
-                            end.board(),
-                            moves_missed_alert(before, first_ply, whole, incomplete, found.truncated),
-                            std::move(whole),
-                            std::move(a),
-                            when};
-    } else {
-      emit(when, std::move(a));
-    }
-  }
-  for (int i = 0; i < completed; ++i) {
-    const Move m = prefixes.front()[std::size_t(i)];
-    const Position& pos = game_.position();
-    std::optional<Piece> handed;
-    if (pos.variant() == Variant::Bughouse) {
-      Square victim = victim_square(pos, m);
-      if (victim != SQ_NONE)
-        handed = make_piece(color_of(pos.piece_on(victim)), pos.captured_hand_type(victim));
-    }
-    MoveEvent ev;
-    ev.uci = to_uci(pos, m);
-    ev.san = to_san(pos, m);
-    ev.recovered = true;
-    const bool last = i == completed - 1;
-    if (last) ev.clock = reading;
-    game_.play(m, last ? reading : ClockTimes{}, when);
-    game_.mark_last(!missed, missed);
-    ev.ply = game_.ply_count();
-    if (!missed) emit(when, ev);
-    if (handed) handovers_.push_back({*handed, when, game_.ply_count()});
-  }
-  follow_board(t);
-  check_end(when);
-  return true;
-}
-
-bool Reconstructor::gap_length_told_by_a_move(std::int64_t t) {
-  if (!gap_length_waited_ || !gap_suspected_ || physical_ == gap_length_board_ || game_.outcome())
-    return false;
-  const GapFound f = search_gap_to(nullptr, gap_length_board_, false, gap_length_on_move_, kGapPlies);
-  if (!f.explains() || f.result.sequences.empty()) return false;
-  Position end = game_.position();
-  for (Move m : f.result.sequences.front()) end.do_move(m);
-  const Board shown = physical_view(end, cfg_.profile.pawn_may_stay_on_last_rank);
-  bool moved = false;
-  for (Move m : MoveList(end)) moved |= board_after(shown, end, m) == physical_;
-  if (!moved) return false;
-  gap_length_waited_ = false;
-  gap_length_timed_out_ = true;
-  gap_searched_.reset();
-  if (!recover_gap_on(t, nullptr, gap_length_board_, false, gap_length_on_move_)) return false;
-  on_board_changed(t);  // the move is judged from the position the gap reached
-  return true;
-}
-
-GapEvidence Reconstructor::gap_evidence(const ClockTimes& after) const {
-  GapEvidence e;
-  const ClockTimes before = game_.clock_at(game_.ply_count());
-  if (before.known() && after.known())
-    e.time_used_ms =
-        std::array<std::int64_t, 2>{before.white_ms - after.white_ms, before.black_ms - after.black_ms};
-  return e;
-}
-
-int Reconstructor::seen_on_the_way(const Position& before, const std::vector<Move>& sequence) const {
-  const bool pawn_stays = cfg_.profile.pawn_may_stay_on_last_rank;
-  // A board shows a position when every piece on it stands there in that position.
-  auto shows = [](const std::array<Piece, 64>& seen, const Board& position) {
-    for (Square q = 0; q < 64; ++q)
-      if (seen[q] != NO_PIECE && seen[q] != position[q]) return false;
-    return true;
-  };
-  int count = 0;
-  Position p = before;
-  Board previous = physical_view(p, pawn_stays);
-  for (std::size_t i = 0; i + 1 < sequence.size(); ++i) {
-    p.do_move(sequence[i]);
-    const Board now = physical_view(p, pawn_stays);
-    // Seen only if the board could not be the position before it with a piece lifted.
-    // (Not the board as it is now: with pieces in the air allowed it shows the way to itself.)
-    count += std::any_of(history_.begin(), history_.end(), [&](const BoardState& h) {
-      return h.board != physical_ && shows(h.board, now) && !shows(h.board, previous);
-    });
-    previous = now;
-  }
-  return count;
-}
-
-AlertEvent Reconstructor::moves_missed_alert(const Position& before, int first_ply,
-                                             const std::vector<std::vector<Move>>& candidates, bool at_least,
-                                             bool truncated) const {
-  // The likeliest first (the caller ranks them), the first kShownCandidates; candidates_total tells how
-  // many there are (eboardctl recover takes any of them by its number).
-  std::string list = "[";
-  for (std::size_t i = 0; i < candidates.size() && i < kShownCandidates; ++i) {
-    Position p = before;
-    list += i ? ",[" : "[";
-    for (std::size_t k = 0; k < candidates[i].size(); ++k) {
-      list += (k ? ",\"" : "\"") + to_uci(p, candidates[i][k]) + "\"";
-      p.do_move(candidates[i][k]);
-    }
-    list += "]";
-  }
-  list += "]";
-  const std::size_t plies = candidates.front().size();
-  AlertEvent a{"moves-missed",
-               first_ply,
-               before.side_to_move(),
-               std::to_string(plies) + (plies == 1 ? " ply was" : " plies were") +
-                   " made while the board was not followed, and " + (at_least ? "at least " : "") +
-                   std::to_string(candidates.size()) + " move sequences lead to the position it shows" +
-                   (candidates.size() > kShownCandidates
-                        ? ", the likeliest " + std::to_string(kShownCandidates) + " listed"
-                        : std::string(", likeliest first")) +
-                   ": the arbiter can pick one",
-               {}};
-  a.extra.push_back({"candidates", list, true});
-  a.extra.push_back({"candidates_total", std::to_string(candidates.size()), true});
-  a.extra.push_back({"first_ply", std::to_string(first_ply), true});
-  a.extra.push_back({"last_ply", std::to_string(first_ply + int(plies) - 1), true});
-  if (truncated) a.extra.push_back({"incomplete", "true", true});
-  return a;
-}
-
-void Reconstructor::flush_open_tail(std::int64_t t) {
-  if (!open_tail_) return;
-  emit(std::max(t, open_tail_->told_at), std::move(open_tail_->alert));
-  open_tail_.reset();
-}
-
-bool Reconstructor::close_open_tail(std::int64_t t) {
-  if (!open_tail_) return false;
-  if (game_.ply_count() != open_tail_->ply || game_.position().board() != open_tail_->board || !missed_gap_) {
-    flush_open_tail(t);
-    return false;
-  }
-  game_.mark_last(false, true);
-  missed_gap_->candidates = std::move(open_tail_->sequences);
-  emit(t, std::move(open_tail_->whole_alert));
-  open_tail_.reset();
-  return true;
-}
-
-tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(std::size_t index,
-                                                                        std::int64_t t_ms) {
-  if (!missed_gap_) return tl::unexpected(std::string("no gap is waiting for the arbiter"));
-  if (index >= missed_gap_->candidates.size())
-    return tl::unexpected("there are " + std::to_string(missed_gap_->candidates.size()) + " candidates");
-  const MissedGap gap = *missed_gap_;
-  const std::vector<Move>& moves = gap.candidates[index];
-  const int first = gap.first_ply - 1;
-  Game settled = game_;
-  if (!settled.replace_plies(first, moves) || settled.position().board() != game_.position().board())
-    return tl::unexpected(std::string("those moves do not lead to the position the game went on from"));
-  // The gap's plies, now told as moves (late: the game went on meanwhile).
-  std::vector<Event> out;
-  Position p = game_.position_at(first);
-  for (std::size_t k = 0; k < moves.size(); ++k) {
-    MoveEvent ev;
-    ev.ply = gap.first_ply + int(k);
-    ev.uci = to_uci(p, moves[k]);
-    ev.san = to_san(p, moves[k]);
-    ev.recovered = true;
-    ev.clock = settled.plies()[std::size_t(first) + k].clock;
-    out.push_back(Event{t_ms, cfg_.board_id, ev});
-    p.do_move(moves[k]);
-  }
-  game_ = std::move(settled);
-  missed_gap_.reset();
-  open_tail_.reset();
-  recompute_successors();
-  return out;
-}
-
-tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(const std::string& text,
-                                                                        std::int64_t t_ms) {
-  if (!missed_gap_) return tl::unexpected(std::string("no gap is waiting for the arbiter"));
-  std::vector<Move> moves;
-  Position p = game_.position_at(missed_gap_->first_ply - 1);
-  std::size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && (text[i] == ' ' || text[i] == ',')) ++i;
-    std::size_t j = i;
-    while (j < text.size() && text[j] != ' ' && text[j] != ',') ++j;
-    if (j == i) break;
-    std::string token = text.substr(i, j - i);
-    i = j;
-    auto m = parse_uci(p, token);
-    if (!m) m = parse_san(p, token);
-    if (!m) return tl::unexpected("'" + token + "' is not a legal move there");
-    moves.push_back(*m);
-    p.do_move(*m);
-  }
-  const std::size_t plies = missed_gap_->candidates.front().size();
-  if (moves.size() != plies)
-    return tl::unexpected("the gap holds " + std::to_string(plies) + " plies, not " +
-                          std::to_string(moves.size()));
-  missed_gap_->candidates.push_back(moves);
-  auto done = settle_gap(missed_gap_->candidates.size() - 1, t_ms);
-  if (!done && missed_gap_) missed_gap_->candidates.pop_back();
-  return done;
-}
-
-tl::expected<Position, std::string> Reconstructor::board_position(Color side) const {
-  const Position& now = game_.position();
-  std::string fen;
-  for (int r = 7; r >= 0; --r) {
-    int empty = 0;
-    for (int f = 0; f < 8; ++f) {
-      Piece pc = physical_[make_square(f, r)];
-      if (pc == NO_PIECE) {
-        ++empty;
-        continue;
-      }
-      if (empty) fen += char('0' + empty);
-      empty = 0;
-      fen += piece_char(pc);
-    }
-    if (empty) fen += char('0' + empty);
-    if (r) fen += '/';
-  }
-  if (has_drops(now.variant())) {
-    fen += '[';
-    for (Color c : {WHITE, BLACK})
-      for (PieceType t : {QUEEN, ROOK, BISHOP, KNIGHT, PAWN})
-        fen.append(std::size_t(now.pocket(c, t)), piece_char(make_piece(c, t)));
-    fen += ']';
-  }
-  fen += side == WHITE ? " w " : " b ";
-  // Castling only where the king and that rook still stand where the right was kept.
-  std::string castling;
-  for (Color c : {WHITE, BLACK})
-    for (bool king_side : {true, false}) {
-      int idx = castling_index(c, king_side);
-      if (!now.can_castle(std::uint8_t(1u << idx))) continue;
-      Square rook = now.castling_rook(idx);
-      if (physical_[now.king_square(c)] != make_piece(c, KING) || rook == SQ_NONE ||
-          physical_[rook] != make_piece(c, ROOK))
-        continue;
-      char file = char('a' + file_of(rook));
-      castling += c == WHITE ? char(file - 'a' + 'A') : file;
-    }
-  fen += castling.empty() ? "-" : castling;
-  fen += " - 0 " + std::to_string(std::max(1, (game_.ply_count() + 2) / 2));
-  auto pos = Position::from_fen(fen, now.variant(), now.chess960());
-  if (!pos) return tl::unexpected("the board shows no position: " + pos.error());
-  if (std::string why = pos->validate(); !why.empty()) return tl::unexpected(why);
-  return *pos;
-}
-
-void Reconstructor::adopt_position(const Position& p, std::int64_t t, const std::string& why) {
-  flush_open_tail(t);
-  const int first = game_.ply_count() + 1;
-  game_.adopt(p, t);
-  missed_gap_.reset();
-  emit(t, AlertEvent{"position-adopted",
-                     first,
-                     p.side_to_move(),
-                     why + ": the game is followed from the position the board shows (" + p.fen() +
-                         "), the moves that led there unknown",
-                     {{"fen", p.fen(), false}}});
-  follow_board(t);
-  gap_searched_.reset();
-}
-
-bool Reconstructor::follow_unexplained_press(const PendingPress& press) {
-  // With drops the reserves after unseen moves are unknown (bughouse: the partner's board hands pieces
-  // over): the game is not taken up by itself there; the arbiter can (adopt_board).
-  if (has_drops(game_.position().variant())) return false;
-  // The presser's move is done: his opponent is on move in what the board shows.
-  if (adopt_candidate_) {
-    // The position remembered at the last press, and a legal move from it now: play goes on from there.
-    Position from = adopt_candidate_->position;
-    for (Move m : MoveList(from)) {
-      if (from.side_to_move() != press.presser) break;
-      if (board_after(adopt_candidate_->board, from, m) != physical_) continue;
-      adopt_position(from, press.t_ms, "play went on from a position no legal moves explain");
-      Successor s{m, physical_, false, false};
-      commit(s, press.t_ms, press.clock, touches_.size(), SIZE_MAX, false);
-      return true;
-    }
-  }
-  if (auto p = board_position(~press.presser))
-    adopt_candidate_ = AdoptCandidate{*p, physical_};
-  else
-    adopt_candidate_.reset();
-  return false;
-}
-
-tl::expected<std::vector<Event>, std::string> Reconstructor::adopt_board(std::int64_t t_ms,
-                                                                         std::optional<Color> side) {
-  if (adjournment_) return tl::unexpected(std::string("the game is adjourned"));
-  Color on_move = side ? *side : clock_on_move().value_or(game_.position().side_to_move());
-  auto p = board_position(on_move);
-  // Not told the side: a player who has moved and not yet pressed the clock leaves the board showing the
-  // other side on move; when only that side makes a position (the one guessed would leave the side not on
-  // move in check), it is that side's move.
-  if (!p && !side)
-    if (auto other = board_position(~on_move)) p = std::move(other);
-  if (!p) return tl::unexpected(p.error());
-  auto saved = std::move(out_);
-  out_.clear();
-  adopt_position(*p, t_ms, "the arbiter adopted the board's position");
-  std::vector<Event> result = std::move(out_);
-  out_ = std::move(saved);
-  return result;
 }
 
 }  // namespace eboard::rules
@@ -2748,7 +1802,7 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::enter_move(std::str
     physical_ = display_;
     mismatch_at_.reset();
     mismatch_reported_ = false;
-    gap_suspected_ = false;
+    gaps_.clear_suspicion();
     adopt_candidate_.reset();
     recompute_successors();
     check_end(t);

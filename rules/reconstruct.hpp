@@ -29,8 +29,14 @@
 #include "rules/game.hpp"
 #include "rules/gap_rank.hpp"
 #include "rules/gap_search.hpp"
+#include "rules/gap_tracker.hpp"
+#include "rules/press_wait.hpp"
 #include "rules/profile.hpp"
+#include "rules/reserve_ledger.hpp"
 #include "rules/sensor.hpp"
+#include "rules/stood_illegal.hpp"
+#include "rules/touch_tracker.hpp"
+#include "rules/turn_clock.hpp"
 
 namespace eboard::rules {
 
@@ -68,14 +74,6 @@ struct ReconstructConfig {
   std::int64_t handover_tolerance_ms = 500;
 };
 
-// A piece a completed capture hands over (bughouse: to the partner's board, FQE 6): the captured piece in
-// its own colour, a promoted piece as a pawn (FQE 11).
-struct Handover {
-  Piece piece = NO_PIECE;
-  std::int64_t t_ms = 0;  // when the capture was completed (the capturer's press)
-  int ply = 0;            // the capture's ply on its board
-};
-
 class Reconstructor {
  public:
   explicit Reconstructor(ReconstructConfig cfg);
@@ -92,7 +90,7 @@ class Reconstructor {
   // When set, the board should be read whole (a DGT board dump) for the press at that time: after it the
   // board showed no legal move at rest, which field updates lost on the wire also leave. A source that can
   // ask sends one request per value; the snapshot it gets clears it. Empty with reread_board off.
-  std::optional<std::int64_t> board_read_wanted() const { return reread_wanted_; }
+  std::optional<std::int64_t> board_read_wanted() const { return gaps_.reread_wanted(); }
   // The clock as last read: both times, whose clock runs (none when it is stopped or the sides are not
   // known yet), and when it was read; none before a reading from a clock that is there.
   struct ClockNow {
@@ -102,9 +100,9 @@ class Reconstructor {
   };
   std::optional<ClockNow> clock_now() const;
   // The clock's reading as the board last reported it, by side (left/right, not colours); none before one.
-  const std::optional<ClockReading>& last_clock_reading() const { return latest_reading_; }
+  const std::optional<ClockReading>& last_clock_reading() const { return clock_.latest(); }
   // Which colour sits at the clock's left side, once learned from the first completed move.
-  std::optional<Color> left_player() const { return left_player_; }
+  std::optional<Color> left_player() const { return clock_.left_player(); }
   // The committed position as it stands on the wood (in bughouse a promoted piece is a pawn there).
   const std::array<Piece, 64>& expected_board() const { return display_; }
 
@@ -122,7 +120,7 @@ class Reconstructor {
   // partner's recovered moves bring no such piece, it is reported once the partner is followed again.
   std::vector<Event> set_partner_blind(bool blind, std::int64_t t_ms);
   // This board may have made moves not followed yet (see set_partner_blind).
-  bool blind() const { return link_down_ || gap_suspected_; }
+  bool blind() const { return gaps_.link_down() || gaps_.suspected(); }
   // The pieces handed over by the moves completed since the last call, in order.
   std::vector<Handover> take_handovers();
   // Pieces handed over earlier that the partner must give back: the game went on from another story of a
@@ -133,12 +131,12 @@ class Reconstructor {
   std::vector<Event> withdraw(Piece piece, std::int64_t t_ms);
   // Pieces dropped before they were received (a drop completed before the partner's capture), not yet
   // made good by the capture.
-  int borrowed(Color c, PieceType t) const { return borrowed_[c][t]; }
+  int borrowed(Color c, PieceType t) const { return reserves_.borrowed(c, t); }
   // FQE 11: the piece the next promotion of `c` stands for when the pawn stays on the last rank (told by
   // the player, entered by the arbiter or on the clock). Queen unless set; back to queen after use.
   void set_promotion_piece(Color c, PieceType t);
   // FQE 23: the match is paused (both clocks stopped to call the arbiter): no flag falls meanwhile.
-  void set_clocks_paused(bool paused) { clocks_paused_ = paused; }
+  void set_clocks_paused(bool paused) { clock_.set_paused(paused); }
   // Ends the game from outside (the other game of a match decided it, an arbiter's decision).
   std::vector<Event> end_game(const Outcome& o, std::int64_t t_ms);
 
@@ -208,16 +206,6 @@ class Reconstructor {
     bool pawn_left_on_last_rank = false;  // a promotion shown with the pawn still standing (7.5.2, FQE 11)
     bool early = false;  // a drop of a piece the partner has captured but not completed yet (FQE 21b)
   };
-  // A lift seen during the current turn: a touch (FIDE 4.3).
-  struct Touch {
-    std::int64_t t_ms;
-    Square square;
-    Piece piece;
-    bool other_piece_in_air;  // the hand was busy with another own piece: an accidental knock, not a touch
-    // Clockless: the lift that completed the opponent's move (complete_before_reply); it may have been the
-    // opponent's hand.
-    bool ended_turn = false;
-  };
   // A piece moved in a way no legal move explains (shown on the board, not necessarily completed).
   // `from` is SQ_NONE for a piece set on an empty square from outside the board (a drop no reserve allows).
   struct ShownMove {
@@ -274,7 +262,6 @@ class Reconstructor {
   bool complete_two_from_history(std::int64_t first_t, ClockTimes first_clock, std::int64_t t,
                                  ClockTimes clock);
   bool result_gesture(std::int64_t t);
-  ClockTimes clock_times(const ClockReading& r) const;
   void emit(std::int64_t t, decltype(Event::what) what);
   void check_end(std::int64_t t);
 
@@ -294,9 +281,8 @@ class Reconstructor {
   };
   std::vector<BoardState> history_;
   std::size_t history_at_match_ = 0;
-  std::vector<Touch> touches_;              // lifts since the last completed move
-  std::optional<std::int64_t> release_at_;  // when the shown successor will count as released (4.7)
-  std::optional<Move> released_;            // a legal move whose piece was released on its square
+  // The lifts since the last completed move, and the piece released on its square (4.3, 4.7).
+  TouchTracker touches_;
   std::optional<ShownMove> shown_illegal_;  // an illegal move the board showed this turn, not completed
   // FIDE 7.5.1: a completed illegal move, its position reinstated; the move replacing it (at this ply)
   // must be made with the same piece when it can move.
@@ -340,16 +326,10 @@ class Reconstructor {
   bool mismatch_reported_ = false;
   std::optional<std::array<Piece, 64>> setup_reported_;  // the wrong setup last reported (setup-error)
   // A press the board did not explain yet (a placement not scanned yet, the opponent's hand already on
-  // the piece): resolved when the board shows a move, judged once the board has settled.
-  struct PendingPress {
-    std::int64_t t_ms;
-    ClockTimes clock;
-    Color presser;
-  };
-  std::optional<PendingPress> pending_press_;
-  std::optional<std::int64_t> pending_deadline_;   // give up waiting for pieces in the air
-  std::optional<std::int64_t> pending_decide_at_;  // one scan after the last board change
-  std::optional<ShownMove> candidate_shown_;       // an illegal move on the board, not yet resting long
+  // the piece): resolved when the board shows a move, judged once the board has settled; its stage
+  // (deciding one scan after the board's last change, or waiting up to its deadline) is PressWait's.
+  PressWait wait_;
+  std::optional<ShownMove> candidate_shown_;  // an illegal move on the board, not yet resting long
   std::optional<std::int64_t> shown_confirm_at_;
   std::int64_t last_board_event_ = -1000000;
   bool board_from_dump_ = false;  // the board is a snapshot, no field update since (on_press)
@@ -362,14 +342,8 @@ class Reconstructor {
   // board order, so the opponent's first lift can share the scan of the mover's last placement.
   const Successor* successor_with_lifts(const std::array<Piece, 64>& board) const;
   void resolve_pending_on_settle(std::int64_t t, bool final);
-  std::optional<ClockReading> last_reading_;
-  // The reading being handled (set before a press is judged, where last_reading_ is still the one before):
-  // the times an illegal move's penalty is proposed from (7.5.5).
-  std::optional<ClockReading> latest_reading_;
-  std::int64_t last_reading_ms_ = 0;
-  bool clocks_paused_ = false;  // set by the match (FQE 23)
-  std::optional<Color> left_player_;
-  bool left_player_confirmed_ = false;  // by a completed move (before that: from the running side)
+  // The clock's readings and who sits where (rules/turn_clock.hpp).
+  TurnClock clock_;
   std::vector<Event> out_;
   // The events of a call from outside (the match, an arbiter): what `f` emits, kept apart from events
   // still waiting in out_.
@@ -385,68 +359,20 @@ class Reconstructor {
 
   // The committed position as it stands on the wood (promoted pieces as pawns in bughouse, FQE 11).
   std::array<Piece, 64> display_{};
-  // Bughouse reserves from outside: the partner's shown capture, pieces received and borrowed.
-  std::optional<Piece> partner_shown_;
-  bool partner_blind_ = false;
-  std::vector<Handover> handovers_;
-  std::vector<Handover> withdrawn_;
-  struct Received {
-    std::int64_t t_ms;
-    Piece piece;
-  };
-  std::vector<Received> received_;  // pieces that arrived in a reserve of this board, in order
-  std::array<std::array<int, PIECE_TYPE_NB>, 2> borrowed_{};
-  // A drop completed before its piece was received: reported if the piece does not arrive in time.
-  struct EarlyDrop {
-    Piece piece;
-    std::int64_t placed_ms;
-    std::int64_t alert_at;
-    int ply;
-    bool alerted;
-    bool while_blind = false;  // dropped while the partner's board was blind: its capture time is unknown
-  };
-  std::vector<EarlyDrop> early_drops_;
-  // An early drop's alert is due at its time, except one dropped while the partner is still blind.
-  bool due(const EarlyDrop& d) const { return !d.alerted && !(d.while_blind && partner_blind_); }
-  std::array<PieceType, 2> promotion_piece_{QUEEN, QUEEN};
-  // FQE 19: the drop the board shows now (and since when), and a drop that stood on its square long
-  // enough to count as placed this turn.
-  std::optional<std::pair<Move, std::int64_t>> drop_shown_;
-  std::optional<Move> placed_drop_;
+  // Bughouse reserves from outside, and the drops of this turn (FQE 19, 21b).
+  ReserveLedger reserves_;
   std::optional<Adjournment> adjournment_;
   // While adjourned: the board is followed (what it shows at the resumption), nothing else.
   void follow_adjourned(const SensorEvent& e);
 
   // --- FIDE A.4.2: an illegal move stands unless claimed before the opponent's next move ------------
-  // (profiles with IllegalMovePolicy::StandsUnlessClaimed, and clock-move bughouse, whose illegal move
-  // loses only if claimed before the claimant's next move). A clock press without a move (7.5.3) is such
-  // an illegal move too: when it stands it is a pass, the null move. The illegal move is alerted and the
-  // position before it stays the game's, as under 7.5.1; but when the opponent plays a legal move from the
-  // position it left and presses his clock, nobody claimed: it stood. It becomes a ply of the game (an
-  // illegal move event) and his reply is judged from there like any move.
-  struct Stood {
-    Move shown;                                  // the piece's way, from → to
-    Position after;                              // the position it left, the opponent to move
-    std::vector<std::array<Piece, 64>> replies;  // the boards of the opponent's legal moves from there
-    ClockTimes clock;                            // at the illegal move's press
-    std::int64_t t_ms = 0;
-  };
-  std::optional<Stood> stood_;
-  // The opponent's press read while his reply was still in the hand (its placement not scanned yet).
-  struct StoodPress {
-    ClockSide pressed;
-    ClockReading reading;
-    std::int64_t t_ms;
-  };
-  std::optional<StoodPress> stood_press_;
+  // (rules/stood_illegal.hpp). It stood when the opponent plays a legal move from the position it left
+  // and presses his clock: it becomes a ply of the game (an illegal move event) and his reply is judged
+  // from there like any move.
+  StoodIllegal stood_;
   void remember_stood(const ShownMove& m, const PendingPress& press);
   // A press without a move (7.5.3) that may stand: a pass, recorded as the null move 0000.
   void remember_stood_pass(const PendingPress& press);
-  void may_stand(Move shown, Position after, const PendingPress& press);
-  bool illegal_may_stand() const;
-  // Whether `board` shows one of the opponent's replies (some of the illegal mover's pieces may already
-  // be lifted: his next turn beginning in the same scan), or, with `in_air`, is on the way to one.
-  bool shows_stood_reply(const std::array<Piece, 64>& board, bool in_air = false) const;
   // A clock press: when it is the opponent's and the board shows his reply, the illegal move stood. Called
   // before on_press, which then completes the reply as the move of the player on move.
   void stood_on_press(ClockSide pressed, const ClockReading& r, std::int64_t t);
@@ -454,17 +380,11 @@ class Reconstructor {
   void adopt_stood();
 
   // --- Gaps -------------------------------------------------------------------------------------------
-  // The link went down or came up: the next snapshot may show moves made meanwhile.
-  bool link_changed_ = false;
-  bool link_down_ = false;  // from a DeviceLink{false} until the board is read again
-  // The press (its time) after which the board showed no move once at rest: the board is asked for its
-  // whole position (board_read_wanted), once per press; cleared by the next snapshot.
-  std::optional<std::int64_t> reread_wanted_;
-  std::optional<std::int64_t> reread_asked_for_;
-  // A snapshot (reconnect, restart) or lost updates showed a board no single move explains: moves were
-  // made unseen. Cleared once the board is followed again.
-  bool gap_suspected_ = false;
-  std::optional<std::array<Piece, 64>> gap_searched_;  // each board is searched once
+  // The link's phase, the re-read after a press, the suspicion of moves made unseen (cleared once the
+  // board is followed again), the boards searched and the searches that failed since the last move (after
+  // two the board is followed from what it shows, follow_unexplained_press, not searched at every press:
+  // each costs up to the work bound), and the phase of a gap whose length waits for a press.
+  GapTracker gaps_;
   // A missed gap whose last move was on the board, not pressed, and differs between the sequences: its
   // alert waits for that press (close_open_tail), which makes the gap one ply longer and every candidate
   // whole; anything else first tells the alert as it was (flush_open_tail).
@@ -492,25 +412,11 @@ class Reconstructor {
                                 bool truncated) const;
   void flush_open_tail(std::int64_t t);
   bool close_open_tail(std::int64_t t);  // true: the move just played was the tail (no move event)
-  // Searches that explained nothing since the last move: after two the board is followed from what it shows
-  // (follow_unexplained_press), not searched at every press (each costs up to the work bound; a game
-  // restarted in the middle of play would pay it at every move, and again on every replay of its journal).
-  int gap_searches_failed_ = 0;
   std::optional<MissedGap> missed_gap_;
-  // The settled dump of gap_suspected_ showed a piece perhaps in a hand: its search waits for the next
-  // press, or for the mismatch time (dump_shows_a_hand_at_work).
-  bool dump_gap_deferred_ = false;
-  // The board is reached by moves all pressed and, a ply shorter, by moves whose last is shown and not
-  // pressed yet: how long the gap is (and whether the shown move is the gap's or the next live one) is
-  // open until the next press, or the mismatch time (gap_length_open).
-  bool gap_length_waited_ = false;
-  bool gap_length_timed_out_ = false;         // the mismatch time came first: the story all pressed is told
-  std::array<Piece, 64> gap_length_board_{};  // the board whose story waits, and the side the clock ran for
-  std::optional<Color> gap_length_on_move_;
-  // While the gap's length waits: the board now one legal move on from the story all pressed (the side on
-  // move in it has moved): that story is the gap's, recovered, and the move is followed from it.
+  // While the gap's length waits (GapTracker::Length::Waiting): the board now one legal move on from the
+  // story all pressed (the side on move in it has moved): that story is the gap's, recovered, and the move is
+  // followed from it.
   bool gap_length_told_by_a_move(std::int64_t t);
-  bool first_board_dump_ = false;  // the dump of gap_suspected_ is the first board this game was read on
   // Searches the moves between the game's position and the board and completes them: recovered when one
   // sequence explains the board, missed (with a moves-missed alert) when several do. Completed are the
   // moves the clock says were pressed: all, unless the last mover's clock still runs. `press`: the press
@@ -576,8 +482,6 @@ class Reconstructor {
   int pieces_set_down(std::size_t scans) const;
   // A search that explains the board with sequences few enough to be a story.
   static bool explains_scans(const GapFound& f) { return f.explains() && !f.result.truncated; }
-  // The side whose clock runs (the side on move), when the clock tells it.
-  std::optional<Color> clock_on_move() const;
   // What the ranking of a gap's candidates can know (rules/gap_rank.hpp): how far each clock went down
   // between the last move before the gap and `after`, when both readings are known. (The increment is
   // not known here: the drop understates the time used by it, alike for every candidate of one length.)
@@ -605,10 +509,7 @@ class Reconstructor {
   bool wood_illegal() const;
   bool judge_illegal_position(std::int64_t t);  // true: the game was drawn
   void wood_made_legal();
-  void forget_stood() {
-    stood_.reset();
-    stood_press_.reset();
-  }
+  void forget_stood() { stood_.forget(); }
 };
 
 }  // namespace eboard::rules

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// What one board's reconstruction knows about moves it may not have seen (a cable out, the daemon down,
+// field updates lost on the wire): the link's phase until the board is read whole again, the re-read asked
+// for after a press that left the board showing no move, the suspicion that moves were made unseen, the
+// boards already searched and the searches that failed, and the phase of a gap whose length waits for a
+// press. Bookkeeping only: the Reconstructor (rules/reconstruct.hpp) searches (rules/gap_search.hpp) and
+// tells. Pure.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+#include "rules/types.hpp"
+
+namespace eboard::rules {
+
+class GapTracker {
+ public:
+  // The link as this board's readings tell it.
+  enum class Link {
+    Read,  // the board is followed: what it shows is what its updates said
+    Down,  // the link went down (DeviceLink{false}): the board is out of sight until it is read whole
+    Back,  // the link changed (came up): the next whole board may show moves made meanwhile
+  };
+  // The length of a gap reached by moves all pressed and, a ply shorter, by moves whose last is shown and
+  // not pressed yet: whether the shown move is the gap's or the next live one.
+  enum class Length {
+    Open,        // no such gap, or not searched yet
+    Waiting,     // the next press, or the mismatch time, tells (waiting_board, waiting_on_move)
+    AllPressed,  // the mismatch time (or the next move) came first: the story all pressed is told
+  };
+
+  // --- The link ---------------------------------------------------------------------------------------
+  Link link() const { return link_; }
+  bool link_changed() const { return link_ != Link::Read; }
+  bool link_down() const { return link_ == Link::Down; }
+  void on_link(bool connected) { link_ = connected ? Link::Back : Link::Down; }
+  // A whole board was read (a snapshot): the link is followed again, and the re-read is answered.
+  void board_read() {
+    link_ = Link::Read;
+    reread_wanted_.reset();
+  }
+
+  // --- The board re-read after a press (board_read_wanted) ---------------------------------------------
+  std::optional<std::int64_t> reread_wanted() const { return reread_wanted_; }
+  // The press at `press_ms` left the board showing no move at rest: it is read whole, once per press.
+  void ask_reread(std::int64_t press_ms) {
+    if (reread_asked_for_ == press_ms) return;
+    reread_asked_for_ = press_ms;
+    reread_wanted_ = press_ms;
+  }
+
+  // --- The suspicion of moves made unseen ---------------------------------------------------------------
+  // A whole board read after a link change or a restart showed a board no single move explains.
+  // `first_board`: it is the first board this game was read on.
+  void suspect(bool first_board) {
+    suspected_ = true;
+    dump_deferred_ = false;
+    length_ = Length::Open;
+    first_board_dump_ = first_board;
+  }
+  bool suspected() const { return suspected_; }
+  void clear_suspicion() { suspected_ = false; }
+  bool first_board_dump() const { return first_board_dump_; }
+  // The suspected dump showed a piece perhaps in a hand: its search waits for the next press, or for the
+  // mismatch time.
+  bool dump_deferred() const { return dump_deferred_; }
+  void defer_dump() { dump_deferred_ = true; }
+  bool take_dump_deferral() { return std::exchange(dump_deferred_, false); }
+
+  // --- Searches -----------------------------------------------------------------------------------------
+  // Each board is searched once.
+  bool searched(const std::array<Piece, 64>& board) const { return searched_ == board; }
+  void mark_searched(const std::array<Piece, 64>& board) { searched_ = board; }
+  void forget_searched() { searched_.reset(); }
+  // Searches that explained nothing since the last move.
+  int searches_failed() const { return searches_failed_; }
+  void search_failed() { ++searches_failed_; }
+  void limit_failures(int n) { searches_failed_ = std::min(searches_failed_, n); }
+  void reset_failures() { searches_failed_ = 0; }
+
+  // --- The length of a gap (Length) ----------------------------------------------------------------------
+  Length length() const { return length_; }
+  // The search of `board` found both stories: the next press tells which (the board is searched again).
+  void wait_for_length(const std::array<Piece, 64>& board, std::optional<Color> on_move) {
+    length_ = Length::Waiting;
+    waiting_board_ = board;
+    waiting_on_move_ = on_move;
+    searched_.reset();
+  }
+  const std::array<Piece, 64>& waiting_board() const { return waiting_board_; }
+  std::optional<Color> waiting_on_move() const { return waiting_on_move_; }
+  // Ends a wait: true when the length was waiting (it is open again).
+  bool stop_waiting() {
+    if (length_ != Length::Waiting) return false;
+    length_ = Length::Open;
+    return true;
+  }
+  // The story all pressed is the gap's: told now (its board searched again).
+  void tell_all_pressed() {
+    length_ = Length::AllPressed;
+    searched_.reset();
+  }
+  void reopen_length() { length_ = Length::Open; }
+
+ private:
+  Link link_ = Link::Read;
+  std::optional<std::int64_t> reread_wanted_;
+  std::optional<std::int64_t> reread_asked_for_;
+  bool suspected_ = false;
+  bool dump_deferred_ = false;
+  bool first_board_dump_ = false;
+  std::optional<std::array<Piece, 64>> searched_;
+  int searches_failed_ = 0;
+  Length length_ = Length::Open;
+  std::array<Piece, 64> waiting_board_{};
+  std::optional<Color> waiting_on_move_;
+};
+
+}  // namespace eboard::rules

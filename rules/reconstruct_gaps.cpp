@@ -1,0 +1,704 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// The Reconstructor's recovery of moves made while the board was not followed (a cable out, the daemon
+// down, field updates lost, scans read late): the searches (rules/gap_search.hpp) of the boards
+// GapTracker says to search, the stories they rank (rules/gap_rank.hpp), the missed gap for the arbiter,
+// and the board adopted when nothing explains it.
+#include "rules/reconstruct.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "rules/gap_search.hpp"
+#include "rules/movegen.hpp"
+#include "rules/notation.hpp"
+#include "rules/wood.hpp"
+
+namespace eboard::rules {
+
+void Reconstructor::follow_board(std::int64_t t) {
+  reset_turn();
+  display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
+  recompute_successors();
+  mismatch_at_.reset();
+  mismatch_reported_ = false;
+  gaps_.clear_suspicion();
+  gaps_.reset_failures();
+  gaps_.reopen_length();
+  adopt_candidate_.reset();
+  history_.push_back({t, physical_, touches_.size()});
+  if (const Successor* s = matching_successor()) {
+    last_match_ = *s;
+    touches_at_match_ = touches_.size();
+    history_at_match_ = history_.size() - 1;
+    touches_.release_due(t + cfg_.profile.release_ms);
+    // Without a clock the move shown completes once it has rested, as any other.
+    if (clockless() && !game_.outcome() &&
+        !(s->pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank))
+      rest_complete_at_ = t + cfg_.complete_after_ms;
+    publish_provisional(t);
+  }
+}
+
+bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
+  if (no_moves_to_find()) return false;
+  // A press completed the moves the board showed when it was read: the opponent's next move may be under
+  // way by now (a restart's held readings come with its dump, and the hand goes on meanwhile). Failing
+  // that board, the board as it is now (the press read before the last placement was).
+  std::array<Piece, 64> at_press = physical_;
+  if (press)
+    for (std::size_t i = history_.size(); i-- > 0;)
+      if (history_[i].t_ms <= press->t_ms) {
+        at_press = history_[i].board;
+        break;
+      }
+  const int failed_before = gaps_.searches_failed();
+  // The board changed after the press was read: the next mover's hand was at work then (a restart's dump
+  // read with his piece in the air), and what it shows now is most likely his move, set down and not
+  // pressed yet, after the moves the press completed.
+  const bool moved_since_press = press && last_board_event_ > press->t_ms;
+  bool found = moved_since_press ? recover_gap_on(t, press, physical_, true)
+                                 : recover_gap_on(t, press, at_press, false) ||
+                                       (at_press != physical_ && recover_gap_on(t, press, physical_, false));
+  if (!found) gaps_.limit_failures(failed_before + 1);
+  return found;
+}
+
+bool Reconstructor::follow_late_scans(std::int64_t t) {
+  if (no_moves_to_find() || matching_successor()) return false;
+  return complete_under_reply(t) || recover_scan_gap(t);
+}
+
+bool Reconstructor::complete_under_reply(std::int64_t t) {
+  const Successor* s = successor_under_reply();
+  if (!s) return false;
+  const Successor done = *s;
+  commit_current(done, t, {});
+  on_board_changed(t);  // the reply under way is judged from the new position
+  return true;
+}
+
+const Reconstructor::Successor* Reconstructor::successor_under_reply() const {
+  const Color replier = ~game_.position().side_to_move();
+  const Successor* shown = nullptr;
+  for (const auto& s : successors_) {
+    if (s.early || (s.pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank)) continue;
+    bool only_replier = true;
+    for (Square q = 0; q < 64 && only_replier; ++q)
+      only_replier =
+          physical_[q] == s.board[q] || ((s.board[q] == NO_PIECE || color_of(s.board[q]) == replier) &&
+                                         (physical_[q] == NO_PIECE || color_of(physical_[q]) == replier));
+    if (!only_replier) continue;
+    if (shown) return nullptr;  // two moves fit: the board does not tell which
+    shown = &s;
+  }
+  return shown;
+}
+
+Reconstructor::HandRestored Reconstructor::with_hand_put_back() const {
+  // A piece in the hand is missing from the board: its kind is short of what the last known position had,
+  // and the square it left is empty. Put back, the board is the position the moves made reach, and the
+  // search finds those moves, not a longer story in which the piece was taken and its taker moved on.
+  std::array<int, PIECE_NB> before{}, now{};
+  for (Square q = 0; q < 64; ++q) {
+    if (display_[q] != NO_PIECE) ++before[display_[q]];
+    if (physical_[q] != NO_PIECE) ++now[physical_[q]];
+  }
+  std::array<Piece, 64> restored = physical_;
+  std::optional<Color> hand;
+  bool both_hands = false;
+  // The board before the last change: a piece in the hand left its square in that change.
+  const std::array<Piece, 64>& prev = history_.size() >= 2 ? history_[history_.size() - 2].board : display_;
+  for (Square q = 0; q < 64; ++q) {
+    const Piece was = display_[q];
+    // (A square emptied earlier is more likely a capture's victim, or a piece that moved on.)
+    if (was == NO_PIECE || physical_[q] != NO_PIECE || prev[q] != was) continue;
+    int vacated = 0;
+    bool set_down = false;  // one of its kind set down in the same change: it moved (Ne2-c3)
+    for (Square r = 0; r < 64; ++r) {
+      vacated += display_[r] == was && physical_[r] == NO_PIECE;
+      set_down |= physical_[r] == was && prev[r] != was;
+    }
+    // Only when every square that kind left empty is needed to make up its count.
+    if (set_down || now[was] + vacated != before[was]) continue;
+    restored[q] = was;
+    both_hands |= hand && *hand != color_of(was);
+    hand = color_of(was);
+  }
+  return {restored, hand, restored != physical_ && !both_hands};
+}
+
+bool Reconstructor::dump_shows_a_hand_at_work() const {
+  // With a piece in the air put back, the board is reached by a shorter story than as it is, where the
+  // piece was taken: both are possible (a restart's dump read while the mover's hand held his piece, or
+  // the piece really captured), and only what comes next tells.
+  const HandRestored held = with_hand_put_back();
+  if (!held.known) return false;
+  const GapFound as_is = search_gap_to(nullptr, physical_, false, std::nullopt, kGapPlies);
+  const int limit = as_is.explains() ? as_is.result.plies - 1 : kGapPlies;
+  return limit > 0 && search_gap_to(nullptr, held.board, false, held.hand, limit).explains();
+}
+
+bool Reconstructor::recover_scan_gap(std::int64_t t) {
+  const auto [restored, hand, hand_known] = with_hand_put_back();
+  if (gaps_.searched(physical_)) return false;
+  // Both readings are searched, the shorter story wins: a capture whose taker was taken in turn (Bxc3
+  // bxc3) also leaves a square empty and its kind short, and then the board as it is is the shorter.
+  // (Hundreds of sequences are no story either: a hand at work, not moves made.)
+  const GapFound as_is = search_gap_to(nullptr, physical_, false, std::nullopt, kScanGapPlies);
+  const int limit = explains_scans(as_is) ? as_is.result.plies - 1 : kScanGapPlies;
+  std::optional<GapFound> held;
+  if (hand_known && limit > 0) {
+    held = search_gap_to(nullptr, restored, false, hand, limit);
+    if (!explains_scans(*held)) held.reset();
+  }
+  // The readings whose story every scan since the last move fits (a story a scan contradicts is not what
+  // the hands did), and the boards that rested before this one: with hands at work on several pieces (a
+  // capture's victim and taker both lifted) the board as it is reads as a longer story. Of these, the one
+  // with the fewest plies the scans never saw a piece set down for: every ply sets one down, and a story
+  // that needs unseen plies (a piece in the hand "taken", its taker gone out and back) is the likelier
+  // wrong; the latest board on a tie. (A scan read late can hide a ply: the same piece moved twice.)
+  const int set_down = pieces_set_down(history_.size());
+  std::vector<Reading> fitting;
+  if (held && fits_every_scan(*held))
+    fitting.push_back({restored, hand, limit, held->result.plies - set_down});
+  if (explains_scans(as_is) && fits_every_scan(as_is))
+    fitting.push_back({physical_, std::nullopt, kScanGapPlies, as_is.result.plies - set_down});
+  add_rested_readings(fitting);
+  const auto best = std::min_element(fitting.begin(), fitting.end(),
+                                     [](const Reading& x, const Reading& y) { return x.unseen < y.unseen; });
+  if (best != fitting.end() && recover_gap_on(t, nullptr, best->board, false, best->begun, best->max_plies))
+    return true;
+  if (held && recover_gap_on(t, nullptr, restored, false, hand, limit)) return true;
+  if (explains_scans(as_is) && recover_gap_on(t, nullptr, physical_, false)) return true;
+  gaps_.mark_searched(physical_);
+  return false;
+}
+
+bool Reconstructor::fits_every_scan(const GapFound& f) const {
+  const Position& before = game_.position();
+  return std::any_of(f.result.sequences.begin(), f.result.sequences.end(), [&](const std::vector<Move>& s) {
+    return scans_fitting(before, s) == int(history_.size());
+  });
+}
+
+void Reconstructor::add_rested_readings(std::vector<Reading>& out) const {
+  const Position& before = game_.position();
+  std::vector<std::array<Piece, 64>> tried;
+  // The latest boards first, a few: each search may cost its whole work bound. (The last board is the
+  // board as it is, read by the caller.)
+  for (std::size_t n = history_.size(); n-- > 1 && tried.size() < 4;) {
+    const std::size_t i = n - 1;
+    const std::array<Piece, 64>& b = history_[i].board;
+    if (history_[i + 1].t_ms - history_[i].t_ms < cfg_.settle_ms) continue;  // a hand passing over
+    if (b == physical_ || b == display_ || successor_for(b) ||
+        std::find(tried.begin(), tried.end(), b) != tried.end())
+      continue;
+    tried.push_back(b);
+    const GapFound f = search_gap_to(nullptr, b, false, std::nullopt, kScanGapPlies);
+    if (!explains_scans(f) || !fits_every_scan(f)) continue;
+    // The board went on from there: the hand at work since is the next mover's, every move made is done.
+    const Color after = f.result.plies % 2 == 0 ? before.side_to_move() : ~before.side_to_move();
+    out.push_back({b, after, f.result.plies, f.result.plies - pieces_set_down(i + 1)});
+  }
+}
+
+int Reconstructor::pieces_set_down(std::size_t scans) const {
+  int count = 0;
+  const Board* previous = &display_;
+  for (std::size_t i = 0; i < scans && i < history_.size(); ++i) {
+    for (Square q = 0; q < 64; ++q)
+      count += history_[i].board[q] != NO_PIECE && history_[i].board[q] != (*previous)[q];
+    previous = &history_[i].board;
+  }
+  return count;
+}
+
+int Reconstructor::scans_fitting(const Position& before, const std::vector<Move>& sequence) const {
+  const bool pawn_stays = cfg_.profile.pawn_may_stay_on_last_rank;
+  std::vector<Board> positions{physical_view(before, pawn_stays)};
+  Position p = before;
+  for (Move m : sequence) {
+    p.do_move(m);
+    positions.push_back(physical_view(p, pawn_stays));
+  }
+  std::vector<Board> next;  // the boards of the moves that may follow the story
+  for (Move m : MoveList(p)) next.push_back(board_after(positions.back(), p, m));
+  // Every piece on the board stands where it stood before the move or where it stands after it.
+  auto on_the_way = [](const Board& seen, const Board& from, const Board& to) {
+    for (Square q = 0; q < 64; ++q)
+      if (seen[q] != NO_PIECE && seen[q] != from[q] && seen[q] != to[q]) return false;
+    return true;
+  };
+  auto fits_at = [&](const Board& seen, std::size_t j) {
+    if (j + 1 < positions.size()) return on_the_way(seen, positions[j], positions[j + 1]);
+    return on_the_way(seen, positions[j], positions[j]) ||
+           std::any_of(next.begin(), next.end(),
+                       [&](const Board& n) { return on_the_way(seen, positions[j], n); });
+  };
+  // In order: the earliest move a scan fits leaves the most room for the scans after it.
+  std::size_t j = 0;
+  int count = 0;
+  for (const auto& h : history_)
+    for (std::size_t k = j; k < positions.size(); ++k)
+      if (fits_at(h.board, k)) {
+        j = k;
+        ++count;
+        break;
+      }
+  return count;
+}
+
+Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
+                                                     const std::array<Piece, 64>& board,
+                                                     bool last_unpressed_likely, std::optional<Color> begun,
+                                                     int max_plies) const {
+  const Position before = game_.position();
+  GapQuery q;
+  q.from = before;
+  q.board = board;
+  q.pawn_may_stay_on_last_rank = cfg_.profile.pawn_may_stay_on_last_rank;
+  q.promotion_types = cfg_.profile.promotion_types;
+  q.max_plies = std::min(max_plies, has_drops(before.variant()) ? kDropGapPlies : kGapPlies);
+  // Scans tell a story only among a few sequences (hundreds are a hand at work): their searches stop there.
+  if (clockless()) q.max_candidates = kScanCandidates;
+  // The moves the clock says were completed: the sequences that end with the side whose clock runs on
+  // move, all pressed. Failing those, the last move may be on the board with its press still to come.
+  std::optional<Color> on_move = press   ? std::optional<Color>(~press->presser)
+                                 : begun ? begun
+                                         : clock_.on_move();
+  q.side_to_move = on_move;
+  GapResult found = remembered_search_gap(q);
+  if (on_move) {
+    // The last move on the board, its press still to come: when that is shorter by more than a ply, it is
+    // the likelier story (a longer all-pressed sequence needs moves undone, a king out and back).
+    GapQuery unpressed = q;
+    unpressed.side_to_move = ~*on_move;
+    unpressed.min_plies = 2;  // one move shown and not pressed is no gap (the successors have it)
+    // (Shorter by a ply is enough when the board changed after the press: see recover_gap.)
+    const int margin = last_unpressed_likely ? 0 : 1;
+    if (found.plies > 0) unpressed.max_plies = std::max(0, found.plies - 1 - margin);
+    bool all_pressed = found.plies > 0;
+    if (found.plies == 0 || unpressed.max_plies >= unpressed.min_plies) {
+      GapResult other = remembered_search_gap(unpressed);
+      if (other.plies > 0 && !other.exhausted && (found.plies == 0 || other.plies + margin < found.plies)) {
+        found = std::move(other);
+        all_pressed = false;
+      } else if (found.plies == 0 && other.exhausted)
+        found.exhausted = true;
+    }
+    // All pressed, and a ply shorter with the last move shown and not pressed: both are possible (a piece
+    // out and back within the gap, or the next move already on the board when it was read again).
+    if (all_pressed && margin > 0 && found.plies - 1 >= unpressed.min_plies) {
+      unpressed.min_plies = unpressed.max_plies = found.plies - 1;
+      const GapResult other = remembered_search_gap(unpressed);
+      if (other.plies > 0 && !other.exhausted) return {std::move(found), on_move, true};
+    }
+  }
+  return {std::move(found), on_move};
+}
+
+bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
+                                   const std::array<Piece, 64>& board, bool last_unpressed_likely,
+                                   std::optional<Color> begun, int max_plies) {
+  // Pieces gone and nothing set anywhere, no press yet: a hand at work (a dump taken with a piece in the
+  // air) rather than moves made unseen; a search would "explain" a lifted piece as one taken. A press says
+  // the hand is done: then the board is searched as it is (an exchange on a square can leave it so).
+  bool only_lifted = press == nullptr;
+  for (Square q = 0; q < 64 && only_lifted; ++q)
+    only_lifted = board[q] == display_[q] || board[q] == NO_PIECE;
+  if (only_lifted) return false;
+  // (Without a clock no press asks for a search: each settled board that differs is searched once.)
+  if (gaps_.searched(board) || (gaps_.searches_failed() >= 2 && !clockless())) return false;
+  gaps_.mark_searched(board);
+  const Position before = game_.position();
+  GapFound searched = search_gap_to(press, board, last_unpressed_likely, begun, max_plies);
+  GapResult found = std::move(searched.result);
+  const std::optional<Color> on_move = searched.on_move;
+  // A search cut short by its work bound has not seen every sequence: what it found is no explanation to
+  // go on from (a wrong one would make every later move look illegal). Told as a position nothing explains.
+  if (found.plies == 0 || found.exhausted) {
+    gaps_.search_failed();
+    return false;
+  }
+  // The board is reached by moves all pressed and, a ply shorter, by moves whose last is shown and not
+  // pressed: which it is, the next press tells (the shown move's mover presses without moving again, or
+  // the other side moves first). Until then nothing is told: told now, the shorter story's last move
+  // would later go out as the next live move at a ply it was not played at, or the gap's own moves be
+  // counted a ply off. The mismatch time bounds the wait (then the story all pressed, as before).
+  if (searched.unpressed_one_shorter && gaps_.length() != GapTracker::Length::AllPressed && !clockless()) {
+    gaps_.wait_for_length(board, on_move);  // the press leaves the board as it is: searched again then
+    if (!mismatch_at_) mismatch_at_ = t + cfg_.mismatch_ms;
+    return false;
+  }
+  if (clockless() && found.sequences.size() > 1 && !found.truncated) {
+    // The sequences the scans seen since the last move show best are the ones the hands played.
+    // (First the scans each fits, then the positions they show: see scans_fitting.)
+    std::vector<std::pair<int, int>> seen;
+    for (const auto& seq : found.sequences)
+      seen.emplace_back(scans_fitting(before, seq), seen_on_the_way(before, seq));
+    const std::pair<int, int> best = *std::max_element(seen.begin(), seen.end());
+    if (best > std::pair<int, int>{0, 0}) {
+      std::vector<std::vector<Move>> kept;
+      for (std::size_t i = 0; i < seen.size(); ++i)
+        if (seen[i] == best) kept.push_back(std::move(found.sequences[i]));
+      found.sequences = std::move(kept);
+    }
+  }
+  const Color after_all = found.plies % 2 == 0 ? before.side_to_move() : ~before.side_to_move();
+  int completed = on_move && *on_move == after_all ? found.plies : found.plies - 1;
+  if (completed <= 0) return false;  // one move shown, not pressed: the ordinary way completes it
+  std::vector<std::vector<Move>> prefixes;
+  for (const auto& seq : found.sequences) {
+    std::vector<Move> head(seq.begin(), seq.begin() + completed);
+    if (std::find(prefixes.begin(), prefixes.end(), head) == prefixes.end()) prefixes.push_back(head);
+  }
+  // The game goes on from the first (until the arbiter picks one): the one that keeps the most castling
+  // rights, so that a castling the truth still allows is never judged illegal (a king put back on its
+  // square reaches the same board as a knight put back).
+  // Within that, likeliest first (rules/gap_rank.hpp): the arbiter reads the list from the top.
+  auto rights_after = [&](const std::vector<Move>& line) {
+    Position p = before;
+    for (Move m : line) p.do_move(m);
+    return popcount(Bitboard(p.castling_rights()));
+  };
+  const ClockTimes reading = press ? press->clock : clock_.last_times();
+  const GapEvidence evidence = gap_evidence(reading);
+  if (prefixes.size() > 1) {
+    const std::vector<std::size_t> order = rank_gap_candidates(before, prefixes, evidence);
+    std::vector<std::vector<Move>> ranked;
+    ranked.reserve(order.size());
+    for (std::size_t i : order) ranked.push_back(std::move(prefixes[i]));
+    prefixes = std::move(ranked);
+  }
+  std::stable_sort(prefixes.begin(), prefixes.end(),
+                   [&](const auto& a, const auto& b) { return rights_after(a) > rights_after(b); });
+  const int first_ply = game_.ply_count() + 1;
+  const std::int64_t when = press ? press->t_ms : t;
+  const bool missed = prefixes.size() > 1 || found.truncated;
+  if (missed) {
+    // Several sequences: none is told as fact. The game goes on from the board's position (every candidate
+    // reaches it); the record shows the gap until the arbiter settles it.
+    const bool incomplete = found.truncated || found.exhausted;
+    AlertEvent a = moves_missed_alert(before, first_ply, prefixes, incomplete, found.truncated);
+    missed_gap_ = MissedGap{first_ply, prefixes};
+    // The last move of the gap shown and not pressed yet, and which move it is depends on the story (e5
+    // Nxe5 Nc6 then e3, or e5 e3 Nc6 then Nxe5): the game goes on from the first story, but its press
+    // completes the gap, told then whole (every candidate whole), not the complement of a guess. A list
+    // cut at its bound may hide stories whose last move differs: never a live move either.
+    std::vector<std::vector<Move>> whole;
+    for (std::size_t i : rank_gap_candidates(before, found.sequences, evidence))
+      if (std::find(whole.begin(), whole.end(), found.sequences[i]) == whole.end())
+        whole.push_back(found.sequences[i]);
+    std::stable_sort(whole.begin(), whole.end(),
+                     [&](const auto& x, const auto& y) { return rights_after(x) > rights_after(y); });
+    bool tails_differ = found.truncated;
+    for (const auto& seq : whole) tails_differ |= seq.back() != whole.front().back();
+    if (completed < found.plies && tails_differ) {
+      Position end = before;
+      for (Move m : whole.front()) end.do_move(m);
+      open_tail_ = OpenTail{first_ply + completed,
+                            end.board(),
+                            moves_missed_alert(before, first_ply, whole, incomplete, found.truncated),
+                            std::move(whole),
+                            std::move(a),
+                            when};
+    } else {
+      emit(when, std::move(a));
+    }
+  }
+  for (int i = 0; i < completed; ++i) {
+    const Move m = prefixes.front()[std::size_t(i)];
+    const Position& pos = game_.position();
+    std::optional<Piece> handed;
+    if (pos.variant() == Variant::Bughouse) handed = handed_piece(pos, m);
+    MoveEvent ev;
+    ev.uci = to_uci(pos, m);
+    ev.san = to_san(pos, m);
+    ev.recovered = true;
+    const bool last = i == completed - 1;
+    if (last) ev.clock = reading;
+    game_.play(m, last ? reading : ClockTimes{}, when);
+    game_.mark_last(!missed, missed);
+    ev.ply = game_.ply_count();
+    if (!missed) emit(when, ev);
+    if (handed) reserves_.hand_over({*handed, when, game_.ply_count()});
+  }
+  follow_board(t);
+  check_end(when);
+  return true;
+}
+
+bool Reconstructor::gap_length_told_by_a_move(std::int64_t t) {
+  if (gaps_.length() != GapTracker::Length::Waiting || !gaps_.suspected() ||
+      physical_ == gaps_.waiting_board() || game_.outcome())
+    return false;
+  const GapFound f = search_gap_to(nullptr, gaps_.waiting_board(), false, gaps_.waiting_on_move(), kGapPlies);
+  if (!f.explains() || f.result.sequences.empty()) return false;
+  Position end = game_.position();
+  for (Move m : f.result.sequences.front()) end.do_move(m);
+  const Board shown = physical_view(end, cfg_.profile.pawn_may_stay_on_last_rank);
+  bool moved = false;
+  for (Move m : MoveList(end)) moved |= board_after(shown, end, m) == physical_;
+  if (!moved) return false;
+  gaps_.tell_all_pressed();
+  if (!recover_gap_on(t, nullptr, gaps_.waiting_board(), false, gaps_.waiting_on_move())) return false;
+  on_board_changed(t);  // the move is judged from the position the gap reached
+  return true;
+}
+
+GapEvidence Reconstructor::gap_evidence(const ClockTimes& after) const {
+  GapEvidence e;
+  const ClockTimes before = game_.clock_at(game_.ply_count());
+  if (before.known() && after.known())
+    e.time_used_ms =
+        std::array<std::int64_t, 2>{before.white_ms - after.white_ms, before.black_ms - after.black_ms};
+  return e;
+}
+
+int Reconstructor::seen_on_the_way(const Position& before, const std::vector<Move>& sequence) const {
+  const bool pawn_stays = cfg_.profile.pawn_may_stay_on_last_rank;
+  // A board shows a position when every piece on it stands there in that position.
+  auto shows = [](const std::array<Piece, 64>& seen, const Board& position) {
+    for (Square q = 0; q < 64; ++q)
+      if (seen[q] != NO_PIECE && seen[q] != position[q]) return false;
+    return true;
+  };
+  int count = 0;
+  Position p = before;
+  Board previous = physical_view(p, pawn_stays);
+  for (std::size_t i = 0; i + 1 < sequence.size(); ++i) {
+    p.do_move(sequence[i]);
+    const Board now = physical_view(p, pawn_stays);
+    // Seen only if the board could not be the position before it with a piece lifted.
+    // (Not the board as it is now: with pieces in the air allowed it shows the way to itself.)
+    count += std::any_of(history_.begin(), history_.end(), [&](const BoardState& h) {
+      return h.board != physical_ && shows(h.board, now) && !shows(h.board, previous);
+    });
+    previous = now;
+  }
+  return count;
+}
+
+AlertEvent Reconstructor::moves_missed_alert(const Position& before, int first_ply,
+                                             const std::vector<std::vector<Move>>& candidates, bool at_least,
+                                             bool truncated) const {
+  // The likeliest first (the caller ranks them), the first kShownCandidates; candidates_total tells how
+  // many there are (eboardctl recover takes any of them by its number).
+  std::string list = "[";
+  for (std::size_t i = 0; i < candidates.size() && i < kShownCandidates; ++i) {
+    Position p = before;
+    list += i ? ",[" : "[";
+    for (std::size_t k = 0; k < candidates[i].size(); ++k) {
+      list += (k ? ",\"" : "\"") + to_uci(p, candidates[i][k]) + "\"";
+      p.do_move(candidates[i][k]);
+    }
+    list += "]";
+  }
+  list += "]";
+  const std::size_t plies = candidates.front().size();
+  AlertEvent a{"moves-missed",
+               first_ply,
+               before.side_to_move(),
+               std::to_string(plies) + (plies == 1 ? " ply was" : " plies were") +
+                   " made while the board was not followed, and " + (at_least ? "at least " : "") +
+                   std::to_string(candidates.size()) + " move sequences lead to the position it shows" +
+                   (candidates.size() > kShownCandidates
+                        ? ", the likeliest " + std::to_string(kShownCandidates) + " listed"
+                        : std::string(", likeliest first")) +
+                   ": the arbiter can pick one",
+               {}};
+  a.extra.push_back({"candidates", list, true});
+  a.extra.push_back({"candidates_total", std::to_string(candidates.size()), true});
+  a.extra.push_back({"first_ply", std::to_string(first_ply), true});
+  a.extra.push_back({"last_ply", std::to_string(first_ply + int(plies) - 1), true});
+  if (truncated) a.extra.push_back({"incomplete", "true", true});
+  return a;
+}
+
+void Reconstructor::flush_open_tail(std::int64_t t) {
+  if (!open_tail_) return;
+  emit(std::max(t, open_tail_->told_at), std::move(open_tail_->alert));
+  open_tail_.reset();
+}
+
+bool Reconstructor::close_open_tail(std::int64_t t) {
+  if (!open_tail_) return false;
+  if (game_.ply_count() != open_tail_->ply || game_.position().board() != open_tail_->board || !missed_gap_) {
+    flush_open_tail(t);
+    return false;
+  }
+  game_.mark_last(false, true);
+  missed_gap_->candidates = std::move(open_tail_->sequences);
+  emit(t, std::move(open_tail_->whole_alert));
+  open_tail_.reset();
+  return true;
+}
+
+tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(std::size_t index,
+                                                                        std::int64_t t_ms) {
+  if (!missed_gap_) return tl::unexpected(std::string("no gap is waiting for the arbiter"));
+  if (index >= missed_gap_->candidates.size())
+    return tl::unexpected("there are " + std::to_string(missed_gap_->candidates.size()) + " candidates");
+  const MissedGap gap = *missed_gap_;
+  const std::vector<Move>& moves = gap.candidates[index];
+  const int first = gap.first_ply - 1;
+  Game settled = game_;
+  if (!settled.replace_plies(first, moves) || settled.position().board() != game_.position().board())
+    return tl::unexpected(std::string("those moves do not lead to the position the game went on from"));
+  // The gap's plies, now told as moves (late: the game went on meanwhile).
+  std::vector<Event> out;
+  Position p = game_.position_at(first);
+  for (std::size_t k = 0; k < moves.size(); ++k) {
+    MoveEvent ev;
+    ev.ply = gap.first_ply + int(k);
+    ev.uci = to_uci(p, moves[k]);
+    ev.san = to_san(p, moves[k]);
+    ev.recovered = true;
+    ev.clock = settled.plies()[std::size_t(first) + k].clock;
+    out.push_back(Event{t_ms, cfg_.board_id, ev});
+    p.do_move(moves[k]);
+  }
+  game_ = std::move(settled);
+  missed_gap_.reset();
+  open_tail_.reset();
+  recompute_successors();
+  return out;
+}
+
+tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(const std::string& text,
+                                                                        std::int64_t t_ms) {
+  if (!missed_gap_) return tl::unexpected(std::string("no gap is waiting for the arbiter"));
+  std::vector<Move> moves;
+  Position p = game_.position_at(missed_gap_->first_ply - 1);
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == ',')) ++i;
+    std::size_t j = i;
+    while (j < text.size() && text[j] != ' ' && text[j] != ',') ++j;
+    if (j == i) break;
+    std::string token = text.substr(i, j - i);
+    i = j;
+    auto m = parse_uci(p, token);
+    if (!m) m = parse_san(p, token);
+    if (!m) return tl::unexpected("'" + token + "' is not a legal move there");
+    moves.push_back(*m);
+    p.do_move(*m);
+  }
+  const std::size_t plies = missed_gap_->candidates.front().size();
+  if (moves.size() != plies)
+    return tl::unexpected("the gap holds " + std::to_string(plies) + " plies, not " +
+                          std::to_string(moves.size()));
+  missed_gap_->candidates.push_back(moves);
+  auto done = settle_gap(missed_gap_->candidates.size() - 1, t_ms);
+  if (!done && missed_gap_) missed_gap_->candidates.pop_back();
+  return done;
+}
+
+tl::expected<Position, std::string> Reconstructor::board_position(Color side) const {
+  const Position& now = game_.position();
+  std::string fen;
+  for (int r = 7; r >= 0; --r) {
+    int empty = 0;
+    for (int f = 0; f < 8; ++f) {
+      Piece pc = physical_[make_square(f, r)];
+      if (pc == NO_PIECE) {
+        ++empty;
+        continue;
+      }
+      if (empty) fen += char('0' + empty);
+      empty = 0;
+      fen += piece_char(pc);
+    }
+    if (empty) fen += char('0' + empty);
+    if (r) fen += '/';
+  }
+  if (has_drops(now.variant())) {
+    fen += '[';
+    for (Color c : {WHITE, BLACK})
+      for (PieceType t : {QUEEN, ROOK, BISHOP, KNIGHT, PAWN})
+        fen.append(std::size_t(now.pocket(c, t)), piece_char(make_piece(c, t)));
+    fen += ']';
+  }
+  fen += side == WHITE ? " w " : " b ";
+  // Castling only where the king and that rook still stand where the right was kept.
+  std::string castling;
+  for (Color c : {WHITE, BLACK})
+    for (bool king_side : {true, false}) {
+      int idx = castling_index(c, king_side);
+      if (!now.can_castle(std::uint8_t(1u << idx))) continue;
+      Square rook = now.castling_rook(idx);
+      if (physical_[now.king_square(c)] != make_piece(c, KING) || rook == SQ_NONE ||
+          physical_[rook] != make_piece(c, ROOK))
+        continue;
+      char file = char('a' + file_of(rook));
+      castling += c == WHITE ? char(file - 'a' + 'A') : file;
+    }
+  fen += castling.empty() ? "-" : castling;
+  fen += " - 0 " + std::to_string(std::max(1, (game_.ply_count() + 2) / 2));
+  auto pos = Position::from_fen(fen, now.variant(), now.chess960());
+  if (!pos) return tl::unexpected("the board shows no position: " + pos.error());
+  if (std::string why = pos->validate(); !why.empty()) return tl::unexpected(why);
+  return *pos;
+}
+
+void Reconstructor::adopt_position(const Position& p, std::int64_t t, const std::string& why) {
+  flush_open_tail(t);
+  const int first = game_.ply_count() + 1;
+  game_.adopt(p, t);
+  missed_gap_.reset();
+  emit(t, AlertEvent{"position-adopted",
+                     first,
+                     p.side_to_move(),
+                     why + ": the game is followed from the position the board shows (" + p.fen() +
+                         "), the moves that led there unknown",
+                     {{"fen", p.fen(), false}}});
+  follow_board(t);
+  gaps_.forget_searched();
+}
+
+bool Reconstructor::follow_unexplained_press(const PendingPress& press) {
+  // With drops the reserves after unseen moves are unknown (bughouse: the partner's board hands pieces
+  // over): the game is not taken up by itself there; the arbiter can (adopt_board).
+  if (has_drops(game_.position().variant())) return false;
+  // The presser's move is done: his opponent is on move in what the board shows.
+  if (adopt_candidate_) {
+    // The position remembered at the last press, and a legal move from it now: play goes on from there.
+    Position from = adopt_candidate_->position;
+    for (Move m : MoveList(from)) {
+      if (from.side_to_move() != press.presser) break;
+      if (board_after(adopt_candidate_->board, from, m) != physical_) continue;
+      adopt_position(from, press.t_ms, "play went on from a position no legal moves explain");
+      Successor s{m, physical_, false, false};
+      commit(s, press.t_ms, press.clock, touches_.size(), SIZE_MAX, false);
+      return true;
+    }
+  }
+  if (auto p = board_position(~press.presser))
+    adopt_candidate_ = AdoptCandidate{*p, physical_};
+  else
+    adopt_candidate_.reset();
+  return false;
+}
+
+tl::expected<std::vector<Event>, std::string> Reconstructor::adopt_board(std::int64_t t_ms,
+                                                                         std::optional<Color> side) {
+  if (adjournment_) return tl::unexpected(std::string("the game is adjourned"));
+  Color on_move = side ? *side : clock_.on_move().value_or(game_.position().side_to_move());
+  auto p = board_position(on_move);
+  // Not told the side: a player who has moved and not yet pressed the clock leaves the board showing the
+  // other side on move; when only that side makes a position (the one guessed would leave the side not on
+  // move in check), it is that side's move.
+  if (!p && !side)
+    if (auto other = board_position(~on_move)) p = std::move(other);
+  if (!p) return tl::unexpected(p.error());
+  auto saved = std::move(out_);
+  out_.clear();
+  adopt_position(*p, t_ms, "the arbiter adopted the board's position");
+  std::vector<Event> result = std::move(out_);
+  out_ = std::move(saved);
+  return result;
+}
+
+}  // namespace eboard::rules

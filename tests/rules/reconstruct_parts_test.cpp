@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// The parts the Reconstructor composes (rules/turn_clock.hpp, press_wait.hpp, gap_tracker.hpp,
+// reserve_ledger.hpp, touch_tracker.hpp, stood_illegal.hpp): their named phases and the rules each keeps,
+// on their own. How they act together is the reconstruction's tests' (reconstruct_test and the corpora).
+#include <gtest/gtest.h>
+
+#include "rules/gap_tracker.hpp"
+#include "rules/movegen.hpp"
+#include "rules/notation.hpp"
+#include "rules/press_wait.hpp"
+#include "rules/reserve_ledger.hpp"
+#include "rules/stood_illegal.hpp"
+#include "rules/touch_tracker.hpp"
+#include "rules/turn_clock.hpp"
+
+using namespace eboard::rules;
+
+namespace {
+
+ClockReading reading(ClockSide lever_up, std::int64_t left_ms, std::int64_t right_ms) {
+  ClockReading r;
+  r.present = true;
+  r.running = true;
+  r.lever_up = lever_up;
+  r.left_ms = left_ms;
+  r.right_ms = right_ms;
+  return r;
+}
+
+}  // namespace
+
+TEST(TurnClock, SeatsGoFromUnknownToGuessedToConfirmed) {
+  TurnClock c;
+  const ClockReading r = reading(ClockSide::Right, 60000, 50000);
+  EXPECT_EQ(c.seats(), TurnClock::Seats::Unknown);
+  EXPECT_FALSE(c.left_player());
+  EXPECT_FALSE(c.times(r).known());  // no colours before the seats are known
+  c.guess_left(BLACK);
+  EXPECT_EQ(c.seats(), TurnClock::Seats::Guessed);
+  c.confirm_left(WHITE);
+  EXPECT_EQ(c.seats(), TurnClock::Seats::Confirmed);
+  EXPECT_EQ(c.left_player(), WHITE);
+  EXPECT_EQ(c.times(r).white_ms, 60000);
+  EXPECT_EQ(c.times(r).black_ms, 50000);
+  EXPECT_FALSE(c.on_move());  // nothing read yet
+  c.begin(r, 1234);
+  EXPECT_FALSE(c.last());  // being handled, not the last one yet
+  EXPECT_EQ(c.latest()->right_ms, 50000);
+  c.finish(r);
+  EXPECT_EQ(c.on_move(), BLACK);  // the lever is up on the right: Black's clock runs
+  EXPECT_EQ(c.last_ms(), 1234);
+}
+
+TEST(PressWait, StagesFollowTheDecisionAndTheDeadline) {
+  PressWait w;
+  EXPECT_EQ(w.stage(), PressWait::Stage::None);
+  EXPECT_FALSE(w.deadline());
+  w.start(PendingPress{100, {}, WHITE}, 5100);
+  EXPECT_EQ(w.stage(), PressWait::Stage::Waiting);
+  EXPECT_FALSE(w.decision_time());
+  w.decide_at(360);
+  EXPECT_EQ(w.stage(), PressWait::Stage::Deciding);
+  EXPECT_EQ(w.decision_time(), 360);
+  EXPECT_EQ(w.deadline(), 5100);
+  w.decision_came();
+  EXPECT_EQ(w.stage(), PressWait::Stage::Waiting);
+  EXPECT_FALSE(w.decision_time());
+  EXPECT_EQ(w.press().t_ms, 100);
+  w.clear();
+  EXPECT_FALSE(w.pending());
+  EXPECT_FALSE(w.deadline());  // a decided press leaves no deadline behind
+}
+
+TEST(GapTracker, LinkAndLengthPhases) {
+  GapTracker g;
+  EXPECT_EQ(g.link(), GapTracker::Link::Read);
+  g.on_link(false);
+  EXPECT_TRUE(g.link_down());
+  g.on_link(true);
+  EXPECT_EQ(g.link(), GapTracker::Link::Back);
+  EXPECT_TRUE(g.link_changed());
+  EXPECT_FALSE(g.link_down());
+  g.ask_reread(700);
+  EXPECT_EQ(g.reread_wanted(), 700);
+  g.board_read();
+  EXPECT_EQ(g.link(), GapTracker::Link::Read);
+  EXPECT_FALSE(g.reread_wanted());
+  g.ask_reread(700);  // once per press
+  EXPECT_FALSE(g.reread_wanted());
+
+  std::array<Piece, 64> board = Position::start(Variant::Chess).board();
+  g.suspect(true);
+  g.mark_searched(board);
+  EXPECT_TRUE(g.searched(board));
+  g.wait_for_length(board, BLACK);
+  EXPECT_EQ(g.length(), GapTracker::Length::Waiting);
+  EXPECT_FALSE(g.searched(board));  // searched again at the press
+  EXPECT_TRUE(g.stop_waiting());
+  EXPECT_EQ(g.length(), GapTracker::Length::Open);
+  EXPECT_FALSE(g.stop_waiting());
+  g.tell_all_pressed();
+  EXPECT_EQ(g.length(), GapTracker::Length::AllPressed);
+  g.suspect(false);  // a new suspicion opens the length again
+  EXPECT_EQ(g.length(), GapTracker::Length::Open);
+  EXPECT_FALSE(g.first_board_dump());
+}
+
+TEST(ReserveLedger, AnEarlyDropWaitsWhileThePartnerIsBlind) {
+  ReserveLedger r;
+  r.set_partner_blind(true, 0);
+  r.borrow(WHITE, KNIGHT);
+  r.add_early_drop({W_KNIGHT, 1000, 1000, 9, false, true});
+  EXPECT_FALSE(r.next_alert());  // its capture time is unknown while the partner is blind
+  EXPECT_TRUE(r.set_partner_blind(false, 2500));
+  EXPECT_FALSE(r.set_partner_blind(false, 9999));
+  EXPECT_EQ(r.next_alert(), 2500);
+  ASSERT_NE(r.early_drop_due_at(2500), nullptr);
+  EXPECT_TRUE(r.repay(WHITE, KNIGHT));
+  EXPECT_FALSE(r.repay(WHITE, KNIGHT));
+  EXPECT_TRUE(r.take_early_drop(W_KNIGHT));
+  EXPECT_FALSE(r.next_alert());
+}
+
+TEST(ReserveLedger, ExtendsThePocketsWithThePartnersShownCapture) {
+  ReserveLedger r;
+  Position p = Position::start(Variant::Bughouse);
+  EXPECT_FALSE(r.extends());
+  EXPECT_TRUE(r.set_partner_shown(B_ROOK));
+  EXPECT_FALSE(r.set_partner_shown(B_ROOK));
+  r.extend(p);
+  EXPECT_EQ(p.pocket(BLACK, ROOK), 1);
+  EXPECT_EQ(p.pocket(WHITE, ROOK), 0);
+}
+
+TEST(TouchTracker, TouchedOwnPieceThatCouldMoveBinds) {
+  TouchTracker t;
+  const Position p = Position::start(Variant::Chess);
+  // The knight on g1 touched, then e2-e4 played: 4.3.1.
+  t.touched({1000, make_square(6, 0), W_KNIGHT, false});
+  t.touched({2000, make_square(4, 1), W_PAWN, false});
+  const Move e4 = *parse_uci(p, "e2e4");
+  auto alerts = t.judge(p, 1, p.board(), e4, t.size(), SQ_NONE, std::nullopt, 300);
+  ASSERT_EQ(alerts.size(), 1u);
+  EXPECT_EQ(alerts[0].code, "touch-move");
+  // Touched within the scan order window of the pawn's lift: no binding touch.
+  TouchTracker close;
+  close.touched({1900, make_square(6, 0), W_KNIGHT, false});
+  close.touched({2000, make_square(4, 1), W_PAWN, false});
+  EXPECT_TRUE(close.judge(p, 1, p.board(), e4, close.size(), SQ_NONE, std::nullopt, 300).empty());
+}
+
+TEST(StoodIllegal, RemembersTheRepliesThatMakeItStand) {
+  StoodIllegal s;
+  EXPECT_TRUE(StoodIllegal::applies(*profile_by_name("fide-blitz")));
+  EXPECT_FALSE(StoodIllegal::applies(*profile_by_name("fide-standard")));
+  const Position p = Position::start(Variant::Chess);
+  s.remember_pass(p, {}, 500);
+  ASSERT_TRUE(s.standing());
+  EXPECT_TRUE(s.stood().shown.is_none());
+  // Black's e7-e5 from the position the pass left stands it.
+  Position after = p;
+  after.do_null_move();
+  std::array<Piece, 64> reply = p.board();
+  reply[make_square(4, 6)] = NO_PIECE;
+  reply[make_square(4, 4)] = B_PAWN;
+  EXPECT_TRUE(s.shows_reply(reply));
+  EXPECT_FALSE(s.shows_reply(p.board()));
+  s.forget();
+  EXPECT_FALSE(s.shows_reply(reply));
+}
