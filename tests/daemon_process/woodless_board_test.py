@@ -287,6 +287,12 @@ def page_part(h, d):
         type_moves("d5 2. c4")
         ep.wait_until(lambda: next(x for x in d.status()["boards"] if x["id"] == "3")["game"]["ply"] == 3, 15,
                       "board 3's moves typed on the page")
+        # Its answer comes once the moves are durable, which may be after /status shows them: the next
+        # request is typed after it, as an arbiter reads the answer first (two answers in flight may come
+        # in either order, each saying what it answers).
+        wait_js(h, cdp, "(() => { const t = document.getElementById('answer-text').textContent;"
+                        " return t && t.includes('Moves played') ? t : null; })()", 15,
+                "the page's answer to the moves typed")
         type_moves("Qxf7")
         said = wait_js(h, cdp, "(() => { const t = document.getElementById('answer-text').textContent;"
                                " return t && t.includes('Qxf7') ? t : null; })()", 15,
