@@ -1217,7 +1217,12 @@ function sayNear(near, said) {
   out.textContent = said.words;
 }
 
+// Requests asked so far: an answer is shown only if nothing was asked after it (a control is answered once
+// its effect is durable, so two answers in flight may come in either order).
+let asked = 0;
+
 async function request(method, path, body, near) {
+  const mine = ++asked;
   if (near === undefined) {
     // The control clicked or submitted: a button, or the submit button of the form typed in.
     const a = document.activeElement;
@@ -1237,8 +1242,10 @@ async function request(method, path, body, near) {
     text = method + " " + path + ": no answer (" + err + ")";
   }
   const said = answerWords(method, path, status, reply);
-  showAnswer(said.words + "\n" + text);
-  sayNear(near, said);
+  if (mine === asked) {
+    showAnswer(said.words + "\n" + text);
+    sayNear(near, said);
+  }
   scheduleStatus(0);
   return said;
 }
