@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
 
 #include "daemon/eboardd/arbiter.hpp"
 #include "daemon/eboardd/bus_source.hpp"
@@ -945,33 +946,55 @@ http::Response Service::start_round(const json& body) {
       !valid_round_name(body["round"].get<std::string>()))
     return error_json(400,
                       "give the new round as {\"round\": \"3\"}: 1 to 32 letters, digits, '.', '_' or '-'");
+  if (round_changing_) return error_json(409, "the round is changing now: ask again once that is answered");
   Round next{body["round"].get<std::string>(), options_.clock(), {}, {}};
   next.previous = round_.name;
   auto waiting = load_waiting_players(config_.state_dir, next.name);
   if (!waiting) return error_json(500, "the round did not change: " + waiting.error());
   next.players = std::move(*waiting);
-  const std::string pgn = games_pgn();
-  auto archived = archive_round(config_.state_dir, round_, pgn);
-  if (!archived) return error_json(500, "the round is not archived, so it goes on: " + archived.error());
   // A board's game finished now belongs to the round that ends; one under way or not begun, to the next.
   for (const auto& b : boards_) {
     const outputs::BoardGame current = b->board_game();
     next.first_game[b->id()] = current.number + (current.game->outcome() ? 1 : 0);
   }
-  if (auto ok = save_round(config_.state_dir, next); !ok)
-    return error_json(500, "the round did not change: " + ok.error());
+  // The round's archive and the next round's file are written on the background worker (data, rename,
+  // directory synced); the loop takes the new round, and the request its answer, once both are on disk.
+  struct Written {
+    tl::expected<fs::path, std::string> archived;
+    tl::expected<void, std::string> saved;
+  };
+  round_changing_ = true;
+  LaterAnswer later = later_answer(std::chrono::seconds(30), "the round's archive");
+  background_work(io_).post([this, dir = fs::path(config_.state_dir), ending = round_, next,
+                             pgn = games_pgn(), settle = later.settle,
+                             alive = std::weak_ptr<bool>(alive_)]() mutable {
+    auto w = std::make_shared<Written>(Written{archive_round(dir, ending, pgn), {}});
+    if (w->archived) w->saved = save_round(dir, next);
+    boost::asio::post(io_, [this, w, next = std::move(next), settle, alive]() mutable {
+      if (alive.expired()) return settle(error_json(503, "the daemon is stopping"));
+      round_changing_ = false;
+      if (!w->archived)
+        return settle(error_json(500, "the round is not archived, so it goes on: " + w->archived.error()));
+      if (!w->saved) return settle(error_json(500, "the round did not change: " + w->saved.error()));
+      settle(round_started(std::move(next), *w->archived));
+    });
+  });
+  return later.response();
+}
+
+http::Response Service::round_started(Round next, const fs::path& archived) {
   remove_waiting_players(config_.state_dir, next.name);
   spdlog::info("round {} begins; round {} archived in {}", next.name, round_.name.empty() ? "?" : round_.name,
-               archived->string());
+               archived.string());
   const std::string finished = round_.name;
-  round_ = next;
+  round_ = std::move(next);
   json named = json::array();
   for (const auto& b : boards_)
     if (hand_players(*b, false)) named.push_back(b->id());
   retarget_push();  // the new round's lichess rounds
   return http::Response::json(200, json{{"round", round_.name},
                                         {"started", round_.started_ms},
-                                        {"archived", archived->string()},
+                                        {"archived", archived.string()},
                                         {"archived_round", finished},
                                         {"paired_boards", named}}
                                        .dump(-1, ' ', false, json::error_handler_t::replace));
@@ -996,6 +1019,7 @@ bool Service::hand_players(BoardRuntime& b, bool waiting_only) {
 http::Response Service::load_pairings(const json& body) {
   if (!body.contains("text") || !body["text"].is_string())
     return error_json(400, "give the pairings file as {\"text\": \"...\", \"round\": \"3\"}");
+  if (round_changing_) return error_json(409, "the round is changing now: ask again once that is answered");
   // The round the pairings are for: the one given, else the current one (an unnamed current round takes
   // any). A TRF-16 file's round columns are the round's number.
   std::string round_name = round_.name;

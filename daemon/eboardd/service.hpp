@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -172,8 +173,11 @@ class Service {
   std::optional<http::Response> arbiter_control(BoardRuntime& b, const std::string& action,
                                                 const nlohmann::json& body, const std::string& match,
                                                 const std::string& client);
-  // POST /control/round {"round": "3"}: archives the round's PGN, starts the next.
+  // POST /control/round {"round": "3"}: archives the round's PGN, starts the next. Answered once the
+  // archive and round.json are on disk (written on the background worker); 409 while a change is under way.
   http::Response start_round(const nlohmann::json& body);
+  // The loop's part once they are: the next round taken, its players handed to the boards; the answer.
+  http::Response round_started(Round next, const std::filesystem::path& archived);
   // POST /control/pairings {"text": "<CSV or TRF-16>", "round": 3}: sets the boards' player tags.
   // Pairings of a round not begun wait for it (state_dir/pairings); those of a round archived are refused.
   http::Response load_pairings(const nlohmann::json& body);
@@ -227,8 +231,10 @@ class Service {
   int lock_fd_ = -1;  // eboardd.lock: the holder's PID
   int dir_fd_ = -1;   // the state directory, flock'ed: one daemon per state directory
   std::int64_t started_ms_ = 0;
-  Round round_;                               // state_dir/round.json
-  mutable FinishedGames finished_games_{""};  // state_dir/games, read for the PGN feeds
+  Round round_;                  // state_dir/round.json
+  bool round_changing_ = false;  // start_round's files being written on the worker
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // what the worker posts back checks it
+  mutable FinishedGames finished_games_{""};                    // state_dir/games, read for the PGN feeds
   // Signs finished games' archives (state_dir/keys, journal/signing.hpp); loaded or made at start().
   std::shared_ptr<const journal::SigningKey> signing_key_;
   bool running_ = false;
