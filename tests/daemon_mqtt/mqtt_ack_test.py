@@ -20,7 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "daemon_process"))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from eboardctl_proc import SKIP, Harness, wait_until  # noqa: E402
-from mqtt_hall_test import Broker, Eboardd, find_mosquitto, post  # noqa: E402
+from mqtt_hall_test import Broker, Eboardd, board_of, find_mosquitto, post  # noqa: E402
 import web_page_test  # noqa: E402
 
 # The web page test's capture (1. e4 and White's press, then Black presses without moving, at 4900), then the
@@ -29,13 +29,6 @@ CAPTURE = web_page_test.CAPTURE + """6900 < 8d 00 0a 00 04 57 00 04 56 13
 7900 < 8d 00 0a 00 04 57 00 04 55 09
 8900 < 8d 00 0a 00 04 56 00 04 55 09
 """
-
-
-def board_of(daemon, board_id):
-    for b in daemon.status()["boards"]:
-        if b["id"] == board_id:
-            return b
-    return None
 
 
 def open_alerts(daemon, board_id):

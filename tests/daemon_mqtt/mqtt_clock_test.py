@@ -30,30 +30,16 @@ sys.path.insert(0, os.path.join(HERE, "..", "daemon_process"))
 sys.path.insert(0, COUNTERPARTS)
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from eboardctl_proc import SKIP, Harness, wait_until  # noqa: E402
-from mqtt_hall_test import TOKEN, Broker, Eboardd, find_mosquitto  # noqa: E402
+from mqtt_hall_test import TOKEN, Broker, Eboardd, board_of, find_mosquitto  # noqa: E402
+from mqtt_hall_test import post as hall_post  # noqa: E402
 import counterpart_run as cr  # noqa: E402
-import urllib.error  # noqa: E402
-import urllib.request  # noqa: E402
 
 # The aggregator waits 18 s for the host's answer (hall.cpp); eboardctl clock waits 20 s.
 AGGREGATOR_WAIT_S = 18
 
 
-def post(port, path, body, timeout=40):
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(), method="POST",
-                                 headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            return r.status, json.loads(r.read().decode())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read().decode() or "{}")
-
-
-def board_of(daemon, board_id):
-    for b in daemon.status()["boards"]:
-        if b["id"] == board_id:
-            return b
-    return None
+def post(port, path, body):
+    return hall_post(port, path, body, timeout=40)  # beyond the aggregator's wait
 
 
 def clock_of(daemon, board_id):

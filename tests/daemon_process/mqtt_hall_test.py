@@ -64,14 +64,22 @@ def free_port():
     return port
 
 
-def post(port, path, body):
+def post(port, path, body, timeout=15):
     req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(), method="POST",
                                  headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
     try:
-        with urllib.request.urlopen(req, timeout=15) as r:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
             return r.status, json.loads(r.read().decode())
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read().decode() or "{}")
+
+
+def board_of(daemon, board_id):
+    """Board `board_id`'s entry in the daemon's /status, or None."""
+    for b in daemon.status()["boards"]:
+        if b["id"] == board_id:
+            return b
+    return None
 
 
 # A host writes under its own name only; anyone writes commands only under its own name; the arbiter reads all.
