@@ -965,12 +965,14 @@ http::Response Service::start_round(const json& body) {
   };
   round_changing_ = true;
   LaterAnswer later = later_answer(std::chrono::seconds(30), "the round's archive");
-  background_work(io_).post([this, dir = fs::path(config_.state_dir), ending = round_, next,
+  // The worker touches nothing of the service (which may be gone when the job runs): the loop's part
+  // checks `alive` first.
+  background_work(io_).post([this, io = &io_, dir = fs::path(config_.state_dir), ending = round_, next,
                              pgn = games_pgn(), settle = later.settle,
                              alive = std::weak_ptr<bool>(alive_)]() mutable {
     auto w = std::make_shared<Written>(Written{archive_round(dir, ending, pgn), {}});
     if (w->archived) w->saved = save_round(dir, next);
-    boost::asio::post(io_, [this, w, next = std::move(next), settle, alive]() mutable {
+    boost::asio::post(*io, [this, w, next = std::move(next), settle, alive]() mutable {
       if (alive.expired()) return settle(error_json(503, "the daemon is stopping"));
       round_changing_ = false;
       if (!w->archived)
