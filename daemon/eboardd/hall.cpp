@@ -18,6 +18,7 @@
 #include "daemon/eboardd/control.hpp"
 #include "daemon/eboardd/match_runtime.hpp"
 #include "daemon/eboardd/service.hpp"
+#include "daemon/journal/recovery.hpp"
 #include "daemon/outputs/async_file.hpp"
 #include "daemon/outputs/atomic_file.hpp"
 #include "daemon/outputs/pgn_output.hpp"
@@ -216,6 +217,8 @@ void Hall::catch_up(BoardRuntime& b) {
   l.acks.reset();
   const auto limit = b.last_published();
   const mqtt::EventId upto{limit.journal, limit.at};
+  l.chain.reset();
+  if (!l.acks.acked().none()) l.chain = l.acks.acked();
   // Nothing published since the acknowledged event: the journal need not be read.
   if (!(l.acks.acked() < upto)) {
     l.caught_up = true;
@@ -241,7 +244,12 @@ void Hall::catch_up(BoardRuntime& b) {
 void Hall::send(const std::string& board, mqtt::EventId id, int game, const std::string& line, int resend) {
   json event = json::parse(line, nullptr, false);
   if (!event.is_object()) return;
-  mqtt::Envelope env{topics_.host(), board, game, id, std::move(event), resend};
+  mqtt::Envelope env{topics_.host(), board, game, id, std::move(event), resend, std::nullopt};
+  if (!resend) {
+    std::optional<mqtt::EventId>& chain = local_[board].chain;
+    env.after = chain;
+    if (!journal::is_daemon_note(line)) chain = id;  // a resend from the journal has no notes either
+  }
   auto mid = client_->publish(topics_.event(board), mqtt::encode_envelope(env), 1, false);
   if (!mid || resend) return;
   inflight_[*mid] = {board, id};

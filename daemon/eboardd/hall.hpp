@@ -83,6 +83,9 @@ class Hall {
   struct Local {
     mqtt::AckTracker acks;
     bool caught_up = false;  // everything published so far was handed to this connection
+    // The last event handed to this connection as the journal holds them (daemon notes aside): the next
+    // one's `after`. None until a catch-up tells it.
+    std::optional<mqtt::EventId> chain;
     bool state_due = false;
   };
   std::map<std::string, std::string> match_published_;  // local match → the record last published
@@ -90,7 +93,8 @@ class Hall {
   void on_disconnected(const std::string& why);
   void on_ack(int mid);
   void on_message(const std::string& topic, std::string_view payload);
-  // Publishes an event of a local board; `resend` (an aggregator asked for it again) is outside the outbox.
+  // Publishes an event of a local board; `resend` (an aggregator asked for it again) is outside the outbox
+  // and the chain of `after`s.
   void send(const std::string& board, mqtt::EventId id, int game, const std::string& line, int resend = 0);
   // Host: an aggregator lost events of a board on the way: those after body's {journal, seq}, published
   // again from the journal (up to what is published). Returns the answer.

@@ -100,7 +100,11 @@ bool RemoteBoard::take(const Envelope& e) {
   const std::string type = ev.is_object() ? ev.value("type", "") : "";
   const std::int64_t t = ev.contains("t") && ev["t"].is_number_integer() ? ev["t"].get<std::int64_t>() : 0;
   const int ply = ev.contains("ply") && ev["ply"].is_number_integer() ? ev["ply"].get<int>() : 0;
-  if (e.resend == 0 && (hole_ || (type == "move" && ply > game_.ply_count() + 1 && !gap_told_))) {
+  // Lost on the way: a move past the next ply, or an event whose predecessor at its host was not taken
+  // (a game's tail, its result: nothing in the next game's first move tells those).
+  const bool lost = !gap_told_ && ((type == "move" && ply > game_.ply_count() + 1) ||
+                                   (taken_ > 0 && e.after && last_ < *e.after));
+  if (e.resend == 0 && (hole_ || lost)) {
     if (!hole_) hole_ = last_;
     ++waiting_;  // told again in the resend, in its place
     return false;

@@ -64,6 +64,7 @@ std::string encode_envelope(const Envelope& e) {
   json j{{"host", e.host},          {"board", e.board}, {"game", e.game},
          {"journal", e.id.journal}, {"seq", e.id.seq},  {"event", e.event}};
   if (e.resend) j["resend"] = e.resend;
+  if (e.after) j["after"] = {{"journal", e.after->journal}, {"seq", e.after->seq}};
   return j.dump();
 }
 
@@ -89,6 +90,13 @@ tl::expected<Envelope, std::string> decode_envelope(std::string_view payload) {
   if (auto r = j.find("resend"); r != j.end() && r->is_number_integer()) {
     const std::int64_t resend = r->get<std::int64_t>();
     if (resend == 1 || resend == 2) e.resend = int(resend);
+  }
+  // A malformed "after" is as none: the envelope is still taken, without that check.
+  if (auto a = j.find("after"); a != j.end() && a->is_object()) {
+    auto aj = a->find("journal");
+    auto as = a->find("seq");
+    if (aj != a->end() && aj->is_number_integer() && as != a->end() && as->is_number_unsigned())
+      e.after = EventId{aj->get<std::int64_t>(), as->get<std::uint64_t>()};
   }
   return e;
 }

@@ -85,6 +85,10 @@ struct Envelope {
   // Published again at an aggregator's request (a "resend" command): 1, and 2 for the last of the batch.
   // 0: published live (or from the journal after a reconnect, which the host does by itself).
   int resend = 0;
+  // Live and after a reconnect: the board's event published before this one, as its journal holds them
+  // (daemon notes aside); none when the host does not know it (its first event since it started). An
+  // aggregator whose last event taken is older lost some on the way, even at a game's end.
+  std::optional<EventId> after;
 };
 std::string encode_envelope(const Envelope& e);
 // Fails on anything that is not a well-formed envelope (a receiver drops it).

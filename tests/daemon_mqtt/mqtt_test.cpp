@@ -40,7 +40,7 @@ std::string move_line(int ply, const std::string& uci, std::int64_t t = 1000) {
 }
 
 Envelope envelope(std::uint64_t seq, const std::string& line, std::int64_t journal = 100, int game = 1) {
-  return Envelope{"h1", "A", game, EventId{journal, seq}, json::parse(line)};
+  return Envelope{"h1", "A", game, EventId{journal, seq}, json::parse(line), 0, std::nullopt};
 }
 
 }  // namespace
@@ -84,10 +84,22 @@ TEST(Topics, EnvelopeRoundTripAndRejects) {
   EXPECT_EQ(back->id, (EventId{1795708288137, 4242}));
   EXPECT_EQ(back->event["uci"], "g1f3");
   EXPECT_EQ(back->resend, 0);
+  EXPECT_FALSE(back->after);
   e.resend = 2;  // the last of a resend batch
   back = decode_envelope(encode_envelope(e));
   ASSERT_TRUE(back);
   EXPECT_EQ(back->resend, 2);
+  e.after = EventId{1795708288137, 4100};
+  back = decode_envelope(encode_envelope(e));
+  ASSERT_TRUE(back);
+  ASSERT_TRUE(back->after);
+  EXPECT_EQ(*back->after, (EventId{1795708288137, 4100}));
+  // A malformed "after" is as none: the event itself is still good.
+  json j = json::parse(encode_envelope(e));
+  j["after"]["seq"] = -3;
+  back = decode_envelope(j.dump());
+  ASSERT_TRUE(back);
+  EXPECT_FALSE(back->after);
   for (const char* bad :
        {"", "[]", "{", "{\"host\":\"h1\"}",
         "{\"host\":\"h1\",\"board\":\"A\",\"game\":1,\"journal\":1,\"seq\":-1,"
@@ -453,6 +465,52 @@ TEST(RemoteBoard, AHoleWaitsForTheResendAndTheGameGoesOnWhole) {
   EXPECT_TRUE(rb.problems().empty()) << rb.problems().front();
   EXPECT_EQ(rb.status()["held_for_resend"], 2);
   EXPECT_FALSE(rb.take(at(5, 1)));  // a second resend of the same: duplicates
+}
+
+// A game's tail lost on the way (an aggregator killed right after the broker handed it over): the next
+// game's first move fits, but its `after` names an event never taken, so the board waits for the resend
+// and the finished game comes out whole.
+TEST(RemoteBoard, ALostTailOfAGameIsAHoleToo) {
+  RemoteBoard rb("h1", "A");
+  const std::vector<std::string> ucis{"f2f3", "e7e5", "g2g4", "d8h4"};
+  auto at = [&](int ply, int resend = 0) {
+    Envelope e = envelope(std::uint64_t(ply) * 10, move_line(ply, ucis[std::size_t(ply - 1)]));
+    if (ply > 1) e.after = EventId{100, std::uint64_t(ply - 1) * 10};
+    e.resend = resend;
+    return e;
+  };
+  ASSERT_TRUE(rb.take(at(1)));
+  ASSERT_TRUE(rb.take(at(2)));
+  // Plies 3 and 4 and the result lost; the next game (the next journal file) begins.
+  Envelope next = envelope(5, move_line(1, "d2d4"), 200, 2);
+  next.after = EventId{100, 50};  // the result
+  EXPECT_FALSE(rb.take(next));
+  ASSERT_TRUE(rb.hole());
+  EXPECT_EQ(*rb.hole(), (EventId{100, 20}));
+  EXPECT_EQ(rb.game().ply_count(), 2);
+  ASSERT_TRUE(rb.take(at(3, 1)));
+  ASSERT_TRUE(rb.take(at(4, 1)));
+  Envelope result =
+      envelope(50, json{{"t", 2000}, {"board", "A"}, {"type", "result"}, {"result", "0-1"}}.dump());
+  result.resend = 1;
+  ASSERT_TRUE(rb.take(result));
+  next.resend = 2;
+  ASSERT_TRUE(rb.take(next));
+  EXPECT_FALSE(rb.hole());
+  ASSERT_EQ(rb.earlier().size(), 1u);
+  EXPECT_EQ(rb.earlier()[0].game.ply_count(), 4);
+  EXPECT_EQ(rb.game().ply_count(), 1);
+  EXPECT_TRUE(rb.problems().empty()) << rb.problems().front();
+  // An event whose `after` was taken is taken at once; a daemon's note between two events is not in the
+  // chain (a resend from the journal has none), so one lost on the way is no hole.
+  Envelope second = envelope(9, move_line(2, "d7d5"), 200, 2);
+  second.after = EventId{200, 5};
+  EXPECT_TRUE(rb.take(second));
+  Envelope third = envelope(12, move_line(3, "c2c4"), 200, 2);
+  third.after = EventId{200, 9};  // a note at 11 was lost
+  EXPECT_TRUE(rb.take(third));
+  EXPECT_FALSE(rb.hole());
+  EXPECT_EQ(rb.game().ply_count(), 3);
 }
 
 // The host has nothing more (its journal was pruned, or it cannot publish the board): the record stops at
