@@ -654,7 +654,7 @@ void Hall::load_remote() {
                 j["state"].value("tags", json()).dump() + j["state"].value("start_fen", json()).dump();
           } else if (auto env = mqtt::decode_envelope(line);
                      env && env->host == rb.host() && env->board == rb.board()) {
-            events += rb.take(*env) ? 1 : 0;
+            events += rb.take(*env, true) ? 1 : 0;
           }
         }
       });

@@ -91,7 +91,7 @@ void RemoteBoard::problem(std::string text) {
   if (problems_.size() < MAX_PROBLEMS) problems_.push_back(std::move(text));
 }
 
-bool RemoteBoard::take(const Envelope& e) {
+bool RemoteBoard::take(const Envelope& e, bool kept) {
   if (!(last_ < e.id)) {
     ++duplicates_;
     return false;
@@ -102,8 +102,9 @@ bool RemoteBoard::take(const Envelope& e) {
   const int ply = ev.contains("ply") && ev["ply"].is_number_integer() ? ev["ply"].get<int>() : 0;
   // Lost on the way: a move past the next ply, or an event whose predecessor at its host was not taken
   // (a game's tail, its result: nothing in the next game's first move tells those).
-  const bool lost = !gap_told_ && ((type == "move" && ply > game_.ply_count() + 1) ||
-                                   (taken_ > 0 && e.after && last_ < *e.after));
+  const bool lost =
+      !kept && !gap_told_ &&
+      ((type == "move" && ply > game_.ply_count() + 1) || (taken_ > 0 && e.after && last_ < *e.after));
   if (e.resend == 0 && (hole_ || lost)) {
     if (!hole_) hole_ = last_;
     ++waiting_;  // told again in the resend, in its place

@@ -40,7 +40,8 @@ class RemoteBoard {
   // A live move after a hole (events lost on the way: an aggregator killed after the broker handed them
   // over) is not taken: the board waits for its host to send them again (hole()), taking only what is
   // resent, and goes on from there. A hole in what is resent is a problem: the host has no more.
-  bool take(const Envelope& e);
+  // `kept`: read back from what this aggregator kept, all of which it took once: no hole is opened again.
+  bool take(const Envelope& e, bool kept = false);
   // While waiting for a resend: the last event taken before the hole.
   const std::optional<EventId>& hole() const { return hole_; }
   // The host has nothing to resend after hole() (or refused to: `why`): the moves are lost, and the board

@@ -528,6 +528,12 @@ TEST(RemoteBoard, AHoleTheHostCannotFillStopsTheGameOnce) {
   EXPECT_FALSE(rb.hole());
   EXPECT_EQ(rb.problems().size(), 2u);
   EXPECT_EQ(rb.game().ply_count(), 1);
+  // Read back from what the aggregator kept (every event it took), the hole is not opened again.
+  RemoteBoard back("h1", "A");
+  EXPECT_TRUE(back.take(envelope(1, move_line(1, "e2e4")), true));
+  EXPECT_TRUE(back.take(envelope(4, move_line(4, "b8c6")), true));
+  EXPECT_FALSE(back.hole());
+  EXPECT_EQ(back.lines().size(), rb.lines().size());
   ASSERT_TRUE(rb.take(envelope(++seq, move_line(1, "d2d4"))));   // pieces set up again
   EXPECT_FALSE(rb.take(envelope(++seq, move_line(3, "c2c4"))));  // a new hole in the new game is asked
   EXPECT_TRUE(rb.hole());
