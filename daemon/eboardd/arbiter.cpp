@@ -810,6 +810,9 @@ http::Response on_match_moves(BoardRuntime& b, int number, int from_ply, std::st
   if (match_number < 1 || match_number >= mr.number())
     return control_error(409, "game " + std::to_string(number) + " of board " + b.id() +
                                   " is no game of an earlier match of " + mr.name());
+  if (mr.archive_pending(match_number))
+    return control_error(409, "match " + std::to_string(match_number) + " of " + mr.name() +
+                                  " is not written yet (its last events wait for the journal): ask again");
   const int index = mr.boards()[1] == &b ? 1 : 0;
   BoardRuntime& partner = *mr.boards()[std::size_t(1 - index)];
   MatchMovesPart m{mr.name(),
