@@ -379,5 +379,29 @@ TEST(MatchMoves, ACorrectionThatLeavesEveryDropItsPieceIsWritten) {
       << *r->records[0];
 }
 
+// The partner board's record follows when what its moves are called changes: White on B may answer 2...
+// Qh4 by dropping the pawn Black on A took (2a. dxe4 feeds White on B), so it is check, not mate; the
+// capture corrected away, nothing can be dropped on f2 or g3, and the record says mate.
+TEST(MatchMoves, ThePartnersRecordFollowsWhenACheckBecomesAMate) {
+  const std::string bpgn =
+      "[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[WhiteA \"a\"]\n[BlackA \"b\"]\n[WhiteB \"c\"]\n"
+      "[BlackB \"d\"]\n[Result \"*\"]\n[Variant \"Bughouse\"]\n\n"
+      "1A. e4 1a. d5 2A. a3 2a. dxe4 1B. f3 1b. e5 2B. g4 2b. Qh4+ *\n";
+  const std::array<std::string, 2> records{board_record("a", "b", "1. e4 d5 2. a3 dxe4"),
+                                           board_record("c", "d", "1. f3 e5 2. g4 Qh4+")};
+  auto r = replace_match_moves(bpgn, records, 0, 4, "Nf6", moves_verdict(), IDS);
+  ASSERT_TRUE(r) << refusal_text(r.error(), IDS);
+  EXPECT_NE(r->bpgn.find("2b. Qh4# *"), std::string::npos) << r->bpgn;
+  ASSERT_TRUE(r->records[0]);
+  EXPECT_NE(r->records[0]->find("2. a3 Nf6 *"), std::string::npos) << *r->records[0];
+  ASSERT_TRUE(r->records[1]);
+  EXPECT_NE(r->records[1]->find("2. g4 Qh4# *"), std::string::npos) << *r->records[1];
+  EXPECT_EQ(r->records[1]->find("MovesCorrected"), std::string::npos) << "its moves are not corrected";
+  // With the capture kept, the other board's record stays as it is.
+  r = replace_match_moves(bpgn, records, 0, 4, "dxe4", moves_verdict(), IDS);
+  ASSERT_TRUE(r) << refusal_text(r.error(), IDS);
+  EXPECT_FALSE(r->records[1]);
+}
+
 }  // namespace
 }  // namespace eboard::outputs
