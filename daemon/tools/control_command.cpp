@@ -514,7 +514,9 @@ void add_moves_command(CLI::App& app, int& exit_code, Target& t, std::string& bo
                   control_note,
               t);
   cmd->add_option("BOARD", board, "board id")->required();
-  cmd->add_option("--game", game, "the board's game number (an earlier game of the round)")
+  cmd->add_option("--game", game,
+                  "the board's game number (an earlier game of the round; on a bughouse match board, its "
+                  "game of an earlier match)")
       ->required()
       ->check(CLI::Range(1, std::numeric_limits<int>::max()));
   cmd->add_option("--from-ply", from_ply, "the first ply replaced (1 = White's first move)")
@@ -535,7 +537,8 @@ void add_moves_command(CLI::App& app, int& exit_code, Target& t, std::string& bo
       "/games.pgn shows it. The entry is appended to state_dir/arbiter.log.\n"
       "On a bughouse match board, --game N is the board's game of an earlier match (the running match's "
       "moves are the boards'): the whole match is replayed with the corrected plies in the places of those "
-      "they replace, both boards in the order they were played; if a later ply of either board no longer "
+      "they replace, both boards in the order they were played, extra plies after the match's last; if a "
+      "later ply of either board no longer "
       "stands (a drop whose piece came from a capture the correction takes away), the answer names it and "
       "nothing changes; else the board's record and the match's BPGN are kept, rewritten and signed "
       "again.\n");
