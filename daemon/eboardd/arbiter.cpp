@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 #include <system_error>
+#include <tuple>
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/post.hpp>
@@ -22,6 +23,7 @@
 #include "daemon/outputs/async_file.hpp"
 #include "daemon/outputs/atomic_file.hpp"
 #include "daemon/outputs/background_work.hpp"
+#include "daemon/outputs/match_moves.hpp"
 #include "daemon/outputs/pgn_output.hpp"
 #include "daemon/outputs/text_encoding.hpp"
 
@@ -697,6 +699,150 @@ http::Response on_earlier_game(BoardRuntime& b, int number, outputs::ArbiterVerd
   return later.response();
 }
 
+// --- The moves of a board's game of an earlier bughouse match (on_match_moves): the loop asks, the worker
+// replays the match with the corrected plies (outputs::replace_match_moves) and, when every ply stands,
+// rewrites the board's record, the match's BPGN and the partner's record if its text changes (each kept
+// first and signed again), the loop answers.
+
+// The earlier match of a match board's game whose moves are corrected, copied on the loop.
+struct MatchMovesPart {
+  std::string name;
+  int number = 0;  // the match's number of that game
+  fs::path bpgn;   // its archive
+  int index = 0;   // the board's index in the match
+  std::array<std::string, 2> ids;
+  PartnerPart partner;
+};
+
+// On the worker. What replace_match_moves refused, as the 409 says it: the ply that no longer stands.
+http::Response match_moves_refused(const MatchMovesPart& m, const outputs::MatchMovesRefusal& r) {
+  json body{{"error", "match " + std::to_string(m.number) + " of " + m.name +
+                          " does not stand with these moves, so nothing is changed: " +
+                          outputs::refusal_text(r, m.ids)},
+            {"board", m.ids[std::size_t(r.board & 1)]}};
+  if (r.ply > 0) {
+    body["ply"] = r.ply;
+    body["move"] = r.move;
+  }
+  body["why"] = r.why;
+  return http::Response::json(409, dumped(body));
+}
+
+// On the worker. The corrected texts replace the records (rewrite_record, rewrite_file), each only if it is
+// still the text the correction was made from.
+Rewrite replaced_by(const std::string& from, const std::string& to) {
+  return [from, to](const std::string& text) -> tl::expected<std::string, std::string> {
+    if (text != from)
+      return tl::unexpected(std::string("the record changed while it was corrected: ask again"));
+    return to;
+  };
+}
+
+// On the worker. Game `number` of the board (game m.number of match m.name) corrected from ply `from_ply`
+// on, the match replayed; the answer, or the refusal (nothing written).
+tl::expected<json, http::Response> correct_match_moves(const FileJob& job, int number, int from_ply,
+                                                       const std::string& moves,
+                                                       const outputs::ArbiterVerdict& v, json answer,
+                                                       const MatchMovesPart& m) {
+  const PartnerPart& p = m.partner;
+  flush_records(job.files, {m.bpgn});
+  auto bpgn = read_text(m.bpgn);
+  if (!bpgn)
+    return tl::unexpected(control_error(409, "match " + std::to_string(m.number) + " of " + m.name +
+                                                 " has no BPGN on disk yet (" + m.bpgn.string() +
+                                                 "): ask again once it is written"));
+  std::array<std::string, 2> texts;
+  for (const auto& [j, n, index] :
+       {std::tuple{&job, number, m.index}, std::tuple{&p.job, p.number, p.index}}) {
+    auto rec = find_record(j->state_dir / "games", j->board, n, j->files);
+    if (!rec)
+      return tl::unexpected(control_error(409, "board " + j->board + " keeps no record of game " +
+                                                   std::to_string(n) + " (match " + std::to_string(m.number) +
+                                                   "): the match's records are not complete"));
+    flush_records(j->files, {rec->path});
+    texts[std::size_t(index)] = read_text(rec->path).value_or("");
+  }
+  auto fixed = outputs::replace_match_moves(*bpgn, texts, m.index, from_ply, moves, v, m.ids);
+  if (!fixed) return tl::unexpected(match_moves_refused(m, fixed.error()));
+  // The board's record first: it is the one refused when its round archive cannot follow.
+  auto own = rewrite_record(job, number, answer,
+                            replaced_by(texts[std::size_t(m.index)], *fixed->records[std::size_t(m.index)]));
+  if (!own) return tl::unexpected(own.error());
+  json mj{{"name", m.name}, {"number", m.number}};
+  auto match = rewrite_file(job, m.bpgn, m.number, m.name, mj, replaced_by(*bpgn, fixed->bpgn));
+  if (!match) return tl::unexpected(match.error());
+  for (const auto& k : mj["kept"]) answer["kept"].push_back(k);
+  answer["match"] = mj;
+  if (const auto& other = fixed->records[std::size_t(p.index)]) {
+    json pj{{"board", p.job.board}, {"game", p.number}};
+    auto partner = rewrite_record(p.job, p.number, pj, replaced_by(texts[std::size_t(p.index)], *other));
+    if (!partner) {
+      pj["error"] = json::parse(partner.error().body, nullptr, false).value("error", "not rewritten");
+      spdlog::error("board {}: game {} keeps its text after match {}'s moves were corrected: {}", p.job.board,
+                    p.number, m.number, pj["error"].get<std::string>());
+    } else {
+      for (const auto& k : pj["kept"]) answer["kept"].push_back(k);
+    }
+    answer["partner"] = pj;
+  }
+  answer["corrected"] = fixed->was;
+  log_entry(job.state_dir, json{{"t", v.at_ms},
+                                {"utc", utc(v.at_ms)},
+                                {"board", job.board},
+                                {"game", number},
+                                {"match", m.name},
+                                {"match_number", m.number},
+                                {"action", "moves"},
+                                {"from_ply", from_ply},
+                                {"moves", moves},
+                                {"was", fixed->was},
+                                {"why", v.reason},
+                                {"who", v.by},
+                                {"kept", answer["kept"]}});
+  return answer;
+}
+
+// POST /control/<board>/moves on a board of a running match, for its game `number` of an earlier match.
+http::Response on_match_moves(BoardRuntime& b, int number, int from_ply, std::string moves,
+                              outputs::ArbiterVerdict v, json answer, const ArbiterContext& ctx) {
+  MatchRuntime& mr = *ctx.match_runtime;
+  const int match_number = number + mr.number() - b.ledger().game_number();
+  if (match_number < 1 || match_number >= mr.number())
+    return control_error(409, "game " + std::to_string(number) + " of board " + b.id() +
+                                  " is no game of an earlier match of " + mr.name());
+  if (mr.archive_pending(match_number))
+    return control_error(409, "match " + std::to_string(match_number) + " of " + mr.name() +
+                                  " is not written yet (its last events wait for the journal): ask again");
+  const int index = mr.boards()[1] == &b ? 1 : 0;
+  BoardRuntime& partner = *mr.boards()[std::size_t(1 - index)];
+  MatchMovesPart m{mr.name(),
+                   match_number,
+                   mr.bpgn_path(match_number),
+                   index,
+                   {mr.boards()[0]->id(), mr.boards()[1]->id()},
+                   PartnerPart{file_job(partner, ctx),
+                               partner.ledger().game_number() + match_number - mr.number(), 1 - index}};
+  answer["match"] = {{"name", m.name}, {"number", match_number}};
+  LaterAnswer later =
+      later_answer(std::chrono::seconds(60), "the correction of match " + std::to_string(match_number));
+  using Done = tl::expected<json, http::Response>;
+  off_loop<Done>(
+      b,
+      [job = file_job(b, ctx), number, from_ply, moves = std::move(moves), v, answer = std::move(answer),
+       m = std::move(m)]() mutable -> Done {
+        return correct_match_moves(job, number, from_ply, moves, v, std::move(answer), m);
+      },
+      [id = b.id(), number, match_number, from_ply, by = v.by, done = ctx.done,
+       settle = later.settle](Done d) {
+        if (!d) return settle(d.error());
+        spdlog::info("board {}: game {} (match {}): the arbiter corrected the moves from ply {} by {}", id,
+                     number, match_number, from_ply, by);
+        if (done) done();
+        settle(http::Response::json(200, dumped(*d)));
+      });
+  return later.response();
+}
+
 // POST /control/<board>/moves: the moves of an earlier game of the round corrected in its record.
 http::Response moves_action(BoardRuntime& b, const json& body, const ArbiterContext& ctx) {
   for (const auto& [k, v] : body.items())
@@ -714,9 +860,9 @@ http::Response moves_action(BoardRuntime& b, const json& body, const ArbiterCont
   // The reason is checked as a result's is (the code is a placeholder).
   auto v = outputs::make_verdict("1-0", "", "", *reason);
   if (!v) return control_error(400, v.error());
-  if (!ctx.match.empty())
+  if (!ctx.match.empty() && (!b.options().match_member || !ctx.match_runtime))
     return control_error(409, "board " + b.id() + " is in the bughouse match " + ctx.match +
-                                  ": its moves are the match's record (not supported yet)");
+                                  ": its moves are not corrected while the match is not running");
   const int current = b.ledger().game_number();
   const json& n = body.contains("game") ? body["game"] : json();
   if (!n.is_number_integer() || n.get<long long>() < 1 || n.get<long long>() > current)
@@ -737,6 +883,7 @@ http::Response moves_action(BoardRuntime& b, const json& body, const ArbiterCont
           (ctx.client.empty() ? std::string("?") : ctx.client);
   json answer{{"board", b.id()}, {"action", "moves"}, {"game", number}, {"from_ply", from_ply},
               {"moves", *moves}, {"text", v->reason}, {"by", v->by}};
+  if (ctx.match_runtime) return on_match_moves(b, number, from_ply, *moves, *v, std::move(answer), ctx);
   // The record rewritten and the entry logged on the worker; the answer once they are on disk.
   LaterAnswer later =
       later_answer(std::chrono::seconds(60), "the correction of game " + std::to_string(number));

@@ -64,8 +64,13 @@ struct ArbiterContext {
 
 // POST /control/<board>/moves {"game", "from_ply", "moves", "reason", optional "arbiter"}: the moves of an
 // earlier game of the round corrected in its record (outputs::replace_moves), kept, signed again and logged
-// as above; no event (§3 has none for it). Refused on the current game (its moves are the board's). A
-// "moves" body with none of game, from_ply, reason is not this: moves typed on a board without wood.
+// as above; no event (§3 has none for it). Refused on the current game (its moves are the board's). On a
+// bughouse match board, `game` is the board's game of an earlier match (the running match's: refused): the
+// whole match is replayed from its BPGN with the board's plies replaced (outputs::replace_match_moves); a
+// ply of either board that no longer stands (a drop whose piece a corrected capture took away) is a 409
+// naming it (board, ply, move, why) and nothing is written; else the board's record, the BPGN and the
+// partner's record if its text changes are kept, rewritten, signed again and logged. A "moves" body with
+// none of game, from_ply, reason is not this: moves typed on a board without wood.
 // Answers POST /control/<board>/result: {"result", "reason", optional "kind" (decision, forfeit, flag),
 // "rule", "game" (the board's game number; default the current game), "arbiter" (a name for the record)}.
 // Nothing for any other action than these two.

@@ -453,6 +453,11 @@ void MatchRuntime::add_arbiter_tags(rules::PgnTags& tags, std::optional<std::int
 
 void MatchRuntime::rewrite_bpgn() { write_bpgn(); }
 
+bool MatchRuntime::archive_pending(int number) const {
+  return std::any_of(finished_.begin(), finished_.end(),
+                     [number](const Finished& f) { return f.number == number; });
+}
+
 fs::path MatchRuntime::bpgn_path() const { return bpgn_path(std::max(1, number())); }
 
 fs::path MatchRuntime::bpgn_path(int number) const {

@@ -114,6 +114,9 @@ class MatchRuntime {
   std::filesystem::path bpgn_path(int number) const;
   // The BPGN file written again now (the arbiter's tags changed on a board: arbiter.hpp).
   void rewrite_bpgn();
+  // Whether match `number`'s archive is still to be written (its last events wait for a journal): until
+  // then its file is not the match's record.
+  bool archive_pending(int number) const;
   nlohmann::json status() const;
   const journal::MatchRecovery* recovery() const { return recovery_ ? &*recovery_ : nullptr; }
 

@@ -509,12 +509,14 @@ void add_moves_command(CLI::App& app, int& exit_code, Target& t, std::string& bo
                        const std::string& control_note) {
   CLI::App* cmd =
       command(app, "moves",
-              "Correct the moves of BOARD's earlier game --game N of the round, from ply --from-ply "
-              "on (the current game's moves are the board's)" +
+              "Correct the moves of BOARD's earlier game --game N of the round (a match board's: of an "
+              "earlier match), from ply --from-ply on (the current game's moves are the board's)" +
                   control_note,
               t);
   cmd->add_option("BOARD", board, "board id")->required();
-  cmd->add_option("--game", game, "the board's game number (an earlier game of the round)")
+  cmd->add_option("--game", game,
+                  "the board's game number (an earlier game of the round; on a bughouse match board, its "
+                  "game of an earlier match)")
       ->required()
       ->check(CLI::Range(1, std::numeric_limits<int>::max()));
   cmd->add_option("--from-ply", from_ply, "the first ply replaced (1 = White's first move)")
@@ -532,7 +534,14 @@ void add_moves_command(CLI::App& app, int& exit_code, Target& t, std::string& bo
       "(eboardctl "
       "result corrects it). The record keeps the earlier version beside it (<file>.v1, <file>.v1.sig, ...), "
       "carries the tag MovesCorrected (from which ply, and the moves it replaced), and is signed again; "
-      "/games.pgn shows it. The entry is appended to state_dir/arbiter.log.\n");
+      "/games.pgn shows it. The entry is appended to state_dir/arbiter.log.\n"
+      "On a bughouse match board, --game N is the board's game of an earlier match (the running match's "
+      "moves are the boards'): the whole match is replayed with the corrected plies in the places of those "
+      "they replace, both boards in the order they were played, extra plies after the match's last; if a "
+      "later ply of either board no longer "
+      "stands (a drop whose piece came from a capture the correction takes away), the answer names it and "
+      "nothing changes; else the board's record and the match's BPGN are kept, rewritten and signed "
+      "again.\n");
   cmd->callback([&t, &board, &moves, &reason, &arbiter, &game, &from_ply, &exit_code] {
     json body{{"game", game}, {"from_ply", from_ply}, {"moves", moves}, {"reason", reason}};
     if (!arbiter.empty()) body["arbiter"] = arbiter;

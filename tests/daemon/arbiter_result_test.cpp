@@ -4,11 +4,13 @@
 // of each (forfeits: TRF + and -), and a record rewritten with a verdict, read back by the PGN reader.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
 
 #include "daemon/outputs/arbiter_result.hpp"
+#include "daemon/outputs/match_moves.hpp"
 #include "daemon/outputs/pairings.hpp"
 #include "daemon/outputs/round_results.hpp"
 #include "rules/notation.hpp"
@@ -284,3 +286,122 @@ TEST(ArbiterResult, APartnerBoardsRecordFollowsItsMatch) {
   EXPECT_FALSE(apply_partner_result(before, "+/-", *v));
   EXPECT_FALSE(apply_partner_result("no record", "1-0", *v));
 }
+
+namespace eboard::outputs {
+namespace {
+
+// A bughouse match as eboardd writes it, by hand: White on A takes a pawn (2A. exd5), which goes to Black
+// on B, who drops it (1b. P@e6).
+const char* const MATCH_BPGN =
+    "[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[WhiteA \"a\"]\n[BlackA \"b\"]\n[WhiteB \"c\"]\n"
+    "[BlackB \"d\"]\n[Result \"*\"]\n[Variant \"Bughouse\"]\n\n"
+    "1A. e4{119.0} 1a. d5{118.0} 1B. d4{119.5} 2A. exd5{117.0} 1b. P@e6{118.5} *\n";
+
+std::string board_record(const char* white, const char* black, const char* moves) {
+  return std::string("[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"") + white +
+         "\"]\n[Black \"" + black + "\"]\n[Result \"*\"]\n[Variant \"Bughouse\"]\n\n" + moves + " *\n\n";
+}
+
+const std::array<std::string, 2> MATCH_RECORDS{
+    board_record("a", "b", "1. e4 {[%clk 0:01:59]} 1... d5 {[%clk 0:01:58]} 2. exd5 {[%clk 0:01:57]}"),
+    board_record("c", "d", "1. d4 {[%clk 0:01:59.5]} 1... P@e6 {[%clk 0:01:58.5]}")};
+const std::array<std::string, 2> IDS{"A", "B"};
+
+ArbiterVerdict moves_verdict() {
+  auto v = make_verdict("1-0", "", "", "the scoresheets say so");
+  EXPECT_TRUE(v);
+  v->by = "Chief";
+  return *v;
+}
+
+// The capture the drop on the other board took its pawn from, corrected away: the drop no longer stands.
+TEST(MatchMoves, ACaptureALaterDropUsedCannotBeTakenAway) {
+  auto r = replace_match_moves(MATCH_BPGN, MATCH_RECORDS, 0, 3, "Nf3", moves_verdict(), IDS);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().board, 1);
+  EXPECT_EQ(r.error().ply, 2);
+  EXPECT_EQ(r.error().move, "1... P@e6");
+  EXPECT_NE(r.error().why.find("no pawn in Black's reserve"), std::string::npos) << r.error().why;
+  EXPECT_EQ(refusal_text(r.error(), IDS).rfind("board B, ply 2 (1... P@e6): ", 0), 0u)
+      << refusal_text(r.error(), IDS);
+  // An arbiter's move that is not legal where it goes is named too.
+  r = replace_match_moves(MATCH_BPGN, MATCH_RECORDS, 0, 3, "Ke3", moves_verdict(), IDS);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().board, 0);
+  EXPECT_EQ(r.error().ply, 3);
+  EXPECT_EQ(r.error().move, "2. Ke3");
+  // A ply beyond the board's plies + 1, or records that do not hold the BPGN's plies.
+  EXPECT_FALSE(replace_match_moves(MATCH_BPGN, MATCH_RECORDS, 1, 4, "e4", moves_verdict(), IDS));
+  auto other = MATCH_RECORDS;
+  other[1] = board_record("c", "d", "1. d4 Nf6");
+  r = replace_match_moves(MATCH_BPGN, other, 0, 3, "exd5", moves_verdict(), IDS);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().board, 1);
+  EXPECT_EQ(r.error().ply, 0);
+}
+
+// The drop replaced by a knight's move: nothing taken from a reserve. The new ply keeps the clock of the one
+// it replaces; the other board's record stays as it is.
+TEST(MatchMoves, ACorrectionThatLeavesEveryDropItsPieceIsWritten) {
+  auto r = replace_match_moves(MATCH_BPGN, MATCH_RECORDS, 1, 2, "2... g8f6", moves_verdict(), IDS);
+  ASSERT_TRUE(r) << refusal_text(r.error(), IDS);
+  EXPECT_EQ(r->was, "P@e6");
+  EXPECT_NE(r->bpgn.find("1A. e4{119.0} 1a. d5{118.0} 1B. d4{119.5} 2A. exd5{117.0} 1b. Nf6{118.5} *\n"),
+            std::string::npos)
+      << r->bpgn;
+  EXPECT_NE(r->bpgn.find("[MovesCorrected \"board B, from ply 2; was: P@e6\"]"), std::string::npos)
+      << r->bpgn;
+  EXPECT_FALSE(r->records[0]);
+  ASSERT_TRUE(r->records[1]);
+  auto games = rules::read_pgn(*r->records[1]);
+  ASSERT_TRUE(games && games->size() == 1u) << *r->records[1];
+  const auto& g = games->front();
+  ASSERT_EQ(g.moves.size(), 2u);
+  EXPECT_EQ(g.moves[1].san, "Nf6");
+  EXPECT_EQ(g.moves[1].clock_ms, 118500);
+  EXPECT_EQ(g.moves[0].clock_ms, 119500);
+  EXPECT_EQ(g.tag("MovesCorrected"), "from ply 2; was: P@e6");
+  EXPECT_EQ(g.tag("ArbiterBy"), "Chief");
+  EXPECT_EQ(g.tag("White"), "c");
+
+  // A ply added after the board's last goes after the match's last ply; its capture feeds White on B.
+  r = replace_match_moves(MATCH_BPGN, MATCH_RECORDS, 0, 4, "Qxd5", moves_verdict(), IDS);
+  ASSERT_TRUE(r) << refusal_text(r.error(), IDS);
+  EXPECT_EQ(r->was, "-");
+  // (The movetext is wrapped at 80 columns.)
+  auto one_line = [](std::string t) {
+    std::replace(t.begin(), t.end(), '\n', ' ');
+    return t;
+  };
+  EXPECT_NE(one_line(r->bpgn).find("1b. P@e6{118.5} 2a. Qxd5 *"), std::string::npos) << r->bpgn;
+  ASSERT_TRUE(r->records[0]);
+  EXPECT_NE(one_line(*r->records[0]).find("2. exd5 {[%clk 0:01:57]} 2... Qxd5 *"), std::string::npos)
+      << *r->records[0];
+}
+
+// The partner board's record follows when what its moves are called changes: White on B may answer 2...
+// Qh4 by dropping the pawn Black on A took (2a. dxe4 feeds White on B), so it is check, not mate; the
+// capture corrected away, nothing can be dropped on f2 or g3, and the record says mate.
+TEST(MatchMoves, ThePartnersRecordFollowsWhenACheckBecomesAMate) {
+  const std::string bpgn =
+      "[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[WhiteA \"a\"]\n[BlackA \"b\"]\n[WhiteB \"c\"]\n"
+      "[BlackB \"d\"]\n[Result \"*\"]\n[Variant \"Bughouse\"]\n\n"
+      "1A. e4 1a. d5 2A. a3 2a. dxe4 1B. f3 1b. e5 2B. g4 2b. Qh4+ *\n";
+  const std::array<std::string, 2> records{board_record("a", "b", "1. e4 d5 2. a3 dxe4"),
+                                           board_record("c", "d", "1. f3 e5 2. g4 Qh4+")};
+  auto r = replace_match_moves(bpgn, records, 0, 4, "Nf6", moves_verdict(), IDS);
+  ASSERT_TRUE(r) << refusal_text(r.error(), IDS);
+  EXPECT_NE(r->bpgn.find("2b. Qh4# *"), std::string::npos) << r->bpgn;
+  ASSERT_TRUE(r->records[0]);
+  EXPECT_NE(r->records[0]->find("2. a3 Nf6 *"), std::string::npos) << *r->records[0];
+  ASSERT_TRUE(r->records[1]);
+  EXPECT_NE(r->records[1]->find("2. g4 Qh4# *"), std::string::npos) << *r->records[1];
+  EXPECT_EQ(r->records[1]->find("MovesCorrected"), std::string::npos) << "its moves are not corrected";
+  // With the capture kept, the other board's record stays as it is.
+  r = replace_match_moves(bpgn, records, 0, 4, "dxe4", moves_verdict(), IDS);
+  ASSERT_TRUE(r) << refusal_text(r.error(), IDS);
+  EXPECT_FALSE(r->records[1]);
+}
+
+}  // namespace
+}  // namespace eboard::outputs

@@ -7,12 +7,17 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <sys/wait.h>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -30,6 +35,7 @@
 #include "daemon/outputs/async_file.hpp"
 #include "daemon/outputs/background_work.hpp"
 #include "daemon/outputs/pgn_output.hpp"
+#include "rules/movegen.hpp"
 #include "rules/notation.hpp"
 #include "rules/pgn.hpp"
 #include "tests/daemon_journal/manual_source.hpp"
@@ -62,10 +68,9 @@ std::string slurp(const fs::path& p) {
 // The Service of a configuration with boards A and B in a match; the test is the match's feed.
 class Daemon {
  public:
-  // `event`: an [event] table, or nothing.
-  explicit Daemon(const fs::path& dir, const std::string& event = "") {
-    auto cfg = config::parse_config(event +
-                                        "[http]\nlisten = \"127.0.0.1:0\"\n"
+  // `event`: an [event] table, or nothing; `http`: more lines of [http].
+  explicit Daemon(const fs::path& dir, const std::string& event = "", const std::string& http = "") {
+    auto cfg = config::parse_config(event + "[http]\nlisten = \"127.0.0.1:0\"\n" + http +
                                         "[[board]]\nid = \"A\"\nport = \"/dev/eboard-test-A\"\n"
                                         "[[board]]\nid = \"B\"\nport = \"/dev/eboard-test-B\"\n"
                                         "[[match]]\nboards = [\"A\", \"B\"]\nrules = \"bughouse-fqe\"\n",
@@ -105,11 +110,38 @@ class Daemon {
       match().advance(*d + 3);
     }
   }
-  http::Response get(const std::string& path) {
+  http::Response get(const std::string& target) {
     http::Request r;
     r.method = "GET";
-    r.target = r.path = path;
+    r.target = target;
+    r.path = target.substr(0, target.find('?'));
+    if (target.find('?') != std::string::npos) r.query = target.substr(target.find('?') + 1);
     return service_->handle(r);
+  }
+  // A control request with the token, its answer waited for while the loop runs (the file work of an
+  // arbiter's correction is done on the background worker, and the answer made on the loop after it).
+  http::Response post(const std::string& path, const std::string& body, const std::string& token) {
+    http::Request r;
+    r.method = "POST";
+    r.target = r.path = path;
+    r.body = body;
+    r.authorization = "Bearer " + token;
+    r.content_type = "application/json";
+    http::Response res = service_->handle(r);
+    if (!res.deferred) return res;
+    std::atomic<bool> answered{false};
+    http::Response out;
+    std::thread waiter([&] {
+      out = res.deferred();
+      answered = true;
+    });
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!answered && std::chrono::steady_clock::now() < give_up) {
+      io_.restart();
+      io_.run_for(std::chrono::milliseconds(2));
+    }
+    waiter.join();
+    return out;
   }
   std::int64_t now() const { return now_; }
   // What the background writer holds for `path` is written (archives are written off the loop).
@@ -117,6 +149,11 @@ class Daemon {
     eboardd::background_work(io_).drain();  // a signature, and its archive, are handed to the writer there
     auto ok = eboardd::background_files(io_).flush(path);
     EXPECT_TRUE(ok) << ok.error();
+  }
+  // Everything the background writer holds for files in `dir` is written.
+  void flush_dir(const fs::path& dir) {
+    eboardd::background_work(io_).drain();
+    for (const fs::path& p : eboardd::background_files(io_).unwritten_in(dir, "")) flush(p);
   }
   // Runs the io_context until both boards' journals have rotated to the new match's files (made on the
   // background worker, taken back on the loop), as a new-match request's answer waits for.
@@ -639,6 +676,275 @@ TEST(DaemonMatch, TheArbitersResultDecidesTheMatchAndIsReplayed) {
   EXPECT_EQ(d.match().bpgn(), bpgn_then);
   daemon.reset();
   fs::remove_all(dir);
+}
+
+// What the test knows of one ply of a match's BPGN, found on its own: the board, the ply on that board, the
+// mover, the position before it, and the reserve it takes from (a drop) or feeds (a capture: the captured
+// piece, as a pawn if it was promoted, goes to the capturer's partner, FQE 6).
+struct PlyFact {
+  int board = 0;
+  int ply = 0;
+  rules::Color mover = rules::WHITE;
+  rules::Position before;
+  rules::Move move = rules::Move::none();
+  std::string san;
+  std::optional<rules::PieceType> dropped, captured;
+};
+
+std::vector<PlyFact> ply_facts(const std::string& bpgn) {
+  std::vector<PlyFact> out;
+  auto games = rules::read_bpgn(bpgn);
+  EXPECT_TRUE(games && games->size() == 1u) << bpgn;
+  if (!games || games->empty()) return out;
+  auto rec = rules::replay_bughouse(games->front());
+  EXPECT_TRUE(rec) << rec.error();
+  if (!rec) return out;
+  std::array<rules::Position, 2> pos = rec->start;
+  std::array<int, 2> plies{};
+  for (const auto& m : rec->moves) {
+    PlyFact f;
+    f.board = m.board;
+    f.ply = ++plies[std::size_t(m.board)];
+    f.before = pos[std::size_t(m.board)];
+    f.mover = f.before.side_to_move();
+    f.move = m.move;
+    f.san = rules::to_san(f.before, m.move);
+    if (m.move.is_drop()) f.dropped = m.move.drop_type();
+    if (f.before.is_capture(m.move)) {
+      const bool ep = m.move.kind() == rules::Move::EN_PASSANT;
+      f.captured = f.before.captured_hand_type(
+          ep ? rules::Square(m.move.to() + (f.mover == rules::WHITE ? -8 : 8)) : m.move.to());
+    }
+    out.push_back(f);
+    rules::play_bughouse_move(pos, m.board, m.move);
+  }
+  return out;
+}
+
+// The first drop that finds its reserve empty when the plies of `facts` are played without those of board
+// `board` from index `cut` on (counting the reserves only: the other board's positions do not change).
+std::optional<std::size_t> first_empty_drop(const std::vector<PlyFact>& facts, int board, std::size_t cut) {
+  int reserve[2][2][8] = {};
+  for (std::size_t i = 0; i < facts.size(); ++i) {
+    const PlyFact& f = facts[i];
+    if (i >= cut && f.board == board) continue;
+    if (f.dropped) {
+      int& n = reserve[f.board][f.mover][*f.dropped];
+      if (n == 0) return i;
+      --n;
+    }
+    if (f.captured) ++reserve[1 - f.board][~f.mover][*f.captured];
+  }
+  return std::nullopt;
+}
+
+// A legal move in `pos` that neither captures nor drops, other than `other`.
+std::optional<rules::Move> quiet_move(const rules::Position& pos, rules::Move other) {
+  for (rules::Move m : rules::MoveList(pos))
+    if (!m.is_drop() && !pos.is_capture(m) && m != other) return m;
+  return std::nullopt;
+}
+
+// Every file of a directory (name → content).
+std::map<std::string, std::string> files_in(const fs::path& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file()) out[e.path().filename().string()] = slurp(e.path());
+  return out;
+}
+
+fs::path record_of(const fs::path& games, const std::string& board, int number) {
+  for (const auto& e : fs::directory_iterator(games)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with(board + "-") && name.ends_with("-" + std::to_string(number) + ".pgn"))
+      return e.path();
+  }
+  return {};
+}
+
+// `eboardctl verify FILE`: its exit code and what it printed.
+std::pair<int, std::string> verify(const fs::path& file) {
+  const std::string cmd = std::string(EBOARDCTL_BIN) + " verify '" + file.string() + "' 2>&1";
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return {-1, "popen failed"};
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// The arbiter corrects the moves of a board's game of a finished match (POST /control/<id>/moves with its
+// game number): the match is replayed with the corrected plies in the places of those they replace, both
+// boards together. A correction that takes away a capture a later drop on the partner board used is refused
+// (409) naming that drop, and nothing on disk changes; a correction that leaves every drop its piece is
+// written: the board's record and the match's BPGN, each kept as it was (.v1) and signed again, served by
+// number, `eboardctl verify` intact for both versions; the running match's moves stay the boards'.
+TEST(DaemonMatch, AnEarlierMatchsMovesAreCorrectedOnlyWhenEveryDropStillStands) {
+  if (!fs::exists(BPGN)) GTEST_SKIP() << "../shared is absent";
+  const std::string token = "match-moves-token";
+  for (std::size_t k = 0; k < corpus()->matches.size(); ++k) {
+    SCOPED_TRACE("corpus match " + std::to_string(k + 1));
+    const rules::BughouseRecord& rec = corpus()->matches[k];
+    const auto inputs = eboardd::plan_demo_match(rec, 1.0, 300 + k).inputs;
+    const fs::path dir = fresh_dir("moves-" + std::to_string(k));
+    auto daemon = std::make_unique<Daemon>(dir, "", "token = \"" + token + "\"\n");
+    Daemon& d = *daemon;
+    set_players(d, rec);
+    play(d, inputs, 0, inputs.size());
+    finish(d, inputs, rec);
+    if (!d.match().match().result()) {  // an undecided match has no signature to check
+      daemon.reset();
+      fs::remove_all(dir);
+      continue;
+    }
+    ASSERT_EQ(d.match().new_match(), 2);
+    d.rotated();
+    d.settle();
+    const fs::path games = dir / "games";
+    const fs::path bpgn_file = d.match().bpgn_path(1);
+    d.flush_dir(games);
+    d.flush(bpgn_file);
+    d.flush(fs::path(bpgn_file.string() + ".sig"));
+    const std::string before = slurp(bpgn_file);
+    const std::vector<PlyFact> facts = ply_facts(before);
+    const std::array<std::string, 2> ids{"A", "B"};
+
+    // (b) A capture whose piece a later drop on the partner board needed, replaced by a quiet move.
+    std::optional<std::size_t> capture, drop;
+    std::optional<rules::Move> instead;
+    for (std::size_t i = 0; i < facts.size() && !capture; ++i) {
+      const PlyFact& f = facts[i];
+      if (!f.captured) continue;
+      auto empty = first_empty_drop(facts, f.board, i);
+      auto quiet = quiet_move(f.before, f.move);
+      if (!empty || !quiet || facts[*empty].board == f.board || *facts[*empty].dropped != *f.captured ||
+          facts[*empty].mover != ~f.mover)
+        continue;
+      capture = i;
+      drop = *empty;
+      instead = *quiet;
+    }
+    // (a) A board's last ply that captured nothing, replaced by another quiet move and a reply to it.
+    std::optional<std::size_t> last;
+    for (std::size_t i = facts.size(); i-- > 0 && !last;) {
+      const PlyFact& f = facts[i];
+      bool later_on_board = false;
+      for (std::size_t j = i + 1; j < facts.size(); ++j) later_on_board |= facts[j].board == f.board;
+      if (!later_on_board && !f.captured && quiet_move(f.before, f.move)) last = i;
+    }
+    if (!capture || !last) {
+      daemon.reset();
+      fs::remove_all(dir);
+      continue;
+    }
+
+    const std::map<std::string, std::string> files_before = files_in(games);
+    {
+      const PlyFact& c = facts[*capture];
+      const PlyFact& dropped = facts[*drop];
+      const nlohmann::json body{{"game", 1},
+                                {"from_ply", c.ply},
+                                {"moves", rules::to_san(c.before, *instead)},
+                                {"reason", "the capture was misread"}};
+      http::Response res = d.post("/control/" + ids[std::size_t(c.board)] + "/moves", body.dump(), token);
+      ASSERT_EQ(res.status, 409u) << res.body;
+      std::printf("the capture replaced: %u %s\n", res.status, res.body.c_str());
+      auto j = nlohmann::json::parse(res.body);
+      EXPECT_EQ(j["board"], ids[std::size_t(dropped.board)]) << res.body;
+      EXPECT_EQ(j["ply"], dropped.ply) << res.body;
+      EXPECT_NE(j["move"].get<std::string>().find(dropped.san), std::string::npos) << res.body;
+      EXPECT_NE(j["why"].get<std::string>().find("reserve"), std::string::npos) << res.body;
+      EXPECT_EQ(files_in(games), files_before) << "a refused correction changed the records";
+      EXPECT_FALSE(fs::exists(dir / "arbiter.log"));
+    }
+
+    // The running match's moves are the boards'.
+    {
+      const nlohmann::json body{{"game", 2}, {"from_ply", 1}, {"moves", "e4"}, {"reason", "running"}};
+      http::Response res = d.post("/control/A/moves", body.dump(), token);
+      EXPECT_EQ(res.status, 409u) << res.body;
+      EXPECT_EQ(files_in(games), files_before);
+    }
+
+    // (a) A quiet move corrected: written, kept, signed again.
+    const PlyFact& f = facts[*last];
+    const rules::Move m1 = *quiet_move(f.before, f.move);
+    rules::Position after = f.before;
+    after.do_move(m1);
+    rules::MoveList replies(after);
+    ASSERT_GT(replies.size(), 0u);
+    const rules::Move m2 = *replies.begin();
+    const std::string san1 = rules::to_san(f.before, m1), san2 = rules::to_san(after, m2);
+    const std::string id = ids[std::size_t(f.board)];
+    const fs::path record = record_of(games, id, 1);
+    ASSERT_FALSE(record.empty());
+    const std::string record_before = slurp(record);
+    const nlohmann::json body{{"game", 1},
+                              {"from_ply", f.ply},
+                              {"moves", san1 + " " + rules::to_uci(after, m2)},
+                              {"reason", "the last move was misread"},
+                              {"arbiter", "A. Arbiter"}};
+    http::Response res = d.post("/control/" + id + "/moves", body.dump(), token);
+    ASSERT_EQ(res.status, 200u) << res.body;
+    std::printf("the quiet move replaced: %u %s\n", res.status, res.body.c_str());
+    auto answer = nlohmann::json::parse(res.body);
+    EXPECT_EQ(answer["corrected"], f.san);
+    EXPECT_EQ(answer["match"]["number"], 1);
+
+    // The BPGN: the board's plies before it, then the new ones, the second after the match's last ply.
+    const std::string now = slurp(bpgn_file);
+    const std::vector<PlyFact> corrected = ply_facts(now);
+    ASSERT_EQ(corrected.size(), facts.size() + 1);
+    for (std::size_t i = 0; i < facts.size(); ++i)
+      if (i != *last) {
+        EXPECT_EQ(corrected[i].board, facts[i].board) << i;
+        EXPECT_EQ(corrected[i].san, facts[i].san) << i;
+      }
+    EXPECT_EQ(corrected[*last].san, san1);
+    EXPECT_EQ(corrected.back().board, f.board);
+    EXPECT_EQ(corrected.back().san, san2);
+    EXPECT_NE(now.find("[MovesCorrected \"board " + id + ", from ply " + std::to_string(f.ply) +
+                       "; was: " + f.san + "\"]"),
+              std::string::npos)
+        << now;
+    EXPECT_EQ(slurp(bpgn_file.string() + ".v1"), before);
+    EXPECT_EQ(d.get("/matches/A-B.bpgn?match=1").body, now);
+    // The board's record: its moves end with the new ones; kept as it was.
+    const std::string record_now = slurp(record);
+    auto pgn = rules::read_pgn(record_now);
+    ASSERT_TRUE(pgn && pgn->size() == 1u) << record_now;
+    const auto& moves = pgn->front().moves;
+    ASSERT_EQ(int(moves.size()), f.ply + 1);
+    EXPECT_EQ(moves[moves.size() - 2].san, san1);
+    EXPECT_EQ(moves.back().san, san2);
+    EXPECT_EQ(pgn->front().tag("MovesCorrected").value_or(""),
+              "from ply " + std::to_string(f.ply) + "; was: " + f.san);
+    EXPECT_EQ(pgn->front().tag("ArbiterReason").value_or(""), "the last move was misread");
+    EXPECT_EQ(slurp(record.string() + ".v1"), record_before);
+    EXPECT_EQ(d.get("/boards/" + id + ".pgn?game=1").body, record_now);
+    EXPECT_NE(d.get("/games.pgn").body.find(record_now.substr(0, record_now.find("\n\n"))),
+              std::string::npos);
+    // Both versions as they were signed.
+    for (const fs::path& p :
+         {bpgn_file, fs::path(bpgn_file.string() + ".v1"), record, fs::path(record.string() + ".v1")}) {
+      auto [rc, out] = verify(p);
+      EXPECT_EQ(rc, 0) << p << "\n" << out;
+      EXPECT_NE(out.find("INTACT"), std::string::npos) << p << "\n" << out;
+    }
+    const std::string log = slurp(dir / "arbiter.log");
+    EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 1) << log;
+    EXPECT_NE(log.find("\"match_number\":1"), std::string::npos) << log;
+    std::printf(
+        "corpus match %zu: a capture on %s (ply %d) refused for the drop on %s (ply %d); %s's ply %d "
+        "corrected\n",
+        k + 1, ids[std::size_t(facts[*capture].board)].c_str(), facts[*capture].ply,
+        ids[std::size_t(facts[*drop].board)].c_str(), facts[*drop].ply, id.c_str(), f.ply);
+    daemon.reset();
+    if (!std::getenv("EBOARD_KEEP_TEST_DIR")) fs::remove_all(dir);
+    return;
+  }
+  FAIL() << "no corpus match has a capture a later drop needed";
 }
 
 }  // namespace

@@ -31,6 +31,7 @@ usage: arbiter_results_test.py EBOARDD EBOARDCTL
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -428,9 +429,60 @@ def run_match(h, exe, ctl):
             f"B's game 2 as it was, not kept beside {b_record}")
     ep.wait_until(lambda: os.path.isfile(b_record + ".sig") and verify(b_record)[0] == 0, 15,
                   "B's game 2 corrected and signed again")
+
+    # The round ends: matches 1 and 2 are archived with it (rounds/<round>.pgn).
+    r = ctl_run("round", "2")
+    h.check(r.returncode == 0, f"eboardctl round 2: {r.returncode} {r.stdout} {r.stderr}")
+    rounds_dir = os.path.join(d.state, "rounds")
+
+    # Match 2's moves, from the scoresheets (its boards were offline): B's White takes a pawn, which goes to
+    # Black on A (FQE 6), who drops it. The match is replayed in the order the plies were entered.
+    archive2 = os.path.join(games_dir, "match-A-B-2.bpgn")
+    r = ctl_run("moves", "B", "--game", "2", "--from-ply", "1", "--moves", "1. d4 e5 2. dxe5",
+                "--reason", "the scoresheets of board B")
+    h.check(r.returncode == 0, f"match 2's moves on B: {r.returncode} {r.stdout} {r.stderr}")
+    r = ctl_run("moves", "A", "--game", "2", "--from-ply", "1", "--moves", "e2e4 P@e6",
+                "--reason", "the scoresheets of board A", "--json")
+    answer = json.loads(r.stdout) if r.returncode == 0 else {}
+    h.check(r.returncode == 0 and answer.get("match", {}).get("number") == 2,
+            f"match 2's moves on A, a drop of B's capture: {r.returncode} {r.stdout} {r.stderr}")
+    code, text = d.get("/matches/A-B.bpgn?match=2")
+    movetext = " ".join(re.sub(r"\{[^}]*\}", " ", text.split("\n\n", 1)[-1]).split())
+    h.check(code == 200 and movetext == "1B. d4 1b. e5 2B. dxe5 1A. e4 1a. P@e6 0-1"
+            and bpgn_tags(text).get("MovesCorrected") == "board A, from ply 1; was: -",
+            f"match 2's BPGN with both boards' moves: {code} {text}")
+    for path in (archive2, archive2 + ".v1"):
+        rc, out = verify(path)
+        h.check(rc == 0 and "INTACT" in out, f"{os.path.basename(path)} as signed: {rc}")
+    code, text = d.get("/boards/A.pgn?game=2")
+    h.check(code == 200 and "1. e4 P@e6" in " ".join(text.split()), f"A's game 2 with its moves: {code} {text}")
+    # The round's archive holds the corrected record, the earlier one kept beside it.
+    archived = [p for p in glob.glob(os.path.join(rounds_dir, "*.pgn")) if text.strip() in open(p).read()]
+    h.check(len(archived) == 1 and os.path.isfile(archived[0] + ".v1"),
+            f"the round's archive with A's corrected game 2: {archived} in {os.listdir(rounds_dir)}")
+
+    def files_now():
+        return {os.path.join(base, f): open(os.path.join(base, f), "rb").read()
+                for base in (games_dir, rounds_dir) for f in sorted(os.listdir(base)) if ".tmp." not in f}
+
+    # B's capture taken away: A's drop no longer has its pawn. Refused, naming the drop; nothing changes.
+    before = files_now()
+    r = ctl_run("moves", "B", "--game", "2", "--from-ply", "3", "--moves", "Nf3",
+                "--reason", "the capture was misread", "--json")
+    said = r.stdout + r.stderr
+    h.check(r.returncode != 0 and "board A, ply 2 (1... P@e6)" in said and "no pawn in Black's reserve" in said,
+            f"a capture a later drop used, corrected away: {r.returncode} {said}")
+    after = files_now()
+    h.check(after == before, "a refused correction changed the records: "
+            f"{sorted(set(after) ^ set(before)) or [f for f in after if after[f] != before.get(f)]}")
+    # The running match's moves are the boards'.
+    r = ctl_run("moves", "A", "--game", "3", "--from-ply", "1", "--moves", "e4", "--reason", "running")
+    h.check(r.returncode != 0 and "current game" in r.stdout + r.stderr,
+            f"the running match's moves: {r.returncode} {r.stdout} {r.stderr}")
     h.check(d.stop() == 0, "SIGTERM: clean exit 0")
     print("match results: a forfeit ends the match, its correction kept and re-signed, a restart, an earlier match "
-          "corrected (the partner board's record with it), the clock's answer", flush=True)
+          "corrected (the partner board's record with it), an earlier match's moves corrected and a correction that "
+          "takes a dropped piece away refused, the clock's answer", flush=True)
 
 
 def main():
