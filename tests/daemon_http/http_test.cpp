@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -413,6 +414,43 @@ TEST(Http, ServesTheOperatorsPageWithoutATokenAndTheDataOnlyWithOne) {
   }
   // Still only this daemon's names and origins.
   EXPECT_EQ(get(d.port(), "/", "Origin: http://evil.example\r\n").status, 403);
+}
+
+// /index.txt is printed from the route table: every method and path it lists reaches a route of its own,
+// never the answer to a path nobody serves (a listed path with a typo, or a route dropped from the table).
+TEST(Http, EveryPathTheEndpointListNamesIsServed) {
+  Daemon d(base_config("token = \"test-token-123\"\n"));
+  const std::string auth = "Authorization: Bearer test-token-123\r\n";
+  Reply list = get(d.port(), "/index.txt", auth);
+  ASSERT_EQ(list.status, 200);
+  std::istringstream lines(list.body);
+  std::string line;
+  std::vector<std::pair<std::string, std::string>> listed;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string method, path;
+    words >> method >> path;
+    if (method == "GET" || method == "POST" || method == "DELETE") listed.push_back({method, path});
+  }
+  // The daemon's paths (CONTRACTS §4 and what the page and eboardctl use), each listed.
+  for (const char* path : {"/", "/games.pgn", "/matches/<A>-<B>.bpgn", "/status", "/boards/<id>.pgn", "/ws",
+                           "/control/<id>/new-game", "/control/round", "/control/pairings", "/boards",
+                           "/boards/<id>", "/auth/ticket", "/round/results.trf", "/boards/<id>/capture.cap"})
+    EXPECT_TRUE(std::any_of(listed.begin(), listed.end(), [&](const auto& l) { return l.second == path; }))
+        << path << " is not in /index.txt";
+  for (auto [method, path] : listed) {
+    for (auto [from, to] : {std::pair<std::string, std::string>{"<A>-<B>", "A-B"}, {"<id>", "A"}})
+      if (auto at = path.find(from); at != std::string::npos) path.replace(at, from.size(), to);
+    // The board is removed last (the list ends with it): every other request still finds it.
+    Reply r = request(d.port(), method, path, method == "GET" ? "" : "{}", auth);
+    const bool unserved =
+        (r.status == 404 && (r.body.find("not found (see / for what is here)") != std::string::npos ||
+                             r.body.find("use /control/<board>/<action>") != std::string::npos ||
+                             r.body.find("unknown control action") != std::string::npos ||
+                             r.body.find("use DELETE /boards/<id>") != std::string::npos)) ||
+        r.status == 405;
+    EXPECT_FALSE(unserved) << method << " " << path << ": " << r.status << " " << r.body;
+  }
 }
 
 TEST(Http, WebSocketSnapshotThenLiveEvents) {
