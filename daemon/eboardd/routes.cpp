@@ -2,6 +2,8 @@
 // Copyright (C) 2026 the eboardd authors
 #include "daemon/eboardd/routes.hpp"
 
+#include <charconv>
+
 namespace eboard::eboardd {
 
 namespace {
@@ -88,6 +90,30 @@ std::string index_text(std::string_view heading, std::span<const Route> table) {
     if (!route.summary.empty())
       out += index_line(route.method, route.shown.empty() ? route.path : route.shown, route.summary);
   return out;
+}
+
+std::optional<int> record_number(std::string_view s) {
+  int n = 0;
+  const char* end = s.data() + s.size();
+  auto [ptr, err] = std::from_chars(s.data(), end, n);
+  if (err != std::errc() || ptr != end || n < 1) return std::nullopt;
+  return n;
+}
+
+std::string numbers_text(std::vector<int> numbers, int current) {
+  std::erase_if(numbers, [current](int n) { return n >= current; });
+  if (current >= 1) numbers.push_back(current);
+  if (numbers.empty()) return "none yet";
+  std::string out;
+  for (std::size_t i = 0; i < numbers.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == numbers.size() ? " and " : ", ") + std::to_string(numbers[i]);
+  return out + (current >= 1 ? " (the current one)" : "");
+}
+
+http::Response pgn_response(std::string text) {
+  http::Response res = http::Response::text(200, std::move(text));
+  res.content_type = "application/x-chess-pgn; charset=utf-8";
+  return res;
 }
 
 }  // namespace eboard::eboardd

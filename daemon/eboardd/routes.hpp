@@ -65,4 +65,11 @@ const Route* find_route(std::span<const Route> table, Door door, const http::Req
 // The endpoint list: `heading`, then a line per listed route (method, path and summary in columns).
 std::string index_text(std::string_view heading, std::span<const Route> table);
 
+// What the routes of numbered records share: a record's number in a query (?game=N, ?match=N: 1, 2, …;
+// nothing for anything else); "1, 2 and 3 (the current one)", the numbers below `current` that have a
+// file, then `current`; a PGN (or BPGN) answer.
+std::optional<int> record_number(std::string_view s);
+std::string numbers_text(std::vector<int> numbers, int current);
+http::Response pgn_response(std::string text);
+
 }  // namespace eboard::eboardd

@@ -320,14 +320,6 @@ tl::expected<void, std::string> Service::start() {
     on_usb(present, true);
   }
 
-  if (delay_) {
-    // What the boards' journals hold from the last delay_s before the start has not reached the public yet
-    // (the daemon stopped before it did): it goes out when due, as if there had been no restart.
-    const std::int64_t cutoff = delay_->cutoff();
-    for (const auto& b : boards_)
-      for (auto& line : b->snapshot())
-        if (auto t = event_time_of(line); t && *t > cutoff) delay_->push(b->id(), *t, std::move(line));
-  }
   auto ep = http_->listen(config_.http.host, config_.http.port);
   if (!ep) return tl::unexpected(ep.error());
   endpoint_ = *ep;
@@ -345,14 +337,15 @@ tl::expected<void, std::string> Service::start() {
   if (config_.mqtt.enabled) {
     hall_ = std::make_unique<Hall>(io_, config_, *this);
     if (auto ok = hall_->start(); !ok) return tl::unexpected(ok.error());
-    if (delay_) {
-      // As for the local boards above: what the aggregator kept of the remote boards and the public has
-      // not seen yet goes out when due.
-      const std::int64_t cutoff = delay_->cutoff();
-      for (const auto& [id, rb] : hall_->remote_boards())
-        for (const auto& line : rb->lines())
-          if (auto t = event_time_of(line); t && *t > cutoff) delay_->push(id, *t, line);
-    }
+  }
+  if (delay_) {
+    // What the boards' journals (and an aggregator's records of other hosts' boards) hold from the last
+    // delay_s before the start has not reached the public yet (the daemon stopped before it did): it goes
+    // out when due, as if there had been no restart.
+    const std::int64_t cutoff = delay_->cutoff();
+    for (const auto& b : directory().boards())
+      for (auto& line : b->snapshot())
+        if (auto t = event_time_of(line); t && *t > cutoff) delay_->push(b->id(), *t, std::move(line));
   }
   std::string where = ep->address().is_v6()
                           ? "[" + ep->address().to_string() + "]:" + std::to_string(ep->port())
@@ -769,42 +762,25 @@ BoardRuntime* Service::board(std::string_view id) {
 
 std::vector<std::string> Service::snapshot(bool delayed) const {
   std::vector<std::string> lines;
-  for (const auto& b : boards_) {
+  // Other hosts' boards (an aggregator) too: their events went through the same delay line as the local ones.
+  for (const auto& b : directory().boards()) {
     auto s = b->snapshot();
     for (auto& line : s)
       if (!delayed || !delay_ || delay_->is_public(b->id(), event_time_of(line).value_or(0)))
         lines.push_back(std::move(line));
   }
-  // Other hosts' boards (an aggregator): their events went through the same delay line as the local ones.
-  if (hall_)
-    for (const auto& [id, rb] : hall_->remote_boards())
-      for (const auto& line : rb->lines())
-        if (!delayed || !delay_ || delay_->is_public(id, event_time_of(line).value_or(0)))
-          lines.push_back(line);
   return lines;
 }
 
 std::string Service::games_pgn(bool delayed) const {
   std::string out;
-  for (const auto& b : boards_) {
-    const bool behind = delayed && delay_;
-    outputs::BoardGame current = behind ? b->board_game(delay_->cutoff()) : b->board_game();
-    bool earlier = false;
-    for (const FinishedGames::Game* g : finished_games_.of_round(round_, b->id(), current.number))
-      if (!behind || g->written_ms <= delay_->cutoff()) {  // the game's end is public
-        out += g->text;
-        earlier = true;
-      }
-    const bool before_round = !in_round(round_, b->id(), current.number, current.started_ms);
-    if (before_round && current.game->outcome()) continue;  // last round's, archived with it
-    if (earlier && current.game->ply_count() == 0 && !current.game->outcome()) continue;  // set up again
-    out += outputs::game_pgn(current);
-  }
-  // Other hosts' boards (an aggregator), behind the same delay.
-  if (hall_)
-    out += hall_->games_pgn(default_tags(),
-                            delayed && delay_ ? std::optional<std::int64_t>(delay_->cutoff()) : std::nullopt);
+  for (const auto& b : directory().boards()) out += b->round_pgn(cutoff_of(delayed));
   return out;
+}
+
+BoardDirectory Service::directory() const {
+  return BoardDirectory({boards_, hall_.get(), finished_games_, round_, default_tags(),
+                         [this](const BoardRuntime& b) { return livechess_serial(b); }});
 }
 
 rules::PgnTags Service::default_tags() const {
@@ -1021,10 +997,8 @@ http::Response Service::load_pairings(const json& body) {
 
 json Service::status() const {
   json boards = json::array();
-  for (const auto& b : boards_) boards.push_back(b->status());
-  // Other hosts' boards (an aggregator), after the local ones (add_control_status counts on that order).
-  if (hall_)
-    for (const auto& [id, rb] : hall_->remote_boards()) boards.push_back(rb->board_status());
+  // Other hosts' boards (an aggregator) come after the local ones (add_control_status counts on that order).
+  for (const auto& b : directory().boards()) boards.push_back(b->status());
   json failed = json::object();
   for (const auto& [id, why] : failed_) failed[id] = why;
   json matches = json::array();
@@ -1265,33 +1239,15 @@ std::string Service::livechess_serial(const BoardRuntime& b) const {
   return b.id();
 }
 
-livechess::BoardView Service::livechess_view(const BoardRuntime& b, bool live) const {
+livechess::BoardView Service::livechess_view(const DirectoryBoard& b, bool live) const {
   livechess::BoardView v;
   v.board_id = b.id();
-  v.serialnr = livechess_serial(b);
-  v.device = b.options().device;
-  // A board with a link (serial) is ACTIVE while it answers; one without (the demo) always is.
-  v.online = b.link_state() ? b.link_state()->online : true;
+  v.serialnr = b.serial();
+  v.device = b.device();
+  v.online = b.online();
   v.match = v.online;
-  if (live || !delay_)
-    livechess_game_view(b.ledger().game_number(), b.published_game(), v, v.board_id);
-  else
-    livechess_game_view(b.ledger().game_number(), b.public_game(delay_->cutoff()), v,
-                        v.board_id + DELAYED_VIEW);
-  return v;
-}
-
-livechess::BoardView Service::livechess_view(const mqtt::RemoteBoard& rb, bool live) const {
-  livechess::BoardView v;
-  v.board_id = rb.id();
-  v.serialnr = rb.id();  // its host's serial number is not in the hall; the id is unique there
-  v.device = "mqtt:" + rb.host();
-  v.online = rb.online();
-  v.match = v.online;
-  if (live || !delay_)
-    livechess_game_view(rb.game_number(), rb.game(), v, v.board_id);
-  else
-    livechess_game_view(rb.game_number(), rb.public_game(delay_->cutoff()), v, v.board_id + DELAYED_VIEW);
+  const std::optional<std::int64_t> cutoff = cutoff_of(!live);
+  livechess_game_view(b.game_number(), b.game(cutoff), v, cutoff ? v.board_id + DELAYED_VIEW : v.board_id);
   return v;
 }
 
@@ -1341,15 +1297,13 @@ void Service::livechess_game_view(int game_number, const rules::Game& g, liveche
 
 std::vector<livechess::BoardView> Service::livechess_boards(bool live) const {
   std::vector<livechess::BoardView> out;
-  for (const auto& b : boards_) out.push_back(livechess_view(*b, live));
-  // Other hosts' boards (an aggregator): watched like the local ones; a setup stays with their host.
-  if (hall_)
-    for (const auto& [id, rb] : hall_->remote_boards()) out.push_back(livechess_view(*rb, live));
-  std::erase_if(livechess_games_, [this](const auto& kv) {
+  // Other hosts' boards (an aggregator) are watched like the local ones; a setup stays with their host.
+  const auto boards = directory().boards();
+  for (const auto& b : boards) out.push_back(livechess_view(*b, live));
+  std::erase_if(livechess_games_, [&](const auto& kv) {
     std::string id = kv.first;
     if (id.ends_with(DELAYED_VIEW)) id.resize(id.size() - DELAYED_VIEW.size());
-    return std::none_of(boards_.begin(), boards_.end(), [&](const auto& b) { return b->id() == id; }) &&
-           !(hall_ && hall_->is_remote(id));
+    return std::none_of(boards.begin(), boards.end(), [&](const auto& b) { return b->id() == id; });
   });
   return out;
 }
@@ -1373,30 +1327,15 @@ livechess::RoundView Service::livechess_round(bool live) const {
   const std::string round_name = tag(defaults, "Round");
   r.round = std::max(1, std::atoi(round_name.c_str()));
   const std::vector<livechess::BoardView> views = livechess_boards(live);
-  const bool behind = !live && delay_;
-  const std::int64_t cutoff = behind ? delay_->cutoff() : 0;
+  const BoardDirectory boards = directory();
   for (const auto& v : views) {
-    rules::PgnTags tags;
-    int number = 0;
-    std::optional<rules::Outcome> outcome;
-    bool chess960 = false;
-    auto local =
-        std::find_if(boards_.begin(), boards_.end(), [&](const auto& b) { return b->id() == v.board_id; });
-    if (local != boards_.end()) {
-      const BoardRuntime* b = local->get();
-      const outputs::BoardGame bg = behind ? b->board_game(cutoff) : b->board_game();
-      tags = outputs::game_record(bg).tags;
-      number = bg.number;
-      outcome = bg.game->outcome();
-      chess960 = b->options().chess960 && bg.game->start().fen() != rules::Position::start().fen();
-    } else if (hall_ && hall_->is_remote(v.board_id)) {
-      const mqtt::RemoteBoard& rb = *hall_->remote_boards().at(v.board_id);
-      tags = rb.tags();
-      number = rb.game_number();
-      outcome = behind ? rb.public_game(cutoff).outcome() : rb.game().outcome();
-    } else {
-      continue;
-    }
+    const auto b = boards.find(v.board_id);
+    if (!b) continue;
+    const GameRecord record = b->record(cutoff_of(!live));
+    const rules::PgnTags& tags = record.tags;
+    const int number = record.number;
+    const std::optional<rules::Outcome>& outcome = record.outcome;
+    const bool chess960 = record.chess960;
     r.serials.push_back(v.serialnr);
     livechess::PairingView p;
     p.nr = int(r.pairings.size()) + 1;
@@ -1420,10 +1359,10 @@ livechess::RoundView Service::livechess_round(bool live) const {
 
 tl::expected<void, std::string> Service::livechess_setup(const std::string& board_id,
                                                          const std::string& fen) {
-  BoardRuntime* b = board(board_id);
-  if (!b && hall_ && hall_->is_remote(board_id))
-    return tl::unexpected("board " + board_id + " is on another host: set it up there");
-  if (!b) return tl::unexpected("no board " + board_id);
+  const auto entry = directory().find(board_id);
+  if (!entry) return tl::unexpected("no board " + board_id);
+  BoardRuntime* b = entry->runtime();
+  if (!b) return tl::unexpected("board " + board_id + " is on another host: set it up there");
   if (b->options().match_member)
     return tl::unexpected("board " + board_id + " plays in a bughouse match: a position cannot be set up");
   auto pos = rules::Position::from_fen(fen, rules::Variant::Chess, b->options().chess960);

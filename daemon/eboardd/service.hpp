@@ -24,6 +24,7 @@
 
 #include "daemon/config/config.hpp"
 #include "daemon/eboardd/access.hpp"
+#include "daemon/eboardd/board_directory.hpp"
 #include "daemon/eboardd/board_runtime.hpp"
 #include "daemon/eboardd/delay_line.hpp"
 #include "daemon/eboardd/gap_judge.hpp"
@@ -122,6 +123,8 @@ class Service {
   // that position (1-based) in the configuration's [[board]] list; null if neither.
   BoardRuntime* board_of_number(int number);
   nlohmann::json status() const;
+  // Every board the outputs serve, this host's and (aggregating) other hosts', as one interface.
+  BoardDirectory directory() const;
 
   // The WebSocket feeds: the arbiter's (a token holder's) is live; the public's goes through the delay.
   static constexpr int LIVE_FEED = 0;
@@ -171,8 +174,7 @@ class Service {
   http::Response board_output(const std::string& id, const http::Request& r, bool delayed);
   http::Response status_output() const;
   http::Response capture_output(const std::string& id, const http::Request& r, bool delayed);
-  // /boards/<id>.pgn?game=N and /matches/<name>.bpgn?match=N (`cutoff`: the delay's, for a public reader).
-  http::Response numbered_game(BoardRuntime& b, std::string_view number, std::optional<std::int64_t> cutoff);
+  // /matches/<name>.bpgn?match=N (`cutoff`: the delay's, for a public reader).
   http::Response numbered_match(const MatchRuntime& m, std::string_view number,
                                 std::optional<std::int64_t> cutoff);
   // GET /round/results.trf (`trf`) and .csv (?round=<name>, ?encoding=<name>): the round's results for the
@@ -289,8 +291,7 @@ class Service {
   // it); `live` false: as the public sees them, behind the broadcast delay (a listener beyond loopback).
   // What the feed shows is only ever what these return. Last: destroyed first, before the boards it reads.
   std::vector<livechess::BoardView> livechess_boards(bool live) const;
-  livechess::BoardView livechess_view(const BoardRuntime& b, bool live) const;
-  livechess::BoardView livechess_view(const mqtt::RemoteBoard& rb, bool live) const;
+  livechess::BoardView livechess_view(const DirectoryBoard& b, bool live) const;
   // The event, its round and every board's game (tags, result) for the tournament calls.
   livechess::RoundView livechess_round(bool live) const;
   // The game's part of a view (board, start, san, clock), kept per board id until the game changes.

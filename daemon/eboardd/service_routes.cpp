@@ -191,57 +191,6 @@ http::Response Service::results_output(const http::Request& r, bool delayed, boo
   return res;
 }
 
-namespace {
-
-// A record's number in a query (?game=N, ?match=N): 1, 2, …; nothing for anything else.
-std::optional<int> record_number(std::string_view s) {
-  int n = 0;
-  const char* end = s.data() + s.size();
-  auto [ptr, err] = std::from_chars(s.data(), end, n);
-  if (err != std::errc() || ptr != end || n < 1) return std::nullopt;
-  return n;
-}
-
-// "1, 2 and 3 (the current one)": the numbers below `current` that have a file, then `current`.
-std::string numbers_text(std::vector<int> numbers, int current) {
-  std::erase_if(numbers, [current](int n) { return n >= current; });
-  if (current >= 1) numbers.push_back(current);
-  if (numbers.empty()) return "none yet";
-  std::string out;
-  for (std::size_t i = 0; i < numbers.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == numbers.size() ? " and " : ", ") + std::to_string(numbers[i]);
-  return out + (current >= 1 ? " (the current one)" : "");
-}
-
-http::Response pgn_response(std::string text) {
-  http::Response res = http::Response::text(200, std::move(text));
-  res.content_type = "application/x-chess-pgn; charset=utf-8";
-  return res;
-}
-
-}  // namespace
-
-// The current record as the path without the query serves it (behind the delay for a public reader:
-// `cutoff`), a finished one as its archive holds it, once the delay has passed its last write. A number
-// the reader may not see yet is answered as one that does not exist.
-http::Response Service::numbered_game(BoardRuntime& b, std::string_view query,
-                                      std::optional<std::int64_t> cutoff) {
-  const std::optional<int> n = record_number(query);
-  if (!n) return http::Response::text(400, "game must be a game number: 1, 2, … (see /status)");
-  const outputs::BoardGame current = cutoff ? b.board_game(*cutoff) : b.board_game();
-  if (*n == current.number) return pgn_response(outputs::game_pgn(current));
-  if (*n < current.number)
-    if (auto g = finished_games_.board_record(b.id(), *n)) {
-      if (cutoff && g->written_ms > *cutoff)
-        return http::Response::text(404, "game " + std::to_string(*n) + " of board " + b.id() +
-                                             " is not public yet (broadcast delay)");
-      return pgn_response(std::move(g->text));
-    }
-  return http::Response::text(404, "board " + b.id() + " has no game " + std::to_string(*n) +
-                                       " on record; its games: " +
-                                       numbers_text(finished_games_.board_numbers(b.id()), current.number));
-}
-
 http::Response Service::numbered_match(const MatchRuntime& m, std::string_view query,
                                        std::optional<std::int64_t> cutoff) {
   const std::optional<int> n = record_number(query);
@@ -670,11 +619,11 @@ http::Response Service::board_control(const RouteCall& c, BoardControl act) {
     body = json::parse(c.request.body, nullptr, false);
     if (body.is_discarded() || !body.is_object()) return error_json(400, "the body must be a JSON object");
   }
-  BoardRuntime* b = board(id);
-  // Another host's board (an aggregator): the command goes to its host over the hall's broker.
-  if (!b && hall_ && hall_->is_remote(id)) return hall_->send_command(id, action, body);
+  const auto b = directory().find(id);
   if (!b) return error_json(404, "no board '" + id + "'");
-  return (this->*act)(*b, action, body, c.request);
+  // Another host's board (an aggregator): the command goes to its host over the hall's broker.
+  if (!b->runtime()) return hall_->send_command(id, action, body);
+  return (this->*act)(*b->runtime(), action, body, c.request);
 }
 
 http::Response Service::new_game_control(BoardRuntime& b, const std::string&, const json& body,
@@ -757,16 +706,11 @@ http::Response Service::match_output(const std::string& name, const http::Reques
 }
 
 http::Response Service::board_output(const std::string& id, const http::Request& r, bool delayed) {
-  const std::optional<std::int64_t> cutoff = cutoff_of(delayed);
-  const std::optional<std::string> number = r.query_value("game");
-  BoardRuntime* b = board(id);
-  if (b && number) return numbered_game(*b, *number, cutoff);
-  if (!b && number && hall_ && hall_->is_remote(id))
-    return hall_->numbered_board_pgn(id, *number, default_tags(), cutoff);
-  if (!b && hall_)
-    if (auto pgn = hall_->board_pgn(id, default_tags(), cutoff)) return pgn_response(*pgn);
+  const auto b = directory().find(id);
   if (!b) return http::Response::text(404, "no board " + id);
-  return pgn_response(cutoff ? outputs::game_pgn(b->board_game(*cutoff)) : b->pgn());
+  if (const std::optional<std::string> number = r.query_value("game"))
+    return b->numbered(*number, cutoff_of(delayed));
+  return pgn_response(b->pgn(cutoff_of(delayed)));
 }
 
 http::Response Service::status_output() const {
