@@ -1299,6 +1299,7 @@ std::vector<livechess::BoardView> Service::livechess_boards(bool live) const {
   std::vector<livechess::BoardView> out;
   // Other hosts' boards (an aggregator) are watched like the local ones; a setup stays with their host.
   const auto boards = directory().boards();
+  out.reserve(boards.size());
   for (const auto& b : boards) out.push_back(livechess_view(*b, live));
   std::erase_if(livechess_games_, [&](const auto& kv) {
     std::string id = kv.first;
