@@ -416,6 +416,35 @@ TEST(Http, ServesTheOperatorsPageWithoutATokenAndTheDataOnlyWithOne) {
   EXPECT_EQ(get(d.port(), "/", "Origin: http://evil.example\r\n").status, 403);
 }
 
+// The board directory is what the outputs read: each board of this host once, in the configuration's
+// order, answering as its runtime does (the game, its number, its PGN as /boards/<id>.pgn serves it).
+TEST(Http, TheBoardDirectoryAnswersForEveryBoardAsItsRuntimeDoes) {
+  Daemon d(base_config());
+  const sim::Timeline tl = test_support::short_game(T0);
+  d.feed("A", tl.events);
+  d.settle("A");
+  const Reply served = get(d.port(), "/boards/A.pgn");
+  ASSERT_EQ(served.status, 200);
+  d.on_io([&] {
+    eboardd::Service& s = d.service();
+    const auto boards = s.directory().boards();
+    ASSERT_EQ(boards.size(), 2u);
+    EXPECT_EQ(boards[0]->id(), "A");
+    EXPECT_EQ(boards[1]->id(), "B");
+    const auto a = s.directory().find("A");
+    ASSERT_NE(a, nullptr);
+    EXPECT_EQ(a->runtime(), s.board("A"));
+    EXPECT_EQ(a->game(std::nullopt).ply_count(), s.board("A")->game().ply_count());
+    EXPECT_EQ(a->game_number(), s.board("A")->ledger().game_number());
+    EXPECT_EQ(a->record(std::nullopt).number, a->game_number());
+    EXPECT_FALSE(a->record(std::nullopt).outcome.has_value());
+    EXPECT_EQ(a->pgn(std::nullopt), s.board("A")->pgn());
+    EXPECT_EQ(served.body, s.board("A")->pgn());
+    EXPECT_EQ(a->status()["id"], "A");
+    EXPECT_EQ(s.directory().find("Z"), nullptr);
+  });
+}
+
 // /index.txt is printed from the route table: every method and path it lists reaches a route of its own,
 // never the answer to a path nobody serves (a listed path with a typo, or a route dropped from the table).
 TEST(Http, EveryPathTheEndpointListNamesIsServed) {
