@@ -961,25 +961,24 @@ std::optional<std::string> earlier_public_pgn(const mqtt::RemoteBoard& rb, const
 
 }  // namespace
 
-std::string Hall::games_pgn(const rules::PgnTags& defaults, std::optional<std::int64_t> cutoff) const {
+std::string Hall::round_pgn(const mqtt::RemoteBoard& rb, const rules::PgnTags& defaults,
+                            std::optional<std::int64_t> cutoff) const {
   std::string out;
-  for (const auto& [id, rb] : remote_) {
-    if (const RemoteMatch* m = match_of_remote(id)) {  // as its host prints it
-      for (const RemoteMatch::Record* r : m->seen(cutoff))
-        if (auto g = r->games.find(id); g != r->games.end()) out += g->second;
-      continue;
-    }
-    for (const auto& e : rb->earlier())
-      if (!cutoff || e.ended_ms <= *cutoff)  // the game's end is public
-        out += outputs::game_pgn({id, &e.game, e.tags, e.started_ms, e.number, defaults, "", ""});
-    if (cutoff && *cutoff < rb->started_ms() && !rb->earlier().empty()) {
-      // The new game is not public yet: the one before is, as far as the cutoff goes, unless listed above.
-      if (rb->earlier().back().ended_ms > *cutoff) out += *earlier_public_pgn(*rb, defaults, *cutoff);
-      continue;
-    }
-    out += remote_game_pgn(*rb, defaults, cutoff);
+  const std::string& id = rb.id();
+  if (const RemoteMatch* m = match_of_remote(id)) {  // as its host prints it
+    for (const RemoteMatch::Record* r : m->seen(cutoff))
+      if (auto g = r->games.find(id); g != r->games.end()) out += g->second;
+    return out;
   }
-  return out;
+  for (const auto& e : rb.earlier())
+    if (!cutoff || e.ended_ms <= *cutoff)  // the game's end is public
+      out += outputs::game_pgn({id, &e.game, e.tags, e.started_ms, e.number, defaults, "", ""});
+  if (cutoff && *cutoff < rb.started_ms() && !rb.earlier().empty()) {
+    // The new game is not public yet: the one before is, as far as the cutoff goes, unless listed above.
+    if (rb.earlier().back().ended_ms > *cutoff) out += *earlier_public_pgn(rb, defaults, *cutoff);
+    return out;
+  }
+  return out + remote_game_pgn(rb, defaults, cutoff);
 }
 
 std::optional<std::string> Hall::board_pgn(const std::string& id, const rules::PgnTags& defaults,

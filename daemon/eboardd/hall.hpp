@@ -57,7 +57,10 @@ class Hall {
   // With a cutoff (Unix ms; the broadcast delay), the games as the public may see them then.
   bool is_remote(const std::string& id) const { return remote_.count(id) > 0; }
   const std::map<std::string, std::unique_ptr<mqtt::RemoteBoard>>& remote_boards() const { return remote_; }
-  std::string games_pgn(const rules::PgnTags& defaults, std::optional<std::int64_t> cutoff = {}) const;
+  // One remote board's games of the round as /games.pgn holds them (a match board's as its host printed
+  // them).
+  std::string round_pgn(const mqtt::RemoteBoard& rb, const rules::PgnTags& defaults,
+                        std::optional<std::int64_t> cutoff = {}) const;
   std::optional<std::string> board_pgn(const std::string& id, const rules::PgnTags& defaults,
                                        std::optional<std::int64_t> cutoff = {}) const;
   // The BPGN of another host's match "<host>:<match>", as that host serves it (nothing: no such match).

@@ -50,24 +50,7 @@ std::int64_t system_unix_ms() {
 }
 
 http::Response error_json(unsigned status, const std::string& message) {
-  // A message may quote what a client sent: replaced where it is not UTF-8, never thrown.
-  return http::Response::json(status,
-                              json{{"error", message}}.dump(-1, ' ', false, json::error_handler_t::replace));
-}
-
-std::vector<std::string> split_path(std::string_view path) {
-  std::vector<std::string> parts;
-  while (!path.empty()) {
-    if (path.front() == '/') {
-      path.remove_prefix(1);
-      continue;
-    }
-    auto slash = path.find('/');
-    parts.emplace_back(path.substr(0, slash));
-    if (slash == std::string_view::npos) break;
-    path.remove_prefix(slash);
-  }
-  return parts;
+  return control_error(status, message);
 }
 
 std::string hex4(std::uint16_t v) {
@@ -131,86 +114,6 @@ long pid_in(const fs::path& lock_file) {
   std::ifstream in(lock_file);
   long pid = 0;
   return in >> pid ? pid : 0;
-}
-
-const char* INDEX =
-    "eboardd: electronic chess boards for arbiters and broadcasters\n"
-    "\n"
-    "GET  /                           the operator's page (HTML; GET /index.txt: this list)\n"
-    "GET  /games.pgn                  every game of the current round, board after board, the finished\n"
-    "                                 ones too, until the next round starts (PGN with [%clk])\n"
-    "GET  /round/results.trf          the round's results as TRF-16 (?round=N: an archived round; "
-    "?encoding=WINDOWS-1252 …)\n"
-    "GET  /round/results.csv          the same as CSV "
-    "board,white,black,white_elo,black_elo,result,termination\n"
-    "GET  /matches/<A>-<B>.bpgn       a bughouse match: the current one (BPGN; ?match=N: match N, a\n"
-    "                                 finished one as its archive state_dir/games/match-<A>-<B>-N.bpgn)\n"
-    "GET  /status                     boards, links, games, journal, USB boards (JSON)\n"
-    "GET  /boards/<id>.pgn            one board's current game (?game=N: game N, a finished one as its\n"
-    "                                 archive in state_dir/games holds it)\n"
-    "GET  /boards/<id>/capture.cap    the board's raw wire bytes in its current game, as a capture file\n"
-    "                                 (?game=N: a finished game whose journal is kept)\n"
-    "GET  /ws                         WebSocket: the current state, then live events (JSON)\n"
-    "                                 ([broadcast] delay_s: without a token, the PGN, BPGN and /ws views\n"
-    "                                 run that far behind; /status stays live)\n"
-    "POST /auth/ticket                a single-use WebSocket ticket for a browser page (Authorization: "
-    "Bearer <token>)\n"
-    "POST /control/<id>/new-game      {\"fen\": \"...\"} optional        (Authorization: Bearer <token>)\n"
-    "POST /control/<id>/tags          {\"White\": \"...\", ...}           (Authorization: Bearer <token>)\n"
-    "POST /control/round              {\"round\": \"3\"}  archive the round's PGN (state_dir/rounds), start "
-    "round 3\n"
-    "POST /control/pairings           {\"text\": \"<CSV or TRF-16, UTF-8>\", \"round\": \"3\"}  players of "
-    "every "
-    "board; a round to come waits for its start\n"
-    "POST /control/<id>/promotion     {\"side\": \"white\", \"piece\": \"n\"}  the piece of the next "
-    "promotion\n"
-    "POST /control/<id>/ack           {\"alert\": N}                    acknowledge alert N (/status)\n"
-    "POST /control/<id>/draw          draw by agreement\n"
-    "POST /control/<id>/resign        {\"side\": \"black\"}\n"
-    "POST /control/<id>/result        {\"result\": \"+/-\", \"reason\": \"…\"} optional kind, rule, game N, "
-    "arbiter  the arbiter's result or correction\n"
-    "POST /control/<id>/moves         {\"game\": N, \"from_ply\": P, \"moves\": \"e4 e5\", \"reason\": "
-    "\"…\"}  "
-    "an earlier game's moves corrected\n"
-    "POST /control/<id>/adjourn       {\"side\": \"white\", \"sealed\": \"Nf3\"}  the player on move seals\n"
-    "POST /control/<id>/resume        the sealed move is played, the game goes on\n"
-    "POST /control/<id>/recover       {\"candidate\": N} or {\"moves\": \"g7g6 f2f3\"}  settle a missed gap "
-    "(/status: control.missed_gap)\n"
-    "POST /control/<id>/clock         {\"white\": \"1:30:00\", \"black\": 5400000} or {\"add_ms\": 120000, "
-    "\"side\": \"black\"}  set the DGT 3000's times (its ACK checked)\n"
-    "POST /control/<id>/adopt         {\"side\": \"white\"} optional  follow the game from the board's "
-    "position\n"
-    "POST /control/<id>/moves         {\"moves\": [\"e4\", \"e7e5\"]} or {\"move\": \"Nf3\", \"clock\": "
-    "{\"white\": ms, "
-    "\"black\": ms}}  moves typed on a board without a device (all or none)\n"
-    "POST /boards                     {\"id\", \"port\", \"protocol\"}   a board without udev (until a "
-    "reload); {\"id\", \"protocol\": \"none\"} a board without a device\n"
-    "DELETE /boards/<id>              stop and forget a board (until a reload)\n";
-
-// One of the page's files. It holds no data (that comes from /status and /ws, which check the token), so it
-// is served without a token: the page is where the token is typed in. Revalidated at every load (no-cache
-// with an ETag), so a daemon upgraded in the hall never runs an old script against a new daemon.
-http::Response web_asset(const http::Request& r, const web::Asset& a) {
-  http::Response res;
-  res.content_type = std::string(a.content_type);
-  res.headers.push_back({"Cache-Control", "no-cache"});
-  res.headers.push_back({"ETag", std::string(a.etag)});
-  res.headers.push_back({"X-Content-Type-Options", "nosniff"});
-  res.headers.push_back({"Referrer-Policy", "no-referrer"});
-  if (a.content_type.rfind("text/html", 0) == 0) {
-    // Nothing but its own files and its own daemon; no framing (clickjacking of the arbiter's buttons).
-    res.headers.push_back(
-        {"Content-Security-Policy",
-         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-         "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"});
-    res.headers.push_back({"X-Frame-Options", "DENY"});
-  }
-  if (!r.if_none_match.empty() && r.if_none_match.find(a.etag) != std::string::npos) {
-    res.status = 304;
-    return res;
-  }
-  res.body = std::string(a.bytes);
-  return res;
 }
 
 }  // namespace
@@ -417,14 +320,6 @@ tl::expected<void, std::string> Service::start() {
     on_usb(present, true);
   }
 
-  if (delay_) {
-    // What the boards' journals hold from the last delay_s before the start has not reached the public yet
-    // (the daemon stopped before it did): it goes out when due, as if there had been no restart.
-    const std::int64_t cutoff = delay_->cutoff();
-    for (const auto& b : boards_)
-      for (auto& line : b->snapshot())
-        if (auto t = event_time_of(line); t && *t > cutoff) delay_->push(b->id(), *t, std::move(line));
-  }
   auto ep = http_->listen(config_.http.host, config_.http.port);
   if (!ep) return tl::unexpected(ep.error());
   endpoint_ = *ep;
@@ -442,14 +337,15 @@ tl::expected<void, std::string> Service::start() {
   if (config_.mqtt.enabled) {
     hall_ = std::make_unique<Hall>(io_, config_, *this);
     if (auto ok = hall_->start(); !ok) return tl::unexpected(ok.error());
-    if (delay_) {
-      // As for the local boards above: what the aggregator kept of the remote boards and the public has
-      // not seen yet goes out when due.
-      const std::int64_t cutoff = delay_->cutoff();
-      for (const auto& [id, rb] : hall_->remote_boards())
-        for (const auto& line : rb->lines())
-          if (auto t = event_time_of(line); t && *t > cutoff) delay_->push(id, *t, line);
-    }
+  }
+  if (delay_) {
+    // What the boards' journals (and an aggregator's records of other hosts' boards) hold from the last
+    // delay_s before the start has not reached the public yet (the daemon stopped before it did): it goes
+    // out when due, as if there had been no restart.
+    const std::int64_t cutoff = delay_->cutoff();
+    for (const auto& b : directory().boards())
+      for (auto& line : b->snapshot())
+        if (auto t = event_time_of(line); t && *t > cutoff) delay_->push(b->id(), *t, std::move(line));
   }
   std::string where = ep->address().is_v6()
                           ? "[" + ep->address().to_string() + "]:" + std::to_string(ep->port())
@@ -866,42 +762,25 @@ BoardRuntime* Service::board(std::string_view id) {
 
 std::vector<std::string> Service::snapshot(bool delayed) const {
   std::vector<std::string> lines;
-  for (const auto& b : boards_) {
+  // Other hosts' boards (an aggregator) too: their events went through the same delay line as the local ones.
+  for (const auto& b : directory().boards()) {
     auto s = b->snapshot();
     for (auto& line : s)
       if (!delayed || !delay_ || delay_->is_public(b->id(), event_time_of(line).value_or(0)))
         lines.push_back(std::move(line));
   }
-  // Other hosts' boards (an aggregator): their events went through the same delay line as the local ones.
-  if (hall_)
-    for (const auto& [id, rb] : hall_->remote_boards())
-      for (const auto& line : rb->lines())
-        if (!delayed || !delay_ || delay_->is_public(id, event_time_of(line).value_or(0)))
-          lines.push_back(line);
   return lines;
 }
 
 std::string Service::games_pgn(bool delayed) const {
   std::string out;
-  for (const auto& b : boards_) {
-    const bool behind = delayed && delay_;
-    outputs::BoardGame current = behind ? b->board_game(delay_->cutoff()) : b->board_game();
-    bool earlier = false;
-    for (const FinishedGames::Game* g : finished_games_.of_round(round_, b->id(), current.number))
-      if (!behind || g->written_ms <= delay_->cutoff()) {  // the game's end is public
-        out += g->text;
-        earlier = true;
-      }
-    const bool before_round = !in_round(round_, b->id(), current.number, current.started_ms);
-    if (before_round && current.game->outcome()) continue;  // last round's, archived with it
-    if (earlier && current.game->ply_count() == 0 && !current.game->outcome()) continue;  // set up again
-    out += outputs::game_pgn(current);
-  }
-  // Other hosts' boards (an aggregator), behind the same delay.
-  if (hall_)
-    out += hall_->games_pgn(default_tags(),
-                            delayed && delay_ ? std::optional<std::int64_t>(delay_->cutoff()) : std::nullopt);
+  for (const auto& b : directory().boards()) out += b->round_pgn(cutoff_of(delayed));
   return out;
+}
+
+BoardDirectory Service::directory() const {
+  return BoardDirectory({boards_, hall_.get(), finished_games_, round_, default_tags(),
+                         [this](const BoardRuntime& b) { return livechess_serial(b); }});
 }
 
 rules::PgnTags Service::default_tags() const {
@@ -1118,10 +997,8 @@ http::Response Service::load_pairings(const json& body) {
 
 json Service::status() const {
   json boards = json::array();
-  for (const auto& b : boards_) boards.push_back(b->status());
-  // Other hosts' boards (an aggregator), after the local ones (add_control_status counts on that order).
-  if (hall_)
-    for (const auto& [id, rb] : hall_->remote_boards()) boards.push_back(rb->board_status());
+  // Other hosts' boards (an aggregator) come after the local ones (add_control_status counts on that order).
+  for (const auto& b : directory().boards()) boards.push_back(b->status());
   json failed = json::object();
   for (const auto& [id, why] : failed_) failed[id] = why;
   json matches = json::array();
@@ -1350,500 +1227,6 @@ void Service::reassign_usb() {
   }
 }
 
-Right Service::right_of(const http::Request& r) const {
-  if (Right by_header = right_of_token(r.token(), config_.http); by_header != Right::none) return by_header;
-  // A relay that can only be given a URL: the read token may ride in it (it cannot control), never the
-  // control token (URLs end up in logs, histories and Referer headers).
-  if (auto q = r.query_value("token"); q && same_secret(*q, config_.http.read_token)) return Right::read;
-  return Right::none;
-}
-
-bool Service::is_control(const http::Request& r) const {
-  // Every change is a POST or a DELETE; a GET with the control token is the arbiter's too (eboardctl status),
-  // and so is a WebSocket with a ticket the control token got (the arbiter's screen).
-  if (r.method != "GET" || right_of_token(r.token(), config_.http) == Right::control) return true;
-  auto ticket = r.websocket ? offered_ticket(r.ws_protocols) : std::nullopt;
-  return ticket && tickets_.peek(*ticket) == Right::control;
-}
-
-namespace {
-
-bool is_json(std::string_view content_type) {
-  auto semi = content_type.find(';');
-  std::string_view t = content_type.substr(0, semi);
-  while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
-  std::string lower(t);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return char(std::tolower(c)); });
-  return lower == "application/json";
-}
-
-http::Response unauthorized(const std::string& why) {
-  auto res = error_json(401, why);
-  res.headers.push_back({"WWW-Authenticate", "Bearer realm=\"eboardd\""});
-  return res;
-}
-
-}  // namespace
-
-http::Response Service::control(const http::Request& r) {
-  const bool board_delete = r.method == "DELETE" && r.path.rfind("/boards/", 0) == 0;
-  if (r.method != "POST" && !board_delete) {
-    auto res = error_json(405, r.path.rfind("/boards/", 0) == 0 ? "a board is removed by DELETE /boards/<id>"
-                                                                : "control actions are POST requests");
-    res.headers.push_back({"Allow", r.path.rfind("/boards/", 0) == 0 ? "DELETE" : "POST"});
-    return res;
-  }
-  if (config_.http.token.empty())
-    return error_json(403, "control is disabled: set http.token in the configuration");
-  // The token only in the header: a URL is logged and replayed, and a browser sends no header across
-  // origins without asking first (which is never granted here).
-  if (r.query_value("token"))
-    return unauthorized("control takes the token in the Authorization header, never in the URL");
-  const Right right = right_of_token(r.token(), config_.http);
-  if (right == Right::read) return error_json(403, "the read token cannot control: use http.token");
-  if (right != Right::control)
-    return unauthorized("control needs the token: Authorization: Bearer <http.token>");
-  // A JSON body only: an HTML form or a "simple" cross-origin fetch cannot send one.
-  if (r.method == "POST" && !is_json(r.content_type))
-    return error_json(415, "control requests carry Content-Type: application/json");
-  http::Response res = control_authorized(r);
-  spdlog::info("http: control {} {} from {}: {}", r.method, r.path.substr(0, 200), r.remote, res.status);
-  return res;
-}
-
-http::Response Service::issue_ticket(const http::Request& r) {
-  if (r.method != "POST") {
-    auto res = error_json(405, "a ticket is asked for with POST");
-    res.headers.push_back({"Allow", "POST"});
-    return res;
-  }
-  const Right right = right_of_token(r.token(), config_.http);
-  if (right == Right::none) return unauthorized("a ticket needs a token: Authorization: Bearer <token>");
-  if (!is_json(r.content_type))
-    return error_json(415, "ticket requests carry Content-Type: application/json");
-  const std::string ticket = tickets_.issue(right);
-  const auto ttl = std::chrono::duration_cast<std::chrono::seconds>(options_.ticket_ttl).count();
-  return http::Response::json(200, json{{"ticket", ticket},
-                                        {"protocol", std::string(TICKET_PROTOCOL) + ticket},
-                                        {"expires_in_s", ttl},
-                                        {"right", right == Right::control ? "control" : "read"}}
-                                       .dump());
-}
-
-http::Response Service::control_authorized(const http::Request& r) {
-  const bool board_delete = r.method == "DELETE" && r.path.rfind("/boards/", 0) == 0;
-  auto parts = split_path(r.path);  // control, <board>, <action>
-  // A board added or removed at runtime, where no udev tells (containers, tests). The configuration file
-  // stays the truth: a reload (SIGHUP) drops boards added here and brings back those removed here.
-  if (board_delete) {
-    if (parts.size() != 2) return error_json(404, "use DELETE /boards/<id>");
-    if (!board(parts[1]) && !failed_.count(parts[1])) return error_json(404, "no board '" + parts[1] + "'");
-    for (const auto& m : config_.matches)
-      if (m.boards[0] == parts[1] || m.boards[1] == parts[1])
-        return error_json(
-            409, "board '" + parts[1] + "' plays in the match " + m.name() + ": change the configuration");
-    remove_board(parts[1]);
-    std::erase_if(config_.boards, [&](const config::BoardConfig& b) { return b.id == parts[1]; });
-    // A discovered board comes back when its device arrives again.
-    discovered_.erase(parts[1]);
-    std::erase_if(usb_served_, [&](const auto& kv) { return kv.second == parts[1]; });
-    spdlog::info("board {} removed through the control interface", parts[1]);
-    return http::Response::json(200, json{{"removed", parts[1]}}.dump());
-  }
-  if (parts.size() == 1 && parts[0] == "boards") {
-    json spec = json::parse(r.body, nullptr, false);
-    if (spec.is_discarded() || !spec.is_object())
-      return error_json(400, "the body must be a JSON object {\"id\", \"port\", \"protocol\"}");
-    auto bc = board_from_json(spec);
-    if (!bc) return error_json(400, bc.error());
-    if (config_.board(bc->id) || board(bc->id))
-      return error_json(409, "board '" + bc->id + "' exists already");
-    for (const auto& m : config_.matches)
-      if (m.boards[0] == bc->id || m.boards[1] == bc->id)
-        return error_json(409, "board '" + bc->id + "' is named by the match " + m.name() + ": configure it");
-    config_.boards.push_back(*bc);
-    drop_claimed_discovered();  // a discovered board on that port gives it up
-    add_board(*bc);
-    if (failed_.count(bc->id)) {
-      std::string why = failed_[bc->id];
-      failed_.erase(bc->id);
-      config_.boards.pop_back();
-      reassign_usb();  // a discovered board given up for it comes back
-      return error_json(500, "board '" + bc->id + "' not started: " + why);
-    }
-    spdlog::info("board {} added through the control interface ({})", bc->id, bc->port);
-    return http::Response::json(
-        201, json{{"added", bc->id}, {"port", bc->port}, {"protocol", bc->protocol}}.dump());
-  }
-  if (parts.size() == 2 && (parts[1] == "round" || parts[1] == "pairings")) {
-    json body = json::parse(r.body, nullptr, false);
-    if (body.is_discarded() || !body.is_object()) return error_json(400, "the body must be a JSON object");
-    return parts[1] == "round" ? start_round(body) : load_pairings(body);
-  }
-  if (parts.size() != 3) return error_json(404, "use /control/<board>/<action>");
-  BoardRuntime* b = board(parts[1]);
-  const std::string& action = parts[2];
-  json body = json::object();
-  if (!r.body.empty()) {
-    body = json::parse(r.body, nullptr, false);
-    if (body.is_discarded() || !body.is_object()) return error_json(400, "the body must be a JSON object");
-  }
-  // Another host's board (an aggregator): the command goes to its host over the hall's broker.
-  if (!b && hall_ && hall_->is_remote(parts[1])) return hall_->send_command(parts[1], action, body);
-  if (!b) return error_json(404, "no board '" + parts[1] + "'");
-  if (action == "new-game") {
-    std::string fen;
-    if (body.contains("fen")) {
-      if (!body["fen"].is_string()) return error_json(400, "fen must be a string");
-      fen = body["fen"].get<std::string>();
-    }
-    auto n = b->new_game(fen);
-    if (!n) return error_json(400, n.error());
-    // Answered once the new game's journal file is begun (on the background worker).
-    LaterAnswer later = later_answer(std::chrono::seconds(30), "the new game's journal file");
-    b->when_rotated([settle = later.settle, ok = json{{"board", b->id()}, {"game", *n}}.dump()] {
-      settle(http::Response::json(200, ok));
-    });
-    return later.response();
-  }
-  if (action == "tags") {
-    rules::PgnTags tags;
-    for (const auto& [k, v] : body.items()) {
-      if (!v.is_string()) return error_json(400, "tag " + k + ": the value must be a string");
-      tags.push_back({k, v.get<std::string>()});
-    }
-    if (tags.empty()) return error_json(400, "no tags given (a JSON object such as {\"White\": \"...\"})");
-    if (auto ok = b->update_tags(tags); !ok) return error_json(400, ok.error());
-    json now = json::object();
-    for (const auto& t : b->ledger().tags()) now[t.name] = t.value;
-    return once_durable(*b, http::Response::json(200, json{{"board", b->id()}, {"tags", now}}.dump()));
-  }
-  std::string match;
-  for (const auto& m : config_.matches)
-    if (m.boards[0] == b->id() || m.boards[1] == b->id()) match = m.name();
-  if (auto res = clock_control(*b, action, body)) return *res;
-  if (auto res = arbiter_control(*b, action, body, match, r.remote)) return *res;
-  if (auto res = control_action(*b, action, body, match)) {
-    // An acknowledged alert publishes no event: the hall's state of the board (its open alerts) is told
-    // again, so an aggregator's page shows it closed.
-    if (res->status >= 300) return *res;
-    return once_durable(*b, std::move(*res));
-  }
-  return error_json(
-      404, "unknown control action '" + action +
-               "' (new-game, tags, promotion, ack, draw, resign, result, moves, clock, adjourn, resume)");
-}
-
-http::Response Service::once_durable(BoardRuntime& b, http::Response res) {
-  LaterAnswer later = later_answer(std::chrono::seconds(30), "the control's journal record");
-  b.when_durable([this, id = b.id(), settle = later.settle, res = std::move(res)]() mutable {
-    if (hall_) hall_->changed(id);
-    settle(std::move(res));
-  });
-  return later.response();
-}
-
-std::optional<http::Response> Service::arbiter_control(BoardRuntime& b, const std::string& action,
-                                                       const json& body, const std::string& match,
-                                                       const std::string& client) {
-  // The hall is told once the change is made (on the loop, after the background worker's part); a match
-  // board's result ends the partner's game too.
-  MatchRuntime* m = match.empty() ? nullptr : this->match(match);
-  ArbiterContext ctx{config_.state_dir, round_, b.files(), client, match, m, {}};
-  ctx.done = [this, id = b.id(), match] {
-    if (!hall_) return;
-    hall_->changed(id);
-    if (const MatchRuntime* now =
-            match.empty() ? nullptr : this->match(match))  // still there after a reload?
-      for (const BoardRuntime* other : now->boards())
-        if (other->id() != id) hall_->changed(other->id());
-  };
-  return arbiter_action(b, action, body, ctx);
-}
-
-int Service::number_of_board(std::string_view id) const {
-  if (!id.empty() && id.size() <= 4 &&
-      std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return std::stoi(std::string(id));
-  for (std::size_t i = 0; i < config_.boards.size(); ++i)
-    if (config_.boards[i].id == id) {
-      // The position names this board unless another board's id is that number.
-      const std::string n = std::to_string(i + 1);
-      const bool taken = std::any_of(config_.boards.begin(), config_.boards.end(),
-                                     [&](const config::BoardConfig& b) { return b.id == n; });
-      return taken ? 0 : int(i + 1);
-    }
-  return 0;
-}
-
-std::optional<http::Response> Service::results_output(const http::Request& r, bool delayed) {
-  const bool trf = r.path == "/round/results.trf";
-  if (!trf && r.path != "/round/results.csv") return std::nullopt;
-  const std::string name = r.query_value("round").value_or(round_.name);
-  std::string pgn, source;
-  if (name == round_.name) {
-    pgn = games_pgn(delayed);
-  } else {
-    if (!valid_round_name(name)) return error_json(400, "?round= is a round's name");
-    const fs::path archive = fs::path(config_.state_dir) / "rounds" / (name + ".pgn");
-    std::ifstream in(archive, std::ios::binary);
-    if (!in) return error_json(404, "round " + name + " is neither the current round nor archived");
-    std::stringstream text;
-    text << in.rdbuf();
-    pgn = text.str();
-  }
-  auto results = outputs::round_results(pgn, [this](std::string_view id) { return number_of_board(id); });
-  if (!results) return error_json(500, results.error());
-  std::string out;
-  if (trf) {
-    int number = 0;
-    auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), number);
-    if (ec != std::errc() || end != name.data() + name.size())
-      return error_json(409, "TRF-16 numbers its rounds: round '" + name +
-                                 "' is not a number (the CSV is not bound to that)");
-    std::ifstream in(fs::path(config_.state_dir) / "pairings" / (name + ".trf"), std::ios::binary);
-    if (in) {
-      std::stringstream text;
-      text << in.rdbuf();
-      source = text.str();
-    }
-    auto text = outputs::results_trf(*results, number, source, config_.event.name);
-    if (!text) return error_json(500, text.error());
-    out = std::move(*text);
-  } else {
-    out = outputs::results_csv(*results);
-  }
-  const std::string encoding = r.query_value("encoding").value_or("UTF-8");
-  auto encoded = outputs::encode_text(out, encoding);
-  if (!encoded) return error_json(400, encoded.error());
-  http::Response res = http::Response::text(200, std::move(*encoded));
-  res.content_type = std::string(trf ? "text/plain" : "text/csv") + "; charset=" + encoding;
-  res.headers.push_back(
-      {"Content-Disposition", "attachment; filename=\"round-" + name + (trf ? ".trf" : ".csv") + "\""});
-  return res;
-}
-
-std::optional<http::Response> Service::game_output(const http::Request& r, bool delayed) {
-  const std::optional<std::int64_t> cutoff =
-      delayed && delay_ ? std::optional<std::int64_t>(delay_->cutoff()) : std::nullopt;
-  if (r.path == "/games.pgn") {
-    http::Response res = http::Response::text(200, games_pgn(delayed));
-    res.content_type = "application/x-chess-pgn; charset=utf-8";
-    return res;
-  }
-  auto parts = split_path(r.path);
-  if (parts.size() == 2 && parts[0] == "matches" && parts[1].size() > 5 &&
-      parts[1].compare(parts[1].size() - 5, 5, ".bpgn") == 0) {
-    std::string name = parts[1].substr(0, parts[1].size() - 5);
-    const std::optional<std::string> number = r.query_value("match");
-    if (MatchRuntime* m = match(name)) {
-      if (number) return numbered_match(*m, *number, cutoff);
-      http::Response res = http::Response::text(200, m->bpgn(cutoff));
-      res.content_type = "application/x-chess-pgn; charset=utf-8";
-      return res;
-    }
-    if (hall_)  // another host's match, "<host>:<match>"
-      if (auto bpgn = hall_->match_bpgn(name, cutoff)) {
-        if (number) return *hall_->numbered_match_bpgn(name, *number, cutoff);
-        http::Response res = http::Response::text(200, *bpgn);
-        res.content_type = "application/x-chess-pgn; charset=utf-8";
-        return res;
-      }
-    for (const auto& m : config_.matches)
-      if (m.name() == name)
-        return http::Response::text(404, "match " + name + " is not running (see /status)");
-    std::string names;
-    for (const auto& m : config_.matches) names += (names.empty() ? "" : ", ") + m.name();
-    return http::Response::text(
-        404, "no match " + name + " (configured matches: " + (names.empty() ? "none" : names) + ")");
-  }
-  if (parts.size() == 2 && parts[0] == "boards" && parts[1].size() > 4 &&
-      parts[1].compare(parts[1].size() - 4, 4, ".pgn") == 0) {
-    const std::string id = parts[1].substr(0, parts[1].size() - 4);
-    const std::optional<std::string> number = r.query_value("game");
-    BoardRuntime* b = board(id);
-    if (b && number) return numbered_game(*b, *number, cutoff);
-    if (!b && number && hall_ && hall_->is_remote(id))
-      return hall_->numbered_board_pgn(id, *number, default_tags(), cutoff);
-    if (!b && hall_)
-      if (auto pgn = hall_->board_pgn(id, default_tags(), cutoff)) {
-        http::Response res = http::Response::text(200, *pgn);
-        res.content_type = "application/x-chess-pgn; charset=utf-8";
-        return res;
-      }
-    if (!b) return http::Response::text(404, "no board " + id);
-    http::Response res =
-        http::Response::text(200, cutoff ? outputs::game_pgn(b->board_game(*cutoff)) : b->pgn());
-    res.content_type = "application/x-chess-pgn; charset=utf-8";
-    return res;
-  }
-  return std::nullopt;
-}
-
-namespace {
-
-// A record's number in a query (?game=N, ?match=N): 1, 2, …; nothing for anything else.
-std::optional<int> record_number(std::string_view s) {
-  int n = 0;
-  const char* end = s.data() + s.size();
-  auto [ptr, err] = std::from_chars(s.data(), end, n);
-  if (err != std::errc() || ptr != end || n < 1) return std::nullopt;
-  return n;
-}
-
-// "1, 2 and 3 (the current one)": the numbers below `current` that have a file, then `current`.
-std::string numbers_text(std::vector<int> numbers, int current) {
-  std::erase_if(numbers, [current](int n) { return n >= current; });
-  if (current >= 1) numbers.push_back(current);
-  if (numbers.empty()) return "none yet";
-  std::string out;
-  for (std::size_t i = 0; i < numbers.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == numbers.size() ? " and " : ", ") + std::to_string(numbers[i]);
-  return out + (current >= 1 ? " (the current one)" : "");
-}
-
-http::Response pgn_response(std::string text) {
-  http::Response res = http::Response::text(200, std::move(text));
-  res.content_type = "application/x-chess-pgn; charset=utf-8";
-  return res;
-}
-
-}  // namespace
-
-// The current record as the path without the query serves it (behind the delay for a public reader:
-// `cutoff`), a finished one as its archive holds it, once the delay has passed its last write. A number
-// the reader may not see yet is answered as one that does not exist.
-http::Response Service::numbered_game(BoardRuntime& b, std::string_view query,
-                                      std::optional<std::int64_t> cutoff) {
-  const std::optional<int> n = record_number(query);
-  if (!n) return http::Response::text(400, "game must be a game number: 1, 2, … (see /status)");
-  const outputs::BoardGame current = cutoff ? b.board_game(*cutoff) : b.board_game();
-  if (*n == current.number) return pgn_response(outputs::game_pgn(current));
-  if (*n < current.number)
-    if (auto g = finished_games_.board_record(b.id(), *n)) {
-      if (cutoff && g->written_ms > *cutoff)
-        return http::Response::text(404, "game " + std::to_string(*n) + " of board " + b.id() +
-                                             " is not public yet (broadcast delay)");
-      return pgn_response(std::move(g->text));
-    }
-  return http::Response::text(404, "board " + b.id() + " has no game " + std::to_string(*n) +
-                                       " on record; its games: " +
-                                       numbers_text(finished_games_.board_numbers(b.id()), current.number));
-}
-
-http::Response Service::numbered_match(const MatchRuntime& m, std::string_view query,
-                                       std::optional<std::int64_t> cutoff) {
-  const std::optional<int> n = record_number(query);
-  if (!n) return http::Response::text(400, "match must be a match number: 1, 2, … (see /status)");
-  const int shown = m.shown_number(cutoff);
-  if (*n == shown) return pgn_response(m.bpgn(cutoff));
-  if (*n < shown)
-    if (auto g = finished_games_.match_record(m.name(), *n)) {
-      if (cutoff && g->written_ms > *cutoff)
-        return http::Response::text(
-            404, "match " + std::to_string(*n) + " of " + m.name() + " is not public yet (broadcast delay)");
-      return pgn_response(std::move(g->text));
-    }
-  return http::Response::text(
-      404, "no match " + std::to_string(*n) + " of " + m.name() +
-               " on record; its matches: " + numbers_text(finished_games_.match_numbers(m.name()), shown));
-}
-
-http::Response Service::handle(const http::Request& r) {
-  // A name the daemon does not answer to is a page that rebound its own name to this address.
-  if (!host_acceptable(r.host, config_.http))
-    return error_json(421, "this daemon is not reached by that name: add it to http.server_names");
-  // A web page of another origin may neither read the live feed nor fill the slots.
-  if (!origin_acceptable(r.origin, r.host, config_.http))
-    return error_json(403, "cross-origin request refused: add the page's origin to http.allowed_origins");
-  if (r.path.rfind("/control/", 0) == 0 || r.path == "/control") return control(r);
-  if ((r.path == "/boards" && !r.websocket) || (r.method == "DELETE" && r.path.rfind("/boards/", 0) == 0))
-    return control(r);
-  if (r.path == "/auth/ticket") return issue_ticket(r);
-  if (r.method == "GET" && !r.websocket) {
-    const bool page = r.path == "/" && r.query_value("format") != "text";
-    const web::Asset* a = page || r.path == "/index.html" ? web::find_asset("index.html")
-                          : r.path.rfind("/web/", 0) == 0
-                              ? web::find_asset(std::string_view(r.path).substr(5))
-                              : nullptr;
-    if (a) return web_asset(r, *a);
-    if (page || r.path.rfind("/web/", 0) == 0)
-      return http::Response::text(404, "no such file of the web page");
-  }
-  Right right = right_of(r);
-  std::optional<std::string> ticket = r.websocket ? offered_ticket(r.ws_protocols) : std::nullopt;
-  if (ticket) {
-    right = std::max(right, tickets_.redeem(*ticket));
-    if (right == Right::none) return unauthorized("the WebSocket ticket is unknown, used or expired");
-  }
-  if (r.query_value("token") && right == Right::none && !config_.http.open_read)
-    return unauthorized("only the read token may be given in the URL: Authorization: Bearer <token>");
-  if (!config_.http.open_read && right == Right::none)
-    return unauthorized("reading needs a token: Authorization: Bearer <http.read_token or http.token>");
-  if (r.method != "GET") {
-    auto res = error_json(405, "only GET here");
-    res.headers.push_back({"Allow", "GET"});
-    return res;
-  }
-  // Behind the broadcast delay: what a reader without a token sees (CONTRACTS §4).
-  const bool delayed = delay_ && right == Right::none;
-  if (r.path == "/ws") {
-    if (!r.websocket) return http::Response::text(426, "/ws is a WebSocket: connect with a WebSocket client");
-    http::Response ok;
-    ok.status = 101;
-    ok.ws_feed = delayed ? DELAYED_FEED : LIVE_FEED;
-    // The browser closes the connection unless the subprotocol it offered is echoed.
-    if (ticket) ok.headers.push_back({"Sec-WebSocket-Protocol", std::string(TICKET_PROTOCOL) + *ticket});
-    return ok;
-  }
-  if (r.websocket) return http::Response::text(404, "the WebSocket is at /ws");
-  if (r.path == "/" || r.path == "/index.txt") return http::Response::text(200, INDEX);
-  if (auto out = game_output(r, delayed)) return std::move(*out);
-  if (auto out = results_output(r, delayed)) return std::move(*out);
-  if (r.path == "/status") {
-    json s = status();
-    add_control_status(s, boards_);
-    add_clock_status(s, boards_);
-    if (livechess_ && livechess_endpoint_)
-      s["livechess"] = {{"port", livechess_endpoint_->port()},
-                        {"clients", livechess_->clients()},
-                        {"control", config_.livechess.control}};
-    return http::Response::json(200, s.dump(2));
-  }
-  auto parts = split_path(r.path);
-  if (parts.size() == 3 && parts[0] == "boards" && parts[2] == "capture.cap") {
-    // The wire as it came: live, so not for the public while a delay holds the moves back.
-    if (delayed) return unauthorized("the capture is live: it needs a token while a broadcast delay is set");
-    BoardRuntime* b = board(parts[1]);
-    if (!b) return http::Response::text(404, "no board " + parts[1]);
-    int game = 0;
-    if (auto g = r.query_value("game")) {
-      const char* end = g->data() + g->size();
-      auto [ptr, err] = std::from_chars(g->data(), end, game);
-      if (err != std::errc() || ptr != end || game < 1)
-        return http::Response::text(400, "game must be a game number (see /status)");
-    }
-    auto file = b->capture_journal(game);
-    if (!file) return http::Response::text(404, file.error());
-    // Read and formatted on worker threads, and streamed: a long game's journal is tens of megabytes, and
-    // an export holds a read block and a piece of the text at a time, whatever its length.
-    http::Response res;
-    res.deferred = [file = std::move(*file), info = b->capture_info(),
-                    name = b->id() + (game ? "-" + std::to_string(game) : std::string()) + ".cap"] {
-      auto exporter = journal::CaptureExport::open(file, info.board, info.protocol, info.other_headers);
-      if (!exporter) return http::Response::text(500, exporter.error());
-      http::Response ok = http::Response::text(200, "");
-      ok.headers.push_back({"Content-Disposition", "attachment; filename=\"" + name + "\""});
-      auto shared = std::make_shared<journal::CaptureExport>(std::move(*exporter));
-      ok.stream = [shared] { return shared->next(); };
-      return ok;
-    };
-    return res;
-  }
-  return http::Response::text(404, "not found (see / for what is here)");
-}
-
 std::string Service::livechess_serial(const BoardRuntime& b) const {
   if (const config::BoardConfig* c = config_.board(b.id()); c && !c->serial.empty()) return c->serial;
   if (auto it = discovered_.find(b.id()); it != discovered_.end() && !it->second.serial.empty())
@@ -1856,33 +1239,15 @@ std::string Service::livechess_serial(const BoardRuntime& b) const {
   return b.id();
 }
 
-livechess::BoardView Service::livechess_view(const BoardRuntime& b, bool live) const {
+livechess::BoardView Service::livechess_view(const DirectoryBoard& b, bool live) const {
   livechess::BoardView v;
   v.board_id = b.id();
-  v.serialnr = livechess_serial(b);
-  v.device = b.options().device;
-  // A board with a link (serial) is ACTIVE while it answers; one without (the demo) always is.
-  v.online = b.link_state() ? b.link_state()->online : true;
+  v.serialnr = b.serial();
+  v.device = b.device();
+  v.online = b.online();
   v.match = v.online;
-  if (live || !delay_)
-    livechess_game_view(b.ledger().game_number(), b.published_game(), v, v.board_id);
-  else
-    livechess_game_view(b.ledger().game_number(), b.public_game(delay_->cutoff()), v,
-                        v.board_id + DELAYED_VIEW);
-  return v;
-}
-
-livechess::BoardView Service::livechess_view(const mqtt::RemoteBoard& rb, bool live) const {
-  livechess::BoardView v;
-  v.board_id = rb.id();
-  v.serialnr = rb.id();  // its host's serial number is not in the hall; the id is unique there
-  v.device = "mqtt:" + rb.host();
-  v.online = rb.online();
-  v.match = v.online;
-  if (live || !delay_)
-    livechess_game_view(rb.game_number(), rb.game(), v, v.board_id);
-  else
-    livechess_game_view(rb.game_number(), rb.public_game(delay_->cutoff()), v, v.board_id + DELAYED_VIEW);
+  const std::optional<std::int64_t> cutoff = cutoff_of(!live);
+  livechess_game_view(b.game_number(), b.game(cutoff), v, cutoff ? v.board_id + DELAYED_VIEW : v.board_id);
   return v;
 }
 
@@ -1932,15 +1297,14 @@ void Service::livechess_game_view(int game_number, const rules::Game& g, liveche
 
 std::vector<livechess::BoardView> Service::livechess_boards(bool live) const {
   std::vector<livechess::BoardView> out;
-  for (const auto& b : boards_) out.push_back(livechess_view(*b, live));
-  // Other hosts' boards (an aggregator): watched like the local ones; a setup stays with their host.
-  if (hall_)
-    for (const auto& [id, rb] : hall_->remote_boards()) out.push_back(livechess_view(*rb, live));
-  std::erase_if(livechess_games_, [this](const auto& kv) {
+  // Other hosts' boards (an aggregator) are watched like the local ones; a setup stays with their host.
+  const auto boards = directory().boards();
+  out.reserve(boards.size());
+  for (const auto& b : boards) out.push_back(livechess_view(*b, live));
+  std::erase_if(livechess_games_, [&](const auto& kv) {
     std::string id = kv.first;
     if (id.ends_with(DELAYED_VIEW)) id.resize(id.size() - DELAYED_VIEW.size());
-    return std::none_of(boards_.begin(), boards_.end(), [&](const auto& b) { return b->id() == id; }) &&
-           !(hall_ && hall_->is_remote(id));
+    return std::none_of(boards.begin(), boards.end(), [&](const auto& b) { return b->id() == id; });
   });
   return out;
 }
@@ -1964,30 +1328,15 @@ livechess::RoundView Service::livechess_round(bool live) const {
   const std::string round_name = tag(defaults, "Round");
   r.round = std::max(1, std::atoi(round_name.c_str()));
   const std::vector<livechess::BoardView> views = livechess_boards(live);
-  const bool behind = !live && delay_;
-  const std::int64_t cutoff = behind ? delay_->cutoff() : 0;
+  const BoardDirectory boards = directory();
   for (const auto& v : views) {
-    rules::PgnTags tags;
-    int number = 0;
-    std::optional<rules::Outcome> outcome;
-    bool chess960 = false;
-    auto local =
-        std::find_if(boards_.begin(), boards_.end(), [&](const auto& b) { return b->id() == v.board_id; });
-    if (local != boards_.end()) {
-      const BoardRuntime* b = local->get();
-      const outputs::BoardGame bg = behind ? b->board_game(cutoff) : b->board_game();
-      tags = outputs::game_record(bg).tags;
-      number = bg.number;
-      outcome = bg.game->outcome();
-      chess960 = b->options().chess960 && bg.game->start().fen() != rules::Position::start().fen();
-    } else if (hall_ && hall_->is_remote(v.board_id)) {
-      const mqtt::RemoteBoard& rb = *hall_->remote_boards().at(v.board_id);
-      tags = rb.tags();
-      number = rb.game_number();
-      outcome = behind ? rb.public_game(cutoff).outcome() : rb.game().outcome();
-    } else {
-      continue;
-    }
+    const auto b = boards.find(v.board_id);
+    if (!b) continue;
+    const GameRecord record = b->record(cutoff_of(!live));
+    const rules::PgnTags& tags = record.tags;
+    const int number = record.number;
+    const std::optional<rules::Outcome>& outcome = record.outcome;
+    const bool chess960 = record.chess960;
     r.serials.push_back(v.serialnr);
     livechess::PairingView p;
     p.nr = int(r.pairings.size()) + 1;
@@ -2011,10 +1360,10 @@ livechess::RoundView Service::livechess_round(bool live) const {
 
 tl::expected<void, std::string> Service::livechess_setup(const std::string& board_id,
                                                          const std::string& fen) {
-  BoardRuntime* b = board(board_id);
-  if (!b && hall_ && hall_->is_remote(board_id))
-    return tl::unexpected("board " + board_id + " is on another host: set it up there");
-  if (!b) return tl::unexpected("no board " + board_id);
+  const auto entry = directory().find(board_id);
+  if (!entry) return tl::unexpected("no board " + board_id);
+  BoardRuntime* b = entry->runtime();
+  if (!b) return tl::unexpected("board " + board_id + " is on another host: set it up there");
   if (b->options().match_member)
     return tl::unexpected("board " + board_id + " plays in a bughouse match: a position cannot be set up");
   auto pos = rules::Position::from_fen(fen, rules::Variant::Chess, b->options().chess960);
@@ -2033,39 +1382,6 @@ tl::expected<void, std::string> Service::livechess_setup(const std::string& boar
   if (!n) return tl::unexpected(n.error());
   spdlog::info("board {}: game {} set up by a LiveChess client from {}", board_id, *n, fen);
   return {};
-}
-
-http::Response Service::handle_public(const http::Request& r) {
-  // Public data only, for any page of any site (a broadcast viewer's): no Host or Origin check, no token,
-  // nothing live. Whatever a request carries, it gets what the delay lets through.
-  if (r.method != "GET") {
-    auto res = error_json(405, "the public listener only reads (GET)");
-    res.headers.push_back({"Allow", "GET"});
-    return res;
-  }
-  if (r.path == "/ws") {
-    if (!r.websocket) return http::Response::text(426, "/ws is a WebSocket: connect with a WebSocket client");
-    http::Response ok;
-    ok.status = 101;
-    ok.ws_feed = DELAYED_FEED;
-    return ok;
-  }
-  if (r.websocket) return http::Response::text(404, "the WebSocket is at /ws");
-  if (r.path == "/" || r.path == "/index.txt") {
-    std::string delay = delay_ ? std::to_string(delay_->delay_ms() / 1000) + " s behind the games" : "live";
-    return http::Response::text(
-        200, "eboardd: the public broadcast (" + delay +
-                 ")\n\n"
-                 "GET  /games.pgn                  every game of the current round (PGN with [%clk])\n"
-                 "GET  /matches/<A>-<B>.bpgn       a bughouse match (BPGN; ?match=N: match N)\n"
-                 "GET  /boards/<id>.pgn            one board's game (?game=N: game N)\n"
-                 "GET  /ws                         WebSocket: the state, then the events (JSON)\n");
-  }
-  if (auto out = game_output(r, true)) {
-    out->headers.push_back({"Access-Control-Allow-Origin", "*"});
-    return std::move(*out);
-  }
-  return http::Response::text(404, "not found (see / for what is here)");
 }
 
 }  // namespace eboard::eboardd

@@ -24,6 +24,7 @@
 
 #include "daemon/config/config.hpp"
 #include "daemon/eboardd/access.hpp"
+#include "daemon/eboardd/board_directory.hpp"
 #include "daemon/eboardd/board_runtime.hpp"
 #include "daemon/eboardd/delay_line.hpp"
 #include "daemon/eboardd/gap_judge.hpp"
@@ -31,6 +32,7 @@
 #include "daemon/eboardd/lichess_push.hpp"
 #include "daemon/eboardd/match_runtime.hpp"
 #include "daemon/eboardd/round.hpp"
+#include "daemon/eboardd/routes.hpp"
 #include "daemon/hotplug/usb_boards.hpp"
 #include "daemon/http/server.hpp"
 #include "daemon/journal/signing.hpp"
@@ -121,6 +123,8 @@ class Service {
   // that position (1-based) in the configuration's [[board]] list; null if neither.
   BoardRuntime* board_of_number(int number);
   nlohmann::json status() const;
+  // Every board the outputs serve, this host's and (aggregating) other hosts', as one interface.
+  BoardDirectory directory() const;
 
   // The WebSocket feeds: the arbiter's (a token holder's) is live; the public's goes through the delay.
   static constexpr int LIVE_FEED = 0;
@@ -152,19 +156,54 @@ class Service {
   nlohmann::json push_status() const;
   void publish_line(const std::string& line);
   void release(const std::string& line);
-  // The reading routes both listeners share (PGN, BPGN); `delayed`: as the public may see them.
-  std::optional<http::Response> game_output(const http::Request& r, bool delayed);
-  // /boards/<id>.pgn?game=N and /matches/<name>.bpgn?match=N (`cutoff`: the delay's, for a public reader).
-  http::Response numbered_game(BoardRuntime& b, std::string_view number, std::optional<std::int64_t> cutoff);
+  // The HTTP side (service_routes.cpp). Every path either listener answers is a row of routes() or
+  // public_routes(): its door (what a request must carry, checked by handle() or control() before the
+  // route runs), its method and pattern, its line in /index.txt and its handler.
+  static std::span<const Route> routes();
+  static std::span<const Route> public_routes();
+  // The endpoint lists (GET /index.txt), printed from those tables.
+  static std::string index_text();
+  std::string public_index_text() const;
+  static http::Response for_any_origin(http::Response res);
+  static http::Response websocket_output(const RouteCall& c);
+  // The broadcast delay's cutoff for a reader behind it (`delayed`), none for a live one.
+  std::optional<std::int64_t> cutoff_of(bool delayed) const;
+  // The reading routes (`delayed`: as the public may see them).
+  http::Response games_output(bool delayed) const;
+  http::Response match_output(const std::string& name, const http::Request& r, bool delayed);
+  http::Response board_output(const std::string& id, const http::Request& r, bool delayed);
+  http::Response status_output() const;
+  http::Response capture_output(const std::string& id, const http::Request& r, bool delayed);
+  // /matches/<name>.bpgn?match=N (`cutoff`: the delay's, for a public reader).
   http::Response numbered_match(const MatchRuntime& m, std::string_view number,
                                 std::optional<std::int64_t> cutoff);
-  // GET /round/results.trf and .csv (?round=<name>, ?encoding=<name>): the round's results for the pairing
-  // program, from its PGN (behind the delay for `delayed`), into its TRF pairings file when one was loaded.
-  std::optional<http::Response> results_output(const http::Request& r, bool delayed);
+  // GET /round/results.trf (`trf`) and .csv (?round=<name>, ?encoding=<name>): the round's results for the
+  // pairing program, from its PGN (behind the delay for `delayed`), into its TRF pairings file when one was
+  // loaded.
+  http::Response results_output(const http::Request& r, bool delayed, bool trf);
   // The board's number in a pairings file (the inverse of board_of_number), 0 if it has none.
   int number_of_board(std::string_view id) const;
+  // The control door: the method, the token and the body checked, then the control route.
   http::Response control(const http::Request& r);
+  // A control route for a request whose token was checked (or that the hall's broker vouched for).
   http::Response control_authorized(const http::Request& r);
+  // POST /boards, DELETE /boards/<id>.
+  http::Response add_board_control(const http::Request& r);
+  http::Response remove_board_control(const std::string& id);
+  // POST /control/round and /control/pairings: the body, a JSON object, given to `act`.
+  http::Response round_control(const RouteCall& c, http::Response (Service::*act)(const nlohmann::json&));
+  // POST /control/<id>/<action>: the body (a JSON object, or none), then the board: another host's is
+  // sent its command over the hall; a board of this host is given to `act` with the action and body.
+  using BoardControl = http::Response (Service::*)(BoardRuntime&, const std::string& action,
+                                                   const nlohmann::json& body, const http::Request& r);
+  http::Response board_control(const RouteCall& c, BoardControl act);
+  http::Response new_game_control(BoardRuntime& b, const std::string& action, const nlohmann::json& body,
+                                  const http::Request& r);
+  http::Response tags_control(BoardRuntime& b, const std::string& action, const nlohmann::json& body,
+                              const http::Request& r);
+  // Every other action: the clock's, the arbiter's (result, moves), control.hpp's; 404 for an unknown one.
+  http::Response board_action(BoardRuntime& b, const std::string& action, const nlohmann::json& body,
+                              const http::Request& r);
   // `res`, the answer of a control that journaled a change of board `b` (tags, a draw, a resignation …),
   // given once that change is durable and its events published (BoardRuntime::when_durable: the fdatasync
   // off the loop); the hall is told then.
@@ -252,8 +291,7 @@ class Service {
   // it); `live` false: as the public sees them, behind the broadcast delay (a listener beyond loopback).
   // What the feed shows is only ever what these return. Last: destroyed first, before the boards it reads.
   std::vector<livechess::BoardView> livechess_boards(bool live) const;
-  livechess::BoardView livechess_view(const BoardRuntime& b, bool live) const;
-  livechess::BoardView livechess_view(const mqtt::RemoteBoard& rb, bool live) const;
+  livechess::BoardView livechess_view(const DirectoryBoard& b, bool live) const;
   // The event, its round and every board's game (tags, result) for the tournament calls.
   livechess::RoundView livechess_round(bool live) const;
   // The game's part of a view (board, start, san, clock), kept per board id until the game changes.

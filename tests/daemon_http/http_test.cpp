@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -413,6 +414,72 @@ TEST(Http, ServesTheOperatorsPageWithoutATokenAndTheDataOnlyWithOne) {
   }
   // Still only this daemon's names and origins.
   EXPECT_EQ(get(d.port(), "/", "Origin: http://evil.example\r\n").status, 403);
+}
+
+// The board directory is what the outputs read: each board of this host once, in the configuration's
+// order, answering as its runtime does (the game, its number, its PGN as /boards/<id>.pgn serves it).
+TEST(Http, TheBoardDirectoryAnswersForEveryBoardAsItsRuntimeDoes) {
+  Daemon d(base_config());
+  const sim::Timeline tl = test_support::short_game(T0);
+  d.feed("A", tl.events);
+  d.settle("A");
+  const Reply served = get(d.port(), "/boards/A.pgn");
+  ASSERT_EQ(served.status, 200);
+  d.on_io([&] {
+    eboardd::Service& s = d.service();
+    const auto boards = s.directory().boards();
+    ASSERT_EQ(boards.size(), 2u);
+    EXPECT_EQ(boards[0]->id(), "A");
+    EXPECT_EQ(boards[1]->id(), "B");
+    const auto a = s.directory().find("A");
+    ASSERT_NE(a, nullptr);
+    EXPECT_EQ(a->runtime(), s.board("A"));
+    EXPECT_EQ(a->game(std::nullopt).ply_count(), s.board("A")->game().ply_count());
+    EXPECT_EQ(a->game_number(), s.board("A")->ledger().game_number());
+    EXPECT_EQ(a->record(std::nullopt).number, a->game_number());
+    EXPECT_FALSE(a->record(std::nullopt).outcome.has_value());
+    EXPECT_EQ(a->pgn(std::nullopt), s.board("A")->pgn());
+    EXPECT_EQ(served.body, s.board("A")->pgn());
+    EXPECT_EQ(a->status()["id"], "A");
+    EXPECT_EQ(s.directory().find("Z"), nullptr);
+  });
+}
+
+// /index.txt is printed from the route table: every method and path it lists reaches a route of its own,
+// never the answer to a path nobody serves (a listed path with a typo, or a route dropped from the table).
+TEST(Http, EveryPathTheEndpointListNamesIsServed) {
+  Daemon d(base_config("token = \"test-token-123\"\n"));
+  const std::string auth = "Authorization: Bearer test-token-123\r\n";
+  Reply list = get(d.port(), "/index.txt", auth);
+  ASSERT_EQ(list.status, 200);
+  std::istringstream lines(list.body);
+  std::string line;
+  std::vector<std::pair<std::string, std::string>> listed;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string method, path;
+    words >> method >> path;
+    if (method == "GET" || method == "POST" || method == "DELETE") listed.push_back({method, path});
+  }
+  // The daemon's paths (CONTRACTS §4 and what the page and eboardctl use), each listed.
+  for (const char* path : {"/", "/games.pgn", "/matches/<A>-<B>.bpgn", "/status", "/boards/<id>.pgn", "/ws",
+                           "/control/<id>/new-game", "/control/round", "/control/pairings", "/boards",
+                           "/boards/<id>", "/auth/ticket", "/round/results.trf", "/boards/<id>/capture.cap"})
+    EXPECT_TRUE(std::any_of(listed.begin(), listed.end(), [&](const auto& l) { return l.second == path; }))
+        << path << " is not in /index.txt";
+  for (auto [method, path] : listed) {
+    for (auto [from, to] : {std::pair<std::string, std::string>{"<A>-<B>", "A-B"}, {"<id>", "A"}})
+      if (auto at = path.find(from); at != std::string::npos) path.replace(at, from.size(), to);
+    // The board is removed last (the list ends with it): every other request still finds it.
+    Reply r = request(d.port(), method, path, method == "GET" ? "" : "{}", auth);
+    const bool unserved =
+        (r.status == 404 && (r.body.find("not found (see / for what is here)") != std::string::npos ||
+                             r.body.find("use /control/<board>/<action>") != std::string::npos ||
+                             r.body.find("unknown control action") != std::string::npos ||
+                             r.body.find("use DELETE /boards/<id>") != std::string::npos)) ||
+        r.status == 405;
+    EXPECT_FALSE(unserved) << method << " " << path << ": " << r.status << " " << r.body;
+  }
 }
 
 TEST(Http, WebSocketSnapshotThenLiveEvents) {
