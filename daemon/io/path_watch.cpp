@@ -70,15 +70,27 @@ struct PathWatch::Impl : std::enable_shared_from_this<PathWatch::Impl> {
     dirs.clear();
   }
 
+  // A directory watched already keeps its watch (inotify_add_watch returns its descriptor): what it
+  // reported since, unread (a link made while the owner tried to open), still wakes the owner. Only the
+  // watches of directories no longer on the way are removed.
   bool watch(const std::string& path) {
-    remove_watches();
-    if (!open()) return false;
+    if (!open()) {
+      remove_watches();
+      return false;
+    }
+    std::vector<int> now;
+    std::vector<std::string> now_dirs;
     for (const std::string& dir : directories_for(path)) {
       const int wd = ::inotify_add_watch(descriptor.native_handle(), dir.c_str(), MASK);
-      if (wd < 0) continue;
-      wds.push_back(wd);
-      dirs.push_back(dir);
+      if (wd < 0 || std::find(now.begin(), now.end(), wd) != now.end()) continue;
+      now.push_back(wd);
+      now_dirs.push_back(dir);
     }
+    for (int wd : wds)
+      if (std::find(now.begin(), now.end(), wd) == now.end())
+        ::inotify_rm_watch(descriptor.native_handle(), wd);
+    wds = std::move(now);
+    dirs = std::move(now_dirs);
     active = !wds.empty();
     if (active && !reading) read();
     return active;

@@ -30,8 +30,9 @@ class PathWatch {
   PathWatch(const PathWatch&) = delete;
   PathWatch& operator=(const PathWatch&) = delete;
 
-  // Watches the directories `path` depends on (replacing earlier watches). False when inotify cannot be
-  // had (then the owner's retry timer is all there is).
+  // Watches the directories `path` depends on (replacing earlier watches: those of directories still on
+  // the way are kept, with what they reported and was not read yet). False when inotify cannot be had (then
+  // the owner's retry timer is all there is).
   bool watch(const std::string& path);
   // Drops the watches and closes the inotify fd (nothing left on the io_context); on_change is not called
   // until the next watch().

@@ -406,12 +406,16 @@ tl::expected<void, std::string> SyncFile::sync_to(std::uint64_t bytes) {
     failed_.store(true, std::memory_order_release);
     return tl::unexpected(failure_);
   }
+  {
+    // Counted before the bytes are seen durable: whoever sees them so (a move published on another
+    // thread) and then reads the stats finds this sync in them.
+    std::lock_guard lock(mutex_);
+    ++stats_.syncs;
+    stats_.sync_total += us;
+    stats_.sync_max = std::max(stats_.sync_max, us);
+  }
   std::uint64_t was = durable_.load(std::memory_order_relaxed);
   while (was < bytes && !durable_.compare_exchange_weak(was, bytes, std::memory_order_release)) {}
-  std::lock_guard lock(mutex_);
-  ++stats_.syncs;
-  stats_.sync_total += us;
-  stats_.sync_max = std::max(stats_.sync_max, us);
   return {};
 }
 

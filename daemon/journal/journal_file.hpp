@@ -191,7 +191,8 @@ class SyncFile {
   // Cuts the file back to durable() (after a failed fdatasync) and lets syncs run again; returns the
   // new length.
   tl::expected<std::uint64_t, std::string> cut_back();
-  // syncs, sync_total and sync_max of WriterStats.
+  // syncs, sync_total and sync_max of WriterStats. A sync is counted here before durable() shows the
+  // bytes it made durable.
   WriterStats sync_stats() const;
 
  private:

@@ -371,5 +371,36 @@ TEST(PathWatch, TheDirectoriesOfEveryLinkOnTheWayAreWatched) {
             (std::vector<std::string>{b.path().string()}));
 }
 
+// The owner watches again after an open that failed (SerialLink does, as the chain may have grown): what a
+// directory still watched reported before that and was not read yet still wakes it. A board plugged in
+// again in two steps (`eboardctl sim` makes the new link under another name, then renames it into place)
+// is reopened at the second step's news, not at a retry of the backoff, even when the first step's wake
+// found nothing to open and the second came before the owner watched again.
+TEST(PathWatch, WhatCameBeforeTheOwnerWatchedAgainStillWakesIt) {
+  TempDir dir;
+  boost::asio::io_context io;
+  int changes = 0;
+  PathWatch watch(io, [&] { ++changes; });
+  const std::string board = (dir.path() / "board").string();
+  ASSERT_TRUE(watch.watch(board));
+  std::filesystem::create_symlink("/dev/pts/4242", dir.path() / "board");  // reported; the loop has not run
+  ASSERT_TRUE(watch.watch(board));
+  EXPECT_EQ(watch.directories(), (std::vector<std::string>{dir.path().string(), "/dev/pts"}));
+  EXPECT_TRUE(run_until(io, [&] { return changes > 0; }));
+  // A directory no longer on the way is no longer watched: a new terminal in /dev/pts wakes nobody now.
+  std::filesystem::remove(dir.path() / "board");
+  ASSERT_TRUE(watch.watch(board));
+  EXPECT_EQ(watch.directories(), (std::vector<std::string>{dir.path().string()}));
+  test::run_for(io, 50ms);
+  const int before = changes;
+  Pty pty;
+  ASSERT_TRUE(pty.ok());
+  test::run_for(io, 50ms);
+  EXPECT_EQ(changes, before);
+  std::filesystem::create_symlink(pty.name, dir.path() / "board");
+  EXPECT_TRUE(run_until(io, [&] { return changes > before; }));
+  watch.stop();
+}
+
 }  // namespace
 }  // namespace eboard::io
