@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "daemon/sim/timeline.hpp"
+#include "rules/gap_search.hpp"
 #include "rules/match.hpp"
 #include "rules/notation.hpp"
 #include "rules/pgn.hpp"
@@ -438,6 +439,22 @@ std::string late_reconnect(const rules::GameRecord& g, int at, int plies, std::u
     take(rec.on_sensor(e));
   }
   take(rec.advance(tl.end_ms + 10000));
+  if (!wrong.empty() && std::getenv("GAP_CLASSIFY")) {
+    rules::Position from = g.start;
+    for (int i = 0; i < at; ++i) from.do_move(g.moves[std::size_t(i)].move);
+    rules::Position to = from;
+    const int truth = plies + 1;
+    for (int i = at; i < at + truth; ++i) to.do_move(g.moves[std::size_t(i)].move);
+    rules::GapQuery q;
+    q.from = from;
+    q.board = to.board();
+    q.side_to_move = to.side_to_move();
+    q.max_plies = truth - 1;
+    q.max_nodes = 4'000'000;
+    rules::GapResult r = rules::search_gap(q);
+    wrong += " {truth " + std::to_string(truth) + ", shortest " + std::to_string(r.plies) +
+             (r.exhausted ? " exhausted" : "") + "}";
+  }
   if (!wrong.empty() && std::getenv("GAP_TRACE")) {
     std::printf("--- gap of %d after ply %d, truth from ply %d:", plies, at, at + 1);
     for (int i = at; i < at + plies + 6 && i < int(want.size()); ++i)
