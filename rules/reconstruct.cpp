@@ -602,7 +602,9 @@ void Reconstructor::decide_pending(std::int64_t now) {
     }
     break;
   }
-  if (!history_.empty() && !successor_for(history_.back().board)) {
+  // (Not on a board read after a reconnect and not searched yet: two moves there are one story of the gap
+  // among others, which the search tells.)
+  if (!history_.empty() && !successor_for(history_.back().board) && !gaps_.suspected()) {
     auto two = two_ply_for(history_.back().board);
     // Two moves explain the latest board, but the board showed another move at the press: that one was
     // pressed (what came after is the opponent's reply, with a piece set aside, a stray or a knock).
@@ -782,8 +784,10 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
       }
       if (consistent) return;
     }
-    // The opponent may already be answering: two moves on the board wait for his press.
-    if (two_ply_explanation()) return;
+    // The opponent may already be answering: two moves on the board wait for his press. (Not on a board
+    // read after a reconnect and not searched yet: there two moves are a story of the gap among others,
+    // told by the search once the board is at rest.)
+    if (!gaps_.suspected() && two_ply_explanation()) return;
     // After a reconnect or a restart: the press completes the moves made meanwhile, once the board is at
     // rest (the updates after a dump may still be arriving).
     if (gaps_.suspected()) {

@@ -435,6 +435,16 @@ std::string late_reconnect(const rules::GameRecord& g, int at, int plies, std::u
     }
   };
   for (const auto& e : with_gap) {
+    if (std::getenv("GAP_SENSORS") && e.t_ms > lost - 2000 && e.t_ms < back + 15000) {
+      std::string d = "  sensor " + std::to_string(e.t_ms) + " ";
+      if (auto* x = std::get_if<rules::PieceLifted>(&e.what)) d += "lift " + rules::square_name(x->square);
+      if (auto* x = std::get_if<rules::PiecePlaced>(&e.what)) d += "place " + rules::square_name(x->square);
+      if (std::get_if<rules::BoardSnapshot>(&e.what)) d += "snapshot";
+      if (auto* x = std::get_if<rules::ClockReading>(&e.what))
+        d += std::string("clock lever ") + (x->lever_up == rules::ClockSide::Left ? "L" : "R");
+      if (auto* x = std::get_if<rules::DeviceLink>(&e.what)) d += x->connected ? "link up" : "link down";
+      trace.push_back(d);
+    }
     for (auto d = rec.next_deadline(); d && *d <= e.t_ms; d = rec.next_deadline()) take(rec.advance(*d));
     take(rec.on_sensor(e));
   }
