@@ -472,6 +472,16 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   }
   if (!clock_.left_player()) return;
   Color presser = clock_.player_at(pressed);
+  // A gap's length waits for this press (GapTracker::Length): the player whose clock ran presses with the
+  // board as it was read, so its last move was shown and not pressed. That story, now all pressed, is told
+  // (whatever press was pending: the reading held for the reconnect is the gap's own).
+  if (gaps_.length() == GapTracker::Length::Waiting && gaps_.suspected() && !game_.outcome() &&
+      gaps_.waiting_on_move() == presser && physical_ == gaps_.waiting_board()) {
+    wait_.clear();
+    gaps_.tell_all_pressed();
+    const PendingPress press{t, clock_.times(r), presser};
+    if (recover_gap_on(t, &press, physical_, false)) return;
+  }
   if (presser != to_move && !wait_.pending() && (adopt_candidate_ || mismatch_reported_)) {
     // The board is not followed (a position nothing explains): whoever presses, the game may go on from
     // what the board shows.
@@ -1289,10 +1299,11 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
       if (gaps_.take_dump_deferral() && gaps_.suspected() && board_from_dump_ && !game_.outcome() &&
           recover_gap(*next, nullptr))
         continue;
-      // A gap whose length waited for a press that did not come: the story all pressed.
+      // A gap whose length waited for a press that did not come: the story all pressed, of the board
+      // waited on (the board as it is now may show the next hand at work).
       if (gaps_.stop_waiting() && gaps_.suspected() && !game_.outcome()) {
         gaps_.tell_all_pressed();
-        if (recover_gap(*next, nullptr)) continue;
+        if (recover_gap_on(*next, nullptr, gaps_.waiting_board(), false, gaps_.waiting_on_move())) continue;
       }
       if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor()) {
         if (setup_reported_ == physical_) continue;  // that wrong setup was told already

@@ -295,11 +295,11 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
       const GapResult other = remembered_search_gap(unpressed);
       if (other.plies > 0 && !other.exhausted) return {std::move(found), on_move, true};
     }
-    // And a ply longer, the next move already on the board when it was read again (no press read since:
-    // with one, the press completed the moves shown). Its mover's press without moving, or a move of his
-    // from the story all pressed, tells which. (A search for it cut short by the work bound is not waited
-    // for: a wait holds back the pieces the gap handed to a bughouse partner.)
-    if (all_pressed && margin > 0 && !press && found.plies + 1 <= q.max_plies) {
+    // And a ply longer, the next move already on the board when it was read again (also with a press: the
+    // reading held for a reconnect is one made before that move). Its mover's press without moving, or a
+    // move of his from the story all pressed, tells which. (A search for it cut short by the work bound is
+    // not waited for: a wait holds back the pieces the gap handed to a bughouse partner.)
+    if (all_pressed && margin > 0 && found.plies + 1 <= q.max_plies) {
       unpressed.min_plies = unpressed.max_plies = found.plies + 1;
       const GapResult other = remembered_search_gap(unpressed);
       if (other.plies > 0 && !other.exhausted) return {std::move(found), on_move, true};
