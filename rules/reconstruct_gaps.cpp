@@ -290,10 +290,11 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
     }
     // All pressed, and a ply shorter with the last move shown and not pressed: both are possible (a piece
     // out and back within the gap, or the next move already on the board when it was read again).
+    // (Whether any is, not which: the search stops at the second found.)
+    unpressed.max_candidates = 1;
     if (all_pressed && margin > 0 && found.plies - 1 >= unpressed.min_plies) {
       unpressed.min_plies = unpressed.max_plies = found.plies - 1;
-      const GapResult other = remembered_search_gap(unpressed);
-      if (other.plies > 0 && !other.exhausted) return {std::move(found), on_move, true};
+      if (remembered_search_gap(unpressed).plies > 0) return {std::move(found), on_move, true};
     }
     // And a ply longer, the next move already on the board when it was read again (also with a press: the
     // reading held for a reconnect is one made before that move). Its mover's press without moving, or a
@@ -301,8 +302,7 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
     // not waited for: a wait holds back the pieces the gap handed to a bughouse partner.)
     if (all_pressed && margin > 0 && found.plies + 1 <= q.max_plies) {
       unpressed.min_plies = unpressed.max_plies = found.plies + 1;
-      const GapResult other = remembered_search_gap(unpressed);
-      if (other.plies > 0 && !other.exhausted) return {std::move(found), on_move, true};
+      if (remembered_search_gap(unpressed).plies > 0) return {std::move(found), on_move, true};
     }
   }
   return {std::move(found), on_move};

@@ -154,6 +154,7 @@ Row run(const std::vector<Gap>& gaps, int plies, bool pawn_stays, bool clock_sid
       GapQuery probe = q;
       probe.side_to_move = ~*q.side_to_move;
       probe.min_plies = probe.max_plies = r.plies + 1;
+      probe.max_candidates = 1;
       search_gap(probe);
     }
     row.probe_ms.push_back(
