@@ -6,6 +6,7 @@
 #include <ctime>
 #include <vector>
 
+#include "daemon/outputs/pgn_output.hpp"
 #include "daemon/outputs/text_encoding.hpp"
 #include "rules/notation.hpp"
 #include "rules/pgn.hpp"
@@ -256,6 +257,30 @@ tl::expected<std::string, std::string> replace_moves(std::string_view pgn, int f
   }
   r.moves.resize(std::size_t(from_ply - 1));
   int ply = from_ply;
+  for (const std::string& token : typed_move_tokens(moves)) {
+    auto m = parse_typed_move(pos, token);
+    if (!m)
+      return tl::unexpected("ply " + std::to_string(ply) + ": \"" +
+                            utf8_or_replaced(std::string_view(token).substr(0, 16)) +
+                            "\" is no legal move there (" + m.error() + ")");
+    rules::RecordedMove rm;
+    rm.move = *m;
+    r.moves.push_back(rm);
+    pos.do_move(*m);
+    ++ply;
+  }
+  if (was.size() > 180) was = std::string(utf8_columns(was, 0, 180)) + " …";
+  set_correction_tags(r.tags, "from ply " + std::to_string(from_ply) + "; was: " + (was.empty() ? "-" : was),
+                      v);
+  auto text = rules::write_pgn(r);
+  if (!text) return tl::unexpected("the corrected record cannot be written: " + text.error());
+  std::string out = std::move(*text);
+  if (!out.ends_with("\n\n")) out += out.ends_with('\n') ? "\n" : "\n\n";
+  return out;
+}
+
+std::vector<std::string> typed_move_tokens(std::string_view moves) {
+  std::vector<std::string> out;
   for (std::size_t at = 0; at < moves.size();) {
     const auto end = std::min(moves.find_first_of(" \t\r\n", at), moves.size());
     std::string_view token = moves.substr(at, end - at);
@@ -265,45 +290,32 @@ tl::expected<std::string, std::string> replace_moves(std::string_view pgn, int f
     if (dot != std::string_view::npos) token = token.substr(dot + 1);  // "12.e4", "12...", "12."
     if (token.empty() || std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; }))
       continue;
-    auto m = rules::parse_san(pos, token);
-    if (!m) {
-      auto u = rules::parse_uci(pos, token);
-      if (!u)
-        return tl::unexpected("ply " + std::to_string(ply) + ": \"" + utf8_or_replaced(token.substr(0, 16)) +
-                              "\" is no legal move there (" + m.error() + ")");
-      m = u;
-    }
-    rules::RecordedMove rm;
-    rm.move = *m;
-    r.moves.push_back(rm);
-    pos.do_move(*m);
-    ++ply;
+    out.emplace_back(token);
   }
-  if (was.size() > 180) was = std::string(utf8_columns(was, 0, 180)) + " …";
-  auto set = [&r](const std::string& name, const std::string& value) {
-    auto it =
-        std::find_if(r.tags.begin(), r.tags.end(), [&](const rules::PgnTag& t) { return t.name == name; });
-    if (it != r.tags.end())
-      it->value = value;
-    else
-      r.tags.push_back({name, value});
-  };
-  set("MovesCorrected", "from ply " + std::to_string(from_ply) + "; was: " + (was.empty() ? "-" : was));
-  set("ArbiterReason", v.reason);
-  if (!v.by.empty()) set("ArbiterBy", v.by);
+  return out;
+}
+
+tl::expected<rules::Move, std::string> parse_typed_move(const rules::Position& pos, std::string_view token) {
+  auto m = rules::parse_san(pos, token);
+  if (m) return m;
+  std::string_view uci = token;
+  while (!uci.empty() && (uci.back() == '+' || uci.back() == '#')) uci.remove_suffix(1);
+  if (auto u = rules::parse_uci(pos, uci)) return u;
+  return tl::unexpected(m.error());
+}
+
+void set_correction_tags(rules::PgnTags& tags, const std::string& corrected, const ArbiterVerdict& v) {
+  set_pgn_tag(tags, "MovesCorrected", corrected);
+  set_pgn_tag(tags, "ArbiterReason", v.reason);
+  if (!v.by.empty()) set_pgn_tag(tags, "ArbiterBy", v.by);
   if (v.at_ms > 0) {
     std::time_t s = std::time_t(v.at_ms / 1000);
     std::tm tm{};
     ::gmtime_r(&s, &tm);
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    set("ArbiterTime", buf);
+    set_pgn_tag(tags, "ArbiterTime", buf);
   }
-  auto text = rules::write_pgn(r);
-  if (!text) return tl::unexpected("the corrected record cannot be written: " + text.error());
-  std::string out = std::move(*text);
-  if (!out.ends_with("\n\n")) out += out.ends_with('\n') ? "\n" : "\n\n";
-  return out;
 }
 
 }  // namespace eboard::outputs

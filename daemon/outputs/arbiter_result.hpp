@@ -23,8 +23,12 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <tl/expected.hpp>
+
+#include "rules/pgn.hpp"
+#include "rules/position.hpp"
 
 namespace eboard::outputs {
 
@@ -83,6 +87,13 @@ tl::expected<std::string, std::string> apply_partner_result(std::string_view pgn
 // and kind are not used). The error says which move is not legal.
 tl::expected<std::string, std::string> replace_moves(std::string_view pgn, int from_ply,
                                                      std::string_view moves, const ArbiterVerdict& v);
+
+// An arbiter's typed moves, one token each, move numbers ("12.", "12...", "7A.") left out.
+std::vector<std::string> typed_move_tokens(std::string_view moves);
+// One typed move in `pos`: SAN, else UCI (a check or mate sign after it is allowed); the error is SAN's.
+tl::expected<rules::Move, std::string> parse_typed_move(const rules::Position& pos, std::string_view token);
+// The tags a correction of moves sets: MovesCorrected (`corrected`), ArbiterReason, ArbiterBy, ArbiterTime.
+void set_correction_tags(rules::PgnTags& tags, const std::string& corrected, const ArbiterVerdict& v);
 
 // The value of tag `name` in a PGN's tag section, if present.
 std::optional<std::string> pgn_tag(std::string_view pgn, std::string_view name);

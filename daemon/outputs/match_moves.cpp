@@ -6,6 +6,7 @@
 #include <ctime>
 #include <vector>
 
+#include "daemon/outputs/arbiter_result.hpp"
 #include "daemon/outputs/text_encoding.hpp"
 #include "rules/movegen.hpp"
 #include "rules/notation.hpp"
@@ -62,54 +63,6 @@ std::string why_not(const Position& pos, Move m) {
 }
 
 std::string san_of(const Position& pos, Move m) { return m.is_none() ? "--" : rules::to_san(pos, m); }
-
-// The arbiter's moves, one token each, move numbers ("12.", "12...", "7A.") left out.
-std::vector<std::string> tokens_of(std::string_view moves) {
-  std::vector<std::string> out;
-  for (std::size_t at = 0; at < moves.size();) {
-    const auto end = std::min(moves.find_first_of(" \t\r\n", at), moves.size());
-    std::string_view token = moves.substr(at, end - at);
-    at = end + 1;
-    if (token.empty()) continue;
-    const auto dot = token.rfind('.');
-    if (dot != std::string_view::npos) token = token.substr(dot + 1);
-    if (token.empty() || std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      continue;
-    out.emplace_back(token);
-  }
-  return out;
-}
-
-tl::expected<Move, std::string> parse_typed(const Position& pos, std::string_view token) {
-  auto m = rules::parse_san(pos, token);
-  if (m) return m;
-  std::string_view uci = token;
-  while (!uci.empty() && (uci.back() == '+' || uci.back() == '#')) uci.remove_suffix(1);
-  if (auto u = rules::parse_uci(pos, uci)) return u;
-  return tl::unexpected(m.error());
-}
-
-void set_tag(rules::PgnTags& tags, const std::string& name, const std::string& value) {
-  auto it = std::find_if(tags.begin(), tags.end(), [&](const rules::PgnTag& t) { return t.name == name; });
-  if (it != tags.end())
-    it->value = value;
-  else
-    tags.push_back({name, value});
-}
-
-void set_correction_tags(rules::PgnTags& tags, const std::string& corrected, const ArbiterVerdict& v) {
-  set_tag(tags, "MovesCorrected", corrected);
-  set_tag(tags, "ArbiterReason", v.reason);
-  if (!v.by.empty()) set_tag(tags, "ArbiterBy", v.by);
-  if (v.at_ms > 0) {
-    std::time_t s = std::time_t(v.at_ms / 1000);
-    std::tm tm{};
-    ::gmtime_r(&s, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    set_tag(tags, "ArbiterTime", buf);
-  }
-}
 
 std::string with_blank_line(std::string text) {
   if (!text.ends_with("\n\n")) text += text.ends_with('\n') ? "\n" : "\n\n";
@@ -236,7 +189,7 @@ tl::expected<MatchMovesCorrected, MatchMovesRefusal> replace_match_moves(
   }
 
   // The order: the board's new plies in the places of those they replace, the rest after the last.
-  const std::vector<std::string> typed = tokens_of(moves);
+  const std::vector<std::string> typed = typed_move_tokens(moves);
   struct Slot {
     const rules::BughouseMove* old = nullptr;  // a ply of the BPGN kept or replaced
     int typed = -1;                            // the arbiter's move, by index
@@ -267,7 +220,7 @@ tl::expected<MatchMovesCorrected, MatchMovesRefusal> replace_match_moves(
     out.board = b;
     if (s.typed >= 0) {
       const std::string& token = typed[std::size_t(s.typed)];
-      auto m = parse_typed(p, token);
+      auto m = parse_typed_move(p, token);
       if (!m)
         return refuse(b, ply, number_label(p) + " " + utf8_or_replaced(std::string_view(token).substr(0, 16)),
                       "no legal move there (" + m.error() + ")");

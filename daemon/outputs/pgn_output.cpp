@@ -21,14 +21,6 @@ std::tm utc(std::int64_t unix_ms) {
   return tm;
 }
 
-void set_tag(rules::PgnTags& tags, const std::string& name, const std::string& value) {
-  auto it = std::find_if(tags.begin(), tags.end(), [&](const rules::PgnTag& t) { return t.name == name; });
-  if (it != tags.end())
-    it->value = value;
-  else
-    tags.push_back({name, value});
-}
-
 // The first move of `r` this board alone cannot replay: a drop whose piece is not in the pocket the
 // board's own start gave (on a bughouse board captures never fill the capturer's pocket).
 std::optional<std::size_t> first_partner_drop(const rules::GameRecord& r) {
@@ -56,14 +48,14 @@ std::string pgn_date(std::int64_t unix_ms) {
 
 rules::GameRecord game_record(const BoardGame& g) {
   rules::GameRecord r = daemon::game_record(*g.game, g.board_id);
-  if (g.started_ms > 0) set_tag(r.tags, "Date", pgn_date(g.started_ms));
+  if (g.started_ms > 0) set_pgn_tag(r.tags, "Date", pgn_date(g.started_ms));
   for (const auto* list : {&g.defaults, &g.tags})
     for (const auto& t : *list)
       if (t.name != "Result" && !t.value.empty())
-        set_tag(r.tags, t.name, t.value);  // the result is the game's, not a tag's
+        set_pgn_tag(r.tags, t.name, t.value);  // the result is the game's, not a tag's
   if (!g.match.empty()) {
-    set_tag(r.tags, "Match", g.match);
-    set_tag(r.tags, "PartnerBoard", g.partner);
+    set_pgn_tag(r.tags, "Match", g.match);
+    set_pgn_tag(r.tags, "PartnerBoard", g.partner);
     if (auto i = first_partner_drop(r)) {
       std::string& c = r.moves[*i].comment;
       c = "From here this board alone cannot be replayed: the piece dropped came from the partner board " +
@@ -111,6 +103,14 @@ std::string game_file_name(const BoardGame& g) {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
   return g.board_id + "-" + buf + "-" + std::to_string(g.number) + ".pgn";
+}
+
+void set_pgn_tag(rules::PgnTags& tags, const std::string& name, const std::string& value) {
+  auto it = std::find_if(tags.begin(), tags.end(), [&](const rules::PgnTag& t) { return t.name == name; });
+  if (it != tags.end())
+    it->value = value;
+  else
+    tags.push_back({name, value});
 }
 
 }  // namespace eboard::outputs

@@ -46,4 +46,7 @@ std::string game_file_name(const BoardGame& g);
 // "yyyy.mm.dd" (UTC) of a Unix time in milliseconds.
 std::string pgn_date(std::int64_t unix_ms);
 
+// Sets tag `name` to `value`, in its place if the record has it, else last.
+void set_pgn_tag(rules::PgnTags& tags, const std::string& name, const std::string& value);
+
 }  // namespace eboard::outputs

@@ -27,6 +27,18 @@ using namespace eboard;
 
 namespace {
 
+// One sensor event as a line of the GAP_SENSORS trace.
+std::string sensor_line(const rules::SensorEvent& e) {
+  std::string d = "  sensor " + std::to_string(e.t_ms) + " ";
+  if (auto* x = std::get_if<rules::PieceLifted>(&e.what)) d += "lift " + rules::square_name(x->square);
+  if (auto* x = std::get_if<rules::PiecePlaced>(&e.what)) d += "place " + rules::square_name(x->square);
+  if (std::get_if<rules::BoardSnapshot>(&e.what)) d += "snapshot";
+  if (auto* x = std::get_if<rules::ClockReading>(&e.what))
+    d += std::string("clock lever ") + (x->lever_up == rules::ClockSide::Left ? "L" : "R");
+  if (auto* x = std::get_if<rules::DeviceLink>(&e.what)) d += x->connected ? "link up" : "link down";
+  return d;
+}
+
 // Every candidate of the gap waiting for the arbiter, as UCI lists in JSON (one list after another).
 std::string all_candidates(const rules::Reconstructor& rec) {
   std::string out;
@@ -183,16 +195,8 @@ Outcome play_with_gap(const rules::GameRecord& g, int at, int plies, std::uint64
     }
   };
   for (const auto& e : with_gap) {
-    if (std::getenv("GAP_SENSORS") && e.t_ms > lost - 2000 && e.t_ms < back + 15000) {
-      std::string d = "  sensor " + std::to_string(e.t_ms) + " ";
-      if (auto* x = std::get_if<rules::PieceLifted>(&e.what)) d += "lift " + rules::square_name(x->square);
-      if (auto* x = std::get_if<rules::PiecePlaced>(&e.what)) d += "place " + rules::square_name(x->square);
-      if (std::get_if<rules::BoardSnapshot>(&e.what)) d += "snapshot";
-      if (auto* x = std::get_if<rules::ClockReading>(&e.what))
-        d += std::string("clock lever ") + (x->lever_up == rules::ClockSide::Left ? "L" : "R");
-      if (auto* x = std::get_if<rules::DeviceLink>(&e.what)) d += x->connected ? "link up" : "link down";
-      trace.push_back(d);
-    }
+    if (std::getenv("GAP_SENSORS") && e.t_ms > lost - 2000 && e.t_ms < back + 15000)
+      trace.push_back(sensor_line(e));
     // Timers fire as the daemon fires them (at their deadline), not only when the next input arrives.
     for (auto d = rec.next_deadline(); d && *d <= e.t_ms; d = rec.next_deadline()) take(rec.advance(*d));
     take(rec.on_sensor(e));
@@ -440,16 +444,8 @@ std::string late_reconnect(const rules::GameRecord& g, int at, int plies, std::u
     }
   };
   for (const auto& e : with_gap) {
-    if (std::getenv("GAP_SENSORS") && e.t_ms > lost - 2000 && e.t_ms < back + 15000) {
-      std::string d = "  sensor " + std::to_string(e.t_ms) + " ";
-      if (auto* x = std::get_if<rules::PieceLifted>(&e.what)) d += "lift " + rules::square_name(x->square);
-      if (auto* x = std::get_if<rules::PiecePlaced>(&e.what)) d += "place " + rules::square_name(x->square);
-      if (std::get_if<rules::BoardSnapshot>(&e.what)) d += "snapshot";
-      if (auto* x = std::get_if<rules::ClockReading>(&e.what))
-        d += std::string("clock lever ") + (x->lever_up == rules::ClockSide::Left ? "L" : "R");
-      if (auto* x = std::get_if<rules::DeviceLink>(&e.what)) d += x->connected ? "link up" : "link down";
-      trace.push_back(d);
-    }
+    if (std::getenv("GAP_SENSORS") && e.t_ms > lost - 2000 && e.t_ms < back + 15000)
+      trace.push_back(sensor_line(e));
     for (auto d = rec.next_deadline(); d && *d <= e.t_ms; d = rec.next_deadline()) take(rec.advance(*d));
     take(rec.on_sensor(e));
   }
