@@ -995,37 +995,10 @@ std::optional<std::string> Hall::board_pgn(const std::string& id, const rules::P
   return remote_game_pgn(*it->second, defaults, cutoff);
 }
 
-namespace {
-
-// A record's number in a query (?game=N, ?match=N): 1, 2, …; nothing for anything else.
-std::optional<int> query_number(std::string_view s) {
-  int n = 0;
-  const char* end = s.data() + s.size();
-  auto [ptr, err] = std::from_chars(s.data(), end, n);
-  if (err != std::errc() || ptr != end || n < 1) return std::nullopt;
-  return n;
-}
-
-std::string numbers_list(const std::vector<int>& numbers) {
-  if (numbers.empty()) return "none yet";
-  std::string out;
-  for (std::size_t i = 0; i < numbers.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == numbers.size() ? " and " : ", ") + std::to_string(numbers[i]);
-  return out;
-}
-
-http::Response pgn_answer(std::string text) {
-  http::Response res = http::Response::text(200, std::move(text));
-  res.content_type = "application/x-chess-pgn; charset=utf-8";
-  return res;
-}
-
-}  // namespace
-
 http::Response Hall::numbered_board_pgn(const std::string& id, std::string_view query,
                                         const rules::PgnTags& defaults,
                                         std::optional<std::int64_t> cutoff) const {
-  const std::optional<int> n = query_number(query);
+  const std::optional<int> n = record_number(query);
   if (!n) return http::Response::text(400, "game must be a game number: 1, 2, … (see /status)");
   auto it = remote_.find(id);
   if (it == remote_.end()) return http::Response::text(404, "no board " + id);
@@ -1036,7 +1009,7 @@ http::Response Hall::numbered_board_pgn(const std::string& id, std::string_view 
     for (const RemoteMatch::Record* r : m->seen(cutoff)) {
       auto g = r->games.find(id);
       if (g == r->games.end()) continue;
-      if (r->number == *n) return pgn_answer(g->second);
+      if (r->number == *n) return pgn_response(g->second);
       numbers.push_back(r->number);
     }
   } else {
@@ -1046,18 +1019,18 @@ http::Response Hall::numbered_board_pgn(const std::string& id, std::string_view 
       const bool shown = cutoff && !current_public && &e == &rb.earlier().back();
       if (cutoff && e.ended_ms > *cutoff && !shown) continue;
       if (e.number == *n)
-        return pgn_answer(
+        return pgn_response(
             shown ? *earlier_public_pgn(rb, defaults, *cutoff)
                   : outputs::game_pgn({id, &e.game, e.tags, e.started_ms, e.number, defaults, "", ""}));
       numbers.push_back(e.number);
     }
     if (current_public && rb.game_number() >= 1) {
-      if (rb.game_number() == *n) return pgn_answer(remote_game_pgn(rb, defaults, cutoff));
+      if (rb.game_number() == *n) return pgn_response(remote_game_pgn(rb, defaults, cutoff));
       numbers.push_back(rb.game_number());
     }
   }
   return http::Response::text(404, "board " + id + " has no game " + std::to_string(*n) +
-                                       " on record here; its games: " + numbers_list(numbers) +
+                                       " on record here; its games: " + numbers_text(numbers, 0) +
                                        " (the aggregator keeps those it saw; the rest are on host " +
                                        rb.host() + ")");
 }
@@ -1066,15 +1039,15 @@ std::optional<http::Response> Hall::numbered_match_bpgn(const std::string& id, s
                                                         std::optional<std::int64_t> cutoff) const {
   auto it = remote_matches_.find(id);
   if (it == remote_matches_.end()) return std::nullopt;
-  const std::optional<int> n = query_number(query);
+  const std::optional<int> n = record_number(query);
   if (!n) return http::Response::text(400, "match must be a match number: 1, 2, … (see /status)");
   std::vector<int> numbers;
   for (const RemoteMatch::Record* r : it->second.seen(cutoff)) {
-    if (r->number == *n) return pgn_answer(r->bpgn);
+    if (r->number == *n) return pgn_response(r->bpgn);
     numbers.push_back(r->number);
   }
   return http::Response::text(404, "no match " + std::to_string(*n) + " of " + id +
-                                       " on record here; its matches: " + numbers_list(numbers) +
+                                       " on record here; its matches: " + numbers_text(numbers, 0) +
                                        " (the aggregator keeps those it saw; the rest are on their host)");
 }
 

@@ -101,8 +101,10 @@ std::optional<int> record_number(std::string_view s) {
 }
 
 std::string numbers_text(std::vector<int> numbers, int current) {
-  std::erase_if(numbers, [current](int n) { return n >= current; });
-  if (current >= 1) numbers.push_back(current);
+  if (current >= 1) {
+    std::erase_if(numbers, [current](int n) { return n >= current; });
+    numbers.push_back(current);
+  }
   if (numbers.empty()) return "none yet";
   std::string out;
   for (std::size_t i = 0; i < numbers.size(); ++i)

@@ -67,7 +67,7 @@ std::string index_text(std::string_view heading, std::span<const Route> table);
 
 // What the routes of numbered records share: a record's number in a query (?game=N, ?match=N: 1, 2, …;
 // nothing for anything else); "1, 2 and 3 (the current one)", the numbers below `current` that have a
-// file, then `current`; a PGN (or BPGN) answer.
+// file, then `current` (none below 1: the numbers as given); a PGN (or BPGN) answer.
 std::optional<int> record_number(std::string_view s);
 std::string numbers_text(std::vector<int> numbers, int current);
 http::Response pgn_response(std::string text);
