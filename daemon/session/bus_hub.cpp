@@ -287,8 +287,10 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
         pace.expires_at(pace_due);
         pace.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
           self->pace_armed = false;
-          if (const auto woke = Clock::now(); woke > self->pace_due + std::chrono::milliseconds(kStallMs))
+          if (const auto woke = Clock::now(); woke > self->pace_due + std::chrono::milliseconds(kStallMs)) {
             self->stalled_until = woke + std::chrono::milliseconds(kStallMs * 10);
+            ++self->stats.stalls;
+          }
           if (!ec && self->running) self->pace_line();
         });
         return;

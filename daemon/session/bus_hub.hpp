@@ -41,6 +41,10 @@ struct BusHubStats {
   // as a collision: the master's wait is a real board's, and it was right to give up.
   std::uint64_t late_frames = 0;
   std::uint64_t late_overlaps = 0;  // host commands over such frames, or over one begun that instant
+  // Times the hub's pacing woke more than a few ms late (its process was not running) and then let out
+  // at once what the baud rate would have spread: the line's timing meanwhile is the machine's, not the
+  // wire's.
+  std::uint64_t stalls = 0;
 };
 
 class BusHub {

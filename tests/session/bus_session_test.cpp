@@ -181,7 +181,10 @@ TEST_F(BusOnAPty, ABoardUnpluggedFromTheBusComesBackWithItsMoves) {
 }
 
 // The emulated line obeys the wire's timing: a board dump (70 bytes) takes at least 73 ms at 9600 baud,
-// and a command written while it is on the line is a collision, counted and reported.
+// and a command written while it is on the line is a collision, counted and reported. A loaded machine can
+// deliver the dump late or all at once (the hub counts its stalls, and a write it cannot order against the
+// line as a late overlap), so the trial is repeated until the collision is counted; a write over the
+// dump that goes uncounted with neither excuse fails.
 TEST_F(BusOnAPty, TheLineIsPacedAndACommandOverAReplyIsACollision) {
   const int fd = ::open(device_.c_str(), O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
   ASSERT_GE(fd, 0);
@@ -191,30 +194,54 @@ TEST_F(BusOnAPty, TheLineIsPacedAndACommandOverAReplyIsACollision) {
   ASSERT_EQ(::tcsetattr(fd, TCSANOW, &tio), 0);
   const std::uint8_t brd[] = {0x82, 0x08, 0x01, 0x0B};  // BRD to 1025
   const std::uint8_t clk[] = {0x81, 0x08, 0x02, 0x0B};  // CLK to 1026
-  const auto sent = std::chrono::steady_clock::now();
-  ASSERT_EQ(::write(fd, brd, sizeof brd), 4);
-  std::vector<std::uint8_t> got;
-  std::optional<std::chrono::steady_clock::time_point> first_byte;
-  bool wrote_over = false;
-  ASSERT_TRUE(io::test::run_until(io_, [&] {
-    std::uint8_t buf[256];
-    const auto n = ::read(fd, buf, sizeof buf);
-    if (n > 0) {
-      if (!first_byte) first_byte = std::chrono::steady_clock::now();
-      got.insert(got.end(), buf, buf + n);
+  constexpr int kTrials = 40;
+  // Bytes on a 9600-baud line: 10 bits each (start, 8 data, stop).
+  const auto on_the_wire = [](int bytes) { return std::chrono::microseconds(bytes * 10 * 1'000'000 / 9600); };
+  int on_time = 0;
+  for (int trial = 0; trial < kTrials && on_time == 0; ++trial) {
+    const auto before = hub_->stats();
+    const auto logged = collisions_.size();
+    const auto sent = std::chrono::steady_clock::now();
+    ASSERT_EQ(::write(fd, brd, sizeof brd), 4);
+    std::vector<std::uint8_t> got;
+    bool wrote_over = false;
+    bool read_once = false;
+    ASSERT_TRUE(io::test::run_until(io_,
+                                    [&] {
+                                      std::uint8_t buf[256];
+                                      const auto n = ::read(fd, buf, sizeof buf);
+                                      if (n > 0) got.insert(got.end(), buf, buf + n);
+                                      if (!read_once && !got.empty()) {
+                                        read_once = true;
+                                        // The dump has begun and is far from done: write over it.
+                                        if (got.size() < 40) {
+                                          wrote_over = true;
+                                          EXPECT_EQ(::write(fd, clk, sizeof clk), 4);
+                                        }
+                                      }
+                                      return got.size() >= (wrote_over ? 70u + 13u : 70u);
+                                    }))
+        << "trial " << trial;
+    const auto took = std::chrono::steady_clock::now() - sent;
+    EXPECT_EQ(got[0], 0x83) << "trial " << trial;           // the dump, whole, before the clock's answer
+    EXPECT_GE(took, on_the_wire(70)) << "trial " << trial;  // one byte after the other
+    const auto after = hub_->stats();
+    if (!wrote_over) continue;  // the dump came in at once: nothing to write over
+    const auto counted = after.collisions - before.collisions;
+    // A hub that stalled (and let the rest out at once) or could not order the write against the line
+    // may miss the collision; one that kept its pace must not.
+    const bool excused = after.late_overlaps != before.late_overlaps || after.stalls != before.stalls;
+    if (counted == 0) {
+      EXPECT_TRUE(excused) << "trial " << trial << ": a command over the dump, not counted";
+      continue;
     }
-    if (first_byte && !wrote_over) {  // the dump has begun: write over it
-      wrote_over = true;
-      EXPECT_EQ(::write(fd, clk, sizeof clk), 4);
-    }
-    return got.size() >= 70 + 13;
-  }));
-  const auto took = std::chrono::steady_clock::now() - sent;
+    ++on_time;
+    EXPECT_EQ(got[70], 0x84);
+    EXPECT_GE(took, on_the_wire(70 + 13));
+    EXPECT_EQ(counted, 1u);
+    ASSERT_EQ(collisions_.size() - logged, 1u);
+    EXPECT_NE(collisions_[logged].find("frame of 70 bytes"), std::string::npos) << collisions_[logged];
+  }
   ::close(fd);
-  EXPECT_EQ(got[0], 0x83);  // the dump, whole, before the clock's answer
-  EXPECT_EQ(got[70], 0x84);
-  EXPECT_GE(took, 73ms + 14ms);  // 83 bytes at 9600 baud, one after the other
-  EXPECT_EQ(hub_->stats().collisions, 1u);
-  ASSERT_EQ(collisions_.size(), 1u);
-  EXPECT_NE(collisions_[0].find("frame of 70 bytes"), std::string::npos) << collisions_[0];
+  EXPECT_EQ(on_time, 1) << "no trial of " << kTrials << " counted the command written over the dump";
 }
