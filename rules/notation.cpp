@@ -155,11 +155,6 @@ std::vector<Move> matching_moves(const Position& pos, const MoveList& moves, con
   return found;
 }
 
-std::string piece_name(PieceType t) {
-  static constexpr std::string_view names[] = {"", "pawn", "knight", "bishop", "rook", "queen", "king"};
-  return std::string(names[t]);
-}
-
 tl::expected<Move, std::string> parse_castling(const Position& pos, std::string_view text, bool king_side) {
   for (Move m : MoveList(pos))
     if (m.kind() == Move::CASTLING && is_king_side(m) == king_side) return m;
@@ -202,7 +197,7 @@ tl::expected<Move, std::string> parse_drop(const Position& pos, std::string_view
   Move m = Move::drop(t, to);
   if (!MoveList(pos).contains(m)) {
     if (pos.pocket(pos.side_to_move(), t) == 0)
-      return san_error("illegal", text, "no " + piece_name(t) + " in hand");
+      return san_error("illegal", text, std::string("no ") + piece_name(t) + " in hand");
     return san_error("illegal", text, "cannot drop there");
   }
   return m;
@@ -211,6 +206,11 @@ tl::expected<Move, std::string> parse_drop(const Position& pos, std::string_view
 }  // namespace
 
 char piece_letter(PieceType t, Language language) { return letters(language)[t]; }
+
+const char* piece_name(PieceType t) {
+  static const char* const names[] = {"", "pawn", "knight", "bishop", "rook", "queen", "king"};
+  return names[t];
+}
 
 std::string to_long_algebraic(const Position& before, Move m, Language language) {
   if (m.is_none() || m.is_drop()) return to_san(before, m);
@@ -363,8 +363,9 @@ tl::expected<Move, std::string> parse_san(const Position& pos, std::string_view 
   if (found.size() == 1) return found.front();
   if (found.empty()) {
     if (promotion_missing) return san_error("illegal", text, "the promotion piece is missing");
-    return san_error("illegal", text,
-                     "no legal " + piece_name(pattern->piece) + " move to " + square_name(pattern->to));
+    return san_error(
+        "illegal", text,
+        std::string("no legal ") + piece_name(pattern->piece) + " move to " + square_name(pattern->to));
   }
   std::string list;
   for (Move m : found) list += (list.empty() ? "" : ", ") + long_form(pos, m);

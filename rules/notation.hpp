@@ -51,5 +51,7 @@ tl::expected<Move, std::string> parse_san(const Position& pos, std::string_view 
 
 // The letter for a piece type in a language (pawn: 'P').
 char piece_letter(PieceType t, Language language = Language::English);
+// The piece's English name in lower case ("pawn" ... "king"; "" for no piece), as alerts and answers word it.
+const char* piece_name(PieceType t);
 
 }  // namespace eboard::rules

@@ -90,11 +90,6 @@ std::string reserve_letters(const Position& pos, Color c) {
   return out;
 }
 
-const char* piece_name(PieceType t) {
-  static const char* const names[] = {"", "pawn", "knight", "bishop", "rook", "queen", "king"};
-  return names[t];
-}
-
 Square find_piece(const Board& b, Piece p, int* count) {
   Square found = SQ_NONE;
   *count = 0;

@@ -20,23 +20,6 @@ using rules::Color;
 using rules::Move;
 using rules::Position;
 
-const char* piece_word(rules::PieceType t) {
-  switch (t) {
-    case rules::PAWN:
-      return "pawn";
-    case rules::KNIGHT:
-      return "knight";
-    case rules::BISHOP:
-      return "bishop";
-    case rules::ROOK:
-      return "rook";
-    case rules::QUEEN:
-      return "queen";
-    default:
-      return "piece";
-  }
-}
-
 const char* side_word(Color c) { return c == rules::WHITE ? "White" : "Black"; }
 
 // "12." or "12..." for the move played in `pos`.
@@ -55,7 +38,7 @@ std::string why_not(const Position& pos, Move m) {
   if (m.is_none()) return "a null move, and " + std::string(side_word(side)) + " is in check there";
   if (m.is_drop()) {
     if (pos.pocket(side, m.drop_type()) == 0)
-      return std::string("no ") + piece_word(m.drop_type()) + " in " + side_word(side) +
+      return std::string("no ") + rules::piece_name(m.drop_type()) + " in " + side_word(side) +
              "'s reserve any more (the capture that gave it is gone)";
     return "the drop is not legal there any more";
   }
