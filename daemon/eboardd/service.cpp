@@ -307,6 +307,10 @@ void Service::add_parts() {
       [this] {
         if (livechess_) livechess_->stop();
       });
+  // Stopped first: the control answers not given yet are given up (503, "the daemon stopped before ..."),
+  // so that no thread (an HTTP worker, the hall's AnswerWaits) waits out its bound for a loop that has
+  // stopped; the parts stopped after it then join theirs at once.
+  lifecycle_.add("pending answers", {}, [this] { pending_answers(io_).abandon(); });
   // Last: the file tells tools and tests that the daemon is up; it stays after a stop (the next start
   // writes it again).
   lifecycle_.add("listen file", [this] { return write_listen_file(); });
@@ -944,7 +948,7 @@ http::Response Service::start_round(const json& body) {
     tl::expected<void, std::string> saved;
   };
   round_changing_ = true;
-  LaterAnswer later = later_answer(std::chrono::seconds(30), "the round's archive");
+  LaterAnswer later = later_answer(io_, std::chrono::seconds(30), "the round's archive");
   // The worker touches nothing of the service (which may be gone when the job runs): the loop's part
   // checks `alive` first.
   background_work(io_).post([this, io = &io_, dir = fs::path(config_.state_dir), ending = round_, next,
