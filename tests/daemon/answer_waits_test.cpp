@@ -44,7 +44,7 @@ TEST(AnswerWaits, ASettledAnswerReachesTheLoop) {
   boost::asio::post(io, [settle = later.settle] { settle(http::Response::text(200, "done")); });
   while (!given) io.run_one();
   EXPECT_EQ(given->status, 200u);
-  EXPECT_EQ(given->body, "done");
+  EXPECT_EQ(given->body, "done\n");  // Response::text ends the line
   EXPECT_EQ(given_on, std::this_thread::get_id()) << "the result is handed over on the loop";
   waits.stop();
   EXPECT_EQ(waits.waiting(), 0u);
