@@ -456,7 +456,7 @@ http::Response on_current_game(BoardRuntime& b, outputs::ArbiterVerdict v, json 
   // A game over that belongs to an archived round (the board not set up again since): its round archive
   // is rewritten too.
   const bool archived = r.over && !in_round(ctx.round, b.id(), current.number, current.started_ms);
-  LaterAnswer later = later_answer(std::chrono::seconds(60), "the arbiter's result");
+  LaterAnswer later = later_answer(b.io(), std::chrono::seconds(60), "the arbiter's result");
   r.done = ctx.done;
   r.settle = later.settle;
   FileJob job = file_job(b, ctx);
@@ -680,7 +680,7 @@ http::Response on_earlier_game(BoardRuntime& b, int number, outputs::ArbiterVerd
                                  partner->ledger().game_number() + match_number - m->number(), 1 - index};
   }
   LaterAnswer later =
-      later_answer(std::chrono::seconds(60), "the correction of game " + std::to_string(number));
+      later_answer(b.io(), std::chrono::seconds(60), "the correction of game " + std::to_string(number));
   off_loop<EarlierDone>(
       b,
       [job = file_job(b, ctx), number, v, answer = std::move(answer), match] {
@@ -823,8 +823,8 @@ http::Response on_match_moves(BoardRuntime& b, int number, int from_ply, std::st
                    PartnerPart{file_job(partner, ctx),
                                partner.ledger().game_number() + match_number - mr.number(), 1 - index}};
   answer["match"] = {{"name", m.name}, {"number", match_number}};
-  LaterAnswer later =
-      later_answer(std::chrono::seconds(60), "the correction of match " + std::to_string(match_number));
+  LaterAnswer later = later_answer(b.io(), std::chrono::seconds(60),
+                                   "the correction of match " + std::to_string(match_number));
   using Done = tl::expected<json, http::Response>;
   off_loop<Done>(
       b,
@@ -886,7 +886,7 @@ http::Response moves_action(BoardRuntime& b, const json& body, const ArbiterCont
   if (ctx.match_runtime) return on_match_moves(b, number, from_ply, *moves, *v, std::move(answer), ctx);
   // The record rewritten and the entry logged on the worker; the answer once they are on disk.
   LaterAnswer later =
-      later_answer(std::chrono::seconds(60), "the correction of game " + std::to_string(number));
+      later_answer(b.io(), std::chrono::seconds(60), "the correction of game " + std::to_string(number));
   using Done = tl::expected<json, http::Response>;
   off_loop<Done>(
       b,

@@ -281,9 +281,61 @@ http::Response control_error(unsigned status, const std::string& reason) {
                               json{{"error", reason}}.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
-LaterAnswer later_answer(std::chrono::milliseconds within, std::string what) {
+namespace {
+
+// One PendingAnswers an io_context; its answers given up when the io_context is destroyed.
+class PendingAnswersService : public boost::asio::execution_context::service {
+ public:
+  using key_type = PendingAnswersService;
+  static inline boost::asio::execution_context::id id;
+  explicit PendingAnswersService(boost::asio::execution_context& ctx)
+      : boost::asio::execution_context::service(ctx) {}
+  PendingAnswers answers;
+
+ private:
+  void shutdown() override { answers.abandon(); }
+};
+
+http::Response stopped_before(const std::string& what) {
+  return control_error(503, "the daemon stopped before " + what + " was done");
+}
+
+}  // namespace
+
+void PendingAnswers::add(std::weak_ptr<std::promise<http::Response>> answer, std::string what) {
+  std::lock_guard lock(mutex_);
+  std::erase_if(pending_, [](const auto& p) { return p.first.expired(); });
+  pending_.emplace_back(std::move(answer), std::move(what));
+}
+
+std::size_t PendingAnswers::abandon() {
+  decltype(pending_) pending;
+  {
+    std::lock_guard lock(mutex_);
+    pending.swap(pending_);
+  }
+  std::size_t given_up = 0;
+  for (auto& [weak, what] : pending) {
+    auto answer = weak.lock();
+    if (!answer) continue;
+    try {
+      answer->set_value(stopped_before(what));
+      ++given_up;
+    } catch (const std::future_error&) {
+      // Settled already: that answer stands.
+    }
+  }
+  return given_up;
+}
+
+PendingAnswers& pending_answers(boost::asio::io_context& io) {
+  return boost::asio::use_service<PendingAnswersService>(io).answers;
+}
+
+LaterAnswer later_answer(boost::asio::io_context& io, std::chrono::milliseconds within, std::string what) {
   auto answer = std::make_shared<std::promise<http::Response>>();
   auto ready = std::make_shared<std::shared_future<http::Response>>(answer->get_future().share());
+  pending_answers(io).add(answer, what);
   LaterAnswer later;
   later.settle = [answer](http::Response r) {
     try {
@@ -302,7 +354,7 @@ LaterAnswer later_answer(std::chrono::milliseconds within, std::string what) {
       try {
         return ready->get();
       } catch (const std::future_error&) {
-        return control_error(503, "the daemon stopped before " + what + " was done");
+        return stopped_before(what);
       }
     };
     return res;

@@ -9,11 +9,14 @@
 
 #include <chrono>
 #include <functional>
+#include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include <boost/asio/io_context.hpp>
 #include <nlohmann/json.hpp>
 #include <tl/expected.hpp>
 
@@ -43,13 +46,30 @@ http::Response control_error(unsigned status, const std::string& reason);
 
 // A control's answer that is made on the loop once work on the background threads is done (a new game's
 // journal file, an arbiter's correction written and signed), without the loop waiting for it. `settle` is
-// called on the loop with the answer (the first call counts; never called: 503). `response()` is what the
-// route returns: the answer itself if settled already, else a deferred response whose server worker thread
-// waits for it, at most `within` (then 504, naming `what`).
+// called on the loop with the answer (the first call counts; never called, or given up at a stop: 503).
+// `response()` is what the route returns: the answer itself if settled already, else a deferred response
+// whose server worker thread waits for it, at most `within` (then 504, naming `what`). Each is one of
+// `io`'s pending answers (below) until settled.
 struct LaterAnswer {
   std::function<void(http::Response)> settle;
   std::function<http::Response()> response;
 };
-LaterAnswer later_answer(std::chrono::milliseconds within, std::string what);
+LaterAnswer later_answer(boost::asio::io_context& io, std::chrono::milliseconds within, std::string what);
+
+// The later answers of one io_context not settled yet. A stopping daemon gives them up (Service's stop,
+// and the io_context's destruction): each is settled with 503 ("the daemon stopped before <what> was
+// done"), so that no thread (an HTTP worker, the hall's AnswerWaits) waits out its bound for an answer the
+// stopped loop will never make. Thread-safe.
+class PendingAnswers {
+ public:
+  void add(std::weak_ptr<std::promise<http::Response>> answer, std::string what);
+  // Settles every answer still pending with 503; returns how many were.
+  std::size_t abandon();
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::pair<std::weak_ptr<std::promise<http::Response>>, std::string>> pending_;
+};
+PendingAnswers& pending_answers(boost::asio::io_context& io);
 
 }  // namespace eboard::eboardd

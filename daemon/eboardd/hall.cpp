@@ -8,7 +8,6 @@
 #include <charconv>
 #include <cstdio>
 #include <fstream>
-#include <thread>
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/post.hpp>
@@ -160,6 +159,8 @@ tl::expected<void, std::string> Hall::start() {
 }
 
 void Hall::stop() {
+  // The commands' answers still awaited end first (a stopping Service has given them up: at once).
+  answer_waits_.stop();
   if (!client_) return;
   if (save_pending_ || acked_ > 0) {
     std::map<std::string, mqtt::EventId> acked;
@@ -729,16 +730,12 @@ void Hall::run_command(const std::string& user, std::string_view payload) {
     http::Response res = service_.control_authorized(r);
     if (res.deferred) {
       // Answered once the control's effect is durable (a new game's journal file, a result, tags: the
-      // background worker's or the syncer's work, LaterAnswer): waited for on a thread of its own, never on
-      // the loop, then published from the loop.
-      std::thread([this, deferred = std::move(res.deferred), a, user, action = c->action, io = &io_,
-                   alive = std::weak_ptr<bool>(alive_)]() mutable {
-        http::Response done = deferred();
-        if (alive.expired()) return;
-        boost::asio::post(*io, [this, alive, a, user, action, done = std::move(done)]() mutable {
-          if (!alive.expired()) publish_answer(user, action, std::move(a), done);
-        });
-      }).detach();
+      // background worker's or the syncer's work, LaterAnswer): waited for off the loop (AnswerWaits), then
+      // published from the loop.
+      answer_waits_.wait(std::move(res.deferred),
+                         [this, a, user, action = c->action](http::Response done) mutable {
+                           publish_answer(user, action, std::move(a), done);
+                         });
       return;
     }
     return publish_answer(user, c->action, std::move(a), res);
@@ -909,7 +906,8 @@ http::Response Hall::send_command(const std::string& id, const std::string& acti
   if (!clock)
     return json_response(202, {{"command", c.id}, {"host", host}, {"board", c.board}, {"sent", true}});
   // The loop's timer answers at the deadline; later_answer's own bound only if the loop could not.
-  LaterAnswer later = later_answer(REMOTE_CLOCK_WAIT + std::chrono::seconds(5), "host " + host + "'s answer");
+  LaterAnswer later =
+      later_answer(io_, REMOTE_CLOCK_WAIT + std::chrono::seconds(5), "host " + host + "'s answer");
   auto timer = std::make_shared<boost::asio::steady_timer>(io_, REMOTE_CLOCK_WAIT);
   clock_awaited_[c.id] = {later.settle, timer, id};
   timer->async_wait([this, alive = std::weak_ptr<bool>(alive_), cid = c.id, host,

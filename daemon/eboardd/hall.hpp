@@ -24,6 +24,7 @@
 #include <tl/expected.hpp>
 
 #include "daemon/config/config.hpp"
+#include "daemon/eboardd/answer_waits.hpp"
 #include "daemon/http/server.hpp"
 #include "daemon/mqtt/client.hpp"
 #include "daemon/mqtt/outbox.hpp"
@@ -209,6 +210,8 @@ class Hall {
   std::set<std::string> kept_dirs_;                // folders of state_dir/mqtt made
   std::map<std::string, std::string> kept_state_;  // remote board → its tags and start as last kept
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  // Commands answered once their effect is durable: waited for off the loop, joined at stop().
+  AnswerWaits answer_waits_{io_};
 };
 
 }  // namespace eboard::eboardd

@@ -21,6 +21,7 @@
 
 #include "daemon/config/config.hpp"
 #include "daemon/eboardd/demo.hpp"
+#include "daemon/eboardd/lifecycle.hpp"
 #include "daemon/eboardd/notify.hpp"
 #include "daemon/eboardd/service.hpp"
 #include "eboard/version.hpp"
@@ -336,11 +337,6 @@ int main(int argc, char** argv) {
   eboardd::Service service(io, *cfg, options);
   spdlog::info("eboardd {} starting ({}, state in {})", VERSION, cli.demo ? "demo" : cfg->source,
                cfg->state_dir);
-  if (auto ok = service.start(); !ok) {
-    spdlog::critical("{}", ok.error());
-    return 1;
-  }
-  if (demo) demo->start(service);
 
   auto status_line = [&service, &journal_problem] {
     auto ep = service.endpoint();
@@ -360,6 +356,9 @@ int main(int argc, char** argv) {
     }
     return line;
   };
+  // The process's parts, started in this order and stopped in the reverse (lifecycle.hpp): at SIGTERM or
+  // SIGINT, systemd is told, the service stops (its own parts in reverse), then the demo's boards.
+  eboardd::Lifecycle daemon;
   std::function<void(const boost::system::error_code&, int)> on_signal;
   on_signal = [&](const boost::system::error_code& ec, int sig) {
     if (ec) return;
@@ -385,17 +384,41 @@ int main(int argc, char** argv) {
       return;
     }
     spdlog::info("{}: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-    notifier.stopping();
-    service.stop();
+    daemon.stop();
     io.stop();
   };
-  signals.async_wait(on_signal);
-
-  if (auto wd = notifier.start_watchdog())
-    spdlog::info("watchdog: pinging systemd every {} ms", wd->count() / 1000);
-  notifier.ready(status_line());
+  using Started = tl::expected<void, std::string>;
+  // Opened above (the configuration names their ports); stopped after the service that reads them.
+  if (demo) daemon.add("demo boards", {}, [&demo] { demo->stop(); });
+  daemon.add(
+      "service", [&service] { return service.start(); }, [&service] { service.stop(); });
+  daemon.add(
+      "signal handler",
+      [&]() -> Started {
+        signals.async_wait(on_signal);
+        return {};
+      },
+      [&signals] { signals.cancel(); });
+  if (demo)
+    daemon.add("demo players", [&]() -> Started {
+      demo->start(service);
+      return {};
+    });
+  daemon.add(
+      "systemd",
+      [&]() -> Started {
+        if (auto wd = notifier.start_watchdog())
+          spdlog::info("watchdog: pinging systemd every {} ms", wd->count() / 1000);
+        notifier.ready(status_line());
+        return {};
+      },
+      [&notifier] { notifier.stopping(); });
+  if (auto ok = daemon.start(); !ok) {
+    spdlog::critical("{}", ok.error());
+    return 1;
+  }
   run_in_turns(io, LOOP_TURN);
-  if (demo) demo->stop();
+  daemon.stop();  // stopped at the signal already; otherwise (the loop ran out) here
   spdlog::info("stopped");
   return 0;
 }

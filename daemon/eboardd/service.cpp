@@ -109,6 +109,12 @@ long flock_holder(int fd) {
   return 0;
 }
 
+// "127.0.0.1:7780", "[::1]:7780".
+std::string address_text(const boost::asio::ip::tcp::endpoint& ep) {
+  return ep.address().is_v6() ? "[" + ep.address().to_string() + "]:" + std::to_string(ep.port())
+                              : ep.address().to_string() + ":" + std::to_string(ep.port());
+}
+
 // The PID a running eboardd wrote into its lock file; 0 if the file is gone or holds none.
 long pid_in(const fs::path& lock_file) {
   std::ifstream in(lock_file);
@@ -148,6 +154,7 @@ Service::Service(boost::asio::io_context& io, config::Config config, ServiceOpti
     p.ws_snapshot = [this](const http::Request&, int) { return snapshot(true); };
     public_http_ = std::make_unique<http::Server>(io_, options_.http, std::move(p));
   }
+  add_parts();
 }
 
 void Service::start_push() {
@@ -237,19 +244,86 @@ void Service::release(const std::string& line) {
 
 Service::~Service() {
   stop();
+  // Released last: the boards' destructors (after this body) may still write their last files.
   if (lock_fd_ >= 0) ::close(lock_fd_);
   if (dir_fd_ >= 0) ::close(dir_fd_);
 }
 
+void Service::add_parts() {
+  lifecycle_.add("state directory", [this] { return lock_state_dir(); });
+  // Started on first use (the io_context's: background_files(), background_work()); stopped after every
+  // part that hands it work (signatures, archives, PGN files), so that all of it is on disk once stop()
+  // returns.
+  lifecycle_.add("background writer", {}, [this] {
+    background_work(io_).stop();  // the signatures it makes, and their archives, go to the writer
+    background_files(io_).stop();
+  });
+  // Before any board: its PGN files carry the round.
+  lifecycle_.add("round", [this] { return open_round(); });
+  // Before any board: a game finished at start-up (recovered) is signed when its archive is written.
+  lifecycle_.add("signing key", [this] { return load_signing_key(); });
+  lifecycle_.add(
+      "gap judge", [this] { return start_gap_judge(); },
+      [this] {
+        if (gap_judge_) gap_judge_->stop();  // the engine reaped
+      });
+  // Before the boards: a board named by serial without udev opens the tty found here.
+  lifecycle_.add(
+      "USB watcher", [this] { return start_usb_watch(); },
+      [this] {
+        if (usb_) usb_->stop();
+      });
+  lifecycle_.add(
+      "boards", [this] { return start_boards(); }, [this] { stop_boards(); });
+  // Once the boards are in place: the USB boards present are assigned (or discovered), later reports acted
+  // on.
+  lifecycle_.add(
+      "USB boards", [this] { return assign_present_usb(); }, [this] { usb_ready_ = false; });
+  lifecycle_.add(
+      "HTTP listener", [this] { return listen_http(); }, [this] { http_->stop(); });
+  lifecycle_.add(
+      "public listener ([broadcast] listen)", [this] { return listen_public(); },
+      [this] {
+        if (public_http_) public_http_->stop();
+      });
+  lifecycle_.add(
+      "lichess push",
+      [this]() -> tl::expected<void, std::string> {
+        if (config_.push_lichess.enabled()) start_push();  // a push that cannot start is off, reported
+        return {};
+      },
+      [this] {
+        for (auto& push : pushes_) push->stop();
+      });
+  lifecycle_.add(
+      "MQTT hall", [this] { return start_hall(); },
+      [this] {
+        if (hall_) hall_->stop();
+      });
+  // After the hall: an aggregator's records of other hosts' boards are among what it re-queues.
+  lifecycle_.add("broadcast delay", [this] { return requeue_delayed(); });
+  lifecycle_.add(
+      "LiveChess listener ([livechess])", [this] { return start_livechess(); },
+      [this] {
+        if (livechess_) livechess_->stop();
+      });
+  // Stopped first: the control answers not given yet are given up (503, "the daemon stopped before ..."),
+  // so that no thread (an HTTP worker, the hall's AnswerWaits) waits out its bound for a loop that has
+  // stopped; the parts stopped after it then join theirs at once.
+  lifecycle_.add("pending answers", {}, [this] { pending_answers(io_).abandon(); });
+  // Last: the file tells tools and tests that the daemon is up; it stays after a stop (the next start
+  // writes it again).
+  lifecycle_.add("listen file", [this] { return write_listen_file(); });
+}
+
 tl::expected<void, std::string> Service::start() {
   started_ms_ = options_.clock();
-  if (config_.gaps.ranker == "stockfish") {
-    engine::GapEngineSettings judge{config_.gaps.engine, config_.gaps.engine_nodes};
-    judge.timeout_ms = config_.gaps.engine_timeout_ms;
-    if (::access(judge.path.c_str(), X_OK) != 0)
-      spdlog::warn("gaps.ranker: {} is not executable: missed gaps stay in the rules' order", judge.path);
-    gap_judge_ = std::make_unique<GapJudge>(io_, judge);
-  }
+  return lifecycle_.start();
+}
+
+void Service::stop() { lifecycle_.stop(); }
+
+tl::expected<void, std::string> Service::lock_state_dir() {
   const fs::path dir = config_.state_dir;
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -257,6 +331,7 @@ tl::expected<void, std::string> Service::start() {
   // One daemon per state directory: two would interleave their journals. The lock is on the directory
   // itself, which nobody deletes by mistake; a lock on eboardd.lock alone was lost with the file (deleted
   // by a cleanup), and a second daemon then ran on the same journals. The file only tells who holds it.
+  // Held until the service is destroyed.
   const fs::path lock = dir / "eboardd.lock";
   auto refuse = [&](int fd) {
     long pid = fd >= 0 ? flock_holder(fd) : 0;
@@ -264,7 +339,7 @@ tl::expected<void, std::string> Service::start() {
     return tl::unexpected("another eboardd (" + (pid > 0 ? "PID " + std::to_string(pid) : "PID unknown") +
                           ") is using the state directory " + dir.string());
   };
-  dir_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd_ < 0) dir_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd_ < 0) return tl::unexpected("cannot open " + dir.string() + ": " + std::strerror(errno));
   if (::flock(dir_fd_, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) return refuse(dir_fd_);
@@ -272,15 +347,18 @@ tl::expected<void, std::string> Service::start() {
     spdlog::warn("cannot lock the state directory {} ({}); relying on {}", dir.string(), std::strerror(errno),
                  lock.string());
   }
-  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock_fd_ < 0) return tl::unexpected("cannot open " + lock.string() + ": " + std::strerror(errno));
   // Still locked as well: an older eboardd locks only this file.
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) return refuse(lock_fd_);
   const std::string pid = std::to_string(::getpid()) + "\n";
   if (::ftruncate(lock_fd_, 0) != 0 || ::pwrite(lock_fd_, pid.data(), pid.size(), 0) != ssize_t(pid.size()))
     spdlog::warn("cannot write the PID to {}: {}", lock.string(), std::strerror(errno));
+  return {};
+}
 
-  // Before any board: its PGN files carry the round.
+tl::expected<void, std::string> Service::open_round() {
+  const fs::path dir = config_.state_dir;
   finished_games_ = FinishedGames(dir / "games", &background_files(io_));
   auto round = load_round(dir);
   if (!round) return tl::unexpected(round.error());
@@ -290,22 +368,41 @@ tl::expected<void, std::string> Service::start() {
     round_ = Round{valid_round_name(config_.event.round) ? config_.event.round : "", started_ms_, {}, {}};
     if (auto ok = save_round(dir, round_); !ok) return tl::unexpected(ok.error());
   }
+  return {};
+}
 
-  // Before any board: a game finished at start-up (recovered) is signed when its archive is written.
+tl::expected<void, std::string> Service::load_signing_key() {
+  const fs::path dir = config_.state_dir;
   auto key = journal::load_or_create_key(dir / "keys");
   if (!key) return tl::unexpected(key.error());
   signing_key_ = std::make_shared<const journal::SigningKey>(*key);
   spdlog::info("signing finished games' records with the key {} ({})",
                signing_key_->public_key().fingerprint(), (dir / "keys" / journal::PUBLIC_KEY_FILE).string());
+  return {};
+}
 
-  // The USB boards present now first: a board named by serial without udev opens the tty found here.
-  if (options_.usb_watch && !options_.demo) {
-    usb_ = std::make_unique<hotplug::UsbWatcher>(io_, options_.usb,
-                                                 [this](const hotplug::UsbChange& c) { on_usb(c, false); });
-    usb_->start();
-    spdlog::info("USB boards: {} ({} present{})", usb_->mechanism(), usb_->boards().size(),
-                 config_.discovery.usb ? ", discovery on" : "");
-  }
+tl::expected<void, std::string> Service::start_gap_judge() {
+  if (config_.gaps.ranker != "stockfish" || gap_judge_) return {};
+  engine::GapEngineSettings judge{config_.gaps.engine, config_.gaps.engine_nodes};
+  judge.timeout_ms = config_.gaps.engine_timeout_ms;
+  if (::access(judge.path.c_str(), X_OK) != 0)
+    spdlog::warn("gaps.ranker: {} is not executable: missed gaps stay in the rules' order", judge.path);
+  gap_judge_ = std::make_unique<GapJudge>(io_, judge);
+  return {};
+}
+
+tl::expected<void, std::string> Service::start_usb_watch() {
+  if (!options_.usb_watch || options_.demo) return {};
+  usb_ = std::make_unique<hotplug::UsbWatcher>(io_, options_.usb,
+                                               [this](const hotplug::UsbChange& c) { on_usb(c, false); });
+  usb_->start();
+  spdlog::info("USB boards: {} ({} present{})", usb_->mechanism(), usb_->boards().size(),
+               config_.discovery.usb ? ", discovery on" : "");
+  return {};
+}
+
+tl::expected<void, std::string> Service::start_boards() {
+  // A board that cannot start is reported (failed_boards()) and skipped: the others run.
   for (const auto& b : config_.boards)
     if (!match_of(b.id)) add_board(b);
   for (const auto& m : config_.matches) add_match(m);
@@ -313,45 +410,31 @@ tl::expected<void, std::string> Service::start() {
   for (const auto& b : boards_) hand_players(*b, /*waiting_only=*/true);
   start_bus_discovery();
   order_boards();
-  if (usb_) {
-    usb_ready_ = true;
-    hotplug::UsbChange present;
-    present.added = usb_->boards();
-    on_usb(present, true);
-  }
+  return {};
+}
 
+void Service::stop_boards() {
+  for (auto& b : boards_) b->stop();
+  for (auto& m : matches_) m->stop();
+  for (auto& [port, line] : bus_lines_) line->stop();
+}
+
+tl::expected<void, std::string> Service::assign_present_usb() {
+  if (!usb_) return {};
+  usb_ready_ = true;
+  hotplug::UsbChange present;
+  present.added = usb_->boards();
+  on_usb(present, true);
+  return {};
+}
+
+tl::expected<void, std::string> Service::listen_http() {
   auto ep = http_->listen(config_.http.host, config_.http.port);
   if (!ep) return tl::unexpected(ep.error());
   endpoint_ = *ep;
-  if (public_http_) {
-    auto pub = public_http_->listen(config_.broadcast.host, config_.broadcast.port);
-    if (!pub) return tl::unexpected("broadcast.listen: " + pub.error());
-    public_endpoint_ = *pub;
-    spdlog::info("public broadcast on http://{}:{} ({})", pub->address().to_string(), pub->port(),
-                 delay_ ? std::to_string(config_.broadcast.delay_s) + " s behind the games" : "no delay");
-  } else if (delay_) {
-    spdlog::info("broadcast delay {} s: /games.pgn, BPGN and /ws without a token run behind",
-                 config_.broadcast.delay_s);
-  }
-  if (config_.push_lichess.enabled()) start_push();
-  if (config_.mqtt.enabled) {
-    hall_ = std::make_unique<Hall>(io_, config_, *this);
-    if (auto ok = hall_->start(); !ok) return tl::unexpected(ok.error());
-  }
-  if (delay_) {
-    // What the boards' journals (and an aggregator's records of other hosts' boards) hold from the last
-    // delay_s before the start has not reached the public yet (the daemon stopped before it did): it goes
-    // out when due, as if there had been no restart.
-    const std::int64_t cutoff = delay_->cutoff();
-    for (const auto& b : directory().boards())
-      for (auto& line : b->snapshot())
-        if (auto t = event_time_of(line); t && *t > cutoff) delay_->push(b->id(), *t, std::move(line));
-  }
-  std::string where = ep->address().is_v6()
-                          ? "[" + ep->address().to_string() + "]:" + std::to_string(ep->port())
-                          : ep->address().to_string() + ":" + std::to_string(ep->port());
-  spdlog::info("listening on http://{} ({} board{}, reading {}, control {})", where, boards_.size(),
-               boards_.size() == 1 ? "" : "s", config_.http.open_read ? "open" : "needs a token",
+  spdlog::info("listening on http://{} ({} board{}, reading {}, control {})", address_text(*ep),
+               boards_.size(), boards_.size() == 1 ? "" : "s",
+               config_.http.open_read ? "open" : "needs a token",
                config_.http.token.empty() ? "disabled (no http.token)" : "needs the token");
   // Out of descriptors, accept() fails and the reserved control slots are worth nothing.
   const std::size_t budget =
@@ -362,63 +445,85 @@ tl::expected<void, std::string> Service::start() {
         "the file descriptor limit ({}) is below what the HTTP budgets need (about {}): raise it "
         "(LimitNOFILE) or lower http.max_ws_clients",
         nofile.rlim_cur, budget);
-  if (config_.livechess.enabled) {
-    livechess::ListenerOptions lo;  // its own server options: not [http]'s lifetime and viewer budget
-    lo.control = config_.livechess.control;
-    lo.allowed_origins = config_.livechess.allowed_origins;
-    lo.boards = config_.livechess.boards;
-    lo.host_allowed = [this](std::string_view host) { return host_acceptable(host, config_.http); };
-    lo.token_right = [this](std::string_view token) {
-      const Right right = right_of_token(token, config_.http);
-      return right == Right::control ? livechess::TokenRight::control
-             : right == Right::read  ? livechess::TokenRight::read
-                                     : livechess::TokenRight::none;
-    };
-    // Beyond loopback the hall's network reaches it: the public's view, unless the token is shown.
-    lo.delayed = !config_.livechess.loopback && delay_ != nullptr;
-    livechess::Backend be;
-    be.boards = [this](bool live) { return livechess_boards(live); };
-    be.round = [this](bool live) { return livechess_round(live); };
-    be.setup = [this](const livechess::BoardView& v, const std::string& fen) {
-      return livechess_setup(v.board_id, fen);
-    };
-    be.now_ms = options_.clock;
-    livechess_ = std::make_unique<livechess::Listener>(io_, lo, std::move(be));
-    auto lep = livechess_->listen(config_.livechess.host, config_.livechess.port);
-    if (!lep) return tl::unexpected("[livechess] " + lep.error());
-    livechess_endpoint_ = *lep;
-    const std::string lwhere = lep->address().is_v6()
-                                   ? "[" + lep->address().to_string() + "]:" + std::to_string(lep->port())
-                                   : lep->address().to_string() + ":" + std::to_string(lep->port());
-    spdlog::info("LiveChess local API on ws://{}/api/v1.0 (setup and flip {}{})", lwhere,
-                 config_.livechess.control ? "obeyed" : "need the control token",
-                 lo.delayed ? "; without the token, behind the broadcast delay" : "");
-    if (auto ok = outputs::write_file_atomic(dir / "eboardd.livechess", lwhere + "\n"); !ok)
-      spdlog::warn("{}", ok.error());
-  }
-  // Where we listen, for tools and tests (the port may have been chosen by the kernel).
-  if (auto ok = outputs::write_file_atomic(dir / "eboardd.listen", where + "\n"); !ok)
-    spdlog::warn("{}", ok.error());
-  running_ = true;
   return {};
 }
 
-void Service::stop() {
-  if (!running_ && boards_.empty()) return;
-  running_ = false;
-  usb_ready_ = false;
-  if (gap_judge_) gap_judge_->stop();  // the engine reaped
-  if (hall_) hall_->stop();
-  if (usb_) usb_->stop();
-  if (livechess_) livechess_->stop();
-  http_->stop();
-  if (public_http_) public_http_->stop();
-  for (auto& push : pushes_) push->stop();
-  for (auto& b : boards_) b->stop();
-  for (auto& m : matches_) m->stop();
-  for (auto& [port, line] : bus_lines_) line->stop();
-  background_work(io_).stop();  // the signatures it makes, and their archives, go to the writer
-  background_files(io_).stop();
+tl::expected<void, std::string> Service::listen_public() {
+  if (!public_http_) {
+    if (delay_)
+      spdlog::info("broadcast delay {} s: /games.pgn, BPGN and /ws without a token run behind",
+                   config_.broadcast.delay_s);
+    return {};
+  }
+  auto pub = public_http_->listen(config_.broadcast.host, config_.broadcast.port);
+  if (!pub) return tl::unexpected(pub.error());
+  public_endpoint_ = *pub;
+  spdlog::info("public broadcast on http://{} ({})", address_text(*pub),
+               delay_ ? std::to_string(config_.broadcast.delay_s) + " s behind the games" : "no delay");
+  return {};
+}
+
+tl::expected<void, std::string> Service::start_hall() {
+  if (!config_.mqtt.enabled) return {};
+  hall_ = std::make_unique<Hall>(io_, config_, *this);
+  return hall_->start();
+}
+
+tl::expected<void, std::string> Service::requeue_delayed() {
+  if (!delay_) return {};
+  // What the boards' journals (and an aggregator's records of other hosts' boards) hold from the last
+  // delay_s before the start has not reached the public yet (the daemon stopped before it did): it goes
+  // out when due, as if there had been no restart.
+  const std::int64_t cutoff = delay_->cutoff();
+  for (const auto& b : directory().boards())
+    for (auto& line : b->snapshot())
+      if (auto t = event_time_of(line); t && *t > cutoff) delay_->push(b->id(), *t, std::move(line));
+  return {};
+}
+
+tl::expected<void, std::string> Service::start_livechess() {
+  if (!config_.livechess.enabled) return {};
+  livechess::ListenerOptions lo;  // its own server options: not [http]'s lifetime and viewer budget
+  lo.control = config_.livechess.control;
+  lo.allowed_origins = config_.livechess.allowed_origins;
+  lo.boards = config_.livechess.boards;
+  lo.host_allowed = [this](std::string_view host) { return host_acceptable(host, config_.http); };
+  lo.token_right = [this](std::string_view token) {
+    const Right right = right_of_token(token, config_.http);
+    return right == Right::control ? livechess::TokenRight::control
+           : right == Right::read  ? livechess::TokenRight::read
+                                   : livechess::TokenRight::none;
+  };
+  // Beyond loopback the hall's network reaches it: the public's view, unless the token is shown.
+  lo.delayed = !config_.livechess.loopback && delay_ != nullptr;
+  livechess::Backend be;
+  be.boards = [this](bool live) { return livechess_boards(live); };
+  be.round = [this](bool live) { return livechess_round(live); };
+  be.setup = [this](const livechess::BoardView& v, const std::string& fen) {
+    return livechess_setup(v.board_id, fen);
+  };
+  be.now_ms = options_.clock;
+  livechess_ = std::make_unique<livechess::Listener>(io_, lo, std::move(be));
+  auto lep = livechess_->listen(config_.livechess.host, config_.livechess.port);
+  if (!lep) return tl::unexpected(lep.error());
+  livechess_endpoint_ = *lep;
+  const std::string lwhere = address_text(*lep);
+  spdlog::info("LiveChess local API on ws://{}/api/v1.0 (setup and flip {}{})", lwhere,
+               config_.livechess.control ? "obeyed" : "need the control token",
+               lo.delayed ? "; without the token, behind the broadcast delay" : "");
+  if (auto ok = outputs::write_file_atomic(fs::path(config_.state_dir) / "eboardd.livechess", lwhere + "\n");
+      !ok)
+    spdlog::warn("{}", ok.error());
+  return {};
+}
+
+tl::expected<void, std::string> Service::write_listen_file() {
+  // Where we listen, for tools and tests (the port may have been chosen by the kernel).
+  if (auto ok = outputs::write_file_atomic(fs::path(config_.state_dir) / "eboardd.listen",
+                                           address_text(*endpoint_) + "\n");
+      !ok)
+    spdlog::warn("{}", ok.error());
+  return {};
 }
 
 void Service::on_journal_health(const std::string& board, bool ok, const std::string& text) {
@@ -843,7 +948,7 @@ http::Response Service::start_round(const json& body) {
     tl::expected<void, std::string> saved;
   };
   round_changing_ = true;
-  LaterAnswer later = later_answer(std::chrono::seconds(30), "the round's archive");
+  LaterAnswer later = later_answer(io_, std::chrono::seconds(30), "the round's archive");
   // The worker touches nothing of the service (which may be gone when the job runs): the loop's part
   // checks `alive` first.
   background_work(io_).post([this, io = &io_, dir = fs::path(config_.state_dir), ending = round_, next,

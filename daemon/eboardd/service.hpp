@@ -30,6 +30,7 @@
 #include "daemon/eboardd/gap_judge.hpp"
 #include "daemon/eboardd/hall.hpp"
 #include "daemon/eboardd/lichess_push.hpp"
+#include "daemon/eboardd/lifecycle.hpp"
 #include "daemon/eboardd/match_runtime.hpp"
 #include "daemon/eboardd/round.hpp"
 #include "daemon/eboardd/routes.hpp"
@@ -76,11 +77,16 @@ class Service {
   Service(const Service&) = delete;
   Service& operator=(const Service&) = delete;
 
-  // Locks the state directory, recovers and starts every board, listens. Fails on what stops the whole
-  // daemon (state directory, listening socket); a board that cannot start is reported and skipped.
+  // Starts the service's parts in their order (add_parts(): the state directory locked, the round and key
+  // read, the boards recovered and started, the listeners, push, hall and LiveChess, last eboardd.listen).
+  // Fails on what stops the whole daemon (state directory, a listening socket, the hall's password): the
+  // parts started before it are stopped again and the error names the part. A board that cannot start is
+  // reported (failed_boards()) and skipped.
   tl::expected<void, std::string> start();
-  // Stops every board, line and listener. When it returns, every file they wrote is on disk (the background
-  // writer is drained and stopped; a later write, as at a restart on the same io_context, is synchronous).
+  // Stops the started parts in the reverse order: every listener, then every board, line and USB watch.
+  // When it returns, every file they wrote is on disk (the background writer is drained and stopped; a
+  // later write, as at a restart on the same io_context, is synchronous). The state directory stays
+  // locked until the service is destroyed. Safe after a failed start and twice.
   void stop();
   // Applies a new configuration: boards that did not change keep running (and keep their clients);
   // removed ones stop, changed ones restart (their game continues from the journal), new ones start.
@@ -132,6 +138,26 @@ class Service {
 
  private:
   friend class Hall;  // publishes remote boards' events, runs trusted commands as control requests
+  // The parts start() starts, in their order, each with its stop (lifecycle.hpp).
+  void add_parts();
+  tl::expected<void, std::string> lock_state_dir();
+  // round.json read (or made from [event] round) and the finished games' directory.
+  tl::expected<void, std::string> open_round();
+  tl::expected<void, std::string> load_signing_key();
+  tl::expected<void, std::string> start_gap_judge();
+  tl::expected<void, std::string> start_usb_watch();
+  // The configured boards and matches recovered and started, the bus lines' discovery.
+  tl::expected<void, std::string> start_boards();
+  void stop_boards();
+  // The USB boards present now assigned to boards (or discovered); reports acted on from now.
+  tl::expected<void, std::string> assign_present_usb();
+  tl::expected<void, std::string> listen_http();
+  tl::expected<void, std::string> listen_public();
+  tl::expected<void, std::string> start_hall();
+  // The events of the last delay_s, which the public has not seen yet, queued behind the delay again.
+  tl::expected<void, std::string> requeue_delayed();
+  tl::expected<void, std::string> start_livechess();
+  tl::expected<void, std::string> write_listen_file();
   void add_board(const config::BoardConfig& b);
   // The DGT bus line on `port` ([[bus]], service_bus.cpp), started on first use and shared by its boards.
   std::shared_ptr<session::BusSession> bus_line(const std::string& port);
@@ -276,7 +302,7 @@ class Service {
   mutable FinishedGames finished_games_{""};                    // state_dir/games, read for the PGN feeds
   // Signs finished games' archives (state_dir/keys, journal/signing.hpp); loaded or made at start().
   std::shared_ptr<const journal::SigningKey> signing_key_;
-  bool running_ = false;
+  Lifecycle lifecycle_;  // the parts of add_parts()
   // Serial boards outside matches, owned by their BoardRuntime in boards_: for hotplug nudges.
   std::map<std::string, SerialSource*> serial_sources_;
   std::map<std::string, std::shared_ptr<session::BusSession>> bus_lines_;  // by port

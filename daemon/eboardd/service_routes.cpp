@@ -105,7 +105,7 @@ http::Response Service::issue_ticket(const http::Request& r) {
 }
 
 http::Response Service::once_durable(BoardRuntime& b, http::Response res) {
-  LaterAnswer later = later_answer(std::chrono::seconds(30), "the control's journal record");
+  LaterAnswer later = later_answer(io_, std::chrono::seconds(30), "the control's journal record");
   b.when_durable([this, id = b.id(), settle = later.settle, res = std::move(res)]() mutable {
     if (hall_) hall_->changed(id);
     settle(std::move(res));
@@ -636,7 +636,7 @@ http::Response Service::new_game_control(BoardRuntime& b, const std::string&, co
   auto n = b.new_game(fen);
   if (!n) return error_json(400, n.error());
   // Answered once the new game's journal file is begun (on the background worker).
-  LaterAnswer later = later_answer(std::chrono::seconds(30), "the new game's journal file");
+  LaterAnswer later = later_answer(io_, std::chrono::seconds(30), "the new game's journal file");
   b.when_rotated([settle = later.settle, ok = json{{"board", b.id()}, {"game", *n}}.dump()] {
     settle(http::Response::json(200, ok));
   });

@@ -367,6 +367,52 @@ TEST(Http, GamesPgnAndStatus) {
 
 // The operator's page: HTML at /, its files at /web/<name> with their types, revalidated by ETag; served
 // without a token even when reading needs one (it holds no data: /status and /ws do, and still refuse).
+// The service's parts start in order (Service::add_parts, lifecycle.hpp): one that cannot start (the
+// LiveChess port is taken) fails the start with an error naming it and stops every part started before it:
+// the HTTP listener, which had listened, is closed again and the boards are stopped; eboardd.listen, the
+// sign that the daemon is up, is not written. A stop after it is safe.
+TEST(Http, APartThatCannotStartStopsThePartsStartedBeforeIt) {
+  const int held = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(held, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(held, 1), 0);
+  socklen_t len = sizeof a;
+  ASSERT_EQ(::getsockname(held, reinterpret_cast<sockaddr*>(&a), &len), 0);
+  const std::string taken = "127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+
+  const fs::path dir =
+      fs::temp_directory_path() / ("eboard-http-test-lifecycle-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  auto cfg =
+      config::parse_config(base_config("", "\n[livechess]\nlisten = \"" + taken + "\"\n"), "test.toml");
+  ASSERT_TRUE(cfg) << cfg.error().what();
+  cfg->state_dir = dir.string();
+  eboardd::ServiceOptions o;
+  o.clock = [] { return T0; };
+  o.source_factory = [](const config::BoardConfig&, eboardd::BoardRuntime& rt) {
+    return std::make_unique<test_support::ManualSource>(rt, std::move(rt.recovery().machine));
+  };
+  asio::io_context io;
+  {
+    eboardd::Service service(io, *cfg, o);
+    auto ok = service.start();
+    ASSERT_FALSE(ok) << "the LiveChess listener started on a port that is taken";
+    EXPECT_EQ(ok.error().rfind("LiveChess listener", 0), 0u) << ok.error();
+    EXPECT_NE(ok.error().find(taken), std::string::npos) << ok.error();
+    ASSERT_TRUE(service.endpoint()) << "the HTTP listener starts before the LiveChess one";
+    Conn c(service.endpoint()->port());
+    EXPECT_FALSE(c.connected()) << "the HTTP listener is still open after the failed start";
+    ASSERT_EQ(service.boards().size(), 2u);
+    for (const auto& b : service.boards()) EXPECT_EQ(b->status()["link"], "stopped") << b->id();
+    EXPECT_FALSE(fs::exists(dir / "eboardd.listen"));
+    service.stop();
+  }
+  ::close(held);
+  fs::remove_all(dir);
+}
+
 TEST(Http, ServesTheOperatorsPageWithoutATokenAndTheDataOnlyWithOne) {
   Daemon d(
       base_config("token = \"control-token-456\"\nread_token = \"read-token-789\"\nopen_read = false\n"));
