@@ -3,7 +3,6 @@
 #include "drivers/capture.hpp"
 
 #include <algorithm>
-#include <array>
 #include <fstream>
 #include <ostream>
 #include <sstream>
@@ -17,16 +16,19 @@ namespace {
 
 constexpr std::string_view kMagic = "# eboard-capture 1";
 constexpr std::string_view kMagicPrefix = "# eboard-capture ";
-// `dgt-bus`: one board of a DGT bus line, its frames (its replies, the host's commands to its address) and
-// its address in the header `bus-address`.
-constexpr std::array<std::string_view, 5> kProtocols = {"dgt", "dgt-bus", "millennium", "certabo",
-                                                        "chessnut"};
 constexpr std::size_t kMaxTimeDigits = 18;  // stays inside int64
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_key_char(char c) {
   return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '-' || c == '.';
+}
+
+// A protocol's name: lower-case letters, digits and '-', as the daemon's protocol rows name them.
+bool is_protocol_name(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return is_digit(c) || (c >= 'a' && c <= 'z') || c == '-';
+  });
 }
 
 int hex_value(char c) {
@@ -61,10 +63,10 @@ tl::expected<void, std::string> apply_header(CaptureHeader header, std::size_t l
                                              bool& seen_protocol, bool& seen_board) {
   if (header.key == "protocol") {
     if (seen_protocol) return tl::unexpected(at_line(line_no, "second 'protocol' header"));
-    if (std::find(kProtocols.begin(), kProtocols.end(), header.value) == kProtocols.end()) {
-      return tl::unexpected(
-          at_line(line_no, "unknown protocol '" + header.value +
-                               "' (expected dgt, dgt-bus, millennium, certabo or chessnut)"));
+    if (!is_protocol_name(header.value)) {
+      return tl::unexpected(at_line(
+          line_no,
+          "protocol '" + header.value + "' is not a protocol's name (lower-case letters, digits, '-')"));
     }
     seen_protocol = true;
     info.protocol = std::move(header.value);

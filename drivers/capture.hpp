@@ -43,8 +43,11 @@ inline constexpr const char* kBusAddressHeader = "bus-address";
 
 // Everything above the records.
 struct CaptureInfo {
-  std::string protocol = "dgt";  // dgt, dgt-bus (see kBusAddressHeader), millennium, certabo, chessnut
-  std::string board;             // a label, "A"/"B" in a bughouse match; may be empty
+  // Lower-case letters, digits and '-'. Which protocols exist is the reader's business, not the format's:
+  // the daemon's protocol rows (daemon/session/board_protocol.hpp) name its makes (`dgt`, `millennium`,
+  // `chessnut`) and their bus dialects (`dgt-bus`, see kBusAddressHeader); CONTRACTS §1 names `certabo` too.
+  std::string protocol = "dgt";
+  std::string board;  // a label, "A"/"B" in a bughouse match; may be empty
   std::vector<std::string> notes;
   std::vector<CaptureHeader> other_headers;  // any other `# key: value`, in file order
   bool operator==(const CaptureInfo&) const = default;

@@ -16,6 +16,7 @@
 #include "daemon/outputs/atomic_file.hpp"
 #include "daemon/outputs/background_work.hpp"
 #include "daemon/outputs/text_encoding.hpp"
+#include "daemon/session/board_protocol.hpp"
 #include "rules/notation.hpp"
 
 namespace eboard::eboardd {
@@ -1516,9 +1517,8 @@ tl::expected<fs::path, std::string> BoardRuntime::capture_journal(int game) cons
 drivers::CaptureInfo BoardRuntime::capture_info() const {
   drivers::CaptureInfo info;
   info.board = id_;
-  info.protocol = options_.protocol;
+  info.protocol = session::capture_protocol_name(options_.protocol, options_.bus_address != 0);
   if (options_.bus_address != 0) {
-    info.protocol = "dgt-bus";
     info.other_headers.push_back({drivers::kBusAddressHeader, std::to_string(options_.bus_address)});
   }
   return info;

@@ -96,7 +96,8 @@ struct RuntimeOptions {
   std::int64_t complete_after_ms = 0;  // of new games: a board without a clock (BoardConfig::settle_ms)
   bool raw_log = true;
   std::string protocol = "dgt";  // the board's wire protocol, as the capture export names it
-  // A board on a DGT bus line: its address there. Its capture is then a `dgt-bus` one, with that address.
+  // A board on a bus line: its address there. Its capture then carries its row's bus dialect (`dgt-bus`)
+  // and that address.
   std::uint16_t bus_address = 0;
   std::string device;  // for /status
   // One of the two boards of a bughouse match (match_runtime.hpp): the match replays the journal and

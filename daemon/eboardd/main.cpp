@@ -3,6 +3,7 @@
 // eboardd: reads electronic chess boards, reconstructs the games and serves them (CONTRACTS §4).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -24,6 +25,7 @@
 #include "daemon/eboardd/lifecycle.hpp"
 #include "daemon/eboardd/notify.hpp"
 #include "daemon/eboardd/service.hpp"
+#include "daemon/session/board_protocol.hpp"
 #include "eboard/version.hpp"
 
 namespace fs = std::filesystem;
@@ -32,6 +34,28 @@ using namespace eboard;
 namespace {
 
 constexpr std::chrono::microseconds LOOP_TURN{1000};  // see run_in_turns()
+
+// The protocols a [[board]] takes, one line each from its row, what a board without a clock does, and
+// which makes a [[bus]] takes.
+std::string protocols_help() {
+  std::string out = "A board's protocol (protocol = \"...\"; default dgt) is one of:\n";
+  for (const auto& p : session::board_protocols()) {
+    std::string name(p.name);
+    name.resize(std::max<std::size_t>(name.size() + 1, 12), ' ');
+    out += "  " + name + std::string(p.description) +
+           (p.has_clock ? "; a move completes at the clock press" : "; no clock") + "\n";
+  }
+  out +=
+      "A board without a clock completes a move once the board has rested on it for settle_ms, or when the\n"
+      "other side begins its reply.\n";
+  const std::string bus =
+      session::protocol_names([](const session::BoardProtocol& p) { return !p.bus_dialect.empty(); });
+  if (!bus.empty())
+    out += bus +
+           " boards chained on one line in bus mode are a [[bus]] table: its port, and its boards by bus\n"
+           "address (or found by ping); each is a board like any other (journal, game, match, control).\n";
+  return out;
+}
 
 // "<N>" syslog priority prefixes: journald (stderr of a unit) turns them into message priorities.
 class SyslogPrefix : public spdlog::custom_flag_formatter {
@@ -156,13 +180,8 @@ int main(int argc, char** argv) {
       "journal.\n"
       "Without udev, the control interface adds and removes ports: eboardctl port add ID PORT, eboardctl "
       "port "
-      "remove ID.\n"
-      "A board's protocol is dgt (default: moves complete at the clock press), millennium (ChessLink/eONE "
-      "on\n"
-      "a serial port) or chessnut (Air/Pro over USB); the last two have no clock: a move is complete once\n"
-      "the board has rested on it for settle_ms, or when the other side begins its reply. DGT boards\n"
-      "chained on one line in bus mode are a [[bus]] table: its port, and its boards by bus address (or\n"
-      "found by ping); each is a board like any other (journal, game, match, control).\n"
+      "remove ID.\n" +
+      protocols_help() +
       "\n"
       "HTTP (default 127.0.0.1:7780): GET / is the operator's page (open it in a browser; /index.txt lists\n"
       "the endpoints); GET /games.pgn, /matches/<A>-<B>.bpgn, /status (boards, USB boards),\n"

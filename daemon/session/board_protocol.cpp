@@ -3,9 +3,15 @@
 #include "daemon/session/board_protocol.hpp"
 
 #include <array>
+#include <cstdio>
+#include <string>
+#include <utility>
 
 #include "daemon/boards/dgt_board.hpp"
 #include "daemon/boards/snapshot_board.hpp"
+#include "daemon/session/board_emulator.hpp"
+#include "daemon/session/emulated_board.hpp"
+#include "daemon/session/emulated_millennium.hpp"
 #include "drivers/chessnut/protocol.hpp"
 #include "drivers/dgt/encoder.hpp"
 #include "drivers/millennium/protocol.hpp"
@@ -103,37 +109,114 @@ constexpr std::array<UsbSerialId, 3> DGT_USB{{
     {0x045b, 0x8111, false},
 }};
 
+// The emulators, for `eboardctl sim` (board_emulator.hpp).
+std::unique_ptr<EmulatedBoard> make_dgt_emulator(const EmulatorSetup& setup) {
+  dgt::EmulatorConfig config;
+  config.rotated = setup.rotated;
+  if (setup.capture) config.spontaneous = false;  // the recording speaks; the emulator only answers
+  if (setup.bus_address != 0) {
+    char serial[16];
+    std::snprintf(serial, sizeof serial, "%05u", unsigned(setup.bus_address));
+    config.serial = serial;
+    config.long_serial = std::string("EBSIM") + serial;
+    config.start_in_bus_mode = true;
+  }
+  dgt::Emulator emulator(config);
+  if (setup.capture) preset_from_capture(emulator, *setup.capture);
+  return std::make_unique<EmulatedDgt>(std::move(emulator));
+}
+
+const BoardEmulator DGT_EMULATOR{
+    .summary = "a DGT board and its clock",
+    .wire = "9600 8N1",
+    .plays_captures = true,
+    .replugs = true,
+    .rotates = true,
+    .report_modes = {},
+    .make = make_dgt_emulator,
+};
+
+// As the board's E2ROM 02 names them; the first is how it leaves the factory.
+constexpr std::array<std::string_view, 3> MILLENNIUM_REPORT_MODES{"every-scan", "on-change", "off"};
+
+std::unique_ptr<EmulatedBoard> make_millennium_emulator(const EmulatorSetup& setup) {
+  millennium::EmulatorConfig config;
+  config.reports = setup.reports == "off"         ? millennium::ReportMode::off
+                   : setup.reports == "on-change" ? millennium::ReportMode::on_change
+                                                  : millennium::ReportMode::every_scan;
+  return std::make_unique<EmulatedMillennium>(millennium::Emulator{config});
+}
+
+const BoardEmulator MILLENNIUM_EMULATOR{
+    .summary = "a Millennium ChessLink board (no clock)",
+    .wire =
+        "38400 8N1 carrying 7O1 characters: the odd parity in bit 7 of every byte, checked on what the "
+        "board reads",
+    .plays_captures = false,
+    .replugs = false,
+    .rotates = false,
+    .report_modes = MILLENNIUM_REPORT_MODES,
+    .make = make_millennium_emulator,
+};
+
 const std::array<BoardProtocol, 3> PROTOCOLS{{
-    {"dgt", Transport::serial, DGT_LINE, true, dgt_init, dgt::encode::send_board, nullptr,
-     []() -> std::unique_ptr<BoardDecoder> { return std::make_unique<DgtDecoder>(); }, 0, nullptr, DGT_USB,
-     "DGT"},
+    {
+        .name = "dgt",
+        .description = "DGT e-Board on USB, serial or Bluetooth, its clock read through the board",
+        .transport = Transport::serial,
+        .line = DGT_LINE,
+        .has_clock = true,
+        .init_commands = dgt_init,
+        .board_request = dgt::encode::send_board,
+        .leds = nullptr,
+        .make_decoder = []() -> std::unique_ptr<BoardDecoder> { return std::make_unique<DgtDecoder>(); },
+        .usb_vendor = 0,
+        .usb_product = nullptr,
+        .usb_serial_ids = DGT_USB,
+        .usb_descriptor_mark = "DGT",
+        .bus_dialect = "dgt-bus",
+        .emulator = &DGT_EMULATOR,
+    },
     // Its connect conversation (settings written and read back, then S) is the adapter's: no init commands.
-    {"millennium",
-     Transport::serial,
-     MILLENNIUM_LINE,
-     false,
-     nullptr,
-     millennium_snapshot,
-     millennium_leds,
-     []() -> std::unique_ptr<BoardDecoder> { return std::make_unique<MillenniumDecoder>(); },
-     0,
-     nullptr,
-     {},
-     {}},
-    {"chessnut",
-     Transport::usb_hid,
-     io::LineSettings{},
-     false,
-     chessnut::command::realtime_mode,
-     nullptr,
-     chessnut::command::leds,
-     []() -> std::unique_ptr<BoardDecoder> {
-       return std::make_unique<SnapshotDecoder<daemon::ChessnutBoard>>();
-     },
-     chessnut::VENDOR_ID,
-     [](std::uint16_t product) { return chessnut::is_board_product(product); },
-     {},
-     {}},
+    {
+        .name = "millennium",
+        .description = "Millennium ChessLink or eONE on a serial port",
+        .transport = Transport::serial,
+        .line = MILLENNIUM_LINE,
+        .has_clock = false,
+        .init_commands = nullptr,
+        .board_request = millennium_snapshot,
+        .leds = millennium_leds,
+        .make_decoder = []() -> std::unique_ptr<BoardDecoder> {
+          return std::make_unique<MillenniumDecoder>();
+        },
+        .usb_vendor = 0,
+        .usb_product = nullptr,
+        .usb_serial_ids = {},
+        .usb_descriptor_mark = {},
+        .bus_dialect = {},
+        .emulator = &MILLENNIUM_EMULATOR,
+    },
+    // A USB HID device: no pty can play it, so `eboardctl sim` has no emulator for it.
+    {
+        .name = "chessnut",
+        .description = "Chessnut Air or Pro over USB",
+        .transport = Transport::usb_hid,
+        .line = io::LineSettings{},
+        .has_clock = false,
+        .init_commands = chessnut::command::realtime_mode,
+        .board_request = nullptr,
+        .leds = chessnut::command::leds,
+        .make_decoder = []() -> std::unique_ptr<BoardDecoder> {
+          return std::make_unique<SnapshotDecoder<daemon::ChessnutBoard>>();
+        },
+        .usb_vendor = chessnut::VENDOR_ID,
+        .usb_product = [](std::uint16_t product) { return chessnut::is_board_product(product); },
+        .usb_serial_ids = {},
+        .usb_descriptor_mark = {},
+        .bus_dialect = {},
+        .emulator = nullptr,
+    },
 }};
 
 }  // namespace
@@ -147,8 +230,36 @@ const BoardProtocol* find_protocol(std::string_view name) {
 std::span<const BoardProtocol> board_protocols() { return PROTOCOLS; }
 
 std::string protocol_names() {
+  return protocol_names([](const BoardProtocol&) { return true; });
+}
+
+std::string protocol_names(bool (*keep)(const BoardProtocol&)) {
   std::string out;
-  for (const auto& p : PROTOCOLS) out += (out.empty() ? "" : ", ") + std::string(p.name);
+  for (const auto& p : PROTOCOLS)
+    if (keep(p)) out += (out.empty() ? "" : ", ") + std::string(p.name);
+  return out;
+}
+
+std::optional<CaptureProtocol> find_capture_protocol(std::string_view name) {
+  for (const auto& p : PROTOCOLS) {
+    if (p.name == name) return CaptureProtocol{&p, false};
+    if (!p.bus_dialect.empty() && p.bus_dialect == name) return CaptureProtocol{&p, true};
+  }
+  return std::nullopt;
+}
+
+std::string capture_protocol_name(std::string_view protocol, bool on_bus) {
+  const BoardProtocol* p = find_protocol(protocol);
+  if (on_bus && p && !p->bus_dialect.empty()) return std::string(p->bus_dialect);
+  return std::string(protocol);
+}
+
+std::string capture_protocol_names() {
+  std::string out;
+  for (const auto& p : PROTOCOLS) {
+    out += (out.empty() ? "" : ", ") + std::string(p.name);
+    if (!p.bus_dialect.empty()) out += ", " + std::string(p.bus_dialect);
+  }
   return out;
 }
 

@@ -64,10 +64,17 @@ struct UsbSerialId {
   bool generic_bridge = false;
 };
 
-// One row per board make: everything the daemon knows of a make is here (hotplug discovery and the udev
-// rules in udev/ are checked against these ids by tests/daemon_hotplug).
+struct BoardEmulator;
+
+// One row per board make: everything the daemon knows of a make is here, and every other place that
+// needs a make (configuration, capture export and replay, `eboardctl sim`, hotplug, the --help texts and
+// the man pages made from them) reads it from here (tests/session/protocol_row_test walks the rows through
+// them; the udev rules in udev/ are checked against these ids by tests/daemon_hotplug).
 struct BoardProtocol {
-  std::string_view name;  // as in the configuration: protocol = "<name>"
+  // As in the configuration (protocol = "<name>"), in captures (`# protocol: <name>`) and in /dev/eboard.
+  std::string_view name;
+  // What boards these are, for --help: "Millennium ChessLink or eONE on a serial port".
+  std::string_view description;
   Transport transport = Transport::serial;
   io::LineSettings line;
   // Whether a clock reaches the host through this protocol (a DGT clock through the board). Without one,
@@ -87,6 +94,11 @@ struct BoardProtocol {
   // A serial board on USB: the ids it appears under, and the word its descriptors hold on a generic bridge.
   std::span<const UsbSerialId> usb_serial_ids;
   std::string_view usb_descriptor_mark;
+  // A make whose boards can share one line ([[bus]], DGT's bus mode): the name of such a board's
+  // captures (`dgt-bus`, with its `bus-address`), which replay through the bus line's own feed; empty: none.
+  std::string_view bus_dialect;
+  // The make's emulated board (board_emulator.hpp: `eboardctl sim`); null: none yet.
+  const BoardEmulator* emulator = nullptr;
 };
 
 // The row for `name`, or null for a protocol the daemon does not know.
@@ -95,5 +107,20 @@ struct BoardProtocol {
 [[nodiscard]] std::span<const BoardProtocol> board_protocols();
 // "dgt, millennium, chessnut": for messages that list what is supported.
 [[nodiscard]] std::string protocol_names();
+// The same for the rows `keep` says yes to: "dgt, millennium" (e.g. those with an emulator).
+[[nodiscard]] std::string protocol_names(bool (*keep)(const BoardProtocol&));
+
+// A capture's `protocol` header as the rows know it: a row's name (a board alone on its line), or its
+// bus dialect (a board of a bus line).
+struct CaptureProtocol {
+  const BoardProtocol* row = nullptr;
+  bool bus = false;
+};
+[[nodiscard]] std::optional<CaptureProtocol> find_capture_protocol(std::string_view name);
+// The name a board's captures carry: its row's name, or its bus dialect for a board on a bus line. An
+// unknown protocol keeps its name.
+[[nodiscard]] std::string capture_protocol_name(std::string_view protocol, bool on_bus);
+// "dgt, dgt-bus, millennium, chessnut": every name a capture of ours may carry.
+[[nodiscard]] std::string capture_protocol_names();
 
 }  // namespace eboard::session

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -90,6 +91,11 @@ class EmulatedBoard {
   // True for a board that reports its squares only at its scans: the player gives each item's time a scan
   // of its own, so that a lift and the placement a few ms later are not merged into one report.
   [[nodiscard]] virtual bool reports_at_scans() const { return false; }
+  // Another program turns the board's automatic reports off; the host is not told. Only a board whose
+  // BoardEmulator has report modes has them: the others ignore it.
+  virtual void turn_reports_off() {}
+  // What the board itself kept of the session, for a note when the script ends (empty: nothing to say).
+  [[nodiscard]] virtual std::string account() const { return {}; }
 };
 
 // The DGT emulator behind the seam: items through apply() above, clock readings included.

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,9 @@ class EmulatedMillennium final : public EmulatedBoard {
   [[nodiscard]] std::optional<std::int64_t> next_deadline() const override { return emu_.next_deadline(); }
   [[nodiscard]] std::vector<std::uint8_t> take_output() override { return emu_.take_output(); }
   [[nodiscard]] bool reports_at_scans() const override { return true; }
+  void turn_reports_off() override;
+  // Its E2ROM (reports, scan time) and the host's bytes it ignored for their parity, and its commands.
+  [[nodiscard]] std::string account() const override;
 
  private:
   drivers::millennium::Emulator emu_;

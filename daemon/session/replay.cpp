@@ -57,12 +57,13 @@ class CaptureFeed {
   LinkGate gate_;
 };
 
-tl::expected<const BoardProtocol*, std::string> protocol_of(const drivers::Capture& capture) {
-  const BoardProtocol* p = find_protocol(capture.info.protocol);
-  if (!p || !p->make_decoder)
+// The capture's row; `bus`: a board of a bus line (the row's bus dialect) is allowed.
+tl::expected<CaptureProtocol, std::string> protocol_of(const drivers::Capture& capture, bool bus) {
+  const auto p = find_capture_protocol(capture.info.protocol);
+  if (!p || !p->row->make_decoder || (p->bus && !bus))
     return tl::unexpected("protocol '" + capture.info.protocol + "' cannot be replayed (replay knows " +
-                          protocol_names() + ", and dgt-bus alone)");
-  return p;
+                          (bus ? capture_protocol_names() : protocol_names()) + ")");
+  return *p;
 }
 
 tl::expected<std::uint16_t, std::string> bus_address_of(const drivers::Capture& capture) {
@@ -154,12 +155,13 @@ void append(std::vector<Event>& events, std::vector<Event>&& more) {
 tl::expected<ReplayResult, std::string> replay_capture(const drivers::Capture& capture,
                                                        ReconstructConfig cfg) {
   if (!capture.info.board.empty()) cfg.board_id = capture.info.board;
-  if (capture.info.protocol == "dgt-bus") return replay_bus_capture(capture, std::move(cfg));
-  auto protocol = protocol_of(capture);
+  auto protocol = protocol_of(capture, true);
   if (!protocol) return tl::unexpected(protocol.error());
-  if (!(*protocol)->has_clock && cfg.complete_after_ms == 0) cfg.complete_after_ms = kClocklessSettleMs;
+  if (protocol->bus) return replay_bus_capture(capture, std::move(cfg));
+  const BoardProtocol& row = *protocol->row;
+  if (!row.has_clock && cfg.complete_after_ms == 0) cfg.complete_after_ms = kClocklessSettleMs;
   const std::int64_t settle = std::max(cfg.settle_ms, cfg.complete_after_ms);
-  CaptureFeed feed(**protocol);
+  CaptureFeed feed(row);
   Reconstructor rec(std::move(cfg));
   std::vector<Event> events;
   const auto deliver = [&](const std::vector<SensorEvent>& sensed) {
@@ -183,12 +185,12 @@ tl::expected<MatchReplayResult, std::string> replay_match(const drivers::Capture
   const std::array<const drivers::Capture*, 2> captures{&a, &b};
   std::array<std::unique_ptr<CaptureFeed>, 2> feeds;
   for (std::size_t i = 0; i < 2; ++i) {
-    auto protocol = protocol_of(*captures[i]);
+    auto protocol = protocol_of(*captures[i], false);
     if (!protocol) return tl::unexpected("board " + cfg.board_ids[i] + ": " + protocol.error());
-    if (!(*protocol)->has_clock)
+    if (!protocol->row->has_clock)
       return tl::unexpected("board " + cfg.board_ids[i] + ": a bughouse match needs the boards' clocks (" +
                             captures[i]->info.protocol + " brings none)");
-    feeds[i] = std::make_unique<CaptureFeed>(**protocol);
+    feeds[i] = std::make_unique<CaptureFeed>(*protocol->row);
     if (!captures[i]->info.board.empty()) cfg.board_ids[i] = captures[i]->info.board;
   }
   if (cfg.board_ids[0] == cfg.board_ids[1])

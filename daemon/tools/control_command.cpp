@@ -852,9 +852,11 @@ void add_control_commands(CLI::App& app, int& exit_code) {
               "(FIDE 7.5.5: --add 2:00 --side of the opponent); the answer waits for the clock's "
               "confirmation, up to 20 s unless --timeout (exit 1 when the clock refused or did not confirm, "
               "or when the board's "
-              "clock cannot be set: a Millennium or Chessnut board, a DGT bus board, no clock); a board of "
-              "a bughouse match is set alike, and another host's board through an aggregator "
-              "(HOST:BOARD: the host checks the ACK; no answer from it within 18 s is a failure)" +
+              "clock cannot be set: a board of a protocol without a clock (" +
+                  session::protocol_names([](const session::BoardProtocol& p) { return !p.has_clock; }) +
+                  "), a DGT bus board, no clock); a board of "
+                  "a bughouse match is set alike, and another host's board through an aggregator "
+                  "(HOST:BOARD: the host checks the ACK; no answer from it within 18 s is a failure)" +
                   control_note,
               v->t);
   clock->add_option("BOARD", v->board, "board id")->required();

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
-// `eboardctl sim`: a DGT board and its clock on a pseudo-terminal, playing a game file (through simulated
-// hands, a scanning board and a clock) or a recorded capture, in real time or faster; or, with
-// `--protocol millennium`, a Millennium ChessLink board (no clock) playing a game file. It prints the device
-// path to open as the first line on stdout; the daemon (or anything speaking the protocol) opens it like a
-// board.
+// `eboardctl sim`: an emulated board on a pseudo-terminal, playing a game file (through simulated hands, a
+// scanning board and, where the make has one, a clock) or a recorded capture, in real time or faster. The
+// makes it plays are the protocol rows with an emulator (board_protocol.hpp, `--protocol`), and what each
+// emulator can do (captures, unplugging, a board turned round, automatic reports) is the row's to say; a
+// bus line of N boards (`--bus`) is played by a row with a bus dialect. It prints the device path to open
+// as the first line on stdout; the daemon (or anything speaking the protocol) opens it like a board.
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,9 +22,10 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 
+#include "daemon/session/board_emulator.hpp"
+#include "daemon/session/board_protocol.hpp"
 #include "daemon/session/bus_hub.hpp"
 #include "daemon/session/emulated_board.hpp"
-#include "daemon/session/emulated_millennium.hpp"
 #include "daemon/session/pty.hpp"
 #include "daemon/sim/timeline.hpp"
 #include "daemon/tools/checks.hpp"
@@ -63,9 +65,23 @@ struct Options {
   std::vector<std::string> mutes;            // "K:AT_S:FOR_S"
   bool print_presses = false;
   std::string protocol = "dgt";
-  std::string reports = "every-scan";    // Millennium: automatic reports at power-up (E2ROM 02)
-  std::vector<double> reports_off_at_s;  // Millennium: another program turns the reports off then
+  std::string reports;                   // automatic reports at power-up (empty: the emulator's first mode)
+  std::vector<double> reports_off_at_s;  // another program turns the reports off then
 };
+
+// The rows sim can play, and what their emulators can do.
+bool has_emulator(const session::BoardProtocol& p) { return p.emulator != nullptr; }
+bool plays_captures(const session::BoardProtocol& p) { return p.emulator && p.emulator->plays_captures; }
+bool replugs(const session::BoardProtocol& p) { return p.emulator && p.emulator->replugs; }
+bool rotates(const session::BoardProtocol& p) { return p.emulator && p.emulator->rotates; }
+bool has_reports(const session::BoardProtocol& p) { return p.emulator && !p.emulator->report_modes.empty(); }
+bool plays_a_bus(const session::BoardProtocol& p) { return p.emulator && !p.bus_dialect.empty(); }
+
+// The row `--protocol` names, when sim can play it.
+const session::BoardProtocol* emulated_row(const std::string& name) {
+  const session::BoardProtocol* p = session::find_protocol(name);
+  return p && p->emulator ? p : nullptr;
+}
 
 void note(const std::string& text) { std::fprintf(stderr, "eboardctl sim: %s\n", text.c_str()); }
 
@@ -113,9 +129,8 @@ std::optional<std::pair<std::int64_t, std::int64_t>> time_control(const rules::G
 
 struct Plan {
   session::BoardScript script;
-  std::vector<std::int64_t> press_ms;  // per ply, when the board reads its clock press (games only)
-  drivers::dgt::EmulatorConfig emulator;
-  std::optional<drivers::Capture> capture;  // to preset the board from
+  std::vector<std::int64_t> press_ms;       // per ply, when the board reads its clock press (games only)
+  std::optional<drivers::Capture> capture;  // played: the board only answers, and is preset from it
   std::string summary;
 };
 
@@ -124,14 +139,13 @@ tl::expected<Plan, std::string> plan_capture(const Options& o) {
   if (!text) return tl::unexpected(text.error());
   auto capture = drivers::parse_capture(*text);
   if (!capture) return tl::unexpected(o.capture + ": " + capture.error());
-  if (capture->info.protocol != "dgt") {
-    return tl::unexpected(o.capture + ": protocol '" + capture->info.protocol +
-                          "' cannot be played (only dgt)");
+  if (capture->info.protocol != o.protocol) {
+    return tl::unexpected(o.capture + ": protocol '" + capture->info.protocol + "' cannot be played (only " +
+                          session::protocol_names(plays_captures) + ")");
   }
   Plan plan;
   plan.script = session::script_from_capture(*capture);
   if (plan.script.empty()) return tl::unexpected(o.capture + ": the capture holds nothing the board sent");
-  plan.emulator.spontaneous = false;  // the recording speaks; the emulator only answers
   plan.capture = std::move(*capture);
   plan.summary = "capture " + o.capture + ": " + std::to_string(plan.script.size()) + " records over " +
                  seconds(plan.script.back().t_ms);
@@ -192,7 +206,8 @@ tl::expected<Plan, std::string> plan_game(const Options& o) {
   spec.seed = o.seed;
   spec.start_ms = o.start_ms;
   if (o.rotated) spec.scanner.order = sim::ScanOrder::FromH1;
-  if (o.no_clock || o.protocol != "dgt") {
+  const session::BoardProtocol* row = session::find_protocol(o.protocol);
+  if (o.no_clock || !row || !row->has_clock) {
     spec.clock.reset();
   } else {
     // Hands cannot premove: the margin keeps a flag from falling where the real game's did not.
@@ -232,7 +247,6 @@ tl::expected<Plan, std::string> plan_game(const Options& o) {
       }
     }
   }
-  plan.emulator.rotated = o.rotated;
   const auto tag = [&](const char* name) {
     const auto v = rules::find_tag(record->tags, name);
     return v ? std::string(*v) : std::string("?");
@@ -286,68 +300,6 @@ struct Runtime {
   }
 };
 
-// A Millennium board: no clock, no captures yet, never unplugged.
-int run_millennium(const Options& o, Plan& plan, const fs::path& link, int master_fd) {
-  boost::asio::io_context io;
-  drivers::millennium::EmulatorConfig board;
-  board.reports = o.reports == "off"         ? drivers::millennium::ReportMode::off
-                  : o.reports == "on-change" ? drivers::millennium::ReportMode::on_change
-                                             : drivers::millennium::ReportMode::every_scan;
-  session::PlayerConfig pc;
-  pc.speed = o.speed;
-  pc.wait_for_host = !o.start_now;
-  auto emulated = std::make_unique<session::EmulatedMillennium>(drivers::millennium::Emulator{board});
-  session::EmulatedMillennium* millennium = emulated.get();  // the player owns it from here on
-  session::BoardPlayer player(io, std::move(emulated), std::move(plan.script), pc);
-  for (double s : o.reports_off_at_s) {
-    player.at(static_cast<std::int64_t>(s * 1000), [millennium, s] {
-      millennium->set_e2rom(drivers::millennium::e2rom::REPORTS,
-                            static_cast<std::uint8_t>(drivers::millennium::ReportMode::off));
-      note("another program turned the board's automatic reports off at " +
-           seconds(static_cast<std::int64_t>(s * 1000)));
-    });
-  }
-  player.attach(master_fd);
-  note(plan.summary);
-  char speed[32];
-  std::snprintf(speed, sizeof speed, "%gx", o.speed);
-  note("Millennium board on " + link.string() + " (38400 7O1, parity checked on what it reads; reports " +
-       o.reports + " at power-up), " + speed + " real time");
-  bool exiting = false;
-  const auto finish = [&] {
-    if (exiting) return;
-    exiting = true;
-    player.stop();
-    io.stop();
-  };
-  player.on_started = [&o] {
-    if (!o.start_now) note("a program opened the board and spoke: the game starts");
-  };
-  player.on_script_end = [&] {
-    const auto& emu = millennium->emulator();
-    note("the board's E2ROM at the end of the script: reports " +
-         std::to_string(static_cast<int>(emu.reports())) + ", scan time " +
-         std::to_string(emu.e2rom(drivers::millennium::e2rom::SCAN_TIME)) + "; " +
-         std::to_string(emu.stats().parity_errors) + " bytes without odd parity ignored, " +
-         std::to_string(emu.stats().commands) + " commands");
-    if (o.linger_s) {
-      note("the end of the script at " + seconds(player.now_ms()) + "; staying for " +
-           seconds(static_cast<std::int64_t>(*o.linger_s * 1000)));
-      player.at(player.now_ms() + static_cast<std::int64_t>(*o.linger_s * 1000), finish);
-    } else {
-      note("the end of the script at " + seconds(player.now_ms()) + "; the board stays until Ctrl-C");
-    }
-  };
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
-  signals.async_wait([&](const boost::system::error_code& ec, int) {
-    if (!ec) finish();
-  });
-  if (!o.start_now) note("waiting for a program to open the board: the game starts with its first command");
-  player.start();
-  io.run();
-  return 0;
-}
-
 // The board's pseudo-terminal behind its symlink (--link, or `default_name` in a folder of our own that
 // exit removes); prints the symlink's path, alone on the first line of stdout, at once: the contract.
 tl::expected<session::PseudoTerminal, std::string> open_device(Runtime& rt, const Options& o,
@@ -380,36 +332,59 @@ tl::expected<session::PseudoTerminal, std::string> open_device(Runtime& rt, cons
 
 int run(const Options& o) {
   if (o.capture.empty() == o.pgn.empty()) return fail("give either --pgn FILE or --capture FILE");
-  if (o.protocol == "millennium") {
-    if (!o.capture.empty()) return fail("--protocol millennium plays game files only (--pgn), not captures");
-    if (!o.reopen_at_s.empty()) return fail("--reopen-at is for DGT boards only");
-    if (o.rotated) return fail("--rotated is for DGT boards only");
-  } else if (!o.reports_off_at_s.empty()) {
-    return fail("--reports-off-at is for Millennium boards only");
-  }
+  const session::BoardProtocol* row = emulated_row(o.protocol);
+  if (!row)
+    return fail("no emulator plays " + o.protocol + " boards (sim plays " +
+                session::protocol_names(has_emulator) + ")");
+  const session::BoardEmulator& emulator = *row->emulator;
+  if (!o.capture.empty() && !emulator.plays_captures)
+    return fail("--protocol " + o.protocol + " plays game files only (--pgn), not captures");
+  if (!o.reopen_at_s.empty() && !emulator.replugs)
+    return fail("--reopen-at is for " + session::protocol_names(replugs) + " boards only");
+  if (o.rotated && !emulator.rotates)
+    return fail("--rotated is for " + session::protocol_names(rotates) + " boards only");
+  const auto& modes = emulator.report_modes;
+  if (!o.reports_off_at_s.empty() && modes.empty())
+    return fail("--reports-off-at is for " + session::protocol_names(has_reports) + " boards only");
+  if (!o.reports.empty() && !modes.empty() && std::find(modes.begin(), modes.end(), o.reports) == modes.end())
+    return fail("--reports " + o.reports + " is not a report mode of " + o.protocol + " boards");
   auto plan = o.capture.empty() ? plan_game(o) : plan_capture(o);
   if (!plan) return fail(plan.error());
 
   Runtime rt;
   auto pty = open_device(rt, o, o.protocol);
   if (!pty) return fail(pty.error());
-  if (o.protocol == "millennium") return run_millennium(o, *plan, rt.link, pty->master_fd);
 
   session::PlayerConfig pc;
   pc.speed = o.speed;
   pc.wait_for_host = !o.start_now;
-  drivers::dgt::Emulator emulator(plan->emulator);
-  if (plan->capture) session::preset_from_capture(emulator, *plan->capture);
-  rt.player = std::make_unique<session::BoardPlayer>(rt.io, std::move(emulator), std::move(plan->script), pc);
+  session::EmulatorSetup setup;
+  setup.rotated = o.rotated;
+  setup.capture = plan->capture ? &*plan->capture : nullptr;
+  const std::string reports = o.reports.empty() && !modes.empty() ? std::string(modes.front()) : o.reports;
+  setup.reports = reports;
+  std::unique_ptr<session::EmulatedBoard> made = emulator.make(setup);
+  session::EmulatedBoard* board = made.get();  // the player owns it from here on
+  rt.player = std::make_unique<session::BoardPlayer>(rt.io, std::move(made), std::move(plan->script), pc);
   rt.player->attach(pty->master_fd);
   note(plan->summary);
   char speed[32];
   std::snprintf(speed, sizeof speed, "%gx", o.speed);
-  note("board on " + pty->slave_path + " (open " + rt.link.string() + "), " + speed + " real time");
+  note(std::string(emulator.summary) + " on " + pty->slave_path + " (open " + rt.link.string() + "; " +
+       std::string(emulator.wire) + (modes.empty() ? "" : "; reports " + reports + " at power-up") + "), " +
+       speed + " real time");
+  for (double s : o.reports_off_at_s) {
+    rt.player->at(static_cast<std::int64_t>(s * 1000), [board, s] {
+      board->turn_reports_off();
+      note("another program turned the board's automatic reports off at " +
+           seconds(static_cast<std::int64_t>(s * 1000)));
+    });
+  }
   rt.player->on_started = [&o] {
     if (!o.start_now) note("a program opened the board and spoke: the game starts");
   };
-  rt.player->on_script_end = [&rt, &o] {
+  rt.player->on_script_end = [&rt, &o, board] {
+    if (const std::string account = board->account(); !account.empty()) note(account);
     if (o.linger_s) {
       note("the end of the script at " + seconds(rt.player->now_ms()) + "; staying for " +
            seconds(static_cast<std::int64_t>(*o.linger_s * 1000)));
@@ -474,7 +449,10 @@ std::int64_t unix_ms() {
 
 int run_bus(const Options& o) {
   if (o.pgn.empty()) return fail("--bus plays games: give --pgn FILE");
-  if (o.protocol != "dgt") return fail("--bus is a DGT bus line: it takes no --protocol " + o.protocol);
+  const session::BoardProtocol* row = emulated_row(o.protocol);
+  if (!row || row->bus_dialect.empty())
+    return fail("--bus plays a bus line of " + session::protocol_names(plays_a_bus) +
+                " boards: it takes no --protocol " + o.protocol);
   if (!o.capture.empty() || !o.reopen_at_s.empty())
     return fail("--bus takes neither --capture nor --reopen-at");
   std::vector<Mute> mutes;
@@ -495,16 +473,11 @@ int run_bus(const Options& o) {
     ok.seed = o.seed + std::uint64_t(k);
     auto plan = plan_game(ok);
     if (!plan) return fail("board " + std::to_string(k) + ": " + plan.error());
-    char serial[16];
-    std::snprintf(serial, sizeof serial, "%05d", 1025 + k);
-    plan->emulator.serial = serial;
-    plan->emulator.long_serial = std::string("EBSIM") + serial;
-    plan->emulator.start_in_bus_mode = true;
     plans.push_back(std::move(*plan));
   }
 
   Runtime rt;
-  auto pty = open_device(rt, o, "dgt-bus");
+  auto pty = open_device(rt, o, std::string(row->bus_dialect));
   if (!pty) return fail(pty.error());
 
   session::BusHub hub(rt.io, plans.size(), o.seed, 1000, o.baud);
@@ -530,8 +503,11 @@ int run_bus(const Options& o) {
     Plan& plan = plans[k];
     const std::uint16_t address = std::uint16_t(1025 + k);
     note("bus address " + std::to_string(address) + ": " + plan.summary);
-    auto player = std::make_unique<session::BoardPlayer>(rt.io, drivers::dgt::Emulator(plan.emulator),
-                                                         std::move(plan.script), pc);
+    session::EmulatorSetup setup;
+    setup.rotated = o.rotated;
+    setup.bus_address = address;
+    auto player =
+        std::make_unique<session::BoardPlayer>(rt.io, row->emulator->make(setup), std::move(plan.script), pc);
     player->attach(hub.take_board_fd(k));
     session::BoardPlayer* p = player.get();
     if (o.print_presses) {
@@ -584,27 +560,66 @@ int run_bus(const Options& o) {
   return hub.stats().collisions > 0 ? 3 : 0;
 }
 
+// "dgt: a DGT board and its clock; millennium: ...": the rows sim plays, for --help.
+std::string emulated_makes(std::string_view (*what)(const session::BoardEmulator&)) {
+  std::string out;
+  for (const auto& p : session::board_protocols())
+    if (p.emulator)
+      out += (out.empty() ? "" : "; ") + std::string(p.name) + ": " + std::string(what(*p.emulator));
+  return out;
+}
+
+std::vector<std::string> emulated_names() {
+  std::vector<std::string> out;
+  for (const auto& p : session::board_protocols())
+    if (p.emulator) out.emplace_back(p.name);
+  return out;
+}
+
+// Every report mode of the emulators that have them, the first of each marked as its default.
+std::string report_modes() {
+  std::string out;
+  for (const auto& p : session::board_protocols()) {
+    if (!has_reports(p)) continue;
+    out += (out.empty() ? "" : "; ") + std::string(p.name) + ":";
+    for (std::size_t i = 0; i < p.emulator->report_modes.size(); ++i)
+      out += (i ? ", " : " ") + std::string(p.emulator->report_modes[i]) + (i ? "" : " (default)");
+  }
+  return out;
+}
+
+std::vector<std::string> report_mode_names() {
+  std::vector<std::string> out;
+  for (const auto& p : session::board_protocols())
+    if (has_reports(p))
+      for (auto m : p.emulator->report_modes)
+        if (std::find(out.begin(), out.end(), m) == out.end()) out.emplace_back(m);
+  return out;
+}
+
 }  // namespace
 
 void add_sim_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "sim",
-      "Play a board on a pseudo-terminal, from a game file or a capture: a DGT board and its clock, a DGT "
-      "bus "
-      "line of N boards (--bus) or a Millennium ChessLink (--protocol millennium). The first line on "
-      "stdout is the device path to open (a symlink that stays valid across --reopen-at); everything else "
-      "goes "
-      "to stderr. Times are on the game's clock: with --speed X they pass X times faster than real time.");
+      "Play a board on a pseudo-terminal, from a game file or a capture (--protocol " +
+          emulated_makes([](const session::BoardEmulator& e) { return e.summary; }) +
+          "), or a bus line of N boards (--bus: " + session::protocol_names(plays_a_bus) +
+          "). The first line on stdout is the device path to open (a symlink that stays valid across "
+          "--reopen-at); everything else goes to stderr. Times are on the game's clock: with --speed X they "
+          "pass X times faster than real time.");
   auto* pgn =
       cmd->add_option("--pgn", o->pgn,
                       "play a game of this PGN file: simulated hands move the pieces (a scanning board "
-                      "reports them) and press a DGT clock")
+                      "reports them) and press its clock, where the board has one")
           ->check(CLI::ExistingFile);
   auto* capture =
       cmd->add_option("--capture", o->capture,
-                      "replay the board's side ('<' records) of this .cap capture at its times; the "
-                      "emulated board still answers commands (a 0x42 gets the board as it stands)")
+                      "replay the board's side ('<' records) of this .cap capture of --protocol's make (" +
+                          session::protocol_names(plays_captures) +
+                          ") at its times; the emulated board still answers commands (a DGT 0x42 gets the "
+                          "board as it stands)")
           ->check(CLI::ExistingFile);
   pgn->excludes(capture);
   capture->excludes(pgn);
@@ -622,25 +637,28 @@ void add_sim_command(CLI::App& app, int& exit_code) {
       ->check(finite_range(0, MAX_SECONDS));
   cmd->add_flag("--no-clock", o->no_clock, "no clock connected to the board");
   cmd->add_option("--protocol", o->protocol,
-                  "dgt (default): a DGT board and clock; millennium: a Millennium ChessLink board, which has "
-                  "no clock (38400 7O1, the parity bit in bit 7 of each byte)")
-      ->check(CLI::IsMember({"dgt", "millennium"}));
-  cmd->add_option(
-         "--reports", o->reports,
-         "millennium: the board's automatic reports at power-up (its E2ROM 02, which survives power-off): "
-         "every-scan (default, as the board leaves the factory), on-change, or off (left so by another "
-         "program: only a host that writes the setting hears the board by itself)")
-      ->check(CLI::IsMember({"every-scan", "on-change", "off"}));
+                  "the board's make (default dgt): " +
+                      emulated_makes([](const session::BoardEmulator& e) { return e.summary; }))
+      ->check(CLI::IsMember(emulated_names()));
+  cmd->add_option("--reports", o->reports,
+                  "a board with automatic reports (" + session::protocol_names(has_reports) +
+                      "): its reports at power-up, a setting that survives power-off (" + report_modes() +
+                      "; the default as the board leaves the factory); off: left so by another program, so "
+                      "that only a host that writes the setting hears the board by itself")
+      ->check(CLI::IsMember(report_mode_names()));
   cmd->add_option("--reports-off-at", o->reports_off_at_s,
-                  "millennium: seconds of game time at which another program turns the board's automatic "
-                  "reports off (repeatable); a host must notice the silence and set them again")
+                  "a board with automatic reports (" + session::protocol_names(has_reports) +
+                      "): seconds of game time at which another program turns them off (repeatable); a host "
+                      "must notice the silence and set them again")
       ->check(finite_range(0, MAX_SECONDS));
-  cmd->add_flag("--rotated", o->rotated, "the board is set up turned round (Black at the connector side)");
+  cmd->add_flag("--rotated", o->rotated,
+                "the board is set up turned round (Black at the connector side; " +
+                    session::protocol_names(rotates) + ")");
   cmd->add_option("--speed", o->speed, "how many times faster than real time (default 1)")
       ->check(finite_range(1e-3, 1e6));
   cmd->add_option(
       "--link", o->link,
-      "path of the symlink to the device (default /tmp/eboard-sim-<pid>/dgt); an existing symlink "
+      "path of the symlink to the device (default /tmp/eboard-sim-<pid>/<protocol>); an existing symlink "
       "is replaced, anything else is refused");
   cmd->add_option("--linger", o->linger_s,
                   "exit this many seconds after the end of the game or capture (default: stay until Ctrl-C)")
@@ -648,7 +666,8 @@ void add_sim_command(CLI::App& app, int& exit_code) {
   cmd->add_option(
          "--reopen-at", o->reopen_at_s,
          "at this many seconds into the game, unplug the board (the pty closes) and plug it in again "
-         "behind the same symlink after --reopen-gap; may be given more than once")
+         "behind the same symlink after --reopen-gap; may be given more than once (" +
+             session::protocol_names(replugs) + ")")
       ->check(finite_range(0, MAX_SECONDS));
   cmd->add_option("--reopen-gap", o->reopen_gap_ms, "milliseconds the board stays unplugged (default 1000)")
       ->check(CLI::Range(std::int64_t(0), std::int64_t(MAX_SECONDS * 1000)));
@@ -675,11 +694,10 @@ void add_sim_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--start-now", o->start_now,
                 "start the game at once instead of at the first command a program sends to the board");
   cmd->footer(
-      "Open the printed path as the board's serial port (DGT: 9600 8N1; Millennium: 38400 8N1 with the odd "
-      "parity in bit 7 of every byte, 7O1 characters). It is a "
-      "pseudo-terminal, which "
-      "libserialport cannot open; eboardd's serial code opens it directly and says so in its log. "
-      "Example:\n  eboardctl sim --pgn games.pgn --game 3 --speed 10 --linger 30");
+      "Open the printed path as the board's serial port (" +
+      emulated_makes([](const session::BoardEmulator& e) { return e.wire; }) +
+      "). It is a pseudo-terminal, which libserialport cannot open; eboardd's serial code opens it directly "
+      "and says so in its log. Example:\n  eboardctl sim --pgn games.pgn --game 3 --speed 10 --linger 30");
   cmd->callback([o, &exit_code] {
     std::signal(SIGPIPE, SIG_IGN);
     exit_code = o->bus > 0 ? run_bus(*o) : run(*o);

@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "daemon/io/serial_port.hpp"
+#include "daemon/session/board_emulator.hpp"
+#include "daemon/session/board_protocol.hpp"
 #include "drivers/dgt/decoder.hpp"
 #include "drivers/dgt/protocol.hpp"
 
@@ -212,6 +214,37 @@ TEST(EboardSim, LingerEndsItAndReopenKeepsTheLink) {
   EXPECT_GE(std::stod(err.substr(at + 13, 8)), 5.0) << err;
   EXPECT_NE(err.find("plugged in again"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(fs::symlink_status(link)));
+}
+
+// sim plays every make whose protocol row has an emulator, and refuses the others, naming what it plays.
+TEST(EboardSim, PlaysEveryRowWithAnEmulator) {
+  const auto pgn = corpus_file();
+  if (!pgn) GTEST_SKIP() << "no corpus PGN (../shared absent?)";
+  TempDir dir;
+  int played = 0;
+  for (const auto& row : board_protocols()) {
+    const std::string name(row.name);
+    const auto link = dir.path() / name;
+    auto child = spawn({EBOARDCTL_BIN, "sim", "--protocol", name, "--pgn", pgn->string(), "--plies", "4",
+                        "--speed", "400", "--start-now", "--linger", "0", "--link", link.string()},
+                       dir.path() / (name + ".txt"));
+    ASSERT_TRUE(child);
+    const auto status = child->wait(60s);
+    ASSERT_TRUE(status) << name << ": eboardctl sim did not end; stderr:\n" << child->err();
+    ASSERT_TRUE(WIFEXITED(*status)) << name;
+    const std::string err = child->err();
+    if (!row.emulator) {
+      EXPECT_NE(WEXITSTATUS(*status), 0) << name << ": no emulator, yet it played:\n" << err;
+      EXPECT_NE(err.find(name), std::string::npos) << err;
+      continue;
+    }
+    ++played;
+    EXPECT_EQ(WEXITSTATUS(*status), 0) << name << ":\n" << err;
+    EXPECT_EQ(child->read_line(1s), link.string()) << name << ":\n" << err;
+    EXPECT_NE(err.find(std::string(row.emulator->summary)), std::string::npos) << name << ":\n" << err;
+    EXPECT_NE(err.find("the end of the script"), std::string::npos) << name << ":\n" << err;
+  }
+  EXPECT_GE(played, 2) << "dgt and millennium at least";
 }
 
 TEST(EboardSim, BadInputIsAOneLineErrorAndANonZeroExit) {

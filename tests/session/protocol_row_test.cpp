@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// A make is described in its protocol row only (board_protocol.hpp): this walks the rows and checks that
+// every place needing a make takes each one from there: the capture format and the daemon's capture
+// export (a board alone, and on a bus line where the row has a bus dialect), replay, and the emulators
+// `eboardctl sim` plays. The configuration is walked through the rows by
+// Config.EveryProtocolRowIsABoardTheConfigurationTakes, `eboardctl sim` itself by
+// EboardSim.PlaysEveryRowWithAnEmulator, the udev rules and hotplug by tests/daemon_hotplug.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "daemon/session/board_emulator.hpp"
+#include "daemon/session/board_protocol.hpp"
+#include "daemon/session/emulated_board.hpp"
+#include "daemon/session/replay.hpp"
+#include "drivers/capture.hpp"
+
+namespace eboard::session {
+namespace {
+
+TEST(ProtocolRows, NamesAreUniqueAndEachRowIsFoundByItsName) {
+  std::set<std::string> names;
+  ASSERT_FALSE(board_protocols().empty());
+  for (const auto& p : board_protocols()) {
+    EXPECT_TRUE(names.insert(std::string(p.name)).second) << p.name << " twice";
+    if (!p.bus_dialect.empty()) {
+      EXPECT_TRUE(names.insert(std::string(p.bus_dialect)).second) << p.bus_dialect;
+    }
+    EXPECT_EQ(find_protocol(p.name), &p);
+    EXPECT_FALSE(p.description.empty()) << p.name << ": --help describes every make";
+    EXPECT_NE(p.make_decoder, nullptr) << p.name << ": a row without an adapter reads nothing";
+    EXPECT_NE(protocol_names().find(p.name), std::string::npos) << protocol_names();
+    EXPECT_NE(capture_protocol_names().find(p.name), std::string::npos) << capture_protocol_names();
+  }
+  EXPECT_EQ(find_protocol("certabo"), nullptr);
+  EXPECT_FALSE(find_capture_protocol("certabo"));
+}
+
+// The capture a board of this row exports (alone, or on a bus line) names it so that the format reads it
+// back and replay takes it: an empty game replays to no move.
+void expect_capture_replays(const drivers::CaptureInfo& info, std::string_view row) {
+  drivers::Capture capture;
+  capture.info = info;
+  capture.records.push_back({1000, drivers::Direction::FromBoard, {0x00}, std::nullopt});
+  const auto parsed = drivers::parse_capture(drivers::format_capture(capture));
+  ASSERT_TRUE(parsed) << row << ": " << parsed.error();
+  EXPECT_EQ(*parsed, capture);
+  const auto kind = find_capture_protocol(parsed->info.protocol);
+  ASSERT_TRUE(kind) << parsed->info.protocol;
+  EXPECT_EQ(kind->row->name, row);
+  rules::ReconstructConfig cfg;
+  cfg.board_id = "A";
+  const auto replayed = replay_capture(*parsed, cfg);
+  ASSERT_TRUE(replayed) << parsed->info.protocol << ": " << replayed.error();
+  EXPECT_EQ(replayed->game.ply_count(), 0);
+}
+
+TEST(ProtocolRows, EveryRowsCapturesReadAndReplay) {
+  for (const auto& p : board_protocols()) {
+    drivers::CaptureInfo alone;
+    alone.board = "A";
+    alone.protocol = capture_protocol_name(p.name, false);
+    EXPECT_EQ(alone.protocol, p.name);
+    expect_capture_replays(alone, p.name);
+    if (p.bus_dialect.empty()) {
+      EXPECT_EQ(capture_protocol_name(p.name, true), p.name) << "no bus dialect: its own name";
+      continue;
+    }
+    drivers::CaptureInfo on_bus;
+    on_bus.board = "A";
+    on_bus.protocol = capture_protocol_name(p.name, true);
+    EXPECT_EQ(on_bus.protocol, p.bus_dialect);
+    on_bus.other_headers.push_back({drivers::kBusAddressHeader, "1025"});
+    expect_capture_replays(on_bus, p.name);
+    EXPECT_TRUE(find_capture_protocol(p.bus_dialect)->bus);
+  }
+  drivers::Capture unknown;
+  unknown.info.protocol = "certabo";
+  const auto refused = replay_capture(unknown, {});
+  ASSERT_FALSE(refused);
+  for (const auto& p : board_protocols())
+    EXPECT_NE(refused.error().find(p.name), std::string::npos) << refused.error();
+}
+
+// What sim may ask of an emulator is the row's to say; a USB HID make cannot sit behind a pty.
+TEST(ProtocolRows, EveryEmulatorMakesABoard) {
+  for (const auto& p : board_protocols()) {
+    if (p.transport != Transport::serial) {
+      EXPECT_EQ(p.emulator, nullptr) << p.name << ": sim plays boards on a pty only";
+      continue;
+    }
+    ASSERT_NE(p.emulator, nullptr) << p.name << ": every serial make can be played by `eboardctl sim`";
+    ASSERT_NE(p.emulator->make, nullptr) << p.name;
+    EXPECT_FALSE(p.emulator->summary.empty()) << p.name;
+    EXPECT_FALSE(p.emulator->wire.empty()) << p.name;
+    EmulatorSetup setup;
+    if (!p.emulator->report_modes.empty()) setup.reports = std::string(p.emulator->report_modes.back());
+    EXPECT_NE(p.emulator->make(setup), nullptr) << p.name;
+    if (!p.bus_dialect.empty()) {
+      setup.bus_address = 1025;
+      EXPECT_NE(p.emulator->make(setup), nullptr) << p.name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace eboard::session
