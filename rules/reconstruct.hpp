@@ -30,6 +30,7 @@
 #include "rules/gap_rank.hpp"
 #include "rules/gap_search.hpp"
 #include "rules/gap_tracker.hpp"
+#include "rules/illegal_moves.hpp"
 #include "rules/press_wait.hpp"
 #include "rules/profile.hpp"
 #include "rules/reserve_ledger.hpp"
@@ -206,14 +207,6 @@ class Reconstructor {
     bool pawn_left_on_last_rank = false;  // a promotion shown with the pawn still standing (7.5.2, FQE 11)
     bool early = false;  // a drop of a piece the partner has captured but not completed yet (FQE 21b)
   };
-  // A piece moved in a way no legal move explains (shown on the board, not necessarily completed).
-  // `from` is SQ_NONE for a piece set on an empty square from outside the board (a drop no reserve allows).
-  struct ShownMove {
-    Square from, to;
-    Piece piece;
-  };
-  static std::string describe(const ShownMove& m);
-
   void on_board_changed(std::int64_t t);
   bool own_piece_in_air() const;
   void on_clock(const ClockReading& r, std::int64_t t);
@@ -236,6 +229,7 @@ class Reconstructor {
   // A completed illegal move (or clock press without a move): counted, with the profile's penalty.
   void illegal_move(const char* code, Color side, std::int64_t t, const std::string& reason,
                     const std::string& detail);
+  // The illegal move the board shows (rules/illegal_moves.hpp), a drop only when no legal drop explains it.
   std::optional<ShownMove> shown_move() const;
   void start_new_game(const Position& start, std::int64_t t);
   void recompute_successors();
@@ -283,20 +277,15 @@ class Reconstructor {
   std::size_t history_at_match_ = 0;
   // The lifts since the last completed move, and the piece released on its square (4.3, 4.7).
   TouchTracker touches_;
-  std::optional<ShownMove> shown_illegal_;  // an illegal move the board showed this turn, not completed
-  // FIDE 7.5.1: a completed illegal move, its position reinstated; the move replacing it (at this ply)
-  // must be made with the same piece when it can move.
-  struct ReplacedIllegal {
-    ShownMove shown;
-    int ply;
-  };
-  std::optional<ReplacedIllegal> replaced_illegal_;
+  // FIDE 7.5: the illegal move shown this turn and its stage, the completed one to be replaced with the
+  // same piece, the counts per colour (rules/illegal_moves.hpp).
+  IllegalMoves illegal_;
+  // 7.5.1: the completed illegal move `m` (the profile permitting) is replaced at the next ply.
   void remember_replaced(const ShownMove& m);
   // Whether `s` is made with the piece of `illegal` (or, for a drop, the same reserve piece), when that
   // piece could move; reports same-piece-required if not and returns the square it names.
   Square judge_same_piece(const ShownMove& illegal, const Successor& s, const std::string& what,
                           const char* rule, std::int64_t t);
-  std::array<int, 2> illegal_counts_{};  // completed illegal moves per colour (7.5.5)
   std::optional<Move> published_provisional_;
   std::optional<std::int64_t> settle_at_;
   std::optional<std::int64_t> provisional_at_;
@@ -329,8 +318,6 @@ class Reconstructor {
   // the piece): resolved when the board shows a move, judged once the board has settled; its stage
   // (deciding one scan after the board's last change, or waiting up to its deadline) is PressWait's.
   PressWait wait_;
-  std::optional<ShownMove> candidate_shown_;  // an illegal move on the board, not yet resting long
-  std::optional<std::int64_t> shown_confirm_at_;
   std::int64_t last_board_event_ = -1000000;
   bool board_from_dump_ = false;  // the board is a snapshot, no field update since (on_press)
   void decide_pending(std::int64_t now);
