@@ -307,13 +307,13 @@ void Reconstructor::on_board_changed(std::int64_t t) {
     touches_.release_cancelled();
     if (board_matches_game()) last_match_.reset();  // the move was taken back before the press
   }
-  settle_at_ = t + cfg_.settle_ms;
-  provisional_at_ = t + cfg_.provisional_ms;
-  rest_complete_at_.reset();
+  deadlines_.set(Wake::Settle, t + cfg_.settle_ms);
+  deadlines_.set(Wake::Provisional, t + cfg_.provisional_ms);
+  deadlines_.clear(Wake::RestComplete);
   if (clockless() && !game_.outcome())
     if (const Successor* s = matching_successor();
         s && !(s->pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank))
-      rest_complete_at_ = t + cfg_.complete_after_ms;
+      deadlines_.set(Wake::RestComplete, t + cfg_.complete_after_ms);
 }
 
 void Reconstructor::complete_two_shown(std::int64_t t) {
@@ -389,7 +389,7 @@ void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
   game_ = Game(start);
   display_ = physical_view(start, cfg_.profile.pawn_may_stay_on_last_rank);
   reset_turn();
-  mismatch_at_.reset();
+  deadlines_.clear(Wake::Mismatch);
   mismatch_reported_ = false;
   illegal_.new_game();
   forget_stood();
@@ -400,7 +400,7 @@ void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
 
 void Reconstructor::reset_turn() {
   wait_.clear();
-  rest_complete_at_.reset();
+  deadlines_.clear(Wake::RestComplete);
   last_match_.reset();
   published_provisional_.reset();
   illegal_.turn_over();
@@ -679,7 +679,8 @@ void Reconstructor::decide_pending(std::int64_t now) {
     resolve_pending_on_settle(now, true);
     return;
   }
-  if (!settle_at_ || *settle_at_ < now + cfg_.settle_ms) settle_at_ = now + cfg_.settle_ms;
+  if (auto settle = deadlines_.at(Wake::Settle); !settle || *settle < now + cfg_.settle_ms)
+    deadlines_.set(Wake::Settle, now + cfg_.settle_ms);
 }
 
 bool Reconstructor::complete_two_from_history(std::int64_t first_t, ClockTimes first_clock, std::int64_t t,
@@ -789,7 +790,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     const bool first_search_after_gap = gaps_.suspected() && gaps_.searches_failed() < 2;
     if (!mismatch_reported_ && !first_search_after_gap) {
       mismatch_reported_ = true;
-      mismatch_at_.reset();
+      deadlines_.clear(Wake::Mismatch);
       emit(press.t_ms, AlertEvent{"position-mismatch",
                                   game_.ply_count(),
                                   game_.position().side_to_move(),
@@ -932,7 +933,7 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   // piece was in the air" was judged for the previous mover's hand, not his.
   touches_.resume(std::move(carried), game_.position().side_to_move());
   history_ = std::move(later);
-  mismatch_at_.reset();
+  deadlines_.clear(Wake::Mismatch);
   mismatch_reported_ = false;
   gaps_.clear_suspicion();
   gaps_.forget_searched();
@@ -1039,15 +1040,15 @@ bool Reconstructor::result_gesture(std::int64_t t) {
 
 void Reconstructor::on_settled(std::int64_t t) {
   // A wrong setup is worth telling even after a game has ended (the next game is being set up).
-  if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor() && !mismatch_at_)
-    mismatch_at_ = t + cfg_.mismatch_ms;
+  if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor())
+    deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
   if (game_.outcome()) return;
   if (wait_.stage() == PressWait::Stage::Waiting) {
     resolve_pending_on_settle(t, false);
     if (wait_.pending()) return;
   }
   if (const Successor* s = matching_successor()) {
-    mismatch_at_.reset();
+    deadlines_.clear(Wake::Mismatch);
     Position after = s->early ? extended_position() : game_.position();
     after.do_move(s->move);
     // A move that mates or stalemates is complete at once (FIDE 6.2.1, FQE 20): no press needed. Not a
@@ -1062,7 +1063,7 @@ void Reconstructor::on_settled(std::int64_t t) {
     return;
   }
   if (board_matches_game()) {
-    mismatch_at_.reset();
+    deadlines_.clear(Wake::Mismatch);
     mismatch_reported_ = false;
     gaps_.clear_suspicion();
     gaps_.reset_failures();
@@ -1093,7 +1094,7 @@ void Reconstructor::on_settled(std::int64_t t) {
     if (!clockless() && gaps_.first_board_dump() && !wait_.pending() && !gaps_.dump_deferred() &&
         dump_shows_a_hand_at_work()) {
       gaps_.defer_dump();
-      if (!mismatch_at_) mismatch_at_ = t + cfg_.mismatch_ms;
+      deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
       return;
     }
     if (recover_gap(t, nullptr)) return;
@@ -1122,7 +1123,7 @@ void Reconstructor::on_settled(std::int64_t t) {
     }
     if (consistent) return;
   }
-  if (!mismatch_at_) mismatch_at_ = t + cfg_.mismatch_ms;
+  deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
 }
 
 std::vector<Event> Reconstructor::advance(std::int64_t now) {
@@ -1130,36 +1131,37 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
   std::vector<Event> saved = std::move(out_);
   out_.clear();
   for (;;) {
-    std::optional<std::int64_t> next = next_deadline();
-    if (!next || *next > now) break;
-    if (provisional_at_ && *provisional_at_ == *next) {
-      provisional_at_.reset();
+    const auto due = wakeups().next();
+    if (!due || due->t_ms > now) break;
+    const std::optional<std::int64_t> next = due->t_ms;
+    if (due->name == Wake::Provisional) {
+      deadlines_.clear(Wake::Provisional);
       publish_provisional(*next);
-    } else if (settle_at_ && *settle_at_ == *next) {
-      settle_at_.reset();
+    } else if (due->name == Wake::Settle) {
+      deadlines_.clear(Wake::Settle);
       on_settled(*next);
-    } else if (auto confirm = illegal_.confirm_at(); confirm && *confirm == *next) {
+    } else if (due->name == Wake::ShownIllegal) {
       illegal_.confirm_time_came(shown_move().has_value());
-    } else if (auto decide = wait_.decision_time(); decide && *decide == *next) {
+    } else if (due->name == Wake::PressDecision) {
       decide_pending(*next);
-    } else if (auto deadline = wait_.deadline(); deadline && *deadline == *next) {
+    } else if (due->name == Wake::PressDeadline) {
       wait_.deadline_came();
       resolve_pending_on_settle(*next, true);
-    } else if (auto* early = reserves_.early_drop_due_at(*next)) {
+    } else if (auto* early = due->name == Wake::EarlyDrop ? reserves_.early_drop_due_at(*next) : nullptr) {
       early->alerted = true;
       emit_early_drop(
           early->piece, early->placed_ms, *next, early->ply,
           early->while_blind ? "was not among the moves recovered there" : "is not completed yet");
-    } else if (rest_complete_at_ && *rest_complete_at_ == *next) {
-      rest_complete_at_.reset();
+    } else if (due->name == Wake::RestComplete) {
+      deadlines_.clear(Wake::RestComplete);
       // No clock: the legal move the board has rested on this long is complete.
       if (const Successor* s = matching_successor(); s && !game_.outcome()) commit_current(*s, *next, {});
-    } else if (touches_.release_at() && *touches_.release_at() == *next) {
+    } else if (due->name == Wake::Release) {
       // 4.7: the piece has rested on a legal square long enough to count as released there.
       const Successor* s = matching_successor();
       touches_.release_time_came(s ? std::optional<Move>(s->move) : std::nullopt);
     } else {
-      mismatch_at_.reset();
+      deadlines_.clear(Wake::Mismatch);
       // Out of sight (the link is down): what the board last showed may be half a move; its return tells.
       if (gaps_.link_down()) continue;
       // A dump whose piece in the air was waited for: it rested so, searched as it is.
@@ -1199,14 +1201,18 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
 
 std::optional<std::int64_t> Reconstructor::next_deadline() const {
   if (adjournment_) return std::nullopt;
-  std::optional<std::int64_t> best;
-  std::optional<std::int64_t> pending = wait_.deadline();
-  std::optional<std::int64_t> decide = wait_.decision_time();
-  for (const auto& d : {provisional_at_, settle_at_, decide, pending, touches_.release_at(),
-                        illegal_.confirm_at(), mismatch_at_, rest_complete_at_})
-    if (d && (!best || *d < *best)) best = d;
-  if (auto alert = reserves_.next_alert(); alert && (!best || *alert < *best)) best = alert;
-  return best;
+  const auto next = wakeups().next();
+  return next ? std::optional<std::int64_t>(next->t_ms) : std::nullopt;
+}
+
+Deadlines<Reconstructor::Wake> Reconstructor::wakeups() const {
+  Deadlines<Wake> all = deadlines_;
+  all.set(Wake::ShownIllegal, illegal_.confirm_at());
+  all.set(Wake::PressDecision, wait_.decision_time());
+  all.set(Wake::PressDeadline, wait_.deadline());
+  all.set(Wake::EarlyDrop, reserves_.next_alert());
+  all.set(Wake::Release, touches_.release_at());
+  return all;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -1356,7 +1362,8 @@ void Reconstructor::refresh(std::int64_t t) {
     }
   }
   // Judge the board again with the new successors, as after a board change.
-  if (!settle_at_ || *settle_at_ < t) settle_at_ = t + cfg_.settle_ms;
+  if (auto settle = deadlines_.at(Wake::Settle); !settle || *settle < t)
+    deadlines_.set(Wake::Settle, t + cfg_.settle_ms);
 }
 
 std::optional<std::int64_t> Reconstructor::drop_placed_at(Move m) const {
@@ -1471,9 +1478,9 @@ tl::expected<void, std::string> Reconstructor::adjourn(Color sealer, const std::
   forget_stood();
   wait_.clear();
   illegal_.forget_shown();
-  settle_at_.reset();
-  provisional_at_.reset();
-  mismatch_at_.reset();
+  deadlines_.clear(Wake::Settle);
+  deadlines_.clear(Wake::Provisional);
+  deadlines_.clear(Wake::Mismatch);
   mismatch_reported_ = false;
   return {};
 }
@@ -1599,7 +1606,7 @@ void Reconstructor::adopt_stood() {
   touches_.forget_release();
   published_provisional_.reset();
   illegal_.forget_shown();
-  mismatch_at_.reset();
+  deadlines_.clear(Wake::Mismatch);
   mismatch_reported_ = false;
   recompute_successors();
   if (judge_illegal_position(s.t_ms)) return;
@@ -1678,7 +1685,7 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::enter_move(std::str
     reset_turn();
     display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
     physical_ = display_;
-    mismatch_at_.reset();
+    deadlines_.clear(Wake::Mismatch);
     mismatch_reported_ = false;
     gaps_.clear_suspicion();
     adopt_candidate_.reset();

@@ -25,6 +25,7 @@
 
 #include <tl/expected.hpp>
 
+#include "rules/deadlines.hpp"
 #include "rules/events.hpp"
 #include "rules/game.hpp"
 #include "rules/gap_rank.hpp"
@@ -287,10 +288,23 @@ class Reconstructor {
   Square judge_same_piece(const ShownMove& illegal, const Successor& s, const std::string& what,
                           const char* rule, std::int64_t t);
   std::optional<Move> published_provisional_;
-  std::optional<std::int64_t> settle_at_;
-  std::optional<std::int64_t> provisional_at_;
-  // Without a clock (complete_after_ms): when the legal move the board shows has rested long enough.
-  std::optional<std::int64_t> rest_complete_at_;
+  // --- Wake-ups: every deadline the Reconstructor wakes up at, in the order advance() handles those due
+  // at the same time. Its own are kept in deadlines_; the others are its parts' (IllegalMoves, PressWait,
+  // ReserveLedger, TouchTracker), read from them by wakeups(), which computes the next one.
+  enum class Wake {
+    Provisional,    // quiet after a scan's burst of events: publish what the board shows
+    Settle,         // quiet for about a scan: the board has settled (on_settled)
+    ShownIllegal,   // an illegal move has rested on the board for the release time (IllegalMoves)
+    PressDecision,  // one scan after the board's last change: the press is decided (PressWait)
+    PressDeadline,  // the press has waited long enough for pieces in the air (PressWait)
+    EarlyDrop,      // a drop before the partner's capture is told (ReserveLedger)
+    RestComplete,   // without a clock (complete_after_ms): the legal move shown has rested long enough
+    Release,        // a piece has rested on its square long enough to be released (4.7, TouchTracker)
+    Mismatch,       // a settled board nothing explains for the mismatch time
+    Count
+  };
+  Deadlines<Wake> deadlines_;  // Provisional, Settle, RestComplete, Mismatch
+  Deadlines<Wake> wakeups() const;
   bool clockless() const { return cfg_.complete_after_ms > 0; }
   // Without a clock: the board about to become `next` shows a legal move now and `next` changes a square of
   // the side that replies to it: that side has begun, the move shown is complete (before `next` applies).
@@ -311,7 +325,6 @@ class Reconstructor {
   // The game over or adjourned, or the board showing its position: no moves are missing.
   bool no_moves_to_find() const { return game_.outcome() || adjournment_ || board_matches_game(); }
   bool ending_lift_uncertain_ = false;  // the event being applied ended the turn (complete_before_reply)
-  std::optional<std::int64_t> mismatch_at_;
   bool mismatch_reported_ = false;
   std::optional<std::array<Piece, 64>> setup_reported_;  // the wrong setup last reported (setup-error)
   // A press the board did not explain yet (a placement not scanned yet, the opponent's hand already on

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
 // The parts the Reconstructor composes (rules/turn_clock.hpp, press_wait.hpp, gap_tracker.hpp,
-// reserve_ledger.hpp, touch_tracker.hpp, stood_illegal.hpp, illegal_moves.hpp): their named phases and the
-// rules each keeps, on their own. How they act together is the reconstruction's tests' (reconstruct_test and
-// the corpora).
+// reserve_ledger.hpp, touch_tracker.hpp, stood_illegal.hpp, illegal_moves.hpp, deadlines.hpp): their named
+// phases and the rules each keeps, on their own. How they act together is the reconstruction's tests'
+// (reconstruct_test and the corpora).
 #include <gtest/gtest.h>
 
+#include "rules/deadlines.hpp"
 #include "rules/gap_tracker.hpp"
 #include "rules/illegal_moves.hpp"
 #include "rules/movegen.hpp"
@@ -271,4 +272,29 @@ TEST(IllegalMoves, SamePieceRequiredOnlyWhenThatPieceCouldMove) {
   // The rook on a1 cannot move: any other piece may replace its illegal move.
   const ShownMove rook{make_square(0, 0), make_square(0, 4), W_ROOK};
   EXPECT_FALSE(IllegalMoves::same_piece(rook, p, e2e4, 1, "took back", "FQE 21a"));
+}
+
+namespace {
+enum class Timer { First, Second, Third, Count };
+}  // namespace
+
+TEST(Deadlines, TheNextIsTheEarliestAndTheFirstNameAmongEqualTimes) {
+  Deadlines<Timer> d;
+  EXPECT_FALSE(d.next());
+  d.set(Timer::Third, 500);
+  d.set(Timer::Second, 700);
+  ASSERT_TRUE(d.next());
+  EXPECT_EQ(d.next()->name, Timer::Third);
+  EXPECT_EQ(d.next()->t_ms, 500);
+  d.set(Timer::Second, 500);  // due together: the first name is handled first
+  EXPECT_EQ(d.next()->name, Timer::Second);
+  d.set_unless_set(Timer::Second, 100);  // set already: not moved
+  EXPECT_EQ(d.at(Timer::Second), 500);
+  d.set_unless_set(Timer::First, 900);
+  EXPECT_EQ(d.at(Timer::First), 900);
+  d.clear(Timer::Second);
+  d.clear(Timer::Third);
+  EXPECT_EQ(d.next()->name, Timer::First);
+  d.set(Timer::First, std::nullopt);
+  EXPECT_FALSE(d.next());
 }
