@@ -297,12 +297,10 @@ void Reconstructor::on_board_changed(std::int64_t t) {
     return;
   }
   if (const Successor* s = matching_successor()) {
-    if (!last_match_ || last_match_->move != s->move || !touches_.release_at())
+    if (!last_match_ || last_match_->successor.move != s->move || !touches_.release_at())
       touches_.release_due(t +
                            cfg_.profile.release_ms);  // resting this long on the square releases the piece
-    last_match_ = *s;
-    touches_at_match_ = touches_.size();
-    history_at_match_ = history_.size() - 1;
+    last_match_ = LastShown{*s, touches_.size(), history_.size() - 1};
   } else {
     touches_.release_cancelled();
     if (board_matches_game()) last_match_.reset();  // the move was taken back before the press
@@ -405,9 +403,7 @@ void Reconstructor::reset_turn() {
   published_provisional_.reset();
   illegal_.turn_over();
   touches_.clear();
-  touches_at_match_ = 0;
   history_.clear();
-  history_at_match_ = 0;
   reserves_.new_turn();
 }
 
@@ -691,7 +687,8 @@ bool Reconstructor::complete_two_from_history(std::int64_t first_t, ClockTimes f
     wait_.clear();
     // Every touch so far is consumed unjudged; the states from i on show the reply and go on.
     commit(two->first, first_t, first_clock, touches_.size(), i == 0 ? SIZE_MAX : i - 1, false);
-    if (last_match_) commit(*last_match_, t, clock, touches_at_match_, history_at_match_, false);
+    if (last_match_)
+      commit(last_match_->successor, t, clock, last_match_->touches, last_match_->history_index, false);
     return true;
   }
   return false;
@@ -992,9 +989,7 @@ void Reconstructor::match_from_history() {
   // The opponent may already have moved on: the latest board that shows one of his moves is his move.
   for (std::size_t i = history_.size(); i-- > 0;) {
     if (const Successor* next = successor_for(history_[i].board)) {
-      last_match_ = *next;
-      touches_at_match_ = history_[i].touches;
-      history_at_match_ = i;
+      last_match_ = LastShown{*next, history_[i].touches, i};
       touches_.release_due(history_[i].t_ms + cfg_.profile.release_ms);
       break;
     }
@@ -1257,7 +1252,7 @@ std::vector<Event> Reconstructor::set_partner_blind(bool blind, std::int64_t t) 
 
 std::optional<Piece> Reconstructor::shown_handover() const {
   if (game_.outcome() || !last_match_) return std::nullopt;
-  return handed_piece(game_.position(), last_match_->move);
+  return handed_piece(game_.position(), last_match_->successor.move);
 }
 
 std::vector<Handover> Reconstructor::take_withdrawn() { return reserves_.take_withdrawn(); }
@@ -1340,19 +1335,17 @@ void Reconstructor::refresh(std::int64_t t) {
   if (last_match_) {
     const Successor* same = nullptr;
     for (const auto& s : successors_)
-      if (s.move == last_match_->move && s.board == last_match_->board) same = &s;
+      if (s.move == last_match_->successor.move && s.board == last_match_->successor.board) same = &s;
     if (same) {
-      last_match_ = *same;
+      last_match_->successor = *same;
     } else {
       last_match_.reset();
       touches_.release_cancelled();
     }
   }
   if (const Successor* s = matching_successor()) {
-    if (!last_match_ || last_match_->move != s->move) {
-      last_match_ = *s;
-      touches_at_match_ = touches_.size();
-      history_at_match_ = history_.empty() ? 0 : history_.size() - 1;
+    if (!last_match_ || last_match_->successor.move != s->move) {
+      last_match_ = LastShown{*s, touches_.size(), history_.empty() ? 0 : history_.size() - 1};
       touches_.release_due(t + cfg_.profile.release_ms);
     }
     if (s->move.is_drop()) reserves_.see_drop_again(s->move, t);

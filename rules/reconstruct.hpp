@@ -265,8 +265,14 @@ class Reconstructor {
   std::array<Piece, 64> physical_{};
   bool have_board_ = false;
   std::vector<Successor> successors_;
-  std::optional<Successor> last_match_;  // the successor the board showed last since P
-  std::size_t touches_at_match_ = 0;     // touches_.size() when last_match_ was seen
+  // The move the board showed last since P, with the touch count and the board state (its index in
+  // history_) when the board last showed it: what belongs to its turn when a later press completes it.
+  struct LastShown {
+    Successor successor;
+    std::size_t touches;
+    std::size_t history_index;
+  };
+  std::optional<LastShown> last_match_;
   // Board states since the last completed move (each with the touch count then), so that a reply the
   // opponent made before the press was read can be found where the board showed it.
   struct BoardState {
@@ -275,7 +281,6 @@ class Reconstructor {
     std::size_t touches;
   };
   std::vector<BoardState> history_;
-  std::size_t history_at_match_ = 0;
   // The lifts since the last completed move, and the piece released on its square (4.3, 4.7).
   TouchTracker touches_;
   // FIDE 7.5: the illegal move shown this turn and its stage, the completed one to be replaced with the

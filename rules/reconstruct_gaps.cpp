@@ -29,9 +29,7 @@ void Reconstructor::follow_board(std::int64_t t) {
   adopt_candidate_.reset();
   history_.push_back({t, physical_, touches_.size()});
   if (const Successor* s = matching_successor()) {
-    last_match_ = *s;
-    touches_at_match_ = touches_.size();
-    history_at_match_ = history_.size() - 1;
+    last_match_ = LastShown{*s, touches_.size(), history_.size() - 1};
     touches_.release_due(t + cfg_.profile.release_ms);
     // Without a clock the move shown completes once it has rested, as any other.
     if (clockless() && !game_.outcome() &&
