@@ -1155,7 +1155,7 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
       // 4.7: the piece has rested on a legal square long enough to count as released there.
       const Successor* s = matching_successor();
       touches_.release_time_came(s ? std::optional<Move>(s->move) : std::nullopt);
-    } else {
+    } else {  // Wake::Mismatch
       deadlines_.clear(Wake::Mismatch);
       // Out of sight (the link is down): what the board last showed may be half a move; its return tells.
       if (gaps_.link_down()) continue;
