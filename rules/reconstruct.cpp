@@ -268,7 +268,7 @@ void Reconstructor::on_board_changed(std::int64_t t) {
   if (illegal_position_) wood_made_legal();
   last_board_event_ = t;
   if (gap_length_told_by_a_move(t)) return;
-  shown_confirm_at_.reset();
+  illegal_.board_changed();
   // The start position set up on the board starts a new game, unless a legal move leads to it (knights
   // going home in a repetition) or the game is already there.
   bool fresh_start =
@@ -297,23 +297,21 @@ void Reconstructor::on_board_changed(std::int64_t t) {
     return;
   }
   if (const Successor* s = matching_successor()) {
-    if (!last_match_ || last_match_->move != s->move || !touches_.release_at())
+    if (!last_match_ || last_match_->successor.move != s->move || !touches_.release_at())
       touches_.release_due(t +
                            cfg_.profile.release_ms);  // resting this long on the square releases the piece
-    last_match_ = *s;
-    touches_at_match_ = touches_.size();
-    history_at_match_ = history_.size() - 1;
+    last_match_ = LastShown{*s, touches_.size(), history_.size() - 1};
   } else {
     touches_.release_cancelled();
     if (board_matches_game()) last_match_.reset();  // the move was taken back before the press
   }
-  settle_at_ = t + cfg_.settle_ms;
-  provisional_at_ = t + cfg_.provisional_ms;
-  rest_complete_at_.reset();
+  deadlines_.set(Wake::Settle, t + cfg_.settle_ms);
+  deadlines_.set(Wake::Provisional, t + cfg_.provisional_ms);
+  deadlines_.clear(Wake::RestComplete);
   if (clockless() && !game_.outcome())
     if (const Successor* s = matching_successor();
         s && !(s->pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank))
-      rest_complete_at_ = t + cfg_.complete_after_ms;
+      deadlines_.set(Wake::RestComplete, t + cfg_.complete_after_ms);
 }
 
 void Reconstructor::complete_two_shown(std::int64_t t) {
@@ -389,11 +387,10 @@ void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
   game_ = Game(start);
   display_ = physical_view(start, cfg_.profile.pawn_may_stay_on_last_rank);
   reset_turn();
-  mismatch_at_.reset();
+  deadlines_.clear(Wake::Mismatch);
   mismatch_reported_ = false;
-  illegal_counts_ = {};
+  illegal_.new_game();
   forget_stood();
-  replaced_illegal_.reset();
   illegal_position_.reset();
   reserves_.new_game();
   recompute_successors();
@@ -401,14 +398,12 @@ void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
 
 void Reconstructor::reset_turn() {
   wait_.clear();
-  rest_complete_at_.reset();
+  deadlines_.clear(Wake::RestComplete);
   last_match_.reset();
   published_provisional_.reset();
-  shown_illegal_.reset();
+  illegal_.turn_over();
   touches_.clear();
-  touches_at_match_ = 0;
   history_.clear();
-  history_at_match_ = 0;
   reserves_.new_turn();
 }
 
@@ -680,7 +675,8 @@ void Reconstructor::decide_pending(std::int64_t now) {
     resolve_pending_on_settle(now, true);
     return;
   }
-  if (!settle_at_ || *settle_at_ < now + cfg_.settle_ms) settle_at_ = now + cfg_.settle_ms;
+  if (auto settle = deadlines_.at(Wake::Settle); !settle || *settle < now + cfg_.settle_ms)
+    deadlines_.set(Wake::Settle, now + cfg_.settle_ms);
 }
 
 bool Reconstructor::complete_two_from_history(std::int64_t first_t, ClockTimes first_clock, std::int64_t t,
@@ -691,7 +687,8 @@ bool Reconstructor::complete_two_from_history(std::int64_t first_t, ClockTimes f
     wait_.clear();
     // Every touch so far is consumed unjudged; the states from i on show the reply and go on.
     commit(two->first, first_t, first_clock, touches_.size(), i == 0 ? SIZE_MAX : i - 1, false);
-    if (last_match_) commit(*last_match_, t, clock, touches_at_match_, history_at_match_, false);
+    if (last_match_)
+      commit(last_match_->successor, t, clock, last_match_->touches, last_match_->history_index, false);
     return true;
   }
   return false;
@@ -730,35 +727,15 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
       }
     wait_.clear();
     // A piece set on an empty square that no legal drop explains (FQE 7, 18).
-    Position p = extended_position();
-    PieceType pt = type_of(shown->piece);
-    std::string who = presser == WHITE ? "White" : "Black";
-    std::string reason, why;
-    if (pt == KING || !has_drops(p.variant()) || p.pocket(presser, pt) == 0) {
-      reason = "drop-not-in-reserve";
-      why = who + "'s reserve holds no " + piece_name(pt);
-    } else if (pt == PAWN && (rank_of(shown->to) == 0 || rank_of(shown->to) == 7)) {
-      reason = "pawn-drop-on-first-or-last-rank";
-      why = "a pawn cannot be dropped on the first or last rank (FQE 7b)";
-    } else {
-      reason = "king-left-in-check";
-      why = "it leaves the king in check (FQE 7a)";
-    }
-    illegal_move("illegal-move", presser, press.t_ms, reason,
-                 describe(*shown) + " is not a legal move: " + why);
+    const auto why = IllegalMoves::why_not_legal(extended_position(), *shown, presser);
+    illegal_move("illegal-move", presser, press.t_ms, why.reason, why.detail);
     remember_replaced(*shown);
     return;
   }
   if (auto shown = shown_move()) {
     wait_.clear();
-    const Position& p = game_.position();
-    Bitboard reach = type_of(shown->piece) == PAWN ? pawn_attacks(presser, shown->from)
-                                                   : attacks(type_of(shown->piece), shown->from, p.pieces());
-    bool geometric = (reach & square_bb(shown->to)) ||
-                     (type_of(shown->piece) == PAWN && file_of(shown->from) == file_of(shown->to));
-    illegal_move("illegal-move", presser, press.t_ms, geometric ? "king-left-in-check" : "impossible-move",
-                 std::string(1, piece_char(type_of(shown->piece))) + square_name(shown->from) + "-" +
-                     square_name(shown->to) + " is not a legal move");
+    const auto why = IllegalMoves::why_not_legal(game_.position(), *shown, presser);
+    illegal_move("illegal-move", presser, press.t_ms, why.reason, why.detail);
     remember_replaced(*shown);
     remember_stood(*shown, press);
     return;
@@ -810,7 +787,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     const bool first_search_after_gap = gaps_.suspected() && gaps_.searches_failed() < 2;
     if (!mismatch_reported_ && !first_search_after_gap) {
       mismatch_reported_ = true;
-      mismatch_at_.reset();
+      deadlines_.clear(Wake::Mismatch);
       emit(press.t_ms, AlertEvent{"position-mismatch",
                                   game_.ply_count(),
                                   game_.position().side_to_move(),
@@ -824,97 +801,25 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
 }
 
 void Reconstructor::remember_replaced(const ShownMove& m) {
-  if (cfg_.profile.same_piece_after_completed_illegal)
-    replaced_illegal_ = ReplacedIllegal{m, game_.ply_count() + 1};
+  if (cfg_.profile.same_piece_after_completed_illegal) illegal_.completed(m, game_.ply_count() + 1);
 }
 
-std::string Reconstructor::describe(const ShownMove& m) {
-  if (m.from == SQ_NONE) return std::string(1, piece_char(type_of(m.piece))) + "@" + square_name(m.to);
-  return square_name(m.from) + "-" + square_name(m.to);
-}
-
-std::optional<Reconstructor::ShownMove> Reconstructor::shown_move() const {
-  // Exactly one own piece gone from one square and standing on another (empty before, or an enemy's).
-  const Position& p = game_.position();
-  Color us = p.side_to_move();
-  Square from = SQ_NONE, to = SQ_NONE;
-  for (Square q = 0; q < 64; ++q) {
-    if (physical_[q] == display_[q]) continue;
-    if (physical_[q] == NO_PIECE && display_[q] != NO_PIECE && color_of(display_[q]) == us && from == SQ_NONE)
-      from = q;
-    else if (physical_[q] != NO_PIECE && color_of(physical_[q]) == us && to == SQ_NONE)
-      to = q;
-    else
-      return std::nullopt;
-  }
-  // Drop variants: an own piece on a square that was empty, nothing else changed, and no legal drop (nor
-  // one of a piece the partner is about to hand over) explains it: a piece from nowhere, or from the
-  // other board by mistake.
-  if (from == SQ_NONE && to != SQ_NONE && has_drops(p.variant()) && display_[to] == NO_PIECE) {
-    if (matching_successor()) return std::nullopt;
-    return ShownMove{SQ_NONE, to, physical_[to]};
-  }
-  if (from == SQ_NONE || to == SQ_NONE || physical_[to] != display_[from]) return std::nullopt;
-  // The first part of a legal move is not an illegal one: castling's king step before the rook moves,
-  // en passant before the taken pawn leaves the board.
-  for (Move m : MoveList(p)) {
-    if (m.is_drop() || m.from() != from) continue;
-    Square dest = m.kind() == Move::CASTLING ? Position::castle_king_to(us, m.to() > m.from()) : m.to();
-    if (dest == to) return std::nullopt;
-  }
-  for (Move m : MoveList(p)) {  // in Chess960 the rook's step can come first (the king put back unseen)
-    if (m.kind() == Move::CASTLING && m.to() == from && Position::castle_rook_to(us, m.to() > m.from()) == to)
-      return std::nullopt;
-  }
-  return ShownMove{from, to, physical_[to]};
+std::optional<ShownMove> Reconstructor::shown_move() const {
+  auto m = IllegalMoves::on_board(game_.position(), display_, physical_);
+  // A piece set from outside the board: a legal drop (or one of a piece the partner is about to hand
+  // over) explains it, or it is one from nowhere, or from the other board by mistake.
+  if (m && m->from == SQ_NONE && matching_successor()) return std::nullopt;
+  return m;
 }
 
 void Reconstructor::illegal_move(const char* code, Color side, std::int64_t t, const std::string& reason,
                                  const std::string& detail) {
   forget_stood();  // a later irregularity: the earlier illegal move can no longer stand by itself
-  int count = ++illegal_counts_[side];
-  const Profile& pr = cfg_.profile;
-  std::string penalty;
-  switch (pr.illegal_moves) {
-    case IllegalMovePolicy::LossIfClaimed:
-      penalty = "loss if claimed";
-      break;
-    case IllegalMovePolicy::LossIfClaimedBeforeNextMove:
-      penalty = "loss if claimed before the claimant's next move";
-      break;
-    case IllegalMovePolicy::StandsUnlessClaimed:
-    case IllegalMovePolicy::Reinstate: {
-      bool loses = pr.illegal_moves_to_lose > 0 && count >= pr.illegal_moves_to_lose;
-      if (loses)
-        penalty = can_ever_mate(game_.position(), ~side) ? "loss" : "draw (the opponent cannot mate)";
-      else
-        penalty = "+" + std::to_string(pr.illegal_move_bonus_ms / 60000) + " min to the opponent";
-      if (pr.illegal_moves == IllegalMovePolicy::StandsUnlessClaimed)
-        penalty += " if claimed before the opponent moves";
-      break;
-    }
-  }
-  AlertEvent a{code, game_.ply_count() + 1, side, detail, {}};
-  a.extra.push_back({"reason", reason, false});
-  a.extra.push_back({"count", std::to_string(count), true});
-  a.extra.push_back({"penalty", penalty, false});
-  // 7.5.5 (or the profile's bonus): the clock as the press left it, the opponent's time raised, for the
-  // arbiter to apply (POST /control/<board>/clock) once the position is reinstated.
-  const bool time_penalty = (pr.illegal_moves == IllegalMovePolicy::Reinstate ||
-                             pr.illegal_moves == IllegalMovePolicy::StandsUnlessClaimed) &&
-                            pr.illegal_move_bonus_ms > 0 &&
-                            !(pr.illegal_moves_to_lose > 0 && count >= pr.illegal_moves_to_lose);
-  if (time_penalty && clock_.left_player() && clock_.latest() && clock_.latest()->present) {
-    ClockTimes c = clock_.times(*clock_.latest());
-    (side == WHITE ? c.black_ms : c.white_ms) += pr.illegal_move_bonus_ms;
-    // JSON text with its keys in order, as the event's JSON (and a journal read back) writes them.
-    a.extra.push_back({"proposed_clock",
-                       "{\"add_ms\":" + std::to_string(pr.illegal_move_bonus_ms) + ",\"add_to\":\"" +
-                           (side == WHITE ? "black" : "white") + "\",\"black\":" +
-                           std::to_string(c.black_ms) + ",\"white\":" + std::to_string(c.white_ms) + "}",
-                       true});
-  }
-  emit(t, std::move(a));
+  std::optional<ClockTimes> clock;
+  if (clock_.left_player() && clock_.latest() && clock_.latest()->present)
+    clock = clock_.times(*clock_.latest());
+  emit(t, illegal_.complete(cfg_.profile, code, side, game_.ply_count() + 1, game_.position(), reason, detail,
+                            clock));
   // 7.5.1: the position before the illegal move stands; the players put it back on the board.
   reset_turn();
 }
@@ -937,22 +842,22 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
                            to_uci(p, *released) + ") and then played " + to_uci(p, s.move) + " (4.7)",
                        {}});
   Square same_piece_square = SQ_NONE;  // already reported by same-piece-required: no touch-move for it
-  if (shown_illegal_) {
+  if (const auto shown = illegal_.made()) {
     emit(t, AlertEvent{"illegal-move-corrected",
                        ply,
                        us,
-                       who + " showed " + describe(*shown_illegal_) +
+                       who + " showed " + describe(*shown) +
                            ", not a legal move, and corrected it before pressing the clock",
                        {}});
     // FQE 21a: the corrected move must be played with the same piece if it can move.
     if (cfg_.profile.same_piece_after_illegal)
-      same_piece_square = judge_same_piece(*shown_illegal_, s, "took back", "FQE 21a", t);
+      same_piece_square = judge_same_piece(*shown, s, "took back", "FQE 21a", t);
   }
   // FIDE 7.5.1: the move replacing a completed illegal move, 4.3 applying to it.
-  if (replaced_illegal_ && replaced_illegal_->ply == ply && color_of(replaced_illegal_->shown.piece) == us &&
-      same_piece_square == SQ_NONE)
-    same_piece_square =
-        judge_same_piece(replaced_illegal_->shown, s, "completed the illegal move", "7.5.1, 4.3", t);
+  if (const auto& replaced = illegal_.replaced(); replaced && replaced->ply == ply &&
+                                                  color_of(replaced->shown.piece) == us &&
+                                                  same_piece_square == SQ_NONE)
+    same_piece_square = judge_same_piece(replaced->shown, s, "completed the illegal move", "7.5.1, 4.3", t);
   if (s.pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank)
     illegal_move("illegal-move", us, t, "promotion-not-completed",
                  who + " pressed the clock with the pawn still on " + square_name(s.move.to()) +
@@ -981,27 +886,9 @@ void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, s
 
 Square Reconstructor::judge_same_piece(const ShownMove& illegal, const Successor& s, const std::string& what,
                                        const char* rule, std::int64_t t) {
-  const Position& p = game_.position();
-  Color us = p.side_to_move();
-  bool could = false, did = false;
-  if (illegal.from == SQ_NONE) {
-    PieceType pt = type_of(illegal.piece);
-    for (Move m : MoveList(p)) could |= m.is_drop() && m.drop_type() == pt;
-    did = s.move.is_drop() && s.move.drop_type() == pt;
-  } else {
-    for (Move m : MoveList(p)) could |= !m.is_drop() && m.from() == illegal.from;
-    did = !s.move.is_drop() && s.move.from() == illegal.from;
-  }
-  if (!could || did) return SQ_NONE;
-  AlertEvent a{"same-piece-required",
-               game_.ply_count() + 1,
-               us,
-               std::string(us == WHITE ? "White" : "Black") + " " + what + " " + describe(illegal) +
-                   " and played another piece although the same one could move (" + rule + ")",
-               {}};
-  a.extra.push_back(
-      {"square", illegal.from == SQ_NONE ? std::string("reserve") : square_name(illegal.from), false});
-  emit(t, std::move(a));
+  auto alert = IllegalMoves::same_piece(illegal, game_.position(), s.move, game_.ply_count() + 1, what, rule);
+  if (!alert) return SQ_NONE;
+  emit(t, std::move(*alert));
   return illegal.from;
 }
 
@@ -1009,7 +896,7 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
                            std::size_t history_index, bool judge_touches) {
   forget_stood();  // a move from the position before the illegal one: that one was taken back (7.5.1)
   if (judge_touches) check_touches(s, touch_count, t);
-  replaced_illegal_.reset();  // replaced now (or the turn passed on without a judgement)
+  illegal_.replaced_done();  // replaced now (or the turn passed on without a judgement)
   if (s.move.is_drop() && game_.position().variant() == Variant::Bughouse) judge_drop_timing(s.move, t);
   const Position& before = game_.position();
   // Bughouse: the captured piece goes to the partner, in its colour, a promoted one as a pawn (FQE 6, 11).
@@ -1043,7 +930,7 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   // piece was in the air" was judged for the previous mover's hand, not his.
   touches_.resume(std::move(carried), game_.position().side_to_move());
   history_ = std::move(later);
-  mismatch_at_.reset();
+  deadlines_.clear(Wake::Mismatch);
   mismatch_reported_ = false;
   gaps_.clear_suspicion();
   gaps_.forget_searched();
@@ -1102,9 +989,7 @@ void Reconstructor::match_from_history() {
   // The opponent may already have moved on: the latest board that shows one of his moves is his move.
   for (std::size_t i = history_.size(); i-- > 0;) {
     if (const Successor* next = successor_for(history_[i].board)) {
-      last_match_ = *next;
-      touches_at_match_ = history_[i].touches;
-      history_at_match_ = i;
+      last_match_ = LastShown{*next, history_[i].touches, i};
       touches_.release_due(history_[i].t_ms + cfg_.profile.release_ms);
       break;
     }
@@ -1150,15 +1035,15 @@ bool Reconstructor::result_gesture(std::int64_t t) {
 
 void Reconstructor::on_settled(std::int64_t t) {
   // A wrong setup is worth telling even after a game has ended (the next game is being set up).
-  if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor() && !mismatch_at_)
-    mismatch_at_ = t + cfg_.mismatch_ms;
+  if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor())
+    deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
   if (game_.outcome()) return;
   if (wait_.stage() == PressWait::Stage::Waiting) {
     resolve_pending_on_settle(t, false);
     if (wait_.pending()) return;
   }
   if (const Successor* s = matching_successor()) {
-    mismatch_at_.reset();
+    deadlines_.clear(Wake::Mismatch);
     Position after = s->early ? extended_position() : game_.position();
     after.do_move(s->move);
     // A move that mates or stalemates is complete at once (FIDE 6.2.1, FQE 20): no press needed. Not a
@@ -1173,7 +1058,7 @@ void Reconstructor::on_settled(std::int64_t t) {
     return;
   }
   if (board_matches_game()) {
-    mismatch_at_.reset();
+    deadlines_.clear(Wake::Mismatch);
     mismatch_reported_ = false;
     gaps_.clear_suspicion();
     gaps_.reset_failures();
@@ -1187,10 +1072,8 @@ void Reconstructor::on_settled(std::int64_t t) {
   // An illegal move resting on the board for the release time was made (4.7), though not completed; a
   // shorter sight of one is the scanning of a hand in motion.
   if (auto shown = shown_move()) {
-    if (!shown_illegal_) {
-      candidate_shown_ = shown;
-      shown_confirm_at_ = last_board_event_ + cfg_.profile.release_ms;
-    }
+    if (illegal_.shown_phase() != IllegalMoves::Shown::Made)
+      illegal_.resting(*shown, last_board_event_ + cfg_.profile.release_ms);
     return;
   }
   // After a reconnect or a restart: the moves made meanwhile, on the snapshot itself (later boards may
@@ -1206,7 +1089,7 @@ void Reconstructor::on_settled(std::int64_t t) {
     if (!clockless() && gaps_.first_board_dump() && !wait_.pending() && !gaps_.dump_deferred() &&
         dump_shows_a_hand_at_work()) {
       gaps_.defer_dump();
-      if (!mismatch_at_) mismatch_at_ = t + cfg_.mismatch_ms;
+      deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
       return;
     }
     if (recover_gap(t, nullptr)) return;
@@ -1235,7 +1118,7 @@ void Reconstructor::on_settled(std::int64_t t) {
     }
     if (consistent) return;
   }
-  if (!mismatch_at_) mismatch_at_ = t + cfg_.mismatch_ms;
+  deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
 }
 
 std::vector<Event> Reconstructor::advance(std::int64_t now) {
@@ -1243,37 +1126,37 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
   std::vector<Event> saved = std::move(out_);
   out_.clear();
   for (;;) {
-    std::optional<std::int64_t> next = next_deadline();
-    if (!next || *next > now) break;
-    if (provisional_at_ && *provisional_at_ == *next) {
-      provisional_at_.reset();
+    const auto due = wakeups().next();
+    if (!due || due->t_ms > now) break;
+    const std::optional<std::int64_t> next = due->t_ms;
+    if (due->name == Wake::Provisional) {
+      deadlines_.clear(Wake::Provisional);
       publish_provisional(*next);
-    } else if (settle_at_ && *settle_at_ == *next) {
-      settle_at_.reset();
+    } else if (due->name == Wake::Settle) {
+      deadlines_.clear(Wake::Settle);
       on_settled(*next);
-    } else if (shown_confirm_at_ && *shown_confirm_at_ == *next) {
-      shown_confirm_at_.reset();
-      if (!shown_illegal_ && candidate_shown_ && shown_move()) shown_illegal_ = candidate_shown_;
-    } else if (auto decide = wait_.decision_time(); decide && *decide == *next) {
+    } else if (due->name == Wake::ShownIllegal) {
+      illegal_.confirm_time_came(shown_move().has_value());
+    } else if (due->name == Wake::PressDecision) {
       decide_pending(*next);
-    } else if (auto deadline = wait_.deadline(); deadline && *deadline == *next) {
+    } else if (due->name == Wake::PressDeadline) {
       wait_.deadline_came();
       resolve_pending_on_settle(*next, true);
-    } else if (auto* early = reserves_.early_drop_due_at(*next)) {
+    } else if (auto* early = due->name == Wake::EarlyDrop ? reserves_.early_drop_due_at(*next) : nullptr) {
       early->alerted = true;
       emit_early_drop(
           early->piece, early->placed_ms, *next, early->ply,
           early->while_blind ? "was not among the moves recovered there" : "is not completed yet");
-    } else if (rest_complete_at_ && *rest_complete_at_ == *next) {
-      rest_complete_at_.reset();
+    } else if (due->name == Wake::RestComplete) {
+      deadlines_.clear(Wake::RestComplete);
       // No clock: the legal move the board has rested on this long is complete.
       if (const Successor* s = matching_successor(); s && !game_.outcome()) commit_current(*s, *next, {});
-    } else if (touches_.release_at() && *touches_.release_at() == *next) {
+    } else if (due->name == Wake::Release) {
       // 4.7: the piece has rested on a legal square long enough to count as released there.
       const Successor* s = matching_successor();
       touches_.release_time_came(s ? std::optional<Move>(s->move) : std::nullopt);
-    } else {
-      mismatch_at_.reset();
+    } else {  // Wake::Mismatch
+      deadlines_.clear(Wake::Mismatch);
       // Out of sight (the link is down): what the board last showed may be half a move; its return tells.
       if (gaps_.link_down()) continue;
       // A dump whose piece in the air was waited for: it rested so, searched as it is.
@@ -1313,14 +1196,18 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
 
 std::optional<std::int64_t> Reconstructor::next_deadline() const {
   if (adjournment_) return std::nullopt;
-  std::optional<std::int64_t> best;
-  std::optional<std::int64_t> pending = wait_.deadline();
-  std::optional<std::int64_t> decide = wait_.decision_time();
-  for (const auto& d : {provisional_at_, settle_at_, decide, pending, touches_.release_at(),
-                        shown_confirm_at_, mismatch_at_, rest_complete_at_})
-    if (d && (!best || *d < *best)) best = d;
-  if (auto alert = reserves_.next_alert(); alert && (!best || *alert < *best)) best = alert;
-  return best;
+  const auto next = wakeups().next();
+  return next ? std::optional<std::int64_t>(next->t_ms) : std::nullopt;
+}
+
+Deadlines<Reconstructor::Wake> Reconstructor::wakeups() const {
+  Deadlines<Wake> all = deadlines_;
+  all.set(Wake::ShownIllegal, illegal_.confirm_at());
+  all.set(Wake::PressDecision, wait_.decision_time());
+  all.set(Wake::PressDeadline, wait_.deadline());
+  all.set(Wake::EarlyDrop, reserves_.next_alert());
+  all.set(Wake::Release, touches_.release_at());
+  return all;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -1365,7 +1252,7 @@ std::vector<Event> Reconstructor::set_partner_blind(bool blind, std::int64_t t) 
 
 std::optional<Piece> Reconstructor::shown_handover() const {
   if (game_.outcome() || !last_match_) return std::nullopt;
-  return handed_piece(game_.position(), last_match_->move);
+  return handed_piece(game_.position(), last_match_->successor.move);
 }
 
 std::vector<Handover> Reconstructor::take_withdrawn() { return reserves_.take_withdrawn(); }
@@ -1448,19 +1335,17 @@ void Reconstructor::refresh(std::int64_t t) {
   if (last_match_) {
     const Successor* same = nullptr;
     for (const auto& s : successors_)
-      if (s.move == last_match_->move && s.board == last_match_->board) same = &s;
+      if (s.move == last_match_->successor.move && s.board == last_match_->successor.board) same = &s;
     if (same) {
-      last_match_ = *same;
+      last_match_->successor = *same;
     } else {
       last_match_.reset();
       touches_.release_cancelled();
     }
   }
   if (const Successor* s = matching_successor()) {
-    if (!last_match_ || last_match_->move != s->move) {
-      last_match_ = *s;
-      touches_at_match_ = touches_.size();
-      history_at_match_ = history_.empty() ? 0 : history_.size() - 1;
+    if (!last_match_ || last_match_->successor.move != s->move) {
+      last_match_ = LastShown{*s, touches_.size(), history_.empty() ? 0 : history_.size() - 1};
       touches_.release_due(t + cfg_.profile.release_ms);
     }
     if (s->move.is_drop()) reserves_.see_drop_again(s->move, t);
@@ -1470,7 +1355,8 @@ void Reconstructor::refresh(std::int64_t t) {
     }
   }
   // Judge the board again with the new successors, as after a board change.
-  if (!settle_at_ || *settle_at_ < t) settle_at_ = t + cfg_.settle_ms;
+  if (auto settle = deadlines_.at(Wake::Settle); !settle || *settle < t)
+    deadlines_.set(Wake::Settle, t + cfg_.settle_ms);
 }
 
 std::optional<std::int64_t> Reconstructor::drop_placed_at(Move m) const {
@@ -1584,11 +1470,10 @@ tl::expected<void, std::string> Reconstructor::adjourn(Color sealer, const std::
   reset_turn();
   forget_stood();
   wait_.clear();
-  candidate_shown_.reset();
-  shown_confirm_at_.reset();
-  settle_at_.reset();
-  provisional_at_.reset();
-  mismatch_at_.reset();
+  illegal_.forget_shown();
+  deadlines_.clear(Wake::Settle);
+  deadlines_.clear(Wake::Provisional);
+  deadlines_.clear(Wake::Mismatch);
   mismatch_reported_ = false;
   return {};
 }
@@ -1690,7 +1575,7 @@ void Reconstructor::stood_on_board_changed(std::int64_t t) {
 
 void Reconstructor::adopt_stood() {
   StoodIllegal::Stood s = stood_.take();
-  replaced_illegal_.reset();  // it stood: nothing replaces it
+  illegal_.replaced_done();  // it stood: nothing replaces it
   const Position& before = game_.position();
   // Clock-move bughouse: a capture that stood hands its piece over like any other (FQE 6, 11).
   std::optional<Piece> handed;
@@ -1713,10 +1598,8 @@ void Reconstructor::adopt_stood() {
   last_match_.reset();
   touches_.forget_release();
   published_provisional_.reset();
-  shown_illegal_.reset();
-  candidate_shown_.reset();
-  shown_confirm_at_.reset();
-  mismatch_at_.reset();
+  illegal_.forget_shown();
+  deadlines_.clear(Wake::Mismatch);
   mismatch_reported_ = false;
   recompute_successors();
   if (judge_illegal_position(s.t_ms)) return;
@@ -1795,7 +1678,7 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::enter_move(std::str
     reset_turn();
     display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
     physical_ = display_;
-    mismatch_at_.reset();
+    deadlines_.clear(Wake::Mismatch);
     mismatch_reported_ = false;
     gaps_.clear_suspicion();
     adopt_candidate_.reset();

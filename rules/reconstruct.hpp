@@ -25,11 +25,13 @@
 
 #include <tl/expected.hpp>
 
+#include "rules/deadlines.hpp"
 #include "rules/events.hpp"
 #include "rules/game.hpp"
 #include "rules/gap_rank.hpp"
 #include "rules/gap_search.hpp"
 #include "rules/gap_tracker.hpp"
+#include "rules/illegal_moves.hpp"
 #include "rules/press_wait.hpp"
 #include "rules/profile.hpp"
 #include "rules/reserve_ledger.hpp"
@@ -206,14 +208,6 @@ class Reconstructor {
     bool pawn_left_on_last_rank = false;  // a promotion shown with the pawn still standing (7.5.2, FQE 11)
     bool early = false;  // a drop of a piece the partner has captured but not completed yet (FQE 21b)
   };
-  // A piece moved in a way no legal move explains (shown on the board, not necessarily completed).
-  // `from` is SQ_NONE for a piece set on an empty square from outside the board (a drop no reserve allows).
-  struct ShownMove {
-    Square from, to;
-    Piece piece;
-  };
-  static std::string describe(const ShownMove& m);
-
   void on_board_changed(std::int64_t t);
   bool own_piece_in_air() const;
   void on_clock(const ClockReading& r, std::int64_t t);
@@ -236,6 +230,7 @@ class Reconstructor {
   // A completed illegal move (or clock press without a move): counted, with the profile's penalty.
   void illegal_move(const char* code, Color side, std::int64_t t, const std::string& reason,
                     const std::string& detail);
+  // The illegal move the board shows (rules/illegal_moves.hpp), a drop only when no legal drop explains it.
   std::optional<ShownMove> shown_move() const;
   void start_new_game(const Position& start, std::int64_t t);
   void recompute_successors();
@@ -270,8 +265,14 @@ class Reconstructor {
   std::array<Piece, 64> physical_{};
   bool have_board_ = false;
   std::vector<Successor> successors_;
-  std::optional<Successor> last_match_;  // the successor the board showed last since P
-  std::size_t touches_at_match_ = 0;     // touches_.size() when last_match_ was seen
+  // The move the board showed last since P, with the touch count and the board state (its index in
+  // history_) when the board last showed it: what belongs to its turn when a later press completes it.
+  struct LastShown {
+    Successor successor;
+    std::size_t touches;
+    std::size_t history_index;
+  };
+  std::optional<LastShown> last_match_;
   // Board states since the last completed move (each with the touch count then), so that a reply the
   // opponent made before the press was read can be found where the board showed it.
   struct BoardState {
@@ -280,28 +281,35 @@ class Reconstructor {
     std::size_t touches;
   };
   std::vector<BoardState> history_;
-  std::size_t history_at_match_ = 0;
   // The lifts since the last completed move, and the piece released on its square (4.3, 4.7).
   TouchTracker touches_;
-  std::optional<ShownMove> shown_illegal_;  // an illegal move the board showed this turn, not completed
-  // FIDE 7.5.1: a completed illegal move, its position reinstated; the move replacing it (at this ply)
-  // must be made with the same piece when it can move.
-  struct ReplacedIllegal {
-    ShownMove shown;
-    int ply;
-  };
-  std::optional<ReplacedIllegal> replaced_illegal_;
+  // FIDE 7.5: the illegal move shown this turn and its stage, the completed one to be replaced with the
+  // same piece, the counts per colour (rules/illegal_moves.hpp).
+  IllegalMoves illegal_;
+  // 7.5.1: the completed illegal move `m` (the profile permitting) is replaced at the next ply.
   void remember_replaced(const ShownMove& m);
   // Whether `s` is made with the piece of `illegal` (or, for a drop, the same reserve piece), when that
   // piece could move; reports same-piece-required if not and returns the square it names.
   Square judge_same_piece(const ShownMove& illegal, const Successor& s, const std::string& what,
                           const char* rule, std::int64_t t);
-  std::array<int, 2> illegal_counts_{};  // completed illegal moves per colour (7.5.5)
   std::optional<Move> published_provisional_;
-  std::optional<std::int64_t> settle_at_;
-  std::optional<std::int64_t> provisional_at_;
-  // Without a clock (complete_after_ms): when the legal move the board shows has rested long enough.
-  std::optional<std::int64_t> rest_complete_at_;
+  // --- Wake-ups: every deadline the Reconstructor wakes up at, in the order advance() handles those due
+  // at the same time. Its own are kept in deadlines_; the others are its parts' (IllegalMoves, PressWait,
+  // ReserveLedger, TouchTracker), read from them by wakeups(), which computes the next one.
+  enum class Wake {
+    Provisional,    // quiet after a scan's burst of events: publish what the board shows
+    Settle,         // quiet for about a scan: the board has settled (on_settled)
+    ShownIllegal,   // an illegal move has rested on the board for the release time (IllegalMoves)
+    PressDecision,  // one scan after the board's last change: the press is decided (PressWait)
+    PressDeadline,  // the press has waited long enough for pieces in the air (PressWait)
+    EarlyDrop,      // a drop before the partner's capture is told (ReserveLedger)
+    RestComplete,   // without a clock (complete_after_ms): the legal move shown has rested long enough
+    Release,        // a piece has rested on its square long enough to be released (4.7, TouchTracker)
+    Mismatch,       // a settled board nothing explains for the mismatch time
+    Count
+  };
+  Deadlines<Wake> deadlines_;  // Provisional, Settle, RestComplete, Mismatch
+  Deadlines<Wake> wakeups() const;
   bool clockless() const { return cfg_.complete_after_ms > 0; }
   // Without a clock: the board about to become `next` shows a legal move now and `next` changes a square of
   // the side that replies to it: that side has begun, the move shown is complete (before `next` applies).
@@ -322,15 +330,12 @@ class Reconstructor {
   // The game over or adjourned, or the board showing its position: no moves are missing.
   bool no_moves_to_find() const { return game_.outcome() || adjournment_ || board_matches_game(); }
   bool ending_lift_uncertain_ = false;  // the event being applied ended the turn (complete_before_reply)
-  std::optional<std::int64_t> mismatch_at_;
   bool mismatch_reported_ = false;
   std::optional<std::array<Piece, 64>> setup_reported_;  // the wrong setup last reported (setup-error)
   // A press the board did not explain yet (a placement not scanned yet, the opponent's hand already on
   // the piece): resolved when the board shows a move, judged once the board has settled; its stage
   // (deciding one scan after the board's last change, or waiting up to its deadline) is PressWait's.
   PressWait wait_;
-  std::optional<ShownMove> candidate_shown_;  // an illegal move on the board, not yet resting long
-  std::optional<std::int64_t> shown_confirm_at_;
   std::int64_t last_board_event_ = -1000000;
   bool board_from_dump_ = false;  // the board is a snapshot, no field update since (on_press)
   void decide_pending(std::int64_t now);

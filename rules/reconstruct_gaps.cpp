@@ -21,7 +21,7 @@ void Reconstructor::follow_board(std::int64_t t) {
   reset_turn();
   display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
   recompute_successors();
-  mismatch_at_.reset();
+  deadlines_.clear(Wake::Mismatch);
   mismatch_reported_ = false;
   gaps_.clear_suspicion();
   gaps_.reset_failures();
@@ -29,14 +29,12 @@ void Reconstructor::follow_board(std::int64_t t) {
   adopt_candidate_.reset();
   history_.push_back({t, physical_, touches_.size()});
   if (const Successor* s = matching_successor()) {
-    last_match_ = *s;
-    touches_at_match_ = touches_.size();
-    history_at_match_ = history_.size() - 1;
+    last_match_ = LastShown{*s, touches_.size(), history_.size() - 1};
     touches_.release_due(t + cfg_.profile.release_ms);
     // Without a clock the move shown completes once it has rested, as any other.
     if (clockless() && !game_.outcome() &&
         !(s->pawn_left_on_last_rank && !cfg_.profile.pawn_may_stay_on_last_rank))
-      rest_complete_at_ = t + cfg_.complete_after_ms;
+      deadlines_.set(Wake::RestComplete, t + cfg_.complete_after_ms);
     publish_provisional(t);
   }
 }
@@ -329,7 +327,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   // counted a ply off. The mismatch time bounds the wait (then the story all pressed, as before).
   if (searched.unpressed_one_shorter && gaps_.length() != GapTracker::Length::AllPressed && !clockless()) {
     gaps_.wait_for_length(board, on_move);  // the press leaves the board as it is: searched again then
-    if (!mismatch_at_) mismatch_at_ = t + cfg_.mismatch_ms;
+    deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
     return false;
   }
   if (clockless() && found.sequences.size() > 1 && !found.truncated) {

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
 // The parts the Reconstructor composes (rules/turn_clock.hpp, press_wait.hpp, gap_tracker.hpp,
-// reserve_ledger.hpp, touch_tracker.hpp, stood_illegal.hpp): their named phases and the rules each keeps,
-// on their own. How they act together is the reconstruction's tests' (reconstruct_test and the corpora).
+// reserve_ledger.hpp, touch_tracker.hpp, stood_illegal.hpp, illegal_moves.hpp, deadlines.hpp): their named
+// phases and the rules each keeps, on their own. How they act together is the reconstruction's tests'
+// (reconstruct_test and the corpora).
 #include <gtest/gtest.h>
 
+#include "rules/deadlines.hpp"
 #include "rules/gap_tracker.hpp"
+#include "rules/illegal_moves.hpp"
 #include "rules/movegen.hpp"
 #include "rules/notation.hpp"
 #include "rules/press_wait.hpp"
@@ -168,4 +171,130 @@ TEST(StoodIllegal, RemembersTheRepliesThatMakeItStand) {
   EXPECT_FALSE(s.shows_reply(p.board()));
   s.forget();
   EXPECT_FALSE(s.shows_reply(reply));
+}
+
+TEST(IllegalMoves, AShownMoveRestsThenIsMadeUntilTheTurnIsOver) {
+  IllegalMoves m;
+  const ShownMove e2e5{make_square(4, 1), make_square(4, 4), W_PAWN};
+  EXPECT_EQ(m.shown_phase(), IllegalMoves::Shown::None);
+  m.resting(e2e5, 2000);
+  EXPECT_EQ(m.shown_phase(), IllegalMoves::Shown::Resting);
+  EXPECT_EQ(m.confirm_at(), 2000);
+  EXPECT_FALSE(m.made());
+  m.board_changed();  // the hand was still at work
+  EXPECT_EQ(m.shown_phase(), IllegalMoves::Shown::None);
+  EXPECT_FALSE(m.confirm_at());
+  m.resting(e2e5, 3000);
+  m.confirm_time_came(false);  // the board no longer shows it
+  EXPECT_EQ(m.shown_phase(), IllegalMoves::Shown::None);
+  m.resting(e2e5, 4000);
+  m.turn_over();  // a move resting is judged from the board when its time comes, not forgotten
+  EXPECT_EQ(m.shown_phase(), IllegalMoves::Shown::Resting);
+  m.confirm_time_came(true);
+  ASSERT_TRUE(m.made());
+  EXPECT_EQ(describe(*m.made()), "e2-e5");
+  EXPECT_FALSE(m.confirm_at());
+  m.board_changed();  // made stays made while the turn goes on
+  EXPECT_EQ(m.shown_phase(), IllegalMoves::Shown::Made);
+  m.turn_over();
+  EXPECT_EQ(m.shown_phase(), IllegalMoves::Shown::None);
+}
+
+TEST(IllegalMoves, TellsTheShownMoveAndWhyItIsNotLegal) {
+  const Position p = Position::start(Variant::Chess);
+  std::array<Piece, 64> board = p.board();
+  board[make_square(6, 0)] = NO_PIECE;  // Ng1-g3: no knight move
+  board[make_square(6, 2)] = W_KNIGHT;
+  auto shown = IllegalMoves::on_board(p, p.board(), board);
+  ASSERT_TRUE(shown);
+  EXPECT_EQ(describe(*shown), "g1-g3");
+  auto why = IllegalMoves::why_not_legal(p, *shown, WHITE);
+  EXPECT_EQ(why.reason, "impossible-move");
+  EXPECT_EQ(why.detail, "Ng1-g3 is not a legal move");
+  // The king's step of castling is the first part of a legal move, not an illegal one.
+  const auto castle = Position::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+  ASSERT_TRUE(castle);
+  board = castle->board();
+  board[make_square(4, 0)] = NO_PIECE;
+  board[make_square(6, 0)] = W_KING;
+  EXPECT_FALSE(IllegalMoves::on_board(*castle, castle->board(), board));
+  // A piece from nowhere in crazyhouse, with an empty reserve.
+  const Position zh = Position::start(Variant::Crazyhouse);
+  board = zh.board();
+  board[make_square(3, 3)] = W_QUEEN;
+  shown = IllegalMoves::on_board(zh, zh.board(), board);
+  ASSERT_TRUE(shown);
+  EXPECT_EQ(shown->from, SQ_NONE);
+  why = IllegalMoves::why_not_legal(zh, *shown, WHITE);
+  EXPECT_EQ(why.reason, "drop-not-in-reserve");
+  EXPECT_EQ(why.detail, "Q@d4 is not a legal move: White's reserve holds no queen");
+}
+
+TEST(IllegalMoves, CountsPerColourWithThePenaltyOfTheProfile) {
+  IllegalMoves m;
+  const Position p = Position::start(Variant::Chess);
+  const Profile blitz = *profile_by_name("fide-blitz");  // one minute to the opponent, loss at the second
+  const AlertEvent first =
+      m.complete(blitz, "illegal-move", WHITE, 1, p, "impossible-move", "x", ClockTimes{60000, 50000});
+  EXPECT_EQ(m.count(WHITE), 1);
+  EXPECT_EQ(m.count(BLACK), 0);
+  auto field = [](const AlertEvent& a, const std::string& name) {
+    for (const auto& f : a.extra)
+      if (f.name == name) return f.value;
+    return std::string("(none)");
+  };
+  EXPECT_EQ(field(first, "count"), "1");
+  EXPECT_EQ(field(first, "penalty"), "+1 min to the opponent if claimed before the opponent moves");
+  EXPECT_EQ(field(first, "proposed_clock"),
+            "{\"add_ms\":60000,\"add_to\":\"black\",\"black\":110000,\"white\":60000}");
+  const AlertEvent second =
+      m.complete(blitz, "illegal-move", WHITE, 3, p, "impossible-move", "x", std::nullopt);
+  EXPECT_EQ(field(second, "penalty"), "loss if claimed before the opponent moves");
+  EXPECT_EQ(field(second, "proposed_clock"), "(none)");
+  m.completed(ShownMove{make_square(6, 0), make_square(6, 2), W_KNIGHT}, 5);
+  ASSERT_TRUE(m.replaced());
+  EXPECT_EQ(m.replaced()->ply, 5);
+  m.new_game();
+  EXPECT_EQ(m.count(WHITE), 0);
+  EXPECT_FALSE(m.replaced());
+}
+
+TEST(IllegalMoves, SamePieceRequiredOnlyWhenThatPieceCouldMove) {
+  const Position p = Position::start(Variant::Chess);
+  const ShownMove knight{make_square(6, 0), make_square(6, 2), W_KNIGHT};  // g1-g3 taken back
+  const Move e2e4 = *parse_uci(p, "e2e4");
+  const Move g1f3 = *parse_uci(p, "g1f3");
+  auto a = IllegalMoves::same_piece(knight, p, e2e4, 1, "took back", "FQE 21a");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->code, "same-piece-required");
+  EXPECT_EQ(a->extra.front().value, "g1");
+  EXPECT_FALSE(IllegalMoves::same_piece(knight, p, g1f3, 1, "took back", "FQE 21a"));
+  // The rook on a1 cannot move: any other piece may replace its illegal move.
+  const ShownMove rook{make_square(0, 0), make_square(0, 4), W_ROOK};
+  EXPECT_FALSE(IllegalMoves::same_piece(rook, p, e2e4, 1, "took back", "FQE 21a"));
+}
+
+namespace {
+enum class Timer { First, Second, Third, Count };
+}  // namespace
+
+TEST(Deadlines, TheNextIsTheEarliestAndTheFirstNameAmongEqualTimes) {
+  Deadlines<Timer> d;
+  EXPECT_FALSE(d.next());
+  d.set(Timer::Third, 500);
+  d.set(Timer::Second, 700);
+  ASSERT_TRUE(d.next());
+  EXPECT_EQ(d.next()->name, Timer::Third);
+  EXPECT_EQ(d.next()->t_ms, 500);
+  d.set(Timer::Second, 500);  // due together: the first name is handled first
+  EXPECT_EQ(d.next()->name, Timer::Second);
+  d.set_unless_set(Timer::Second, 100);  // set already: not moved
+  EXPECT_EQ(d.at(Timer::Second), 500);
+  d.set_unless_set(Timer::First, 900);
+  EXPECT_EQ(d.at(Timer::First), 900);
+  d.clear(Timer::Second);
+  d.clear(Timer::Third);
+  EXPECT_EQ(d.next()->name, Timer::First);
+  d.set(Timer::First, std::nullopt);
+  EXPECT_FALSE(d.next());
 }
