@@ -41,9 +41,12 @@ class GapTracker {
   void on_link(bool connected) { link_ = connected ? Link::Back : Link::Down; }
   // A whole board was read (a snapshot): the link is followed again, and the re-read is answered.
   void board_read() {
+    read_after_link_change_ = link_ != Link::Read;
     link_ = Link::Read;
     reread_wanted_.reset();
   }
+  // The last whole board read came after a link change (a reconnect's dump, not a re-read on request).
+  bool read_after_link_change() const { return read_after_link_change_; }
 
   // --- The board re-read after a press (board_read_wanted) ---------------------------------------------
   std::optional<std::int64_t> reread_wanted() const { return reread_wanted_; }
@@ -109,6 +112,7 @@ class GapTracker {
 
  private:
   Link link_ = Link::Read;
+  bool read_after_link_change_ = false;
   std::optional<std::int64_t> reread_wanted_;
   std::optional<std::int64_t> reread_asked_for_;
   bool suspected_ = false;

@@ -472,6 +472,16 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   }
   if (!clock_.left_player()) return;
   Color presser = clock_.player_at(pressed);
+  // A gap's length waits for this press (GapTracker::Length): the player whose clock ran presses with the
+  // board as it was read, so its last move was shown and not pressed. That story, now all pressed, is told
+  // (whatever press was pending: the reading held for the reconnect is the gap's own).
+  if (gaps_.length() == GapTracker::Length::Waiting && gaps_.suspected() && !game_.outcome() &&
+      gaps_.waiting_on_move() == presser && physical_ == gaps_.waiting_board()) {
+    wait_.clear();
+    gaps_.tell_all_pressed();
+    const PendingPress press{t, clock_.times(r), presser};
+    if (recover_gap_on(t, &press, physical_, false)) return;
+  }
   if (presser != to_move && !wait_.pending() && (adopt_candidate_ || mismatch_reported_)) {
     // The board is not followed (a position nothing explains): whoever presses, the game may go on from
     // what the board shows.
@@ -479,6 +489,11 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
     return;
   }
   if (presser == to_move) {
+    // A reconnect's board that shows the position the game left, with the clock of the side not on move
+    // running: moves made meanwhile that came back to it (a repetition), searched as a gap at this press.
+    if (board_from_dump_ && gaps_.read_after_link_change() && !gaps_.suspected() && board_matches_game() &&
+        !game_.outcome())
+      gaps_.suspect(false);
     wait_.start(PendingPress{t, clock_.times(r), presser}, t + cfg_.mismatch_ms);
     // A board showing a legal move when the press is read shows the move pressed: it is completed now
     // (press_read_after_scan), also when the opponent's first lifts share that scan. Not a board that is
@@ -602,7 +617,9 @@ void Reconstructor::decide_pending(std::int64_t now) {
     }
     break;
   }
-  if (!history_.empty() && !successor_for(history_.back().board)) {
+  // (Not on a board read after a reconnect and not searched yet: two moves there are one story of the gap
+  // among others, which the search tells.)
+  if (!history_.empty() && !successor_for(history_.back().board) && !gaps_.suspected()) {
     auto two = two_ply_for(history_.back().board);
     // Two moves explain the latest board, but the board showed another move at the press: that one was
     // pressed (what came after is the opponent's reply, with a piece set aside, a stray or a knock).
@@ -715,6 +732,13 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   if (cfg_.reread_board && !final && t - last_board_event_ >= cfg_.settle_ms) gaps_.ask_reread(press.t_ms);
   Color presser = press.presser;
   if (board_matches_game()) {
+    // Moves made unseen that came back to the position (see on_press), told or waiting for their length;
+    // else a press without a move.
+    if (gaps_.suspected() && !game_.outcome() && !adjournment_) {
+      wait_.clear();
+      if (recover_gap_on(t, &press, physical_, false) || gaps_.length() == GapTracker::Length::Waiting)
+        return;
+    }
     wait_.clear();
     if (cfg_.profile.clock_press_without_move_is_reserve_claim) {
       hidden_reserve(presser, press.t_ms);
@@ -782,8 +806,10 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
       }
       if (consistent) return;
     }
-    // The opponent may already be answering: two moves on the board wait for his press.
-    if (two_ply_explanation()) return;
+    // The opponent may already be answering: two moves on the board wait for his press. (Not on a board
+    // read after a reconnect and not searched yet: there two moves are a story of the gap among others,
+    // told by the search once the board is at rest.)
+    if (!gaps_.suspected() && two_ply_explanation()) return;
     // After a reconnect or a restart: the press completes the moves made meanwhile, once the board is at
     // rest (the updates after a dump may still be arriving).
     if (gaps_.suspected()) {
@@ -1180,7 +1206,8 @@ void Reconstructor::on_settled(std::int64_t t) {
   if (board_matches_game()) {
     mismatch_at_.reset();
     mismatch_reported_ = false;
-    gaps_.clear_suspicion();
+    // (Not for the press a reconnect's dump came with: moves that came back to the position, see on_press.)
+    if (!(wait_.pending() && board_from_dump_ && gaps_.read_after_link_change())) gaps_.clear_suspicion();
     gaps_.reset_failures();
     adopt_candidate_.reset();
     // The position before the illegal move is back: a claim upheld, or corrected (7.5.1). Not after a
@@ -1285,10 +1312,11 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
       if (gaps_.take_dump_deferral() && gaps_.suspected() && board_from_dump_ && !game_.outcome() &&
           recover_gap(*next, nullptr))
         continue;
-      // A gap whose length waited for a press that did not come: the story all pressed.
+      // A gap whose length waited for a press that did not come: the story all pressed, of the board
+      // waited on (the board as it is now may show the next hand at work).
       if (gaps_.stop_waiting() && gaps_.suspected() && !game_.outcome()) {
         gaps_.tell_all_pressed();
-        if (recover_gap(*next, nullptr)) continue;
+        if (recover_gap_on(*next, nullptr, gaps_.waiting_board(), false, gaps_.waiting_on_move())) continue;
       }
       if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor()) {
         if (setup_reported_ == physical_) continue;  // that wrong setup was told already
