@@ -56,8 +56,13 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   const int failed_before = gaps_.searches_failed();
   // The board changed after the press was read: the next mover's hand was at work then (a restart's dump
   // read with his piece in the air), and what it shows now is most likely his move, set down and not
-  // pressed yet, after the moves the press completed.
-  const bool moved_since_press = press && last_board_event_ > press->t_ms;
+  // pressed yet, after the moves the press completed. Not a board that only lost pieces since: nothing was
+  // set down, the hand is still at work, and searched as it is a piece in the air reads as taken (a longer
+  // story, not the one played); the board the press came with is searched.
+  bool only_lifted = true;
+  for (Square q = 0; q < 64 && only_lifted; ++q)
+    only_lifted = physical_[q] == NO_PIECE || physical_[q] == at_press[q];
+  const bool moved_since_press = press && last_board_event_ > press->t_ms && !only_lifted;
   bool found = moved_since_press ? recover_gap_on(t, press, physical_, true)
                                  : recover_gap_on(t, press, at_press, false) ||
                                        (at_press != physical_ && recover_gap_on(t, press, physical_, false));
