@@ -41,12 +41,9 @@ class GapTracker {
   void on_link(bool connected) { link_ = connected ? Link::Back : Link::Down; }
   // A whole board was read (a snapshot): the link is followed again, and the re-read is answered.
   void board_read() {
-    read_after_link_change_ = link_ != Link::Read;
     link_ = Link::Read;
     reread_wanted_.reset();
   }
-  // The last whole board read came after a link change (a reconnect's dump, not a re-read on request).
-  bool read_after_link_change() const { return read_after_link_change_; }
 
   // --- The board re-read after a press (board_read_wanted) ---------------------------------------------
   std::optional<std::int64_t> reread_wanted() const { return reread_wanted_; }
@@ -80,6 +77,16 @@ class GapTracker {
   bool searched(const std::array<Piece, 64>& board) const { return searched_ == board; }
   void mark_searched(const std::array<Piece, 64>& board) { searched_ = board; }
   void forget_searched() { searched_.reset(); }
+  // What a search that must leave no trace (a probe) puts back when it found nothing.
+  struct SearchState {
+    std::optional<std::array<Piece, 64>> searched;
+    int failed = 0;
+  };
+  SearchState search_state() const { return {searched_, searches_failed_}; }
+  void restore(const SearchState& s) {
+    searched_ = s.searched;
+    searches_failed_ = s.failed;
+  }
   // Searches that explained nothing since the last move.
   int searches_failed() const { return searches_failed_; }
   void search_failed() { ++searches_failed_; }
@@ -112,7 +119,6 @@ class GapTracker {
 
  private:
   Link link_ = Link::Read;
-  bool read_after_link_change_ = false;
   std::optional<std::int64_t> reread_wanted_;
   std::optional<std::int64_t> reread_asked_for_;
   bool suspected_ = false;

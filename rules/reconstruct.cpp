@@ -489,11 +489,6 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
     return;
   }
   if (presser == to_move) {
-    // A reconnect's board that shows the position the game left, with the clock of the side not on move
-    // running: moves made meanwhile that came back to it (a repetition), searched as a gap at this press.
-    if (board_from_dump_ && gaps_.read_after_link_change() && !gaps_.suspected() && board_matches_game() &&
-        !game_.outcome())
-      gaps_.suspect(false);
     wait_.start(PendingPress{t, clock_.times(r), presser}, t + cfg_.mismatch_ms);
     // A board showing a legal move when the press is read shows the move pressed: it is completed now
     // (press_read_after_scan), also when the opponent's first lifts share that scan. Not a board that is
@@ -732,13 +727,6 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   if (cfg_.reread_board && !final && t - last_board_event_ >= cfg_.settle_ms) gaps_.ask_reread(press.t_ms);
   Color presser = press.presser;
   if (board_matches_game()) {
-    // Moves made unseen that came back to the position (see on_press), told or waiting for their length;
-    // else a press without a move.
-    if (gaps_.suspected() && !game_.outcome() && !adjournment_) {
-      wait_.clear();
-      if (recover_gap_on(t, &press, physical_, false) || gaps_.length() == GapTracker::Length::Waiting)
-        return;
-    }
     wait_.clear();
     if (cfg_.profile.clock_press_without_move_is_reserve_claim) {
       hidden_reserve(presser, press.t_ms);
@@ -1206,8 +1194,7 @@ void Reconstructor::on_settled(std::int64_t t) {
   if (board_matches_game()) {
     mismatch_at_.reset();
     mismatch_reported_ = false;
-    // (Not for the press a reconnect's dump came with: moves that came back to the position, see on_press.)
-    if (!(wait_.pending() && board_from_dump_ && gaps_.read_after_link_change())) gaps_.clear_suspicion();
+    gaps_.clear_suspicion();
     gaps_.reset_failures();
     adopt_candidate_.reset();
     // The position before the illegal move is back: a claim upheld, or corrected (7.5.1). Not after a

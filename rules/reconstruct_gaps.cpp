@@ -56,13 +56,20 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   const int failed_before = gaps_.searches_failed();
   // The board changed after the press was read: the next mover's hand was at work then (a restart's dump
   // read with his piece in the air), and what it shows now is most likely his move, set down and not
-  // pressed yet, after the moves the press completed. Not a board that only lost pieces since: nothing was
-  // set down, the hand is still at work, and searched as it is a piece in the air reads as taken (a longer
-  // story, not the one played); the board the press came with is searched.
-  bool only_lifted = true;
+  // pressed yet, after the moves the press completed. A board that only lost pieces since had nothing set
+  // down: the hand is still at work, and searched as it is, a piece in the air reads as taken (a longer
+  // story, not the one played). The board the press came with is searched first then.
+  const bool moved_since_press = press && last_board_event_ > press->t_ms;
+  bool only_lifted = moved_since_press;
   for (Square q = 0; q < 64 && only_lifted; ++q)
     only_lifted = physical_[q] == NO_PIECE || physical_[q] == at_press[q];
-  const bool moved_since_press = press && last_board_event_ > press->t_ms && !only_lifted;
+  if (only_lifted) {
+    // (A probe: found nothing, it leaves the searches as they were, the board as it is searched next.)
+    const GapTracker::SearchState before = gaps_.search_state();
+    if (recover_gap_on(t, press, at_press, false)) return true;
+    if (gaps_.length() == GapTracker::Length::Waiting) return false;  // its length waits for the next press
+    gaps_.restore(before);
+  }
   bool found = moved_since_press ? recover_gap_on(t, press, physical_, true)
                                  : recover_gap_on(t, press, at_press, false) ||
                                        (at_press != physical_ && recover_gap_on(t, press, physical_, false));

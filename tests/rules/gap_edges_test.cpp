@@ -439,5 +439,35 @@ TEST(RestartDump, APieceLiftedSoonAfterTheDumpIsTheNextMoveUnderWayNotACapture) 
   EXPECT_EQ(r.game().ply_count(), 22);
 }
 
+// A press without a move while the board was away (White presses at 3.?, the position unchanged): read
+// again, the board shows the game's position with Black's clock running. That is a press without a move
+// (7.5.3), the shortest story; moves that came back to the same position meanwhile (knights out and back,
+// a bishop's triangle) cannot be told from it by the board or the clock, and are not offered as a
+// moves-missed story in its place.
+TEST(ReconnectPress, APressWithoutAMoveWhileTheBoardWasAwayIsToldAsThat) {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  const std::vector<std::string> before{"e2e4", "e7e5", "g1f3", "b8c6"};
+  Game game(Position::start(Variant::Chess));
+  for (const auto& m : before) game.play(*parse_uci(game.position(), m));
+  Reconstructor r(cfg, game);
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  take(r.on_sensor({0, BoardSnapshot{after(before).board()}}));
+  take(r.on_sensor({10, clock(ClockSide::Left, 5 * MIN - 4'000, 5 * MIN - 5'000)}));
+  take(r.on_sensor({2'000, DeviceLink{false}}));
+  // White's press at 6 s, unseen; the board read again at 20 s with Black's clock running since.
+  take(r.on_sensor({20'000, DeviceLink{true}}));
+  take(r.on_sensor({20'000, BoardSnapshot{after(before).board()}}));
+  take(r.on_sensor({20'000, clock(ClockSide::Right, 5 * MIN - 10'000, 5 * MIN - 19'000)}));
+  take(r.advance(30'000));
+  const auto alerts = of_type<AlertEvent>(out);
+  ASSERT_EQ(alerts.size(), 1u) << alerts[1].code << ": " << alerts[1].detail;
+  EXPECT_EQ(alerts[0].code, "clock-without-move") << alerts[0].detail;
+  EXPECT_FALSE(r.missed_gap());
+  EXPECT_TRUE(of_type<MoveEvent>(out).empty());
+  EXPECT_EQ(r.game().ply_count(), 4);
+}
+
 }  // namespace
 }  // namespace eboard::rules

@@ -467,7 +467,12 @@ std::string late_reconnect(const rules::GameRecord& g, int at, int plies, std::u
     q.max_candidates = 1;
     q.max_nodes = 4'000'000;
     const rules::GapResult r = rules::search_gap(q);
-    if (r.plies > 0 && !r.sequences.empty()) {
+    // Moves that came back to the position before the gap, the other side's clock running: a press
+    // without a move reads the same (the board and the clock alike), and is told as one.
+    if (to.board() == from.board())
+      wrong = std::string(kUnshownLength) + " (the position before the gap is on the board, " +
+              std::to_string(played) + " plies were played) " + wrong;
+    else if (r.plies > 0 && !r.sequences.empty()) {
       rules::Position shorter = from;
       bool legal = true;
       for (rules::Move m : r.sequences.front()) {
