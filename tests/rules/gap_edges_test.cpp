@@ -391,6 +391,7 @@ TEST(FirstRead, APieceInTheAirAtTheFirstDumpIsTheMoveItsPressCompletes) {
 TEST(RestartDump, APieceLiftedSoonAfterTheDumpIsTheNextMoveUnderWayNotACapture) {
   ReconstructConfig cfg;
   cfg.profile = *profile_by_name("fide-standard");
+  cfg.reread_board = true;  // as eboardd configures a board (journal::reconstruct_config)
   const std::vector<std::string> before{"e2e4", "d7d5", "e4d5", "d8d5", "b1c3", "d5a5",
                                         "g1f3", "e7e5", "d1e2", "b8c6", "d2d3", "f8b4",
                                         "c1d2", "c8g4", "c3e4", "b4d2", "e4d2"};
@@ -409,6 +410,7 @@ TEST(RestartDump, APieceLiftedSoonAfterTheDumpIsTheNextMoveUnderWayNotACapture) 
   take(r.on_sensor({16'031, BoardSnapshot{after(all).board()}}));
   take(r.on_sensor({16'031, clock(ClockSide::Left, 403'000, 414'000)}));  // Black pressed after Bxf3
   take(r.on_sensor({16'093, PieceLifted{parse_square("e2")}}));
+  take(r.on_sensor({16'335, clock(ClockSide::Left, 402'000, 414'000)}));  // White's clock ticks
   take(r.advance(16'540));  // the queen in the air longer than the settle time
   take(r.on_sensor({16'547, PieceLifted{parse_square("f3")}}));
   take(r.on_sensor({16'834, PiecePlaced{parse_square("f3"), W_QUEEN}}));
