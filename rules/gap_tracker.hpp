@@ -77,6 +77,16 @@ class GapTracker {
   bool searched(const std::array<Piece, 64>& board) const { return searched_ == board; }
   void mark_searched(const std::array<Piece, 64>& board) { searched_ = board; }
   void forget_searched() { searched_.reset(); }
+  // What a search that must leave no trace (a probe) puts back when it found nothing.
+  struct SearchState {
+    std::optional<std::array<Piece, 64>> searched;
+    int failed = 0;
+  };
+  SearchState search_state() const { return {searched_, searches_failed_}; }
+  void restore(const SearchState& s) {
+    searched_ = s.searched;
+    searches_failed_ = s.failed;
+  }
   // Searches that explained nothing since the last move.
   int searches_failed() const { return searches_failed_; }
   void search_failed() { ++searches_failed_; }

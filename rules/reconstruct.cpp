@@ -462,6 +462,16 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   }
   if (!clock_.left_player()) return;
   Color presser = clock_.player_at(pressed);
+  // A gap's length waits for this press (GapTracker::Length): the player whose clock ran presses with the
+  // board as it was read, so its last move was shown and not pressed. That story, now all pressed, is told
+  // (whatever press was pending: the reading held for the reconnect is the gap's own).
+  if (gaps_.length() == GapTracker::Length::Waiting && gaps_.suspected() && !game_.outcome() &&
+      gaps_.waiting_on_move() == presser && physical_ == gaps_.waiting_board()) {
+    wait_.clear();
+    gaps_.tell_all_pressed();
+    const PendingPress press{t, clock_.times(r), presser};
+    if (recover_gap_on(t, &press, physical_, false)) return;
+  }
   if (presser != to_move && !wait_.pending() && (adopt_candidate_ || mismatch_reported_)) {
     // The board is not followed (a position nothing explains): whoever presses, the game may go on from
     // what the board shows.
@@ -592,7 +602,9 @@ void Reconstructor::decide_pending(std::int64_t now) {
     }
     break;
   }
-  if (!history_.empty() && !successor_for(history_.back().board)) {
+  // (Not on a board read after a reconnect and not searched yet: two moves there are one story of the gap
+  // among others, which the search tells.)
+  if (!history_.empty() && !successor_for(history_.back().board) && !gaps_.suspected()) {
     auto two = two_ply_for(history_.back().board);
     // Two moves explain the latest board, but the board showed another move at the press: that one was
     // pressed (what came after is the opponent's reply, with a piece set aside, a stray or a knock).
@@ -754,8 +766,10 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
       }
       if (consistent) return;
     }
-    // The opponent may already be answering: two moves on the board wait for his press.
-    if (two_ply_explanation()) return;
+    // The opponent may already be answering: two moves on the board wait for his press. (Not on a board
+    // read after a reconnect and not searched yet: there two moves are a story of the gap among others,
+    // told by the search once the board is at rest.)
+    if (!gaps_.suspected() && two_ply_explanation()) return;
     // After a reconnect or a restart: the press completes the moves made meanwhile, once the board is at
     // rest (the updates after a dump may still be arriving).
     if (gaps_.suspected()) {
@@ -1163,10 +1177,11 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
       if (gaps_.take_dump_deferral() && gaps_.suspected() && board_from_dump_ && !game_.outcome() &&
           recover_gap(*next, nullptr))
         continue;
-      // A gap whose length waited for a press that did not come: the story all pressed.
+      // A gap whose length waited for a press that did not come: the story all pressed, of the board
+      // waited on (the board as it is now may show the next hand at work).
       if (gaps_.stop_waiting() && gaps_.suspected() && !game_.outcome()) {
         gaps_.tell_all_pressed();
-        if (recover_gap(*next, nullptr)) continue;
+        if (recover_gap_on(*next, nullptr, gaps_.waiting_board(), false, gaps_.waiting_on_move())) continue;
       }
       if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor()) {
         if (setup_reported_ == physical_) continue;  // that wrong setup was told already

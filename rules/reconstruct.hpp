@@ -442,9 +442,10 @@ class Reconstructor {
   struct GapFound {
     GapResult result;
     std::optional<Color> on_move;
-    // The result is all pressed, and a sequence a ply shorter whose last move is not pressed yet reaches
-    // the board as well.
-    bool unpressed_one_shorter = false;
+    // The result is all pressed, and a sequence a ply shorter or a ply longer whose last move is not
+    // pressed yet reaches the board as well: which of them the board shows, only the next press or move
+    // tells.
+    bool unpressed_too = false;
     bool explains() const { return result.plies > 0 && !result.exhausted; }
   };
   GapFound search_gap_to(const PendingPress* press, const std::array<Piece, 64>& board,

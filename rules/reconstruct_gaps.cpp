@@ -54,8 +54,20 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   const int failed_before = gaps_.searches_failed();
   // The board changed after the press was read: the next mover's hand was at work then (a restart's dump
   // read with his piece in the air), and what it shows now is most likely his move, set down and not
-  // pressed yet, after the moves the press completed.
+  // pressed yet, after the moves the press completed. A board that only lost pieces since had nothing set
+  // down: the hand is still at work, and searched as it is, a piece in the air reads as taken (a longer
+  // story, not the one played). The board the press came with is searched first then.
   const bool moved_since_press = press && last_board_event_ > press->t_ms;
+  bool only_lifted = moved_since_press;
+  for (Square q = 0; q < 64 && only_lifted; ++q)
+    only_lifted = physical_[q] == NO_PIECE || physical_[q] == at_press[q];
+  if (only_lifted) {
+    // (A probe: found nothing, it leaves the searches as they were, the board as it is searched next.)
+    const GapTracker::SearchState before = gaps_.search_state();
+    if (recover_gap_on(t, press, at_press, false)) return true;
+    if (gaps_.length() == GapTracker::Length::Waiting) return false;  // its length waits for the next press
+    gaps_.restore(before);
+  }
   bool found = moved_since_press ? recover_gap_on(t, press, physical_, true)
                                  : recover_gap_on(t, press, at_press, false) ||
                                        (at_press != physical_ && recover_gap_on(t, press, physical_, false));
@@ -288,10 +300,19 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
     }
     // All pressed, and a ply shorter with the last move shown and not pressed: both are possible (a piece
     // out and back within the gap, or the next move already on the board when it was read again).
+    // (Whether any is, not which: the search stops at the second found.)
+    unpressed.max_candidates = 1;
     if (all_pressed && margin > 0 && found.plies - 1 >= unpressed.min_plies) {
       unpressed.min_plies = unpressed.max_plies = found.plies - 1;
-      const GapResult other = remembered_search_gap(unpressed);
-      if (other.plies > 0 && !other.exhausted) return {std::move(found), on_move, true};
+      if (remembered_search_gap(unpressed).plies > 0) return {std::move(found), on_move, true};
+    }
+    // And a ply longer, the next move already on the board when it was read again (also with a press: the
+    // reading held for a reconnect is one made before that move). Its mover's press without moving, or a
+    // move of his from the story all pressed, tells which. (A search for it cut short by the work bound is
+    // not waited for: a wait holds back the pieces the gap handed to a bughouse partner.)
+    if (all_pressed && margin > 0 && found.plies + 1 <= q.max_plies) {
+      unpressed.min_plies = unpressed.max_plies = found.plies + 1;
+      if (remembered_search_gap(unpressed).plies > 0) return {std::move(found), on_move, true};
     }
   }
   return {std::move(found), on_move};
@@ -320,12 +341,12 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     gaps_.search_failed();
     return false;
   }
-  // The board is reached by moves all pressed and, a ply shorter, by moves whose last is shown and not
-  // pressed: which it is, the next press tells (the shown move's mover presses without moving again, or
-  // the other side moves first). Until then nothing is told: told now, the shorter story's last move
-  // would later go out as the next live move at a ply it was not played at, or the gap's own moves be
-  // counted a ply off. The mismatch time bounds the wait (then the story all pressed, as before).
-  if (searched.unpressed_one_shorter && gaps_.length() != GapTracker::Length::AllPressed && !clockless()) {
+  // The board is reached by moves all pressed and, a ply shorter or longer, by moves whose last is shown
+  // and not pressed: which it is, the next press tells (the shown move's mover presses without moving again,
+  // or the other side moves first). Until then nothing is told: told now, the shorter story's last move would
+  // later go out as the next live move at a ply it was not played at, or the gap's own moves be counted a ply
+  // off. The mismatch time bounds the wait (then the story all pressed, as before).
+  if (searched.unpressed_too && gaps_.length() != GapTracker::Length::AllPressed && !clockless()) {
     gaps_.wait_for_length(board, on_move);  // the press leaves the board as it is: searched again then
     deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
     return false;

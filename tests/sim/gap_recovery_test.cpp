@@ -15,7 +15,9 @@
 #include <sstream>
 
 #include "daemon/sim/timeline.hpp"
+#include "rules/gap_search.hpp"
 #include "rules/match.hpp"
+#include "rules/movegen.hpp"
 #include "rules/notation.hpp"
 #include "rules/pgn.hpp"
 #include "rules/reconstruct.hpp"
@@ -24,6 +26,18 @@
 using namespace eboard;
 
 namespace {
+
+// One sensor event as a line of the GAP_SENSORS trace.
+std::string sensor_line(const rules::SensorEvent& e) {
+  std::string d = "  sensor " + std::to_string(e.t_ms) + " ";
+  if (auto* x = std::get_if<rules::PieceLifted>(&e.what)) d += "lift " + rules::square_name(x->square);
+  if (auto* x = std::get_if<rules::PiecePlaced>(&e.what)) d += "place " + rules::square_name(x->square);
+  if (std::get_if<rules::BoardSnapshot>(&e.what)) d += "snapshot";
+  if (auto* x = std::get_if<rules::ClockReading>(&e.what))
+    d += std::string("clock lever ") + (x->lever_up == rules::ClockSide::Left ? "L" : "R");
+  if (auto* x = std::get_if<rules::DeviceLink>(&e.what)) d += x->connected ? "link up" : "link down";
+  return d;
+}
 
 // Every candidate of the gap waiting for the arbiter, as UCI lists in JSON (one list after another).
 std::string all_candidates(const rules::Reconstructor& rec) {
@@ -181,16 +195,8 @@ Outcome play_with_gap(const rules::GameRecord& g, int at, int plies, std::uint64
     }
   };
   for (const auto& e : with_gap) {
-    if (std::getenv("GAP_SENSORS") && e.t_ms > lost - 2000 && e.t_ms < back + 15000) {
-      std::string d = "  sensor " + std::to_string(e.t_ms) + " ";
-      if (auto* x = std::get_if<rules::PieceLifted>(&e.what)) d += "lift " + rules::square_name(x->square);
-      if (auto* x = std::get_if<rules::PiecePlaced>(&e.what)) d += "place " + rules::square_name(x->square);
-      if (std::get_if<rules::BoardSnapshot>(&e.what)) d += "snapshot";
-      if (auto* x = std::get_if<rules::ClockReading>(&e.what))
-        d += std::string("clock lever ") + (x->lever_up == rules::ClockSide::Left ? "L" : "R");
-      if (auto* x = std::get_if<rules::DeviceLink>(&e.what)) d += x->connected ? "link up" : "link down";
-      trace.push_back(d);
-    }
+    if (std::getenv("GAP_SENSORS") && e.t_ms > lost - 2000 && e.t_ms < back + 15000)
+      trace.push_back(sensor_line(e));
     // Timers fire as the daemon fires them (at their deadline), not only when the next input arrives.
     for (auto d = rec.next_deadline(); d && *d <= e.t_ms; d = rec.next_deadline()) take(rec.advance(*d));
     take(rec.on_sensor(e));
@@ -334,6 +340,10 @@ void run(const std::filesystem::path& file, bool chess960, std::size_t games) {
   if (!problem_list.empty()) std::printf("%s", problem_list.c_str());
 }
 
+// A wrong ply after a gap whose length the board cannot show (a shorter story reaches it, the same side on
+// move): counted apart.
+constexpr const char* kUnshownLength = "[length not shown]";
+
 // The reconnect comes late (issue 30): the board is read again while the next move after the gap is
 // already on it, set down (`pressed` false) or pressed too. Whatever is told, no move may go out under a
 // ply it was not played at: a move of the gap published as the next live ply is a wrong move on the
@@ -434,10 +444,49 @@ std::string late_reconnect(const rules::GameRecord& g, int at, int plies, std::u
     }
   };
   for (const auto& e : with_gap) {
+    if (std::getenv("GAP_SENSORS") && e.t_ms > lost - 2000 && e.t_ms < back + 15000)
+      trace.push_back(sensor_line(e));
     for (auto d = rec.next_deadline(); d && *d <= e.t_ms; d = rec.next_deadline()) take(rec.advance(*d));
     take(rec.on_sensor(e));
   }
   take(rec.advance(tl.end_ms + 10000));
+  if (!wrong.empty()) {
+    // Whether the board can show how many plies were played: not when fewer plies, with the same side on
+    // move, reach the same board (a piece out and back, a detour: Bg5-h4xf6 for Bxf6, e7-e6-e5 for
+    // e7-e5). The search only proposes such a sequence; it is checked here move by move.
+    rules::Position from = g.start;
+    for (int i = 0; i < at; ++i) from.do_move(g.moves[std::size_t(i)].move);
+    rules::Position to = from;
+    const int played = plies + 1;  // the gap and the next move, on the board at the reconnect
+    for (int i = at; i < at + played; ++i) to.do_move(g.moves[std::size_t(i)].move);
+    rules::GapQuery q;
+    q.from = from;
+    q.board = to.board();
+    q.side_to_move = to.side_to_move();
+    q.max_plies = played - 2;
+    q.max_candidates = 1;
+    q.max_nodes = 4'000'000;
+    const rules::GapResult r = rules::search_gap(q);
+    // Moves that came back to the position before the gap, the other side's clock running: a press
+    // without a move reads the same (the board and the clock alike), and is told as one.
+    if (to.board() == from.board())
+      wrong = std::string(kUnshownLength) + " (the position before the gap is on the board, " +
+              std::to_string(played) + " plies were played) " + wrong;
+    else if (r.plies > 0 && !r.sequences.empty()) {
+      rules::Position shorter = from;
+      bool legal = true;
+      for (rules::Move m : r.sequences.front()) {
+        bool listed = false;
+        for (rules::Move l : rules::MoveList(shorter)) listed |= l == m;
+        legal &= listed;
+        if (!legal) break;
+        shorter.do_move(m);
+      }
+      if (legal && shorter.board() == to.board() && shorter.side_to_move() == to.side_to_move())
+        wrong = std::string(kUnshownLength) + " (" + std::to_string(r.plies) + " plies reach the board, " +
+                std::to_string(played) + " were played) " + wrong;
+    }
+  }
   if (!wrong.empty() && std::getenv("GAP_TRACE")) {
     std::printf("--- gap of %d after ply %d, truth from ply %d:", plies, at, at + 1);
     for (int i = at; i < at + plies + 6 && i < int(want.size()); ++i)
@@ -449,15 +498,18 @@ std::string late_reconnect(const rules::GameRecord& g, int at, int plies, std::u
 }
 
 // Measured (issue 30): before the gap's length waited for the next press, 119 of 636 standard and 77 of 320
-// Chess960 late reconnects published a move at a wrong ply, 3 of them a candidate's move as a live move.
-// The residue is a ceiling (lower it as recovery improves): gaps that reach past the search's bound with
-// the next move, and unique stories shorter than the truth. A candidate's move never goes out live.
-void run_late(const std::filesystem::path& file, bool chess960, std::size_t games, int ceiling) {
+// Chess960 late reconnects published a move at a wrong ply, 3 of them a candidate's move as a live move; 25
+// and 33 before the wait covered a story a ply longer and the press of a reconnect's shown move. What is
+// left are gaps whose length the board cannot show (a shorter story, the same side on move, reaches it:
+// counted and printed, not failed), and `visible_ceiling` others (none in standard chess; one Chess960 gap
+// whose shorter story with the last move shown stays ambiguous after the press, a detour again). Any other
+// move at a wrong ply fails, and so does a candidate's move gone out live.
+void run_late(const std::filesystem::path& file, bool chess960, std::size_t games, int visible_ceiling) {
   if (!std::filesystem::exists(file)) GTEST_SKIP() << "../shared is absent";
   auto corpus = load(file, games / SHARE);
   ASSERT_FALSE(corpus.empty());
-  int tried = 0, missed = 0;
-  std::string problems;
+  int tried = 0, missed = 0, unshown = 0, wrong = 0, candidate_live = 0;
+  std::string problems, unshown_list;
   for (std::size_t i = 0; i < corpus.size(); ++i) {
     const auto& g = corpus[i];
     for (int plies = 1; plies <= 8; ++plies)
@@ -465,25 +517,31 @@ void run_late(const std::filesystem::path& file, bool chess960, std::size_t game
         int room = int(g.moves.size()) - plies - 4;
         if (room < 2) continue;
         int at = 1 + int((i * 13 + std::size_t(plies) * 7 + std::size_t(pressed) * 5) % std::size_t(room));
-        std::string wrong = late_reconnect(g, at, plies, i + 1, chess960, pressed != 0, &missed);
-        if (wrong == "skip") continue;
+        std::string what = late_reconnect(g, at, plies, i + 1, chess960, pressed != 0, &missed);
+        if (what == "skip") continue;
         ++tried;
-        if (!wrong.empty())
-          problems += "game " + std::to_string(i) + ", gap of " + std::to_string(plies) + " after ply " +
-                      std::to_string(at) + (pressed ? ", next move pressed: " : ", next move shown: ") +
-                      wrong + "\n";
+        if (what.empty()) continue;
+        const std::string line = "game " + std::to_string(i) + ", gap of " + std::to_string(plies) +
+                                 " after ply " + std::to_string(at) +
+                                 (pressed ? ", next move pressed: " : ", next move shown: ") + what + "\n";
+        candidate_live += what.find("[a candidate's move]") != std::string::npos;
+        if (what.rfind(kUnshownLength, 0) == 0) {
+          ++unshown;
+          unshown_list += line;
+        } else {
+          ++wrong;
+          problems += line;
+        }
       }
   }
-  int wrong = 0, candidate_live = 0;
-  for (std::size_t at = 0; (at = problems.find('\n', at)) != std::string::npos; ++at) ++wrong;
-  for (std::size_t at = 0; (at = problems.find("[a candidate's move]", at)) != std::string::npos; ++at)
-    ++candidate_live;
-  std::printf("  %d late reconnects, %d moves-missed alerts, %d with a move at a wrong ply\n", tried, missed,
-              wrong);
+  std::printf(
+      "  %d late reconnects, %d moves-missed alerts, %d with a move at a wrong ply where the board shows the "
+      "length played, %d where it cannot\n",
+      tried, missed, wrong, unshown);
   EXPECT_GT(tried, int(corpus.size()) * 8);
-  EXPECT_EQ(candidate_live, 0) << problems;
-  EXPECT_LE(wrong, ceiling) << problems;
-  if (std::getenv("GAP_PROBLEMS")) std::printf("%s", problems.c_str());
+  EXPECT_EQ(candidate_live, 0) << problems << unshown_list;
+  EXPECT_LE(wrong, visible_ceiling) << problems;
+  if (std::getenv("GAP_PROBLEMS")) std::printf("%s%s", problems.c_str(), unshown_list.c_str());
 }
 
 }  // namespace
@@ -699,12 +757,12 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToFourPlies) {
   EXPECT_EQ(problems[1], 0) << first_problem;
 }
 
-// No candidate of a gap goes out as a live move; moves at a wrong ply stay under the ceiling measured
-// (issue 30 asks for none: lower the ceilings as recovery improves).
-TEST(GapRecoverySim, ALateReconnectPublishesNoCandidateLiveAndNoMoreWrongPliesThanMeasured) {
-  run_late(PGN_DIR / "standard" / "shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn", false, 40, 26);
+// No candidate of a gap goes out as a live move, and no move at a wrong ply where the board shows how many
+// plies the gap held (issue 30).
+TEST(GapRecoverySim, ALateReconnectPublishesNoCandidateLiveAndNoMoveAtAWrongPly) {
+  run_late(PGN_DIR / "standard" / "shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn", false, 40, 0);
 }
 
-TEST(GapRecoverySim, ALateReconnectInChess960PublishesNoCandidateLiveAndNoMoreWrongPliesThanMeasured) {
-  run_late(PGN_DIR / "chess960" / "tcec_s20_frc3_final_50games.pgn", true, 20, 33);
+TEST(GapRecoverySim, ALateReconnectInChess960PublishesNoCandidateLiveAndAtMostOneMoveAtAWrongPly) {
+  run_late(PGN_DIR / "chess960" / "tcec_s20_frc3_final_50games.pgn", true, 20, 1);
 }
