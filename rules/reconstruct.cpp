@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 
 #include "rules/gap_search.hpp"
@@ -201,6 +202,28 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
   if (adjournment_) {
     follow_adjourned(e);
     return {};
+  }
+  // A whole-board read of a clockless board after a silence (reports off, a missed scan) can hold the
+  // mover setting his moved piece right (the move the board showed before) and the replier's first lift
+  // at once. The read cannot order
+  // them; the mover's part first is the order that binds nobody wrongly (the replier's lift then ends
+  // the turn, as field updates would have shown it), so such a read is taken as two.
+  if (const auto* b = std::get_if<BoardSnapshot>(&e.what);
+      b && clockless() && have_board_ && !game_.outcome() && !gaps_.link_changed()) {
+    const Color mover = game_.position().side_to_move();
+    std::array<Piece, 64> mid = physical_;
+    for (Square q = 0; q < 64; ++q)
+      if ((physical_[q] != NO_PIECE && color_of(physical_[q]) == mover) ||
+          (b->squares[q] != NO_PIECE && color_of(b->squares[q]) == mover))
+        mid[q] = b->squares[q];
+    // Only a move the board showed before, set right again: a piece first seen on its way (a slide
+    // through f6 to take on f7) is no move shown.
+    if (mid != physical_ && mid != b->squares && last_match_ && last_match_->successor.board == mid) {
+      std::vector<Event> out = on_sensor(SensorEvent{e.t_ms, BoardSnapshot{mid}});
+      std::vector<Event> rest = on_sensor(e);
+      out.insert(out.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
+      return out;
+    }
   }
   std::vector<Event> pending = advance(e.t_ms);  // deadlines before this event fire first
   out_ = std::move(pending);

@@ -135,6 +135,24 @@ TEST(Clockless, ALiftInAScanIsATouch) {
   EXPECT_FALSE(s.alerts().empty()) << "a touched knight that could move and a pawn played instead";
 }
 
+// The mover sets his moved pawn right (a lift the board reported), then the reports stop; the next whole
+// read holds the pawn back and the replier's first lift at once. Read in the order that binds nobody
+// wrongly: the pawn's lift was the mover's hand, not a touch of the replier's (counterpart_millennium_test,
+// reports turned off by another program).
+TEST(Clockless, AReadWithTheMoverSettingHisPieceAndTheReplysFirstLiftBindsNoOne) {
+  Reconstructor r(clockless(1500));
+  Script s(r);
+  s.snapshot(Position::start());
+  s.lift("a2").place("a3", W_PAWN).wait(1600).lift("e7").place("e5", B_PAWN).wait(1600);
+  s.lift("d2").place("d4", W_PAWN).wait(300).lift("d4").wait(1000);  // exd4 is possible
+  auto both = board_after({"a2a3", "e7e5", "d2d4"});
+  both[parse_square("g8")] = NO_PIECE;
+  s.feed_board(both).wait(400);
+  s.feed_board(board_after({"a2a3", "e7e5", "d2d4", "g8f6"})).wait(1600);
+  EXPECT_EQ(s.moves(), (std::vector<std::string>{"a2a3", "e7e5", "d2d4", "g8f6"}));
+  EXPECT_TRUE(s.alerts().empty()) << told(s.events());
+}
+
 TEST(Clockless, WithAClockNothingCompletesWithoutAPress) {
   Reconstructor r(ReconstructConfig{});  // complete_after_ms 0: the clock completes moves
   Script s(r);
