@@ -28,6 +28,13 @@ Position after(const std::vector<std::string>& uci, Variant v = Variant::Chess) 
   return p;
 }
 
+// A standard game with `uci` played, as the Reconstructor takes it at start.
+Game game_after(const std::vector<std::string>& uci) {
+  Game game(Position::start(Variant::Chess));
+  for (const auto& m : uci) game.play(*parse_uci(game.position(), m));
+  return game;
+}
+
 // White sits on the left: the left lever up means White's clock runs.
 ClockReading clock(ClockSide running, std::int64_t white_ms = 5 * MIN, std::int64_t black_ms = 5 * MIN) {
   return ClockReading{white_ms, black_ms, true, running};
@@ -398,9 +405,7 @@ TEST(RestartDump, APieceLiftedSoonAfterTheDumpIsTheNextMoveUnderWayNotACapture) 
   const std::vector<std::string> unseen{"f7f5", "h2h3", "g4f3"};
   std::vector<std::string> all = before;
   all.insert(all.end(), unseen.begin(), unseen.end());
-  Game game(Position::start(Variant::Chess));
-  for (const auto& m : before) game.play(*parse_uci(game.position(), m));
-  Reconstructor r(cfg, game);
+  Reconstructor r(cfg, game_after(before));
   std::vector<Event> out;
   auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
   take(r.on_sensor({0, BoardSnapshot{after(before).board()}}));
@@ -450,9 +455,7 @@ TEST(ReconnectPress, APressWithoutAMoveWhileTheBoardWasAwayIsToldAsThat) {
   ReconstructConfig cfg;
   cfg.profile = *profile_by_name("fide-standard");
   const std::vector<std::string> before{"e2e4", "e7e5", "g1f3", "b8c6"};
-  Game game(Position::start(Variant::Chess));
-  for (const auto& m : before) game.play(*parse_uci(game.position(), m));
-  Reconstructor r(cfg, game);
+  Reconstructor r(cfg, game_after(before));
   std::vector<Event> out;
   auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
   take(r.on_sensor({0, BoardSnapshot{after(before).board()}}));
