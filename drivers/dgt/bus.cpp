@@ -80,65 +80,29 @@ std::vector<std::uint8_t> encode_bus_reply(std::uint8_t id, std::uint16_t addres
   return out;
 }
 
-void BusDecoder::reset() noexcept {
-  frame_.clear();
-  expected_size_ = 0;
-}
-
-void BusDecoder::drop_frame() noexcept {
-  stats_.garbage_bytes += frame_.size();
-  reset();
-}
-
-void BusDecoder::complete_frame(std::vector<BusFrame>& out) {
-  const std::uint8_t id = frame_[0];
-  const std::uint16_t address = address_of(frame_[3], frame_[4]);
-  const std::span<const std::uint8_t> body(frame_.data(), frame_.size() - 1);
-  if (bus_checksum(body) == frame_.back()) {
-    ++stats_.replies;
-    out.emplace_back(BusReply{.id = id,
-                              .address = address,
-                              .data = std::vector<std::uint8_t>(body.begin() + kAddressEnd, body.end())});
-  } else {
-    ++stats_.bad_checksums;
-    out.emplace_back(BusBadChecksum{.id = id, .address = address});
-  }
-  reset();
-}
+void BusDecoder::reset() noexcept { framer_.reset(); }
 
 void BusDecoder::feed(std::span<const std::uint8_t> bytes, std::vector<BusFrame>& out) {
-  stats_.bytes_fed += bytes.size();
-  std::size_t i = 0;
-  const std::size_t n = bytes.size();
-  while (i < n) {
-    if (frame_.empty()) {
-      const auto* start = std::find_if(bytes.data() + i, bytes.data() + n, is_message_start);
-      const auto skipped = static_cast<std::size_t>(start - (bytes.data() + i));
-      stats_.garbage_bytes += skipped;
-      i += skipped;
-      if (i == n) break;
-      frame_.push_back(bytes[i++]);
-      continue;
-    }
-    const std::uint8_t b = bytes[i];
-    if (is_message_start(b)) {  // resync at this byte, as in the single-board decoder
-      ++stats_.broken_frames;
-      drop_frame();
-      continue;
-    }
-    frame_.push_back(b);
-    ++i;
-    if (frame_.size() == 3) {
-      const std::size_t size = static_cast<std::size_t>(frame_[1]) << 7 | frame_[2];
-      if (size < min_bus_reply_size(frame_[0]) || size > max_bus_reply_size(frame_[0])) {
-        ++stats_.bad_lengths;
-        drop_frame();
-        continue;
-      }
-      expected_size_ = size;
-    }
-    if (frame_.size() == expected_size_) complete_frame(out);
-  }
+  framer_.feed(
+      bytes, stats_,
+      [](std::uint8_t id) {
+        return std::pair{min_bus_reply_size(id), max_bus_reply_size(id)};
+      },
+      [&](std::span<const std::uint8_t> frame) {
+        const std::uint8_t id = frame[0];
+        const std::uint16_t address = address_of(frame[3], frame[4]);
+        const auto body = frame.first(frame.size() - 1);
+        if (bus_checksum(body) == frame.back()) {
+          ++stats_.replies;
+          out.emplace_back(
+              BusReply{.id = id,
+                       .address = address,
+                       .data = std::vector<std::uint8_t>(body.begin() + kAddressEnd, body.end())});
+        } else {
+          ++stats_.bad_checksums;
+          out.emplace_back(BusBadChecksum{.id = id, .address = address});
+        }
+      });
 }
 
 std::vector<BusFrame> BusDecoder::feed(std::span<const std::uint8_t> bytes) {

@@ -14,6 +14,7 @@
 #include <tl/expected.hpp>
 
 #include "drivers/dgt/encoder.hpp"
+#include "drivers/dgt/framer.hpp"
 
 namespace eboard::drivers::dgt {
 
@@ -49,13 +50,9 @@ struct BusBadChecksum {
 
 using BusFrame = std::variant<BusReply, BusBadChecksum>;
 
-struct BusDecoderStats {
-  std::uint64_t bytes_fed = 0;
+struct BusDecoderStats : FramerStats {
   std::uint64_t replies = 0;
   std::uint64_t bad_checksums = 0;
-  std::uint64_t garbage_bytes = 0;
-  std::uint64_t bad_lengths = 0;
-  std::uint64_t broken_frames = 0;
 };
 
 // The largest total length a reply with this id may have (header and checksum included).
@@ -66,17 +63,13 @@ class BusDecoder {
   void feed(std::span<const std::uint8_t> bytes, std::vector<BusFrame>& out);
   [[nodiscard]] std::vector<BusFrame> feed(std::span<const std::uint8_t> bytes);
   [[nodiscard]] const BusDecoderStats& stats() const noexcept { return stats_; }
-  [[nodiscard]] std::size_t pending_bytes() const noexcept { return frame_.size(); }
+  [[nodiscard]] std::size_t pending_bytes() const noexcept { return framer_.pending_bytes(); }
   // The total size the frame being read announced; 0 before its length bytes are in.
-  [[nodiscard]] std::size_t expected_size() const noexcept { return frame_.empty() ? 0 : expected_size_; }
+  [[nodiscard]] std::size_t expected_size() const noexcept { return framer_.expected_size(); }
   void reset() noexcept;
 
  private:
-  void drop_frame() noexcept;
-  void complete_frame(std::vector<BusFrame>& out);
-
-  std::vector<std::uint8_t> frame_;
-  std::size_t expected_size_ = 0;
+  Framer framer_;
   BusDecoderStats stats_;
 };
 

@@ -177,65 +177,24 @@ tl::expected<Message, DecodeError> decode_payload(std::uint8_t id, std::span<con
   }
 }
 
-void Decoder::reset() noexcept {
-  frame_.clear();
-  expected_size_ = 0;
-}
-
-void Decoder::drop_frame() noexcept {
-  stats_.garbage_bytes += frame_.size();
-  reset();
-}
-
-void Decoder::complete_frame(std::vector<Message>& out) {
-  const std::uint8_t id = frame_[0];
-  auto decoded = decode_payload(id, std::span(frame_).subspan(message::kHeaderSize));
-  if (decoded) {
-    ++stats_.messages;
-    if (std::holds_alternative<Unknown>(*decoded)) ++stats_.unknown_messages;
-    out.push_back(std::move(*decoded));
-  } else {
-    ++stats_.garbled_messages;
-  }
-  reset();
-}
+void Decoder::reset() noexcept { framer_.reset(); }
 
 void Decoder::feed(std::span<const std::uint8_t> bytes, std::vector<Message>& out) {
-  stats_.bytes_fed += bytes.size();
-  std::size_t i = 0;
-  const std::size_t n = bytes.size();
-  while (i < n) {
-    if (frame_.empty()) {
-      // Skip to the next possible message start: only a byte with bit 7 set can begin a message.
-      const auto* start = std::find_if(bytes.data() + i, bytes.data() + n, is_message_start);
-      const auto skipped = static_cast<std::size_t>(start - (bytes.data() + i));
-      stats_.garbage_bytes += skipped;
-      i += skipped;
-      if (i == n) break;
-      frame_.push_back(bytes[i++]);
-      continue;
-    }
-    const std::uint8_t b = bytes[i];
-    if (is_message_start(b)) {
-      // No message carries a bit-7 byte in its body, so the frame we hold is broken and this byte may
-      // begin a good message: resync here without consuming it.
-      ++stats_.broken_frames;
-      drop_frame();
-      continue;
-    }
-    frame_.push_back(b);
-    ++i;
-    if (frame_.size() == message::kHeaderSize) {
-      const std::size_t size = static_cast<std::size_t>(frame_[1]) << 7 | frame_[2];
-      if (size < min_message_size(frame_[0]) || size > max_message_size(frame_[0])) {
-        ++stats_.bad_lengths;
-        drop_frame();
-        continue;
-      }
-      expected_size_ = size;
-    }
-    if (frame_.size() == expected_size_) complete_frame(out);
-  }
+  framer_.feed(
+      bytes, stats_,
+      [](std::uint8_t id) {
+        return std::pair{min_message_size(id), max_message_size(id)};
+      },
+      [&](std::span<const std::uint8_t> frame) {
+        auto decoded = decode_payload(frame[0], frame.subspan(message::kHeaderSize));
+        if (decoded) {
+          ++stats_.messages;
+          if (std::holds_alternative<Unknown>(*decoded)) ++stats_.unknown_messages;
+          out.push_back(std::move(*decoded));
+        } else {
+          ++stats_.garbled_messages;
+        }
+      });
 }
 
 std::vector<Message> Decoder::feed(std::span<const std::uint8_t> bytes) {

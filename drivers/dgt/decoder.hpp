@@ -11,18 +11,15 @@
 
 #include <tl/expected.hpp>
 
+#include "drivers/dgt/framer.hpp"
 #include "drivers/dgt/messages.hpp"
 
 namespace eboard::drivers::dgt {
 
-struct DecoderStats {
-  std::uint64_t bytes_fed = 0;
+struct DecoderStats : FramerStats {
   std::uint64_t messages = 0;          // messages handed out (Unknown included)
   std::uint64_t unknown_messages = 0;  // well-framed, unknown id
-  std::uint64_t garbage_bytes = 0;     // bytes skipped while looking for a message start
   std::uint64_t garbled_messages = 0;  // well-framed but unreadable (bad BCD, square > 63, ...): dropped
-  std::uint64_t bad_lengths = 0;       // headers whose length cannot be right for their id: resynced
-  std::uint64_t broken_frames = 0;     // frames cut short by a new message start: resynced at that byte
 };
 
 class Decoder {
@@ -33,16 +30,12 @@ class Decoder {
 
   [[nodiscard]] const DecoderStats& stats() const noexcept { return stats_; }
   // Bytes of an unfinished message held back (e.g. to decide that a link went quiet mid-message).
-  [[nodiscard]] std::size_t pending_bytes() const noexcept { return frame_.size(); }
+  [[nodiscard]] std::size_t pending_bytes() const noexcept { return framer_.pending_bytes(); }
   // Forgets a partial message (e.g. after reopening the port). Counters are kept.
   void reset() noexcept;
 
  private:
-  void drop_frame() noexcept;
-  void complete_frame(std::vector<Message>& out);
-
-  std::vector<std::uint8_t> frame_;  // the message being assembled; frame_[0] has bit 7 set
-  std::size_t expected_size_ = 0;    // total length from the header, once known
+  Framer framer_;
   DecoderStats stats_;
 };
 
