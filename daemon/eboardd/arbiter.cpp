@@ -500,7 +500,7 @@ tl::expected<Rewritten, http::Response> rewrite_file(const FileJob& job, const f
     return tl::unexpected(
         control_error(500, "the record as it was could not be kept, so it stays: " + kept.error()));
   const auto old_sig = read_text(sig_of(path));
-  auto written = job.files ? job.files->write_now(path, *next) : outputs::write_file_atomic(path, *next);
+  auto written = job.files ? job.files->replace_now(path, *next) : outputs::write_file_atomic(path, *next);
   if (!written)
     return tl::unexpected(control_error(500, "the record could not be written: " + written.error()));
   bool signed_now = false;
@@ -738,6 +738,32 @@ Rewrite replaced_by(const std::string& from, const std::string& to) {
   };
 }
 
+// On the worker. The board's record put back as it was (`done` undone, kept and signed again like any
+// rewrite) after the match's BPGN could not follow it, so that the two never disagree and the arbiter can
+// ask again; `failed` is the BPGN's answer. If the record cannot be put back either, the answer says which
+// file holds what.
+http::Response undo_record(const FileJob& job, int number, const Rewritten& done,
+                           const http::Response& failed, const MatchMovesPart& m) {
+  auto error_of = [](const http::Response& r, const char* otherwise) {
+    const json j = json::parse(r.body, nullptr, false);
+    return j.is_object() ? j.value("error", otherwise) : std::string(otherwise);
+  };
+  json body{{"error", error_of(failed, "the match's BPGN could not be written")}};
+  const std::string why = body["error"];
+  json undone;
+  auto back = rewrite_record(job, number, undone, replaced_by(done.after, done.before));
+  if (back) {
+    body["error"] = why + "; board " + job.board + "'s record is as it was: nothing is changed";
+    return http::Response::json(failed.status, dumped(body));
+  }
+  const std::string left = error_of(back.error(), "not written");
+  spdlog::error("board {}: game {} keeps the corrected moves but match {}'s BPGN does not: {}", job.board,
+                number, m.number, left);
+  body["error"] = why + "; board " + job.board + "'s record keeps the corrected moves (" + left +
+                  "): the match's BPGN " + m.bpgn.string() + " does not";
+  return http::Response::json(500, dumped(body));
+}
+
 // On the worker. Game `number` of the board (game m.number of match m.name) corrected from ply `from_ply`
 // on, the match replayed; the answer, or the refusal (nothing written).
 tl::expected<json, http::Response> correct_match_moves(const FileJob& job, int number, int from_ply,
@@ -770,7 +796,7 @@ tl::expected<json, http::Response> correct_match_moves(const FileJob& job, int n
   if (!own) return tl::unexpected(own.error());
   json mj{{"name", m.name}, {"number", m.number}};
   auto match = rewrite_file(job, m.bpgn, m.number, m.name, mj, replaced_by(*bpgn, fixed->bpgn));
-  if (!match) return tl::unexpected(match.error());
+  if (!match) return tl::unexpected(undo_record(job, number, *own, match.error(), m));
   for (const auto& k : mj["kept"]) answer["kept"].push_back(k);
   answer["match"] = mj;
   if (const auto& other = fixed->records[std::size_t(p.index)]) {

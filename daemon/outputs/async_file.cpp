@@ -76,7 +76,8 @@ void AsyncFileWriter::sweep(Clock::time_point now) {
 }
 
 tl::expected<void, std::string> AsyncFileWriter::write_here(std::unique_lock<std::mutex>& lock,
-                                                            const std::string& key, Entry& e, bool sync_dir) {
+                                                            const std::string& key, Entry& e, bool sync_dir,
+                                                            bool retry) {
   auto content = std::make_shared<const std::string>(std::move(*e.pending));
   e.pending.reset();
   const bool urgent = e.urgent;
@@ -97,7 +98,7 @@ tl::expected<void, std::string> AsyncFileWriter::write_here(std::unique_lock<std
   } else {
     ++stats_.failures;
     // Kept for a retry (once stopping, given up), unless a later content replaced it meanwhile.
-    if (!e.pending && !stopping_) {
+    if (!e.pending && !stopping_ && retry) {
       e.pending = *content;
       e.urgent = urgent;
     }
@@ -121,6 +122,30 @@ tl::expected<void, std::string> AsyncFileWriter::write_now(const std::filesystem
   const std::string key = path.string();
   Entry& e = set_pending(key, std::move(content));
   return finish(lock, key, e);
+}
+
+tl::expected<void, std::string> AsyncFileWriter::replace_now(const std::filesystem::path& path,
+                                                             std::string content) {
+  std::unique_lock lock(mutex_);
+  const std::string key = path.string();
+  Entry& e = files_[key];
+  if (auto before = finish(lock, key, e); !before) return before;
+  Entry& now = files_[key];  // finish() may have forgotten the entry
+  ++now.waiting;
+  idle_.wait(lock, [&] { return !now.busy; });
+  --now.waiting;
+  ++stats_.submitted;
+  if (now.pending) {  // submitted meanwhile: it was meant to follow the file as it is now, so it goes first
+    auto first = write_here(lock, key, now);
+    note_result(key, now, first);
+    if (!first) return first;
+  }
+  now.pending = std::move(content);
+  auto ok = write_here(lock, key, now, true, /*retry=*/false);
+  if (ok) note_result(key, now, ok);  // a failure is the caller's to tell: nothing of it is left to retry
+  if (now.pending && !now.queued && !stopping_) enqueue(key, now);
+  if (idle(now) && now.error.empty() && min_interval_.count() <= 0) files_.erase(key);
+  return ok;
 }
 
 tl::expected<void, std::string> AsyncFileWriter::finish(std::unique_lock<std::mutex>& lock,

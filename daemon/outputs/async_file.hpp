@@ -72,6 +72,11 @@ class AsyncFileWriter {
   // `path` holds `content` when this returns (written on the calling thread, after a background write of
   // the same file finishes), durably.
   tl::expected<void, std::string> write_now(const std::filesystem::path& path, std::string content);
+  // All or nothing, for a change someone answers for (an arbiter's correction): what was submitted for
+  // `path` before is written first (its failure is returned, and `content` is not tried); then `path`
+  // holds `content` when this returns ok, or, on failure, keeps what it held: `content` is not kept for a
+  // retry, so a failure returned is a change that never happens.
+  tl::expected<void, std::string> replace_now(const std::filesystem::path& path, std::string content);
   // What was submitted for `path` is written when this returns (by a background batch whose directory
   // fsync may still be running, or here).
   tl::expected<void, std::string> flush(const std::filesystem::path& path);
@@ -124,9 +129,10 @@ class AsyncFileWriter {
   tl::expected<void, std::string> finish(std::unique_lock<std::mutex>& lock, const std::string& key,
                                          Entry& e);
   // With the lock held, `e` not busy and with content pending: writes it on this thread. A failed write's
-  // content is pending again (unless a later one is), to be retried after the entry's backoff.
+  // content is pending again (unless a later one is, or `retry` is false), to be retried after the
+  // entry's backoff.
   tl::expected<void, std::string> write_here(std::unique_lock<std::mutex>& lock, const std::string& key,
-                                             Entry& e, bool sync_dir = true);
+                                             Entry& e, bool sync_dir = true, bool retry = true);
   // With the lock held: the report of `e`'s write result, when it changed.
   void note_result(const std::string& key, Entry& e, const tl::expected<void, std::string>& ok);
 

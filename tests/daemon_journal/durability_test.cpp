@@ -38,6 +38,7 @@
 #include "daemon/outputs/background_work.hpp"
 #include "drivers/capture.hpp"
 #include "manual_source.hpp"
+#include "tests/daemon_journal/file_size_limit.hpp"
 
 using namespace eboard;
 namespace fs = std::filesystem;
@@ -110,26 +111,7 @@ struct Board {
   }
 };
 
-// A real write failure without root nor a small file system: RLIMIT_FSIZE makes write(2) stop at that
-// many bytes of a file (a short write, then EFBIG), as a full disk does (ENOSPC). The limit is the
-// process's: held only while a test needs it.
-class FileSizeLimit {
- public:
-  explicit FileSizeLimit(std::uint64_t bytes) {
-    std::signal(SIGXFSZ, SIG_IGN);  // else the kernel kills the process at the limit
-    ::getrlimit(RLIMIT_FSIZE, &saved_);
-    rlimit r = saved_;
-    r.rlim_cur = rlim_t(bytes);
-    EXPECT_EQ(::setrlimit(RLIMIT_FSIZE, &r), 0);
-  }
-  void lift() { ::setrlimit(RLIMIT_FSIZE, &saved_); }
-  ~FileSizeLimit() { lift(); }
-  FileSizeLimit(const FileSizeLimit&) = delete;
-  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
-
- private:
-  rlimit saved_{};
-};
+using test_support::FileSizeLimit;
 
 std::vector<std::string> bodies(const fs::path& journal, char type) {
   auto scan = journal::scan_journal(journal);

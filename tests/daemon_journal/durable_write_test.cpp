@@ -28,6 +28,7 @@
 
 #include "daemon/outputs/async_file.hpp"
 #include "daemon/outputs/atomic_file.hpp"
+#include "tests/daemon_journal/file_size_limit.hpp"
 
 using namespace eboard;
 namespace fs = std::filesystem;
@@ -86,24 +87,7 @@ bool eventually(Pred pred, std::chrono::milliseconds limit = 20s) {
   return pred();
 }
 
-// RLIMIT_FSIZE of this process: write(2) past `bytes` of a file fails (EFBIG), as on a full disk.
-class FileSizeLimit {
- public:
-  explicit FileSizeLimit(std::uint64_t bytes) {
-    std::signal(SIGXFSZ, SIG_IGN);  // else the kernel kills the process at the limit
-    ::getrlimit(RLIMIT_FSIZE, &saved_);
-    rlimit r = saved_;
-    r.rlim_cur = rlim_t(bytes);
-    EXPECT_EQ(::setrlimit(RLIMIT_FSIZE, &r), 0);
-  }
-  void lift() { ::setrlimit(RLIMIT_FSIZE, &saved_); }
-  ~FileSizeLimit() { lift(); }
-  FileSizeLimit(const FileSizeLimit&) = delete;
-  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
-
- private:
-  rlimit saved_{};
-};
+using test_support::FileSizeLimit;
 
 }  // namespace
 
@@ -196,6 +180,35 @@ TEST(AsyncFileWriter, WritesWhatTheDiskRefusedOnceItTakesItAgain) {
   EXPECT_EQ(r[1], "");
   w.stop();
   EXPECT_EQ(names(dir.path), (std::vector<std::string>{"match.bpgn", "match.bpgn.sig"}));
+}
+
+// An arbiter's correction is all or nothing (replace_now): refused by the disk, the file keeps what it held,
+// nothing of the refused text is left to write later (not by a retry, not at the writer's stop) and no
+// failure is reported as the writer's own; taken, the file holds it.
+TEST(AsyncFileWriter, AReplaceTheDiskRefusedIsNeverWrittenLater) {
+  TempDir dir("replace");
+  const fs::path p = dir.path / "A-1.pgn";
+  Reports reports;
+  outputs::AsyncFileWriter w(reports.report(), 0ms);
+  ASSERT_TRUE(w.write_now(p, "as it was"));
+  const std::string big(8192, 'c');
+  {
+    FileSizeLimit limit(1024);
+    auto refused = w.replace_now(p, big);
+    ASSERT_FALSE(refused);
+    EXPECT_TRUE(outputs::space_error(refused.error())) << refused.error();
+    EXPECT_FALSE(w.unwritten(p).has_value());
+    EXPECT_EQ(w.stats().pending_retries, 0u);
+  }
+  EXPECT_TRUE(w.flush(p));
+  EXPECT_EQ(slurp(p), "as it was");
+  ASSERT_TRUE(w.replace_now(p, "corrected"));
+  EXPECT_EQ(slurp(p), "corrected");
+  w.submit(p, "a later move", /*urgent=*/true);
+  w.stop();
+  EXPECT_EQ(slurp(p), "a later move");
+  EXPECT_TRUE(reports.get().empty());
+  EXPECT_EQ(names(dir.path), (std::vector<std::string>{"A-1.pgn"}));
 }
 
 // The same on a real full disk (ENOSPC): a 256 KiB tmpfs in a mount namespace of a child process (root

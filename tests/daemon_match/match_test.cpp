@@ -4,15 +4,20 @@
 // in virtual time, to the Service's MatchRuntime (the way its feeds do), then the match is checked as the
 // daemon serves it (/matches/A-B.bpgn, the .bpgn file, /status), and recovered from a copy of the state
 // directory taken mid-match (what a kill -9 leaves: every record is written as it happens).
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <sys/wait.h>
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -336,7 +341,7 @@ TEST(DaemonMatch, CorpusMatchesAreReconstructedAndServedAsBpgn) {
           << tag;
     EXPECT_NE(res.body.find("1A. "), std::string::npos);
     EXPECT_NE(res.body.find("1b. "), std::string::npos);
-    EXPECT_NE(res.body.find("@"), std::string::npos);  // drops
+    EXPECT_NE(res.body.find('@'), std::string::npos);  // drops
     d.flush(d.match().bpgn_path());
     EXPECT_EQ(slurp(d.match().bpgn_path()), res.body);
     // A decided match's BPGN is signed, over both boards' journals, with the daemon's key.
@@ -618,6 +623,7 @@ TEST(DaemonMatch, TheBpgnHasTheEventsTagsAndTheDateTheMatchBegan) {
     }
     EXPECT_EQ(tag(bpgn, "WhiteA"), tag(a, "White"));
     daemon.reset();
+    fs::remove_all(dir);  // in /dev/shm: what a test leaves there stays until the machine restarts
   }
 }
 
@@ -774,6 +780,31 @@ std::pair<int, std::string> verify(const fs::path& file) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
+// A daemon whose match A-B played corpus match `k` to its end and went on to its second match, every file
+// of the first on disk; null (and `dir` removed) if that match has no result.
+std::unique_ptr<Daemon> finished_match(std::size_t k, const fs::path& dir, const std::string& token) {
+  const rules::BughouseRecord& rec = corpus()->matches[k];
+  const auto inputs = eboardd::plan_demo_match(rec, 1.0, 300 + k).inputs;
+  auto daemon = std::make_unique<Daemon>(dir, "", "token = \"" + token + "\"\n");
+  Daemon& d = *daemon;
+  set_players(d, rec);
+  play(d, inputs, 0, inputs.size());
+  finish(d, inputs, rec);
+  if (!d.match().match().result()) {
+    daemon.reset();
+    fs::remove_all(dir);
+    return nullptr;
+  }
+  EXPECT_EQ(d.match().new_match(), 2);
+  d.rotated();
+  d.settle();
+  const fs::path bpgn_file = d.match().bpgn_path(1);
+  d.flush_dir(dir / "games");
+  d.flush(bpgn_file);
+  d.flush(fs::path(bpgn_file.string() + ".sig"));
+  return daemon;
+}
+
 // The arbiter corrects the moves of a board's game of a finished match (POST /control/<id>/moves with its
 // game number): the match is replayed with the corrected plies in the places of those they replace, both
 // boards together. A correction that takes away a capture a later drop on the partner board used is refused
@@ -785,27 +816,12 @@ TEST(DaemonMatch, AnEarlierMatchsMovesAreCorrectedOnlyWhenEveryDropStillStands) 
   const std::string token = "match-moves-token";
   for (std::size_t k = 0; k < corpus()->matches.size(); ++k) {
     SCOPED_TRACE("corpus match " + std::to_string(k + 1));
-    const rules::BughouseRecord& rec = corpus()->matches[k];
-    const auto inputs = eboardd::plan_demo_match(rec, 1.0, 300 + k).inputs;
     const fs::path dir = fresh_dir("moves-" + std::to_string(k));
-    auto daemon = std::make_unique<Daemon>(dir, "", "token = \"" + token + "\"\n");
+    auto daemon = finished_match(k, dir, token);
+    if (!daemon) continue;  // an undecided match has no signature to check
     Daemon& d = *daemon;
-    set_players(d, rec);
-    play(d, inputs, 0, inputs.size());
-    finish(d, inputs, rec);
-    if (!d.match().match().result()) {  // an undecided match has no signature to check
-      daemon.reset();
-      fs::remove_all(dir);
-      continue;
-    }
-    ASSERT_EQ(d.match().new_match(), 2);
-    d.rotated();
-    d.settle();
     const fs::path games = dir / "games";
     const fs::path bpgn_file = d.match().bpgn_path(1);
-    d.flush_dir(games);
-    d.flush(bpgn_file);
-    d.flush(fs::path(bpgn_file.string() + ".sig"));
     const std::string before = slurp(bpgn_file);
     const std::vector<PlyFact> facts = ply_facts(before);
     const std::array<std::string, 2> ids{"A", "B"};
@@ -876,7 +892,7 @@ TEST(DaemonMatch, AnEarlierMatchsMovesAreCorrectedOnlyWhenEveryDropStillStands) 
     ASSERT_GT(replies.size(), 0u);
     const rules::Move m2 = *replies.begin();
     const std::string san1 = rules::to_san(f.before, m1), san2 = rules::to_san(after, m2);
-    const std::string id = ids[std::size_t(f.board)];
+    const std::string& id = ids[std::size_t(f.board)];
     const fs::path record = record_of(games, id, 1);
     ASSERT_FALSE(record.empty());
     const std::string record_before = slurp(record);
@@ -945,6 +961,112 @@ TEST(DaemonMatch, AnEarlierMatchsMovesAreCorrectedOnlyWhenEveryDropStillStands) 
     return;
   }
   FAIL() << "no corpus match has a capture a later drop needed";
+}
+
+}  // namespace
+}  // namespace eboard
+
+namespace eboard {
+namespace {
+
+// A file made immutable (chattr +i) while this lives: nothing can replace, rename or remove it.
+class Immutable {
+ public:
+  explicit Immutable(const fs::path& p) : fd_(::open(p.c_str(), O_RDONLY)) {
+    int flags = 0;
+    if (fd_ < 0 || ::ioctl(fd_, FS_IOC_GETFLAGS, &flags) != 0) {
+      error = std::strerror(errno);
+      return;
+    }
+    flags |= FS_IMMUTABLE_FL;
+    if (::ioctl(fd_, FS_IOC_SETFLAGS, &flags) != 0) {
+      error = std::strerror(errno);
+      return;
+    }
+    set_ = true;
+  }
+  ~Immutable() {
+    int flags = 0;
+    if (set_ && ::ioctl(fd_, FS_IOC_GETFLAGS, &flags) == 0) {
+      flags &= ~FS_IMMUTABLE_FL;
+      (void)::ioctl(fd_, FS_IOC_SETFLAGS, &flags);
+    }
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Immutable(const Immutable&) = delete;
+  Immutable& operator=(const Immutable&) = delete;
+  explicit operator bool() const { return set_; }
+  std::string error;
+
+ private:
+  int fd_ = -1;
+  bool set_ = false;
+};
+
+// A correction of an earlier match's moves is all or nothing on disk: when the match's BPGN cannot be
+// written after the board's record was (the BPGN is immutable: it cannot be replaced), the record is put
+// back as it was, the answer says that nothing is changed, no later retry writes the refused BPGN, and the
+// same correction asked again once the disk takes it is written whole.
+TEST(DaemonMatch, AMovesCorrectionTheDiskRefusesHalfwayChangesNothing) {
+  if (!fs::exists(BPGN)) GTEST_SKIP() << "../shared is absent";
+  const std::string token = "match-moves-token";
+  for (std::size_t k = 0; k < corpus()->matches.size(); ++k) {
+    SCOPED_TRACE("corpus match " + std::to_string(k + 1));
+    const fs::path dir = fresh_dir("half-" + std::to_string(k));
+    auto daemon = finished_match(k, dir, token);
+    if (!daemon) continue;
+    Daemon& d = *daemon;
+    const fs::path bpgn_file = d.match().bpgn_path(1);
+    const std::string bpgn_before = slurp(bpgn_file);
+    const std::vector<PlyFact> facts = ply_facts(bpgn_before);
+    // A board's last ply, quiet, replaced by another quiet move (as in the test above).
+    std::optional<std::size_t> last;
+    for (std::size_t i = facts.size(); i-- > 0 && !last;) {
+      bool later_on_board = false;
+      for (std::size_t j = i + 1; j < facts.size(); ++j) later_on_board |= facts[j].board == facts[i].board;
+      if (!later_on_board && !facts[i].captured && quiet_move(facts[i].before, facts[i].move)) last = i;
+    }
+    const std::string id = last ? std::string(facts[*last].board == 0 ? "A" : "B") : "";
+    const fs::path record = last ? record_of(dir / "games", id, 1) : fs::path();
+    const std::string record_before = record.empty() ? "" : slurp(record);
+    if (!last || record.empty()) {
+      daemon.reset();
+      fs::remove_all(dir);
+      continue;
+    }
+    const PlyFact& f = facts[*last];
+    const nlohmann::json body{{"game", 1},
+                              {"from_ply", f.ply},
+                              {"moves", rules::to_san(f.before, *quiet_move(f.before, f.move))},
+                              {"reason", "the last move was misread"}};
+    {
+      // The BPGN cannot be replaced (its copy .v1 can be made): rename(2) over it fails.
+      Immutable frozen(bpgn_file);
+      if (!frozen) GTEST_SKIP() << "cannot make a file immutable here (needs root): " << frozen.error;
+      http::Response res = d.post("/control/" + id + "/moves", body.dump(), token);
+      std::printf("the BPGN refused: %u %s\n", res.status, res.body.c_str());
+      EXPECT_EQ(res.status, 500u) << res.body;
+      EXPECT_NE(res.body.find("nothing is changed"), std::string::npos) << res.body;
+    }
+    d.flush(record);
+    d.flush(bpgn_file);
+    d.settle();
+    EXPECT_EQ(slurp(record), record_before);
+    EXPECT_EQ(slurp(bpgn_file), bpgn_before);
+    EXPECT_FALSE(fs::exists(dir / "arbiter.log"));
+    auto [rc, out] = verify(record);
+    EXPECT_EQ(rc, 0) << out;
+
+    http::Response again = d.post("/control/" + id + "/moves", body.dump(), token);
+    ASSERT_EQ(again.status, 200u) << again.body;
+    d.flush(bpgn_file);
+    EXPECT_NE(slurp(bpgn_file), bpgn_before);
+    EXPECT_NE(slurp(record), record_before);
+    daemon.reset();
+    if (!std::getenv("EBOARD_KEEP_TEST_DIR")) fs::remove_all(dir);
+    return;
+  }
+  FAIL() << "no corpus match has a record small enough beside its BPGN";
 }
 
 }  // namespace
