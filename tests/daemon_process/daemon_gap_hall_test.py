@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 the eboardd authors
+"""Live gaps on twelve boards at once, through one eboardd (issue 30).
+
+A hall as the issue tried it: twelve corpus games (standard from the blitz corpus, some Chess960 from the
+TCEC corpus), each played by its own `eboardctl sim` on its own pseudo-terminal, all read by one eboardd. Each
+board is unplugged once (`--reopen-at`) while its players go on for 1 to 8 plies (the length varies across
+the boards); on some boards the next move is already set down, not pressed, when it is plugged in again. The
+windows are taken from the sim's own plan of the hands (`--print-plies`): the board goes away between a
+press and the next touch and comes back between two moves, or between the next move's last placement and
+its press.
+
+Right, for every board: each gap recovered exactly (`move` events with `"recovered": true`, the game's moves
+at their plies), or one `moves-missed` whose candidates hold the moves played; the test then settles it as
+an arbiter would, with `eboardctl recover BOARD --moves <the moves played>`, which must be accepted. Every
+`move` event of every board is the corpus game's move at its ply (nothing uncertain published as a move, no
+move at a wrong ply), no alert but `moves-missed` (no position-mismatch, no adopted position), and in the end
+/games.pgn holds the corpus game up to where its sim stopped. A summary line per board says what the gap
+was, what the daemon told, how many candidates and where the played sequence ranked among them.
+
+usage: daemon_gap_hall_test.py EBOARDD EBOARDCTL SHARED_DIR [--speed R] [--seed S] [--boards N]
+exit 77 (skipped) without the corpora in SHARED_DIR
+"""
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import eboardctl_proc as ep  # noqa: E402
+
+TOKEN = "gap-hall-control-token"
+CHESS960 = os.path.join("corpora", "pgn", "chess960", "tcec_s20_frc3_final_50games.pgn")
+# The gap lengths, one per board (shuffled by the seed): every length from 1 to 8, the longer ones twice.
+LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 5, 6, 7, 8]
+AFTER = 8  # plies played after each gap (every later move must be exact)
+
+
+class Board:
+    """One board of the hall: its game, its gap's plan, its sim, and what the daemon told about it."""
+
+    def __init__(self, ident, pgn, game, moves, first, length, next_on, chess960, style):
+        self.id = ident
+        self.pgn, self.game, self.chess960, self.style = pgn, game, chess960, style
+        self.first, self.length, self.next_on = first, length, next_on  # plies first .. first+length-1
+        self.plies = first + length + AFTER
+        self.expected = moves[:self.plies]
+        self.proc = None
+        self.link = None
+        self.log = None
+        self.unplug_ms = self.back_ms = None
+        self.told = []  # what the daemon said about the gap, in order
+        self.settled = set()  # first plies of the moves-missed gaps settled
+        self.settled_plies = []  # (first, last) of each
+        self.problems = []
+
+    def start(self, h, eboardctl, speed, seed):
+        self.link = os.path.join(h.dir, f"dgt-{self.id}")
+        self.log = h.log_path(f"sim-{self.id}")
+        args = [eboardctl, "sim", "--pgn", self.pgn, "--game", str(self.game), "--plies", str(self.plies),
+                "--style", self.style, "--timing", "style", "--seed", str(seed), "--speed", str(speed),
+                "--link", self.link, "--linger", "600", "--print-plies"]
+        plan = plan_of(eboardctl, args)
+        f, n = self.first, self.length
+        # Away between the press of ply f-1 and the first touch of ply f; back between the press of the gap's
+        # last ply and the next touch, or with the next move set down and not pressed.
+        self.unplug_ms = (plan[f - 1][2] + plan[f][0]) // 2
+        nxt = plan[f + n]
+        self.back_ms = (nxt[1] + nxt[2]) // 2 if self.next_on else (plan[f + n - 1][2] + nxt[0]) // 2
+        args += ["--reopen-at", f"{self.unplug_ms / 1000:.3f}", "--reopen-gap", str(self.back_ms - self.unplug_ms)]
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=open(self.log, "ab"))
+        h.procs.append(self.proc)
+        line = self.proc.stdout.readline().decode().strip()
+        if line != self.link:
+            h.fail(f"board {self.id}: eboardctl sim printed {line!r}, not its link (exit {self.proc.poll()})")
+
+    def finished(self):
+        return "the end of the script" in open(self.log, errors="replace").read()
+
+    def table(self):
+        return (f'[[board]]\nid = "{self.id}"\nport = "{self.link}"\nprotocol = "dgt"\n'
+                + ("chess960 = true\n" if self.chess960 else "") + "\n")
+
+    def what(self):
+        return (f"board {self.id}: {'Chess960' if self.chess960 else 'standard'} game {self.game}, "
+                f"{self.plies} plies, style {self.style}; unplugged at {self.unplug_ms / 1000:.1f} s for "
+                f"{(self.back_ms - self.unplug_ms) / 1000:.1f} s (game time): plies {self.first}-"
+                f"{self.first + self.length - 1} missed ({self.length})"
+                + (", the next move set down at the reconnect" if self.next_on else ""))
+
+
+def plan_of(eboardctl, args):
+    """Each ply's (first touch, last placement, press) in game ms, from the sim's --print-plies (the sim is
+    started with --link in a folder of its own and stopped at once: only its plan is read)."""
+    link_dir = os.path.dirname(args[args.index("--link") + 1])
+    probe = subprocess.Popen([*args[:args.index("--link")], "--link", os.path.join(link_dir, "plan-probe"),
+                              *args[args.index("--link") + 2:]], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    probe.stdout.readline()  # the device: the plan was printed before it
+    probe.terminate()
+    _, err = probe.communicate(timeout=10)
+    plan = {}
+    for m in re.finditer(r"^ply (\d+) (-?\d+) (-?\d+) (-?\d+)$", err.decode(), re.M):
+        plan[int(m.group(1))] = (int(m.group(2)), int(m.group(3)), int(m.group(4)))
+    if not plan:
+        raise ep.TestFailure(f"eboardctl sim --print-plies printed no plan: {err.decode()[-400:]}")
+    return plan
+
+
+def choose(shared, seed, count):
+    """`count` boards: corpus games long enough for their gap, a quarter of them Chess960, one board in three
+    coming back with the next move already set down."""
+    rng = random.Random(seed)
+    standard = ep.corpus_file(shared)
+    c960 = os.path.join(shared, CHESS960)
+    if not os.path.isfile(c960):
+        print(f"skipped: {c960} is absent")
+        sys.exit(ep.SKIP)
+    lengths = (LENGTHS * 2)[:count]
+    rng.shuffle(lengths)
+    n960 = max(1, count // 4)
+    boards, used = [], set()
+    for k in range(count):
+        ident = chr(ord("A") + k)
+        chess960 = k >= count - n960
+        pgn = c960 if chess960 else standard
+        games = ep.corpus_games(pgn)
+        first = rng.randint(8, 14)
+        need = first + lengths[k] + AFTER
+        while True:
+            number = rng.randrange(1, len(games) + 1)
+            if (pgn, number) not in used and len(games[number - 1]["moves"]) >= need:
+                break
+        used.add((pgn, number))
+        boards.append(Board(ident, pgn, number, games[number - 1]["moves"], first, lengths[k],
+                            next_on=k % 3 == 2, chess960=chess960, style="tidy" if k % 4 else "casual"))
+    return boards
+
+
+def eboardctl(a, d, *args):
+    r = subprocess.run([a.eboardctl, *args, "--daemon", f"127.0.0.1:{d.port}", "--token", TOKEN],
+                       capture_output=True, text=True, timeout=30)
+    print(f"$ eboardctl {' '.join(args)}  -> exit {r.returncode}\n{r.stdout}{r.stderr}", flush=True)
+    return r
+
+
+def settle(h, a, d, b, gap):
+    """The arbiter's part for an open gap of board b: the played moves must be among the candidates (or the
+    list cut short), `eboardctl recover --moves` with them must be accepted."""
+    first, last = gap["first_ply"], gap["last_ply"]
+    truth = b.expected[first - 1:last]
+    sans = [[ep.strip_san(m) for m in c["san"]] for c in gap["candidates"]]
+    total = gap.get("candidates_total", len(sans))
+    rank = sans.index(truth) + 1 if truth in sans else None
+    b.told.append(f"moves-missed {first}-{last}: {total} candidates, the played "
+                  + (f"#{rank}" if rank else "not among the first " + str(len(sans))))
+    if not h.check(rank is not None or total > len(sans),
+                   f"board {b.id}: the moves played {truth} (plies {first}-{last}) are not among the candidates "
+                   f"{sans}"):
+        b.problems.append("played moves not among the candidates")
+    r = eboardctl(a, d, "recover", b.id, "--moves", " ".join(truth))
+    if not h.check(r.returncode == 0, f"board {b.id}: eboardctl recover --moves {' '.join(truth)} refused: "
+                                      f"{r.stderr.strip()}"):
+        b.problems.append("recover refused")
+    b.settled.add(first)
+    b.settled_plies.append((first, last))
+
+
+def run(h, a, boards):
+    for b in boards:
+        b.start(h, a.eboardctl, a.speed, a.seed + ord(b.id))
+        print(b.what(), flush=True)
+    d = ep.Daemon(h, a.eboardd, boards[0].link, clock_rate=a.speed)
+    with open(d.config, "w") as f:
+        f.write(f'state_dir = "{d.state}"\n\n[http]\nlisten = "127.0.0.1:0"\ntoken = "{TOKEN}"\n\n'
+                + "".join(b.table() for b in boards))
+    d.start()
+    ws = ep.WebSocket(d.port)
+    by_id = {b.id: b for b in boards}
+    longest = max(plan_end(b) for b in boards)
+    deadline = time.time() + longest / a.speed + 60 + 10 * len(boards)
+
+    # The arbiter watches /status and settles each gap as it is shown, while the other boards play on.
+    while True:
+        status = d.status()
+        plies = {}
+        for s in status["boards"]:
+            b = by_id.get(s["id"])
+            if not b:
+                continue
+            plies[b.id] = s["game"]["ply"]
+            gap = s["control"].get("missed_gap")
+            if gap and gap["first_ply"] not in b.settled:
+                settle(h, a, d, b, gap)
+        done = [b for b in boards if b.finished() and plies.get(b.id, 0) >= b.plies]
+        if len(done) == len(boards) and not any(s["control"].get("missed_gap") for s in status["boards"]):
+            break
+        if time.time() > deadline:
+            h.check(False, "timed out: boards not at their last ply: " +
+                    ", ".join(f"{b.id} at {plies.get(b.id)} of {b.plies}" for b in boards if b not in done))
+            break
+        time.sleep(0.25)
+    time.sleep(1)
+    events = ws.snapshot()
+    ws.close()
+
+    for b in boards:
+        mine = [e for e in events if e.get("board") == b.id]
+        gap_plies = range(b.first, b.first + b.length + (1 if b.next_on else 0))
+        for e in mine:
+            if e.get("type") == "move":
+                ply = e.get("ply", 0)
+                played = b.expected[ply - 1] if 1 <= ply <= len(b.expected) else None
+                if ep.strip_san(e.get("san", "")) != played:
+                    b.problems.append(f"move {e.get('san')} published at ply {ply}, where {played} was played")
+                elif any(f <= ply <= l for f, l in b.settled_plies):
+                    pass  # the arbiter's settlement of a moves-missed
+                elif e.get("recovered"):
+                    b.told.append(f"recovered {ply} {e['san']}")
+                elif ply in gap_plies:
+                    b.told.append(f"live {ply} {e['san']}")
+            elif e.get("type") == "alert" and e.get("code") == "moves-missed":
+                if e.get("first_ply") not in b.settled:
+                    b.problems.append(f"moves-missed {e.get('first_ply')}-{e.get('last_ply')} never shown in /status "
+                                      "for the arbiter to settle")
+            elif e.get("type") == "alert":
+                b.problems.append(f"alert {e.get('code')} at ply {e.get('ply')}: {e.get('detail', '')[:200]}")
+        game = game_of(d, b.id)
+        if not game or game["moves"] != b.expected:
+            b.problems.append(f"/games.pgn differs from the corpus game: {game and game['moves']}")
+    print("\nper board (gap: the plies missed as planned; told: what the daemon said: moves-missed and where the "
+          "played sequence ranked, recovered moves, or moves published live at the gap's plies):", flush=True)
+    for b in boards:
+        told = "; ".join(compress(b.told)) or "nothing"
+        print(f"  {b.id} {'960' if b.chess960 else 'std'} game {b.game:3d}  gap {b.first}-"
+              f"{b.first + b.length - 1} ({b.length}{', next move on' if b.next_on else ''})  told: {told}  "
+              f"{'RIGHT' if not b.problems else 'WRONG: ' + ' | '.join(b.problems[:4])}", flush=True)
+        for p in b.problems:
+            h.check(False, f"board {b.id}: {p}")
+    ranks = [t for b in boards for t in b.told if t.startswith("moves-missed")]
+    first = sum(1 for t in ranks if "played #1" in t)
+    top3 = sum(1 for t in ranks if re.search(r"played #[123]$", t))
+    print(f"moves-missed: {len(ranks)}; the played sequence first in {first}, among the first three in {top3}",
+          flush=True)
+    right = sum(1 for b in boards if not b.problems)
+    print(f"{right} of {len(boards)} boards right at {a.speed:g}x (seed {a.seed})", flush=True)
+    rc = d.stop()
+    h.check(rc == 0, f"SIGTERM: exit {rc}")
+
+
+def compress(told):
+    """'recovered 9 Nf3', 'recovered 10 e5' -> 'recovered 9-10 (Nf3 e5)' (and so for moves published live,
+    not marked recovered, at the gap's plies)."""
+    out, run_, kind = [], [], None
+    for t in told + [None]:
+        word = t.split(" ", 1)[0] if t else None
+        if run_ and word != kind:
+            out.append(f"{kind} {run_[0][0]}-{run_[-1][0]} ({' '.join(m for _, m in run_)})")
+            run_ = []
+        if word in ("recovered", "live"):
+            kind = word
+            run_.append(t.split(" ", 2)[1:])
+        elif t:
+            out.append(t)
+    return out
+
+
+def game_of(d, ident):
+    for g in ep.parse_pgn(d.get("/games.pgn")[1]):
+        if g["tags"].get("Board") == ident:
+            return g
+    return None
+
+
+def plan_end(b):
+    """The game time (ms) of the board's last press, a bound for the wait (about 5 s a ply)."""
+    return b.plies * 6000
+
+
+def main():
+    ap = ep.arg_parser(game=1, speed=6.0)
+    ap.add_argument("--seed", type=int, default=int(os.environ.get("EBOARD_GAP_HALL_SEED", "0")) or None)
+    ap.add_argument("--boards", type=int, default=12)
+    a = ap.parse_args()
+    if a.seed is None:
+        a.seed = random.randrange(1, 1 << 30)
+    print(f"seed {a.seed} (--seed {a.seed} repeats the boards, games and gaps), {a.boards} boards at {a.speed:g}x",
+          flush=True)
+    boards = choose(a.shared, a.seed, a.boards)
+    with ep.Harness("daemon-gap-hall") as h:
+        try:
+            run(h, a, boards)
+        except ep.TestFailure as e:
+            h.check(False, str(e))
+    return h.exit_code()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
