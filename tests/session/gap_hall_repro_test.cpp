@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// KNOWN FAILURES, skipped unless EBOARD_KNOWN_FAILURES is set: gaps that daemon_gap_hall_test (issue 30) saw
+// come out wrong, each as the daemon's own capture of the board (exported from its journal, GET
+// /boards/<id>/capture.cap), replayed through the reconstruction as `eboardctl replay` does. Each test states
+// what a right answer is; the cause is the reconstruction's (rules/reconstruct*, rules/gap_*), not the
+// daemon's. Once a fix makes one pass, its skip goes and it guards the fix.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "daemon/session/replay.hpp"
+#include "drivers/capture.hpp"
+#include "rules/events.hpp"
+
+namespace eboard {
+namespace {
+
+std::vector<std::string> words(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+std::string without_check(std::string san) {
+  while (!san.empty() && (san.back() == '+' || san.back() == '#')) san.pop_back();
+  return san;
+}
+
+std::string field(const rules::AlertEvent& a, const std::string& name) {
+  for (const auto& f : a.extra)
+    if (f.name == name) return f.value;
+  return {};
+}
+
+}  // namespace
+
+// daemon_gap_hall_test --speed 6 --seed 786857189, board F: blitz corpus game 60 (300+0), the board unplugged
+// with 4...c6 under way (ply 8) and plugged in again 32.9 s later with Black's hand on the h-pawn for 8...h6
+// (ply 16): plies 8-15 (c6 Qf3 Nd7 Nh3 Nxe5 Qe4 Bd6 Nd2) were made meanwhile, all pressed, Black's clock
+// running. The reconnect's board (t 68.49 s) is the position after ply 15 with h7 empty. No change comes
+// for 1.85 s (the 6x run's load delayed the placement), and at the mismatch time the board is searched as it
+// stands: the missing pawn read as captured, a story 2 plies longer (h7-h5 ... Qxh5 ... Qf3), at least 2048
+// sequences, none the moves played. Then the pawn is set on h6 and pressed: illegal-move (no legal move),
+// position-mismatch and position-adopted. Right: the side to move's own piece missing while his clock runs is
+// at least as likely in his hand as taken; the gap told as plies 8-15 (or 8-16 with h6, after the press),
+// every later move at its ply, no other alert.
+TEST(GapHallKnownFailures, TheMoversPieceInTheHandAtTheReconnectIsNotReadAsCaptured) {
+  if (!std::getenv("EBOARD_KNOWN_FAILURES"))
+    GTEST_SKIP() << "a known failure of the reconstruction (issue 30, daemon_gap_hall_test board F): set "
+                    "EBOARD_KNOWN_FAILURES=1 to run it";
+  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) +
+                                        "/gap_hall/lifted_pawn_at_the_reconnect.cap");
+  ASSERT_TRUE(cap) << cap.error();
+  auto r = session::replay_capture(*cap, rules::ReconstructConfig{});
+  ASSERT_TRUE(r) << r.error();
+  // The moves played: the corpus game's first 24 plies (what the simulated hands played).
+  const auto played = words(
+      "e4 d5 e5 d4 Bc4 e6 d3 c6 Qf3 Nd7 Nh3 Nxe5 Qe4 Bd6 Nd2 h6 f4 f5 Qe2 Ng4 Bxe6 Bxe6 "
+      "Qxe6 Qe7");
+  int gaps = 0;
+  for (const auto& e : r->events) {
+    if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) {
+      ASSERT_GE(m->ply, 1);
+      ASSERT_LE(m->ply, static_cast<int>(played.size()));
+      EXPECT_EQ(without_check(m->san), played[m->ply - 1]) << "at ply " << m->ply;
+    } else if (const auto* a = std::get_if<rules::AlertEvent>(&e.what)) {
+      EXPECT_EQ(a->code, "moves-missed") << a->detail;
+      if (a->code != "moves-missed") continue;
+      ++gaps;
+      EXPECT_EQ(field(*a, "first_ply"), "8");
+      const std::string last = field(*a, "last_ply");
+      EXPECT_TRUE(last == "15" || last == "16") << "last_ply " << last;
+    }
+  }
+  EXPECT_LE(gaps, 1);
+}
+
+}  // namespace eboard
