@@ -195,6 +195,7 @@ def run(h, a, boards):
     # is done at its last ply, or (a game told short) once its sim has ended and its ply has stood for a while.
     still = {}  # board id -> (ply, since when)
     while True:
+        told = ws.snapshot()  # before /status: every alert in it is already in /status
         status = d.status()
         plies = {}
         for s in status["boards"]:
@@ -204,9 +205,17 @@ def run(h, a, boards):
             plies[b.id] = s["game"]["ply"]
             if still.get(b.id, (None,))[0] != plies[b.id]:
                 still[b.id] = (plies[b.id], time.time())
+            # The arbiter acts on the moves-missed alert (what /status shows before it may still change: a
+            # gap whose last move is shown and not pressed waits for that press, and is then told whole).
             gap = s["control"].get("missed_gap")
-            if gap and gap["first_ply"] not in b.settled:
-                settle(h, a, d, b, gap)
+            for alert in [e for e in told if e.get("board") == b.id and e.get("code") == "moves-missed"
+                          and e.get("first_ply") not in b.settled]:
+                if gap and (gap["first_ply"], gap["last_ply"]) == (alert["first_ply"], alert["last_ply"]):
+                    settle(h, a, d, b, gap)
+                else:
+                    b.problems.append(f"the alert's gap {alert['first_ply']}-{alert['last_ply']} is not /status's "
+                                      f"{gap and (gap['first_ply'], gap['last_ply'])}")
+                    b.settled.add(alert["first_ply"])
         done = [b for b in boards if b.finished() and (plies.get(b.id, 0) >= b.plies or
                                                         time.time() - still[b.id][1] > 20 / a.speed + 5)]
         # (every gap shown has had its recover above: one refused stays open, and is a failure already)
