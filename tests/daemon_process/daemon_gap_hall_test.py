@@ -191,7 +191,7 @@ def run(h, a, boards):
     longest = max(plan_end(b) for b in boards)
     deadline = time.time() + longest / a.speed + 60 + 10 * len(boards)
 
-    # The arbiter watches /status and settles each gap as it is shown, while the other boards play on. A board
+    # The arbiter settles each gap as its alert tells it, while the other boards play on. A board
     # is done at its last ply, or (a game told short) once its sim has ended and its ply has stood for a while.
     still = {}  # board id -> (ply, since when)
     while True:
@@ -247,8 +247,8 @@ def run(h, a, boards):
                     b.told.append(f"live {ply} {e['san']}")
             elif e.get("type") == "alert" and e.get("code") == "moves-missed":
                 if e.get("first_ply") not in b.settled:
-                    b.problems.append(f"moves-missed {e.get('first_ply')}-{e.get('last_ply')} never shown in /status "
-                                      "for the arbiter to settle")
+                    b.problems.append(f"moves-missed {e.get('first_ply')}-{e.get('last_ply')} told after the game's "
+                                      "end, not settled")
             elif e.get("type") == "alert":
                 b.problems.append(f"alert {e.get('code')} at ply {e.get('ply')}: {e.get('detail', '')[:200]}")
         game = game_of(d, b.id)

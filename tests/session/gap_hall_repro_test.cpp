@@ -83,7 +83,7 @@ TEST(GapHallKnownFailures, TheMoversPieceInTheHandAtTheReconnectIsNotReadAsCaptu
 
 // daemon_gap_hall_test --speed 3 --seed 488055634 --back between,set, board I: blitz corpus game 425 (300+0),
 // style casual. 6...Bd7 (ply 12) is set down and shown (provisional) and pressed, but the board is unplugged
-// (t 146.6 s 95.1 s into the sim's game) before the daemon reads the press: the last reading it has is
+// (95.1 s into the sim's game) before the daemon reads the press: the last reading it has is
 // Black's clock running. Plugged in again 58.9 s later, after plies 13-20 (Bd3 Nf6 O-O e6 Bg5 Be7 Qe1 O-O),
 // all pressed, White's clock running. The reconnect's reading completes 6...Bd7 (the lever moved: a move
 // event at ply 12 with the reconnect's clocks), and the board it came with, eight plies on, is never
