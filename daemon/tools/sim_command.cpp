@@ -17,6 +17,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -27,6 +28,7 @@
 #include "daemon/session/bus_hub.hpp"
 #include "daemon/session/emulated_board.hpp"
 #include "daemon/session/pty.hpp"
+#include "daemon/sim/hand.hpp"
 #include "daemon/sim/timeline.hpp"
 #include "daemon/tools/checks.hpp"
 #include "daemon/tools/commands.hpp"
@@ -64,6 +66,7 @@ struct Options {
   std::int64_t start_ms = 0;                 // game time at which the clocks start (set for --bus)
   std::vector<std::string> mutes;            // "K:AT_S:FOR_S"
   bool print_presses = false;
+  bool print_plies = false;  // single mode: each ply's hand times on stderr before play
   std::string protocol = "dgt";
   std::string reports;                   // automatic reports at power-up (empty: the emulator's first mode)
   std::vector<double> reports_off_at_s;  // another program turns the reports off then
@@ -129,7 +132,12 @@ std::optional<std::pair<std::int64_t, std::int64_t>> time_control(const rules::G
 
 struct Plan {
   session::BoardScript script;
-  std::vector<std::int64_t> press_ms;       // per ply, when the board reads its clock press (games only)
+  std::vector<std::int64_t> press_ms;  // per ply, when the board reads its clock press (games only)
+  // Per ply (games only), game ms: the hand's first touch, its last placement before the press, the press.
+  struct PlyTimes {
+    std::int64_t touch_ms = -1, set_ms = -1, press_ms = -1;
+  };
+  std::vector<PlyTimes> plies;
   std::optional<drivers::Capture> capture;  // played: the board only answers, and is preset from it
   std::string summary;
 };
@@ -247,6 +255,19 @@ tl::expected<Plan, std::string> plan_game(const Options& o) {
       }
     }
   }
+  {
+    Plan::PlyTimes ply;
+    for (const auto& a : timeline.actions) {
+      if (std::holds_alternative<sim::PressClock>(a.what)) {
+        ply.press_ms = a.t_ms;
+        plan.plies.push_back(ply);
+        ply = {};
+      } else {
+        if (ply.touch_ms < 0) ply.touch_ms = a.t_ms;
+        if (std::holds_alternative<sim::Place>(a.what)) ply.set_ms = a.t_ms;
+      }
+    }
+  }
   const auto tag = [&](const char* name) {
     const auto v = rules::find_tag(record->tags, name);
     return v ? std::string(*v) : std::string("?");
@@ -350,6 +371,13 @@ int run(const Options& o) {
     return fail("--reports " + o.reports + " is not a report mode of " + o.protocol + " boards");
   auto plan = o.capture.empty() ? plan_game(o) : plan_capture(o);
   if (!plan) return fail(plan.error());
+  if (o.print_plies) {
+    for (std::size_t i = 0; i < plan->plies.size(); ++i) {
+      const auto& p = plan->plies[i];
+      std::fprintf(stderr, "ply %zu %lld %lld %lld\n", i + 1, static_cast<long long>(p.touch_ms),
+                   static_cast<long long>(p.set_ms), static_cast<long long>(p.press_ms));
+    }
+  }
 
   Runtime rt;
   auto pty = open_device(rt, o, o.protocol);
@@ -691,6 +719,11 @@ void add_sim_command(CLI::App& app, int& exit_code) {
       "--print-presses", o->print_presses,
       "with --bus, print `press ADDRESS PLY UNIX_MS` on stdout when a board reads a clock press (for "
       "benchmarks)");
+  cmd->add_flag(
+      "--print-plies", o->print_plies,
+      "one board playing a game: before play, print `ply N TOUCH_MS SET_MS PRESS_MS` on stderr for "
+      "each ply (game time: the hand's first touch, its last placement before the press, the press; "
+      "-1 where the hand has none)");
   cmd->add_flag("--start-now", o->start_now,
                 "start the game at once instead of at the first command a program sends to the board");
   cmd->footer(

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -214,6 +215,52 @@ TEST(EboardSim, LingerEndsItAndReopenKeepsTheLink) {
   EXPECT_GE(std::stod(err.substr(at + 13, 8)), 5.0) << err;
   EXPECT_NE(err.find("plugged in again"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(fs::symlink_status(link)));
+}
+
+// --print-plies: before play, each ply's first touch, last placement and press on the game's clock, one line
+// a ply in order, that a test can unplug the board between (daemon_gap_hall_test): a hand touches, sets down,
+// then presses, and the next ply's hand starts after the press; the last press is within the game's length.
+TEST(EboardSim, PrintsEachPlysHandTimesBeforePlay) {
+  const auto pgn = corpus_file();
+  if (!pgn) GTEST_SKIP() << "no corpus PGN (../shared absent?)";
+  TempDir dir;
+  auto child = spawn({EBOARDCTL_BIN, "sim", "--pgn", pgn->string(), "--plies", "6", "--speed", "400",
+                      "--start-now", "--linger", "0", "--print-plies", "--link", (dir.path() / "b").string()},
+                     dir.path() / "err.txt");
+  ASSERT_TRUE(child);
+  const auto status = child->wait(60s);
+  ASSERT_TRUE(status) << "eboardctl sim did not end; stderr:\n" << child->err();
+  ASSERT_TRUE(WIFEXITED(*status));
+  EXPECT_EQ(WEXITSTATUS(*status), 0) << child->err();
+  const std::string err = child->err();
+  std::istringstream in(err);
+  std::vector<std::array<long long, 3>> plies;
+  std::optional<double> length_s;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string word;
+    int n = 0;
+    std::array<long long, 3> t{};
+    if (words >> word && word == "ply" && words >> n >> t[0] >> t[1] >> t[2]) {
+      EXPECT_EQ(n, static_cast<int>(plies.size()) + 1) << line;
+      EXPECT_TRUE(length_s == std::nullopt) << "a ply line after the plan's summary: " << line;
+      plies.push_back(t);
+    } else if (const auto at = line.find("game length "); at != std::string::npos) {
+      length_s = std::stod(line.substr(at + 12));
+    }
+  }
+  ASSERT_EQ(plies.size(), 6u) << err;
+  for (std::size_t i = 0; i < plies.size(); ++i) {
+    const auto& [touch, set, press] = plies[i];
+    EXPECT_GE(touch, 0) << "ply " << i + 1;
+    EXPECT_LE(touch, set) << "ply " << i + 1;
+    EXPECT_LT(set, press) << "ply " << i + 1;
+    if (i > 0) {
+      EXPECT_GE(touch, plies[i - 1][2]) << "ply " << i + 1 << " touched before the last press";
+    }
+  }
+  ASSERT_TRUE(length_s) << err;
+  EXPECT_LE(static_cast<double>(plies.back()[2]) / 1000.0, *length_s) << err;
 }
 
 // sim plays every make whose protocol row has an emulator, and refuses the others, naming what it plays.

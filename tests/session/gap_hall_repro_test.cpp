@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// KNOWN FAILURES, skipped unless EBOARD_KNOWN_FAILURES is set: gaps that daemon_gap_hall_test (issue 30) saw
+// come out wrong, each as the daemon's own capture of the board (exported from its journal, GET
+// /boards/<id>/capture.cap), replayed through the reconstruction as `eboardctl replay` does. Each test states
+// what a right answer is; the cause is the reconstruction's (rules/reconstruct*, rules/gap_*), not the
+// daemon's. Once a fix makes one pass, its skip goes and it guards the fix.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "daemon/session/replay.hpp"
+#include "drivers/capture.hpp"
+#include "rules/events.hpp"
+
+namespace eboard {
+namespace {
+
+std::vector<std::string> words(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+std::string without_check(std::string san) {
+  while (!san.empty() && (san.back() == '+' || san.back() == '#')) san.pop_back();
+  return san;
+}
+
+std::string field(const rules::AlertEvent& a, const std::string& name) {
+  for (const auto& f : a.extra)
+    if (f.name == name) return f.value;
+  return {};
+}
+
+}  // namespace
+
+// daemon_gap_hall_test --speed 6 --seed 786857189, board F: blitz corpus game 60 (300+0), the board unplugged
+// with 4...c6 under way (ply 8) and plugged in again 32.9 s later with Black's hand on the h-pawn for 8...h6
+// (ply 16): plies 8-15 (c6 Qf3 Nd7 Nh3 Nxe5 Qe4 Bd6 Nd2) were made meanwhile, all pressed, Black's clock
+// running. The reconnect's board (t 68.49 s) is the position after ply 15 with h7 empty. No change comes
+// for 1.85 s (the 6x run's load delayed the placement), and at the mismatch time the board is searched as it
+// stands: the missing pawn read as captured, a story 2 plies longer (h7-h5 ... Qxh5 ... Qf3), at least 2048
+// sequences, none the moves played. Then the pawn is set on h6 and pressed: illegal-move (no legal move),
+// position-mismatch and position-adopted. Right: the side to move's own piece missing while his clock runs is
+// at least as likely in his hand as taken; the gap told as plies 8-15 (or 8-16 with h6, after the press),
+// every later move at its ply, no other alert.
+TEST(GapHallKnownFailures, TheMoversPieceInTheHandAtTheReconnectIsNotReadAsCaptured) {
+  if (!std::getenv("EBOARD_KNOWN_FAILURES"))
+    GTEST_SKIP() << "a known failure of the reconstruction (issue 30, daemon_gap_hall_test board F): set "
+                    "EBOARD_KNOWN_FAILURES=1 to run it";
+  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) +
+                                        "/gap_hall/lifted_pawn_at_the_reconnect.cap");
+  ASSERT_TRUE(cap) << cap.error();
+  auto r = session::replay_capture(*cap, rules::ReconstructConfig{});
+  ASSERT_TRUE(r) << r.error();
+  // The moves played: the corpus game's first 24 plies (what the simulated hands played).
+  const auto played = words(
+      "e4 d5 e5 d4 Bc4 e6 d3 c6 Qf3 Nd7 Nh3 Nxe5 Qe4 Bd6 Nd2 h6 f4 f5 Qe2 Ng4 Bxe6 Bxe6 "
+      "Qxe6 Qe7");
+  int gaps = 0;
+  for (const auto& e : r->events) {
+    if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) {
+      ASSERT_GE(m->ply, 1);
+      ASSERT_LE(m->ply, static_cast<int>(played.size()));
+      EXPECT_EQ(without_check(m->san), played[m->ply - 1]) << "at ply " << m->ply;
+    } else if (const auto* a = std::get_if<rules::AlertEvent>(&e.what)) {
+      EXPECT_EQ(a->code, "moves-missed") << a->detail;
+      if (a->code != "moves-missed") continue;
+      ++gaps;
+      EXPECT_EQ(field(*a, "first_ply"), "8");
+      const std::string last = field(*a, "last_ply");
+      EXPECT_TRUE(last == "15" || last == "16") << "last_ply " << last;
+    }
+  }
+  EXPECT_LE(gaps, 1);
+}
+
+// daemon_gap_hall_test --speed 3 --seed 488055634 --back between,set, board I: blitz corpus game 425 (300+0),
+// style casual. 6...Bd7 (ply 12) is set down and shown (provisional) and pressed, but the board is unplugged
+// (95.1 s into the sim's game) before the daemon reads the press: the last reading it has is
+// Black's clock running. Plugged in again 58.9 s later, after plies 13-20 (Bd3 Nf6 O-O e6 Bg5 Be7 Qe1 O-O),
+// all pressed, White's clock running. The reconnect's reading completes 6...Bd7 (the lever moved: a move
+// event at ply 12 with the reconnect's clocks), and the board it came with, eight plies on, is never
+// searched: the next press (9.d5) is an illegal-move (no legal move), then position-mismatch and
+// position-adopted, and every later move goes out two plies early (Nxd5 as ply 15). Right: the pending press
+// completes Bd7 and the rest of the board is searched as a gap (plies 13-20, one story or a moves-missed
+// holding them), every later move at its ply, no other alert.
+TEST(GapHallKnownFailures, APressPendingAtTheUnplugDoesNotHideTheGapBehindIt) {
+  if (!std::getenv("EBOARD_KNOWN_FAILURES"))
+    GTEST_SKIP() << "a known failure of the reconstruction (issue 30, daemon_gap_hall_test board I): set "
+                    "EBOARD_KNOWN_FAILURES=1 to run it";
+  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) +
+                                        "/gap_hall/pending_press_at_the_reconnect.cap");
+  ASSERT_TRUE(cap) << cap.error();
+  auto r = session::replay_capture(*cap, rules::ReconstructConfig{});
+  ASSERT_TRUE(r) << r.error();
+  // The moves played: the corpus game's first 29 plies.
+  const auto played = words(
+      "d4 d5 e4 dxe4 Nc3 f5 f3 exf3 Nxf3 Nc6 Bb5 Bd7 Bd3 Nf6 O-O e6 Bg5 Be7 Qe1 O-O d5 Nxd5 "
+      "Nxd5 exd5 Bxe7 Nxe7 Qh4 Ng6 Qh5");
+  int gaps = 0;
+  bool told = false;
+  for (const auto& e : r->events) {
+    if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) {
+      ASSERT_GE(m->ply, 1);
+      ASSERT_LE(m->ply, static_cast<int>(played.size()));
+      EXPECT_EQ(without_check(m->san), played[m->ply - 1]) << "at ply " << m->ply;
+      told |= m->recovered && m->ply >= 13 && m->ply <= 20;
+    } else if (const auto* a = std::get_if<rules::AlertEvent>(&e.what)) {
+      EXPECT_EQ(a->code, "moves-missed") << a->detail;
+      if (a->code != "moves-missed") continue;
+      ++gaps;
+      told = true;
+      EXPECT_EQ(field(*a, "first_ply"), "13");
+    }
+  }
+  EXPECT_TRUE(told) << "plies 13-20 neither recovered nor told as moves-missed";
+  EXPECT_LE(gaps, 1);
+}
+
+// daemon_gap_hall_3x_test (ctest, seed 1015105185), board E: blitz corpus game 150 (60+0), style casual.
+// Unplugged between two moves after ply 11 and plugged in again 28.1 s later after plies 12-13
+// (6...Bd6 7.O-O), both pressed. The reconnect's board (t 86.9 s of the capture) is at rest and one story
+// explains it, yet the recovered moves go out only 5.2 s later, at Black's next touch: the lift of e8
+// for 7...O-O comes before them, and once they are out the lift is no longer the king's touch of this turn,
+// so the rook's lift that follows reads as the first touch: a touch-move alert ("Black touched the rook
+// before the king and then castled"). Right: the two moves recovered, 7...O-O at ply 14 with no alert.
+TEST(GapHallKnownFailures, TheNextMoversFirstTouchAfterARecoveredGapCountsForHisTurn) {
+  if (!std::getenv("EBOARD_KNOWN_FAILURES"))
+    GTEST_SKIP() << "a known failure of the reconstruction (issue 30, daemon_gap_hall_test board E): set "
+                    "EBOARD_KNOWN_FAILURES=1 to run it";
+  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) +
+                                        "/gap_hall/first_touch_before_the_recovery.cap");
+  ASSERT_TRUE(cap) << cap.error();
+  auto r = session::replay_capture(*cap, rules::ReconstructConfig{});
+  ASSERT_TRUE(r) << r.error();
+  // The moves played: the corpus game's first 22 plies.
+  const auto played =
+      words("b3 Nf6 Bb2 e6 e3 d5 f4 c5 Nf3 Nc6 Bb5 Bd6 O-O O-O d3 a6 Bxc6 bxc6 Nbd2 Qe7 Qe1 Rb8");
+  bool recovered = false;
+  for (const auto& e : r->events) {
+    if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) {
+      ASSERT_GE(m->ply, 1);
+      ASSERT_LE(m->ply, static_cast<int>(played.size()));
+      EXPECT_EQ(without_check(m->san), played[m->ply - 1]) << "at ply " << m->ply;
+      recovered |= m->recovered && m->ply == 13;
+    } else if (const auto* a = std::get_if<rules::AlertEvent>(&e.what)) {
+      ADD_FAILURE() << "alert " << a->code << " at ply " << a->ply << ": " << a->detail;
+    }
+  }
+  EXPECT_TRUE(recovered) << "plies 12-13 not recovered";
+}
+
+}  // namespace eboard
