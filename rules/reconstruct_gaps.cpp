@@ -339,7 +339,8 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   if (gaps_.searched(board) || (gaps_.searches_failed() >= 2 && !clockless())) return false;
   gaps_.mark_searched(board);
   const Position before = game_.position();
-  GapFound searched = search_gap_to(press, board, last_unpressed_likely, begun, max_plies, !clockless());
+  GapFound searched = search_gap_to(press, board, last_unpressed_likely, begun, max_plies,
+                                    !clockless() && gaps_.length() != GapTracker::Length::Likelier);
   GapResult found = std::move(searched.result);
   const std::optional<Color> on_move = searched.on_move;
   // A search cut short by its work bound has not seen every sequence: what it found is no explanation to
@@ -352,8 +353,8 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   // and not pressed: which it is, the next press tells (the shown move's mover presses without moving again,
   // or the other side moves first). Until then nothing is told: told now, the shorter story's last move would
   // later go out as the next live move at a ply it was not played at, or the gap's own moves be counted a ply
-  // off. The mismatch time bounds the wait (then the story all pressed, as before).
-  if (searched.unpressed_too && gaps_.length() != GapTracker::Length::AllPressed && !clockless()) {
+  // off. The mismatch time bounds the wait (then the likelier: GapTracker::Length::Likelier).
+  if (searched.unpressed_too && !gaps_.length_told() && !clockless()) {
     gaps_.wait_for_length(board, on_move);  // the press leaves the board as it is: searched again then
     deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
     return false;
