@@ -295,9 +295,9 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
       if (keep_all_pressed && other.plies > 0 && !other.exhausted && found.plies > 0 && margin > 0 &&
           other.plies + margin < found.plies)
         // Shorter by more than a ply, the last move shown: both stories reach the board, the shorter
-        // with fewer moves, the longer with a detour (Bc1-d2-g5 for Bc1-g5, a king out and back). Told as
-        // the likelier, the shorter one put a move played later at a ply it was not played at. Which it
-        // is, the next press or move tells, as below.
+        // with fewer moves, the longer with a detour (Bc1-d2-g5 for Bc1-g5, a king out and back). Told at
+        // once, the shorter one can put a move played later at a ply it was not played at. Which it is,
+        // the next press or move tells, as below (the mismatch time: the shorter, the likelier).
         return {std::move(found), on_move, true};
       if (other.plies > 0 && !other.exhausted && (found.plies == 0 || other.plies + margin < found.plies)) {
         found = std::move(other);
