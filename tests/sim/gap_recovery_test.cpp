@@ -17,6 +17,7 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <numbers>
 #include <sstream>
 
 #include "daemon/sim/timeline.hpp"
@@ -533,7 +534,7 @@ double pace_log_ratio(std::int64_t used, int k, int n, const std::vector<std::in
   const double sd = std::max(std::sqrt(var / double(past.size())), 0.15 * mean);
   auto log_p = [&](int moves) {
     const double v = double(moves) * sd * sd;
-    return -0.5 * std::log(2 * M_PI * v) -
+    return -0.5 * std::log(2 * std::numbers::pi * v) -
            (double(used) - double(moves) * mean) * (double(used) - double(moves) * mean) / (2 * v);
   };
   return log_p(n) - log_p(k);
