@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "daemon/boards/dgt_board.hpp"
+#include "daemon/boards/dgt_clock_port.hpp"
 #include "daemon/boards/snapshot_board.hpp"
 #include "daemon/session/board_emulator.hpp"
 #include "daemon/session/emulated_board.hpp"
@@ -32,11 +33,17 @@ class DgtDecoder final : public BoardDecoder {
   void reset_link() override { board_.reset_link(); }
   bool rotated() const override { return board_.rotated(); }
   rules::BoardSnapshot snapshot() const override { return board_.snapshot(); }
-  daemon::DgtBoard* dgt() override { return &board_; }
+  daemon::DgtBoard& board() { return board_; }
 
  private:
   daemon::DgtBoard board_;
 };
+
+// The clock behind a DGT board, its ACKs read from that board's decoder.
+std::unique_ptr<ClockPort> make_dgt_clock_port(BoardDecoder& decoder) {
+  auto* dgt = dynamic_cast<DgtDecoder*>(&decoder);
+  return dgt ? std::make_unique<daemon::DgtClockPort>(dgt->board()) : nullptr;
+}
 
 template <class Board>
 class SnapshotDecoder final : public BoardDecoder {
@@ -170,6 +177,7 @@ const std::array<BoardProtocol, 3> PROTOCOLS{{
         .board_request = dgt::encode::send_board,
         .leds = nullptr,
         .make_decoder = []() -> std::unique_ptr<BoardDecoder> { return std::make_unique<DgtDecoder>(); },
+        .make_clock_port = make_dgt_clock_port,
         .usb_vendor = 0,
         .usb_product = nullptr,
         .usb_serial_ids = DGT_USB,
@@ -190,6 +198,7 @@ const std::array<BoardProtocol, 3> PROTOCOLS{{
         .make_decoder = []() -> std::unique_ptr<BoardDecoder> {
           return std::make_unique<MillenniumDecoder>();
         },
+        .make_clock_port = nullptr,
         .usb_vendor = 0,
         .usb_product = nullptr,
         .usb_serial_ids = {},
@@ -210,6 +219,7 @@ const std::array<BoardProtocol, 3> PROTOCOLS{{
         .make_decoder = []() -> std::unique_ptr<BoardDecoder> {
           return std::make_unique<SnapshotDecoder<daemon::ChessnutBoard>>();
         },
+        .make_clock_port = nullptr,
         .usb_vendor = chessnut::VENDOR_ID,
         .usb_product = [](std::uint16_t product) { return chessnut::is_board_product(product); },
         .usb_serial_ids = {},
