@@ -50,11 +50,11 @@ namespace {
 using namespace std::chrono_literals;
 #if EBOARD_SESSION_UMOCKDEV
 using io::testing::MockSerialDevice;
+#endif
 
 // What the host sends a DGT board on every connect (DGT's protocol description): UPDATE_NICE (0x4B), then
 // SEND_BRD (0x42) for the whole board and SEND_CLK (0x41) for one clock reading.
 std::vector<std::uint8_t> dgt_init_commands() { return {0x4B, 0x42, 0x41}; }
-#endif
 
 constexpr std::int64_t kUnixBase = 1'750'000'000'000;  // the session's clock: this + the script's time
 constexpr double kSpeed = 10;                          // the game runs ten times faster than real time
