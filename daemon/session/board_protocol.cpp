@@ -11,6 +11,7 @@
 #include "daemon/boards/dgt_clock_port.hpp"
 #include "daemon/boards/snapshot_board.hpp"
 #include "daemon/session/board_emulator.hpp"
+#include "daemon/session/dgt_bus_replay.hpp"
 #include "daemon/session/emulated_board.hpp"
 #include "daemon/session/emulated_millennium.hpp"
 #include "drivers/chessnut/protocol.hpp"
@@ -183,6 +184,7 @@ const std::array<BoardProtocol, 3> PROTOCOLS{{
         .usb_serial_ids = DGT_USB,
         .usb_descriptor_mark = "DGT",
         .bus_dialect = "dgt-bus",
+        .replay_bus = replay_dgt_bus_capture,
         .emulator = &DGT_EMULATOR,
     },
     // Its connect conversation (settings written and read back, then S) is the adapter's: no init commands.
@@ -204,6 +206,7 @@ const std::array<BoardProtocol, 3> PROTOCOLS{{
         .usb_serial_ids = {},
         .usb_descriptor_mark = {},
         .bus_dialect = {},
+        .replay_bus = nullptr,
         .emulator = &MILLENNIUM_EMULATOR,
     },
     // A USB HID device: no pty can play it, so `eboardctl sim` has no emulator for it.
@@ -225,6 +228,7 @@ const std::array<BoardProtocol, 3> PROTOCOLS{{
         .usb_serial_ids = {},
         .usb_descriptor_mark = {},
         .bus_dialect = {},
+        .replay_bus = nullptr,
         .emulator = nullptr,
     },
 }};

@@ -15,11 +15,22 @@
 #include <string_view>
 #include <vector>
 
+#include <tl/expected.hpp>
+
 #include "daemon/io/serial_port.hpp"
 #include "daemon/session/clock_port.hpp"
 #include "rules/sensor.hpp"
 
+namespace eboard::drivers {
+struct Capture;
+}
+namespace eboard::rules {
+struct ReconstructConfig;
+}
+
 namespace eboard::session {
+
+struct ReplayResult;
 
 // One board's bytes as sensor events (squares in game orientation): the protocol's adapter.
 class BoardDecoder {
@@ -97,6 +108,10 @@ struct BoardProtocol {
   // A make whose boards can share one line ([[bus]], DGT's bus mode): the name of such a board's
   // captures (`dgt-bus`, with its `bus-address`), which replay through the bus line's own feed; empty: none.
   std::string_view bus_dialect;
+  // Such a board's capture replayed through the bus line's per-board feed, as the line runs it live
+  // (`eboardctl replay`, replay.hpp); null without a bus dialect.
+  tl::expected<ReplayResult, std::string> (*replay_bus)(const drivers::Capture& capture,
+                                                        rules::ReconstructConfig cfg) = nullptr;
   // The make's emulated board (board_emulator.hpp: `eboardctl sim`); null: none yet.
   const BoardEmulator* emulator = nullptr;
 };

@@ -93,7 +93,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
 
   static const BoardProtocol* protocol_of(const std::string& name) {
     const BoardProtocol* p = find_protocol(name);
-    return p ? p : find_protocol("dgt");
+    return p ? p : &board_protocols().front();
   }
 
   BoardSessionConfig config;

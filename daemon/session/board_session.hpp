@@ -41,8 +41,8 @@ namespace eboard::session {
 struct BoardSessionConfig {
   std::string board_id = "A";
   // The board's protocol (session::find_protocol): "dgt", "millennium", "chessnut". It sets the line
-  // settings of `link`; an unknown name is taken as "dgt".
-  std::string protocol = "dgt";
+  // settings of `link`; empty or unknown: the table's first row (board_protocols()). Name it.
+  std::string protocol;
   // Device path and backoff (its line settings are the protocol's). For a USB HID board (Chessnut) the
   // device is "BUS:ADDRESS", the USB serial number, or empty for the first board with the protocol's ids.
   io::LinkConfig link;

@@ -159,6 +159,7 @@ TEST_P(EndToEnd, ReconstructsACorpusGameMoveForMoveAcrossAnUnplug) {
 
   // The daemon's side.
   BoardSessionConfig cfg;
+  cfg.protocol = "dgt";
   cfg.board_id = "A";
   cfg.link.device = *path;
   cfg.link.backoff.initial = 10ms;  // real time: 100 ms on the game's clock
@@ -463,6 +464,7 @@ TEST_F(SessionOnAPty, APressWithNoMoveOnTheBoardAsksForADumpThatCompletesIt) {
   std::vector<rules::Event> events;
   {
     BoardSessionConfig cfg;
+    cfg.protocol = "dgt";
     cfg.link.device = pty_.slave_path;
     cfg.rules.reread_board = true;
     BoardSessionHandlers h;
@@ -522,6 +524,7 @@ TEST_F(SessionOnAPty, ASensorOnlySessionAsksForADumpWhenTheMatchWantsOne) {
   std::optional<std::int64_t> wanted;
   {
     BoardSessionConfig cfg;
+    cfg.protocol = "dgt";
     cfg.link.device = pty_.slave_path;
     cfg.sensor_only = true;
     cfg.read_wanted = [&] { return wanted; };

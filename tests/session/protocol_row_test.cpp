@@ -25,6 +25,7 @@ TEST(ProtocolRows, NamesAreUniqueAndEachRowIsFoundByItsName) {
   ASSERT_FALSE(board_protocols().empty());
   for (const auto& p : board_protocols()) {
     EXPECT_TRUE(names.insert(std::string(p.name)).second) << p.name << " twice";
+    EXPECT_EQ(p.bus_dialect.empty(), p.replay_bus == nullptr) << p.name << ": a bus dialect and its replay";
     if (!p.bus_dialect.empty()) {
       EXPECT_TRUE(names.insert(std::string(p.bus_dialect)).second) << p.bus_dialect;
     }
