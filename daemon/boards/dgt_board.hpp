@@ -19,7 +19,7 @@ namespace eboard::daemon {
 class DgtBoard {
  public:
   // Sensor events and the protocol messages they came from (clock ACKs, serial numbers … go to
-  // `on_message`, which may be empty).
+  // `on_message`, which may be empty: the board's clock port, DgtClockPort, reads the ACKs there).
   std::vector<rules::SensorEvent> feed(std::int64_t t_ms, std::span<const std::uint8_t> bytes);
   std::function<void(const drivers::dgt::Message&)> on_message;
 

@@ -17,8 +17,8 @@
 
 #include "daemon/journal/machine.hpp"
 #include "daemon/journal/records.hpp"
+#include "daemon/session/clock_port.hpp"
 #include "drivers/capture.hpp"
-#include "drivers/dgt/clock_queue.hpp"
 #include "rules/events.hpp"
 #include "rules/game.hpp"
 #include "rules/sensor.hpp"
@@ -75,8 +75,8 @@ class BoardSource {
   }
   // Sends a clock command; `done` is called on the loop with the clock's answer (its ACK checked), or
   // never if the source stops first. Refused at once with clock_settable()'s reason.
-  using ClockDone = std::function<void(const drivers::dgt::ClockCommandResult&)>;
-  virtual tl::expected<void, std::string> clock_command(drivers::dgt::ClockCommand /*command*/,
+  using ClockDone = std::function<void(const session::ClockResult&)>;
+  virtual tl::expected<void, std::string> clock_command(const session::ClockRequest& /*request*/,
                                                         ClockDone /*done*/) {
     auto ok = clock_settable();
     return ok ? tl::unexpected(std::string("the daemon cannot set this board's clock")) : ok;

@@ -9,13 +9,11 @@
 #include <spdlog/spdlog.h>
 
 #include "daemon/eboardd/control.hpp"
-#include "drivers/dgt/encoder.hpp"
 #include "rules/arbiter_action.hpp"
 
 namespace eboard::eboardd {
 
 using nlohmann::json;
-namespace dgt = drivers::dgt;
 
 namespace {
 
@@ -67,14 +65,14 @@ std::optional<rules::Color> white_side_color(const BoardRuntime& b) {
 }
 
 // What the clock's answer means to the arbiter, and the HTTP status saying it.
-http::Response answer_of(const std::string& board, const json& sent, const dgt::ClockCommandResult& r) {
+http::Response answer_of(const std::string& board, const json& sent, const session::ClockResult& r) {
   json answer{{"board", board}, {"action", "clock"}, {"sent", sent}, {"attempts", r.attempts}};
-  if (r.status == dgt::ClockCommandStatus::Acknowledged) {
+  if (r.status == session::ClockAnswer::Acknowledged) {
     answer["clock"] = "acknowledged";
     answer["message"] = "the clock confirmed the times";
     return http::Response::json(200, answer.dump());
   }
-  if (r.status == dgt::ClockCommandStatus::Rejected) {
+  if (r.status == session::ClockAnswer::Rejected) {
     answer["clock"] = "rejected";
     answer["error"] =
         "the clock refused the times (it takes them only in mode 23): set them by hand, or put the DGT 3000 "
@@ -251,10 +249,9 @@ void clock_control_then(BoardRuntime& b, const json& body, std::function<void(ht
     }
   }
 
-  dgt::encode::SetAndRun set;
+  session::ClockTimes set;  // the players' presses go on switching the clock
   set.left_ms = left;
   set.right_ms = right;
-  set.toggle_on_lever = true;  // the players' presses go on switching the clock
   std::string run = "as-it-was";
   if (body.contains("run")) {
     const json& rv = body["run"];
@@ -270,11 +267,7 @@ void clock_control_then(BoardRuntime& b, const json& body, std::function<void(ht
     runs = colour_side(run);
     if (!runs) return refuse(409, unknown_sides);
   }
-  set.run_left = runs == "left";
-  set.run_right = runs == "right";
-  set.pause = !runs;
-  auto command = dgt::encode::clock_set_and_run(set);
-  if (!command) return refuse(400, std::string(dgt::to_string(command.error())));
+  if (runs) set.runs = *runs == "left" ? rules::ClockSide::Left : rules::ClockSide::Right;
 
   json sent{{"left_ms", left},
             {"right_ms", right},
@@ -288,10 +281,10 @@ void clock_control_then(BoardRuntime& b, const json& body, std::function<void(ht
   const std::string& id = b.id();  // copied into the answer's handler
   // Shared: the source may drop its handler unused (the board stopped), and `answered` with it.
   auto done = std::make_shared<std::function<void(http::Response)>>(std::move(answered));
-  auto sent_ok = src->clock_command(std::move(*command), [done, id, sent](const dgt::ClockCommandResult& r) {
+  auto sent_ok = src->clock_command(set, [done, id, sent](const session::ClockResult& r) {
     spdlog::info("board {}: clock set to {} / {}: {}", id, sent["left"].get<std::string>(),
                  sent["right"].get<std::string>(),
-                 r.status == dgt::ClockCommandStatus::Acknowledged ? "acknowledged" : "not confirmed");
+                 r.status == session::ClockAnswer::Acknowledged ? "acknowledged" : "not confirmed");
     (*done)(answer_of(id, sent, r));
   });
   if (!sent_ok) (*done)(control_error(409, sent_ok.error()));

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
-// The arbiter sets a DGT 3000's times from the desk (issue 27): POST /control/<board>/clock. The times go
-// to the clock through the board (DGT's SetNRun wrapped in the board's clock message) and the answer waits
-// for the clock's ACK: acknowledged, refused (an error ACK: the clock not in mode 23), or not confirmed
-// (no ACK after the resends), within a bounded time. A board whose clock cannot be set (Millennium,
-// Chessnut, no clock, a DGT bus line, in a match or not) is answered 409 with the reason; a
+// The arbiter sets the clock's times from the desk (issue 27): POST /control/<board>/clock. The times go
+// to the clock as a session::ClockTimes through the board's clock port (its protocol row's: a DGT 3000's
+// SetNRun wrapped in the board's clock message) and the answer waits for the clock's: acknowledged,
+// refused (a DGT 3000 not in mode 23), or not confirmed (no answer after the resends), within a bounded
+// time. A board whose clock cannot be set (a make without a clock port: Millennium, Chessnut; no clock, a
+// DGT bus line, in a match or not) is answered 409 with the reason; a
 // bughouse match board's DGT 3000 is set through the match's session of that board
 // (MatchFeed::clock_command).
 //

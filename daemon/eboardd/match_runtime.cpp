@@ -17,7 +17,6 @@
 #include "daemon/outputs/background_work.hpp"
 #include "daemon/outputs/pgn_output.hpp"
 #include "daemon/session/board_session.hpp"
-#include "drivers/dgt/encoder.hpp"
 #include "rules/display.hpp"
 #include "rules/notation.hpp"
 
@@ -54,9 +53,10 @@ class MatchBoardSource : public BoardSource {
                             " is not running: its clock cannot be reached");
     return match_.feed_->clock_settable(board_);
   }
-  tl::expected<void, std::string> clock_command(drivers::dgt::ClockCommand command, ClockDone done) override {
+  tl::expected<void, std::string> clock_command(const session::ClockRequest& request,
+                                                ClockDone done) override {
     if (auto ok = clock_settable(); !ok) return ok;
-    return match_.feed_->clock_command(board_, std::move(command), std::move(done));
+    return match_.feed_->clock_command(board_, request, std::move(done));
   }
 
  private:
@@ -583,7 +583,7 @@ class SensorOnlyBoard {
   virtual void stop() = 0;
   virtual void show(const std::string& /*text*/) {}
   virtual tl::expected<void, std::string> clock_settable() const = 0;
-  virtual tl::expected<void, std::string> clock_command(drivers::dgt::ClockCommand command,
+  virtual tl::expected<void, std::string> clock_command(const session::ClockRequest& request,
                                                         BoardSource::ClockDone done) = 0;
   virtual void device_arrived(const std::string& /*device*/) {}
   virtual void device_left(const std::string& /*device*/) {}
@@ -631,6 +631,7 @@ class SerialSensorBoard : public SensorOnlyBoard {
   void start() override {
     session::BoardSessionConfig cfg;
     cfg.board_id = board_.id;
+    cfg.protocol = board_.protocol;
     cfg.link.device = device_;
     cfg.sensor_only = true;
     cfg.read_wanted = read_wanted();
@@ -646,19 +647,16 @@ class SerialSensorBoard : public SensorOnlyBoard {
     if (session_) session_->stop();
   }
   void show(const std::string& text) override {
-    auto cmd = drivers::dgt::encode::clock_display_text(text);
-    if (session_ && cmd) session_->clock_command(std::move(*cmd));
+    if (session_) session_->clock_command(session::ClockText{text});
   }
   tl::expected<void, std::string> clock_settable() const override {
     return serial_clock_settable(board_, session_.get(), session_ != nullptr,
                                  match_.match().board(index_).last_clock_reading());
   }
-  tl::expected<void, std::string> clock_command(drivers::dgt::ClockCommand command,
+  tl::expected<void, std::string> clock_command(const session::ClockRequest& request,
                                                 BoardSource::ClockDone done) override {
     if (auto ok = clock_settable(); !ok) return ok;
-    if (!session_->clock_command(std::move(command), std::move(done)))
-      return tl::unexpected("board " + board_.id + " is offline: its clock cannot be reached");
-    return {};
+    return session_->clock_command(request, std::move(done));
   }
   void device_arrived(const std::string& device) override {
     if (!device.empty()) device_ = device;
@@ -680,8 +678,7 @@ class SerialSensorBoard : public SensorOnlyBoard {
       j["link_stats"] = link_stats_json(session_->link_stats());
       j["session_stats"] = {{"sensor_events", session_->stats().sensor_events},
                             {"board_rereads", session_->stats().board_rereads}};
-      j["rotated"] =
-          session_->board().rotated();  // as SerialSource tells it: the operator's page draws it so
+      j["rotated"] = session_->rotated();  // as SerialSource tells it: the operator's page draws it so
     }
     return j;
   }
@@ -724,7 +721,8 @@ class BusSensorBoard : public SensorOnlyBoard {
   tl::expected<void, std::string> clock_settable() const override {
     return tl::unexpected(bus_clock_refusal(board_.id));
   }
-  tl::expected<void, std::string> clock_command(drivers::dgt::ClockCommand, BoardSource::ClockDone) override {
+  tl::expected<void, std::string> clock_command(const session::ClockRequest&,
+                                                BoardSource::ClockDone) override {
     return clock_settable();
   }
   nlohmann::json info() const override { return bus_board_info(*line_, board_); }
@@ -750,9 +748,9 @@ class BoardsMatchFeed : public MatchFeed {
   tl::expected<void, std::string> clock_settable(int b) const override {
     return boards_[std::size_t(b & 1)]->clock_settable();
   }
-  tl::expected<void, std::string> clock_command(int b, drivers::dgt::ClockCommand command,
+  tl::expected<void, std::string> clock_command(int b, const session::ClockRequest& request,
                                                 BoardSource::ClockDone done) override {
-    return boards_[std::size_t(b & 1)]->clock_command(std::move(command), std::move(done));
+    return boards_[std::size_t(b & 1)]->clock_command(request, std::move(done));
   }
   void device_arrived(int b, const std::string& device) override {
     boards_[std::size_t(b & 1)]->device_arrived(device);

@@ -59,7 +59,7 @@ class MatchFeed {
   virtual tl::expected<void, std::string> clock_settable(int /*board*/) const {
     return tl::unexpected(std::string("the daemon cannot set this match board's clock"));
   }
-  virtual tl::expected<void, std::string> clock_command(int board, drivers::dgt::ClockCommand /*command*/,
+  virtual tl::expected<void, std::string> clock_command(int board, const session::ClockRequest& /*request*/,
                                                         BoardSource::ClockDone /*done*/) {
     auto ok = clock_settable(board);
     return ok ? tl::unexpected(std::string("the daemon cannot set this match board's clock")) : ok;

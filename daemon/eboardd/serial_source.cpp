@@ -82,7 +82,7 @@ nlohmann::json SerialSource::info() const {
     if (p->usb_pid) j["port"]["usb_pid"] = *p->usb_pid;
   }
   // Set up turned round (Black at the connector's side): the operator's page draws it as it stands.
-  j["rotated"] = session_->board().rotated();
+  j["rotated"] = session_->rotated();
   j["link_stats"] = link_stats_json(session_->link_stats());
   const auto& ss = session_->stats();
   j["session_stats"] = {{"sensor_events", ss.sensor_events},
@@ -121,7 +121,7 @@ tl::expected<void, std::string> serial_clock_settable(const config::BoardConfig&
                                                       const session::BoardSession* session, bool running,
                                                       const std::optional<rules::ClockReading>& reading) {
   const session::BoardProtocol* p = session::find_protocol(board.protocol);
-  if (p && !p->has_clock)
+  if (p && !p->make_clock_port)
     return tl::unexpected("board " + board.id + " is a " + std::string(p->name) +
                           " board: no clock comes through it, so the daemon cannot set one");
   if (!session || !running || !session->connected())
@@ -137,12 +137,10 @@ tl::expected<void, std::string> SerialSource::clock_settable() const {
       session_ ? session_->reconstructor().last_clock_reading() : std::optional<rules::ClockReading>{});
 }
 
-tl::expected<void, std::string> SerialSource::clock_command(drivers::dgt::ClockCommand command,
+tl::expected<void, std::string> SerialSource::clock_command(const session::ClockRequest& request,
                                                             ClockDone done) {
   if (auto ok = clock_settable(); !ok) return ok;
-  if (!session_->clock_command(std::move(command), std::move(done)))
-    return tl::unexpected("board " + board_.id + " is offline: its clock cannot be reached");
-  return {};
+  return session_->clock_command(request, std::move(done));
 }
 
 }  // namespace eboard::eboardd

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
-// A real board on a serial port: session::BoardSession (link with reconnects, DGT adapter, reconstruction
-// and its timer) reporting to the board's sink. The session's sensor tap gives the journal exactly what
-// reconstruction gets (after its hold-until-dump rule, link changes included), so a replay reproduces
-// the game; events that follow no sensor event come from the session's timer and are journaled after a
-// tick.
+// A real board on a serial port or USB: session::BoardSession (link with reconnects, the protocol's adapter,
+// reconstruction and its timer) reporting to the board's sink. The session's sensor tap gives the journal
+// exactly what reconstruction gets (after its hold-until-dump rule, link changes included), so a replay
+// reproduces the game; events that follow no sensor event come from the session's timer and are journaled
+// after a tick.
 #pragma once
 
 #include <functional>
@@ -23,7 +23,7 @@
 namespace eboard::eboardd {
 
 // Whether the clock behind a serial board can be set now, or why not (BoardSource::clock_settable), for a
-// SerialSource and a match board on a serial line alike: a protocol with a clock, the link up (`session`
+// SerialSource and a match board on a serial line alike: a protocol with a clock port, the link up (`session`
 // connected while `running`), and no report of the clock absent in its last `reading`.
 tl::expected<void, std::string> serial_clock_settable(const config::BoardConfig& board,
                                                       const session::BoardSession* session, bool running,
@@ -47,9 +47,11 @@ class SerialSource : public BoardSource {
   const rules::Reconstructor* reconstructor() const override {
     return session_ ? &session_->reconstructor() : nullptr;
   }
-  // A DGT board's clock (a DGT 3000 behind it) while the board is online and reports a clock.
+  // The clock behind the board (a DGT 3000 behind a DGT board: its protocol's clock port) while the board
+  // is online and reports a clock.
   tl::expected<void, std::string> clock_settable() const override;
-  tl::expected<void, std::string> clock_command(drivers::dgt::ClockCommand command, ClockDone done) override;
+  tl::expected<void, std::string> clock_command(const session::ClockRequest& request,
+                                                ClockDone done) override;
   // The first session continues `replayed` (the journal's reconstruction after a restart), not a fresh
   // reconstruction of the recovered game: that one would not know the clock sides, the last lever
   // reading or an adjournment, and a press made while the daemon was down would come out wrong.

@@ -8,8 +8,10 @@
 #include <utility>
 
 #include "daemon/boards/dgt_board.hpp"
+#include "daemon/boards/dgt_clock_port.hpp"
 #include "daemon/boards/snapshot_board.hpp"
 #include "daemon/session/board_emulator.hpp"
+#include "daemon/session/dgt_bus_replay.hpp"
 #include "daemon/session/emulated_board.hpp"
 #include "daemon/session/emulated_millennium.hpp"
 #include "drivers/chessnut/protocol.hpp"
@@ -32,11 +34,17 @@ class DgtDecoder final : public BoardDecoder {
   void reset_link() override { board_.reset_link(); }
   bool rotated() const override { return board_.rotated(); }
   rules::BoardSnapshot snapshot() const override { return board_.snapshot(); }
-  daemon::DgtBoard* dgt() override { return &board_; }
+  daemon::DgtBoard& board() { return board_; }
 
  private:
   daemon::DgtBoard board_;
 };
+
+// The clock behind a DGT board, its ACKs read from that board's decoder.
+std::unique_ptr<ClockPort> make_dgt_clock_port(BoardDecoder& decoder) {
+  auto* dgt = dynamic_cast<DgtDecoder*>(&decoder);
+  return dgt ? std::make_unique<daemon::DgtClockPort>(dgt->board()) : nullptr;
+}
 
 template <class Board>
 class SnapshotDecoder final : public BoardDecoder {
@@ -170,11 +178,13 @@ const std::array<BoardProtocol, 3> PROTOCOLS{{
         .board_request = dgt::encode::send_board,
         .leds = nullptr,
         .make_decoder = []() -> std::unique_ptr<BoardDecoder> { return std::make_unique<DgtDecoder>(); },
+        .make_clock_port = make_dgt_clock_port,
         .usb_vendor = 0,
         .usb_product = nullptr,
         .usb_serial_ids = DGT_USB,
         .usb_descriptor_mark = "DGT",
         .bus_dialect = "dgt-bus",
+        .replay_bus = replay_dgt_bus_capture,
         .emulator = &DGT_EMULATOR,
     },
     // Its connect conversation (settings written and read back, then S) is the adapter's: no init commands.
@@ -190,11 +200,13 @@ const std::array<BoardProtocol, 3> PROTOCOLS{{
         .make_decoder = []() -> std::unique_ptr<BoardDecoder> {
           return std::make_unique<MillenniumDecoder>();
         },
+        .make_clock_port = nullptr,
         .usb_vendor = 0,
         .usb_product = nullptr,
         .usb_serial_ids = {},
         .usb_descriptor_mark = {},
         .bus_dialect = {},
+        .replay_bus = nullptr,
         .emulator = &MILLENNIUM_EMULATOR,
     },
     // A USB HID device: no pty can play it, so `eboardctl sim` has no emulator for it.
@@ -210,11 +222,13 @@ const std::array<BoardProtocol, 3> PROTOCOLS{{
         .make_decoder = []() -> std::unique_ptr<BoardDecoder> {
           return std::make_unique<SnapshotDecoder<daemon::ChessnutBoard>>();
         },
+        .make_clock_port = nullptr,
         .usb_vendor = chessnut::VENDOR_ID,
         .usb_product = [](std::uint16_t product) { return chessnut::is_board_product(product); },
         .usb_serial_ids = {},
         .usb_descriptor_mark = {},
         .bus_dialect = {},
+        .replay_bus = nullptr,
         .emulator = nullptr,
     },
 }};

@@ -3,7 +3,8 @@
 // The board protocols the session can drive, one row each (gpsd's driver table is the model): how the line
 // is opened, what is sent on every connect, how to ask for the whole board, what the board's bytes mean
 // as sensor events, and which commands the board takes (a clock behind it, LEDs). A new board protocol is
-// a row here, its adapter (daemon/boards/) and its frames (drivers/<make>/); BoardSession names none.
+// a row here, its adapter (daemon/boards/), its clock port if the host can command its clock, and its frames
+// (drivers/<make>/); BoardSession names none.
 #pragma once
 
 #include <cstdint>
@@ -14,14 +15,22 @@
 #include <string_view>
 #include <vector>
 
+#include <tl/expected.hpp>
+
 #include "daemon/io/serial_port.hpp"
+#include "daemon/session/clock_port.hpp"
 #include "rules/sensor.hpp"
 
-namespace eboard::daemon {
-class DgtBoard;
+namespace eboard::drivers {
+struct Capture;
+}
+namespace eboard::rules {
+struct ReconstructConfig;
 }
 
 namespace eboard::session {
+
+struct ReplayResult;
 
 // One board's bytes as sensor events (squares in game orientation): the protocol's adapter.
 class BoardDecoder {
@@ -35,9 +44,6 @@ class BoardDecoder {
   [[nodiscard]] virtual bool rotated() const { return false; }
   // The whole board as last known, in game orientation.
   [[nodiscard]] virtual rules::BoardSnapshot snapshot() const = 0;
-  // A DGT board: its messages (clock ACKs, serial numbers) are the session's business too.
-  virtual daemon::DgtBoard* dgt() { return nullptr; }
-
   // A protocol that keeps a conversation with its board (Millennium: settings written and read back at
   // connect, the squares asked again after a silence) says so through these; the default has none.
   // The line is open (after reset_link() and the row's init commands).
@@ -77,8 +83,9 @@ struct BoardProtocol {
   std::string_view description;
   Transport transport = Transport::serial;
   io::LineSettings line;
-  // Whether a clock reaches the host through this protocol (a DGT clock through the board). Without one,
-  // reconstruction completes a move when the board has rested on it (ReconstructConfig::complete_after_ms).
+  // Whether a clock reaches the host through this protocol (a DGT clock through the board): its readings
+  // come as sensor events. Without one, reconstruction completes a move when the board has rested on it
+  // (ReconstructConfig::complete_after_ms).
   bool has_clock = false;
   // Sent on every (re)connect (null: nothing fixed; the adapter's connected() may have its own); the session
   // then holds square events until a whole-board snapshot is in.
@@ -88,6 +95,10 @@ struct BoardProtocol {
   // The squares to light (bit n = square n, a1 = 0); null: no LEDs.
   std::vector<std::uint8_t> (*leds)(std::uint64_t squares) = nullptr;
   std::unique_ptr<BoardDecoder> (*make_decoder)() = nullptr;
+  // The clock's commands (clock_port.hpp: text, times, beep, and their answers), given the decoder this
+  // row made for the same board (the answers arrive in its bytes); null: the host cannot command the
+  // clock, and clock commands are refused.
+  std::unique_ptr<ClockPort> (*make_clock_port)(BoardDecoder& decoder) = nullptr;
   // A USB HID board: the ids that name it (hotplug, and the device to open when none is configured).
   std::uint16_t usb_vendor = 0;
   bool (*usb_product)(std::uint16_t product_id) = nullptr;
@@ -97,6 +108,10 @@ struct BoardProtocol {
   // A make whose boards can share one line ([[bus]], DGT's bus mode): the name of such a board's
   // captures (`dgt-bus`, with its `bus-address`), which replay through the bus line's own feed; empty: none.
   std::string_view bus_dialect;
+  // Such a board's capture replayed through the bus line's per-board feed, as the line runs it live
+  // (`eboardctl replay`, replay.hpp); null without a bus dialect.
+  tl::expected<ReplayResult, std::string> (*replay_bus)(const drivers::Capture& capture,
+                                                        rules::ReconstructConfig cfg) = nullptr;
   // The make's emulated board (board_emulator.hpp: `eboardctl sim`); null: none yet.
   const BoardEmulator* emulator = nullptr;
 };

@@ -82,22 +82,18 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
         timer(io),
         protocol(protocol_of(config.protocol)),
         decoder(protocol->make_decoder()),
+        clock_port(protocol->make_clock_port ? protocol->make_clock_port(*decoder) : nullptr),
         gate(config.dump_wait_ms),
         reconstructor(take_reconstructor(config)) {
     if (!config.clock) config.clock = system_unix_ms;
     if (!(config.clock_rate > 0)) config.clock_rate = 1.0;
     config.link.line = protocol->line;
-    if (daemon::DgtBoard* dgt = decoder->dgt()) {
-      dgt->on_message = [this](const drivers::dgt::Message& m) {
-        if (const auto* ack = std::get_if<drivers::dgt::ClockAck>(&m)) on_clock_ack(*ack);
-        if (handlers.on_message) handlers.on_message(m);
-      };
-    }
+    if (clock_port) clock_port->on_answer = [this] { on_clock_answer(); };
   }
 
   static const BoardProtocol* protocol_of(const std::string& name) {
     const BoardProtocol* p = find_protocol(name);
-    return p ? p : find_protocol("dgt");
+    return p ? p : &board_protocols().front();
   }
 
   BoardSessionConfig config;
@@ -106,9 +102,9 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   std::unique_ptr<BoardLink> link;
   const BoardProtocol* protocol;
   std::unique_ptr<BoardDecoder> decoder;
-  LinkGate gate;  // after a connect, until the board dump is in
+  std::unique_ptr<ClockPort> clock_port;  // null: the protocol's clock cannot be commanded
+  LinkGate gate;                          // after a connect, until the board dump is in
   rules::Reconstructor reconstructor;
-  drivers::dgt::ClockQueue clock_queue;
   std::map<std::uint64_t, BoardSession::ClockDone> clock_waiting;  // ticket -> who waits for its answer
   BoardSessionStats stats;
   std::int64_t last_t = 0;
@@ -169,29 +165,29 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     return ok;
   }
 
-  void on_clock_ack(const drivers::dgt::ClockAck& ack) {
-    clock_queue.on_ack(ack, now());
+  void on_clock_answer() {
+    clock_port->settle(now());
     pump_clock();  // the next command may go now
   }
 
-  // Sends what the clock queue has due, once the board has been re-read after a connect; logs failures.
+  // Sends what the clock port has due, once the board has been re-read after a connect; logs failures.
   void pump_clock() {
-    if (!protocol->has_clock) return;
+    if (!clock_port) return;
     if (!running || gate.holding() || !link || link->state() != io::LinkState::connected) return;
-    while (auto bytes = clock_queue.next_to_send(now())) {
+    while (auto bytes = clock_port->next_to_send(now())) {
       if (auto ok = send(std::move(*bytes)); !ok) break;
-      if (clock_queue.waiting_for_ack()) break;
+      if (clock_port->waiting_for_answer()) break;
     }
-    for (const auto& r : clock_queue.take_results()) {
+    for (const ClockResult& r : clock_port->take_results()) {
       if (auto w = clock_waiting.find(r.ticket); w != clock_waiting.end()) {
         BoardSession::ClockDone done = std::move(w->second);
         clock_waiting.erase(w);
         done(r);
       }
-      if (r.status == drivers::dgt::ClockCommandStatus::Acknowledged) continue;
+      if (r.status == ClockAnswer::Acknowledged) continue;
       ++stats.clock_commands_failed;
-      log(LogLevel::warning, std::string("clock command 0x") + hex(r.sub) +
-                                 (r.status == drivers::dgt::ClockCommandStatus::Rejected
+      log(LogLevel::warning, "clock command " + r.command +
+                                 (r.status == ClockAnswer::Rejected
                                       ? " rejected by the clock"
                                       : " not acknowledged after " + std::to_string(r.attempts) + " sends"));
     }
@@ -202,19 +198,13 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     auto waiting = std::move(clock_waiting);
     clock_waiting.clear();
     for (auto& [ticket, done] : waiting) {
-      drivers::dgt::ClockCommandResult r;
+      ClockResult r;
       r.ticket = ticket;
-      r.status = drivers::dgt::ClockCommandStatus::TimedOut;
+      r.status = ClockAnswer::TimedOut;
       r.attempts = 0;
       r.at_ms = t;
       done(r);
     }
-  }
-
-  static std::string hex(std::uint8_t v) {
-    char buf[4];
-    std::snprintf(buf, sizeof buf, "%02x", static_cast<unsigned>(v));
-    return buf;
   }
 
   void on_connected() {
@@ -239,7 +229,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
       handlers.on_link(t, true, "connected on " + (info ? info->name : config.link.device));
     }
     deliver_all(gate.connected(t));
-    clock_queue.clear();
+    if (clock_port) clock_port->clear();
     drop_clock_waiting(t);
     if (protocol->init_commands) {
       if (auto ok = send(protocol->init_commands()); !ok) {
@@ -327,8 +317,8 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     if (link && link->state() == io::LinkState::connected)
       if (auto d = decoder->next_deadline()) deadline = std::min(deadline, *d);
     const bool can_send = !gate.holding() && link && link->state() == io::LinkState::connected;
-    if (auto c = clock_queue.next_deadline(); c && can_send)
-      deadline = std::min(deadline, *c == drivers::dgt::ClockQueue::kDueNow ? now() : *c);
+    if (clock_port && can_send)
+      if (auto c = clock_port->next_deadline(now())) deadline = std::min(deadline, *c);
     if (deadline == armed) return;
     const auto gen = ++timer_generation;
     armed = deadline;
@@ -390,26 +380,35 @@ tl::expected<void, io::IoError> BoardSession::send(std::vector<std::uint8_t> byt
 void BoardSession::reconnect_now(const std::string& device) { impl_->link->reconnect_now(device); }
 const std::string& BoardSession::device() const { return impl_->link->device(); }
 
-void BoardSession::clock_command(drivers::dgt::ClockCommand command) {
-  ++impl_->stats.clock_commands;
-  if (!impl_->protocol->has_clock) {
+void BoardSession::clock_command(const ClockRequest& request) {
+  if (!impl_->clock_port) {
+    ++impl_->stats.clock_commands;
     ++impl_->stats.clock_commands_failed;
     return;
   }
-  impl_->clock_queue.enqueue(std::move(command));
+  if (!impl_->clock_port->enqueue(request)) return;
+  ++impl_->stats.clock_commands;
   impl_->pump_clock();
   impl_->reschedule();
 }
 
-bool BoardSession::clock_command(drivers::dgt::ClockCommand command, ClockDone done) {
-  if (!impl_->protocol->has_clock || !impl_->running || !connected()) return false;
+tl::expected<void, std::string> BoardSession::clock_command(const ClockRequest& request, ClockDone done) {
+  const std::string& id = impl_->config.board_id;
+  if (!impl_->clock_port)
+    return tl::unexpected("board " + id + " is a " + std::string(impl_->protocol->name) +
+                          " board: no clock comes through it, so the daemon cannot set one");
+  if (!impl_->running || !connected())
+    return tl::unexpected("board " + id + " is offline: its clock cannot be reached");
+  auto ticket = impl_->clock_port->enqueue(request);
+  if (!ticket) return tl::unexpected("board " + id + "'s clock cannot take this: " + ticket.error());
   ++impl_->stats.clock_commands;
-  const std::uint64_t ticket = impl_->clock_queue.enqueue(std::move(command));
-  if (done) impl_->clock_waiting.emplace(ticket, std::move(done));
+  if (done) impl_->clock_waiting.emplace(*ticket, std::move(done));
   impl_->pump_clock();
   impl_->reschedule();
-  return true;
+  return {};
 }
+
+bool BoardSession::has_clock_port() const { return impl_->clock_port != nullptr; }
 
 std::int64_t BoardSession::now_ms() const { return impl_->now(); }
 bool BoardSession::connected() const { return impl_->link->state() == io::LinkState::connected; }
@@ -428,11 +427,6 @@ void BoardSession::change_reconstructor(const std::function<void(rules::Reconstr
   change(impl_->reconstructor);
   impl_->reschedule();
 }
-const daemon::DgtBoard& BoardSession::board() const {
-  static const daemon::DgtBoard idle;
-  const daemon::DgtBoard* dgt = impl_->decoder->dgt();
-  return dgt ? *dgt : idle;
-}
 const BoardProtocol& BoardSession::protocol() const { return *impl_->protocol; }
 bool BoardSession::rotated() const { return impl_->decoder->rotated(); }
 
@@ -441,7 +435,5 @@ bool BoardSession::leds(std::uint64_t squares) {
   return impl_->send(impl_->protocol->leds(squares)).has_value();
 }
 const std::string& BoardSession::board_id() const { return impl_->config.board_id; }
-
-std::vector<std::uint8_t> BoardSession::init_commands() { return find_protocol("dgt")->init_commands(); }
 
 }  // namespace eboard::session

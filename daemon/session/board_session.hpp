@@ -29,13 +29,11 @@
 #include <boost/asio/io_context.hpp>
 #include <tl/expected.hpp>
 
-#include "daemon/boards/dgt_board.hpp"
 #include "daemon/io/serial_link.hpp"
 #include "daemon/io/usb_hid.hpp"
 #include "daemon/session/board_protocol.hpp"
+#include "daemon/session/clock_port.hpp"
 #include "drivers/capture.hpp"
-#include "drivers/dgt/clock_queue.hpp"
-#include "drivers/dgt/messages.hpp"
 #include "rules/reconstruct.hpp"
 
 namespace eboard::session {
@@ -43,8 +41,8 @@ namespace eboard::session {
 struct BoardSessionConfig {
   std::string board_id = "A";
   // The board's protocol (session::find_protocol): "dgt", "millennium", "chessnut". It sets the line
-  // settings of `link`; an unknown name is taken as "dgt".
-  std::string protocol = "dgt";
+  // settings of `link`; empty or unknown: the table's first row (board_protocols()). Name it.
+  std::string protocol;
   // Device path and backoff (its line settings are the protocol's). For a USB HID board (Chessnut) the
   // device is "BUS:ADDRESS", the USB serial number, or empty for the first board with the protocol's ids.
   io::LinkConfig link;
@@ -83,9 +81,6 @@ struct BoardSessionHandlers {
   // Every sensor event exactly as reconstruction gets it (after the hold-until-dump rule above, link
   // changes included), just before it does: for a journal that must replay to the same game.
   std::function<void(const rules::SensorEvent&)> on_sensor;
-  // Every decoded message (clock ACKs, serial numbers ...), as it is decoded: before reconstruction sees
-  // the sensor events of the same chunk of bytes.
-  std::function<void(const drivers::dgt::Message&)> on_message;
   // Connection news worth a log line: connected (and how: e.g. the pty fallback), lost, waiting.
   std::function<void(LogLevel, const std::string&)> on_log;
   // The link as the arbiter should know it: `online` on every connect, offline on every loss and on the
@@ -104,7 +99,7 @@ struct BoardSessionStats {
   std::uint64_t dump_timeouts = 0;
   std::uint64_t board_rereads = 0;          // dumps asked for mid-game: a press the board showed no move for
   std::uint64_t clock_commands = 0;         // queued by clock_command()
-  std::uint64_t clock_commands_failed = 0;  // rejected by the clock, or no ACK after the retries
+  std::uint64_t clock_commands_failed = 0;  // refused (no clock port), rejected by the clock, or unanswered
 };
 
 class BoardSession {
@@ -120,16 +115,20 @@ class BoardSession {
   void stop();
   // Writes bytes to the board (tapped as ToBoard). Fails while disconnected.
   tl::expected<void, io::IoError> send(std::vector<std::uint8_t> bytes);
-  // Queues a command for the clock behind the board (DGT 3000 text, beep ...): sent once connected and the
-  // board re-read, one at a time, each waiting for the clock's ACK and resent when none comes
-  // (drivers::dgt::ClockQueue). A reconnect drops what is still queued: the display shows current news.
-  // A board without a clock (Millennium, Chessnut) counts it as failed.
-  void clock_command(drivers::dgt::ClockCommand command);
+  // Queues a request for the clock behind the board (a text, the times, a beep) through the protocol's
+  // clock port (clock_port.hpp): sent once connected and the board re-read, one at a time, each waiting
+  // for the clock's answer and resent when none comes, as the port's make does it. A reconnect drops what
+  // is still queued: the display shows current news. A board without a clock port (Millennium, Chessnut)
+  // counts it as failed; one its clock cannot do (a text too long) is dropped uncounted.
+  void clock_command(const ClockRequest& request);
   // The same, with `done` called (on the loop) once the clock has answered it: Acknowledged, Rejected, or
-  // TimedOut after the queue's resends; also TimedOut with 0 attempts when a reconnect dropped it. Refused
-  // at once (done not called, false) while the board is offline or has no clock.
-  using ClockDone = std::function<void(const drivers::dgt::ClockCommandResult&)>;
-  bool clock_command(drivers::dgt::ClockCommand command, ClockDone done);
+  // TimedOut after the port's resends; also TimedOut with 0 attempts when a reconnect dropped it. Refused
+  // at once (done not called), with the reason for the arbiter, when the board has no clock port, is
+  // offline, or its clock cannot do the request.
+  using ClockDone = std::function<void(const ClockResult&)>;
+  tl::expected<void, std::string> clock_command(const ClockRequest& request, ClockDone done);
+  // Whether the board's protocol has a clock port: clock commands can reach its clock.
+  [[nodiscard]] bool has_clock_port() const;
   // Lights these squares (bit n = square n, a1 = 0; 0: all off) on a board that has LEDs. Fails while
   // disconnected; false when the board has none.
   bool leds(std::uint64_t squares);
@@ -149,15 +148,10 @@ class BoardSession {
   // is re-armed for its new deadlines. Events `change` gets are the caller's to deliver, not on_event's.
   void change_reconstructor(const std::function<void(rules::Reconstructor&)>& change);
   [[nodiscard]] const rules::Game& game() const;
-  // The DGT adapter of a DGT board; for a board of another protocol an idle one (never fed).
-  [[nodiscard]] const daemon::DgtBoard& board() const;
   [[nodiscard]] const BoardProtocol& protocol() const;
   // The board is set up turned round (as its protocol can tell).
   [[nodiscard]] bool rotated() const;
   [[nodiscard]] const std::string& board_id() const;
-
-  // The commands sent on every connect to a DGT board: UPDATE_NICE, SEND_BRD, SEND_CLK.
-  [[nodiscard]] static std::vector<std::uint8_t> init_commands();
 
  private:
   struct Impl;

@@ -64,7 +64,7 @@ class BusSession {
   void stop();  // closes the line, cancels every timer; no callback after this
 
   // The board at `address` runs `config`'s reconstruction here and reports to `handlers` (on_event,
-  // on_sensor, on_log, on_link, on_wire; on_message is not called) until detach(). Polled from now
+  // on_sensor, on_log, on_link, on_wire) until detach(). Polled from now
   // on if it was not; read whole (dump, clock) before its changes are delivered again.
   void attach(std::uint16_t address, BusBoardConfig config, BoardSessionHandlers handlers);
   void detach(std::uint16_t address);

@@ -4,13 +4,10 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <memory>
 
 #include "daemon/session/board_protocol.hpp"
-#include "daemon/session/bus_board_feed.hpp"
 #include "daemon/session/link_gate.hpp"
-#include "drivers/dgt/protocol.hpp"
 
 namespace eboard::session {
 
@@ -60,90 +57,10 @@ class CaptureFeed {
 // The capture's row; `bus`: a board of a bus line (the row's bus dialect) is allowed.
 tl::expected<CaptureProtocol, std::string> protocol_of(const drivers::Capture& capture, bool bus) {
   const auto p = find_capture_protocol(capture.info.protocol);
-  if (!p || !p->row->make_decoder || (p->bus && !bus))
+  if (!p || !p->row->make_decoder || (p->bus && (!bus || !p->row->replay_bus)))
     return tl::unexpected("protocol '" + capture.info.protocol + "' cannot be replayed (replay knows " +
                           (bus ? capture_protocol_names() : protocol_names()) + ")");
   return *p;
-}
-
-tl::expected<std::uint16_t, std::string> bus_address_of(const drivers::Capture& capture) {
-  for (const auto& h : capture.info.other_headers) {
-    if (h.key != drivers::kBusAddressHeader) continue;
-    int address = 0;
-    const char* end = h.value.data() + h.value.size();
-    auto [ptr, err] = std::from_chars(h.value.data(), end, address);
-    if (err != std::errc() || ptr != end || address < 1 || address > drivers::dgt::bus::kMaxAddress)
-      return tl::unexpected("bus-address '" + h.value + "' is not a bus address (1.." +
-                            std::to_string(drivers::dgt::bus::kMaxAddress) + ")");
-    return static_cast<std::uint16_t>(address);
-  }
-  return tl::unexpected(std::string("a dgt-bus capture needs a 'bus-address' header"));
-}
-
-// One board of a DGT bus line: its frames through the bus decoder and its BusBoardFeed, the code the
-// line's session runs live (bus_session.cpp), and the board's reconstruction advanced as the session's
-// timer does it: when the feed is due, to the board's last reply. The host's commands tell which
-// question a changes reply answers (REPEAT_CHANGES: maybe one delivered already); what they asked for
-// is in the capture already, so the feed's own wishes (a dump, a re-read) are not acted on. A return
-// is the board's first answer after `! offline`, as live; `! online` records add nothing.
-tl::expected<ReplayResult, std::string> replay_bus_capture(const drivers::Capture& capture,
-                                                           ReconstructConfig cfg) {
-  namespace dgt = drivers::dgt;
-  auto address = bus_address_of(capture);
-  if (!address) return tl::unexpected(address.error());
-  std::vector<Event> events;
-  BoardSessionHandlers handlers;
-  handlers.on_event = [&](const Event& e) { events.push_back(e); };
-  BusBoardConfig board;
-  board.board_id = cfg.board_id;
-  board.rules = std::move(cfg);
-  BusBoardFeed feed(*address, "address " + std::to_string(*address) + " in the capture");
-  feed.attach(std::move(board), std::move(handlers));
-  dgt::BusDecoder decoder;
-  std::vector<std::uint8_t> command;  // the host's bytes, cut into 4-byte commands
-  std::uint8_t pending = 0;           // the last command to the board not answered yet (0: none)
-  const auto settle = [&] {
-    // As the session's timer: a deadline the last reply reached is taken, then the next, if it did too.
-    for (std::optional<std::int64_t> due = feed.due(), last; due && due != last; due = feed.due()) {
-      last = due;
-      feed.advance();
-    }
-  };
-  std::vector<dgt::BusFrame> frames;
-  for (const auto& record : capture.records) {
-    if (record.link) {
-      if (!*record.link) feed.lost(record.t_ms, "offline in the capture");
-      continue;
-    }
-    if (record.direction == drivers::Direction::ToBoard) {
-      for (std::uint8_t byte : record.bytes) {
-        command.push_back(byte);
-        if (command.size() < dgt::bus::kCommandSize) continue;
-        const dgt::BusCommandBytes c{command[0], command[1], command[2], command[3]};
-        if (dgt::bus_command_address(c) == *address) pending = c[0];
-        command.clear();
-      }
-      continue;
-    }
-    frames.clear();
-    decoder.feed(record.bytes, frames);
-    for (const dgt::BusFrame& f : frames) {
-      const auto* reply = std::get_if<dgt::BusReply>(&f);
-      if (!reply || reply->address != *address) continue;
-      const std::uint8_t asked = std::exchange(pending, std::uint8_t{0});
-      if (reply->id == dgt::bus::kReplyChanges || reply->id == dgt::bus::kReplyFromStart) {
-        const dgt::BusChangesKind kind = reply->id == dgt::bus::kReplyFromStart
-                                             ? dgt::BusChangesKind::FromStart
-                                         : asked == dgt::bus::kRepeatChanges ? dgt::BusChangesKind::Repeated
-                                                                             : dgt::BusChangesKind::New;
-        feed.changes(record.t_ms, kind, dgt::parse_eeprom_records(reply->data));
-      } else {
-        feed.reply(record.t_ms, *reply);
-      }
-      settle();
-    }
-  }
-  return ReplayResult{std::move(events), feed.reconstructor().game()};
 }
 
 void append(std::vector<Event>& events, std::vector<Event>&& more) {
@@ -157,7 +74,7 @@ tl::expected<ReplayResult, std::string> replay_capture(const drivers::Capture& c
   if (!capture.info.board.empty()) cfg.board_id = capture.info.board;
   auto protocol = protocol_of(capture, true);
   if (!protocol) return tl::unexpected(protocol.error());
-  if (protocol->bus) return replay_bus_capture(capture, std::move(cfg));
+  if (protocol->bus) return protocol->row->replay_bus(capture, std::move(cfg));
   const BoardProtocol& row = *protocol->row;
   if (!row.has_clock && cfg.complete_after_ms == 0) cfg.complete_after_ms = kClocklessSettleMs;
   const std::int64_t settle = std::max(cfg.settle_ms, cfg.complete_after_ms);

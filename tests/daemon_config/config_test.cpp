@@ -859,6 +859,27 @@ TEST(Config, EveryProtocolRowIsABoardTheConfigurationTakes) {
                "supported: " + session::protocol_names());
 }
 
+// The shipped file's comment on a board's `protocol` names every make the rows know, and "none"; a row
+// added without telling the file's reader fails here.
+TEST(Config, TheShippedFilesProtocolCommentNamesEveryRow) {
+  std::ifstream in(std::filesystem::path(EBOARD_TEST_DATA).parent_path().parent_path() / "config" /
+                   "eboardd.toml");
+  std::string line, comment;
+  bool in_comment = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("# protocol = \"dgt\"  ", 0) == 0 && comment.empty()) {
+      in_comment = true;
+    } else if (in_comment && line.rfind("#                                # ", 0) != 0) {
+      break;
+    }
+    if (in_comment) comment += line.substr(line.find(" # ", 2) + 3) + " ";
+  }
+  ASSERT_FALSE(comment.empty()) << "no commented protocol = \"dgt\" key with its explanation";
+  for (const auto& row : session::board_protocols())
+    EXPECT_NE(comment.find(std::string(row.name) + ":"), std::string::npos) << row.name << " in: " << comment;
+  EXPECT_NE(comment.find("none:"), std::string::npos) << comment;
+}
+
 // A board without wood (issue 27): declared with protocol = "none", never by a port left out.
 TEST(Config, BoardWithoutWood) {
   Config c = parse_ok(BOARD_A + "[[board]]\nid = \"7\"\nprotocol = \"none\"\nrules = \"fide-rapid\"\n");

@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -50,6 +51,10 @@ using namespace std::chrono_literals;
 #if EBOARD_SESSION_UMOCKDEV
 using io::testing::MockSerialDevice;
 #endif
+
+// What the host sends a DGT board on every connect (DGT's protocol description): UPDATE_NICE (0x4B), then
+// SEND_BRD (0x42) for the whole board and SEND_CLK (0x41) for one clock reading.
+std::vector<std::uint8_t> dgt_init_commands() { return {0x4B, 0x42, 0x41}; }
 
 constexpr std::int64_t kUnixBase = 1'750'000'000'000;  // the session's clock: this + the script's time
 constexpr double kSpeed = 10;                          // the game runs ten times faster than real time
@@ -154,6 +159,7 @@ TEST_P(EndToEnd, ReconstructsACorpusGameMoveForMoveAcrossAnUnplug) {
 
   // The daemon's side.
   BoardSessionConfig cfg;
+  cfg.protocol = "dgt";
   cfg.board_id = "A";
   cfg.link.device = *path;
   cfg.link.backoff.initial = 10ms;  // real time: 100 ms on the game's clock
@@ -226,7 +232,7 @@ TEST_P(EndToEnd, ReconstructsACorpusGameMoveForMoveAcrossAnUnplug) {
   EXPECT_EQ(session.stats().disconnects, 1u);
   EXPECT_EQ(player.stats().attaches, 2u);
   // The host re-initialised the board after the replug: update-nice, dump, clock, on each connection.
-  const auto init = BoardSession::init_commands();
+  const auto init = dgt_init_commands();
   int inits = 0;
   for (const auto& b : host_bursts) inits += b == init ? 1 : 0;
   EXPECT_EQ(inits, 2);
@@ -269,8 +275,9 @@ class SessionOnAPty : public ::testing::Test {
     master_.reset();
     if (pty_.master_fd >= 0) ::close(pty_.master_fd);
   }
-  void start(std::int64_t dump_wait_ms) {
+  void start(std::int64_t dump_wait_ms, const std::string& protocol = "dgt") {
     BoardSessionConfig cfg;
+    cfg.protocol = protocol;
     cfg.link.device = pty_.slave_path;
     cfg.dump_wait_ms = dump_wait_ms;
     BoardSessionHandlers h;
@@ -281,8 +288,9 @@ class SessionOnAPty : public ::testing::Test {
     session_ = std::make_unique<BoardSession>(io_, cfg, h);
     session_->start();
     master_ = std::make_unique<io::test::MasterEnd>(io_, pty_.master_fd);
+    if (protocol != "dgt") return;
     ASSERT_TRUE(io::test::run_until(io_, [&] { return master_->received().size() >= 3; }));
-    EXPECT_EQ(master_->received(), BoardSession::init_commands());
+    EXPECT_EQ(master_->received(), dgt_init_commands());
   }
 
   boost::asio::io_context io_;
@@ -349,16 +357,16 @@ TEST_F(SessionOnAPty, ClockCommandsWaitForTheDumpAndGoOneAckAtATime) {
   start(3000);
   const auto first = *encode::clock_display_text("Q R2 P3");
   const auto second = *encode::clock_display_text("EMPTY");
-  session_->clock_command(first);
-  session_->clock_command(second);
-  const std::size_t init = BoardSession::init_commands().size();
+  session_->clock_command(ClockText{"Q R2 P3"});
+  session_->clock_command(ClockText{"EMPTY"});
+  const std::size_t init = dgt_init_commands().size();
   io_.run_for(50ms);
   EXPECT_EQ(master_->received().size(), init);  // the board is not re-read yet: nothing for the clock
   master_->write(start_dump_bytes());
   ASSERT_TRUE(
       io::test::run_until(io_, [&] { return master_->received().size() >= init + first.bytes.size(); }));
   io_.run_for(50ms);
-  std::vector<std::uint8_t> expected = BoardSession::init_commands();
+  std::vector<std::uint8_t> expected = dgt_init_commands();
   expected.insert(expected.end(), first.bytes.begin(), first.bytes.end());
   EXPECT_EQ(master_->received(), expected);  // the second waits for the first one's ACK
   drivers::dgt::ClockAck ack;
@@ -381,13 +389,15 @@ TEST_F(SessionOnAPty, AClockCommandsSenderIsToldTheClocksAnswer) {
   ASSERT_TRUE(io::test::run_until(io_, [&] { return session_->connected(); }));
   master_->write(start_dump_bytes());
   ASSERT_TRUE(io::test::run_until(io_, [&] { return session_->stats().sensor_events >= 2; }));
+  const ClockTimes times{5400000, 2710000, std::nullopt};  // 1:30:00 and 0:45:10, the clock standing
   encode::SetAndRun set;
   set.left_ms = 5400000;
   set.right_ms = 2710000;
   set.pause = true;
+  set.toggle_on_lever = true;  // the players' presses go on switching the clock
   const auto command = *encode::clock_set_and_run(set);
-  std::vector<drivers::dgt::ClockCommandResult> answers;
-  ASSERT_TRUE(session_->clock_command(command, [&](const auto& r) { answers.push_back(r); }));
+  std::vector<ClockResult> answers;
+  ASSERT_TRUE(session_->clock_command(times, [&](const auto& r) { answers.push_back(r); }));
   ASSERT_TRUE(io::test::run_until(io_, [&] {
     const auto& got = master_->received();
     return std::search(got.begin(), got.end(), command.bytes.begin(), command.bytes.end()) != got.end();
@@ -396,18 +406,55 @@ TEST_F(SessionOnAPty, AClockCommandsSenderIsToldTheClocksAnswer) {
   refused.ack = {0x40, command.sub, 0, 0};
   master_->write(drivers::dgt::board_message::clock_ack(refused));
   ASSERT_TRUE(io::test::run_until(io_, [&] { return answers.size() == 1; }));
-  EXPECT_EQ(answers[0].status, drivers::dgt::ClockCommandStatus::Rejected);
-  EXPECT_EQ(answers[0].sub, command.sub);
+  EXPECT_EQ(answers[0].status, ClockAnswer::Rejected);
+  char sub[8];
+  std::snprintf(sub, sizeof sub, "0x%02x", unsigned(command.sub));
+  EXPECT_EQ(answers[0].command, sub);
 
-  ASSERT_TRUE(session_->clock_command(command, [&](const auto& r) { answers.push_back(r); }));
+  ASSERT_TRUE(session_->clock_command(times, [&](const auto& r) { answers.push_back(r); }));
   io_.run_for(1100ms);  // past the window in which the same ACK again is taken as a repeat
   drivers::dgt::ClockAck ok;
   ok.ack = {0x10, command.sub, 0, 0};
   master_->write(drivers::dgt::board_message::clock_ack(ok));
   ASSERT_TRUE(io::test::run_until(io_, [&] { return answers.size() == 2; }));
-  EXPECT_EQ(answers[1].status, drivers::dgt::ClockCommandStatus::Acknowledged);
+  EXPECT_EQ(answers[1].status, ClockAnswer::Acknowledged);
   io_.run_for(50ms);
   EXPECT_EQ(answers.size(), 2u);  // each told once
+}
+
+// A make without a clock port (a Millennium board: no clock comes through it) refuses clock commands at
+// once, saying why, with the board online; nothing for a clock goes on its line.
+TEST_F(SessionOnAPty, AMakeWithoutAClockPortRefusesClockCommands) {
+  start(3000, "millennium");
+  ASSERT_TRUE(io::test::run_until(io_, [&] { return session_->connected(); }));
+  EXPECT_FALSE(session_->has_clock_port());
+  io_.run_for(50ms);
+  const std::size_t before = master_->received().size();
+  bool told = false;
+  const auto refused = session_->clock_command(ClockTimes{60000, 60000, rules::ClockSide::Left},
+                                               [&](const auto&) { told = true; });
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error(),
+            "board A is a millennium board: no clock comes through it, so the daemon cannot set one");
+  session_->clock_command(ClockText{"HELLO"});  // the same, unanswered: counted as failed
+  io_.run_for(50ms);
+  EXPECT_FALSE(told);
+  EXPECT_EQ(session_->stats().clock_commands, 1u);
+  EXPECT_EQ(session_->stats().clock_commands_failed, 1u);
+  // Whatever the Millennium adapter polls after connecting, no clock command (DGT's 0x2B) is among it.
+  const auto& got = master_->received();
+  EXPECT_EQ(std::count(got.begin() + std::ptrdiff_t(before), got.end(), std::uint8_t{0x2B}), 0);
+}
+
+// A request the clock cannot show is refused with the clock's reason, and nothing is queued.
+TEST_F(SessionOnAPty, ARequestTheClockCannotTakeIsRefused) {
+  start(3000);
+  ASSERT_TRUE(io::test::run_until(io_, [&] { return session_->connected(); }));
+  EXPECT_TRUE(session_->has_clock_port());
+  const auto refused = session_->clock_command(ClockText{"NINE CHRS"}, [](const auto&) {});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("board A's clock cannot take this"), std::string::npos) << refused.error();
+  EXPECT_EQ(session_->stats().clock_commands, 0u);
 }
 
 // A field update lost on the wire (Black's pawn set down on e5): the press finds e7 lifted and nothing
@@ -417,6 +464,7 @@ TEST_F(SessionOnAPty, APressWithNoMoveOnTheBoardAsksForADumpThatCompletesIt) {
   std::vector<rules::Event> events;
   {
     BoardSessionConfig cfg;
+    cfg.protocol = "dgt";
     cfg.link.device = pty_.slave_path;
     cfg.rules.reread_board = true;
     BoardSessionHandlers h;
@@ -476,6 +524,7 @@ TEST_F(SessionOnAPty, ASensorOnlySessionAsksForADumpWhenTheMatchWantsOne) {
   std::optional<std::int64_t> wanted;
   {
     BoardSessionConfig cfg;
+    cfg.protocol = "dgt";
     cfg.link.device = pty_.slave_path;
     cfg.sensor_only = true;
     cfg.read_wanted = [&] { return wanted; };

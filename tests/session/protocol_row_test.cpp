@@ -25,6 +25,7 @@ TEST(ProtocolRows, NamesAreUniqueAndEachRowIsFoundByItsName) {
   ASSERT_FALSE(board_protocols().empty());
   for (const auto& p : board_protocols()) {
     EXPECT_TRUE(names.insert(std::string(p.name)).second) << p.name << " twice";
+    EXPECT_EQ(p.bus_dialect.empty(), p.replay_bus == nullptr) << p.name << ": a bus dialect and its replay";
     if (!p.bus_dialect.empty()) {
       EXPECT_TRUE(names.insert(std::string(p.bus_dialect)).second) << p.bus_dialect;
     }
@@ -103,6 +104,47 @@ TEST(ProtocolRows, EveryEmulatorMakesABoard) {
       EXPECT_NE(p.emulator->make(setup), nullptr) << p.name;
     }
   }
+}
+
+// The clock port is the row's: a make whose clock the host commands makes one for the decoder of the same
+// board, and its clock's readings come through that decoder too (has_clock). Where the row also has an
+// emulator, a text request goes to the emulated board and its clock's answer settles it, in virtual time.
+TEST(ProtocolRows, EveryClockPortTalksToItsMakesClock) {
+  int ports = 0;
+  for (const auto& p : board_protocols()) {
+    auto decoder = p.make_decoder();
+    if (!p.make_clock_port) continue;
+    ++ports;
+    EXPECT_TRUE(p.has_clock) << p.name << ": a clock the host commands is one it reads";
+    auto port = p.make_clock_port(*decoder);
+    ASSERT_NE(port, nullptr) << p.name;
+    bool answered = false;
+    port->on_answer = [&] { answered = true; };
+    auto ticket = port->enqueue(ClockText{"ROW"});
+    ASSERT_TRUE(ticket) << p.name << ": " << ticket.error();
+    EXPECT_EQ(port->next_deadline(1000), 1000) << p.name << ": due at once";
+    auto bytes = port->next_to_send(1000);
+    ASSERT_TRUE(bytes) << p.name;
+    EXPECT_TRUE(port->waiting_for_answer()) << p.name;
+    if (!p.emulator) continue;
+    auto board = p.emulator->make(EmulatorSetup{});
+    ASSERT_NE(board, nullptr) << p.name;
+    // The board answers what the connect conversation asks, then the clock's command.
+    if (p.init_commands) board->receive(1000, p.init_commands());
+    board->receive(1000, *bytes);
+    for (std::int64_t t = 1000; t <= 3000 && !answered; t += 50) {
+      board->advance(t);
+      (void)decoder->feed(t, board->take_output());
+    }
+    ASSERT_TRUE(answered) << p.name << ": the clock's answer reached the port through the decoder";
+    port->settle(1500);
+    const auto results = port->take_results();
+    ASSERT_EQ(results.size(), 1u) << p.name;
+    EXPECT_EQ(results[0].ticket, *ticket);
+    EXPECT_EQ(results[0].status, ClockAnswer::Acknowledged) << p.name;
+    EXPECT_EQ(results[0].attempts, 1);
+  }
+  EXPECT_GT(ports, 0) << "a make with a clock port (DGT)";
 }
 
 }  // namespace
