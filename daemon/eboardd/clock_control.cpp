@@ -3,7 +3,6 @@
 #include "daemon/eboardd/clock_control.hpp"
 
 #include <cstdio>
-#include <future>
 #include <memory>
 
 #include <spdlog/spdlog.h>
@@ -155,32 +154,13 @@ void add_clock_status(json& status, const std::vector<std::unique_ptr<BoardRunti
 std::optional<http::Response> clock_control(BoardRuntime& b, const std::string& action, const json& body,
                                             std::chrono::milliseconds answer_within) {
   if (action != "clock") return std::nullopt;
-  // The clock answers on the loop; the HTTP answer waits for it on a worker thread, bounded.
-  auto answer = std::make_shared<std::promise<http::Response>>();
-  auto ready = std::make_shared<std::future<http::Response>>(answer->get_future());
-  clock_control_then(b, body, [answer](http::Response r) { answer->set_value(std::move(r)); });
-  if (ready->wait_for(std::chrono::seconds(0)) == std::future_status::ready) return ready->get();
-  http::Response res;
-  res.deferred = [ready, answer_within, id = b.id()]() -> http::Response {
-    if (ready->wait_for(answer_within) != std::future_status::ready)
-      return http::Response::json(504, json{{"board", id},
-                                            {"action", "clock"},
-                                            {"clock", "not-confirmed"},
-                                            {"error", "the clock did not answer within " +
-                                                          std::to_string(answer_within.count() / 1000) +
-                                                          " s: check the clock and the cable to the board"}}
-                                           .dump());
-    try {
-      return ready->get();
-    } catch (const std::future_error&) {
-      return http::Response::json(503, json{{"board", id},
-                                            {"action", "clock"},
-                                            {"clock", "not-confirmed"},
-                                            {"error", "the board was stopped before the clock answered"}}
-                                           .dump());
-    }
-  };
-  return res;
+  // The clock answers on the loop (acknowledged, refused, or not confirmed by the clock port's own
+  // deadline); the HTTP answer waits for it on a worker thread, bounded by `answer_within` as well. Pending
+  // at a stop (the board's, or the daemon's), it is 503 at once.
+  LaterAnswer later = later_answer(b.io(), answer_within, "the clock's answer",
+                                   "check the clock and the cable to the board");
+  clock_control_then(b, body, later.settle);
+  return later.response();
 }
 
 void clock_control_then(BoardRuntime& b, const json& body, std::function<void(http::Response)> answered) {

@@ -332,7 +332,8 @@ PendingAnswers& pending_answers(boost::asio::io_context& io) {
   return boost::asio::use_service<PendingAnswersService>(io).answers;
 }
 
-LaterAnswer later_answer(boost::asio::io_context& io, std::chrono::milliseconds within, std::string what) {
+LaterAnswer later_answer(boost::asio::io_context& io, std::chrono::milliseconds within, std::string what,
+                         std::string advice) {
   auto answer = std::make_shared<std::promise<http::Response>>();
   auto ready = std::make_shared<std::shared_future<http::Response>>(answer->get_future().share());
   pending_answers(io).add(answer, what);
@@ -344,13 +345,13 @@ LaterAnswer later_answer(boost::asio::io_context& io, std::chrono::milliseconds 
       // Settled already: the first answer stands.
     }
   };
-  later.response = [ready, within, what = std::move(what)]() -> http::Response {
+  later.response = [ready, within, what = std::move(what), advice = std::move(advice)]() -> http::Response {
     if (ready->wait_for(std::chrono::seconds(0)) == std::future_status::ready) return ready->get();
     http::Response res;
-    res.deferred = [ready, within, what]() -> http::Response {
+    res.deferred = [ready, within, what, advice]() -> http::Response {
       if (ready->wait_for(within) != std::future_status::ready)
         return control_error(504, what + " is not done after " + std::to_string(within.count() / 1000) +
-                                      " s: the disk is slow; see /status");
+                                      " s: " + advice);
       try {
         return ready->get();
       } catch (const std::future_error&) {

@@ -54,7 +54,9 @@ struct LaterAnswer {
   std::function<void(http::Response)> settle;
   std::function<http::Response()> response;
 };
-LaterAnswer later_answer(boost::asio::io_context& io, std::chrono::milliseconds within, std::string what);
+// `advice` ends the 504's error: what to check.
+LaterAnswer later_answer(boost::asio::io_context& io, std::chrono::milliseconds within, std::string what,
+                         std::string advice = "the disk is slow; see /status");
 
 // The later answers of one io_context not settled yet. A stopping daemon gives them up (Service's stop,
 // and the io_context's destruction): each is settled with 503 ("the daemon stopped before <what> was
