@@ -158,8 +158,7 @@ TEST_P(EndToEnd, ReconstructsACorpusGameMoveForMoveAcrossAnUnplug) {
   cfg.link.device = *path;
   cfg.link.backoff.initial = 10ms;  // real time: 100 ms on the game's clock
   cfg.link.backoff.max = 40ms;
-  cfg.clock = [&player] { return kUnixBase + player.now_ms(); };
-  cfg.clock_rate = kSpeed;
+  cfg.time = io::TimeBase::scaled(io, kSpeed, [&player] { return kUnixBase + player.now_ms(); });
   std::vector<std::string> moves;
   std::vector<std::string> alerts;
   std::vector<std::string> log;
