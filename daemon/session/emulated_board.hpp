@@ -125,7 +125,7 @@ struct PlayerConfig {
   // The clock and scheduler the script runs on (the host's, so that both share one time; manual for a
   // test in virtual time): the script's time 0 is the time base's time at start. Empty: a scaled time
   // base of the player's own at `speed`. Its io_context must be the player's.
-  std::shared_ptr<io::TimeBase> time;
+  std::shared_ptr<io::TimeBase> time{};
   // Start the script's clock at the host's first byte rather than at start(), so that nothing is played
   // to nobody. Items at time 0 or before (the set-up) are applied at start() either way.
   bool wait_for_host = false;
