@@ -65,8 +65,8 @@ class MatchBoardSource : public BoardSource {
 };
 
 MatchRuntime::MatchRuntime(boost::asio::io_context& io, config::MatchConfig config,
-                           std::array<BoardRuntime*, 2> boards, std::function<std::int64_t()> clock)
-    : io_(io), config_(std::move(config)), boards_(boards), clock_(std::move(clock)), timer_(io) {}
+                           std::array<BoardRuntime*, 2> boards, std::shared_ptr<io::TimeBase> time)
+    : io_(io), config_(std::move(config)), boards_(boards), time_(std::move(time)), timer_(time_) {}
 
 MatchRuntime::~MatchRuntime() {
   stop();
@@ -74,7 +74,7 @@ MatchRuntime::~MatchRuntime() {
 }
 
 std::int64_t MatchRuntime::now_ms() {
-  last_t_ = std::max(last_t_, clock_());
+  last_t_ = std::max(last_t_, time_->now_ms());
   return last_t_;
 }
 
@@ -334,9 +334,9 @@ void MatchRuntime::reschedule() {
     timer_.cancel();
     return;
   }
-  timer_.expires_after(std::chrono::milliseconds(std::max<std::int64_t>(0, *d - clock_())));
-  timer_.async_wait([this, alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code& ec) {
-    if (ec || alive.expired() || !feeding_) return;
+  // On the game's time: the timer dies with the runtime (its destructor cancels).
+  timer_.arm(*d, [this] {
+    if (!feeding_) return;
     advance(now_ms());
   });
 }
@@ -620,12 +620,11 @@ class SensorOnlyBoard {
 class SerialSensorBoard : public SensorOnlyBoard {
  public:
   SerialSensorBoard(boost::asio::io_context& io, MatchRuntime& match, int index, config::BoardConfig board,
-                    std::function<std::int64_t()> clock, double clock_rate)
+                    std::shared_ptr<io::TimeBase> time)
       : SensorOnlyBoard(match, index, std::move(board)),
         io_(io),
         device_(board_.device()),
-        clock_(std::move(clock)),
-        clock_rate_(clock_rate) {}
+        time_(std::move(time)) {}
   ~SerialSensorBoard() override { SerialSensorBoard::stop(); }
 
   void start() override {
@@ -635,8 +634,7 @@ class SerialSensorBoard : public SensorOnlyBoard {
     cfg.link.device = device_;
     cfg.sensor_only = true;
     cfg.read_wanted = read_wanted();
-    if (clock_) cfg.clock = clock_;
-    cfg.clock_rate = clock_rate_;
+    cfg.time = time_;
     session::BoardSessionHandlers h = handlers();
     h.on_wire = [rt = &runtime()](std::int64_t t, drivers::Direction dir,
                                   std::span<const std::uint8_t> bytes) { rt->wire(t, dir, bytes); };
@@ -687,8 +685,7 @@ class SerialSensorBoard : public SensorOnlyBoard {
   boost::asio::io_context& io_;
   // The node the link opens: the configured device, or the tty hotplug last found for the board.
   std::string device_;
-  std::function<std::int64_t()> clock_;
-  double clock_rate_;
+  std::shared_ptr<io::TimeBase> time_;
   std::unique_ptr<session::BoardSession> session_;
 };
 
@@ -769,8 +766,7 @@ class BoardsMatchFeed : public MatchFeed {
 
 std::unique_ptr<MatchFeed> make_board_feed(boost::asio::io_context& io, MatchRuntime& match,
                                            std::array<config::BoardConfig, 2> boards,
-                                           std::function<std::int64_t()> clock, double clock_rate,
-                                           const BusLineOf& bus_line) {
+                                           std::shared_ptr<io::TimeBase> time, const BusLineOf& bus_line) {
   std::array<std::unique_ptr<SensorOnlyBoard>, 2> members;
   for (int b = 0; b < 2; ++b) {
     config::BoardConfig& bc = boards[std::size_t(b)];
@@ -778,8 +774,7 @@ std::unique_ptr<MatchFeed> make_board_feed(boost::asio::io_context& io, MatchRun
       auto line = bus_line(bc.port);
       members[std::size_t(b)] = std::make_unique<BusSensorBoard>(match, b, std::move(bc), std::move(line));
     } else {
-      members[std::size_t(b)] =
-          std::make_unique<SerialSensorBoard>(io, match, b, std::move(bc), clock, clock_rate);
+      members[std::size_t(b)] = std::make_unique<SerialSensorBoard>(io, match, b, std::move(bc), time);
     }
   }
   return std::make_unique<BoardsMatchFeed>(std::move(members));

@@ -5,7 +5,8 @@
 // match. Each board keeps its BoardRuntime (journal, PGN file, events published with its board id); its
 // source is a MatchBoardSource, a view of the match. Sensor events come from a MatchFeed (two boards
 // whose sessions only read sensors, each on a serial line or a DGT bus, or the demo's simulated match), in
-// arrival order; one timer wakes the match at its next deadline.
+// arrival order; one timer on the service's time base (io/time_base.hpp) wakes the match at its next
+// deadline, in the game's time (a scaled clock's deadlines come as many times sooner).
 //
 // Journal: every input of the match (new game, sensor event, timer advance, arbiter input) goes to its
 // board's journal (advances to the first board's) with the match's sequence number; recovery
@@ -23,13 +24,13 @@
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <nlohmann/json.hpp>
 #include <tl/expected.hpp>
 
 #include "daemon/config/config.hpp"
 #include "daemon/eboardd/board_runtime.hpp"
 #include "daemon/eboardd/board_source.hpp"
+#include "daemon/io/time_base.hpp"
 #include "daemon/journal/match_recovery.hpp"
 #include "rules/match.hpp"
 
@@ -76,7 +77,7 @@ class MatchFeed {
 class MatchRuntime {
  public:
   MatchRuntime(boost::asio::io_context& io, config::MatchConfig config, std::array<BoardRuntime*, 2> boards,
-               std::function<std::int64_t()> clock);
+               std::shared_ptr<io::TimeBase> time);
   ~MatchRuntime();
   MatchRuntime(const MatchRuntime&) = delete;
   MatchRuntime& operator=(const MatchRuntime&) = delete;
@@ -151,7 +152,7 @@ class MatchRuntime {
   boost::asio::io_context& io_;
   config::MatchConfig config_;
   std::array<BoardRuntime*, 2> boards_;
-  std::function<std::int64_t()> clock_;
+  std::shared_ptr<io::TimeBase> time_;  // the game's: the match's times and its timer
   std::optional<rules::Match> match_;
   // The matches before the current one and when the next began, oldest first: the public sees one until
   // the delay lets the next one's start out (bpgn(cutoff)).
@@ -163,7 +164,7 @@ class MatchRuntime {
   std::deque<PreviousMatch> previous_;
   std::optional<journal::MatchRecovery> recovery_;
   std::unique_ptr<MatchFeed> feed_;
-  boost::asio::steady_timer timer_;
+  io::Timer timer_;  // at the match's next deadline
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   std::array<bool, 2> started_{};
   bool feeding_ = false;
@@ -193,7 +194,6 @@ using BusLineOf = std::function<std::shared_ptr<session::BusSession>(const std::
 // sensor_only, the line from `bus_line`).
 std::unique_ptr<MatchFeed> make_board_feed(boost::asio::io_context& io, MatchRuntime& match,
                                            std::array<config::BoardConfig, 2> boards,
-                                           std::function<std::int64_t()> clock, double clock_rate,
-                                           const BusLineOf& bus_line);
+                                           std::shared_ptr<io::TimeBase> time, const BusLineOf& bus_line);
 
 }  // namespace eboard::eboardd

@@ -6,13 +6,12 @@ namespace eboard::eboardd {
 
 SerialSource::SerialSource(boost::asio::io_context& io, BoardSink& sink, config::BoardConfig board,
                            rules::Game game, journal::NewGameEntry current,
-                           std::function<std::int64_t()> clock, double clock_rate)
+                           std::shared_ptr<io::TimeBase> time)
     : io_(io),
       board_(std::move(board)),
       device_(board_.device()),
       current_(std::move(current)),
-      clock_(std::move(clock)),
-      clock_rate_(clock_rate),
+      time_(std::move(time)),
       idle_game_(std::make_unique<rules::Game>(std::move(game))),
       feed_(io, sink, board_.id) {}
 
@@ -25,8 +24,7 @@ void SerialSource::make_session(std::unique_ptr<rules::Game> game) {
   cfg.link.device = opened_by_serial() ? board_.serial : device_;
   if (auto rc = journal::reconstruct_config(board_.id, current_)) cfg.rules = std::move(*rc);
   cfg.game = std::move(game);
-  if (clock_) cfg.clock = clock_;
-  cfg.clock_rate = clock_rate_;
+  cfg.time = time_;
 
   session::BoardSessionHandlers h = feed_.handlers([this] { return session_->now_ms(); });
   cfg.reconstruction = std::move(replayed_);  // unique_ptr to shared_ptr

@@ -33,8 +33,7 @@ class SerialSource : public BoardSource {
  public:
   // Continues `game` (the recovered one) under the reconstruction settings of `current`.
   SerialSource(boost::asio::io_context& io, BoardSink& sink, config::BoardConfig board, rules::Game game,
-               journal::NewGameEntry current, std::function<std::int64_t()> clock = {},
-               double clock_rate = 1.0);
+               journal::NewGameEntry current, std::shared_ptr<io::TimeBase> time = {});
   ~SerialSource() override;
 
   void start() override;
@@ -71,8 +70,7 @@ class SerialSource : public BoardSource {
   config::BoardConfig board_;
   std::string device_;
   journal::NewGameEntry current_;
-  std::function<std::int64_t()> clock_;
-  double clock_rate_ = 1.0;
+  std::shared_ptr<io::TimeBase> time_;  // the game's (empty: the system clock)
   std::unique_ptr<session::BoardSession> session_;
   // Shown before the session exists, and taken by it: null while there is a session.
   std::unique_ptr<rules::Game> idle_game_;

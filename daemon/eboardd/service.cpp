@@ -43,12 +43,6 @@ using nlohmann::json;
 
 namespace {
 
-std::int64_t system_unix_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 http::Response error_json(unsigned status, const std::string& message) {
   return control_error(status, message);
 }
@@ -126,7 +120,11 @@ long pid_in(const fs::path& lock_file) {
 
 Service::Service(boost::asio::io_context& io, config::Config config, ServiceOptions options)
     : io_(io), config_(std::move(config)), options_(std::move(options)) {
-  if (!options_.clock) options_.clock = system_unix_ms;
+  if (!options_.time)
+    options_.time = options_.clock || options_.clock_rate != 1.0
+                        ? io::TimeBase::scaled(io_, options_.clock_rate, options_.clock)
+                        : io::TimeBase::system(io_);
+  if (!options_.clock) options_.clock = [time = options_.time] { return time->now_ms(); };
   options_.http.max_clients = config_.http.max_clients;
   options_.http.max_ws_clients = config_.http.max_ws_clients;
   options_.http.ws_max_lifetime = std::chrono::seconds(config_.http.ws_max_lifetime_s);
@@ -604,8 +602,7 @@ void Service::add_board(const config::BoardConfig& b) {
     spdlog::info("board {}: dgt bus address {} on {} ({} rules)", b.id, b.bus_address, b.port, ro.profile);
   } else {
     journal::GameMachine& m = rt->recovery().machine;
-    auto serial = std::make_unique<SerialSource>(io_, *rt, b, m.game(), m.current(), options_.clock,
-                                                 options_.clock_rate);
+    auto serial = std::make_unique<SerialSource>(io_, *rt, b, m.game(), m.current(), options_.time);
     if (m.has_game()) serial->continue_from(m.take_reconstructor());
     if (device != b.device()) serial->reconnect_now(device);  // before start: only the path
     serial_sources_[b.id] = serial.get();
@@ -702,7 +699,7 @@ void Service::add_match(const config::MatchConfig& m) {
     rts[std::size_t(b)] = std::move(rt);
   }
   auto mr = std::make_unique<MatchRuntime>(io_, m, std::array<BoardRuntime*, 2>{rts[0].get(), rts[1].get()},
-                                           options_.clock);
+                                           options_.time);
   if (auto ok = mr->open(); !ok) {
     spdlog::error("match {}: not started: {}", m.name(), ok.error());
     for (const auto& id : m.boards) failed_[id] = ok.error();
@@ -711,7 +708,7 @@ void Service::add_match(const config::MatchConfig& m) {
   if (options_.match_feed_factory) {
     mr->set_feed(options_.match_feed_factory(*mr));
   } else {
-    mr->set_feed(make_board_feed(io_, *mr, {*bc[0], *bc[1]}, options_.clock, options_.clock_rate,
+    mr->set_feed(make_board_feed(io_, *mr, {*bc[0], *bc[1]}, options_.time,
                                  [this](const std::string& port) { return bus_line(port); }));
     auto where = [](const config::BoardConfig& b) {
       return b.bus_address ? "bus address " + std::to_string(b.bus_address) + " on " + b.port : b.device();

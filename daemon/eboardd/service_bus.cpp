@@ -18,8 +18,7 @@ std::shared_ptr<session::BusSession> Service::bus_line(const std::string& port) 
   cfg.link.device = port;
   cfg.discover = bus && bus->discovery();
   if (bus) cfg.master.poll_interval_ms = bus->poll_ms;
-  cfg.clock = options_.clock;
-  cfg.clock_rate = options_.clock_rate;
+  cfg.time = options_.time;
   line = std::make_shared<session::BusSession>(io_, std::move(cfg));
   line->on_log = [](session::LogLevel level, const std::string& text) {
     if (level == session::LogLevel::info)

@@ -123,7 +123,8 @@ struct SerialLink::Impl : std::enable_shared_from_this<SerialLink::Impl> {
   }
 
   void try_open() {
-    auto opened = SerialPort::open(config_.device, config_.line, config_.open);
+    auto opened = config_.open_wire ? config_.open_wire()
+                                    : SerialPort::open(config_.device, config_.line, config_.open);
     if (!opened) {
       ++stats_.open_failures;
       const auto delay = retry_delay(next_delay_);

@@ -47,6 +47,10 @@ struct LinkConfig {
   Backoff backoff;
   std::size_t read_chunk = 4096;
   std::size_t max_queued_bytes = std::size_t{1} << 20;
+  // Tests: opens an in-memory wire (a socketpair end, SerialPort::adopt) instead of `device`, at every
+  // (re)connect, so that an emulator and a session talk with no kernel terminal in between and can run
+  // in manual time. Empty: the device.
+  std::function<tl::expected<SerialPort, IoError>()> open_wire;
 };
 
 struct LinkStats {

@@ -290,6 +290,13 @@ SerialPort& SerialPort::operator=(SerialPort&& other) noexcept {
 
 SerialPort::~SerialPort() { close(); }
 
+SerialPort SerialPort::adopt(int fd, PortInfo info) {
+  SerialPort port;
+  port.fd_ = fd;  // closed by close(), as a directly opened terminal's
+  port.info_ = std::move(info);
+  return port;
+}
+
 void SerialPort::close() {
   if (port_ != nullptr) {
     sp_close(port_);

@@ -95,6 +95,10 @@ class SerialPort {
   static tl::expected<SerialPort, IoError> open(const std::string& path, const LineSettings& line,
                                                 const OpenOptions& options = {});
 
+  // An open descriptor of a wire that is no device (a socketpair end: the tests' in-memory wire), owned
+  // by the port from now on; no line settings, no exclusivity. `info` is what port_info() reports.
+  static SerialPort adopt(int fd, PortInfo info);
+
   bool is_open() const { return port_ != nullptr || fd_ >= 0; }
   // Owned by the port (libserialport's, or ours for the direct fallback): never close() it yourself.
   int native_handle() const { return fd_; }

@@ -5,13 +5,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <map>
 #include <utility>
-
-#include <boost/asio/steady_timer.hpp>
 
 #include "daemon/io/usb_hid_link.hpp"
 #include "daemon/session/link_gate.hpp"
@@ -20,12 +17,6 @@
 namespace eboard::session {
 
 namespace {
-
-std::int64_t system_unix_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // The board's line, serial or USB HID: the one place the session tells them apart.
 class BoardLink {
@@ -79,14 +70,13 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   Impl(boost::asio::io_context& io, BoardSessionConfig cfg, BoardSessionHandlers h)
       : config(std::move(cfg)),
         handlers(std::move(h)),
-        timer(io),
+        time(config.time ? config.time : io::TimeBase::system(io)),
+        timer(time),
         protocol(protocol_of(config.protocol)),
         decoder(protocol->make_decoder()),
         clock_port(protocol->make_clock_port ? protocol->make_clock_port(*decoder) : nullptr),
         gate(config.dump_wait_ms),
         reconstructor(take_reconstructor(config)) {
-    if (!config.clock) config.clock = system_unix_ms;
-    if (!(config.clock_rate > 0)) config.clock_rate = 1.0;
     config.link.line = protocol->line;
     if (clock_port) clock_port->on_answer = [this] { on_clock_answer(); };
   }
@@ -98,7 +88,8 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
 
   BoardSessionConfig config;
   BoardSessionHandlers handlers;
-  boost::asio::steady_timer timer;
+  std::shared_ptr<io::TimeBase> time;
+  io::Timer timer;  // at `armed`
   std::unique_ptr<BoardLink> link;
   const BoardProtocol* protocol;
   std::unique_ptr<BoardDecoder> decoder;
@@ -110,7 +101,6 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   std::int64_t last_t = 0;
   bool running = false;
   bool waiting_logged = false;
-  std::uint64_t timer_generation = 0;
   // The deadline (clock ms) the timer waits for; max: none. A board's clock sends a reading every second
   // and most leave reconstruction's deadline where it was: the timer then stays as it is (re-arming it
   // cancelled the wait, ran its handler and set the timerfd each time).
@@ -119,7 +109,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   std::optional<std::int64_t> reread_sent_for;  // the press a mid-game dump was asked for
 
   std::int64_t now() {
-    last_t = std::max(last_t, config.clock());
+    last_t = std::max(last_t, time->now_ms());
     return last_t;
   }
 
@@ -320,20 +310,16 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     if (clock_port && can_send)
       if (auto c = clock_port->next_deadline(now())) deadline = std::min(deadline, *c);
     if (deadline == armed) return;
-    const auto gen = ++timer_generation;
     armed = deadline;
     if (deadline == none) {
       timer.cancel();
       return;
     }
-    const double wait_clock_ms = static_cast<double>(std::max<std::int64_t>(0, deadline - now()));
-    const auto wait = std::chrono::microseconds(
-        static_cast<std::int64_t>(std::ceil(wait_clock_ms * 1000.0 / config.clock_rate)));
-    timer.expires_after(wait);
-    timer.async_wait([self = shared_from_this(), gen](const boost::system::error_code& ec) {
-      if (ec || !self->running || gen != self->timer_generation) return;
-      self->armed = none;
-      self->on_timer();
+    // The timer dies with Impl (its destructor cancels), so `this` outlives every run of the handler.
+    timer.arm(deadline, [this] {
+      if (!running) return;
+      armed = none;
+      on_timer();
     });
   }
 };
@@ -368,7 +354,6 @@ void BoardSession::stop() {
   if (!impl_->running) return;
   impl_->running = false;
   impl_->link->stop();
-  ++impl_->timer_generation;
   impl_->armed = std::numeric_limits<std::int64_t>::max();
   impl_->timer.cancel();
 }

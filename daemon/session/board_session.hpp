@@ -12,9 +12,11 @@
 // a lever change against a board it has not re-read. A disconnect is fed to reconstruction as
 // DeviceLink{false}, a connect as DeviceLink{true}.
 //
-// Time is Unix milliseconds from the system clock unless the config injects another clock; the timer
-// converts reconstruction's deadlines to real waits with `clock_rate` (for tests that run an accelerated
-// clock). Threading: one io_context run by one thread; call every member from it (or before it runs).
+// Time is the config's time base (io/time_base.hpp: system, scaled or manual): its clock stamps every
+// event and its scheduler wakes reconstruction, the dump wait, the adapter's polls and the clock queue at
+// their deadlines, all in the game's ms. Only the link's reconnect backoff stays on the steady clock (it is
+// about the device, not the game). Threading: one io_context run by one thread, the time base's; call
+// every member from it (or before it runs).
 // Callbacks may call send() and stop(), but must not destroy the session.
 #pragma once
 
@@ -30,6 +32,7 @@
 #include <tl/expected.hpp>
 
 #include "daemon/io/serial_link.hpp"
+#include "daemon/io/time_base.hpp"
 #include "daemon/io/usb_hid.hpp"
 #include "daemon/session/board_protocol.hpp"
 #include "daemon/session/clock_port.hpp"
@@ -58,10 +61,9 @@ struct BoardSessionConfig {
   // On the heap: a Reconstructor is some kilobytes, and the session keeps its config after taking it.
   // Copies of a config share it; each session started from one gets the reconstruction as it was.
   std::shared_ptr<rules::Reconstructor> reconstruction;
-  // Unix time in milliseconds; empty: the system clock.
-  std::function<std::int64_t()> clock;
-  // Clock milliseconds per real millisecond (1 for the system clock; 20 for a clock running 20× fast).
-  double clock_rate = 1.0;
+  // The game's time (Unix ms) and the scheduler of the session's deadlines; empty: the system clock on
+  // the session's io_context. A time base given must run on that same io_context.
+  std::shared_ptr<io::TimeBase> time;
   // After a connect, wait this long (clock ms) for the board dump before giving up on holding readings.
   std::int64_t dump_wait_ms = 3000;
   // Sensor events only (a bughouse match reconstructs both boards together, elsewhere): on_sensor gets
@@ -111,7 +113,7 @@ class BoardSession {
 
   // Starts connecting (the first attempt is posted: no callback runs inside start()).
   void start();
-  // Closes the port and cancels the timer; no callback after this.
+  // Closes the port and cancels its timer; no callback after this.
   void stop();
   // Writes bytes to the board (tapped as ToBoard). Fails while disconnected.
   tl::expected<void, io::IoError> send(std::vector<std::uint8_t> bytes);

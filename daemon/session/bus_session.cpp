@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -22,12 +21,6 @@ namespace {
 
 namespace dgt = drivers::dgt;
 constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
-
-std::int64_t system_unix_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::int64_t steady_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -60,27 +53,29 @@ void trace_bytes(const char* what, std::span<const std::uint8_t> bytes) {
 struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
   // A board of the line: its feed (its replies to its reconstruction), and what the line does for it.
   struct Board {
-    Board(boost::asio::io_context& io, std::uint16_t address, std::string where)
-        : feed(address, std::move(where)), timer(io) {}
+    Board(std::shared_ptr<io::TimeBase> time, std::uint16_t address, std::string where)
+        : feed(address, std::move(where)), timer(std::move(time)) {}
     BusBoardFeed feed;
-    boost::asio::steady_timer timer;  // advances the attached reconstruction when its feed is due
+    io::Timer timer;  // on the game's time: advances the attached reconstruction when its feed is due
     std::int64_t armed = kNone;
-    std::uint64_t generation = 0;
     bool read_requested = false;    // BRD and CLK queued
     bool polling = false;           // in the master's round-robin
     bool probing = false;           // given up: a lone SEND_CHANGES asks whether it is back
     std::int64_t retry_at = kNone;  // steady ms: poll again (it stopped answering)
   };
 
-  Impl(boost::asio::io_context& io_, BusSessionConfig cfg) : io(io_), config(std::move(cfg)), timer(io_) {
-    if (!config.clock) config.clock = system_unix_ms;
-    if (!(config.clock_rate > 0)) config.clock_rate = 1.0;
+  Impl(boost::asio::io_context& io_, BusSessionConfig cfg)
+      : io(io_),
+        config(std::move(cfg)),
+        time(config.time ? config.time : io::TimeBase::system(io_)),
+        timer(io_) {
     for (std::uint16_t a : config.addresses) board_at(a);
   }
 
   boost::asio::io_context& io;
   BusSessionConfig config;
-  boost::asio::steady_timer timer;  // the master's deadlines and lost boards' retries (steady time)
+  std::shared_ptr<io::TimeBase> time;  // the game's: events, reconstruction and its deadlines
+  boost::asio::steady_timer timer;     // the master's deadlines and lost boards' retries (steady time)
   std::unique_ptr<io::SerialLink> link;
   static constexpr int kMaxReadsAwaited = 8;
   int reads_awaited = 0;  // pumps in a row put off for bytes waiting to be read
@@ -98,7 +93,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
   std::function<void(LogLevel, const std::string&)>* on_line_log = nullptr;
 
   std::int64_t now() {
-    last_t = std::max(last_t, config.clock());
+    last_t = std::max(last_t, time->now_ms());
     return last_t;
   }
   std::int64_t input_time() { return arrival ? *arrival : now(); }
@@ -112,7 +107,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
   Board& board_at(std::uint16_t address) {
     auto& b = boards[address];
     if (!b) {
-      b = std::make_shared<Board>(io, address, where(address));
+      b = std::make_shared<Board>(time, address, where(address));
       b->feed.on_read_wanted = [this, raw = b.get()] { read_board(*raw); };
       b->feed.set_running(running);
     }
@@ -141,27 +136,26 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     if (!b->feed.attached() || !running) return;
     const std::int64_t deadline = b->feed.due().value_or(kNone);
     if (deadline == b->armed) return;
-    const auto gen = ++b->generation;
     b->armed = deadline;
     if (deadline == kNone) {
       b->timer.cancel();
       return;
     }
-    const double wait_clock_ms = static_cast<double>(std::max<std::int64_t>(0, deadline - now()));
-    b->timer.expires_after(std::chrono::microseconds(
-        static_cast<std::int64_t>(std::ceil(wait_clock_ms * 1000.0 / config.clock_rate))));
-    b->timer.async_wait([self = shared_from_this(), b, gen](const boost::system::error_code& ec) {
-      if (ec || !self->running || gen != b->generation || !b->feed.attached()) return;
-      b->armed = kNone;
-      const std::uint64_t attachment = b->feed.attachment();
-      b->feed.advance();
-      if (b->feed.attached() && b->feed.attachment() == attachment) self->after_input(b);
+    // The timer dies with its board and the board with Impl (the time base holds neither); the handler
+    // keeps both alive while it runs, as its callbacks may detach the board.
+    b->timer.arm(deadline, [weak_self = weak_from_this(), weak_b = std::weak_ptr<Board>(b)] {
+      auto self = weak_self.lock();
+      auto board = weak_b.lock();
+      if (!self || !board || !self->running || !board->feed.attached()) return;
+      board->armed = kNone;
+      const std::uint64_t attachment = board->feed.attachment();
+      board->feed.advance();
+      if (board->feed.attached() && board->feed.attachment() == attachment) self->after_input(board);
     });
   }
 
   // Cancels the board's timer (a detach, a stop): a wake-up armed before does nothing.
   void unarm(Board& b) {
-    ++b.generation;
     b.armed = kNone;
     b.timer.cancel();
   }

@@ -15,9 +15,11 @@
 // reply frames, whole, at the times the feed was given them, so that its journal exports as a `dgt-bus`
 // capture that replays to the same events.
 //
-// The master runs on the steady clock (its timeouts are the wire's, not the game's); events and
-// reconstruction use `clock` (Unix ms, `clock_rate` times real time). Threading: one io_context run by one
-// thread; call every member from it. Callbacks may attach and detach boards, but not destroy the session.
+// The master runs on the steady clock: its reply timeouts, poll interval and a lost board's retries are
+// the wire's, not the game's, and stay real time whatever the time base. Events, reconstruction and each
+// board's wake-ups are on the config's time base (io/time_base.hpp: system, scaled or manual). Threading:
+// one io_context run by one thread, the time base's; call every member from it. Callbacks may attach and
+// detach boards, but not destroy the session.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +32,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "daemon/io/serial_link.hpp"
+#include "daemon/io/time_base.hpp"
 #include "daemon/session/board_session.hpp"
 #include "daemon/session/bus_board_feed.hpp"
 #include "drivers/dgt/bus_master.hpp"
@@ -42,8 +45,7 @@ struct BusSessionConfig {
   std::vector<std::uint16_t> addresses;   // boards polled from the start
   bool discover = false;                  // ping the line for boards at every connect
   drivers::dgt::BusMasterOptions master;  // poll interval, timeouts
-  std::function<std::int64_t()> clock;    // Unix ms; empty: the system clock
-  double clock_rate = 1.0;                // clock ms per real ms
+  std::shared_ptr<io::TimeBase> time;     // the game's time; empty: the system clock on the io_context
   std::int64_t retry_lost_ms = 2000;      // real ms between polls of a board that stopped answering
 };
 
@@ -79,7 +81,7 @@ class BusSession {
   [[nodiscard]] const daemon::DgtBoard* board(std::uint16_t address) const;
   [[nodiscard]] std::vector<std::uint16_t> known_boards() const;
 
-  [[nodiscard]] std::int64_t now_ms() const;  // on `clock`
+  [[nodiscard]] std::int64_t now_ms() const;  // on `time`
   // The time an attached board's reconstruction has been advanced to (its timer's events are of then).
   [[nodiscard]] std::int64_t board_time(std::uint16_t address) const;
   [[nodiscard]] bool connected() const;

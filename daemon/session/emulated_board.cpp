@@ -150,10 +150,10 @@ struct BoardPlayer::Impl : std::enable_shared_from_this<BoardPlayer::Impl> {
       : io(io_context),
         board(std::move(emulated)),
         script(std::move(s)),
-        config(cfg),
-        timer(io_context),
+        config(std::move(cfg)),
+        time(config.time ? config.time : own_time(io_context, config.speed)),
+        timer(time),
         read_retry(io_context) {
-    if (!(config.speed > 0)) config.speed = 1.0;
     std::stable_sort(script.begin(), script.end(),
                      [](const ScriptItem& a, const ScriptItem& b) { return a.t_ms < b.t_ms; });
     read_buffer.resize(4096);
@@ -164,11 +164,11 @@ struct BoardPlayer::Impl : std::enable_shared_from_this<BoardPlayer::Impl> {
   BoardScript script;
   PlayerConfig config;
   BoardPlayer* owner = nullptr;
-  boost::asio::steady_timer timer;
-  boost::asio::steady_timer read_retry;
+  std::shared_ptr<io::TimeBase> time;
+  io::Timer timer;                       // the next item, task or emulator deadline, on `time`
+  boost::asio::steady_timer read_retry;  // a pty nobody has opened yet: the wire's, real time
   std::optional<boost::asio::posix::stream_descriptor> wire;
   std::uint64_t wire_generation = 0;
-  std::uint64_t timer_generation = 0;
   std::vector<std::uint8_t> read_buffer;
   std::deque<std::vector<std::uint8_t>> write_queue;
   std::size_t queued = 0;
@@ -176,17 +176,22 @@ struct BoardPlayer::Impl : std::enable_shared_from_this<BoardPlayer::Impl> {
   bool running = false;
   bool ended = false;
   bool pumping = false;
-  std::optional<std::chrono::steady_clock::time_point> origin;
+  std::optional<std::int64_t> origin;  // the time base's time at the script's time 0
   std::size_t next_item = 0;
   std::vector<std::pair<std::int64_t, std::function<void()>>> tasks;  // by time, stable
   PlayerStats stats;
 
-  std::int64_t now() const {
-    if (!origin) return 0;
-    const auto real =
-        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - *origin);
-    return static_cast<std::int64_t>(std::floor(static_cast<double>(real.count()) * config.speed / 1000.0));
+  // A player's own clock: `speed` virtual ms per real ms of the steady clock.
+  static std::shared_ptr<io::TimeBase> own_time(boost::asio::io_context& io, double speed) {
+    if (!(speed > 0)) speed = 1.0;
+    return io::TimeBase::scaled(io, speed, [speed] {
+      const auto real = std::chrono::duration_cast<std::chrono::microseconds>(
+          std::chrono::steady_clock::now().time_since_epoch());
+      return static_cast<std::int64_t>(std::floor(static_cast<double>(real.count()) * speed / 1000.0));
+    });
   }
+
+  std::int64_t now() const { return origin ? time->now_ms() - *origin : 0; }
 
   void play_items(std::int64_t until) {
     while (next_item < script.size() && script[next_item].t_ms <= until) {
@@ -197,7 +202,7 @@ struct BoardPlayer::Impl : std::enable_shared_from_this<BoardPlayer::Impl> {
   }
 
   void start_clock() {
-    origin = std::chrono::steady_clock::now();
+    origin = time->now_ms();
     if (owner && owner->on_started) owner->on_started();
   }
 
@@ -240,7 +245,6 @@ struct BoardPlayer::Impl : std::enable_shared_from_this<BoardPlayer::Impl> {
 
   void reschedule() {
     if (!running) return;
-    const auto gen = ++timer_generation;
     if (!origin) {
       timer.cancel();
       return;
@@ -253,12 +257,9 @@ struct BoardPlayer::Impl : std::enable_shared_from_this<BoardPlayer::Impl> {
       timer.cancel();
       return;
     }
-    const double wait_ms = static_cast<double>(std::max<std::int64_t>(0, *next - now())) / config.speed;
-    timer.expires_after(std::chrono::microseconds(static_cast<std::int64_t>(std::ceil(wait_ms * 1000.0))));
-    timer.async_wait([self = shared_from_this(), gen](const boost::system::error_code& ec) {
-      if (ec || gen != self->timer_generation) return;
-      self->pump();
-    });
+    if (timer.armed_for() == *origin + *next) return;
+    // The timer dies with Impl (its destructor cancels): `this` outlives every run of the handler.
+    timer.arm(*origin + *next, [this] { pump(); });
   }
 
   void flush() {
@@ -406,7 +407,6 @@ std::int64_t BoardPlayer::load(BoardScript script) {
 void BoardPlayer::stop() {
   if (!impl_->running && !impl_->wire) return;
   impl_->running = false;
-  ++impl_->timer_generation;
   impl_->timer.cancel();
   impl_->detach();
 }

@@ -2,10 +2,12 @@
 // Copyright (C) 2026 the eboardd authors
 // An emulated board played in real time on the board's end of a wire: the master of a pseudo-terminal for
 // `eboardctl sim` (and the demo), or a mock USB device's master in the tests. BoardPlayer follows a script
-// (a simulated game's sensor events, or a recorded capture's bytes) on a virtual clock that runs `speed`
-// times faster than real time, answers the host's commands as they come, and can be unplugged and plugged
-// again. What it plays is any emulator behind EmulatedBoard: the DGT one (EmulatedDgt, here) or the
-// Millennium one (emulated_millennium.hpp).
+// (a simulated game's sensor events, or a recorded capture's bytes) on a virtual clock (its own, `speed`
+// times faster than real time, or a time base it shares with the host: io/time_base.hpp, manual time
+// included), answers the host's commands as they come, and can be unplugged and plugged again. Its wire
+// is any stream descriptor: a pty master, or a socketpair end (an in-memory wire, io::LinkConfig::
+// open_wire on the host's side). What it plays is any emulator behind EmulatedBoard: the DGT one
+// (EmulatedDgt, here) or the Millennium one (emulated_millennium.hpp).
 //
 // Threading: one io_context run by one thread; call every member from it (or before it runs).
 #pragma once
@@ -24,6 +26,7 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include "daemon/io/time_base.hpp"
 #include "drivers/capture.hpp"
 #include "drivers/dgt/emulator.hpp"
 #include "rules/sensor.hpp"
@@ -118,7 +121,11 @@ class EmulatedDgt final : public EmulatedBoard {
 };
 
 struct PlayerConfig {
-  double speed = 1.0;  // virtual milliseconds per real millisecond
+  double speed = 1.0;  // virtual milliseconds per real millisecond (without `time`)
+  // The clock and scheduler the script runs on (the host's, so that both share one time; manual for a
+  // test in virtual time): the script's time 0 is the time base's time at start. Empty: a scaled time
+  // base of the player's own at `speed`. Its io_context must be the player's.
+  std::shared_ptr<io::TimeBase> time{};
   // Start the script's clock at the host's first byte rather than at start(), so that nothing is played
   // to nobody. Items at time 0 or before (the set-up) are applied at start() either way.
   bool wait_for_host = false;

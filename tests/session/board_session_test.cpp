@@ -9,9 +9,11 @@
 // Built twice: with EBOARD_SESSION_UMOCKDEV=1 (session_board_test, under libumockdev-preload) for the mock
 // USB device, and without (session_pty_test, no preload at all, as a user's daemon meets `eboardctl sim`) for
 // bare ptys. The two cannot share a process: the preload takes /dev/pts/N for its own once its testbed has
-// used that number.
+// used that number. The session's own rules after a connect (the gate, the clock queue, the re-read) are
+// tested in the pty build on an in-memory wire in manual time (SessionOnAWire): no real waits.
 #include <gtest/gtest.h>
 
+#include <sys/socket.h>
 #include <unistd.h>
 #include <algorithm>
 
@@ -22,6 +24,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -164,8 +167,7 @@ TEST_P(EndToEnd, ReconstructsACorpusGameMoveForMoveAcrossAnUnplug) {
   cfg.link.device = *path;
   cfg.link.backoff.initial = 10ms;  // real time: 100 ms on the game's clock
   cfg.link.backoff.max = 40ms;
-  cfg.clock = [&player] { return kUnixBase + player.now_ms(); };
-  cfg.clock_rate = kSpeed;
+  cfg.time = io::TimeBase::scaled(io, kSpeed, [&player] { return kUnixBase + player.now_ms(); });
   std::vector<std::string> moves;
   std::vector<std::string> alerts;
   std::vector<std::string> log;
@@ -263,22 +265,43 @@ INSTANTIATE_TEST_SUITE_P(Session, EndToEnd, ::testing::Values(Wire::BarePty), wi
 #if !EBOARD_SESSION_UMOCKDEV
 // Before the dump that follows a (re)connect, the board state is unknown: field updates are dropped and
 // clock readings are held back until the dump is in, even when the board sends them first.
-class SessionOnAPty : public ::testing::Test {
+// These tests are about the gate, the clock queue and the re-read, not the pty (EndToEnd above keeps
+// the pty): the session and the board's end talk over an in-memory wire (a socketpair, LinkConfig::
+// open_wire) on a manual time base, so that a wait is the clock moved on, not real time slept.
+class SessionOnAWire : public ::testing::Test {
  protected:
+  static constexpr std::int64_t kT0 = 1'750'000'000'000;
+
   void SetUp() override {
-    auto p = open_pseudo_terminal();
-    ASSERT_TRUE(p) << p.error();
-    pty_ = *p;
+    int fds[2];
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+    board_fd_ = fds[0];
+    host_fd_ = fds[1];
   }
   void TearDown() override {
     if (session_) session_->stop();
     master_.reset();
-    if (pty_.master_fd >= 0) ::close(pty_.master_fd);
+    if (board_fd_ >= 0) ::close(board_fd_);
+    if (host_fd_ >= 0) ::close(host_fd_);
   }
-  void start(std::int64_t dump_wait_ms, const std::string& protocol = "dgt") {
+  // A session's config on the wire (opened once) and the manual clock.
+  BoardSessionConfig wire_config() {
     BoardSessionConfig cfg;
+    cfg.protocol = "dgt";
+    cfg.link.device = "/nonexistent-eboard-memory-wire/board";
+    cfg.link.open_wire = [this]() -> tl::expected<io::SerialPort, io::IoError> {
+      if (host_fd_ < 0) return tl::unexpected(io::IoError{io::IoError::Kind::not_found, ENOENT, "gone"});
+      io::PortInfo info;
+      info.name = "memory";
+      return io::SerialPort::adopt(std::exchange(host_fd_, -1), info);
+    };
+    cfg.time = time_;
+    return cfg;
+  }
+  void start_master() { master_ = std::make_unique<io::test::MasterEnd>(io_, board_fd_); }
+  void start(std::int64_t dump_wait_ms, const std::string& protocol = "dgt") {
+    BoardSessionConfig cfg = wire_config();
     cfg.protocol = protocol;
-    cfg.link.device = pty_.slave_path;
     cfg.dump_wait_ms = dump_wait_ms;
     BoardSessionHandlers h;
     h.on_log = [this](LogLevel level, const std::string& line) {
@@ -287,14 +310,54 @@ class SessionOnAPty : public ::testing::Test {
     h.on_sensor = [this](const rules::SensorEvent& e) { sensors_.push_back(e); };
     session_ = std::make_unique<BoardSession>(io_, cfg, h);
     session_->start();
-    master_ = std::make_unique<io::test::MasterEnd>(io_, pty_.master_fd);
+    start_master();
     if (protocol != "dgt") return;
-    ASSERT_TRUE(io::test::run_until(io_, [&] { return master_->received().size() >= 3; }));
+    ASSERT_TRUE(until([&] { return master_->received().size() >= 3; }));
     EXPECT_EQ(master_->received(), dgt_init_commands());
   }
 
+  // Runs what is ready on the loop (the wire's bytes included: a socketpair has them at once).
+  void settle() {
+    for (;;) {
+      if (io_.stopped()) io_.restart();
+      if (io_.poll() == 0) return;
+    }
+  }
+  // Runs what is ready, then moves the clock to the next thing due, until `done`; false if nothing is
+  // due any more, or `budget_ms` of the clock passed first.
+  template <class Pred>
+  bool until(Pred done, std::int64_t budget_ms = 60'000) {
+    const std::int64_t end = time_->now_ms() + budget_ms;
+    for (;;) {
+      settle();
+      if (done()) return true;
+      const auto next = time_->next_due();
+      if (!next || *next > end) return false;
+      time_->advance_to(*next);
+    }
+  }
+  // Lets `ms` of the clock pass, everything due meanwhile at its time, with what is ready run between.
+  void pass(std::int64_t ms) {
+    const std::int64_t end = time_->now_ms() + ms;
+    for (;;) {
+      settle();
+      const auto next = time_->next_due();
+      if (!next || *next > end) break;
+      time_->advance_to(*next);
+    }
+    time_->advance_to(end);
+    settle();
+  }
+  template <class Pred>
+  bool pass_then_until(std::int64_t ms, Pred done) {
+    pass(ms);
+    return until(done);
+  }
+
   boost::asio::io_context io_;
-  PseudoTerminal pty_;
+  std::shared_ptr<io::TimeBase> time_ = io::TimeBase::manual(io_, kT0);
+  int board_fd_ = -1;
+  int host_fd_ = -1;
   std::unique_ptr<BoardSession> session_;
   std::unique_ptr<io::test::MasterEnd> master_;
   std::vector<std::string> warnings_;
@@ -315,7 +378,7 @@ std::vector<std::uint8_t> reading_bytes(bool right_runs) {
   return *drivers::dgt::board_message::clock_times(t);
 }
 
-TEST_F(SessionOnAPty, FieldUpdatesBeforeTheDumpAreDroppedAndReadingsWaitForIt) {
+TEST_F(SessionOnAWire, FieldUpdatesBeforeTheDumpAreDroppedAndReadingsWaitForIt) {
   start(3000);
   std::vector<std::uint8_t> burst = *drivers::dgt::board_message::field_update(52, 0);
   const auto clock = reading_bytes(false);
@@ -323,7 +386,7 @@ TEST_F(SessionOnAPty, FieldUpdatesBeforeTheDumpAreDroppedAndReadingsWaitForIt) {
   burst.insert(burst.end(), clock.begin(), clock.end());
   burst.insert(burst.end(), dump.begin(), dump.end());
   master_->write(burst);
-  ASSERT_TRUE(io::test::run_until(io_, [&] { return session_->stats().sensor_events >= 3; }));
+  ASSERT_TRUE(until([&] { return session_->stats().sensor_events >= 3; }));
   EXPECT_EQ(session_->stats().field_updates_before_dump, 1u);
   EXPECT_EQ(session_->stats().readings_held, 1u);
   EXPECT_EQ(session_->stats().dump_timeouts, 0u);
@@ -337,22 +400,22 @@ TEST_F(SessionOnAPty, FieldUpdatesBeforeTheDumpAreDroppedAndReadingsWaitForIt) {
   EXPECT_GE(sensors_[2].t_ms, sensors_[1].t_ms);
 }
 
-TEST_F(SessionOnAPty, WithoutADumpTheHeldReadingsGoOnAfterTheWait) {
+TEST_F(SessionOnAWire, WithoutADumpTheHeldReadingsGoOnAfterTheWait) {
   start(200);
   master_->write(reading_bytes(true));
-  ASSERT_TRUE(io::test::run_until(io_, [&] { return session_->stats().dump_timeouts == 1; }));
+  ASSERT_TRUE(until([&] { return session_->stats().dump_timeouts == 1; }));
   EXPECT_EQ(session_->stats().readings_held, 1u);
   EXPECT_EQ(session_->stats().sensor_events, 2u);  // link up, then the reading once the wait was over
   ASSERT_EQ(warnings_.size(), 1u);
   EXPECT_NE(warnings_[0].find("no board dump"), std::string::npos);
   // After that, readings go straight through.
   master_->write(reading_bytes(false));
-  ASSERT_TRUE(io::test::run_until(io_, [&] { return session_->stats().sensor_events == 3; }));
+  ASSERT_TRUE(until([&] { return session_->stats().sensor_events == 3; }));
 }
 
 // Clock commands (a DGT 3000 text) wait for the board dump after a connect, go one at a time, each after
 // the previous one's ACK (the resend and give-up rules are drivers::dgt::ClockQueue's, tested there).
-TEST_F(SessionOnAPty, ClockCommandsWaitForTheDumpAndGoOneAckAtATime) {
+TEST_F(SessionOnAWire, ClockCommandsWaitForTheDumpAndGoOneAckAtATime) {
   namespace encode = drivers::dgt::encode;
   start(3000);
   const auto first = *encode::clock_display_text("Q R2 P3");
@@ -360,20 +423,18 @@ TEST_F(SessionOnAPty, ClockCommandsWaitForTheDumpAndGoOneAckAtATime) {
   session_->clock_command(ClockText{"Q R2 P3"});
   session_->clock_command(ClockText{"EMPTY"});
   const std::size_t init = dgt_init_commands().size();
-  io_.run_for(50ms);
+  pass(50);
   EXPECT_EQ(master_->received().size(), init);  // the board is not re-read yet: nothing for the clock
   master_->write(start_dump_bytes());
-  ASSERT_TRUE(
-      io::test::run_until(io_, [&] { return master_->received().size() >= init + first.bytes.size(); }));
-  io_.run_for(50ms);
+  ASSERT_TRUE(until([&] { return master_->received().size() >= init + first.bytes.size(); }));
+  pass(50);
   std::vector<std::uint8_t> expected = dgt_init_commands();
   expected.insert(expected.end(), first.bytes.begin(), first.bytes.end());
   EXPECT_EQ(master_->received(), expected);  // the second waits for the first one's ACK
   drivers::dgt::ClockAck ack;
   ack.ack = {0x10, first.sub, 0, 0};
   master_->write(drivers::dgt::board_message::clock_ack(ack));
-  ASSERT_TRUE(io::test::run_until(
-      io_, [&] { return master_->received().size() >= expected.size() + second.bytes.size(); }));
+  ASSERT_TRUE(until([&] { return master_->received().size() >= expected.size() + second.bytes.size(); }));
   expected.insert(expected.end(), second.bytes.begin(), second.bytes.end());
   EXPECT_EQ(master_->received(), expected);
   EXPECT_EQ(session_->stats().clock_commands, 2u);
@@ -383,12 +444,12 @@ TEST_F(SessionOnAPty, ClockCommandsWaitForTheDumpAndGoOneAckAtATime) {
 
 // A clock command whose sender waits for its answer (the arbiter's clock control): told the clock's refusal
 // (an error ACK echoing it) and its acknowledgement, each once, on the loop.
-TEST_F(SessionOnAPty, AClockCommandsSenderIsToldTheClocksAnswer) {
+TEST_F(SessionOnAWire, AClockCommandsSenderIsToldTheClocksAnswer) {
   namespace encode = drivers::dgt::encode;
   start(3000);
-  ASSERT_TRUE(io::test::run_until(io_, [&] { return session_->connected(); }));
+  ASSERT_TRUE(until([&] { return session_->connected(); }));
   master_->write(start_dump_bytes());
-  ASSERT_TRUE(io::test::run_until(io_, [&] { return session_->stats().sensor_events >= 2; }));
+  ASSERT_TRUE(until([&] { return session_->stats().sensor_events >= 2; }));
   const ClockTimes times{5400000, 2710000, std::nullopt};  // 1:30:00 and 0:45:10, the clock standing
   encode::SetAndRun set;
   set.left_ms = 5400000;
@@ -398,37 +459,37 @@ TEST_F(SessionOnAPty, AClockCommandsSenderIsToldTheClocksAnswer) {
   const auto command = *encode::clock_set_and_run(set);
   std::vector<ClockResult> answers;
   ASSERT_TRUE(session_->clock_command(times, [&](const auto& r) { answers.push_back(r); }));
-  ASSERT_TRUE(io::test::run_until(io_, [&] {
+  ASSERT_TRUE(until([&] {
     const auto& got = master_->received();
     return std::search(got.begin(), got.end(), command.bytes.begin(), command.bytes.end()) != got.end();
   }));
   drivers::dgt::ClockAck refused;
   refused.ack = {0x40, command.sub, 0, 0};
   master_->write(drivers::dgt::board_message::clock_ack(refused));
-  ASSERT_TRUE(io::test::run_until(io_, [&] { return answers.size() == 1; }));
+  ASSERT_TRUE(until([&] { return answers.size() == 1; }));
   EXPECT_EQ(answers[0].status, ClockAnswer::Rejected);
   char sub[8];
   std::snprintf(sub, sizeof sub, "0x%02x", unsigned(command.sub));
   EXPECT_EQ(answers[0].command, sub);
 
   ASSERT_TRUE(session_->clock_command(times, [&](const auto& r) { answers.push_back(r); }));
-  io_.run_for(1100ms);  // past the window in which the same ACK again is taken as a repeat
+  pass(1100);  // past the window in which the same ACK again is taken as a repeat
   drivers::dgt::ClockAck ok;
   ok.ack = {0x10, command.sub, 0, 0};
   master_->write(drivers::dgt::board_message::clock_ack(ok));
-  ASSERT_TRUE(io::test::run_until(io_, [&] { return answers.size() == 2; }));
+  ASSERT_TRUE(until([&] { return answers.size() == 2; }));
   EXPECT_EQ(answers[1].status, ClockAnswer::Acknowledged);
-  io_.run_for(50ms);
+  pass(50);
   EXPECT_EQ(answers.size(), 2u);  // each told once
 }
 
 // A make without a clock port (a Millennium board: no clock comes through it) refuses clock commands at
 // once, saying why, with the board online; nothing for a clock goes on its line.
-TEST_F(SessionOnAPty, AMakeWithoutAClockPortRefusesClockCommands) {
+TEST_F(SessionOnAWire, AMakeWithoutAClockPortRefusesClockCommands) {
   start(3000, "millennium");
-  ASSERT_TRUE(io::test::run_until(io_, [&] { return session_->connected(); }));
+  ASSERT_TRUE(until([&] { return session_->connected(); }));
   EXPECT_FALSE(session_->has_clock_port());
-  io_.run_for(50ms);
+  pass(50);
   const std::size_t before = master_->received().size();
   bool told = false;
   const auto refused = session_->clock_command(ClockTimes{60000, 60000, rules::ClockSide::Left},
@@ -437,7 +498,7 @@ TEST_F(SessionOnAPty, AMakeWithoutAClockPortRefusesClockCommands) {
   EXPECT_EQ(refused.error(),
             "board A is a millennium board: no clock comes through it, so the daemon cannot set one");
   session_->clock_command(ClockText{"HELLO"});  // the same, unanswered: counted as failed
-  io_.run_for(50ms);
+  pass(50);
   EXPECT_FALSE(told);
   EXPECT_EQ(session_->stats().clock_commands, 1u);
   EXPECT_EQ(session_->stats().clock_commands_failed, 1u);
@@ -447,9 +508,9 @@ TEST_F(SessionOnAPty, AMakeWithoutAClockPortRefusesClockCommands) {
 }
 
 // A request the clock cannot show is refused with the clock's reason, and nothing is queued.
-TEST_F(SessionOnAPty, ARequestTheClockCannotTakeIsRefused) {
+TEST_F(SessionOnAWire, ARequestTheClockCannotTakeIsRefused) {
   start(3000);
-  ASSERT_TRUE(io::test::run_until(io_, [&] { return session_->connected(); }));
+  ASSERT_TRUE(until([&] { return session_->connected(); }));
   EXPECT_TRUE(session_->has_clock_port());
   const auto refused = session_->clock_command(ClockText{"NINE CHRS"}, [](const auto&) {});
   ASSERT_FALSE(refused);
@@ -459,20 +520,18 @@ TEST_F(SessionOnAPty, ARequestTheClockCannotTakeIsRefused) {
 
 // A field update lost on the wire (Black's pawn set down on e5): the press finds e7 lifted and nothing
 // set. The session asks the board for a dump (0x42) once the board is at rest, and the dump completes the
-// move: no alert. (Reconstruction's side is tested in rules; this is the request on a real pty.)
-TEST_F(SessionOnAPty, APressWithNoMoveOnTheBoardAsksForADumpThatCompletesIt) {
+// move: no alert. (Reconstruction's side is tested in rules; this is the request on the wire.)
+TEST_F(SessionOnAWire, APressWithNoMoveOnTheBoardAsksForADumpThatCompletesIt) {
   std::vector<rules::Event> events;
   {
-    BoardSessionConfig cfg;
-    cfg.protocol = "dgt";
-    cfg.link.device = pty_.slave_path;
+    BoardSessionConfig cfg = wire_config();
     cfg.rules.reread_board = true;
     BoardSessionHandlers h;
     h.on_event = [&](const rules::Event& e) { events.push_back(e); };
     session_ = std::make_unique<BoardSession>(io_, cfg, h);
     session_->start();
-    master_ = std::make_unique<io::test::MasterEnd>(io_, pty_.master_fd);
-    ASSERT_TRUE(io::test::run_until(io_, [&] { return master_->received().size() >= 3; }));
+    start_master();
+    ASSERT_TRUE(until([&] { return master_->received().size() >= 3; }));
   }
   namespace message = drivers::dgt::board_message;
   auto moves = [&] {
@@ -488,18 +547,18 @@ TEST_F(SessionOnAPty, APressWithNoMoveOnTheBoardAsksForADumpThatCompletesIt) {
   std::uint64_t sensed = session_->stats().sensor_events;
   master_->write(start_dump_bytes());
   master_->write(reading_bytes(false));
-  ASSERT_TRUE(io::test::run_for_then_until(io_, 100ms, seen(sensed += 2)));
+  ASSERT_TRUE(pass_then_until(100, seen(sensed += 2)));
   master_->write(*message::field_update(52, 0));  // e2 lifted
   master_->write(*message::field_update(36, 1));  // a white pawn on e4
-  ASSERT_TRUE(io::test::run_for_then_until(io_, 300ms, seen(sensed += 2)));
+  ASSERT_TRUE(pass_then_until(300, seen(sensed += 2)));
   master_->write(reading_bytes(true));  // White presses
-  ASSERT_TRUE(io::test::run_until(io_, [&] { return moves().size() == 1; }));
+  ASSERT_TRUE(until([&] { return moves().size() == 1; }));
   const std::size_t sent_before = master_->received().size();
   sensed = session_->stats().sensor_events;
   master_->write(*message::field_update(12, 0));  // e7 lifted; its placement on e5 is lost
-  ASSERT_TRUE(io::test::run_for_then_until(io_, 300ms, seen(sensed + 1)));
+  ASSERT_TRUE(pass_then_until(300, seen(sensed + 1)));
   master_->write(reading_bytes(false));  // Black presses
-  ASSERT_TRUE(io::test::run_until(io_, [&] { return master_->received().size() > sent_before; }));
+  ASSERT_TRUE(until([&] { return master_->received().size() > sent_before; }));
   ASSERT_EQ(master_->received().size(), sent_before + 1);
   EXPECT_EQ(master_->received().back(), drivers::dgt::command::kSendBoard);
   EXPECT_EQ(session_->stats().board_rereads, 1u);
@@ -510,28 +569,26 @@ TEST_F(SessionOnAPty, APressWithNoMoveOnTheBoardAsksForADumpThatCompletesIt) {
   b[12] = 0;  // e7
   b[28] = 7;  // e5
   master_->write(*message::board_dump(b));
-  ASSERT_TRUE(io::test::run_until(io_, [&] { return moves().size() == 2; }));
+  ASSERT_TRUE(until([&] { return moves().size() == 2; }));
   EXPECT_EQ(moves(), (std::vector<std::string>{"e2e4", "e7e5"}));
   for (const auto& e : events) EXPECT_FALSE(std::holds_alternative<rules::AlertEvent>(e.what));
-  io_.run_for(400ms);
+  pass(400);
   EXPECT_EQ(session_->stats().board_rereads, 1u);  // once per press
 }
 
 // A bughouse board's session reconstructs nothing itself (sensor_only): the match does, and tells through
 // read_wanted when a press found the board at rest with no move. The session sends the dump request once
 // per value the match gives, as it does for its own reconstruction.
-TEST_F(SessionOnAPty, ASensorOnlySessionAsksForADumpWhenTheMatchWantsOne) {
+TEST_F(SessionOnAWire, ASensorOnlySessionAsksForADumpWhenTheMatchWantsOne) {
   std::optional<std::int64_t> wanted;
   {
-    BoardSessionConfig cfg;
-    cfg.protocol = "dgt";
-    cfg.link.device = pty_.slave_path;
+    BoardSessionConfig cfg = wire_config();
     cfg.sensor_only = true;
     cfg.read_wanted = [&] { return wanted; };
     session_ = std::make_unique<BoardSession>(io_, cfg, BoardSessionHandlers{});
     session_->start();
-    master_ = std::make_unique<io::test::MasterEnd>(io_, pty_.master_fd);
-    ASSERT_TRUE(io::test::run_until(io_, [&] { return master_->received().size() >= 3; }));
+    start_master();
+    ASSERT_TRUE(until([&] { return master_->received().size() >= 3; }));
   }
   // Each pause ends once the session has seen what was written (a loaded machine can sleep through it), so
   // that "nothing asked" is about a press the session did see.
@@ -541,23 +598,23 @@ TEST_F(SessionOnAPty, ASensorOnlySessionAsksForADumpWhenTheMatchWantsOne) {
   std::uint64_t sensed = session_->stats().sensor_events;
   master_->write(start_dump_bytes());
   master_->write(reading_bytes(false));
-  ASSERT_TRUE(io::test::run_for_then_until(io_, 200ms, seen(sensed += 2)));
+  ASSERT_TRUE(pass_then_until(200, seen(sensed += 2)));
   std::size_t sent = master_->received().size();
   master_->write(reading_bytes(true));
-  ASSERT_TRUE(io::test::run_for_then_until(io_, 200ms, seen(++sensed)));
+  ASSERT_TRUE(pass_then_until(200, seen(++sensed)));
   EXPECT_EQ(master_->received().size(), sent) << "nothing wanted, nothing asked";
   wanted = 1000;
   master_->write(reading_bytes(false));
-  ASSERT_TRUE(io::test::run_until(io_, [&] { return master_->received().size() > sent; }));
+  ASSERT_TRUE(until([&] { return master_->received().size() > sent; }));
   EXPECT_EQ(master_->received().back(), drivers::dgt::command::kSendBoard);
   sent = master_->received().size();
   sensed = session_->stats().sensor_events;
   master_->write(reading_bytes(true));
-  ASSERT_TRUE(io::test::run_for_then_until(io_, 300ms, seen(sensed + 1)));
+  ASSERT_TRUE(pass_then_until(300, seen(sensed + 1)));
   EXPECT_EQ(master_->received().size(), sent) << "asked twice for the same press";
   wanted = 2000;
   master_->write(reading_bytes(false));
-  ASSERT_TRUE(io::test::run_until(io_, [&] { return master_->received().size() > sent; }));
+  ASSERT_TRUE(until([&] { return master_->received().size() > sent; }));
   EXPECT_EQ(master_->received().back(), drivers::dgt::command::kSendBoard);
   EXPECT_EQ(session_->stats().board_rereads, 2u);
 }

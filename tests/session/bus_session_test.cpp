@@ -79,7 +79,7 @@ class BusOnAPty : public ::testing::Test {
     cfg.link.device = device_;
     for (std::size_t k = 0; k < kBoards; ++k) cfg.addresses.push_back(std::uint16_t(1025 + k));
     cfg.master.poll_interval_ms = 100;
-    cfg.clock_rate = kSpeed;
+    cfg.time = io::TimeBase::scaled(io_, kSpeed, io::TimeBase::Reading{});  // the system clock's reading
     cfg.retry_lost_ms = 300;
     session_ = std::make_unique<BusSession>(io_, cfg);
     for (std::size_t k = 0; k < kBoards; ++k) {

@@ -81,14 +81,14 @@ Played play_over_fake_usb(const rules::GameRecord& g, sim::HandStyle style, std:
 
   auto bus = std::make_shared<FakeBus>();
   boost::asio::io_context io;
-  std::int64_t now = 0;
+  // Manual time: the test moves the clock, and the session's deadlines run as it does.
+  auto time = io::TimeBase::manual(io, kUnixBase);
   BoardSessionConfig cfg;
   cfg.protocol = "chessnut";
   cfg.usb_backend = std::make_shared<FakeBackend>(bus);
   cfg.rules.complete_after_ms = 1500;
   cfg.game = std::make_shared<rules::Game>(g.start);
-  cfg.clock = [&now] { return kUnixBase + now; };
-  cfg.clock_rate = 1e6;  // the session's timer waits next to nothing: the test moves the clock
+  cfg.time = time;
   Played out;
   BoardSessionHandlers h;
   h.on_event = [&](const rules::Event& e) {
@@ -102,7 +102,7 @@ Played play_over_fake_usb(const rules::GameRecord& g, sim::HandStyle style, std:
 
   std::uint64_t fed = 0;
   auto send_board = [&](std::int64_t t, const std::array<rules::Piece, 64>& squares) {
-    now = t;
+    time->advance_to(kUnixBase + t);
     const auto frame = drivers::chessnut::position_frame(daemon::ChessnutBoard::to_position(squares));
     for (std::size_t at = 0; at < frame.size(); at += 64) {
       const auto end = frame.begin() + static_cast<std::ptrdiff_t>(std::min(frame.size(), at + 64));
@@ -127,7 +127,7 @@ Played play_over_fake_usb(const rules::GameRecord& g, sim::HandStyle style, std:
     send_board(e.t_ms, board);
     sent = board;
   }
-  now = tl.end_ms + 10000;
+  time->advance_to(kUnixBase + tl.end_ms + 10000);
   const std::size_t want = g.moves.size();
   run_until(io, [&] { return out.moves.size() >= want; });
 
