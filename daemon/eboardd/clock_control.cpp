@@ -157,8 +157,8 @@ std::optional<http::Response> clock_control(BoardRuntime& b, const std::string& 
   // The clock answers on the loop (acknowledged, refused, or not confirmed by the clock port's own
   // deadline); the HTTP answer waits for it on a worker thread, bounded by `answer_within` as well. Pending
   // at a stop (the board's, or the daemon's), it is 503 at once.
-  LaterAnswer later = later_answer(b.io(), answer_within, "the clock's answer",
-                                   "check the clock and the cable to the board");
+  LaterAnswer later =
+      later_answer(b.io(), answer_within, "the clock's answer", "check the clock and the cable to the board");
   clock_control_then(b, body, later.settle);
   return later.response();
 }
