@@ -18,6 +18,8 @@ template <class... F>
 struct Overloaded : F... {
   using F::operator()...;
 };
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;  // clang 14 (clang-tidy) deduces no aggregate's arguments itself
 
 session::ClockAnswer answer_of(dgt::ClockCommandStatus status) {
   switch (status) {

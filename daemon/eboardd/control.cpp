@@ -350,8 +350,8 @@ LaterAnswer later_answer(boost::asio::io_context& io, std::chrono::milliseconds 
     http::Response res;
     res.deferred = [ready, within, what, advice]() -> http::Response {
       if (ready->wait_for(within) != std::future_status::ready)
-        return control_error(504, what + " is not done after " + std::to_string(within.count() / 1000) +
-                                      " s: " + advice);
+        return control_error(
+            504, what + " is not done after " + std::to_string(within.count() / 1000) + " s: " + advice);
       try {
         return ready->get();
       } catch (const std::future_error&) {
