@@ -1120,11 +1120,12 @@ void Reconstructor::on_settled(std::int64_t t) {
     // hand sets it down and presses, and the press finds the moves (recover_gap), or the board rests so
     // until the mismatch time and is searched as it is then. Searched now as it is, the piece would read
     // as taken, and the move the hand then presses as illegal.
-    // Only for the first board this game was ever read on: after a reconnect, what the board showed
-    // before and the presses read meanwhile are the better evidence, and are judged with the dump as they
-    // were (the simulated gaps of tests/sim/gap_recovery_test.cpp come out worse otherwise).
-    if (!clockless() && gaps_.first_board_dump() && !wait_.pending() && !gaps_.dump_deferred() &&
-        dump_shows_a_hand_at_work()) {
+    // After a reconnect, what the board showed before and the presses read meanwhile are the better
+    // evidence, and are judged with the dump as they were (the simulated gaps of
+    // tests/sim/gap_recovery_test.cpp come out worse otherwise): there only a piece of the side whose clock
+    // runs is waited for (his hand at work on the next move).
+    if (!clockless() && !wait_.pending() && !gaps_.dump_deferred() &&
+        (gaps_.first_board_dump() ? dump_shows_a_hand_at_work() : dump_lacks_the_movers_piece())) {
       gaps_.defer_dump();
       deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
       return;
