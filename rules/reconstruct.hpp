@@ -467,9 +467,9 @@ class Reconstructor {
   // a hand put back explains by a shorter story than the board as it is (where that piece was taken).
   bool dump_shows_a_hand_at_work() const;
   // A reconnect's dump, its clock running for one side, that lacks a piece of that side which, put back on
-  // a square it stood on in the last known position, makes a shorter story than the board as it is: the
-  // mover's piece in his hand, not taken.
-  bool dump_lacks_the_movers_piece() const;
+  // a square it stood on in the last known position, makes a story shorter by two plies or more than the
+  // board as it is: that piece, perhaps in the mover's hand, not taken.
+  std::optional<Piece> dump_lacks_the_movers_piece() const;
   // A board searched for the moves that reach it.
   struct Reading {
     std::array<Piece, 64> board;

@@ -151,9 +151,9 @@ bool Reconstructor::dump_shows_a_hand_at_work() const {
   return limit > 0 && search_gap_to(nullptr, held.board, false, held.hand, limit).explains();
 }
 
-bool Reconstructor::dump_lacks_the_movers_piece() const {
+std::optional<Piece> Reconstructor::dump_lacks_the_movers_piece() const {
   const std::optional<Color> mover = clock_.on_move();
-  if (!mover) return false;
+  if (!mover) return std::nullopt;
   std::array<int, PIECE_NB> before{}, now{};
   for (Square q = 0; q < 64; ++q) {
     if (display_[q] != NO_PIECE) ++before[display_[q]];
@@ -166,13 +166,15 @@ bool Reconstructor::dump_lacks_the_movers_piece() const {
     if (was == NO_PIECE || color_of(was) != *mover || physical_[q] != NO_PIECE || now[was] >= before[was])
       continue;
     if (!as_is) as_is = search_gap_to(nullptr, physical_, false, std::nullopt, kGapPlies);
-    const int limit = as_is->explains() ? as_is->result.plies - 1 : kGapPlies;
-    if (limit <= 0) return false;
+    // Shorter by two plies at least: taken, the piece needs its taker's capture and its move on from the
+    // square the piece stood on (shorter by one is as often a piece really taken, a turn's parity apart).
+    const int limit = as_is->explains() ? as_is->result.plies - 2 : kGapPlies;
+    if (limit <= 0) return std::nullopt;
     std::array<Piece, 64> held = physical_;
     held[q] = was;
-    if (search_gap_to(nullptr, held, false, std::nullopt, limit).explains()) return true;
+    if (search_gap_to(nullptr, held, false, std::nullopt, limit).explains()) return was;
   }
-  return false;
+  return std::nullopt;
 }
 
 bool Reconstructor::recover_scan_gap(std::int64_t t) {
