@@ -31,7 +31,10 @@ class GapTracker {
   enum class Length {
     Open,        // no such gap, or not searched yet
     Waiting,     // the next press, or the mismatch time, tells (waiting_board, waiting_on_move)
-    AllPressed,  // the mismatch time (or the next move) came first: the story all pressed is told
+    AllPressed,  // the next press or move told it: the story all pressed (from that press) is told
+    // The mismatch time came first: the likelier is told (all pressed; the one with its last move shown
+    // where that is shorter by more than a ply, a longer story all pressed needing a detour).
+    Likelier,
   };
 
   // --- The link ---------------------------------------------------------------------------------------
@@ -120,6 +123,13 @@ class GapTracker {
     length_ = Length::AllPressed;
     searched_.reset();
   }
+  // The mismatch time came first: the likelier story is told now (its board searched again).
+  void tell_likelier() {
+    length_ = Length::Likelier;
+    searched_.reset();
+  }
+  // Told (AllPressed or Likelier): the next search of the board tells a story, it does not wait again.
+  bool length_told() const { return length_ == Length::AllPressed || length_ == Length::Likelier; }
   void reopen_length() { length_ = Length::Open; }
 
  private:

@@ -1226,10 +1226,10 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
       if (gaps_.take_dump_deferral() && gaps_.suspected() && board_from_dump_ && !game_.outcome() &&
           recover_gap(*next, nullptr))
         continue;
-      // A gap whose length waited for a press that did not come: the story all pressed, of the board
-      // waited on (the board as it is now may show the next hand at work).
+      // A gap whose length waited for a press that did not come: the likelier story (GapTracker::Length),
+      // of the board waited on (the board as it is now may show the next hand at work).
       if (gaps_.stop_waiting() && gaps_.suspected() && !game_.outcome()) {
-        gaps_.tell_all_pressed();
+        gaps_.tell_likelier();
         if (recover_gap_on(*next, nullptr, gaps_.waiting_board(), false, gaps_.waiting_on_move())) continue;
       }
       if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor()) {

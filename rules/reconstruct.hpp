@@ -442,14 +442,18 @@ class Reconstructor {
   struct GapFound {
     GapResult result;
     std::optional<Color> on_move;
-    // The result is all pressed, and a sequence a ply shorter or a ply longer whose last move is not
-    // pressed yet reaches the board as well: which of them the board shows, only the next press or move
-    // tells.
+    // The result is all pressed, and a sequence a ply shorter (or more: keep_all_pressed) or a ply longer
+    // whose last move is not pressed yet reaches the board as well: which of them the board shows, only
+    // the next press or move tells.
     bool unpressed_too = false;
     bool explains() const { return result.plies > 0 && !result.exhausted; }
   };
+  // `keep_all_pressed`: a story all pressed is the result also when one shorter by more than a ply, its
+  // last move not pressed, reaches the board (unpressed_too: the next press tells); otherwise the shorter
+  // is the result.
   GapFound search_gap_to(const PendingPress* press, const std::array<Piece, 64>& board,
-                         bool last_unpressed_likely, std::optional<Color> begun, int max_plies) const;
+                         bool last_unpressed_likely, std::optional<Color> begun, int max_plies,
+                         bool keep_all_pressed = false) const;
   // Without a clock: a settled board nothing explains (follow_late_scans), searched as it is, as it would
   // stand with the piece in the hand put back (a scan read late shows moves and the next hand already at
   // work), and through the boards that rested before it. Of the readings whose story every scan since the

@@ -290,7 +290,7 @@ int Reconstructor::scans_fitting(const Position& before, const std::vector<Move>
 Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
                                                      const std::array<Piece, 64>& board,
                                                      bool last_unpressed_likely, std::optional<Color> begun,
-                                                     int max_plies) const {
+                                                     int max_plies, bool keep_all_pressed) const {
   const Position before = game_.position();
   GapQuery q;
   q.from = before;
@@ -308,8 +308,8 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
   q.side_to_move = on_move;
   GapResult found = remembered_search_gap(q);
   if (on_move) {
-    // The last move on the board, its press still to come: when that is shorter by more than a ply, it is
-    // the likelier story (a longer all-pressed sequence needs moves undone, a king out and back).
+    // The last move on the board, its press still to come: the story when nothing all pressed reaches the
+    // board, or (the board changed after the press) when it is the shorter.
     GapQuery unpressed = q;
     unpressed.side_to_move = ~*on_move;
     unpressed.min_plies = 2;  // one move shown and not pressed is no gap (the successors have it)
@@ -319,6 +319,13 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
     bool all_pressed = found.plies > 0;
     if (found.plies == 0 || unpressed.max_plies >= unpressed.min_plies) {
       GapResult other = remembered_search_gap(unpressed);
+      if (keep_all_pressed && other.plies > 0 && !other.exhausted && found.plies > 0 && margin > 0 &&
+          other.plies + margin < found.plies)
+        // Shorter by more than a ply, the last move shown: both stories reach the board, the shorter
+        // with fewer moves, the longer with a detour (Bc1-d2-g5 for Bc1-g5, a king out and back). Told at
+        // once, the shorter one can put a move played later at a ply it was not played at. Which it is,
+        // the next press or move tells, as below (the mismatch time: the shorter, the likelier).
+        return {std::move(found), on_move, true};
       if (other.plies > 0 && !other.exhausted && (found.plies == 0 || other.plies + margin < found.plies)) {
         found = std::move(other);
         all_pressed = false;
@@ -359,7 +366,8 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   if (gaps_.searched(board) || (gaps_.searches_failed() >= 2 && !clockless())) return false;
   gaps_.mark_searched(board);
   const Position before = game_.position();
-  GapFound searched = search_gap_to(press, board, last_unpressed_likely, begun, max_plies);
+  GapFound searched = search_gap_to(press, board, last_unpressed_likely, begun, max_plies,
+                                    !clockless() && gaps_.length() != GapTracker::Length::Likelier);
   GapResult found = std::move(searched.result);
   const std::optional<Color> on_move = searched.on_move;
   // A search cut short by its work bound has not seen every sequence: what it found is no explanation to
@@ -372,8 +380,8 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   // and not pressed: which it is, the next press tells (the shown move's mover presses without moving again,
   // or the other side moves first). Until then nothing is told: told now, the shorter story's last move would
   // later go out as the next live move at a ply it was not played at, or the gap's own moves be counted a ply
-  // off. The mismatch time bounds the wait (then the story all pressed, as before).
-  if (searched.unpressed_too && gaps_.length() != GapTracker::Length::AllPressed && !clockless()) {
+  // off. The mismatch time bounds the wait (then the likelier: GapTracker::Length::Likelier).
+  if (searched.unpressed_too && !gaps_.length_told() && !clockless()) {
     gaps_.wait_for_length(board, on_move);  // the press leaves the board as it is: searched again then
     deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
     return false;
@@ -489,7 +497,8 @@ bool Reconstructor::gap_length_told_by_a_move(std::int64_t t) {
   if (gaps_.length() != GapTracker::Length::Waiting || !gaps_.suspected() ||
       physical_ == gaps_.waiting_board() || game_.outcome())
     return false;
-  const GapFound f = search_gap_to(nullptr, gaps_.waiting_board(), false, gaps_.waiting_on_move(), kGapPlies);
+  const GapFound f =
+      search_gap_to(nullptr, gaps_.waiting_board(), false, gaps_.waiting_on_move(), kGapPlies, true);
   if (!f.explains() || f.result.sequences.empty()) return false;
   Position end = game_.position();
   for (Move m : f.result.sequences.front()) end.do_move(m);

@@ -8,10 +8,16 @@
 // live: every move after the gap published as played, and no other alert.
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <numbers>
 #include <sstream>
 
 #include "daemon/sim/timeline.hpp"
@@ -497,19 +503,131 @@ std::string late_reconnect(const rules::GameRecord& g, int at, int plies, std::u
   return wrong;
 }
 
+// GAP_LONGER (a measurement, issue 30): whether a story two plies longer than the `played` plies after ply
+// `at`, the same side on move, reaches the same board (so that a gap told at its length played could as
+// well be two plies longer, and the next moves' plies be two off), what that probe costs, and what the
+// clock readings say of it: the least time a move of a side would have taken on the clock in the longer
+// story, and how much likelier each side's time used over the gap is with one move more than with the
+// moves played, its moves before the gap taken as its pace (a normal model of their times).
+struct LongerProbe {
+  bool exists = false;
+  bool exhausted = false;  // the work bound ran out first
+  double cpu_ms = 0;
+  std::int64_t least_per_move_ms = 0;
+  double pace_log_ratio = 0;  // log likelihood of one move more per side over the moves `played` holds
+};
+
+double thread_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
+// log p(time used | n moves) - log p(time used | k moves), each move's time normal with the pace's mean
+// and spread (at least 15 % of the mean); 0 with fewer than 3 moves to take the pace from.
+double pace_log_ratio(std::int64_t used, int k, int n, const std::vector<std::int64_t>& past) {
+  if (past.size() < 3 || k <= 0) return 0;
+  double mean = 0, var = 0;
+  for (auto t : past) mean += double(t);
+  mean /= double(past.size());
+  for (auto t : past) var += (double(t) - mean) * (double(t) - mean);
+  const double sd = std::max(std::sqrt(var / double(past.size())), 0.15 * mean);
+  auto log_p = [&](int moves) {
+    const double v = double(moves) * sd * sd;
+    return -0.5 * std::log(2 * std::numbers::pi * v) -
+           (double(used) - double(moves) * mean) * (double(used) - double(moves) * mean) / (2 * v);
+  };
+  return log_p(n) - log_p(k);
+}
+
+LongerProbe probe_longer(const rules::GameRecord& g, const sim::Timeline& tl, int at, int played, int told) {
+  rules::Position from = g.start;
+  for (int i = 0; i < at; ++i) from.do_move(g.moves[std::size_t(i)].move);
+  rules::Position to = from;
+  for (int i = at; i < at + played; ++i) to.do_move(g.moves[std::size_t(i)].move);
+  rules::GapQuery q;
+  q.from = from;
+  q.board = to.board();
+  q.side_to_move = to.side_to_move();
+  q.min_plies = q.max_plies = told + 2;
+  q.max_candidates = 1;
+  const double c0 = thread_cpu_ms();
+  const rules::GapResult r = rules::search_gap(q);
+  LongerProbe out;
+  out.cpu_ms = thread_cpu_ms() - c0;
+  out.exists = r.plies > 0;
+  out.exhausted = r.exhausted;
+  // Each side's time over the gap and its moves before (from the presses: what the clock readings tell).
+  std::array<std::int64_t, 2> used{};
+  std::array<int, 2> moves{};
+  std::array<std::vector<std::int64_t>, 2> past;
+  for (int i = 1; i < at + played; ++i) {
+    const std::int64_t spent = tl.press_ms[std::size_t(i)] - tl.press_ms[std::size_t(i - 1)];
+    if (i < at) past[std::size_t(i % 2)].push_back(spent);
+    if (i >= at) used[std::size_t(i % 2)] += spent, ++moves[std::size_t(i % 2)];
+  }
+  // The story told has `told` plies: each side one move fewer than played when told is two short.
+  const int fewer = (played - told) / 2;
+  out.least_per_move_ms = std::numeric_limits<std::int64_t>::max();
+  for (int side = 0; side < 2; ++side) {
+    const int k = moves[std::size_t(side)] - fewer;
+    out.least_per_move_ms = std::min(out.least_per_move_ms, used[std::size_t(side)] / (k + 1));
+    out.pace_log_ratio += pace_log_ratio(used[std::size_t(side)], k, k + 1, past[std::size_t(side)]);
+  }
+  return out;
+}
+
+struct LongerTally {
+  int runs = 0, exists = 0, exhausted = 0;
+  std::vector<double> cpu_ms;
+  std::int64_t least_per_move_ms = std::numeric_limits<std::int64_t>::max();
+  std::array<int, 4> held_right{}, held_unshown{};  // pace_log_ratio above -1, 0, 1, 2
+  int unshown = 0;
+  void add(const LongerProbe& p, bool unshown_run) {
+    ++runs;
+    cpu_ms.push_back(p.cpu_ms);
+    unshown += unshown_run;
+    // The runs told short: a longer story is the one played.
+    exhausted += p.exhausted && !unshown_run;
+    if (!p.exists && !unshown_run) return;
+    exists += !unshown_run;
+    least_per_move_ms = std::min(least_per_move_ms, p.least_per_move_ms);
+    for (int th = 0; th < 4; ++th)
+      (unshown_run ? held_unshown : held_right)[std::size_t(th)] += p.pace_log_ratio > th - 1;
+  }
+  void print(const char* what) {
+    std::sort(cpu_ms.begin(), cpu_ms.end());
+    const auto at = [&](double q) {
+      return cpu_ms.empty() ? 0.0 : cpu_ms[std::size_t(q * double(cpu_ms.size() - 1))];
+    };
+    std::printf("  %s: %d runs; a story two plies longer reaches the board in %d told at the length played",
+                what, runs, exists);
+    std::printf(" (%d probes cut by the work bound; the %d told short aside)\n", exhausted, unshown);
+    std::printf("    probe CPU p50 %.2f ms, p99 %.1f ms, max %.1f ms;", at(0.5), at(0.99), at(1.0));
+    std::printf(" the least time a move of the longer story takes: %lld ms\n",
+                static_cast<long long>(least_per_move_ms));
+    for (int th = 0; th < 4; ++th)
+      std::printf(
+          "    held where the pace favours one move more (log ratio over %d): %d told at the length, %d"
+          " of the %d told short\n",
+          th - 1, held_right[std::size_t(th)], held_unshown[std::size_t(th)], unshown);
+  }
+};
+
 // Measured (issue 30): before the gap's length waited for the next press, 119 of 636 standard and 77 of 320
 // Chess960 late reconnects published a move at a wrong ply, 3 of them a candidate's move as a live move; 25
-// and 33 before the wait covered a story a ply longer and the press of a reconnect's shown move. What is
-// left are gaps whose length the board cannot show (a shorter story, the same side on move, reaches it:
-// counted and printed, not failed), and `visible_ceiling` others (none in standard chess; one Chess960 gap
-// whose shorter story with the last move shown stays ambiguous after the press, a detour again). Any other
+// and 33 before the wait covered a story a ply longer and the press of a reconnect's shown move; 0 and 1
+// before it covered a story more than a ply shorter with its last move shown (Chess960 game 11). What is
+// left are gaps whose length the board cannot show (a shorter story, the same side on move, reaches it, and
+// the clock readings do not tell either: GAP_LONGER measures it): counted and printed, not failed. Any other
 // move at a wrong ply fails, and so does a candidate's move gone out live.
-void run_late(const std::filesystem::path& file, bool chess960, std::size_t games, int visible_ceiling) {
+void run_late(const std::filesystem::path& file, bool chess960, std::size_t games) {
   if (!std::filesystem::exists(file)) GTEST_SKIP() << "../shared is absent";
   auto corpus = load(file, games / SHARE);
   ASSERT_FALSE(corpus.empty());
   int tried = 0, missed = 0, unshown = 0, wrong = 0, candidate_live = 0;
   std::string problems, unshown_list;
+  LongerTally longer;
   for (std::size_t i = 0; i < corpus.size(); ++i) {
     const auto& g = corpus[i];
     for (int plies = 1; plies <= 8; ++plies)
@@ -520,6 +638,17 @@ void run_late(const std::filesystem::path& file, bool chess960, std::size_t game
         std::string what = late_reconnect(g, at, plies, i + 1, chess960, pressed != 0, &missed);
         if (what == "skip") continue;
         ++tried;
+        if (std::getenv("GAP_LONGER")) {
+          // The unshown runs are told short of the plies played (the gap and the next move): "(N plies reach
+          // the board", or the position before the gap (0).
+          const bool short_told = what.rfind(kUnshownLength, 0) == 0;
+          int told = plies + 1;
+          if (short_told)
+            told = std::isdigit(static_cast<unsigned char>(what[std::strlen(kUnshownLength) + 2]))
+                       ? std::atoi(what.c_str() + std::strlen(kUnshownLength) + 2)
+                       : 0;
+          longer.add(probe_longer(g, tidy_timeline(g, i + 1), at, plies + 1, told), short_told);
+        }
         if (what.empty()) continue;
         const std::string line = "game " + std::to_string(i) + ", gap of " + std::to_string(plies) +
                                  " after ply " + std::to_string(at) +
@@ -538,9 +667,10 @@ void run_late(const std::filesystem::path& file, bool chess960, std::size_t game
       "  %d late reconnects, %d moves-missed alerts, %d with a move at a wrong ply where the board shows the "
       "length played, %d where it cannot\n",
       tried, missed, wrong, unshown);
+  if (std::getenv("GAP_LONGER")) longer.print(chess960 ? "Chess960" : "standard");
   EXPECT_GT(tried, int(corpus.size()) * 8);
   EXPECT_EQ(candidate_live, 0) << problems << unshown_list;
-  EXPECT_LE(wrong, visible_ceiling) << problems;
+  EXPECT_EQ(wrong, 0) << problems;
   if (std::getenv("GAP_PROBLEMS")) std::printf("%s%s", problems.c_str(), unshown_list.c_str());
 }
 
@@ -760,9 +890,9 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToFourPlies) {
 // No candidate of a gap goes out as a live move, and no move at a wrong ply where the board shows how many
 // plies the gap held (issue 30).
 TEST(GapRecoverySim, ALateReconnectPublishesNoCandidateLiveAndNoMoveAtAWrongPly) {
-  run_late(PGN_DIR / "standard" / "shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn", false, 40, 0);
+  run_late(PGN_DIR / "standard" / "shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn", false, 40);
 }
 
-TEST(GapRecoverySim, ALateReconnectInChess960PublishesNoCandidateLiveAndAtMostOneMoveAtAWrongPly) {
-  run_late(PGN_DIR / "chess960" / "tcec_s20_frc3_final_50games.pgn", true, 20, 1);
+TEST(GapRecoverySim, ALateReconnectInChess960PublishesNoCandidateLiveAndNoMoveAtAWrongPly) {
+  run_late(PGN_DIR / "chess960" / "tcec_s20_frc3_final_50games.pgn", true, 20);
 }
