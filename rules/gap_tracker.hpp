@@ -72,7 +72,12 @@ class GapTracker {
   // The suspected dump showed a piece perhaps in a hand: its search waits for the next press, or for the
   // mismatch time.
   bool dump_deferred() const { return dump_deferred_; }
-  void defer_dump() { dump_deferred_ = true; }
+  // `held`: after a reconnect, the mover's piece waited for (any other change ends the wait).
+  void defer_dump(std::optional<Piece> held = std::nullopt) {
+    dump_deferred_ = true;
+    held_ = held;
+  }
+  std::optional<Piece> held() const { return dump_deferred_ ? held_ : std::nullopt; }
   bool take_dump_deferral() { return std::exchange(dump_deferred_, false); }
 
   // --- Searches -----------------------------------------------------------------------------------------
@@ -134,6 +139,7 @@ class GapTracker {
   bool suspected_ = false;
   bool dump_deferred_ = false;
   bool first_board_dump_ = false;
+  std::optional<Piece> held_;
   std::optional<std::array<Piece, 64>> searched_;
   int searches_failed_ = 0;
   Length length_ = Length::Open;

@@ -235,6 +235,18 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
     if (next != physical_) complete_before_reply(next, e.t_ms);
   }
   bool board_event = true;
+  // A reconnect's dump waiting for the mover's piece in his hand (dump_lacks_the_movers_piece): that piece
+  // set down goes on to the press; any other change says the hand held nothing, and the dump is searched
+  // as it stood, before the change (the next move's first lift).
+  if (const std::optional<Piece> held = gaps_.held(); held && board_from_dump_ && gaps_.suspected()) {
+    const auto* placed = std::get_if<PiecePlaced>(&e.what);
+    const bool held_set_down = placed && placed->piece == *held;
+    if (!held_set_down && (placed || std::holds_alternative<PieceLifted>(e.what)) && !game_.outcome()) {
+      gaps_.take_dump_deferral();
+      deadlines_.clear(Wake::Mismatch);
+      recover_gap(e.t_ms, nullptr);
+    }
+  }
   std::visit(
       [&](const auto& v) {
         using T = std::decay_t<decltype(v)>;
@@ -969,11 +981,17 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   history_ = std::move(later);
   deadlines_.clear(Wake::Mismatch);
   mismatch_reported_ = false;
-  gaps_.clear_suspicion();
+  // A press pending when the link went down, read with the reconnect, completes the move shown before;
+  // the board the reconnect read may be moves further on: still a gap, searched once it settles.
+  const bool dump_further_on = gaps_.suspected() && board_from_dump_;
   gaps_.forget_searched();
   gaps_.reset_failures();
   adopt_candidate_.reset();
   recompute_successors();
+  if (dump_further_on && physical_ != display_ && !matching_successor())
+    deadlines_.set_unless_set(Wake::Settle, t + cfg_.settle_ms);
+  else
+    gaps_.clear_suspicion();
   if (judge_illegal_position(t)) return;
   check_end(t);
   match_from_history();
@@ -1120,12 +1138,20 @@ void Reconstructor::on_settled(std::int64_t t) {
     // hand sets it down and presses, and the press finds the moves (recover_gap), or the board rests so
     // until the mismatch time and is searched as it is then. Searched now as it is, the piece would read
     // as taken, and the move the hand then presses as illegal.
-    // Only for the first board this game was ever read on: after a reconnect, what the board showed
-    // before and the presses read meanwhile are the better evidence, and are judged with the dump as they
-    // were (the simulated gaps of tests/sim/gap_recovery_test.cpp come out worse otherwise).
-    if (!clockless() && gaps_.first_board_dump() && !wait_.pending() && !gaps_.dump_deferred() &&
-        dump_shows_a_hand_at_work()) {
-      gaps_.defer_dump();
+    // After a reconnect, what the board showed before and the presses read meanwhile are the better
+    // evidence, and are judged with the dump as they were (the simulated gaps of
+    // tests/sim/gap_recovery_test.cpp come out worse otherwise): there only a piece of the side whose clock
+    // runs is waited for (his hand at work on the next move).
+    std::optional<Piece> held;
+    bool hand_at_work = false;
+    if (!clockless() && !wait_.pending() && !gaps_.dump_deferred()) {
+      if (gaps_.first_board_dump())
+        hand_at_work = dump_shows_a_hand_at_work();
+      else
+        hand_at_work = (held = dump_lacks_the_movers_piece()).has_value();
+    }
+    if (hand_at_work) {
+      gaps_.defer_dump(held);
       deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
       return;
     }

@@ -470,6 +470,10 @@ class Reconstructor {
   // A board read whole after a restart or a reconnect (a dump), settled and not explained, that a piece in
   // a hand put back explains by a shorter story than the board as it is (where that piece was taken).
   bool dump_shows_a_hand_at_work() const;
+  // A reconnect's dump, its clock running for one side, that lacks a piece of that side which, put back on
+  // a square it stood on in the last known position, makes a story shorter by two plies or more than the
+  // board as it is: that piece, perhaps in the mover's hand, not taken.
+  std::optional<Piece> dump_lacks_the_movers_piece() const;
   // A board searched for the moves that reach it.
   struct Reading {
     std::array<Piece, 64> board;
@@ -510,7 +514,8 @@ class Reconstructor {
   // Makes `p` the game's position as a new segment (Game::adopt), with the alert saying so.
   void adopt_position(const Position& p, std::int64_t t, const std::string& why);
   // After the game's position changed without a move the board followed: follow the board from here.
-  void follow_board(std::int64_t t);
+  // `carried`: lifts the new side to move made since the board that position came from, his turn's.
+  void follow_board(std::int64_t t, std::vector<TouchTracker::Touch> carried = {});
   // --- FIDE A.4.4: two kings in check or a pawn on the last rank (on the wood), seen after a completed
   // move, still there once the next move is completed: the game is drawn (result reason illegal-position).
   // Under 7.5.2 the pawn counts as a queen; until it is swapped in, the wood keeps the pawn.

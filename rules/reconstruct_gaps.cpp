@@ -17,8 +17,9 @@
 
 namespace eboard::rules {
 
-void Reconstructor::follow_board(std::int64_t t) {
+void Reconstructor::follow_board(std::int64_t t, std::vector<TouchTracker::Touch> carried) {
   reset_turn();
+  touches_.resume(std::move(carried), game_.position().side_to_move());
   display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
   recompute_successors();
   deadlines_.clear(Wake::Mismatch);
@@ -148,6 +149,32 @@ bool Reconstructor::dump_shows_a_hand_at_work() const {
   const GapFound as_is = search_gap_to(nullptr, physical_, false, std::nullopt, kGapPlies);
   const int limit = as_is.explains() ? as_is.result.plies - 1 : kGapPlies;
   return limit > 0 && search_gap_to(nullptr, held.board, false, held.hand, limit).explains();
+}
+
+std::optional<Piece> Reconstructor::dump_lacks_the_movers_piece() const {
+  const std::optional<Color> mover = clock_.on_move();
+  if (!mover) return std::nullopt;
+  std::array<int, PIECE_NB> before{}, now{};
+  for (Square q = 0; q < 64; ++q) {
+    if (display_[q] != NO_PIECE) ++before[display_[q]];
+    if (physical_[q] != NO_PIECE) ++now[physical_[q]];
+  }
+  std::optional<GapFound> as_is;
+  for (Square q = 0; q < 64; ++q) {
+    const Piece was = display_[q];
+    // A kind of the mover's short of its count, off a square it stood on: perhaps the piece in his hand.
+    if (was == NO_PIECE || color_of(was) != *mover || physical_[q] != NO_PIECE || now[was] >= before[was])
+      continue;
+    if (!as_is) as_is = search_gap_to(nullptr, physical_, false, std::nullopt, kGapPlies);
+    // Shorter by two plies at least: taken, the piece needs its taker's capture and its move on from the
+    // square the piece stood on (shorter by one is as often a piece really taken, a turn's parity apart).
+    const int limit = as_is->explains() ? as_is->result.plies - 2 : kGapPlies;
+    if (limit <= 0) return std::nullopt;
+    std::array<Piece, 64> held = physical_;
+    held[q] = was;
+    if (search_gap_to(nullptr, held, false, std::nullopt, limit).explains()) return was;
+  }
+  return std::nullopt;
 }
 
 bool Reconstructor::recover_scan_gap(std::int64_t t) {
@@ -452,7 +479,16 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     if (!missed) emit(when, ev);
     if (handed) reserves_.hand_over({*handed, when, game_.ply_count()});
   }
-  follow_board(t);
+  // The lifts of the side now on move since the board the gap was read from are his turn's first touches
+  // (a king lifted for castling before the gap was told: its rook's lift is not the first touch).
+  std::vector<TouchTracker::Touch> carried;
+  for (std::size_t i = history_.size(); i-- > 0;)
+    if (history_[i].board == board) {
+      for (const auto& touch : touches_.after(history_[i].touches))
+        if (color_of(touch.piece) == game_.position().side_to_move()) carried.push_back(touch);
+      break;
+    }
+  follow_board(t, std::move(carried));
   check_end(when);
   return true;
 }

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
-// KNOWN FAILURES, skipped unless EBOARD_KNOWN_FAILURES is set: gaps that daemon_gap_hall_test (issue 30) saw
-// come out wrong, each as the daemon's own capture of the board (exported from its journal, GET
-// /boards/<id>/capture.cap), replayed through the reconstruction as `eboardctl replay` does. Each test states
-// what a right answer is; the cause is the reconstruction's (rules/reconstruct*, rules/gap_*), not the
-// daemon's. Once a fix makes one pass, its skip goes and it guards the fix.
+// Gaps that daemon_gap_hall_test (issue 30) saw come out wrong, each as the daemon's own capture of the board
+// (exported from its journal, GET /boards/<id>/capture.cap), replayed through the reconstruction as
+// `eboardctl replay` does. Each test states what a right answer is; the cause was the reconstruction's
+// (rules/reconstruct*, rules/gap_*), and each guards its fix.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
+#include <algorithm>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -50,10 +49,7 @@ std::string field(const rules::AlertEvent& a, const std::string& name) {
 // position-mismatch and position-adopted. Right: the side to move's own piece missing while his clock runs is
 // at least as likely in his hand as taken; the gap told as plies 8-15 (or 8-16 with h6, after the press),
 // every later move at its ply, no other alert.
-TEST(GapHallKnownFailures, TheMoversPieceInTheHandAtTheReconnectIsNotReadAsCaptured) {
-  if (!std::getenv("EBOARD_KNOWN_FAILURES"))
-    GTEST_SKIP() << "a known failure of the reconstruction (issue 30, daemon_gap_hall_test board F): set "
-                    "EBOARD_KNOWN_FAILURES=1 to run it";
+TEST(GapHallCaptures, TheMoversPieceInTheHandAtTheReconnectIsNotReadAsCaptured) {
   auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) +
                                         "/gap_hall/lifted_pawn_at_the_reconnect.cap");
   ASSERT_TRUE(cap) << cap.error();
@@ -63,22 +59,28 @@ TEST(GapHallKnownFailures, TheMoversPieceInTheHandAtTheReconnectIsNotReadAsCaptu
   const auto played = words(
       "e4 d5 e5 d4 Bc4 e6 d3 c6 Qf3 Nd7 Nh3 Nxe5 Qe4 Bd6 Nd2 h6 f4 f5 Qe2 Ng4 Bxe6 Bxe6 "
       "Qxe6 Qe7");
-  int gaps = 0;
+  int gaps = 0, last_ply = 0;
+  bool told = false;
   for (const auto& e : r->events) {
     if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) {
       ASSERT_GE(m->ply, 1);
       ASSERT_LE(m->ply, static_cast<int>(played.size()));
       EXPECT_EQ(without_check(m->san), played[m->ply - 1]) << "at ply " << m->ply;
+      told |= m->recovered && m->ply >= 8 && m->ply <= 16;
+      last_ply = std::max(last_ply, m->ply);
     } else if (const auto* a = std::get_if<rules::AlertEvent>(&e.what)) {
       EXPECT_EQ(a->code, "moves-missed") << a->detail;
       if (a->code != "moves-missed") continue;
       ++gaps;
+      told = true;
       EXPECT_EQ(field(*a, "first_ply"), "8");
       const std::string last = field(*a, "last_ply");
       EXPECT_TRUE(last == "15" || last == "16") << "last_ply " << last;
     }
   }
+  EXPECT_TRUE(told) << "plies 8-15 neither recovered nor told as moves-missed";
   EXPECT_LE(gaps, 1);
+  EXPECT_EQ(last_ply, static_cast<int>(played.size())) << "the game after the gap not followed to its end";
 }
 
 // daemon_gap_hall_test --speed 3 --seed 488055634 --back between,set, board I: blitz corpus game 425 (300+0),
@@ -91,10 +93,7 @@ TEST(GapHallKnownFailures, TheMoversPieceInTheHandAtTheReconnectIsNotReadAsCaptu
 // position-adopted, and every later move goes out two plies early (Nxd5 as ply 15). Right: the pending press
 // completes Bd7 and the rest of the board is searched as a gap (plies 13-20, one story or a moves-missed
 // holding them), every later move at its ply, no other alert.
-TEST(GapHallKnownFailures, APressPendingAtTheUnplugDoesNotHideTheGapBehindIt) {
-  if (!std::getenv("EBOARD_KNOWN_FAILURES"))
-    GTEST_SKIP() << "a known failure of the reconstruction (issue 30, daemon_gap_hall_test board I): set "
-                    "EBOARD_KNOWN_FAILURES=1 to run it";
+TEST(GapHallCaptures, APressPendingAtTheUnplugDoesNotHideTheGapBehindIt) {
   auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) +
                                         "/gap_hall/pending_press_at_the_reconnect.cap");
   ASSERT_TRUE(cap) << cap.error();
@@ -131,10 +130,7 @@ TEST(GapHallKnownFailures, APressPendingAtTheUnplugDoesNotHideTheGapBehindIt) {
 // for 7...O-O comes before them, and once they are out the lift is no longer the king's touch of this turn,
 // so the rook's lift that follows reads as the first touch: a touch-move alert ("Black touched the rook
 // before the king and then castled"). Right: the two moves recovered, 7...O-O at ply 14 with no alert.
-TEST(GapHallKnownFailures, TheNextMoversFirstTouchAfterARecoveredGapCountsForHisTurn) {
-  if (!std::getenv("EBOARD_KNOWN_FAILURES"))
-    GTEST_SKIP() << "a known failure of the reconstruction (issue 30, daemon_gap_hall_test board E): set "
-                    "EBOARD_KNOWN_FAILURES=1 to run it";
+TEST(GapHallCaptures, TheNextMoversFirstTouchAfterARecoveredGapCountsForHisTurn) {
   auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) +
                                         "/gap_hall/first_touch_before_the_recovery.cap");
   ASSERT_TRUE(cap) << cap.error();

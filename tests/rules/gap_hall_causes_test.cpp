@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// The three causes the hall of live gaps found (issue 30, tests/session/gap_hall_repro_test.cpp holds the
+// daemon's captures), on the Reconstructor alone with the readings that matter (the third, a press pending
+// when the link went down, depends on the order the driver gives the reconnect's readings in: its capture
+// guards it):
+//  * a reconnect's board with the mover's own piece in his hand is not searched as if it were taken;
+//  * the next mover's lift made before a recovered gap is told counts as his turn's first touch.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "rules/notation.hpp"
+#include "rules/reconstruct.hpp"
+
+namespace eboard::rules {
+namespace {
+
+constexpr std::int64_t MIN = 60'000;
+
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    if (end > at) out.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+Position after(const std::vector<std::string>& uci) {
+  Position p = Position::start(Variant::Chess);
+  for (const auto& m : uci) p.do_move(*parse_uci(p, m));
+  return p;
+}
+
+Game game_after(const std::vector<std::string>& uci) {
+  Game game(Position::start(Variant::Chess));
+  for (const auto& m : uci) game.play(*parse_uci(game.position(), m));
+  return game;
+}
+
+// White sits on the left: the left lever up means White's clock runs.
+ClockReading clock(ClockSide running, std::int64_t white_ms, std::int64_t black_ms) {
+  return ClockReading{white_ms, black_ms, true, running};
+}
+
+ReconstructConfig standard() {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  return cfg;
+}
+
+std::string field(const AlertEvent& a, const std::string& name) {
+  for (const auto& f : a.extra)
+    if (f.name == name) return f.value;
+  return "";
+}
+
+struct Told {
+  std::vector<MoveEvent> moves;
+  std::vector<AlertEvent> alerts;
+};
+
+Told told(const std::vector<Event>& events) {
+  Told t;
+  for (const auto& e : events) {
+    if (const auto* m = std::get_if<MoveEvent>(&e.what)) t.moves.push_back(*m);
+    if (const auto* a = std::get_if<AlertEvent>(&e.what)) t.alerts.push_back(*a);
+  }
+  return t;
+}
+
+}  // namespace
+
+// Black's clock runs when the board is read again, eight plies on, with his h-pawn in his hand for 8...h6.
+// As it stands, the board is reached by a story two plies longer (the pawn "taken": h7-h5 ... Qxh5 ...
+// Qf3), none the moves played; the pawn set down and pressed is then no legal move. Right: the board waits
+// for the piece, and the press tells the gap with h6 in it.
+TEST(GapHallCauses, TheMoversPieceInHisHandAtTheReconnectIsWaitedFor) {
+  const auto before = words("e2e4 d7d5 e4e5 d5d4 f1c4 e7e6 d2d3");
+  const auto gap = words("c7c6 d1f3 b8d7 g1h3 d7e5 f3e4 f8d6 b1d2");
+  std::vector<std::string> all = before;
+  all.insert(all.end(), gap.begin(), gap.end());
+  Reconstructor r(standard(), game_after(before));
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  take(r.on_sensor({0, BoardSnapshot{after(before).board()}}));
+  take(r.on_sensor({10, clock(ClockSide::Right, 5 * MIN, 5 * MIN)}));
+  take(r.on_sensor({2'000, DeviceLink{false}}));
+  take(r.on_sensor({30'000, DeviceLink{true}}));
+  auto lifted = after(all).board();
+  lifted[parse_square("h7")] = NO_PIECE;
+  take(r.on_sensor({30'000, BoardSnapshot{lifted}}));
+  take(r.on_sensor({30'010, clock(ClockSide::Right, 5 * MIN - 10'000, 5 * MIN - 12'000)}));
+  take(r.advance(31'800));
+  EXPECT_TRUE(told(out).alerts.empty())
+      << "told before the piece in the hand was set down: " << told(out).alerts.front().detail;
+  take(r.on_sensor({31'850, PiecePlaced{parse_square("h6"), B_PAWN}}));
+  take(r.on_sensor({32'300, clock(ClockSide::Left, 5 * MIN - 10'000, 5 * MIN - 14'000)}));
+  take(r.advance(40'000));
+  all.push_back("h7h6");
+  const Told t = told(out);
+  for (const auto& a : t.alerts) EXPECT_EQ(a.code, "moves-missed") << a.detail;
+  ASSERT_EQ(r.game().ply_count(), int(all.size()));
+  EXPECT_EQ(r.game().position().board(), after(all).board());
+  if (!t.alerts.empty()) {
+    EXPECT_EQ(field(t.alerts.front(), "first_ply"), "8");
+    EXPECT_EQ(field(t.alerts.front(), "last_ply"), "16");
+  }
+}
+
+// The reconnect's board, at rest, is reached by 6...Bd6 7.O-O all pressed and by 6...Be7 7.O-O Bd6 with
+// Bd6 not pressed: the gap waits for the next press or the mismatch time. Black's king is lifted for
+// castling before the mismatch time tells the gap; his rook's lift after it is not his first touch.
+TEST(GapHallCauses, TheNextMoversLiftBeforeARecoveredGapIsHisFirstTouch) {
+  const auto before = words("b2b3 g8f6 c1b2 e7e6 e2e3 d7d5 f2f4 c7c5 g1f3 b8c6 f1b5");
+  const auto gap = words("f8d6 e1g1");
+  std::vector<std::string> all = before;
+  all.insert(all.end(), gap.begin(), gap.end());
+  Reconstructor r(standard(), game_after(before));
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  take(r.on_sensor({0, BoardSnapshot{after(before).board()}}));
+  take(r.on_sensor({10, clock(ClockSide::Right, 5 * MIN, 5 * MIN)}));
+  take(r.on_sensor({2'000, DeviceLink{false}}));
+  take(r.on_sensor({30'000, DeviceLink{true}}));
+  take(r.on_sensor({30'000, BoardSnapshot{after(all).board()}}));
+  take(r.on_sensor({30'010, clock(ClockSide::Right, 5 * MIN - 12'000, 5 * MIN - 14'000)}));
+  // The king lifted for castling, the gap still untold; the mismatch time passes with it in the air.
+  take(r.advance(34'000));
+  take(r.on_sensor({34'000, PieceLifted{parse_square("e8")}}));
+  take(r.advance(36'500));
+  take(r.on_sensor({36'600, PieceLifted{parse_square("h8")}}));
+  take(r.on_sensor({36'900, PiecePlaced{parse_square("g8"), B_KING}}));
+  take(r.on_sensor({37'200, PiecePlaced{parse_square("f8"), B_ROOK}}));
+  take(r.on_sensor({37'700, clock(ClockSide::Left, 5 * MIN - 12'000, 5 * MIN - 18'000)}));
+  take(r.advance(40'000));
+  all.push_back("e8g8");
+  const Told t = told(out);
+  for (const auto& a : t.alerts) ADD_FAILURE() << "alert " << a.code << ": " << a.detail;
+  ASSERT_EQ(t.moves.size(), 3u);
+  EXPECT_TRUE(t.moves[0].recovered && t.moves[1].recovered);
+  EXPECT_EQ(t.moves[2].uci, "e8g8");
+  EXPECT_EQ(t.moves[2].ply, 14);
+  EXPECT_EQ(r.game().ply_count(), int(all.size()));
+}
+
+}  // namespace eboard::rules
