@@ -17,29 +17,15 @@
 
 #include "rules/match.hpp"
 #include "rules/notation.hpp"
+#include "tests/rules/game_after.hpp"
 
 namespace eboard::rules {
 namespace {
 
-constexpr std::int64_t MIN = 60'000;
-
-Position after(const std::vector<std::string>& uci, Variant v = Variant::Chess) {
-  Position p = Position::start(v);
-  for (const auto& m : uci) p.do_move(*parse_uci(p, m));
-  return p;
-}
-
-// A standard game with `uci` played, as the Reconstructor takes it at start.
-Game game_after(const std::vector<std::string>& uci) {
-  Game game(Position::start(Variant::Chess));
-  for (const auto& m : uci) game.play(*parse_uci(game.position(), m));
-  return game;
-}
-
-// White sits on the left: the left lever up means White's clock runs.
-ClockReading clock(ClockSide running, std::int64_t white_ms = 5 * MIN, std::int64_t black_ms = 5 * MIN) {
-  return ClockReading{white_ms, black_ms, true, running};
-}
+using test::after;
+using test::clock;
+using test::game_after;
+using test::MIN;
 
 template <class E>
 std::vector<E> of_type(const std::vector<Event>& events, const std::string& board = "") {

@@ -14,11 +14,15 @@
 
 #include "rules/notation.hpp"
 #include "rules/reconstruct.hpp"
+#include "tests/rules/game_after.hpp"
 
 namespace eboard::rules {
 namespace {
 
-constexpr std::int64_t MIN = 60'000;
+using test::after;
+using test::clock;
+using test::game_after;
+using test::MIN;
 
 std::vector<std::string> words(const std::string& text) {
   std::vector<std::string> out;
@@ -29,23 +33,6 @@ std::vector<std::string> words(const std::string& text) {
     at = end + 1;
   }
   return out;
-}
-
-Position after(const std::vector<std::string>& uci) {
-  Position p = Position::start(Variant::Chess);
-  for (const auto& m : uci) p.do_move(*parse_uci(p, m));
-  return p;
-}
-
-Game game_after(const std::vector<std::string>& uci) {
-  Game game(Position::start(Variant::Chess));
-  for (const auto& m : uci) game.play(*parse_uci(game.position(), m));
-  return game;
-}
-
-// White sits on the left: the left lever up means White's clock runs.
-ClockReading clock(ClockSide running, std::int64_t white_ms, std::int64_t black_ms) {
-  return ClockReading{white_ms, black_ms, true, running};
 }
 
 ReconstructConfig standard() {
