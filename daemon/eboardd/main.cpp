@@ -25,6 +25,7 @@
 #include "daemon/eboardd/lifecycle.hpp"
 #include "daemon/eboardd/notify.hpp"
 #include "daemon/eboardd/service.hpp"
+#include "daemon/io/time_base.hpp"
 #include "daemon/session/board_protocol.hpp"
 #include "eboard/version.hpp"
 
@@ -314,26 +315,20 @@ int main(int argc, char** argv) {
     options.log_moves = true;  // the terminal shows the games as they go
   }
 
-  if (cli.clock_rate != 1.0) {
-    auto real_us = [] {
-      return std::int64_t(std::chrono::duration_cast<std::chrono::microseconds>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count());
-    };
-    const std::int64_t origin_ms = cli.clock_origin_ms > 0 ? cli.clock_origin_ms : real_us() / 1000;
-    const double rate = cli.clock_rate;
-    options.clock = [origin_ms, rate, real_us] {
-      return origin_ms + std::int64_t(double(real_us() - origin_ms * 1000) * rate / 1000.0);
-    };
-    options.clock_rate = rate;
-    spdlog::warn("test clock: {}x real time from Unix ms {}", rate, origin_ms);
-  }
-
   std::signal(SIGPIPE, SIG_IGN);  // a client gone mid-write is an error value, not a dead daemon
   // A file size limit (ulimit -f) reached is a failed write (EFBIG), handled like a full disk: the
   // journal holds its events back until it can write them, instead of the process dying.
   std::signal(SIGXFSZ, SIG_IGN);
   boost::asio::io_context io;
+  if (cli.clock_rate != 1.0) {  // the game's time for the whole daemon (io/time_base.hpp)
+    const std::int64_t origin_ms = cli.clock_origin_ms > 0
+                                       ? cli.clock_origin_ms
+                                       : std::chrono::duration_cast<std::chrono::milliseconds>(
+                                             std::chrono::system_clock::now().time_since_epoch())
+                                             .count();
+    options.time = eboard::io::TimeBase::scaled(io, cli.clock_rate, origin_ms);
+    spdlog::warn("test clock: {}x real time from Unix ms {}", cli.clock_rate, origin_ms);
+  }
   eboardd::Notifier notifier(io);
   std::string journal_problem;  // for systemd's STATUS=, while a journal cannot be written
   options.journal_health = [&notifier, &journal_problem](const std::string& problem) {

@@ -121,9 +121,8 @@ long pid_in(const fs::path& lock_file) {
 Service::Service(boost::asio::io_context& io, config::Config config, ServiceOptions options)
     : io_(io), config_(std::move(config)), options_(std::move(options)) {
   if (!options_.time)
-    options_.time = options_.clock || options_.clock_rate != 1.0
-                        ? io::TimeBase::scaled(io_, options_.clock_rate, options_.clock)
-                        : io::TimeBase::system(io_);
+    options_.time =
+        options_.clock ? io::TimeBase::scaled(io_, 1.0, options_.clock) : io::TimeBase::system(io_);
   if (!options_.clock) options_.clock = [time = options_.time] { return time->now_ms(); };
   options_.http.max_clients = config_.http.max_clients;
   options_.http.max_ws_clients = config_.http.max_ws_clients;

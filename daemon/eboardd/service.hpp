@@ -48,12 +48,11 @@ struct ServiceOptions {
   // The boards are the demo's emulated ones (demo.hpp): no USB watching, "demo" on /status.
   bool demo = false;
   bool log_moves = false;  // every completed move on a log line (RuntimeOptions::log_moves)
-  // The game's time for every board, bus line and match (io/time_base.hpp), on the service's io_context.
-  // Empty: made from `clock` and `clock_rate`, a scaled time base reading `clock` (tests run serial boards'
-  // clocks faster), or the system's when neither is set. `clock` empty: the time base's reading.
+  // The game's time for every board, bus line and match (io/time_base.hpp), on the service's io_context:
+  // eboardd's --clock-rate gives a scaled one, tests a scaled or a manual one. Empty: a time base at the
+  // real pace reading `clock` when it is set, else the system's. `clock` empty: the time base's reading.
   std::shared_ptr<io::TimeBase> time;
   std::function<std::int64_t()> clock;  // Unix ms
-  double clock_rate = 1.0;              // clock ms per real ms
   // Makes a board's source (tests); empty: a serial board.
   std::function<std::unique_ptr<BoardSource>(const config::BoardConfig&, BoardRuntime&)> source_factory;
   // Makes a match's feed (tests; null: the test feeds MatchRuntime itself); empty: two serial boards.

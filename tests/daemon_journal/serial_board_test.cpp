@@ -16,6 +16,7 @@
 #include "daemon/eboardd/board_runtime.hpp"
 #include "daemon/eboardd/serial_source.hpp"
 #include "daemon/eboardd/service.hpp"
+#include "daemon/io/time_base.hpp"
 #include "daemon/journal/recovery.hpp"
 #include "daemon/session/emulated_board.hpp"
 #include "daemon/session/pty.hpp"
@@ -67,8 +68,7 @@ TEST(SerialBoard, JournalReplaysExactlyAcrossAnUnplug) {
   ASSERT_TRUE(cfg) << cfg.error().what();
   cfg->state_dir = dir.string();
   eboardd::ServiceOptions o;
-  o.clock = [&player] { return kUnixBase + player.now_ms(); };
-  o.clock_rate = kSpeed;
+  o.time = eboard::io::TimeBase::scaled(io, kSpeed, [&player] { return kUnixBase + player.now_ms(); });
   std::vector<std::string> published;
   std::vector<std::string> moves;
   {

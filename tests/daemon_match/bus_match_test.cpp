@@ -20,6 +20,7 @@
 
 #include "daemon/eboardd/demo_match.hpp"
 #include "daemon/eboardd/service.hpp"
+#include "daemon/io/time_base.hpp"
 #include "daemon/journal/match_recovery.hpp"
 #include "daemon/session/bus_hub.hpp"
 #include "daemon/session/emulated_board.hpp"
@@ -112,8 +113,8 @@ class BusMatch : public ::testing::Test {
     cfg->state_dir = (dir_ / "state").string();
     config_ = *cfg;
     session::BoardPlayer& clock_player = *players_[0];
-    options_.clock = [&clock_player] { return kUnixBase + clock_player.now_ms(); };
-    options_.clock_rate = kSpeed;
+    options_.time = eboard::io::TimeBase::scaled(
+        io_, kSpeed, [&clock_player] { return kUnixBase + clock_player.now_ms(); });
   }
 
   std::unique_ptr<eboardd::Service> start_service() {

@@ -19,6 +19,7 @@
 
 #include "daemon/eboardd/demo_match.hpp"
 #include "daemon/eboardd/service.hpp"
+#include "daemon/io/time_base.hpp"
 #include "daemon/journal/match_recovery.hpp"
 #include "daemon/session/emulated_board.hpp"
 #include "daemon/session/pty.hpp"
@@ -93,8 +94,8 @@ TEST(SerialMatch, TwoSerialBoardsPlayABughouseOpening) {
   cfg->state_dir = (dir / "state").string();
   eboardd::ServiceOptions o;
   session::BoardPlayer& clock_player = *players[0];
-  o.clock = [&clock_player] { return kUnixBase + clock_player.now_ms(); };
-  o.clock_rate = kSpeed;
+  o.time =
+      eboard::io::TimeBase::scaled(io, kSpeed, [&clock_player] { return kUnixBase + clock_player.now_ms(); });
   std::array<std::vector<std::string>, 2> moves;
   std::string served;
   {
