@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 
+#include "daemon/session/board_protocol.hpp"
 #include "daemon/session/bus_hub.hpp"
 #include "daemon/session/bus_session.hpp"
 #include "daemon/session/emulated_board.hpp"
@@ -32,6 +33,8 @@ constexpr std::size_t kBoards = 3;
 constexpr std::size_t kPlies = 16;
 constexpr std::int64_t kStartMs = 16000;  // game time: 2 s real
 
+const BoardProtocol* dgt_row() { return find_protocol("dgt"); }
+
 struct BoardView {
   std::vector<std::string> moves;
   std::vector<std::pair<bool, std::string>> links;
@@ -47,7 +50,7 @@ class BusOnAPty : public ::testing::Test {
     game->moves.resize(std::min(game->moves.size(), kPlies));
     game_ = *game;
     want_ = test::uci_moves(game_);
-    hub_ = std::make_unique<BusHub>(io_, kBoards, 7, 300);  // paced at 9600 baud
+    hub_ = std::make_unique<BusHub>(io_, *dgt_row()->bus_framing, kBoards, 7, 300);  // paced at 9600 baud
     ASSERT_TRUE(hub_->ok());
     hub_->on_collision = [this](const std::string& what) { collisions_.push_back(what); };
     auto pty = open_pseudo_terminal();
@@ -76,9 +79,10 @@ class BusOnAPty : public ::testing::Test {
 
   void start_session() {
     BusSessionConfig cfg;
+    cfg.protocol = dgt_row();
     cfg.link.device = device_;
     for (std::size_t k = 0; k < kBoards; ++k) cfg.addresses.push_back(std::uint16_t(1025 + k));
-    cfg.master.poll_interval_ms = 100;
+    cfg.line.poll_interval_ms = 100;
     cfg.time = io::TimeBase::scaled(io_, kSpeed, io::TimeBase::Reading{});  // the system clock's reading
     cfg.retry_lost_ms = 300;
     session_ = std::make_unique<BusSession>(io_, cfg);
