@@ -67,14 +67,16 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
         config(std::move(cfg)),
         time(config.time ? config.time : io::TimeBase::system(io_)),
         timer(io_) {
+    if (config.line_time) line_timer.emplace(config.line_time);
     config.link.line = config.protocol->line;
     for (std::uint16_t a : config.addresses) board_at(a);
   }
 
   boost::asio::io_context& io;
   BusSessionConfig config;
-  std::shared_ptr<io::TimeBase> time;  // the game's: events, reconstruction and its deadlines
-  boost::asio::steady_timer timer;     // the master's deadlines and lost boards' retries (steady time)
+  std::shared_ptr<io::TimeBase> time;   // the game's: events, reconstruction and its deadlines
+  boost::asio::steady_timer timer;      // the master's deadlines and lost boards' retries (steady time)
+  std::optional<io::Timer> line_timer;  // the same on config.line_time, when the line's time is given
   std::unique_ptr<io::SerialLink> link;
   static constexpr int kMaxReadsAwaited = 8;
   int reads_awaited = 0;            // pumps in a row put off for bytes waiting to be read
@@ -96,6 +98,8 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     return last_t;
   }
   std::int64_t input_time() { return arrival ? *arrival : now(); }
+  // The line's time: the master's deadlines, lost boards' retries.
+  std::int64_t line_ms() const { return config.line_time ? config.line_time->now_ms() : steady_ms(); }
 
   bool line_up() const { return link && link->state() == io::LinkState::connected; }
 
@@ -227,7 +231,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     trace_bytes("in", bytes);
     arrival = now();
     // Each board's frames, whole, at the time its feed is given them: its capture.
-    for (const BusWire& frame : master->on_bytes(bytes, steady_ms()))
+    for (const BusWire& frame : master->on_bytes(bytes, line_ms()))
       if (auto it = boards.find(frame.address); it != boards.end())
         it->second->feed.wire(*arrival, drivers::Direction::FromBoard, frame.bytes);
     handle_events();
@@ -290,7 +294,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     Board& b = *it->second;
     b.polling = false;
     b.read_requested = false;
-    b.retry_at = steady_ms() + config.retry_lost_ms;
+    b.retry_at = line_ms() + config.retry_lost_ms;
     b.feed.lost(now(), "no answer at " + where(b.feed.address()));
   }
 
@@ -300,7 +304,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     Board& b = *it->second;
     if (e.what == BusAsk::changes && b.probing) {
       b.probing = false;
-      b.retry_at = steady_ms() + config.retry_lost_ms;
+      b.retry_at = line_ms() + config.retry_lost_ms;
       return;
     }
     if (e.what == BusAsk::board && b.feed.awaiting_dump()) {
@@ -318,7 +322,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
 
   void pump() {
     if (!running || !master || !line_up()) return;
-    const std::int64_t t = steady_ms();
+    const std::int64_t t = line_ms();
     // Bytes on their way in come first: a reply waiting in the kernel when this timer fired (a loaded host)
     // would otherwise be taken for a timeout, and the next command written over it. The read is given a
     // millisecond, a few times at most (a line that streams bytes must not stop the polls).
@@ -354,12 +358,12 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     arm_timer();
   }
 
-  void pump_soon() { schedule(steady_ms()); }
+  void pump_soon() { schedule(line_ms()); }
 
   void arm_timer() {
     if (!master) return;
     std::int64_t due = kNone;
-    if (auto d = master->next_deadline(steady_ms())) due = *d;
+    if (auto d = master->next_deadline(line_ms())) due = *d;
     for (const auto& [address, b] : boards)
       if (!b->polling && b->retry_at != kNone) due = std::min(due, b->retry_at);
     schedule(due);
@@ -373,6 +377,15 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     if (timer_due != kNone && timer_due < due) return;
     timer_due = due;
     const auto gen = ++timer_generation;
+    if (line_timer) {
+      line_timer->arm(due, [weak_self = weak_from_this(), gen] {
+        auto self = weak_self.lock();
+        if (!self || gen != self->timer_generation) return;
+        self->timer_due = kNone;
+        self->pump();
+      });
+      return;
+    }
     timer.expires_after(std::chrono::milliseconds(std::max<std::int64_t>(0, due - steady_ms())));
     timer.async_wait([self = shared_from_this(), gen](const boost::system::error_code& ec) {
       if (ec || gen != self->timer_generation) return;
@@ -385,6 +398,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     ++timer_generation;
     timer_due = kNone;
     timer.cancel();
+    if (line_timer) line_timer->cancel();
   }
 };
 

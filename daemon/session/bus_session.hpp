@@ -17,10 +17,10 @@
 // row's bus dialect that replays to the same events.
 //
 // The master runs on the steady clock: its reply timeouts, poll interval and a lost board's retries are
-// the wire's, not the game's, and stay real time whatever the time base. Events, reconstruction and each
-// board's wake-ups are on the config's time base (io/time_base.hpp: system, scaled or manual). Threading:
-// one io_context run by one thread, the time base's; call every member from it. Callbacks may attach and
-// detach boards, but not destroy the session.
+// the wire's, not the game's, and stay real time whatever the time base (unless `line_time` is given).
+// Events, reconstruction and each board's wake-ups are on the config's time base (io/time_base.hpp: system,
+// scaled or manual). Threading: one io_context run by one thread, the time base's; call every member from it.
+// Callbacks may attach and detach boards, but not destroy the session.
 #pragma once
 
 #include <cstdint>
@@ -50,7 +50,11 @@ struct BusSessionConfig {
   bool discover = false;                 // look for the boards on the line at every connect
   BusLineOptions line;                   // poll interval (a pty or Bluetooth line gets more latency)
   std::shared_ptr<io::TimeBase> time;    // the game's time; empty: the system clock on the io_context
-  std::int64_t retry_lost_ms = 2000;     // real ms between polls of a board that stopped answering
+  std::int64_t retry_lost_ms = 2000;     // line ms between polls of a board that stopped answering
+  // The line's own time (the master's timeouts and poll interval, a lost board's retries); empty: the
+  // steady clock, real time, as a real wire needs. A test whose subject is not the wire's timing gives
+  // it a manual time base (io/time_base.hpp), with an emulated line that answers in the same time.
+  std::shared_ptr<io::TimeBase> line_time;
 };
 
 struct BusLineStats {
