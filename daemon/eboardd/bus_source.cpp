@@ -68,7 +68,7 @@ nlohmann::json bus_board_info(const session::BusSession& line, const config::Boa
                    {"bus_online", line.online(address)}};
   if (auto p = line.port_info())
     j["port"] = {{"name", p->name}, {"transport", std::string(io::to_string(p->transport))}};
-  if (const daemon::DgtBoard* b = line.board(address)) j["rotated"] = b->rotated();
+  if (const auto rotated = line.rotated(address)) j["rotated"] = *rotated;
   if (auto s = line.board_stats(address))
     j["bus_stats"] = {{"changes_replies", s->changes_replies},
                       {"sensor_events", s->sensor_events},

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
-// A board on a DGT bus: its reconstruction runs in the line's session::BusSession (shared with the other
+// A board on a bus line: its reconstruction runs in the line's session::BusSession (shared with the other
 // boards of the line), attached while the source runs, and reports to the board's sink through the same
 // SessionFeed a serial board's session does. Its wire is journaled as the board's own: the commands the
-// line wrote to its address and its reply frames (the line's other bytes are the other boards'), so that
-// its capture export (`dgt-bus`, with its `bus-address`) replays through the same BusBoardFeed.
+// line wrote to its address and its frames (the line's other bytes are the other boards'), so that its
+// capture export (its row's bus dialect, `dgt-bus`, with its `bus-address`) replays through the same
+// BusBoardFeed.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +29,7 @@ nlohmann::json bus_board_info(const session::BusSession& line, const config::Boa
 // Why a bus board's clock cannot be set (BoardSource::clock_settable), for both alike.
 inline std::string bus_clock_refusal(const std::string& id) {
   return "board " + id +
-         " is on a DGT bus line: the bus protocol carries no clock commands, so its clock is set by hand";
+         " is on a bus line: the bus protocol carries no clock commands, so its clock is set by hand";
 }
 
 class BusSource : public BoardSource {

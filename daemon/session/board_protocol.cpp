@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "daemon/boards/dgt_board.hpp"
+#include "daemon/boards/dgt_bus_line.hpp"
 #include "daemon/boards/dgt_clock_port.hpp"
 #include "daemon/boards/snapshot_board.hpp"
 #include "daemon/session/board_emulator.hpp"
@@ -185,6 +186,9 @@ const std::array<BoardProtocol, 3> PROTOCOLS{{
         .usb_descriptor_mark = "DGT",
         .bus_dialect = "dgt-bus",
         .replay_bus = replay_dgt_bus_capture,
+        .make_bus_line = daemon::make_dgt_bus_line,
+        .make_bus_board = daemon::make_dgt_bus_reader,
+        .bus_framing = &daemon::DGT_BUS_FRAMING,
         .emulator = &DGT_EMULATOR,
     },
     // Its connect conversation (settings written and read back, then S) is the adapter's: no init commands.
@@ -207,6 +211,9 @@ const std::array<BoardProtocol, 3> PROTOCOLS{{
         .usb_descriptor_mark = {},
         .bus_dialect = {},
         .replay_bus = nullptr,
+        .make_bus_line = nullptr,
+        .make_bus_board = nullptr,
+        .bus_framing = nullptr,
         .emulator = &MILLENNIUM_EMULATOR,
     },
     // A USB HID device: no pty can play it, so `eboardctl sim` has no emulator for it.
@@ -229,6 +236,9 @@ const std::array<BoardProtocol, 3> PROTOCOLS{{
         .usb_descriptor_mark = {},
         .bus_dialect = {},
         .replay_bus = nullptr,
+        .make_bus_line = nullptr,
+        .make_bus_board = nullptr,
+        .bus_framing = nullptr,
         .emulator = nullptr,
     },
 }};

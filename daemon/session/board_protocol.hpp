@@ -3,8 +3,9 @@
 // The board protocols the session can drive, one row each (gpsd's driver table is the model): how the line
 // is opened, what is sent on every connect, how to ask for the whole board, what the board's bytes mean
 // as sensor events, and which commands the board takes (a clock behind it, LEDs). A new board protocol is
-// a row here, its adapter (daemon/boards/), its clock port if the host can command its clock, and its frames
-// (drivers/<make>/); BoardSession names none.
+// a row here, its adapter (daemon/boards/), its clock port if the host can command its clock, its bus
+// dialect if its boards can share a line, and its frames (drivers/<make>/); BoardSession and BusSession
+// name none.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <tl/expected.hpp>
 
 #include "daemon/io/serial_port.hpp"
+#include "daemon/session/bus_line.hpp"
 #include "daemon/session/clock_port.hpp"
 #include "rules/sensor.hpp"
 
@@ -106,12 +108,18 @@ struct BoardProtocol {
   std::span<const UsbSerialId> usb_serial_ids;
   std::string_view usb_descriptor_mark;
   // A make whose boards can share one line ([[bus]], DGT's bus mode): the name of such a board's
-  // captures (`dgt-bus`, with its `bus-address`), which replay through the bus line's own feed; empty: none.
+  // captures (`dgt-bus`, with its `bus-address`), which replay through the bus line's own feed; empty: none,
+  // and the entries below are null.
   std::string_view bus_dialect;
   // Such a board's capture replayed through the bus line's per-board feed, as the line runs it live
-  // (`eboardctl replay`, replay.hpp); null without a bus dialect.
+  // (`eboardctl replay`, replay.hpp).
   tl::expected<ReplayResult, std::string> (*replay_bus)(const drivers::Capture& capture,
                                                         rules::ReconstructConfig cfg) = nullptr;
+  // The bus line in this dialect (bus_line.hpp), as BusSession runs it: the line's master (made at every
+  // connect), the reader of each board's answers, and how its frames lie on the wire (for BusHub).
+  std::unique_ptr<BusLine> (*make_bus_line)(const BusLineOptions& options) = nullptr;
+  std::unique_ptr<BusBoardReader> (*make_bus_board)() = nullptr;
+  const BusFraming* bus_framing = nullptr;
   // The make's emulated board (board_emulator.hpp: `eboardctl sim`); null: none yet.
   const BoardEmulator* emulator = nullptr;
 };

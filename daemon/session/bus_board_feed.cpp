@@ -6,11 +6,8 @@
 #include <utility>
 
 #include "daemon/session/take_reconstructor.hpp"
-#include "drivers/dgt/protocol.hpp"
 
 namespace eboard::session {
-
-namespace dgt = drivers::dgt;
 
 struct BusBoardFeed::Attached {
   Attached(BusBoardConfig c, BoardSessionHandlers h)
@@ -27,8 +24,8 @@ struct BusBoardFeed::Attached {
   }
 };
 
-BusBoardFeed::BusBoardFeed(std::uint16_t address, std::string where)
-    : address_(address), where_(std::move(where)) {}
+BusBoardFeed::BusBoardFeed(std::uint16_t address, std::string where, std::unique_ptr<BusBoardReader> reader)
+    : address_(address), where_(std::move(where)), reader_(std::move(reader)) {}
 
 void BusBoardFeed::attach(BusBoardConfig config, BoardSessionHandlers handlers) {
   attached_ = std::make_shared<Attached>(std::move(config), std::move(handlers));
@@ -112,7 +109,34 @@ void BusBoardFeed::release_held(std::int64_t t) {
   }
 }
 
-void BusBoardFeed::changes(std::int64_t t, dgt::BusChangesKind kind, const dgt::EepromLog& log_records) {
+void BusBoardFeed::answer(std::int64_t t, const BusAnswer& answer) {
+  switch (answer.kind) {
+    case BusAnswerKind::changes:
+    case BusAnswerKind::changes_repeated:
+    case BusAnswerKind::changes_from_start:
+      return changes(t, answer);
+    case BusAnswerKind::board: {
+      known_until_ = t;
+      ++stats_.dumps;
+      polled_before_ = true;
+      const bool was_awaiting = awaiting_dump_;
+      awaiting_dump_ = false;
+      deliver_all(reader_->board(t, answer));
+      if (was_awaiting && running_) release_held(t);
+      return;
+    }
+    case BusAnswerKind::clock:
+      known_until_ = t;
+      ++stats_.clock_reads;
+      deliver_all(reader_->clock(t, answer));
+      return;
+    case BusAnswerKind::other:
+      known_until_ = t;
+      return;
+  }
+}
+
+void BusBoardFeed::changes(std::int64_t t, const BusAnswer& answer) {
   ++stats_.changes_replies;
   const bool returned = online_ == false;
   std::int64_t since = known_until_;
@@ -124,52 +148,31 @@ void BusBoardFeed::changes(std::int64_t t, dgt::BusChangesKind kind, const dgt::
     request_read();
     return;
   }
+  // A decision the previous answer left open (its records too close to it for the board's quiet span to
+  // cover the wait) is taken before this answer's records: none of them joins the previous answer's move.
+  if (attached_ && !attached_->config.sensor_only) {
+    if (const auto d = attached_->reconstructor.next_deadline();
+        d && *d > since && *d < t && *d <= since + reader_->quiet_ms())
+      since = *d;
+  }
   // Changes lost on the line: the board's record since the game's start holds them after the last packet
   // given (a move and its press among them); they are given as news, and the board is read again to check.
-  std::optional<dgt::EepromLog> lost;
-  if (kind == dgt::BusChangesKind::FromStart) {
+  if (answer.kind == BusAnswerKind::changes_from_start) {
     ++stats_.from_start;
-    lost = adapter_.lost_records(log_records);
-    log(LogLevel::warning, lost ? "changes were lost on the line: " + std::to_string(lost->records.size()) +
+    std::optional<BusBoardReader::Recovered> lost = reader_->lost_changes(since, t, answer);
+    log(LogLevel::warning, lost ? "changes were lost on the line: " + std::to_string(lost->records) +
                                       " records taken from the board's record since the game's start; "
                                       "reading the board again"
                                 : std::string("changes were lost on the line; reading the board again"));
-    if (!lost) {
-      request_read();
-      return;
-    }
-  }
-  // A decision the previous reply left open (its records too close to it for the board's quiet span to
-  // cover the wait) is taken before this reply's records: none of them joins the previous reply's move.
-  if (attached_ && !attached_->config.sensor_only) {
-    if (const auto d = attached_->reconstructor.next_deadline();
-        d && *d > since && *d < t && *d <= since + daemon::DgtBusBoard::kQuietMs)
-      since = *d;
-  }
-  deliver_all(adapter_.changes(since, t, lost ? *lost : log_records));
-  if (lost) {
+    if (lost) deliver_all(lost->events);
     request_read();
     return;
   }
+  deliver_all(reader_->changes(since, t, answer));
   // What it recorded while it did not answer is in; the dump checks the result.
   if (returned && attached_ && running_) {
     ++stats_.board_rereads;
     request_read();
-  }
-}
-
-void BusBoardFeed::reply(std::int64_t t, const dgt::BusReply& reply) {
-  known_until_ = t;
-  if (reply.id == dgt::bus::kReplyBoardDump) {
-    ++stats_.dumps;
-    polled_before_ = true;
-    const bool was_awaiting = awaiting_dump_;
-    awaiting_dump_ = false;
-    deliver_all(adapter_.board_dump(t, reply.data));
-    if (was_awaiting && running_) release_held(t);
-  } else if (reply.id == dgt::bus::kReplyBwTime) {
-    ++stats_.clock_reads;
-    deliver_all(adapter_.clock(t, reply.data));
   }
 }
 

@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
-// One board of a DGT bus line between its replies and its reconstruction, sans I/O: the line's session
-// (bus_session) drives it live from the bus master's events, and capture replay (replay.cpp) drives it
-// from a `dgt-bus` capture's records in virtual time, so that a board's bus replies become the same
-// sensor events, link changes and reconstruction events both ways.
+// One board of a bus line between its answers and its reconstruction, sans I/O and in no dialect's terms
+// (bus_line.hpp): the line's session (bus_session) drives it live from the line's events, and a bus
+// board's capture replay (the row's replay_bus) drives it from the capture's records in virtual time, so
+// that a board's answers become the same sensor events, link changes and reconstruction events both
+// ways. Its answers are read by its dialect's BusBoardReader.
 //
-// Its rules (the hold-until-dump of a bus board): a board's first changes reply holds its history since
-// power-up: it is dropped and the board is read whole (BRD, CLK) instead; until that dump is in, piece
+// Its rules (the hold-until-dump of a bus board): a board's first changes answer holds its history since
+// power-up: it is dropped and the board is read whole (board, clock) instead; until that dump is in, piece
 // changes are dropped (the dump shows them) and readings held back. A board that stopped answering is
 // `offline` for itself only; its first answer afterwards holds what it recorded meanwhile, delivered
 // then, with the return told first (timed before those records), and a dump read right after checks the
-// result. A SEND_FROM_START reply (data was lost) is answered with a dump too. Event times: a dump's and
-// a reading's are the time the reply arrived; a changes reply's records are timed by DgtBusBoard between
-// the previous reply (or a decision the previous reply left open, taken first) and this one's arrival.
+// result. A changes-from-start answer (data was lost) is answered with a dump too. Event times: a dump's
+// and a reading's are the time the answer arrived; a changes answer's records are timed by the reader
+// between the previous answer (or a decision the previous answer left open, taken first) and this one's
+// arrival.
 // Reconstruction is advanced no further than the board's last reply (`due`, `advance`): what it did
 // after is not known until its next reply.
 //
@@ -28,10 +30,8 @@
 #include <string>
 #include <vector>
 
-#include "daemon/boards/dgt_bus_board.hpp"
 #include "daemon/session/board_session.hpp"
-#include "drivers/dgt/bus.hpp"
-#include "drivers/dgt/bus_master.hpp"
+#include "daemon/session/bus_line.hpp"
 #include "rules/reconstruct.hpp"
 
 namespace eboard::session {
@@ -62,15 +62,15 @@ struct BusBoardStats {
   std::uint64_t clock_reads = 0;
   std::uint64_t board_rereads = 0;  // dumps asked for mid-game (a press with no move, a return)
   std::uint64_t lost = 0;           // times it stopped answering
-  std::uint64_t from_start = 0;     // SEND_FROM_START replies (data was lost)
+  std::uint64_t from_start = 0;     // changes-from-start answers (data was lost)
 };
 
 class BusBoardFeed {
  public:
-  // `where`: the board's place for log lines ("address N on the bus /dev/…").
-  BusBoardFeed(std::uint16_t address, std::string where);
+  // `where`: the board's place for log lines ("address N on the bus /dev/…"); `reader`: its dialect's.
+  BusBoardFeed(std::uint16_t address, std::string where, std::unique_ptr<BusBoardReader> reader);
 
-  // Asked when the feed wants the board read whole (BRD, then CLK): live, the session queues the two
+  // Asked when the feed wants the board read whole (board, then clock): live, the session queues the two
   // requests (once until answered); replay does nothing (the capture holds what was asked and answered).
   std::function<void()> on_read_wanted;
 
@@ -83,9 +83,8 @@ class BusBoardFeed {
   [[nodiscard]] rules::Reconstructor& reconstructor();
   [[nodiscard]] const rules::Reconstructor& reconstructor() const;
 
-  // The board's replies, at their arrival `t`.
-  void changes(std::int64_t t, drivers::dgt::BusChangesKind kind, const drivers::dgt::EepromLog& log);
-  void reply(std::int64_t t, const drivers::dgt::BusReply& reply);  // a dump (BRD) or a reading (CLK)
+  // The board's answer, at its arrival `t`.
+  void answer(std::int64_t t, const BusAnswer& answer);
   // It stopped answering (`lost`, counted) or the line went (`gone`): offline, told at `t`.
   void lost(std::int64_t t, const std::string& reason);
   void gone(std::int64_t t, const std::string& reason);
@@ -104,7 +103,7 @@ class BusBoardFeed {
   // deadline, once the last reply reached it.
   [[nodiscard]] std::optional<std::int64_t> due() const;
   void advance();  // to the board's last reply
-  // Reconstruction found a press with no move on a board at rest: the board is to be read (BRD) once per
+  // Reconstruction found a press with no move on a board at rest: the board is to be read once per
   // press. True once for each such press (counted as a re-read), when the board answers and is not being
   // read already.
   bool take_reread();
@@ -112,7 +111,7 @@ class BusBoardFeed {
   [[nodiscard]] std::uint16_t address() const { return address_; }
   [[nodiscard]] const std::optional<bool>& online() const { return online_; }
   [[nodiscard]] const BusBoardStats& stats() const { return stats_; }
-  [[nodiscard]] const daemon::DgtBusBoard& adapter() const { return adapter_; }
+  [[nodiscard]] const BusBoardReader& reader() const { return *reader_; }
   [[nodiscard]] bool awaiting_dump() const { return awaiting_dump_; }
   // The time the attached reconstruction has been advanced to.
   [[nodiscard]] std::int64_t board_time() const;
@@ -130,11 +129,12 @@ class BusBoardFeed {
   void deliver(const rules::SensorEvent& e);
   void deliver_all(const std::vector<rules::SensorEvent>& events);
   void release_held(std::int64_t t);
+  void changes(std::int64_t t, const BusAnswer& answer);
   void log(LogLevel level, const std::string& text) const;
 
   std::uint16_t address_;
   std::string where_;
-  daemon::DgtBusBoard adapter_;
+  std::unique_ptr<BusBoardReader> reader_;
   std::optional<bool> online_;    // unknown until it answers or is given up
   std::int64_t known_until_ = 0;  // the time of its last reply
   bool polled_before_ = false;    // its first changes reply (its history) has been flushed

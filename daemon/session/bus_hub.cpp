@@ -18,13 +18,10 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 
-#include "drivers/dgt/protocol.hpp"
-
 namespace eboard::session {
 
 namespace {
 
-namespace dgt = drivers::dgt;
 constexpr std::int64_t kBoardLatencyMs = 20;  // the longest a real board takes to answer (DGT's header)
 constexpr std::int64_t kStallMs = 5;          // the hub's timers this late: its process was not running
 
@@ -74,8 +71,9 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
     std::vector<std::uint8_t> pending;  // bytes of a reply not complete yet
   };
 
-  Impl(boost::asio::io_context& io_, std::size_t n, std::uint64_t seed, std::int64_t spread, int baud_)
-      : io(io_), host(io_), rng(seed), ping_spread_ms(spread), baud(baud_), pace(io_) {
+  Impl(boost::asio::io_context& io_, const BusFraming& framing_, std::size_t n, std::uint64_t seed,
+       std::int64_t spread, int baud_)
+      : io(io_), framing(framing_), host(io_), rng(seed), ping_spread_ms(spread), baud(baud_), pace(io_) {
     for (std::size_t k = 0; k < n; ++k) {
       auto b = std::make_unique<Board>(io);
       int sv[2];
@@ -91,6 +89,7 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
   }
 
   boost::asio::io_context& io;
+  const BusFraming& framing;
   Wire host;
   std::vector<std::unique_ptr<Board>> boards;
   std::mt19937_64 rng;
@@ -207,7 +206,7 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
         });
   }
 
-  // Whole reply frames go to the host: `[id][len_hi][len_lo]...` with the total length in the header.
+  // Whole frames go to the host, as the dialect's framing cuts them (a byte that begins none alone).
   void on_board(Board& b, std::size_t n) {
     if (b.muted) {
       stats.muted_bytes += n;
@@ -215,20 +214,7 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
       return;
     }
     b.pending.insert(b.pending.end(), b.wire.read_buffer.begin(), b.wire.read_buffer.begin() + long(n));
-    while (b.pending.size() >= 3) {
-      if ((b.pending[0] & dgt::kMessageStartBit) == 0) {  // not a frame start: pass it on as it is
-        forward({b.pending.begin(), b.pending.begin() + 1});
-        b.pending.erase(b.pending.begin());
-        continue;
-      }
-      const std::size_t size =
-          std::size_t(b.pending[1] & dgt::kSevenBits) << 7 | (b.pending[2] & dgt::kSevenBits);
-      if (size < 3) {
-        forward({b.pending.begin(), b.pending.begin() + 1});
-        b.pending.erase(b.pending.begin());
-        continue;
-      }
-      if (b.pending.size() < size) break;
+    while (const std::size_t size = std::min(framing.frame_size(b.pending), b.pending.size())) {
       std::vector<std::uint8_t> frame(b.pending.begin(), b.pending.begin() + long(size));
       b.pending.erase(b.pending.begin(), b.pending.begin() + long(size));
       forward(std::move(frame));
@@ -236,7 +222,7 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
   }
 
   void forward(std::vector<std::uint8_t> frame) {
-    const bool ping = !frame.empty() && frame[0] == dgt::bus::kReplyPing;
+    const bool ping = framing.answers_discovery(frame);
     if (ping && ping_spread_ms > 0) {
       const auto delay = std::uniform_int_distribution<std::int64_t>(0, ping_spread_ms)(rng);
       auto t = std::make_shared<boost::asio::steady_timer>(io, std::chrono::milliseconds(delay));
@@ -304,9 +290,9 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
   }
 };
 
-BusHub::BusHub(boost::asio::io_context& io, std::size_t boards, std::uint64_t seed,
+BusHub::BusHub(boost::asio::io_context& io, const BusFraming& framing, std::size_t boards, std::uint64_t seed,
                std::int64_t ping_spread_ms, int baud)
-    : impl_(std::make_shared<Impl>(io, boards, seed, ping_spread_ms, baud)) {
+    : impl_(std::make_shared<Impl>(io, framing, boards, seed, ping_spread_ms, baud)) {
   impl_->on_collision = &on_collision;
 }
 

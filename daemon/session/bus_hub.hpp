@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
-// A DGT bus wired for emulated boards: N boards (each a BoardPlayer on its own socket pair) share one host
+// A bus wired for emulated boards: N boards (each a BoardPlayer on its own socket pair) share one host
 // wire (a pty master). What the host writes reaches every board, as on the shared line; what the boards
-// answer goes to the host frame by frame, never interleaved. A ping answer leaves after a random delay of
-// up to `ping_spread_ms` (real boards answer a ping at a random moment within about a second, so that
-// their answers rarely collide). A muted board is unplugged from the chain: it neither hears nor answers.
+// answer goes to the host frame by frame (cut as the dialect's BusFraming says: bus_line.hpp), never
+// interleaved. An answer to discovery leaves after a random delay of up to `ping_spread_ms` (real DGT
+// boards answer a ping at a random moment within about a second, so that their answers rarely collide). A
+// muted board is unplugged from the chain: it neither hears nor answers.
 //
 // The line's pace: with `baud` > 0 the boards' frames go out one after another, byte by byte at that rate
 // (10 bits a byte), as on a real line; a host command written while a frame is on the line (or waiting
@@ -27,6 +28,8 @@
 
 #include <boost/asio/io_context.hpp>
 #include <tl/expected.hpp>
+
+#include "daemon/session/bus_line.hpp"
 
 namespace eboard::session {
 
@@ -51,7 +54,8 @@ class BusHub {
  public:
   static constexpr int kDefaultBaud = 9600;
 
-  BusHub(boost::asio::io_context& io, std::size_t boards, std::uint64_t seed = 1,
+  // `framing`: the bus dialect's (its row's bus_framing), kept by reference.
+  BusHub(boost::asio::io_context& io, const BusFraming& framing, std::size_t boards, std::uint64_t seed = 1,
          std::int64_t ping_spread_ms = 1000, int baud = kDefaultBaud);
   ~BusHub();
   BusHub(const BusHub&) = delete;

@@ -13,13 +13,10 @@
 
 #include <boost/asio/steady_timer.hpp>
 
-#include "drivers/dgt/protocol.hpp"
-
 namespace eboard::session {
 
 namespace {
 
-namespace dgt = drivers::dgt;
 constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
 
 std::int64_t steady_ms() {
@@ -30,7 +27,7 @@ std::int64_t steady_ms() {
 
 // With EBOARDD_BUS_TRACE=FILE in the environment, the line's traffic is appended to FILE, one line each:
 // steady-clock ms, what (`in`: bytes read, `out`: commands written, `changes`: a changes reply as the
-// master delivered it), and its bytes or fields. Off (no cost but a null check) without it.
+// line delivered it), and its bytes or fields. Off (no cost but a null check) without it.
 std::FILE* trace_file() {
   static std::FILE* const f = [] {
     const char* path = std::getenv("EBOARDD_BUS_TRACE");
@@ -53,14 +50,15 @@ void trace_bytes(const char* what, std::span<const std::uint8_t> bytes) {
 struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
   // A board of the line: its feed (its replies to its reconstruction), and what the line does for it.
   struct Board {
-    Board(std::shared_ptr<io::TimeBase> time, std::uint16_t address, std::string where)
-        : feed(address, std::move(where)), timer(std::move(time)) {}
+    Board(std::shared_ptr<io::TimeBase> time, std::uint16_t address, std::string where,
+          std::unique_ptr<BusBoardReader> reader)
+        : feed(address, std::move(where), std::move(reader)), timer(std::move(time)) {}
     BusBoardFeed feed;
     io::Timer timer;  // on the game's time: advances the attached reconstruction when its feed is due
     std::int64_t armed = kNone;
-    bool read_requested = false;    // BRD and CLK queued
+    bool read_requested = false;    // board and clock asked for
     bool polling = false;           // in the master's round-robin
-    bool probing = false;           // given up: a lone SEND_CHANGES asks whether it is back
+    bool probing = false;           // given up: a lone ask for its changes asks whether it is back
     std::int64_t retry_at = kNone;  // steady ms: poll again (it stopped answering)
   };
 
@@ -69,17 +67,20 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
         config(std::move(cfg)),
         time(config.time ? config.time : io::TimeBase::system(io_)),
         timer(io_) {
+    if (config.line_time) line_timer.emplace(config.line_time);
+    config.link.line = config.protocol->line;
     for (std::uint16_t a : config.addresses) board_at(a);
   }
 
   boost::asio::io_context& io;
   BusSessionConfig config;
-  std::shared_ptr<io::TimeBase> time;  // the game's: events, reconstruction and its deadlines
-  boost::asio::steady_timer timer;     // the master's deadlines and lost boards' retries (steady time)
+  std::shared_ptr<io::TimeBase> time;   // the game's: events, reconstruction and its deadlines
+  boost::asio::steady_timer timer;      // the master's deadlines and lost boards' retries (steady time)
+  std::optional<io::Timer> line_timer;  // the same on config.line_time, when the line's time is given
   std::unique_ptr<io::SerialLink> link;
   static constexpr int kMaxReadsAwaited = 8;
-  int reads_awaited = 0;  // pumps in a row put off for bytes waiting to be read
-  std::unique_ptr<dgt::BusMaster> master;
+  int reads_awaited = 0;            // pumps in a row put off for bytes waiting to be read
+  std::unique_ptr<BusLine> master;  // the line's master in its dialect, while connected
   std::map<std::uint16_t, std::shared_ptr<Board>> boards;
   BusLineStats stats;
   bool running = false;
@@ -97,6 +98,8 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     return last_t;
   }
   std::int64_t input_time() { return arrival ? *arrival : now(); }
+  // The line's time: the master's deadlines, lost boards' retries.
+  std::int64_t line_ms() const { return config.line_time ? config.line_time->now_ms() : steady_ms(); }
 
   bool line_up() const { return link && link->state() == io::LinkState::connected; }
 
@@ -107,7 +110,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
   Board& board_at(std::uint16_t address) {
     auto& b = boards[address];
     if (!b) {
-      b = std::make_shared<Board>(time, address, where(address));
+      b = std::make_shared<Board>(time, address, where(address), config.protocol->make_bus_board());
       b->feed.on_read_wanted = [this, raw = b.get()] { read_board(*raw); };
       b->feed.set_running(running);
     }
@@ -129,7 +132,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
   // Reconstruction found the board at rest with no move after a press: ask for the board, once per press.
   void reread_if_wanted(Board& b) {
     if (!line_up() || !master || !b.feed.take_reread()) return;
-    if (master->request(b.feed.address(), dgt::bus::kBoard)) pump_soon();
+    if (master->ask(b.feed.address(), BusAsk::board)) pump_soon();
   }
 
   void reschedule_board(const std::shared_ptr<Board>& b) {
@@ -160,12 +163,12 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     b.timer.cancel();
   }
 
-  // The feed wants the board read whole: BRD and CLK, once until answered.
+  // The feed wants the board read whole: board and clock, once until answered.
   void read_board(Board& b) {
     if (!master || b.read_requested) return;
     b.read_requested = true;
-    (void)master->request(b.feed.address(), dgt::bus::kBoard);
-    (void)master->request(b.feed.address(), dgt::bus::kClock);
+    (void)master->ask(b.feed.address(), BusAsk::board);
+    (void)master->ask(b.feed.address(), BusAsk::clock);
     pump_soon();
   }
 
@@ -179,7 +182,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
       how = info->name + " (" + std::string(io::to_string(info->transport)) + ")";
     line_log(LogLevel::info, "connected on " + how);
     if (auto info = link->port_info(); info && !info->note.empty()) line_log(LogLevel::info, info->note);
-    master = std::make_unique<dgt::BusMaster>(master_options(link->port_info()));
+    master = config.protocol->make_bus_line(line_options(link->port_info()));
     for (auto& [address, b] : boards) {
       b->read_requested = false;
       b->retry_at = kNone;
@@ -197,8 +200,8 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
   // that much longer before it counts as not coming; a reply in whole frees the line at once, so this
   // costs time only when a board is silent or a reply was cut.
   static constexpr std::int64_t kRelayedLatencyMs = 100;
-  dgt::BusMasterOptions master_options(const std::optional<io::PortInfo>& port) const {
-    dgt::BusMasterOptions options = config.master;
+  BusLineOptions line_options(const std::optional<io::PortInfo>& port) const {
+    BusLineOptions options = config.line;
     using T = io::PortInfo::Transport;
     if (port && (port->transport == T::pty || port->transport == T::bluetooth))
       options.adapter_latency_ms = std::max(options.adapter_latency_ms, kRelayedLatencyMs);
@@ -227,13 +230,10 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     if (!master) return;
     trace_bytes("in", bytes);
     arrival = now();
-    master->on_bytes(bytes, steady_ms());
     // Each board's frames, whole, at the time its feed is given them: its capture.
-    for (const dgt::BusFrame& f : master->last_frames())
-      if (const auto* reply = std::get_if<dgt::BusReply>(&f))
-        if (auto it = boards.find(reply->address); it != boards.end())
-          it->second->feed.wire(*arrival, drivers::Direction::FromBoard,
-                                dgt::encode_bus_reply(reply->id, reply->address, reply->data));
+    for (const BusWire& frame : master->on_bytes(bytes, line_ms()))
+      if (auto it = boards.find(frame.address); it != boards.end())
+        it->second->feed.wire(*arrival, drivers::Direction::FromBoard, frame.bytes);
     handle_events();
     arrival.reset();
     pump();
@@ -241,76 +241,79 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
 
   void handle_events() {
     if (!master) return;
-    for (dgt::BusEvent& ev : master->take_events()) {
+    for (BusLineEvent& ev : master->take_events()) {
       if (!running || !master) return;
       std::visit([this](auto& e) { on_event(e); }, ev);
     }
   }
 
-  void on_event(const dgt::BusBoardFound& e) {
+  void on_event(const BusBoardFound& e) {
     Board& b = board_at(e.address);
     b.polling = true;
     line_log(LogLevel::info, "found a board at address " + std::to_string(e.address));
     if (on_found && *on_found) (*on_found)(e.address);
   }
 
-  void on_event(const dgt::BusDiscoveryFinished& e) {
-    line_log(LogLevel::info, "discovery done: " + std::to_string(e.boards.size()) + " boards answer");
+  void on_event(const BusDiscoveryDone& e) {
+    line_log(LogLevel::info, "discovery done: " + std::to_string(e.boards) + " boards answer");
   }
 
-  void on_event(const dgt::BusChanges& e) {
+  void on_event(const BusAnswered& e) {
     auto it = boards.find(e.address);
-    if (it == boards.end()) return;  // a board nobody knows (a late ping answer): not ours to read
+    if (it == boards.end()) return;  // a board nobody knows (a late discovery answer): not ours to read
     std::shared_ptr<Board> b = it->second;
-    if (std::FILE* f = trace_file()) {
-      std::fprintf(f, "%lld changes address %u kind %d records %zu clock %lld\n",
-                   static_cast<long long>(steady_ms()), unsigned(e.address), int(e.kind),
-                   e.log.records.size(), static_cast<long long>(now()));
-      std::fflush(f);
+    switch (e.answer.kind) {
+      case BusAnswerKind::changes:
+      case BusAnswerKind::changes_repeated:
+      case BusAnswerKind::changes_from_start:
+        if (std::FILE* f = trace_file()) {
+          std::fprintf(f, "%lld changes address %u kind %d records %zu clock %lld\n",
+                       static_cast<long long>(steady_ms()), unsigned(e.address), int(e.answer.kind),
+                       e.answer.records, static_cast<long long>(now()));
+          std::fflush(f);
+        }
+        if (b->probing) {  // it answers again: back in the round-robin
+          b->probing = false;
+          if (master && !b->polling) start_polling(*b);
+        }
+        break;
+      case BusAnswerKind::board:
+        b->read_requested = false;
+        break;
+      case BusAnswerKind::clock:
+      case BusAnswerKind::other:
+        break;
     }
-    if (b->probing) {  // it answers again: back in the round-robin
-      b->probing = false;
-      if (master && !b->polling) start_polling(*b);
-    }
-    b->feed.changes(input_time(), e.kind, e.log);
+    b->feed.answer(input_time(), e.answer);
     after_input(b);
   }
 
-  void on_event(const dgt::BusBoardLost& e) {
+  void on_event(const BusBoardLost& e) {
     auto it = boards.find(e.address);
     if (it == boards.end()) return;
     Board& b = *it->second;
     b.polling = false;
     b.read_requested = false;
-    b.retry_at = steady_ms() + config.retry_lost_ms;
+    b.retry_at = line_ms() + config.retry_lost_ms;
     b.feed.lost(now(), "no answer at " + where(b.feed.address()));
   }
 
-  void on_event(const dgt::BusReplyReceived& e) {
-    auto it = boards.find(e.reply.address);
-    if (it == boards.end()) return;
-    std::shared_ptr<Board> b = it->second;
-    if (e.reply.id == dgt::bus::kReplyBoardDump) b->read_requested = false;
-    b->feed.reply(input_time(), e.reply);
-    after_input(b);
-  }
-
-  void on_event(const dgt::BusRequestFailed& e) {
+  void on_event(const BusAskFailed& e) {
     auto it = boards.find(e.address);
     if (it == boards.end()) return;
     Board& b = *it->second;
-    if (e.command == dgt::bus::kSendChanges && b.probing) {
+    if (e.what == BusAsk::changes && b.probing) {
       b.probing = false;
-      b.retry_at = steady_ms() + config.retry_lost_ms;
+      b.retry_at = line_ms() + config.retry_lost_ms;
       return;
     }
-    if (e.command == dgt::bus::kBoard && b.feed.awaiting_dump()) {
+    if (e.what == BusAsk::board && b.feed.awaiting_dump()) {
       b.read_requested = false;
       if (b.polling) read_board(b);  // asked again; a board gone quiet is given up by the polls
     }
     // A board whose clock was never read is asked again: its readings make its time records presses.
-    if (e.command == dgt::bus::kClock && !b.feed.adapter().last_reading() && b.polling && master) {
-      (void)master->request(b.feed.address(), dgt::bus::kClock);
+    if (e.what == BusAsk::clock && !b.feed.reader().clock_known() && b.polling && master) {
+      (void)master->ask(b.feed.address(), BusAsk::clock);
       pump_soon();
     }
   }
@@ -319,7 +322,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
 
   void pump() {
     if (!running || !master || !line_up()) return;
-    const std::int64_t t = steady_ms();
+    const std::int64_t t = line_ms();
     // Bytes on their way in come first: a reply waiting in the kernel when this timer fired (a loaded host)
     // would otherwise be taken for a timeout, and the next command written over it. The read is given a
     // millisecond, a few times at most (a line that streams bytes must not stop the polls).
@@ -331,23 +334,22 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     reads_awaited = 0;
     for (auto& [address, b] : boards) {
       // A board given up is asked alone, not put back in the round-robin: its polls would climb to
-      // REPEAT_CHANGES and SEND_FROM_START again, and its first answer would not be its changes.
+      // repeated asks and a read from the start again, and its first answer would not be its changes.
       if (!b->polling && !b->probing && b->retry_at != kNone && t >= b->retry_at) {
         b->retry_at = kNone;
-        b->probing = static_cast<bool>(master->request(b->feed.address(), dgt::bus::kSendChanges));
+        b->probing = master->ask(b->feed.address(), BusAsk::changes);
       }
     }
     auto commands = master->poll(t);
     handle_events();  // a timeout may have given a board up
     if (!commands.empty() && master) {
       std::vector<std::uint8_t> bytes;
-      bytes.reserve(commands.size() * dgt::bus::kCommandSize);
       const std::int64_t sent = now();
-      for (const auto& c : commands) {
-        bytes.insert(bytes.end(), c.begin(), c.end());
+      for (const BusWire& c : commands) {
+        bytes.insert(bytes.end(), c.bytes.begin(), c.bytes.end());
         // The board addressed gets it on its wire (a ping to address 0 is nobody's).
-        if (auto it = boards.find(dgt::bus_command_address(c)); it != boards.end())
-          it->second->feed.wire(sent, drivers::Direction::ToBoard, c);
+        if (auto it = boards.find(c.address); it != boards.end())
+          it->second->feed.wire(sent, drivers::Direction::ToBoard, c.bytes);
       }
       stats.commands += commands.size();
       trace_bytes("out", bytes);
@@ -356,12 +358,12 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     arm_timer();
   }
 
-  void pump_soon() { schedule(steady_ms()); }
+  void pump_soon() { schedule(line_ms()); }
 
   void arm_timer() {
     if (!master) return;
     std::int64_t due = kNone;
-    if (auto d = master->next_deadline()) due = *d == dgt::BusMaster::kDueNow ? steady_ms() : *d;
+    if (auto d = master->next_deadline(line_ms())) due = *d;
     for (const auto& [address, b] : boards)
       if (!b->polling && b->retry_at != kNone) due = std::min(due, b->retry_at);
     schedule(due);
@@ -375,6 +377,15 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     if (timer_due != kNone && timer_due < due) return;
     timer_due = due;
     const auto gen = ++timer_generation;
+    if (line_timer) {
+      line_timer->arm(due, [weak_self = weak_from_this(), gen] {
+        auto self = weak_self.lock();
+        if (!self || gen != self->timer_generation) return;
+        self->timer_due = kNone;
+        self->pump();
+      });
+      return;
+    }
     timer.expires_after(std::chrono::milliseconds(std::max<std::int64_t>(0, due - steady_ms())));
     timer.async_wait([self = shared_from_this(), gen](const boost::system::error_code& ec) {
       if (ec || gen != self->timer_generation) return;
@@ -387,6 +398,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     ++timer_generation;
     timer_due = kNone;
     timer.cancel();
+    if (line_timer) line_timer->cancel();
   }
 };
 
@@ -475,9 +487,10 @@ std::optional<BusBoardStats> BusSession::board_stats(std::uint16_t address) cons
   return it->second->feed.stats();
 }
 
-const daemon::DgtBoard* BusSession::board(std::uint16_t address) const {
+std::optional<bool> BusSession::rotated(std::uint16_t address) const {
   auto it = impl_->boards.find(address);
-  return it == impl_->boards.end() ? nullptr : &it->second->feed.adapter().board();
+  if (it == impl_->boards.end()) return std::nullopt;
+  return it->second->feed.reader().rotated();
 }
 
 std::vector<std::uint16_t> BusSession::known_boards() const {
@@ -497,9 +510,5 @@ const std::string& BusSession::device() const { return impl_->config.link.device
 std::optional<io::PortInfo> BusSession::port_info() const { return impl_->link->port_info(); }
 const io::LinkStats& BusSession::link_stats() const { return impl_->link->stats(); }
 const BusLineStats& BusSession::stats() const { return impl_->stats; }
-const drivers::dgt::BusDecoderStats& BusSession::decoder_stats() const {
-  static const drivers::dgt::BusDecoderStats none{};
-  return impl_->master ? impl_->master->decoder_stats() : none;
-}
 
 }  // namespace eboard::session

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/boards/dgt_bus_line.hpp"
 #include "daemon/session/bus_board_feed.hpp"
 #include "drivers/dgt/protocol.hpp"
 
@@ -49,7 +50,8 @@ tl::expected<ReplayResult, std::string> replay_dgt_bus_capture(const drivers::Ca
   BusBoardConfig board;
   board.board_id = cfg.board_id;
   board.rules = std::move(cfg);
-  BusBoardFeed feed(*address, "address " + std::to_string(*address) + " in the capture");
+  BusBoardFeed feed(*address, "address " + std::to_string(*address) + " in the capture",
+                    daemon::make_dgt_bus_reader());
   feed.attach(std::move(board), std::move(handlers));
   dgt::BusDecoder decoder;
   std::vector<std::uint8_t> command;  // the host's bytes, cut into 4-byte commands
@@ -83,15 +85,7 @@ tl::expected<ReplayResult, std::string> replay_dgt_bus_capture(const drivers::Ca
       const auto* reply = std::get_if<dgt::BusReply>(&f);
       if (!reply || reply->address != *address) continue;
       const std::uint8_t asked = std::exchange(pending, std::uint8_t{0});
-      if (reply->id == dgt::bus::kReplyChanges || reply->id == dgt::bus::kReplyFromStart) {
-        const dgt::BusChangesKind kind = reply->id == dgt::bus::kReplyFromStart
-                                             ? dgt::BusChangesKind::FromStart
-                                         : asked == dgt::bus::kRepeatChanges ? dgt::BusChangesKind::Repeated
-                                                                             : dgt::BusChangesKind::New;
-        feed.changes(record.t_ms, kind, dgt::parse_eeprom_records(reply->data));
-      } else {
-        feed.reply(record.t_ms, *reply);
-      }
+      feed.answer(record.t_ms, daemon::DgtBusLine::answer(*reply, asked == dgt::bus::kRepeatChanges));
       settle();
     }
   }

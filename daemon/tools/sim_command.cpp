@@ -508,7 +508,7 @@ int run_bus(const Options& o) {
   auto pty = open_device(rt, o, std::string(row->bus_dialect));
   if (!pty) return fail(pty.error());
 
-  session::BusHub hub(rt.io, plans.size(), o.seed, 1000, o.baud);
+  session::BusHub hub(rt.io, *row->bus_framing, plans.size(), o.seed, 1000, o.baud);
   if (!hub.ok()) return fail("cannot make the bus's socket pairs");
   hub.on_collision = [&hub](const std::string& what) {
     note("collision " + std::to_string(hub.stats().collisions) + " on the line: " + what);

@@ -22,6 +22,7 @@
 #include "daemon/eboardd/service.hpp"
 #include "daemon/io/time_base.hpp"
 #include "daemon/journal/match_recovery.hpp"
+#include "daemon/session/board_protocol.hpp"
 #include "daemon/session/bus_hub.hpp"
 #include "daemon/session/emulated_board.hpp"
 #include "daemon/session/pty.hpp"
@@ -80,7 +81,8 @@ class BusMatch : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("eboard-bus-match-" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    hub_ = std::make_unique<session::BusHub>(io_, b_serial ? 1 : 2, 7, 300);
+    hub_ = std::make_unique<session::BusHub>(io_, *session::find_protocol("dgt")->bus_framing,
+                                             b_serial ? 1 : 2, 7, 300);
     ASSERT_TRUE(hub_->ok());
     auto pty = session::open_pseudo_terminal();
     ASSERT_TRUE(pty) << pty.error();

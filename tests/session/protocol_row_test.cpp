@@ -3,19 +3,22 @@
 // A make is described in its protocol row only (board_protocol.hpp): this walks the rows and checks that
 // every place needing a make takes each one from there: the capture format and the daemon's capture
 // export (a board alone, and on a bus line where the row has a bus dialect), replay, and the emulators
-// `eboardctl sim` plays. The configuration is walked through the rows by
-// Config.EveryProtocolRowIsABoardTheConfigurationTakes, `eboardctl sim` itself by
+// `eboardctl sim` plays, and a bus dialect's line, reader and framing on that emulator. The configuration is
+// walked through the rows by Config.EveryProtocolRowIsABoardTheConfigurationTakes, `eboardctl sim` itself by
 // EboardSim.PlaysEveryRowWithAnEmulator, the udev rules and hotplug by tests/daemon_hotplug.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
+#include <variant>
 
 #include "daemon/session/board_emulator.hpp"
 #include "daemon/session/board_protocol.hpp"
 #include "daemon/session/emulated_board.hpp"
 #include "daemon/session/replay.hpp"
 #include "drivers/capture.hpp"
+#include "rules/position.hpp"
 
 namespace eboard::session {
 namespace {
@@ -104,6 +107,82 @@ TEST(ProtocolRows, EveryEmulatorMakesABoard) {
       EXPECT_NE(p.emulator->make(setup), nullptr) << p.name;
     }
   }
+}
+
+// A bus dialect is whole (a line, a reader of each board's answers, a framing) or absent, and its parts
+// fit, seen through bus_line.hpp only: the line's master polls the row's emulated board on a bus and asks
+// it for the whole board, the framing cuts the board's bytes into whole frames, the line hands each back
+// as that board's and its answers as events, and the reader reads the board answer as the board was set up.
+TEST(ProtocolRows, EveryBusDialectPollsAndReadsItsEmulatedBoard) {
+  constexpr std::uint16_t kAddress = 1025;
+  int dialects = 0;
+  for (const auto& p : board_protocols()) {
+    const bool bus = !p.bus_dialect.empty();
+    EXPECT_EQ(bus, p.make_bus_line != nullptr) << p.name;
+    EXPECT_EQ(bus, p.make_bus_board != nullptr) << p.name;
+    EXPECT_EQ(bus, p.bus_framing != nullptr) << p.name;
+    if (!bus || !p.emulator || !p.make_bus_line || !p.make_bus_board || !p.bus_framing) continue;
+    ++dialects;
+    EmulatorSetup setup;
+    setup.bus_address = kAddress;
+    auto board = p.emulator->make(setup);
+    ASSERT_NE(board, nullptr) << p.name;
+    const rules::BoardSnapshot set_up{rules::Position::from_fen(rules::START_FEN)->board()};
+    board->apply(ScriptItem{0, rules::SensorEvent{0, set_up}});
+    auto line = p.make_bus_line(BusLineOptions{});
+    auto reader = p.make_bus_board();
+    line->add_board(kAddress);
+    ASSERT_TRUE(line->ask(kAddress, BusAsk::board)) << p.name;
+    std::vector<BusAnswered> answers;
+    std::size_t commands = 0;
+    const auto has = [&](BusAnswerKind kind) {
+      return std::any_of(answers.begin(), answers.end(),
+                         [kind](const BusAnswered& a) { return a.answer.kind == kind; });
+    };
+    for (std::int64_t t = 0; t < 5000 && !(has(BusAnswerKind::board) && has(BusAnswerKind::changes));
+         t += 5) {
+      for (const BusWire& c : line->poll(t)) {
+        EXPECT_EQ(c.address, kAddress) << p.name;
+        board->receive(t, c.bytes);
+        ++commands;
+      }
+      board->advance(t);
+      const std::vector<std::uint8_t> out = board->take_output();
+      std::span<const std::uint8_t> rest(out);
+      while (const std::size_t n = p.bus_framing->frame_size(rest)) {
+        ASSERT_LE(n, rest.size()) << p.name;
+        const auto frame = rest.first(n);
+        const std::vector<BusWire> frames = line->on_bytes(frame, t);
+        ASSERT_EQ(frames.size(), 1u) << p.name << ": a whole frame, " << n << " bytes";
+        EXPECT_EQ(frames[0].address, kAddress) << p.name;
+        EXPECT_TRUE(std::equal(frame.begin(), frame.end(), frames[0].bytes.begin(), frames[0].bytes.end()))
+            << p.name << ": the frame as the board sent it, for its capture";
+        rest = rest.subspan(n);
+      }
+      EXPECT_TRUE(rest.empty()) << p.name << ": the board's bytes end with a whole frame";
+      for (BusLineEvent& ev : line->take_events()) {
+        if (auto* a = std::get_if<BusAnswered>(&ev)) {
+          EXPECT_EQ(a->address, kAddress) << p.name;
+          answers.push_back(std::move(*a));
+        }
+        EXPECT_FALSE(std::holds_alternative<BusBoardLost>(ev)) << p.name;
+        EXPECT_FALSE(std::holds_alternative<BusAskFailed>(ev)) << p.name;
+      }
+    }
+    EXPECT_GE(commands, 2u) << p.name << ": its poll and the ask";
+    ASSERT_TRUE(has(BusAnswerKind::changes)) << p.name << ": the polls' answer";
+    ASSERT_TRUE(has(BusAnswerKind::board)) << p.name << ": the ask's answer";
+    const auto dump = std::find_if(answers.begin(), answers.end(), [](const BusAnswered& a) {
+      return a.answer.kind == BusAnswerKind::board;
+    });
+    const std::vector<rules::SensorEvent> read = reader->board(1000, dump->answer);
+    ASSERT_EQ(read.size(), 1u) << p.name;
+    const auto* snapshot = std::get_if<rules::BoardSnapshot>(&read[0].what);
+    ASSERT_NE(snapshot, nullptr) << p.name;
+    EXPECT_EQ(snapshot->squares, set_up.squares) << p.name;
+    EXPECT_FALSE(reader->rotated()) << p.name;
+  }
+  EXPECT_GT(dialects, 0) << "no row with a bus dialect and an emulator";
 }
 
 // The clock port is the row's: a make whose clock the host commands makes one for the decoder of the same

@@ -13,11 +13,30 @@
 #include <string>
 #include <vector>
 
+#include <boost/asio/io_context.hpp>
+
+#include "daemon/io/time_base.hpp"
 #include "daemon/sim/timeline.hpp"
 #include "rules/notation.hpp"
 #include "rules/pgn.hpp"
 
 namespace eboard::session::test {
+
+// Runs what is ready, then moves the manual clock to the next thing due, until `done` or nothing is left.
+template <class Done>
+bool run_in_virtual_time(boost::asio::io_context& io, io::TimeBase& time, Done done) {
+  for (int steps = 0; steps < 1'000'000; ++steps) {
+    for (;;) {
+      if (io.stopped()) io.restart();
+      if (io.poll() == 0) break;
+    }
+    if (done()) return true;
+    const auto next = time.next_due();
+    if (!next) return false;
+    time.advance_to(*next);
+  }
+  return false;
+}
 
 inline std::filesystem::path standard_corpus_dir() {
   return std::filesystem::path(EBOARD_SHARED_DIR) / "corpora" / "pgn" / "standard";

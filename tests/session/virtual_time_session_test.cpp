@@ -63,22 +63,6 @@ class MemoryWire {
   bool plugged_ = true;
 };
 
-// Runs what is ready, then moves the manual clock to the next thing due, until `done` or nothing is left.
-template <class Done>
-bool run_in_virtual_time(boost::asio::io_context& io, io::TimeBase& time, Done done) {
-  for (int steps = 0; steps < 1'000'000; ++steps) {
-    for (;;) {
-      if (io.stopped()) io.restart();
-      if (io.poll() == 0) break;
-    }
-    if (done()) return true;
-    const auto next = time.next_due();
-    if (!next) return false;
-    time.advance_to(*next);
-  }
-  return false;
-}
-
 struct Case {
   const char* protocol;
   bool clock;  // the board has a clock: presses complete the moves
@@ -159,8 +143,8 @@ TEST_P(VirtualTime, ACorpusGameComesBackMoveForMoveWithoutRealWaits) {
 
   player.start();
   session.start();
-  const bool done =
-      run_in_virtual_time(io, *time, [&] { return moves.size() >= expected.size() && player.script_done(); });
+  const bool done = test::run_in_virtual_time(
+      io, *time, [&] { return moves.size() >= expected.size() && player.script_done(); });
   session.stop();
   player.stop();
   const auto wall_ms =
