@@ -173,18 +173,21 @@ class Reconstructor {
   std::vector<Event> resume(std::int64_t t_ms);
 
   // --- Gaps: moves made while the board was not followed (a cable out, the daemon down) ---------------
-  // The last gap several sequences explained (moves-missed), until the arbiter settles it.
+  // The last gap several sequences explained, as its moves-missed alert told it, until the arbiter settles
+  // it. None while that alert waits for the gap's last press (an open tail: the gap is told whole then):
+  // what is shown, and can be settled, is only ever what was published.
   struct MissedGap {
     int first_ply = 0;  // the gap's first ply (1 = White's first move)
     std::vector<std::vector<Move>> candidates;
   };
-  const std::optional<MissedGap>& missed_gap() const { return missed_gap_; }
+  const std::optional<MissedGap>& missed_gap() const { return open_tail_ ? kNoGap : missed_gap_; }
   // A moves-missed alert lists this many candidates, the likeliest first (rules/gap_rank.hpp), and tells
   // how many there are (candidates_total); settle_gap takes any of them.
   static constexpr std::size_t kShownCandidates = 16;
   // The arbiter picks candidate `index` (0-based) of the missed gap, or types the moves (UCI or SAN,
   // separated by spaces): the gap's plies become those moves, recovered, published as move events.
-  // Fails, changing nothing, when there is no missed gap or the moves do not lead to the same position.
+  // Fails, changing nothing, when there is no missed gap (missed_gap()) or the moves do not lead to the
+  // same position.
   tl::expected<std::vector<Event>, std::string> settle_gap(std::size_t index, std::int64_t t_ms);
   tl::expected<std::vector<Event>, std::string> settle_gap(const std::string& moves, std::int64_t t_ms);
   // The arbiter has the game followed from the position the board shows, `side` to move (default: the
@@ -417,7 +420,10 @@ class Reconstructor {
                                 bool truncated) const;
   void flush_open_tail(std::int64_t t);
   bool close_open_tail(std::int64_t t);  // true: the move just played was the tail (no move event)
+  // The gap the game holds as missed (its plies marked so): the one told, or, while open_tail_ waits, its
+  // completed prefixes, which the game goes on from and nothing outside sees (missed_gap()).
   std::optional<MissedGap> missed_gap_;
+  static inline const std::optional<MissedGap> kNoGap{};
   // While the gap's length waits (GapTracker::Length::Waiting): the board now one legal move on from the
   // story all pressed (the side on move in it has moved): that story is the gap's, recovered, and the move is
   // followed from it.

@@ -602,7 +602,7 @@ bool Reconstructor::close_open_tail(std::int64_t t) {
 
 tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(std::size_t index,
                                                                         std::int64_t t_ms) {
-  if (!missed_gap_) return tl::unexpected(std::string("no gap is waiting for the arbiter"));
+  if (!missed_gap()) return tl::unexpected(std::string("no gap is waiting for the arbiter"));
   if (index >= missed_gap_->candidates.size())
     return tl::unexpected("there are " + std::to_string(missed_gap_->candidates.size()) + " candidates");
   const MissedGap gap = *missed_gap_;
@@ -626,14 +626,13 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(std::siz
   }
   game_ = std::move(settled);
   missed_gap_.reset();
-  open_tail_.reset();
   recompute_successors();
   return out;
 }
 
 tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(const std::string& text,
                                                                         std::int64_t t_ms) {
-  if (!missed_gap_) return tl::unexpected(std::string("no gap is waiting for the arbiter"));
+  if (!missed_gap()) return tl::unexpected(std::string("no gap is waiting for the arbiter"));
   std::vector<Move> moves;
   Position p = game_.position_at(missed_gap_->first_ply - 1);
   std::size_t i = 0;
