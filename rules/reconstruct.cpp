@@ -422,8 +422,7 @@ void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
   game_ = Game(start);
   display_ = physical_view(start, cfg_.profile.pawn_may_stay_on_last_rank);
   reset_turn();
-  deadlines_.clear(Wake::Mismatch);
-  mismatch_reported_ = false;
+  forget_mismatch();
   illegal_.new_game();
   forget_stood();
   illegal_position_.reset();
@@ -507,7 +506,7 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
     const PendingPress press{t, clock_.times(r), presser};
     if (recover_gap_on(t, &press, physical_, false)) return;
   }
-  if (presser != to_move && !wait_.pending() && (adopt_candidate_ || mismatch_reported_)) {
+  if (presser != to_move && !wait_.pending() && (adopt_candidate_ || unexplained_.reported())) {
     // The board is not followed (a position nothing explains): whoever presses, the game may go on from
     // what the board shows.
     follow_unexplained_press(PendingPress{t, clock_.times(r), presser});
@@ -826,7 +825,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   // Moves made unseen (a reconnect's board): the press completes them. A board that went wrong under the
   // daemon's eyes is not searched: an illegal move left standing would find some legal "explanation".
   if (gaps_.suspected() && recover_gap(t, &press)) return;
-  if (gaps_.suspected() || mismatch_reported_ || adopt_candidate_) {
+  if (gaps_.suspected() || unexplained_.reported() || adopt_candidate_) {
     // A board nothing explains: told once (position-mismatch), not at every press; play going on from a
     // legal position is followed from there (follow_unexplained_press).
     if (follow_unexplained_press(press)) return;
@@ -834,8 +833,8 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     // mover's hand at work on the board: its board is searched again at the next press before anything is
     // told (a board that stays unexplained still gets its one alert, at the second press or by the timer).
     const bool first_search_after_gap = gaps_.suspected() && gaps_.searches_failed() < 2;
-    if (!mismatch_reported_ && !first_search_after_gap) {
-      mismatch_reported_ = true;
+    if (!unexplained_.reported() && !first_search_after_gap) {
+      unexplained_.tell_mismatch();
       deadlines_.clear(Wake::Mismatch);
       emit(press.t_ms, AlertEvent{"position-mismatch",
                                   game_.ply_count(),
@@ -979,8 +978,7 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   // piece was in the air" was judged for the previous mover's hand, not his.
   touches_.resume(std::move(carried), game_.position().side_to_move());
   history_ = std::move(later);
-  deadlines_.clear(Wake::Mismatch);
-  mismatch_reported_ = false;
+  forget_mismatch();
   // A press pending when the link went down, read with the reconnect, completes the move shown before;
   // the board the reconnect read may be moves further on: still a gap, searched once it settles.
   const bool dump_further_on = gaps_.suspected() && board_from_dump_;
@@ -1113,8 +1111,7 @@ void Reconstructor::on_settled(std::int64_t t) {
     return;
   }
   if (board_matches_game()) {
-    deadlines_.clear(Wake::Mismatch);
-    mismatch_reported_ = false;
+    forget_mismatch();
     gaps_.clear_suspicion();
     gaps_.reset_failures();
     adopt_candidate_.reset();
@@ -1170,7 +1167,7 @@ void Reconstructor::on_settled(std::int64_t t) {
   if (stood_.shows_reply(physical_, true)) return;
   // Without a clock, once the board was told a mismatch: scans read late are looked into at every
   // settled board (follow_late_scans), so that the board can be followed again.
-  if (clockless() && mismatch_reported_ && follow_late_scans(t)) return;
+  if (clockless() && unexplained_.reported() && follow_late_scans(t)) return;
   // Pieces in the air on the way to a legal move are not a mismatch: every square must agree with the
   // position or with one successor, or be empty.
   for (const auto& s : successors_) {
@@ -1233,18 +1230,18 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
         if (recover_gap_on(*next, nullptr, gaps_.waiting_board(), false, gaps_.waiting_on_move())) continue;
       }
       if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor()) {
-        if (setup_reported_ == physical_) continue;  // that wrong setup was told already
-        setup_reported_ = physical_;
-        mismatch_reported_ = true;
+        if (!unexplained_.setup_to_tell(physical_)) continue;  // that wrong setup was told already
+        unexplained_.tell_setup(physical_);
         emit(*next, AlertEvent{"setup-error",
                                game_.ply_count(),
                                game_.position().side_to_move(),
                                setup_problem(physical_, cfg_.chess960),
                                {}});
-      } else if (clockless() && !mismatch_reported_ && !game_.outcome() && follow_late_scans(*next)) {
+      } else if (clockless() && !unexplained_.reported() && !game_.outcome() && follow_late_scans(*next)) {
         continue;
-      } else if (!mismatch_reported_ && !game_.outcome() && (game_.ply_count() > 0 || clock_.left_player())) {
-        mismatch_reported_ = true;
+      } else if (!unexplained_.reported() && !game_.outcome() &&
+                 (game_.ply_count() > 0 || clock_.left_player())) {
+        unexplained_.tell_mismatch();
         emit(*next, AlertEvent{"position-mismatch",
                                game_.ply_count(),
                                game_.position().side_to_move(),
@@ -1537,8 +1534,7 @@ tl::expected<void, std::string> Reconstructor::adjourn(Color sealer, const std::
   illegal_.forget_shown();
   deadlines_.clear(Wake::Settle);
   deadlines_.clear(Wake::Provisional);
-  deadlines_.clear(Wake::Mismatch);
-  mismatch_reported_ = false;
+  forget_mismatch();
   return {};
 }
 
@@ -1663,8 +1659,7 @@ void Reconstructor::adopt_stood() {
   touches_.forget_release();
   published_provisional_.reset();
   illegal_.forget_shown();
-  deadlines_.clear(Wake::Mismatch);
-  mismatch_reported_ = false;
+  forget_mismatch();
   recompute_successors();
   if (judge_illegal_position(s.t_ms)) return;
   check_end(s.t_ms);
@@ -1742,8 +1737,7 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::enter_move(std::str
     reset_turn();
     display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
     physical_ = display_;
-    deadlines_.clear(Wake::Mismatch);
-    mismatch_reported_ = false;
+    forget_mismatch();
     gaps_.clear_suspicion();
     adopt_candidate_.reset();
     recompute_successors();

@@ -39,6 +39,7 @@
 #include "rules/stood_illegal.hpp"
 #include "rules/touch_tracker.hpp"
 #include "rules/turn_clock.hpp"
+#include "rules/unexplained_board.hpp"
 
 namespace eboard::rules {
 
@@ -333,8 +334,15 @@ class Reconstructor {
   // The game over or adjourned, or the board showing its position: no moves are missing.
   bool no_moves_to_find() const { return game_.outcome() || adjournment_ || board_matches_game(); }
   bool ending_lift_uncertain_ = false;  // the event being applied ended the turn (complete_before_reply)
-  bool mismatch_reported_ = false;
-  std::optional<std::array<Piece, 64>> setup_reported_;  // the wrong setup last reported (setup-error)
+  // What was told of a board nothing explains (position-mismatch, setup-error), until it is followed
+  // again (rules/unexplained_board.hpp); forget_mismatch() is that transition.
+  UnexplainedBoard unexplained_;
+  // No mismatch is waited for or told: the board shows the game, or the game goes on from what it shows
+  // (or, adjourned, the board is not judged until the resumption).
+  void forget_mismatch() {
+    deadlines_.clear(Wake::Mismatch);
+    unexplained_.followed();
+  }
   // A press the board did not explain yet (a placement not scanned yet, the opponent's hand already on
   // the piece): resolved when the board shows a move, judged once the board has settled; its stage
   // (deciding one scan after the board's last change, or waiting up to its deadline) is PressWait's.

@@ -22,8 +22,7 @@ void Reconstructor::follow_board(std::int64_t t, std::vector<TouchTracker::Touch
   touches_.resume(std::move(carried), game_.position().side_to_move());
   display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
   recompute_successors();
-  deadlines_.clear(Wake::Mismatch);
-  mismatch_reported_ = false;
+  forget_mismatch();
   gaps_.clear_suspicion();
   gaps_.reset_failures();
   gaps_.reopen_length();

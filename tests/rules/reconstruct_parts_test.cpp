@@ -16,6 +16,7 @@
 #include "rules/stood_illegal.hpp"
 #include "rules/touch_tracker.hpp"
 #include "rules/turn_clock.hpp"
+#include "rules/unexplained_board.hpp"
 
 using namespace eboard::rules;
 
@@ -297,4 +298,35 @@ TEST(Deadlines, TheNextIsTheEarliestAndTheFirstNameAmongEqualTimes) {
   EXPECT_EQ(d.next()->name, Timer::First);
   d.set(Timer::First, std::nullopt);
   EXPECT_FALSE(d.next());
+}
+
+TEST(UnexplainedBoard, AMismatchIsToldOnceUntilTheBoardIsFollowedAgain) {
+  UnexplainedBoard u;
+  EXPECT_EQ(u.told(), UnexplainedBoard::Told::Nothing);
+  EXPECT_FALSE(u.reported());
+  u.tell_mismatch();
+  EXPECT_EQ(u.told(), UnexplainedBoard::Told::Mismatch);
+  EXPECT_TRUE(u.reported());
+  u.followed();
+  EXPECT_EQ(u.told(), UnexplainedBoard::Told::Nothing);
+  EXPECT_FALSE(u.reported());
+}
+
+TEST(UnexplainedBoard, AWrongSetupIsToldOnceEvenAfterTheBoardWasFollowed) {
+  UnexplainedBoard u;
+  Board wrong = Position::start(Variant::Chess).board();
+  std::swap(wrong[parse_square("b1")], wrong[parse_square("c1")]);  // knight and bishop swapped
+  Board other = Position::start(Variant::Chess).board();
+  std::swap(other[parse_square("f8")], other[parse_square("g8")]);
+  EXPECT_TRUE(u.setup_to_tell(wrong));
+  u.tell_setup(wrong);
+  EXPECT_EQ(u.told(), UnexplainedBoard::Told::Setup);
+  EXPECT_TRUE(u.reported());
+  EXPECT_FALSE(u.setup_to_tell(wrong));
+  EXPECT_TRUE(u.setup_to_tell(other)) << "another wrong setup is told, a setup-error already told or not";
+  u.followed();
+  EXPECT_FALSE(u.reported());
+  EXPECT_FALSE(u.setup_to_tell(wrong)) << "the last wrong setup told is remembered past the board followed";
+  u.tell_setup(other);
+  EXPECT_TRUE(u.setup_to_tell(wrong));
 }
