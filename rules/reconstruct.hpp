@@ -25,6 +25,7 @@
 
 #include <tl/expected.hpp>
 
+#include "rules/board_phase.hpp"
 #include "rules/deadlines.hpp"
 #include "rules/events.hpp"
 #include "rules/game.hpp"
@@ -39,7 +40,6 @@
 #include "rules/stood_illegal.hpp"
 #include "rules/touch_tracker.hpp"
 #include "rules/turn_clock.hpp"
-#include "rules/unexplained_board.hpp"
 
 namespace eboard::rules {
 
@@ -156,18 +156,13 @@ class Reconstructor {
   std::vector<Event> correct(const Outcome& o, std::int64_t t_ms);
   // Guidelines I: the player on move seals his next move (as written, SAN or UCI, judged only at the
   // resumption) and the game is adjourned. Reconstruction pauses: the board is still followed, but no
-  // move, alert or new game comes from it until resume().
-  struct Adjournment {
-    Color sealer = WHITE;
-    std::string sealed;  // never shown: not in any event before the resumption
-    int ply = 0;         // plies played before the sealed move
-    ClockTimes clock;    // both clocks when the game was adjourned
-    std::int64_t t_ms = 0;
-  };
+  // move, alert or new game comes from it until resume(). (The sealed move and clocks:
+  // rules/board_phase.hpp.)
+  using Adjournment = rules::Adjournment;
   // Fails (and changes nothing) when the game is over, already adjourned, or `sealer` is not on move.
   tl::expected<void, std::string> adjourn(Color sealer, const std::string& sealed, std::int64_t t_ms,
                                           ClockTimes clock = {});
-  const std::optional<Adjournment>& adjournment() const { return adjournment_; }
+  const std::optional<Adjournment>& adjournment() const { return phase_.adjournment(); }
   // Plays the sealed move (a move event with the clocks of the adjournment) and lets reconstruction go on.
   // A sealed move that is illegal or ambiguous here loses the game for the sealer (I.8): an illegal-move
   // alert (reason sealed-move) and the result. Nothing when the game is not adjourned.
@@ -332,16 +327,16 @@ class Reconstructor {
   // set back) must not be read as moves. True when the board is followed again.
   bool follow_late_scans(std::int64_t t);
   // The game over or adjourned, or the board showing its position: no moves are missing.
-  bool no_moves_to_find() const { return game_.outcome() || adjournment_ || board_matches_game(); }
+  bool no_moves_to_find() const { return game_.outcome() || adjournment() || board_matches_game(); }
   bool ending_lift_uncertain_ = false;  // the event being applied ended the turn (complete_before_reply)
-  // What was told of a board nothing explains (position-mismatch, setup-error), until it is followed
-  // again (rules/unexplained_board.hpp); forget_mismatch() is that transition.
-  UnexplainedBoard unexplained_;
-  // No mismatch is waited for or told: the board shows the game, or the game goes on from what it shows
-  // (or, adjourned, the board is not judged until the resumption).
+  // The board's phase (rules/board_phase.hpp): followed, told as not followed (position-mismatch,
+  // setup-error) until it is followed again (forget_mismatch()), or adjourned (adjourn() to resume(), or a
+  // result that voids the sealed move).
+  BoardPhase phase_;
+  // No mismatch is waited for or told: the board shows the game, or the game goes on from what it shows.
   void forget_mismatch() {
     deadlines_.clear(Wake::Mismatch);
-    unexplained_.followed();
+    phase_.followed();
   }
   // A press the board did not explain yet (a placement not scanned yet, the opponent's hand already on
   // the piece): resolved when the board shows a move, judged once the board has settled; its stage
@@ -377,7 +372,6 @@ class Reconstructor {
   std::array<Piece, 64> display_{};
   // Bughouse reserves from outside, and the drops of this turn (FQE 19, 21b).
   ReserveLedger reserves_;
-  std::optional<Adjournment> adjournment_;
   // While adjourned: the board is followed (what it shows at the resumption), nothing else.
   void follow_adjourned(const SensorEvent& e);
 

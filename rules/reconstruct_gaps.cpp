@@ -746,7 +746,7 @@ bool Reconstructor::follow_unexplained_press(const PendingPress& press) {
 
 tl::expected<std::vector<Event>, std::string> Reconstructor::adopt_board(std::int64_t t_ms,
                                                                          std::optional<Color> side) {
-  if (adjournment_) return tl::unexpected(std::string("the game is adjourned"));
+  if (adjournment()) return tl::unexpected(std::string("the game is adjourned"));
   Color on_move = side ? *side : clock_.on_move().value_or(game_.position().side_to_move());
   auto p = board_position(on_move);
   // Not told the side: a player who has moved and not yet pressed the clock leaves the board showing the
