@@ -199,7 +199,7 @@ bool Reconstructor::own_piece_in_air() const {
 }
 
 std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
-  if (adjournment_) {
+  if (adjournment()) {
     follow_adjourned(e);
     return {};
   }
@@ -422,8 +422,7 @@ void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
   game_ = Game(start);
   display_ = physical_view(start, cfg_.profile.pawn_may_stay_on_last_rank);
   reset_turn();
-  deadlines_.clear(Wake::Mismatch);
-  mismatch_reported_ = false;
+  forget_mismatch();
   illegal_.new_game();
   forget_stood();
   illegal_position_.reset();
@@ -507,7 +506,7 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
     const PendingPress press{t, clock_.times(r), presser};
     if (recover_gap_on(t, &press, physical_, false)) return;
   }
-  if (presser != to_move && !wait_.pending() && (adopt_candidate_ || mismatch_reported_)) {
+  if (presser != to_move && !wait_.pending() && (adopt_candidate_ || phase_.mismatch_told())) {
     // The board is not followed (a position nothing explains): whoever presses, the game may go on from
     // what the board shows.
     follow_unexplained_press(PendingPress{t, clock_.times(r), presser});
@@ -826,7 +825,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   // Moves made unseen (a reconnect's board): the press completes them. A board that went wrong under the
   // daemon's eyes is not searched: an illegal move left standing would find some legal "explanation".
   if (gaps_.suspected() && recover_gap(t, &press)) return;
-  if (gaps_.suspected() || mismatch_reported_ || adopt_candidate_) {
+  if (gaps_.suspected() || phase_.mismatch_told() || adopt_candidate_) {
     // A board nothing explains: told once (position-mismatch), not at every press; play going on from a
     // legal position is followed from there (follow_unexplained_press).
     if (follow_unexplained_press(press)) return;
@@ -834,8 +833,8 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     // mover's hand at work on the board: its board is searched again at the next press before anything is
     // told (a board that stays unexplained still gets its one alert, at the second press or by the timer).
     const bool first_search_after_gap = gaps_.suspected() && gaps_.searches_failed() < 2;
-    if (!mismatch_reported_ && !first_search_after_gap) {
-      mismatch_reported_ = true;
+    if (!phase_.mismatch_told() && !first_search_after_gap) {
+      phase_.tell_mismatch();
       deadlines_.clear(Wake::Mismatch);
       emit(press.t_ms, AlertEvent{"position-mismatch",
                                   game_.ply_count(),
@@ -979,8 +978,7 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   // piece was in the air" was judged for the previous mover's hand, not his.
   touches_.resume(std::move(carried), game_.position().side_to_move());
   history_ = std::move(later);
-  deadlines_.clear(Wake::Mismatch);
-  mismatch_reported_ = false;
+  forget_mismatch();
   // A press pending when the link went down, read with the reconnect, completes the move shown before;
   // the board the reconnect read may be moves further on: still a gap, searched once it settles.
   const bool dump_further_on = gaps_.suspected() && board_from_dump_;
@@ -1113,8 +1111,7 @@ void Reconstructor::on_settled(std::int64_t t) {
     return;
   }
   if (board_matches_game()) {
-    deadlines_.clear(Wake::Mismatch);
-    mismatch_reported_ = false;
+    forget_mismatch();
     gaps_.clear_suspicion();
     gaps_.reset_failures();
     adopt_candidate_.reset();
@@ -1170,7 +1167,7 @@ void Reconstructor::on_settled(std::int64_t t) {
   if (stood_.shows_reply(physical_, true)) return;
   // Without a clock, once the board was told a mismatch: scans read late are looked into at every
   // settled board (follow_late_scans), so that the board can be followed again.
-  if (clockless() && mismatch_reported_ && follow_late_scans(t)) return;
+  if (clockless() && phase_.mismatch_told() && follow_late_scans(t)) return;
   // Pieces in the air on the way to a legal move are not a mismatch: every square must agree with the
   // position or with one successor, or be empty.
   for (const auto& s : successors_) {
@@ -1185,7 +1182,7 @@ void Reconstructor::on_settled(std::int64_t t) {
 }
 
 std::vector<Event> Reconstructor::advance(std::int64_t now) {
-  if (adjournment_) return {};
+  if (adjournment()) return {};
   std::vector<Event> saved = std::move(out_);
   out_.clear();
   for (;;) {
@@ -1233,18 +1230,18 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
         if (recover_gap_on(*next, nullptr, gaps_.waiting_board(), false, gaps_.waiting_on_move())) continue;
       }
       if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor()) {
-        if (setup_reported_ == physical_) continue;  // that wrong setup was told already
-        setup_reported_ = physical_;
-        mismatch_reported_ = true;
+        if (!phase_.setup_to_tell(physical_)) continue;  // that wrong setup was told already
+        phase_.tell_setup(physical_);
         emit(*next, AlertEvent{"setup-error",
                                game_.ply_count(),
                                game_.position().side_to_move(),
                                setup_problem(physical_, cfg_.chess960),
                                {}});
-      } else if (clockless() && !mismatch_reported_ && !game_.outcome() && follow_late_scans(*next)) {
+      } else if (clockless() && !phase_.mismatch_told() && !game_.outcome() && follow_late_scans(*next)) {
         continue;
-      } else if (!mismatch_reported_ && !game_.outcome() && (game_.ply_count() > 0 || clock_.left_player())) {
-        mismatch_reported_ = true;
+      } else if (!phase_.mismatch_told() && !game_.outcome() &&
+                 (game_.ply_count() > 0 || clock_.left_player())) {
+        phase_.tell_mismatch();
         emit(*next, AlertEvent{"position-mismatch",
                                game_.ply_count(),
                                game_.position().side_to_move(),
@@ -1259,7 +1256,7 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
 }
 
 std::optional<std::int64_t> Reconstructor::next_deadline() const {
-  if (adjournment_) return std::nullopt;
+  if (adjournment()) return std::nullopt;
   const auto next = wakeups().next();
   return next ? std::optional<std::int64_t>(next->t_ms) : std::nullopt;
 }
@@ -1498,12 +1495,12 @@ void Reconstructor::hidden_reserve(Color claimant, std::int64_t t) {
 
 std::vector<Event> Reconstructor::resign(Color c, std::int64_t t) {
   // During an adjournment too (a player who does not come back resigns): the sealed move is never played.
-  if (!game_.outcome()) adjournment_.reset();
+  if (!game_.outcome()) phase_.end_adjournment();
   return end_game(Outcome{c == WHITE ? Result::BlackWins : Result::WhiteWins, "resignation"}, t);
 }
 
 std::vector<Event> Reconstructor::declare(const Outcome& o, std::int64_t t) {
-  if (!game_.outcome()) adjournment_.reset();
+  if (!game_.outcome()) phase_.end_adjournment();
   return end_game(o, t);
 }
 
@@ -1516,20 +1513,20 @@ std::vector<Event> Reconstructor::correct(const Outcome& o, std::int64_t t) {
 }
 
 std::vector<Event> Reconstructor::agree_draw(std::int64_t t) {
-  if (!game_.outcome()) adjournment_.reset();  // agreed during the adjournment: the sealed move is void
+  if (!game_.outcome()) phase_.end_adjournment();  // agreed during the adjournment: the sealed move is void
   return end_game(Outcome{Result::Draw, "agreement"}, t);
 }
 
 tl::expected<void, std::string> Reconstructor::adjourn(Color sealer, const std::string& sealed,
                                                        std::int64_t t, ClockTimes clock) {
   if (game_.outcome()) return tl::unexpected(std::string("the game is over"));
-  if (adjournment_) return tl::unexpected(std::string("the game is already adjourned"));
+  if (adjournment()) return tl::unexpected(std::string("the game is already adjourned"));
   if (sealer != game_.position().side_to_move())
     return tl::unexpected(std::string(sealer == WHITE ? "White" : "Black") +
                           " is not on move: the player on move seals (Guidelines I)");
   if (sealed.empty()) return tl::unexpected(std::string("no sealed move"));
   if (!clock.known() && clock_.last()) clock = clock_.last_times();
-  adjournment_ = Adjournment{sealer, sealed, game_.ply_count(), clock, t};
+  phase_.adjourn(Adjournment{sealer, sealed, game_.ply_count(), clock, t});
   // What was under way (a move shown, a press waiting, timers) belongs to no move now.
   reset_turn();
   forget_stood();
@@ -1537,8 +1534,7 @@ tl::expected<void, std::string> Reconstructor::adjourn(Color sealer, const std::
   illegal_.forget_shown();
   deadlines_.clear(Wake::Settle);
   deadlines_.clear(Wake::Provisional);
-  deadlines_.clear(Wake::Mismatch);
-  mismatch_reported_ = false;
+  deadlines_.clear(Wake::Mismatch);  // what was told of the board is void: adjourned, it is not judged
   return {};
 }
 
@@ -1563,9 +1559,9 @@ void Reconstructor::follow_adjourned(const SensorEvent& e) {
 }
 
 std::vector<Event> Reconstructor::resume(std::int64_t t) {
-  if (!adjournment_) return {};
-  const Adjournment a = *adjournment_;
-  adjournment_.reset();
+  const std::optional<Adjournment> adjourned = phase_.end_adjournment();
+  if (!adjourned) return {};
+  const Adjournment& a = *adjourned;
   std::vector<Event> saved = std::move(out_);
   out_.clear();
   const Position& pos = game_.position();
@@ -1663,8 +1659,7 @@ void Reconstructor::adopt_stood() {
   touches_.forget_release();
   published_provisional_.reset();
   illegal_.forget_shown();
-  deadlines_.clear(Wake::Mismatch);
-  mismatch_reported_ = false;
+  forget_mismatch();
   recompute_successors();
   if (judge_illegal_position(s.t_ms)) return;
   check_end(s.t_ms);
@@ -1715,7 +1710,7 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::enter_move(std::str
   const Position& before = game_.position();
   if (game_.outcome())
     return tl::unexpected("the game is over (" + result_string(game_.outcome()->result) + ")");
-  if (adjournment_) return tl::unexpected(std::string("the game is adjourned: resume it first"));
+  if (adjournment()) return tl::unexpected(std::string("the game is adjourned: resume it first"));
   std::size_t a = text.find_first_not_of(" \t\r\n"), b = text.find_last_not_of(" \t\r\n");
   std::string_view token = a == std::string_view::npos ? std::string_view() : text.substr(a, b - a + 1);
   const std::string where = std::string(before.side_to_move() == WHITE ? "White" : "Black") + "'s move " +
@@ -1742,8 +1737,7 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::enter_move(std::str
     reset_turn();
     display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
     physical_ = display_;
-    deadlines_.clear(Wake::Mismatch);
-    mismatch_reported_ = false;
+    forget_mismatch();
     gaps_.clear_suspicion();
     adopt_candidate_.reset();
     recompute_successors();

@@ -25,6 +25,7 @@
 
 #include <tl/expected.hpp>
 
+#include "rules/board_phase.hpp"
 #include "rules/deadlines.hpp"
 #include "rules/events.hpp"
 #include "rules/game.hpp"
@@ -155,36 +156,34 @@ class Reconstructor {
   std::vector<Event> correct(const Outcome& o, std::int64_t t_ms);
   // Guidelines I: the player on move seals his next move (as written, SAN or UCI, judged only at the
   // resumption) and the game is adjourned. Reconstruction pauses: the board is still followed, but no
-  // move, alert or new game comes from it until resume().
-  struct Adjournment {
-    Color sealer = WHITE;
-    std::string sealed;  // never shown: not in any event before the resumption
-    int ply = 0;         // plies played before the sealed move
-    ClockTimes clock;    // both clocks when the game was adjourned
-    std::int64_t t_ms = 0;
-  };
+  // move, alert or new game comes from it until resume(). (The sealed move and clocks:
+  // rules/board_phase.hpp.)
+  using Adjournment = rules::Adjournment;
   // Fails (and changes nothing) when the game is over, already adjourned, or `sealer` is not on move.
   tl::expected<void, std::string> adjourn(Color sealer, const std::string& sealed, std::int64_t t_ms,
                                           ClockTimes clock = {});
-  const std::optional<Adjournment>& adjournment() const { return adjournment_; }
+  const std::optional<Adjournment>& adjournment() const { return phase_.adjournment(); }
   // Plays the sealed move (a move event with the clocks of the adjournment) and lets reconstruction go on.
   // A sealed move that is illegal or ambiguous here loses the game for the sealer (I.8): an illegal-move
   // alert (reason sealed-move) and the result. Nothing when the game is not adjourned.
   std::vector<Event> resume(std::int64_t t_ms);
 
   // --- Gaps: moves made while the board was not followed (a cable out, the daemon down) ---------------
-  // The last gap several sequences explained (moves-missed), until the arbiter settles it.
+  // The last gap several sequences explained, as its moves-missed alert told it, until the arbiter settles
+  // it. None while that alert waits for the gap's last press (an open tail: the gap is told whole then):
+  // what is shown, and can be settled, is only ever what was published.
   struct MissedGap {
     int first_ply = 0;  // the gap's first ply (1 = White's first move)
     std::vector<std::vector<Move>> candidates;
   };
-  const std::optional<MissedGap>& missed_gap() const { return missed_gap_; }
+  const std::optional<MissedGap>& missed_gap() const { return open_tail_ ? kNoGap : missed_gap_; }
   // A moves-missed alert lists this many candidates, the likeliest first (rules/gap_rank.hpp), and tells
   // how many there are (candidates_total); settle_gap takes any of them.
   static constexpr std::size_t kShownCandidates = 16;
   // The arbiter picks candidate `index` (0-based) of the missed gap, or types the moves (UCI or SAN,
   // separated by spaces): the gap's plies become those moves, recovered, published as move events.
-  // Fails, changing nothing, when there is no missed gap or the moves do not lead to the same position.
+  // Fails, changing nothing, when there is no missed gap (missed_gap()) or the moves do not lead to the
+  // same position.
   tl::expected<std::vector<Event>, std::string> settle_gap(std::size_t index, std::int64_t t_ms);
   tl::expected<std::vector<Event>, std::string> settle_gap(const std::string& moves, std::int64_t t_ms);
   // The arbiter has the game followed from the position the board shows, `side` to move (default: the
@@ -328,10 +327,17 @@ class Reconstructor {
   // set back) must not be read as moves. True when the board is followed again.
   bool follow_late_scans(std::int64_t t);
   // The game over or adjourned, or the board showing its position: no moves are missing.
-  bool no_moves_to_find() const { return game_.outcome() || adjournment_ || board_matches_game(); }
+  bool no_moves_to_find() const { return game_.outcome() || adjournment() || board_matches_game(); }
   bool ending_lift_uncertain_ = false;  // the event being applied ended the turn (complete_before_reply)
-  bool mismatch_reported_ = false;
-  std::optional<std::array<Piece, 64>> setup_reported_;  // the wrong setup last reported (setup-error)
+  // The board's phase (rules/board_phase.hpp): followed, told as not followed (position-mismatch,
+  // setup-error) until it is followed again (forget_mismatch()), or adjourned (adjourn() to resume(), or a
+  // result that voids the sealed move).
+  BoardPhase phase_;
+  // No mismatch is waited for or told: the board shows the game, or the game goes on from what it shows.
+  void forget_mismatch() {
+    deadlines_.clear(Wake::Mismatch);
+    phase_.followed();
+  }
   // A press the board did not explain yet (a placement not scanned yet, the opponent's hand already on
   // the piece): resolved when the board shows a move, judged once the board has settled; its stage
   // (deciding one scan after the board's last change, or waiting up to its deadline) is PressWait's.
@@ -366,7 +372,6 @@ class Reconstructor {
   std::array<Piece, 64> display_{};
   // Bughouse reserves from outside, and the drops of this turn (FQE 19, 21b).
   ReserveLedger reserves_;
-  std::optional<Adjournment> adjournment_;
   // While adjourned: the board is followed (what it shows at the resumption), nothing else.
   void follow_adjourned(const SensorEvent& e);
 
@@ -417,7 +422,10 @@ class Reconstructor {
                                 bool truncated) const;
   void flush_open_tail(std::int64_t t);
   bool close_open_tail(std::int64_t t);  // true: the move just played was the tail (no move event)
+  // The gap the game holds as missed (its plies marked so): the one told, or, while open_tail_ waits, its
+  // completed prefixes, which the game goes on from and nothing outside sees (missed_gap()).
   std::optional<MissedGap> missed_gap_;
+  static inline const std::optional<MissedGap> kNoGap{};
   // While the gap's length waits (GapTracker::Length::Waiting): the board now one legal move on from the
   // story all pressed (the side on move in it has moved): that story is the gap's, recovered, and the move is
   // followed from it.

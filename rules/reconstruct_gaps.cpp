@@ -22,8 +22,7 @@ void Reconstructor::follow_board(std::int64_t t, std::vector<TouchTracker::Touch
   touches_.resume(std::move(carried), game_.position().side_to_move());
   display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
   recompute_successors();
-  deadlines_.clear(Wake::Mismatch);
-  mismatch_reported_ = false;
+  forget_mismatch();
   gaps_.clear_suspicion();
   gaps_.reset_failures();
   gaps_.reopen_length();
@@ -602,7 +601,7 @@ bool Reconstructor::close_open_tail(std::int64_t t) {
 
 tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(std::size_t index,
                                                                         std::int64_t t_ms) {
-  if (!missed_gap_) return tl::unexpected(std::string("no gap is waiting for the arbiter"));
+  if (!missed_gap()) return tl::unexpected(std::string("no gap is waiting for the arbiter"));
   if (index >= missed_gap_->candidates.size())
     return tl::unexpected("there are " + std::to_string(missed_gap_->candidates.size()) + " candidates");
   const MissedGap gap = *missed_gap_;
@@ -626,14 +625,13 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(std::siz
   }
   game_ = std::move(settled);
   missed_gap_.reset();
-  open_tail_.reset();
   recompute_successors();
   return out;
 }
 
 tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(const std::string& text,
                                                                         std::int64_t t_ms) {
-  if (!missed_gap_) return tl::unexpected(std::string("no gap is waiting for the arbiter"));
+  if (!missed_gap()) return tl::unexpected(std::string("no gap is waiting for the arbiter"));
   std::vector<Move> moves;
   Position p = game_.position_at(missed_gap_->first_ply - 1);
   std::size_t i = 0;
@@ -748,7 +746,7 @@ bool Reconstructor::follow_unexplained_press(const PendingPress& press) {
 
 tl::expected<std::vector<Event>, std::string> Reconstructor::adopt_board(std::int64_t t_ms,
                                                                          std::optional<Color> side) {
-  if (adjournment_) return tl::unexpected(std::string("the game is adjourned"));
+  if (adjournment()) return tl::unexpected(std::string("the game is adjourned"));
   Color on_move = side ? *side : clock_.on_move().value_or(game_.position().side_to_move());
   auto p = board_position(on_move);
   // Not told the side: a player who has moved and not yet pressed the clock leaves the board showing the

@@ -192,6 +192,52 @@ TEST(GapControl, TheSameEntriesReplayedGiveTheSameGame) {
   EXPECT_EQ(pgn_of(live.game()), pgn_of(replay.game()));
 }
 
+// A gap whose last move is on the board and not pressed, and differs between its stories (after 1.e4:
+// 1...e6 2.Nc3 Nc6 3.d4 or 1...e6 2.d4 Nc6 3.Nc3): its alert waits for White's press, and until then the
+// arbiter has nothing to settle (issue 30: /status shows, and recover takes, only a gap told).
+TEST(GapControl, AGapWaitingForItsLastPressCannotBeSettledBeforeItIsTold) {
+  journal::GameMachine m("b1");
+  ASSERT_TRUE(m.new_game({0, "fide-standard", false, ""}));
+  std::vector<Event> out;
+  auto feed = [&](const SensorEvent& e) {
+    auto evs = m.on_sensor(e);
+    out.insert(out.end(), evs.begin(), evs.end());
+  };
+  const std::vector<std::string> played{"e2e4", "e7e6", "b1c3", "b8c6", "d2d4"};
+  feed({0, BoardSnapshot{Position::start().board()}});
+  feed({10, white_clock_runs(5 * MIN, 5 * MIN)});
+  feed({1'000, PieceLifted{parse_square("e2")}});
+  feed({1'200, PiecePlaced{parse_square("e4"), W_PAWN}});
+  feed({1'500, ClockReading{5 * MIN - 1'500, 5 * MIN, true, ClockSide::Right}});
+  feed({2'000, DeviceLink{false}});
+  feed({30'000, DeviceLink{true}});
+  feed({30'000, BoardSnapshot{after(played).board()}});
+  feed({30'010, white_clock_runs(5 * MIN - 9'000, 5 * MIN - 12'000)});  // Black pressed, 3.d4 not yet
+  auto evs = m.advance(38'000);
+  out.insert(out.end(), evs.begin(), evs.end());
+  ASSERT_EQ(of_type<MoveEvent>(out).size(), 1u);  // 1.e4, followed live
+  ASSERT_TRUE(of_type<AlertEvent>(out).empty()) << of_type<AlertEvent>(out).front().code;
+  EXPECT_FALSE(m.reconstructor().missed_gap());
+  auto early = m.control(control("recover", "1", "", 38'500));
+  ASSERT_FALSE(early) << "a gap not told yet was settled";
+  EXPECT_NE(early.error().find("no gap"), std::string::npos) << early.error();
+
+  // White's press tells the gap whole: now it waits for the arbiter with the candidates of its alert.
+  feed({40'000, ClockReading{5 * MIN - 18'000, 5 * MIN - 12'000, true, ClockSide::Right}});
+  evs = m.advance(45'000);
+  out.insert(out.end(), evs.begin(), evs.end());
+  auto alerts = of_type<AlertEvent>(out);
+  ASSERT_EQ(alerts.size(), 1u);
+  EXPECT_EQ(alerts[0].code, "moves-missed");
+  ASSERT_TRUE(m.reconstructor().missed_gap());
+  EXPECT_EQ(m.reconstructor().missed_gap()->first_ply, 2);
+  for (const auto& c : m.reconstructor().missed_gap()->candidates) EXPECT_EQ(c.size(), 4u);
+  auto settled = m.control(control("recover", "e6 Nc3 Nc6 d4", "", 46'000));
+  ASSERT_TRUE(settled) << settled.error();
+  EXPECT_EQ(of_type<MoveEvent>(*settled).size(), 4u);
+  EXPECT_EQ(m.game().ply_count(), 5);
+}
+
 // A board far from the game (pieces moved no eight plies explain): the arbiter adopts it.
 std::vector<SensorEvent> unexplained_board() {
   // White has castled short, Black's queen is gone and a white knight stands on e5: not reachable in the

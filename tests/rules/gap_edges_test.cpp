@@ -75,6 +75,14 @@ TEST(GapOpenTail, AnUnpressedLastMoveThatDependsOnTheStoryJoinsTheGapAtItsPress)
   // Nothing told yet: the gap is not whole until White's press.
   EXPECT_TRUE(of_type<AlertEvent>(out).empty());
   EXPECT_TRUE(of_type<MoveEvent>(out).empty());
+  // Nor shown to the arbiter (issue 30): the prefixes the game holds meanwhile are no candidates of the
+  // gap the alert will tell, so none can be settled either.
+  EXPECT_FALSE(r.missed_gap()) << "a gap shown before its alert";
+  const Game held = r.game();
+  auto early = r.settle_gap(0, 38'500);
+  EXPECT_FALSE(early) << "a prefix of the gap was settled before the gap was told";
+  EXPECT_EQ(r.game().ply_count(), held.ply_count());
+  EXPECT_TRUE(r.game().plies().back().missed);
 
   take(r.on_sensor({40'000, clock(ClockSide::Right, 5 * MIN - 18'000, 5 * MIN - 12'000)}));
   take(r.advance(45'000));
@@ -89,6 +97,14 @@ TEST(GapOpenTail, AnUnpressedLastMoveThatDependsOnTheStoryJoinsTheGapAtItsPress)
   EXPECT_TRUE(of_type<MoveEvent>(out).empty()) << "no ply of the gap is told as fact";
   ASSERT_TRUE(r.missed_gap());
   EXPECT_EQ(r.game().ply_count(), 5);
+  // The gap shown is the one told: its plies and its candidates, each whole; its plies are all missed.
+  EXPECT_EQ(r.missed_gap()->first_ply, 2);
+  EXPECT_EQ(r.missed_gap()->candidates.size(), std::size_t(std::stoi(field(alerts[0], "candidates_total"))));
+  for (const auto& c : r.missed_gap()->candidates) EXPECT_EQ(c.size(), 4u);
+  for (int ply = 2; ply <= 5; ++ply) {
+    EXPECT_TRUE(r.game().plies()[std::size_t(ply - 1)].missed) << ply;
+    EXPECT_FALSE(r.game().plies()[std::size_t(ply - 1)].recovered) << ply;
+  }
 
   // Any candidate settles it, and the true one gives the true record.
   const auto& candidates = r.missed_gap()->candidates;

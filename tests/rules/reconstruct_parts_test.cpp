@@ -6,6 +6,7 @@
 // (reconstruct_test and the corpora).
 #include <gtest/gtest.h>
 
+#include "rules/board_phase.hpp"
 #include "rules/deadlines.hpp"
 #include "rules/gap_tracker.hpp"
 #include "rules/illegal_moves.hpp"
@@ -297,4 +298,58 @@ TEST(Deadlines, TheNextIsTheEarliestAndTheFirstNameAmongEqualTimes) {
   EXPECT_EQ(d.next()->name, Timer::First);
   d.set(Timer::First, std::nullopt);
   EXPECT_FALSE(d.next());
+}
+
+TEST(BoardPhase, AMismatchIsToldOnceUntilTheBoardIsFollowedAgain) {
+  BoardPhase b;
+  EXPECT_EQ(b.phase(), BoardPhase::Phase::Following);
+  EXPECT_FALSE(b.mismatch_told());
+  b.tell_mismatch();
+  EXPECT_EQ(b.phase(), BoardPhase::Phase::MismatchTold);
+  EXPECT_TRUE(b.mismatch_told());
+  b.followed();
+  EXPECT_EQ(b.phase(), BoardPhase::Phase::Following);
+  EXPECT_FALSE(b.mismatch_told());
+}
+
+TEST(BoardPhase, AWrongSetupIsToldOnceEvenAfterTheBoardWasFollowed) {
+  BoardPhase b;
+  Board wrong = Position::start(Variant::Chess).board();
+  std::swap(wrong[parse_square("b1")], wrong[parse_square("c1")]);  // knight and bishop swapped
+  Board other = Position::start(Variant::Chess).board();
+  std::swap(other[parse_square("f8")], other[parse_square("g8")]);
+  EXPECT_TRUE(b.setup_to_tell(wrong));
+  b.tell_setup(wrong);
+  EXPECT_EQ(b.phase(), BoardPhase::Phase::SetupTold);
+  EXPECT_TRUE(b.mismatch_told());
+  EXPECT_FALSE(b.setup_to_tell(wrong));
+  EXPECT_TRUE(b.setup_to_tell(other)) << "another wrong setup is told, a setup-error already told or not";
+  b.followed();
+  EXPECT_FALSE(b.mismatch_told());
+  EXPECT_FALSE(b.setup_to_tell(wrong)) << "the last wrong setup told is remembered past the board followed";
+  b.tell_setup(other);
+  EXPECT_TRUE(b.setup_to_tell(wrong));
+}
+
+TEST(BoardPhase, AnAdjournmentVoidsWhatWasToldAndHoldsUntilItEnds) {
+  BoardPhase b;
+  EXPECT_FALSE(b.end_adjournment()) << "no adjournment to end";
+  b.tell_mismatch();
+  b.adjourn(Adjournment{BLACK, "Nf6", 12, ClockTimes{60'000, 50'000}, 1'000});
+  EXPECT_EQ(b.phase(), BoardPhase::Phase::Adjourned);
+  EXPECT_FALSE(b.mismatch_told());
+  ASSERT_TRUE(b.adjournment());
+  EXPECT_EQ(b.adjournment()->sealed, "Nf6");
+  // Adjourned, the board is not judged: nothing told, and being followed changes nothing.
+  b.tell_mismatch();
+  b.tell_setup(Position::start(Variant::Chess).board());
+  b.followed();
+  EXPECT_EQ(b.phase(), BoardPhase::Phase::Adjourned);
+  EXPECT_TRUE(b.setup_to_tell(Position::start(Variant::Chess).board()));
+  const std::optional<Adjournment> ended = b.end_adjournment();
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(ended->sealer, BLACK);
+  EXPECT_EQ(ended->ply, 12);
+  EXPECT_EQ(b.phase(), BoardPhase::Phase::Following);
+  EXPECT_FALSE(b.adjournment());
 }
