@@ -171,9 +171,11 @@ def run(h, a):
     shutil.copytree(pristine, ref_state)
     d = Offline(h, a.eboardd, ref_state, "ref").start()
     ref_moves = bpgn_moves(d.get("/matches/A-B.bpgn")[1])
-    ref_archives = archives(ref_state)
     ref_shown = shown_alerts(d)
     d.stop()
+    # After the stop, as each damaged state's are: a running daemon may be rewriting an archive (its
+    # atomic write's temporary file beside it), which no later listing would show.
+    ref_archives = archives(ref_state)
     ref_alerts = {b: alert_codes(ref_state, b) for b in BOARDS}
     h.check(all(len(ref_moves[b]) >= 14 for b in BOARDS), f"reference moves: {ref_moves}")
     print(f"pristine match: {len(ref_moves['A'])} + {len(ref_moves['B'])} moves, archives {ref_archives}, "
