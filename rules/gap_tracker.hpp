@@ -104,12 +104,16 @@ class GapTracker {
   // --- The length of a gap (Length) ----------------------------------------------------------------------
   Length length() const { return length_; }
   // The search of `board` found both stories: the next press tells which (the board is searched again).
-  void wait_for_length(const std::array<Piece, 64>& board, std::optional<Color> on_move) {
+  // `longer_unsearched`: the story a ply longer could not be searched (past the bound), only supposed.
+  void wait_for_length(const std::array<Piece, 64>& board, std::optional<Color> on_move,
+                       bool longer_unsearched = false) {
     length_ = Length::Waiting;
     waiting_board_ = board;
     waiting_on_move_ = on_move;
+    longer_unsearched_ = longer_unsearched;
     searched_.reset();
   }
+  bool longer_unsearched() const { return length_ == Length::Waiting && longer_unsearched_; }
   const std::array<Piece, 64>& waiting_board() const { return waiting_board_; }
   std::optional<Color> waiting_on_move() const { return waiting_on_move_; }
   // Ends a wait: true when the length was waiting (it is open again).
@@ -145,6 +149,7 @@ class GapTracker {
   Length length_ = Length::Open;
   std::array<Piece, 64> waiting_board_{};
   std::optional<Color> waiting_on_move_;
+  bool longer_unsearched_ = false;
 };
 
 }  // namespace eboard::rules

@@ -115,6 +115,10 @@ Reconstructor::Reconstructor(ReconstructConfig cfg, Game game)
 }
 
 void Reconstructor::emit(std::int64_t t, decltype(Event::what) what) {
+  if (missed_gap_ && missed_gap_->past_bound && std::holds_alternative<MoveEvent>(what)) {
+    held_moves_.push_back(Event{t, cfg_.board_id, std::move(what)});  // its ply waits for the gap's length
+    return;
+  }
   out_.push_back(Event{t, cfg_.board_id, std::move(what)});
 }
 
@@ -420,6 +424,10 @@ void Reconstructor::publish_provisional(std::int64_t t) {
 void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
   flush_open_tail(t);
   game_ = Game(start);
+  if (missed_gap_ && missed_gap_->past_bound) {
+    missed_gap_.reset();  // the moves held back were another game's
+    held_moves_.clear();
+  }
   display_ = physical_view(start, cfg_.profile.pawn_may_stay_on_last_rank);
   reset_turn();
   forget_mismatch();
@@ -502,8 +510,10 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   if (gaps_.length() == GapTracker::Length::Waiting && gaps_.suspected() && !game_.outcome() &&
       gaps_.waiting_on_move() == presser && physical_ == gaps_.waiting_board()) {
     wait_.clear();
+    const bool longer_unsearched = gaps_.longer_unsearched();
     gaps_.tell_all_pressed();
     const PendingPress press{t, clock_.times(r), presser};
+    if (longer_unsearched && tell_gap_past_bound(press)) return;
     if (recover_gap_on(t, &press, physical_, false)) return;
   }
   if (presser != to_move && !wait_.pending() && (adopt_candidate_ || phase_.mismatch_told())) {

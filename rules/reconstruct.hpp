@@ -175,15 +175,20 @@ class Reconstructor {
   struct MissedGap {
     int first_ply = 0;  // the gap's first ply (1 = White's first move)
     std::vector<std::vector<Move>> candidates;
+    // Longer than the search reaches (kGapPlies; a press told it): no candidates, its length unknown. The
+    // game holds one jump for it (Game::adopt) and goes on from the board's position, and the moves made
+    // since are held back, published only when the arbiter gives the gap's moves (any number that reaches
+    // that position): their plies depend on the gap's length.
+    bool past_bound = false;
   };
   const std::optional<MissedGap>& missed_gap() const { return open_tail_ ? kNoGap : missed_gap_; }
   // A moves-missed alert lists this many candidates, the likeliest first (rules/gap_rank.hpp), and tells
   // how many there are (candidates_total); settle_gap takes any of them.
   static constexpr std::size_t kShownCandidates = 16;
   // The arbiter picks candidate `index` (0-based) of the missed gap, or types the moves (UCI or SAN,
-  // separated by spaces): the gap's plies become those moves, recovered, published as move events.
-  // Fails, changing nothing, when there is no missed gap (missed_gap()) or the moves do not lead to the
-  // same position.
+  // separated by spaces): the gap's plies become those moves, recovered, published as move events (after
+  // a gap past the bound, followed by the moves held back since, at their plies). Fails, changing nothing,
+  // when there is no missed gap (missed_gap()) or the moves do not lead to the same position.
   tl::expected<std::vector<Event>, std::string> settle_gap(std::size_t index, std::int64_t t_ms);
   tl::expected<std::vector<Event>, std::string> settle_gap(const std::string& moves, std::int64_t t_ms);
   // The arbiter has the game followed from the position the board shows, `side` to move (default: the
@@ -430,6 +435,16 @@ class Reconstructor {
   // story all pressed (the side on move in it has moved): that story is the gap's, recovered, and the move is
   // followed from it.
   bool gap_length_told_by_a_move(std::int64_t t);
+  // While the gap's length waits with the story a ply longer unsearched (GapFound::longer_unsearched):
+  // `press`, by the mover whose clock ran, left the board as it was read, so its last move was shown and
+  // not pressed, and no story of the search's length all pressed with the other side on move reaches it.
+  // Then the gap is longer than the search reaches: told so (moves-missed without candidates), the game
+  // goes on from the board's position, its moves held back (MissedGap::past_bound). False: a story within
+  // the bound does, told the ordinary way.
+  bool tell_gap_past_bound(const PendingPress& press);
+  // The moves published while a gap past the bound waits for the arbiter, in order, at the plies the game
+  // holds (the gap one ply): settle_gap moves them on by the gap's length.
+  std::vector<Event> held_moves_;
   // Searches the moves between the game's position and the board and completes them: recovered when one
   // sequence explains the board, missed (with a moves-missed alert) when several do. Completed are the
   // moves the clock says were pressed: all, unless the last mover's clock still runs. `press`: the press
@@ -454,6 +469,9 @@ class Reconstructor {
     // whose last move is not pressed yet reaches the board as well: which of them the board shows, only
     // the next press or move tells.
     bool unpressed_too = false;
+    // With unpressed_too: the story a ply longer could not be searched (past the search's bound, or its
+    // probe cut short by the work bound), so the press that tells it tells a gap past the bound.
+    bool longer_unsearched = false;
     bool explains() const { return result.plies > 0 && !result.exhausted; }
   };
   // `keep_all_pressed`: a story all pressed is the result also when one shorter by more than a ply, its

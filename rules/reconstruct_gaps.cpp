@@ -343,9 +343,18 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
     // reading held for a reconnect is one made before that move). Its mover's press without moving, or a
     // move of his from the story all pressed, tells which. (A search for it cut short by the work bound is
     // not waited for: a wait holds back the pieces the gap handed to a bughouse partner.)
-    if (all_pressed && margin > 0 && found.plies + 1 <= q.max_plies) {
-      unpressed.min_plies = unpressed.max_plies = found.plies + 1;
-      if (remembered_search_gap(unpressed).plies > 0) return {std::move(found), on_move, true};
+    // Past the search's bound, or the probe cut short, the longer story is unknown, not ruled out: the
+    // press tells (without drops: there the wait would hold back the pieces handed to the partner).
+    if (all_pressed && margin > 0) {
+      const bool drops = has_drops(before.variant());
+      if (found.plies + 1 > q.max_plies) {
+        if (!drops) return {std::move(found), on_move, true, true};
+      } else {
+        unpressed.min_plies = unpressed.max_plies = found.plies + 1;
+        const GapResult longer = remembered_search_gap(unpressed);
+        if (longer.plies > 0) return {std::move(found), on_move, true};
+        if (longer.exhausted && !drops) return {std::move(found), on_move, true, true};
+      }
     }
   }
   return {std::move(found), on_move};
@@ -381,7 +390,8 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   // later go out as the next live move at a ply it was not played at, or the gap's own moves be counted a ply
   // off. The mismatch time bounds the wait (then the likelier: GapTracker::Length::Likelier).
   if (searched.unpressed_too && !gaps_.length_told() && !clockless()) {
-    gaps_.wait_for_length(board, on_move);  // the press leaves the board as it is: searched again then
+    // (the press leaves the board as it is: searched again then)
+    gaps_.wait_for_length(board, on_move, searched.longer_unsearched);
     deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
     return false;
   }
@@ -508,6 +518,49 @@ bool Reconstructor::gap_length_told_by_a_move(std::int64_t t) {
   gaps_.tell_all_pressed();
   if (!recover_gap_on(t, nullptr, gaps_.waiting_board(), false, gaps_.waiting_on_move())) return false;
   on_board_changed(t);  // the move is judged from the position the gap reached
+  return true;
+}
+
+bool Reconstructor::tell_gap_past_bound(const PendingPress& press) {
+  if (has_drops(game_.position().variant()) || game_.outcome()) return false;
+  GapQuery q;
+  q.from = game_.position();
+  q.board = physical_;
+  q.pawn_may_stay_on_last_rank = cfg_.profile.pawn_may_stay_on_last_rank;
+  q.promotion_types = cfg_.profile.promotion_types;
+  q.side_to_move = ~press.presser;
+  q.max_plies = kGapPlies;
+  q.max_candidates = 1;  // whether one exists
+  const GapResult within = remembered_search_gap(q);
+  if (within.plies > 0 && !within.exhausted) return false;
+  const auto p = board_position(~press.presser);
+  if (!p) return false;
+  flush_open_tail(press.t_ms);
+  const int first = game_.ply_count() + 1;
+  const Color first_mover = game_.position().side_to_move();
+  game_.adopt(*p, press.t_ms);
+  missed_gap_ = MissedGap{first, {}, true};
+  held_moves_.clear();
+  AlertEvent a{
+      "moves-missed",
+      first,
+      first_mover,
+      std::string(within.exhausted ? "more plies were made while the board was not followed than the "
+                                     "search could go through"
+                                   : "more than " + std::to_string(kGapPlies) +
+                                         " plies were made while the board was not followed") +
+          ", too many to search: the game goes on from the position the board shows (" + p->fen() +
+          "), and its moves are held back until the arbiter gives the gap's moves (their plies depend "
+          "on its length)",
+      {}};
+  a.extra.push_back({"candidates", "[]", true});
+  a.extra.push_back({"candidates_total", "0", true});
+  a.extra.push_back({"first_ply", std::to_string(first), true});
+  a.extra.push_back({"past_bound", "true", true});
+  a.extra.push_back({"fen", p->fen(), false});
+  emit(press.t_ms, std::move(a));
+  follow_board(press.t_ms);
+  gaps_.forget_searched();
   return true;
 }
 
@@ -648,6 +701,37 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(const st
     moves.push_back(*m);
     p.do_move(*m);
   }
+  if (missed_gap_->past_bound) {
+    // Any number of moves that reaches the position the game went on from; the moves held back since
+    // follow them, each at its ply.
+    const int first = missed_gap_->first_ply;
+    Game settled = game_;
+    if (moves.empty() || !settled.replace_jump(first - 1, moves))
+      return tl::unexpected(std::string("those moves do not lead to the position the game went on from"));
+    const int shift = settled.ply_count() - game_.ply_count();
+    std::vector<Event> out;
+    Position at = game_.position_at(first - 1);
+    for (std::size_t k = 0; k < moves.size(); ++k) {
+      MoveEvent ev;
+      ev.ply = first + int(k);
+      ev.uci = to_uci(at, moves[k]);
+      ev.san = to_san(at, moves[k]);
+      ev.recovered = true;
+      ev.clock = settled.plies()[std::size_t(first - 1) + k].clock;
+      out.push_back(Event{t_ms, cfg_.board_id, ev});
+      at.do_move(moves[k]);
+    }
+    for (Event e : held_moves_) {
+      std::get<MoveEvent>(e.what).ply += shift;
+      e.t_ms = t_ms;
+      out.push_back(std::move(e));
+    }
+    game_ = std::move(settled);
+    missed_gap_.reset();
+    held_moves_.clear();
+    recompute_successors();
+    return out;
+  }
   const std::size_t plies = missed_gap_->candidates.front().size();
   if (moves.size() != plies)
     return tl::unexpected("the gap holds " + std::to_string(plies) + " plies, not " +
@@ -710,6 +794,7 @@ void Reconstructor::adopt_position(const Position& p, std::int64_t t, const std:
   const int first = game_.ply_count() + 1;
   game_.adopt(p, t);
   missed_gap_.reset();
+  held_moves_.clear();  // (a gap past the bound: their plies will never be known)
   emit(t, AlertEvent{"position-adopted",
                      first,
                      p.side_to_move(),

@@ -71,6 +71,13 @@ json adjournment_json(const Reconstructor::Adjournment& a) {
 // says which ("rules" or "engine").
 json missed_gap_json(const Reconstructor& rec, const std::vector<std::size_t>* order) {
   const auto& gap = *rec.missed_gap();
+  // Longer than the search reaches: no candidates, no last ply; recover takes the moves typed.
+  if (gap.past_bound)
+    return {{"first_ply", gap.first_ply},
+            {"past_bound", true},
+            {"candidates", json::array()},
+            {"candidates_total", 0},
+            {"ranked_by", "rules"}};
   const Game& g = rec.game();
   json candidates = json::array();
   int plies = gap.candidates.empty() ? 0 : int(gap.candidates.front().size());

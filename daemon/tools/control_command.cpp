@@ -264,9 +264,14 @@ void print_status(const json& s) {
     std::cout << "\n";
     if (c.contains("missed_gap") && c["missed_gap"].is_object()) {
       const json& gap = c["missed_gap"];
-      std::cout << "    missed gap, plies " << gap.value("first_ply", 0) << "-" << gap.value("last_ply", 0)
-                << ": eboardctl recover " << b.value("id", "?") << " N (or --moves \"...\")"
-                << (gap.value("ranked_by", "") == "engine" ? ", in the engine's order" : "") << "\n";
+      if (gap.value("past_bound", false))
+        std::cout << "    missed gap from ply " << gap.value("first_ply", 0)
+                  << ", longer than the search reaches (moves since held back): eboardctl recover "
+                  << b.value("id", "?") << " --moves \"...\"\n";
+      else
+        std::cout << "    missed gap, plies " << gap.value("first_ply", 0) << "-" << gap.value("last_ply", 0)
+                  << ": eboardctl recover " << b.value("id", "?") << " N (or --moves \"...\")"
+                  << (gap.value("ranked_by", "") == "engine" ? ", in the engine's order" : "") << "\n";
       for (const auto& cand : gap.value("candidates", json::array())) {
         std::cout << "      " << cand.value("number", 0) << ":";
         for (const auto& m : cand.value("san", json::array()))

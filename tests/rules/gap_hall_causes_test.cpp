@@ -136,4 +136,131 @@ TEST(GapHallCauses, TheNextMoversLiftBeforeARecoveredGapIsHisFirstTouch) {
   EXPECT_EQ(r.game().ply_count(), int(all.size()));
 }
 
+namespace {
+
+// The hand moves of one UCI move from `p`, as a board sends them: the pieces that leave a square lifted
+// (the opponent's first: a capture's victim), then the pieces set down where they stand after it.
+std::vector<SensorEvent> hands(const Position& p, const std::string& uci, std::int64_t t) {
+  Position next = p;
+  next.do_move(*parse_uci(p, uci));
+  const auto& from = p.board();
+  const auto& to = next.board();
+  std::vector<SensorEvent> out;
+  for (const bool own : {false, true})
+    for (Square q = 0; q < 64; ++q)
+      if (from[q] != NO_PIECE && from[q] != to[q] && (color_of(from[q]) == p.side_to_move()) == own)
+        out.push_back({t += 150, PieceLifted{q}});
+  for (Square q = 0; q < 64; ++q)
+    if (to[q] != NO_PIECE && to[q] != from[q]) out.push_back({t += 150, PiecePlaced{q, to[q]}});
+  return out;
+}
+
+}  // namespace
+
+// Issue 30's hall, blitz game 339 (findenster - xtream1): followed to 5...Nf6, then 6.Bb5+ Nbd7 7.Bf4 a6
+// 8.Be2 b5 9.a3 e6 10.dxe6 fxe6 unseen, and at the reconnect 11.e5 stands on the board, not pressed
+// (White's clock runs). Ten plies all pressed reach that board too (Bf1-e2 directly, e4-e5 pressed and
+// ...Nbd7 after it); the story a ply longer with e5 shown is past the search's bound (10 plies), so the
+// daemon cannot tell the two apart (the ten told as fact would make White's press of e5 an illegal move and
+// put every later move at a wrong ply). The reconnect waits for the next press, which tells a gap past the
+// bound: no move goes out at a ply the daemon cannot know, and the arbiter's moves as played (eleven
+// plies) are accepted and put everything at its ply.
+TEST(GapHallCauses, AStoryAtTheSearchsBoundPutsNoMoveAtAWrongPly) {
+  const auto before = words("d2d4 c7c5 d4d5 d7d6 b1c3 c8f5 e2e4 f5g6 g1f3 g8f6");
+  const auto gap = words("f1b5 b8d7 c1f4 a7a6 b5e2 b7b5 a2a3 e7e6 d5e6 f7e6");
+  const auto later = words("e4e5 d6e5 f3e5 d7e5 f4e5 d8d1 a1d1 f8e7");
+  std::vector<std::string> all = before;
+  all.insert(all.end(), gap.begin(), gap.end());
+  Reconstructor r(standard(), game_after(before));
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  take(r.on_sensor({0, BoardSnapshot{after(before).board()}}));
+  take(r.on_sensor({10, clock(ClockSide::Left, 56'000, 56'000)}));
+  take(r.on_sensor({2'000, DeviceLink{false}}));
+  take(r.on_sensor({30'000, DeviceLink{true}}));
+  auto shown = all;
+  shown.push_back(later.front());
+  take(r.on_sensor({30'000, BoardSnapshot{after(shown).board()}}));
+  take(r.on_sensor({30'010, clock(ClockSide::Left, 50'000, 51'000)}));
+  // White presses e5; then the game goes on, each move set down and pressed.
+  std::int64_t t = 31'000;
+  std::int64_t white = 50'000, black = 51'000;
+  take(r.on_sensor({t, clock(ClockSide::Right, white -= 1'000, black)}));
+  all.push_back(later.front());
+  for (std::size_t i = 1; i < later.size(); ++i) {
+    take(r.advance(t += 1'000));
+    for (const SensorEvent& e : hands(after(all), later[i], t)) {
+      take(r.on_sensor(e));
+      t = e.t_ms;
+    }
+    const bool white_moved = after(all).side_to_move() == WHITE;
+    (white_moved ? white : black) -= 1'500;
+    take(r.on_sensor({t += 300, clock(white_moved ? ClockSide::Right : ClockSide::Left, white, black)}));
+    all.push_back(later[i]);
+  }
+  take(r.advance(t + 10'000));
+  const Told told_so_far = told(out);
+  for (const auto& m : told_so_far.moves) {
+    ASSERT_GE(m.ply, 1);
+    ASSERT_LE(m.ply, int(all.size()));
+    EXPECT_EQ(m.uci, all[std::size_t(m.ply - 1)]) << "a move at a wrong ply: " << m.ply;
+  }
+  for (const auto& a : told_so_far.alerts)
+    EXPECT_EQ(a.code, "moves-missed") << "ply " << a.ply << ": " << a.detail;
+  ASSERT_FALSE(told_so_far.alerts.empty());
+  EXPECT_EQ(field(told_so_far.alerts.front(), "first_ply"), "11");
+  // The arbiter gives the gap's moves as played, e5 with them: accepted, and every move since goes out
+  // after them, each at its ply, once.
+  std::string played;
+  for (std::size_t i = before.size(); i <= before.size() + gap.size(); ++i) played += all[i] + " ";
+  ASSERT_TRUE(r.missed_gap()) << "no gap waits for the arbiter";
+  const auto settled = r.settle_gap(played, t + 20'000);
+  ASSERT_TRUE(settled) << settled.error();
+  EXPECT_EQ(r.game().ply_count(), int(all.size()));
+  EXPECT_EQ(r.game().position().board(), after(all).board());
+  std::vector<MoveEvent> published = told_so_far.moves;
+  for (const MoveEvent& m : told(*settled).moves) published.push_back(m);
+  ASSERT_EQ(published.size(), all.size() - before.size());
+  for (std::size_t i = 0; i < published.size(); ++i) {
+    EXPECT_EQ(published[i].ply, int(before.size() + i) + 1);
+    EXPECT_EQ(published[i].uci, all[before.size() + i]);
+  }
+  EXPECT_FALSE(r.missed_gap());
+}
+
+// The same reconnect's board, where the ten plies all pressed were the moves played (Bf1-e2 directly,
+// e4-e5 pressed, ...Nbd7): White's next move from there tells the length, and goes out at its ply.
+TEST(GapHallCauses, AStoryAtTheSearchsBoundIsToldByTheNextMove) {
+  const auto before = words("d2d4 c7c5 d4d5 d7d6 b1c3 c8f5 e2e4 f5g6 g1f3 g8f6");
+  const auto gap = words("c1f4 a7a6 a2a3 e7e6 d5e6 f7e6 f1e2 b7b5 e4e5 b8d7");
+  std::vector<std::string> all = before;
+  all.insert(all.end(), gap.begin(), gap.end());
+  Reconstructor r(standard(), game_after(before));
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  take(r.on_sensor({0, BoardSnapshot{after(before).board()}}));
+  take(r.on_sensor({10, clock(ClockSide::Left, 56'000, 56'000)}));
+  take(r.on_sensor({2'000, DeviceLink{false}}));
+  take(r.on_sensor({30'000, DeviceLink{true}}));
+  take(r.on_sensor({30'000, BoardSnapshot{after(all).board()}}));
+  take(r.on_sensor({30'010, clock(ClockSide::Left, 50'000, 51'000)}));
+  std::int64_t t = 31'000;
+  for (const SensorEvent& e : hands(after(all), "e5d6", t)) {
+    take(r.on_sensor(e));
+    t = e.t_ms;
+  }
+  take(r.on_sensor({t += 300, clock(ClockSide::Right, 48'500, 51'000)}));
+  take(r.advance(t + 10'000));
+  all.push_back("e5d6");
+  const Told t_out = told(out);
+  for (const auto& a : t_out.alerts) EXPECT_EQ(a.code, "moves-missed") << a.detail;
+  ASSERT_FALSE(t_out.alerts.empty());
+  EXPECT_EQ(field(t_out.alerts.front(), "first_ply"), "11");
+  EXPECT_EQ(field(t_out.alerts.front(), "last_ply"), "20");
+  ASSERT_FALSE(t_out.moves.empty());
+  EXPECT_EQ(t_out.moves.back().uci, "e5d6");
+  EXPECT_EQ(t_out.moves.back().ply, 21);
+  EXPECT_EQ(r.game().ply_count(), int(all.size()));
+}
+
 }  // namespace eboard::rules

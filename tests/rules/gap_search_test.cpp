@@ -258,6 +258,36 @@ TEST(GapRecord, MissedPliesAreNeverWrittenAsMoves) {
   EXPECT_EQ(whole.moves.size(), 5u);
 }
 
+// A gap past the search's bound, held as a jump: the arbiter's moves of any number take its place, the
+// moves after it move on by the difference; moves that reach another position change nothing.
+TEST(GapRecord, AJumpIsReplacedByMovesOfAnyNumber) {
+  Game g(Position::start());
+  std::vector<Move> first;
+  play(Position::start(), {"e2e4"}, &first);
+  g.play(first[0]);
+  std::vector<Move> gap;
+  const Position there = play(play(Position::start(), {"e2e4"}), {"e7e5", "g1f3", "b8c6", "f1c4"}, &gap);
+  g.adopt(there);  // Black on move as after e4: two jump plies
+  ASSERT_EQ(g.ply_count(), 3);
+  std::vector<Move> next;
+  play(there, {"g8f6"}, &next);
+  g.play(next[0]);
+  const std::vector<Move> short_of_it(gap.begin(), gap.begin() + 2);
+  EXPECT_FALSE(g.replace_jump(1, short_of_it));
+  EXPECT_EQ(g.ply_count(), 4);
+  EXPECT_FALSE(g.replace_jump(0, gap));  // not a jump
+  ASSERT_TRUE(g.replace_jump(1, gap));
+  ASSERT_EQ(g.ply_count(), 6);
+  for (int i = 1; i <= 4; ++i) {
+    EXPECT_EQ(g.plies()[std::size_t(i)].move, gap[std::size_t(i - 1)]);
+    EXPECT_TRUE(g.plies()[std::size_t(i)].recovered);
+    EXPECT_FALSE(g.plies()[std::size_t(i)].jump);
+  }
+  EXPECT_EQ(g.plies()[5].move, next[0]);
+  EXPECT_EQ(g.position().fen(), play(there, {"g8f6"}).fen());
+  EXPECT_EQ(g.legal_since(), 0);
+}
+
 TEST(GapRecord, AnAdoptedPositionIsANewSegment) {
   Game g(Position::start());
   std::vector<Move> moves;
