@@ -267,6 +267,8 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  // Before the options, so that it outlives them: their time base's timer (options.time) lives on it.
+  boost::asio::io_context io;
   eboardd::ServiceOptions options;
   options.version = VERSION;
   options.usb_watch = !cli.no_usb;
@@ -319,7 +321,6 @@ int main(int argc, char** argv) {
   // A file size limit (ulimit -f) reached is a failed write (EFBIG), handled like a full disk: the
   // journal holds its events back until it can write them, instead of the process dying.
   std::signal(SIGXFSZ, SIG_IGN);
-  boost::asio::io_context io;
   if (cli.clock_rate != 1.0) {  // the game's time for the whole daemon (io/time_base.hpp)
     const std::int64_t origin_ms = cli.clock_origin_ms > 0
                                        ? cli.clock_origin_ms
