@@ -171,8 +171,9 @@ TEST(AsyncFileWriter, WritesWhatTheDiskRefusedOnceItTakesItAgain) {
     EXPECT_FALSE(fs::exists(p));
     EXPECT_EQ(w.stats().pending_retries, 1u);
   }
-  // Space returns: the next retry (a growing delay, at most RETRY_MAX) writes the latest content.
-  ASSERT_TRUE(eventually([&] { return slurp(p) == big + "2"; }));
+  // Space returns: the next retry (a growing delay, at most RETRY_MAX) writes the latest content, then
+  // reports the recovery (from the worker, just after the file is in place: waited for, not raced).
+  ASSERT_TRUE(eventually([&] { return slurp(p) == big + "2" && reports.get().size() >= 2; }));
   EXPECT_EQ(w.stats().pending_retries, 0u);
   const auto r = reports.get();
   ASSERT_EQ(r.size(), 2u);
