@@ -22,6 +22,7 @@ constexpr std::int64_t kShortestMoveMs = 1000;
 constexpr double kAnswer = 1.0;
 constexpr double kMirror = 0.5;
 constexpr double kOpened = 0.5;
+constexpr double kDefend = 0.5;
 constexpr double kUnderpromotion = 3.0;
 // What a quiet move does for its side's play (Urgency below), in quarter pawns of mobility: castling, a
 // central pawn's step per rank (half on the c and f files), a knight or bishop leaving its first rank.
@@ -166,13 +167,25 @@ std::vector<double> gap_sequence_costs(const Position& before,
       const Move m = sequence[k];
       ++moves[p.side_to_move()];
       // A move answering the one before (taking the piece that just moved, or taking its own piece out of
-      // that piece's reach): people answer what was just played more often than they play elsewhere.
+      // that piece's reach, or else defending a piece in that reach): people answer what was just played
+      // more often than they play elsewhere.
       if (last_to != SQ_NONE && !m.is_drop() && m.kind() != Move::CASTLING) {
         const Piece mover = p.piece_on(last_to);
         const Bitboard reach = mover == NO_PIECE        ? 0
                                : type_of(mover) == PAWN ? pawn_attacks(color_of(mover), last_to)
                                                         : attacks(type_of(mover), last_to, p.pieces());
-        if (m.to() == last_to || (reach & square_bb(m.from()))) cost -= kAnswer;
+        const bool answered = m.to() == last_to || (reach & square_bb(m.from()));
+        if (answered) cost -= kAnswer;
+        // A defence: the piece moved reaches, from its new square, a piece of its side (not the king) that
+        // the opponent's piece attacks from where it just went.
+        const Bitboard threatened = reach & p.pieces(p.side_to_move()) & ~p.pieces(p.side_to_move(), KING);
+        if (!answered && threatened && p.piece_on(m.from()) != NO_PIECE) {
+          const Piece own = p.piece_on(m.from());
+          const Bitboard occ = (p.pieces() ^ square_bb(m.from())) | square_bb(m.to());
+          const Bitboard covers =
+              type_of(own) == PAWN ? pawn_attacks(color_of(own), m.to()) : attacks(type_of(own), m.to(), occ);
+          if (covers & threatened & ~square_bb(m.from())) cost -= kDefend;
+        }
         // Or going through the square the move before left (a line it opened).
         const Move prev = sequence[k - 1];
         if (!prev.is_drop() && prev.kind() != Move::CASTLING &&

@@ -8,6 +8,9 @@
 //   the gain the side on move could have had by a capture (static exchange) and did not take, and the gain
 //   its move left the opponent, each net of what the move itself won. A recapture two plies late, or a
 //   piece left hanging while another move is made first, costs its value.
+// - answers: people answer what was just played. A move that takes the piece the opponent just moved, takes
+//   its own piece out of that piece's reach, defends a piece in its reach, goes through the square the
+//   opponent's move left, or replies in kind (e4 e5, castling after castling) costs less.
 // - the order of each side's quiet moves: people make the moves that do most for their play first (develop,
 //   take the centre, castle; measured as the mobility a move gives the side's pieces). A sequence that puts
 //   off a move already legal that did more than the one made costs a little per unit put off: it tells

@@ -105,3 +105,28 @@ TEST(GapRank, TheMoveThatDoesMoreComesFirstAmongQuietOrders) {
   const std::vector<double> costs = gap_sequence_costs(from, r.sequences);
   EXPECT_LT(costs[order[0]], costs[order[1]]);
 }
+
+TEST(GapRank, AReplyDefendingThePieceJustAttackedCostsLess) {
+  // 1.e4 d5 attacks the pawn on e4: 2.Nc3 defends it, 2.Nf3 (as good for White's play, nothing to take
+  // either way) does not. Sequences given as such: the cost alone is compared.
+  const Position from = Position::start();
+  auto sequence = [&](const std::vector<std::string>& uci) {
+    std::vector<Move> out;
+    Position p = from;
+    for (const auto& u : uci) {
+      out.push_back(move(p, u));
+      p.do_move(out.back());
+    }
+    return out;
+  };
+  const std::vector<std::vector<Move>> candidates = {sequence({"e2e4", "d7d5", "g1f3"}),
+                                                     sequence({"e2e4", "d7d5", "b1c3"})};
+  const std::vector<double> costs = gap_sequence_costs(from, candidates);
+  EXPECT_LT(costs[1], costs[0]);
+  EXPECT_EQ(rank_gap_candidates(from, candidates).front(), 1u);
+  // Not a defence when the move before attacked nothing: 1.e4 h6 2.Nc3 against 2.Nf3.
+  const std::vector<std::vector<Move>> quiet = {sequence({"e2e4", "h7h6", "g1f3"}),
+                                                sequence({"e2e4", "h7h6", "b1c3"})};
+  const std::vector<double> even = gap_sequence_costs(from, quiet);
+  EXPECT_DOUBLE_EQ(even[0], even[1]);
+}
