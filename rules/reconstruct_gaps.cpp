@@ -345,7 +345,11 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
     // not waited for: a wait holds back the pieces the gap handed to a bughouse partner.)
     // Past the search's bound, or the probe cut short, the longer story is unknown, not ruled out: the
     // press tells (without drops: there the wait would hold back the pieces handed to the partner).
-    if (all_pressed && margin > 0) {
+    // Also when the board changed after the press (margin 0): the move shown and not pressed is then the
+    // likelier story's, and the one a ply longer is the likeliest of all (the next mover's piece in the air
+    // at the reading, set down since); told all pressed, his press of it would read as a press without a
+    // move.
+    if (all_pressed) {
       const bool drops = has_drops(before.variant());
       if (found.plies + 1 > q.max_plies) {
         if (!drops) return {std::move(found), on_move, true, true};

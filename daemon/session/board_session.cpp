@@ -58,6 +58,8 @@ class BoardLink {
     info.transport = io::PortInfo::Transport::usb;
     return info;
   }
+  // Bytes the device sent that wait unread in the kernel (a serial line; a HID link reads whole reports).
+  [[nodiscard]] std::size_t bytes_waiting() const { return hid_ ? 0 : serial_->bytes_waiting(); }
 
  private:
   std::unique_ptr<io::SerialLink> serial_;
@@ -105,6 +107,13 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
   // and most leave reconstruction's deadline where it was: the timer then stays as it is (re-arming it
   // cancelled the wait, ran its handler and set the timerfd each time).
   std::int64_t armed = std::numeric_limits<std::int64_t>::max();
+  // A deadline that came while the board's bytes waited unread (a loaded host): it is judged after them,
+  // and they count as sent before it (on_bytes). A few timer runs in a row at most: a line that streams
+  // bytes must not put a deadline off for long.
+  std::optional<std::int64_t> due_after_read;
+  int reads_awaited = 0;
+  static constexpr int kMaxReadsAwaited = 8;
+  std::int64_t stamped = 0;  // the latest time handed on with bytes or a timer: stamps never go back
 
   std::optional<std::int64_t> reread_sent_for;  // the press a mid-game dump was asked for
 
@@ -199,6 +208,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
 
   void on_connected() {
     const std::int64_t t = now();
+    stamped = std::max(stamped, t);
     ++stats.connects;
     waiting_logged = false;
     if (auto info = link->port_info()) {
@@ -241,6 +251,7 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
 
   void on_disconnected(const io::IoError& why) {
     const std::int64_t t = now();
+    stamped = std::max(stamped, t);
     ++stats.disconnects;
     log(LogLevel::warning, "connection lost (" + why.message + "); reconnecting");
     decoder->reset_link();
@@ -262,8 +273,21 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
            why.message;
   }
 
+  // When bytes read now count as having come: now, unless a deadline is due and not yet judged (the timer
+  // ran late, or runs after this read): then just before it, never before what was handed on already. An
+  // idle loop reads what the board sent before a deadline ahead of the deadline; a loaded one must not make
+  // a rest look longer than it was (a piece that slid on through its squares read as released on the first,
+  // 4.7, and the move pressed taken for another).
+  std::int64_t stamp_of_bytes() {
+    std::int64_t t = now();
+    const std::int64_t due = due_after_read.value_or(armed);
+    if (due <= t) t = std::max(stamped, due - 1);
+    stamped = std::max(stamped, t);
+    return t;
+  }
+
   void on_bytes(std::span<const std::uint8_t> bytes) {
-    const std::int64_t t = now();
+    const std::int64_t t = stamp_of_bytes();
     tap(t, drivers::Direction::FromBoard, bytes);
     const bool was_holding = gate.holding();
     const std::vector<rules::SensorEvent> events = decoder->feed(t, bytes);
@@ -281,8 +305,19 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     }
   }
 
-  void on_timer() {
+  void on_timer(std::int64_t due) {
     const std::int64_t t = now();
+    // Bytes on their way in come first (stamp_of_bytes): the read is given a millisecond.
+    if (link && link->state() == io::LinkState::connected && link->bytes_waiting() > 0 &&
+        reads_awaited < kMaxReadsAwaited) {
+      ++reads_awaited;
+      due_after_read = std::min(due, due_after_read.value_or(due));
+      arm(t + 1);
+      return;
+    }
+    reads_awaited = 0;
+    due_after_read.reset();
+    stamped = std::max(stamped, t);
     std::vector<rules::SensorEvent> released = gate.advance(t);
     if (gate.timed_out())
       log(LogLevel::warning, "no board dump " + std::to_string(config.dump_wait_ms) +
@@ -309,17 +344,24 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
     const bool can_send = !gate.holding() && link && link->state() == io::LinkState::connected;
     if (clock_port && can_send)
       if (auto c = clock_port->next_deadline(now())) deadline = std::min(deadline, *c);
+    if (due_after_read) return;  // the timer is armed to judge it after the read
     if (deadline == armed) return;
-    armed = deadline;
     if (deadline == none) {
+      armed = none;
       timer.cancel();
       return;
     }
+    arm(deadline);
+  }
+
+  void arm(std::int64_t deadline) {
+    armed = deadline;
     // The timer dies with Impl (its destructor cancels), so `this` outlives every run of the handler.
     timer.arm(deadline, [this] {
       if (!running) return;
-      armed = none;
-      on_timer();
+      const std::int64_t due = armed;
+      armed = std::numeric_limits<std::int64_t>::max();
+      on_timer(due);
     });
   }
 };
@@ -355,6 +397,7 @@ void BoardSession::stop() {
   impl_->running = false;
   impl_->link->stop();
   impl_->armed = std::numeric_limits<std::int64_t>::max();
+  impl_->due_after_read.reset();
   impl_->timer.cancel();
 }
 

@@ -576,6 +576,60 @@ TEST_F(SessionOnAWire, APressWithNoMoveOnTheBoardAsksForADumpThatCompletesIt) {
   EXPECT_EQ(session_->stats().board_rereads, 1u);  // once per press
 }
 
+// A loaded host: the board sent the rest of a move (the pawn slid on from e3 to e4) before the deadline at
+// which the pawn's rest on e3 would count as a release (4.7), but the bytes still wait in the kernel when the
+// deadline is judged. They are read first and count as come before it: no piece was released on e3, and the
+// press completes e2-e4 with no alert (not released-piece-moved). (A hall's 6x run on a loaded machine saw
+// Bc1-d2-f4-g5 read with the bishop released on d2.)
+TEST_F(SessionOnAWire, BytesWaitingWhenADeadlineIsJudgedCountAsComeBeforeIt) {
+  std::vector<rules::Event> events;
+  {
+    BoardSessionConfig cfg = wire_config();
+    BoardSessionHandlers h;
+    h.on_event = [&](const rules::Event& e) { events.push_back(e); };
+    session_ = std::make_unique<BoardSession>(io_, cfg, h);
+    session_->start();
+    start_master();
+    ASSERT_TRUE(until([&] { return master_->received().size() >= 3; }));
+  }
+  namespace message = drivers::dgt::board_message;
+  const auto seen = [&](std::uint64_t n) {
+    return [this, n] { return session_->stats().sensor_events >= n; };
+  };
+  std::uint64_t sensed = session_->stats().sensor_events;
+  master_->write(start_dump_bytes());
+  master_->write(reading_bytes(false));
+  ASSERT_TRUE(pass_then_until(100, seen(sensed += 2)));
+  master_->write(*message::field_update(52, 0));  // e2 lifted
+  master_->write(*message::field_update(44, 1));  // the pawn set down on e3 on its way
+  ASSERT_TRUE(pass_then_until(100, seen(sensed += 2)));
+  pass(800);  // the pawn rests on e3, short of a release
+  // The rest of the move, in the kernel before the next deadline is judged.
+  std::vector<std::uint8_t> rest = *message::field_update(44, 0);
+  const auto on_e4 = *message::field_update(36, 1);
+  rest.insert(rest.end(), on_e4.begin(), on_e4.end());
+  ASSERT_EQ(::write(board_fd_, rest.data(), rest.size()), static_cast<ssize_t>(rest.size()));
+  const auto due = time_->next_due();
+  ASSERT_TRUE(due);
+  time_->advance_to(*due);
+  ASSERT_TRUE(pass_then_until(400, seen(sensed += 2)));
+  master_->write(reading_bytes(true));  // White presses
+  std::vector<std::string> moves, alerts;
+  ASSERT_TRUE(until([&] {
+    moves.clear();
+    alerts.clear();
+    for (const auto& e : events) {
+      if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) moves.push_back(m->uci);
+      if (const auto* a = std::get_if<rules::AlertEvent>(&e.what))
+        alerts.push_back(a->code + ": " + a->detail);
+    }
+    return !moves.empty();
+  }));
+  pass(2000);
+  EXPECT_EQ(moves, std::vector<std::string>{"e2e4"});
+  EXPECT_TRUE(alerts.empty()) << alerts.front();
+}
+
 // A bughouse board's session reconstructs nothing itself (sensor_only): the match does, and tells through
 // read_wanted when a press found the board at rest with no move. The session sends the dump request once
 // per value the match gives, as it does for its own reconstruction.

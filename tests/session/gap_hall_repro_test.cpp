@@ -153,4 +153,48 @@ TEST(GapHallCaptures, TheNextMoversFirstTouchAfterARecoveredGapCountsForHisTurn)
   EXPECT_TRUE(recovered) << "plies 12-13 not recovered";
 }
 
+// daemon_gap_hall_3x_test (ctest, seed 886590876), board F: blitz corpus game 87 (300+0), style tidy.
+// Unplugged with 6.Nbd2 under way (ply 11) and plugged in again 26.9 s later after plies 11-17 (Nbd2 a6 Bb3
+// Bg4 h3 Bh5 g4), all pressed, Black's hand on the bishop for 9...Bg6 (ply 18). The reconnect's dump (t 86.24
+// s of the capture) shows h5 empty, the bishop in the hand; 84 ms later it is set on g6, and Black presses
+// 0.5 s after. The board changed after the reconnect's reading, so the story with its last move shown and not
+// pressed is the likelier; but only a story a ply *shorter* than all pressed was looked for: the 7-ply story
+// all pressed (h3 a6 Bb3 Bf5 g4 Bg6 Nbd2: Bc8-f5-g6 for Bc8-g4-h5-g6) was told at once, Black's press of Bg6
+// read as a press without a move (7.5.3), then a position-mismatch, every later move a ply off. Right: both
+// lengths reach the board, so its length waits for the next press (Black presses without moving the board:
+// Bg6 was the shown move), and the gap is plies 11-18 (one story or a moves-missed holding them), every later
+// move at its ply, no other alert.
+TEST(GapHallCaptures, TheNextMoveSetDownAfterTheReconnectsDumpIsNotTakenForAPressedStory) {
+  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) +
+                                        "/gap_hall/next_move_set_after_the_reconnect_dump.cap");
+  ASSERT_TRUE(cap) << cap.error();
+  auto r = session::replay_capture(*cap, rules::ReconstructConfig{});
+  ASSERT_TRUE(r) << r.error();
+  // The moves played: the corpus game's first 26 plies.
+  const auto played = words(
+      "e4 e5 Nf3 Nc6 Bc4 Bc5 c3 d6 d3 h6 Nbd2 a6 Bb3 Bg4 h3 Bh5 g4 Bg6 Nf1 h5 gxh5 Bxh5 Ng3 Qf6 Nxh5 "
+      "Rxh5");
+  int gaps = 0, last_ply = 0;
+  bool told = false;
+  for (const auto& e : r->events) {
+    if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) {
+      ASSERT_GE(m->ply, 1);
+      ASSERT_LE(m->ply, static_cast<int>(played.size()));
+      EXPECT_EQ(without_check(m->san), played[m->ply - 1]) << "at ply " << m->ply;
+      told |= m->recovered && m->ply >= 11 && m->ply <= 18;
+      last_ply = std::max(last_ply, m->ply);
+    } else if (const auto* a = std::get_if<rules::AlertEvent>(&e.what)) {
+      EXPECT_EQ(a->code, "moves-missed") << a->detail;
+      if (a->code != "moves-missed") continue;
+      ++gaps;
+      told = true;
+      EXPECT_EQ(field(*a, "first_ply"), "11");
+      EXPECT_EQ(field(*a, "last_ply"), "18");
+    }
+  }
+  EXPECT_TRUE(told) << "plies 11-18 neither recovered nor told as moves-missed";
+  EXPECT_LE(gaps, 1);
+  EXPECT_EQ(last_ply, static_cast<int>(played.size())) << "the game after the gap not followed to its end";
+}
+
 }  // namespace eboard
