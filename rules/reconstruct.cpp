@@ -115,9 +115,19 @@ Reconstructor::Reconstructor(ReconstructConfig cfg, Game game)
 }
 
 void Reconstructor::emit(std::int64_t t, decltype(Event::what) what) {
-  if (missed_gap_ && missed_gap_->holds_moves() && std::holds_alternative<MoveEvent>(what)) {
-    held_moves_.push_back(Event{t, cfg_.board_id, std::move(what)});  // its ply waits for the gap's length
-    return;
+  if (missed_gap_ && missed_gap_->holds_moves()) {
+    // Its ply waits for the gap's length: a move, and a claim tied to the move at its ply, go out with
+    // the gap's moves; a provisional move not at all (its move goes out then).
+    if (std::holds_alternative<MoveEvent>(what) || std::holds_alternative<ClaimableEvent>(what)) {
+      held_events_.push_back(Event{t, cfg_.board_id, std::move(what)});
+      return;
+    }
+    if (std::holds_alternative<ProvisionalMoveEvent>(what)) return;
+    // An alert goes out now: its ply counts the gap as its jump, and it says where it stands after the gap.
+    if (auto* a = std::get_if<AlertEvent>(&what)) {
+      a->extra.push_back({"gap_first_ply", std::to_string(missed_gap_->first_ply), true});
+      a->extra.push_back({"ply_after_gap", std::to_string(a->ply - held_gap_end()), true});
+    }
   }
   out_.push_back(Event{t, cfg_.board_id, std::move(what)});
 }
@@ -426,7 +436,7 @@ void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
   game_ = Game(start);
   if (missed_gap_ && missed_gap_->holds_moves()) {
     missed_gap_.reset();  // the moves held back were another game's
-    held_moves_.clear();
+    held_events_.clear();
   }
   display_ = physical_view(start, cfg_.profile.pawn_may_stay_on_last_rank);
   reset_turn();

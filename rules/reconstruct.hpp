@@ -466,9 +466,11 @@ class Reconstructor {
   // The ply count at the end of the missed gap's jump (Game::adopt: one ply, or two when the same side is
   // on move after it).
   int held_gap_end() const;
-  // The moves published while a gap of unknown length waits for the arbiter, in order, at the plies the
-  // game holds (the gap its jump): settle_held_gap moves them on by the gap's length.
-  std::vector<Event> held_moves_;
+  // The moves (and claims) published while a gap of unknown length waits for the arbiter, in order, at the
+  // plies the game holds (the gap its jump): settle_held_gap moves them on by the gap's length. Meanwhile
+  // a provisional move is not published, and an alert goes out at once with where it stands after the gap
+  // (gap_first_ply, ply_after_gap: its ply is the gap's last ply + ply_after_gap).
+  std::vector<Event> held_events_;
   // The gap of unknown length becomes `moves` (any number that reaches the position after its jump), and
   // the moves held back go out after them, each at its ply.
   // With the length unknown and nothing played since, `moves` may also stop a ply short of the board:

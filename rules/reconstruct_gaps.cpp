@@ -550,8 +550,8 @@ bool Reconstructor::tell_gap_past_bound(const PendingPress& press) {
   const int first = game_.ply_count() + 1;
   const Color first_mover = game_.position().side_to_move();
   game_.adopt(*p, press.t_ms);
-  missed_gap_ = MissedGap{first, {}, MissedGap::Length::PastBound};
-  held_moves_.clear();
+  missed_gap_.reset();
+  held_events_.clear();
   AlertEvent a{
       "moves-missed",
       first,
@@ -571,6 +571,7 @@ bool Reconstructor::tell_gap_past_bound(const PendingPress& press) {
   a.extra.push_back({"past_bound", "true", true});
   a.extra.push_back({"fen", p->fen(), false});
   emit(press.t_ms, std::move(a));
+  missed_gap_ = MissedGap{first, {}, MissedGap::Length::PastBound};
   follow_board(press.t_ms);
   gaps_.forget_searched();
   return true;
@@ -609,7 +610,8 @@ bool Reconstructor::tell_gap_length_unknown(std::int64_t t) {
   a.extra.push_back({"fen", p->fen(), false});
   std::vector<TouchTracker::Touch> carried = lifts_on_move_since(board);
   game_.adopt(*p, t);
-  held_moves_.clear();
+  missed_gap_.reset();
+  held_events_.clear();
   emit(t, std::move(a));
   missed_gap_ = MissedGap{first, std::move(stories), MissedGap::Length::Unknown};
   follow_board(t, std::move(carried));
@@ -627,7 +629,7 @@ bool Reconstructor::press_tells_held_gap_longer(const PendingPress& press) {
   const MissedGap held_gap = *missed_gap_;
   while (game_.ply_count() >= held_gap.first_ply) game_.undo();
   missed_gap_.reset();
-  held_moves_.clear();
+  held_events_.clear();
   wait_.clear();
   gaps_.tell_all_pressed();
   gaps_.reset_failures();
@@ -819,14 +821,15 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_held_gap(con
     out.push_back(Event{t_ms, cfg_.board_id, ev});
     at.do_move(moves[k]);
   }
-  for (Event e : held_moves_) {
-    std::get<MoveEvent>(e.what).ply += shift;
+  for (Event e : held_events_) {
+    if (auto* m = std::get_if<MoveEvent>(&e.what)) m->ply += shift;
+    if (auto* c = std::get_if<ClaimableEvent>(&e.what)) c->ply += shift;
     e.t_ms = t_ms;
     out.push_back(std::move(e));
   }
   game_ = std::move(settled);
   missed_gap_.reset();
-  held_moves_.clear();
+  held_events_.clear();
   if (!last_shown) {
     recompute_successors();
     return out;
@@ -910,7 +913,7 @@ void Reconstructor::adopt_position(const Position& p, std::int64_t t, const std:
   const int first = game_.ply_count() + 1;
   game_.adopt(p, t);
   missed_gap_.reset();
-  held_moves_.clear();  // (a gap past the bound: their plies will never be known)
+  held_events_.clear();  // (a gap past the bound: their plies will never be known)
   emit(t, AlertEvent{"position-adopted",
                      first,
                      p.side_to_move(),

@@ -449,4 +449,54 @@ TEST(GapHallCauses, AGapOfUnknownLengthSettledBeforeTheShownMovesPress) {
   EXPECT_EQ(r.game().position().board(), after(all).board());
 }
 
+// While a gap of unknown length holds the moves back, an alert still goes out at once, saying where it
+// stands after the gap: the game counts the gap as its jump, the alert's true ply is the gap's last ply +
+// ply_after_gap. No provisional move goes out at a ply the daemon cannot know.
+TEST(GapHallCauses, AnAlertDuringAHeldGapSaysWhereItStandsAfterTheGap) {
+  std::vector<std::string> all = k339Before;
+  for (const auto& m : words("f1b5 b8d7 c1f4 a7a6 b5e2 b7b5 a2a3 e7e6 d5e6 f7e6")) all.push_back(m);
+  auto shown = all;
+  shown.push_back("e4e5");
+  Reconstructor r(standard(), game_after(k339Before));
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  take(r.on_sensor({0, BoardSnapshot{after(k339Before).board()}}));
+  take(r.on_sensor({10, clock(ClockSide::Left, 56'000, 56'000)}));
+  take(r.on_sensor({2'000, DeviceLink{false}}));
+  take(r.on_sensor({30'000, DeviceLink{true}}));
+  take(r.on_sensor({30'000, BoardSnapshot{after(shown).board()}}));
+  take(r.on_sensor({30'010, clock(ClockSide::Left, 50'000, 51'000)}));
+  take(r.on_sensor({31'000, clock(ClockSide::Right, 49'000, 51'000)}));  // White presses e5: past the bound
+  all.push_back("e4e5");
+  ASSERT_TRUE(r.missed_gap() && r.missed_gap()->past_bound());
+  out.clear();
+  // Black lifts his knight on d7, which can move (4.3), sets it back, and plays dxe5.
+  take(r.on_sensor({32'000, PieceLifted{parse_square("d7")}}));
+  take(r.on_sensor({32'400, PiecePlaced{parse_square("d7"), B_KNIGHT}}));
+  take(r.advance(33'500));
+  std::int64_t t = 33'500;
+  play_on(r, all, words("d6e5"), t, out);
+  take(r.advance(t + 2'000));
+  const Told during = told(out);
+  EXPECT_TRUE(during.moves.empty()) << "a move out while the gap holds them: " << during.moves.front().uci;
+  for (const auto& e : out)
+    EXPECT_FALSE(std::holds_alternative<ProvisionalMoveEvent>(e.what))
+        << "a provisional move at an unknown ply";
+  ASSERT_FALSE(during.alerts.empty());
+  const AlertEvent& touch = during.alerts.front();
+  EXPECT_EQ(touch.code, "touch-move") << touch.detail;
+  EXPECT_EQ(field(touch, "gap_first_ply"), "11");
+  // The gap's eleven plies end at 21: Black's move, its touch judged, was the first ply after it, 22.
+  EXPECT_EQ(field(touch, "ply_after_gap"), "1");
+  std::string played;
+  for (std::size_t i = k339Before.size(); i < k339Before.size() + 11; ++i) played += all[i] + " ";
+  const auto settled = r.settle_gap(played, t + 5'000);
+  ASSERT_TRUE(settled) << settled.error();
+  const Told after_settling = told(*settled);
+  ASSERT_FALSE(after_settling.moves.empty());
+  EXPECT_EQ(after_settling.moves.back().uci, "d6e5");
+  EXPECT_EQ(after_settling.moves.back().ply,
+            std::stoi(field(touch, "gap_first_ply")) - 1 + 11 + std::stoi(field(touch, "ply_after_gap")));
+}
+
 }  // namespace eboard::rules
