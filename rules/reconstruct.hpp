@@ -518,6 +518,9 @@ class Reconstructor {
     bool longer_unsearched = false;
     bool explains() const { return result.plies > 0 && !result.exhausted; }
   };
+  // The search from the game's position to `board` with the profile's pieces, ending with `side_to_move`
+  // on move (when known), as far as the bound for the variant (kGapPlies, kDropGapPlies) reaches.
+  GapQuery gap_query(const std::array<Piece, 64>& board, std::optional<Color> side_to_move) const;
   // `keep_all_pressed`: a story all pressed is the result also when one shorter by more than a ply, its
   // last move not pressed, reaches the board (unpressed_too: the next press tells); otherwise the shorter
   // is the result.

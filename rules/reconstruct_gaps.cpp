@@ -286,25 +286,32 @@ int Reconstructor::scans_fitting(const Position& before, const std::vector<Move>
   return count;
 }
 
+GapQuery Reconstructor::gap_query(const std::array<Piece, 64>& board,
+                                  std::optional<Color> side_to_move) const {
+  GapQuery q;
+  q.from = game_.position();
+  q.board = board;
+  q.pawn_may_stay_on_last_rank = cfg_.profile.pawn_may_stay_on_last_rank;
+  q.promotion_types = cfg_.profile.promotion_types;
+  q.side_to_move = side_to_move;
+  q.max_plies = has_drops(q.from.variant()) ? kDropGapPlies : kGapPlies;
+  return q;
+}
+
 Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
                                                      const std::array<Piece, 64>& board,
                                                      bool last_unpressed_likely, std::optional<Color> begun,
                                                      int max_plies, bool keep_all_pressed) const {
   const Position before = game_.position();
-  GapQuery q;
-  q.from = before;
-  q.board = board;
-  q.pawn_may_stay_on_last_rank = cfg_.profile.pawn_may_stay_on_last_rank;
-  q.promotion_types = cfg_.profile.promotion_types;
-  q.max_plies = std::min(max_plies, has_drops(before.variant()) ? kDropGapPlies : kGapPlies);
-  // Scans tell a story only among a few sequences (hundreds are a hand at work): their searches stop there.
-  if (clockless()) q.max_candidates = kScanCandidates;
   // The moves the clock says were completed: the sequences that end with the side whose clock runs on
   // move, all pressed. Failing those, the last move may be on the board with its press still to come.
   std::optional<Color> on_move = press   ? std::optional<Color>(~press->presser)
                                  : begun ? begun
                                          : clock_.on_move();
-  q.side_to_move = on_move;
+  GapQuery q = gap_query(board, on_move);
+  q.max_plies = std::min(max_plies, q.max_plies);
+  // Scans tell a story only among a few sequences (hundreds are a hand at work): their searches stop there.
+  if (clockless()) q.max_candidates = kScanCandidates;
   GapResult found = remembered_search_gap(q);
   if (on_move) {
     // The last move on the board, its press still to come: the story when nothing all pressed reaches the
@@ -534,13 +541,7 @@ bool Reconstructor::gap_length_told_by_a_move(std::int64_t t) {
 
 bool Reconstructor::tell_gap_past_bound(const PendingPress& press) {
   if (has_drops(game_.position().variant()) || game_.outcome()) return false;
-  GapQuery q;
-  q.from = game_.position();
-  q.board = physical_;
-  q.pawn_may_stay_on_last_rank = cfg_.profile.pawn_may_stay_on_last_rank;
-  q.promotion_types = cfg_.profile.promotion_types;
-  q.side_to_move = ~press.presser;
-  q.max_plies = kGapPlies;
+  GapQuery q = gap_query(physical_, ~press.presser);
   q.max_candidates = 1;  // whether one exists
   const GapResult within = remembered_search_gap(q);
   if (within.plies > 0 && !within.exhausted) return false;
