@@ -115,9 +115,19 @@ Reconstructor::Reconstructor(ReconstructConfig cfg, Game game)
 }
 
 void Reconstructor::emit(std::int64_t t, decltype(Event::what) what) {
-  if (missed_gap_ && missed_gap_->past_bound && std::holds_alternative<MoveEvent>(what)) {
-    held_moves_.push_back(Event{t, cfg_.board_id, std::move(what)});  // its ply waits for the gap's length
-    return;
+  if (missed_gap_ && missed_gap_->holds_moves()) {
+    // Its ply waits for the gap's length: a move, and a claim tied to the move at its ply, go out with
+    // the gap's moves; a provisional move not at all (its move goes out then).
+    if (std::holds_alternative<MoveEvent>(what) || std::holds_alternative<ClaimableEvent>(what)) {
+      held_events_.push_back(Event{t, cfg_.board_id, std::move(what)});
+      return;
+    }
+    if (std::holds_alternative<ProvisionalMoveEvent>(what)) return;
+    // An alert goes out now: its ply counts the gap as its jump, and it says where it stands after the gap.
+    if (auto* a = std::get_if<AlertEvent>(&what)) {
+      a->extra.push_back({"gap_first_ply", std::to_string(missed_gap_->first_ply), true});
+      a->extra.push_back({"ply_after_gap", std::to_string(a->ply - held_gap_end()), true});
+    }
   }
   out_.push_back(Event{t, cfg_.board_id, std::move(what)});
 }
@@ -424,9 +434,9 @@ void Reconstructor::publish_provisional(std::int64_t t) {
 void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
   flush_open_tail(t);
   game_ = Game(start);
-  if (missed_gap_ && missed_gap_->past_bound) {
+  if (missed_gap_ && missed_gap_->holds_moves()) {
     missed_gap_.reset();  // the moves held back were another game's
-    held_moves_.clear();
+    held_events_.clear();
   }
   display_ = physical_view(start, cfg_.profile.pawn_may_stay_on_last_rank);
   reset_turn();
@@ -504,6 +514,7 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   }
   if (!clock_.left_player()) return;
   Color presser = clock_.player_at(pressed);
+  if (press_tells_held_gap_longer(PendingPress{t, clock_.times(r), presser})) return;
   // A gap's length waits for this press (GapTracker::Length): the player whose clock ran presses with the
   // board as it was read, so its last move was shown and not pressed. That story, now all pressed, is told
   // (whatever press was pending: the reading held for the reconnect is the gap's own).
@@ -1235,7 +1246,11 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
         continue;
       // A gap whose length waited for a press that did not come: the likelier story (GapTracker::Length),
       // of the board waited on (the board as it is now may show the next hand at work).
+      // Unless the story a ply longer is past the search's bound: then the gap's length is not known, and
+      // it is told so.
+      const bool longer_unsearched = gaps_.longer_unsearched();
       if (gaps_.stop_waiting() && gaps_.suspected() && !game_.outcome()) {
+        if (longer_unsearched && tell_gap_length_unknown(*next)) continue;
         gaps_.tell_likelier();
         if (recover_gap_on(*next, nullptr, gaps_.waiting_board(), false, gaps_.waiting_on_move())) continue;
       }

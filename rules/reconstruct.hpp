@@ -175,11 +175,22 @@ class Reconstructor {
   struct MissedGap {
     int first_ply = 0;  // the gap's first ply (1 = White's first move)
     std::vector<std::vector<Move>> candidates;
-    // Longer than the search reaches (kGapPlies; a press told it): no candidates, its length unknown. The
-    // game holds one jump for it (Game::adopt) and goes on from the board's position, and the moves made
-    // since are held back, published only when the arbiter gives the gap's moves (any number that reaches
-    // that position): their plies depend on the gap's length.
-    bool past_bound = false;
+    // What is known of the gap's length.
+    enum class Length {
+      Known,  // every candidate has the gap's length: the moves after it go out at their plies
+      // The candidates are the stories within the search's bound (kGapPlies), all pressed, and a story
+      // past the bound, its last move shown and not pressed, reaches the board as well: the mismatch time
+      // came before the press that tells them apart.
+      Unknown,
+      PastBound,  // longer than the search reaches (a press told it): no candidates
+    };
+    Length length = Length::Known;
+    // Its length not known (Unknown, PastBound): the game holds a jump for it (Game::adopt) and goes on
+    // from the board's position, and the moves made since are held back, published only when the arbiter
+    // gives the gap's moves (a candidate, or any number of moves that reaches that position): their plies
+    // depend on the gap's length.
+    bool holds_moves() const { return length != Length::Known; }
+    bool past_bound() const { return length == Length::PastBound; }
   };
   const std::optional<MissedGap>& missed_gap() const { return open_tail_ ? kNoGap : missed_gap_; }
   // A moves-missed alert lists this many candidates, the likeliest first (rules/gap_rank.hpp), and tells
@@ -187,7 +198,7 @@ class Reconstructor {
   static constexpr std::size_t kShownCandidates = 16;
   // The arbiter picks candidate `index` (0-based) of the missed gap, or types the moves (UCI or SAN,
   // separated by spaces): the gap's plies become those moves, recovered, published as move events (after
-  // a gap past the bound, followed by the moves held back since, at their plies). Fails, changing nothing,
+  // a gap of unknown length, followed by the moves held back since, at their plies). Fails, changing nothing,
   // when there is no missed gap (missed_gap()) or the moves do not lead to the same position.
   tl::expected<std::vector<Event>, std::string> settle_gap(std::size_t index, std::int64_t t_ms);
   tl::expected<std::vector<Event>, std::string> settle_gap(const std::string& moves, std::int64_t t_ms);
@@ -442,9 +453,33 @@ class Reconstructor {
   // goes on from the board's position, its moves held back (MissedGap::past_bound). False: a story within
   // the bound does, told the ordinary way.
   bool tell_gap_past_bound(const PendingPress& press);
-  // The moves published while a gap past the bound waits for the arbiter, in order, at the plies the game
-  // holds (the gap one ply): settle_gap moves them on by the gap's length.
-  std::vector<Event> held_moves_;
+  // At the mismatch time, the gap's length still waiting with the story a ply longer unsearched (past the
+  // bound): which length is the gap's, no press told. The stories within the bound, all pressed, are told
+  // as candidates with the length unknown (MissedGap::Length::Unknown): the game goes on from the board
+  // read (the side whose clock runs on move), its moves held back. False: no such story, or no position.
+  bool tell_gap_length_unknown(std::int64_t t);
+  // A gap told with its length unknown, nothing played since: `press`, by the side on move, with the board
+  // as it was read, tells that the gap's last move was shown and not pressed. The gap is told again with
+  // it (past the bound, or within it with the other side on move). False: not such a press, or no story
+  // of it (the gap stays as told).
+  bool press_tells_held_gap_longer(const PendingPress& press);
+  // The ply count at the end of the missed gap's jump (Game::adopt: one ply, or two when the same side is
+  // on move after it).
+  int held_gap_end() const;
+  // The moves (and claims) published while a gap of unknown length waits for the arbiter, in order, at the
+  // plies the game holds (the gap its jump): settle_held_gap moves them on by the gap's length. Meanwhile
+  // a provisional move is not published, and an alert goes out at once with where it stands after the gap
+  // (gap_first_ply, ply_after_gap: its ply is the gap's last ply + ply_after_gap).
+  std::vector<Event> held_events_;
+  // The gap of unknown length becomes `moves` (any number that reaches the position after its jump), and
+  // the moves held back go out after them, each at its ply.
+  // With the length unknown and nothing played since, `moves` may also stop a ply short of the board:
+  // the last move of the story a ply longer is on it, not pressed, and goes on as the next live move.
+  tl::expected<std::vector<Event>, std::string> settle_held_gap(const std::vector<Move>& moves,
+                                                                std::int64_t t_ms);
+  // The game with the gap's jump replaced by `moves` when, the gap's length unknown and nothing played
+  // since, one move of the side on move after the jump leads from them to its board.
+  std::optional<Game> moves_before_shown_move(const std::vector<Move>& moves) const;
   // Searches the moves between the game's position and the board and completes them: recovered when one
   // sequence explains the board, missed (with a moves-missed alert) when several do. Completed are the
   // moves the clock says were pressed: all, unless the last mover's clock still runs. `press`: the press
@@ -460,6 +495,15 @@ class Reconstructor {
   bool recover_gap_on(std::int64_t t, const PendingPress* press, const std::array<Piece, 64>& board,
                       bool last_unpressed_likely, std::optional<Color> begun = std::nullopt,
                       int max_plies = kGapPlies);
+  // A gap's stories from the game's position in the order the arbiter reads them: those keeping the most
+  // castling rights first (the game goes on from the first: a castling the truth still allows is never
+  // judged illegal), within that the likeliest first (rules/gap_rank.hpp).
+  std::vector<std::vector<Move>> ranked_stories(std::vector<std::vector<Move>> stories,
+                                                const GapEvidence& evidence) const;
+  // The lifts of the side on move since `board` was read: his turn's first touches once the game goes on
+  // from a gap read on it (a king lifted for castling before the gap was told: its rook's lift is not the
+  // first touch).
+  std::vector<TouchTracker::Touch> lifts_on_move_since(const std::array<Piece, 64>& board) const;
   // The search of recover_gap_on, without completing anything: the sequences and the side the clock (or
   // the press, or `begun`) says is on move after them.
   struct GapFound {
@@ -474,6 +518,9 @@ class Reconstructor {
     bool longer_unsearched = false;
     bool explains() const { return result.plies > 0 && !result.exhausted; }
   };
+  // The search from the game's position to `board` with the profile's pieces, ending with `side_to_move`
+  // on move (when known), as far as the bound for the variant (kGapPlies, kDropGapPlies) reaches.
+  GapQuery gap_query(const std::array<Piece, 64>& board, std::optional<Color> side_to_move) const;
   // `keep_all_pressed`: a story all pressed is the result also when one shorter by more than a ply, its
   // last move not pressed, reaches the board (unpressed_too: the next press tells); otherwise the shorter
   // is the result.
@@ -536,7 +583,10 @@ class Reconstructor {
   bool follow_unexplained_press(const PendingPress& press);
   // The position the board shows with `side` on move (castling kept where king and rook never moved), or
   // why the rules cannot play from it.
-  tl::expected<Position, std::string> board_position(Color side) const;
+  tl::expected<Position, std::string> board_position(Color side) const {
+    return board_position(side, physical_);
+  }
+  tl::expected<Position, std::string> board_position(Color side, const std::array<Piece, 64>& board) const;
   // Makes `p` the game's position as a new segment (Game::adopt), with the alert saying so.
   void adopt_position(const Position& p, std::int64_t t, const std::string& why);
   // After the game's position changed without a move the board followed: follow the board from here.

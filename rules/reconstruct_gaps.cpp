@@ -286,25 +286,32 @@ int Reconstructor::scans_fitting(const Position& before, const std::vector<Move>
   return count;
 }
 
+GapQuery Reconstructor::gap_query(const std::array<Piece, 64>& board,
+                                  std::optional<Color> side_to_move) const {
+  GapQuery q;
+  q.from = game_.position();
+  q.board = board;
+  q.pawn_may_stay_on_last_rank = cfg_.profile.pawn_may_stay_on_last_rank;
+  q.promotion_types = cfg_.profile.promotion_types;
+  q.side_to_move = side_to_move;
+  q.max_plies = has_drops(q.from.variant()) ? kDropGapPlies : kGapPlies;
+  return q;
+}
+
 Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
                                                      const std::array<Piece, 64>& board,
                                                      bool last_unpressed_likely, std::optional<Color> begun,
                                                      int max_plies, bool keep_all_pressed) const {
   const Position before = game_.position();
-  GapQuery q;
-  q.from = before;
-  q.board = board;
-  q.pawn_may_stay_on_last_rank = cfg_.profile.pawn_may_stay_on_last_rank;
-  q.promotion_types = cfg_.profile.promotion_types;
-  q.max_plies = std::min(max_plies, has_drops(before.variant()) ? kDropGapPlies : kGapPlies);
-  // Scans tell a story only among a few sequences (hundreds are a hand at work): their searches stop there.
-  if (clockless()) q.max_candidates = kScanCandidates;
   // The moves the clock says were completed: the sequences that end with the side whose clock runs on
   // move, all pressed. Failing those, the last move may be on the board with its press still to come.
   std::optional<Color> on_move = press   ? std::optional<Color>(~press->presser)
                                  : begun ? begun
                                          : clock_.on_move();
-  q.side_to_move = on_move;
+  GapQuery q = gap_query(board, on_move);
+  q.max_plies = std::min(max_plies, q.max_plies);
+  // Scans tell a story only among a few sequences (hundreds are a hand at work): their searches stop there.
+  if (clockless()) q.max_candidates = kScanCandidates;
   GapResult found = remembered_search_gap(q);
   if (on_move) {
     // The last move on the board, its press still to come: the story when nothing all pressed reaches the
@@ -421,10 +428,6 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     std::vector<Move> head(seq.begin(), seq.begin() + completed);
     if (std::find(prefixes.begin(), prefixes.end(), head) == prefixes.end()) prefixes.push_back(head);
   }
-  // The game goes on from the first (until the arbiter picks one): the one that keeps the most castling
-  // rights, so that a castling the truth still allows is never judged illegal (a king put back on its
-  // square reaches the same board as a knight put back).
-  // Within that, likeliest first (rules/gap_rank.hpp): the arbiter reads the list from the top.
   auto rights_after = [&](const std::vector<Move>& line) {
     Position p = before;
     for (Move m : line) p.do_move(m);
@@ -432,15 +435,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   };
   const ClockTimes reading = press ? press->clock : clock_.last_times();
   const GapEvidence evidence = gap_evidence(reading);
-  if (prefixes.size() > 1) {
-    const std::vector<std::size_t> order = rank_gap_candidates(before, prefixes, evidence);
-    std::vector<std::vector<Move>> ranked;
-    ranked.reserve(order.size());
-    for (std::size_t i : order) ranked.push_back(std::move(prefixes[i]));
-    prefixes = std::move(ranked);
-  }
-  std::stable_sort(prefixes.begin(), prefixes.end(),
-                   [&](const auto& a, const auto& b) { return rights_after(a) > rights_after(b); });
+  prefixes = ranked_stories(std::move(prefixes), evidence);
   const int first_ply = game_.ply_count() + 1;
   const std::int64_t when = press ? press->t_ms : t;
   const bool missed = prefixes.size() > 1 || found.truncated;
@@ -492,8 +487,33 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     if (!missed) emit(when, ev);
     if (handed) reserves_.hand_over({*handed, when, game_.ply_count()});
   }
-  // The lifts of the side now on move since the board the gap was read from are his turn's first touches
-  // (a king lifted for castling before the gap was told: its rook's lift is not the first touch).
+  follow_board(t, lifts_on_move_since(board));
+  check_end(when);
+  return true;
+}
+
+std::vector<std::vector<Move>> Reconstructor::ranked_stories(std::vector<std::vector<Move>> stories,
+                                                             const GapEvidence& evidence) const {
+  const Position& before = game_.position();
+  if (stories.size() > 1) {
+    const std::vector<std::size_t> order = rank_gap_candidates(before, stories, evidence);
+    std::vector<std::vector<Move>> ranked;
+    ranked.reserve(order.size());
+    for (std::size_t i : order) ranked.push_back(std::move(stories[i]));
+    stories = std::move(ranked);
+  }
+  auto rights_after = [&](const std::vector<Move>& line) {
+    Position p = before;
+    for (Move m : line) p.do_move(m);
+    return popcount(Bitboard(p.castling_rights()));
+  };
+  std::stable_sort(stories.begin(), stories.end(),
+                   [&](const auto& a, const auto& b) { return rights_after(a) > rights_after(b); });
+  return stories;
+}
+
+std::vector<TouchTracker::Touch> Reconstructor::lifts_on_move_since(
+    const std::array<Piece, 64>& board) const {
   std::vector<TouchTracker::Touch> carried;
   for (std::size_t i = history_.size(); i-- > 0;)
     if (history_[i].board == board) {
@@ -501,9 +521,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
         if (color_of(touch.piece) == game_.position().side_to_move()) carried.push_back(touch);
       break;
     }
-  follow_board(t, std::move(carried));
-  check_end(when);
-  return true;
+  return carried;
 }
 
 bool Reconstructor::gap_length_told_by_a_move(std::int64_t t) {
@@ -527,13 +545,7 @@ bool Reconstructor::gap_length_told_by_a_move(std::int64_t t) {
 
 bool Reconstructor::tell_gap_past_bound(const PendingPress& press) {
   if (has_drops(game_.position().variant()) || game_.outcome()) return false;
-  GapQuery q;
-  q.from = game_.position();
-  q.board = physical_;
-  q.pawn_may_stay_on_last_rank = cfg_.profile.pawn_may_stay_on_last_rank;
-  q.promotion_types = cfg_.profile.promotion_types;
-  q.side_to_move = ~press.presser;
-  q.max_plies = kGapPlies;
+  GapQuery q = gap_query(physical_, ~press.presser);
   q.max_candidates = 1;  // whether one exists
   const GapResult within = remembered_search_gap(q);
   if (within.plies > 0 && !within.exhausted) return false;
@@ -543,8 +555,8 @@ bool Reconstructor::tell_gap_past_bound(const PendingPress& press) {
   const int first = game_.ply_count() + 1;
   const Color first_mover = game_.position().side_to_move();
   game_.adopt(*p, press.t_ms);
-  missed_gap_ = MissedGap{first, {}, true};
-  held_moves_.clear();
+  missed_gap_.reset();
+  held_events_.clear();
   AlertEvent a{
       "moves-missed",
       first,
@@ -560,12 +572,82 @@ bool Reconstructor::tell_gap_past_bound(const PendingPress& press) {
   a.extra.push_back({"candidates", "[]", true});
   a.extra.push_back({"candidates_total", "0", true});
   a.extra.push_back({"first_ply", std::to_string(first), true});
+  a.extra.push_back({"length_unknown", "true", true});
   a.extra.push_back({"past_bound", "true", true});
   a.extra.push_back({"fen", p->fen(), false});
   emit(press.t_ms, std::move(a));
+  missed_gap_ = MissedGap{first, {}, MissedGap::Length::PastBound};
   follow_board(press.t_ms);
   gaps_.forget_searched();
   return true;
+}
+
+bool Reconstructor::tell_gap_length_unknown(std::int64_t t) {
+  const std::optional<Color> on_move = gaps_.waiting_on_move();
+  if (!on_move || has_drops(game_.position().variant()) || game_.outcome()) return false;
+  const std::array<Piece, 64> board = gaps_.waiting_board();
+  const GapFound f = search_gap_to(nullptr, board, false, on_move, kGapPlies, true);
+  const Position before = game_.position();
+  const Color after_all = f.result.plies % 2 == 0 ? before.side_to_move() : ~before.side_to_move();
+  if (!f.explains() || f.result.sequences.empty() || after_all != *on_move) return false;
+  const auto p = board_position(*on_move, board);
+  if (!p) return false;
+  std::vector<std::vector<Move>> stories =
+      ranked_stories(f.result.sequences, gap_evidence(clock_.last_times()));
+  flush_open_tail(t);
+  const int first = game_.ply_count() + 1;
+  const bool truncated = f.result.truncated;
+  AlertEvent a = moves_missed_alert(before, first, stories, truncated, truncated);
+  const std::size_t plies = stories.front().size();
+  a.detail = std::to_string(plies) +
+             " plies or more were made while the board was not followed: " + (truncated ? "at least " : "") +
+             std::to_string(stories.size()) + (stories.size() == 1 ? " sequence" : " sequences") + " of " +
+             std::to_string(plies) + " plies, all pressed, " + (stories.size() == 1 ? "leads" : "lead") +
+             " to the position it shows (the likeliest first), and one longer than the search reaches (" +
+             std::to_string(kGapPlies) +
+             " plies), its last move shown and not pressed, may as well: the press that would tell them "
+             "apart did not come. The game goes on from the position the board shows (" +
+             p->fen() +
+             "), and its moves are held back until the arbiter picks a candidate or gives the gap's moves "
+             "(their plies depend on its length)";
+  std::erase_if(a.extra, [](const AlertEvent::Field& x) { return x.name == "last_ply"; });
+  a.extra.push_back({"length_unknown", "true", true});
+  a.extra.push_back({"fen", p->fen(), false});
+  std::vector<TouchTracker::Touch> carried = lifts_on_move_since(board);
+  game_.adopt(*p, t);
+  missed_gap_.reset();
+  held_events_.clear();
+  emit(t, std::move(a));
+  missed_gap_ = MissedGap{first, std::move(stories), MissedGap::Length::Unknown};
+  follow_board(t, std::move(carried));
+  gaps_.forget_searched();
+  return true;
+}
+
+bool Reconstructor::press_tells_held_gap_longer(const PendingPress& press) {
+  if (!missed_gap_ || missed_gap_->length != MissedGap::Length::Unknown || open_tail_ || game_.outcome() ||
+      game_.ply_count() != held_gap_end() || press.presser != game_.position().side_to_move() ||
+      !board_matches_game())
+    return false;
+  // The gap's last move was shown and not pressed: told again with it, from the position before the gap.
+  const Game held_game = game_;
+  const MissedGap held_gap = *missed_gap_;
+  while (game_.ply_count() >= held_gap.first_ply) game_.undo();
+  missed_gap_.reset();
+  held_events_.clear();
+  wait_.clear();
+  gaps_.tell_all_pressed();
+  gaps_.reset_failures();
+  if (tell_gap_past_bound(press) || recover_gap_on(press.t_ms, &press, physical_, false)) return true;
+  game_ = held_game;  // (no story the press completes: the gap stays as it was told)
+  missed_gap_ = held_gap;
+  return false;
+}
+
+int Reconstructor::held_gap_end() const {
+  int end = missed_gap_ ? missed_gap_->first_ply - 1 : game_.ply_count();
+  while (end < game_.ply_count() && game_.plies()[std::size_t(end)].jump) ++end;
+  return end;
 }
 
 GapEvidence Reconstructor::gap_evidence(const ClockTimes& after) const {
@@ -661,6 +743,7 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(std::siz
   if (!missed_gap()) return tl::unexpected(std::string("no gap is waiting for the arbiter"));
   if (index >= missed_gap_->candidates.size())
     return tl::unexpected("there are " + std::to_string(missed_gap_->candidates.size()) + " candidates");
+  if (missed_gap_->holds_moves()) return settle_held_gap(missed_gap_->candidates[index], t_ms);
   const MissedGap gap = *missed_gap_;
   const std::vector<Move>& moves = gap.candidates[index];
   const int first = gap.first_ply - 1;
@@ -705,37 +788,7 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(const st
     moves.push_back(*m);
     p.do_move(*m);
   }
-  if (missed_gap_->past_bound) {
-    // Any number of moves that reaches the position the game went on from; the moves held back since
-    // follow them, each at its ply.
-    const int first = missed_gap_->first_ply;
-    Game settled = game_;
-    if (moves.empty() || !settled.replace_jump(first - 1, moves))
-      return tl::unexpected(std::string("those moves do not lead to the position the game went on from"));
-    const int shift = settled.ply_count() - game_.ply_count();
-    std::vector<Event> out;
-    Position at = game_.position_at(first - 1);
-    for (std::size_t k = 0; k < moves.size(); ++k) {
-      MoveEvent ev;
-      ev.ply = first + int(k);
-      ev.uci = to_uci(at, moves[k]);
-      ev.san = to_san(at, moves[k]);
-      ev.recovered = true;
-      ev.clock = settled.plies()[std::size_t(first - 1) + k].clock;
-      out.push_back(Event{t_ms, cfg_.board_id, ev});
-      at.do_move(moves[k]);
-    }
-    for (Event e : held_moves_) {
-      std::get<MoveEvent>(e.what).ply += shift;
-      e.t_ms = t_ms;
-      out.push_back(std::move(e));
-    }
-    game_ = std::move(settled);
-    missed_gap_.reset();
-    held_moves_.clear();
-    recompute_successors();
-    return out;
-  }
+  if (missed_gap_->holds_moves()) return settle_held_gap(moves, t_ms);
   const std::size_t plies = missed_gap_->candidates.front().size();
   if (moves.size() != plies)
     return tl::unexpected("the gap holds " + std::to_string(plies) + " plies, not " +
@@ -746,13 +799,80 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(const st
   return done;
 }
 
-tl::expected<Position, std::string> Reconstructor::board_position(Color side) const {
+tl::expected<std::vector<Event>, std::string> Reconstructor::settle_held_gap(const std::vector<Move>& moves,
+                                                                             std::int64_t t_ms) {
+  // Any number of moves that reaches the position the game went on from; the moves held back since
+  // follow them, each at its ply.
+  const int first = missed_gap_->first_ply;
+  Game settled = game_;
+  bool last_shown = false;
+  if (moves.empty() || !settled.replace_jump(first - 1, moves)) {
+    auto before_shown = moves_before_shown_move(moves);
+    if (!before_shown)
+      return tl::unexpected(std::string("those moves do not lead to the position the game went on from"));
+    settled = std::move(*before_shown);
+    last_shown = true;
+  }
+  const int shift = settled.ply_count() - game_.ply_count();
+  std::vector<Event> out;
+  Position at = game_.position_at(first - 1);
+  for (std::size_t k = 0; k < moves.size(); ++k) {
+    MoveEvent ev;
+    ev.ply = first + int(k);
+    ev.uci = to_uci(at, moves[k]);
+    ev.san = to_san(at, moves[k]);
+    ev.recovered = true;
+    ev.clock = settled.plies()[std::size_t(first - 1) + k].clock;
+    out.push_back(Event{t_ms, cfg_.board_id, ev});
+    at.do_move(moves[k]);
+  }
+  for (Event e : held_events_) {
+    if (auto* m = std::get_if<MoveEvent>(&e.what)) m->ply += shift;
+    if (auto* c = std::get_if<ClaimableEvent>(&e.what)) c->ply += shift;
+    e.t_ms = t_ms;
+    out.push_back(std::move(e));
+  }
+  game_ = std::move(settled);
+  missed_gap_.reset();
+  held_events_.clear();
+  if (!last_shown) {
+    recompute_successors();
+    return out;
+  }
+  // The move on the board is the next live one: followed from the gap's position (its press completes it).
+  for (Event& e : collect([&] { follow_board(t_ms); })) out.push_back(std::move(e));
+  return out;
+}
+
+std::optional<Game> Reconstructor::moves_before_shown_move(const std::vector<Move>& moves) const {
+  if (!missed_gap_ || missed_gap_->length != MissedGap::Length::Unknown ||
+      game_.ply_count() != held_gap_end())
+    return std::nullopt;
+  const int first = missed_gap_->first_ply;
+  const std::int64_t jump_ms = game_.plies()[std::size_t(first - 1)].time_ms;
+  Game g = game_;
+  while (g.ply_count() >= first) g.undo();
+  for (Move m : moves) {
+    if (!MoveList(g.position()).contains(m)) return std::nullopt;
+    g.play(m, {}, jump_ms);
+    g.mark_last(true, false);
+  }
+  // The side on move after the jump has set down his move, not pressed: one of his moves from there.
+  if (g.position().side_to_move() != game_.position().side_to_move()) return std::nullopt;
+  const Board wood = physical_view(g.position(), cfg_.profile.pawn_may_stay_on_last_rank);
+  for (Move m : MoveList(g.position()))
+    if (board_after(wood, g.position(), m) == display_) return g;
+  return std::nullopt;
+}
+
+tl::expected<Position, std::string> Reconstructor::board_position(Color side,
+                                                                  const std::array<Piece, 64>& board) const {
   const Position& now = game_.position();
   std::string fen;
   for (int r = 7; r >= 0; --r) {
     int empty = 0;
     for (int f = 0; f < 8; ++f) {
-      Piece pc = physical_[make_square(f, r)];
+      Piece pc = board[make_square(f, r)];
       if (pc == NO_PIECE) {
         ++empty;
         continue;
@@ -779,8 +899,8 @@ tl::expected<Position, std::string> Reconstructor::board_position(Color side) co
       int idx = castling_index(c, king_side);
       if (!now.can_castle(std::uint8_t(1u << idx))) continue;
       Square rook = now.castling_rook(idx);
-      if (physical_[now.king_square(c)] != make_piece(c, KING) || rook == SQ_NONE ||
-          physical_[rook] != make_piece(c, ROOK))
+      if (board[now.king_square(c)] != make_piece(c, KING) || rook == SQ_NONE ||
+          board[rook] != make_piece(c, ROOK))
         continue;
       char file = char('a' + file_of(rook));
       castling += c == WHITE ? char(file - 'a' + 'A') : file;
@@ -798,7 +918,7 @@ void Reconstructor::adopt_position(const Position& p, std::int64_t t, const std:
   const int first = game_.ply_count() + 1;
   game_.adopt(p, t);
   missed_gap_.reset();
-  held_moves_.clear();  // (a gap past the bound: their plies will never be known)
+  held_events_.clear();  // (a gap past the bound: their plies will never be known)
   emit(t, AlertEvent{"position-adopted",
                      first,
                      p.side_to_move(),

@@ -72,12 +72,9 @@ json adjournment_json(const Reconstructor::Adjournment& a) {
 json missed_gap_json(const Reconstructor& rec, const std::vector<std::size_t>* order) {
   const auto& gap = *rec.missed_gap();
   // Longer than the search reaches: no candidates, no last ply; recover takes the moves typed.
-  if (gap.past_bound)
-    return {{"first_ply", gap.first_ply},
-            {"past_bound", true},
-            {"candidates", json::array()},
-            {"candidates_total", 0},
-            {"ranked_by", "rules"}};
+  if (gap.past_bound())
+    return {{"first_ply", gap.first_ply},  {"length_unknown", true}, {"past_bound", true},
+            {"candidates", json::array()}, {"candidates_total", 0},  {"ranked_by", "rules"}};
   const Game& g = rec.game();
   json candidates = json::array();
   int plies = gap.candidates.empty() ? 0 : int(gap.candidates.front().size());
@@ -93,11 +90,17 @@ json missed_gap_json(const Reconstructor& rec, const std::vector<std::size_t>* o
     plies = int(seq.size());
     candidates.push_back({{"number", i + 1}, {"uci", uci}, {"san", san}});
   }
-  return {{"first_ply", gap.first_ply},
-          {"last_ply", gap.first_ply + plies - 1},
-          {"candidates", candidates},
-          {"candidates_total", gap.candidates.size()},
-          {"ranked_by", order ? "engine" : "rules"}};
+  // Its length unknown (the candidates within the search's bound, a longer story past it): no last ply;
+  // recover takes a candidate or the moves typed, of any number.
+  json out = {{"first_ply", gap.first_ply},
+              {"candidates", candidates},
+              {"candidates_total", gap.candidates.size()},
+              {"ranked_by", order ? "engine" : "rules"}};
+  if (gap.holds_moves())
+    out["length_unknown"] = true;
+  else
+    out["last_ply"] = gap.first_ply + plies - 1;
+  return out;
 }
 
 // Candidate `number` (1-based) of the missed gap as `order` shows it, as UCI moves separated by spaces.

@@ -268,6 +268,11 @@ void print_status(const json& s) {
         std::cout << "    missed gap from ply " << gap.value("first_ply", 0)
                   << ", longer than the search reaches (moves since held back): eboardctl recover "
                   << b.value("id", "?") << " --moves \"...\"\n";
+      else if (gap.value("length_unknown", false))
+        std::cout << "    missed gap from ply " << gap.value("first_ply", 0)
+                  << ", its length unknown (moves since held back): eboardctl recover " << b.value("id", "?")
+                  << " N (or --moves \"...\", any number)"
+                  << (gap.value("ranked_by", "") == "engine" ? ", in the engine's order" : "") << "\n";
       else
         std::cout << "    missed gap, plies " << gap.value("first_ply", 0) << "-" << gap.value("last_ply", 0)
                   << ": eboardctl recover " << b.value("id", "?") << " N (or --moves \"...\")"

@@ -953,7 +953,11 @@ function gameState(id, ctl) {
     out.append(
       el("div", { class: "missed-gap", "data-missed-gap": "true" },
         el("h2", {}, "Moves missed"),
-        el("p", {}, "Plies " + gap.first_ply + "\u2013" + gap.last_ply + " were made while the board was not followed. The sequences that explain the position:"),
+        el("p", {}, gap.past_bound
+          ? "Moves were made from ply " + gap.first_ply + " while the board was not followed, more than the search reaches (the moves since are held back until the gap's moves are given): type the moves played."
+          : gap.length_unknown
+            ? "Moves were made from ply " + gap.first_ply + " while the board was not followed, how many is not known (the moves since are held back until the gap is settled). The sequences within the search's reach that explain the position (or type the moves played, of any number):"
+            : "Plies " + gap.first_ply + "\u2013" + gap.last_ply + " were made while the board was not followed. The sequences that explain the position:"),
         list,
         total > shown ? el("p", {}, "\u2026 and " + (total - shown) + " less likely (the likeliest are listed first): type the moves played instead.") : "",
         el("form", { class: "actions", onsubmit: (ev) => {

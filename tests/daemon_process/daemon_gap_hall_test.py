@@ -162,12 +162,16 @@ def settle(h, a, d, b, gap):
     list cut short), `eboardctl recover --moves` with them must be accepted."""
     first = gap["first_ply"]
     if "last_ply" not in gap:
-        # Longer than the daemon's search reaches, its length unknown: the arbiter, who knows the game, gives
-        # the moves played up to the position the game went on from (the refused lengths change nothing).
-        for last in range(first + 9, min(first + 40, len(b.expected) + 1)):
+        # Its length unknown (past the daemon's search bound, or not told by a press): the arbiter, who knows
+        # the game, gives the moves played up to the position the game went on from, from the candidates'
+        # length (the refused lengths change nothing).
+        shortest = len(gap["candidates"][0]["san"]) if gap.get("candidates") else 10
+        for last in range(first + shortest - 1, min(first + 40, len(b.expected) + 1)):
             truth = b.expected[first - 1:last]
             if eboardctl(a, d, "recover", b.id, "--moves", " ".join(truth)).returncode == 0:
-                b.told.append(f"moves-missed {first}-{last}: past the search's bound, recovered")
+                b.told.append(f"moves-missed {first}-{last}: "
+                              + ("past the search's bound" if gap.get("past_bound") else "its length unknown")
+                              + ", recovered")
                 break
         else:
             b.problems.append(f"no recover --moves of the moves played from ply {first} was accepted")
@@ -228,8 +232,8 @@ def run(h, a, boards):
                 if gap and (gap["first_ply"], gap.get("last_ply")) == (alert["first_ply"], alert.get("last_ply")):
                     settle(h, a, d, b, gap)
                 else:
-                    b.problems.append(f"the alert's gap {alert['first_ply']}-{alert['last_ply']} is not /status's "
-                                      f"{gap and (gap['first_ply'], gap['last_ply'])}")
+                    b.problems.append(f"the alert's gap {alert['first_ply']}-{alert.get('last_ply')} is not "
+                                      f"/status's {gap and (gap['first_ply'], gap.get('last_ply'))}")
                     b.settled.add(alert["first_ply"])
         done = [b for b in boards if b.finished() and (plies.get(b.id, 0) >= b.plies or
                                                         time.time() - still[b.id][1] > 20 / a.speed + 5)]

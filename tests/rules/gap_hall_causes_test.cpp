@@ -263,4 +263,240 @@ TEST(GapHallCauses, AStoryAtTheSearchsBoundIsToldByTheNextMove) {
   EXPECT_EQ(r.game().ply_count(), int(all.size()));
 }
 
+namespace {
+
+// The hall's game 339 around its gap (see above): followed to 5...Nf6, the ten plies of the gap unseen.
+const std::vector<std::string> k339Before = words("d2d4 c7c5 d4d5 d7d6 b1c3 c8f5 e2e4 f5g6 g1f3 g8f6");
+
+// A reconnect at 30 s with `board` read (White's clock running), then nothing pressed until 37 s: the
+// mismatch time (5 s) passes while the gap's length waits for a press.
+void reconnect_and_wait(Reconstructor& r, const Board& board, std::vector<Event>& out) {
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  take(r.on_sensor({0, BoardSnapshot{after(k339Before).board()}}));
+  take(r.on_sensor({10, clock(ClockSide::Left, 56'000, 56'000)}));
+  take(r.on_sensor({2'000, DeviceLink{false}}));
+  take(r.on_sensor({30'000, DeviceLink{true}}));
+  take(r.on_sensor({30'000, BoardSnapshot{board}}));
+  take(r.on_sensor({30'010, clock(ClockSide::Left, 50'000, 51'000)}));
+  take(r.advance(37'000));
+}
+
+// Plays `moves` from the position after `all` (each one's hands, then its mover's press), from `t` on;
+// each move is appended to `all`.
+void play_on(Reconstructor& r, std::vector<std::string>& all, const std::vector<std::string>& moves,
+             std::int64_t& t, std::vector<Event>& out) {
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  for (const std::string& m : moves) {
+    take(r.advance(t += 1'000));
+    for (const SensorEvent& e : hands(after(all), m, t)) {
+      take(r.on_sensor(e));
+      t = e.t_ms;
+    }
+    const bool white_moved = after(all).side_to_move() == WHITE;
+    take(r.on_sensor({t += 300, clock(white_moved ? ClockSide::Right : ClockSide::Left, 40'000, 40'000)}));
+    all.push_back(m);
+  }
+}
+
+// Every move published is the move played at its ply.
+void expect_at_their_plies(const std::vector<MoveEvent>& moves, const std::vector<std::string>& all) {
+  for (const auto& m : moves) {
+    ASSERT_GE(m.ply, 1);
+    ASSERT_LE(m.ply, int(all.size())) << m.uci;
+    EXPECT_EQ(m.uci, all[std::size_t(m.ply - 1)]) << "a move at a wrong ply: " << m.ply;
+  }
+}
+
+}  // namespace
+
+// The hall's reconnect (eleven plies played, 11.e5 on the board and not pressed), but nobody presses
+// before the mismatch time: the ten plies all pressed within the search's bound and the eleven past it
+// still reach the board alike. Neither is told as fact: the gap goes out with its candidates and its
+// length unknown, and nothing after it is numbered by a length the daemon does not know. White's press of
+// e5 then tells the gap past the bound; the arbiter's eleven moves put everything at its ply.
+TEST(GapHallCauses, AStoryAtTheSearchsBoundPastTheMismatchTimePutsNoMoveAtAWrongPly) {
+  std::vector<std::string> all = k339Before;
+  for (const auto& m : words("f1b5 b8d7 c1f4 a7a6 b5e2 b7b5 a2a3 e7e6 d5e6 f7e6")) all.push_back(m);
+  auto shown = all;
+  shown.push_back("e4e5");
+  Reconstructor r(standard(), game_after(k339Before));
+  std::vector<Event> out;
+  reconnect_and_wait(r, after(shown).board(), out);
+  const Told at_mismatch = told(out);
+  EXPECT_TRUE(at_mismatch.moves.empty())
+      << "a move told at the mismatch time: " << at_mismatch.moves.front().uci;
+  ASSERT_EQ(at_mismatch.alerts.size(), 1u);
+  EXPECT_EQ(at_mismatch.alerts.front().code, "moves-missed");
+  EXPECT_EQ(field(at_mismatch.alerts.front(), "first_ply"), "11");
+  EXPECT_EQ(field(at_mismatch.alerts.front(), "length_unknown"), "true");
+  EXPECT_EQ(field(at_mismatch.alerts.front(), "last_ply"), "") << "a length told";
+  std::int64_t t = 37'000;
+  out.clear();
+  out = r.on_sensor({t, clock(ClockSide::Right, 49'000, 51'000)});  // White presses e5
+  all.push_back("e4e5");
+  play_on(r, all, words("d6e5 f3e5 d7e5 f4e5 d8d1 a1d1 f8e7"), t, out);
+  std::vector<Event> rest = r.advance(t + 10'000);
+  out.insert(out.end(), rest.begin(), rest.end());
+  const Told held = told(out);
+  expect_at_their_plies(held.moves, all);
+  for (const auto& a : held.alerts) EXPECT_EQ(a.code, "moves-missed") << "ply " << a.ply << ": " << a.detail;
+  // The press told the gap again, past the bound now.
+  ASSERT_EQ(held.alerts.size(), 1u);
+  EXPECT_EQ(field(held.alerts.front(), "past_bound"), "true");
+  EXPECT_EQ(field(held.alerts.front(), "first_ply"), "11");
+  std::string played;
+  for (std::size_t i = k339Before.size(); i < k339Before.size() + 11; ++i) played += all[i] + " ";
+  ASSERT_TRUE(r.missed_gap()) << "no gap waits for the arbiter";
+  const auto settled = r.settle_gap(played, t + 20'000);
+  ASSERT_TRUE(settled) << settled.error();
+  EXPECT_EQ(r.game().ply_count(), int(all.size()));
+  EXPECT_EQ(r.game().position().board(), after(all).board());
+  std::vector<MoveEvent> published = held.moves;
+  for (const MoveEvent& m : told(*settled).moves) published.push_back(m);
+  ASSERT_EQ(published.size(), all.size() - k339Before.size());
+  for (std::size_t i = 0; i < published.size(); ++i) {
+    EXPECT_EQ(published[i].ply, int(k339Before.size() + i) + 1);
+    EXPECT_EQ(published[i].uci, all[k339Before.size() + i]);
+  }
+  EXPECT_FALSE(r.missed_gap());
+}
+
+// The same board where the ten plies all pressed were played (Bf1-e2 directly, e4-e5 pressed), and the
+// mismatch time passes before White's next move: the candidates within the bound go out, the moves since
+// are held (a story past the bound could still be the gap's), and the arbiter's pick of the candidate
+// played puts them at their plies.
+TEST(GapHallCauses, AStoryAtTheSearchsBoundPastTheMismatchTimeWaitsForTheArbitersCandidate) {
+  const auto gap = words("c1f4 a7a6 a2a3 e7e6 d5e6 f7e6 f1e2 b7b5 e4e5 b8d7");
+  std::vector<std::string> all = k339Before;
+  all.insert(all.end(), gap.begin(), gap.end());
+  Reconstructor r(standard(), game_after(k339Before));
+  std::vector<Event> out;
+  reconnect_and_wait(r, after(all).board(), out);
+  std::int64_t t = 37'000;
+  play_on(r, all, words("e5d6 f8d6 e1g1"), t, out);
+  std::vector<Event> rest = r.advance(t + 10'000);
+  out.insert(out.end(), rest.begin(), rest.end());
+  const Told held = told(out);
+  expect_at_their_plies(held.moves, all);
+  for (const auto& a : held.alerts) EXPECT_EQ(a.code, "moves-missed") << "ply " << a.ply << ": " << a.detail;
+  ASSERT_FALSE(held.alerts.empty());
+  EXPECT_EQ(field(held.alerts.front(), "first_ply"), "11");
+  EXPECT_EQ(field(held.alerts.front(), "length_unknown"), "true");
+  ASSERT_TRUE(r.missed_gap()) << "no gap waits for the arbiter";
+  const auto& candidates = r.missed_gap()->candidates;
+  std::size_t played = candidates.size();
+  const Position from = after(k339Before);
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    Position p = from;
+    std::vector<std::string> uci;
+    for (Move m : candidates[i]) {
+      uci.push_back(to_uci(p, m));
+      p.do_move(m);
+    }
+    if (uci == gap) played = i;
+  }
+  ASSERT_LT(played, candidates.size()) << "the sequence played is not among the candidates";
+  const auto settled = r.settle_gap(played, t + 20'000);
+  ASSERT_TRUE(settled) << settled.error();
+  EXPECT_EQ(r.game().ply_count(), int(all.size()));
+  EXPECT_EQ(r.game().position().board(), after(all).board());
+  std::vector<MoveEvent> published = held.moves;
+  for (const MoveEvent& m : told(*settled).moves) published.push_back(m);
+  ASSERT_EQ(published.size(), all.size() - k339Before.size());
+  for (std::size_t i = 0; i < published.size(); ++i) {
+    EXPECT_EQ(published[i].ply, int(k339Before.size() + i) + 1);
+    EXPECT_EQ(published[i].uci, all[k339Before.size() + i]);
+  }
+  EXPECT_FALSE(r.missed_gap());
+}
+
+// The hall's reconnect again (11.e5 on the board, not pressed), the mismatch time passed: the arbiter,
+// before White presses, gives the ten plies completed. They stop a ply short of the board, e5 on it: e5
+// is the next live move, its press completes it at its ply, and the game goes on live.
+TEST(GapHallCauses, AGapOfUnknownLengthSettledBeforeTheShownMovesPress) {
+  std::vector<std::string> all = k339Before;
+  for (const auto& m : words("f1b5 b8d7 c1f4 a7a6 b5e2 b7b5 a2a3 e7e6 d5e6 f7e6")) all.push_back(m);
+  auto shown = all;
+  shown.push_back("e4e5");
+  Reconstructor r(standard(), game_after(k339Before));
+  std::vector<Event> out;
+  reconnect_and_wait(r, after(shown).board(), out);
+  ASSERT_TRUE(r.missed_gap()) << "no gap waits for the arbiter";
+  EXPECT_FALSE(r.settle_gap("f1b5 b8d7 c1f4 a7a6 b5e2 b7b5 a2a3 e7e6 d5e6", 37'000))
+      << "a story that reaches neither the board nor a move before it";
+  std::string played;
+  for (std::size_t i = k339Before.size(); i < all.size(); ++i) played += all[i] + " ";
+  const auto settled = r.settle_gap(played, 37'000);
+  ASSERT_TRUE(settled) << settled.error();
+  EXPECT_FALSE(r.missed_gap());
+  EXPECT_EQ(r.game().ply_count(), int(all.size()));
+  out = *settled;
+  std::int64_t t = 38'000;
+  std::vector<Event> press = r.on_sensor({t, clock(ClockSide::Right, 49'000, 51'000)});  // White presses e5
+  out.insert(out.end(), press.begin(), press.end());
+  all.push_back("e4e5");
+  play_on(r, all, words("d6e5 f3e5"), t, out);
+  std::vector<Event> rest = r.advance(t + 10'000);
+  out.insert(out.end(), rest.begin(), rest.end());
+  const Told t_out = told(out);
+  for (const auto& a : t_out.alerts)
+    ADD_FAILURE() << "alert " << a.code << " at ply " << a.ply << ": " << a.detail;
+  ASSERT_EQ(t_out.moves.size(), all.size() - k339Before.size());
+  for (std::size_t i = 0; i < t_out.moves.size(); ++i) {
+    EXPECT_EQ(t_out.moves[i].ply, int(k339Before.size() + i) + 1);
+    EXPECT_EQ(t_out.moves[i].uci, all[k339Before.size() + i]);
+  }
+  EXPECT_EQ(r.game().position().board(), after(all).board());
+}
+
+// While a gap of unknown length holds the moves back, an alert still goes out at once, saying where it
+// stands after the gap: the game counts the gap as its jump, the alert's true ply is the gap's last ply +
+// ply_after_gap. No provisional move goes out at a ply the daemon cannot know.
+TEST(GapHallCauses, AnAlertDuringAHeldGapSaysWhereItStandsAfterTheGap) {
+  std::vector<std::string> all = k339Before;
+  for (const auto& m : words("f1b5 b8d7 c1f4 a7a6 b5e2 b7b5 a2a3 e7e6 d5e6 f7e6")) all.push_back(m);
+  auto shown = all;
+  shown.push_back("e4e5");
+  Reconstructor r(standard(), game_after(k339Before));
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  take(r.on_sensor({0, BoardSnapshot{after(k339Before).board()}}));
+  take(r.on_sensor({10, clock(ClockSide::Left, 56'000, 56'000)}));
+  take(r.on_sensor({2'000, DeviceLink{false}}));
+  take(r.on_sensor({30'000, DeviceLink{true}}));
+  take(r.on_sensor({30'000, BoardSnapshot{after(shown).board()}}));
+  take(r.on_sensor({30'010, clock(ClockSide::Left, 50'000, 51'000)}));
+  take(r.on_sensor({31'000, clock(ClockSide::Right, 49'000, 51'000)}));  // White presses e5: past the bound
+  all.push_back("e4e5");
+  ASSERT_TRUE(r.missed_gap() && r.missed_gap()->past_bound());
+  out.clear();
+  // Black lifts his knight on d7, which can move (4.3), sets it back, and plays dxe5.
+  take(r.on_sensor({32'000, PieceLifted{parse_square("d7")}}));
+  take(r.on_sensor({32'400, PiecePlaced{parse_square("d7"), B_KNIGHT}}));
+  take(r.advance(33'500));
+  std::int64_t t = 33'500;
+  play_on(r, all, words("d6e5"), t, out);
+  take(r.advance(t + 2'000));
+  const Told during = told(out);
+  EXPECT_TRUE(during.moves.empty()) << "a move out while the gap holds them: " << during.moves.front().uci;
+  for (const auto& e : out)
+    EXPECT_FALSE(std::holds_alternative<ProvisionalMoveEvent>(e.what))
+        << "a provisional move at an unknown ply";
+  ASSERT_FALSE(during.alerts.empty());
+  const AlertEvent& touch = during.alerts.front();
+  EXPECT_EQ(touch.code, "touch-move") << touch.detail;
+  EXPECT_EQ(field(touch, "gap_first_ply"), "11");
+  // The gap's eleven plies end at 21: Black's move, its touch judged, was the first ply after it, 22.
+  EXPECT_EQ(field(touch, "ply_after_gap"), "1");
+  std::string played;
+  for (std::size_t i = k339Before.size(); i < k339Before.size() + 11; ++i) played += all[i] + " ";
+  const auto settled = r.settle_gap(played, t + 5'000);
+  ASSERT_TRUE(settled) << settled.error();
+  const Told after_settling = told(*settled);
+  ASSERT_FALSE(after_settling.moves.empty());
+  EXPECT_EQ(after_settling.moves.back().uci, "d6e5");
+  EXPECT_EQ(after_settling.moves.back().ply,
+            std::stoi(field(touch, "gap_first_ply")) - 1 + 11 + std::stoi(field(touch, "ply_after_gap")));
+}
+
 }  // namespace eboard::rules
