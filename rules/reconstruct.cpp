@@ -568,6 +568,9 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
 
 const Reconstructor::Successor* Reconstructor::successor_with_lifts(
     const std::array<Piece, 64>& board) const {
+  // While a gap is suspected (the board not followed since the link came back), the opponent's pieces
+  // missing are as likely taken in moves nobody saw as in his hand: the board is searched as a gap.
+  if (gaps_.suspected()) return nullptr;
   const Color to_move = game_.position().side_to_move();
   const Successor* found = nullptr;
   for (const auto& succ : successors_) {

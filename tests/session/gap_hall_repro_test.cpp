@@ -197,4 +197,42 @@ TEST(GapHallCaptures, TheNextMoveSetDownAfterTheReconnectsDumpIsNotTakenForAPres
   EXPECT_EQ(last_ply, static_cast<int>(played.size())) << "the game after the gap not followed to its end";
 }
 
+// daemon_gap_hall_3x_test (ctest, seed 388640588), board L: TCEC Chess960 game 45 (rknqbbnr), style tidy.
+// Unplugged between two moves after ply 10 and plugged in again 11.6 s later after plies 11-12 (6.Bd3 Bb5),
+// White's hand on the bishop for 7.Bxb5 (ply 13): the reconnect's dump shows d3 empty, and the bishop is
+// set on b5, taking Black's, 44 ms later; then White presses. That board is the position before the gap
+// with Bf1-b5 and Black's bishop lifted from e8: read as one move with the opponent's piece in the air, 6.Bb5
+// went out as ply 11, then illegal-move twice, position-mismatch and position-adopted. Right: after a
+// reconnect the opponent's missing piece is as likely taken in moves nobody saw, so the board is searched as
+// a gap (plies 11-13, one story or a moves-missed holding them), every later move at its ply, no other alert.
+TEST(GapHallCaptures, TheOpponentsPieceMissingAtTheReconnectIsNotReadAsLifted) {
+  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) +
+                                        "/gap_hall/opponents_piece_taken_at_the_reconnect.cap");
+  ASSERT_TRUE(cap) << cap.error();
+  rules::ReconstructConfig cfg;
+  cfg.chess960 = true;
+  auto r = session::replay_capture(*cap, cfg);
+  ASSERT_TRUE(r) << r.error();
+  // The moves played: the corpus game's first 21 plies.
+  const auto played = words("e4 d5 exd5 Qxd5 f4 e6 Nf3 a5 d4 Nd6 Bd3 Bb5 Bxb5 Qxb5 a4 Qd5 Nd3 Nf6 b3 b6 c4");
+  int gaps = 0;
+  bool told = false;
+  for (const auto& e : r->events) {
+    if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) {
+      ASSERT_GE(m->ply, 1);
+      ASSERT_LE(m->ply, static_cast<int>(played.size()));
+      EXPECT_EQ(without_check(m->san), played[m->ply - 1]) << "at ply " << m->ply;
+      told |= m->recovered && m->ply >= 11 && m->ply <= 13;
+    } else if (const auto* a = std::get_if<rules::AlertEvent>(&e.what)) {
+      EXPECT_EQ(a->code, "moves-missed") << a->detail;
+      if (a->code != "moves-missed") continue;
+      ++gaps;
+      told = true;
+      EXPECT_EQ(field(*a, "first_ply"), "11");
+    }
+  }
+  EXPECT_TRUE(told) << "plies 11-13 neither recovered nor told as moves-missed";
+  EXPECT_LE(gaps, 1);
+}
+
 }  // namespace eboard
