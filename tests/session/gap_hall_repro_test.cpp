@@ -37,6 +37,50 @@ std::string field(const rules::AlertEvent& a, const std::string& name) {
   return {};
 }
 
+// What the replay of a hall capture told, every move checked at its ply against `played` (the corpus game's
+// first plies, what the simulated hands played) and every alert but moves-missed a failure.
+struct Told {
+  int gaps = 0;           // moves-missed alerts
+  bool gap_told = false;  // a moves-missed alert, or a recovered move within [first, last]
+  int last_ply = 0;       // the last move's ply
+  std::vector<rules::AlertEvent> missed;
+};
+
+Told replay_hall_capture(const std::string& name, const std::string& played_text, int first, int last,
+                         rules::ReconstructConfig cfg = {}) {
+  Told told;
+  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) + "/gap_hall/" + name);
+  if (!cap) {
+    ADD_FAILURE() << cap.error();
+    return told;
+  }
+  auto r = session::replay_capture(*cap, cfg);
+  if (!r) {
+    ADD_FAILURE() << r.error();
+    return told;
+  }
+  const auto played = words(played_text);
+  for (const auto& e : r->events) {
+    if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) {
+      if (m->ply < 1 || m->ply > static_cast<int>(played.size())) {
+        ADD_FAILURE() << m->san << " at ply " << m->ply << ", outside the game's " << played.size()
+                      << " plies";
+        continue;
+      }
+      EXPECT_EQ(without_check(m->san), played[m->ply - 1]) << "at ply " << m->ply;
+      told.gap_told |= m->recovered && m->ply >= first && m->ply <= last;
+      told.last_ply = std::max(told.last_ply, m->ply);
+    } else if (const auto* a = std::get_if<rules::AlertEvent>(&e.what)) {
+      EXPECT_EQ(a->code, "moves-missed") << a->detail;
+      if (a->code != "moves-missed") continue;
+      ++told.gaps;
+      told.gap_told = true;
+      told.missed.push_back(*a);
+    }
+  }
+  return told;
+}
+
 }  // namespace
 
 // daemon_gap_hall_test --speed 6 --seed 786857189, board F: blitz corpus game 60 (300+0), the board unplugged
@@ -50,37 +94,16 @@ std::string field(const rules::AlertEvent& a, const std::string& name) {
 // at least as likely in his hand as taken; the gap told as plies 8-15 (or 8-16 with h6, after the press),
 // every later move at its ply, no other alert.
 TEST(GapHallCaptures, TheMoversPieceInTheHandAtTheReconnectIsNotReadAsCaptured) {
-  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) +
-                                        "/gap_hall/lifted_pawn_at_the_reconnect.cap");
-  ASSERT_TRUE(cap) << cap.error();
-  auto r = session::replay_capture(*cap, rules::ReconstructConfig{});
-  ASSERT_TRUE(r) << r.error();
-  // The moves played: the corpus game's first 24 plies (what the simulated hands played).
-  const auto played = words(
-      "e4 d5 e5 d4 Bc4 e6 d3 c6 Qf3 Nd7 Nh3 Nxe5 Qe4 Bd6 Nd2 h6 f4 f5 Qe2 Ng4 Bxe6 Bxe6 "
-      "Qxe6 Qe7");
-  int gaps = 0, last_ply = 0;
-  bool told = false;
-  for (const auto& e : r->events) {
-    if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) {
-      ASSERT_GE(m->ply, 1);
-      ASSERT_LE(m->ply, static_cast<int>(played.size()));
-      EXPECT_EQ(without_check(m->san), played[m->ply - 1]) << "at ply " << m->ply;
-      told |= m->recovered && m->ply >= 8 && m->ply <= 16;
-      last_ply = std::max(last_ply, m->ply);
-    } else if (const auto* a = std::get_if<rules::AlertEvent>(&e.what)) {
-      EXPECT_EQ(a->code, "moves-missed") << a->detail;
-      if (a->code != "moves-missed") continue;
-      ++gaps;
-      told = true;
-      EXPECT_EQ(field(*a, "first_ply"), "8");
-      const std::string last = field(*a, "last_ply");
-      EXPECT_TRUE(last == "15" || last == "16") << "last_ply " << last;
-    }
+  const Told t = replay_hall_capture(
+      "lifted_pawn_at_the_reconnect.cap",
+      "e4 d5 e5 d4 Bc4 e6 d3 c6 Qf3 Nd7 Nh3 Nxe5 Qe4 Bd6 Nd2 h6 f4 f5 Qe2 Ng4 Bxe6 Bxe6 Qxe6 Qe7", 8, 16);
+  EXPECT_TRUE(t.gap_told) << "plies 8-15 neither recovered nor told as moves-missed";
+  EXPECT_LE(t.gaps, 1);
+  for (const auto& a : t.missed) {
+    EXPECT_EQ(field(a, "first_ply"), "8");
+    EXPECT_TRUE(field(a, "last_ply") == "15" || field(a, "last_ply") == "16") << field(a, "last_ply");
   }
-  EXPECT_TRUE(told) << "plies 8-15 neither recovered nor told as moves-missed";
-  EXPECT_LE(gaps, 1);
-  EXPECT_EQ(last_ply, static_cast<int>(played.size())) << "the game after the gap not followed to its end";
+  EXPECT_EQ(t.last_ply, 24) << "the game after the gap not followed to its end";
 }
 
 // daemon_gap_hall_test --speed 3 --seed 488055634 --back between,set, board I: blitz corpus game 425 (300+0),
@@ -94,33 +117,14 @@ TEST(GapHallCaptures, TheMoversPieceInTheHandAtTheReconnectIsNotReadAsCaptured) 
 // completes Bd7 and the rest of the board is searched as a gap (plies 13-20, one story or a moves-missed
 // holding them), every later move at its ply, no other alert.
 TEST(GapHallCaptures, APressPendingAtTheUnplugDoesNotHideTheGapBehindIt) {
-  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) +
-                                        "/gap_hall/pending_press_at_the_reconnect.cap");
-  ASSERT_TRUE(cap) << cap.error();
-  auto r = session::replay_capture(*cap, rules::ReconstructConfig{});
-  ASSERT_TRUE(r) << r.error();
-  // The moves played: the corpus game's first 29 plies.
-  const auto played = words(
-      "d4 d5 e4 dxe4 Nc3 f5 f3 exf3 Nxf3 Nc6 Bb5 Bd7 Bd3 Nf6 O-O e6 Bg5 Be7 Qe1 O-O d5 Nxd5 "
-      "Nxd5 exd5 Bxe7 Nxe7 Qh4 Ng6 Qh5");
-  int gaps = 0;
-  bool told = false;
-  for (const auto& e : r->events) {
-    if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) {
-      ASSERT_GE(m->ply, 1);
-      ASSERT_LE(m->ply, static_cast<int>(played.size()));
-      EXPECT_EQ(without_check(m->san), played[m->ply - 1]) << "at ply " << m->ply;
-      told |= m->recovered && m->ply >= 13 && m->ply <= 20;
-    } else if (const auto* a = std::get_if<rules::AlertEvent>(&e.what)) {
-      EXPECT_EQ(a->code, "moves-missed") << a->detail;
-      if (a->code != "moves-missed") continue;
-      ++gaps;
-      told = true;
-      EXPECT_EQ(field(*a, "first_ply"), "13");
-    }
-  }
-  EXPECT_TRUE(told) << "plies 13-20 neither recovered nor told as moves-missed";
-  EXPECT_LE(gaps, 1);
+  const Told t =
+      replay_hall_capture("pending_press_at_the_reconnect.cap",
+                          "d4 d5 e4 dxe4 Nc3 f5 f3 exf3 Nxf3 Nc6 Bb5 Bd7 Bd3 Nf6 O-O e6 Bg5 Be7 Qe1 "
+                          "O-O d5 Nxd5 Nxd5 exd5 Bxe7 Nxe7 Qh4 Ng6 Qh5",
+                          13, 20);
+  EXPECT_TRUE(t.gap_told) << "plies 13-20 neither recovered nor told as moves-missed";
+  EXPECT_LE(t.gaps, 1);
+  for (const auto& a : t.missed) EXPECT_EQ(field(a, "first_ply"), "13");
 }
 
 // daemon_gap_hall_3x_test (ctest, seed 1015105185), board E: blitz corpus game 150 (60+0), style casual.
@@ -131,26 +135,11 @@ TEST(GapHallCaptures, APressPendingAtTheUnplugDoesNotHideTheGapBehindIt) {
 // so the rook's lift that follows reads as the first touch: a touch-move alert ("Black touched the rook
 // before the king and then castled"). Right: the two moves recovered, 7...O-O at ply 14 with no alert.
 TEST(GapHallCaptures, TheNextMoversFirstTouchAfterARecoveredGapCountsForHisTurn) {
-  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) +
-                                        "/gap_hall/first_touch_before_the_recovery.cap");
-  ASSERT_TRUE(cap) << cap.error();
-  auto r = session::replay_capture(*cap, rules::ReconstructConfig{});
-  ASSERT_TRUE(r) << r.error();
-  // The moves played: the corpus game's first 22 plies.
-  const auto played =
-      words("b3 Nf6 Bb2 e6 e3 d5 f4 c5 Nf3 Nc6 Bb5 Bd6 O-O O-O d3 a6 Bxc6 bxc6 Nbd2 Qe7 Qe1 Rb8");
-  bool recovered = false;
-  for (const auto& e : r->events) {
-    if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) {
-      ASSERT_GE(m->ply, 1);
-      ASSERT_LE(m->ply, static_cast<int>(played.size()));
-      EXPECT_EQ(without_check(m->san), played[m->ply - 1]) << "at ply " << m->ply;
-      recovered |= m->recovered && m->ply == 13;
-    } else if (const auto* a = std::get_if<rules::AlertEvent>(&e.what)) {
-      ADD_FAILURE() << "alert " << a->code << " at ply " << a->ply << ": " << a->detail;
-    }
-  }
-  EXPECT_TRUE(recovered) << "plies 12-13 not recovered";
+  const Told t = replay_hall_capture(
+      "first_touch_before_the_recovery.cap",
+      "b3 Nf6 Bb2 e6 e3 d5 f4 c5 Nf3 Nc6 Bb5 Bd6 O-O O-O d3 a6 Bxc6 bxc6 Nbd2 Qe7 Qe1 Rb8", 13, 13);
+  EXPECT_TRUE(t.gap_told) << "plies 12-13 not recovered";
+  EXPECT_EQ(t.gaps, 0);
 }
 
 // daemon_gap_hall_3x_test (ctest, seed 886590876), board F: blitz corpus game 87 (300+0), style tidy.
@@ -165,36 +154,17 @@ TEST(GapHallCaptures, TheNextMoversFirstTouchAfterARecoveredGapCountsForHisTurn)
 // Bg6 was the shown move), and the gap is plies 11-18 (one story or a moves-missed holding them), every later
 // move at its ply, no other alert.
 TEST(GapHallCaptures, TheNextMoveSetDownAfterTheReconnectsDumpIsNotTakenForAPressedStory) {
-  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) +
-                                        "/gap_hall/next_move_set_after_the_reconnect_dump.cap");
-  ASSERT_TRUE(cap) << cap.error();
-  auto r = session::replay_capture(*cap, rules::ReconstructConfig{});
-  ASSERT_TRUE(r) << r.error();
-  // The moves played: the corpus game's first 26 plies.
-  const auto played = words(
-      "e4 e5 Nf3 Nc6 Bc4 Bc5 c3 d6 d3 h6 Nbd2 a6 Bb3 Bg4 h3 Bh5 g4 Bg6 Nf1 h5 gxh5 Bxh5 Ng3 Qf6 Nxh5 "
-      "Rxh5");
-  int gaps = 0, last_ply = 0;
-  bool told = false;
-  for (const auto& e : r->events) {
-    if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) {
-      ASSERT_GE(m->ply, 1);
-      ASSERT_LE(m->ply, static_cast<int>(played.size()));
-      EXPECT_EQ(without_check(m->san), played[m->ply - 1]) << "at ply " << m->ply;
-      told |= m->recovered && m->ply >= 11 && m->ply <= 18;
-      last_ply = std::max(last_ply, m->ply);
-    } else if (const auto* a = std::get_if<rules::AlertEvent>(&e.what)) {
-      EXPECT_EQ(a->code, "moves-missed") << a->detail;
-      if (a->code != "moves-missed") continue;
-      ++gaps;
-      told = true;
-      EXPECT_EQ(field(*a, "first_ply"), "11");
-      EXPECT_EQ(field(*a, "last_ply"), "18");
-    }
+  const Told t = replay_hall_capture("next_move_set_after_the_reconnect_dump.cap",
+                                     "e4 e5 Nf3 Nc6 Bc4 Bc5 c3 d6 d3 h6 Nbd2 a6 Bb3 Bg4 h3 Bh5 g4 Bg6 Nf1 h5 "
+                                     "gxh5 Bxh5 Ng3 Qf6 Nxh5 Rxh5",
+                                     11, 18);
+  EXPECT_TRUE(t.gap_told) << "plies 11-18 neither recovered nor told as moves-missed";
+  EXPECT_LE(t.gaps, 1);
+  for (const auto& a : t.missed) {
+    EXPECT_EQ(field(a, "first_ply"), "11");
+    EXPECT_EQ(field(a, "last_ply"), "18");
   }
-  EXPECT_TRUE(told) << "plies 11-18 neither recovered nor told as moves-missed";
-  EXPECT_LE(gaps, 1);
-  EXPECT_EQ(last_ply, static_cast<int>(played.size())) << "the game after the gap not followed to its end";
+  EXPECT_EQ(t.last_ply, 26) << "the game after the gap not followed to its end";
 }
 
 // daemon_gap_hall_3x_test (ctest, seed 388640588), board L: TCEC Chess960 game 45 (rknqbbnr), style tidy.
@@ -206,33 +176,16 @@ TEST(GapHallCaptures, TheNextMoveSetDownAfterTheReconnectsDumpIsNotTakenForAPres
 // reconnect the opponent's missing piece is as likely taken in moves nobody saw, so the board is searched as
 // a gap (plies 11-13, one story or a moves-missed holding them), every later move at its ply, no other alert.
 TEST(GapHallCaptures, TheOpponentsPieceMissingAtTheReconnectIsNotReadAsLifted) {
-  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) +
-                                        "/gap_hall/opponents_piece_taken_at_the_reconnect.cap");
-  ASSERT_TRUE(cap) << cap.error();
   rules::ReconstructConfig cfg;
   cfg.chess960 = true;
-  auto r = session::replay_capture(*cap, cfg);
-  ASSERT_TRUE(r) << r.error();
-  // The moves played: the corpus game's first 21 plies.
-  const auto played = words("e4 d5 exd5 Qxd5 f4 e6 Nf3 a5 d4 Nd6 Bd3 Bb5 Bxb5 Qxb5 a4 Qd5 Nd3 Nf6 b3 b6 c4");
-  int gaps = 0;
-  bool told = false;
-  for (const auto& e : r->events) {
-    if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) {
-      ASSERT_GE(m->ply, 1);
-      ASSERT_LE(m->ply, static_cast<int>(played.size()));
-      EXPECT_EQ(without_check(m->san), played[m->ply - 1]) << "at ply " << m->ply;
-      told |= m->recovered && m->ply >= 11 && m->ply <= 13;
-    } else if (const auto* a = std::get_if<rules::AlertEvent>(&e.what)) {
-      EXPECT_EQ(a->code, "moves-missed") << a->detail;
-      if (a->code != "moves-missed") continue;
-      ++gaps;
-      told = true;
-      EXPECT_EQ(field(*a, "first_ply"), "11");
-    }
-  }
-  EXPECT_TRUE(told) << "plies 11-13 neither recovered nor told as moves-missed";
-  EXPECT_LE(gaps, 1);
+  const Told t =
+      replay_hall_capture("opponents_piece_taken_at_the_reconnect.cap",
+                          "e4 d5 exd5 Qxd5 f4 e6 Nf3 a5 d4 Nd6 Bd3 Bb5 Bxb5 Qxb5 a4 Qd5 Nd3 Nf6 b3 "
+                          "b6 c4",
+                          11, 13, cfg);
+  EXPECT_TRUE(t.gap_told) << "plies 11-13 neither recovered nor told as moves-missed";
+  EXPECT_LE(t.gaps, 1);
+  for (const auto& a : t.missed) EXPECT_EQ(field(a, "first_ply"), "11");
 }
 
 }  // namespace eboard
