@@ -849,6 +849,8 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   // Moves made unseen (a reconnect's board): the press completes them. A board that went wrong under the
   // daemon's eyes is not searched: an illegal move left standing would find some legal "explanation".
   if (gaps_.suspected() && recover_gap(t, &press)) return;
+  // A story found whose length waits for the next press (GapTracker::Length): not a board nothing explains.
+  if (gaps_.suspected() && gaps_.length() == GapTracker::Length::Waiting) return;
   if (gaps_.suspected() || phase_.mismatch_told() || adopt_candidate_) {
     // A board nothing explains: told once (position-mismatch), not at every press; play going on from a
     // legal position is followed from there (follow_unexplained_press).
