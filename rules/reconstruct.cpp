@@ -514,7 +514,8 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   }
   if (!clock_.left_player()) return;
   Color presser = clock_.player_at(pressed);
-  if (press_tells_held_gap_longer(PendingPress{t, clock_.times(r), presser})) return;
+  const PendingPress press{t, clock_.times(r), presser};
+  if (press_tells_held_gap_longer(press)) return;
   // A gap's length waits for this press (GapTracker::Length): the player whose clock ran presses with the
   // board as it was read, so its last move was shown and not pressed. That story, now all pressed, is told
   // (whatever press was pending: the reading held for the reconnect is the gap's own).
@@ -523,18 +524,17 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
     wait_.clear();
     const bool longer_unsearched = gaps_.longer_unsearched();
     gaps_.tell_all_pressed();
-    const PendingPress press{t, clock_.times(r), presser};
     if (longer_unsearched && tell_gap_past_bound(press)) return;
     if (recover_gap_on(t, &press, physical_, false)) return;
   }
   if (presser != to_move && !wait_.pending() && (adopt_candidate_ || phase_.mismatch_told())) {
     // The board is not followed (a position nothing explains): whoever presses, the game may go on from
     // what the board shows.
-    follow_unexplained_press(PendingPress{t, clock_.times(r), presser});
+    follow_unexplained_press(press);
     return;
   }
   if (presser == to_move) {
-    wait_.start(PendingPress{t, clock_.times(r), presser}, t + cfg_.mismatch_ms);
+    wait_.start(press, t + cfg_.mismatch_ms);
     // A board showing a legal move when the press is read shows the move pressed: it is completed now
     // (press_read_after_scan), also when the opponent's first lifts share that scan. Not a board that is
     // a dump since its last change (after a reconnect, the readings held until the dump): the press was

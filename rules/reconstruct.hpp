@@ -471,6 +471,10 @@ class Reconstructor {
   // a provisional move is not published, and an alert goes out at once with where it stands after the gap
   // (gap_first_ply, ply_after_gap: its ply is the gap's last ply + ply_after_gap).
   std::vector<Event> held_events_;
+  // The gap's `moves` from ply `first_ply` on as recovered move events at `t_ms`, with the clocks the
+  // settled game `settled` holds for them.
+  std::vector<Event> recovered_events(const Game& settled, int first_ply, const std::vector<Move>& moves,
+                                      std::int64_t t_ms) const;
   // The gap of unknown length becomes `moves` (any number that reaches the position after its jump), and
   // the moves held back go out after them, each at its ply.
   // With the length unknown and nothing played since, `moves` may also stop a ply short of the board:

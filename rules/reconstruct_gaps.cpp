@@ -428,11 +428,6 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     std::vector<Move> head(seq.begin(), seq.begin() + completed);
     if (std::find(prefixes.begin(), prefixes.end(), head) == prefixes.end()) prefixes.push_back(head);
   }
-  auto rights_after = [&](const std::vector<Move>& line) {
-    Position p = before;
-    for (Move m : line) p.do_move(m);
-    return popcount(Bitboard(p.castling_rights()));
-  };
   const ClockTimes reading = press ? press->clock : clock_.last_times();
   const GapEvidence evidence = gap_evidence(reading);
   prefixes = ranked_stories(std::move(prefixes), evidence);
@@ -450,11 +445,8 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     // completes the gap, told then whole (every candidate whole), not the complement of a guess. A list
     // cut at its bound may hide stories whose last move differs: never a live move either.
     std::vector<std::vector<Move>> whole;
-    for (std::size_t i : rank_gap_candidates(before, found.sequences, evidence))
-      if (std::find(whole.begin(), whole.end(), found.sequences[i]) == whole.end())
-        whole.push_back(found.sequences[i]);
-    std::stable_sort(whole.begin(), whole.end(),
-                     [&](const auto& x, const auto& y) { return rights_after(x) > rights_after(y); });
+    for (auto& seq : ranked_stories(found.sequences, evidence))
+      if (std::find(whole.begin(), whole.end(), seq) == whole.end()) whole.push_back(std::move(seq));
     bool tails_differ = found.truncated;
     for (const auto& seq : whole) tails_differ |= seq.back() != whole.front().back();
     if (completed < found.plies && tails_differ) {
@@ -751,18 +743,7 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(std::siz
   if (!settled.replace_plies(first, moves) || settled.position().board() != game_.position().board())
     return tl::unexpected(std::string("those moves do not lead to the position the game went on from"));
   // The gap's plies, now told as moves (late: the game went on meanwhile).
-  std::vector<Event> out;
-  Position p = game_.position_at(first);
-  for (std::size_t k = 0; k < moves.size(); ++k) {
-    MoveEvent ev;
-    ev.ply = gap.first_ply + int(k);
-    ev.uci = to_uci(p, moves[k]);
-    ev.san = to_san(p, moves[k]);
-    ev.recovered = true;
-    ev.clock = settled.plies()[std::size_t(first) + k].clock;
-    out.push_back(Event{t_ms, cfg_.board_id, ev});
-    p.do_move(moves[k]);
-  }
+  std::vector<Event> out = recovered_events(settled, gap.first_ply, moves, t_ms);
   game_ = std::move(settled);
   missed_gap_.reset();
   recompute_successors();
@@ -799,6 +780,23 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(const st
   return done;
 }
 
+std::vector<Event> Reconstructor::recovered_events(const Game& settled, int first_ply,
+                                                   const std::vector<Move>& moves, std::int64_t t_ms) const {
+  std::vector<Event> out;
+  Position at = settled.position_at(first_ply - 1);
+  for (std::size_t k = 0; k < moves.size(); ++k) {
+    MoveEvent ev;
+    ev.ply = first_ply + int(k);
+    ev.uci = to_uci(at, moves[k]);
+    ev.san = to_san(at, moves[k]);
+    ev.recovered = true;
+    ev.clock = settled.plies()[std::size_t(first_ply - 1) + k].clock;
+    out.push_back(Event{t_ms, cfg_.board_id, ev});
+    at.do_move(moves[k]);
+  }
+  return out;
+}
+
 tl::expected<std::vector<Event>, std::string> Reconstructor::settle_held_gap(const std::vector<Move>& moves,
                                                                              std::int64_t t_ms) {
   // Any number of moves that reaches the position the game went on from; the moves held back since
@@ -814,18 +812,7 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_held_gap(con
     last_shown = true;
   }
   const int shift = settled.ply_count() - game_.ply_count();
-  std::vector<Event> out;
-  Position at = game_.position_at(first - 1);
-  for (std::size_t k = 0; k < moves.size(); ++k) {
-    MoveEvent ev;
-    ev.ply = first + int(k);
-    ev.uci = to_uci(at, moves[k]);
-    ev.san = to_san(at, moves[k]);
-    ev.recovered = true;
-    ev.clock = settled.plies()[std::size_t(first - 1) + k].clock;
-    out.push_back(Event{t_ms, cfg_.board_id, ev});
-    at.do_move(moves[k]);
-  }
+  std::vector<Event> out = recovered_events(settled, first, moves, t_ms);
   for (Event e : held_events_) {
     if (auto* m = std::get_if<MoveEvent>(&e.what)) m->ply += shift;
     if (auto* c = std::get_if<ClaimableEvent>(&e.what)) c->ply += shift;
