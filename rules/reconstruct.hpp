@@ -33,6 +33,7 @@
 #include "rules/gap_search.hpp"
 #include "rules/gap_tracker.hpp"
 #include "rules/illegal_moves.hpp"
+#include "rules/press_count.hpp"
 #include "rules/press_wait.hpp"
 #include "rules/profile.hpp"
 #include "rules/reserve_ledger.hpp"
@@ -574,9 +575,12 @@ class Reconstructor {
   // A search that explains the board with sequences few enough to be a story.
   static bool explains_scans(const GapFound& f) { return f.explains() && !f.result.truncated; }
   // What the ranking of a gap's candidates can know (rules/gap_rank.hpp): how far each clock went down
-  // between the last move before the gap and `after`, when both readings are known. (The increment is
-  // not known here: the drop understates the time used by it, alike for every candidate of one length.)
+  // between the last move before the gap and `after`, when both readings are known, and the increment
+  // learned from the game's presses.
   GapEvidence gap_evidence(const ClockTimes& after) const;
+  // The presses since the last move by an increment clock's readings (rules/press_count.hpp), up to `after`
+  // with `on_move`'s clock running: none when the clock cannot tell.
+  std::optional<int> presses_since_last_move(const TimedClock& after, Color on_move) const;
   // A press in a position nothing explains: the board with the presser's opponent on move is remembered;
   // when the next press completes a legal move from it, the game is followed from there (adopted).
   struct AdoptCandidate {

@@ -313,6 +313,26 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
   // Scans tell a story only among a few sequences (hundreds are a hand at work): their searches stop there.
   if (clockless()) q.max_candidates = kScanCandidates;
   GapResult found = remembered_search_gap(q);
+  // An increment clock counts the presses since the last move: more than the shortest story all pressed has,
+  // the story that long is the one played (a piece's detour, out and back, that the board cannot show), and
+  // no story whose last move is not pressed is shorter than the count.
+  bool counted = false;
+  if (on_move && found.plies > 0 && !found.exhausted) {
+    const TimedClock after = press ? TimedClock{press->t_ms, press->clock}
+                             : clock_.last() && clock_.last()->running
+                                 ? TimedClock{clock_.last_read_ms(), clock_.last_times()}
+                                 : TimedClock{};
+    const std::optional<int> presses = presses_since_last_move(after, *on_move);
+    if (presses && *presses > found.plies && *presses <= q.max_plies) {
+      GapQuery longer = q;
+      longer.min_plies = longer.max_plies = *presses;
+      GapResult story = remembered_search_gap(longer);
+      if (story.plies > 0 && !story.exhausted) {
+        found = std::move(story);
+        counted = true;
+      }
+    }
+  }
   if (on_move) {
     // The last move on the board, its press still to come: the story when nothing all pressed reaches the
     // board, or (the board changed after the press) when it is the shorter.
@@ -323,7 +343,7 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
     const int margin = last_unpressed_likely ? 0 : 1;
     if (found.plies > 0) unpressed.max_plies = std::max(0, found.plies - 1 - margin);
     bool all_pressed = found.plies > 0;
-    if (found.plies == 0 || unpressed.max_plies >= unpressed.min_plies) {
+    if (!counted && (found.plies == 0 || unpressed.max_plies >= unpressed.min_plies)) {
       GapResult other = remembered_search_gap(unpressed);
       if (keep_all_pressed && other.plies > 0 && !other.exhausted && found.plies > 0 && margin > 0 &&
           other.plies + margin < found.plies)
@@ -342,7 +362,7 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
     // out and back within the gap, or the next move already on the board when it was read again).
     // (Whether any is, not which: the search stops at the second found.)
     unpressed.max_candidates = 1;
-    if (all_pressed && margin > 0 && found.plies - 1 >= unpressed.min_plies) {
+    if (!counted && all_pressed && margin > 0 && found.plies - 1 >= unpressed.min_plies) {
       unpressed.min_plies = unpressed.max_plies = found.plies - 1;
       if (remembered_search_gap(unpressed).plies > 0) return {std::move(found), on_move, true};
     }
@@ -648,7 +668,17 @@ GapEvidence Reconstructor::gap_evidence(const ClockTimes& after) const {
   if (before.known() && after.known())
     e.time_used_ms =
         std::array<std::int64_t, 2>{before.white_ms - after.white_ms, before.black_ms - after.black_ms};
+  e.increment_ms = learned_increment(game_.plies()).value_or(0);
   return e;
+}
+
+std::optional<int> Reconstructor::presses_since_last_move(const TimedClock& after, Color on_move) const {
+  if (game_.ply_count() == 0) return std::nullopt;
+  const std::optional<std::int64_t> increment = learned_increment(game_.plies());
+  if (!increment) return std::nullopt;
+  const PlyRecord& last = game_.plies().back();
+  return presses_between({last.time_ms, last.clock}, after, *increment,
+                         on_move != game_.position().side_to_move());
 }
 
 int Reconstructor::seen_on_the_way(const Position& before, const std::vector<Move>& sequence) const {

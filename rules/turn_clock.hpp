@@ -47,7 +47,10 @@ class TurnClock {
     last_ms_ = t_ms;
     latest_ = r;
   }
-  void finish(const ClockReading& r) { last_ = r; }
+  void finish(const ClockReading& r) {
+    last_ = r;
+    last_read_ms_ = last_ms_;
+  }
   // The clock as set while nothing is judged (an adjournment): the last reading, nothing else.
   void set_last(const ClockReading& r) { last_ = r; }
   // The last reading handled (during a press: the one before it).
@@ -56,6 +59,8 @@ class TurnClock {
   // times an illegal move's penalty is proposed from (7.5.5); after it, the last reading.
   const std::optional<ClockReading>& latest() const { return latest_; }
   std::int64_t last_ms() const { return last_ms_; }
+  // When last() was read (set_last's reading: when the reading before it was).
+  std::int64_t last_read_ms() const { return last_read_ms_; }
 
   // Both times of `r` by colour; unknown while the seats are, or without a clock.
   ClockTimes times(const ClockReading& r) const {
@@ -78,6 +83,7 @@ class TurnClock {
   std::optional<ClockReading> last_;
   std::optional<ClockReading> latest_;
   std::int64_t last_ms_ = 0;
+  std::int64_t last_read_ms_ = 0;
   bool paused_ = false;
   Seats seats_ = Seats::Unknown;
   Color left_ = WHITE;

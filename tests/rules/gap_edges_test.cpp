@@ -525,5 +525,74 @@ TEST(ReconnectLength, AStoryMoreThanAPlyShorterWithItsLastMoveShownWaitsForTheNe
   EXPECT_NE(std::find(candidates.begin(), candidates.end(), unseen), candidates.end());
 }
 
+// A game of `uci` on a clock of 5 minutes and `increment` ms a move, each move made in 10 s and pressed at
+// once (ply i at i × 10 s), each reading as the press left it.
+Game game_on_clock(const std::vector<std::string>& uci, std::int64_t increment) {
+  Game game(Position::start(Variant::Chess));
+  std::int64_t white = 5 * MIN, black = 5 * MIN;
+  for (std::size_t i = 0; i < uci.size(); ++i) {
+    (i % 2 == 0 ? white : black) += increment - 10'000;
+    game.play(*parse_uci(game.position(), uci[i]), ClockTimes{white, black}, std::int64_t(i + 1) * 10'000);
+  }
+  return game;
+}
+
+// What the board and the clock tell after ten plies and four more unseen, 6.h3 h6 7.h4 h5, where 6.h4 h5
+// reaches the same board: read again at 141 s, White's clock running, each side's time 10 s a move less its
+// increments.
+std::vector<Event> detour_gap(Reconstructor& r, const std::vector<std::string>& all, std::int64_t increment) {
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  const std::int64_t before = 5 * MIN - 5 * (10'000 - increment);
+  const std::int64_t after_gap = before - 2 * (10'000 - increment);
+  take(r.on_sensor(
+      {100'100, BoardSnapshot{after(std::vector<std::string>(all.begin(), all.begin() + 10)).board()}}));
+  take(r.on_sensor({101'000, clock(ClockSide::Left, before - 1'000, before)}));
+  take(r.on_sensor({104'000, DeviceLink{false}}));
+  take(r.on_sensor({141'000, DeviceLink{true}}));
+  take(r.on_sensor(
+      {141'000, BoardSnapshot{after(std::vector<std::string>(all.begin(), all.begin() + 14)).board()}}));
+  take(r.on_sensor({141'000, clock(ClockSide::Left, after_gap - 1'000, after_gap)}));
+  // 8.Nbd2, pressed.
+  take(r.on_sensor({149'000, PieceLifted{parse_square("b1")}}));
+  take(r.on_sensor({149'500, PiecePlaced{parse_square("d2"), W_KNIGHT}}));
+  take(r.on_sensor({150'000, clock(ClockSide::Right, after_gap - 9'000 + increment, after_gap)}));
+  take(r.advance(160'000));
+  return out;
+}
+
+const std::vector<std::string> kDetourGame{"e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5", "c2c3", "g8f6",
+                                           "d2d3", "d7d6", "h2h3", "h7h6", "h3h4", "h6h5", "b1d2"};
+
+TEST(ReconnectLength, AnIncrementClockCountsThePressesADetourHides) {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  Reconstructor r(cfg, game_on_clock({kDetourGame.begin(), kDetourGame.begin() + 10}, 5'000));
+  const std::vector<Event> out = detour_gap(r, kDetourGame, 5'000);
+  const auto moves = of_type<MoveEvent>(out);
+  ASSERT_EQ(moves.size(), 5u);
+  for (const auto& m : moves) {
+    ASSERT_GE(m.ply, 11);
+    EXPECT_EQ(m.uci, kDetourGame[std::size_t(m.ply - 1)]) << "ply " << m.ply;
+    EXPECT_EQ(m.recovered, m.ply <= 14) << "ply " << m.ply;
+  }
+  EXPECT_EQ(moves.back().ply, 15);
+  EXPECT_TRUE(of_type<AlertEvent>(out).empty());
+}
+
+// Without an increment the clock counts nothing, and the board shows no detour: the shorter story is told,
+// and the next move goes out two plies early (README, "gaps whose length no board can show").
+TEST(ReconnectLength, WithoutAnIncrementTheShorterStoryIsTold) {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  Reconstructor r(cfg, game_on_clock({kDetourGame.begin(), kDetourGame.begin() + 10}, 0));
+  const auto moves = of_type<MoveEvent>(detour_gap(r, kDetourGame, 0));
+  ASSERT_EQ(moves.size(), 3u);
+  EXPECT_EQ(moves[0].uci, "h2h4");
+  EXPECT_EQ(moves[1].uci, "h7h5");
+  EXPECT_EQ(moves[2].uci, "b1d2");
+  EXPECT_EQ(moves[2].ply, 13);
+}
+
 }  // namespace
 }  // namespace eboard::rules
