@@ -1164,12 +1164,13 @@ void Reconstructor::on_settled(std::int64_t t) {
     // After a reconnect, what the board showed before and the presses read meanwhile are the better
     // evidence, and are judged with the dump as they were (the simulated gaps of
     // tests/sim/gap_recovery_test.cpp come out worse otherwise): there only a piece of the side whose clock
-    // runs is waited for (his hand at work on the next move).
+    // runs is waited for (his hand at work on the next move), also with the reconnect's reading pending as a
+    // press (the lever moved while the board was away): that reading is what tells whose clock runs.
     std::optional<Piece> held;
     bool hand_at_work = false;
-    if (!clockless() && !wait_.pending() && !gaps_.dump_deferred()) {
+    if (!clockless() && !gaps_.dump_deferred()) {
       if (gaps_.first_board_dump())
-        hand_at_work = dump_shows_a_hand_at_work();
+        hand_at_work = !wait_.pending() && dump_shows_a_hand_at_work();
       else
         hand_at_work = (held = dump_lacks_the_movers_piece()).has_value();
     }

@@ -208,4 +208,24 @@ TEST(GapHallCaptures, TheMoversPawnInTheHandAfterASevenPlyGapIsFollowed) {
   for (const auto& a : t.missed) EXPECT_EQ(field(a, "first_ply"), "9");
 }
 
+// daemon_gap_hall_full_test --speed 6 --seed 780081397, board C: blitz corpus game 74 (60+0), style tidy,
+// unplugged between two moves after 12...h6 and plugged in again 39.1 s later with Black's hand on the
+// c-pawn for 20...c5: plies 13-19 (g4 b6 c3 Bb7 Na3 Nd7 Bd3) made meanwhile, all pressed. The dump (t 95.26
+// s) lacks the c7 pawn; it is set on c5 0.4 s later and pressed at 96.40 s. Told: one moves-missed of ten
+// plies (13-22, 90 sequences, the c-pawn taken on c4 by the bishop), then illegal-move, position-mismatch,
+// and every later move two plies off. Right: the gap told as plies 13-19 or 13-20 (with c5), every later
+// move at its ply, no other alert.
+TEST(GapHallCaptures, TheMoversPawnSetDownAfterTheDumpIsNotReadAsTaken) {
+  const Told t = replay_hall_capture(
+      "movers_pawn_set_down_after_the_dump.cap",
+      "e4 g6 Nf3 Bg7 d4 e6 Be3 Ne7 Qd2 d5 e5 h6 g4 b6 c3 Bb7 Na3 Nd7 Bd3 c5 Qc2 cxd4 cxd4 Rc8 Qb1 a6 Nc2 b5",
+      13, 20);
+  EXPECT_TRUE(t.gap_told) << "plies 13-20 neither recovered nor told as moves-missed";
+  EXPECT_LE(t.gaps, 1);
+  for (const auto& a : t.missed) {
+    EXPECT_EQ(field(a, "first_ply"), "13");
+    EXPECT_TRUE(field(a, "last_ply") == "19" || field(a, "last_ply") == "20") << field(a, "last_ply");
+  }
+}
+
 }  // namespace eboard
