@@ -407,6 +407,11 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   const Position before = game_.position();
   GapFound searched = search_gap_to(press, board, last_unpressed_likely, begun, max_plies,
                                     !clockless() && gaps_.length() != GapTracker::Length::Likelier);
+  if (press && (searched.result.truncated || !searched.explains()))
+    if (std::optional<GapResult> hands = search_through_the_hands_move(board, press->presser, max_plies)) {
+      searched.result = std::move(*hands);
+      searched.unpressed_too = searched.longer_unsearched = false;
+    }
   GapResult found = std::move(searched.result);
   const std::optional<Color> on_move = searched.on_move;
   // A search cut short by its work bound has not seen every sequence: what it found is no explanation to
@@ -502,6 +507,91 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   follow_board(t, lifts_on_move_since(board));
   check_end(when);
   return true;
+}
+
+std::optional<GapResult> Reconstructor::search_through_the_hands_move(const std::array<Piece, 64>& board,
+                                                                      Color mover, int max_plies) const {
+  // The earliest of the latest boards that differ from `board` on one square only, the same one: the board
+  // before the presser set his piece down there (the dump read with it in his hand, or a capture's victim
+  // lifted first).
+  std::optional<std::array<Piece, 64>> base;
+  Square to = SQ_NONE;
+  for (std::size_t i = history_.size(); i-- > 0;) {
+    const std::array<Piece, 64>& b = history_[i].board;
+    Square diff = SQ_NONE;
+    int differ = 0;
+    for (Square q = 0; q < 64; ++q)
+      if (b[q] != board[q]) {
+        diff = q;
+        ++differ;
+      }
+    if (differ == 0) continue;
+    if (differ > 1 || (to != SQ_NONE && diff != to)) break;
+    to = diff;
+    base = b;
+  }
+  if (!base || to == SQ_NONE) return std::nullopt;
+  const Piece piece = board[to];
+  if (piece == NO_PIECE || color_of(piece) != mover || (*base)[to] == piece) return std::nullopt;
+  // Not one of his on the base board lifted and set down there: the piece came from the hand.
+  int on_base = 0, on_board = 0;
+  Bitboard occupied = 0;
+  for (Square q = 0; q < 64; ++q) {
+    on_base += (*base)[q] == piece;
+    on_board += board[q] == piece;
+    if ((*base)[q] != NO_PIECE) occupied |= square_bb(q);
+  }
+  if (on_base + 1 != on_board) return std::nullopt;
+  // Where it can have come from: the squares empty on the base board it moves to `to` from.
+  Bitboard from = 0;
+  if (type_of(piece) == PAWN) {
+    const int forward = mover == WHITE ? -8 : 8;  // from `to` back to where the pawn stood
+    from = pawn_attacks(~mover, to);
+    for (int steps = 1; steps <= 2; ++steps)
+      if (const int q = int(to) + forward * steps; q >= 0 && q < 64) from |= square_bb(Square(q));
+  } else {
+    from = attacks(type_of(piece), to, occupied);
+  }
+  from &= ~occupied;
+  // Each origin searched as the board before the move with the piece there, the mover on move: the stories
+  // that end with its move from there. Every one must be complete (a list cut short is no better than the
+  // board searched as it is), within twice the work bound of one search.
+  GapResult out;
+  std::uint64_t nodes = 0;
+  const bool pawn_stays = cfg_.profile.pawn_may_stay_on_last_rank;
+  for (Bitboard f = from; f;) {
+    const Square x = pop_lsb(f);
+    std::array<Piece, 64> with = *base;
+    with[x] = piece;
+    GapQuery q = gap_query(with, mover);
+    q.max_plies = std::min(q.max_plies, max_plies - 1);
+    if (out.plies > 0) q.max_plies = std::min(q.max_plies, out.plies - 1);
+    if (q.max_plies < 1) continue;
+    GapResult r = remembered_search_gap(q);
+    nodes += r.nodes;
+    if (r.exhausted || r.truncated || nodes > 2 * q.max_nodes) return std::nullopt;
+    if (r.plies == 0) continue;
+    std::vector<std::vector<Move>> stories;
+    for (auto& seq : r.sequences) {
+      Position p = game_.position();
+      for (Move m : seq) p.do_move(m);
+      const Board shown = physical_view(p, pawn_stays);
+      for (Move m : MoveList(p))
+        if (m.from() == x && m.to() == to && m.kind() != Move::CASTLING &&
+            board_after(shown, p, m) == board) {
+          seq.push_back(m);
+          stories.push_back(std::move(seq));
+          break;
+        }
+    }
+    if (stories.empty()) continue;
+    if (out.plies == 0 || r.plies + 1 < out.plies) out.sequences.clear();
+    out.plies = r.plies + 1;
+    for (auto& seq : stories) out.sequences.push_back(std::move(seq));
+  }
+  out.nodes = nodes;
+  if (out.plies == 0) return std::nullopt;
+  return out;
 }
 
 std::vector<std::vector<Move>> Reconstructor::ranked_stories(std::vector<std::vector<Move>> stories,

@@ -228,4 +228,30 @@ TEST(GapHallCaptures, TheMoversPawnSetDownAfterTheDumpIsNotReadAsTaken) {
   }
 }
 
+// daemon_gap_hall_full_test --speed 6 --seed 1012298395, board F: blitz corpus game 303 (600+0), style tidy,
+// unplugged with 4...Bc5 under way (ply 8) and plugged in again 32.2 s later with Black's hand on that
+// bishop for 8...Bxd4: plies 8-15 (Bc5 Nb5 O-O d4 exd4 Nbxd4 Nxd4 Nxd4) made meanwhile. The dump lacks the
+// bishop (it left f8 in the gap, so it is not where the last position had it); Bxd4 is set down and pressed.
+// Right: the gap told as plies 8-15 or 8-16, the moves played among its candidates, every later move at its
+// ply, no other alert.
+TEST(GapHallCaptures, TheMoversBishopInTheHandOffASquareItReachedInTheGapIsFollowed) {
+  const Told t = replay_hall_capture(
+      "movers_bishop_in_the_hand_after_an_exchange.cap",
+      "e4 e5 Nc3 Nc6 Bc4 Nf6 Nf3 Bc5 Nb5 O-O d4 exd4 Nbxd4 Nxd4 Nxd4 Bxd4 Qxd4 d6 Bg5 Be6 Bxe6 fxe6 O-O-O e5",
+      8, 16);
+  EXPECT_TRUE(t.gap_told) << "plies 8-16 neither recovered nor told as moves-missed";
+  EXPECT_LE(t.gaps, 1);
+  const std::vector<std::string> played{"f8c5", "c3b5", "e8g8", "d2d4", "e5d4",
+                                        "b5d4", "c6d4", "f3d4", "c5d4"};
+  for (const auto& a : t.missed) {
+    EXPECT_EQ(field(a, "first_ply"), "8");
+    const std::string last = field(a, "last_ply");
+    ASSERT_TRUE(last == "15" || last == "16") << last;
+    std::string want = "[";
+    for (std::size_t i = 0; i < (last == "15" ? 8u : 9u); ++i) want += (i ? ",\"" : "\"") + played[i] + "\"";
+    want += "]";
+    EXPECT_NE(field(a, "candidates").find(want), std::string::npos) << field(a, "candidates");
+  }
+}
+
 }  // namespace eboard
