@@ -851,6 +851,8 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   if (gaps_.suspected() && recover_gap(t, &press)) return;
   // A story found whose length waits for the next press (GapTracker::Length): not a board nothing explains.
   if (gaps_.suspected() && gaps_.length() == GapTracker::Length::Waiting) return;
+  // A reconnect's board past the search's bound, then the presser's move from it (or his move shown on it).
+  if (gaps_.suspected() && tell_gap_past_bound_from_read_board(press)) return;
   if (gaps_.suspected() || phase_.mismatch_told() || adopt_candidate_) {
     // A board nothing explains: told once (position-mismatch), not at every press; play going on from a
     // legal position is followed from there (follow_unexplained_press).
@@ -1180,6 +1182,8 @@ void Reconstructor::on_settled(std::int64_t t) {
       return;
     }
     if (recover_gap(t, nullptr)) return;
+    // Nothing within the search's bound, and no length to wait for: the next press may tell a gap past it.
+    if (gaps_.length() == GapTracker::Length::Open) gaps_.unexplained(physical_);
   }
   if (game_.ply_count() > 0 || clock_.left_player()) {
     // (complete_after_ms: complete_two_shown has done it when the board showed the first move; a board
