@@ -527,6 +527,9 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
     if (longer_unsearched && tell_gap_past_bound(press)) return;
     if (recover_gap_on(t, &press, physical_, false)) return;
   }
+  // A reconnect's board past the search's bound with the other side on move (an odd number of plies
+  // unseen), then that side's move from it pressed: the press is the first after the gap.
+  if (presser != to_move && gaps_.suspected() && tell_gap_past_bound_from_read_board(press)) return;
   if (presser != to_move && !wait_.pending() && (adopt_candidate_ || phase_.mismatch_told())) {
     // The board is not followed (a position nothing explains): whoever presses, the game may go on from
     // what the board shows.

@@ -5,7 +5,8 @@
 
 One corpus game on an `eboardctl sim` DGT board with its clock, read by one eboardd. The board is unplugged
 (`--reopen-at`, `--reopen-gap`) between two moves while more plies are played than the gap search reaches
-(12 by default: the search goes to 10 in standard chess), and plugged in again between two moves. The window
+(--length, 12 by default; 13 leaves the other side on move: the search goes to 10 in standard chess), and
+plugged in again between two moves. The window
 comes from the sim's own plan of the hands (`--print-plies`), so the run is the same every time. Then, as a
 broadcaster and an arbiter see it:
 
