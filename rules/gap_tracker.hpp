@@ -65,9 +65,19 @@ class GapTracker {
     dump_deferred_ = false;
     length_ = Length::Open;
     first_board_dump_ = first_board;
+    unexplained_.reset();
   }
   bool suspected() const { return suspected_; }
-  void clear_suspicion() { suspected_ = false; }
+  void clear_suspicion() {
+    suspected_ = false;
+    unexplained_.reset();
+  }
+  // The suspected whole board, searched at rest and explained by no story within the search's bound: kept
+  // until the suspicion ends, for the next press to tell whether the gap is longer than the search reaches.
+  void unexplained(const std::array<Piece, 64>& board) {
+    if (suspected_) unexplained_ = board;
+  }
+  const std::optional<std::array<Piece, 64>>& unexplained_board() const { return unexplained_; }
   bool first_board_dump() const { return first_board_dump_; }
   // The suspected dump showed a piece perhaps in a hand: its search waits for the next press, or for the
   // mismatch time.
@@ -143,6 +153,7 @@ class GapTracker {
   bool suspected_ = false;
   bool dump_deferred_ = false;
   bool first_board_dump_ = false;
+  std::optional<std::array<Piece, 64>> unexplained_;
   std::optional<Piece> held_;
   std::optional<std::array<Piece, 64>> searched_;
   int searches_failed_ = 0;

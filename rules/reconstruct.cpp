@@ -527,6 +527,9 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
     if (longer_unsearched && tell_gap_past_bound(press)) return;
     if (recover_gap_on(t, &press, physical_, false)) return;
   }
+  // A reconnect's board past the search's bound with the other side on move (an odd number of plies
+  // unseen), then that side's move from it pressed: the press is the first after the gap.
+  if (presser != to_move && gaps_.suspected() && tell_gap_past_bound_from_read_board(press)) return;
   if (presser != to_move && !wait_.pending() && (adopt_candidate_ || phase_.mismatch_told())) {
     // The board is not followed (a position nothing explains): whoever presses, the game may go on from
     // what the board shows.
@@ -851,6 +854,8 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   if (gaps_.suspected() && recover_gap(t, &press)) return;
   // A story found whose length waits for the next press (GapTracker::Length): not a board nothing explains.
   if (gaps_.suspected() && gaps_.length() == GapTracker::Length::Waiting) return;
+  // A reconnect's board past the search's bound, then the presser's move from it (or his move shown on it).
+  if (gaps_.suspected() && tell_gap_past_bound_from_read_board(press)) return;
   if (gaps_.suspected() || phase_.mismatch_told() || adopt_candidate_) {
     // A board nothing explains: told once (position-mismatch), not at every press; play going on from a
     // legal position is followed from there (follow_unexplained_press).
@@ -1180,6 +1185,8 @@ void Reconstructor::on_settled(std::int64_t t) {
       return;
     }
     if (recover_gap(t, nullptr)) return;
+    // Nothing within the search's bound, and no length to wait for: the next press may tell a gap past it.
+    if (gaps_.length() == GapTracker::Length::Open) gaps_.unexplained(physical_);
   }
   if (game_.ply_count() > 0 || clock_.left_player()) {
     // (complete_after_ms: complete_two_shown has done it when the board showed the first move; a board

@@ -17,6 +17,7 @@
 // physical picture of the committed position beside the position itself.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -194,6 +195,12 @@ class Reconstructor {
     bool past_bound() const { return length == Length::PastBound; }
   };
   const std::optional<MissedGap>& missed_gap() const { return open_tail_ ? kNoGap : missed_gap_; }
+  // How many of game()'s last plies are moves held back behind a gap of unknown length (not published
+  // until the arbiter settles it: MissedGap::holds_moves).
+  int held_moves() const {
+    return int(std::count_if(held_events_.begin(), held_events_.end(),
+                             [](const Event& e) { return std::holds_alternative<MoveEvent>(e.what); }));
+  }
   // A moves-missed alert lists this many candidates, the likeliest first (rules/gap_rank.hpp), and tells
   // how many there are (candidates_total); settle_gap takes any of them.
   static constexpr std::size_t kShownCandidates = 16;
@@ -454,6 +461,16 @@ class Reconstructor {
   // goes on from the board's position, its moves held back (MissedGap::past_bound). False: a story within
   // the bound does, told the ordinary way.
   bool tell_gap_past_bound(const PendingPress& press);
+  // A reconnect's (or a restart's) whole board, read at rest, that no story within the search's bound
+  // explains (GapTracker::unexplained_board), then `press` by the side on move there with one legal move
+  // of his from it on the board now: the gap ends at the board read, longer than the search reaches. Told
+  // so (as tell_gap_past_bound), and the pressed move is the first after the gap, held back with the rest.
+  // False: not such a press, or a story within the bound reaches the board read.
+  bool tell_gap_past_bound_from_read_board(const PendingPress& press);
+  // The gap from the game's position to `board` with `on_move` to move, when no story within the search's
+  // bound (or none it could finish) reaches it: moves-missed with past_bound, the game adopted from the
+  // board's position, the moves after it held. False: a story within the bound, no position, or drops.
+  bool tell_gap_past_bound_at(std::int64_t t, const std::array<Piece, 64>& board, Color on_move);
   // At the mismatch time, the gap's length still waiting with the story a ply longer unsearched (past the
   // bound): which length is the gap's, no press told. The stories within the bound, all pressed, are told
   // as candidates with the length unknown (MissedGap::Length::Unknown): the game goes on from the board

@@ -646,17 +646,41 @@ bool Reconstructor::gap_length_told_by_a_move(std::int64_t t) {
 }
 
 bool Reconstructor::tell_gap_past_bound(const PendingPress& press) {
+  return tell_gap_past_bound_at(press.t_ms, physical_, ~press.presser);
+}
+
+bool Reconstructor::tell_gap_past_bound_from_read_board(const PendingPress& press) {
+  const std::optional<std::array<Piece, 64>>& read = gaps_.unexplained_board();
+  if (!read || game_.outcome() || has_drops(game_.position().variant())) return false;
+  // The presser was on move on the board read, and his one legal move from it is on the board now. (Not
+  // the board read itself: a hand may have been at work on it, its piece in the air.)
+  const auto from = board_position(press.presser, *read);
+  if (!from) return false;
+  std::optional<Move> pressed;
+  for (Move m : MoveList(*from))
+    if (board_after(*read, *from, m) == physical_) {
+      if (pressed) return false;  // (two moves to the same board: none is told as the one pressed)
+      pressed = m;
+    }
+  if (!pressed || !tell_gap_past_bound_at(press.t_ms, *read, press.presser)) return false;
+  // The first move after the gap, held back with the rest (its ply waits for the gap's length).
+  if (const Successor* s = matching_successor()) commit_current(*s, press.t_ms, press.clock);
+  return true;
+}
+
+bool Reconstructor::tell_gap_past_bound_at(std::int64_t t, const std::array<Piece, 64>& board,
+                                           Color on_move) {
   if (has_drops(game_.position().variant()) || game_.outcome()) return false;
-  GapQuery q = gap_query(physical_, ~press.presser);
+  GapQuery q = gap_query(board, on_move);
   q.max_candidates = 1;  // whether one exists
   const GapResult within = remembered_search_gap(q);
   if (within.plies > 0 && !within.exhausted) return false;
-  const auto p = board_position(~press.presser);
+  const auto p = board_position(on_move, board);
   if (!p) return false;
-  flush_open_tail(press.t_ms);
+  flush_open_tail(t);
   const int first = game_.ply_count() + 1;
   const Color first_mover = game_.position().side_to_move();
-  game_.adopt(*p, press.t_ms);
+  game_.adopt(*p, t);
   missed_gap_.reset();
   held_events_.clear();
   AlertEvent a{
@@ -677,9 +701,9 @@ bool Reconstructor::tell_gap_past_bound(const PendingPress& press) {
   a.extra.push_back({"length_unknown", "true", true});
   a.extra.push_back({"past_bound", "true", true});
   a.extra.push_back({"fen", p->fen(), false});
-  emit(press.t_ms, std::move(a));
+  emit(t, std::move(a));
   missed_gap_ = MissedGap{first, {}, MissedGap::Length::PastBound};
-  follow_board(press.t_ms);
+  follow_board(t);
   gaps_.forget_searched();
   return true;
 }

@@ -723,6 +723,8 @@ BoardRuntime::HeldBack BoardRuntime::held_back() const {
     h.result |= std::holds_alternative<ResultEvent>(u.event.what) ||
                 std::holds_alternative<MatchResultEvent>(u.event.what);
   }
+  // And the moves the reconstruction holds behind a gap of unknown length: the game's last plies.
+  if (const rules::Reconstructor* rec = reconstructor()) h.moves += rec->held_moves();
   return h;
 }
 

@@ -293,7 +293,8 @@ class BoardRuntime : public BoardSink {
 
   // The live game, as reconstruction has it (moves not yet durable included).
   const rules::Game& game() const;
-  // The game as published: without the moves and result still waiting for the journal.
+  // The game as published: without the moves and result still waiting for the journal, nor the moves the
+  // reconstruction holds behind a gap of unknown length (rules::Reconstructor::held_moves).
   const rules::Game& published_game() const;
   // What published_game() leaves out: moves and a result (of the game or the match) still waiting.
   struct HeldBack {

@@ -449,6 +449,77 @@ TEST(GapHallCauses, AGapOfUnknownLengthSettledBeforeTheShownMovesPress) {
   EXPECT_EQ(r.game().position().board(), after(all).board());
 }
 
+namespace {
+
+// A reconnect with the board `gap` plies on from the hall's game 339 (k339Before), no story within the
+// search's bound reaching it, the clock of the side on move after the gap running; then `next` played and
+// pressed before the mismatch time. The gap is longer than the search reaches: one moves-missed with
+// past_bound and its length unknown, no position-mismatch nor adopted position; the moves since are held
+// (no move event, held_moves) until the arbiter's moves put every move at its ply. A list a move short
+// changes nothing.
+void expect_past_bound_gap_held_then_settled(const std::vector<std::string>& gap,
+                                             const std::vector<std::string>& next) {
+  std::vector<std::string> all = k339Before;
+  all.insert(all.end(), gap.begin(), gap.end());
+  Reconstructor r(standard(), game_after(k339Before));
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  take(r.on_sensor({0, BoardSnapshot{after(k339Before).board()}}));
+  take(r.on_sensor({10, clock(ClockSide::Left, 56'000, 56'000)}));
+  take(r.on_sensor({2'000, DeviceLink{false}}));
+  take(r.on_sensor({30'000, DeviceLink{true}}));
+  take(r.on_sensor({30'000, BoardSnapshot{after(all).board()}}));
+  const bool white_on_move = after(all).side_to_move() == WHITE;
+  take(r.on_sensor({30'010, clock(white_on_move ? ClockSide::Left : ClockSide::Right, 50'000, 51'000)}));
+  std::int64_t t = 30'010;
+  play_on(r, all, next, t, out);
+  take(r.advance(t + 500));
+  const Told held = told(out);
+  EXPECT_TRUE(held.moves.empty()) << "a move out while the gap holds them: " << held.moves.front().uci;
+  ASSERT_EQ(held.alerts.size(), 1u) << held.alerts.front().code << ": " << held.alerts.front().detail;
+  const AlertEvent& gap_alert = held.alerts.front();
+  EXPECT_EQ(gap_alert.code, "moves-missed") << gap_alert.detail;
+  EXPECT_EQ(field(gap_alert, "first_ply"), std::to_string(k339Before.size() + 1));
+  EXPECT_EQ(field(gap_alert, "past_bound"), "true");
+  EXPECT_EQ(field(gap_alert, "length_unknown"), "true");
+  EXPECT_EQ(field(gap_alert, "last_ply"), "") << "a length told";
+  ASSERT_TRUE(r.missed_gap() && r.missed_gap()->past_bound());
+  EXPECT_EQ(r.held_moves(), int(next.size()));
+  std::string played;
+  for (const auto& m : gap) played += m + " ";
+  EXPECT_FALSE(r.settle_gap(played.substr(0, played.rfind(' ', played.size() - 2)), t + 1'000))
+      << "a story a move short of the board";
+  EXPECT_EQ(r.held_moves(), int(next.size()));
+  const auto settled = r.settle_gap(played, t + 1'000);
+  ASSERT_TRUE(settled) << settled.error();
+  EXPECT_FALSE(r.missed_gap());
+  EXPECT_EQ(r.held_moves(), 0);
+  const Told after_settling = told(*settled);
+  ASSERT_EQ(after_settling.moves.size(), all.size() - k339Before.size());
+  for (std::size_t i = 0; i < after_settling.moves.size(); ++i) {
+    EXPECT_EQ(after_settling.moves[i].ply, int(k339Before.size() + i) + 1);
+    EXPECT_EQ(after_settling.moves[i].uci, all[k339Before.size() + i]);
+    EXPECT_EQ(after_settling.moves[i].recovered, i < gap.size());
+  }
+  EXPECT_EQ(r.game().position().board(), after(all).board());
+}
+
+}  // namespace
+
+// Twelve plies unseen (Bf1-b5-e2 among them: no story of ten reaches the board with White on move), then
+// White's move (the daemon's gap past the bound, tests/daemon_process/daemon_gap_past_bound_test.py).
+TEST(GapHallCauses, AReconnectPastTheSearchsBoundThenAMoveTellsTheGapAndHoldsTheMoves) {
+  expect_past_bound_gap_held_then_settled(
+      words("f1b5 b8d7 c1f4 a7a6 b5e2 b7b5 a2a3 e7e6 d5e6 f7e6 e4e5 d6e5"), words("f3e5 d7e5"));
+}
+
+// Thirteen, Black on move after them (no story within ten reaches the board with either side on move), then
+// Black's move: the press of the side not on move in the game before the gap.
+TEST(GapHallCauses, AReconnectPastTheSearchsBoundWithTheOtherSideOnMoveThenAMoveTellsTheGap) {
+  expect_past_bound_gap_held_then_settled(
+      words("f1b5 b8d7 c1f4 a7a6 b5e2 b7b5 a2a3 e7e6 d5e6 f7e6 e4e5 d6e5 f3e5"), words("d7e5 f4e5"));
+}
+
 // While a gap of unknown length holds the moves back, an alert still goes out at once, saying where it
 // stands after the gap: the game counts the gap as its jump, the alert's true ply is the gap's last ply +
 // ply_after_gap. No provisional move goes out at a ply the daemon cannot know.
