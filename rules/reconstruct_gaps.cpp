@@ -167,7 +167,10 @@ std::optional<Piece> Reconstructor::dump_lacks_the_movers_piece() const {
     if (!as_is) as_is = search_gap_to(nullptr, physical_, false, std::nullopt, kGapPlies);
     // Shorter by two plies at least: taken, the piece needs its taker's capture and its move on from the
     // square the piece stood on (shorter by one is as often a piece really taken, a turn's parity apart).
-    const int limit = as_is->explains() ? as_is->result.plies - 2 : kGapPlies;
+    // Against a story whose last move is shown and not pressed, by one: both then count the same presses.
+    const Color after_as_is =
+        as_is->result.plies % 2 == 0 ? game_.position().side_to_move() : ~game_.position().side_to_move();
+    const int limit = !as_is->explains() ? kGapPlies : as_is->result.plies - (after_as_is == *mover ? 2 : 1);
     if (limit <= 0) return std::nullopt;
     std::array<Piece, 64> held = physical_;
     held[q] = was;

@@ -254,4 +254,25 @@ TEST(GapHallCaptures, TheMoversBishopInTheHandOffASquareItReachedInTheGapIsFollo
   }
 }
 
+// daemon_gap_hall_full_test --speed 6 --seed 1015659583, board C: blitz corpus game 158 (60+0), style tidy,
+// unplugged between two moves after 7.Nf3 and plugged in again 45.7 s later with Black's hand on the f6
+// knight for 11...Nxd5: plies 14-21 (d6 Nd4 Bd7 Nxc6 bxc6 Bxc6 Bxc6 Nd5) made meanwhile, all pressed. The
+// dump lacks the knight; a story of nine plies, its last move (Bxc6) shown and not pressed, explains it
+// with the knight taken on d5 (8 presses either way). Told so at once; the knight set on d5 and pressed was
+// then an illegal move, a position-mismatch and an adopted position. Right: the knight waited for, the gap
+// told as plies 14-21 or 14-22 (with Nxd5), every later move at its ply, no other alert.
+TEST(GapHallCaptures, TheMoversKnightInTheHandIsWaitedForAgainstAStoryWithItsLastMoveShown) {
+  const Told t = replay_hall_capture("movers_knight_in_the_hand_after_an_exchange.cap",
+                                     "e3 e5 d4 exd4 Qxd4 Nc6 Qd1 g6 Nc3 Bg7 Bb5 Nf6 Nf3 d6 Nd4 Bd7 Nxc6 bxc6 "
+                                     "Bxc6 Bxc6 Nd5 Nxd5 c4 Nf6 e4 Bxe4 Bg5 O-O Bxf6 Qxf6",
+                                     14, 22);
+  EXPECT_TRUE(t.gap_told) << "plies 14-22 neither recovered nor told as moves-missed";
+  EXPECT_LE(t.gaps, 1);
+  for (const auto& a : t.missed) {
+    EXPECT_EQ(field(a, "first_ply"), "14");
+    EXPECT_TRUE(field(a, "last_ply") == "21" || field(a, "last_ply") == "22") << field(a, "last_ply");
+  }
+  EXPECT_EQ(t.last_ply, 30) << "the game after the gap not followed to its end";
+}
+
 }  // namespace eboard
