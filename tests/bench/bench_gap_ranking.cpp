@@ -5,7 +5,9 @@
 // (standard blitz with its [%clk] readings, Chess960 without clocks). Two counts, both printed:
 // - over every gap (`all`, the measure): a gap the search explains by one sequence alone is the
 //   sequence played, recovered, first; a gap whose list does not hold it (a shorter story told, none found,
-//   a list cut short) is a miss (`missed`); any other gap counts the rank the sequence played has;
+//   a list cut short) is a miss (`missed`); any other gap counts the rank the sequence played has; on a
+//   clock adding 2 s or more a move, the gap's presses are counted, as the daemon counts them, and a gap
+//   a shorter story reaches is listed at its length;
 // - over the ambiguous gaps only (the ones the arbiter is asked about: several sequences at their true
 //   length), beside the search's own order (unranked) as the anchor.
 // Goal: among the first three in 90 % or more.
@@ -154,7 +156,13 @@ void count(Row& row, const Gap& g, int plies) {
   q.from = g.from;
   q.board = g.board;
   q.max_plies = plies;
-  const GapResult r = search_gap(q);
+  GapResult r = search_gap(q);
+  // A clock adding 2 s or more a move counts the gap's presses (rules/press_count.hpp): where a shorter story
+  // reaches the board, the daemon lists the stories of the counted length instead.
+  if (r.plies > 0 && r.plies < plies && g.evidence.time_used_ms && g.evidence.increment_ms >= 2000) {
+    q.min_plies = plies;
+    if (GapResult counted = search_gap(q); counted.plies == plies && !counted.exhausted) r = std::move(counted);
+  }
   const auto truth =
       r.plies == plies ? std::find(r.sequences.begin(), r.sequences.end(), g.truth) : r.sequences.end();
   if (truth == r.sequences.end()) ++row.missed;  // told shorter, none found, or the list cut short
