@@ -161,7 +161,8 @@ void count(Row& row, const Gap& g, int plies) {
   // reaches the board, the daemon lists the stories of the counted length instead.
   if (r.plies > 0 && r.plies < plies && g.evidence.time_used_ms && g.evidence.increment_ms >= 2000) {
     q.min_plies = plies;
-    if (GapResult counted = search_gap(q); counted.plies == plies && !counted.exhausted) r = std::move(counted);
+    if (GapResult counted = search_gap(q); counted.plies == plies && !counted.exhausted)
+      r = std::move(counted);
   }
   const auto truth =
       r.plies == plies ? std::find(r.sequences.begin(), r.sequences.end(), g.truth) : r.sequences.end();
