@@ -17,7 +17,6 @@
 // physical picture of the committed position beside the position itself.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -197,10 +196,7 @@ class Reconstructor {
   const std::optional<MissedGap>& missed_gap() const { return open_tail_ ? kNoGap : missed_gap_; }
   // How many of game()'s last plies are moves held back behind a gap of unknown length (not published
   // until the arbiter settles it: MissedGap::holds_moves).
-  int held_moves() const {
-    return int(std::count_if(held_events_.begin(), held_events_.end(),
-                             [](const Event& e) { return std::holds_alternative<MoveEvent>(e.what); }));
-  }
+  int held_moves() const;
   // A moves-missed alert lists this many candidates, the likeliest first (rules/gap_rank.hpp), and tells
   // how many there are (candidates_total); settle_gap takes any of them.
   static constexpr std::size_t kShownCandidates = 16;

@@ -17,6 +17,15 @@
 
 namespace eboard::rules {
 
+namespace {
+
+// The side on move after `plies` plies from `from`.
+Color side_after(const Position& from, int plies) {
+  return plies % 2 == 0 ? from.side_to_move() : ~from.side_to_move();
+}
+
+}  // namespace
+
 void Reconstructor::follow_board(std::int64_t t, std::vector<TouchTracker::Touch> carried) {
   reset_turn();
   touches_.resume(std::move(carried), game_.position().side_to_move());
@@ -168,8 +177,7 @@ std::optional<Piece> Reconstructor::dump_lacks_the_movers_piece() const {
     // Shorter by two plies at least: taken, the piece needs its taker's capture and its move on from the
     // square the piece stood on (shorter by one is as often a piece really taken, a turn's parity apart).
     // Against a story whose last move is shown and not pressed, by one: both then count the same presses.
-    const Color after_as_is =
-        as_is->result.plies % 2 == 0 ? game_.position().side_to_move() : ~game_.position().side_to_move();
+    const Color after_as_is = side_after(game_.position(), as_is->result.plies);
     const int limit = !as_is->explains() ? kGapPlies : as_is->result.plies - (after_as_is == *mover ? 2 : 1);
     if (limit <= 0) return std::nullopt;
     std::array<Piece, 64> held = physical_;
@@ -238,7 +246,7 @@ void Reconstructor::add_rested_readings(std::vector<Reading>& out) const {
     const GapFound f = search_gap_to(nullptr, b, false, std::nullopt, kScanGapPlies);
     if (!explains_scans(f) || !fits_every_scan(f)) continue;
     // The board went on from there: the hand at work since is the next mover's, every move made is done.
-    const Color after = f.result.plies % 2 == 0 ? before.side_to_move() : ~before.side_to_move();
+    const Color after = side_after(before, f.result.plies);
     out.push_back({b, after, f.result.plies, f.result.plies - pieces_set_down(i + 1)});
   }
 }
@@ -448,7 +456,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
       found.sequences = std::move(kept);
     }
   }
-  const Color after_all = found.plies % 2 == 0 ? before.side_to_move() : ~before.side_to_move();
+  const Color after_all = side_after(before, found.plies);
   int completed = on_move && *on_move == after_all ? found.plies : found.plies - 1;
   if (completed <= 0) return false;  // one move shown, not pressed: the ordinary way completes it
   std::vector<std::vector<Move>> prefixes;
@@ -510,6 +518,11 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   follow_board(t, lifts_on_move_since(board));
   check_end(when);
   return true;
+}
+
+int Reconstructor::held_moves() const {
+  return int(std::count_if(held_events_.begin(), held_events_.end(),
+                           [](const Event& e) { return std::holds_alternative<MoveEvent>(e.what); }));
 }
 
 std::optional<GapResult> Reconstructor::search_through_the_hands_move(const std::array<Piece, 64>& board,
@@ -717,7 +730,7 @@ bool Reconstructor::tell_gap_length_unknown(std::int64_t t) {
   const std::array<Piece, 64> board = gaps_.waiting_board();
   const GapFound f = search_gap_to(nullptr, board, false, on_move, kGapPlies, true);
   const Position before = game_.position();
-  const Color after_all = f.result.plies % 2 == 0 ? before.side_to_move() : ~before.side_to_move();
+  const Color after_all = side_after(before, f.result.plies);
   if (!f.explains() || f.result.sequences.empty() || after_all != *on_move) return false;
   const auto p = board_position(*on_move, board);
   if (!p) return false;

@@ -61,6 +61,20 @@ Told told(const std::vector<Event>& events) {
   return t;
 }
 
+// The board read showing `before`, the clock as `running` reads, unplugged at 2 s and plugged in again at
+// 30 s showing `back`: what the Reconstructor told meanwhile.
+std::vector<Event> unplugged(Reconstructor& r, const Board& before, const ClockReading& running,
+                             const Board& back) {
+  std::vector<Event> out;
+  for (const SensorEvent& e : {SensorEvent{0, BoardSnapshot{before}}, SensorEvent{10, running},
+                               SensorEvent{2'000, DeviceLink{false}}, SensorEvent{30'000, DeviceLink{true}},
+                               SensorEvent{30'000, BoardSnapshot{back}}}) {
+    std::vector<Event> evs = r.on_sensor(e);
+    out.insert(out.end(), evs.begin(), evs.end());
+  }
+  return out;
+}
+
 }  // namespace
 
 // Black's clock runs when the board is read again, eight plies on, with his h-pawn in his hand for 8...h6.
@@ -75,13 +89,9 @@ TEST(GapHallCauses, TheMoversPieceInHisHandAtTheReconnectIsWaitedFor) {
   Reconstructor r(standard(), game_after(before));
   std::vector<Event> out;
   auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
-  take(r.on_sensor({0, BoardSnapshot{after(before).board()}}));
-  take(r.on_sensor({10, clock(ClockSide::Right, 5 * MIN, 5 * MIN)}));
-  take(r.on_sensor({2'000, DeviceLink{false}}));
-  take(r.on_sensor({30'000, DeviceLink{true}}));
   auto lifted = after(all).board();
   lifted[parse_square("h7")] = NO_PIECE;
-  take(r.on_sensor({30'000, BoardSnapshot{lifted}}));
+  take(unplugged(r, after(before).board(), clock(ClockSide::Right, 5 * MIN, 5 * MIN), lifted));
   take(r.on_sensor({30'010, clock(ClockSide::Right, 5 * MIN - 10'000, 5 * MIN - 12'000)}));
   take(r.advance(31'800));
   EXPECT_TRUE(told(out).alerts.empty())
@@ -111,11 +121,7 @@ TEST(GapHallCauses, TheNextMoversLiftBeforeARecoveredGapIsHisFirstTouch) {
   Reconstructor r(standard(), game_after(before));
   std::vector<Event> out;
   auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
-  take(r.on_sensor({0, BoardSnapshot{after(before).board()}}));
-  take(r.on_sensor({10, clock(ClockSide::Right, 5 * MIN, 5 * MIN)}));
-  take(r.on_sensor({2'000, DeviceLink{false}}));
-  take(r.on_sensor({30'000, DeviceLink{true}}));
-  take(r.on_sensor({30'000, BoardSnapshot{after(all).board()}}));
+  take(unplugged(r, after(before).board(), clock(ClockSide::Right, 5 * MIN, 5 * MIN), after(all).board()));
   take(r.on_sensor({30'010, clock(ClockSide::Right, 5 * MIN - 12'000, 5 * MIN - 14'000)}));
   // The king lifted for castling, the gap still untold; the mismatch time passes with it in the air.
   take(r.advance(34'000));
@@ -174,13 +180,9 @@ TEST(GapHallCauses, AStoryAtTheSearchsBoundPutsNoMoveAtAWrongPly) {
   Reconstructor r(standard(), game_after(before));
   std::vector<Event> out;
   auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
-  take(r.on_sensor({0, BoardSnapshot{after(before).board()}}));
-  take(r.on_sensor({10, clock(ClockSide::Left, 56'000, 56'000)}));
-  take(r.on_sensor({2'000, DeviceLink{false}}));
-  take(r.on_sensor({30'000, DeviceLink{true}}));
   auto shown = all;
   shown.push_back(later.front());
-  take(r.on_sensor({30'000, BoardSnapshot{after(shown).board()}}));
+  take(unplugged(r, after(before).board(), clock(ClockSide::Left, 56'000, 56'000), after(shown).board()));
   take(r.on_sensor({30'010, clock(ClockSide::Left, 50'000, 51'000)}));
   // White presses e5; then the game goes on, each move set down and pressed.
   std::int64_t t = 31'000;
@@ -238,11 +240,7 @@ TEST(GapHallCauses, AStoryAtTheSearchsBoundIsToldByTheNextMove) {
   Reconstructor r(standard(), game_after(before));
   std::vector<Event> out;
   auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
-  take(r.on_sensor({0, BoardSnapshot{after(before).board()}}));
-  take(r.on_sensor({10, clock(ClockSide::Left, 56'000, 56'000)}));
-  take(r.on_sensor({2'000, DeviceLink{false}}));
-  take(r.on_sensor({30'000, DeviceLink{true}}));
-  take(r.on_sensor({30'000, BoardSnapshot{after(all).board()}}));
+  take(unplugged(r, after(before).board(), clock(ClockSide::Left, 56'000, 56'000), after(all).board()));
   take(r.on_sensor({30'010, clock(ClockSide::Left, 50'000, 51'000)}));
   std::int64_t t = 31'000;
   for (const SensorEvent& e : hands(after(all), "e5d6", t)) {
@@ -272,11 +270,7 @@ const std::vector<std::string> k339Before = words("d2d4 c7c5 d4d5 d7d6 b1c3 c8f5
 // mismatch time (5 s) passes while the gap's length waits for a press.
 void reconnect_and_wait(Reconstructor& r, const Board& board, std::vector<Event>& out) {
   auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
-  take(r.on_sensor({0, BoardSnapshot{after(k339Before).board()}}));
-  take(r.on_sensor({10, clock(ClockSide::Left, 56'000, 56'000)}));
-  take(r.on_sensor({2'000, DeviceLink{false}}));
-  take(r.on_sensor({30'000, DeviceLink{true}}));
-  take(r.on_sensor({30'000, BoardSnapshot{board}}));
+  take(unplugged(r, after(k339Before).board(), clock(ClockSide::Left, 56'000, 56'000), board));
   take(r.on_sensor({30'010, clock(ClockSide::Left, 50'000, 51'000)}));
   take(r.advance(37'000));
 }
@@ -464,11 +458,7 @@ void expect_past_bound_gap_held_then_settled(const std::vector<std::string>& gap
   Reconstructor r(standard(), game_after(k339Before));
   std::vector<Event> out;
   auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
-  take(r.on_sensor({0, BoardSnapshot{after(k339Before).board()}}));
-  take(r.on_sensor({10, clock(ClockSide::Left, 56'000, 56'000)}));
-  take(r.on_sensor({2'000, DeviceLink{false}}));
-  take(r.on_sensor({30'000, DeviceLink{true}}));
-  take(r.on_sensor({30'000, BoardSnapshot{after(all).board()}}));
+  take(unplugged(r, after(k339Before).board(), clock(ClockSide::Left, 56'000, 56'000), after(all).board()));
   const bool white_on_move = after(all).side_to_move() == WHITE;
   take(r.on_sensor({30'010, clock(white_on_move ? ClockSide::Left : ClockSide::Right, 50'000, 51'000)}));
   std::int64_t t = 30'010;
@@ -531,11 +521,7 @@ TEST(GapHallCauses, AnAlertDuringAHeldGapSaysWhereItStandsAfterTheGap) {
   Reconstructor r(standard(), game_after(k339Before));
   std::vector<Event> out;
   auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
-  take(r.on_sensor({0, BoardSnapshot{after(k339Before).board()}}));
-  take(r.on_sensor({10, clock(ClockSide::Left, 56'000, 56'000)}));
-  take(r.on_sensor({2'000, DeviceLink{false}}));
-  take(r.on_sensor({30'000, DeviceLink{true}}));
-  take(r.on_sensor({30'000, BoardSnapshot{after(shown).board()}}));
+  take(unplugged(r, after(k339Before).board(), clock(ClockSide::Left, 56'000, 56'000), after(shown).board()));
   take(r.on_sensor({30'010, clock(ClockSide::Left, 50'000, 51'000)}));
   take(r.on_sensor({31'000, clock(ClockSide::Right, 49'000, 51'000)}));  // White presses e5: past the bound
   all.push_back("e4e5");
