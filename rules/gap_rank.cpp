@@ -24,6 +24,8 @@ constexpr double kMirror = 0.5;
 constexpr double kOpened = 0.5;
 constexpr double kDefend = 0.5;
 constexpr double kUnderpromotion = 3.0;
+// A first move that does not fit the hand seen at work before the gap (a piece touched is moved: 4.3).
+constexpr double kHandNotFitting = 5.0;
 // What a quiet move does for its side's play (Urgency below), in quarter pawns of mobility: castling, a
 // central pawn's step per rank (half on the c and f files), a knight or bishop leaving its first rank.
 constexpr int kCastle = 24;
@@ -150,6 +152,19 @@ int exchange_gain(const Position& p, Move m) {
   return gain[0];
 }
 
+bool hand_on_the_way(const Position& p, const std::array<Piece, 64>& hand, Move m) {
+  Position after = p;
+  after.do_move(m);
+  bool differs = false;
+  for (Square q = 0; q < 64; ++q) {
+    if (hand[q] == p.piece_on(q)) continue;
+    differs = true;
+    if (after.piece_on(q) == p.piece_on(q)) return false;  // a square the move leaves as it was
+    if (hand[q] != NO_PIECE && hand[q] != after.piece_on(q)) return false;
+  }
+  return differs;
+}
+
 std::vector<double> gap_sequence_costs(const Position& before,
                                        const std::vector<std::vector<Move>>& candidates,
                                        const GapEvidence& evidence) {
@@ -224,6 +239,9 @@ std::vector<double> gap_sequence_costs(const Position& before,
         if (short_by > 0) cost += double(short_by) / double(kShortestMoveMs);
       }
     }
+    if (evidence.hand_at_loss && !sequence.empty() &&
+        !hand_on_the_way(before, *evidence.hand_at_loss, sequence[0]))
+      cost += kHandNotFitting;
     if (i < evidence.outside_cost.size()) cost += evidence.outside_cost[i];
     costs.push_back(cost);
   }

@@ -19,6 +19,9 @@
 //   (a move takes at least about a second to make and press). Sequences of one length tie on it.
 // - the hands, when scans were read during the gap (clockless boards): sequences the scans fit better come
 //   first (`seen`, higher is better, from the caller).
+// - the hand at work when the board went out of sight (a cable pulled with a piece in the air, or the first
+//   move set down and not pressed): a piece touched is the one moved, or taken (FIDE 4.3), so a sequence
+//   whose first move does not fit that board costs as much as a piece.
 // - an outside judgement (an engine's), when the caller has one: a cost per sequence added as given.
 // Pure code: no time, no I/O. Ties keep the search's order.
 #pragma once
@@ -38,6 +41,10 @@ struct GapEvidence {
   // when both readings are known.
   std::optional<std::array<std::int64_t, 2>> time_used_ms;
   std::int64_t increment_ms = 0;  // added per move completed (Fischer): the clock ran that much longer
+  // The board as the hands left it when it went out of sight, when it differs from the position before the
+  // gap: each square that differs must be one the first move changes, empty (a piece in the air) or showing
+  // what the move puts there.
+  std::optional<std::array<Piece, 64>> hand_at_loss;
   // Per sequence, optional: how well the scans seen during the gap fit it (higher is better; compared first).
   std::vector<int> seen;
   // Per sequence, optional: an outside cost (an engine's judgement), in pawns.
@@ -58,5 +65,10 @@ std::vector<std::size_t> rank_gap_candidates(const Position& before,
 // Static exchange: the material (in pawns) the side on move wins by the capture `m` and the exchanges on its
 // square that follow (each side may stop when going on would lose). 0 for a move that takes nothing.
 int exchange_gain(const Position& p, Move m);
+
+// Whether `hand` (a board the hands left while making the first move from `p`, pieces in the air allowed)
+// is on the way to `m`: every square where it differs from `p` is one `m` changes, empty or showing what
+// `m` puts there. False when it does not differ from `p` at all.
+bool hand_on_the_way(const Position& p, const std::array<Piece, 64>& hand, Move m);
 
 }  // namespace eboard::rules

@@ -301,6 +301,10 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
           on_clock(v, e.t_ms);
         } else {
           board_event = false;  // a link change: the game is kept; the next snapshot tells the board
+          // The hand at work as the board goes out of sight (a board followed until then): what the gap's
+          // first move was under way to (the ranking's evidence).
+          if (!v.connected && gaps_.link() == GapTracker::Link::Read && !gaps_.suspected())
+            hand_at_loss_ = physical_ != display_ ? std::optional(physical_) : std::nullopt;
           gaps_.on_link(v.connected);
           flush_open_tail(e.t_ms);
         }
@@ -456,6 +460,7 @@ void Reconstructor::reset_turn() {
   illegal_.turn_over();
   touches_.clear();
   history_.clear();
+  hand_at_loss_.reset();
   reserves_.new_turn();
 }
 

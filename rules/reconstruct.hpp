@@ -186,6 +186,8 @@ class Reconstructor {
       PastBound,  // longer than the search reaches (a press told it): no candidates
     };
     Length length = Length::Known;
+    // What the ranking knew of it (the clocks, the hand at the loss): an outside ranker weighs the same.
+    GapEvidence evidence;
     // Its length not known (Unknown, PastBound): the game holds a jump for it (Game::adopt) and goes on
     // from the board's position, and the moves made since are held back, published only when the arbiter
     // gives the gap's moves (a candidate, or any number of moves that reaches that position): their plies
@@ -300,6 +302,9 @@ class Reconstructor {
     std::size_t touches;
   };
   std::vector<BoardState> history_;
+  // The board as the hands left it when the link went down this turn, where it differed from the position:
+  // the gap's first move under way (GapEvidence::hand_at_loss).
+  std::optional<std::array<Piece, 64>> hand_at_loss_;
   // The lifts since the last completed move, and the piece released on its square (4.3, 4.7).
   TouchTracker touches_;
   // FIDE 7.5: the illegal move shown this turn and its stage, the completed one to be replaced with the

@@ -475,7 +475,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     // reaches it); the record shows the gap until the arbiter settles it.
     const bool incomplete = found.truncated || found.exhausted;
     AlertEvent a = moves_missed_alert(before, first_ply, prefixes, incomplete, found.truncated);
-    missed_gap_ = MissedGap{first_ply, prefixes};
+    missed_gap_ = MissedGap{first_ply, prefixes, MissedGap::Length::Known, evidence};
     // The last move of the gap shown and not pressed yet, and which move it is depends on the story (e5
     // Nxe5 Nc6 then e3, or e5 e3 Nc6 then Nxe5): the game goes on from the first story, but its press
     // completes the gap, told then whole (every candidate whole), not the complement of a guess. A list
@@ -718,7 +718,7 @@ bool Reconstructor::tell_gap_past_bound_at(std::int64_t t, const std::array<Piec
   a.extra.push_back({"past_bound", "true", true});
   a.extra.push_back({"fen", p->fen(), false});
   emit(t, std::move(a));
-  missed_gap_ = MissedGap{first, {}, MissedGap::Length::PastBound};
+  missed_gap_ = MissedGap{first, {}, MissedGap::Length::PastBound, {}};
   follow_board(t);
   gaps_.forget_searched();
   return true;
@@ -734,8 +734,8 @@ bool Reconstructor::tell_gap_length_unknown(std::int64_t t) {
   if (!f.explains() || f.result.sequences.empty() || after_all != *on_move) return false;
   const auto p = board_position(*on_move, board);
   if (!p) return false;
-  std::vector<std::vector<Move>> stories =
-      ranked_stories(f.result.sequences, gap_evidence(clock_.last_times()));
+  const GapEvidence evidence = gap_evidence(clock_.last_times());
+  std::vector<std::vector<Move>> stories = ranked_stories(f.result.sequences, evidence);
   flush_open_tail(t);
   const int first = game_.ply_count() + 1;
   const bool truncated = f.result.truncated;
@@ -760,7 +760,7 @@ bool Reconstructor::tell_gap_length_unknown(std::int64_t t) {
   missed_gap_.reset();
   held_events_.clear();
   emit(t, std::move(a));
-  missed_gap_ = MissedGap{first, std::move(stories), MissedGap::Length::Unknown};
+  missed_gap_ = MissedGap{first, std::move(stories), MissedGap::Length::Unknown, evidence};
   follow_board(t, std::move(carried));
   gaps_.forget_searched();
   return true;
@@ -799,6 +799,7 @@ GapEvidence Reconstructor::gap_evidence(const ClockTimes& after) const {
     e.time_used_ms =
         std::array<std::int64_t, 2>{before.white_ms - after.white_ms, before.black_ms - after.black_ms};
   e.increment_ms = learned_increment(game_.plies()).value_or(0);
+  e.hand_at_loss = hand_at_loss_;
   return e;
 }
 

@@ -53,7 +53,7 @@ void GapJudge::run() {
     Job& job = next.first;
     std::vector<std::size_t> order(job.candidates.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto judged = ranker_.reorder(job.before, job.candidates, std::move(order));
+    auto judged = ranker_.reorder(job.before, job.candidates, std::move(order), job.evidence);
     engine_pid_ = ranker_.engine_pid();
     std::optional<std::vector<std::size_t>> answer;
     if (judged) {
@@ -82,7 +82,7 @@ void judge_missed_gap(GapJudge& judge, BoardRuntime& b) {
   if (!rec || !rec->missed_gap() || rec->missed_gap()->candidates.size() < 2) return;
   const auto& gap = *rec->missed_gap();
   GapJudge::Job job{b.id(), gap.first_ply, rec->game().position_at(std::max(0, gap.first_ply - 1)),
-                    gap.candidates};
+                    gap.candidates, gap.evidence};
   if (job.before.variant() != rules::Variant::Chess) return;
   judge.submit(std::move(job), [&b, alive = b.alive_token(), first_ply = gap.first_ply,
                                 candidates = gap.candidates](std::optional<std::vector<std::size_t>> order) {

@@ -35,6 +35,7 @@ class GapJudge {
     int first_ply = 0;
     rules::Position before;                            // the position before the gap
     std::vector<std::vector<rules::Move>> candidates;  // in the order the arbiter sees them now
+    rules::GapEvidence evidence;                       // what the rules' order weighed (clocks, hands)
   };
   // Run on the loop: the candidates' new order (indices into Job::candidates), or nullopt when the engine
   // gave none (the order stands as it was).

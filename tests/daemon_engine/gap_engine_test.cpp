@@ -249,7 +249,7 @@ TEST_F(GapEngine, JudgeAnswersOnTheLoopAndFallsBack) {
   const GapCase g = opening_gap();
   auto ask = [&](eboardd::GapJudge& judge) {
     std::optional<std::optional<std::vector<std::size_t>>> answer;
-    judge.submit({"A", 1, g.from, g.candidates},
+    judge.submit({"A", 1, g.from, g.candidates, {}},
                  [&](std::optional<std::vector<std::size_t>> o) { answer = o; });
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (!answer && std::chrono::steady_clock::now() < until) {
@@ -286,7 +286,7 @@ TEST_F(GapEngine, JudgeStopEndsAHungEngine) {
   eboardd::GapJudge judge(io, s);
   const GapCase g = opening_gap();
   bool answered = false;
-  judge.submit({"A", 1, g.from, g.candidates}, [&](auto) { answered = true; });
+  judge.submit({"A", 1, g.from, g.candidates, {}}, [&](auto) { answered = true; });
   // Wait for the stand-in to be running (a child of this process).
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (children().empty() && std::chrono::steady_clock::now() < until)

@@ -130,3 +130,35 @@ TEST(GapRank, AReplyDefendingThePieceJustAttackedCostsLess) {
   const std::vector<double> even = gap_sequence_costs(from, quiet);
   EXPECT_DOUBLE_EQ(even[0], even[1]);
 }
+
+TEST(GapRank, TheHandAtTheLossPutsThePieceTouchedFirst) {
+  // 1.h3 a6 2.e4 put off behind 1.e4 a6 2.h3 (the move that does more first), unless the board went out of
+  // sight with the pawn on h2 in the air: touched, it was the first moved (4.3).
+  const Position from = Position::start();
+  GapQuery q;
+  q.from = from;
+  q.board = play(from, {"h2h3", "a7a6", "e2e4"}).board();
+  q.max_plies = 3;
+  const GapResult r = search_gap(q);
+  ASSERT_EQ(r.sequences.size(), 2u);
+  EXPECT_EQ(line(from, r.sequences[rank_gap_candidates(from, r.sequences)[0]]), "e2e4 a7a6 h2h3");
+  GapEvidence e;
+  e.hand_at_loss = from.board();
+  (*e.hand_at_loss)[parse_square("h2")] = NO_PIECE;
+  EXPECT_EQ(line(from, r.sequences[rank_gap_candidates(from, r.sequences, e)[0]]), "h2h3 a7a6 e2e4");
+  // The pawn set down on h3 fits as well; a pawn in the air from e2 and h2 at once fits neither move.
+  (*e.hand_at_loss)[parse_square("h3")] = W_PAWN;
+  EXPECT_TRUE(hand_on_the_way(from, *e.hand_at_loss, move(from, "h2h3")));
+  EXPECT_FALSE(hand_on_the_way(from, *e.hand_at_loss, move(from, "h2h4")));
+  (*e.hand_at_loss)[parse_square("e2")] = NO_PIECE;
+  EXPECT_FALSE(hand_on_the_way(from, *e.hand_at_loss, move(from, "h2h3")));
+  EXPECT_FALSE(hand_on_the_way(from, *e.hand_at_loss, move(from, "e2e4")));
+  // The opponent's piece lifted to be taken: the capture on its square fits.
+  const Position d = play(from, {"e2e4", "d7d5"});
+  std::array<Piece, 64> taking = d.board();
+  taking[parse_square("d5")] = NO_PIECE;
+  EXPECT_TRUE(hand_on_the_way(d, taking, move(d, "e4d5")));
+  EXPECT_FALSE(hand_on_the_way(d, taking, move(d, "e4e5")));
+  // Nothing in the air: no evidence either way.
+  EXPECT_FALSE(hand_on_the_way(d, d.board(), move(d, "e4d5")));
+}
