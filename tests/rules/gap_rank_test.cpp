@@ -40,6 +40,15 @@ std::string line(Position p, const std::vector<Move>& moves) {
   return out;
 }
 
+// The gap search's sequences from `from` to the board `played` leads to, as long as it.
+GapResult gap_to(const Position& from, const std::vector<std::string>& played) {
+  GapQuery q;
+  q.from = from;
+  q.board = play(from, played).board();
+  q.max_plies = int(played.size());
+  return search_gap(q);
+}
+
 }  // namespace
 
 TEST(GapRank, ExchangeGainCountsTheExchangesThatFollow) {
@@ -92,11 +101,7 @@ TEST(GapRank, TheMoveThatDoesMoreComesFirstAmongQuietOrders) {
   // 1.e4 a6 2.h3 and 1.h3 a6 2.e4 reach the same board, nothing taken or threatened on the way: the order
   // that develops first (e4 frees a bishop and the queen and takes the centre; h3 frees nothing) leads.
   const Position from = Position::start();
-  GapQuery q;
-  q.from = from;
-  q.board = play(from, {"e2e4", "a7a6", "h2h3"}).board();
-  q.max_plies = 3;
-  const GapResult r = search_gap(q);
+  const GapResult r = gap_to(from, {"e2e4", "a7a6", "h2h3"});
   ASSERT_EQ(r.plies, 3);
   ASSERT_EQ(r.sequences.size(), 2u);
   const std::vector<std::size_t> order = rank_gap_candidates(from, r.sequences);
@@ -135,11 +140,7 @@ TEST(GapRank, TheHandAtTheLossPutsThePieceTouchedFirst) {
   // 1.h3 a6 2.e4 put off behind 1.e4 a6 2.h3 (the move that does more first), unless the board went out of
   // sight with the pawn on h2 in the air: touched, it was the first moved (4.3).
   const Position from = Position::start();
-  GapQuery q;
-  q.from = from;
-  q.board = play(from, {"h2h3", "a7a6", "e2e4"}).board();
-  q.max_plies = 3;
-  const GapResult r = search_gap(q);
+  const GapResult r = gap_to(from, {"h2h3", "a7a6", "e2e4"});
   ASSERT_EQ(r.sequences.size(), 2u);
   EXPECT_EQ(line(from, r.sequences[rank_gap_candidates(from, r.sequences)[0]]), "e2e4 a7a6 h2h3");
   GapEvidence e;
