@@ -202,6 +202,10 @@ class Reconstructor {
   // A moves-missed alert lists this many candidates, the likeliest first (rules/gap_rank.hpp), and tells
   // how many there are (candidates_total); settle_gap takes any of them.
   static constexpr std::size_t kShownCandidates = 16;
+  // A search cut short by its work bound before any story was found is run once more with this many times
+  // the work (bench_gap_recovery's `+retry` column: a few of the 9- and 10-ply gaps, each a few tens of
+  // milliseconds more), rather than told past the bound.
+  static constexpr std::uint64_t kRetryWork = 3;
   // The arbiter picks candidate `index` (0-based) of the missed gap, or types the moves (UCI or SAN,
   // separated by spaces): the gap's plies become those moves, recovered, published as move events (after
   // a gap of unknown length, followed by the moves held back since, at their plies). Fails, changing nothing,

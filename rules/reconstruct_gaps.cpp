@@ -19,6 +19,16 @@ namespace eboard::rules {
 
 namespace {
 
+// remembered_search_gap, once more with Reconstructor::kRetryWork times the work when its bound cut it short
+// before any sequence was found.
+GapResult search_harder(const GapQuery& q) {
+  GapResult found = remembered_search_gap(q);
+  if (!found.exhausted) return found;
+  GapQuery more = q;
+  more.max_nodes *= Reconstructor::kRetryWork;
+  return remembered_search_gap(more);
+}
+
 // The side on move after `plies` plies from `from`.
 Color side_after(const Position& from, int plies) {
   return plies % 2 == 0 ? from.side_to_move() : ~from.side_to_move();
@@ -323,7 +333,7 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
   q.max_plies = std::min(max_plies, q.max_plies);
   // Scans tell a story only among a few sequences (hundreds are a hand at work): their searches stop there.
   if (clockless()) q.max_candidates = kScanCandidates;
-  GapResult found = remembered_search_gap(q);
+  GapResult found = search_harder(q);
   // An increment clock counts the presses since the last move: more than the shortest story all pressed has,
   // the story that long is the one played (a piece's detour, out and back, that the board cannot show), and
   // no story whose last move is not pressed is shorter than the count.
@@ -393,7 +403,7 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
         if (!drops) return {std::move(found), on_move, true, true};
       } else {
         unpressed.min_plies = unpressed.max_plies = found.plies + 1;
-        const GapResult longer = remembered_search_gap(unpressed);
+        const GapResult longer = search_harder(unpressed);
         if (longer.plies > 0) return {std::move(found), on_move, true};
         if (longer.exhausted && !drops) return {std::move(found), on_move, true, true};
       }
@@ -689,7 +699,7 @@ bool Reconstructor::tell_gap_past_bound_at(std::int64_t t, const std::array<Piec
   if (has_drops(game_.position().variant()) || game_.outcome()) return false;
   GapQuery q = gap_query(board, on_move);
   q.max_candidates = 1;  // whether one exists
-  const GapResult within = remembered_search_gap(q);
+  const GapResult within = search_harder(q);
   if (within.plies > 0 && !within.exhausted) return false;
   const auto p = board_position(on_move, board);
   if (!p) return false;

@@ -261,4 +261,23 @@ TEST(GapHallCaptures, TheMoversKnightInTheHandIsWaitedForAgainstAStoryWithItsLas
   EXPECT_EQ(t.last_ply, 30) << "the game after the gap not followed to its end";
 }
 
+// daemon_gap_hall_full_test --speed 6 --seed 232581968, board L: TCEC Chess960 game 34 (bbnnrkqr, 1800+5),
+// style tidy, unplugged between two moves after 9.Bd3 and plugged in again 39.0 s later with White's hand at
+// work on 17.Nxd1: plies 10-16 (Qd5 Be4 Qxd2 Ne3 Bxe4 Rd1 Qxd1) made meanwhile. The reconnect's board is
+// reached by two 7-ply stories all pressed; the story a ply longer with its last move shown ran out of the
+// search's work bound, and so did the 8-ply search at the press of Nxd1 (817,000 nodes needed, 400,000
+// allowed): told as a gap past the search's bound, no candidates, every later move held. Right: a search cut
+// short before it found anything is run once more with three times the work (Reconstructor::kRetryWork):
+// one moves-missed of plies 10-17 (67 sequences), every later move at its ply.
+TEST(GapHallCaptures, AGapTheWorkBoundCutShortIsSearchedAgainWithMoreWork) {
+  rules::ReconstructConfig cfg;
+  cfg.chess960 = true;
+  const Told t = replay_hall_capture(
+      "a_gap_the_work_bound_cut_short.cap",
+      "f3 f6 Qf2 b6 b4 Qc4 c3 c5 Bd3 Qd5 Be4 Qxd2 Ne3 Bxe4 Rd1 Qxd1 Nxd1 Bg6 bxc5 Nb7 Nd3 bxc5 Bb2 Nb6 h4",
+      10, 17, cfg);
+  expect_one_gap(t, 10, {"17"});
+  EXPECT_EQ(t.last_ply, 25);
+}
+
 }  // namespace eboard
