@@ -164,8 +164,9 @@ def settle(h, a, d, b, gap):
     if "last_ply" not in gap:
         # Its length unknown (past the daemon's search bound, or not told by a press): the arbiter, who knows
         # the game, gives the moves played up to the position the game went on from, from the candidates'
-        # length (the refused lengths change nothing).
-        shortest = len(gap["candidates"][0]["san"]) if gap.get("candidates") else 10
+        # length (the refused lengths change nothing); with none, from one ply (a search its work bound cut
+        # short is told past the bound whatever the gap's length).
+        shortest = len(gap["candidates"][0]["san"]) if gap.get("candidates") else 1
         for last in range(first + shortest - 1, min(first + 40, len(b.expected) + 1)):
             truth = b.expected[first - 1:last]
             if eboardctl(a, d, "recover", b.id, "--moves", " ".join(truth)).returncode == 0:
