@@ -55,6 +55,14 @@ struct GapResult {
 
 GapResult search_gap(const GapQuery& query);
 
+// Whether the work bound ran out before `result` (of `query`) was through: nothing found (exhausted), or a
+// list shorter than max_candidates left incomplete. (A list cut at max_candidates is not: more work finds
+// only more of the same length.)
+inline bool cut_by_work(const GapQuery& query, const GapResult& result) {
+  return result.exhausted || (result.truncated && result.sequences.size() < query.max_candidates &&
+                              result.nodes > query.max_nodes);
+}
+
 // search_gap with its last answers remembered (per thread): the search is deterministic, and a journal
 // replayed asks again every question its games asked (a file of many games, the same position after every
 // restart), where a question the search cannot settle costs the whole work bound each time.

@@ -616,6 +616,14 @@ bool Reconstructor::may_continue(const Successor& s) const {
   return false;
 }
 
+bool Reconstructor::held_piece_in_the_air() const {
+  // (Not with drops: the press's moves hand pieces to the partner's board, which a wait would hold back.)
+  const std::optional<Piece> held = gaps_.held();
+  if (!held || !gaps_.suspected() || has_drops(game_.position().variant())) return false;
+  return std::count(physical_.begin(), physical_.end(), *held) <
+         std::count(display_.begin(), display_.end(), *held);
+}
+
 void Reconstructor::decide_pending(std::int64_t now) {
   wait_.decision_came();
   if (!wait_.pending()) return;
@@ -820,6 +828,9 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   }
   // Pieces in the air on the way to a legal move: wait for them, up to the mismatch time.
   if (!final) {
+    // A reconnect's dump that waits for the mover's piece in his hand: searched as it is, the piece would
+    // read as taken (a longer story); the press waits with the dump for it to be set down.
+    if (held_piece_in_the_air()) return;
     // After a reconnect or a restart the press may complete moves made unseen: a board the search explains
     // exactly is that story, before the one of a move with pieces still in the air (an exchange on a square
     // looks so: the pawns that took there gone from their squares).

@@ -202,9 +202,9 @@ class Reconstructor {
   // A moves-missed alert lists this many candidates, the likeliest first (rules/gap_rank.hpp), and tells
   // how many there are (candidates_total); settle_gap takes any of them.
   static constexpr std::size_t kShownCandidates = 16;
-  // A search cut short by its work bound before any story was found is run once more with this many times
-  // the work (bench_gap_recovery's `+retry` column: a few of the 9- and 10-ply gaps, each a few tens of
-  // milliseconds more), rather than told past the bound.
+  // A search its work bound cut short (nothing found, or a list left incomplete: cut_by_work) is run once
+  // more with this many times the work (bench_gap_recovery's `retried` and `+retry` columns), rather than
+  // told past the bound or as a list that may lack the sequence played.
   static constexpr std::uint64_t kRetryWork = 3;
   // The arbiter picks candidate `index` (0-based) of the missed gap, or types the moves (UCI or SAN,
   // separated by spaces): the gap's plies become those moves, recovered, published as move events (after
@@ -576,6 +576,9 @@ class Reconstructor {
   // A board read whole after a restart or a reconnect (a dump), settled and not explained, that a piece in
   // a hand put back explains by a shorter story than the board as it is (where that piece was taken).
   bool dump_shows_a_hand_at_work() const;
+  // A reconnect's dump waits for the mover's piece in his hand (GapTracker::held), and none of its kind has
+  // come back to the board since (never with drops).
+  bool held_piece_in_the_air() const;
   // A reconnect's dump, its clock running for one side, that lacks a piece of that side which, put back on
   // a square it stood on in the last known position, makes a story shorter by two plies or more than the
   // board as it is: that piece, perhaps in the mover's hand, not taken.

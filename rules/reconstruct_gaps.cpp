@@ -20,10 +20,10 @@ namespace eboard::rules {
 namespace {
 
 // remembered_search_gap, once more with Reconstructor::kRetryWork times the work when its bound cut it short
-// before any sequence was found.
+// (cut_by_work: nothing found, or a list left incomplete).
 GapResult search_harder(const GapQuery& q) {
   GapResult found = remembered_search_gap(q);
-  if (!found.exhausted) return found;
+  if (!cut_by_work(q, found)) return found;
   GapQuery more = q;
   more.max_nodes *= Reconstructor::kRetryWork;
   return remembered_search_gap(more);

@@ -280,4 +280,40 @@ TEST(GapHallCaptures, AGapTheWorkBoundCutShortIsSearchedAgainWithMoreWork) {
   EXPECT_EQ(t.last_ply, 25);
 }
 
+// daemon_gap_hall_full_test --speed 6 --seed 606676230, board F: blitz corpus game 67 (60+0), style tidy, the
+// board unplugged with 9.Nxd4 under way (the knight lifted from f3) and plugged in again 3.5 s later, Black's
+// hand on his f8 bishop for 10...Bc5. The reconnect's reading had White's press of Nxd4 pending, and the
+// dump, with f8 empty, waited for Black's bishop; but the pending press was decided first, on the dump as it
+// stood: the bishop read as taken on d4 (Nxd4 Bc5 Nb3 Bd4 Nxd4, five plies), then an illegal move, a
+// position-mismatch, an adopted position and every later move two plies off. Right: the press waits with
+// the dump for the piece in the hand; 9.Nxd4 recovered, 10...Bc5 and every later move at its ply.
+TEST(GapHallCaptures, APendingPressWaitsWithTheDumpForTheMoversPieceInTheHand) {
+  const Told t =
+      replay_hall_capture("pending_press_with_the_movers_piece_in_the_hand.cap",
+                          "e4 e5 Nf3 Nf6 Nc3 Nc6 d4 exd4 Nxd4 Bc5 Nxc6 dxc6 Bd3 Bg4 f3 Be6 Qe2 Qd7 "
+                          "Be3 Bxe3 Qxe3 O-O-O Qxa7 Qd4 O-O-O Kd7 Be2 Ke7 Rxd4",
+                          9, 9);
+  expect_one_gap(t, 9);
+  EXPECT_EQ(t.gaps, 0) << "a one-ply gap told as moves-missed";
+  EXPECT_GE(t.last_ply, 18);
+}
+
+// daemon_gap_hall_full_test --speed 6 --seed 563698684, board E: blitz corpus game 202 (300+3), style casual,
+// unplugged between two moves after 10...O-O and plugged in again 54.5 s later with 19.Ba2 set down and not
+// pressed: plies 11-18 (a4 Ng4 O-O Nxf2 Rxf2 Bxf2+ Kxf2 Na5) made meanwhile. The story with Ba2 shown lists
+// 62 sequences, but the work bound ran out after ten of them: a moves-missed of ten "incomplete" candidates,
+// none the moves played. Right: a list the work bound left incomplete is searched again with more work
+// (Reconstructor::kRetryWork): the 62, the played among them (ranked past the 16 listed).
+TEST(GapHallCaptures, AListTheWorkBoundLeftIncompleteIsSearchedAgainWithMoreWork) {
+  const Told t =
+      replay_hall_capture("a_list_the_work_bound_left_incomplete.cap",
+                          "e4 e5 Nf3 Nc6 Bc4 Nf6 d3 Bc5 c3 O-O a4 Ng4 O-O Nxf2 Rxf2 Bxf2 Kxf2 Na5 Ba2 "
+                          "c6 b4 Qb6 Be3 Qa6 bxa5 Qxa5 Nbd2",
+                          11, 19);
+  expect_one_gap(t, 11, {"19"});
+  ASSERT_EQ(t.missed.size(), 1u);
+  EXPECT_EQ(field(t.missed.front(), "candidates_total"), "62");
+  EXPECT_EQ(field(t.missed.front(), "incomplete"), "") << "the list is whole: the moves played are in it";
+}
+
 }  // namespace eboard
