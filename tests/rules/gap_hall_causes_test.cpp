@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,14 +62,18 @@ Told told(const std::vector<Event>& events) {
   return t;
 }
 
-// The board read showing `before`, the clock as `running` reads, unplugged at 2 s and plugged in again at
-// 30 s showing `back`: what the Reconstructor told meanwhile.
+// The board read showing `before`, the clock as `running` reads, then `at_loss` if given (a hand at work
+// at 1.5 s), unplugged at 2 s and plugged in again at 30 s showing `back`: what the Reconstructor told
+// meanwhile.
 std::vector<Event> unplugged(Reconstructor& r, const Board& before, const ClockReading& running,
-                             const Board& back) {
+                             const Board& back, std::optional<SensorEvent> at_loss = std::nullopt) {
+  std::vector<SensorEvent> events{SensorEvent{0, BoardSnapshot{before}}, SensorEvent{10, running}};
+  if (at_loss) events.push_back(*at_loss);
+  for (const SensorEvent& e : {SensorEvent{2'000, DeviceLink{false}}, SensorEvent{30'000, DeviceLink{true}},
+                               SensorEvent{30'000, BoardSnapshot{back}}})
+    events.push_back(e);
   std::vector<Event> out;
-  for (const SensorEvent& e : {SensorEvent{0, BoardSnapshot{before}}, SensorEvent{10, running},
-                               SensorEvent{2'000, DeviceLink{false}}, SensorEvent{30'000, DeviceLink{true}},
-                               SensorEvent{30'000, BoardSnapshot{back}}}) {
+  for (const SensorEvent& e : events) {
     std::vector<Event> evs = r.on_sensor(e);
     out.insert(out.end(), evs.begin(), evs.end());
   }
@@ -565,19 +570,13 @@ std::string first_candidate(bool lifted) {
   std::vector<std::string> all = before;
   for (const auto& m : words("h2h3 a7a6 b1c3")) all.push_back(m);
   Reconstructor r(standard(), game_after(before));
-  std::vector<Event> out;
-  for (const SensorEvent& e :
-       {SensorEvent{0, BoardSnapshot{after(before).board()}}, SensorEvent{10, clock(ClockSide::Left)},
-        lifted ? SensorEvent{1'500, PieceLifted{parse_square("h2")}}
-               : SensorEvent{1'500, clock(ClockSide::Left, 5 * MIN - 1'500)},
-        SensorEvent{2'000, DeviceLink{false}}, SensorEvent{30'000, DeviceLink{true}},
-        SensorEvent{30'000, BoardSnapshot{after(all).board()}},
-        SensorEvent{30'010, clock(ClockSide::Right, 5 * MIN - 20'000, 5 * MIN - 10'000)}}) {
-    std::vector<Event> evs = r.on_sensor(e);
+  std::vector<Event> out =
+      unplugged(r, after(before).board(), clock(ClockSide::Left), after(all).board(),
+                lifted ? std::optional(SensorEvent{1'500, PieceLifted{parse_square("h2")}}) : std::nullopt);
+  for (std::vector<Event> evs :
+       {r.on_sensor({30'010, clock(ClockSide::Right, 5 * MIN - 20'000, 5 * MIN - 10'000)}),
+        r.advance(40'000)})
     out.insert(out.end(), evs.begin(), evs.end());
-  }
-  std::vector<Event> evs = r.advance(40'000);
-  out.insert(out.end(), evs.begin(), evs.end());
   const Told t = told(out);
   EXPECT_EQ(t.alerts.size(), 1u);
   EXPECT_TRUE(t.moves.empty());
