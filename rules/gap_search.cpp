@@ -225,11 +225,19 @@ class Searcher {
     return diff;
   }
 
+  // Which of within_reach's bounds the side on move meets with no move to spare (each false with drops).
+  struct Spare {
+    bool placing = true;  // its squares to set need every move it has left
+    bool leaving = true;  // its pieces off their squares need every move it has left
+    bool setting = true;  // the squares to set and the pieces to lose need every ply left
+  };
+
   // Whether `plies` more moves (the side to move first) can turn the position into the board. Lower bounds,
   // blockers ignored: every square of a side's piece that is not shown needs a move of that side to set
   // it there (as many as the nearest such piece needs); every piece of a side not on its square must move
-  // or be taken; the material must match with the captures and drops left.
-  bool within_reach(int plies) const {
+  // or be taken; the material must match with the captures and drops left. When it can, `spare` (if given)
+  // says which of the bounds the side on move meets with no move to spare.
+  bool within_reach(int plies, Spare* spare = nullptr) const {
     std::array<int, 2> moves{};
     Color us = pos_.side_to_move();
     moves[us] = (plies + 1) / 2;
@@ -246,6 +254,7 @@ class Searcher {
       int off = popcount(diff & pos_.pieces(c));
       int taken = has_drops(pos_.variant()) ? moves[~c] : std::max(0, lost[c]);
       if (off - taken > moves[c] + castle_bonus[c]) return false;
+      if (spare && c == us) spare->leaving = off - taken == moves[c] + castle_bonus[c];
     }
     int targets = 0;
     for (Bitboard b = diff; b; b &= b - 1) {
@@ -259,7 +268,10 @@ class Searcher {
       need[c] += cost;
       if (need[c] > moves[c] + castle_twice[c]) return false;
     }
-    if (has_drops(pos_.variant())) return true;
+    if (has_drops(pos_.variant())) {
+      if (spare) *spare = Spare{false, false, false};
+      return true;
+    }
     // Pieces to be taken. One taken where it stands, on a square where the board shows a piece of the
     // taker, may be taken by the move that sets that piece (so may the pawn an en-passant capture can
     // take now). Any other either moves first (a move that sets nothing the board shows: the piece is
@@ -280,7 +292,47 @@ class Searcher {
       }
       unexplained_losses += std::max(0, lost[c] - free);
     }
-    return targets + (unexplained_losses + 1) / 2 <= plies + castle_twice[WHITE] + castle_twice[BLACK];
+    const int slack =
+        plies + castle_twice[WHITE] + castle_twice[BLACK] - targets - (unexplained_losses + 1) / 2;
+    if (spare && slack >= 0) {
+      spare->placing = need[us] == moves[us] + castle_twice[us] && !q_.pawn_may_stay_on_last_rank;
+      spare->setting = slack == 0;
+    }
+    return slack >= 0;
+  }
+
+  // Whether the move `m` (legal here) can leave a position within_reach keeps, when the side on move has no
+  // move to spare (`spare`, from within_reach here). Each bound met with none left asks something of the
+  // move; one that does not do it leaves that bound short by a move (a sound cut, so the moves it skips are
+  // those within_reach would cut after making them: the answers do not change, only the work).
+  // - placing: the bound is the sum, over the squares to set, of the nearest piece's distance, so the move
+  //   must bring its piece nearer to a square to set of its kind (pawn moves, a promotion on the way, and
+  //   castling always may);
+  // - leaving: a piece off its square must be set where the board shows it (or castle);
+  // - setting: the move must set a piece the board shows, or take one, or go where the board shows a piece
+  //   of the opponent's (a piece of its that must be lost can be taken there), or make an en-passant
+  //   victim (a pawn's double step); castling, promotions and en passant always may.
+  bool may_keep_within_reach(Move m, const Spare& spare) const {
+    if (m.kind() == Move::CASTLING) return true;
+    const Piece moved = pos_.piece_on(m.from());
+    const Color us = color_of(moved);
+    const Piece set = m.is_promotion() ? make_piece(us, m.promotion_type()) : moved;
+    const Piece shown = q_.board[m.to()];
+    const bool sets = shown == set;
+    if (spare.leaving && !sets) return false;
+    if (spare.setting && !sets && m.kind() == Move::NORMAL && pos_.empty(m.to()) &&
+        (shown == NO_PIECE || color_of(shown) == us) &&
+        !(type_of(moved) == PAWN && std::abs(rank_of(m.to()) - rank_of(m.from())) == 2))
+      return false;
+    if (spare.placing && m.kind() == Move::NORMAL && type_of(moved) != PAWN) {
+      const PieceType t = type_of(moved);
+      for (Bitboard b = target_bb_[us][t] & ~pos_.pieces(us, t); b; b &= b - 1) {
+        const Square goal = lsb(b);
+        if (piece_distance(t, m.to(), goal) < piece_distance(t, m.from(), goal)) return true;
+      }
+      return false;
+    }
+    return true;
   }
 
   bool board_reached() const { return unshown() == 0; }
@@ -303,7 +355,8 @@ class Searcher {
     }
     // The bound first: it costs less than a look-up in memory, and a position it cuts is not remembered
     // (it would only push out of the table the dead ends that took a search to find).
-    if (!within_reach(plies)) return;
+    Spare spare;
+    if (!within_reach(plies, &spare)) return;
     const Key memo = pos_.key() ^ depth_keys_[std::size_t(plies)];
     if (dead_ends_.contains(memo)) return;
     if (auto known = reached_.find(memo); known != reached_.end()) {
@@ -333,6 +386,7 @@ class Searcher {
     };
     for (Move m : MoveList(pos_)) {
       if (m.is_promotion() && !(q_.promotion_types & (1u << m.promotion_type()))) continue;
+      if (!may_keep_within_reach(m, spare)) continue;
       pos_.do_move(m);
       if (m.kind() != Move::CASTLING && pos_.castling_rights() != rights && deferred < later.size()) {
         pos_.undo_move(m);

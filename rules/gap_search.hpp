@@ -8,7 +8,10 @@
 // unique explanation from an ambiguous one. A branch is cut when the pieces still to be placed on their
 // squares need more moves than its side has left (a lower bound from piece geometry, blockers ignored), when
 // the material cannot match with the captures and drops left, and when a position was already shown to
-// reach nothing in that many plies (transpositions). Pure code: no time, no I/O.
+// reach nothing in that many plies (transpositions). Where the side on move meets one of those bounds with
+// no move to spare, a move that does nothing that bound asks (bring a piece nearer to its square, set a
+// piece where the board shows it) is not made at all: it would only be cut a ply later. Pure code: no
+// time, no I/O.
 #pragma once
 
 #include <array>
