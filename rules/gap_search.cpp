@@ -123,6 +123,7 @@ class Searcher {
       if (q.board[s] != NO_PIECE) {
         ++target_count_[color_of(q.board[s])];
         target_bb_[color_of(q.board[s])][type_of(q.board[s])] |= square_bb(s);
+        shown_bb_[color_of(q.board[s])] |= square_bb(s);
       }
     std::uint64_t x = 0x9e3779b97f4a7c15ULL;
     for (auto& k : depth_keys_) {
@@ -282,15 +283,13 @@ class Searcher {
     const Square ep = pos_.ep_square();
     for (Color c : {WHITE, BLACK}) {
       if (lost[c] <= 0) continue;
-      int free = 0;
-      for (Bitboard b = pos_.pieces(c); b; b &= b - 1) {
-        Square s = lsb(b);
-        Piece shown = q_.board[s];
-        bool ep_victim = ep != SQ_NONE && c != us && type_of(pos_.piece_on(s)) == PAWN &&
-                         file_of(s) == file_of(ep) && std::abs(rank_of(s) - rank_of(ep)) == 1;
-        if ((shown != NO_PIECE && color_of(shown) != c) || ep_victim) ++free;
+      Bitboard free = pos_.pieces(c) & shown_bb_[~c];
+      if (ep != SQ_NONE && c != us) {
+        const Bitboard beside = (rank_of(ep) < 7 ? rank_bb(rank_of(ep) + 1) : 0) |
+                                (rank_of(ep) > 0 ? rank_bb(rank_of(ep) - 1) : 0);
+        free |= pos_.pieces(c, PAWN) & file_bb(file_of(ep)) & beside;
       }
-      unexplained_losses += std::max(0, lost[c] - free);
+      unexplained_losses += std::max(0, lost[c] - popcount(free));
     }
     const int slack =
         plies + castle_twice[WHITE] + castle_twice[BLACK] - targets - (unexplained_losses + 1) / 2;
@@ -415,6 +414,7 @@ class Searcher {
   Position pos_;
   std::array<int, 2> target_count_{};
   std::array<std::array<Bitboard, PIECE_TYPE_NB>, 2> target_bb_{};
+  std::array<Bitboard, 2> shown_bb_{};  // the squares the board shows a piece of each side on
   std::array<Key, 64> depth_keys_{};
   KeySet dead_ends_{kDeadEndBits};
   // The positions (with the plies left) that reach the board, with every sequence of moves from each.

@@ -167,7 +167,10 @@ Row run(const std::vector<Gap>& gaps, int plies, bool pawn_stays, bool clock_sid
       probe.side_to_move = ~*q.side_to_move;
       probe.min_plies = probe.max_plies = r.plies + 1;
       probe.max_candidates = 1;
-      search_gap(probe);
+      if (cut_by_work(probe, search_gap(probe))) {  // searched again with more work, as the main search
+        probe.max_nodes *= Reconstructor::kRetryWork;
+        search_gap(probe);
+      }
     }
     row.probe_ms.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
@@ -240,7 +243,7 @@ int main(int argc, char** argv) {
     if (only && plies != only) return;
     const bool clock_side = std::getenv("GAP_NO_CLOCK") == nullptr;
     // Several rounds (different cut points) so that short games and small corpora still give enough gaps.
-    std::vector<Gap> all = gaps;
+    const std::vector<Gap>& all = gaps;
     Row row = run(all, plies, pawn_stays, clock_side, pawn_stays ? 4 : 10);
     failures += row.truth_missing;
     std::printf(
