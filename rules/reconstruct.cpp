@@ -532,6 +532,7 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
     if (longer_unsearched && tell_gap_past_bound(press)) return;
     if (recover_gap_on(t, &press, physical_, false)) return;
   }
+  if (press_completes_the_hand_at_the_reading(press)) return;
   // A reconnect's board past the search's bound with the other side on move (an odd number of plies
   // unseen), then that side's move from it pressed: the press is the first after the gap.
   if (presser != to_move && gaps_.suspected() && tell_gap_past_bound_from_read_board(press)) return;

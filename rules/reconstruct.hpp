@@ -583,6 +583,10 @@ class Reconstructor {
   // a square it stood on in the last known position, makes a story shorter by two plies or more than the
   // board as it is: that piece, perhaps in the mover's hand, not taken.
   std::optional<Piece> dump_lacks_the_movers_piece() const;
+  // A press by the side a gap's length waits for (GapTracker::Length::Waiting), made after he set a piece
+  // down on the board read: his hand was at work at the reading. The board at the press is searched as the
+  // gap and his move, all pressed; true when that told the gap.
+  bool press_completes_the_hand_at_the_reading(const PendingPress& press);
   // A board searched for the moves that reach it.
   struct Reading {
     std::array<Piece, 64> board;

@@ -671,6 +671,30 @@ bool Reconstructor::gap_length_told_by_a_move(std::int64_t t) {
   return true;
 }
 
+bool Reconstructor::press_completes_the_hand_at_the_reading(const PendingPress& press) {
+  if (gaps_.length() != GapTracker::Length::Waiting || !gaps_.suspected() || game_.outcome() ||
+      gaps_.waiting_on_move() != press.presser)
+    return false;
+  const std::array<Piece, 64>& read = gaps_.waiting_board();
+  bool set_down = false;
+  for (Square q = 0; q < 64 && !set_down; ++q) set_down = physical_[q] != NO_PIECE && physical_[q] != read[q];
+  if (!set_down) return false;
+  // The waiting side has set a piece down and pressed. Had the board been read at rest, the move would have
+  // told the length (gap_length_told_by_a_move): it did not, so the reading caught his hand at work (his
+  // piece in the air, the piece it takes set aside, read as taken in a longer story). The board at the
+  // press is searched instead, its story all pressed; failing that, the wait goes on as it was.
+  const GapTracker::SearchState before = gaps_.search_state();
+  const bool longer_unsearched = gaps_.longer_unsearched();
+  gaps_.tell_all_pressed();
+  if (recover_gap_on(press.t_ms, &press, physical_, false)) {
+    wait_.clear();
+    return true;
+  }
+  gaps_.wait_for_length(read, press.presser, longer_unsearched);
+  gaps_.restore(before);
+  return false;
+}
+
 bool Reconstructor::tell_gap_past_bound(const PendingPress& press) {
   return tell_gap_past_bound_at(press.t_ms, physical_, ~press.presser);
 }

@@ -316,4 +316,29 @@ TEST(GapHallCaptures, AListTheWorkBoundLeftIncompleteIsSearchedAgainWithMoreWork
   EXPECT_EQ(field(t.missed.front(), "incomplete"), "") << "the list is whole: the moves played are in it";
 }
 
+// daemon_gap_hall_full_test --speed 6 --seed 264255307, board I: blitz corpus game 416 (300+0), style casual,
+// unplugged between two moves after 9.Be3 and plugged in again 32.7 s later with White's hand at work on
+// 14.Bxc6: plies 10-16 (Nc6 e5 Nd7 f4 Qb6 Bb5 cxd4) made meanwhile, the bishop in the air and the knight it
+// takes set aside when the board was read. Read as they stood, both pieces were taken: a story of nine
+// plies all pressed (an exchange on d7), and one a ply longer with its last move shown, so the length waited
+// for White's press. White set the bishop on c6 and pressed: no move from the nine plies' end sets a white
+// bishop there, the wait ran to the mismatch time, the nine plies were told, then a position-mismatch, an
+// adopted position and every later move two plies off. Right: the press after a piece set down tells that
+// the reading caught the hand at work; the board at the press is the gap and Bxc6 (plies 10-17), the moves
+// played among the candidates, every later move at its ply.
+TEST(GapHallCaptures, APressAfterTheHandSetItsPieceDownTellsTheGapFromTheBoardAtThePress) {
+  const Told t =
+      replay_hall_capture("hand_at_work_at_the_reading_then_pressed.cap",
+                          "d4 Nf6 Nc3 e6 e4 d5 f3 c5 Be3 Nc6 e5 Nd7 f4 Qb6 Bb5 cxd4 Bxc6 dxe3 Bxd7 "
+                          "Bxd7 Rb1 Bc5 Nge2 d4 Ne4",
+                          10, 17);
+  expect_one_gap(t, 10, {"17"});
+  ASSERT_EQ(t.missed.size(), 1u);
+  EXPECT_NE(field(t.missed.front(), "candidates")
+                .find(R"(["b8c6","e4e5","f6d7","f3f4","d8b6","f1b5","c5d4","b5c6"])"),
+            std::string::npos)
+      << "the moves played are not among the 16 listed";
+  EXPECT_EQ(t.last_ply, 25);
+}
+
 }  // namespace eboard
