@@ -229,8 +229,9 @@ class Searcher {
   // Which of within_reach's bounds the side on move meets with no move to spare (each false with drops).
   struct Spare {
     bool placing = true;  // its squares to set need every move it has left
-    bool leaving = true;  // its pieces off their squares need every move it has left
+    int leaving = 0;      // the moves it has left beyond those its pieces off their squares need
     bool setting = true;  // the squares to set and the pieces to lose need every ply left
+    bool taking = true;   // the opponent's pieces it must take need every move it has left
   };
 
   // Whether `plies` more moves (the side to move first) can turn the position into the board. Lower bounds,
@@ -255,7 +256,7 @@ class Searcher {
       int off = popcount(diff & pos_.pieces(c));
       int taken = has_drops(pos_.variant()) ? moves[~c] : std::max(0, lost[c]);
       if (off - taken > moves[c] + castle_bonus[c]) return false;
-      if (spare && c == us) spare->leaving = off - taken == moves[c] + castle_bonus[c];
+      if (spare && c == us) spare->leaving = moves[c] + castle_bonus[c] - (off - taken);
     }
     int targets = 0;
     for (Bitboard b = diff; b; b &= b - 1) {
@@ -270,7 +271,7 @@ class Searcher {
       if (need[c] > moves[c] + castle_twice[c]) return false;
     }
     if (has_drops(pos_.variant())) {
-      if (spare) *spare = Spare{false, false, false};
+      if (spare) *spare = Spare{false, FAR, false, false};
       return true;
     }
     // Pieces to be taken. One taken where it stands, on a square where the board shows a piece of the
@@ -296,6 +297,7 @@ class Searcher {
     if (spare && slack >= 0) {
       spare->placing = need[us] == moves[us] + castle_twice[us] && !q_.pawn_may_stay_on_last_rank;
       spare->setting = slack == 0;
+      spare->taking = lost[~us] > 0 && lost[~us] == moves[us];
     }
     return slack >= 0;
   }
@@ -307,10 +309,13 @@ class Searcher {
   // - placing: the bound is the sum, over the squares to set, of the nearest piece's distance, so the move
   //   must bring its piece nearer to a square to set of its kind (pawn moves, a promotion on the way, and
   //   castling always may);
-  // - leaving: a piece off its square must be set where the board shows it (or castle);
+  // - leaving: a piece that stands where the board shows it and moves where it does not adds one to the
+  //   pieces off their squares, and one that moves and is still off its square takes a move: the moves
+  //   left beyond that bound must cover it (castling always may);
   // - setting: the move must set a piece the board shows, or take one, or go where the board shows a piece
   //   of the opponent's (a piece of its that must be lost can be taken there), or make an en-passant
-  //   victim (a pawn's double step); castling, promotions and en passant always may.
+  //   victim (a pawn's double step); castling, promotions and en passant always may;
+  // - taking: the move must take a piece.
   bool may_keep_within_reach(Move m, const Spare& spare) const {
     if (m.kind() == Move::CASTLING) return true;
     const Piece moved = pos_.piece_on(m.from());
@@ -318,7 +323,9 @@ class Searcher {
     const Piece set = m.is_promotion() ? make_piece(us, m.promotion_type()) : moved;
     const Piece shown = q_.board[m.to()];
     const bool sets = shown == set;
-    if (spare.leaving && !sets) return false;
+    const bool was_off = q_.board[m.from()] != moved;
+    if (spare.leaving - 1 + (was_off ? 1 : 0) - (sets ? 0 : 1) < 0) return false;
+    if (spare.taking && pos_.empty(m.to()) && m.kind() != Move::EN_PASSANT) return false;
     if (spare.setting && !sets && m.kind() == Move::NORMAL && pos_.empty(m.to()) &&
         (shown == NO_PIECE || color_of(shown) == us) &&
         !(type_of(moved) == PAWN && std::abs(rank_of(m.to()) - rank_of(m.from())) == 2))
