@@ -38,8 +38,9 @@ struct GapQuery {
   // Sequences kept; more are counted as truncated. Enough for the sequence played to be among them at 10
   // plies in most gaps (the ranking, rules/gap_rank.hpp, puts it near the top).
   std::size_t max_candidates = 2048;
-  // A bound on the work (about 60 ms of one core of this 2-core machine, 70-90 ms of wall time while other
-  // builds load it; bench_gap_recovery prints both): past it the search reports what it found as incomplete
+  // A bound on the work: positions made, and the moves not made (cut before them) at a fraction of one
+  // (about 40 ms of one core of this 2-core machine for a search that spends it all, more while other builds
+  // load it; bench_gap_recovery prints the p99 of wall and CPU time): past it the search reports what it found as incomplete
   // (truncated when the length being searched had sequences, exhausted when none was found), never a guess
   // as the only explanation.
   std::uint64_t max_nodes = 400'000;
@@ -52,7 +53,7 @@ struct GapResult {
   // length is certain: every shorter one was searched whole); the list holds those found.
   bool truncated = false;
   bool exhausted = false;  // the node budget ran out before any sequence was found within the bound
-  std::uint64_t nodes = 0;
+  std::uint64_t nodes = 0;  // the work spent, as max_nodes counts it
   bool unique() const { return sequences.size() == 1 && !truncated; }
 };
 
