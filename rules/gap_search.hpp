@@ -39,10 +39,10 @@ struct GapQuery {
   // plies in most gaps (the ranking, rules/gap_rank.hpp, puts it near the top).
   std::size_t max_candidates = 2048;
   // A bound on the work: positions made, and the moves not made (cut before them) at a fraction of one
-  // (about 40 ms of one core of this 2-core machine for a search that spends it all, more while other builds
-  // load it; bench_gap_recovery prints the p99 of wall and CPU time): past it the search reports what it found as incomplete
-  // (truncated when the length being searched had sequences, exhausted when none was found), never a guess
-  // as the only explanation.
+  // (about 40 ms of one core of this 2-core machine for a search that spends it all, more while other
+  // builds load it; bench_gap_recovery prints the p99 of wall and CPU time). Past it the search reports
+  // what it found as incomplete (truncated when the length being searched had sequences, exhausted when
+  // none was found), never a guess as the only explanation.
   std::uint64_t max_nodes = 400'000;
 };
 
