@@ -52,7 +52,7 @@ struct GapResult {
   // More sequences of that length than max_candidates, or the work bound ran out while it listed them (the
   // length is certain: every shorter one was searched whole); the list holds those found.
   bool truncated = false;
-  bool exhausted = false;  // the node budget ran out before any sequence was found within the bound
+  bool exhausted = false;   // the node budget ran out before any sequence was found within the bound
   std::uint64_t nodes = 0;  // the work spent, as max_nodes counts it
   bool unique() const { return sequences.size() == 1 && !truncated; }
 };
