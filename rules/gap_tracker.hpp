@@ -58,16 +58,19 @@ class GapTracker {
   }
 
   // --- The suspicion of moves made unseen ---------------------------------------------------------------
-  // A whole board read after a link change or a restart showed a board no single move explains.
+  // A whole board read at `t_ms` after a link change or a restart showed a board no single move explains.
   // `first_board`: it is the first board this game was read on.
-  void suspect(bool first_board) {
+  void suspect(bool first_board, std::int64_t t_ms) {
     suspected_ = true;
+    suspected_at_ = t_ms;
     dump_deferred_ = false;
     length_ = Length::Open;
     first_board_dump_ = first_board;
     unexplained_.reset();
   }
   bool suspected() const { return suspected_; }
+  // When the board that raised the suspicion was read.
+  std::int64_t suspected_at() const { return suspected_at_; }
   void clear_suspicion() {
     suspected_ = false;
     unexplained_.reset();
@@ -151,6 +154,7 @@ class GapTracker {
   std::optional<std::int64_t> reread_wanted_;
   std::optional<std::int64_t> reread_asked_for_;
   bool suspected_ = false;
+  std::int64_t suspected_at_ = 0;
   bool dump_deferred_ = false;
   bool first_board_dump_ = false;
   std::optional<std::array<Piece, 64>> unexplained_;

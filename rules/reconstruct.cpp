@@ -294,7 +294,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
           // Not a board re-read on request (board_read_wanted): that corrects field updates lost on the
           // wire, and an illegal move left standing must not find a "gap" to explain it.
           if ((first || gaps_.link_changed()) && physical_ != display_ && !matching_successor())
-            gaps_.suspect(first);
+            gaps_.suspect(first, e.t_ms);
           gaps_.board_read();
         } else if constexpr (std::is_same_v<T, ClockReading>) {
           board_event = false;
@@ -991,6 +991,10 @@ Square Reconstructor::judge_same_piece(const ShownMove& illegal, const Successor
 void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock, std::size_t touch_count,
                            std::size_t history_index, bool judge_touches) {
   forget_stood();  // a move from the position before the illegal one: that one was taken back (7.5.1)
+  // The move shown on a board read before the one that raised a gap's suspicion (a press pending when
+  // the link went down, read with the reconnect): that board, and any since, may be moves further on.
+  const bool shown_before_the_reading = gaps_.suspected() && history_index < history_.size() &&
+                                        history_[history_index].t_ms < gaps_.suspected_at();
   if (judge_touches) check_touches(s, touch_count, t);
   illegal_.replaced_done();  // replaced now (or the turn passed on without a judgement)
   if (s.move.is_drop() && game_.position().variant() == Variant::Bughouse) judge_drop_timing(s.move, t);
@@ -1028,8 +1032,9 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   history_ = std::move(later);
   forget_mismatch();
   // A press pending when the link went down, read with the reconnect, completes the move shown before;
-  // the board the reconnect read may be moves further on: still a gap, searched once it settles.
-  const bool dump_further_on = gaps_.suspected() && board_from_dump_;
+  // the board the reconnect read may be moves further on: still a gap, searched once it settles (also
+  // when the hands have changed it since the reading).
+  const bool dump_further_on = gaps_.suspected() && (board_from_dump_ || shown_before_the_reading);
   gaps_.forget_searched();
   gaps_.reset_failures();
   adopt_candidate_.reset();

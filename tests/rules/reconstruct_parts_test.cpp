@@ -94,7 +94,8 @@ TEST(GapTracker, LinkAndLengthPhases) {
   EXPECT_FALSE(g.reread_wanted());
 
   std::array<Piece, 64> board = Position::start(Variant::Chess).board();
-  g.suspect(true);
+  g.suspect(true, 800);
+  EXPECT_EQ(g.suspected_at(), 800);
   g.mark_searched(board);
   EXPECT_TRUE(g.searched(board));
   g.wait_for_length(board, BLACK);
@@ -105,7 +106,7 @@ TEST(GapTracker, LinkAndLengthPhases) {
   EXPECT_FALSE(g.stop_waiting());
   g.tell_all_pressed();
   EXPECT_EQ(g.length(), GapTracker::Length::AllPressed);
-  g.suspect(false);  // a new suspicion opens the length again
+  g.suspect(false, 900);  // a new suspicion opens the length again
   EXPECT_EQ(g.length(), GapTracker::Length::Open);
   EXPECT_FALSE(g.first_board_dump());
 }

@@ -341,4 +341,28 @@ TEST(GapHallCaptures, APressAfterTheHandSetItsPieceDownTellsTheGapFromTheBoardAt
   EXPECT_EQ(t.last_ply, 25);
 }
 
+// daemon_gap_hall_full_test --speed 6 --seed 988444380, board I: blitz corpus game 100 (180+0), style casual,
+// the board unplugged just after 5.e4 was set down and before its press, plugged in again 23.7 s later with
+// Black's hand at work on 7...Nxc3: 5.e4 pressed and plies 10-13 (d5 e5 Ne4 Bd3) made meanwhile, the knight
+// in the air when the board was read. The press of e4, read with the reconnect, waited for the board; the
+// hand set the knight down on c3 (the white knight taken off first), and the press completed e4, shown before
+// the link went. That ended the suspicion of a gap: the reading was not the board's last state any more, so
+// the board further on was never searched, and Black's press of Nxc3 was an illegal move, then a
+// position-mismatch, an adopted position and every later move four plies off. Right: a move completed that
+// the board showed before the reading leaves the reading, and what the hands did since, a gap still;
+// 5.e4 at ply 9, then plies 10-14 (the gap and Nxc3) one moves-missed, every later move at its ply.
+TEST(GapHallCaptures, APressPendingAtTheLossLeavesTheBoardReadSinceAGap) {
+  const Told t =
+      replay_hall_capture("press_pending_at_the_loss_then_a_hand_at_the_reading.cap",
+                          "d4 Nf6 Nf3 g6 Bf4 Bg7 Nc3 O-O e4 d5 e5 Ne4 Bd3 Nxc3 bxc3 f6 Qd2 Nc6 O-O fxe5 "
+                          "Nxe5 Nxe5 Bxe5 Bxe5",
+                          10, 14);
+  expect_one_gap(t, 10, {"14"});
+  ASSERT_EQ(t.missed.size(), 1u);
+  EXPECT_NE(field(t.missed.front(), "candidates").find(R"(["d7d5","e4e5","f6e4","f1d3","e4c3"])"),
+            std::string::npos)
+      << "the moves played are not among the candidates";
+  EXPECT_EQ(t.last_ply, 22);
+}
+
 }  // namespace eboard
