@@ -675,7 +675,7 @@ bool Reconstructor::press_completes_the_hand_at_the_reading(const PendingPress& 
   if (gaps_.length() != GapTracker::Length::Waiting || !gaps_.suspected() || game_.outcome() ||
       gaps_.waiting_on_move() != press.presser)
     return false;
-  const std::array<Piece, 64>& read = gaps_.waiting_board();
+  const std::array<Piece, 64> read = gaps_.waiting_board();  // a copy: the search below may wait anew
   bool set_down = false;
   for (Square q = 0; q < 64 && !set_down; ++q) set_down = physical_[q] != NO_PIECE && physical_[q] != read[q];
   if (!set_down) return false;

@@ -152,13 +152,14 @@ Row run(const std::vector<Gap>& gaps, int plies, bool pawn_stays, bool clock_sid
     row.cpu_ms.push_back(thread_cpu_ms() - c0);
     row.nodes += r.nodes;
     // Cut short by the work bound (nothing found, or a list left incomplete): the daemon searches once more
-    // with more work (Reconstructor::kRetryWork), counted in the last columns.
-    if (cut_by_work(q, r)) {
-      ++row.retried;
-      GapQuery more = q;
-      more.max_nodes *= Reconstructor::kRetryWork;
-      r = search_gap(more);
-    }
+    // with more work (search_harder in rules/reconstruct_gaps.cpp), counted in the last columns.
+    auto harder = [](GapQuery query, GapResult first, int* retried) {
+      if (!cut_by_work(query, first)) return first;
+      if (retried) ++*retried;
+      query.max_nodes *= Reconstructor::kRetryWork;
+      return search_gap(query);
+    };
+    r = harder(q, std::move(r), &row.retried);
     // A reconnect's search as the daemon runs it (rules/reconstruct_gaps.cpp): a story found all pressed is
     // searched a ply longer too, its last move shown and not pressed (the next move already on the board),
     // within the daemon's bound of plies.
@@ -167,10 +168,7 @@ Row run(const std::vector<Gap>& gaps, int plies, bool pawn_stays, bool clock_sid
       probe.side_to_move = ~*q.side_to_move;
       probe.min_plies = probe.max_plies = r.plies + 1;
       probe.max_candidates = 1;
-      if (cut_by_work(probe, search_gap(probe))) {  // searched again with more work, as the main search
-        probe.max_nodes *= Reconstructor::kRetryWork;
-        search_gap(probe);
-      }
+      harder(probe, search_gap(probe), nullptr);
     }
     row.probe_ms.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
