@@ -85,12 +85,13 @@ class GapTracker {
   // The suspected dump showed a piece perhaps in a hand: its search waits for the next press, or for the
   // mismatch time.
   bool dump_deferred() const { return dump_deferred_; }
-  // `held`: after a reconnect, the mover's piece waited for (any other change ends the wait).
-  void defer_dump(std::optional<Piece> held = std::nullopt) {
+  // `held`: after a reconnect, the mover's pieces one of which may be in his hand, a bit per Piece (1u <<
+  // piece): one of them set down goes on to the press, any other change ends the wait.
+  void defer_dump(std::uint32_t held = 0) {
     dump_deferred_ = true;
     held_ = held;
   }
-  std::optional<Piece> held() const { return dump_deferred_ ? held_ : std::nullopt; }
+  std::uint32_t held() const { return dump_deferred_ ? held_ : 0; }
   bool take_dump_deferral() { return std::exchange(dump_deferred_, false); }
 
   // --- Searches -----------------------------------------------------------------------------------------
@@ -158,7 +159,7 @@ class GapTracker {
   bool dump_deferred_ = false;
   bool first_board_dump_ = false;
   std::optional<std::array<Piece, 64>> unexplained_;
-  std::optional<Piece> held_;
+  std::uint32_t held_ = 0;
   std::optional<std::array<Piece, 64>> searched_;
   int searches_failed_ = 0;
   Length length_ = Length::Open;

@@ -252,9 +252,9 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
   // A reconnect's dump waiting for the mover's piece in his hand (dump_lacks_the_movers_piece): that piece
   // set down goes on to the press; any other change says the hand held nothing, and the dump is searched
   // as it stood, before the change (the next move's first lift).
-  if (const std::optional<Piece> held = gaps_.held(); held && board_from_dump_ && gaps_.suspected()) {
+  if (const std::uint32_t held = gaps_.held(); held && board_from_dump_ && gaps_.suspected()) {
     const auto* placed = std::get_if<PiecePlaced>(&e.what);
-    const bool held_set_down = placed && placed->piece == *held;
+    const bool held_set_down = placed && placed->piece != NO_PIECE && ((held >> placed->piece) & 1u);
     if (!held_set_down && (placed || std::holds_alternative<PieceLifted>(e.what)) && !game_.outcome()) {
       gaps_.take_dump_deferral();
       deadlines_.clear(Wake::Mismatch);
@@ -619,10 +619,14 @@ bool Reconstructor::may_continue(const Successor& s) const {
 
 bool Reconstructor::held_piece_in_the_air() const {
   // (Not with drops: the press's moves hand pieces to the partner's board, which a wait would hold back.)
-  const std::optional<Piece> held = gaps_.held();
+  const std::uint32_t held = gaps_.held();
   if (!held || !gaps_.suspected() || has_drops(game_.position().variant())) return false;
-  return std::count(physical_.begin(), physical_.end(), *held) <
-         std::count(display_.begin(), display_.end(), *held);
+  // In the air while every kind waited for is still short of its count (one set down ends it).
+  for (int pc = 0; pc < PIECE_NB; ++pc)
+    if (((held >> pc) & 1u) && std::count(physical_.begin(), physical_.end(), Piece(pc)) >=
+                                   std::count(display_.begin(), display_.end(), Piece(pc)))
+      return false;
+  return true;
 }
 
 void Reconstructor::decide_pending(std::int64_t now) {
@@ -1193,13 +1197,13 @@ void Reconstructor::on_settled(std::int64_t t) {
     // tests/sim/gap_recovery_test.cpp come out worse otherwise): there only a piece of the side whose clock
     // runs is waited for (his hand at work on the next move), also with the reconnect's reading pending as a
     // press (the lever moved while the board was away): that reading is what tells whose clock runs.
-    std::optional<Piece> held;
+    std::uint32_t held = 0;
     bool hand_at_work = false;
     if (!clockless() && !gaps_.dump_deferred()) {
       if (gaps_.first_board_dump())
         hand_at_work = !wait_.pending() && dump_shows_a_hand_at_work();
       else
-        hand_at_work = (held = dump_lacks_the_movers_piece()).has_value();
+        hand_at_work = (held = dump_lacks_the_movers_pieces()) != 0;
     }
     if (hand_at_work) {
       gaps_.defer_dump(held);

@@ -579,10 +579,11 @@ class Reconstructor {
   // A reconnect's dump waits for the mover's piece in his hand (GapTracker::held), and none of its kind has
   // come back to the board since (never with drops).
   bool held_piece_in_the_air() const;
-  // A reconnect's dump, its clock running for one side, that lacks a piece of that side which, put back on
-  // a square it stood on in the last known position, makes a story shorter by two plies or more than the
-  // board as it is: that piece, perhaps in the mover's hand, not taken.
-  std::optional<Piece> dump_lacks_the_movers_piece() const;
+  // A reconnect's dump, its clock running for one side, that lacks pieces of that side which, one put back
+  // on a square it stood on in the last known position, makes a story no longer than the board as it is
+  // (with the same side on move; shorter by a ply against one whose last move is not pressed): those
+  // pieces, a bit per Piece (1u << piece), one perhaps in the mover's hand, not taken. 0: none.
+  std::uint32_t dump_lacks_the_movers_pieces() const;
   // A press by the side a gap's length waits for (GapTracker::Length::Waiting), made after he set a piece
   // down on the board read: his hand was at work at the reading. The board at the press is searched as the
   // gap and his move, all pressed; true when that told the gap.

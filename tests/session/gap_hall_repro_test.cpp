@@ -366,4 +366,24 @@ TEST(GapHallCaptures, APressPendingAtTheLossLeavesTheBoardReadSinceAGap) {
   EXPECT_EQ(t.last_ply, 22);
 }
 
+// daemon_gap_hall_full_test --speed 6 --seed 506295464, board F: blitz corpus game 347 (60+0), the board
+// unplugged with 11.Bg5 under way and plugged in again with White's hand on the e-pawn for 19.e4: plies 11-18
+// (Bg5 hxg5 Nxg5 Qxg5 Ne4 Qd8 Nc3 Nf6) made meanwhile, all pressed, White's clock running, e2 empty in the
+// dump. Put back, the pawn makes a story of eight plies (the moves played); as the dump stands, a story as
+// long takes it (11.e4 Nf6 12.Ng5 hxg5 13.Bxg5 Nxe4 14.Bf6 Nxf6). Only a story shorter by two plies was
+// waited for, so the dump was searched as it stood: a moves-missed of 4 candidates without the moves played,
+// then e4 set down and pressed read as an illegal move, a position-mismatch and an adopted position. Right:
+// the board waits for the piece; e4 pressed tells plies 11-19 (the gap and e4) as one moves-missed holding
+// the moves played, and every later move goes out at its ply.
+TEST(GapHallCaptures, TheMoversPieceInTheAirIsWaitedForAgainstAStoryAsLongThatTakesIt) {
+  const Told t = replay_hall_capture(
+      "movers_pawn_in_the_air_at_the_reconnect_a_story_as_long_takes_it.cap",
+      "d4 a6 Nf3 h6 c4 e6 d5 d6 Nc3 e5 Bg5 hxg5 Nxg5 Qxg5 Ne4 Qd8 Nc3 Nf6 e4 Nbd7 Bd3 Nc5 O-O Nxd3 Qxd3 Ng4 "
+      "Rfe1 Qh4 g3 Qxh2",
+      11, 19);
+  expect_one_gap(t, 11, {"19"});
+  expect_one_missed_listing(t, R"(["c1g5","h6g5","f3g5","d8g5","c3e4","g5d8","e4c3","g8f6","e2e4"])");
+  EXPECT_EQ(t.last_ply, 27);
+}
+
 }  // namespace eboard
