@@ -343,12 +343,13 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
   // the story that long is the one played (a piece's detour, out and back, that the board cannot show), and
   // no story whose last move is not pressed is shorter than the count.
   bool counted = false;
+  std::optional<int> presses;  // counted by the clock since the last move seen (GapFound::length_counted)
   if (on_move && found.plies > 0 && !found.exhausted) {
     const TimedClock after = press ? TimedClock{press->t_ms, press->clock}
                              : clock_.last() && clock_.last()->running
                                  ? TimedClock{clock_.last_read_ms(), clock_.last_times()}
                                  : TimedClock{};
-    const std::optional<int> presses = presses_since_last_move(after, *on_move);
+    presses = presses_since_last_move(after, *on_move);
     if (presses && *presses > found.plies && *presses <= q.max_plies) {
       GapQuery longer = q;
       longer.min_plies = longer.max_plies = *presses;
@@ -359,6 +360,11 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
       }
     }
   }
+  const auto told = [&](bool unpressed_too, bool longer_unsearched) {
+    GapFound f{std::move(found), on_move, unpressed_too, longer_unsearched};
+    f.length_counted = presses && *presses == f.result.plies;
+    return f;
+  };
   if (on_move) {
     // The last move on the board, its press still to come: the story when nothing all pressed reaches the
     // board, or (the board changed after the press) when it is the shorter.
@@ -377,7 +383,7 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
         // with fewer moves, the longer with a detour (Bc1-d2-g5 for Bc1-g5, a king out and back). Told at
         // once, the shorter one can put a move played later at a ply it was not played at. Which it is,
         // the next press or move tells, as below (the mismatch time: the shorter, the likelier).
-        return {std::move(found), on_move, true};
+        return told(true, false);
       if (other.plies > 0 && !other.exhausted && (found.plies == 0 || other.plies + margin < found.plies)) {
         found = std::move(other);
         all_pressed = false;
@@ -390,7 +396,7 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
     unpressed.max_candidates = 1;
     if (!counted && all_pressed && margin > 0 && found.plies - 1 >= unpressed.min_plies) {
       unpressed.min_plies = unpressed.max_plies = found.plies - 1;
-      if (remembered_search_gap(unpressed).plies > 0) return {std::move(found), on_move, true};
+      if (remembered_search_gap(unpressed).plies > 0) return told(true, false);
     }
     // And a ply longer, the next move already on the board when it was read again (also with a press: the
     // reading held for a reconnect is one made before that move). Its mover's press without moving, or a
@@ -405,16 +411,16 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
     if (all_pressed) {
       const bool drops = has_drops(before.variant());
       if (found.plies + 1 > q.max_plies) {
-        if (!drops) return {std::move(found), on_move, true, true};
+        if (!drops) return told(true, true);
       } else {
         unpressed.min_plies = unpressed.max_plies = found.plies + 1;
         const GapResult longer = search_harder(unpressed);
-        if (longer.plies > 0) return {std::move(found), on_move, true};
-        if (longer.exhausted && !drops) return {std::move(found), on_move, true, true};
+        if (longer.plies > 0) return told(true, false);
+        if (longer.exhausted && !drops) return told(true, true);
       }
     }
   }
-  return {std::move(found), on_move};
+  return told(false, false);
 }
 
 bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
@@ -436,7 +442,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   if (press && (searched.result.truncated || !searched.explains()))
     if (std::optional<GapResult> hands = search_through_the_hands_move(board, press->presser, max_plies)) {
       searched.result = std::move(*hands);
-      searched.unpressed_too = searched.longer_unsearched = false;
+      searched.unpressed_too = searched.longer_unsearched = searched.length_counted = false;
     }
   GapResult found = std::move(searched.result);
   const std::optional<Color> on_move = searched.on_move;
@@ -484,6 +490,11 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   prefixes = ranked_stories(std::move(prefixes), evidence);
   const int first_ply = game_.ply_count() + 1;
   const std::int64_t when = press ? press->t_ms : t;
+  // Its length not counted by the clock, long enough for a detour the board cannot show: told with it open.
+  if (cfg_.hold_uncounted_gaps && !searched.length_counted && on_move && completed == found.plies &&
+      found.plies >= kOpenLengthPlies && !clockless() && !has_drops(before.variant()) &&
+      tell_gap_length_open(t, when, before, prefixes, evidence, found.truncated, board))
+    return true;
   const bool missed = prefixes.size() > 1 || found.truncated;
   if (missed) {
     // Several sequences: none is told as fact. The game goes on from the board's position (every candidate
@@ -800,6 +811,39 @@ bool Reconstructor::tell_gap_length_unknown(std::int64_t t) {
   held_events_.clear();
   emit(t, std::move(a));
   missed_gap_ = MissedGap{first, std::move(stories), MissedGap::Length::Unknown, evidence};
+  follow_board(t, std::move(carried));
+  gaps_.forget_searched();
+  return true;
+}
+
+bool Reconstructor::tell_gap_length_open(std::int64_t t, std::int64_t when, const Position& before,
+                                         std::vector<std::vector<Move>> stories, const GapEvidence& evidence,
+                                         bool truncated, const std::array<Piece, 64>& board) {
+  Position end = before;
+  for (Move m : stories.front()) end.do_move(m);
+  if (MoveList(end).empty()) return false;
+  flush_open_tail(when);
+  const int first = game_.ply_count() + 1;
+  const std::size_t plies = stories.front().size();
+  AlertEvent a = moves_missed_alert(before, first, stories, truncated, truncated);
+  a.detail = std::to_string(plies) + " plies or more were made while the board was not followed: " +
+             (truncated ? "at least " : "") + std::to_string(stories.size()) +
+             (stories.size() == 1 ? " sequence" : " sequences") + " of " + std::to_string(plies) +
+             " plies (the likeliest first) " + (stories.size() == 1 ? "leads" : "lead") +
+             " to the position the board shows, and a longer one, with a piece's detour, may as well: the "
+             "clock adds no increment, so its presses do not count the moves. The game goes on from that "
+             "position (" +
+             end.fen() +
+             "), and its moves are held back until the arbiter picks a candidate or gives the gap's moves "
+             "(their plies depend on its length)";
+  a.extra.push_back({"length_unknown", "true", true});
+  a.extra.push_back({"fen", end.fen(), false});
+  std::vector<TouchTracker::Touch> carried = lifts_on_move_since(board);
+  game_.adopt(end, when);
+  missed_gap_.reset();
+  held_events_.clear();
+  emit(when, std::move(a));
+  missed_gap_ = MissedGap{first, std::move(stories), MissedGap::Length::Uncounted, evidence};
   follow_board(t, std::move(carried));
   gaps_.forget_searched();
   return true;

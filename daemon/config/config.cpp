@@ -294,7 +294,7 @@ Config build(const toml::table& root, const std::string& source) {
   if (const toml::node* n = root.get("gaps")) {
     if (!n->is_table()) fail(n->source(), "gaps must be a table [gaps]");
     const toml::table& g = *n->as_table();
-    check_keys(g, "gaps", {"ranker", "engine", "engine_nodes", "engine_timeout_ms"});
+    check_keys(g, "gaps", {"ranker", "engine", "engine_nodes", "engine_timeout_ms", "hold_uncounted"});
     if (auto s = get_string(g, "ranker", "gaps.")) {
       if (*s != "rules" && *s != "stockfish")
         fail(where_of(g, "ranker"), "unknown gaps.ranker '" + *s + "' (\"rules\" or \"stockfish\")" +
@@ -308,6 +308,7 @@ Config build(const toml::table& root, const std::string& source) {
     }
     if (auto v = get_int(g, "engine_nodes", "gaps.", 1, 10'000'000)) c.gaps.engine_nodes = int(*v);
     if (auto v = get_int(g, "engine_timeout_ms", "gaps.", 100, 600'000)) c.gaps.engine_timeout_ms = int(*v);
+    if (auto v = get_bool(g, "hold_uncounted", "gaps.")) c.gaps.hold_uncounted = *v;
   }
 
   if (const toml::node* n = root.get("discovery")) {

@@ -94,6 +94,7 @@ struct RuntimeOptions {
   std::string profile = "fide-standard";  // of new games
   bool chess960 = false;
   std::int64_t complete_after_ms = 0;  // of new games: a board without a clock (BoardConfig::settle_ms)
+  bool hold_uncounted = false;         // of new games: [gaps] hold_uncounted
   bool raw_log = true;
   std::string protocol = "dgt";  // the board's wire protocol, as the capture export names it
   // A board on a bus line: its address there. Its capture then carries its row's bus dialect (`dgt-bus`)

@@ -90,15 +90,15 @@ json missed_gap_json(const Reconstructor& rec, const std::vector<std::size_t>* o
     plies = int(seq.size());
     candidates.push_back({{"number", i + 1}, {"uci", uci}, {"san", san}});
   }
-  // Its length unknown (the candidates within the search's bound, a longer story past it): no last ply;
-  // recover takes a candidate or the moves typed, of any number.
+  // Its length unknown (the candidates within the search's bound, a longer story past it, or a detour the
+  // clock did not count): recover takes a candidate or the moves typed, of any number.
   json out = {{"first_ply", gap.first_ply},
               {"candidates", candidates},
               {"candidates_total", gap.candidates.size()},
               {"ranked_by", order ? "engine" : "rules"}};
-  if (gap.holds_moves())
-    out["length_unknown"] = true;
-  else
+  // (A gap its clock did not count: the candidates' last ply, and longer stories may be the one played.)
+  if (gap.holds_moves()) out["length_unknown"] = true;
+  if (!gap.holds_moves() || gap.length == Reconstructor::MissedGap::Length::Uncounted)
     out["last_ply"] = gap.first_ply + plies - 1;
   return out;
 }

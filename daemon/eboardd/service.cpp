@@ -550,6 +550,7 @@ void Service::add_board(const config::BoardConfig& b) {
   // A board whose protocol brings no clock completes moves when they rest (issue 13).
   if (const auto* p = session::find_protocol(b.protocol); p && !p->has_clock)
     ro.complete_after_ms = b.settle_ms;
+  ro.hold_uncounted = config_.gaps.hold_uncounted;
   ro.raw_log = b.raw_log;
   ro.protocol = b.protocol;
   ro.bus_address = b.bus_address;

@@ -18,6 +18,7 @@ tl::expected<ReconstructConfig, std::string> reconstruct_config(const std::strin
   cfg.profile = *profile;
   cfg.chess960 = g.chess960;
   cfg.complete_after_ms = std::max<std::int64_t>(0, g.complete_after_ms);
+  cfg.hold_uncounted_gaps = g.hold_uncounted;
   // A DGT board answers a dump request; other sources never see the request (it changes no event, so
   // replay and live agree whatever the source).
   cfg.reread_board = true;

@@ -59,6 +59,9 @@ struct NewGameEntry {
   std::string fen;  // empty: the profile variant's standard start
   // A board without a clock: moves complete when the board rests this long (ReconstructConfig); 0: a clock.
   std::int64_t complete_after_ms = 0;
+  // A gap its clock does not count is told with its length open, the moves since held back
+  // (ReconstructConfig::hold_uncounted_gaps; [gaps] hold_uncounted).
+  bool hold_uncounted = false;
 };
 
 struct AdvanceEntry {

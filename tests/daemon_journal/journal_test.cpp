@@ -357,6 +357,7 @@ TEST(Records, EveryKindRoundTrips) {
       journal::HeaderEntry{1, "A", T0},
       journal::NewGameEntry{T0, "fide-blitz", true,
                             "bqnrkrnb/pppppppp/8/8/8/8/PPPPPPPP/BQNRKRNB w KQkq - 0 1"},
+      journal::NewGameEntry{T0, "fide-standard", false, "", 0, true},
       rules::SensorEvent{T0 + 1, rules::PieceLifted{12}},
       rules::SensorEvent{T0 + 2, rules::PiecePlaced{28, rules::W_PAWN}},
       rules::SensorEvent{T0 + 3, rules::BoardSnapshot{rules::Position::start().board()}},
@@ -373,10 +374,14 @@ TEST(Records, EveryKindRoundTrips) {
     EXPECT_EQ(journal::encode_body(*back), journal::encode_body(e));
     EXPECT_EQ(back->index(), e.index());
   }
-  auto snap = std::get<rules::SensorEvent>(*journal::decode_entry('S', journal::encode_body(entries[4])));
+  EXPECT_FALSE(std::get<journal::NewGameEntry>(*journal::decode_entry('N', journal::encode_body(entries[1])))
+                   .hold_uncounted);
+  EXPECT_TRUE(std::get<journal::NewGameEntry>(*journal::decode_entry('N', journal::encode_body(entries[2])))
+                  .hold_uncounted);
+  auto snap = std::get<rules::SensorEvent>(*journal::decode_entry('S', journal::encode_body(entries[5])));
   EXPECT_EQ(std::get<rules::BoardSnapshot>(snap.what).squares, rules::Position::start().board());
   auto c = std::get<rules::ClockReading>(
-      std::get<rules::SensorEvent>(*journal::decode_entry('S', journal::encode_body(entries[5]))).what);
+      std::get<rules::SensorEvent>(*journal::decode_entry('S', journal::encode_body(entries[6]))).what);
   EXPECT_EQ(c.left_ms, 61000);
   EXPECT_EQ(c.lever_up, rules::ClockSide::Right);
   EXPECT_TRUE(c.right_flag);

@@ -20,7 +20,7 @@ move at a wrong ply), no alert but `moves-missed` (no position-mismatch, no adop
 was, what the daemon told, how many candidates and where the played sequence ranked among them.
 
 usage: daemon_gap_hall_test.py EBOARDD EBOARDCTL SHARED_DIR [--speed R] [--seed S] [--boards N]
-                               [--back between,set,hand] [--allow-unshowable-length]
+                               [--back between,set,hand] [--allow-unshowable-length] [--hold-uncounted]
 exit 77 (skipped) without the corpora in SHARED_DIR
 """
 import os
@@ -161,7 +161,7 @@ def settle(h, a, d, b, gap):
     """The arbiter's part for an open gap of board b: the played moves must be among the candidates (or the
     list cut short), `eboardctl recover --moves` with them must be accepted."""
     first = gap["first_ply"]
-    if "last_ply" not in gap:
+    if "last_ply" not in gap or gap.get("length_unknown"):
         # Its length unknown (past the daemon's search bound, or not told by a press): the arbiter, who knows
         # the game, gives the moves played up to the position the game went on from, from the candidates'
         # length (the refused lengths change nothing); with none, from one ply (a search its work bound cut
@@ -170,9 +170,13 @@ def settle(h, a, d, b, gap):
         for last in range(first + shortest - 1, min(first + 40, len(b.expected) + 1)):
             truth = b.expected[first - 1:last]
             if eboardctl(a, d, "recover", b.id, "--moves", " ".join(truth)).returncode == 0:
+                sans = [[ep.strip_san(m) for m in c["san"]] for c in gap.get("candidates", [])]
+                total = gap.get("candidates_total", len(sans))
                 b.told.append(f"moves-missed {first}-{last}: "
                               + ("past the search's bound" if gap.get("past_bound") else "its length unknown")
-                              + ", recovered")
+                              + ", recovered"
+                              + (f"; {total} candidates, the played #{sans.index(truth) + 1}" if truth in sans
+                                 else f"; {total} candidates, the played longer" if sans else ""))
                 break
         else:
             b.problems.append(f"no recover --moves of the moves played from ply {first} was accepted")
@@ -204,6 +208,7 @@ def run(h, a, boards):
     d = ep.Daemon(h, a.eboardd, boards[0].link, clock_rate=a.speed)
     with open(d.config, "w") as f:
         f.write(f'state_dir = "{d.state}"\n\n[http]\nlisten = "127.0.0.1:0"\ntoken = "{TOKEN}"\n\n'
+                + ("[gaps]\nhold_uncounted = true\n\n" if a.hold_uncounted else "")
                 + "".join(b.table() for b in boards))
     d.start()
     ws = ep.WebSocket(d.port)
@@ -359,6 +364,9 @@ def main():
     ap.add_argument("--boards", type=int, default=12)
     ap.add_argument("--back", default=",".join(BACK),
                     help="how the boards are plugged in again, in turn: some of " + ", ".join(BACK))
+    ap.add_argument("--hold-uncounted", action="store_true",
+                    help="[gaps] hold_uncounted = true: a gap of 4 plies or more on a clock without increment "
+                         "is told with its length open, the moves since held back until the test settles it")
     ap.add_argument("--allow-unshowable-length", action="store_true",
                     help="a board wrong only because a shorter legal story reaches the board its gap left (the "
                          "README's gaps whose length no board can show) is reported as such, not failed")

@@ -525,6 +525,79 @@ TEST(ReconnectLength, AStoryMoreThanAPlyShorterWithItsLastMoveShownWaitsForTheNe
   EXPECT_NE(std::find(candidates.begin(), candidates.end(), unseen), candidates.end());
 }
 
+// Six plies unseen on a clock without increment, each bishop by a detour (Bf1-e2-c4, Bf8-e7-c5): the
+// board shows what four plies reach (Bc4 Bc5 d3 Nf6, in any order), White's clock running. Then 5.Nf3,
+// pressed. `hold`: ReconstructConfig::hold_uncounted_gaps.
+std::vector<Event> bishops_detour_gap(Reconstructor& r, bool hold_settled) {
+  const std::vector<std::string> before{"e2e4", "e7e5"};
+  const std::vector<std::string> unseen{"f1e2", "f8e7", "e2c4", "e7c5", "d2d3", "g8f6"};
+  std::vector<std::string> all = before;
+  all.insert(all.end(), unseen.begin(), unseen.end());
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  take(r.on_sensor({0, BoardSnapshot{after(before).board()}}));
+  take(r.on_sensor({10, clock(ClockSide::Left, 5 * MIN - 4'000, 5 * MIN - 5'000)}));
+  take(r.on_sensor({2'000, DeviceLink{false}}));
+  take(r.on_sensor({40'000, DeviceLink{true}}));
+  take(r.on_sensor({40'000, BoardSnapshot{after(all).board()}}));
+  take(r.on_sensor({40'000, clock(ClockSide::Left, 5 * MIN - 20'000, 5 * MIN - 22'000)}));
+  take(r.advance(46'000));
+  take(r.on_sensor({46'000, PieceLifted{parse_square("g1")}}));
+  take(r.on_sensor({46'500, PiecePlaced{parse_square("f3"), W_KNIGHT}}));
+  take(r.on_sensor({47'000, clock(ClockSide::Right, 5 * MIN - 27'000, 5 * MIN - 22'000)}));
+  take(r.advance(50'000));
+  if (hold_settled) {
+    std::string typed;
+    for (const auto& m : unseen) typed += m + " ";
+    auto settled = r.settle_gap(typed, 51'000);
+    EXPECT_TRUE(settled) << settled.error();
+    if (settled) take(*settled);
+  }
+  return out;
+}
+
+TEST(ReconnectLength, WithHoldUncountedAGapTheClockDoesNotCountWaitsForTheArbitersLength) {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  cfg.hold_uncounted_gaps = true;
+  Reconstructor r(cfg, game_after({"e2e4", "e7e5"}));
+  const std::vector<Event> out = bishops_detour_gap(r, true);
+  const std::vector<std::string> all{"e2e4", "e7e5", "f1e2", "f8e7", "e2c4", "e7c5", "d2d3", "g8f6", "g1f3"};
+  const auto alerts = of_type<AlertEvent>(out);
+  ASSERT_EQ(alerts.size(), 1u) << alerts[1].code << ": " << alerts[1].detail;
+  EXPECT_EQ(alerts[0].code, "moves-missed");
+  EXPECT_EQ(field(alerts[0], "length_unknown"), "true");
+  EXPECT_EQ(field(alerts[0], "first_ply"), "3");
+  EXPECT_EQ(field(alerts[0], "last_ply"), "6");  // the shortest story's, as its candidates
+  // Nf3 held back until the arbiter gave the six plies: then every move at the ply it was played at.
+  const auto moves = of_type<MoveEvent>(out);
+  ASSERT_EQ(moves.size(), 7u);
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    EXPECT_EQ(moves[i].ply, int(i) + 3);
+    EXPECT_EQ(moves[i].uci, all[i + 2]) << "ply " << moves[i].ply;
+    EXPECT_EQ(moves[i].recovered, i < 6);
+  }
+  EXPECT_EQ(r.game().ply_count(), 9);
+  EXPECT_FALSE(r.missed_gap());
+}
+
+// The same without the hold (the default): the four plies are told, and Nf3 goes out live two plies early.
+// Nothing on the board or the clock tells the six apart; the hold trades the live moves for the arbiter's word.
+TEST(ReconnectLength, WithoutHoldUncountedAGapTheClockDoesNotCountIsToldShort) {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  Reconstructor r(cfg, game_after({"e2e4", "e7e5"}));
+  const std::vector<Event> out = bishops_detour_gap(r, false);
+  const auto alerts = of_type<AlertEvent>(out);
+  ASSERT_EQ(alerts.size(), 1u);
+  EXPECT_EQ(field(alerts[0], "last_ply"), "6");
+  EXPECT_EQ(field(alerts[0], "length_unknown"), "");
+  const auto moves = of_type<MoveEvent>(out);
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].uci, "g1f3");
+  EXPECT_EQ(moves[0].ply, 7);
+}
+
 // A game of `uci` on a clock of 5 minutes and `increment` ms a move, each move made in 10 s and pressed at
 // once (ply i at i × 10 s), each reading as the press left it.
 Game game_on_clock(const std::vector<std::string>& uci, std::int64_t increment) {
