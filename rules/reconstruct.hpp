@@ -197,10 +197,10 @@ class Reconstructor {
     Length length = Length::Known;
     // What the ranking knew of it (the clocks, the hand at the loss): an outside ranker weighs the same.
     GapEvidence evidence;
-    // Its length not known (Unknown, PastBound, Uncounted): the game holds a jump for it (Game::adopt) and goes on
-    // from the board's position, and the moves made since are held back, published only when the arbiter
-    // gives the gap's moves (a candidate, or any number of moves that reaches that position): their plies
-    // depend on the gap's length.
+    // Its length not known (Unknown, PastBound, Uncounted): the game holds a jump for it (Game::adopt) and
+    // goes on from the board's position, and the moves made since are held back, published only when the
+    // arbiter gives the gap's moves (a candidate, or any number of moves that reaches that position): their
+    // plies depend on the gap's length.
     bool holds_moves() const { return length != Length::Known; }
     bool past_bound() const { return length == Length::PastBound; }
   };
@@ -503,8 +503,8 @@ class Reconstructor {
   // arbiter settles it (MissedGap::Length::Uncounted). False, telling nothing, when that position ends the
   // game (told the ordinary way).
   bool tell_gap_length_open(std::int64_t t, std::int64_t when, const Position& before,
-                            std::vector<std::vector<Move>> stories, const GapEvidence& evidence, bool truncated,
-                            const std::array<Piece, 64>& board);
+                            std::vector<std::vector<Move>> stories, const GapEvidence& evidence,
+                            bool truncated, const std::array<Piece, 64>& board);
   // A gap told with its length unknown, nothing played since: `press`, by the side on move, with the board
   // as it was read, tells that the gap's last move was shown and not pressed. The gap is told again with
   // it (past the bound, or within it with the other side on move). False: not such a press, or no story

@@ -264,8 +264,8 @@ tl::expected<void, std::string> BoardRuntime::open() {
     append(h);
   }
   if (!r.machine.has_game()) {
-    journal::NewGameEntry g{now_ms(), options_.profile, options_.chess960, "", options_.complete_after_ms,
-                            options_.hold_uncounted};
+    journal::NewGameEntry g{now_ms(), options_.profile,           options_.chess960,
+                            "",       options_.complete_after_ms, options_.hold_uncounted};
     if (auto ok = r.machine.new_game(g); !ok) return tl::unexpected("board " + id_ + ": " + ok.error());
     append(g);
     ledger_.on_new_game(g.t_ms, r.machine.game());
@@ -1140,8 +1140,8 @@ tl::expected<int, std::string> BoardRuntime::new_game(const std::string& fen) {
     if (!new_match_) return tl::unexpected(std::string("the match is not running"));
     return new_match_();
   }
-  journal::NewGameEntry g{now_ms(), options_.profile, options_.chess960, fen, options_.complete_after_ms,
-                          options_.hold_uncounted};
+  journal::NewGameEntry g{now_ms(), options_.profile,           options_.chess960,
+                          fen,      options_.complete_after_ms, options_.hold_uncounted};
   auto start = journal::start_position(g);
   if (!start) return tl::unexpected("bad start position: " + start.error());
   const std::string body = journal::encode_body(g);

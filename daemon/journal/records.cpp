@@ -187,7 +187,7 @@ std::string encode_body(const Entry& e) {
         } else if constexpr (std::is_same_v<T, NewGameEntry>) {
           json j{{"t", v.t_ms}, {"profile", v.profile}, {"chess960", v.chess960}, {"fen", v.fen}};
           if (v.complete_after_ms > 0) j["complete_after_ms"] = v.complete_after_ms;  // absent: a clock
-          if (v.hold_uncounted) j["hold_uncounted"] = true;                             // absent: false
+          if (v.hold_uncounted) j["hold_uncounted"] = true;                           // absent: false
           return j.dump();
         } else if constexpr (std::is_same_v<T, SensorEvent>) {
           if (const auto* c = std::get_if<ClockReading>(&v.what)) return clock_body(v.t_ms, *c);
@@ -245,9 +245,12 @@ tl::expected<Entry, std::string> decode_entry(char type, std::string_view body) 
         return h;
       }
       case 'N':
-        return NewGameEntry{j.at("t").get<std::int64_t>(), j.at("profile").get<std::string>(),
-                            j.at("chess960").get<bool>(), j.at("fen").get<std::string>(),
-                            j.value("complete_after_ms", std::int64_t{0}), j.value("hold_uncounted", false)};
+        return NewGameEntry{j.at("t").get<std::int64_t>(),
+                            j.at("profile").get<std::string>(),
+                            j.at("chess960").get<bool>(),
+                            j.at("fen").get<std::string>(),
+                            j.value("complete_after_ms", std::int64_t{0}),
+                            j.value("hold_uncounted", false)};
       case 'A':
         return AdvanceEntry{j.at("t").get<std::int64_t>()};
       case 'S': {

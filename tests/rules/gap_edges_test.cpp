@@ -582,7 +582,8 @@ TEST(ReconnectLength, WithHoldUncountedAGapTheClockDoesNotCountWaitsForTheArbite
 }
 
 // The same without the hold (the default): the four plies are told, and Nf3 goes out live two plies early.
-// Nothing on the board or the clock tells the six apart; the hold trades the live moves for the arbiter's word.
+// Nothing on the board or the clock tells the six apart; the hold trades the live moves for the arbiter's
+// word.
 TEST(ReconnectLength, WithoutHoldUncountedAGapTheClockDoesNotCountIsToldShort) {
   ReconstructConfig cfg;
   cfg.profile = *profile_by_name("fide-standard");

@@ -67,7 +67,8 @@ std::string all_candidates(const rules::Reconstructor& rec) {
 // candidates' length or longer, given as `eboardctl recover --moves` gives them. The events that publishes
 // (the gap's moves recovered, then the moves held back since, each at its ply); none when no such gap waits.
 std::optional<std::vector<rules::Event>> settle_open_gap(rules::Reconstructor& rec,
-                                                         const std::vector<std::string>& want, std::int64_t t) {
+                                                         const std::vector<std::string>& want,
+                                                         std::int64_t t) {
   if (!rec.missed_gap() || rec.missed_gap()->length != rules::Reconstructor::MissedGap::Length::Uncounted)
     return std::nullopt;
   const std::size_t first = std::size_t(rec.missed_gap()->first_ply);
@@ -955,7 +956,8 @@ TEST(GapRecoverySim, ALateReconnectInChess960OnAnIncrementClockIsToldAtTheLength
 // hold), the rest gaps shorter than 4 plies or told at the next move's press: ceilings, lower them as it
 // improves.
 TEST(GapRecoverySim, ALateReconnectHeldWhereTheClockCountsNoPressesIsToldAtTheLengthPlayed) {
-  run_late(PGN_DIR / "standard" / "shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn", false, 40, 0, true, 2);
+  run_late(PGN_DIR / "standard" / "shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn", false, 40, 0, true,
+           2);
 }
 
 TEST(GapRecoverySim, ALateReconnectInChess960HeldWhereTheClockCountsNoPressesIsToldAtTheLengthPlayed) {
