@@ -502,6 +502,11 @@ class Reconstructor {
   // with them), the game going on from the end of the first story, the moves since held back until the
   // arbiter settles it (MissedGap::Length::Uncounted). False, telling nothing, when that position ends the
   // game (told the ordinary way).
+  // The gap `gap` (of unknown length) told with `alert` at `told_at`: the game goes on from `at` (a jump for
+  // the gap), the moves since held back until the arbiter settles it, the board followed from `t` with the
+  // lifts on move since `board` was read.
+  void tell_held_gap(std::int64_t told_at, std::int64_t t, AlertEvent alert, const Position& at,
+                     MissedGap gap, const std::array<Piece, 64>& board);
   bool tell_gap_length_open(std::int64_t t, std::int64_t when, const Position& before,
                             std::vector<std::vector<Move>> stories, const GapEvidence& evidence,
                             bool truncated, const std::array<Piece, 64>& board);

@@ -805,15 +805,21 @@ bool Reconstructor::tell_gap_length_unknown(std::int64_t t) {
   std::erase_if(a.extra, [](const AlertEvent::Field& x) { return x.name == "last_ply"; });
   a.extra.push_back({"length_unknown", "true", true});
   a.extra.push_back({"fen", p->fen(), false});
+  tell_held_gap(t, t, std::move(a), *p,
+                MissedGap{first, std::move(stories), MissedGap::Length::Unknown, evidence}, board);
+  return true;
+}
+
+void Reconstructor::tell_held_gap(std::int64_t told_at, std::int64_t t, AlertEvent alert, const Position& at,
+                                  MissedGap gap, const std::array<Piece, 64>& board) {
   std::vector<TouchTracker::Touch> carried = lifts_on_move_since(board);
-  game_.adopt(*p, t);
+  game_.adopt(at, told_at);
   missed_gap_.reset();
   held_events_.clear();
-  emit(t, std::move(a));
-  missed_gap_ = MissedGap{first, std::move(stories), MissedGap::Length::Unknown, evidence};
+  emit(told_at, std::move(alert));
+  missed_gap_ = std::move(gap);
   follow_board(t, std::move(carried));
   gaps_.forget_searched();
-  return true;
 }
 
 bool Reconstructor::tell_gap_length_open(std::int64_t t, std::int64_t when, const Position& before,
@@ -839,14 +845,8 @@ bool Reconstructor::tell_gap_length_open(std::int64_t t, std::int64_t when, cons
              "(their plies depend on its length)";
   a.extra.push_back({"length_unknown", "true", true});
   a.extra.push_back({"fen", end.fen(), false});
-  std::vector<TouchTracker::Touch> carried = lifts_on_move_since(board);
-  game_.adopt(end, when);
-  missed_gap_.reset();
-  held_events_.clear();
-  emit(when, std::move(a));
-  missed_gap_ = MissedGap{first, std::move(stories), MissedGap::Length::Uncounted, evidence};
-  follow_board(t, std::move(carried));
-  gaps_.forget_searched();
+  tell_held_gap(when, t, std::move(a), end,
+                MissedGap{first, std::move(stories), MissedGap::Length::Uncounted, evidence}, board);
   return true;
 }
 

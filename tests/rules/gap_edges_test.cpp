@@ -449,6 +449,21 @@ TEST(RestartDump, APieceLiftedSoonAfterTheDumpIsTheNextMoveUnderWayNotACapture) 
   EXPECT_EQ(r.game().ply_count(), 22);
 }
 
+// The board followed showing `before` with White's clock running (5 min less 4 s and 5 s), the link lost at
+// 2 s and back at `back_ms` with `back` read and the clock as `reading`: what the Reconstructor told.
+std::vector<Event> away_and_back(Reconstructor& r, const Board& before, std::int64_t back_ms,
+                                 const Board& back, const ClockReading& reading) {
+  std::vector<Event> out;
+  for (const SensorEvent& e : {SensorEvent{0, BoardSnapshot{before}},
+                               SensorEvent{10, clock(ClockSide::Left, 5 * MIN - 4'000, 5 * MIN - 5'000)},
+                               SensorEvent{2'000, DeviceLink{false}}, SensorEvent{back_ms, DeviceLink{true}},
+                               SensorEvent{back_ms, BoardSnapshot{back}}, SensorEvent{back_ms, reading}}) {
+    std::vector<Event> evs = r.on_sensor(e);
+    out.insert(out.end(), evs.begin(), evs.end());
+  }
+  return out;
+}
+
 // A press without a move while the board was away (White presses at 3.?, the position unchanged): read
 // again, the board shows the game's position with Black's clock running. That is a press without a move
 // (7.5.3), the shortest story; moves that came back to the same position meanwhile (knights out and back,
@@ -461,13 +476,9 @@ TEST(ReconnectPress, APressWithoutAMoveWhileTheBoardWasAwayIsToldAsThat) {
   Reconstructor r(cfg, game_after(before));
   std::vector<Event> out;
   auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
-  take(r.on_sensor({0, BoardSnapshot{after(before).board()}}));
-  take(r.on_sensor({10, clock(ClockSide::Left, 5 * MIN - 4'000, 5 * MIN - 5'000)}));
-  take(r.on_sensor({2'000, DeviceLink{false}}));
   // White's press at 6 s, unseen; the board read again at 20 s with Black's clock running since.
-  take(r.on_sensor({20'000, DeviceLink{true}}));
-  take(r.on_sensor({20'000, BoardSnapshot{after(before).board()}}));
-  take(r.on_sensor({20'000, clock(ClockSide::Right, 5 * MIN - 10'000, 5 * MIN - 19'000)}));
+  take(away_and_back(r, after(before).board(), 20'000, after(before).board(),
+                     clock(ClockSide::Right, 5 * MIN - 10'000, 5 * MIN - 19'000)));
   take(r.advance(30'000));
   const auto alerts = of_type<AlertEvent>(out);
   ASSERT_EQ(alerts.size(), 1u) << alerts[1].code << ": " << alerts[1].detail;
@@ -535,12 +546,8 @@ std::vector<Event> bishops_detour_gap(Reconstructor& r, bool hold_settled) {
   all.insert(all.end(), unseen.begin(), unseen.end());
   std::vector<Event> out;
   auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
-  take(r.on_sensor({0, BoardSnapshot{after(before).board()}}));
-  take(r.on_sensor({10, clock(ClockSide::Left, 5 * MIN - 4'000, 5 * MIN - 5'000)}));
-  take(r.on_sensor({2'000, DeviceLink{false}}));
-  take(r.on_sensor({40'000, DeviceLink{true}}));
-  take(r.on_sensor({40'000, BoardSnapshot{after(all).board()}}));
-  take(r.on_sensor({40'000, clock(ClockSide::Left, 5 * MIN - 20'000, 5 * MIN - 22'000)}));
+  take(away_and_back(r, after(before).board(), 40'000, after(all).board(),
+                     clock(ClockSide::Left, 5 * MIN - 20'000, 5 * MIN - 22'000)));
   take(r.advance(46'000));
   take(r.on_sensor({46'000, PieceLifted{parse_square("g1")}}));
   take(r.on_sensor({46'500, PiecePlaced{parse_square("f3"), W_KNIGHT}}));
