@@ -176,7 +176,9 @@ def settle(h, a, d, b, gap):
                               + ("past the search's bound" if gap.get("past_bound") else "its length unknown")
                               + ", recovered"
                               + (f"; {total} candidates, the played #{sans.index(truth) + 1}" if truth in sans
-                                 else f"; {total} candidates, the played longer" if sans else ""))
+                                 else f"; {total} candidates, the played longer" if len(truth) > shortest
+                                 else f"; {total} candidates, the played not among the first {len(sans)}"
+                                 if sans else ""))
                 break
         else:
             b.problems.append(f"no recover --moves of the moves played from ply {first} was accepted")
