@@ -177,23 +177,40 @@ std::uint32_t Reconstructor::dump_lacks_the_movers_pieces() const {
     if (display_[q] != NO_PIECE) ++before[display_[q]];
     if (physical_[q] != NO_PIECE) ++now[physical_[q]];
   }
-  std::optional<GapFound> as_is;
+  // A kind of the mover's short of its count, off a square it stood on in the last known position, or (moved
+  // within the gap, then lifted for the next move) on the square the story as the board stands moved it to
+  // before it was "taken" (the hall's blitz game 373: 16...Bg4 17.h3 with 18...Bh5's bishop in the air, read
+  // as ...Bf3 Nxf3): perhaps the piece in his hand.
+  std::vector<std::pair<Square, Piece>> places;
+  for (Square q = 0; q < 64; ++q)
+    if (display_[q] != NO_PIECE && color_of(display_[q]) == *mover) places.emplace_back(q, display_[q]);
+  const auto short_at = [&](Square q, Piece was) {
+    return physical_[q] == NO_PIECE && now[was] < before[was];
+  };
+  if (std::none_of(places.begin(), places.end(), [&](const auto& p) { return short_at(p.first, p.second); }))
+    return 0;
+  const GapFound as_is = search_gap_to(nullptr, physical_, false, std::nullopt, kGapPlies);
+  if (as_is.explains() && !as_is.result.sequences.empty()) {
+    Position p = game_.position();
+    for (Move m : as_is.result.sequences.front()) {
+      const bool mine = color_of(p.piece_on(m.from())) == *mover && m.kind() != Move::CASTLING;
+      p.do_move(m);
+      if (mine &&
+          std::find(places.begin(), places.end(), std::pair{m.to(), p.piece_on(m.to())}) == places.end())
+        places.emplace_back(m.to(), p.piece_on(m.to()));
+    }
+  }
   std::uint32_t held_kinds = 0;
-  for (Square q = 0; q < 64; ++q) {
-    const Piece was = display_[q];
-    // A kind of the mover's short of its count, off a square it stood on: perhaps the piece in his hand.
-    if (was == NO_PIECE || color_of(was) != *mover || physical_[q] != NO_PIECE || now[was] >= before[was] ||
-        ((held_kinds >> was) & 1u))
-      continue;
-    if (!as_is) as_is = search_gap_to(nullptr, physical_, false, std::nullopt, kGapPlies);
+  for (const auto& [q, was] : places) {
+    if (!short_at(q, was) || ((held_kinds >> was) & 1u)) continue;
     // No longer: taken, the piece needs its taker's capture, and the moves the story put off for it (a
     // story as long that takes it is no likelier than the hand at work: the hall's blitz game 347, 11.Bg5
     // ... 18...Nf6 with 19.e4's pawn in the air read as 11.e4 ... Nxe4 ... Nxf6). Against a story whose
     // last move is shown and not pressed, shorter by one: both then count the same presses. Waiting costs
     // nothing: a piece of another kind moved ends the wait, the board searched as it stood; one of these
     // set down and pressed is searched at the press.
-    const Color after_as_is = side_after(game_.position(), as_is->result.plies);
-    const int limit = !as_is->explains() ? kGapPlies : as_is->result.plies - (after_as_is == *mover ? 0 : 1);
+    const Color after_as_is = side_after(game_.position(), as_is.result.plies);
+    const int limit = !as_is.explains() ? kGapPlies : as_is.result.plies - (after_as_is == *mover ? 0 : 1);
     if (limit <= 0) return 0;
     std::array<Piece, 64> held = physical_;
     held[q] = was;

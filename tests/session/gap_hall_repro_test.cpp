@@ -386,4 +386,23 @@ TEST(GapHallCaptures, TheMoversPieceInTheAirIsWaitedForAgainstAStoryAsLongThatTa
   EXPECT_EQ(t.last_ply, 27);
 }
 
+// daemon_gap_hall_test --speed 6 --hold-uncounted --seed 502038850 (the full test's plug-ins), board F: blitz
+// corpus game 373 (120+1), the board unplugged with 11.O-O under way and plugged in again with Black's hand
+// on the bishop for 18...Bh5: plies 11-17 (O-O h6 Nf3 d6 d3 Bg4 h3) made meanwhile, all pressed, Black's
+// clock running, g4 empty in the dump. The bishop stood on c8 when the board was last followed, and c8 put
+// back makes no story as short: the dump was searched as it stood, the bishop "taken" (...Bg4 h3 Bf3 Nxf3),
+// then Bh5 set down and pressed read as a live 18...h6, an illegal move, a position-mismatch and an adopted
+// position. Right: the square the story moved the piece to before "taking" it is tried too (g4: the moves
+// played); the board waits for the bishop, and Bh5 pressed tells plies 11-18 as one moves-missed holding the
+// moves played, every later move at its ply.
+TEST(GapHallCaptures, TheMoversPieceMovedInTheGapThenInTheAirIsWaitedFor) {
+  const Told t = replay_hall_capture(
+      "movers_bishop_moved_in_the_gap_in_the_air_at_the_reconnect.cap",
+      "e4 e5 Nf3 Nc6 Bc4 Nf6 Nc3 Bc5 Ng5 O-O O-O h6 Nf3 d6 d3 Bg4 h3 Bh5 Be3 Bb4 a3 Bxc3 bxc3 Re8 Bb3 d5", 11,
+      18);
+  expect_one_gap(t, 11, {"18"});
+  expect_one_missed_listing(t, R"(["e1g1","h7h6","g5f3","d7d6","d2d3","c8g4","h2h3","g4h5"])");
+  EXPECT_EQ(t.last_ply, 26);
+}
+
 }  // namespace eboard
