@@ -60,6 +60,14 @@ void Reconstructor::follow_board(std::int64_t t, std::vector<TouchTracker::Touch
 
 bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   if (no_moves_to_find()) return false;
+  // The gap's length waits for the other side's press: this one was read before that wait began (the
+  // clock the search went by is the one after it), so the stories count it already, and the board now may
+  // show the next mover's hand at work (the hall's blitz game 389: 21.f4 pressed as Black lifted his bishop
+  // for 22...Bc6; searched then, the bishop in the air read as taken in a story a ply longer). The wait goes
+  // on: the next press, a move, or the mismatch time tells.
+  if (press && gaps_.length() == GapTracker::Length::Waiting && gaps_.waiting_on_move() &&
+      *gaps_.waiting_on_move() != press->presser)
+    return false;
   // A press completed the moves the board showed when it was read: the opponent's next move may be under
   // way by now (a restart's held readings come with its dump, and the hand goes on meanwhile). Failing
   // that board, the board as it is now (the press read before the last placement was).

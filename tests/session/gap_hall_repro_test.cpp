@@ -405,4 +405,25 @@ TEST(GapHallCaptures, TheMoversPieceMovedInTheGapThenInTheAirIsWaitedFor) {
   EXPECT_EQ(t.last_ply, 26);
 }
 
+// daemon_gap_hall_test --speed 6 --hold-uncounted --seed 774018131 (the full test's plug-ins), board H: blitz
+// corpus game 389 (60+0), unplugged between two moves and plugged in again with 21.f4 set down, not pressed:
+// plies 13-20 (Ba4 Nxd4 Bb3 Nxb3 cxb3 Nf6 Nc3 Qe7) made meanwhile. The dump waited for a white piece perhaps
+// in the hand; White pressed f4, read as Black lifted his bishop for 22...Bc6 in the same instant. The lift
+// ended the wait and the dump was searched with the clock after the press (Black on move): nine plies all
+// pressed, and another length, so the length waited for Black's press. Then White's press, still pending,
+// was decided on the board with the bishop in the air: ten plies, the bishop "taken", told as fact, and
+// Bc6 pressed read as an illegal move, a mismatch and an adopted position. Right: a press by the side the
+// wait is not for was read before the wait began, the stories count it already; Bc6 then tells the nine
+// plies (13-21, the moves played first), and every later move goes out at its ply.
+TEST(GapHallCaptures, APressReadBeforeTheWaitForTheOtherSidesPressTellsNothingMore) {
+  const Told t = replay_hall_capture("press_read_before_the_dump_search_then_the_next_hand.cap",
+                                     "e4 e5 Nf3 d6 d4 exd4 Nxd4 Nc6 Bb5 Bd7 O-O a6 Ba4 Nxd4 Bb3 Nxb3 cxb3 "
+                                     "Nf6 Nc3 Qe7 f4 Bc6 e5 dxe5 fxe5 Ne4 "
+                                     "Re1 Nxc3 bxc3 Rd8",
+                                     13, 21);
+  expect_one_gap(t, 13, {"21"});
+  expect_one_missed_listing(t, R"(["b5a4","c6d4","a4b3","d4b3","c2b3","g8f6","b1c3","d8e7","f2f4"])");
+  EXPECT_EQ(t.last_ply, 29);
+}
+
 }  // namespace eboard
