@@ -103,6 +103,17 @@ void expect_one_missed_listing(const Told& t, const std::string& played_uci) {
       << "the moves played are not among the candidates listed";
 }
 
+// The capture `name` replayed (`played`, the game's moves as in replay_hall_capture): its gap told as one
+// moves-missed of plies `first` to `last` listing `played_uci` (the gap's moves played), every move at its
+// ply up to `last_ply`.
+void expect_hall_gap_listed(const std::string& name, const std::string& played, int first, int last,
+                            const std::string& played_uci, int last_ply) {
+  const Told t = replay_hall_capture(name, played, first, last);
+  expect_one_gap(t, first, {std::to_string(last)});
+  expect_one_missed_listing(t, played_uci);
+  EXPECT_EQ(t.last_ply, last_ply);
+}
+
 }  // namespace
 
 // daemon_gap_hall_test --speed 6 --seed 786857189, board F: blitz corpus game 60 (300+0), the board unplugged
@@ -376,14 +387,10 @@ TEST(GapHallCaptures, APressPendingAtTheLossLeavesTheBoardReadSinceAGap) {
 // the board waits for the piece; e4 pressed tells plies 11-19 (the gap and e4) as one moves-missed holding
 // the moves played, and every later move goes out at its ply.
 TEST(GapHallCaptures, TheMoversPieceInTheAirIsWaitedForAgainstAStoryAsLongThatTakesIt) {
-  const Told t = replay_hall_capture(
-      "movers_pawn_in_the_air_at_the_reconnect_a_story_as_long_takes_it.cap",
-      "d4 a6 Nf3 h6 c4 e6 d5 d6 Nc3 e5 Bg5 hxg5 Nxg5 Qxg5 Ne4 Qd8 Nc3 Nf6 e4 Nbd7 Bd3 Nc5 O-O Nxd3 Qxd3 Ng4 "
-      "Rfe1 Qh4 g3 Qxh2",
-      11, 19);
-  expect_one_gap(t, 11, {"19"});
-  expect_one_missed_listing(t, R"(["c1g5","h6g5","f3g5","d8g5","c3e4","g5d8","e4c3","g8f6","e2e4"])");
-  EXPECT_EQ(t.last_ply, 27);
+  expect_hall_gap_listed("movers_pawn_in_the_air_at_the_reconnect_a_story_as_long_takes_it.cap",
+                         "d4 a6 Nf3 h6 c4 e6 d5 d6 Nc3 e5 Bg5 hxg5 Nxg5 Qxg5 Ne4 Qd8 Nc3 Nf6 e4 Nbd7 Bd3 Nc5 "
+                         "O-O Nxd3 Qxd3 Ng4 Rfe1 Qh4 g3 Qxh2",
+                         11, 19, R"(["c1g5","h6g5","f3g5","d8g5","c3e4","g5d8","e4c3","g8f6","e2e4"])", 27);
 }
 
 // daemon_gap_hall_test --speed 6 --hold-uncounted --seed 502038850 (the full test's plug-ins), board F: blitz
@@ -396,13 +403,10 @@ TEST(GapHallCaptures, TheMoversPieceInTheAirIsWaitedForAgainstAStoryAsLongThatTa
 // played); the board waits for the bishop, and Bh5 pressed tells plies 11-18 as one moves-missed holding the
 // moves played, every later move at its ply.
 TEST(GapHallCaptures, TheMoversPieceMovedInTheGapThenInTheAirIsWaitedFor) {
-  const Told t = replay_hall_capture(
+  expect_hall_gap_listed(
       "movers_bishop_moved_in_the_gap_in_the_air_at_the_reconnect.cap",
       "e4 e5 Nf3 Nc6 Bc4 Nf6 Nc3 Bc5 Ng5 O-O O-O h6 Nf3 d6 d3 Bg4 h3 Bh5 Be3 Bb4 a3 Bxc3 bxc3 Re8 Bb3 d5", 11,
-      18);
-  expect_one_gap(t, 11, {"18"});
-  expect_one_missed_listing(t, R"(["e1g1","h7h6","g5f3","d7d6","d2d3","c8g4","h2h3","g4h5"])");
-  EXPECT_EQ(t.last_ply, 26);
+      18, R"(["e1g1","h7h6","g5f3","d7d6","d2d3","c8g4","h2h3","g4h5"])", 26);
 }
 
 // daemon_gap_hall_test --speed 6 --hold-uncounted --seed 774018131 (the full test's plug-ins), board H: blitz
@@ -416,14 +420,10 @@ TEST(GapHallCaptures, TheMoversPieceMovedInTheGapThenInTheAirIsWaitedFor) {
 // wait is not for was read before the wait began, the stories count it already; Bc6 then tells the nine
 // plies (13-21, the moves played first), and every later move goes out at its ply.
 TEST(GapHallCaptures, APressReadBeforeTheWaitForTheOtherSidesPressTellsNothingMore) {
-  const Told t = replay_hall_capture("press_read_before_the_dump_search_then_the_next_hand.cap",
-                                     "e4 e5 Nf3 d6 d4 exd4 Nxd4 Nc6 Bb5 Bd7 O-O a6 Ba4 Nxd4 Bb3 Nxb3 cxb3 "
-                                     "Nf6 Nc3 Qe7 f4 Bc6 e5 dxe5 fxe5 Ne4 "
-                                     "Re1 Nxc3 bxc3 Rd8",
-                                     13, 21);
-  expect_one_gap(t, 13, {"21"});
-  expect_one_missed_listing(t, R"(["b5a4","c6d4","a4b3","d4b3","c2b3","g8f6","b1c3","d8e7","f2f4"])");
-  EXPECT_EQ(t.last_ply, 29);
+  expect_hall_gap_listed("press_read_before_the_dump_search_then_the_next_hand.cap",
+                         "e4 e5 Nf3 d6 d4 exd4 Nxd4 Nc6 Bb5 Bd7 O-O a6 Ba4 Nxd4 Bb3 Nxb3 cxb3 Nf6 Nc3 Qe7 f4 "
+                         "Bc6 e5 dxe5 fxe5 Ne4 Re1 Nxc3 bxc3 Rd8",
+                         13, 21, R"(["b5a4","c6d4","a4b3","d4b3","c2b3","g8f6","b1c3","d8e7","f2f4"])", 29);
 }
 
 }  // namespace eboard
