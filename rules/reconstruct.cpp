@@ -249,9 +249,10 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
     if (next != physical_) complete_before_reply(next, e.t_ms);
   }
   bool board_event = true;
-  // A reconnect's dump waiting for the mover's piece in his hand (dump_lacks_the_movers_piece): that piece
-  // set down goes on to the press; any other change says the hand held nothing, and the dump is searched
-  // as it stood, before the change (the next move's first lift).
+  // A reconnect's dump waiting for the mover's pieces one of which may be in his hand
+  // (dump_lacks_the_movers_pieces): one of those kinds set down goes on to the press; any other change says
+  // the hand held nothing, and the dump is searched as it stood, before the change (the next move's first
+  // lift).
   if (const std::uint32_t held = gaps_.held(); held && board_from_dump_ && gaps_.suspected()) {
     const auto* placed = std::get_if<PiecePlaced>(&e.what);
     const bool held_set_down = placed && placed->piece != NO_PIECE && ((held >> placed->piece) & 1u);

@@ -497,16 +497,16 @@ class Reconstructor {
   // as candidates with the length unknown (MissedGap::Length::Unknown): the game goes on from the board
   // read (the side whose clock runs on move), its moves held back. False: no such story, or no position.
   bool tell_gap_length_unknown(std::int64_t t);
-  // The gap of recover_gap_on, its `stories` (ranked, all pressed, from `before`) of kOpenLengthPlies or
-  // more and its presses not counted: told as moves-missed with `length_unknown` (the candidates' last ply
-  // with them), the game going on from the end of the first story, the moves since held back until the
-  // arbiter settles it (MissedGap::Length::Uncounted). False, telling nothing, when that position ends the
-  // game (told the ordinary way).
   // The gap `gap` (of unknown length) told with `alert` at `told_at`: the game goes on from `at` (a jump for
   // the gap), the moves since held back until the arbiter settles it, the board followed from `t` with the
   // lifts on move since `board` was read.
   void tell_held_gap(std::int64_t told_at, std::int64_t t, AlertEvent alert, const Position& at,
                      MissedGap gap, const std::array<Piece, 64>& board);
+  // The gap of recover_gap_on, its `stories` (ranked, all pressed, from `before`) of kOpenLengthPlies or
+  // more and its presses not counted: told as moves-missed with `length_unknown` (the candidates' last ply
+  // with them), the game going on from the end of the first story, the moves since held back until the
+  // arbiter settles it (MissedGap::Length::Uncounted). False, telling nothing, when that position ends the
+  // game (told the ordinary way).
   bool tell_gap_length_open(std::int64_t t, std::int64_t when, const Position& before,
                             std::vector<std::vector<Move>> stories, const GapEvidence& evidence,
                             bool truncated, const std::array<Piece, 64>& board);
@@ -608,13 +608,14 @@ class Reconstructor {
   // A board read whole after a restart or a reconnect (a dump), settled and not explained, that a piece in
   // a hand put back explains by a shorter story than the board as it is (where that piece was taken).
   bool dump_shows_a_hand_at_work() const;
-  // A reconnect's dump waits for the mover's piece in his hand (GapTracker::held), and none of its kind has
-  // come back to the board since (never with drops).
+  // A reconnect's dump waits for the mover's pieces one of which may be in his hand (GapTracker::held), and
+  // none of those kinds has come back to the board since (never with drops).
   bool held_piece_in_the_air() const;
   // A reconnect's dump, its clock running for one side, that lacks pieces of that side which, one put back
-  // on a square it stood on in the last known position, makes a story no longer than the board as it is
-  // (with the same side on move; shorter by a ply against one whose last move is not pressed): those
-  // pieces, a bit per Piece (1u << piece), one perhaps in the mover's hand, not taken. 0: none.
+  // on a square it stood on in the last known position or that the story as the board stands moved it to,
+  // makes a story no longer than the board as it is (with the same side on move; shorter by a ply against
+  // one whose last move is not pressed): those pieces, a bit per Piece (1u << piece), one perhaps in the
+  // mover's hand, not taken. 0: none.
   std::uint32_t dump_lacks_the_movers_pieces() const;
   // A press by the side a gap's length waits for (GapTracker::Length::Waiting), made after he set a piece
   // down on the board read: his hand was at work at the reading. The board at the press is searched as the

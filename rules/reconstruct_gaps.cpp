@@ -198,6 +198,17 @@ std::uint32_t Reconstructor::dump_lacks_the_movers_pieces() const {
   if (std::none_of(places.begin(), places.end(), [&](const auto& p) { return short_at(p.first, p.second); }))
     return 0;
   const GapFound as_is = search_gap_to(nullptr, physical_, false, std::nullopt, kGapPlies);
+  // No longer: taken, the piece needs its taker's capture, and the moves the story put off for it (a story
+  // as long that takes it is no likelier than the hand at work: the hall's blitz game 347, 11.Bg5 ...
+  // 18...Nf6 with 19.e4's pawn in the air read as 11.e4 ... Nxe4 ... Nxf6). Against a story whose last move
+  // is shown and not pressed, shorter by one: both then count the same presses. Waiting costs nothing: a
+  // piece of another kind moved ends the wait, the board searched as it stood; one of these set down and
+  // pressed is searched at the press.
+  const int limit =
+      !as_is.explains()
+          ? kGapPlies
+          : as_is.result.plies - (side_after(game_.position(), as_is.result.plies) == *mover ? 0 : 1);
+  if (limit <= 0) return 0;
   if (as_is.explains() && !as_is.result.sequences.empty()) {
     Position p = game_.position();
     for (Move m : as_is.result.sequences.front()) {
@@ -211,15 +222,6 @@ std::uint32_t Reconstructor::dump_lacks_the_movers_pieces() const {
   std::uint32_t held_kinds = 0;
   for (const auto& [q, was] : places) {
     if (!short_at(q, was) || ((held_kinds >> was) & 1u)) continue;
-    // No longer: taken, the piece needs its taker's capture, and the moves the story put off for it (a
-    // story as long that takes it is no likelier than the hand at work: the hall's blitz game 347, 11.Bg5
-    // ... 18...Nf6 with 19.e4's pawn in the air read as 11.e4 ... Nxe4 ... Nxf6). Against a story whose
-    // last move is shown and not pressed, shorter by one: both then count the same presses. Waiting costs
-    // nothing: a piece of another kind moved ends the wait, the board searched as it stood; one of these
-    // set down and pressed is searched at the press.
-    const Color after_as_is = side_after(game_.position(), as_is.result.plies);
-    const int limit = !as_is.explains() ? kGapPlies : as_is.result.plies - (after_as_is == *mover ? 0 : 1);
-    if (limit <= 0) return 0;
     std::array<Piece, 64> held = physical_;
     held[q] = was;
     if (search_gap_to(nullptr, held, false, std::nullopt, limit).explains()) held_kinds |= 1u << was;

@@ -346,14 +346,10 @@ TEST(GapHallCaptures, AListTheWorkBoundLeftIncompleteIsSearchedAgainWithMoreWork
 // the reading caught the hand at work; the board at the press is the gap and Bxc6 (plies 10-17), the moves
 // played among the candidates, every later move at its ply.
 TEST(GapHallCaptures, APressAfterTheHandSetItsPieceDownTellsTheGapFromTheBoardAtThePress) {
-  const Told t =
-      replay_hall_capture("hand_at_work_at_the_reading_then_pressed.cap",
-                          "d4 Nf6 Nc3 e6 e4 d5 f3 c5 Be3 Nc6 e5 Nd7 f4 Qb6 Bb5 cxd4 Bxc6 dxe3 Bxd7 "
-                          "Bxd7 Rb1 Bc5 Nge2 d4 Ne4",
-                          10, 17);
-  expect_one_gap(t, 10, {"17"});
-  expect_one_missed_listing(t, R"(["b8c6","e4e5","f6d7","f3f4","d8b6","f1b5","c5d4","b5c6"])");
-  EXPECT_EQ(t.last_ply, 25);
+  expect_hall_gap_listed("hand_at_work_at_the_reading_then_pressed.cap",
+                         "d4 Nf6 Nc3 e6 e4 d5 f3 c5 Be3 Nc6 e5 Nd7 f4 Qb6 Bb5 cxd4 Bxc6 dxe3 Bxd7 "
+                         "Bxd7 Rb1 Bc5 Nge2 d4 Ne4",
+                         10, 17, R"(["b8c6","e4e5","f6d7","f3f4","d8b6","f1b5","c5d4","b5c6"])", 25);
 }
 
 // daemon_gap_hall_full_test --speed 6 --seed 988444380, board I: blitz corpus game 100 (180+0), style casual,
@@ -367,14 +363,10 @@ TEST(GapHallCaptures, APressAfterTheHandSetItsPieceDownTellsTheGapFromTheBoardAt
 // the board showed before the reading leaves the reading, and what the hands did since, a gap still;
 // 5.e4 at ply 9, then plies 10-14 (the gap and Nxc3) one moves-missed, every later move at its ply.
 TEST(GapHallCaptures, APressPendingAtTheLossLeavesTheBoardReadSinceAGap) {
-  const Told t =
-      replay_hall_capture("press_pending_at_the_loss_then_a_hand_at_the_reading.cap",
-                          "d4 Nf6 Nf3 g6 Bf4 Bg7 Nc3 O-O e4 d5 e5 Ne4 Bd3 Nxc3 bxc3 f6 Qd2 Nc6 O-O fxe5 "
-                          "Nxe5 Nxe5 Bxe5 Bxe5",
-                          10, 14);
-  expect_one_gap(t, 10, {"14"});
-  expect_one_missed_listing(t, R"(["d7d5","e4e5","f6e4","f1d3","e4c3"])");
-  EXPECT_EQ(t.last_ply, 22);
+  expect_hall_gap_listed("press_pending_at_the_loss_then_a_hand_at_the_reading.cap",
+                         "d4 Nf6 Nf3 g6 Bf4 Bg7 Nc3 O-O e4 d5 e5 Ne4 Bd3 Nxc3 bxc3 f6 Qd2 Nc6 O-O fxe5 "
+                         "Nxe5 Nxe5 Bxe5 Bxe5",
+                         10, 14, R"(["d7d5","e4e5","f6e4","f1d3","e4c3"])", 22);
 }
 
 // daemon_gap_hall_full_test --speed 6 --seed 506295464, board F: blitz corpus game 347 (60+0), the board
