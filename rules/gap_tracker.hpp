@@ -64,6 +64,7 @@ class GapTracker {
     suspected_ = true;
     suspected_at_ = t_ms;
     dump_deferred_ = false;
+    held_lift_.reset();
     length_ = Length::Open;
     first_board_dump_ = first_board;
     unexplained_.reset();
@@ -90,9 +91,27 @@ class GapTracker {
   void defer_dump(std::uint32_t held = 0) {
     dump_deferred_ = true;
     held_ = held;
+    held_lift_.reset();
   }
   std::uint32_t held() const { return dump_deferred_ ? held_ : 0; }
-  bool take_dump_deferral() { return std::exchange(dump_deferred_, false); }
+  bool take_dump_deferral() {
+    held_lift_.reset();
+    return std::exchange(dump_deferred_, false);
+  }
+  // A lift from `square` while the dump waits that may be the held piece's doing: a piece of a kind waited
+  // for (its square filled again a scan later was brushed by the hand setting the held piece down), or an
+  // opponent's piece (one of those kinds set down on its square next is the held piece capturing). Otherwise
+  // the hand held nothing and the lift began the next move. `before`: the board before the lift, the one
+  // searched then.
+  struct HeldLift {
+    Square square = SQ_NONE;
+    std::array<Piece, 64> before{};
+  };
+  void lifted_while_held(Square square, const std::array<Piece, 64>& before) {
+    if (dump_deferred_) held_lift_ = HeldLift{square, before};
+  }
+  const std::optional<HeldLift>& held_lift() const { return held_lift_; }
+  std::optional<HeldLift> take_held_lift() { return std::exchange(held_lift_, std::nullopt); }
 
   // --- Searches -----------------------------------------------------------------------------------------
   // Each board is searched once.
@@ -160,6 +179,7 @@ class GapTracker {
   bool first_board_dump_ = false;
   std::optional<std::array<Piece, 64>> unexplained_;
   std::uint32_t held_ = 0;
+  std::optional<HeldLift> held_lift_;
   std::optional<std::array<Piece, 64>> searched_;
   int searches_failed_ = 0;
   Length length_ = Length::Open;

@@ -3,6 +3,7 @@
 #include "rules/reconstruct.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <iterator>
 #include <limits>
@@ -252,14 +253,32 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
   // A reconnect's dump waiting for the mover's pieces one of which may be in his hand
   // (dump_lacks_the_movers_pieces): one of those kinds set down goes on to the press; any other change says
   // the hand held nothing, and the dump is searched as it stood, before the change (the next move's first
-  // lift).
-  if (const std::uint32_t held = gaps_.held(); held && board_from_dump_ && gaps_.suspected()) {
+  // lift). A lift that may be the held piece's doing is judged by what follows (GapTracker::HeldLift): one
+  // of those kinds lifted, a scan later (Wake::HeldLift), its square filled again by then was brushed by the
+  // hand setting the held piece down (the hall's blitz game 199: 18...fxe4 set down past the e5 pawn); an
+  // opponent's piece lifted, by the next change: one of those kinds set down where it stood is the held
+  // piece capturing (the hall's blitz game 118: 21.Bxa8 with the bishop in the air at the reconnect).
+  if (const std::uint32_t held = gaps_.held();
+      held && gaps_.suspected() && !game_.outcome() && (board_from_dump_ || gaps_.held_lift())) {
     const auto* placed = std::get_if<PiecePlaced>(&e.what);
+    const auto* lifted = std::get_if<PieceLifted>(&e.what);
     const bool held_set_down = placed && placed->piece != NO_PIECE && ((held >> placed->piece) & 1u);
-    if (!held_set_down && (placed || std::holds_alternative<PieceLifted>(e.what)) && !game_.outcome()) {
-      gaps_.take_dump_deferral();
-      deadlines_.clear(Wake::Mismatch);
-      recover_gap(e.t_ms, nullptr);
+    const Color mover = color_of(Piece(std::countr_zero(held)));
+    if (const std::optional<GapTracker::HeldLift>& lift = gaps_.held_lift()) {
+      const Piece off = lift->before[lift->square];
+      if (placed && placed->square == lift->square &&
+          (placed->piece == off || (held_set_down && color_of(off) != mover))) {
+        gaps_.take_held_lift();  // a brush, or the held piece's capture: the wait goes on
+        deadlines_.clear(Wake::HeldLift);
+      } else if (!held_set_down && (placed || lifted)) {
+        end_dump_wait(e.t_ms, lift->before);
+      }
+    } else if (lifted && is_ok(lifted->square) && physical_[lifted->square] != NO_PIECE &&
+               (((held >> physical_[lifted->square]) & 1u) || color_of(physical_[lifted->square]) != mover)) {
+      if (color_of(physical_[lifted->square]) == mover) deadlines_.set(Wake::HeldLift, e.t_ms + cfg_.scan_ms);
+      gaps_.lifted_while_held(lifted->square, physical_);
+    } else if (!held_set_down && (placed || lifted)) {
+      end_dump_wait(e.t_ms, physical_);
     }
   }
   std::visit(
@@ -1276,14 +1295,25 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
       // 4.7: the piece has rested on a legal square long enough to count as released there.
       const Successor* s = matching_successor();
       touches_.release_time_came(s ? std::optional<Move>(s->move) : std::nullopt);
+    } else if (due->name == Wake::HeldLift) {
+      deadlines_.clear(Wake::HeldLift);
+      const std::optional<GapTracker::HeldLift> lift = gaps_.take_held_lift();
+      if (lift && gaps_.held() && gaps_.suspected() && !game_.outcome() &&
+          physical_[lift->square] != lift->before[lift->square])
+        end_dump_wait(*next, lift->before);
     } else {  // Wake::Mismatch
       deadlines_.clear(Wake::Mismatch);
       // Out of sight (the link is down): what the board last showed may be half a move; its return tells.
       if (gaps_.link_down()) continue;
-      // A dump whose piece in the air was waited for: it rested so, searched as it is.
-      if (gaps_.take_dump_deferral() && gaps_.suspected() && board_from_dump_ && !game_.outcome() &&
-          recover_gap(*next, nullptr))
+      // A dump whose piece in the air was waited for: it rested so, searched as it is (as it stood before a
+      // lift still unjudged).
+      if (const std::optional<GapTracker::HeldLift> lift = gaps_.held_lift();
+          lift && gaps_.held() && gaps_.suspected() && !game_.outcome()) {
+        if (end_dump_wait(*next, lift->before)) continue;
+      } else if (gaps_.take_dump_deferral() && gaps_.suspected() && board_from_dump_ && !game_.outcome() &&
+                 recover_gap(*next, nullptr)) {
         continue;
+      }
       // A gap whose length waited for a press that did not come: the likelier story (GapTracker::Length),
       // of the board waited on (the board as it is now may show the next hand at work).
       // Unless the story a ply longer is past the search's bound: then the gap's length is not known, and

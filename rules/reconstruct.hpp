@@ -343,9 +343,10 @@ class Reconstructor {
     RestComplete,   // without a clock (complete_after_ms): the legal move shown has rested long enough
     Release,        // a piece has rested on its square long enough to be released (4.7, TouchTracker)
     Mismatch,       // a settled board nothing explains for the mismatch time
+    HeldLift,       // a scan after a lift of a kind a reconnect's dump waits for (GapTracker::HeldLift)
     Count
   };
-  Deadlines<Wake> deadlines_;  // Provisional, Settle, RestComplete, Mismatch
+  Deadlines<Wake> deadlines_;  // Provisional, Settle, RestComplete, Mismatch, HeldLift
   Deadlines<Wake> wakeups() const;
   bool clockless() const { return cfg_.complete_after_ms > 0; }
   // Without a clock: the board about to become `next` shows a legal move now and `next` changes a square of
@@ -541,6 +542,10 @@ class Reconstructor {
   // moves the clock says were pressed: all, unless the last mover's clock still runs. `press`: the press
   // that found the board unexplained (its reading goes on the last completed move).
   bool recover_gap(std::int64_t t, const PendingPress* press);
+  // A reconnect's dump waited for a piece in the mover's hand, and a change with no such piece set down
+  // says the hand held none: the wait ends, and `as_stood` (the board before that change) is searched; true
+  // when that told the gap.
+  bool end_dump_wait(std::int64_t t, const std::array<Piece, 64>& as_stood);
   // Without a clock: how many of the positions a gap sequence passes through (after each of its moves
   // but the last) some board seen since the last completed move showed, pieces in the air allowed. A
   // scan read late shows a move and the hand already on the reply; those scans tell the order the moves

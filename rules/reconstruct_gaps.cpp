@@ -72,10 +72,12 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   // way by now (a restart's held readings come with its dump, and the hand goes on meanwhile). Failing
   // that board, the board as it is now (the press read before the last placement was).
   std::array<Piece, 64> at_press = physical_;
+  std::int64_t at_press_since = std::numeric_limits<std::int64_t>::min();
   if (press)
     for (std::size_t i = history_.size(); i-- > 0;)
       if (history_[i].t_ms <= press->t_ms) {
         at_press = history_[i].board;
+        at_press_since = history_[i].t_ms;
         break;
       }
   const int failed_before = gaps_.searches_failed();
@@ -83,8 +85,13 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   // read with his piece in the air), and what it shows now is most likely his move, set down and not
   // pressed yet, after the moves the press completed. A board that only lost pieces since had nothing set
   // down: the hand is still at work, and searched as it is, a piece in the air reads as taken (a longer
-  // story, not the one played). The board the press came with is searched first then.
-  const bool moved_since_press = press && last_board_event_ > press->t_ms;
+  // story, not the one played). The board the press came with is searched first then. Not a press read
+  // after the reconnect's board on a board at rest for a scan: that press completed what the board showed,
+  // and the change since is the opponent's reply begun (the hall's blitz game 2: 13.Be3 set down after the
+  // reconnect and pressed, Black's king on its way to castle when the press was decided).
+  const bool pressed_at_rest =
+      press && press->t_ms > gaps_.suspected_at() && press->t_ms - at_press_since >= cfg_.scan_ms;
+  const bool moved_since_press = press && !pressed_at_rest && last_board_event_ > press->t_ms;
   bool only_lifted = moved_since_press;
   for (Square q = 0; q < 64 && only_lifted; ++q)
     only_lifted = physical_[q] == NO_PIECE || physical_[q] == at_press[q];
@@ -95,11 +102,25 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
     if (gaps_.length() == GapTracker::Length::Waiting) return false;  // its length waits for the next press
     gaps_.restore(before);
   }
-  bool found = moved_since_press ? recover_gap_on(t, press, physical_, true)
-                                 : recover_gap_on(t, press, at_press, false) ||
-                                       (at_press != physical_ && recover_gap_on(t, press, physical_, false));
+  // (The board at the press waiting for the next press to tell its length is the one waited on.)
+  bool found = moved_since_press
+                   ? recover_gap_on(t, press, physical_, true)
+                   : recover_gap_on(t, press, at_press, false) ||
+                         (at_press != physical_ && gaps_.length() != GapTracker::Length::Waiting &&
+                          recover_gap_on(t, press, physical_, false));
   if (!found) gaps_.limit_failures(failed_before + 1);
   return found;
+}
+
+bool Reconstructor::end_dump_wait(std::int64_t t, const std::array<Piece, 64>& as_stood) {
+  gaps_.take_dump_deferral();
+  deadlines_.clear(Wake::Mismatch);
+  deadlines_.clear(Wake::HeldLift);
+  if (no_moves_to_find()) return false;
+  const int failed_before = gaps_.searches_failed();
+  if (recover_gap_on(t, nullptr, as_stood, false)) return true;
+  gaps_.limit_failures(failed_before + 1);
+  return false;
 }
 
 bool Reconstructor::follow_late_scans(std::int64_t t) {
@@ -218,6 +239,16 @@ std::uint32_t Reconstructor::dump_lacks_the_movers_pieces() const {
           std::find(places.begin(), places.end(), std::pair{m.to(), p.piece_on(m.to())}) == places.end())
         places.emplace_back(m.to(), p.piece_on(m.to()));
     }
+  }
+  // Or on a square an opponent's piece stood on in the last known position, empty now: it took there within
+  // the gap and was lifted for the next move (the hall's blitz game 118: 19.Bxb7 Nbd7 with 21.Bxa8's bishop
+  // in the air, read as ...Ba6 bxa6).
+  for (Square q = 0; q < 64; ++q) {
+    if (display_[q] == NO_PIECE || color_of(display_[q]) == *mover || physical_[q] != NO_PIECE) continue;
+    for (int pc = 0; pc < PIECE_NB; ++pc)
+      if (pc != NO_PIECE && color_of(Piece(pc)) == *mover && now[pc] < before[pc] &&
+          !(type_of(Piece(pc)) == PAWN && (rank_of(q) == 0 || rank_of(q) == 7)))
+        places.emplace_back(q, Piece(pc));
   }
   std::uint32_t held_kinds = 0;
   for (const auto& [q, was] : places) {
