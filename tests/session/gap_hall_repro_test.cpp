@@ -418,4 +418,55 @@ TEST(GapHallCaptures, APressReadBeforeTheWaitForTheOtherSidesPressTellsNothingMo
                          13, 21, R"(["b5a4","c6d4","a4b3","d4b3","c2b3","g8f6","b1c3","d8e7","f2f4"])", 29);
 }
 
+// daemon_gap_hall_test --speed 6 --seed 732057799, board I: blitz corpus game 199 (300+3), style casual, the
+// board unplugged between two moves and plugged in again with Black's hand at work on 18...fxe4: plies 12-17
+// (f5 Nc3 Nf6 Nf3 Nxe4 Nxe4) made meanwhile, the knight taken off e4 and the f-pawn in the air when the board
+// was read. The dump waited for a black pawn in the hand; the hand set it down on e4 brushing the e5 pawn
+// (e5 lifted, e4 set, e5 set again, in one scan). The lift ended the wait, and the dump searched as it stood
+// read the pawn as taken: ten plies (f5 exf5 Nxf5 ...), none the moves played, then e5-e4 published at ply
+// 22, an illegal move, a mismatch and an adopted position. Right: a lift of a kind waited for is judged a
+// scan later; e5 filled again was a brush, the wait goes on, and the press tells plies 12-18 (the gap and
+// fxe4) as one moves-missed holding the moves played, every later move at its ply.
+TEST(GapHallCaptures, AHeldPieceSetDownBrushingItsNeighbourKeepsTheWait) {
+  expect_hall_gap_listed(
+      "movers_pawn_set_down_brushing_its_neighbour_after_the_reconnect.cap",
+      "e4 e5 Bc4 Nc6 d4 d6 d5 Nce7 Bb5 Bd7 Bc4 f5 Nc3 Nf6 Nf3 Nxe4 Nxe4 fxe4 Ng5 Ng6 Qh5 Qf6 "
+      "Nxe4 Qf5 Qxf5 Bxf5",
+      12, 18, R"(["f7f5","b1c3","g8f6","g1f3","f6e4","c3e4","f5e4"])", 26);
+}
+
+// daemon_gap_hall_test --speed 6 --seed 308473546, board F: blitz corpus game 118 (180+0), style tidy, the
+// board unplugged with 14...d6 under way and plugged in again with White's hand at work on 21.Bxa8: plies
+// 14-20 (d6 d4 Ba7 b4 Be6 Bxb7 Nbd7) made meanwhile, the bishop in the air. It last stood on b7, where it
+// took a pawn within the gap, so neither the square it stood on when the board was last followed (g2) nor one
+// the story as the dump stands moved it to was b7: no wait, and the rook lifted off a8 had the dump searched
+// as it stood, the bishop "taken" (...Bc6 ... Ba6 bxa6, ten plies), then the queen's 22...Qxa8 an illegal
+// move, a mismatch and an adopted position. Right: a square an opponent's piece stood on, empty in the dump,
+// is tried too (b7: the moves played); the rook lifted and the bishop set down on a8 is the held piece
+// capturing, the wait goes on, and the press tells plies 14-21 as one moves-missed holding the moves played,
+// every later move at its ply.
+TEST(GapHallCaptures, TheMoversPieceInTheAirAfterACaptureInTheGapIsWaitedForThroughItsNextCapture) {
+  expect_hall_gap_listed(
+      "movers_bishop_in_the_air_capturing_again_after_a_capture_in_the_gap.cap",
+      "c4 e5 Nc3 f5 g3 Nf6 Bg2 Bc5 e3 O-O Nge2 a6 O-O d6 d4 Ba7 b4 Be6 Bxb7 Nbd7 Bxa8 Qxa8 d5 "
+      "Bf7 a4 Qe8 Ba3 Bh5 Qd3",
+      14, 21, R"(["d7d6","d2d4","c5a7","b2b4","c8e6","g2b7","b8d7","b7a8"])", 29);
+}
+
+// daemon_gap_hall_test --speed 6 --seed 572305090, board C: blitz corpus game 2 (300+3), style tidy, the
+// board unplugged between two moves and plugged in again with White's bishop in the air for 13.Be3: plies
+// 9-12 (Nc3 Bb7 O-O Be7) made meanwhile. The dump waited for the bishop; it was set down on e3 and
+// pressed 1.8 s later, and Black's king was on its way to castle (e8 lifted, g8 set) when the press was
+// decided. The board had changed since the press, so it was searched as it stood then, the king's castling
+// half made: a story of eight plies (Bg5 ... Kf8 ... Be3 Kg8), the moves played not among them, then 15.Ng5
+// pressed an illegal move, a mismatch, an adopted position and every later move two plies off. Right: a press
+// read after the reconnect's board, on a board at rest for a scan, completed what the board showed: plies
+// 9-13 are searched on it, their length waits for the next press, and Black's castling pressed tells plies
+// 9-14 as one moves-missed holding the moves played, every later move at its ply.
+TEST(GapHallCaptures, APressOnABoardAtRestIsSearchedOnItThoughTheReplyHasBegun) {
+  expect_hall_gap_listed("press_at_rest_then_the_reply_begun_before_its_decision.cap",
+                         "e4 e5 Nf3 Nf6 d3 d6 Be2 b6 Nc3 Bb7 O-O Be7 Be3 O-O Ng5 h6 Nh3 Nbd7 Bxh6 gxh6 f4", 9,
+                         14, R"(["b1c3","c8b7","e1g1","f8e7","c1e3","e8g8"])", 21);
+}
+
 }  // namespace eboard
