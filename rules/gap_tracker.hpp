@@ -64,6 +64,7 @@ class GapTracker {
     suspected_ = true;
     suspected_at_ = t_ms;
     dump_deferred_ = false;
+    held_judged_ = false;
     held_lift_.reset();
     length_ = Length::Open;
     first_board_dump_ = first_board;
@@ -91,9 +92,17 @@ class GapTracker {
   void defer_dump(std::uint32_t held = 0) {
     dump_deferred_ = true;
     held_ = held;
+    held_untouched_ = true;
     held_lift_.reset();
   }
   std::uint32_t held() const { return dump_deferred_ ? held_ : 0; }
+  // The dump was judged for the mover's pieces in his hand (once per suspected board).
+  bool held_judged() const { return held_judged_; }
+  void judge_held() { held_judged_ = true; }
+  // No change since the wait began: the next one tells whether the hand held one of those pieces. After
+  // one, the wait goes on to the press (a board read whole again meanwhile starts nothing anew).
+  bool held_untouched() const { return dump_deferred_ && held_untouched_; }
+  void held_touched() { held_untouched_ = false; }
   bool take_dump_deferral() {
     held_lift_.reset();
     return std::exchange(dump_deferred_, false);
@@ -179,6 +188,8 @@ class GapTracker {
   bool first_board_dump_ = false;
   std::optional<std::array<Piece, 64>> unexplained_;
   std::uint32_t held_ = 0;
+  bool held_judged_ = false;
+  bool held_untouched_ = false;
   std::optional<HeldLift> held_lift_;
   std::optional<std::array<Piece, 64>> searched_;
   int searches_failed_ = 0;

@@ -259,9 +259,10 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
   // opponent's piece lifted, by the next change: one of those kinds set down where it stood is the held
   // piece capturing (the hall's blitz game 118: 21.Bxa8 with the bishop in the air at the reconnect).
   if (const std::uint32_t held = gaps_.held();
-      held && gaps_.suspected() && !game_.outcome() && (board_from_dump_ || gaps_.held_lift())) {
+      held && gaps_.suspected() && !game_.outcome() && (gaps_.held_untouched() || gaps_.held_lift())) {
     const auto* placed = std::get_if<PiecePlaced>(&e.what);
     const auto* lifted = std::get_if<PieceLifted>(&e.what);
+    if (placed || lifted) gaps_.held_touched();
     const bool held_set_down = placed && placed->piece != NO_PIECE && ((held >> placed->piece) & 1u);
     const Color mover = color_of(Piece(std::countr_zero(held)));
     if (const std::optional<GapTracker::HeldLift>& lift = gaps_.held_lift()) {
@@ -853,6 +854,24 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   }
   // Pieces in the air on the way to a legal move: wait for them, up to the mismatch time.
   if (!final) {
+    // The reconnect's reading pending as a press, and the board changed before it settled: the dump is
+    // judged for the mover's piece in his hand as a settled one is (on_settled), on the board the press came
+    // with (the hall's blitz game 378: 15.Nxf7's knight in the air at the reading, the pawn lifted next).
+    if (gaps_.suspected() && !gaps_.dump_deferred() && !gaps_.held_judged() && !gaps_.first_board_dump() &&
+        !clockless() && press.t_ms <= gaps_.suspected_at()) {
+      gaps_.judge_held();
+      std::array<Piece, 64> read = physical_;
+      for (std::size_t i = history_.size(); i-- > 0;)
+        if (history_[i].t_ms <= press.t_ms) {
+          read = history_[i].board;
+          break;
+        }
+      if (const std::uint32_t held = dump_lacks_the_movers_pieces(read)) {
+        gaps_.defer_dump(held);
+        gaps_.held_touched();  // the changes since were the hand's: the press is searched once it is done
+        deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
+      }
+    }
     // A reconnect's dump that waits for the mover's piece in his hand: searched as it is, the piece would
     // read as taken (a longer story); the press waits with the dump for it to be set down.
     if (held_piece_in_the_air()) return;
@@ -1220,10 +1239,12 @@ void Reconstructor::on_settled(std::int64_t t) {
     std::uint32_t held = 0;
     bool hand_at_work = false;
     if (!clockless() && !gaps_.dump_deferred()) {
-      if (gaps_.first_board_dump())
+      if (gaps_.first_board_dump()) {
         hand_at_work = !wait_.pending() && dump_shows_a_hand_at_work();
-      else
-        hand_at_work = (held = dump_lacks_the_movers_pieces()) != 0;
+      } else {
+        gaps_.judge_held();
+        hand_at_work = (held = dump_lacks_the_movers_pieces(physical_)) != 0;
+      }
     }
     if (hand_at_work) {
       gaps_.defer_dump(held);

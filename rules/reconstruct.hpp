@@ -617,11 +617,12 @@ class Reconstructor {
   // none of those kinds has come back to the board since (never with drops).
   bool held_piece_in_the_air() const;
   // A reconnect's dump, its clock running for one side, that lacks pieces of that side which, one put back
-  // on a square it stood on in the last known position or that the story as the board stands moved it to,
+  // on a square it stood on in the last known position or that the story as the board stands moved it to
+  // (failing those, one an opponent's piece stood on, empty now),
   // makes a story no longer than the board as it is (with the same side on move; shorter by a ply against
   // one whose last move is not pressed): those pieces, a bit per Piece (1u << piece), one perhaps in the
   // mover's hand, not taken. 0: none.
-  std::uint32_t dump_lacks_the_movers_pieces() const;
+  std::uint32_t dump_lacks_the_movers_pieces(const std::array<Piece, 64>& dump) const;
   // A press by the side a gap's length waits for (GapTracker::Length::Waiting), made after he set a piece
   // down on the board read: his hand was at work at the reading. The board at the press is searched as the
   // gap and his move, all pressed; true when that told the gap.

@@ -198,13 +198,13 @@ bool Reconstructor::dump_shows_a_hand_at_work() const {
   return limit > 0 && search_gap_to(nullptr, held.board, false, held.hand, limit).explains();
 }
 
-std::uint32_t Reconstructor::dump_lacks_the_movers_pieces() const {
+std::uint32_t Reconstructor::dump_lacks_the_movers_pieces(const std::array<Piece, 64>& dump) const {
   const std::optional<Color> mover = clock_.on_move();
   if (!mover) return 0;
   std::array<int, PIECE_NB> before{}, now{};
   for (Square q = 0; q < 64; ++q) {
     if (display_[q] != NO_PIECE) ++before[display_[q]];
-    if (physical_[q] != NO_PIECE) ++now[physical_[q]];
+    if (dump[q] != NO_PIECE) ++now[dump[q]];
   }
   // A kind of the mover's short of its count, off a square it stood on in the last known position, or (moved
   // within the gap, then lifted for the next move) on the square the story as the board stands moved it to
@@ -213,12 +213,10 @@ std::uint32_t Reconstructor::dump_lacks_the_movers_pieces() const {
   std::vector<std::pair<Square, Piece>> places;
   for (Square q = 0; q < 64; ++q)
     if (display_[q] != NO_PIECE && color_of(display_[q]) == *mover) places.emplace_back(q, display_[q]);
-  const auto short_at = [&](Square q, Piece was) {
-    return physical_[q] == NO_PIECE && now[was] < before[was];
-  };
+  const auto short_at = [&](Square q, Piece was) { return dump[q] == NO_PIECE && now[was] < before[was]; };
   if (std::none_of(places.begin(), places.end(), [&](const auto& p) { return short_at(p.first, p.second); }))
     return 0;
-  const GapFound as_is = search_gap_to(nullptr, physical_, false, std::nullopt, kGapPlies);
+  const GapFound as_is = search_gap_to(nullptr, dump, false, std::nullopt, kGapPlies);
   // No longer: taken, the piece needs its taker's capture, and the moves the story put off for it (a story
   // as long that takes it is no likelier than the hand at work: the hall's blitz game 347, 11.Bg5 ...
   // 18...Nf6 with 19.e4's pawn in the air read as 11.e4 ... Nxe4 ... Nxf6). Against a story whose last move
@@ -240,23 +238,29 @@ std::uint32_t Reconstructor::dump_lacks_the_movers_pieces() const {
         places.emplace_back(m.to(), p.piece_on(m.to()));
     }
   }
-  // Or on a square an opponent's piece stood on in the last known position, empty now: it took there within
-  // the gap and was lifted for the next move (the hall's blitz game 118: 19.Bxb7 Nbd7 with 21.Bxa8's bishop
-  // in the air, read as ...Ba6 bxa6).
+  std::uint32_t held_kinds = 0;
+  const auto try_places = [&] {
+    for (const auto& [q, was] : places) {
+      if (!short_at(q, was) || ((held_kinds >> was) & 1u)) continue;
+      std::array<Piece, 64> held = dump;
+      held[q] = was;
+      if (search_gap_to(nullptr, held, false, std::nullopt, limit).explains()) held_kinds |= 1u << was;
+    }
+  };
+  try_places();
+  if (held_kinds) return held_kinds;
+  // Failing those, a square an opponent's piece stood on in the last known position, empty now: it took
+  // there within the gap and was lifted for the next move (the hall's blitz game 118: 19.Bxb7 Nbd7 with
+  // 21.Bxa8's bishop in the air, read as ...Ba6 bxa6). (Only then: each square costs a search.)
+  places.clear();
   for (Square q = 0; q < 64; ++q) {
-    if (display_[q] == NO_PIECE || color_of(display_[q]) == *mover || physical_[q] != NO_PIECE) continue;
+    if (display_[q] == NO_PIECE || color_of(display_[q]) == *mover || dump[q] != NO_PIECE) continue;
     for (int pc = 0; pc < PIECE_NB; ++pc)
       if (pc != NO_PIECE && color_of(Piece(pc)) == *mover && now[pc] < before[pc] &&
           !(type_of(Piece(pc)) == PAWN && (rank_of(q) == 0 || rank_of(q) == 7)))
         places.emplace_back(q, Piece(pc));
   }
-  std::uint32_t held_kinds = 0;
-  for (const auto& [q, was] : places) {
-    if (!short_at(q, was) || ((held_kinds >> was) & 1u)) continue;
-    std::array<Piece, 64> held = physical_;
-    held[q] = was;
-    if (search_gap_to(nullptr, held, false, std::nullopt, limit).explains()) held_kinds |= 1u << was;
-  }
+  try_places();
   return held_kinds;
 }
 

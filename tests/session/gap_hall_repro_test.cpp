@@ -461,12 +461,45 @@ TEST(GapHallCaptures, TheMoversPieceInTheAirAfterACaptureInTheGapIsWaitedForThro
 // half made: a story of eight plies (Bg5 ... Kf8 ... Be3 Kg8), the moves played not among them, then 15.Ng5
 // pressed an illegal move, a mismatch, an adopted position and every later move two plies off. Right: a press
 // read after the reconnect's board, on a board at rest for a scan, completed what the board showed: plies
-// 9-13 are searched on it, their length waits for the next press, and Black's castling pressed tells plies
-// 9-14 as one moves-missed holding the moves played, every later move at its ply.
+// 9-13 are searched on it and their length waits for the next press or move; Black's castling set down tells
+// them as one moves-missed holding the moves played, O-O goes out live at ply 14, every later move at its
+// ply.
 TEST(GapHallCaptures, APressOnABoardAtRestIsSearchedOnItThoughTheReplyHasBegun) {
   expect_hall_gap_listed("press_at_rest_then_the_reply_begun_before_its_decision.cap",
                          "e4 e5 Nf3 Nf6 d3 d6 Be2 b6 Nc3 Bb7 O-O Be7 Be3 O-O Ng5 h6 Nh3 Nbd7 Bxh6 gxh6 f4", 9,
-                         14, R"(["b1c3","c8b7","e1g1","f8e7","c1e3","e8g8"])", 21);
+                         13, R"(["b1c3","c8b7","e1g1","f8e7","c1e3"])", 21);
+}
+
+// daemon_gap_hall_test --speed 6 --seed 230288630, board I: blitz corpus game 378 (120+1), style casual, the
+// board unplugged between two moves and plugged in again with White's knight in the air for 15.Nxf7: plies
+// 8-14 (e6 Bd3 Ne7 Bxf5 Nxf5 Ng5 h6) made meanwhile, and the last of them, Black's press, read with the
+// reconnect. The hand took the f7 pawn off 0.2 s after the board was read, before it settled, so the board
+// was never judged for a piece in the hand; the pending press was decided with the pawn lifted and searched
+// on the board it came with, the knight "taken": ten plies, the moves played not among them, then Nxf7
+// pressed read as a later illegal move, a mismatch and an adopted position. Right: the press judges the board
+// it came with as a settled one is; the knight is waited for, set down on f7, and the gap told as plies 8-14
+// (one moves-missed holding the moves played), Nxf7 and every later move at its ply.
+TEST(GapHallCaptures, TheReconnectsPendingPressJudgesItsBoardForThePieceInTheHand) {
+  expect_hall_gap_listed(
+      "reading_pending_with_the_movers_knight_in_the_air_then_its_capture.cap",
+      "e4 c6 Nf3 d5 e5 Bf5 d4 e6 Bd3 Ne7 Bxf5 Nxf5 Ng5 h6 Nxf7 Kxf7 Qh5 g6 Qf3 Kg7 g4 Nxd4 Qd3", 8, 14,
+      R"(["e7e6","f1d3","g8e7","d3f5","e7f5","f3g5","h7h6"])", 23);
+}
+
+// daemon_gap_hall_test --speed 6 --seed 58067056, board C: blitz corpus game 336 (600+0), style tidy, the
+// board unplugged between two moves and plugged in again with Black's knight in the air for 20...Nh6: plies
+// 14-19 (c5 Bxd4 cxd4 Bd3 d5 exd5) made meanwhile. The dump waited for the knight; it was set down on h6, and
+// White lifted his bishop for 21.Bb5 before Black's press was decided. The board read whole again then (a
+// re-read) started the wait anew, and the bishop set down on b5 ended it: the board as it stood, the bishop
+// in the air, was searched (ten plies, the bishop "taken"), then 22...Kd8 an illegal move, a mismatch and an
+// adopted position. Right: after the first change the wait goes on to the press whatever is read; plies 14-21
+// (the gap, Nh6 and Bb5) one moves-missed holding the moves played, every later move at its ply.
+TEST(GapHallCaptures, AReReadDuringTheWaitForThePieceInTheHandStartsNothingAnew) {
+  expect_hall_gap_listed(
+      "movers_knight_set_down_then_the_board_reread_before_the_press.cap",
+      "e4 e5 Nf3 Nc6 d4 exd4 Nxd4 Bb4 Bd2 Nxd4 Bxb4 Qf6 Bc3 c5 Bxd4 cxd4 Bd3 d5 exd5 Nh6 Bb5 Kd8 "
+      "O-O Bg4 Be2 Bh3 gxh3 Qg5",
+      14, 21, R"(["c7c5","c3d4","c5d4","f1d3","d7d5","e4d5","g8h6","d3b5"])", 28);
 }
 
 }  // namespace eboard
