@@ -269,8 +269,12 @@ void print_status(const json& s) {
                   << ", longer than the search reaches (moves since held back): eboardctl recover "
                   << b.value("id", "?") << " --moves \"...\"\n";
       else if (gap.value("length_unknown", false))
-        std::cout << "    missed gap from ply " << gap.value("first_ply", 0)
-                  << ", its length unknown (moves since held back): eboardctl recover " << b.value("id", "?")
+        std::cout << "    missed gap from ply " << gap.value("first_ply", 0) << ", its length unknown"
+                  << (gap.contains("last_ply")
+                          ? ", " + std::to_string(gap.value("last_ply", 0) - gap.value("first_ply", 0) + 1) +
+                                " plies or more"
+                          : std::string())
+                  << " (moves since held back): eboardctl recover " << b.value("id", "?")
                   << " N (or --moves \"...\", any number)"
                   << (gap.value("ranked_by", "") == "engine" ? ", in the engine's order" : "") << "\n";
       else

@@ -167,6 +167,12 @@ def settle(h, a, d, b, gap):
         # length (the refused lengths change nothing); with none, from one ply (a search its work bound cut
         # short is told past the bound whatever the gap's length).
         shortest = len(gap["candidates"][0]["san"]) if gap.get("candidates") else 1
+        if "last_ply" in gap and not gap.get("past_bound"):
+            # What the arbiter reads of it: its length at least the candidates'.
+            status = eboardctl(a, d, "status")
+            least = f"its length unknown, {gap['last_ply'] - first + 1} plies or more"
+            if least not in status.stdout:
+                b.problems.append(f"eboardctl status does not say of the gap from ply {first} '{least}'")
         for last in range(first + shortest - 1, min(first + 40, len(b.expected) + 1)):
             truth = b.expected[first - 1:last]
             if eboardctl(a, d, "recover", b.id, "--moves", " ".join(truth)).returncode == 0:
