@@ -860,13 +860,8 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     if (gaps_.suspected() && !gaps_.dump_deferred() && !gaps_.held_judged() && !gaps_.first_board_dump() &&
         !clockless() && press.t_ms <= gaps_.suspected_at()) {
       gaps_.judge_held();
-      std::array<Piece, 64> read = physical_;
-      for (std::size_t i = history_.size(); i-- > 0;)
-        if (history_[i].t_ms <= press.t_ms) {
-          read = history_[i].board;
-          break;
-        }
-      if (const std::uint32_t held = dump_lacks_the_movers_pieces(read)) {
+      const BoardState* read = state_at(press.t_ms);
+      if (const std::uint32_t held = dump_lacks_the_movers_pieces(read ? read->board : physical_)) {
         gaps_.defer_dump(held);
         gaps_.held_touched();  // the changes since were the hand's: the press is searched once it is done
         deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
@@ -1329,11 +1324,10 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
       // A dump whose piece in the air was waited for: it rested so, searched as it is (as it stood before a
       // lift still unjudged).
       if (const std::optional<GapTracker::HeldLift> lift = gaps_.held_lift();
-          lift && gaps_.held() && gaps_.suspected() && !game_.outcome()) {
-        if (end_dump_wait(*next, lift->before)) continue;
-      } else if (gaps_.take_dump_deferral() && gaps_.suspected() && board_from_dump_ && !game_.outcome() &&
-                 recover_gap(*next, nullptr)) {
-        continue;
+          gaps_.dump_deferred() && gaps_.suspected() && !game_.outcome() && (lift || board_from_dump_)) {
+        if (end_dump_wait(*next, lift ? lift->before : physical_)) continue;
+      } else {
+        gaps_.take_dump_deferral();
       }
       // A gap whose length waited for a press that did not come: the likelier story (GapTracker::Length),
       // of the board waited on (the board as it is now may show the next hand at work).
@@ -1375,6 +1369,12 @@ std::optional<std::int64_t> Reconstructor::next_deadline() const {
   if (adjournment()) return std::nullopt;
   const auto next = wakeups().next();
   return next ? std::optional<std::int64_t>(next->t_ms) : std::nullopt;
+}
+
+const Reconstructor::BoardState* Reconstructor::state_at(std::int64_t t_ms) const {
+  for (std::size_t i = history_.size(); i-- > 0;)
+    if (history_[i].t_ms <= t_ms) return &history_[i];
+  return nullptr;
 }
 
 Deadlines<Reconstructor::Wake> Reconstructor::wakeups() const {

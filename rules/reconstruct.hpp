@@ -315,6 +315,8 @@ class Reconstructor {
     std::size_t touches;
   };
   std::vector<BoardState> history_;
+  // The latest board state read at or before `t_ms` (a press's board); null when none was.
+  const BoardState* state_at(std::int64_t t_ms) const;
   // The board as the hands left it when the link went down this turn, where it differed from the position:
   // the gap's first move under way (GapEvidence::hand_at_loss).
   std::optional<std::array<Piece, 64>> hand_at_loss_;

@@ -71,15 +71,8 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   // A press completed the moves the board showed when it was read: the opponent's next move may be under
   // way by now (a restart's held readings come with its dump, and the hand goes on meanwhile). Failing
   // that board, the board as it is now (the press read before the last placement was).
-  std::array<Piece, 64> at_press = physical_;
-  std::int64_t at_press_since = std::numeric_limits<std::int64_t>::min();
-  if (press)
-    for (std::size_t i = history_.size(); i-- > 0;)
-      if (history_[i].t_ms <= press->t_ms) {
-        at_press = history_[i].board;
-        at_press_since = history_[i].t_ms;
-        break;
-      }
+  const BoardState* read = press ? state_at(press->t_ms) : nullptr;
+  const std::array<Piece, 64> at_press = read ? read->board : physical_;
   const int failed_before = gaps_.searches_failed();
   // The board changed after the press was read: the next mover's hand was at work then (a restart's dump
   // read with his piece in the air), and what it shows now is most likely his move, set down and not
@@ -90,7 +83,7 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   // and the change since is the opponent's reply begun (the hall's blitz game 2: 13.Be3 set down after the
   // reconnect and pressed, Black's king on its way to castle when the press was decided).
   const bool pressed_at_rest =
-      press && press->t_ms > gaps_.suspected_at() && press->t_ms - at_press_since >= cfg_.scan_ms;
+      read && press->t_ms > gaps_.suspected_at() && press->t_ms - read->t_ms >= cfg_.scan_ms;
   const bool moved_since_press = press && !pressed_at_rest && last_board_event_ > press->t_ms;
   bool only_lifted = moved_since_press;
   for (Square q = 0; q < 64 && only_lifted; ++q)
