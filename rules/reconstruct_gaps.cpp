@@ -516,7 +516,9 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     // (the press leaves the board as it is: searched again then)
     gaps_.wait_for_length(board, on_move, searched.longer_unsearched);
     deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
-    return false;
+    // The board went on while the press waited to be decided (the next mover's hand at work over the
+    // scans): the move that tells the length may be on it already, and no later change would show it.
+    return board != physical_ && gap_length_told_by_a_move(t);
   }
   if (clockless() && found.sequences.size() > 1 && !found.truncated) {
     // The sequences the scans seen since the last move show best are the ones the hands played.
