@@ -599,6 +599,9 @@ class Reconstructor {
   GapFound search_gap_to(const PendingPress* press, const std::array<Piece, 64>& board,
                          bool last_unpressed_likely, std::optional<Color> begun, int max_plies,
                          bool keep_all_pressed = false) const;
+  // Whether search_gap_to(nullptr, board, false, nullopt, max_plies) explains `board`, at a fraction of its
+  // work where it does (the dump's tries for a piece in the hand, dump_lacks_the_movers_pieces).
+  bool story_reaches(const std::array<Piece, 64>& board, int max_plies) const;
   // Without a clock: a settled board nothing explains (follow_late_scans), searched as it is, as it would
   // stand with the piece in the hand put back (a scan read late shows moves and the next hand already at
   // work), and through the boards that rested before it. Of the readings whose story every scan since the

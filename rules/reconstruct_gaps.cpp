@@ -237,7 +237,7 @@ std::uint32_t Reconstructor::dump_lacks_the_movers_pieces(const std::array<Piece
       if (!short_at(q, was) || ((held_kinds >> was) & 1u)) continue;
       std::array<Piece, 64> held = dump;
       held[q] = was;
-      if (search_gap_to(nullptr, held, false, std::nullopt, limit).explains()) held_kinds |= 1u << was;
+      if (story_reaches(held, limit)) held_kinds |= 1u << was;
     }
   };
   try_places();
@@ -255,6 +255,20 @@ std::uint32_t Reconstructor::dump_lacks_the_movers_pieces(const std::array<Piece
   }
   try_places();
   return held_kinds;
+}
+
+bool Reconstructor::story_reaches(const std::array<Piece, 64>& board, int max_plies) const {
+  // search_gap_to's two searches (all pressed; failing that, the last move not pressed), each stopped at
+  // the first story found: none of its listing of every story, nor its probes of the lengths around.
+  const std::optional<Color> on_move = clock_.on_move();
+  GapQuery q = gap_query(board, on_move);
+  q.max_plies = std::min(max_plies, q.max_plies);
+  q.max_candidates = 1;
+  if (search_harder(q).plies > 0) return true;
+  if (!on_move) return false;
+  q.side_to_move = ~*on_move;
+  q.min_plies = 2;
+  return remembered_search_gap(q).plies > 0;
 }
 
 bool Reconstructor::recover_scan_gap(std::int64_t t) {
