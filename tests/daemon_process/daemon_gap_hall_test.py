@@ -119,9 +119,10 @@ def plan_of(eboardctl, args):
     return plan
 
 
-def choose(shared, seed, count, backs):
+def choose(shared, seed, count, backs, firsts=(8, 14)):
     """`count` boards: corpus games long enough for their gap, a quarter of them Chess960; one board in four
-    unplugged with a move under way; each of `backs` (BACK's names) in turn for how they are plugged in again."""
+    unplugged with a move under way; each of `backs` (BACK's names) in turn for how they are plugged in again;
+    each gap's first ply at random within `firsts`."""
     rng = random.Random(seed)
     standard = ep.corpus_file(shared)
     c960 = os.path.join(shared, CHESS960)
@@ -137,7 +138,7 @@ def choose(shared, seed, count, backs):
         chess960 = k >= count - n960
         pgn = c960 if chess960 else standard
         games = ep.corpus_games(pgn)
-        first = rng.randint(8, 14)
+        first = rng.randint(*firsts)
         need = first + lengths[k] + AFTER
         while True:
             number = rng.randrange(1, len(games) + 1)
@@ -378,7 +379,16 @@ def main():
     ap.add_argument("--allow-unshowable-length", action="store_true",
                     help="a board wrong only because a shorter legal story reaches the board its gap left (the "
                          "README's gaps whose length no board can show) is reported as such, not failed")
+    ap.add_argument("--first", default="8,14", metavar="LO,HI",
+                    help="each gap's first ply, at random within these (8,14: the opening's end; later gaps meet "
+                         "emptier, sharper boards)")
     a = ap.parse_args()
+    try:
+        firsts = tuple(int(x) for x in a.first.split(","))
+        if len(firsts) != 2 or not 1 <= firsts[0] <= firsts[1]:
+            raise ValueError
+    except ValueError:
+        ap.error("--first takes LO,HI with 1 <= LO <= HI")
     if a.seed is None:
         a.seed = random.randrange(1, 1 << 30)
     print(f"seed {a.seed} (--seed {a.seed} repeats the boards, games and gaps), {a.boards} boards at {a.speed:g}x",
@@ -386,7 +396,7 @@ def main():
     backs = a.back.split(",")
     if not backs or any(b not in BACK for b in backs):
         ap.error(f"--back takes some of {','.join(BACK)}")
-    boards = choose(a.shared, a.seed, a.boards, backs)
+    boards = choose(a.shared, a.seed, a.boards, backs, firsts)
     with ep.Harness("daemon-gap-hall") as h:
         try:
             run(h, a, boards)
