@@ -130,23 +130,28 @@ bool Game::replace_plies(int first, const std::vector<Move>& moves, bool still_m
 }
 
 bool Game::replace_jump(int first, const std::vector<Move>& moves) {
-  if (first < 0 || first >= ply_count() || !plies_[std::size_t(first)].jump || moves.empty()) return false;
+  if (first < 0 || first >= ply_count() || !plies_[std::size_t(first)].jump) return false;
   int end = first;  // the first ply after the jump
   while (end < ply_count() && plies_[std::size_t(end)].jump) ++end;
+  return replace_span(first, end, moves);
+}
+
+bool Game::replace_span(int first, int end, const std::vector<Move>& moves) {
+  if (first < 0 || end <= first || end > ply_count() || moves.empty()) return false;
   if (std::any_of(pocket_changes_.begin(), pocket_changes_.end(),
                   [&](const PocketChange& c) { return c.ply > first; }))
     return false;
   const Position target = position_at(end);
-  const PlyRecord jump = plies_[std::size_t(end - 1)];
-  // The plies after the jump, with the positions the ones the Game keeps (illegal moves, jumps) left.
+  const PlyRecord last = plies_[std::size_t(end - 1)];
+  // The plies after the span, with the positions the ones the Game keeps (illegal moves, jumps) left.
   std::vector<std::pair<PlyRecord, Position>> later;
   for (int i = end; i < ply_count(); ++i) later.emplace_back(plies_[std::size_t(i)], position_at(i + 1));
   Game g = *this;
   while (g.ply_count() > first) g.undo();
   for (std::size_t i = 0; i < moves.size(); ++i) {
     if (!MoveList(g.current_).contains(moves[i])) return false;
-    const bool last = i + 1 == moves.size();
-    g.play(moves[i], last ? jump.clock : ClockTimes{}, jump.time_ms);
+    const bool at_end = i + 1 == moves.size();
+    g.play(moves[i], at_end ? last.clock : ClockTimes{}, last.time_ms);
     g.mark_last(true, false);
   }
   if (g.current_.board() != target.board() || g.current_.side_to_move() != target.side_to_move())

@@ -91,6 +91,11 @@ class Game {
   // Fails, changing nothing, when a move is illegal where it stands, the moves reach another position, or
   // a reserve changed from outside the board since (drops).
   bool replace_jump(int first, const std::vector<Move>& moves);
+  // Replaces the plies [first, end) by `moves`, recovered, of any number, when they reach the position
+  // after ply `end` (its board and side on move), and replays the plies after them (which move on by the
+  // difference): a gap told shorter than it was (a detour no board shows). The clock reading and time of
+  // ply `end` go on the last of `moves`. Fails as replace_jump does.
+  bool replace_span(int first, int end, const std::vector<Move>& moves);
   // Takes back the last move (arbiter decision, or a move found to be wrong).
   void undo();
   // Bughouse: a piece arrives in (n > 0) or leaves (n < 0) a reserve from outside this board (the partner's

@@ -217,8 +217,9 @@ class Reconstructor {
   static constexpr std::uint64_t kRetryWork = 3;
   // The arbiter picks candidate `index` (0-based) of the missed gap, or types the moves (UCI or SAN,
   // separated by spaces): the gap's plies become those moves, recovered, published as move events (after
-  // a gap of unknown length, followed by the moves held back since, at their plies). Fails, changing nothing,
-  // when there is no missed gap (missed_gap()) or the moves do not lead to the same position.
+  // a gap of unknown length, followed by the moves held back since, at their plies; typed moves of another
+  // number than a known gap's, followed by the plies since, at theirs now). Fails, changing nothing, when
+  // there is no missed gap (missed_gap()) or the moves do not lead to the same position.
   tl::expected<std::vector<Event>, std::string> settle_gap(std::size_t index, std::int64_t t_ms);
   tl::expected<std::vector<Event>, std::string> settle_gap(const std::string& moves, std::int64_t t_ms);
   // The arbiter has the game followed from the position the board shows, `side` to move (default: the
@@ -526,6 +527,11 @@ class Reconstructor {
   // a provisional move is not published, and an alert goes out at once with where it stands after the gap
   // (gap_first_ply, ply_after_gap: its ply is the gap's last ply + ply_after_gap).
   std::vector<Event> held_events_;
+  // The arbiter's moves for a gap of known length, of another number than its candidates', that reach the
+  // position its last ply left (a detour neither the board nor a clock without increment shows): the gap's
+  // plies become them, and the plies since, moved on by the difference, go out again at theirs (recovered).
+  tl::expected<std::vector<Event>, std::string> settle_gap_length(const std::vector<Move>& moves,
+                                                                  std::int64_t t_ms);
   // The gap's `moves` from ply `first_ply` on as recovered move events at `t_ms`, with the clocks the
   // settled game `settled` holds for them.
   std::vector<Event> recovered_events(const Game& settled, int first_ply, const std::vector<Move>& moves,

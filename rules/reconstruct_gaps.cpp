@@ -1087,13 +1087,36 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(const st
   }
   if (missed_gap_->holds_moves()) return settle_held_gap(moves, t_ms);
   const std::size_t plies = missed_gap_->candidates.front().size();
-  if (moves.size() != plies)
-    return tl::unexpected("the gap holds " + std::to_string(plies) + " plies, not " +
-                          std::to_string(moves.size()));
+  if (moves.size() != plies) return settle_gap_length(moves, t_ms);
   missed_gap_->candidates.push_back(moves);
   auto done = settle_gap(missed_gap_->candidates.size() - 1, t_ms);
   if (!done && missed_gap_) missed_gap_->candidates.pop_back();
   return done;
+}
+
+tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap_length(const std::vector<Move>& moves,
+                                                                               std::int64_t t_ms) {
+  const MissedGap& gap = *missed_gap_;
+  const int first = gap.first_ply;
+  const int end = first - 1 + int(gap.candidates.front().size());  // the gap's last ply
+  for (int i = end; i < game_.ply_count(); ++i)
+    if (game_.plies()[std::size_t(i)].jump || game_.plies()[std::size_t(i)].illegal)
+      return tl::unexpected(std::string("a position was set since the gap, not moved to: its length stays"));
+  Game settled = game_;
+  if (moves.empty() || !settled.replace_span(first - 1, end, moves))
+    return tl::unexpected("those moves do not lead to the position after ply " + std::to_string(end) +
+                          " (the gap's last), which the game went on from");
+  // The gap's moves, then every ply since at its ply now (each went out at the one the shorter story gave).
+  std::vector<Event> out = recovered_events(settled, first, moves, t_ms);
+  const int since = first + int(moves.size());
+  std::vector<Move> later;
+  for (int i = since; i <= settled.ply_count(); ++i)
+    later.push_back(settled.plies()[std::size_t(i - 1)].move);
+  for (Event& e : recovered_events(settled, since, later, t_ms)) out.push_back(std::move(e));
+  game_ = std::move(settled);
+  missed_gap_.reset();
+  recompute_successors();
+  return out;
 }
 
 std::vector<Event> Reconstructor::recovered_events(const Game& settled, int first_ply,

@@ -606,6 +606,50 @@ TEST(ReconnectLength, WithoutHoldUncountedAGapTheClockDoesNotCountIsToldShort) {
   EXPECT_EQ(moves[0].ply, 7);
 }
 
+// Told short so, the gap is still the arbiter's: the six plies typed (more than the candidates' four, to the
+// same position) become the gap's, and Nf3, out at ply 7, goes out again at ply 9, where it was played.
+// Moves that reach another position, or stop short of it, are refused and change nothing.
+TEST(ReconnectLength, ToldShortTheArbitersLongerMovesPutEveryPlySinceAtItsPly) {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  Reconstructor r(cfg, game_after({"e2e4", "e7e5"}));
+  (void)bishops_detour_gap(r, false);
+  ASSERT_TRUE(r.missed_gap());
+  ASSERT_EQ(r.game().ply_count(), 7);
+  for (const char* wrong : {"f1e2 f8e7 e2c4 e7c5 d2d3", "f1e2 f8e7 e2d3 e7c5 d2d4 g8f6"}) {
+    auto refused = r.settle_gap(wrong, 51'000);
+    EXPECT_FALSE(refused) << wrong;
+    EXPECT_EQ(r.game().ply_count(), 7);
+    EXPECT_TRUE(r.missed_gap());
+  }
+  auto settled = r.settle_gap("Be2 Be7 Bc4 Bc5 d3 Nf6", 52'000);
+  ASSERT_TRUE(settled) << settled.error();
+  const std::vector<std::string> all{"e2e4", "e7e5", "f1e2", "f8e7", "e2c4", "e7c5", "d2d3", "g8f6", "g1f3"};
+  const auto moves = of_type<MoveEvent>(*settled);
+  ASSERT_EQ(moves.size(), 7u);
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    EXPECT_EQ(moves[i].ply, int(i) + 3);
+    EXPECT_EQ(moves[i].uci, all[i + 2]) << "ply " << moves[i].ply;
+    EXPECT_TRUE(moves[i].recovered);
+  }
+  EXPECT_TRUE(moves.back().clock.known());  // Nf3's press, kept with it
+  EXPECT_EQ(r.game().ply_count(), 9);
+  EXPECT_EQ(r.game().position().fen(), after(all).fen());
+  EXPECT_FALSE(r.missed_gap());
+  // The game goes on from there: 5...O-O, pressed, is ply 10.
+  std::vector<Event> next = r.on_sensor({60'000, PieceLifted{parse_square("e8")}});
+  auto take = [&](std::vector<Event> evs) { next.insert(next.end(), evs.begin(), evs.end()); };
+  take(r.on_sensor({60'200, PieceLifted{parse_square("h8")}}));
+  take(r.on_sensor({60'400, PiecePlaced{parse_square("g8"), B_KING}}));
+  take(r.on_sensor({60'600, PiecePlaced{parse_square("f8"), B_ROOK}}));
+  take(r.on_sensor({61'000, clock(ClockSide::Left, 5 * MIN - 27'000, 5 * MIN - 30'000)}));
+  take(r.advance(70'000));
+  const auto later = of_type<MoveEvent>(next);
+  ASSERT_EQ(later.size(), 1u);
+  EXPECT_EQ(later[0].uci, "e8g8");
+  EXPECT_EQ(later[0].ply, 10);
+}
+
 // A game of `uci` on a clock of 5 minutes and `increment` ms a move, each move made in 10 s and pressed at
 // once (ply i at i × 10 s), each reading as the press left it.
 Game game_on_clock(const std::vector<std::string>& uci, std::int64_t increment) {
