@@ -542,17 +542,7 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   Color presser = clock_.player_at(pressed);
   const PendingPress press{t, clock_.times(r), presser};
   if (press_tells_held_gap_longer(press)) return;
-  // A gap's length waits for this press (GapTracker::Length): the player whose clock ran presses with the
-  // board as it was read, so its last move was shown and not pressed. That story, now all pressed, is told
-  // (whatever press was pending: the reading held for the reconnect is the gap's own).
-  if (gaps_.length() == GapTracker::Length::Waiting && gaps_.suspected() && !game_.outcome() &&
-      gaps_.waiting_on_move() == presser && physical_ == gaps_.waiting_board()) {
-    wait_.clear();
-    const bool longer_unsearched = gaps_.longer_unsearched();
-    gaps_.tell_all_pressed();
-    if (longer_unsearched && tell_gap_past_bound(press)) return;
-    if (recover_gap_on(t, &press, physical_, false)) return;
-  }
+  if (press_tells_waiting_length(press)) return;
   if (press_completes_the_hand_at_the_reading(press)) return;
   // A reconnect's board past the search's bound with the other side on move (an odd number of plies
   // unseen), then that side's move from it pressed: the press is the first after the gap.
@@ -592,8 +582,24 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   std::int64_t first_t = wait_.pending() ? wait_.press().t_ms : t;
   if (complete_two_from_history(first_t, first, t, clock_.times(r))) return;
   // Otherwise this press gives the turn back (after an illegal move, or setting the clock): the pending
-  // press, if any, is judged on the board as it stands.
-  if (wait_.pending()) resolve_pending_on_settle(t, true);
+  // press, if any, is judged on the board as it stands. Judged so, a reconnect's reading can leave the
+  // gap's length waiting for this very press (the hall's blitz game 212: 31.Bxh6 pressed unseen, the queen
+  // in Black's hand at the reading for 32...Qh4, set down and pressed in the next scan): it tells it.
+  if (wait_.pending()) {
+    resolve_pending_on_settle(t, true);
+    press_tells_waiting_length(press);
+  }
+}
+
+bool Reconstructor::press_tells_waiting_length(const PendingPress& press) {
+  if (gaps_.length() != GapTracker::Length::Waiting || !gaps_.suspected() || game_.outcome() ||
+      gaps_.waiting_on_move() != press.presser || physical_ != gaps_.waiting_board())
+    return false;
+  wait_.clear();
+  const bool longer_unsearched = gaps_.longer_unsearched();
+  gaps_.tell_all_pressed();
+  if (longer_unsearched && tell_gap_past_bound(press)) return true;
+  return recover_gap_on(press.t_ms, &press, physical_, false);
 }
 
 const Reconstructor::Successor* Reconstructor::successor_with_lifts(

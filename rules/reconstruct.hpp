@@ -519,6 +519,11 @@ class Reconstructor {
   // it (past the bound, or within it with the other side on move). False: not such a press, or no story
   // of it (the gap stays as told).
   bool press_tells_held_gap_longer(const PendingPress& press);
+  // A gap's length waits for this press (GapTracker::Length): the player whose clock ran presses with the
+  // board as it was read, so its last move was shown and not pressed. That story, now all pressed, is told
+  // (whatever press was pending: the reading held for the reconnect is the gap's own). False: no such wait,
+  // or nothing found (the press goes on as any other).
+  bool press_tells_waiting_length(const PendingPress& press);
   // The ply count at the end of the missed gap's jump (Game::adopt: one ply, or two when the same side is
   // on move after it).
   int held_gap_end() const;

@@ -502,4 +502,21 @@ TEST(GapHallCaptures, AReReadDuringTheWaitForThePieceInTheHandStartsNothingAnew)
       14, 21, R"(["c7c5","c3d4","c5d4","f1d3","d7d5","e4d5","g8h6","d3b5"])", 28);
 }
 
+// daemon_gap_hall_test --speed 6 --first 20,40 --seed 244414751, board F: blitz corpus game 212 (180+2),
+// style tidy, the board unplugged with 25.Nd5 under way and plugged in again with Black's queen in the air
+// for 32...Qh4: plies 25-31 (Nd5 Bxd5 Bxd5 Qe7 Bxh6 Nd4 Qd1) made meanwhile, all pressed. The reading came
+// with the lever moved (31.Bxh6 pressed, pending), and in the next scan the queen was set on h4 and Black
+// pressed. That press, not the mover's, had the pending one judged on the board as it then stood: seven
+// plies with the queen straight to h4, its length waiting for Black's press, which had come already. At the
+// mismatch time the seven were told, then 33.Be3 was read as Black's and the board mismatched. Right: the
+// press that had the pending one judged tells the length it left waiting: plies 25-32 (the increment counts
+// eight presses), one moves-missed holding the moves played, every later move at its ply.
+TEST(GapHallCaptures, APressThatHadTheReconnectsReadingJudgedTellsTheLengthItLeftWaiting) {
+  expect_hall_gap_listed(
+      "reconnect_reading_judged_on_the_board_after_the_next_press.cap",
+      "e4 e5 Nf3 Nc6 Bc4 Bc5 d3 Nf6 Nc3 a6 a4 d6 h3 h6 O-O g5 Nh2 g4 Nxg4 Nxg4 hxg4 Rg8 Qf3 Be6 Nd5 Bxd5 "
+      "Bxd5 Qe7 Bxh6 Nd4 Qd1 Qh4 Be3 Rh8 f3 Nxc2 Bxc5 Nxa1 Be3 Qg3",
+      25, 32, R"(["c3d5","e6d5","c4d5","d8e7","c1h6","c6d4","f3d1","e7h4"])", 40);
+}
+
 }  // namespace eboard
