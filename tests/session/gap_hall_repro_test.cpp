@@ -519,4 +519,20 @@ TEST(GapHallCaptures, APressThatHadTheReconnectsReadingJudgedTellsTheLengthItLef
       25, 32, R"(["c3d5","e6d5","c4d5","d8e7","c1h6","c6d4","f3d1","e7h4"])", 40);
 }
 
+// daemon_gap_hall_test --speed 3 --first 20,40 --seed 596158791, board B: blitz corpus game 299 (600+0),
+// style tidy, the board unplugged with 12.Bxe7 under way and plugged in again with 16.Ng6 set down, not
+// pressed: plies 23-30 (Bxe7 Qxe7 Qh5 g6 Bxg6 Kd7 Bf5 Kd8) made meanwhile, the king out and back. The same
+// order as game 212's: White's press, read in the scan after the reading, had the reading judged on the board
+// as it then stood, its length left waiting for that press; at the mismatch time seven plies were told
+// (one king move, not two: a story two plies short) and every later move went out two plies early. Right:
+// plies 23-30, one moves-missed holding the moves played (the king's way among the stories of eight), Ng6
+// and every later move at its ply.
+TEST(GapHallCaptures, APressThatHadTheReadingJudgedTellsTheLengthOnAClockWithoutIncrement) {
+  expect_hall_gap_listed(
+      "next_move_set_and_pressed_after_the_reading_no_increment.cap",
+      "e4 e5 Nf3 d6 d4 f6 dxe5 fxe5 Bg5 Ne7 Bc4 Nbc6 c3 b6 Nbd2 Bb7 O-O Qd7 Nh4 h6 Bf7 Kd8 Bxe7 Qxe7 Qh5 g6 "
+      "Bxg6 Kd7 Bf5 Kd8 Ng6 Qf7 Bg4 Rg8 Qh4 Ne7 Nxe7 Bxe7",
+      23, 30, R"(["g5e7","d7e7","d1h5","g7g6","f7g6","d8d7","g6f5","d7d8"])", 38);
+}
+
 }  // namespace eboard
