@@ -825,8 +825,9 @@ void add_control_commands(CLI::App& app, int& exit_code) {
                 ->check(CLI::Range(1, 999));
   auto* moves = recover->add_option(
       "--moves", v->moves,
-      "the gap's moves in UCI or SAN, separated by spaces, e.g. \"g7g6 f2f3 f8g7\": as many "
-      "plies as the gap, reaching the position the game went on from");
+      "the gap's moves in UCI or SAN, separated by spaces, e.g. \"g7g6 f2f3 f8g7\": any number "
+      "that reaches the position the game went on from (more than the candidates' when the gap was "
+      "told short, a detour no board shows: the moves since move on to their plies)");
   n->excludes(moves);
   recover->callback([v, &exit_code] {
     json body;
