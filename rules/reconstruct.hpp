@@ -591,7 +591,7 @@ class Reconstructor {
     // probe cut short by the work bound), so the press that tells it tells a gap past the bound.
     bool longer_unsearched = false;
     // The clock counted the presses since the last move seen (an increment: rules/press_count.hpp), as many
-    // as the result's plies: its length is the gap's.
+    // as the result's plies (or one fewer, its last move shown and not pressed): its length is the gap's.
     bool length_counted = false;
     bool explains() const { return result.plies > 0 && !result.exhausted; }
   };

@@ -412,6 +412,7 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
   // the story that long is the one played (a piece's detour, out and back, that the board cannot show), and
   // no story whose last move is not pressed is shorter than the count.
   bool counted = false;
+  bool shown_last = false;     // counted, and the story's last move shown after the presses counted
   std::optional<int> presses;  // counted by the clock since the last move seen (GapFound::length_counted)
   if (on_move && found.plies > 0 && !found.exhausted) {
     const TimedClock after = press ? TimedClock{press->t_ms, press->clock}
@@ -426,12 +427,23 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
       if (story.plies > 0 && !story.exhausted) {
         found = std::move(story);
         counted = true;
+      } else if (!story.exhausted && *presses + 1 <= q.max_plies) {
+        // None that long all pressed (that search complete): the stories of the presses counted, then the
+        // move of the side whose clock runs, set down and not pressed yet (the hall's TCEC game 27,
+        // 1800+5: five plies unseen, two of them detours, and 33.Qf3 on the board, read as three).
+        longer.side_to_move = ~*on_move;
+        longer.min_plies = longer.max_plies = *presses + 1;
+        story = remembered_search_gap(longer);
+        if (story.plies > 0 && !story.exhausted) {
+          found = std::move(story);
+          counted = shown_last = true;
+        }
       }
     }
   }
   const auto told = [&](bool unpressed_too, bool longer_unsearched) {
     GapFound f{std::move(found), on_move, unpressed_too, longer_unsearched};
-    f.length_counted = presses && *presses == f.result.plies;
+    f.length_counted = presses && *presses + (shown_last ? 1 : 0) == f.result.plies;
     return f;
   };
   if (on_move) {
@@ -443,7 +455,7 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
     // (Shorter by a ply is enough when the board changed after the press: see recover_gap.)
     const int margin = last_unpressed_likely ? 0 : 1;
     if (found.plies > 0) unpressed.max_plies = std::max(0, found.plies - 1 - margin);
-    bool all_pressed = found.plies > 0;
+    bool all_pressed = found.plies > 0 && !shown_last;
     if (!counted && (found.plies == 0 || unpressed.max_plies >= unpressed.min_plies)) {
       GapResult other = remembered_search_gap(unpressed);
       if (keep_all_pressed && other.plies > 0 && !other.exhausted && found.plies > 0 && margin > 0 &&

@@ -535,4 +535,25 @@ TEST(GapHallCaptures, APressThatHadTheReadingJudgedTellsTheLengthOnAClockWithout
       23, 30, R"(["g5e7","d7e7","d1h5","g7g6","f7g6","d8d7","g6f5","d7d8"])", 38);
 }
 
+// daemon_gap_hall_test --speed 6 --first 16,30 --back between,set --seed 523578221, board J: TCEC Chess960
+// game 27 (1800+5), style tidy, the board unplugged with 14...Qe7 under way and plugged in again with 17.Qf3
+// set down, not pressed: plies 28-32 (Qe7 Qe4 Qc7 O-O Bg6) made meanwhile, each queen by a detour, White's
+// queen back on f3. The increment counted five presses, and no story of five plies all pressed reaches the
+// board, so the count was dropped: three plies were told (Qc7 O-O Bg6), White's press of Qf3 an illegal
+// press without a move, every later move two plies early. Right: the presses counted and the move of the
+// side whose clock runs, shown: plies 28-33 (one moves-missed holding the moves played), every later move
+// at its ply.
+TEST(GapHallCaptures, TheCountedPressesAndTheMoveShownAfterThemAreTheGapsLength) {
+  rules::ReconstructConfig cfg;
+  cfg.chess960 = true;
+  const Told t = replay_hall_capture(
+      "next_move_set_at_the_reading_after_presses_no_story_all_pressed_reaches.cap",
+      "f4 f5 g4 e6 Bd4 fxg4 Nd3 d6 a4 a5 e3 h5 Ng3 Bf7 h3 c5 Bc3 c4 Nf2 h4 Nge4 g3 Ng4 Bh5 Qf3 Ra7 Ng5 Qe7 "
+      "Qe4 Qc7 O-O Bg6 Qf3 Bxc2 Rfc1 Bb3 Ra3 Ra6 Ne5 g6 Nxc4",
+      28, 33, cfg);
+  expect_one_gap(t, 28, {"33"});
+  expect_one_missed_listing(t, R"(["d8e7","f3e4","e7c7","b1e1","h5g6","e4f3"])");
+  EXPECT_EQ(t.last_ply, 41);
+}
+
 }  // namespace eboard
