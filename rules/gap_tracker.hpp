@@ -96,6 +96,10 @@ class GapTracker {
     held_lift_.reset();
   }
   std::uint32_t held() const { return dump_deferred_ ? held_ : 0; }
+  // The piece in the hand was of kind `held` after all (set down unlifted: see the Reconstructor).
+  void hold_instead(std::uint32_t held) {
+    if (dump_deferred_) held_ = held;
+  }
   // The dump was judged for the mover's pieces in his hand (once per suspected board).
   bool held_judged() const { return held_judged_; }
   void judge_held() { held_judged_ = true; }

@@ -267,8 +267,16 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
     const Color mover = color_of(Piece(std::countr_zero(held)));
     if (const std::optional<GapTracker::HeldLift>& lift = gaps_.held_lift()) {
       const Piece off = lift->before[lift->square];
+      // A piece of the mover's of another kind short of its count, set where the opponent's was lifted with
+      // none of his lifted since the reading: it came from the hand, the held piece capturing (the hall's
+      // blitz game 271: 48...Nxf6, the knight in the hand, the bishop taken within the gap waited for).
+      const bool from_the_hand = placed && placed->piece != NO_PIECE && !held_set_down &&
+                                 color_of(placed->piece) == mover &&
+                                 std::count(physical_.begin(), physical_.end(), placed->piece) <
+                                     std::count(display_.begin(), display_.end(), placed->piece);
       if (placed && placed->square == lift->square &&
-          (placed->piece == off || (held_set_down && color_of(off) != mover))) {
+          (placed->piece == off || ((held_set_down || from_the_hand) && color_of(off) != mover))) {
+        if (from_the_hand) gaps_.hold_instead(1u << placed->piece);
         gaps_.take_held_lift();  // a brush, or the held piece's capture: the wait goes on
         deadlines_.clear(Wake::HeldLift);
       } else if (!held_set_down && (placed || lifted)) {

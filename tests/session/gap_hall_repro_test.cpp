@@ -556,4 +556,32 @@ TEST(GapHallCaptures, TheCountedPressesAndTheMoveShownAfterThemAreTheGapsLength)
   EXPECT_EQ(t.last_ply, 41);
 }
 
+// daemon_gap_hall_test --speed 6 --first 20,40 --seed 295554085, board I: blitz corpus game 271 (60+0),
+// style tidy, the board unplugged between two moves and plugged in again with 24...Nxf6's knight in the
+// hand: plies 40-47 (Qh5 Nf1 Nd5 N1h2 Rfe8 Ng4 Bf6 Nxf6) made meanwhile, Black's bishop taken on f6 and his
+// knight gone from f6 to d5 and lifted there. The dump waited for a bishop (put back, a story as short), not
+// the knight; the white knight lifted off f6 and the black knight set there was read as the next move begun,
+// the dump searched as it stood (the knight taken: eight plies), then an illegal move, a mismatch and an
+// adopted position. Right: a piece of the mover's set down unlifted where the opponent's was lifted came
+// from the hand, whatever kind was waited for. What follows is a length no board shows (the knight out and
+// back, no increment: told two plies short, as the README's gaps of that kind), with no alert but the
+// moves-missed.
+TEST(GapHallCaptures, APieceOfAnotherKindSetDownUnliftedCapturingCameFromTheHand) {
+  auto cap = drivers::read_capture_file(
+      std::string(EBOARD_TEST_DATA) +
+      "/gap_hall/held_kind_taken_in_the_gap_another_kind_capturing_from_the_hand.cap");
+  ASSERT_TRUE(cap) << cap.error();
+  auto r = session::replay_capture(*cap, {});
+  ASSERT_TRUE(r) << r.error();
+  int missed = 0;
+  for (const auto& e : r->events)
+    if (const auto* a = std::get_if<rules::AlertEvent>(&e.what)) {
+      EXPECT_EQ(a->code, "moves-missed") << a->detail;
+      if (a->code != "moves-missed") continue;
+      ++missed;
+      EXPECT_EQ(field(*a, "first_ply"), "40");
+    }
+  EXPECT_EQ(missed, 1);
+}
+
 }  // namespace eboard
