@@ -42,11 +42,14 @@ class GapTracker {
   bool link_changed() const { return link_ != Link::Read; }
   bool link_down() const { return link_ == Link::Down; }
   void on_link(bool connected) { link_ = connected ? Link::Back : Link::Down; }
-  // A whole board was read (a snapshot): the link is followed again, and the re-read is answered.
-  void board_read() {
+  // A whole board was read at `t_ms` (a snapshot): the link is followed again, and the re-read is answered.
+  void board_read(std::int64_t t_ms) {
+    if (link_changed()) read_again_at_ = t_ms;
     link_ = Link::Read;
     reread_wanted_.reset();
   }
+  // When the board was last read whole after the link changed (0: never), whatever it showed.
+  std::int64_t read_again_at() const { return read_again_at_; }
 
   // --- The board re-read after a press (board_read_wanted) ---------------------------------------------
   std::optional<std::int64_t> reread_wanted() const { return reread_wanted_; }
@@ -184,6 +187,7 @@ class GapTracker {
 
  private:
   Link link_ = Link::Read;
+  std::int64_t read_again_at_ = 0;
   std::optional<std::int64_t> reread_wanted_;
   std::optional<std::int64_t> reread_asked_for_;
   bool suspected_ = false;

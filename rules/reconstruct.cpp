@@ -324,7 +324,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
           // wire, and an illegal move left standing must not find a "gap" to explain it.
           if ((first || gaps_.link_changed()) && physical_ != display_ && !matching_successor())
             gaps_.suspect(first, e.t_ms);
-          gaps_.board_read();
+          gaps_.board_read(e.t_ms);
         } else if constexpr (std::is_same_v<T, ClockReading>) {
           board_event = false;
           on_clock(v, e.t_ms);
@@ -459,6 +459,8 @@ void Reconstructor::publish_provisional(std::int64_t t) {
   if (game_.outcome()) return;
   const Successor* s = matching_successor();
   if (!s || published_provisional_ == s->move) return;
+  // An open gap's tail (OpenTail): the move shown is one story's last among others, not published.
+  if (open_tail_ && game_.ply_count() + 1 == open_tail_->ply) return;
   published_provisional_ = s->move;
   Position pos = s->early ? extended_position() : game_.position();
   emit(t, ProvisionalMoveEvent{game_.ply_count() + 1, to_uci(pos, s->move), to_san(pos, s->move)});
@@ -523,6 +525,11 @@ void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
       on_press(pressed, r, t);
     } else if (r.running)
       clock_.guess_left(left_if_running_moves());
+  } else if (last && r.running && board_matches_game() && !wait_.pending() && clock_.left_player()) {
+    // The reconnect's reading, no press, the board at the game's position: the gap's last press, by the
+    // side not on move, when the clock counts moves that came back to it unseen (counted_return).
+    const PendingPress gap_end{t, clock_.times(r), ~game_.position().side_to_move()};
+    if (counted_return(gap_end)) recover_counted_return(t, gap_end, false);
   }
   // A flag that has just fallen (6.9): the player on that side loses, unless the opponent cannot mate.
   bool left_fell = r.left_flag && !(last && last->left_flag);
@@ -832,6 +839,15 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   // leaves the board so); what follows goes on as if no answer came, and the answer is a new board.
   if (cfg_.reread_board && !final && t - last_board_event_ >= cfg_.settle_ms) gaps_.ask_reread(press.t_ms);
   Color presser = press.presser;
+  // The reconnect's reading, the board back at the game's position: moves that came back to it unseen
+  // when the clock counts more presses than this one (counted_return).
+  if (board_matches_game() && counted_return(press)) {
+    if (t - last_board_event_ < cfg_.settle_ms && !final) return;
+    if (recover_counted_return(t, press, true)) {
+      wait_.clear();
+      return;
+    }
+  }
   if (board_matches_game()) {
     wait_.clear();
     if (cfg_.profile.clock_press_without_move_is_reserve_claim) {
@@ -1215,7 +1231,9 @@ void Reconstructor::on_settled(std::int64_t t) {
     publish_provisional(t);
     return;
   }
-  if (board_matches_game()) {
+  // (Not a gap's length waiting on the game's own board: counted_return.)
+  if (board_matches_game() &&
+      !(gaps_.length() == GapTracker::Length::Waiting && physical_ == gaps_.waiting_board())) {
     forget_mismatch();
     gaps_.clear_suspicion();
     gaps_.reset_failures();

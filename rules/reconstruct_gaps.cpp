@@ -509,8 +509,11 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
                                    std::optional<Color> begun, int max_plies) {
   // Pieces gone and nothing set anywhere, no press yet: a hand at work (a dump taken with a piece in the
   // air) rather than moves made unseen; a search would "explain" a lifted piece as one taken. A press says
-  // the hand is done: then the board is searched as it is (an exchange on a square can leave it so).
-  bool only_lifted = press == nullptr;
+  // the hand is done: then the board is searched as it is (an exchange on a square can leave it so). Not
+  // the board a gap's length waited on, told now: that was searched as a gap (the game's own board, when
+  // the clock counted moves that came back to it: counted_return).
+  bool only_lifted =
+      press == nullptr && !(gaps_.length() != GapTracker::Length::Open && board == gaps_.waiting_board());
   for (Square q = 0; q < 64 && only_lifted; ++q)
     only_lifted = board[q] == display_[q] || board[q] == NO_PIECE;
   if (only_lifted) return false;
@@ -579,6 +582,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
       tell_gap_length_open(t, when, before, prefixes, evidence, found.truncated, board))
     return true;
   const bool missed = prefixes.size() > 1 || found.truncated;
+  std::vector<Move> played = prefixes.front();
   if (missed) {
     // Several sequences: none is told as fact. The game goes on from the board's position (every candidate
     // reaches it); the record shows the gap until the arbiter settles it.
@@ -595,6 +599,8 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     bool tails_differ = found.truncated;
     for (const auto& seq : whole) tails_differ |= seq.back() != whole.front().back();
     if (completed < found.plies && tails_differ) {
+      // The game goes on from the likeliest whole story's moves: its tail completes the story told first.
+      played.assign(whole.front().begin(), whole.front().begin() + completed);
       Position end = before;
       for (Move m : whole.front()) end.do_move(m);
       open_tail_ = OpenTail{first_ply + completed,
@@ -608,7 +614,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     }
   }
   for (int i = 0; i < completed; ++i) {
-    const Move m = prefixes.front()[std::size_t(i)];
+    const Move m = played[std::size_t(i)];
     const Position& pos = game_.position();
     std::optional<Piece> handed;
     if (pos.variant() == Variant::Bughouse) handed = handed_piece(pos, m);
@@ -970,6 +976,28 @@ GapEvidence Reconstructor::gap_evidence(const ClockTimes& after) const {
   return e;
 }
 
+bool Reconstructor::counted_return(const PendingPress& press) const {
+  const std::int64_t read_again = gaps_.read_again_at();
+  if (clockless() || game_.ply_count() == 0 || read_again <= game_.plies().back().time_ms ||
+      press.t_ms < read_again || press.t_ms > read_again + cfg_.scan_ms)
+    return false;
+  const std::optional<int> presses = presses_since_last_move({press.t_ms, press.clock}, ~press.presser);
+  // (More than the search reaches is no count to go by: a clock set again meanwhile reads so too.)
+  const int bound = has_drops(game_.position().variant()) ? kDropGapPlies : kGapPlies;
+  return presses && *presses > 1 && *presses <= bound;
+}
+
+bool Reconstructor::recover_counted_return(std::int64_t t, const PendingPress& press,
+                                           bool last_unpressed_likely) {
+  const bool raised = !gaps_.suspected();
+  if (raised) gaps_.suspect(false, gaps_.read_again_at());
+  if (recover_gap_on(t, &press, physical_, last_unpressed_likely) ||
+      gaps_.length() == GapTracker::Length::Waiting)
+    return true;
+  if (raised) gaps_.clear_suspicion();
+  return false;
+}
+
 std::optional<int> Reconstructor::presses_since_last_move(const TimedClock& after, Color on_move) const {
   if (game_.ply_count() == 0) return std::nullopt;
   const std::optional<std::int64_t> increment = learned_increment(game_.plies());
@@ -1119,12 +1147,10 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap_length(c
     return tl::unexpected("those moves do not lead to the position after ply " + std::to_string(end) +
                           " (the gap's last), which the game went on from");
   // The gap's moves, then every ply since at its ply now (each went out at the one the shorter story gave).
-  std::vector<Event> out = recovered_events(settled, first, moves, t_ms);
-  const int since = first + int(moves.size());
-  std::vector<Move> later;
-  for (int i = since; i <= settled.ply_count(); ++i)
-    later.push_back(settled.plies()[std::size_t(i - 1)].move);
-  for (Event& e : recovered_events(settled, since, later, t_ms)) out.push_back(std::move(e));
+  std::vector<Move> from_the_gap;
+  for (int i = first; i <= settled.ply_count(); ++i)
+    from_the_gap.push_back(settled.plies()[std::size_t(i - 1)].move);
+  std::vector<Event> out = recovered_events(settled, first, from_the_gap, t_ms);
   game_ = std::move(settled);
   missed_gap_.reset();
   recompute_successors();

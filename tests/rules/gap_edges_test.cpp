@@ -719,5 +719,85 @@ TEST(ReconnectLength, WithoutAnIncrementTheShorterStoryIsTold) {
   EXPECT_EQ(moves[2].ply, 13);
 }
 
+// Four plies unseen that come back to the position before them, 6.Bb3 Bb6 7.Bc4 Bc5 (TCEC Chess960 game 28
+// in the hall): the board read again is the game's, which no board can tell from moves never made. The
+// increment counts the presses. Read with 7...Bc5 set down, not pressed (`last_pressed` false: Black's
+// clock running, three presses), or pressed too (White's clock running again, four): either way the gap is
+// told (moves-missed, plies 11-14, the moves played among the candidates), and 8.Nbd2 goes out at ply 15,
+// not as ply 11 after a press without a move.
+std::vector<Event> return_gap(Reconstructor& r, bool last_pressed) {
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  const std::vector<std::string> first(kDetourGame.begin(), kDetourGame.begin() + 10);
+  const Board board = after(first).board();
+  const std::int64_t before = 5 * MIN - 5 * 5'000;  // each side's time after ply 10 (10 s a move, 5 s back)
+  take(r.on_sensor({100'100, BoardSnapshot{board}}));
+  take(r.on_sensor({101'000, clock(ClockSide::Left, before - 1'000, before)}));
+  take(r.on_sensor({104'000, DeviceLink{false}}));
+  // Plies 11-13 pressed at 110, 120 and 130 s; 7...Bc5 set down at 139 s.
+  take(r.on_sensor({141'000, DeviceLink{true}}));
+  take(r.on_sensor({141'000, BoardSnapshot{board}}));
+  std::int64_t white = before - 10'000, black = before - 5'000;
+  if (last_pressed) {
+    black -= 9'000 - 5'000;  // pressed at 139 s
+    take(r.on_sensor({141'000, clock(ClockSide::Left, white - 2'000, black)}));
+    white -= 2'000;
+  } else {
+    take(r.on_sensor({141'000, clock(ClockSide::Right, white, black - 11'000)}));
+    take(r.on_sensor({143'000, clock(ClockSide::Left, white, black - 13'000 + 5'000)}));
+    black -= 13'000 - 5'000;
+  }
+  const std::int64_t since = last_pressed ? 141'000 : 143'000;
+  take(r.on_sensor({149'000, PieceLifted{parse_square("b1")}}));
+  take(r.on_sensor({149'500, PiecePlaced{parse_square("d2"), W_KNIGHT}}));
+  take(r.on_sensor({150'000, clock(ClockSide::Right, white - (150'000 - since) + 5'000, black)}));
+  take(r.advance(160'000));
+  return out;
+}
+
+void expect_return_told(const std::vector<Event>& out) {
+  const auto alerts = of_type<AlertEvent>(out);
+  ASSERT_EQ(alerts.size(), 1u);
+  EXPECT_EQ(alerts[0].code, "moves-missed") << alerts[0].detail;
+  EXPECT_EQ(field(alerts[0], "first_ply"), "11");
+  EXPECT_EQ(field(alerts[0], "last_ply"), "14");
+  EXPECT_NE(field(alerts[0], "candidates").find(R"(["c4b3","c5b6","b3c4","b6c5"])"), std::string::npos)
+      << field(alerts[0], "candidates");
+  const auto moves = of_type<MoveEvent>(out);
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].uci, "b1d2");
+  EXPECT_EQ(moves[0].ply, 15);
+  for (const auto& p : of_type<ProvisionalMoveEvent>(out)) EXPECT_EQ(p.ply, 15) << p.uci;
+}
+
+TEST(ReconnectReturn, TheIncrementCountsMovesThatCameBackWithTheLastSetDownNotPressed) {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  Reconstructor r(cfg, game_on_clock({kDetourGame.begin(), kDetourGame.begin() + 10}, 5'000));
+  expect_return_told(return_gap(r, false));
+}
+
+TEST(ReconnectReturn, TheIncrementCountsMovesThatCameBackAllPressed) {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  Reconstructor r(cfg, game_on_clock({kDetourGame.begin(), kDetourGame.begin() + 10}, 5'000));
+  expect_return_told(return_gap(r, true));
+}
+
+// Without an increment nothing counts them: Black's press reads as a press without a move (7.5.3), and
+// 8.Nbd2 as ply 11 (README, "gaps whose length no board can show").
+TEST(ReconnectReturn, WithoutAnIncrementAReturnReadsAsAPressWithoutAMove) {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  Reconstructor r(cfg, game_on_clock({kDetourGame.begin(), kDetourGame.begin() + 10}, 0));
+  const std::vector<Event> out = return_gap(r, false);
+  const auto alerts = of_type<AlertEvent>(out);
+  ASSERT_EQ(alerts.size(), 1u);
+  EXPECT_EQ(alerts[0].code, "clock-without-move");
+  const auto moves = of_type<MoveEvent>(out);
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].ply, 11);
+}
+
 }  // namespace
 }  // namespace eboard::rules

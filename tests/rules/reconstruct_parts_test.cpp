@@ -87,7 +87,7 @@ TEST(GapTracker, LinkAndLengthPhases) {
   EXPECT_FALSE(g.link_down());
   g.ask_reread(700);
   EXPECT_EQ(g.reread_wanted(), 700);
-  g.board_read();
+  g.board_read(0);
   EXPECT_EQ(g.link(), GapTracker::Link::Read);
   EXPECT_FALSE(g.reread_wanted());
   g.ask_reread(700);  // once per press

@@ -584,4 +584,25 @@ TEST(GapHallCaptures, APieceOfAnotherKindSetDownUnliftedCapturingCameFromTheHand
   EXPECT_EQ(missed, 1);
 }
 
+// daemon_gap_hall_test --speed 6 --first 20,40, board L: TCEC Chess960 game 28 (1800+5), the board unplugged
+// after 17...Qf6 and plugged in again with Black's queen in the hand: plies 35-38 (Bd4 Qh4 Bf2 Qf6) made
+// meanwhile, the bishop and the queen each out and back, the queen set on f6 after the reading. The board
+// matched the game, so White's press read with it was told as a press without a move (7.5.3), and every
+// later move went out four plies early. The increment counted three presses at the reading (White's time
+// 31:51 before, 31:57 after). Right: the moves came back to the position before them, a gap of the count's
+// presses and the move shown after them (one moves-missed holding the moves played), every later move at
+// its ply.
+TEST(GapHallCaptures, MovesBackToThePositionBeforeTheGapAreCountedByTheIncrement) {
+  rules::ReconstructConfig cfg;
+  cfg.chess960 = true;
+  const Told t = replay_hall_capture(
+      "moves_back_to_the_position_before_the_gap_counted_by_the_increment.cap",
+      "f4 f5 g4 e6 Ng3 g6 a4 a5 e4 fxe4 Nxe4 d5 Nc3 c6 Bf2 Nd6 h4 h6 g5 hxg5 hxg5 e5 fxe5 Rxe5 Rxe5 Bxe5 "
+      "Nd3 Qxg5 Nxe5 Qxe5 Qg1 O-O-O O-O-O Qf6 Bd4 Qh4 Bf2 Qf6 Rf1 Nf5 Ne2 Nd7 Nd4 Rf8 Re1 g5",
+      35, 38, cfg);
+  expect_one_gap(t, 35, {"38"});
+  expect_one_missed_listing(t, R"(["f2d4","f6h4","d4f2","h4f6"])");
+  EXPECT_EQ(t.last_ply, 46);
+}
+
 }  // namespace eboard
