@@ -107,8 +107,8 @@ void expect_one_missed_listing(const Told& t, const std::string& played_uci) {
 // moves-missed of plies `first` to `last` listing `played_uci` (the gap's moves played), every move at its
 // ply up to `last_ply`.
 void expect_hall_gap_listed(const std::string& name, const std::string& played, int first, int last,
-                            const std::string& played_uci, int last_ply) {
-  const Told t = replay_hall_capture(name, played, first, last);
+                            const std::string& played_uci, int last_ply, rules::ReconstructConfig cfg = {}) {
+  const Told t = replay_hall_capture(name, played, first, last, cfg);
   expect_one_gap(t, first, {std::to_string(last)});
   expect_one_missed_listing(t, played_uci);
   EXPECT_EQ(t.last_ply, last_ply);
@@ -546,14 +546,11 @@ TEST(GapHallCaptures, APressThatHadTheReadingJudgedTellsTheLengthOnAClockWithout
 TEST(GapHallCaptures, TheCountedPressesAndTheMoveShownAfterThemAreTheGapsLength) {
   rules::ReconstructConfig cfg;
   cfg.chess960 = true;
-  const Told t = replay_hall_capture(
+  expect_hall_gap_listed(
       "next_move_set_at_the_reading_after_presses_no_story_all_pressed_reaches.cap",
       "f4 f5 g4 e6 Bd4 fxg4 Nd3 d6 a4 a5 e3 h5 Ng3 Bf7 h3 c5 Bc3 c4 Nf2 h4 Nge4 g3 Ng4 Bh5 Qf3 Ra7 Ng5 Qe7 "
       "Qe4 Qc7 O-O Bg6 Qf3 Bxc2 Rfc1 Bb3 Ra3 Ra6 Ne5 g6 Nxc4",
-      28, 33, cfg);
-  expect_one_gap(t, 28, {"33"});
-  expect_one_missed_listing(t, R"(["d8e7","f3e4","e7c7","b1e1","h5g6","e4f3"])");
-  EXPECT_EQ(t.last_ply, 41);
+      28, 33, R"(["d8e7","f3e4","e7c7","b1e1","h5g6","e4f3"])", 41, cfg);
 }
 
 // daemon_gap_hall_test --speed 6 --first 20,40 --seed 295554085, board I: blitz corpus game 271 (60+0),
@@ -595,14 +592,11 @@ TEST(GapHallCaptures, APieceOfAnotherKindSetDownUnliftedCapturingCameFromTheHand
 TEST(GapHallCaptures, MovesBackToThePositionBeforeTheGapAreCountedByTheIncrement) {
   rules::ReconstructConfig cfg;
   cfg.chess960 = true;
-  const Told t = replay_hall_capture(
+  expect_hall_gap_listed(
       "moves_back_to_the_position_before_the_gap_counted_by_the_increment.cap",
       "f4 f5 g4 e6 Ng3 g6 a4 a5 e4 fxe4 Nxe4 d5 Nc3 c6 Bf2 Nd6 h4 h6 g5 hxg5 hxg5 e5 fxe5 Rxe5 Rxe5 Bxe5 "
       "Nd3 Qxg5 Nxe5 Qxe5 Qg1 O-O-O O-O-O Qf6 Bd4 Qh4 Bf2 Qf6 Rf1 Nf5 Ne2 Nd7 Nd4 Rf8 Re1 g5",
-      35, 38, cfg);
-  expect_one_gap(t, 35, {"38"});
-  expect_one_missed_listing(t, R"(["f2d4","f6h4","d4f2","h4f6"])");
-  EXPECT_EQ(t.last_ply, 46);
+      35, 38, R"(["f2d4","f6h4","d4f2","h4f6"])", 46, cfg);
 }
 
 }  // namespace eboard
