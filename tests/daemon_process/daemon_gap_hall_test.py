@@ -200,6 +200,8 @@ def settle(h, a, d, b, gap):
     rank = sans.index(truth) + 1 if truth in sans else None
     b.told.append(f"moves-missed {first}-{last}: {total} candidates, the played "
                   + (f"#{rank}" if rank else "not among the first " + str(len(sans))))
+    if rank and rank > 1:
+        print(f"ranked board {b.id}: the played {' '.join(truth)}; first {' '.join(sans[0])}", flush=True)
     if rank is None and total <= len(sans):
         b.problems.append(f"the moves played {' '.join(truth)} (plies {first}-{last}) are not among the "
                           f"candidates {[' '.join(c) for c in sans[:4]]}{' ...' if len(sans) > 4 else ''}")
