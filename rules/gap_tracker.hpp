@@ -91,14 +91,17 @@ class GapTracker {
   // mismatch time.
   bool dump_deferred() const { return dump_deferred_; }
   // `held`: after a reconnect, the mover's pieces one of which may be in his hand, a bit per Piece (1u <<
-  // piece): one of them set down goes on to the press, any other change ends the wait.
-  void defer_dump(std::uint32_t held = 0) {
+  // piece), judged on `judged` (the board they are short on): one of them set down goes on to the press,
+  // any other change ends the wait.
+  void defer_dump(std::uint32_t held = 0, const std::array<Piece, 64>& judged = {}) {
     dump_deferred_ = true;
     held_ = held;
+    held_judged_on_ = judged;
     held_untouched_ = true;
     held_lift_.reset();
   }
   std::uint32_t held() const { return dump_deferred_ ? held_ : 0; }
+  const std::array<Piece, 64>& held_judged_on() const { return held_judged_on_; }
   // The piece in the hand was of kind `held` after all (set down unlifted: see the Reconstructor).
   void hold_instead(std::uint32_t held) {
     if (dump_deferred_) held_ = held;
@@ -193,6 +196,7 @@ class GapTracker {
   bool suspected_ = false;
   std::int64_t suspected_at_ = 0;
   bool dump_deferred_ = false;
+  std::array<Piece, 64> held_judged_on_{};
   bool first_board_dump_ = false;
   std::optional<std::array<Piece, 64>> unexplained_;
   std::uint32_t held_ = 0;

@@ -663,10 +663,13 @@ bool Reconstructor::held_piece_in_the_air() const {
   // (Not with drops: the press's moves hand pieces to the partner's board, which a wait would hold back.)
   const std::uint32_t held = gaps_.held();
   if (!held || !gaps_.suspected() || has_drops(game_.position().variant())) return false;
-  // In the air while every kind waited for is still short of its count (one set down ends it).
+  // In the air while no kind waited for has more on the board than on the board judged (one set down ends
+  // it; not "back to its count before the gap": one of that kind taken within the gap never is, the hall's
+  // blitz game 236, 12...Qc6 13.Nxe5 ... 20...f6 with the f-pawn in the hand).
+  const std::array<Piece, 64>& judged = gaps_.held_judged_on();
   for (int pc = 0; pc < PIECE_NB; ++pc)
-    if (((held >> pc) & 1u) && std::count(physical_.begin(), physical_.end(), Piece(pc)) >=
-                                   std::count(display_.begin(), display_.end(), Piece(pc)))
+    if (((held >> pc) & 1u) && std::count(physical_.begin(), physical_.end(), Piece(pc)) >
+                                   std::count(judged.begin(), judged.end(), Piece(pc)))
       return false;
   return true;
 }
@@ -891,8 +894,9 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
         !clockless() && press.t_ms <= gaps_.suspected_at()) {
       gaps_.judge_held();
       const BoardState* read = state_at(press.t_ms);
-      if (const std::uint32_t held = dump_lacks_the_movers_pieces(read ? read->board : physical_)) {
-        gaps_.defer_dump(held);
+      const std::array<Piece, 64>& judged = read ? read->board : physical_;
+      if (const std::uint32_t held = dump_lacks_the_movers_pieces(judged)) {
+        gaps_.defer_dump(held, judged);
         gaps_.held_touched();  // the changes since were the hand's: the press is searched once it is done
         deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
       }
@@ -1274,7 +1278,7 @@ void Reconstructor::on_settled(std::int64_t t) {
       }
     }
     if (hand_at_work) {
-      gaps_.defer_dump(held);
+      gaps_.defer_dump(held, physical_);
       deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
       return;
     }
