@@ -659,6 +659,24 @@ bool Reconstructor::may_continue(const Successor& s) const {
   return false;
 }
 
+bool Reconstructor::castling_under_way(const std::array<Piece, 64>& board) const {
+  const std::optional<Color> mover = clock_.on_move();
+  if (!mover) return false;
+  const Position& pos = game_.position();
+  for (const bool king_side : {true, false}) {
+    const std::uint8_t right =
+        *mover == WHITE ? (king_side ? WHITE_OO : WHITE_OOO) : (king_side ? BLACK_OO : BLACK_OOO);
+    const Square king_to = Position::castle_king_to(*mover, king_side);
+    const Square rook_from = pos.castling_rook(castling_index(*mover, king_side));
+    if (pos.can_castle(right) && pos.king_square(*mover) != king_to &&
+        board[king_to] == make_piece(*mover, KING) &&
+        board[Position::castle_rook_to(*mover, king_side)] == NO_PIECE && is_ok(rook_from) &&
+        board[rook_from] == make_piece(*mover, ROOK))
+      return true;
+  }
+  return false;
+}
+
 bool Reconstructor::held_piece_in_the_air() const {
   // (Not with drops: the press's moves hand pieces to the partner's board, which a wait would hold back.)
   const std::uint32_t held = gaps_.held();
@@ -902,8 +920,14 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
       }
     }
     // A reconnect's dump that waits for the mover's piece in his hand: searched as it is, the piece would
-    // read as taken (a longer story); the press waits with the dump for it to be set down.
+    // read as taken (a longer story); the press waits with the dump for it to be set down. So does the
+    // reconnect's reading with a castling half done on the board (up to the mismatch time).
     if (held_piece_in_the_air()) return;
+    if (gaps_.suspected() && press.t_ms <= gaps_.suspected_at() && !clockless() &&
+        castling_under_way(physical_)) {
+      deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
+      return;
+    }
     // After a reconnect or a restart the press may complete moves made unseen: a board the search explains
     // exactly is that story, before the one of a move with pieces still in the air (an exchange on a square
     // looks so: the pawns that took there gone from their squares).
@@ -1274,7 +1298,7 @@ void Reconstructor::on_settled(std::int64_t t) {
         hand_at_work = !wait_.pending() && dump_shows_a_hand_at_work();
       } else {
         gaps_.judge_held();
-        hand_at_work = (held = dump_lacks_the_movers_pieces(physical_)) != 0;
+        hand_at_work = (held = dump_lacks_the_movers_pieces(physical_)) != 0 || castling_under_way(physical_);
       }
     }
     if (hand_at_work) {

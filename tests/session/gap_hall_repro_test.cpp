@@ -617,4 +617,19 @@ TEST(GapHallCaptures, TheMoversPieceSetDownEndsTheWaitThoughOneOfItsKindWasTaken
                          12, 20, R"(["c5c6","f3e5","c6e6","c4e6","d7e6","e3b6","c7b6","d1f3","f7f6"])", 28);
 }
 
+// daemon_gap_hall_test --speed 6 --hold-uncounted --seed 490956171, board F: blitz corpus game 203 (300+3),
+// style tidy, the board unplugged with 4...Nc6 under way and plugged in again with 8.O-O half done, the king
+// on g1 and the rook still on h1: plies 8-14 (Nc6 e3 Bg4 Bb5 Bd6 Bxc6 bxc6) made meanwhile. Searched as it
+// stood, the board read as ten plies, the king walking e1-f1-g1 (a list cut short, the moves played not in
+// it); the rook set on f1 was then no legal move (illegal-move), a mismatch and an adopted position followed.
+// Right: a castling half done at the reading is a hand at work, waited for (castling_under_way): plies 8-14
+// one moves-missed holding the moves played, 8.O-O live at ply 15, every later move at its ply.
+TEST(GapHallCaptures, ACastlingHalfDoneAtTheReconnectIsWaitedFor) {
+  expect_hall_gap_listed(
+      "castling_half_done_at_the_reconnect.cap",
+      "d4 Nf6 Bg5 d5 Bxf6 exf6 Nf3 Nc6 e3 Bg4 Bb5 Bd6 Bxc6 bxc6 O-O O-O Nbd2 f5 c4 f4 exf4 "
+      "Bxf4 Qc2",
+      8, 14, R"(["b8c6","e2e3","c8g4","f1b5","f8d6","b5c6","b7c6"])", 23);
+}
+
 }  // namespace eboard
