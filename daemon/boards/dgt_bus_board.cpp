@@ -20,8 +20,10 @@ std::vector<rules::SensorEvent> DgtBusBoard::feed(std::int64_t t_ms, std::span<c
   return out;
 }
 
-std::vector<std::int64_t> DgtBusBoard::record_times(std::int64_t since_ms, std::int64_t t_ms,
-                                                    const dgt::EepromLog& log) {
+namespace {
+
+// Each record's offset from the first, as the header above counts them.
+std::vector<std::int64_t> record_offsets(const dgt::EepromLog& log) {
   const auto& records = log.records;
   const std::size_t n = records.size();
   const auto piece = [&](std::size_t i) { return std::get_if<dgt::PieceChangeRecord>(&records[i]); };
@@ -31,7 +33,7 @@ std::vector<std::int64_t> DgtBusBoard::record_times(std::int64_t since_ms, std::
   std::optional<std::int64_t> last_piece;
   for (std::size_t i = 0; i < n; ++i) {
     if (const auto* p = piece(i)) {
-      at[i] = last_piece ? *last_piece + (p->quick ? kQuickGapMs : kSlowGapMs) : 0;
+      at[i] = last_piece ? *last_piece + (p->quick ? DgtBusBoard::kQuickGapMs : DgtBusBoard::kSlowGapMs) : 0;
       last_piece = at[i];
     }
   }
@@ -46,15 +48,29 @@ std::vector<std::int64_t> DgtBusBoard::record_times(std::int64_t since_ms, std::
       at[i] = before;  // a tag goes with the change before it
       continue;
     }
-    std::int64_t t = before + kPressGapMs;
+    std::int64_t t = before + DgtBusBoard::kPressGapMs;
     for (std::size_t k = i + 1; k < n; ++k) {
       if (const auto* p = piece(k)) {
-        if (p->quick) t = std::min(t, at[k] - kQuickGapMs / 2);
+        if (p->quick) t = std::min(t, at[k] - DgtBusBoard::kQuickGapMs / 2);
         break;
       }
     }
     at[i] = std::max(t, before);
   }
+  return at;
+}
+
+}  // namespace
+
+std::int64_t DgtBusBoard::records_span(const dgt::EepromLog& log) {
+  const std::vector<std::int64_t> at = record_offsets(log);
+  return at.empty() ? 0 : at.back();
+}
+
+std::vector<std::int64_t> DgtBusBoard::record_times(std::int64_t since_ms, std::int64_t t_ms,
+                                                    const dgt::EepromLog& log) {
+  const std::vector<std::int64_t> at = record_offsets(log);
+  const std::size_t n = at.size();
   std::vector<std::int64_t> out(n, t_ms);
   if (n == 0) return out;
   const std::int64_t span = at[n - 1];

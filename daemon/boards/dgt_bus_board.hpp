@@ -69,6 +69,8 @@ class DgtBusBoard {
   // The time each record of `log` is given, in order (see above).
   static std::vector<std::int64_t> record_times(std::int64_t since_ms, std::int64_t t_ms,
                                                 const drivers::dgt::EepromLog& log);
+  // The time from the first record of `log` to its last, as record_times() counts it when there is room.
+  static std::int64_t records_span(const drivers::dgt::EepromLog& log);
 
   static constexpr std::int64_t kQuickGapMs = 20;
   static constexpr std::int64_t kSlowGapMs = 300;

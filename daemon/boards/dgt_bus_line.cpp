@@ -27,18 +27,18 @@ dgt::BusMasterOptions master_options(const session::BusLineOptions& options) {
 
 std::uint8_t command_of(BusAsk what) {
   switch (what) {
-    case BusAsk::changes:
-      return dgt::bus::kSendChanges;
+    case BusAsk::from_start:
+      return dgt::bus::kSendFromStart;
     case BusAsk::board:
       return dgt::bus::kBoard;
     case BusAsk::clock:
       return dgt::bus::kClock;
   }
-  return dgt::bus::kSendChanges;
+  return dgt::bus::kSendFromStart;
 }
 
 std::optional<BusAsk> ask_of(std::uint8_t command) {
-  if (command == dgt::bus::kSendChanges) return BusAsk::changes;
+  if (command == dgt::bus::kSendFromStart) return BusAsk::from_start;
   if (command == dgt::bus::kBoard) return BusAsk::board;
   if (command == dgt::bus::kClock) return BusAsk::clock;
   return std::nullopt;
@@ -172,7 +172,10 @@ std::optional<session::BusBoardReader::Recovered> DgtBusReader::lost_changes(std
                                                                              const BusAnswer& answer) {
   const std::optional<dgt::EepromLog> lost = board_.lost_records(log_of(answer));
   if (!lost) return std::nullopt;
-  return Recovered{lost->records.size(), board_.changes(since_ms, t_ms, *lost)};
+  // As early as they fit: the last one where changes() puts it when the reply comes its quiet span after.
+  const std::int64_t until =
+      std::min(t_ms, since_ms + 1 + DgtBusBoard::records_span(*lost) + DgtBusBoard::kQuietMs);
+  return Recovered{lost->records.size(), board_.changes(since_ms, until, *lost)};
 }
 
 std::vector<rules::SensorEvent> DgtBusReader::board(std::int64_t t_ms, const BusAnswer& answer) {

@@ -142,12 +142,37 @@ void BusBoardFeed::changes(std::int64_t t, const BusAnswer& answer) {
   std::int64_t since = known_until_;
   if (attached_) since = std::max(since, attached_->reached());
   set_online(t, true, (returned ? "answering again at " : "answering at ") + where_, since);
-  known_until_ = t;
   if (!polled_before_) {
+    known_until_ = t;
     polled_before_ = true;  // its history since power-up: the dump shows what it left
     request_read();
     return;
   }
+  // The board's record since the game's start (asked after a reply was lost, or of a board given up): what
+  // it holds after the last packet given was lost on the line (a move and its press among them) is given
+  // as news, as early as it fits (the board recorded it before what it recorded since), and the board is
+  // read again to check: at once, or, for a board given up that answers again, after its next changes
+  // (what it recorded while it did not answer; read before them, the board would show their moves made).
+  if (answer.kind == BusAnswerKind::changes_from_start) {
+    ++stats_.from_start;
+    std::optional<BusBoardReader::Recovered> lost = reader_->lost_changes(since, t, answer);
+    if (!lost)
+      log(LogLevel::warning, "changes may have been lost on the line; the board is read again");
+    else if (lost->records > 0)
+      log(LogLevel::warning, "changes were lost on the line: " + std::to_string(lost->records) +
+                                 " records taken from the board's record since the game's start");
+    known_until_ = since;
+    if (lost) {
+      for (const rules::SensorEvent& e : lost->events) known_until_ = std::max(known_until_, e.t_ms);
+      deliver_all(lost->events);
+    }
+    if (returned)
+      reread_after_changes_ = true;
+    else
+      request_read();
+    return;
+  }
+  known_until_ = t;
   // A decision the previous answer left open (its records too close to it for the board's quiet span to
   // cover the wait) is taken before this answer's records: none of them joins the previous answer's move.
   if (attached_ && !attached_->config.sensor_only) {
@@ -155,22 +180,9 @@ void BusBoardFeed::changes(std::int64_t t, const BusAnswer& answer) {
         d && *d > since && *d < t && *d <= since + reader_->quiet_ms())
       since = *d;
   }
-  // Changes lost on the line: the board's record since the game's start holds them after the last packet
-  // given (a move and its press among them); they are given as news, and the board is read again to check.
-  if (answer.kind == BusAnswerKind::changes_from_start) {
-    ++stats_.from_start;
-    std::optional<BusBoardReader::Recovered> lost = reader_->lost_changes(since, t, answer);
-    log(LogLevel::warning, lost ? "changes were lost on the line: " + std::to_string(lost->records) +
-                                      " records taken from the board's record since the game's start; "
-                                      "reading the board again"
-                                : std::string("changes were lost on the line; reading the board again"));
-    if (lost) deliver_all(lost->events);
-    request_read();
-    return;
-  }
   deliver_all(reader_->changes(since, t, answer));
-  // What it recorded while it did not answer is in; the dump checks the result.
-  if (returned && attached_ && running_) {
+  // What it recorded while it did not answer (or lost on the line) is in; the dump checks the result.
+  if ((std::exchange(reread_after_changes_, false) || returned) && attached_ && running_) {
     ++stats_.board_rereads;
     request_read();
   }

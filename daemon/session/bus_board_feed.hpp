@@ -135,10 +135,11 @@ class BusBoardFeed {
   std::uint16_t address_;
   std::string where_;
   std::unique_ptr<BusBoardReader> reader_;
-  std::optional<bool> online_;    // unknown until it answers or is given up
-  std::int64_t known_until_ = 0;  // the time of its last reply
-  bool polled_before_ = false;    // its first changes reply (its history) has been flushed
-  bool awaiting_dump_ = false;    // changes wait for the dump asked for
+  std::optional<bool> online_;         // unknown until it answers or is given up
+  std::int64_t known_until_ = 0;       // the time of its last reply
+  bool polled_before_ = false;         // its first changes reply (its history) has been flushed
+  bool awaiting_dump_ = false;         // changes wait for the dump asked for
+  bool reread_after_changes_ = false;  // read from the start: the board is read after the next changes
   bool running_ = true;
   std::uint64_t attachment_ = 0;
   std::vector<rules::SensorEvent> held_;

@@ -68,7 +68,8 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
     Wire wire;
     int board_end = -1;  // given to the player
     bool muted = false;
-    std::vector<std::uint8_t> pending;  // bytes of a reply not complete yet
+    std::function<bool(std::span<const std::uint8_t>)> mute_at;  // the frame it is muted at, if any
+    std::vector<std::uint8_t> pending;                           // bytes of a reply not complete yet
   };
 
   Impl(boost::asio::io_context& io_, const BusFraming& framing_, std::size_t n, std::uint64_t seed,
@@ -217,6 +218,13 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
     while (const std::size_t size = std::min(framing.frame_size(b.pending), b.pending.size())) {
       std::vector<std::uint8_t> frame(b.pending.begin(), b.pending.begin() + long(size));
       b.pending.erase(b.pending.begin(), b.pending.begin() + long(size));
+      if (b.mute_at && b.mute_at(frame)) {
+        b.mute_at = nullptr;
+        b.muted = true;
+        stats.muted_bytes += frame.size() + b.pending.size();
+        b.pending.clear();
+        return;
+      }
       forward(std::move(frame));
     }
   }
@@ -336,6 +344,9 @@ void BusHub::stop() {
 
 void BusHub::mute(std::size_t k, bool muted) {
   if (k < impl_->boards.size()) impl_->boards[k]->muted = muted;
+}
+void BusHub::mute_at(std::size_t k, std::function<bool(std::span<const std::uint8_t> frame)> lost) {
+  if (k < impl_->boards.size()) impl_->boards[k]->mute_at = std::move(lost);
 }
 bool BusHub::muted(std::size_t k) const { return k < impl_->boards.size() && impl_->boards[k]->muted; }
 std::size_t BusHub::size() const { return impl_->boards.size(); }

@@ -5,7 +5,8 @@
 // answer goes to the host frame by frame (cut as the dialect's BusFraming says: bus_line.hpp), never
 // interleaved. An answer to discovery leaves after a random delay of up to `ping_spread_ms` (real DGT
 // boards answer a ping at a random moment within about a second, so that their answers rarely collide). A
-// muted board is unplugged from the chain: it neither hears nor answers.
+// muted board is unplugged from the chain: it neither hears nor answers; one can be unplugged as a frame
+// of its leaves (that frame lost: the board heard the command it answers).
 //
 // The line's pace: with `baud` > 0 the boards' frames go out one after another, byte by byte at that rate
 // (10 bits a byte), as on a real line; a host command written while a frame is on the line (or waiting
@@ -71,6 +72,9 @@ class BusHub {
   void stop();
 
   void mute(std::size_t k, bool muted);
+  // Board k is muted as the first frame it sends from now on for which `lost` says yes leaves it: that
+  // frame never reaches the host.
+  void mute_at(std::size_t k, std::function<bool(std::span<const std::uint8_t> frame)> lost);
   [[nodiscard]] bool muted(std::size_t k) const;
   [[nodiscard]] std::size_t size() const;
   [[nodiscard]] const BusHubStats& stats() const;

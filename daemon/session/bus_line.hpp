@@ -27,9 +27,11 @@ namespace eboard::session {
 
 // What the line asks of one board beside the master's own polls.
 enum class BusAsk : std::uint8_t {
-  changes,  // its changes, once (a board given up: is it back?)
-  board,    // the whole board
-  clock,    // a clock reading
+  // Its whole record since the game's start, once (a board given up: is it back?). What a reply lost as it
+  // went quiet held is among it; what it recorded since its last answer comes with the next poll.
+  from_start,
+  board,  // the whole board
+  clock,  // a clock reading
 };
 
 // What a board's answer is. The first three are changes (what the board recorded since it was last
@@ -73,7 +75,7 @@ struct BusAnswered {
 };
 struct BusAskFailed {  // an ask() got no answer
   std::uint16_t address = 0;
-  BusAsk what = BusAsk::changes;
+  BusAsk what = BusAsk::from_start;
 };
 using BusLineEvent = std::variant<BusBoardFound, BusDiscoveryDone, BusBoardLost, BusAnswered, BusAskFailed>;
 
@@ -121,9 +123,10 @@ class BusBoardReader {
   // `since_ms`.
   [[nodiscard]] virtual std::vector<rules::SensorEvent> changes(std::int64_t since_ms, std::int64_t t_ms,
                                                                 const BusAnswer& answer) = 0;
-  // What a changes_from_start answer holds that no answer brought (changes lost on the line), placed as
-  // changes() would place them: how many records, and their events; nothing when it cannot be told (the
-  // board is then only read again).
+  // What a changes_from_start answer arriving at `t_ms` holds that no answer brought (changes lost on the
+  // line): how many records, and their events, placed as early as they fit after `since_ms` (the board
+  // recorded them before the answer that was lost, and before what it recorded since); nothing when it
+  // cannot be told (the board is then only read again).
   struct Recovered {
     std::size_t records = 0;
     std::vector<rules::SensorEvent> events;

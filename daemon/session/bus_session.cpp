@@ -58,7 +58,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     std::int64_t armed = kNone;
     bool read_requested = false;    // board and clock asked for
     bool polling = false;           // in the master's round-robin
-    bool probing = false;           // given up: a lone ask for its changes asks whether it is back
+    bool probing = false;           // given up: a lone ask for its record asks whether it is back
     std::int64_t retry_at = kNone;  // steady ms: poll again (it stopped answering)
   };
 
@@ -302,7 +302,7 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     auto it = boards.find(e.address);
     if (it == boards.end()) return;
     Board& b = *it->second;
-    if (e.what == BusAsk::changes && b.probing) {
+    if (e.what == BusAsk::from_start && b.probing) {
       b.probing = false;
       b.retry_at = line_ms() + config.retry_lost_ms;
       return;
@@ -333,11 +333,12 @@ struct BusSession::Impl : std::enable_shared_from_this<BusSession::Impl> {
     }
     reads_awaited = 0;
     for (auto& [address, b] : boards) {
-      // A board given up is asked alone, not put back in the round-robin: its polls would climb to
-      // repeated asks and a read from the start again, and its first answer would not be its changes.
+      // A board given up is asked alone for its record since the game's start, not put back in the
+      // round-robin: a changes reply lost as it went quiet (the board heard the poll, its answer went
+      // nowhere) left its records in that record only, and polls would climb to repeated asks first.
       if (!b->polling && !b->probing && b->retry_at != kNone && t >= b->retry_at) {
         b->retry_at = kNone;
-        b->probing = master->ask(b->feed.address(), BusAsk::changes);
+        b->probing = master->ask(b->feed.address(), BusAsk::from_start);
       }
     }
     auto commands = master->poll(t);

@@ -219,9 +219,9 @@ void Emulator::change_piece(std::int64_t now_ms, std::uint8_t raw, std::uint8_t 
     emit(value_or_empty(board_message::field_update(raw, code)));
 }
 
-Bytes Emulator::eeprom_payload(std::size_t from_record) const {
+Bytes Emulator::eeprom_payload(std::size_t from_record, std::size_t to_record) const {
   Bytes out;
-  for (std::size_t i = from_record; i < eeprom_.size(); ++i) {
+  for (std::size_t i = from_record; i < std::min(to_record, eeprom_.size()); ++i) {
     const Bytes r = value_or_empty(board_message::eeprom_record(eeprom_[i]));
     out.insert(out.end(), r.begin(), r.end());
   }
@@ -641,8 +641,8 @@ void Emulator::bus_command(std::int64_t now_ms, std::span<const std::uint8_t> fr
   const auto reply = [&](std::uint8_t id, std::span<const std::uint8_t> data) {
     emit_reply(encode_bus_reply(id, bus_address_, data));
   };
-  const auto send_changes = [&](std::uint8_t id, std::size_t from) {
-    reply(id, eeprom_payload(std::min(from, eeprom_.size())));
+  const auto send_changes = [&](std::uint8_t id, std::size_t from, std::size_t to) {
+    reply(id, eeprom_payload(from, to));
   };
   if (cmd == bus::kPing && (address == 0 || for_us)) {
     if (ignore_next_ping_) {
@@ -664,15 +664,15 @@ void Emulator::bus_command(std::int64_t now_ms, std::span<const std::uint8_t> fr
       break;
     case bus::kSendChanges:
       bus_changes_last_ = bus_changes_from_;
-      send_changes(bus::kReplyChanges, bus_changes_from_);
+      send_changes(bus::kReplyChanges, bus_changes_from_, eeprom_.size());
       bus_changes_from_ = eeprom_.size();
       break;
     case bus::kRepeatChanges:
-      send_changes(bus::kReplyChanges, bus_changes_last_);
+      send_changes(bus::kReplyChanges, bus_changes_last_, eeprom_.size());
       bus_changes_from_ = eeprom_.size();
       break;
-    case bus::kSendFromStart:
-      send_changes(bus::kReplyFromStart, bus_game_start_);
+    case bus::kSendFromStart:  // what SEND_CHANGES has sent since the start tag, sent again
+      send_changes(bus::kReplyFromStart, bus_game_start_, bus_changes_from_);
       break;
     case bus::kSetStartGame:
       bus_game_start_ = eeprom_.size();
@@ -688,7 +688,7 @@ void Emulator::bus_command(std::int64_t now_ms, std::span<const std::uint8_t> fr
     }
     case bus::kSendAll: {
       bus_changes_last_ = bus_changes_from_;
-      send_changes(bus::kReplyChanges, bus_changes_from_);
+      send_changes(bus::kReplyChanges, bus_changes_from_, eeprom_.size());
       bus_changes_from_ = eeprom_.size();
       const Bytes t = clock_times_bytes(now_ms);
       reply(bus::kReplyBwTime, std::span<const std::uint8_t>(t).subspan(message::kHeaderSize));

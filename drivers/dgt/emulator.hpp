@@ -188,7 +188,8 @@ class Emulator {
   [[nodiscard]] bool update_mode() const;
   [[nodiscard]] bool clock_updates() const;
   [[nodiscard]] std::optional<std::int64_t> next_display_change(std::int64_t now_ms) const;
-  [[nodiscard]] Bytes eeprom_payload(std::size_t from_record) const;
+  // The records [from_record, to_record) (to the end at most), as a reply's data.
+  [[nodiscard]] Bytes eeprom_payload(std::size_t from_record, std::size_t to_record) const;
 
   EmulatorConfig config_;
   std::uint16_t bus_address_ = 0;
