@@ -93,7 +93,7 @@ class GapTracker {
   // `held`: after a reconnect, the mover's pieces one of which may be in his hand, a bit per Piece (1u <<
   // piece), judged on `judged` (the board they are short on): one of them set down goes on to the press,
   // any other change ends the wait.
-  void defer_dump(std::uint32_t held = 0, const std::array<Piece, 64>& judged = {}) {
+  void defer_dump(std::uint32_t held, const std::array<Piece, 64>& judged) {
     dump_deferred_ = true;
     held_ = held;
     held_judged_on_ = judged;
