@@ -359,7 +359,9 @@ def measure(h, a, d):
     d.start()
     ms_after, records_after = replay_figures(d)
     print(f"start-up after a new game kept that file: replay {ms_after} ms ({records_after} records)", flush=True)
-    h.check(records_after is not None and records_after < 10, f"replayed {records_after} records after rotation")
+    # The new game's file only: its header, the new game and what the board sent before the stop (a fresh
+    # clone's run saw 11), not the 30 MB file's hundreds of thousands.
+    h.check(records_after is not None and records_after < 100, f"replayed {records_after} records after rotation")
     status, body = get_status(d.port, "/boards/A/capture.cap")
     print(f"capture.cap of the current game: {len(body)} bytes", flush=True)
 
