@@ -632,4 +632,18 @@ TEST(GapHallCaptures, ACastlingHalfDoneAtTheReconnectIsWaitedFor) {
       8, 14, R"(["b8c6","e2e3","c8g4","f1b5","f8d6","b5c6","b7c6"])", 23);
 }
 
+// daemon_gap_hall_test --speed 3 --first 8,14 --seed 49043, board I: blitz corpus game 354 (600+5), 5...c6
+// (ply 10) set down and the board unplugged before its press, plugged in again 34.5 s later with 8...O-O
+// (ply 16) half done: the king on g8, the rook still on h8. The reading waited for the rook
+// (castling_under_way); the castling done and pressed, that press was taken for 5...c6's (the latest board
+// showing one legal move, of before the loss), then a position-mismatch, and the next press told a gap two
+// plies long. Right: the board at the press is searched, its story all pressed: plies 10-16 one
+// moves-missed, the moves played first, 9.h3 live at ply 17, every later move at its ply.
+TEST(GapHallCaptures, ACastlingWaitedForAndPressedEndsTheGapAtThatPress) {
+  expect_hall_gap_listed(
+      "castling_half_done_after_a_move_set_down_not_pressed.cap",
+      "f4 d5 Nf3 Bf5 Nc3 Nf6 e3 e6 Bb5 c6 Bd3 Bc5 Bxf5 exf5 O-O O-O h3 b6 b3 d4 Ne2 dxe3 Kh2 exd2", 10, 16,
+      R"(["c7c6","b5d3","f8c5","d3f5","e6f5","e1g1","e8g8"])", 24);
+}
+
 }  // namespace eboard
