@@ -630,7 +630,7 @@ class Reconstructor {
   // a hand put back explains by a shorter story than the board as it is (where that piece was taken).
   bool dump_shows_a_hand_at_work() const;
   // A reconnect's dump waits for the mover's pieces one of which may be in his hand (GapTracker::held), and
-  // none of those kinds has come back to the board since (never with drops).
+  // no kind of those has more on the board than on the board it was judged on (never with drops).
   bool held_piece_in_the_air() const;
   // `board` shows the castling of the side whose clock runs half done: his king on its castled square, the
   // rook's castled square empty and the rook on its own, that castling his right in the game's position (the
