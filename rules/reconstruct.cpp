@@ -559,6 +559,8 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   if (press_tells_held_gap_longer(press)) return;
   if (press_tells_waiting_length(press)) return;
   if (press_completes_the_hand_at_the_reading(press)) return;
+  // (The mover's press waits to be decided first: decide_pending.)
+  if (presser != to_move && press_ends_the_dump_wait(press)) return;
   // A reconnect's board past the search's bound with the other side on move (an odd number of plies
   // unseen), then that side's move from it pressed: the press is the first after the gap.
   if (presser != to_move && gaps_.suspected() && tell_gap_past_bound_from_read_board(press)) return;
@@ -696,23 +698,7 @@ void Reconstructor::decide_pending(std::int64_t now) {
   wait_.decision_came();
   if (!wait_.pending()) return;
   PendingPress press = wait_.press();
-  // A reconnect's dump that waited for a castling half done (on_settled), the castling then done and
-  // pressed: the board at the press is the gap's story, all pressed, and is searched so. (The latest board
-  // showing one legal move would be taken otherwise: one of before the loss, the hall's blitz game 354,
-  // 10...c6 set down before it, 11.Bd3 .. 16...O-O unseen, the king read on g8 and the rook on h8.)
-  if (gaps_.dump_deferred() && !gaps_.held() && gaps_.suspected() && !gaps_.first_board_dump() &&
-      !clockless() && !game_.outcome() && press.t_ms > gaps_.suspected_at() &&
-      !castling_under_way(physical_)) {
-    const GapTracker::SearchState before = gaps_.search_state();
-    gaps_.tell_all_pressed();
-    if (recover_gap_on(press.t_ms, &press, physical_, false)) {
-      gaps_.take_dump_deferral();
-      deadlines_.clear(Wake::Mismatch);
-      wait_.clear();
-      return;
-    }
-    gaps_.restore(before);
-  }
+  if (press_ends_the_dump_wait(press)) return;
   Color to_move = game_.position().side_to_move();
   // The latest board since P that shows a legal move is the move the press completed; later states
   // are the opponent's beginning: a state that shows a move with some of the opponent's pieces lifted

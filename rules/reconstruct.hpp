@@ -648,6 +648,13 @@ class Reconstructor {
   // down on the board read: his hand was at work at the reading. The board at the press is searched as the
   // gap and his move, all pressed; true when that told the gap.
   bool press_completes_the_hand_at_the_reading(const PendingPress& press);
+  // A press after the reconnect's dump waited for a hand at work (on_settled): the castling half done since
+  // done (the latest board showing one legal move would be taken otherwise: one of before the loss, the
+  // hall's blitz game 354, 10...c6 set down before it, 11.Bd3 .. 16...O-O unseen, the king read on g8 and
+  // the rook on h8), or the piece in the hand set down by its mover while the game has the other side on
+  // move. The board at the press is the gap's story, all pressed, and is searched so; true when that told
+  // the gap. False: no such wait, or nothing found (the press goes on as any other).
+  bool press_ends_the_dump_wait(const PendingPress& press);
   // A board searched for the moves that reach it.
   struct Reading {
     std::array<Piece, 64> board;

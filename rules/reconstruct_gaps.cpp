@@ -7,6 +7,7 @@
 #include "rules/reconstruct.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <limits>
 
@@ -231,6 +232,15 @@ std::uint32_t Reconstructor::dump_lacks_the_movers_pieces(const std::array<Piece
         places.emplace_back(m.to(), p.piece_on(m.to()));
     }
   }
+  // Nothing reaches the board as it is: a pawn of his gone from its square may have been pushed on within
+  // the gap and lifted there, on a square no story shows (the hall's blitz game 335: 5.d3 ... 7...Ng4, 8.d4's
+  // pawn lifted from d3; d2 needed empty for 7.Be3, and no story takes the pawn).
+  if (!as_is.explains())
+    for (const auto& [q, was] : std::vector(places))
+      if (type_of(was) == PAWN && short_at(q, was))
+        for (int r = rank_of(q) + (*mover == WHITE ? 1 : -1); r > 0 && r < 7; r += *mover == WHITE ? 1 : -1)
+          if (const Square ahead = make_square(file_of(q), r); dump[ahead] == NO_PIECE)
+            places.emplace_back(ahead, was);
   std::uint32_t held_kinds = 0;
   const auto try_places = [&] {
     for (const auto& [q, was] : places) {
@@ -523,7 +533,11 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   const Position before = game_.position();
   GapFound searched = search_gap_to(press, board, last_unpressed_likely, begun, max_plies,
                                     !clockless() && gaps_.length() != GapTracker::Length::Likelier);
-  if (press && (searched.result.truncated || !searched.explains()))
+  // The piece waited for in the hand (held_piece_in_the_air) set down since and pressed: its move is the
+  // story's last, whatever else reaches the board (the hall's blitz game 335: 8.d4's pawn held from d3; of
+  // 196 stories, most end with another move, and the one played ranked below the 16 listed).
+  const bool hands_move = press && gaps_.held() && gaps_.suspected() && !held_piece_in_the_air();
+  if (press && (searched.result.truncated || !searched.explains() || hands_move))
     if (std::optional<GapResult> hands = search_through_the_hands_move(board, press->presser, max_plies)) {
       searched.result = std::move(*hands);
       searched.unpressed_too = searched.longer_unsearched = searched.length_counted = false;
@@ -796,6 +810,34 @@ bool Reconstructor::press_completes_the_hand_at_the_reading(const PendingPress& 
     return true;
   }
   gaps_.wait_for_length(read, press.presser, longer_unsearched);
+  gaps_.restore(before);
+  return false;
+}
+
+bool Reconstructor::press_ends_the_dump_wait(const PendingPress& press) {
+  if (!gaps_.dump_deferred() || !gaps_.suspected() || gaps_.first_board_dump() || clockless() ||
+      game_.outcome() || press.t_ms <= gaps_.suspected_at())
+    return false;
+  if (const std::uint32_t held = gaps_.held()) {
+    // The held piece's mover on move in the game too: his press is decided as any other (its search is
+    // recover_gap's, at rest). Not so after an odd number of plies unseen: in the game the other side is on
+    // move, and only this search hears his press (the hall's blitz game 335: 4...Nh6 .. 7...Ng4 unseen,
+    // 8.d4's pawn in the hand at the reading, set down and pressed).
+    const Color mover = color_of(Piece(std::countr_zero(held)));
+    if (press.presser != mover || mover == game_.position().side_to_move() || held_piece_in_the_air())
+      return false;
+  } else if (castling_under_way(physical_)) {
+    return false;
+  }
+  const GapTracker::SearchState before = gaps_.search_state();
+  gaps_.tell_all_pressed();
+  if (recover_gap_on(press.t_ms, &press, physical_, false)) {
+    gaps_.take_dump_deferral();
+    deadlines_.clear(Wake::Mismatch);
+    deadlines_.clear(Wake::HeldLift);
+    wait_.clear();
+    return true;
+  }
   gaps_.restore(before);
   return false;
 }

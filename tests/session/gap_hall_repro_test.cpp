@@ -646,4 +646,30 @@ TEST(GapHallCaptures, ACastlingWaitedForAndPressedEndsTheGapAtThatPress) {
       R"(["c7c6","b5d3","f8c5","d3f5","e6f5","e1g1","e8g8"])", 24);
 }
 
+// daemon_gap_hall_test --speed 3 --seed 215280 --first 8,14, board C: blitz corpus game 335 (180+0).
+// Unplugged after 4.Bc4 (ply 7) and plugged in again 40 s later, after 4...Nh6 5.d3 g5 6.O-O d6 7.Be3 Ng4
+// (plies 8-14, all pressed), White's clock running and his d-pawn in his hand (from d3) for 8.d4. The pawn is
+// set on d4 and pressed. The reading was not waited on (no story with the pawn put back on d2 reaches
+// it: 7.Be3 needs d2 empty), and the game has Black on move (seven plies unseen), so the press went down the
+// path of a press by the side not on move: nothing searched the board until the mismatch time. Then
+// position-mismatch at ply 7, and a moves-missed of plies 8-16 once 8...b5 was pressed. Right: plies 8-15
+// told as one gap at d4's press, every story listed ending with the pawn's move (the hand's), 8...b5 live at
+// ply 16.
+TEST(GapHallCaptures, TheHeldPieceSetDownAndPressedAfterAnOddGapEndsIt) {
+  const Told t = replay_hall_capture(
+      "movers_pawn_in_the_hand_after_an_odd_gap_pressed_with_the_other_side_on_move.cap",
+      "e4 e5 Nf3 f6 Nc3 c6 Bc4 Nh6 d3 g5 O-O d6 Be3 Ng4 d4 b5 Nxb5 cxb5 Bd5 b4 Bxa8 Ba6 Re1", 8, 15);
+  expect_one_gap(t, 8, {"15"});
+  EXPECT_EQ(t.last_ply, 23);
+  ASSERT_EQ(t.missed.size(), 1u);
+  const std::string listed = field(t.missed.front(), "candidates");
+  // (Each story ends with the hand's move: "d3d4"] or "d2d4"]; none with another move's closing.)
+  std::size_t stories = 0, hands = 0;
+  for (std::size_t at = listed.find("\"]"); at != std::string::npos; at = listed.find("\"]", at + 1)) {
+    ++stories;
+    hands += listed.compare(at - 4, 4, "d3d4") == 0 || listed.compare(at - 4, 4, "d2d4") == 0;
+  }
+  EXPECT_GT(stories, 1u);
+  EXPECT_EQ(hands, stories) << listed;
+}
 }  // namespace eboard
