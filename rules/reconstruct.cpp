@@ -665,6 +665,10 @@ bool Reconstructor::castling_under_way(const std::array<Piece, 64>& board) const
   const std::optional<Color> mover = clock_.on_move();
   if (!mover) return false;
   const Position& pos = game_.position();
+  const Piece rook = make_piece(*mover, ROOK);
+  // (The rook in the hand: fewer of his rooks on the board than in the game's position.)
+  const bool rook_in_hand =
+      std::count(board.begin(), board.end(), rook) < std::count(display_.begin(), display_.end(), rook);
   for (const bool king_side : {true, false}) {
     const std::uint8_t right =
         *mover == WHITE ? (king_side ? WHITE_OO : WHITE_OOO) : (king_side ? BLACK_OO : BLACK_OOO);
@@ -673,7 +677,7 @@ bool Reconstructor::castling_under_way(const std::array<Piece, 64>& board) const
     if (pos.can_castle(right) && pos.king_square(*mover) != king_to &&
         board[king_to] == make_piece(*mover, KING) &&
         board[Position::castle_rook_to(*mover, king_side)] == NO_PIECE && is_ok(rook_from) &&
-        board[rook_from] == make_piece(*mover, ROOK))
+        (board[rook_from] == rook || (board[rook_from] == NO_PIECE && rook_in_hand)))
       return true;
   }
   return false;

@@ -633,9 +633,12 @@ class Reconstructor {
   // no kind of those has more on the board than on the board it was judged on (never with drops).
   bool held_piece_in_the_air() const;
   // `board` shows the castling of the side whose clock runs half done: his king on its castled square, the
-  // rook's castled square empty and the rook on its own, that castling his right in the game's position (the
-  // hall's blitz game 203: read with 8.O-O's king on g1 and the rook still on h1; searched so, the king
-  // walked there in a story two plies longer). A hand at work: the search waits for the rook.
+  // rook's castled square empty and the rook on its own or in the hand (its square empty, one of his rooks
+  // fewer than in the game's position), that castling his right in the game's position (the hall's blitz
+  // game 203: read with 8.O-O's king on g1 and the rook still on h1; searched so, the king walked there in a
+  // story two plies longer; game 426: the rook then lifted, read as taken). A hand at work: the search waits
+  // for the rook, and a story found once it is set down ends with the castling when one does
+  // (recover_gap_on).
   bool castling_under_way(const std::array<Piece, 64>& board) const;
   // A reconnect's dump, its clock running for one side, that lacks pieces of that side which, one put back
   // on a square it stood on in the last known position or that the story as the board stands moved it to

@@ -637,13 +637,16 @@ TEST(GapHallCaptures, ACastlingHalfDoneAtTheReconnectIsWaitedFor) {
 // (ply 16) half done: the king on g8, the rook still on h8. The reading waited for the rook
 // (castling_under_way); the castling done and pressed, that press was taken for 5...c6's (the latest board
 // showing one legal move, of before the loss), then a position-mismatch, and the next press told a gap two
-// plies long. Right: the board at the press is searched, its story all pressed: plies 10-16 one
-// moves-missed, the moves played first, 9.h3 live at ply 17, every later move at its ply.
+// plies long. Right: the board at the press is searched, its story all pressed, and the castling half done at
+// the reading is its last move: of the four stories, one ends so, the moves played (plies 10-16 recovered),
+// 9.h3 live at ply 17, every later move at its ply.
 TEST(GapHallCaptures, ACastlingWaitedForAndPressedEndsTheGapAtThatPress) {
-  expect_hall_gap_listed(
+  const Told t = replay_hall_capture(
       "castling_half_done_after_a_move_set_down_not_pressed.cap",
-      "f4 d5 Nf3 Bf5 Nc3 Nf6 e3 e6 Bb5 c6 Bd3 Bc5 Bxf5 exf5 O-O O-O h3 b6 b3 d4 Ne2 dxe3 Kh2 exd2", 10, 16,
-      R"(["c7c6","b5d3","f8c5","d3f5","e6f5","e1g1","e8g8"])", 24);
+      "f4 d5 Nf3 Bf5 Nc3 Nf6 e3 e6 Bb5 c6 Bd3 Bc5 Bxf5 exf5 O-O O-O h3 b6 b3 d4 Ne2 dxe3 Kh2 exd2", 10, 16);
+  expect_one_gap(t, 10);
+  EXPECT_EQ(t.gaps, 0) << "one story ends with the castling: recovered, no list";
+  EXPECT_EQ(t.last_ply, 24);
 }
 
 // daemon_gap_hall_test --speed 3 --seed 215280 --first 8,14, board C: blitz corpus game 335 (180+0).
@@ -672,4 +675,24 @@ TEST(GapHallCaptures, TheHeldPieceSetDownAndPressedAfterAnOddGapEndsIt) {
   EXPECT_GT(stories, 1u);
   EXPECT_EQ(hands, stories) << listed;
 }
+// daemon_gap_hall_test --speed 3 --seed 30978 --first 8,14, board C: blitz corpus game 426 (300+0). Unplugged
+// after 7.Bd2 (ply 13) and plugged in again 30 s later, after 7...Nc6 8.a3 Ba5 9.b4 Bb6 10.Be3 Nf6 (plies
+// 14-20, all pressed), with 11.O-O half done: the king on g1, the rook still on h1, White's clock running.
+// The reading waited for the rook (castling_under_way), but the rook lifted was no castling under way any
+// more: the board was searched with the rook in the air, read as taken in a story of nine plies (a list, its
+// tail open), and the rook set on f1 and pressed was no legal move (illegal-move), then a mismatch and an
+// adopted position. Right: the rook in the hand is the castling still under way; once it is set down, the
+// stories that end with the castling are the gap and its next move: plies 14-20 one moves-missed, 11.O-O live
+// at ply 21, every later move at its ply.
+TEST(GapHallCaptures, ACastlingsRookInTheHandAfterAnOddGapIsStillTheCastlingUnderWay) {
+  const Told t = replay_hall_capture(
+      "castling_half_done_after_an_odd_gap_its_rook_in_the_hand.cap",
+      "e4 d5 exd5 Qxd5 Nc3 Qd8 d4 Bf5 Bc4 e6 Nf3 Bb4 Bd2 Nc6 a3 Ba5 b4 Bb6 Be3 Nf6 O-O Ne4 Nxe4 Bxe4 Ng5 Bg6 "
+      "Nf3 O-O c3",
+      14, 20);
+  expect_one_gap(t, 14, {"20"});
+  EXPECT_EQ(t.gaps, 1);
+  EXPECT_EQ(t.last_ply, 29);
+}
+
 }  // namespace eboard
