@@ -598,9 +598,11 @@ class Reconstructor {
   // At a press: the board reached by the presser's piece set down on one square since the boards before
   // (the dump read with it in his hand), searched as those boards with the piece on each square it can have
   // come from, his move from there appended: the stories whose last move is the one set down. None unless
-  // every such search is complete and one finds a story (then the shortest).
-  std::optional<GapResult> search_through_the_hands_move(const std::array<Piece, 64>& board, Color mover,
-                                                         int max_plies) const;
+  // every such search is complete and one finds a story (then the shortest; with `plies_before`, those
+  // whose moves before the hand's are that many).
+  std::optional<GapResult> search_through_the_hands_move(
+      const std::array<Piece, 64>& board, Color mover, int max_plies,
+      std::optional<int> plies_before = std::nullopt) const;
   // The search from the game's position to `board` with the profile's pieces, ending with `side_to_move`
   // on move (when known), as far as the bound for the variant (kGapPlies, kDropGapPlies) reaches.
   GapQuery gap_query(const std::array<Piece, 64>& board, std::optional<Color> side_to_move) const;

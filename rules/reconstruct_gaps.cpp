@@ -535,13 +535,34 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
                                     !clockless() && gaps_.length() != GapTracker::Length::Likelier);
   // The piece waited for in the hand (held_piece_in_the_air) set down since and pressed: its move is the
   // story's last, whatever else reaches the board (the hall's blitz game 335: 8.d4's pawn held from d3; of
-  // 196 stories, most end with another move, and the one played ranked below the 16 listed).
-  const bool hands_move = press && gaps_.held() && gaps_.suspected() && !held_piece_in_the_air();
-  if (press && (searched.result.truncated || !searched.explains() || hands_move))
-    if (std::optional<GapResult> hands = search_through_the_hands_move(board, press->presser, max_plies)) {
-      searched.result = std::move(*hands);
-      searched.unpressed_too = searched.longer_unsearched = searched.length_counted = false;
+  // 196 stories, most end with another move, and the one played ranked below the 16 listed). So it is at
+  // the reconnect's reading pending as the other side's press, the piece set down since, its move then not
+  // pressed, when an increment counts the presses before it (the hall's TCEC game 45, 1800+5: 13.Bxb5 Qxb5
+  // 14.a4 Qd5 15.Nd3 unseen, the queen out and back, Black's knight in the hand for 15...Nf6; a3 Nf6 a4
+  // Bxd3 Nxd3 reaches the board all pressed, and a4 Bxd3 Nxd3 with Nf6 shown after). Not without the count
+  // there: the piece the hand's move takes may have been set aside already, read as taken in a longer story
+  // (the hall's blitz game 416, 14.Bxc6 with the knight lifted at the reading).
+  std::optional<GapResult> hands;
+  bool hands_counted = false;
+  if (press && gaps_.held() && gaps_.suspected() && !held_piece_in_the_air()) {
+    const Color held_by = color_of(Piece(std::countr_zero(gaps_.held())));
+    const bool at_reading = press->presser != held_by && press->t_ms <= gaps_.suspected_at();
+    if (press->presser == held_by || at_reading) {
+      const std::optional<int> presses =
+          presses_since_last_move({press->t_ms, press->clock}, ~press->presser);
+      const int counted = presses ? *presses - (at_reading ? 0 : 1) : 0;
+      if (counted > 0) hands = search_through_the_hands_move(board, held_by, max_plies, counted);
+      hands_counted = hands.has_value();
+      if (!hands && !at_reading) hands = search_through_the_hands_move(board, held_by, max_plies);
     }
+  }
+  if (!hands && press && (searched.result.truncated || !searched.explains()))
+    hands = search_through_the_hands_move(board, press->presser, max_plies);
+  if (hands) {
+    searched.result = std::move(*hands);
+    searched.unpressed_too = searched.longer_unsearched = false;
+    searched.length_counted = hands_counted;
+  }
   // A castling half done at the reading, waited for (castling_under_way): the hand then at work was
   // castling, the story's last move (the hall's blitz game 426: 7...Nc6 .. 10...Nf6 unseen, read
   // with 11.O-O's king on g1; of 480 stories, most end with another move).
@@ -665,7 +686,8 @@ int Reconstructor::held_moves() const {
 }
 
 std::optional<GapResult> Reconstructor::search_through_the_hands_move(const std::array<Piece, 64>& board,
-                                                                      Color mover, int max_plies) const {
+                                                                      Color mover, int max_plies,
+                                                                      std::optional<int> plies_before) const {
   // The earliest of the latest boards that differ from `board` on one square only, the same one: the board
   // before the presser set his piece down there (the dump read with it in his hand, or a capture's victim
   // lifted first).
@@ -720,7 +742,12 @@ std::optional<GapResult> Reconstructor::search_through_the_hands_move(const std:
     with[x] = piece;
     GapQuery q = gap_query(with, mover);
     q.max_plies = std::min(q.max_plies, max_plies - 1);
-    if (out.plies > 0) q.max_plies = std::min(q.max_plies, out.plies - 1);
+    if (plies_before) {
+      if (*plies_before > q.max_plies) return std::nullopt;
+      q.min_plies = q.max_plies = *plies_before;
+    } else if (out.plies > 0) {
+      q.max_plies = std::min(q.max_plies, out.plies - 1);
+    }
     if (q.max_plies < 1) continue;
     GapResult r = remembered_search_gap(q);
     nodes += r.nodes;

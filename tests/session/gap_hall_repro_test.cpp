@@ -695,4 +695,22 @@ TEST(GapHallCaptures, ACastlingsRookInTheHandAfterAnOddGapIsStillTheCastlingUnde
   EXPECT_EQ(t.last_ply, 29);
 }
 
+// daemon_gap_hall_test --speed 3 --seed 57556 --first 8,14, board L: TCEC Chess960 game 45 (1800+5).
+// Unplugged after 12...Bb5 (ply 12) and plugged in again 19 s later, after 13.Bxb5 Qxb5 14.a4 Qd5 15.Nd3
+// (plies 13-17, all pressed: the queen out and back), Black's clock running and his knight in his hand
+// for 15...Nf6. The reading's lever change is pending as White's press; the knight is set on f6 and the
+// reading's press then searched: a3 Nf6 a4 Bxd3 Nxd3 reaches the board all pressed (the count's five
+// presses), and a4 Bxd3 Nxd3 with Nf6 shown after. The shorter was told: three plies recovered, Nf6 live at
+// ply 16 and every later move two plies early. Right: the knight waited for in the hand at the
+// reading is the story's last move, not pressed, after the five presses the increment counts: plies 13-17 one
+// moves-missed holding the moves played, 15...Nf6 live at ply 18, every later move at its ply.
+TEST(GapHallCaptures, TheHandsMoveAfterTheReadingFollowsThePressesTheIncrementCounts) {
+  rules::ReconstructConfig cfg;
+  cfg.chess960 = true;
+  expect_hall_gap_listed(
+      "movers_knight_in_the_hand_at_the_reading_a_detour_counted_by_the_increment.cap",
+      "e4 d5 exd5 Qxd5 f4 e6 Nf3 a5 d4 Nd6 Bd3 Bb5 Bxb5 Qxb5 a4 Qd5 Nd3 Nf6 b3 b6 c4 Qb7 Bc3 Be7 Rg1 h5", 13,
+      17, R"(["d3b5","d5b5","a2a4","b5d5","c1d3"])", 26, cfg);
+}
+
 }  // namespace eboard
