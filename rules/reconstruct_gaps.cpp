@@ -264,6 +264,25 @@ std::uint32_t Reconstructor::dump_lacks_the_movers_pieces(const std::array<Piece
         places.emplace_back(q, Piece(pc));
   }
   try_places();
+  if (held_kinds || !as_is.explains()) return held_kinds;
+  // Failing those too, a piece of his short of its count may have moved within the gap to a square no story
+  // of the board as it is passes, and been lifted there: each empty square it reaches in one move from its
+  // square in the last known position (the hall's TCEC game 47: 33.Ba6 among plies 32-36 unseen, the bishop
+  // lifted from a6 for 37.Bxb5, read as Bb5 Bxb5). (Only with a story as it is: its length bounds each
+  // search.)
+  places.clear();
+  Bitboard occupied = 0;
+  for (Square q = 0; q < 64; ++q)
+    if (display_[q] != NO_PIECE) occupied |= square_bb(q);
+  for (Square q = 0; q < 64; ++q) {
+    const Piece was = display_[q];
+    if (was == NO_PIECE || color_of(was) != *mover || type_of(was) == PAWN || type_of(was) == KING ||
+        !short_at(q, was))
+      continue;
+    for (Bitboard to = attacks(type_of(was), q, occupied); to;)
+      if (const Square x = pop_lsb(to); dump[x] == NO_PIECE) places.emplace_back(x, was);
+  }
+  try_places();
   return held_kinds;
 }
 

@@ -713,4 +713,23 @@ TEST(GapHallCaptures, TheHandsMoveAfterTheReadingFollowsThePressesTheIncrementCo
       17, R"(["d3b5","d5b5","a2a4","b5d5","c1d3"])", 26, cfg);
 }
 
+// daemon_gap_hall_test --speed 3 --seed 222186 --first 20,40, board L: TCEC Chess960 game 47 (1800+5).
+// Unplugged after 16.Rc1 (ply 31) and plugged in again after 16...Kg7 17.Ba6 Qb6 18.O-O Bb5 (plies 32-36),
+// White's bishop lifted from a6 for 19.Bxb5. The bishop was not waited for: put back on d3, where it stood
+// when the board was last followed, no story as short reaches the board, and no story of the board as it is
+// passes a6 (they read it as Bb5 Bxb5: the bishop taken). So 32-36 was told as five plies ending with
+// ...Bxb5, and White's 19.Bxb5 pressed was no legal move (illegal-move, position-mismatch). Right: a piece of
+// his short of its count is tried on the squares it reaches in one move from where it stood (a6): the wait
+// for the bishop, then plies 32-37 (the gap and Bxb5) one moves-missed holding the moves played, every later
+// move at its ply.
+TEST(GapHallCaptures, TheMoversPieceLiftedWhereNoStoryOfTheBoardPassesIsWaitedFor) {
+  rules::ReconstructConfig cfg;
+  cfg.chess960 = true;
+  expect_hall_gap_listed("movers_bishop_lifted_where_it_moved_in_the_gap_no_story_passing_there.cap",
+                         "c4 c5 b3 f6 f3 b6 Nc2 Nc6 e4 e5 Qa3 d6 Nc3 h5 Ne3 Nc7 Ned5 h4 Be3 b5 Nxb5 Nxb5 "
+                         "cxb5 Bxd5 bxc6 Bxc6 Bd3 g5 "
+                         "h3 Qc7 Rc1 Kg7 Ba6 Qb6 O-O Bb5 Bxb5 Qxb5 Rc4 a5 Rfc1 Rc8 R1c3 Rhd8 Rd3",
+                         32, 37, R"(["f8g7","d3a6","c7b6","f1h1","c6b5","a6b5"])", 45, cfg);
+}
+
 }  // namespace eboard
