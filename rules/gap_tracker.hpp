@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -101,6 +102,8 @@ class GapTracker {
     held_lift_.reset();
   }
   std::uint32_t held() const { return dump_deferred_ ? held_ : 0; }
+  // Whose those pieces are (the mover's at the reading); only while held() is not 0.
+  Color held_by() const { return color_of(Piece(std::countr_zero(held_))); }
   const std::array<Piece, 64>& held_judged_on() const { return held_judged_on_; }
   // The piece in the hand was of kind `held` after all (set down unlifted: see the Reconstructor).
   void hold_instead(std::uint32_t held) {

@@ -264,7 +264,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
     const auto* lifted = std::get_if<PieceLifted>(&e.what);
     if (placed || lifted) gaps_.held_touched();
     const bool held_set_down = placed && placed->piece != NO_PIECE && ((held >> placed->piece) & 1u);
-    const Color mover = color_of(Piece(std::countr_zero(held)));
+    const Color mover = gaps_.held_by();
     if (const std::optional<GapTracker::HeldLift>& lift = gaps_.held_lift()) {
       const Piece off = lift->before[lift->square];
       // A piece of the mover's of another kind short of its count, set where the opponent's was lifted with

@@ -7,7 +7,6 @@
 #include "rules/reconstruct.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <limits>
 
@@ -564,7 +563,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   std::optional<GapResult> hands;
   bool hands_counted = false;
   if (press && gaps_.held() && gaps_.suspected() && !held_piece_in_the_air()) {
-    const Color held_by = color_of(Piece(std::countr_zero(gaps_.held())));
+    const Color held_by = gaps_.held_by();
     const bool at_reading = press->presser != held_by && press->t_ms <= gaps_.suspected_at();
     if (press->presser == held_by || at_reading) {
       const std::optional<int> presses =
@@ -874,12 +873,12 @@ bool Reconstructor::press_ends_the_dump_wait(const PendingPress& press) {
   if (!gaps_.dump_deferred() || !gaps_.suspected() || gaps_.first_board_dump() || clockless() ||
       game_.outcome() || press.t_ms <= gaps_.suspected_at())
     return false;
-  if (const std::uint32_t held = gaps_.held()) {
+  if (gaps_.held()) {
     // The held piece's mover on move in the game too: his press is decided as any other (its search is
     // recover_gap's, at rest). Not so after an odd number of plies unseen: in the game the other side is on
     // move, and only this search hears his press (the hall's blitz game 335: 4...Nh6 .. 7...Ng4 unseen,
     // 8.d4's pawn in the hand at the reading, set down and pressed).
-    const Color mover = color_of(Piece(std::countr_zero(held)));
+    const Color mover = gaps_.held_by();
     if (press.presser != mover || mover == game_.position().side_to_move() || held_piece_in_the_air())
       return false;
   } else if (castling_under_way(physical_)) {
