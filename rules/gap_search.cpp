@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
@@ -55,8 +56,9 @@ int pawn_distance(Color c, Square s, Square q) {
   return dr;
 }
 
-// Moves a piece of type `t` needs from `s` to `q`, blockers ignored.
-int piece_distance(PieceType t, Square s, Square q) {
+// Moves a piece of type `t` needs from `s` to `q`, blockers ignored (computed once: the search asks it for
+// every square to set at every node).
+int computed_piece_distance(PieceType t, Square s, Square q) {
   if (s == q) return 0;
   switch (t) {
     case KNIGHT:
@@ -75,6 +77,20 @@ int piece_distance(PieceType t, Square s, Square q) {
   }
 }
 
+using DistanceTable = std::array<std::array<std::array<std::uint8_t, 64>, 64>, PIECE_TYPE_NB>;
+
+const DistanceTable& piece_distances() {
+  static const auto table = [] {
+    auto d = std::make_unique<DistanceTable>();
+    for (int t = 0; t < PIECE_TYPE_NB; ++t)
+      for (Square s = 0; s < 64; ++s)
+        for (Square q = 0; q < 64; ++q)
+          (*d)[std::size_t(t)][s][q] = std::uint8_t(computed_piece_distance(PieceType(t), s, q));
+    return d;
+  }();
+  return *table;
+}
+
 // The dead ends of a search: position keys (with the plies left) known to reach nothing, in a table of
 // fixed size that forgets the oldest of a bucket when one fills (a cache: forgetting costs only a search
 // again, never an answer). The search asks it at every node: a table that grew with the search spent most
@@ -89,6 +105,15 @@ class KeySet {
     for (std::size_t i = 0; i < kWays; ++i)
       if (bucket[i] == k) return true;
     return false;
+  }
+  // Room for 2^bits keys from now on (the keys kept).
+  void grow(int bits) {
+    if (std::size_t(1) << bits <= size_) return;
+    std::vector<Key> kept = std::move(keys_);
+    keys_.clear();
+    size_ = std::size_t(1) << bits;
+    mask_ = size_ - kWays;
+    for (Key k : kept) insert(k);
   }
   void insert(Key k) {
     if (k == EMPTY) return;
@@ -112,9 +137,13 @@ class KeySet {
   std::size_t mask_;
 };
 
-// 2^16 keys (512 KiB, buckets of four): enough for the dead ends of a 10-ply search at its work bound, as
-// few forgotten as in a table that grew without end (bench_gap_recovery: the same answers).
+// 2^16 keys (512 KiB, buckets of four) for the default work bound: enough for the dead ends of a 10-ply
+// search that spends it, as few forgotten as in a table that grew without end (bench_gap_recovery: the same
+// answers). A search allowed more work grows its table to 2^20 keys (8 MiB) once it has spent the default
+// bound: one that needed 7.7 million positions with 2^16 keys needs 4.0 million.
 constexpr int kDeadEndBits = 16;
+constexpr int kDeadEndBitsPastTheBound = 20;
+constexpr std::uint64_t kDefaultWork = GapQuery{}.max_nodes;
 
 // The work bound (GapQuery::max_nodes) counts the moves the search skips before making them
 // (may_keep_within_reach) this many to a position: about what each costs beside a position made, taken back
@@ -163,6 +192,8 @@ class Searcher {
   }
 
  private:
+  int distance(PieceType t, Square s, Square q) const { return dist_[t][s][q]; }
+
   bool may_castle(Color c) const {
     return pos_.can_castle(c == WHITE ? (WHITE_OO | WHITE_OOO) : (BLACK_OO | BLACK_OOO));
   }
@@ -180,7 +211,7 @@ class Searcher {
     const bool last_rank = relative_rank(c, q) == 7;
     for (Bitboard b = pos_.pieces(c, t); b; b &= b - 1) {
       Square s = lsb(b);
-      best = std::min(best, t == PAWN ? pawn_distance(c, s, q) : piece_distance(t, s, q));
+      best = std::min(best, t == PAWN ? pawn_distance(c, s, q) : distance(t, s, q));
     }
     if (t == KING || t == ROOK) {
       if (may_castle(c))
@@ -188,7 +219,7 @@ class Searcher {
           Square dest =
               t == KING ? Position::castle_king_to(c, king_side) : Position::castle_rook_to(c, king_side);
           // Castled, then on (a king castled and stepping to the corner: two moves, not three).
-          best = std::min(best, 1 + piece_distance(t, dest, q));
+          best = std::min(best, 1 + distance(t, dest, q));
         }
     }
     if (best <= 1) return best;
@@ -196,7 +227,7 @@ class Searcher {
       // A promoted piece standing as a pawn on the last rank.
       for (Bitboard b = pos_.pieces(c) & pos_.promoted(); b; b &= b - 1) {
         Square s = lsb(b);
-        best = std::min(best, piece_distance(type_of(pos_.piece_on(s)), s, q));
+        best = std::min(best, distance(type_of(pos_.piece_on(s)), s, q));
       }
     }
     if (t != PAWN && t != KING && (q_.promotion_types & (1u << t))) {
@@ -339,12 +370,31 @@ class Searcher {
       const PieceType t = type_of(moved);
       for (Bitboard b = target_bb_[us][t] & ~pos_.pieces(us, t); b; b &= b - 1) {
         const Square goal = lsb(b);
-        if (piece_distance(t, m.to(), goal) < piece_distance(t, m.from(), goal)) return true;
+        if (distance(t, m.to(), goal) < distance(t, m.from(), goal)) return true;
       }
       return false;
     }
     return true;
   }
+
+  // How likely the move (legal here) is to be on a way to the board, 0 likeliest (below kPromises): it sets
+  // a piece where the board shows it; it brings a piece nearer to a square the board shows it on (pawn
+  // moves and castlings included); it takes; anything else.
+  std::uint8_t promise(Move m) const {
+    if (m.is_drop()) return q_.board[m.to()] == make_piece(pos_.side_to_move(), m.drop_type()) ? 0 : 1;
+    if (m.kind() == Move::CASTLING) return 1;
+    const Piece moved = pos_.piece_on(m.from());
+    const Color us = color_of(moved);
+    if (q_.board[m.to()] == (m.is_promotion() ? make_piece(us, m.promotion_type()) : moved)) return 0;
+    const PieceType t = type_of(moved);
+    if (t == PAWN) return 1;
+    for (Bitboard b = target_bb_[us][t] & ~pos_.pieces(us, t); b; b &= b - 1) {
+      const Square goal = lsb(b);
+      if (distance(t, m.to(), goal) < distance(t, m.from(), goal)) return 1;
+    }
+    return pos_.empty(m.to()) ? 3 : 2;
+  }
+  static constexpr std::uint8_t kPromises = 4;
 
   bool board_reached() const { return unshown() == 0; }
 
@@ -360,6 +410,7 @@ class Searcher {
       result_.exhausted = true;
       return;
     }
+    if (nodes_ == kDefaultWork) dead_ends_.grow(kDeadEndBitsPastTheBound);
     if (plies == 0) {
       if (board_reached()) record(line_);
       return;
@@ -370,7 +421,7 @@ class Searcher {
     if (!within_reach(plies, &spare)) return;
     const Key memo = pos_.key() ^ depth_keys_[std::size_t(plies)];
     if (dead_ends_.contains(memo)) return;
-    if (auto known = reached_.find(memo); known != reached_.end()) {
+    if (auto known = reached_.empty() ? reached_.end() : reached_.find(memo); known != reached_.end()) {
       // A transposition of a position already searched to this depth: its endings, not its search again
       // (the moves that lead nowhere from it would be tried once more for every order of the moves before).
       const std::size_t prefix = line_.size();
@@ -383,35 +434,57 @@ class Searcher {
       return;
     }
     const std::size_t found_before = result_.sequences.size();
-    // Moves that give up a castling right (a king or rook moved and put back) come last: when the
-    // candidates are cut at max_candidates, the first ones keep the rights the players may still use.
-    const std::uint8_t rights = pos_.castling_rights();
-    std::array<Move, 64> later{};
-    std::size_t deferred = 0;
-    auto visit = [&](Move m) {
+    auto descend = [&](Move m) {  // m made
       line_.push_back(m);
       dfs(plies - 1);
       line_.pop_back();
       pos_.undo_move(m);
       return !(result_.exhausted || result_.truncated);
     };
+    auto visit = [&](Move m) {
+      pos_.do_move(m);
+      return descend(m);
+    };
+    // The moves to try (raw: a Move is set to none first, and these are filled up to n only).
+    std::array<std::uint16_t, MAX_MOVES> moves;  // NOLINT(cppcoreguidelines-pro-type-member-init)
+    std::size_t n = 0;
     for (Move m : MoveList(pos_)) {
       if (m.is_promotion() && !(q_.promotion_types & (1u << m.promotion_type()))) continue;
       if (!may_keep_within_reach(m, spare)) {
         ++skipped_;
         continue;
       }
-      pos_.do_move(m);
-      if (m.kind() != Move::CASTLING && pos_.castling_rights() != rights && deferred < later.size()) {
-        pos_.undo_move(m);
-        later[deferred++] = m;
-        continue;
-      }
-      if (!visit(m)) return;
+      moves[n++] = m.raw();
     }
-    for (std::size_t i = 0; i < deferred; ++i) {
-      pos_.do_move(later[i]);
-      if (!visit(later[i])) return;
+    if (q_.max_candidates == 1) {
+      // Whether any story exists: the likeliest moves first (promise), so that one is met early (a probe a
+      // ply longer that spent the whole work bound in the order of the move generator finds one in a tenth
+      // of it, bench_gap_recovery). Where none exists every move is tried all the same: within the work
+      // bound the answer is that of any order.
+      std::array<std::uint8_t, MAX_MOVES> stage;  // NOLINT(cppcoreguidelines-pro-type-member-init)
+      for (std::size_t i = 0; i < n; ++i) stage[i] = promise(Move(moves[i]));
+      for (std::uint8_t level = 0; level < kPromises; ++level)
+        for (std::size_t i = 0; i < n; ++i)
+          if (stage[i] == level && !visit(Move(moves[i]))) return;
+    } else {
+      // Every story: moves that give up a castling right (a king or rook moved and put back) come last, so
+      // that when the candidates are cut at max_candidates, the first ones keep the rights the players may
+      // still use.
+      const std::uint8_t rights = pos_.castling_rights();
+      std::array<Move, 64> later;  // NOLINT(cppcoreguidelines-pro-type-member-init): filled up to deferred
+      std::size_t deferred = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const Move m(moves[i]);
+        pos_.do_move(m);
+        if (m.kind() != Move::CASTLING && pos_.castling_rights() != rights && deferred < later.size()) {
+          pos_.undo_move(m);
+          later[deferred++] = m;
+          continue;
+        }
+        if (!descend(m)) return;
+      }
+      for (std::size_t i = 0; i < deferred; ++i)
+        if (!visit(later[i])) return;
     }
     if (result_.sequences.size() == found_before) {
       dead_ends_.insert(memo);
@@ -426,6 +499,7 @@ class Searcher {
   }
 
   const GapQuery& q_;
+  const DistanceTable& dist_ = piece_distances();
   Position pos_;
   std::array<int, 2> target_count_{};
   std::array<std::array<Bitboard, PIECE_TYPE_NB>, 2> target_bb_{};

@@ -382,3 +382,54 @@ TEST(GapSearch, TheCutsLoseNoSequenceAnUncutSearchFinds) {
   EXPECT_GT(compared, 30);
   EXPECT_GT(ambiguous, 5);
 }
+
+// A search asked only whether a story exists (max_candidates 1, the daemon's probes) tries the likeliest
+// moves first; its answer is the listing's all the same: a story of the same length where the listing has
+// one (and one that reaches the board), none where it has none. Asked as the reconnect's probe asks: a ply
+// longer than the moves played, the other side on move.
+TEST(GapSearch, AskedWhetherAStoryExistsTheAnswerIsTheListings) {
+  const auto corpora = std::filesystem::path(EBOARD_SHARED_DIR) / "corpora" / "pgn";
+  if (!std::filesystem::exists(corpora)) GTEST_SKIP() << "../shared is absent";
+  int asked = 0, found = 0;
+  for (const char* file : {"standard/shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn",
+                           "chess960/tcec_s20_frc3_final_50games.pgn"}) {
+    std::ifstream in(corpora / file);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto games = read_pgn(text.str());
+    ASSERT_TRUE(games);
+    for (std::size_t g = 0; g < games->size() && g < 30; ++g) {
+      auto rec = replay((*games)[g]);
+      if (!rec || rec->moves.size() < 30) continue;
+      const int plies = int(g % 4) + 2;  // 2 to 5, probed at 3 to 6
+      const std::size_t at = (g * 13) % (rec->moves.size() - std::size_t(plies));
+      Position from = rec->start;
+      for (std::size_t i = 0; i < at; ++i) from.do_move(rec->moves[i].move);
+      Position to = from;
+      for (std::size_t i = at; i < at + std::size_t(plies); ++i) to.do_move(rec->moves[i].move);
+      GapQuery q;
+      q.from = from;
+      q.board = to.board();
+      q.side_to_move = ~to.side_to_move();
+      q.min_plies = q.max_plies = plies + 1;
+      q.max_nodes = 50'000'000;
+      const GapResult listed = search_gap(q);
+      ASSERT_FALSE(listed.exhausted || listed.truncated) << file << " game " << g;
+      q.max_candidates = 1;
+      const GapResult exists = search_gap(q);
+      ASSERT_FALSE(exists.exhausted) << file << " game " << g;
+      EXPECT_EQ(exists.plies, listed.plies) << file << " game " << g << " at ply " << at;
+      ++asked;
+      if (exists.plies == 0) continue;
+      ++found;
+      ASSERT_FALSE(exists.sequences.empty());
+      Position p = from;
+      for (Move m : exists.sequences.front()) p.do_move(m);
+      EXPECT_EQ(p.board(), q.board) << file << " game " << g << " at ply " << at;
+      EXPECT_EQ(p.side_to_move(), *q.side_to_move);
+    }
+  }
+  EXPECT_GT(asked, 30);
+  EXPECT_GT(found, 5);
+  EXPECT_GT(asked - found, 5);
+}
