@@ -19,14 +19,25 @@ namespace eboard::rules {
 
 namespace {
 
-// remembered_search_gap, once more with Reconstructor::kRetryWork times the work when its bound cut it short
-// (cut_by_work: nothing found, or a list left incomplete).
+// remembered_search_gap with Reconstructor::kRetryWork times the work: the answer of the search with its
+// bound, searched once more with that much work when the bound cut it short (cut_by_work: nothing found, or
+// a list left incomplete), without the first search (the search is deterministic, so one not cut short
+// by its bound answers the same with more work allowed).
 GapResult search_harder(const GapQuery& q) {
-  GapResult found = remembered_search_gap(q);
-  if (!cut_by_work(q, found)) return found;
   GapQuery more = q;
   more.max_nodes *= Reconstructor::kRetryWork;
   return remembered_search_gap(more);
+}
+
+// search_harder for the reconnect's probe a ply longer, once `spent` of the work went to its first search:
+// what is left of search_harder's work, at least a quarter of the search's own bound, so that the two take
+// about one search_harder's work together, the most a reconnect spends on the event loop
+// (bench_gap_recovery's `+retry` columns). A probe cut short is no answer: the press tells (search_gap_to).
+GapResult search_with_what_is_left(const GapQuery& q, std::uint64_t spent) {
+  GapQuery left = q;
+  const std::uint64_t all = q.max_nodes * Reconstructor::kRetryWork;
+  left.max_nodes = std::max(q.max_nodes / 4, all - std::min(all, spent));
+  return remembered_search_gap(left);
 }
 
 // The side on move after `plies` plies from `from`.
@@ -436,6 +447,7 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
   // Scans tell a story only among a few sequences (hundreds are a hand at work): their searches stop there.
   if (clockless()) q.max_candidates = kScanCandidates;
   GapResult found = search_harder(q);
+  const std::uint64_t spent = found.nodes;
   // An increment clock counts the presses since the last move: more than the shortest story all pressed has,
   // the story that long is the one played (a piece's detour, out and back, that the board cannot show), and
   // no story whose last move is not pressed is shorter than the count.
@@ -523,7 +535,7 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
         if (!drops) return told(true, true);
       } else {
         unpressed.min_plies = unpressed.max_plies = found.plies + 1;
-        const GapResult longer = search_harder(unpressed);
+        const GapResult longer = search_with_what_is_left(unpressed, spent);
         if (longer.plies > 0) return told(true, false);
         if (longer.exhausted && !drops) return told(true, true);
       }
