@@ -3,7 +3,6 @@
 #include "rules/reconstruct.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <iterator>
 #include <limits>
