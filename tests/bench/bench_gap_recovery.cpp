@@ -8,11 +8,11 @@
 // sequence explains (moves undone within the gap: no search can tell them); `retried`, the searches cut short
 // by the work bound (nothing found, or a list left incomplete), whose answer the daemon takes from a search
 // with more work (the columns after it count that search); `+retry p99` and `max`, the daemon's path: the
-// search with that work, and the reconnect's second one a ply longer (the next move shown and not pressed).
-// Anchors: the goal of 50 ms at p99 on this machine (issue 12), 100 ms on the daemon's path up to 10 plies
-// (issue 30); before issue 12 the recovery searched 2 plies. Prints
-// figures, asserts nothing about time; exits non-zero only if the true sequence is missing from the
-// candidates of a gap explained at its true length.
+// search with that work, and the reconnect's second one a ply longer (the next move shown and not pressed);
+// `probe cut`, those second searches their work cut short. Anchors: the goal of 50 ms at p99 on this machine
+// (issue 12), 100 ms on the daemon's path up to 10 plies (issue 30); before issue 12 the recovery searched 2
+// plies. Prints figures, asserts nothing about time; exits non-zero only if the true sequence is missing from
+// the candidates of a gap explained at its true length.
 #include <time.h>
 #include <algorithm>
 
@@ -129,7 +129,8 @@ struct Row {
   std::vector<double> cpu_ms;
   std::vector<double> probe_ms;  // the search, its retry and the daemon's probe a ply longer
   int unique = 0, ambiguous = 0, shorter = 0, none = 0, exhausted = 0, truncated = 0, truth_missing = 0;
-  int retried = 0;  // cut short by the work bound (cut_by_work), and searched again
+  int retried = 0;    // cut short by the work bound (cut_by_work), and searched again
+  int probe_cut = 0;  // the probe a ply longer cut short by its work
   std::uint64_t nodes = 0;
 };
 
@@ -157,8 +158,8 @@ Row run(const std::vector<Gap>& gaps, int plies, bool pawn_stays, bool clock_sid
     // Reconstructor::kRetryWork times the work (search_harder: the answer of the search above, searched
     // once more with that much work where its bound cut it short); and a story found all pressed is
     // searched a ply longer too, its last move shown and not pressed (the next move already on the board),
-    // within the daemon's bound of plies and with what is left of that work, at least the bound
-    // (search_with_what_is_left).
+    // within the daemon's bound of plies and with what is left of that work, at least a quarter of the
+    // bound (search_with_what_is_left): `probe cut`, those its work cut short (no answer: the press tells).
     const auto t1 = std::chrono::steady_clock::now();
     GapQuery harder = q;
     harder.max_nodes *= Reconstructor::kRetryWork;
@@ -169,7 +170,7 @@ Row run(const std::vector<Gap>& gaps, int plies, bool pawn_stays, bool clock_sid
       probe.min_plies = probe.max_plies = r.plies + 1;
       probe.max_candidates = 1;
       probe.max_nodes = std::max(q.max_nodes / 4, harder.max_nodes - std::min(harder.max_nodes, r.nodes));
-      search_gap(probe);
+      if (search_gap(probe).exhausted) ++row.probe_cut;
     }
     row.probe_ms.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
@@ -232,10 +233,10 @@ int main(int argc, char** argv) {
   std::printf(
       "anchors: goal p99 < 50 ms per search (issue 12), < 100 ms on the daemon's path (+retry) up to 10 "
       "plies (issue 30); before issue 12 the search stopped at 2 plies\n\n");
-  std::printf("%-10s %5s %6s %9s %9s %9s %10s %8s %9s %8s %6s %10s %9s %8s %9s %12s %12s\n", "variant",
+  std::printf("%-10s %5s %6s %9s %9s %9s %10s %8s %9s %8s %6s %10s %9s %8s %9s %12s %12s %9s\n", "variant",
               "plies", "gaps", "median ms", "p99 ms", "max ms", "cpu p99 ms", "unique", "ambiguous",
-              "shorter", "none", "nodes/gap", "truncated", "retried", "exhausted", "+retry p99",
-              "+retry max");
+              "shorter", "none", "nodes/gap", "truncated", "retried", "exhausted", "+retry p99", "+retry max",
+              "probe cut");
   int failures = 0;
   // GAP_PLIES=N: only the rows of N plies (a profile of the longest searches).
   const int only = std::getenv("GAP_PLIES") ? std::atoi(std::getenv("GAP_PLIES")) : 0;
@@ -247,11 +248,11 @@ int main(int argc, char** argv) {
     Row row = run(all, plies, pawn_stays, clock_side, pawn_stays ? 4 : 10);
     failures += row.truth_missing;
     std::printf(
-        "%-10s %5d %6zu %9.3f %9.3f %9.3f %10.3f %8d %9d %8d %6d %10llu %9d %8d %9d %12.3f %12.3f%s\n", name,
-        plies, all.size(), percentile(row.ms, 0.5), percentile(row.ms, 0.99), percentile(row.ms, 1.0),
+        "%-10s %5d %6zu %9.3f %9.3f %9.3f %10.3f %8d %9d %8d %6d %10llu %9d %8d %9d %12.3f %12.3f %9d%s\n",
+        name, plies, all.size(), percentile(row.ms, 0.5), percentile(row.ms, 0.99), percentile(row.ms, 1.0),
         percentile(row.cpu_ms, 0.99), row.unique, row.ambiguous, row.shorter, row.none,
         static_cast<unsigned long long>(all.empty() ? 0 : row.nodes / all.size()), row.truncated, row.retried,
-        row.exhausted, percentile(row.probe_ms, 0.99), percentile(row.probe_ms, 1.0),
+        row.exhausted, percentile(row.probe_ms, 0.99), percentile(row.probe_ms, 1.0), row.probe_cut,
         row.truth_missing ? "  TRUE SEQUENCE MISSING" : "");
   };
   auto rounds = [&](auto make, int plies, int want) {
