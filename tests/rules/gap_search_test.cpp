@@ -326,6 +326,42 @@ void every_sequence(Position& p, const std::array<Piece, 64>& board, int plies, 
   }
 }
 
+// A gap cut out of a corpus game: `plies` moves of game `game` of `file` from ply `at`.
+struct CorpusGap {
+  const char* file;
+  std::size_t game;
+  std::size_t at;
+  int plies;
+  Position from;  // before the gap
+  Position to;    // after it
+};
+
+// The gaps cut out of the first `games` games of 30 plies or more of both corpora (standard and Chess960):
+// game g's gap has plies_of(g) moves from ply (g * step) modulo what is left of the game.
+template <class PliesOf, class Check>
+void for_each_corpus_gap(const std::filesystem::path& corpora, std::size_t games, PliesOf plies_of,
+                         std::size_t step, Check check) {
+  for (const char* file : {"standard/shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn",
+                           "chess960/tcec_s20_frc3_final_50games.pgn"}) {
+    std::ifstream in(corpora / file);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto parsed = read_pgn(text.str());
+    ASSERT_TRUE(parsed) << file;
+    for (std::size_t g = 0; g < parsed->size() && g < games; ++g) {
+      auto rec = replay((*parsed)[g]);
+      if (!rec || rec->moves.size() < 30) continue;
+      CorpusGap gap{file, g, 0, plies_of(g), rec->start, rec->start};
+      gap.at = (g * step) % (rec->moves.size() - std::size_t(gap.plies));
+      for (std::size_t i = 0; i < gap.at; ++i) gap.from.do_move(rec->moves[i].move);
+      gap.to = gap.from;
+      for (std::size_t i = gap.at; i < gap.at + std::size_t(gap.plies); ++i)
+        gap.to.do_move(rec->moves[i].move);
+      check(gap);
+    }
+  }
+}
+
 }  // namespace
 
 // The search's cuts (bounds on what the moves left can do, before a move is made and after) are sound: on
@@ -335,50 +371,35 @@ TEST(GapSearch, TheCutsLoseNoSequenceAnUncutSearchFinds) {
   const auto corpora = std::filesystem::path(EBOARD_SHARED_DIR) / "corpora" / "pgn";
   if (!std::filesystem::exists(corpora)) GTEST_SKIP() << "../shared is absent";
   int compared = 0, ambiguous = 0;
-  for (const char* file : {"standard/shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn",
-                           "chess960/tcec_s20_frc3_final_50games.pgn"}) {
-    std::ifstream in(corpora / file);
-    std::stringstream text;
-    text << in.rdbuf();
-    auto games = read_pgn(text.str());
-    ASSERT_TRUE(games);
-    for (std::size_t g = 0; g < games->size() && g < 24; ++g) {
-      auto rec = replay((*games)[g]);
-      if (!rec || rec->moves.size() < 30) continue;
-      const int plies = int(g % 4) + 1;
-      const std::size_t at = (g * 11) % (rec->moves.size() - std::size_t(plies));
-      Position from = rec->start;
-      for (std::size_t i = 0; i < at; ++i) from.do_move(rec->moves[i].move);
-      Position to = from;
-      for (std::size_t i = at; i < at + std::size_t(plies); ++i) to.do_move(rec->moves[i].move);
-      GapQuery q;
-      q.from = from;
-      q.board = to.board();
-      q.max_plies = plies;
-      q.max_nodes = 50'000'000;
-      GapResult r = search_gap(q);
-      ASSERT_FALSE(r.exhausted || r.truncated) << file << " game " << g;
-      std::vector<std::vector<Move>> uncut;
-      for (int d = 1; d <= plies && uncut.empty(); ++d) {
-        Position p = from;
-        std::vector<Move> line;
-        every_sequence(p, q.board, d, line, uncut);
-        if (!uncut.empty()) {
-          EXPECT_EQ(r.plies, d) << file << " game " << g;
-        }
+  auto plies_of = [](std::size_t g) { return int(g % 4) + 1; };
+  for_each_corpus_gap(corpora, 24, plies_of, 11, [&](const CorpusGap& gap) {
+    GapQuery q;
+    q.from = gap.from;
+    q.board = gap.to.board();
+    q.max_plies = gap.plies;
+    q.max_nodes = 50'000'000;
+    GapResult r = search_gap(q);
+    ASSERT_FALSE(r.exhausted || r.truncated) << gap.file << " game " << gap.game;
+    std::vector<std::vector<Move>> uncut;
+    for (int d = 1; d <= gap.plies && uncut.empty(); ++d) {
+      Position p = gap.from;
+      std::vector<Move> line;
+      every_sequence(p, q.board, d, line, uncut);
+      if (!uncut.empty()) {
+        EXPECT_EQ(r.plies, d) << gap.file << " game " << gap.game;
       }
-      auto sorted = [](std::vector<std::vector<Move>> v) {
-        std::sort(v.begin(), v.end(), [](const std::vector<Move>& a, const std::vector<Move>& b) {
-          return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
-                                              [](Move x, Move y) { return x.raw() < y.raw(); });
-        });
-        return v;
-      };
-      EXPECT_EQ(sorted(r.sequences), sorted(uncut)) << file << " game " << g << " at ply " << at;
-      ++compared;
-      ambiguous += r.sequences.size() > 1;
     }
-  }
+    auto sorted = [](std::vector<std::vector<Move>> v) {
+      std::sort(v.begin(), v.end(), [](const std::vector<Move>& a, const std::vector<Move>& b) {
+        return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
+                                            [](Move x, Move y) { return x.raw() < y.raw(); });
+      });
+      return v;
+    };
+    EXPECT_EQ(sorted(r.sequences), sorted(uncut)) << gap.file << " game " << gap.game << " at ply " << gap.at;
+    ++compared;
+    ambiguous += r.sequences.size() > 1;
+  });
   EXPECT_GT(compared, 30);
   EXPECT_GT(ambiguous, 5);
 }
@@ -391,44 +412,29 @@ TEST(GapSearch, AskedWhetherAStoryExistsTheAnswerIsTheListings) {
   const auto corpora = std::filesystem::path(EBOARD_SHARED_DIR) / "corpora" / "pgn";
   if (!std::filesystem::exists(corpora)) GTEST_SKIP() << "../shared is absent";
   int asked = 0, found = 0;
-  for (const char* file : {"standard/shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn",
-                           "chess960/tcec_s20_frc3_final_50games.pgn"}) {
-    std::ifstream in(corpora / file);
-    std::stringstream text;
-    text << in.rdbuf();
-    auto games = read_pgn(text.str());
-    ASSERT_TRUE(games);
-    for (std::size_t g = 0; g < games->size() && g < 30; ++g) {
-      auto rec = replay((*games)[g]);
-      if (!rec || rec->moves.size() < 30) continue;
-      const int plies = int(g % 4) + 2;  // 2 to 5, probed at 3 to 6
-      const std::size_t at = (g * 13) % (rec->moves.size() - std::size_t(plies));
-      Position from = rec->start;
-      for (std::size_t i = 0; i < at; ++i) from.do_move(rec->moves[i].move);
-      Position to = from;
-      for (std::size_t i = at; i < at + std::size_t(plies); ++i) to.do_move(rec->moves[i].move);
-      GapQuery q;
-      q.from = from;
-      q.board = to.board();
-      q.side_to_move = ~to.side_to_move();
-      q.min_plies = q.max_plies = plies + 1;
-      q.max_nodes = 50'000'000;
-      const GapResult listed = search_gap(q);
-      ASSERT_FALSE(listed.exhausted || listed.truncated) << file << " game " << g;
-      q.max_candidates = 1;
-      const GapResult exists = search_gap(q);
-      ASSERT_FALSE(exists.exhausted) << file << " game " << g;
-      EXPECT_EQ(exists.plies, listed.plies) << file << " game " << g << " at ply " << at;
-      ++asked;
-      if (exists.plies == 0) continue;
-      ++found;
-      ASSERT_FALSE(exists.sequences.empty());
-      Position p = from;
-      for (Move m : exists.sequences.front()) p.do_move(m);
-      EXPECT_EQ(p.board(), q.board) << file << " game " << g << " at ply " << at;
-      EXPECT_EQ(p.side_to_move(), *q.side_to_move);
-    }
-  }
+  auto plies_of = [](std::size_t g) { return int(g % 4) + 2; };  // 2 to 5, probed at 3 to 6
+  for_each_corpus_gap(corpora, 30, plies_of, 13, [&](const CorpusGap& gap) {
+    GapQuery q;
+    q.from = gap.from;
+    q.board = gap.to.board();
+    q.side_to_move = ~gap.to.side_to_move();
+    q.min_plies = q.max_plies = gap.plies + 1;
+    q.max_nodes = 50'000'000;
+    const GapResult listed = search_gap(q);
+    ASSERT_FALSE(listed.exhausted || listed.truncated) << gap.file << " game " << gap.game;
+    q.max_candidates = 1;
+    const GapResult exists = search_gap(q);
+    ASSERT_FALSE(exists.exhausted) << gap.file << " game " << gap.game;
+    EXPECT_EQ(exists.plies, listed.plies) << gap.file << " game " << gap.game << " at ply " << gap.at;
+    ++asked;
+    if (exists.plies == 0) return;
+    ++found;
+    ASSERT_FALSE(exists.sequences.empty());
+    Position p = gap.from;
+    for (Move m : exists.sequences.front()) p.do_move(m);
+    EXPECT_EQ(p.board(), q.board) << gap.file << " game " << gap.game << " at ply " << gap.at;
+    EXPECT_EQ(p.side_to_move(), *q.side_to_move);
+  });
   EXPECT_GT(asked, 30);
   EXPECT_GT(found, 5);
   EXPECT_GT(asked - found, 5);
