@@ -77,16 +77,37 @@ int computed_piece_distance(PieceType t, Square s, Square q) {
   }
 }
 
-using DistanceTable = std::array<std::array<std::array<std::uint8_t, 64>, 64>, PIECE_TYPE_NB>;
+// The squares a piece of a colour and type can reach a square from, blockers ignored (its distance is not
+// FAR): by colour, type and the square.
+using ReachTable = std::array<std::array<std::array<Bitboard, 64>, PIECE_TYPE_NB>, 2>;
+
+// By colour, then type (a pawn's distance depends on its colour, the others' do not).
+using DistanceTable = std::array<std::array<std::array<std::array<std::uint8_t, 64>, 64>, PIECE_TYPE_NB>, 2>;
 
 const DistanceTable& piece_distances() {
   static const auto table = [] {
     auto d = std::make_unique<DistanceTable>();
-    for (int t = 0; t < PIECE_TYPE_NB; ++t)
-      for (Square s = 0; s < 64; ++s)
-        for (Square q = 0; q < 64; ++q)
-          (*d)[std::size_t(t)][s][q] = std::uint8_t(computed_piece_distance(PieceType(t), s, q));
+    for (Color c : {WHITE, BLACK})
+      for (int t = 0; t < PIECE_TYPE_NB; ++t)
+        for (Square s = 0; s < 64; ++s)
+          for (Square q = 0; q < 64; ++q)
+            (*d)[c][std::size_t(t)][s][q] = std::uint8_t(
+                t == PAWN ? pawn_distance(c, s, q) : computed_piece_distance(PieceType(t), s, q));
     return d;
+  }();
+  return *table;
+}
+
+const ReachTable& piece_reach() {
+  static const auto table = [] {
+    auto r = std::make_unique<ReachTable>();
+    const DistanceTable& d = piece_distances();
+    for (Color c : {WHITE, BLACK})
+      for (std::size_t t = 0; t < PIECE_TYPE_NB; ++t)
+        for (Square q = 0; q < 64; ++q)
+          for (Square s = 0; s < 64; ++s)
+            if (d[c][t][s][q] != FAR) (*r)[c][t][q] |= square_bb(s);
+    return r;
   }();
   return *table;
 }
@@ -157,6 +178,7 @@ class Searcher {
       if (q.board[s] != NO_PIECE) {
         ++target_count_[color_of(q.board[s])];
         target_bb_[color_of(q.board[s])][type_of(q.board[s])] |= square_bb(s);
+        shown_kind_bb_[type_of(q.board[s])] |= square_bb(s);
         shown_bb_[color_of(q.board[s])] |= square_bb(s);
       }
     std::uint64_t x = 0x9e3779b97f4a7c15ULL;
@@ -192,7 +214,8 @@ class Searcher {
   }
 
  private:
-  int distance(PieceType t, Square s, Square q) const { return dist_[t][s][q]; }
+  // Moves a piece of `c` of type `t` needs from `s` to `q`, blockers ignored.
+  int distance(Color c, PieceType t, Square s, Square q) const { return dist_[c][t][s][q]; }
 
   bool may_castle(Color c) const {
     return pos_.can_castle(c == WHITE ? (WHITE_OO | WHITE_OOO) : (BLACK_OO | BLACK_OOO));
@@ -209,9 +232,9 @@ class Searcher {
       if (pawn_rank_ok && pos_.variant() == Variant::Crazyhouse && t != KING) best = 2;
     }
     const bool last_rank = relative_rank(c, q) == 7;
-    for (Bitboard b = pos_.pieces(c, t); b; b &= b - 1) {
-      Square s = lsb(b);
-      best = std::min(best, t == PAWN ? pawn_distance(c, s, q) : distance(t, s, q));
+    for (Bitboard b = pos_.pieces(c, t) & reach_[c][t][q]; b; b &= b - 1) {
+      best = std::min(best, distance(c, t, lsb(b), q));
+      if (best <= 1) return best;  // q differs from the board: no piece that shows `want` stands there
     }
     if (t == KING || t == ROOK) {
       if (may_castle(c))
@@ -219,7 +242,7 @@ class Searcher {
           Square dest =
               t == KING ? Position::castle_king_to(c, king_side) : Position::castle_rook_to(c, king_side);
           // Castled, then on (a king castled and stepping to the corner: two moves, not three).
-          best = std::min(best, 1 + distance(t, dest, q));
+          best = std::min(best, 1 + distance(c, t, dest, q));
         }
     }
     if (best <= 1) return best;
@@ -227,14 +250,15 @@ class Searcher {
       // A promoted piece standing as a pawn on the last rank.
       for (Bitboard b = pos_.pieces(c) & pos_.promoted(); b; b &= b - 1) {
         Square s = lsb(b);
-        best = std::min(best, distance(type_of(pos_.piece_on(s)), s, q));
+        best = std::min(best, distance(c, type_of(pos_.piece_on(s)), s, q));
       }
     }
     if (t != PAWN && t != KING && (q_.promotion_types & (1u << t))) {
-      // Promotion: the pawn reaches its last rank (the promoting move sets the new piece down there).
-      for (Bitboard b = pos_.pieces(c, PAWN); b; b &= b - 1) {
-        Square s = lsb(b);
-        int to_last = 7 - relative_rank(c, s) - (relative_rank(c, s) == 1 ? 1 : 0);
+      // Promotion: the pawn reaches its last rank (the promoting move sets the new piece down there); the
+      // most advanced pawn is the nearest.
+      if (const Bitboard pawns = pos_.pieces(c, PAWN)) {
+        const int rank = relative_rank(c, c == WHITE ? Square(63 - __builtin_clzll(pawns)) : lsb(pawns));
+        const int to_last = 7 - rank - (rank == 1 ? 1 : 0);
         best = std::min(best, last_rank ? std::max(1, to_last) : to_last + 1);
       }
     }
@@ -250,9 +274,9 @@ class Searcher {
 
   // The squares whose piece differs from the board's.
   Bitboard unshown() const {
-    Bitboard diff = 0;
-    for (Color c : {WHITE, BLACK})
-      for (int t = PAWN; t <= KING; ++t) diff |= pos_.pieces(c, PieceType(t)) ^ target_bb_[c][std::size_t(t)];
+    // A square whose piece differs in colour, or in kind.
+    Bitboard diff = (pos_.pieces(WHITE) ^ shown_bb_[WHITE]) | (pos_.pieces(BLACK) ^ shown_bb_[BLACK]);
+    for (int t = PAWN; t <= KING; ++t) diff |= pos_.pieces(PieceType(t)) ^ shown_kind_bb_[std::size_t(t)];
     if (q_.pawn_may_stay_on_last_rank && pos_.promoted()) {
       for (Bitboard b = diff & pos_.promoted(); b; b &= b - 1) {
         Square s = lsb(b);
@@ -370,7 +394,7 @@ class Searcher {
       const PieceType t = type_of(moved);
       for (Bitboard b = target_bb_[us][t] & ~pos_.pieces(us, t); b; b &= b - 1) {
         const Square goal = lsb(b);
-        if (distance(t, m.to(), goal) < distance(t, m.from(), goal)) return true;
+        if (distance(us, t, m.to(), goal) < distance(us, t, m.from(), goal)) return true;
       }
       return false;
     }
@@ -390,7 +414,7 @@ class Searcher {
     if (t == PAWN) return 1;
     for (Bitboard b = target_bb_[us][t] & ~pos_.pieces(us, t); b; b &= b - 1) {
       const Square goal = lsb(b);
-      if (distance(t, m.to(), goal) < distance(t, m.from(), goal)) return 1;
+      if (distance(us, t, m.to(), goal) < distance(us, t, m.from(), goal)) return 1;
     }
     return pos_.empty(m.to()) ? 3 : 2;
   }
@@ -500,10 +524,12 @@ class Searcher {
 
   const GapQuery& q_;
   const DistanceTable& dist_ = piece_distances();
+  const ReachTable& reach_ = piece_reach();
   Position pos_;
   std::array<int, 2> target_count_{};
   std::array<std::array<Bitboard, PIECE_TYPE_NB>, 2> target_bb_{};
   std::array<Bitboard, 2> shown_bb_{};  // the squares the board shows a piece of each side on
+  std::array<Bitboard, PIECE_TYPE_NB> shown_kind_bb_{};  // and of each kind, either side's
   std::array<Key, 64> depth_keys_{};
   KeySet dead_ends_{kDeadEndBits};
   // The positions (with the plies left) that reach the board, with every sequence of moves from each.
