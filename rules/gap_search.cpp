@@ -160,10 +160,11 @@ class KeySet {
 
 // 2^16 keys (512 KiB, buckets of four) for the default work bound: enough for the dead ends of a 10-ply
 // search that spends it, as few forgotten as in a table that grew without end (bench_gap_recovery: the same
-// answers). A search allowed more work grows its table to 2^20 keys (8 MiB) once it has spent the default
-// bound: one that needed 7.7 million positions with 2^16 keys needs 4.0 million.
+// answers). A search allowed more work grows its table to 2^18 keys (2 MiB) once it has spent the default
+// bound: one that needed 7.7 million positions with 2^16 keys needs 4.5 million. (2^20 keys saved a tenth
+// of that again, at a tenth more time a position: the table no longer fits the processor's caches.)
 constexpr int kDeadEndBits = 16;
-constexpr int kDeadEndBitsPastTheBound = 20;
+constexpr int kDeadEndBitsPastTheBound = 18;
 constexpr std::uint64_t kDefaultWork = GapQuery{}.max_nodes;
 
 // The work bound (GapQuery::max_nodes) counts the moves the search skips before making them
