@@ -182,6 +182,7 @@ class Searcher {
         shown_kind_bb_[type_of(q.board[s])] |= square_bb(s);
         shown_bb_[color_of(q.board[s])] |= square_bb(s);
       }
+    generated_.resize(std::size_t(q.max_plies + 1) * MAX_MOVES);
     std::uint64_t x = 0x9e3779b97f4a7c15ULL;
     for (auto& k : depth_keys_) {
       x ^= x << 13;
@@ -470,16 +471,16 @@ class Searcher {
       pos_.do_move(m);
       return descend(m);
     };
-    // The moves to try (raw: a Move is set to none first, and these are filled up to n only).
-    std::array<std::uint16_t, MAX_MOVES> moves;  // NOLINT(cppcoreguidelines-pro-type-member-init)
+    // The moves to try: the legal moves, those the bounds keep moved to the front (this depth's own room).
+    Move* const moves = &generated_[std::size_t(plies) * MAX_MOVES];
     std::size_t n = 0;
-    for (Move m : MoveList(pos_)) {
-      if (m.is_promotion() && !(q_.promotion_types & (1u << m.promotion_type()))) continue;
-      if (!may_keep_within_reach(m, spare)) {
+    for (Move *m = moves, *end = generate_legal(pos_, moves); m != end; ++m) {
+      if (m->is_promotion() && !(q_.promotion_types & (1u << m->promotion_type()))) continue;
+      if (!may_keep_within_reach(*m, spare)) {
         ++skipped_;
         continue;
       }
-      moves[n++] = m.raw();
+      moves[n++] = *m;
     }
     if (q_.max_candidates == 1) {
       // Whether any story exists: the likeliest moves first (promise), so that one is met early (a probe a
@@ -487,10 +488,10 @@ class Searcher {
       // of it, bench_gap_recovery). Where none exists every move is tried all the same: within the work
       // bound the answer is that of any order.
       std::array<std::uint8_t, MAX_MOVES> stage;  // NOLINT(cppcoreguidelines-pro-type-member-init)
-      for (std::size_t i = 0; i < n; ++i) stage[i] = promise(Move(moves[i]));
+      for (std::size_t i = 0; i < n; ++i) stage[i] = promise(moves[i]);
       for (std::uint8_t level = 0; level < kPromises; ++level)
         for (std::size_t i = 0; i < n; ++i)
-          if (stage[i] == level && !visit(Move(moves[i]))) return;
+          if (stage[i] == level && !visit(moves[i])) return;
     } else {
       // Every story: moves that give up a castling right (a king or rook moved and put back) come last, so
       // that when the candidates are cut at max_candidates, the first ones keep the rights the players may
@@ -499,7 +500,7 @@ class Searcher {
       std::array<Move, 64> later;  // NOLINT(cppcoreguidelines-pro-type-member-init): filled up to deferred
       std::size_t deferred = 0;
       for (std::size_t i = 0; i < n; ++i) {
-        const Move m(moves[i]);
+        const Move m = moves[i];
         pos_.do_move(m);
         if (m.kind() != Move::CASTLING && pos_.castling_rights() != rights && deferred < later.size()) {
           pos_.undo_move(m);
@@ -536,6 +537,9 @@ class Searcher {
   // The positions (with the plies left) that reach the board, with every sequence of moves from each.
   std::unordered_map<Key, std::vector<std::vector<Move>>> reached_;
   std::vector<Move> line_;
+  // Room for the moves generated at each number of plies left (made once: a list made at every position
+  // would be set to none first, a seventh of the search's work).
+  std::vector<Move> generated_;
   std::uint64_t nodes_ = 0;
   std::uint64_t skipped_ = 0;  // moves not made (may_keep_within_reach): work too, a fraction of a node's
   GapResult result_;
