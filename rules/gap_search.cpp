@@ -497,7 +497,7 @@ class Searcher {
       // that when the candidates are cut at max_candidates, the first ones keep the rights the players may
       // still use.
       const std::uint8_t rights = pos_.castling_rights();
-      std::array<Move, 64> later;  // NOLINT(cppcoreguidelines-pro-type-member-init): filled up to deferred
+      std::array<Move, 64> later{};
       std::size_t deferred = 0;
       for (std::size_t i = 0; i < n; ++i) {
         const Move m = moves[i];
@@ -537,8 +537,8 @@ class Searcher {
   // The positions (with the plies left) that reach the board, with every sequence of moves from each.
   std::unordered_map<Key, std::vector<std::vector<Move>>> reached_;
   std::vector<Move> line_;
-  // Room for the moves generated at each number of plies left (made once: a list made at every position
-  // would be set to none first, a seventh of the search's work).
+  // Room for the moves generated at each number of plies left, made once (a MoveList made at every position
+  // sets its 512 moves to none first).
   std::vector<Move> generated_;
   std::uint64_t nodes_ = 0;
   std::uint64_t skipped_ = 0;  // moves not made (may_keep_within_reach): work too, a fraction of a node's
