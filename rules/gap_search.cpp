@@ -392,15 +392,19 @@ class Searcher {
         (shown == NO_PIECE || color_of(shown) == us) &&
         !(type_of(moved) == PAWN && std::abs(rank_of(m.to()) - rank_of(m.from())) == 2))
       return false;
-    if (spare.placing && m.kind() == Move::NORMAL && type_of(moved) != PAWN) {
-      const PieceType t = type_of(moved);
-      for (Bitboard b = target_bb_[us][t] & ~pos_.pieces(us, t); b; b &= b - 1) {
-        const Square goal = lsb(b);
-        if (distance(us, t, m.to(), goal) < distance(us, t, m.from(), goal)) return true;
-      }
-      return false;
-    }
+    if (spare.placing && m.kind() == Move::NORMAL && type_of(moved) != PAWN)
+      return brings_nearer(m, us, type_of(moved));
     return true;
+  }
+
+  // Whether the move (not a pawn's) brings its piece nearer to a square the board shows a piece of its kind
+  // on that none of its kind stands on yet.
+  bool brings_nearer(Move m, Color us, PieceType t) const {
+    for (Bitboard b = target_bb_[us][t] & ~pos_.pieces(us, t); b; b &= b - 1) {
+      const Square goal = lsb(b);
+      if (distance(us, t, m.to(), goal) < distance(us, t, m.from(), goal)) return true;
+    }
+    return false;
   }
 
   // How likely the move (legal here) is to be on a way to the board, 0 likeliest (below kPromises): it sets
@@ -413,11 +417,7 @@ class Searcher {
     const Color us = color_of(moved);
     if (q_.board[m.to()] == (m.is_promotion() ? make_piece(us, m.promotion_type()) : moved)) return 0;
     const PieceType t = type_of(moved);
-    if (t == PAWN) return 1;
-    for (Bitboard b = target_bb_[us][t] & ~pos_.pieces(us, t); b; b &= b - 1) {
-      const Square goal = lsb(b);
-      if (distance(us, t, m.to(), goal) < distance(us, t, m.from(), goal)) return 1;
-    }
+    if (t == PAWN || brings_nearer(m, us, t)) return 1;
     return pos_.empty(m.to()) ? 3 : 2;
   }
   static constexpr std::uint8_t kPromises = 4;
