@@ -3,26 +3,29 @@
 // Gap ranking: the sequences a gap search found, likeliest first, by what the daemon can know of how people
 // play. It never decides a move (the arbiter does): it only orders the list the arbiter reads.
 //
-// The evidence, each a cost (lower is likelier):
+// The evidence, each read as a number per sequence and weighed in pawns (rules/gap_features.hpp lists them
+// with their weights; lower cost is likelier):
 // - material: people take what is offered and answer a capture at once. At every position of a sequence,
 //   the gain the side on move could have had by a capture (static exchange) and did not take, and the gain
-//   its move left the opponent, each net of what the move itself won. A recapture two plies late, or a
-//   piece left hanging while another move is made first, costs its value.
+//   its move left the opponent, each net of what the move itself won.
 // - answers: people answer what was just played. A move that takes the piece the opponent just moved, takes
 //   its own piece out of that piece's reach, defends a piece in its reach, goes through the square the
-//   opponent's move left, or replies in kind (e4 e5, castling after castling) costs less.
-// - the order of each side's quiet moves: people make the moves that do most for their play first (develop,
-//   take the centre, castle; measured as the mobility a move gives the side's pieces). A sequence that puts
-//   off a move already legal that did more than the one made costs a little per unit put off: it tells
-//   apart orders of the same moves, which nothing above does.
+//   opponent's move left, replies in kind (e4 e5, castling after castling), or is played near it costs less.
+// - risks and threats: a piece set where a pawn or a lesser piece of the opponent's attacks it costs more; a
+//   piece taken out of such an attack, a check, and a move that attacks a greater or undefended piece cost
+//   less (a check the less the earlier).
+// - the order of each side's quiet moves and the ways its pieces go: people make the moves that do most for
+//   their play first (develop, take the centre, castle; measured as the mobility a move gives the side's
+//   pieces), go on near their own last move, and keep knights off the rim.
 // - the clocks before and after the gap: each side's time used against its number of moves in the sequence
 //   (a move takes at least about a second to make and press). Sequences of one length tie on it.
 // - the hands, when scans were read during the gap (clockless boards): sequences the scans fit better come
 //   first (`seen`, higher is better, from the caller).
 // - the hand at work when the board went out of sight (a cable pulled with a piece in the air, or the first
 //   move set down and not pressed): a piece touched is the one moved, or taken (FIDE 4.3), so a sequence
-//   whose first move does not fit that board costs as much as a piece.
+//   whose first move does not fit that board costs about as much as a piece.
 // - an outside judgement (an engine's), when the caller has one: a cost per sequence added as given.
+// The weights of the evidence of how people play were fitted on the corpora's games (gap_features.hpp).
 // Pure code: no time, no I/O. Ties keep the search's order.
 #pragma once
 

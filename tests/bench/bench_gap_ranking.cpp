@@ -16,10 +16,12 @@
 // the same gaps are also ranked by daemon/engine's GapEngineRanker (ENGINE_NODES per position, ENGINE_W its
 // weight, ENGINE_TOP candidates reordered) and its figures printed beside the pure ones, with its time per
 // gap (median, p99). GAP_HALF=train or held-out takes the even or the odd games of each corpus only (the
-// engine's settings were picked on the training half and are reported on the held-out one).
+// engine's settings were picked on the training half and are reported on the held-out one). GAP_FIT=1
+// fits the ranking's weights (rules/gap_features.hpp) again instead, and prints them beside those in use.
 // Prints figures; exits non-zero only if the sequence played is missing from a complete candidate list.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -30,6 +32,7 @@
 #include <vector>
 
 #include "daemon/engine/gap_engine_ranker.hpp"
+#include "rules/gap_features.hpp"
 #include "rules/gap_rank.hpp"
 #include "rules/gap_search.hpp"
 #include "rules/notation.hpp"
@@ -59,6 +62,7 @@ struct Gap {
   std::array<Piece, 64> board{};
   std::vector<Move> truth;
   GapEvidence evidence;
+  std::size_t game = 0;  // the game's index in its corpus (as loaded)
 };
 
 // "180+2": the base and the increment, in ms.
@@ -76,7 +80,8 @@ std::optional<std::pair<std::int64_t, std::int64_t>> time_control(const GameReco
 // board's clock would show them (the mover's reading after his last move before the gap, or the base).
 std::vector<Gap> gaps_of(const std::vector<GameRecord>& games, int plies, std::uint64_t seed) {
   std::vector<Gap> gaps;
-  for (const auto& g : games) {
+  for (std::size_t index = 0; index < games.size(); ++index) {
+    const GameRecord& g = games[index];
     const int n = int(g.moves.size());
     if (n < plies + 1) continue;
     const int k = int(next_random(seed) % std::uint64_t(n - plies + 1));
@@ -88,7 +93,7 @@ std::vector<Gap> gaps_of(const std::vector<GameRecord>& games, int plies, std::u
       clock[pos.side_to_move()] = g.moves[std::size_t(i)].clock_ms;
       pos.do_move(g.moves[std::size_t(i)].move);
     }
-    Gap gap{pos, {}, {}, {}};
+    Gap gap{pos, {}, {}, {}, index};
     std::array<std::optional<std::int64_t>, 2> after = clock;
     for (int i = k; i < k + plies; ++i) {
       after[pos.side_to_move()] = g.moves[std::size_t(i)].clock_ms;
@@ -229,6 +234,133 @@ void count(Row& row, const Gap& g, int plies) {
 
 double pct(int a, int b) { return b ? 100.0 * a / b : 0.0; }
 
+// GAP_FIT=1: the weights of rules/gap_features.hpp fitted again. The ambiguous gaps of 3 to 8 plies (400 per
+// length, three draws of cut points, with and without the hand at the loss) whose list holds the sequence
+// played; the even games of each corpus train, the odd ones of the first draw measure. The fit is a
+// conditional logit: each gap's sequences weighed by exp(-cost), the likelihood of the one played made
+// greatest (Adam steps from the weights in use, a small L2 pull towards 0; kClockShort left as it is: the
+// sequences of one gap tie on it).
+struct FitGap {
+  bool train = false;
+  int variant = 0;  // 0 standard, 1 Chess960
+  std::size_t truth = 0;
+  std::vector<GapFeatures> features;
+};
+
+// Where the played sequence ranks under `w` (ties keep the search's order, as the ranking's stable sort).
+std::size_t rank_under(const FitGap& g, const GapFeatures& w) {
+  auto cost = [&](const GapFeatures& f) {
+    double c = 0;
+    for (std::size_t k = 0; k < kGapFeatureCount; ++k) c += w[k] * f[k];
+    return c;
+  };
+  const double played = cost(g.features[g.truth]);
+  std::size_t rank = 0;
+  for (std::size_t i = 0; i < g.features.size(); ++i) {
+    const double c = cost(g.features[i]);
+    rank += c < played || (c == played && i < g.truth);
+  }
+  return rank;
+}
+
+void fit_weights(const std::vector<GameRecord>& standard, const std::vector<GameRecord>& chess960) {
+  std::vector<FitGap> gaps;
+  const std::uint64_t draws[] = {7919, 104729, 15485863};
+  for (std::uint64_t draw : draws)
+    for (int variant = 0; variant < 2; ++variant)
+      for (bool hand : {false, true})
+        for (int plies = 3; plies <= 8; ++plies) {
+          int drawn = 0;
+          for (std::uint64_t seed = 1; drawn < 400 && seed < 64; ++seed) {
+            auto cut = gaps_of(variant == 0 ? standard : chess960, plies, seed * draw + std::uint64_t(plies));
+            if (cut.empty()) break;
+            for (auto& g : cut) {
+              if (drawn++ >= 400) break;
+              const bool train = g.game % 2 == 0;
+              if (!train && draw != draws[0]) continue;
+              if (hand) {
+                std::array<Piece, 64> lifted = g.from.board();
+                lifted[g.truth.front().from()] = NO_PIECE;
+                g.evidence.hand_at_loss = lifted;
+              }
+              GapQuery q;
+              q.from = g.from;
+              q.board = g.board;
+              q.max_plies = plies;
+              const GapResult r = search_gap(q);
+              const auto t = std::find(r.sequences.begin(), r.sequences.end(), g.truth);
+              if (r.plies != plies || r.sequences.size() < 2 || t == r.sequences.end()) continue;
+              gaps.push_back({train, variant, std::size_t(t - r.sequences.begin()),
+                              gap_sequence_features(g.from, r.sequences, g.evidence)});
+            }
+          }
+        }
+  // Each feature scaled to its root mean square over the candidates, so that one step size fits all.
+  GapFeatures scale{};
+  double n = 0;
+  for (const auto& g : gaps)
+    for (const auto& f : g.features) {
+      for (std::size_t k = 0; k < kGapFeatureCount; ++k) scale[k] += f[k] * f[k];
+      n += 1;
+    }
+  for (double& x : scale) x = std::sqrt(x / std::max(1.0, n)) + 1e-9;
+  GapFeatures u{}, m{}, v{};
+  for (std::size_t k = 0; k < kGapFeatureCount; ++k) u[k] = kGapFeatureWeights[k] * scale[k];
+  constexpr double kStep = 0.05, kPull = 1e-3;
+  for (int it = 1; it <= 400; ++it) {
+    GapFeatures grad{};
+    int count = 0;
+    for (const auto& g : gaps) {
+      if (!g.train) continue;
+      ++count;
+      std::vector<double> c(g.features.size());
+      for (std::size_t i = 0; i < c.size(); ++i)
+        for (std::size_t k = 0; k < kGapFeatureCount; ++k) c[i] += u[k] * g.features[i][k] / scale[k];
+      const double least = *std::min_element(c.begin(), c.end());
+      double z = 0;
+      for (double x : c) z += std::exp(least - x);
+      for (std::size_t i = 0; i < c.size(); ++i) {
+        const double p = std::exp(least - c[i]) / z;
+        for (std::size_t k = 0; k < kGapFeatureCount; ++k) grad[k] -= p * g.features[i][k] / scale[k];
+      }
+      for (std::size_t k = 0; k < kGapFeatureCount; ++k) grad[k] += g.features[g.truth][k] / scale[k];
+    }
+    for (std::size_t k = 0; k < kGapFeatureCount; ++k) {
+      if (k == kClockShort) continue;
+      const double gk = grad[k] / std::max(1, count) + kPull * u[k];
+      m[k] = 0.9 * m[k] + 0.1 * gk;
+      v[k] = 0.999 * v[k] + 0.001 * gk * gk;
+      const double mh = m[k] / (1 - std::pow(0.9, it)), vh = v[k] / (1 - std::pow(0.999, it));
+      u[k] -= kStep * mh / (std::sqrt(vh) + 1e-8);
+    }
+  }
+  GapFeatures fitted{};
+  for (std::size_t k = 0; k < kGapFeatureCount; ++k) fitted[k] = u[k] / scale[k];
+  std::printf("weights fitted on %zu training gaps (of %zu), beside those in use:\n",
+              std::size_t(std::count_if(gaps.begin(), gaps.end(), [](const FitGap& g) { return g.train; })),
+              gaps.size());
+  for (std::size_t k = 0; k < kGapFeatureCount; ++k)
+    std::printf("  %-24s %9.4f %9.4f\n", kGapFeatureNames[k], fitted[k], kGapFeatureWeights[k]);
+  for (bool train : {true, false})
+    for (int variant = 0; variant < 2; ++variant) {
+      int count = 0, used1 = 0, used3 = 0, fit1 = 0, fit3 = 0;
+      for (const auto& g : gaps) {
+        if (g.train != train || g.variant != variant) continue;
+        ++count;
+        const std::size_t a = rank_under(g, kGapFeatureWeights), b = rank_under(g, fitted);
+        used1 += a == 0;
+        used3 += a < 3;
+        fit1 += b == 0;
+        fit3 += b < 3;
+      }
+      std::printf(
+          "%-9s %-9s %5d ambiguous gaps: in use first %5.1f %%, first three %5.1f %%; fitted %5.1f %%, %5.1f "
+          "%%\n",
+          variant == 0 ? "standard" : "chess960", train ? "training" : "held-out", count, pct(used1, count),
+          pct(used3, count), pct(fit1, count), pct(fit3, count));
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -260,6 +392,14 @@ int main(int argc, char** argv) {
   const auto standard =
       load(shared / "pgn" / "standard" / "shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn");
   const auto chess960 = load(shared / "pgn" / "chess960" / "tcec_s20_frc3_final_50games.pgn");
+  if (std::getenv("GAP_FIT")) {
+    if (half != "all") {
+      std::fprintf(stderr, "GAP_FIT takes both halves (its training and held-out gaps): unset GAP_HALF\n");
+      return 2;
+    }
+    fit_weights(standard, chess960);
+    return 0;
+  }
 
   std::printf(
       "gap ranking: where the sequence played stands in the moves-missed list (the alert shows 16)\n");

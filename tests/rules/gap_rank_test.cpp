@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "rules/gap_features.hpp"
 #include "rules/gap_rank.hpp"
 #include "rules/gap_search.hpp"
 #include "rules/notation.hpp"
@@ -129,11 +130,13 @@ TEST(GapRank, AReplyDefendingThePieceJustAttackedCostsLess) {
   const std::vector<double> costs = gap_sequence_costs(from, candidates);
   EXPECT_LT(costs[1], costs[0]);
   EXPECT_EQ(rank_gap_candidates(from, candidates).front(), 1u);
-  // Not a defence when the move before attacked nothing: 1.e4 h6 2.Nc3 against 2.Nf3.
+  const std::vector<GapFeatures> read = gap_sequence_features(from, candidates);
+  EXPECT_EQ(read[0][kDefences], 0.0);
+  EXPECT_EQ(read[1][kDefences], 1.0);
+  // Not a defence when the move before attacked nothing: 1.e4 h6 2.Nc3 (or 2.Nf3).
   const std::vector<std::vector<Move>> quiet = {sequence({"e2e4", "h7h6", "g1f3"}),
                                                 sequence({"e2e4", "h7h6", "b1c3"})};
-  const std::vector<double> even = gap_sequence_costs(from, quiet);
-  EXPECT_DOUBLE_EQ(even[0], even[1]);
+  for (const GapFeatures& f : gap_sequence_features(from, quiet)) EXPECT_EQ(f[kDefences], 0.0);
 }
 
 TEST(GapRank, TheHandAtTheLossPutsThePieceTouchedFirst) {
