@@ -590,4 +590,17 @@ GapResult remembered_search_gap(const GapQuery& query) {
   return answer;
 }
 
+GapResult search_gap_harder(const GapQuery& query) {
+  GapQuery more = query;
+  more.max_nodes *= kGapRetryWork;
+  return remembered_search_gap(more);
+}
+
+GapResult search_gap_with_what_is_left(const GapQuery& query, std::uint64_t spent) {
+  GapQuery left = query;
+  const std::uint64_t all = query.max_nodes * kGapRetryWork;
+  left.max_nodes = std::max(query.max_nodes / 4, all - std::min(all, spent));
+  return remembered_search_gap(left);
+}
+
 }  // namespace eboard::rules

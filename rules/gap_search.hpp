@@ -72,4 +72,16 @@ inline bool cut_by_work(const GapQuery& query, const GapResult& result) {
 // restart), where a question the search cannot settle costs the whole work bound each time.
 GapResult remembered_search_gap(const GapQuery& query);
 
+// A reconnect's searches, as the Reconstructor runs them on the event loop (bench_gap_recovery times them:
+// its `+retry` columns). A search is allowed kGapRetryWork times its query's bound (max_nodes) before it is
+// told past the bound, or as a list that may lack the sequence played (cut_by_work).
+inline constexpr std::uint64_t kGapRetryWork = 3;
+// remembered_search_gap with kGapRetryWork times the work. The search with the query's own bound is not run
+// first: the search is deterministic, so one its bound does not cut short answers the same with more work.
+GapResult search_gap_harder(const GapQuery& query);
+// The reconnect's probe a ply longer, once `spent` of the work went to its search (search_gap_harder): what
+// is left of that work, at least a quarter of the query's own bound, so that the two take about one
+// search_gap_harder's work together. A probe cut short (exhausted) is no answer.
+GapResult search_gap_with_what_is_left(const GapQuery& query, std::uint64_t spent);
+
 }  // namespace eboard::rules

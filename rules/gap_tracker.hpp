@@ -77,9 +77,12 @@ class GapTracker {
   bool suspected() const { return suspected_; }
   // When the board that raised the suspicion was read.
   std::int64_t suspected_at() const { return suspected_at_; }
+  // The suspicion ends (the board followed, the gap recovered or adopted): so does a dump's wait for a hand.
   void clear_suspicion() {
     suspected_ = false;
     unexplained_.reset();
+    dump_deferred_ = false;
+    held_lift_.reset();
   }
   // The suspected whole board, searched at rest and explained by no story within the search's bound: kept
   // until the suspicion ends, for the next press to tell whether the gap is longer than the search reaches.
@@ -91,6 +94,9 @@ class GapTracker {
   // The suspected dump showed a piece perhaps in a hand: its search waits for the next press, or for the
   // mismatch time.
   bool dump_deferred() const { return dump_deferred_; }
+  // The dump of a board read after the game's first waits for a castling half done at the reading (no piece
+  // of the mover's waited for in the hand: the Reconstructor's castling_under_way).
+  bool waits_for_castling() const { return dump_deferred_ && held_ == 0 && suspected_ && !first_board_dump_; }
   // `held`: after a reconnect, the mover's pieces one of which may be in his hand, a bit per Piece (1u <<
   // piece), judged on `judged` (the board they are short on): one of them set down goes on to the press,
   // any other change ends the wait.

@@ -211,10 +211,6 @@ class Reconstructor {
   // A moves-missed alert lists this many candidates, the likeliest first (rules/gap_rank.hpp), and tells
   // how many there are (candidates_total); settle_gap takes any of them.
   static constexpr std::size_t kShownCandidates = 16;
-  // A search its work bound cut short (nothing found, or a list left incomplete: cut_by_work) is run once
-  // more with this many times the work (bench_gap_recovery's `retried` and `+retry` columns), rather than
-  // told past the bound or as a list that may lack the sequence played.
-  static constexpr std::uint64_t kRetryWork = 3;
   // The arbiter picks candidate `index` (0-based) of the missed gap, or types the moves (UCI or SAN,
   // separated by spaces): the gap's plies become those moves, recovered, published as move events (after
   // a gap of unknown length, followed by the moves held back since, at their plies; typed moves of another

@@ -19,27 +19,6 @@ namespace eboard::rules {
 
 namespace {
 
-// remembered_search_gap with Reconstructor::kRetryWork times the work: the answer of the search with its
-// bound, searched once more with that much work when the bound cut it short (cut_by_work: nothing found, or
-// a list left incomplete), without the first search (the search is deterministic, so one not cut short
-// by its bound answers the same with more work allowed).
-GapResult search_harder(const GapQuery& q) {
-  GapQuery more = q;
-  more.max_nodes *= Reconstructor::kRetryWork;
-  return remembered_search_gap(more);
-}
-
-// search_harder for the reconnect's probe a ply longer, once `spent` of the work went to its first search:
-// what is left of search_harder's work, at least a quarter of the search's own bound, so that the two take
-// about one search_harder's work together, the most a reconnect spends on the event loop
-// (bench_gap_recovery's `+retry` columns). A probe cut short is no answer: the press tells (search_gap_to).
-GapResult search_with_what_is_left(const GapQuery& q, std::uint64_t spent) {
-  GapQuery left = q;
-  const std::uint64_t all = q.max_nodes * Reconstructor::kRetryWork;
-  left.max_nodes = std::max(q.max_nodes / 4, all - std::min(all, spent));
-  return remembered_search_gap(left);
-}
-
 // The side on move after `plies` plies from `from`.
 Color side_after(const Position& from, int plies) {
   return plies % 2 == 0 ? from.side_to_move() : ~from.side_to_move();
@@ -303,7 +282,7 @@ bool Reconstructor::story_reaches(const std::array<Piece, 64>& board, int max_pl
   GapQuery q = gap_query(board, on_move);
   q.max_plies = std::min(max_plies, q.max_plies);
   q.max_candidates = 1;
-  if (search_harder(q).plies > 0) return true;
+  if (search_gap_harder(q).plies > 0) return true;
   if (!on_move) return false;
   q.side_to_move = ~*on_move;
   q.min_plies = 2;
@@ -446,7 +425,7 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
   q.max_plies = std::min(max_plies, q.max_plies);
   // Scans tell a story only among a few sequences (hundreds are a hand at work): their searches stop there.
   if (clockless()) q.max_candidates = kScanCandidates;
-  GapResult found = search_harder(q);
+  GapResult found = search_gap_harder(q);
   const std::uint64_t spent = found.nodes;
   // An increment clock counts the presses since the last move: more than the shortest story all pressed has,
   // the story that long is the one played (a piece's detour, out and back, that the board cannot show), and
@@ -535,7 +514,7 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
         if (!drops) return told(true, true);
       } else {
         unpressed.min_plies = unpressed.max_plies = found.plies + 1;
-        const GapResult longer = search_with_what_is_left(unpressed, spent);
+        const GapResult longer = search_gap_with_what_is_left(unpressed, spent);
         if (longer.plies > 0) return told(true, false);
         if (longer.exhausted && !drops) return told(true, true);
       }
@@ -596,8 +575,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   // A castling half done at the reading, waited for (castling_under_way): the hand then at work was
   // castling, the story's last move (the hall's blitz game 426: 7...Nc6 .. 10...Nf6 unseen, read
   // with 11.O-O's king on g1; of 480 stories, most end with another move).
-  if (gaps_.dump_deferred() && !gaps_.held() && gaps_.suspected() && !gaps_.first_board_dump() &&
-      searched.explains()) {
+  if (gaps_.waits_for_castling() && searched.explains()) {
     std::vector<std::vector<Move>> castled;
     for (const auto& seq : searched.result.sequences)
       if (seq.back().kind() == Move::CASTLING) castled.push_back(seq);
@@ -885,7 +863,9 @@ bool Reconstructor::press_ends_the_dump_wait(const PendingPress& press) {
   if (!gaps_.dump_deferred() || !gaps_.suspected() || gaps_.first_board_dump() || clockless() ||
       game_.outcome() || press.t_ms <= gaps_.suspected_at())
     return false;
-  if (gaps_.held()) {
+  if (gaps_.waits_for_castling()) {
+    if (castling_under_way(physical_)) return false;
+  } else {
     // The held piece's mover on move in the game too: his press is decided as any other (its search is
     // recover_gap's, at rest). Not so after an odd number of plies unseen: in the game the other side is on
     // move, and only this search hears his press (the hall's blitz game 335: 4...Nh6 .. 7...Ng4 unseen,
@@ -893,8 +873,6 @@ bool Reconstructor::press_ends_the_dump_wait(const PendingPress& press) {
     const Color mover = gaps_.held_by();
     if (press.presser != mover || mover == game_.position().side_to_move() || held_piece_in_the_air())
       return false;
-  } else if (castling_under_way(physical_)) {
-    return false;
   }
   const GapTracker::SearchState before = gaps_.search_state();
   gaps_.tell_all_pressed();
@@ -937,7 +915,7 @@ bool Reconstructor::tell_gap_past_bound_at(std::int64_t t, const std::array<Piec
   if (has_drops(game_.position().variant()) || game_.outcome()) return false;
   GapQuery q = gap_query(board, on_move);
   q.max_candidates = 1;  // whether one exists
-  const GapResult within = search_harder(q);
+  const GapResult within = search_gap_harder(q);
   if (within.plies > 0 && !within.exhausted) return false;
   const auto p = board_position(on_move, board);
   if (!p) return false;

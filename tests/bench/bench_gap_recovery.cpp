@@ -28,7 +28,6 @@
 #include "rules/gap_search.hpp"
 #include "rules/notation.hpp"
 #include "rules/pgn.hpp"
-#include "rules/reconstruct.hpp"
 
 using namespace eboard;
 using namespace eboard::rules;
@@ -154,23 +153,19 @@ Row run(const std::vector<Gap>& gaps, int plies, bool pawn_stays, bool clock_sid
     row.cpu_ms.push_back(thread_cpu_ms() - c0);
     row.nodes += r.nodes;
     if (cut_by_work(q, r)) ++row.retried;
-    // The reconnect's searches as the daemon runs them (rules/reconstruct_gaps.cpp): with
-    // Reconstructor::kRetryWork times the work (search_harder: the answer of the search above, searched
-    // once more with that much work where its bound cut it short); and a story found all pressed is
-    // searched a ply longer too, its last move shown and not pressed (the next move already on the board),
-    // within the daemon's bound of plies and with what is left of that work, at least a quarter of the
-    // bound (search_with_what_is_left): `probe cut`, those its work cut short (no answer: the press tells).
+    // The reconnect's searches as the daemon runs them (rules/reconstruct_gaps.cpp): search_gap_harder
+    // (kGapRetryWork times the work); and a story found all pressed is searched a ply longer too, its last
+    // move shown and not pressed (the next move already on the board), within the daemon's bound of plies,
+    // with what is left of that work (search_gap_with_what_is_left): `probe cut`, those its work cut short
+    // (no answer: the press tells).
     const auto t1 = std::chrono::steady_clock::now();
-    GapQuery harder = q;
-    harder.max_nodes *= Reconstructor::kRetryWork;
-    r = search_gap(harder);
+    r = search_gap_harder(q);
     if (r.plies > 0 && q.side_to_move && r.plies + 1 <= max_plies) {
       GapQuery probe = q;
       probe.side_to_move = ~*q.side_to_move;
       probe.min_plies = probe.max_plies = r.plies + 1;
       probe.max_candidates = 1;
-      probe.max_nodes = std::max(q.max_nodes / 4, harder.max_nodes - std::min(harder.max_nodes, r.nodes));
-      if (search_gap(probe).exhausted) ++row.probe_cut;
+      if (search_gap_with_what_is_left(probe, r.nodes).exhausted) ++row.probe_cut;
     }
     row.probe_ms.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());

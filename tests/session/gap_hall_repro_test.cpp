@@ -286,7 +286,7 @@ TEST(GapHallCaptures, TheMoversKnightInTheHandIsWaitedForAgainstAStoryWithItsLas
 // reached by two 7-ply stories all pressed; the story a ply longer with its last move shown ran out of the
 // search's work bound, and so did the 8-ply search at the press of Nxd1 (817,000 nodes needed, 400,000
 // allowed): told as a gap past the search's bound, no candidates, every later move held. Right: a search cut
-// short before it found anything is run once more with three times the work (Reconstructor::kRetryWork):
+// short before it found anything is run once more with three times the work (kGapRetryWork):
 // one moves-missed of plies 10-17 (67 sequences), every later move at its ply.
 TEST(GapHallCaptures, AGapTheWorkBoundCutShortIsSearchedAgainWithMoreWork) {
   rules::ReconstructConfig cfg;
@@ -322,7 +322,7 @@ TEST(GapHallCaptures, APendingPressWaitsWithTheDumpForTheMoversPieceInTheHand) {
 // pressed: plies 11-18 (a4 Ng4 O-O Nxf2 Rxf2 Bxf2+ Kxf2 Na5) made meanwhile. The story with Ba2 shown lists
 // 62 sequences, but the work bound ran out after ten of them: a moves-missed of ten "incomplete" candidates,
 // none the moves played. Right: a list the work bound left incomplete is searched again with more work
-// (Reconstructor::kRetryWork): the 62, the played among them (ranked past the 16 listed).
+// (kGapRetryWork): the 62, the played among them (ranked past the 16 listed).
 TEST(GapHallCaptures, AListTheWorkBoundLeftIncompleteIsSearchedAgainWithMoreWork) {
   const Told t =
       replay_hall_capture("a_list_the_work_bound_left_incomplete.cap",
