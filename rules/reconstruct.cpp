@@ -524,9 +524,12 @@ void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
       on_press(pressed, r, t);
     } else if (r.running)
       clock_.guess_left(left_if_running_moves());
-  } else if (last && r.running && board_matches_game() && !wait_.pending() && clock_.left_player()) {
-    // The reconnect's reading, no press, the board at the game's position: the gap's last press, by the
-    // side not on move, when the clock counts moves that came back to it unseen (counted_return).
+  } else if (last && r.running && (board_matches_game() || matching_successor()) && !wait_.pending() &&
+             clock_.left_player()) {
+    // The reconnect's reading, no press, the board at the game's position or one move on (the mover's,
+    // not pressed): the gap's last press, by the side not on move, when the clock counts moves that came
+    // back to it unseen (counted_return; the hall's TCEC Chess960 game 37: 19.Rf1 Nd5 20.Ra1 Nb6 unseen,
+    // the board one rook's move from the position before them, the rook in White's hand at the loss).
     const PendingPress gap_end{t, clock_.times(r), ~game_.position().side_to_move()};
     if (counted_return(gap_end)) recover_counted_return(t, gap_end, false);
   }

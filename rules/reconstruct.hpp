@@ -685,12 +685,12 @@ class Reconstructor {
   // The presses since the last move by an increment clock's readings (rules/press_count.hpp), up to `after`
   // with `on_move`'s clock running: none when the clock cannot tell.
   std::optional<int> presses_since_last_move(const TimedClock& after, Color on_move) const;
-  // `press` is the clock read with the board read again after the link changed (within a scan of it),
-  // both since the last move, and the increment counts more presses since that move than this one: moves
-  // were made unseen and came back to the position before them (TCEC Chess960 game 28 in the hall, 1800+5:
-  // 18.Bd4 Qh4 19.Bf2 Qf6, the queen in Black's hand at the reading). The board, the game's, cannot show
-  // it; searched at the count's length, the gap is told (a press without a move counts one). Not past the
-  // search's bound.
+  // `press` is the clock read with the board read again after the link changed (within a scan of it, or
+  // later with the board unchanged since), both since the last move, and the increment counts more presses
+  // since that move than this one: moves were made unseen and came back to the position before them, or to
+  // one move from it (TCEC Chess960 game 28 in the hall, 1800+5: 18.Bd4 Qh4 19.Bf2 Qf6, the queen in Black's
+  // hand at the reading). The board cannot show it; searched at the count's length, the gap is told (a press
+  // without a move counts one). Not past the search's bound.
   bool counted_return(const PendingPress& press) const;
   // Such a gap searched from `press` (recover_gap_on on the board as it is), the suspicion of moves made
   // unseen raised for it: true when it is told, or its length waits for the next press (GapTracker::Length);

@@ -1065,8 +1065,10 @@ GapEvidence Reconstructor::gap_evidence(const ClockTimes& after) const {
 
 bool Reconstructor::counted_return(const PendingPress& press) const {
   const std::int64_t read_again = gaps_.read_again_at();
+  // The reading within a scan of the board read again, or later with the board unchanged since: either
+  // way what the board showed at the reading is what it showed when read again.
   if (clockless() || game_.ply_count() == 0 || read_again <= game_.plies().back().time_ms ||
-      press.t_ms < read_again || press.t_ms > read_again + cfg_.scan_ms)
+      press.t_ms < read_again || (press.t_ms > read_again + cfg_.scan_ms && last_board_event_ > read_again))
     return false;
   const std::optional<int> presses = presses_since_last_move({press.t_ms, press.clock}, ~press.presser);
   // (More than the search reaches is no count to go by: a clock set again meanwhile reads so too.)

@@ -602,6 +602,27 @@ TEST(GapHallCaptures, MovesBackToThePositionBeforeTheGapAreCountedByTheIncrement
       35, 38, R"(["f2d4","f6h4","d4f2","h4f6"])", 46, cfg);
 }
 
+// daemon_gap_hall_test --speed 3 --seed 153934, board J: TCEC Chess960 game 37 (1800+5), the board unplugged
+// with White's rook lifted from b1 for 19.Rf1 (ply 37) and plugged in again after 19...Nd5 20.Ra1 Nb6 (plies
+// 38-40), all pressed, White's clock running: the board one rook's move (b1-a1) from the position before the
+// gap, the knight out and back. That one move explained the board, so no gap was suspected: Ra1 was read as
+// White's move under way, and 21.Rc1 (the rook from a1) as the rook from b1 released on a1 and moved on
+// (4.7); every later move went out four plies early. The increment counted four presses at the reconnect's
+// reading, 382 ms after the board was read (White 32:01 before, 31:59 after; Black 32:03, 32:02). Right:
+// the count searched as a gap from the board one move on too: one moves-missed of plies 37-40, every later
+// move at its ply.
+TEST(GapHallCaptures, MovesOneMoveFromThePositionBeforeTheGapAreCountedByTheIncrement) {
+  rules::ReconstructConfig cfg;
+  cfg.chess960 = true;
+  const Told t = replay_hall_capture(
+      "moves_one_move_from_the_position_before_the_gap_counted_by_the_increment.cap",
+      "f4 f5 b4 b5 Nf3 Nf6 e3 g6 g3 a6 Qe2 Nb6 Nb3 d6 Ng5 Bxh1 Ne6 Kc8 Rxh1 Rg8 Bxf6 Bxf6 e4 Qc6 Re1 Qxe4 "
+      "Qxe4 fxe4 Rxe4 Kd7 c3 g5 f5 g4 Kc2 h5 Rf1 Nd5 Ra1 Nb6 Rc1 Rbe8 Rf1 Rh8 Nf4 Rh7 h4 gxh3 Rh1",
+      37, 40, cfg);
+  expect_one_gap(t, 37, {"40"});
+  EXPECT_EQ(t.last_ply, 49);
+}
+
 // daemon_gap_hall_test --speed 6 --hold-uncounted --seed 88160450, board C: blitz corpus game 236 (240+3),
 // style tidy, the board unplugged between two moves and plugged in again with Black's f-pawn in the hand for
 // 20...f6: plies 12-19 (Qc6 Nxe5 Qe6 Bxe6 dxe6 Bxb6 cxb6 Qf3) made meanwhile, a black pawn taken among them.
