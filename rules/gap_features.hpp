@@ -45,6 +45,15 @@ extern const std::array<const char*, kGapFeatureCount> kGapFeatureNames;
 // The weight of each feature in a sequence's cost, in pawns.
 extern const GapFeatures kGapFeatureWeights;
 
+// Static exchange: the material (in pawns) the side on move wins by the capture `m` and the exchanges on its
+// square that follow (each side may stop when going on would lose). 0 for a move that takes nothing.
+int exchange_gain(const Position& p, Move m);
+
+// Whether `hand` (a board the hands left while making the first move from `p`, pieces in the air allowed)
+// is on the way to `m`: every square where it differs from `p` is one `m` changes, empty or showing what
+// `m` puts there. False when it does not differ from `p` at all.
+bool hand_on_the_way(const Position& p, const std::array<Piece, 64>& hand, Move m);
+
 // The features of each candidate (sequences of legal moves from `before`).
 std::vector<GapFeatures> gap_sequence_features(const Position& before,
                                                const std::vector<std::vector<Move>>& candidates,

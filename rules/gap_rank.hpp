@@ -65,13 +65,4 @@ std::vector<std::size_t> rank_gap_candidates(const Position& before,
                                              const std::vector<std::vector<Move>>& candidates,
                                              const GapEvidence& evidence = {});
 
-// Static exchange: the material (in pawns) the side on move wins by the capture `m` and the exchanges on its
-// square that follow (each side may stop when going on would lose). 0 for a move that takes nothing.
-int exchange_gain(const Position& p, Move m);
-
-// Whether `hand` (a board the hands left while making the first move from `p`, pieces in the air allowed)
-// is on the way to `m`: every square where it differs from `p` is one `m` changes, empty or showing what
-// `m` puts there. False when it does not differ from `p` at all.
-bool hand_on_the_way(const Position& p, const std::array<Piece, 64>& hand, Move m);
-
 }  // namespace eboard::rules

@@ -111,6 +111,14 @@ std::vector<Gap> gaps_of(const std::vector<GameRecord>& games, int plies, std::u
   return gaps;
 }
 
+// The gap cut with its first move under way: its piece in the air as the board went out of sight (a cable
+// pulled mid-move: GapEvidence::hand_at_loss).
+void cut_mid_move(Gap& g) {
+  std::array<Piece, 64> lifted = g.from.board();
+  lifted[g.truth.front().from()] = NO_PIECE;
+  g.evidence.hand_at_loss = lifted;
+}
+
 struct Row {
   int unique = 0, missed = 0, shorter = 0, all_top1 = 0, all_top3 = 0, engine_all_top1 = 0,
       engine_all_top3 = 0;
@@ -278,11 +286,7 @@ void fit_weights(const std::vector<GameRecord>& standard, const std::vector<Game
               if (drawn++ >= 400) break;
               const bool train = g.game % 2 == 0;
               if (!train && draw != draws[0]) continue;
-              if (hand) {
-                std::array<Piece, 64> lifted = g.from.board();
-                lifted[g.truth.front().from()] = NO_PIECE;
-                g.evidence.hand_at_loss = lifted;
-              }
+              if (hand) cut_mid_move(g);
               GapQuery q;
               q.from = g.from;
               q.board = g.board;
@@ -446,8 +450,7 @@ int main(int argc, char** argv) {
                   quantile(row.engine_ms, 0.99), row.engine_failed);
     std::printf("\n");
   };
-  // `hand`: each gap's first move under way when the board went out of sight, its piece in the air (a cable
-  // pulled mid-move: GapEvidence::hand_at_loss).
+  // `hand`: each gap cut mid-move (cut_mid_move).
   auto report = [&](const char* name, const std::vector<GameRecord>& games, Row& total, bool hand) {
     for (int plies = 1; plies <= 8; ++plies) {
       Row row;
@@ -455,11 +458,7 @@ int main(int argc, char** argv) {
         auto gaps = gaps_of(games, plies, seed * base_seed + std::uint64_t(plies));
         if (gaps.empty()) break;
         for (auto& g : gaps) {
-          if (hand) {
-            std::array<Piece, 64> lifted = g.from.board();
-            lifted[g.truth.front().from()] = NO_PIECE;
-            g.evidence.hand_at_loss = lifted;
-          }
+          if (hand) cut_mid_move(g);
           if (row.gaps < samples) count(row, g, plies);
         }
       }
