@@ -591,11 +591,24 @@ class Reconstructor {
     bool length_counted = false;
     bool explains() const { return result.plies > 0 && !result.exhausted; }
   };
-  // At a press: the board reached by the presser's piece set down on one square since the boards before
-  // (the dump read with it in his hand), searched as those boards with the piece on each square it can have
-  // come from, his move from there appended: the stories whose last move is the one set down. None unless
-  // every such search is complete and one finds a story (then the shortest; with `plies_before`, those
-  // whose moves before the hand's are that many).
+  // The presser's piece set down on one square since the boards before (the dump read with it in his hand):
+  // the earliest of the latest boards that differ from `board` there only, and the square and the piece.
+  struct HandsMove {
+    std::array<Piece, 64> base;
+    Square to;
+    Piece piece;
+  };
+  std::optional<HandsMove> hands_move(const std::array<Piece, 64>& board, Color mover) const;
+  // Of `stories` (the board's own, complete), those whose last move is the hand's: its piece set on its
+  // square, a capture there too (the victim lifted before the board was read, which the boards before
+  // cannot show). None when no story ends so.
+  std::optional<GapResult> stories_ending_with_the_hands_move(const GapResult& stories,
+                                                              const std::array<Piece, 64>& board,
+                                                              Color mover) const;
+  // At a press: the board reached by the presser's piece set down (hands_move), searched as the boards
+  // before with the piece on each square it can have come from, his move from there appended: the stories
+  // whose last move is the one set down. None unless every such search is complete and one finds a story
+  // (then the shortest; with `plies_before`, those whose moves before the hand's are that many).
   std::optional<GapResult> search_through_the_hands_move(
       const std::array<Piece, 64>& board, Color mover, int max_plies,
       std::optional<int> plies_before = std::nullopt) const;

@@ -562,6 +562,11 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
       const int counted = presses ? *presses - (at_reading ? 0 : 1) : 0;
       if (counted > 0) hands = search_through_the_hands_move(board, held_by, max_plies, counted);
       hands_counted = hands.has_value();
+      // Uncounted: the board's own shortest stories that end with the hand's move, failing those the
+      // stories through it (the hall's blitz game 364: 11...Nxd3 12.Bxd3 e5 13.Bxg5 unseen, the knight
+      // taken off g5 and the bishop lifted at the reading: the boards before lack the knight, and through
+      // them the story was eight plies).
+      if (!hands && !at_reading) hands = stories_ending_with_the_hands_move(searched.result, board, held_by);
       if (!hands && !at_reading) hands = search_through_the_hands_move(board, held_by, max_plies);
     }
   }
@@ -693,9 +698,8 @@ int Reconstructor::held_moves() const {
                            [](const Event& e) { return std::holds_alternative<MoveEvent>(e.what); }));
 }
 
-std::optional<GapResult> Reconstructor::search_through_the_hands_move(const std::array<Piece, 64>& board,
-                                                                      Color mover, int max_plies,
-                                                                      std::optional<int> plies_before) const {
+std::optional<Reconstructor::HandsMove> Reconstructor::hands_move(const std::array<Piece, 64>& board,
+                                                                  Color mover) const {
   // The earliest of the latest boards that differ from `board` on one square only, the same one: the board
   // before the presser set his piece down there (the dump read with it in his hand, or a capture's victim
   // lifted first).
@@ -718,13 +722,37 @@ std::optional<GapResult> Reconstructor::search_through_the_hands_move(const std:
   if (!base || to == SQ_NONE) return std::nullopt;
   const Piece piece = board[to];
   if (piece == NO_PIECE || color_of(piece) != mover || (*base)[to] == piece) return std::nullopt;
+  return HandsMove{*base, to, piece};
+}
+
+std::optional<GapResult> Reconstructor::stories_ending_with_the_hands_move(const GapResult& stories,
+                                                                           const std::array<Piece, 64>& board,
+                                                                           Color mover) const {
+  const std::optional<HandsMove> hand = hands_move(board, mover);
+  if (!hand || stories.plies == 0 || stories.exhausted || stories.truncated) return std::nullopt;
+  const Color last_mover = side_after(game_.position(), stories.plies - 1);
+  if (last_mover != mover) return std::nullopt;
+  GapResult out = stories;
+  out.sequences.clear();
+  for (const auto& seq : stories.sequences)
+    if (seq.back().to() == hand->to && seq.back().kind() != Move::CASTLING) out.sequences.push_back(seq);
+  if (out.sequences.empty()) return std::nullopt;
+  return out;
+}
+
+std::optional<GapResult> Reconstructor::search_through_the_hands_move(const std::array<Piece, 64>& board,
+                                                                      Color mover, int max_plies,
+                                                                      std::optional<int> plies_before) const {
+  const std::optional<HandsMove> hand = hands_move(board, mover);
+  if (!hand) return std::nullopt;
+  const auto& [base, to, piece] = *hand;
   // Not one of his on the base board lifted and set down there: the piece came from the hand.
   int on_base = 0, on_board = 0;
   Bitboard occupied = 0;
   for (Square q = 0; q < 64; ++q) {
-    on_base += (*base)[q] == piece;
+    on_base += base[q] == piece;
     on_board += board[q] == piece;
-    if ((*base)[q] != NO_PIECE) occupied |= square_bb(q);
+    if (base[q] != NO_PIECE) occupied |= square_bb(q);
   }
   if (on_base + 1 != on_board) return std::nullopt;
   // Where it can have come from: the squares empty on the base board it moves to `to` from.
@@ -746,7 +774,7 @@ std::optional<GapResult> Reconstructor::search_through_the_hands_move(const std:
   const bool pawn_stays = cfg_.profile.pawn_may_stay_on_last_rank;
   for (Bitboard f = from; f;) {
     const Square x = pop_lsb(f);
-    std::array<Piece, 64> with = *base;
+    std::array<Piece, 64> with = base;
     with[x] = piece;
     GapQuery q = gap_query(with, mover);
     q.max_plies = std::min(q.max_plies, max_plies - 1);

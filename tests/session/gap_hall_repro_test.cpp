@@ -753,4 +753,24 @@ TEST(GapHallCaptures, TheMoversPieceLiftedWhereNoStoryOfTheBoardPassesIsWaitedFo
                          32, 37, R"(["f8g7","d3a6","c7b6","f1h1","c6b5","a6b5"])", 45, cfg);
 }
 
+// daemon_gap_hall_test --speed 6 --seed 163977, board I: blitz corpus game 364 (120+1). Unplugged after
+// 11.Nd3 (ply 21) and plugged in again after 11...Nxd3 12.Bxd3 e5 (plies 22-24), White's hand at work on
+// 13.Bxg5: the knight already taken off g5 and the bishop lifted from f4 when the board was read, the bishop
+// set on g5 and pressed a scan later. Of the board's own stories, one ends with the bishop's move (four
+// plies); but the press went to the search through the hand's move, from the board before it with the
+// bishop on each square it can have come from, where the knight is missing too: there the story was eight
+// plies (1,192 of them, the knight taken elsewhere and pieces out and back), told as one moves-missed of
+// plies 22-29, and every later move went out four plies late. Right: the board's own stories that end with
+// the hand's move come first: plies 22-25 recovered, every later move at its ply, no alert.
+TEST(GapHallCaptures, TheHandsMoveCapturingItsVictimLiftedBeforeTheReadingEndsTheBoardsOwnStory) {
+  const Told t =
+      replay_hall_capture("hands_move_a_capture_its_victim_lifted_before_the_reading.cap",
+                          "d4 d5 Nf3 Nc6 Bf4 Bf5 e3 Nb4 Na3 e6 Be2 Nf6 O-O Bd6 Ne5 Ne4 f3 Ng5 c4 f6 Nd3 Nxd3 "
+                          "Bxd3 e5 Bxg5 Bxd3 Bxf6 Qxf6 Qxd3 O-O-O c5 Be7 Nb5",
+                          22, 25);
+  expect_one_gap(t, 22);
+  EXPECT_EQ(t.gaps, 0) << "one story ends with the hand's move: recovered, no list";
+  EXPECT_EQ(t.last_ply, 33);
+}
+
 }  // namespace eboard
