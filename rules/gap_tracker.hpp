@@ -62,11 +62,13 @@ class GapTracker {
   }
 
   // --- The suspicion of moves made unseen ---------------------------------------------------------------
-  // A whole board read at `t_ms` after a link change or a restart showed a board no single move explains.
-  // `first_board`: it is the first board this game was read on.
-  void suspect(bool first_board, std::int64_t t_ms) {
+  // A whole board read at `t_ms` after a link change or a restart showed `board`, which no single move
+  // explains. `first_board`: it is the first board this game was read on.
+  void suspect(bool first_board, std::int64_t t_ms, const std::array<Piece, 64>& board) {
     suspected_ = true;
     suspected_at_ = t_ms;
+    read_ = board;
+    read_settled_ = false;
     dump_deferred_ = false;
     held_judged_ = false;
     held_lift_.reset();
@@ -90,6 +92,13 @@ class GapTracker {
     if (suspected_) unexplained_ = board;
   }
   const std::optional<std::array<Piece, 64>>& unexplained_board() const { return unexplained_; }
+  // The suspected whole board came to rest and was judged (searched, or its search deferred for a hand).
+  void read_settled() { read_settled_ = true; }
+  // The suspected whole board, the hands at work on it before it ever came to rest (the next move made at
+  // once): not searched, not judged, only read.
+  std::optional<std::array<Piece, 64>> read_unsettled() const {
+    return suspected_ && !read_settled_ ? std::optional(read_) : std::nullopt;
+  }
   bool first_board_dump() const { return first_board_dump_; }
   // The suspected dump showed a piece perhaps in a hand: its search waits for the next press, or for the
   // mismatch time.
@@ -208,6 +217,8 @@ class GapTracker {
   std::array<Piece, 64> held_judged_on_{};
   bool first_board_dump_ = false;
   std::optional<std::array<Piece, 64>> unexplained_;
+  std::array<Piece, 64> read_{};
+  bool read_settled_ = false;
   std::uint32_t held_ = 0;
   bool held_judged_ = false;
   bool held_untouched_ = false;

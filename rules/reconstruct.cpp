@@ -322,7 +322,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
           // Not a board re-read on request (board_read_wanted): that corrects field updates lost on the
           // wire, and an illegal move left standing must not find a "gap" to explain it.
           if ((first || gaps_.link_changed()) && physical_ != display_ && !matching_successor())
-            gaps_.suspect(first, e.t_ms);
+            gaps_.suspect(first, e.t_ms, physical_);
           gaps_.board_read(e.t_ms);
         } else if constexpr (std::is_same_v<T, ClockReading>) {
           board_event = false;
@@ -1291,6 +1291,7 @@ void Reconstructor::on_settled(std::int64_t t) {
   // After a reconnect or a restart: the moves made meanwhile, on the snapshot itself (later boards may
   // show a hand at work, a piece in the air: they are searched at the next press).
   if (gaps_.suspected() && board_from_dump_) {
+    gaps_.read_settled();
     // A piece perhaps in the hand (a bus board polled for the first time while its game went on): the
     // hand sets it down and presses, and the press finds the moves (recover_gap), or the board rests so
     // until the mismatch time and is searched as it is then. Searched now as it is, the piece would read

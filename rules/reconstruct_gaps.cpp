@@ -920,7 +920,9 @@ bool Reconstructor::tell_gap_past_bound(const PendingPress& press) {
 }
 
 bool Reconstructor::tell_gap_past_bound_from_read_board(const PendingPress& press) {
-  const std::optional<std::array<Piece, 64>>& read = gaps_.unexplained_board();
+  // (Or the board read never at rest, the next move made at once: searched here, as it was read.)
+  const std::optional<std::array<Piece, 64>> read =
+      gaps_.unexplained_board() ? gaps_.unexplained_board() : gaps_.read_unsettled();
   if (!read || game_.outcome() || has_drops(game_.position().variant())) return false;
   // The presser was on move on the board read, and his one legal move from it is on the board now. (Not
   // the board read itself: a hand may have been at work on it, its piece in the air.)
@@ -1107,7 +1109,10 @@ bool Reconstructor::counted_return(const PendingPress& press) const {
 bool Reconstructor::recover_counted_return(std::int64_t t, const PendingPress& press,
                                            bool last_unpressed_likely) {
   const bool raised = !gaps_.suspected();
-  if (raised) gaps_.suspect(false, gaps_.read_again_at());
+  if (raised) {
+    gaps_.suspect(false, gaps_.read_again_at(), physical_);
+    gaps_.read_settled();  // (judged here, at once)
+  }
   if (recover_gap_on(t, &press, physical_, last_unpressed_likely) ||
       gaps_.length() == GapTracker::Length::Waiting)
     return true;

@@ -94,8 +94,11 @@ TEST(GapTracker, LinkAndLengthPhases) {
   EXPECT_FALSE(g.reread_wanted());
 
   std::array<Piece, 64> board = Position::start(Variant::Chess).board();
-  g.suspect(true, 800);
+  g.suspect(true, 800, board);
   EXPECT_EQ(g.suspected_at(), 800);
+  EXPECT_EQ(g.read_unsettled(), board);  // read, not yet at rest
+  g.read_settled();
+  EXPECT_FALSE(g.read_unsettled());
   g.mark_searched(board);
   EXPECT_TRUE(g.searched(board));
   g.wait_for_length(board, BLACK);
@@ -106,7 +109,7 @@ TEST(GapTracker, LinkAndLengthPhases) {
   EXPECT_FALSE(g.stop_waiting());
   g.tell_all_pressed();
   EXPECT_EQ(g.length(), GapTracker::Length::AllPressed);
-  g.suspect(false, 900);  // a new suspicion opens the length again
+  g.suspect(false, 900, board);  // a new suspicion opens the length again
   EXPECT_EQ(g.length(), GapTracker::Length::Open);
   EXPECT_FALSE(g.first_board_dump());
 }

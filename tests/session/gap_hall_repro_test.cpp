@@ -15,6 +15,8 @@
 #include "daemon/session/replay.hpp"
 #include "drivers/capture.hpp"
 #include "rules/events.hpp"
+#include "rules/notation.hpp"
+#include "rules/position.hpp"
 
 namespace eboard {
 namespace {
@@ -771,6 +773,45 @@ TEST(GapHallCaptures, TheHandsMoveCapturingItsVictimLiftedBeforeTheReadingEndsTh
   expect_one_gap(t, 22);
   EXPECT_EQ(t.gaps, 0) << "one story ends with the hand's move: recovered, no list";
   EXPECT_EQ(t.last_ply, 33);
+}
+
+// daemon_gap_past_bound_13_test, failed once in a fresh clone's run on a loaded machine: blitz corpus game 3
+// (300+3) at 12x, the board unplugged after 4...Bb4 (ply 8) and plugged in again after 11.d4 (plies 9-21,
+// past the search's bound), Black on move. The board was read whole, and 216 ms later Black's hand took the
+// a8 rook for 11...Rb8, set it down and pressed at once: the board read never came to rest, so it was never
+// searched, and the press found no board read to tell the gap past the bound from. White's 12.Rb1 pressed
+// then brought a position-mismatch, and the gap was told from the board after 12...b6, a ply of the wrong
+// side on move, so the moves played were refused by `recover --moves`. Right: the board as read, never at
+// rest, is the board the press tells the gap from: one moves-missed past the bound, from ply 9, the game
+// going on from the position after ply 21, no other alert, no move published after ply 8.
+TEST(GapHallCaptures, ABoardReadPastTheBoundNeverAtRestIsTheOneTheNextPressTellsTheGapFrom) {
+  auto cap = drivers::read_capture_file(
+      std::string(EBOARD_TEST_DATA) + "/gap_hall/past_bound_read_board_never_at_rest_next_move_pressed.cap");
+  ASSERT_TRUE(cap) << cap.error();
+  auto r = session::replay_capture(*cap, {});
+  ASSERT_TRUE(r) << r.error();
+  rules::Position after_gap = rules::Position::start(rules::Variant::Chess);
+  for (const auto& san :
+       words("c4 f5 Nc3 e6 g3 Nf6 Bg2 Bb4 e3 Bxc3 bxc3 O-O Ne2 c6 O-O d6 a4 Nbd7 Ba3 c5 d4")) {
+    auto m = rules::parse_san(after_gap, san);
+    ASSERT_TRUE(m) << san;
+    after_gap.do_move(*m);
+  }
+  const std::string shown = words(after_gap.fen())[0] + " " + words(after_gap.fen())[1];
+  std::vector<rules::AlertEvent> alerts;
+  for (const auto& e : r->events) {
+    if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) {
+      EXPECT_LE(m->ply, 8) << m->san << " published while the gap holds the moves";
+    }
+    if (const auto* a = std::get_if<rules::AlertEvent>(&e.what)) alerts.push_back(*a);
+  }
+  std::string told;
+  for (const auto& a : alerts) told += a.code + " at ply " + std::to_string(a.ply) + "; ";
+  ASSERT_EQ(alerts.size(), 1u) << told;
+  EXPECT_EQ(alerts.front().code, "moves-missed");
+  EXPECT_EQ(field(alerts.front(), "first_ply"), "9");
+  EXPECT_EQ(field(alerts.front(), "past_bound"), "true");
+  EXPECT_EQ(field(alerts.front(), "fen").substr(0, shown.size()), shown);
 }
 
 }  // namespace eboard
