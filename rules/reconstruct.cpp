@@ -1391,6 +1391,14 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
       deadlines_.clear(Wake::Mismatch);
       // Out of sight (the link is down): what the board last showed may be half a move; its return tells.
       if (gaps_.link_down()) continue;
+      // Not at rest (changed within the settle time), or a press still to be decided: judged once they are
+      // done (the hall's blitz game 328 at 12x: the daemon stalled, and a reconnect's dump, Black's piece
+      // set down from the hand and pressed, and White's next move pressed were read in one burst a
+      // millisecond before the mismatch time).
+      if (wait_.pending() || *next - last_board_event_ < cfg_.settle_ms) {
+        deadlines_.set(Wake::Mismatch, std::max(*next + 1, last_board_event_ + cfg_.settle_ms));
+        continue;
+      }
       // A dump whose piece in the air was waited for: it rested so, searched as it is (as it stood before a
       // lift still unjudged).
       if (const std::optional<GapTracker::HeldLift> lift = gaps_.held_lift();

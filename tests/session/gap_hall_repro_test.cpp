@@ -814,4 +814,21 @@ TEST(GapHallCaptures, ABoardReadPastTheBoundNeverAtRestIsTheOneTheNextPressTells
   EXPECT_EQ(field(alerts.front(), "fen").substr(0, shown.size()), shown);
 }
 
+// daemon_gap_hall_test --speed 12 --seed 66 --first 20,40, board F: blitz corpus game 328 (600+0), the board
+// unplugged with 17.e4's reply under way and plugged in again after plies 34-39 (dxe4 Nxe4 Bxa3 Bxa3 Qxa3
+// Nc5), Black's bishop in the hand for 20...Bc8. The dump waited for it until the mismatch time; the daemon
+// then stalled, and the bishop set down and pressed, and White's 21.Re1 pressed, were read in one burst a
+// millisecond before that time. The mismatch time came with the board changed a millisecond before and
+// Black's press not yet decided: position-mismatch, then the gap told. Right: the mismatch time judges a
+// board at rest, its presses decided: one moves-missed of plies 34-41 holding the moves played, no other
+// alert, every later move at its ply.
+TEST(GapHallCaptures, TheMismatchTimeWaitsForTheBoardAtRestAndItsPressesDecided) {
+  expect_hall_gap_listed(
+      "mismatch_time_a_millisecond_after_a_burst_of_moves.cap",
+      "d4 d5 c4 e6 Nc3 c6 e3 a6 b3 Bd6 Bd3 Nf6 Nf3 b5 cxd5 cxd5 O-O Nc6 a3 Qc7 Bb2 Ng4 h3 Nh2 "
+      "Nxh2 Bxh2 Kh1 Bd6 Rc1 Qe7 Bb1 Bd7 e4 dxe4 Nxe4 Bxa3 Bxa3 Qxa3 Nc5 Bc8 Re1 Kf8 Qf3 Qb4 "
+      "Qxc6 Rb8 Qd6 Ke8",
+      34, 41, R"(["d5e4","c3e4","d6a3","b2a3","e7a3","e4c5","d7c8","f1e1"])", 48);
+}
+
 }  // namespace eboard
