@@ -241,6 +241,16 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
   }
   std::vector<Event> pending = advance(e.t_ms);  // deadlines before this event fire first
   out_ = std::move(pending);
+  // A reconnect's whole board read together with the hands' next change (one read of a daemon that read
+  // the board late: the bytes of the moments after it stamped alike): judged first as it stood, as
+  // on_settled judges one at rest (a piece in the hand or a castling half done waited for, or the board
+  // searched). Not a change read after it, however soon: that may be the hand finishing what the board
+  // showed under way (Chess960's O-O, the king lifted from g8 at the reading and set back). (Nor with the
+  // reading pending as a press: its decision judges that board, resolve_pending_on_settle.)
+  if (gaps_.read_unsettled() && board_from_dump_ && e.t_ms <= gaps_.suspected_at() && !game_.outcome() &&
+      !wait_.pending() &&
+      (std::holds_alternative<PieceLifted>(e.what) || std::holds_alternative<PiecePlaced>(e.what)))
+    on_settled(e.t_ms);
   if (clockless() && have_board_ && !game_.outcome()) {
     std::array<Piece, 64> next = physical_;
     if (const auto* l = std::get_if<PieceLifted>(&e.what); l && is_ok(l->square)) next[l->square] = NO_PIECE;
