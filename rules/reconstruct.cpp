@@ -241,16 +241,6 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
   }
   std::vector<Event> pending = advance(e.t_ms);  // deadlines before this event fire first
   out_ = std::move(pending);
-  // A reconnect's whole board read together with the hands' next change (one read of a daemon that read
-  // the board late: the bytes of the moments after it stamped alike): judged first as it stood, as
-  // on_settled judges one at rest (a piece in the hand or a castling half done waited for, or the board
-  // searched). Not a change read after it, however soon: that may be the hand finishing what the board
-  // showed under way (Chess960's O-O, the king lifted from g8 at the reading and set back). (Nor with the
-  // reading pending as a press: its decision judges that board, resolve_pending_on_settle.)
-  if (gaps_.read_unsettled() && board_from_dump_ && e.t_ms <= gaps_.suspected_at() && !game_.outcome() &&
-      !wait_.pending() &&
-      (std::holds_alternative<PieceLifted>(e.what) || std::holds_alternative<PiecePlaced>(e.what)))
-    on_settled(e.t_ms);
   if (clockless() && have_board_ && !game_.outcome()) {
     std::array<Piece, 64> next = physical_;
     if (const auto* l = std::get_if<PieceLifted>(&e.what); l && is_ok(l->square)) next[l->square] = NO_PIECE;
@@ -740,9 +730,15 @@ void Reconstructor::decide_pending(std::int64_t now) {
     }
     return false;
   };
+  // A press read after a reconnect's reading: the boards before it are of before the loss, and the move
+  // they showed was completed unseen, if at all (the hall's blitz game 45: 6.dxe5 shown at the loss and
+  // pressed unseen, 6...Nd7 unseen, 7.Qxd5 pressed after the reading): no move of this press.
+  const std::int64_t since = gaps_.suspected() && press.t_ms > gaps_.suspected_at()
+                                 ? gaps_.suspected_at()
+                                 : std::numeric_limits<std::int64_t>::min();
   // The move the board showed exactly when the press was read (the latest such state up to then).
   std::optional<Move> shown_at_press;
-  for (std::size_t i = history_.size(); i-- > 0;)
+  for (std::size_t i = history_.size(); i-- > 0 && history_[i].t_ms >= since;)
     if (history_[i].t_ms <= press.t_ms)
       if (const Successor* s = successor_for(history_[i].board)) {
         shown_at_press = s->move;
@@ -752,7 +748,7 @@ void Reconstructor::decide_pending(std::int64_t now) {
   // piece still there when the clock was pressed. If the same piece then shows another move, the
   // opponent has taken it and set it down aside, not the mover changed his mind after pressing.
   std::optional<Move> stood_at_press;
-  for (std::size_t i = history_.size(); i-- > 0;) {
+  for (std::size_t i = history_.size(); i-- > 0 && history_[i].t_ms >= since;) {
     if (history_[i].t_ms >= press.t_ms) continue;
     if (const Successor* s = successor_for(history_[i].board); s && !s->move.is_drop()) {
       std::size_t first = i;
@@ -777,7 +773,7 @@ void Reconstructor::decide_pending(std::int64_t now) {
       return;
     }
   }
-  for (std::size_t i = history_.size(); i-- > 0;) {
+  for (std::size_t i = history_.size(); i-- > 0 && history_[i].t_ms >= since;) {
     const auto& state = history_[i];
     std::size_t touch_count = state.touches;
     const Successor* exact = successor_for(state.board);
