@@ -104,7 +104,7 @@ bool Reconstructor::end_dump_wait(std::int64_t t, const std::array<Piece, 64>& a
   if (recover_gap_on(t, nullptr, as_stood, false)) return true;
   gaps_.limit_failures(failed_before + 1);
   // Nothing within the search's bound (or none it could finish): as for a dump at rest, the next press
-  // may tell a gap past it (the hall's blitz game 381: 9.Bb5 .. 16...Qxe7 unseen with 17.Nf3 shown, two
+  // may tell a gap past it (the hall's blitz game 381: 5.Bb5 .. 8...Qxe7 unseen with 9.Nf3 shown, two
   // exchanges the search could not finish, the captured bishop waited for in the hand).
   if (gaps_.length() == GapTracker::Length::Open) gaps_.unexplained(as_stood);
   return false;
