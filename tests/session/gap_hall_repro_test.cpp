@@ -119,6 +119,16 @@ void expect_hall_gap_listed(const std::string& name, const std::string& played, 
   EXPECT_EQ(t.last_ply, last_ply);
 }
 
+// The capture `name` replayed (`played` as in replay_hall_capture): its gap, plies `first` to `last`,
+// recovered as one story (no moves-missed list), every move at its ply up to `last_ply`.
+void expect_hall_gap_recovered(const std::string& name, const std::string& played, int first, int last,
+                               int last_ply) {
+  const Told t = replay_hall_capture(name, played, first, last);
+  expect_one_gap(t, first);
+  EXPECT_EQ(t.gaps, 0) << "one story: recovered, no list";
+  EXPECT_EQ(t.last_ply, last_ply);
+}
+
 // The capture `name` replayed: one alert, a moves-missed past the search's bound from ply `first`, the game
 // going on from the position after `played` (the game's moves up to the board read), no move published
 // from `first` on (held until the arbiter gives the gap's moves).
@@ -698,12 +708,10 @@ TEST(GapHallCaptures, ACastlingHalfDoneAtTheReconnectIsWaitedFor) {
 // the reading is its last move: of the four stories, one ends so, the moves played (plies 10-16 recovered),
 // 9.h3 live at ply 17, every later move at its ply.
 TEST(GapHallCaptures, ACastlingWaitedForAndPressedEndsTheGapAtThatPress) {
-  const Told t = replay_hall_capture(
+  expect_hall_gap_recovered(
       "castling_half_done_after_a_move_set_down_not_pressed.cap",
-      "f4 d5 Nf3 Bf5 Nc3 Nf6 e3 e6 Bb5 c6 Bd3 Bc5 Bxf5 exf5 O-O O-O h3 b6 b3 d4 Ne2 dxe3 Kh2 exd2", 10, 16);
-  expect_one_gap(t, 10);
-  EXPECT_EQ(t.gaps, 0) << "one story ends with the castling: recovered, no list";
-  EXPECT_EQ(t.last_ply, 24);
+      "f4 d5 Nf3 Bf5 Nc3 Nf6 e3 e6 Bb5 c6 Bd3 Bc5 Bxf5 exf5 O-O O-O h3 b6 b3 d4 Ne2 dxe3 Kh2 exd2", 10, 16,
+      24);
 }
 
 // daemon_gap_hall_test --speed 3 --seed 215280 --first 8,14, board C: blitz corpus game 335 (180+0).
@@ -799,14 +807,11 @@ TEST(GapHallCaptures, TheMoversPieceLiftedWhereNoStoryOfTheBoardPassesIsWaitedFo
 // plies 22-29, and every later move went out four plies late. Right: the board's own stories that end with
 // the hand's move come first: plies 22-25 recovered, every later move at its ply, no alert.
 TEST(GapHallCaptures, TheHandsMoveCapturingItsVictimLiftedBeforeTheReadingEndsTheBoardsOwnStory) {
-  const Told t =
-      replay_hall_capture("hands_move_a_capture_its_victim_lifted_before_the_reading.cap",
-                          "d4 d5 Nf3 Nc6 Bf4 Bf5 e3 Nb4 Na3 e6 Be2 Nf6 O-O Bd6 Ne5 Ne4 f3 Ng5 c4 f6 Nd3 Nxd3 "
-                          "Bxd3 e5 Bxg5 Bxd3 Bxf6 Qxf6 Qxd3 O-O-O c5 Be7 Nb5",
-                          22, 25);
-  expect_one_gap(t, 22);
-  EXPECT_EQ(t.gaps, 0) << "one story ends with the hand's move: recovered, no list";
-  EXPECT_EQ(t.last_ply, 33);
+  expect_hall_gap_recovered(
+      "hands_move_a_capture_its_victim_lifted_before_the_reading.cap",
+      "d4 d5 Nf3 Nc6 Bf4 Bf5 e3 Nb4 Na3 e6 Be2 Nf6 O-O Bd6 Ne5 Ne4 f3 Ng5 c4 f6 Nd3 Nxd3 "
+      "Bxd3 e5 Bxg5 Bxd3 Bxf6 Qxf6 Qxd3 O-O-O c5 Be7 Nb5",
+      22, 25, 33);
 }
 
 // daemon_gap_past_bound_13_test, failed once in a fresh clone's run on a loaded machine: blitz corpus game 3
@@ -862,13 +867,10 @@ TEST(GapHallCaptures, ABoardTheWaitForAPieceCouldNotExplainIsTheOneTheNextPressT
 // only at Black's next press. Right: a press read after a reconnect's reading completes no move the boards
 // before that reading showed: plies 11-13 (dxe5 Nd7 Qxd5) recovered, no alert, every later move at its ply.
 TEST(GapHallCaptures, APressAfterTheReadingIsNotTheMoveShownBeforeTheLoss) {
-  const Told t = replay_hall_capture(
+  expect_hall_gap_recovered(
       "press_after_the_reading_not_the_move_shown_before_the_loss.cap",
       "d4 d5 Nc3 Nf6 Bf4 Nc6 Nb5 e5 Bxe5 Nxe5 dxe5 Nd7 Qxd5 a6 Nc3 Bb4 e4 O-O Ne2 Nb6 Qxd8 Rxd8 b3 Be6", 11,
-      13);
-  expect_one_gap(t, 11);
-  EXPECT_EQ(t.gaps, 0) << "one story: recovered, no list";
-  EXPECT_EQ(t.last_ply, 21);
+      13, 21);
 }
 
 // A loaded daemon reads late: after a reconnect the board's bytes of the next moments (the dump, the hands'
