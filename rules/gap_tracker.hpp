@@ -67,8 +67,7 @@ class GapTracker {
   void suspect(bool first_board, std::int64_t t_ms, const std::array<Piece, 64>& board) {
     suspected_ = true;
     suspected_at_ = t_ms;
-    read_ = board;
-    read_settled_ = false;
+    unsettled_ = board;
     dump_deferred_ = false;
     held_judged_ = false;
     held_lift_.reset();
@@ -83,6 +82,7 @@ class GapTracker {
   void clear_suspicion() {
     suspected_ = false;
     unexplained_.reset();
+    unsettled_.reset();
     dump_deferred_ = false;
     held_lift_.reset();
   }
@@ -91,13 +91,15 @@ class GapTracker {
   void unexplained(const std::array<Piece, 64>& board) {
     if (suspected_) unexplained_ = board;
   }
-  const std::optional<std::array<Piece, 64>>& unexplained_board() const { return unexplained_; }
   // The suspected whole board came to rest and was judged (searched, or its search deferred for a hand).
-  void read_settled() { read_settled_ = true; }
+  void read_settled() { unsettled_.reset(); }
   // The suspected whole board, the hands at work on it before it ever came to rest (the next move made at
   // once): not searched, not judged, only read.
-  std::optional<std::array<Piece, 64>> read_unsettled() const {
-    return suspected_ && !read_settled_ ? std::optional(read_) : std::nullopt;
+  const std::optional<std::array<Piece, 64>>& read_unsettled() const { return unsettled_; }
+  // The board the next press may tell a gap past the search's bound from: the one no story explained, or
+  // the one read and never at rest.
+  const std::optional<std::array<Piece, 64>>& read_board_unexplained() const {
+    return unexplained_ ? unexplained_ : unsettled_;
   }
   bool first_board_dump() const { return first_board_dump_; }
   // The suspected dump showed a piece perhaps in a hand: its search waits for the next press, or for the
@@ -217,8 +219,7 @@ class GapTracker {
   std::array<Piece, 64> held_judged_on_{};
   bool first_board_dump_ = false;
   std::optional<std::array<Piece, 64>> unexplained_;
-  std::array<Piece, 64> read_{};
-  bool read_settled_ = false;
+  std::optional<std::array<Piece, 64>> unsettled_;  // read_unsettled
   std::uint32_t held_ = 0;
   bool held_judged_ = false;
   bool held_untouched_ = false;

@@ -1401,8 +1401,10 @@ std::vector<Event> Reconstructor::advance(std::int64_t now) {
       // done (the hall's blitz game 328 at 12x: the daemon stalled, and a reconnect's dump, Black's piece
       // set down from the hand and pressed, and White's next move pressed were read in one burst a
       // millisecond before the mismatch time).
+      // (A press is decided a scan after the board's last change: looked at again a scan on, not every ms.)
       if (wait_.pending() || *next - last_board_event_ < cfg_.settle_ms) {
-        deadlines_.set(Wake::Mismatch, std::max(*next + 1, last_board_event_ + cfg_.settle_ms));
+        deadlines_.set(Wake::Mismatch, std::max(*next + (wait_.pending() ? cfg_.scan_ms : 1),
+                                                last_board_event_ + cfg_.settle_ms));
         continue;
       }
       // A dump whose piece in the air was waited for: it rested so, searched as it is (as it stood before a

@@ -483,8 +483,8 @@ class Reconstructor {
   // the bound does, told the ordinary way.
   bool tell_gap_past_bound(const PendingPress& press);
   // A reconnect's (or a restart's) whole board, read at rest, that no story within the search's bound
-  // explains (GapTracker::unexplained_board), or read and never at rest (GapTracker::read_unsettled: the
-  // next move made at once, so never searched), then `press` by the side on move there with one legal move
+  // explains, or read and never at rest (the next move made at once, so never searched:
+  // GapTracker::read_board_unexplained), then `press` by the side on move there with one legal move
   // of his from it on the board now: the gap ends at the board read, longer than the search reaches. Told
   // so (as tell_gap_past_bound), and the pressed move is the first after the gap, held back with the rest.
   // False: not such a press, or a story within the bound reaches the board read.

@@ -736,8 +736,9 @@ std::optional<GapResult> Reconstructor::stories_ending_with_the_hands_move(const
   if (!hand || stories.plies == 0 || stories.exhausted || stories.truncated) return std::nullopt;
   const Color last_mover = side_after(game_.position(), stories.plies - 1);
   if (last_mover != mover) return std::nullopt;
-  GapResult out = stories;
-  out.sequences.clear();
+  GapResult out;
+  out.plies = stories.plies;
+  out.nodes = stories.nodes;
   for (const auto& seq : stories.sequences)
     if (seq.back().to() == hand->to && seq.back().kind() != Move::CASTLING) out.sequences.push_back(seq);
   if (out.sequences.empty()) return std::nullopt;
@@ -925,8 +926,7 @@ bool Reconstructor::tell_gap_past_bound(const PendingPress& press) {
 
 bool Reconstructor::tell_gap_past_bound_from_read_board(const PendingPress& press) {
   // (Or the board read never at rest, the next move made at once: searched here, as it was read.)
-  const std::optional<std::array<Piece, 64>> read =
-      gaps_.unexplained_board() ? gaps_.unexplained_board() : gaps_.read_unsettled();
+  const std::optional<std::array<Piece, 64>>& read = gaps_.read_board_unexplained();
   if (!read || game_.outcome() || has_drops(game_.position().variant())) return false;
   // The presser was on move on the board read, and his one legal move from it is on the board now. (Not
   // the board read itself: a hand may have been at work on it, its piece in the air.)
