@@ -63,10 +63,13 @@ class GapTracker {
 
   // --- The suspicion of moves made unseen ---------------------------------------------------------------
   // A whole board read at `t_ms` after a link change or a restart showed `board`, which no single move
-  // explains. `first_board`: it is the first board this game was read on.
-  void suspect(bool first_board, std::int64_t t_ms, const std::array<Piece, 64>& board) {
+  // explains: the stream's `board_changes`-th board change. `first_board`: it is the first board this game
+  // was read on.
+  void suspect(bool first_board, std::int64_t t_ms, std::uint64_t board_changes,
+               const std::array<Piece, 64>& board) {
     suspected_ = true;
     suspected_at_ = t_ms;
+    suspected_change_ = board_changes;
     unsettled_ = board;
     dump_deferred_ = false;
     held_judged_ = false;
@@ -76,8 +79,10 @@ class GapTracker {
     unexplained_.reset();
   }
   bool suspected() const { return suspected_; }
-  // When the board that raised the suspicion was read.
+  // When the board that raised the suspicion was read, and its place in the stream (the board changes read
+  // up to it, itself counted).
   std::int64_t suspected_at() const { return suspected_at_; }
+  std::uint64_t suspected_change() const { return suspected_change_; }
   // The suspicion ends (the board followed, the gap recovered or adopted): so does a dump's wait for a hand.
   void clear_suspicion() {
     suspected_ = false;
@@ -215,6 +220,7 @@ class GapTracker {
   std::optional<std::int64_t> reread_asked_for_;
   bool suspected_ = false;
   std::int64_t suspected_at_ = 0;
+  std::uint64_t suspected_change_ = 0;
   bool dump_deferred_ = false;
   std::array<Piece, 64> held_judged_on_{};
   bool first_board_dump_ = false;

@@ -17,6 +17,9 @@ struct PendingPress {
   std::int64_t t_ms;
   ClockTimes clock;
   Color presser;
+  // Its place in the stream: the board changes read before it (Reconstructor::board_changes_). Times alone
+  // do not order what one late read brings, stamped alike.
+  std::uint64_t board_changes = 0;
 };
 
 class PressWait {

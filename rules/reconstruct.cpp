@@ -322,7 +322,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
           // Not a board re-read on request (board_read_wanted): that corrects field updates lost on the
           // wire, and an illegal move left standing must not find a "gap" to explain it.
           if ((first || gaps_.link_changed()) && physical_ != display_ && !matching_successor())
-            gaps_.suspect(first, e.t_ms, physical_);
+            gaps_.suspect(first, e.t_ms, board_changes_ + 1, physical_);  // (counted by on_board_changed)
           gaps_.board_read(e.t_ms);
         } else if constexpr (std::is_same_v<T, ClockReading>) {
           board_event = false;
@@ -348,6 +348,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
 void Reconstructor::on_board_changed(std::int64_t t) {
   if (illegal_position_) wood_made_legal();
   last_board_event_ = t;
+  ++board_changes_;
   if (gap_length_told_by_a_move(t)) return;
   illegal_.board_changed();
   // The start position set up on the board starts a new game, unless a legal move leads to it (knights
@@ -530,7 +531,7 @@ void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
     // not pressed): the gap's last press, by the side not on move, when the clock counts moves that came
     // back to it unseen (counted_return; the hall's TCEC Chess960 game 37: 19.Rf1 Nd5 20.Ra1 Nb6 unseen,
     // the board one rook's move from the position before them, the rook in White's hand at the loss).
-    const PendingPress gap_end{t, clock_.times(r), ~game_.position().side_to_move()};
+    const PendingPress gap_end{t, clock_.times(r), ~game_.position().side_to_move(), board_changes_};
     if (counted_return(gap_end)) recover_counted_return(t, gap_end, false);
   }
   // A flag that has just fallen (6.9): the player on that side loses, unless the opponent cannot mate.
@@ -557,7 +558,7 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   }
   if (!clock_.left_player()) return;
   Color presser = clock_.player_at(pressed);
-  const PendingPress press{t, clock_.times(r), presser};
+  const PendingPress press{t, clock_.times(r), presser, board_changes_};
   if (press_tells_held_gap_longer(press)) return;
   if (press_tells_waiting_length(press)) return;
   if (press_completes_the_hand_at_the_reading(press)) return;
@@ -733,7 +734,7 @@ void Reconstructor::decide_pending(std::int64_t now) {
   // A press read after a reconnect's reading: the boards before it are of before the loss, and the move
   // they showed was completed unseen, if at all (the hall's blitz game 45: 6.dxe5 shown at the loss and
   // pressed unseen, 6...Nd7 unseen, 7.Qxd5 pressed after the reading): no move of this press.
-  const std::int64_t since = gaps_.suspected() && press.t_ms > gaps_.suspected_at()
+  const std::int64_t since = gaps_.suspected() && !press_at_the_reading(press)
                                  ? gaps_.suspected_at()
                                  : std::numeric_limits<std::int64_t>::min();
   // The move the board showed exactly when the press was read (the latest such state up to then).
@@ -924,7 +925,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     // judged for the mover's piece in his hand as a settled one is (on_settled), on the board the press came
     // with (the hall's blitz game 378: 15.Nxf7's knight in the air at the reading, the pawn lifted next).
     if (gaps_.suspected() && !gaps_.dump_deferred() && !gaps_.held_judged() && !gaps_.first_board_dump() &&
-        !clockless() && press.t_ms <= gaps_.suspected_at()) {
+        !clockless() && press_at_the_reading(press)) {
       gaps_.judge_held();
       const BoardState* read = state_at(press.t_ms);
       const std::array<Piece, 64>& judged = read ? read->board : physical_;
@@ -938,8 +939,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     // read as taken (a longer story); the press waits with the dump for it to be set down. So does the
     // reconnect's reading with a castling half done on the board (up to the mismatch time).
     if (held_piece_in_the_air()) return;
-    if (gaps_.suspected() && press.t_ms <= gaps_.suspected_at() && !clockless() &&
-        castling_under_way(physical_)) {
+    if (gaps_.suspected() && press_at_the_reading(press) && !clockless() && castling_under_way(physical_)) {
       deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
       return;
     }

@@ -381,7 +381,8 @@ class Reconstructor {
   // (deciding one scan after the board's last change, or waiting up to its deadline) is PressWait's.
   PressWait wait_;
   std::int64_t last_board_event_ = -1000000;
-  bool board_from_dump_ = false;  // the board is a snapshot, no field update since (on_press)
+  std::uint64_t board_changes_ = 0;  // board changes read so far: the stream's order (PendingPress)
+  bool board_from_dump_ = false;     // the board is a snapshot, no field update since (on_press)
   void decide_pending(std::int64_t now);
   // Whether the board showing `s` may be a moment of a longer gesture of the same hand whose end a scan
   // has not reported yet: the piece pushed on across its square (a slide), a castling's king or rook on
@@ -670,6 +671,13 @@ class Reconstructor {
   // move. The board at the press is the gap's story, all pressed, and is searched so; true when that told
   // the gap. False: no such wait, or nothing found (the press goes on as any other).
   bool press_ends_the_dump_wait(const PendingPress& press);
+  // A press read with the reconnect's reading, or before it (the lever moved while the board was out of
+  // sight): by the stream's order, not by time alone. A loaded daemon reads the dump, the hand's next
+  // changes and his press in one read, stamped alike: a press read after changes to the dump is the hand's
+  // (its move set down since), not the reading's.
+  bool press_at_the_reading(const PendingPress& press) const {
+    return press.t_ms <= gaps_.suspected_at() && press.board_changes <= gaps_.suspected_change();
+  }
   // A board searched for the moves that reach it.
   struct Reading {
     std::array<Piece, 64> board;

@@ -73,7 +73,7 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   // and the change since is the opponent's reply begun (the hall's blitz game 2: 13.Be3 set down after the
   // reconnect and pressed, Black's king on its way to castle when the press was decided).
   const bool pressed_at_rest =
-      read && press->t_ms > gaps_.suspected_at() && press->t_ms - read->t_ms >= cfg_.scan_ms;
+      read && !press_at_the_reading(*press) && press->t_ms - read->t_ms >= cfg_.scan_ms;
   const bool moved_since_press = press && !pressed_at_rest && last_board_event_ > press->t_ms;
   bool only_lifted = moved_since_press;
   for (Square q = 0; q < 64 && only_lifted; ++q)
@@ -559,7 +559,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   bool hands_counted = false;
   if (press && gaps_.held() && gaps_.suspected() && !held_piece_in_the_air()) {
     const Color held_by = gaps_.held_by();
-    const bool at_reading = press->presser != held_by && press->t_ms <= gaps_.suspected_at();
+    const bool at_reading = press->presser != held_by && press_at_the_reading(*press);
     if (press->presser == held_by || at_reading) {
       const std::optional<int> presses =
           presses_since_last_move({press->t_ms, press->clock}, ~press->presser);
@@ -894,7 +894,7 @@ bool Reconstructor::press_completes_the_hand_at_the_reading(const PendingPress& 
 
 bool Reconstructor::press_ends_the_dump_wait(const PendingPress& press) {
   if (!gaps_.dump_deferred() || !gaps_.suspected() || gaps_.first_board_dump() || clockless() ||
-      game_.outcome() || press.t_ms <= gaps_.suspected_at())
+      game_.outcome() || press_at_the_reading(press))
     return false;
   if (gaps_.waits_for_castling()) {
     if (castling_under_way(physical_)) return false;
@@ -1114,8 +1114,8 @@ bool Reconstructor::recover_counted_return(std::int64_t t, const PendingPress& p
                                            bool last_unpressed_likely) {
   const bool raised = !gaps_.suspected();
   if (raised) {
-    gaps_.suspect(false, gaps_.read_again_at(), physical_);
-    gaps_.read_settled();  // (judged here, at once)
+    gaps_.suspect(false, gaps_.read_again_at(), board_changes_, physical_);  // (the board as it is now)
+    gaps_.read_settled();                                                    // (judged here, at once)
   }
   if (recover_gap_on(t, &press, physical_, last_unpressed_likely) ||
       gaps_.length() == GapTracker::Length::Waiting)

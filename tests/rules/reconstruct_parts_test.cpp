@@ -94,8 +94,9 @@ TEST(GapTracker, LinkAndLengthPhases) {
   EXPECT_FALSE(g.reread_wanted());
 
   std::array<Piece, 64> board = Position::start(Variant::Chess).board();
-  g.suspect(true, 800, board);
+  g.suspect(true, 800, 5, board);
   EXPECT_EQ(g.suspected_at(), 800);
+  EXPECT_EQ(g.suspected_change(), 5u);
   EXPECT_EQ(g.read_unsettled(), board);  // read, not yet at rest
   g.read_settled();
   EXPECT_FALSE(g.read_unsettled());
@@ -109,7 +110,7 @@ TEST(GapTracker, LinkAndLengthPhases) {
   EXPECT_FALSE(g.stop_waiting());
   g.tell_all_pressed();
   EXPECT_EQ(g.length(), GapTracker::Length::AllPressed);
-  g.suspect(false, 900, board);  // a new suspicion opens the length again
+  g.suspect(false, 900, 9, board);  // a new suspicion opens the length again
   EXPECT_EQ(g.length(), GapTracker::Length::Open);
   EXPECT_FALSE(g.first_board_dump());
 }

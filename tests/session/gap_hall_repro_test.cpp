@@ -877,8 +877,11 @@ TEST(GapHallCaptures, APressAfterTheReadingIsNotTheMoveShownBeforeTheLoss) {
 // next changes, presses) come in one read, stamped alike. Every capture here, its reconnects' first `stall`
 // ms so read (each record in the window stamped at its end), tells what it told read in time: no move
 // that was not told then (a gap may take in the move that followed it), and no alert but moves-missed that
-// was not told then. (At 3x, 600 ms of the capture's time is 200 ms of real time. Longer stalls, a second
-// and more, still change two to five of them: the README says which.)
+// was not told then. Stalls of 300, 600 and 1,000 ms (at 3x, 600 ms of the capture's time is 200 ms of real
+// time). Read a second late, one capture tells its gap two plies short: the dump, the piece from the hand
+// and the press in one read, the dump never at rest, the board after the press is searched, and the
+// detour played (a knight out and back, no increment) is one the board cannot show. (Longer stalls, 1.5
+// and 2 s, change two and three of them: the README says which.)
 TEST(GapHallCaptures, EveryCaptureTellsTheSameWhenTheDaemonReadsTheReconnectLate) {
   struct Told {
     std::multiset<std::string> moves, alerts;
@@ -911,7 +914,10 @@ TEST(GapHallCaptures, EveryCaptureTellsTheSameWhenTheDaemonReadsTheReconnectLate
     const bool chess960 =
         !in_time.alerts.empty() && told_of(*cap, true).alerts.size() < in_time.alerts.size();
     if (chess960) in_time = told_of(*cap, true);
-    for (const std::int64_t stall : {300, 600}) {
+    for (const std::int64_t stall : {300, 600, 1000}) {
+      if (stall == 1000 &&
+          entry.path().filename() == "held_kind_taken_in_the_gap_another_kind_capturing_from_the_hand.cap")
+        continue;
       drivers::Capture late = *cap;
       std::optional<std::int64_t> window_end;
       std::int64_t window_begin = 0;
