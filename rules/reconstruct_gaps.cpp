@@ -78,7 +78,10 @@ bool Reconstructor::recover_gap(std::int64_t t, const PendingPress* press) {
   bool only_lifted = moved_since_press;
   for (Square q = 0; q < 64 && only_lifted; ++q)
     only_lifted = physical_[q] == NO_PIECE || physical_[q] == at_press[q];
-  if (only_lifted) {
+  // So is a castling half made since (the king set down, its rook still to come): searched as it is, the
+  // king reads as walked there in a longer story (13.Be3's capture read two seconds late: its press a
+  // moment after the stall's end, Black's king set on g8 before the press was decided).
+  if (only_lifted || (moved_since_press && castling_under_way(physical_))) {
     // (A probe: found nothing, it leaves the searches as they were, the board as it is searched next.)
     const GapTracker::SearchState before = gaps_.search_state();
     if (recover_gap_on(t, press, at_press, false)) return true;
@@ -658,8 +661,17 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     std::vector<std::vector<Move>> whole;
     for (auto& seq : ranked_stories(found.sequences, evidence))
       if (std::find(whole.begin(), whole.end(), seq) == whole.end()) whole.push_back(std::move(seq));
+    // (The same squares' move is not the same move after stories that differ before it: 14...Bd4 or
+    // 14...Bxd4, the hall's blitz game 367 under load; the position it is played from tells.)
+    const auto before_tail = [&](const std::vector<Move>& seq) {
+      Position p = before;
+      for (int i = 0; i < completed; ++i) p.do_move(seq[std::size_t(i)]);
+      return p.board();
+    };
+    const auto first_before_tail = before_tail(whole.front());
     bool tails_differ = found.truncated;
-    for (const auto& seq : whole) tails_differ |= seq.back() != whole.front().back();
+    for (const auto& seq : whole)
+      tails_differ |= seq.back() != whole.front().back() || before_tail(seq) != first_before_tail;
     if (completed < found.plies && tails_differ) {
       // The game goes on from the likeliest whole story's moves: its tail completes the story told first.
       played.assign(whole.front().begin(), whole.front().begin() + completed);
