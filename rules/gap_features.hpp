@@ -35,6 +35,7 @@ enum GapFeature : std::size_t {
   kMobilityGained,       // mobility units (quarter pawns) the quiet moves gave their side, over 4
   kEscapes,              // pieces moved off a square a lesser enemy piece attacked, or attacked undefended
   kThreats,              // moves whose piece then attacks a greater or undefended enemy piece
+  kUnlikely,             // minus the sequence's log-likelihood under the move policy (rules/gap_policy.hpp)
   kGapFeatureCount
 };
 
@@ -48,6 +49,10 @@ extern const GapFeatures kGapFeatureWeights;
 // Static exchange: the material (in pawns) the side on move wins by the capture `m` and the exchanges on its
 // square that follow (each side may stop when going on would lose). 0 for a move that takes nothing.
 int exchange_gain(const Position& p, Move m);
+
+// The mobility of `c`'s pieces in `p`, in quarter pawns: the squares each attacks that its side does not
+// hold, four for a knight's or a bishop's, two for a rook's, one for the queen's.
+int side_mobility(const Position& p, Color c);
 
 // Whether `hand` (a board the hands left while making the first move from `p`, pieces in the air allowed)
 // is on the way to `m`: every square where it differs from `p` is one `m` changes, empty or showing what

@@ -24,6 +24,9 @@
 // - the hand at work when the board went out of sight (a cable pulled with a piece in the air, or the first
 //   move set down and not pressed): a piece touched is the one moved, or taken (FIDE 4.3), so a sequence
 //   whose first move does not fit that board costs about as much as a piece.
+// - the moves one by one: how likely people are to make each move of the sequence in the position it was made
+//   in, among that position's legal moves (rules/gap_policy.hpp, a model fitted on every position of the
+//   corpora's training games): the sequence's log-likelihood, in nats.
 // - an outside judgement (an engine's), when the caller has one: a cost per sequence added as given.
 // The weights of the evidence of how people play were fitted on the corpora's games (gap_features.hpp).
 // Pure code: no time, no I/O. Ties keep the search's order.
@@ -35,6 +38,7 @@
 #include <optional>
 #include <vector>
 
+#include "rules/gap_policy.hpp"
 #include "rules/position.hpp"
 
 namespace eboard::rules {
@@ -48,6 +52,9 @@ struct GapEvidence {
   // gap: each square that differs must be one the first move changes, empty (a piece in the air) or showing
   // what the move puts there.
   std::optional<std::array<Piece, 64>> hand_at_loss;
+  // What the game showed just before the gap (its last moves): the context of the gap's first move for the
+  // policy (rules/gap_policy.hpp); empty at a game's start.
+  MoveContext before_gap;
   // Per sequence, optional: how well the scans seen during the gap fit it (higher is better; compared first).
   std::vector<int> seen;
   // Per sequence, optional: an outside cost (an engine's judgement), in pawns.

@@ -1106,6 +1106,27 @@ GapEvidence Reconstructor::gap_evidence(const ClockTimes& after) const {
         std::array<std::int64_t, 2>{before.white_ms - after.white_ms, before.black_ms - after.black_ms};
   e.increment_ms = learned_increment(game_.plies()).value_or(0);
   e.hand_at_loss = hand_at_loss_;
+  // The last two moves before the gap, as moves the policy reads (not an illegal move that stood, a position
+  // adopted or a drop).
+  const auto& plies = game_.plies();
+  const int n = game_.ply_count();
+  const auto usable = [&](int i) {
+    return i >= 0 && !plies[std::size_t(i)].illegal && !plies[std::size_t(i)].jump &&
+           !plies[std::size_t(i)].drop;
+  };
+  if (usable(n - 1)) {
+    Position one_before = game_.position_at(n - 1);
+    e.before_gap.last = plies[std::size_t(n - 1)].move;
+    e.before_gap.last_captured = one_before.is_capture(e.before_gap.last);
+    if (usable(n - 2)) {
+      const Position two_before = game_.position_at(n - 2);
+      e.before_gap.own_last = plies[std::size_t(n - 2)].move;
+      e.before_gap.earlier_key = two_before.key();
+      e.before_gap.earlier = legal_raw(two_before);
+      e.before_gap.earlier_known = true;
+    }
+    e.before_gap.previous = std::move(one_before);
+  }
   return e;
 }
 

@@ -17,7 +17,8 @@
 // weight, ENGINE_TOP candidates reordered) and its figures printed beside the pure ones, with its time per
 // gap (median, p99). GAP_HALF=train or held-out takes the even or the odd games of each corpus only (the
 // engine's settings were picked on the training half and are reported on the held-out one). GAP_FIT=1
-// fits the ranking's weights (rules/gap_features.hpp) again instead, and prints them beside those in use.
+// fits the ranking's weights (rules/gap_features.hpp) again instead, and prints them beside those in use;
+// GAP_POLICY_FIT=1 the move policy's (rules/gap_policy.hpp).
 // Prints figures; exits non-zero only if the sequence played is missing from a complete candidate list.
 #include <algorithm>
 #include <chrono>
@@ -33,6 +34,7 @@
 
 #include "daemon/engine/gap_engine_ranker.hpp"
 #include "rules/gap_features.hpp"
+#include "rules/gap_policy.hpp"
 #include "rules/gap_rank.hpp"
 #include "rules/gap_search.hpp"
 #include "rules/notation.hpp"
@@ -65,6 +67,30 @@ struct Gap {
   std::size_t game = 0;  // the game's index in its corpus (as loaded)
 };
 
+// The context of the move after the first `ply` moves of `g` (rules/gap_policy.hpp), as the daemon's game
+// gives it at a gap.
+MoveContext context_before(const GameRecord& g, int ply) {
+  MoveContext ctx;
+  if (ply < 1) return ctx;
+  std::vector<Position> at{g.start};
+  for (int i = 0; i < ply; ++i) {
+    at.push_back(at.back());
+    at.back().do_move(g.moves[std::size_t(i)].move);
+  }
+  const Position& one_before = at[std::size_t(ply - 1)];
+  ctx.last = g.moves[std::size_t(ply - 1)].move;
+  ctx.last_captured = one_before.is_capture(ctx.last);
+  ctx.previous = one_before;
+  if (ply >= 2) {
+    const Position& two_before = at[std::size_t(ply - 2)];
+    ctx.own_last = g.moves[std::size_t(ply - 2)].move;
+    ctx.earlier_key = two_before.key();
+    ctx.earlier = legal_raw(two_before);
+    ctx.earlier_known = true;
+  }
+  return ctx;
+}
+
 // "180+2": the base and the increment, in ms.
 std::optional<std::pair<std::int64_t, std::int64_t>> time_control(const GameRecord& g) {
   auto tc = find_tag(g.tags, "TimeControl");
@@ -94,6 +120,7 @@ std::vector<Gap> gaps_of(const std::vector<GameRecord>& games, int plies, std::u
       pos.do_move(g.moves[std::size_t(i)].move);
     }
     Gap gap{pos, {}, {}, {}, index};
+    gap.evidence.before_gap = context_before(g, k);
     std::array<std::optional<std::int64_t>, 2> after = clock;
     for (int i = k; i < k + plies; ++i) {
       after[pos.side_to_move()] = g.moves[std::size_t(i)].clock_ms;
@@ -158,6 +185,105 @@ double quantile(std::vector<double> v, double q) {
   if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());
   return v[std::min(v.size() - 1, std::size_t(q * double(v.size())))];
+}
+
+// GAP_POLICY_FIT=1: the weights of rules/gap_policy.hpp fitted again: the softmax over each position's legal
+// moves of the training games (the even games of each corpus) made to give the moves played the greatest
+// likelihood (Adam steps from 0, each feature scaled to its root mean square, a small L2 pull); the mean
+// log-likelihood per move printed for the training and the held-out games, beside the weights in use.
+// The games of each corpus of one parity (0: the even ones, training; 1: the odd ones).
+std::vector<const GameRecord*> games_of(const std::vector<GameRecord>& standard,
+                                        const std::vector<GameRecord>& chess960, std::size_t parity) {
+  std::vector<const GameRecord*> out;
+  for (const auto* corpus : {&standard, &chess960})
+    for (std::size_t i = parity; i < corpus->size(); i += 2) out.push_back(&(*corpus)[i]);
+  return out;
+}
+
+double mean_log_likelihood(const std::vector<const GameRecord*>& games, const MoveFeatures& w) {
+  double ll = 0;
+  std::size_t n = 0;
+  for (const GameRecord* g : games) {
+    if (g->moves.empty()) continue;
+    std::vector<std::vector<Move>> whole{{}};
+    for (const auto& rm : g->moves) whole[0].push_back(rm.move);
+    ll += gap_sequence_log_likelihoods(g->start, whole, {}, w)[0];
+    n += g->moves.size();
+  }
+  return n ? ll / double(n) : 0.0;
+}
+
+void fit_policy(const std::vector<GameRecord>& standard, const std::vector<GameRecord>& chess960) {
+  struct Choice {  // a position's legal moves, and the one played
+    std::vector<MoveFeatures> f;
+    std::size_t played;
+  };
+  std::vector<Choice> set;
+  std::vector<std::pair<Move, MoveFeatures>> feats;
+  for (const GameRecord* game : games_of(standard, chess960, 0)) {
+    const GameRecord& g = *game;
+    Position p = g.start;
+    for (std::size_t ply = 0; ply < g.moves.size(); ++ply) {
+      const auto& rm = g.moves[ply];
+      move_features(p, context_before(g, int(ply)), feats);
+      Choice x;
+      x.played = feats.size();
+      for (std::size_t i = 0; i < feats.size(); ++i) {
+        x.f.push_back(feats[i].second);
+        if (feats[i].first == rm.move) x.played = i;
+      }
+      if (x.played < feats.size() && feats.size() > 1) set.push_back(std::move(x));
+      p.do_move(rm.move);
+    }
+  }
+  std::array<double, kMoveFeatureCount> scale{}, u{}, m{}, v{};
+  double n = 0;
+  for (const auto& x : set)
+    for (const auto& f : x.f) {
+      for (std::size_t k = 0; k < kMoveFeatureCount; ++k) scale[k] += double(f[k]) * f[k];
+      n += 1;
+    }
+  for (double& x : scale) x = std::sqrt(x / n) + 1e-9;
+  for (int it = 1; it <= 300; ++it) {
+    std::array<double, kMoveFeatureCount> grad{};
+    double ll = 0;
+    std::vector<double> sc;
+    for (const auto& x : set) {
+      sc.assign(x.f.size(), 0);
+      for (std::size_t i = 0; i < x.f.size(); ++i)
+        for (std::size_t k = 0; k < kMoveFeatureCount; ++k) sc[i] += u[k] * x.f[i][k] / scale[k];
+      const double most = *std::max_element(sc.begin(), sc.end());
+      double z = 0;
+      for (double e : sc) z += std::exp(e - most);
+      ll += sc[x.played] - most - std::log(z);
+      for (std::size_t i = 0; i < x.f.size(); ++i) {
+        const double pr = std::exp(sc[i] - most) / z;
+        for (std::size_t k = 0; k < kMoveFeatureCount; ++k) grad[k] += pr * x.f[i][k] / scale[k];
+      }
+      for (std::size_t k = 0; k < kMoveFeatureCount; ++k) grad[k] -= x.f[x.played][k] / scale[k];
+    }
+    for (std::size_t k = 0; k < kMoveFeatureCount; ++k) {
+      const double gk = grad[k] / double(set.size()) + 1e-4 * u[k];
+      m[k] = 0.9 * m[k] + 0.1 * gk;
+      v[k] = 0.999 * v[k] + 0.001 * gk * gk;
+      u[k] -= 0.05 * (m[k] / (1 - std::pow(0.9, it))) / (std::sqrt(v[k] / (1 - std::pow(0.999, it))) + 1e-8);
+    }
+    if (it % 100 == 0)
+      std::printf("step %d: mean log-likelihood %.4f over %zu positions\n", it, ll / double(set.size()),
+                  set.size());
+  }
+  MoveFeatures fitted{};
+  for (std::size_t k = 0; k < kMoveFeatureCount; ++k) fitted[k] = float(u[k] / scale[k]);
+  std::printf("policy weights fitted on %zu positions, beside those in use:\n", set.size());
+  for (std::size_t k = 0; k < kMoveFeatureCount; ++k)
+    std::printf("  %-16s %9.4f %9.4f\n", kMoveFeatureNames[k], double(fitted[k]),
+                double(kMoveFeatureWeights[k]));
+  for (std::size_t parity : {0, 1}) {
+    const auto games = games_of(standard, chess960, parity);
+    std::printf("%-9s mean log-likelihood a move: in use %.4f, fitted %.4f\n",
+                parity ? "held-out" : "training", mean_log_likelihood(games, kMoveFeatureWeights),
+                mean_log_likelihood(games, fitted));
+  }
 }
 
 // The engine ranker, when GAP_ENGINE names one.
@@ -396,6 +522,15 @@ int main(int argc, char** argv) {
   const auto standard =
       load(shared / "pgn" / "standard" / "shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn");
   const auto chess960 = load(shared / "pgn" / "chess960" / "tcec_s20_frc3_final_50games.pgn");
+  if (std::getenv("GAP_POLICY_FIT")) {
+    if (half != "all") {
+      std::fprintf(stderr,
+                   "GAP_POLICY_FIT takes both halves (its training and held-out games): unset GAP_HALF\n");
+      return 2;
+    }
+    fit_policy(standard, chess960);
+    return 0;
+  }
   if (std::getenv("GAP_FIT")) {
     if (half != "all") {
       std::fprintf(stderr, "GAP_FIT takes both halves (its training and held-out gaps): unset GAP_HALF\n");

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// Moves typed as UCI in the ranking's tests: one move of a position, and the position after several (each
+// one that is not legal there a test failure).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "rules/notation.hpp"
+#include "rules/position.hpp"
+
+namespace eboard::rules::test {
+
+inline Move move(const Position& p, const std::string& uci) {
+  auto m = parse_uci(p, uci);
+  EXPECT_TRUE(m) << uci;
+  return m ? *m : Move::none();
+}
+
+inline Position play(Position p, const std::vector<std::string>& uci) {
+  for (const auto& u : uci) {
+    auto m = parse_uci(p, u);
+    EXPECT_TRUE(m) << u;
+    if (!m) break;
+    p.do_move(*m);
+  }
+  return p;
+}
+
+}  // namespace eboard::rules::test
