@@ -42,7 +42,13 @@ class GapTracker {
   Link link() const { return link_; }
   bool link_changed() const { return link_ != Link::Read; }
   bool link_down() const { return link_ == Link::Down; }
-  void on_link(bool connected) { link_ = connected ? Link::Back : Link::Down; }
+  void on_link(bool connected, std::int64_t t_ms) {
+    link_ = connected ? Link::Back : Link::Down;
+    if (connected) back_at_ = t_ms;
+  }
+  // When the link last came up (0: never). What the board sent after it was sent at this time or later,
+  // however late it was read: a read that stamps a burst alike stamps it at its end, not its beginning.
+  std::int64_t back_at() const { return back_at_; }
   // A whole board was read at `t_ms` (a snapshot): the link is followed again, and the re-read is answered.
   void board_read(std::int64_t t_ms) {
     if (link_changed()) read_again_at_ = t_ms;
@@ -216,6 +222,7 @@ class GapTracker {
  private:
   Link link_ = Link::Read;
   std::int64_t read_again_at_ = 0;
+  std::int64_t back_at_ = 0;
   std::optional<std::int64_t> reread_wanted_;
   std::optional<std::int64_t> reread_asked_for_;
   bool suspected_ = false;

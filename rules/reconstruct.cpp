@@ -333,7 +333,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
           // first move was under way to (the ranking's evidence).
           if (!v.connected && gaps_.link() == GapTracker::Link::Read && !gaps_.suspected())
             hand_at_loss_ = physical_ != display_ ? std::optional(physical_) : std::nullopt;
-          gaps_.on_link(v.connected);
+          gaps_.on_link(v.connected, e.t_ms);
           flush_open_tail(e.t_ms);
         }
       },

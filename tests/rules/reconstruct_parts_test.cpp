@@ -79,9 +79,11 @@ TEST(PressWait, StagesFollowTheDecisionAndTheDeadline) {
 TEST(GapTracker, LinkAndLengthPhases) {
   GapTracker g;
   EXPECT_EQ(g.link(), GapTracker::Link::Read);
-  g.on_link(false);
+  g.on_link(false, 0);
   EXPECT_TRUE(g.link_down());
-  g.on_link(true);
+  EXPECT_EQ(g.back_at(), 0);  // (down is not back)
+  g.on_link(true, 500);
+  EXPECT_EQ(g.back_at(), 500);
   EXPECT_EQ(g.link(), GapTracker::Link::Back);
   EXPECT_TRUE(g.link_changed());
   EXPECT_FALSE(g.link_down());
