@@ -348,7 +348,17 @@ def shorter_story(b, events):
     wrong = [e for e in events if e.get("board") == b.id and e.get("type") == "move" and
              ep.strip_san(e.get("san", "")) != (b.expected[e["ply"] - 1] if e["ply"] <= len(b.expected) else None)]
     live = [e for e in wrong if not e.get("recovered")]
-    if not live or any(p.startswith("alert") or p.startswith("moves-missed") for p in b.problems):
+    if not live:
+        # Settled by the arbiter's longer moves before any later move went out: the gap's list held stories
+        # k plies shorter than the moves played, and nothing else was wrong.
+        settled = [int(m.group(1)) for t in b.told
+                   if (m := re.match(r"told short, settled with the (\d+) plies played", t))]
+        told = [re.search(r"\(plies (\d+)-(\d+)\) are not among the candidates", p) for p in b.problems]
+        if len(settled) == 1 and told and all(told):
+            k = settled[0] - (int(told[0].group(2)) - int(told[0].group(1)) + 1)
+            return k if k > 0 and k % 2 == 0 else None
+        return None
+    if any(p.startswith("alert") or p.startswith("moves-missed") for p in b.problems):
         return None
     first_live = min(e["ply"] for e in live)
     if any(e.get("recovered") and e["ply"] >= first_live for e in wrong):
