@@ -376,9 +376,17 @@ constexpr const char* kUnshownLength = "[length not shown]";
 // broadcast. Returns the first wrong move ("" when none, "skip" when the timeline does not allow it).
 std::string late_reconnect(const rules::GameRecord& g, int at, int plies, std::uint64_t seed, bool chess960,
                            bool pressed, int* missed_count = nullptr, std::int64_t increment_ms = 0,
-                           bool hold = false) {
+                           bool hold = false, bool under_way = false) {
   const sim::Timeline tl = tidy_timeline(g, seed, increment_ms);
-  const std::int64_t lost = link_lost_after(tl, at);
+  // (`under_way`: lost just after the board reported the first lift for the gap's first move.)
+  std::int64_t lost = link_lost_after(tl, at);
+  if (under_way) {
+    const auto lift = std::find_if(tl.events.begin(), tl.events.end(), [&](const rules::SensorEvent& e) {
+      return e.t_ms > tl.press_ms[std::size_t(at - 1)] && std::holds_alternative<rules::PieceLifted>(e.what);
+    });
+    if (lift == tl.events.end()) return "skip";
+    lost = lift->t_ms + 1;
+  }
   if (lost - tl.press_ms[std::size_t(at - 1)] < 400 || lost >= tl.press_ms[std::size_t(at)]) return "skip";
   // The next move's press is at press_ms[at + plies]; back just before it (the move set down, not pressed),
   // or halfway from it to the following move's first action (the move pressed as well).
@@ -655,7 +663,8 @@ struct LongerTally {
 // open and settled by the arbiter at once: what stays told short is the gaps shorter than that and those
 // whose next move is shown, not pressed, at the reconnect (told when it is pressed).
 void run_late(const std::filesystem::path& file, bool chess960, std::size_t games,
-              std::int64_t increment_ms = 0, bool hold = false, int unshown_at_most = -1) {
+              std::int64_t increment_ms = 0, bool hold = false, int unshown_at_most = -1,
+              bool under_way = false) {
   if (!std::filesystem::exists(file)) GTEST_SKIP() << "../shared is absent";
   auto corpus = load(file, games / SHARE);
   ASSERT_FALSE(corpus.empty());
@@ -669,8 +678,8 @@ void run_late(const std::filesystem::path& file, bool chess960, std::size_t game
         int room = int(g.moves.size()) - plies - 4;
         if (room < 2) continue;
         int at = 1 + int((i * 13 + std::size_t(plies) * 7 + std::size_t(pressed) * 5) % std::size_t(room));
-        std::string what =
-            late_reconnect(g, at, plies, i + 1, chess960, pressed != 0, &missed, increment_ms, hold);
+        std::string what = late_reconnect(g, at, plies, i + 1, chess960, pressed != 0, &missed, increment_ms,
+                                          hold, under_way);
         if (what == "skip") continue;
         ++tried;
         if (std::getenv("GAP_LONGER")) {
@@ -964,4 +973,18 @@ TEST(GapRecoverySim, ALateReconnectHeldWhereTheClockCountsNoPressesIsToldAtTheLe
 
 TEST(GapRecoverySim, ALateReconnectInChess960HeldWhereTheClockCountsNoPressesIsToldAtTheLengthPlayed) {
   run_late(PGN_DIR / "chess960" / "tcec_s20_frc3_final_50games.pgn", true, 20, 0, true, 11);
+}
+
+// The link lost with the gap's first move under way (the mover's piece lifted as the board goes out of
+// sight): a story of fewer plies that does not begin with a move of that piece is not the one played
+// (Reconstructor::stories_from_the_hand_at_loss). Measured 2026-12-01: 12 of 636 standard and 16 of 320
+// Chess960 runs told short (15 and 19 before the hand was read; the rest detours after the first move):
+// ceilings, lower them as it improves.
+TEST(GapRecoverySim, ALateReconnectLostWithTheFirstMoveUnderWayIsToldAtTheLengthPlayed) {
+  run_late(PGN_DIR / "standard" / "shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn", false, 40, 0, false,
+           12, true);
+}
+
+TEST(GapRecoverySim, ALateReconnectInChess960LostWithTheFirstMoveUnderWayIsToldAtTheLengthPlayed) {
+  run_late(PGN_DIR / "chess960" / "tcec_s20_frc3_final_50games.pgn", true, 20, 0, false, 16, true);
 }
