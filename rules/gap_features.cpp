@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <unordered_map>
 
+#include "rules/gap_hand.hpp"
 #include "rules/gap_policy.hpp"
 #include "rules/movegen.hpp"
 
@@ -323,19 +324,6 @@ int exchange_gain(const Position& p, Move m) {
     --d;
   }
   return gain[0];
-}
-
-bool hand_on_the_way(const Position& p, const std::array<Piece, 64>& hand, Move m) {
-  Position after = p;
-  after.do_move(m);
-  bool differs = false;
-  for (Square q = 0; q < 64; ++q) {
-    if (hand[q] == p.piece_on(q)) continue;
-    differs = true;
-    if (after.piece_on(q) == p.piece_on(q)) return false;  // a square the move leaves as it was
-    if (hand[q] != NO_PIECE && hand[q] != after.piece_on(q)) return false;
-  }
-  return differs;
 }
 
 std::vector<GapFeatures> gap_sequence_features(const Position& before,

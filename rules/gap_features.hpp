@@ -54,11 +54,6 @@ int exchange_gain(const Position& p, Move m);
 // hold, four for a knight's or a bishop's, two for a rook's, one for the queen's.
 int side_mobility(const Position& p, Color c);
 
-// Whether `hand` (a board the hands left while making the first move from `p`, pieces in the air allowed)
-// is on the way to `m`: every square where it differs from `p` is one `m` changes, empty or showing what
-// `m` puts there. False when it does not differ from `p` at all.
-bool hand_on_the_way(const Position& p, const std::array<Piece, 64>& hand, Move m);
-
 // The features of each candidate (sequences of legal moves from `before`).
 std::vector<GapFeatures> gap_sequence_features(const Position& before,
                                                const std::vector<std::vector<Move>>& candidates,

@@ -614,11 +614,6 @@ class Reconstructor {
   std::optional<GapResult> search_through_the_hands_move(
       const std::array<Piece, 64>& board, Color mover, int max_plies,
       std::optional<int> plies_before = std::nullopt) const;
-  // The shortest stories of `shortest` plies or more (`q`'s board, side on move and bound) whose first move
-  // is one the hand at the loss was under way to (hand_at_loss_, hand_on_the_way): each such move made, the
-  // rest searched from there, all within kGapRetryWork times `q`'s work bound. None without such a hand,
-  // when no move fits it, no story within the bound begins with one, or a search was cut short by its work.
-  std::optional<GapResult> stories_from_the_hand_at_loss(const GapQuery& q, int shortest) const;
   // The search from the game's position to `board` with the profile's pieces, ending with `side_to_move`
   // on move (when known), as far as the bound for the variant (kGapPlies, kDropGapPlies) reaches.
   GapQuery gap_query(const std::array<Piece, 64>& board, std::optional<Color> side_to_move) const;

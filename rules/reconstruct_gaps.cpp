@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "rules/gap_features.hpp"
+#include "rules/gap_hand.hpp"
 #include "rules/gap_search.hpp"
 #include "rules/movegen.hpp"
 #include "rules/notation.hpp"
@@ -476,13 +476,9 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
   // the gap's first move, that hand is a touch the player had to move (FIDE 4.3): the shortest stories that
   // begin so are the ones played (the hall's blitz game 243: the knight lifted from c3 for 13.Na4 Qb4
   // 14.Nc3 Qxc3 15.Bd2; every story of three plies begins with the bishop).
-  if (on_move && !presses && !counted && hand_at_loss_ && found.plies > 0 && !found.exhausted &&
-      !found.truncated && found.plies + 2 <= q.max_plies &&
-      std::none_of(found.sequences.begin(), found.sequences.end(), [&](const std::vector<Move>& seq) {
-        return hand_on_the_way(before, *hand_at_loss_, seq[0]);
-      })) {
-    if (std::optional<GapResult> fitting = stories_from_the_hand_at_loss(q, found.plies + 2)) {
-      found = std::move(*fitting);
+  if (on_move && !presses && !counted && hand_at_loss_) {
+    if (std::optional<GapResult> begun_so = stories_the_hand_began(q, found, *hand_at_loss_)) {
+      found = std::move(*begun_so);
       counted = true;  // (the length is the hand's: no shorter story is the one played)
     }
   }
@@ -503,6 +499,10 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
     bool all_pressed = found.plies > 0 && !shown_last;
     if (!counted && (found.plies == 0 || unpressed.max_plies >= unpressed.min_plies)) {
       GapResult other = remembered_search_gap(unpressed);
+      // (The hand at the loss as above, where the story with its last move shown is the only one.)
+      if (found.plies == 0 && !presses && hand_at_loss_)
+        if (std::optional<GapResult> begun_so = stories_the_hand_began(unpressed, other, *hand_at_loss_))
+          other = std::move(*begun_so);
       if (keep_all_pressed && other.plies > 0 && !other.exhausted && found.plies > 0 && margin > 0 &&
           other.plies + margin < found.plies)
         // Shorter by more than a ply, the last move shown: both stories reach the board, the shorter
@@ -774,56 +774,6 @@ std::optional<GapResult> Reconstructor::stories_ending_with_the_hands_move(const
     if (seq.back().to() == hand->to && seq.back().kind() != Move::CASTLING) out.sequences.push_back(seq);
   if (out.sequences.empty()) return std::nullopt;
   return out;
-}
-
-std::optional<GapResult> Reconstructor::stories_from_the_hand_at_loss(const GapQuery& q, int shortest) const {
-  if (!hand_at_loss_ || shortest < 2) return std::nullopt;
-  const Position before = game_.position();
-  // The touch that binds is the mover's own piece in the air (a piece of his opponent's alone may be that
-  // player's hand still at work on the move he pressed).
-  bool movers_piece_lifted = false;
-  for (Square x = 0; x < 64; ++x)
-    movers_piece_lifted |= (*hand_at_loss_)[x] == NO_PIECE && before.piece_on(x) != NO_PIECE &&
-                           color_of(before.piece_on(x)) == before.side_to_move();
-  if (!movers_piece_lifted) return std::nullopt;
-  std::vector<Move> fitting;
-  for (Move m : MoveList(before))
-    if (hand_on_the_way(before, *hand_at_loss_, m)) fitting.push_back(m);
-  if (fitting.empty()) return std::nullopt;
-  // Length by length (the side on move known: two plies at a time), each length's searches sharing the
-  // work left, at least a quarter of one search's bound each.
-  const std::uint64_t work = kGapRetryWork * q.max_nodes;
-  std::uint64_t spent = 0;
-  for (int plies = shortest; plies <= q.max_plies; plies += q.side_to_move ? 2 : 1) {
-    GapResult out;
-    out.plies = plies;
-    const std::uint64_t share =
-        std::max<std::uint64_t>(q.max_nodes / 4, (work - std::min(work, spent)) / fitting.size());
-    for (Move first : fitting) {
-      GapQuery rest = q;
-      rest.from = before;
-      rest.from.do_move(first);
-      rest.min_plies = rest.max_plies = plies - 1;
-      rest.max_nodes = share;
-      const GapResult r = remembered_search_gap(rest);
-      spent += r.nodes;
-      if (cut_by_work(rest, r)) return std::nullopt;
-      out.truncated |= r.truncated;
-      for (const auto& seq : r.sequences) {
-        if (out.sequences.size() == q.max_candidates) {
-          out.truncated = true;
-          break;
-        }
-        std::vector<Move> story{first};
-        story.insert(story.end(), seq.begin(), seq.end());
-        out.sequences.push_back(std::move(story));
-      }
-    }
-    out.nodes = spent;
-    if (!out.sequences.empty()) return out;
-    if (spent >= work) return std::nullopt;
-  }
-  return std::nullopt;
 }
 
 std::optional<GapResult> Reconstructor::search_through_the_hands_move(const std::array<Piece, 64>& board,

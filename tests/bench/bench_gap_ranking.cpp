@@ -34,6 +34,7 @@
 
 #include "daemon/engine/gap_engine_ranker.hpp"
 #include "rules/gap_features.hpp"
+#include "rules/gap_hand.hpp"
 #include "rules/gap_policy.hpp"
 #include "rules/gap_rank.hpp"
 #include "rules/gap_search.hpp"
@@ -298,10 +299,20 @@ void count(Row& row, const Gap& g, int plies) {
   GapResult r = search_gap(q);
   // A clock adding 2 s or more a move counts the gap's presses (rules/press_count.hpp): where a shorter story
   // reaches the board, the daemon lists the stories of the counted length instead.
-  if (r.plies > 0 && r.plies < plies && g.evidence.time_used_ms && g.evidence.increment_ms >= 2000) {
+  const bool counts = g.evidence.time_used_ms && g.evidence.increment_ms >= 2000;
+  if (r.plies > 0 && r.plies < plies && counts) {
     q.min_plies = plies;
     if (GapResult counted = search_gap(q); counted.plies == plies && !counted.exhausted)
       r = std::move(counted);
+  }
+  // Not counted, and the board out of sight with the first move under way (cut_mid_move): where no shortest
+  // story of the side the clock puts on move begins with the hand's move, the daemon lists the shortest that
+  // do (rules/gap_hand.hpp).
+  if (r.plies > 0 && r.plies < plies && !counts && g.evidence.hand_at_loss) {
+    GapQuery by_clock = q;
+    by_clock.side_to_move = plies % 2 ? ~g.from.side_to_move() : g.from.side_to_move();
+    if (auto began = stories_the_hand_began(by_clock, search_gap(by_clock), *g.evidence.hand_at_loss))
+      r = std::move(*began);
   }
   const auto truth =
       r.plies == plies ? std::find(r.sequences.begin(), r.sequences.end(), g.truth) : r.sequences.end();

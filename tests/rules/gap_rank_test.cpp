@@ -150,19 +150,4 @@ TEST(GapRank, TheHandAtTheLossPutsThePieceTouchedFirst) {
   EXPECT_EQ(line(from, r.sequences[rank_gap_candidates(from, r.sequences, e)[0]]), "e2e4 a7a6 h2h3");
   (*e.hand_at_loss)[parse_square("e2")] = W_PAWN;
   (*e.hand_at_loss)[parse_square("h2")] = NO_PIECE;
-  // The pawn set down on h3 fits as well; a pawn in the air from e2 and h2 at once fits neither move.
-  (*e.hand_at_loss)[parse_square("h3")] = W_PAWN;
-  EXPECT_TRUE(hand_on_the_way(from, *e.hand_at_loss, move(from, "h2h3")));
-  EXPECT_FALSE(hand_on_the_way(from, *e.hand_at_loss, move(from, "h2h4")));
-  (*e.hand_at_loss)[parse_square("e2")] = NO_PIECE;
-  EXPECT_FALSE(hand_on_the_way(from, *e.hand_at_loss, move(from, "h2h3")));
-  EXPECT_FALSE(hand_on_the_way(from, *e.hand_at_loss, move(from, "e2e4")));
-  // The opponent's piece lifted to be taken: the capture on its square fits.
-  const Position d = play(from, {"e2e4", "d7d5"});
-  std::array<Piece, 64> taking = d.board();
-  taking[parse_square("d5")] = NO_PIECE;
-  EXPECT_TRUE(hand_on_the_way(d, taking, move(d, "e4d5")));
-  EXPECT_FALSE(hand_on_the_way(d, taking, move(d, "e4e5")));
-  // Nothing in the air: no evidence either way.
-  EXPECT_FALSE(hand_on_the_way(d, d.board(), move(d, "e4d5")));
 }

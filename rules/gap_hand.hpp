@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// The hand at the loss: the board as the hands left it when it went out of sight (a cable pulled mid-move),
+// a piece in the air. Under way to the gap's first move, that hand is a touch its player had to follow
+// (FIDE 4.3): it tells which first moves the gap can have, to the ranking (rules/gap_features.hpp) and to
+// the gap's length where nothing counts the presses. Pure code: no time, no I/O.
+#pragma once
+
+#include <array>
+#include <optional>
+
+#include "rules/gap_search.hpp"
+#include "rules/position.hpp"
+
+namespace eboard::rules {
+
+// Whether `hand` (a board the hands left while making the first move from `p`, pieces in the air allowed)
+// is on the way to `m`: every square where it differs from `p` is one `m` changes, empty or showing what
+// `m` puts there. False when it does not differ from `p` at all.
+bool hand_on_the_way(const Position& p, const std::array<Piece, 64>& hand, Move m);
+
+// The stories the hand began, where the shortest do not: `found` holds every shortest story of `q` (its
+// search complete), none of whose first moves `hand` is on the way to, or the search ran out of work before
+// it found any (exhausted); and `hand` has a piece of the side on move in the air (an opponent's piece alone
+// may be that player's hand still at work on the move he pressed). Then the shortest stories of `q` (longer
+// than `found`'s, two plies at a time when `q` knows the side on move) that begin with a move the hand is
+// on the way to: each such move made, the rest searched from there, all within kGapRetryWork times `q`'s
+// work bound. None otherwise, when none within `q`'s bound begins so, or when a search was cut short by its
+// work.
+std::optional<GapResult> stories_the_hand_began(const GapQuery& q, const GapResult& found,
+                                                const std::array<Piece, 64>& hand);
+
+}  // namespace eboard::rules
