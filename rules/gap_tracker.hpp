@@ -122,14 +122,20 @@ class GapTracker {
   // `held`: after a reconnect, the mover's pieces one of which may be in his hand, a bit per Piece (1u <<
   // piece), judged on `judged` (the board they are short on): one of them set down goes on to the press,
   // any other change ends the wait.
-  void defer_dump(std::uint32_t held, const std::array<Piece, 64>& judged) {
+  // `victim`: instead, the square of an opponent's piece the mover lifted to capture it (the victim first):
+  // `held` are then his kinds that can take there, one of them lifted is the capture under way, and one of
+  // them set down there goes on to the press.
+  void defer_dump(std::uint32_t held, const std::array<Piece, 64>& judged,
+                  std::optional<Square> victim = std::nullopt) {
     dump_deferred_ = true;
     held_ = held;
     held_judged_on_ = judged;
     held_untouched_ = true;
     held_lift_.reset();
+    victim_ = victim;
   }
   std::uint32_t held() const { return dump_deferred_ ? held_ : 0; }
+  std::optional<Square> victim() const { return dump_deferred_ ? victim_ : std::nullopt; }
   // Whose those pieces are (the mover's at the reading); only while held() is not 0.
   Color held_by() const { return color_of(Piece(std::countr_zero(held_))); }
   const std::array<Piece, 64>& held_judged_on() const { return held_judged_on_; }
@@ -234,6 +240,7 @@ class GapTracker {
   std::optional<std::array<Piece, 64>> unexplained_;
   std::optional<std::array<Piece, 64>> unsettled_;  // read_unsettled
   std::uint32_t held_ = 0;
+  std::optional<Square> victim_;
   bool held_judged_ = false;
   bool held_untouched_ = false;
   std::optional<HeldLift> held_lift_;

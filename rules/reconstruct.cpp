@@ -264,7 +264,12 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
     if (placed || lifted) gaps_.held_touched();
     const bool held_set_down = placed && placed->piece != NO_PIECE && ((held >> placed->piece) & 1u);
     const Color mover = gaps_.held_by();
-    if (const std::optional<GapTracker::HeldLift>& lift = gaps_.held_lift()) {
+    const std::optional<Square> victim = gaps_.victim();
+    if (const std::optional<GapTracker::HeldLift>& lift = gaps_.held_lift();
+        lift && victim && held_set_down && placed->square == *victim) {
+      gaps_.take_held_lift();  // the victim taken: the wait goes on to the press
+      deadlines_.clear(Wake::HeldLift);
+    } else if (lift) {
       const Piece off = lift->before[lift->square];
       // A piece of the mover's of another kind short of its count, set where the opponent's was lifted with
       // none of his lifted since the reading: it came from the hand, the held piece capturing (the hall's
@@ -278,12 +283,14 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
         if (from_the_hand) gaps_.hold_instead(1u << placed->piece);
         gaps_.take_held_lift();  // a brush, or the held piece's capture: the wait goes on
         deadlines_.clear(Wake::HeldLift);
-      } else if (!held_set_down && (placed || lifted)) {
-        end_dump_wait(e.t_ms, lift->before);
+      } else if ((!held_set_down || victim) && (placed || lifted)) {
+        end_dump_wait(e.t_ms, lift->before);  // (a taker set down elsewhere: no capture of the victim)
       }
     } else if (lifted && is_ok(lifted->square) && physical_[lifted->square] != NO_PIECE &&
                (((held >> physical_[lifted->square]) & 1u) || color_of(physical_[lifted->square]) != mover)) {
-      if (color_of(physical_[lifted->square]) == mover) deadlines_.set(Wake::HeldLift, e.t_ms + cfg_.scan_ms);
+      // (A taker lifted for the victim: its capture under way, judged when it is set down.)
+      if (color_of(physical_[lifted->square]) == mover && !victim)
+        deadlines_.set(Wake::HeldLift, e.t_ms + cfg_.scan_ms);
       gaps_.lifted_while_held(lifted->square, physical_);
     } else if (!held_set_down && (placed || lifted)) {
       end_dump_wait(e.t_ms, physical_);
@@ -693,6 +700,9 @@ bool Reconstructor::held_piece_in_the_air() const {
   // In the air while no kind waited for has more on the board than on the board judged (one set down ends
   // it; not "back to its count before the gap": one of that kind taken within the gap never is, the hall's
   // blitz game 236, 12...Qc6 13.Nxe5 ... 20...f6 with the f-pawn in the hand).
+  // The victim lifted first: until one of the takers stands on its square.
+  if (const std::optional<Square> victim = gaps_.victim())
+    return physical_[*victim] == NO_PIECE || !((held >> physical_[*victim]) & 1u);
   const std::array<Piece, 64>& judged = gaps_.held_judged_on();
   for (int pc = 0; pc < PIECE_NB; ++pc)
     if (((held >> pc) & 1u) && std::count(physical_.begin(), physical_.end(), Piece(pc)) >
@@ -932,6 +942,10 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
       if (const std::uint32_t held = dump_lacks_the_movers_pieces(judged)) {
         gaps_.defer_dump(held, judged);
         gaps_.held_touched();  // the changes since were the hand's: the press is searched once it is done
+        deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
+      } else if (const std::optional<Victim> victim = victim_in_the_hand(judged)) {
+        gaps_.defer_dump(victim->takers, judged, victim->square);
+        gaps_.held_touched();
         deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
       }
     }
@@ -1308,6 +1322,7 @@ void Reconstructor::on_settled(std::int64_t t) {
     // runs is waited for (his hand at work on the next move), also with the reconnect's reading pending as a
     // press (the lever moved while the board was away): that reading is what tells whose clock runs.
     std::uint32_t held = 0;
+    std::optional<Victim> victim;
     bool hand_at_work = false;
     if (!clockless() && !gaps_.dump_deferred()) {
       if (gaps_.first_board_dump()) {
@@ -1315,10 +1330,14 @@ void Reconstructor::on_settled(std::int64_t t) {
       } else {
         gaps_.judge_held();
         hand_at_work = (held = dump_lacks_the_movers_pieces(physical_)) != 0 || castling_under_way(physical_);
+        if (!hand_at_work && (victim = victim_in_the_hand(physical_))) {
+          held = victim->takers;
+          hand_at_work = true;
+        }
       }
     }
     if (hand_at_work) {
-      gaps_.defer_dump(held, physical_);
+      gaps_.defer_dump(held, physical_, victim ? std::optional(victim->square) : std::nullopt);
       deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
       return;
     }

@@ -666,6 +666,15 @@ class Reconstructor {
   // one whose last move is not pressed): those pieces, a bit per Piece (1u << piece), one perhaps in the
   // mover's hand, not taken. 0: none.
   std::uint32_t dump_lacks_the_movers_pieces(const std::array<Piece, 64>& dump) const;
+  // An opponent's piece the mover lifted to capture it before the dump was read (the victim first): a square
+  // empty on `dump` that his pieces attack, where a kind of the opponent's short of its count put back is
+  // reached by a story two plies shorter than the dump as it stands (where the piece reads as taken). The
+  // square and the mover's kinds that attack it (GapTracker::defer_dump's `victim` and `held`).
+  struct Victim {
+    Square square;
+    std::uint32_t takers;
+  };
+  std::optional<Victim> victim_in_the_hand(const std::array<Piece, 64>& dump) const;
   // A press by the side a gap's length waits for (GapTracker::Length::Waiting), made after he set a piece
   // down on the board read: his hand was at work at the reading. The board at the press is searched as the
   // gap and his move, all pressed; true when that told the gap.

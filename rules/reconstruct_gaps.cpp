@@ -286,6 +286,45 @@ std::uint32_t Reconstructor::dump_lacks_the_movers_pieces(const std::array<Piece
   return held_kinds;
 }
 
+std::optional<Reconstructor::Victim> Reconstructor::victim_in_the_hand(
+    const std::array<Piece, 64>& dump) const {
+  const std::optional<Color> mover = clock_.on_move();
+  if (!mover || has_drops(game_.position().variant())) return std::nullopt;
+  std::array<int, PIECE_NB> before{}, now{};
+  for (Square q = 0; q < 64; ++q) {
+    if (display_[q] != NO_PIECE) ++before[display_[q]];
+    if (dump[q] != NO_PIECE) ++now[dump[q]];
+  }
+  std::vector<Piece> short_kinds;
+  for (int pc = 0; pc < PIECE_NB; ++pc)
+    if (Piece(pc) != NO_PIECE && color_of(Piece(pc)) != *mover && type_of(Piece(pc)) != KING &&
+        now[pc] < before[pc])
+      short_kinds.push_back(Piece(pc));
+  if (short_kinds.empty()) return std::nullopt;
+  const GapFound as_is = search_gap_to(nullptr, dump, false, std::nullopt, kGapPlies);
+  if (!as_is.explains() || as_is.result.plies < 3) return std::nullopt;
+  const auto at_the_dump = board_position(*mover, dump);
+  if (!at_the_dump) return std::nullopt;
+  // (A dozen tries at most, each a probe that stops at the first story.)
+  int tries = 12;
+  for (Square x = 0; x < 64 && tries > 0; ++x) {
+    if (dump[x] != NO_PIECE) continue;
+    const Bitboard takers = at_the_dump->attackers_to(x, at_the_dump->pieces()) & at_the_dump->pieces(*mover);
+    if (!takers) continue;
+    for (const Piece kind : short_kinds) {
+      if (type_of(kind) == PAWN && (rank_of(x) == 0 || rank_of(x) == 7)) continue;
+      std::array<Piece, 64> put_back = dump;
+      put_back[x] = kind;
+      --tries;
+      if (!story_reaches(put_back, as_is.result.plies - 2)) continue;
+      std::uint32_t kinds = 0;
+      for (Bitboard b = takers; b;) kinds |= 1u << at_the_dump->piece_on(pop_lsb(b));
+      return Victim{x, kinds};
+    }
+  }
+  return std::nullopt;
+}
+
 bool Reconstructor::story_reaches(const std::array<Piece, 64>& board, int max_plies) const {
   // search_gap_to's two searches (all pressed; failing that, the last move not pressed), each stopped at
   // the first story found: none of its listing of every story, nor its probes of the lengths around.
