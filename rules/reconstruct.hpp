@@ -668,7 +668,8 @@ class Reconstructor {
   std::uint32_t dump_lacks_the_movers_pieces(const std::array<Piece, 64>& dump) const;
   // An opponent's piece the mover lifted to capture it before the dump was read (the victim first): a square
   // empty on `dump` that his pieces attack, where a kind of the opponent's short of its count put back is
-  // reached by a story two plies shorter than the dump as it stands (where the piece reads as taken). The
+  // reached by a story two plies shorter than the dump as it stands (where the piece reads as taken), or by
+  // any story within the bound when none reaches the dump as it stands (or its search ran out of work). The
   // square and the mover's kinds that attack it (GapTracker::defer_dump's `victim` and `held`).
   struct Victim {
     Square square;

@@ -301,26 +301,53 @@ std::optional<Reconstructor::Victim> Reconstructor::victim_in_the_hand(
         now[pc] < before[pc])
       short_kinds.push_back(Piece(pc));
   if (short_kinds.empty()) return std::nullopt;
+  // (Nothing reaches the dump as it stands within the bound, or its search ran out of work: any story of
+  // it with the piece put back is the shorter.)
   const GapFound as_is = search_gap_to(nullptr, dump, false, std::nullopt, kGapPlies);
-  if (!as_is.explains() || as_is.result.plies < 3) return std::nullopt;
-  const auto at_the_dump = board_position(*mover, dump);
+  const int limit = as_is.explains() ? as_is.result.plies - 2 : kGapPlies;
+  if (limit < 1) return std::nullopt;
+  // The taker may be in the air too (the capture under way as the board was read): the mover's pieces short
+  // of their count stand where they stood when last followed, their squares empty.
+  std::array<Piece, 64> base = dump;
+  for (Square q = 0; q < 64; ++q)
+    if (const Piece was = display_[q];
+        was != NO_PIECE && color_of(was) == *mover && dump[q] == NO_PIECE && now[was] < before[was]) {
+      base[q] = was;
+      ++now[was];
+    }
+  const auto at_the_dump = board_position(*mover, base);
   if (!at_the_dump) return std::nullopt;
-  // (A dozen tries at most, each a probe that stops at the first story.)
-  int tries = 12;
-  for (Square x = 0; x < 64 && tries > 0; ++x) {
-    if (dump[x] != NO_PIECE) continue;
-    const Bitboard takers = at_the_dump->attackers_to(x, at_the_dump->pieces()) & at_the_dump->pieces(*mover);
-    if (!takers) continue;
+  // The squares nearest where a piece of that kind stood when last followed first (it moved a step or two
+  // in the gap, if at all), sixteen tries at most, each a probe that stops at the first story.
+  struct Try {
+    int distance;
+    Square square;
+    Piece kind;
+  };
+  std::vector<Try> tries;
+  for (Square x = 0; x < 64; ++x) {
+    if (base[x] != NO_PIECE || !(at_the_dump->attackers_to(x) & at_the_dump->pieces(*mover))) continue;
     for (const Piece kind : short_kinds) {
       if (type_of(kind) == PAWN && (rank_of(x) == 0 || rank_of(x) == 7)) continue;
-      std::array<Piece, 64> put_back = dump;
-      put_back[x] = kind;
-      --tries;
-      if (!story_reaches(put_back, as_is.result.plies - 2)) continue;
-      std::uint32_t kinds = 0;
-      for (Bitboard b = takers; b;) kinds |= 1u << at_the_dump->piece_on(pop_lsb(b));
-      return Victim{x, kinds};
+      int distance = 8;
+      for (Square q = 0; q < 64; ++q)
+        if (display_[q] == kind)
+          distance = std::min(distance,
+                              std::max(std::abs(file_of(q) - file_of(x)), std::abs(rank_of(q) - rank_of(x))));
+      tries.push_back({distance, x, kind});
     }
+  }
+  std::stable_sort(tries.begin(), tries.end(),
+                   [](const Try& a, const Try& b) { return a.distance < b.distance; });
+  if (tries.size() > 16) tries.resize(16);
+  for (const Try& t : tries) {
+    std::array<Piece, 64> put_back = base;
+    put_back[t.square] = t.kind;
+    if (!story_reaches(put_back, limit)) continue;
+    std::uint32_t kinds = 0;
+    for (Bitboard b = at_the_dump->attackers_to(t.square) & at_the_dump->pieces(*mover); b;)
+      kinds |= 1u << at_the_dump->piece_on(pop_lsb(b));
+    return Victim{t.square, kinds};
   }
   return std::nullopt;
 }
