@@ -136,6 +136,16 @@ void expect_hall_gap_listed(const std::string& name, const std::string& played, 
   EXPECT_EQ(t.last_ply, last_ply);
 }
 
+// The capture `name` replayed (`played` as in replay_hall_capture): its gap told once from ply `first` (one
+// moves-missed ending at `last`, or recovered moves), every move at its ply up to `last_ply`.
+Told expect_hall_gap_told(const std::string& name, const std::string& played, int first, int last,
+                          int last_ply) {
+  Told t = replay_hall_capture(name, played, first, last);
+  expect_one_gap(t, first, {std::to_string(last)});
+  EXPECT_EQ(t.last_ply, last_ply);
+  return t;
+}
+
 // The capture `name` replayed (`played` as in replay_hall_capture): its gap, plies `first` to `last`,
 // recovered as one story (no moves-missed list), every move at its ply up to `last_ply`.
 void expect_hall_gap_recovered(const std::string& name, const std::string& played, int first, int last,
@@ -669,14 +679,12 @@ TEST(GapHallCaptures, TheHandAtTheLossNarrowsASearchThatRanOutOfWork) {
 // every later move at its ply.
 TEST(GapHallCaptures, ASearchOutOfWorkAtThePressIsToldAsAnIncompleteList) {
   const Told t =
-      replay_hall_capture("ten_ply_search_out_of_work_at_the_press.cap",
-                          "d4 d5 Bf4 Bf5 Nc3 c6 e3 e6 h3 Bb4 Qd2 Bxc3 Qxc3 Ne7 Bd3 Bxd3 Qxd3 Nf5 e4 "
-                          "dxe4 Qxe4 Qd5 Qd3 Qxg2 O-O-O Qxh1 Nf3 Qxh3 d5",
-                          12, 21);
-  expect_one_gap(t, 12, {"21"});
+      expect_hall_gap_told("ten_ply_search_out_of_work_at_the_press.cap",
+                           "d4 d5 Bf4 Bf5 Nc3 c6 e3 e6 h3 Bb4 Qd2 Bxc3 Qxc3 Ne7 Bd3 Bxd3 Qxd3 Nf5 e4 "
+                           "dxe4 Qxe4 Qd5 Qd3 Qxg2 O-O-O Qxh1 Nf3 Qxh3 d5",
+                           12, 21, 29);
   ASSERT_EQ(t.missed.size(), 1u);
   EXPECT_EQ(field(t.missed.front(), "incomplete"), "true");
-  EXPECT_EQ(t.last_ply, 29);
 }
 
 // daemon_gap_hall_test --speed 6 --seed 716527430, board I: blitz corpus game 262 (60+0), style casual, the
@@ -689,13 +697,10 @@ TEST(GapHallCaptures, ASearchOutOfWorkAtThePressIsToldAsAnIncompleteList) {
 // board waits for the capture there, and its press tells plies 8-15 as one moves-missed, every later move at
 // its ply.
 TEST(GapHallCaptures, AVictimLiftedFirstAtTheReconnectIsWaitedForNotReadAsTaken) {
-  const Told t =
-      replay_hall_capture("victim_lifted_first_at_the_reconnect.cap",
-                          "g4 d5 Bg2 c5 c4 e6 cxd5 exd5 Qb3 c4 Qb5 Nc6 Bxd5 a6 Qxc4 Ne5 Qa4 Bd7 Qe4 "
-                          "Qe7 Bxb7 Nf6 Qg2",
-                          8, 15);
-  expect_one_gap(t, 8, {"15"});
-  EXPECT_EQ(t.last_ply, 23);
+  expect_hall_gap_told("victim_lifted_first_at_the_reconnect.cap",
+                       "g4 d5 Bg2 c5 c4 e6 cxd5 exd5 Qb3 c4 Qb5 Nc6 Bxd5 a6 Qxc4 Ne5 Qa4 Bd7 Qe4 "
+                       "Qe7 Bxb7 Nf6 Qg2",
+                       8, 15, 23);
 }
 
 // daemon_gap_hall_test --speed 6 --seed 353432435, board I: blitz corpus game 135 (180+0), style casual, the
@@ -707,13 +712,10 @@ TEST(GapHallCaptures, AVictimLiftedFirstAtTheReconnectIsWaitedForNotReadAsTaken)
 // where it stood when last followed, the victim is put back on the square nearest its own that the takers
 // attack, and the board waits for the capture: its press tells plies 12-19, every later move at its ply.
 TEST(GapHallCaptures, AVictimAndItsTakerInTheAirAtTheReadingAreWaitedFor) {
-  const Told t =
-      replay_hall_capture("victim_lifted_first_then_its_taker.cap",
-                          "e4 c5 Nf3 Nc6 d4 cxd4 Nxd4 g6 Nc3 Bg7 Be3 Nf6 Bc4 O-O f3 e6 Qd2 d5 Nxc6 "
-                          "bxc6 exd5 cxd5 Bb3 a5 a4 Ba6 O-O-O",
-                          12, 19);
-  expect_one_gap(t, 12, {"19"});
-  EXPECT_EQ(t.last_ply, 27);
+  expect_hall_gap_told("victim_lifted_first_then_its_taker.cap",
+                       "e4 c5 Nf3 Nc6 d4 cxd4 Nxd4 g6 Nc3 Bg7 Be3 Nf6 Bc4 O-O f3 e6 Qd2 d5 Nxc6 "
+                       "bxc6 exd5 cxd5 Bb3 a5 a4 Ba6 O-O-O",
+                       12, 19, 27);
 }
 
 // daemon_gap_hall_test --speed 6 --first 16,30 --back between,set --seed 523578221, board J: TCEC Chess960
