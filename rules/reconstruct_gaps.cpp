@@ -318,7 +318,8 @@ std::optional<Reconstructor::Victim> Reconstructor::victim_in_the_hand(
   const auto at_the_dump = board_position(*mover, base);
   if (!at_the_dump) return std::nullopt;
   // The squares nearest where a piece of that kind stood when last followed first (it moved a step or two
-  // in the gap, if at all), sixteen tries at most, each a probe that stops at the first story.
+  // in the gap, if at all), sixteen tries at most, each a probe that stops at the first story (all pressed:
+  // the mover on move), all within a retry's work.
   struct Try {
     int distance;
     Square square;
@@ -340,10 +341,19 @@ std::optional<Reconstructor::Victim> Reconstructor::victim_in_the_hand(
   std::stable_sort(tries.begin(), tries.end(),
                    [](const Try& a, const Try& b) { return a.distance < b.distance; });
   if (tries.size() > 16) tries.resize(16);
+  std::uint64_t work = 0;
   for (const Try& t : tries) {
     std::array<Piece, 64> put_back = base;
     put_back[t.square] = t.kind;
-    if (!story_reaches(put_back, limit)) continue;
+    GapQuery q = gap_query(put_back, mover);
+    q.max_plies = std::min(limit, q.max_plies);
+    q.max_candidates = 1;
+    const std::uint64_t bound = kGapRetryWork * q.max_nodes;
+    if (work >= bound) break;
+    q.max_nodes = bound - work;
+    const GapResult r = remembered_search_gap(q);
+    work += r.nodes;
+    if (r.plies == 0 || r.exhausted) continue;
     std::uint32_t kinds = 0;
     for (Bitboard b = at_the_dump->attackers_to(t.square) & at_the_dump->pieces(*mover); b;)
       kinds |= 1u << at_the_dump->piece_on(pop_lsb(b));
