@@ -205,6 +205,10 @@ std::uint32_t Reconstructor::dump_lacks_the_movers_pieces(const std::array<Piece
   for (Square q = 0; q < 64; ++q)
     if (display_[q] != NO_PIECE && color_of(display_[q]) == *mover) places.emplace_back(q, display_[q]);
   const auto short_at = [&](Square q, Piece was) { return dump[q] == NO_PIECE && now[was] < before[was]; };
+  // His king missing is in his hand: no story takes a king (the hall's blitz game 106: 10...Kh8 under way
+  // at the reading, after castling in the gap; nothing reached the board, and the press that followed the
+  // king set down was not searched).
+  if (const Piece king = make_piece(*mover, KING); now[king] < before[king]) return 1u << king;
   // Its square may show another piece since (the hall's blitz game 62: 15.Nd4, then 16.f3 on the knight's
   // square, 17.Nb3 and 18.Nd4's knight in the air, read as ...Ne5 ... Nd7 Bxd7): short all the same.
   if (std::none_of(places.begin(), places.end(),
@@ -550,8 +554,8 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
   // No count (a clock without increment), and the hand at work as the board went out of sight fits the
   // first move of no story as short: the gap is longer, a piece's detour the board cannot show. Under way to
   // the gap's first move, that hand is a touch the player had to move (FIDE 4.3): the shortest stories that
-  // begin so are the ones played (the hall's blitz game 243: the knight lifted from c3 for 13.Na4 Qb4
-  // 14.Nc3 Qxc3 15.Bd2; every story of three plies begins with the bishop).
+  // begin so are the ones played (the hall's blitz game 243: the knight lifted from c3 for 7.Na4 Qb4+
+  // 8.Nc3 Qxc3+ 9.Bd2; every story of three plies begins with the bishop).
   if (on_move && !presses && !counted && hand_at_loss_) {
     if (std::optional<GapResult> begun_so = stories_the_hand_began(q, found, *hand_at_loss_)) {
       found = std::move(*begun_so);
