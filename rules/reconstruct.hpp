@@ -612,9 +612,9 @@ class Reconstructor {
   // whose last move is the one set down. None unless every such search is complete and one finds a story
   // (then the shortest; with `plies_before`, those whose moves before the hand's are that many).
   // One story from the game's position to `board` within `max_plies` (and the variant's bound), the
-  // likeliest moves first, all pressed (`on_move` on move) or else, shorter, with its last move shown and
-  // not pressed, each probe within one search's work: told as a list left incomplete (truncated). None when
-  // neither probe finds one.
+  // likeliest moves first, all pressed (`on_move` on move, a retry's work) or else, shorter, with its last
+  // move shown and not pressed (one search's work): a list left incomplete (truncated). None when neither
+  // probe finds one.
   std::optional<GapResult> a_story_within_the_bound(const std::array<Piece, 64>& board,
                                                     std::optional<Color> on_move, int max_plies) const;
   std::optional<GapResult> search_through_the_hands_move(

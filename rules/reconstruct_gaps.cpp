@@ -25,6 +25,14 @@ Color side_after(const Position& from, int plies) {
   return plies % 2 == 0 ? from.side_to_move() : ~from.side_to_move();
 }
 
+// How many of each kind of piece `board` shows.
+std::array<int, PIECE_NB> kinds_on(const std::array<Piece, 64>& board) {
+  std::array<int, PIECE_NB> n{};
+  for (const Piece p : board)
+    if (p != NO_PIECE) ++n[p];
+  return n;
+}
+
 }  // namespace
 
 void Reconstructor::follow_board(std::int64_t t, std::vector<TouchTracker::Touch> carried) {
@@ -149,11 +157,8 @@ Reconstructor::HandRestored Reconstructor::with_hand_put_back() const {
   // A piece in the hand is missing from the board: its kind is short of what the last known position had,
   // and the square it left is empty. Put back, the board is the position the moves made reach, and the
   // search finds those moves, not a longer story in which the piece was taken and its taker moved on.
-  std::array<int, PIECE_NB> before{}, now{};
-  for (Square q = 0; q < 64; ++q) {
-    if (display_[q] != NO_PIECE) ++before[display_[q]];
-    if (physical_[q] != NO_PIECE) ++now[physical_[q]];
-  }
+  const std::array<int, PIECE_NB> before = kinds_on(display_);
+  const std::array<int, PIECE_NB> now = kinds_on(physical_);
   std::array<Piece, 64> restored = physical_;
   std::optional<Color> hand;
   bool both_hands = false;
@@ -192,11 +197,8 @@ bool Reconstructor::dump_shows_a_hand_at_work() const {
 std::uint32_t Reconstructor::dump_lacks_the_movers_pieces(const std::array<Piece, 64>& dump) const {
   const std::optional<Color> mover = clock_.on_move();
   if (!mover) return 0;
-  std::array<int, PIECE_NB> before{}, now{};
-  for (Square q = 0; q < 64; ++q) {
-    if (display_[q] != NO_PIECE) ++before[display_[q]];
-    if (dump[q] != NO_PIECE) ++now[dump[q]];
-  }
+  const std::array<int, PIECE_NB> before = kinds_on(display_);
+  const std::array<int, PIECE_NB> now = kinds_on(dump);
   // A kind of the mover's short of its count, off a square it stood on in the last known position, or (moved
   // within the gap, then lifted for the next move) on the square the story as the board stands moved it to
   // before it was "taken" (the hall's blitz game 373: 16...Bg4 17.h3 with 18...Bh5's bishop in the air, read
@@ -294,11 +296,8 @@ std::optional<Reconstructor::Victim> Reconstructor::victim_in_the_hand(
     const std::array<Piece, 64>& dump) const {
   const std::optional<Color> mover = clock_.on_move();
   if (!mover || has_drops(game_.position().variant())) return std::nullopt;
-  std::array<int, PIECE_NB> before{}, now{};
-  for (Square q = 0; q < 64; ++q) {
-    if (display_[q] != NO_PIECE) ++before[display_[q]];
-    if (dump[q] != NO_PIECE) ++now[dump[q]];
-  }
+  const std::array<int, PIECE_NB> before = kinds_on(display_);
+  std::array<int, PIECE_NB> now = kinds_on(dump);
   std::vector<Piece> short_kinds;
   for (int pc = 0; pc < PIECE_NB; ++pc)
     if (Piece(pc) != NO_PIECE && color_of(Piece(pc)) != *mover && type_of(Piece(pc)) != KING &&
@@ -367,17 +366,7 @@ std::optional<Reconstructor::Victim> Reconstructor::victim_in_the_hand(
 }
 
 bool Reconstructor::story_reaches(const std::array<Piece, 64>& board, int max_plies) const {
-  // search_gap_to's two searches (all pressed; failing that, the last move not pressed), each stopped at
-  // the first story found: none of its listing of every story, nor its probes of the lengths around.
-  const std::optional<Color> on_move = clock_.on_move();
-  GapQuery q = gap_query(board, on_move);
-  q.max_plies = std::min(max_plies, q.max_plies);
-  q.max_candidates = 1;
-  if (search_gap_harder(q).plies > 0) return true;
-  if (!on_move) return false;
-  q.side_to_move = ~*on_move;
-  q.min_plies = 2;
-  return remembered_search_gap(q).plies > 0;
+  return a_story_within_the_bound(board, clock_.on_move(), max_plies).has_value();
 }
 
 bool Reconstructor::recover_scan_gap(std::int64_t t) {
@@ -868,21 +857,24 @@ std::optional<GapResult> Reconstructor::stories_ending_with_the_hands_move(const
 std::optional<GapResult> Reconstructor::a_story_within_the_bound(const std::array<Piece, 64>& board,
                                                                  std::optional<Color> on_move,
                                                                  int max_plies) const {
+  // search_gap_to's two searches (all pressed, with a retry's work; then the last move not pressed), each
+  // stopped at the first story found: none of its listing of every story, nor its probes of the lengths
+  // around.
   std::optional<GapResult> out;
-  const auto probe = [&](std::optional<Color> side, int min_plies) {
+  const auto probe = [&](std::optional<Color> side, int min_plies, bool harder) {
     GapQuery q = gap_query(board, side);
     q.max_plies = std::min(max_plies, q.max_plies);
     if (out) q.max_plies = std::min(q.max_plies, out->plies - 1);
     q.min_plies = min_plies;
     q.max_candidates = 1;
     if (q.max_plies < q.min_plies) return;
-    GapResult r = remembered_search_gap(q);
+    GapResult r = harder ? search_gap_harder(q) : remembered_search_gap(q);
     if (r.plies == 0 || r.exhausted) return;
-    r.truncated = true;  // (the search that lists them ran out of work)
+    r.truncated = true;  // (one story: the list, if any, is not known whole)
     out = std::move(r);
   };
-  probe(on_move, 1);
-  if (on_move) probe(~*on_move, 2);
+  probe(on_move, 1, true);
+  if (on_move) probe(~*on_move, 2, false);
   return out;
 }
 
