@@ -603,20 +603,22 @@ class Reconstructor {
   std::optional<HandsMove> hands_move(const std::array<Piece, 64>& board, Color mover) const;
   // Of `stories` (the board's own, complete), those whose last move is the hand's: its piece set on its
   // square, a capture there too (the victim lifted before the board was read, which the boards before
-  // cannot show). None when no story ends so.
+  // cannot show), or a castling that sets it there. None when no story ends so.
   std::optional<GapResult> stories_ending_with_the_hands_move(const GapResult& stories,
                                                               const std::array<Piece, 64>& board,
                                                               Color mover) const;
-  // At a press: the board reached by the presser's piece set down (hands_move), searched as the boards
-  // before with the piece on each square it can have come from, his move from there appended: the stories
-  // whose last move is the one set down. None unless every such search is complete and one finds a story
-  // (then the shortest; with `plies_before`, those whose moves before the hand's are that many).
   // One story from the game's position to `board` within `max_plies` (and the variant's bound), the
   // likeliest moves first, all pressed (`on_move` on move, a retry's work) or else, shorter, with its last
   // move shown and not pressed (one search's work): a list left incomplete (truncated). None when neither
   // probe finds one.
   std::optional<GapResult> a_story_within_the_bound(const std::array<Piece, 64>& board,
                                                     std::optional<Color> on_move, int max_plies) const;
+  // At a press: the board reached by the presser's piece set down (hands_move), searched as the boards
+  // before with the piece on each square it can have come from, his move from there appended: the stories
+  // whose last move is the one set down. A king or rook set down may end a castling whose other piece
+  // stays where it stood (Chess960: the king from d1 to g1 beside its rook on f1). None unless every such
+  // search is complete and one finds a story (then the shortest; with `plies_before`, those whose moves
+  // before the hand's are that many).
   std::optional<GapResult> search_through_the_hands_move(
       const std::array<Piece, 64>& board, Color mover, int max_plies,
       std::optional<int> plies_before = std::nullopt) const;

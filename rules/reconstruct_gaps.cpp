@@ -848,8 +848,17 @@ std::optional<GapResult> Reconstructor::stories_ending_with_the_hands_move(const
   GapResult out;
   out.plies = stories.plies;
   out.nodes = stories.nodes;
+  // Its last move sets the hand's piece on its square: a move there, or a castling whose king or rook lands
+  // there (the castling's move names the rook's square).
+  const auto sets_the_hands_piece = [&](Move m) {
+    if (m.kind() != Move::CASTLING) return m.to() == hand->to;
+    if (type_of(hand->piece) != KING && type_of(hand->piece) != ROOK) return false;
+    const bool king_side = m.to() > m.from();
+    return hand->to == (type_of(hand->piece) == KING ? Position::castle_king_to(mover, king_side)
+                                                     : Position::castle_rook_to(mover, king_side));
+  };
   for (const auto& seq : stories.sequences)
-    if (seq.back().to() == hand->to && seq.back().kind() != Move::CASTLING) out.sequences.push_back(seq);
+    if (sets_the_hands_piece(seq.back())) out.sequences.push_back(seq);
   if (out.sequences.empty()) return std::nullopt;
   return out;
 }
@@ -903,6 +912,12 @@ std::optional<GapResult> Reconstructor::search_through_the_hands_move(const std:
   } else {
     from = attacks(type_of(piece), to, occupied);
   }
+  // A castling's king or rook, from where it stood when last followed (it has not moved since: he may
+  // still castle).
+  const Position& now = game_.position();
+  if ((type_of(piece) == KING || type_of(piece) == ROOK) &&
+      now.can_castle(mover == WHITE ? (WHITE_OO | WHITE_OOO) : (BLACK_OO | BLACK_OOO)))
+    from |= now.pieces(mover, type_of(piece));
   from &= ~occupied;
   // Each origin searched as the board before the move with the piece there, the mover on move: the stories
   // that end with its move from there. Every one must be complete (a list cut short is no better than the
@@ -933,7 +948,7 @@ std::optional<GapResult> Reconstructor::search_through_the_hands_move(const std:
       for (Move m : seq) p.do_move(m);
       const Board shown = physical_view(p, pawn_stays);
       for (Move m : MoveList(p))
-        if (m.from() == x && m.to() == to && m.kind() != Move::CASTLING &&
+        if ((m.kind() == Move::CASTLING || (m.from() == x && m.to() == to)) &&
             board_after(shown, p, m) == board) {
           seq.push_back(m);
           stories.push_back(std::move(seq));

@@ -732,6 +732,22 @@ TEST(GapHallCaptures, TheMoversKingMissingAtTheReadingIsInHisHand) {
                        13, 20, 28);
 }
 
+// daemon_gap_hall_test --speed 3 --seed 644851326, board L: TCEC Chess960 game 32 (1800+5), style tidy, the
+// board unplugged after 5...Bd5 (ply 10) and plugged in again with 6.Bf2 a6 made (plies 11-12) and White's
+// king in the air for 7.O-O, whose rook stays on f1 (king d1 to g1). The king set on g1 and pressed was
+// searched as a board the castling could not have made, and told as a story of seven plies (the king out to
+// g2 and back), every later move four plies late. Right: plies 11-13 (the gap and the castling under way)
+// told as one gap at that press, every later move at its ply.
+TEST(GapHallCaptures, TheKingInTheHandForACastlingWhoseRookStaysIsTheCastlingUnderWay) {
+  rules::ReconstructConfig cfg;
+  cfg.chess960 = true;
+  const Told t = replay_hall_capture(
+      "movers_king_in_the_hand_for_a_chess960_castling_whose_rook_stays.cap",
+      "f4 f5 b4 g6 Nb3 Nb6 g3 Nd6 Nf3 Bd5 Bf2 a6 O-O Na4 c3 O-O Qc2 b6 Bd4 Bf6 Rfe1", 11, 13, cfg);
+  expect_one_gap(t, 11, {"13"});
+  EXPECT_EQ(t.last_ply, 21);
+}
+
 // daemon_gap_hall_test --speed 6 --first 16,30 --back between,set --seed 523578221, board J: TCEC Chess960
 // game 27 (1800+5), style tidy, the board unplugged with 14...Qe7 under way and plugged in again with 17.Qf3
 // set down, not pressed: plies 28-32 (Qe7 Qe4 Qc7 O-O Bg6) made meanwhile, each queen by a detour, White's
