@@ -2,7 +2,7 @@
 // Copyright (C) 2026 the eboardd authors
 // Gap ranking (issue 30): how often the sequence really played comes first, and among the first three, in
 // the list a moves-missed alert shows, over gaps of 1 to 8 plies cut at random points of the corpus games
-// (standard blitz with its [%clk] readings, Chess960 without clocks). Two counts, both printed:
+// (standard blitz with its [%clk] readings, Chess960 with TCEC's `tl=` ones). Two counts, both printed:
 // - over every gap (`all`, the issue's measure): a gap the search explains by one sequence alone is the
 //   sequence played, recovered, first; a gap whose list does not hold it (a shorter story told, none found,
 //   a list cut short) is a miss (`missed`); any other gap counts the rank the sequence played has; on a
@@ -101,6 +101,19 @@ std::optional<std::pair<std::int64_t, std::int64_t>> time_control(const GameReco
   if (plus == std::string::npos) return std::nullopt;
   return std::pair{std::int64_t(std::atoll(s.substr(0, plus).c_str())) * 1000,
                    std::int64_t(std::atoll(s.substr(plus + 1).c_str())) * 1000};
+}
+
+// TCEC's games (the Chess960 corpus) keep each move's clock in its comment, not as `[%clk]`: `tl=` is the
+// mover's time left after the move, its increment added, as a clock shows it. Read as the move's reading.
+void clocks_from_comments(GameRecord& g) {
+  for (RecordedMove& m : g.moves) {
+    const auto at = m.comment.find("tl=");
+    if (m.clock_ms || at == std::string::npos) continue;
+    if (at > 0 && m.comment[at - 1] != ' ' && m.comment[at - 1] != '{' && m.comment[at - 1] != ',') continue;
+    char* end = nullptr;
+    const long long ms = std::strtoll(m.comment.c_str() + at + 3, &end, 10);
+    if (end != m.comment.c_str() + at + 3 && ms >= 0) m.clock_ms = ms;
+  }
 }
 
 // One gap of `plies` plies per game, at a random point; the clock readings before and after it as the
@@ -519,6 +532,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "GAP_HALF must be all, train or held-out, not %s\n", half.c_str());
     return 2;
   }
+  // GAP_NO_COMMENT_CLOCKS=1: the Chess960 games without their clocks (clocks_from_comments), as measured
+  // before 2026-12-01.
+  const bool clocks = !std::getenv("GAP_NO_COMMENT_CLOCKS");
   auto load = [&](const std::filesystem::path& file) {
     std::vector<GameRecord> out;
     std::size_t index = 0;
@@ -526,7 +542,10 @@ int main(int argc, char** argv) {
       for (const auto& g : *parsed) {
         const bool even = index++ % 2 == 0;
         if ((half == "train" && !even) || (half == "held-out" && even)) continue;
-        if (auto r = replay(g)) out.push_back(*r);
+        if (auto r = replay(g)) {
+          if (clocks) clocks_from_comments(*r);
+          out.push_back(*r);
+        }
       }
     return out;
   };
