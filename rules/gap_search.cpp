@@ -577,7 +577,7 @@ GapResult remembered_search_gap(const GapQuery& query) {
     GapResult answer;
   };
   thread_local std::vector<Remembered> memory;
-  constexpr std::size_t kRemembered = 16;
+  constexpr std::size_t kRemembered = 64;
   std::string question = fingerprint(query);
   for (auto it = memory.begin(); it != memory.end(); ++it)
     if (it->question == question) {

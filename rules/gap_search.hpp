@@ -69,7 +69,8 @@ inline bool cut_by_work(const GapQuery& query, const GapResult& result) {
 
 // search_gap with its last answers remembered (per thread): the search is deterministic, and a journal
 // replayed asks again every question its games asked (a file of many games, the same position after every
-// restart), where a question the search cannot settle costs the whole work bound each time.
+// restart), where a question the search cannot settle costs the whole work bound each time. The last 64: a
+// reconnect's reading asks a few dozen (its tries for a piece in the hand), then its first one again.
 GapResult remembered_search_gap(const GapQuery& query);
 
 // A reconnect's searches, as the Reconstructor runs them on the event loop (bench_gap_recovery times them:

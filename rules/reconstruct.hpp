@@ -611,8 +611,10 @@ class Reconstructor {
   // likeliest moves first, all pressed (`on_move` on move, a retry's work) or else, shorter, with its last
   // move shown and not pressed (one search's work): a list left incomplete (truncated). None when neither
   // probe finds one.
+  // With `work_left`, the probes take no more than it, and what they take is subtracted from it.
   std::optional<GapResult> a_story_within_the_bound(const std::array<Piece, 64>& board,
-                                                    std::optional<Color> on_move, int max_plies) const;
+                                                    std::optional<Color> on_move, int max_plies,
+                                                    std::uint64_t* work_left = nullptr) const;
   // At a press: the board reached by the presser's piece set down (hands_move), searched as the boards
   // before with the piece on each square it can have come from, his move from there appended: the stories
   // whose last move is the one set down. A king or rook set down may end a castling whose other piece
@@ -632,8 +634,9 @@ class Reconstructor {
                          bool last_unpressed_likely, std::optional<Color> begun, int max_plies,
                          bool keep_all_pressed = false) const;
   // Whether search_gap_to(nullptr, board, false, nullopt, max_plies) explains `board`, at a fraction of its
-  // work where it does (the dump's tries for a piece in the hand, dump_lacks_the_movers_pieces).
-  bool story_reaches(const std::array<Piece, 64>& board, int max_plies) const;
+  // work where it does (the dump's tries for a piece in the hand, dump_lacks_the_movers_pieces), within
+  // `work_left` (the tries' shared work, less what this one takes).
+  bool story_reaches(const std::array<Piece, 64>& board, int max_plies, std::uint64_t& work_left) const;
   // Without a clock: a settled board nothing explains (follow_late_scans), searched as it is, as it would
   // stand with the piece in the hand put back (a scan read late shows moves and the next hand already at
   // work), and through the boards that rested before it. Of the readings whose story every scan since the

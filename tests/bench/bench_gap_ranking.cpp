@@ -40,25 +40,15 @@
 #include "rules/gap_search.hpp"
 #include "rules/notation.hpp"
 #include "rules/pgn.hpp"
+#include "tests/bench/corpus_draws.hpp"
 
 using namespace eboard;
 using namespace eboard::rules;
+using bench::next_random;
+using bench::quantile;
+using bench::read_file;
 
 namespace {
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::uint64_t next_random(std::uint64_t& x) {
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  return x;
-}
 
 struct Gap {
   Position from;
@@ -194,13 +184,6 @@ struct Row {
 };
 
 double worst(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
-// The q-quantile (0.5: the median), by rank.
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, std::size_t(q * double(v.size())))];
-}
-
 // GAP_POLICY_FIT=1: the weights of rules/gap_policy.hpp fitted again: the softmax over each position's legal
 // moves of the training games (the even games of each corpus) made to give the moves played the greatest
 // likelihood (Adam steps from 0, each feature scaled to its root mean square, a small L2 pull); the mean

@@ -28,9 +28,12 @@
 #include "rules/gap_search.hpp"
 #include "rules/notation.hpp"
 #include "rules/pgn.hpp"
+#include "tests/bench/corpus_draws.hpp"
 
 using namespace eboard;
 using namespace eboard::rules;
+using bench::next_random;
+using bench::read_file;
 
 namespace {
 
@@ -39,20 +42,6 @@ struct Gap {
   std::array<Piece, 64> board{};
   std::vector<Move> truth;
 };
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::uint64_t next_random(std::uint64_t& x) {
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  return x;
-}
 
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return -1;
