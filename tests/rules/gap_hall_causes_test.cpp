@@ -115,6 +115,49 @@ TEST(GapHallCauses, TheMoversPieceInHisHandAtTheReconnectIsWaitedFor) {
   }
 }
 
+// A Chess960 castling one of whose pieces stays where it stood (the hall's TCEC game 32 had the king in the
+// hand, its rook staying on f1; its capture is GapHallCaptures' test). Here the king stays on g1 and the rook
+// goes from h1 to f1: read with the rook in White's hand after 3.Nd3 Nd6 unseen, then set on f1 and pressed.
+// Right: the gap and the castling told as what they were, plies 5-7, no other alert, the castling last.
+TEST(GapHallCauses, AChess960CastlingsRookInTheHandWhileItsKingStaysIsTheHandsMove) {
+  const Position start =
+      *Position::from_fen("nrbqnbkr/pppppppp/8/8/8/8/PPPPPPPP/NRBQNBKR w HBhb - 0 1", Variant::Chess, true);
+  auto play = [&](const std::vector<std::string>& uci) {
+    Position p = start;
+    for (const auto& m : uci) p.do_move(*parse_uci(p, m));
+    return p;
+  };
+  const auto before = words("g2g3 g7g6 f1g2 f8g7");
+  std::vector<std::string> all = before;
+  for (const auto& m : words("e1d3 e8d6")) all.push_back(m);
+  Game game(start);
+  for (const auto& m : before) game.play(*parse_uci(game.position(), m));
+  ReconstructConfig cfg = standard();
+  cfg.chess960 = true;
+  Reconstructor r(cfg, game);
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  auto lifted = play(all).board();
+  lifted[parse_square("h1")] = NO_PIECE;
+  take(unplugged(r, play(before).board(), clock(ClockSide::Left, 5 * MIN, 5 * MIN), lifted));
+  take(r.on_sensor({30'010, clock(ClockSide::Left, 5 * MIN - 10'000, 5 * MIN - 12'000)}));
+  take(r.advance(31'800));
+  take(r.on_sensor({31'850, PiecePlaced{parse_square("f1"), W_ROOK}}));
+  take(r.on_sensor({32'300, clock(ClockSide::Right, 5 * MIN - 14'000, 5 * MIN - 12'000)}));
+  take(r.advance(40'000));
+  const Position castled = play(all);
+  const Told t = told(out);
+  for (const auto& a : t.alerts) EXPECT_EQ(a.code, "moves-missed") << a.detail;
+  ASSERT_EQ(r.game().ply_count(), int(all.size()) + 1);
+  const Move last = r.game().plies().back().move;
+  EXPECT_EQ(last.kind(), Move::CASTLING);
+  Position after_castling = castled;
+  after_castling.do_move(last);
+  EXPECT_EQ(r.game().position().board(), after_castling.board());
+  EXPECT_EQ(after_castling.board()[parse_square("f1")], W_ROOK);
+  EXPECT_EQ(after_castling.board()[parse_square("g1")], W_KING);
+}
+
 // The reconnect's board, at rest, is reached by 6...Bd6 7.O-O all pressed and by 6...Be7 7.O-O Bd6 with
 // Bd6 not pressed: the gap waits for the next press or the mismatch time. Black's king is lifted for
 // castling before the mismatch time tells the gap; his rook's lift after it is not his first touch.
