@@ -5,10 +5,13 @@
 // when the link went down, depends on the order the driver gives the reconnect's readings in: its capture
 // guards it):
 //  * a reconnect's board with the mover's own piece in his hand is not searched as if it were taken;
-//  * the next mover's lift made before a recovered gap is told counts as his turn's first touch.
+//  * the next mover's lift made before a recovered gap is told counts as his turn's first touch;
+//  * a castling in the hand at the reading (standard, and Chess960's whose pieces stay or trade squares) is
+//    the hand's move, whichever of its pieces the reading held.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
@@ -113,49 +116,6 @@ TEST(GapHallCauses, TheMoversPieceInHisHandAtTheReconnectIsWaitedFor) {
     EXPECT_EQ(field(t.alerts.front(), "first_ply"), "8");
     EXPECT_EQ(field(t.alerts.front(), "last_ply"), "16");
   }
-}
-
-// A Chess960 castling one of whose pieces stays where it stood (the hall's TCEC game 32 had the king in the
-// hand, its rook staying on f1; its capture is GapHallCaptures' test). Here the king stays on g1 and the rook
-// goes from h1 to f1: read with the rook in White's hand after 3.Nd3 Nd6 unseen, then set on f1 and pressed.
-// Right: the gap and the castling told as what they were, plies 5-7, no other alert, the castling last.
-TEST(GapHallCauses, AChess960CastlingsRookInTheHandWhileItsKingStaysIsTheHandsMove) {
-  const Position start =
-      *Position::from_fen("nrbqnbkr/pppppppp/8/8/8/8/PPPPPPPP/NRBQNBKR w HBhb - 0 1", Variant::Chess, true);
-  auto play = [&](const std::vector<std::string>& uci) {
-    Position p = start;
-    for (const auto& m : uci) p.do_move(*parse_uci(p, m));
-    return p;
-  };
-  const auto before = words("g2g3 g7g6 f1g2 f8g7");
-  std::vector<std::string> all = before;
-  for (const auto& m : words("e1d3 e8d6")) all.push_back(m);
-  Game game(start);
-  for (const auto& m : before) game.play(*parse_uci(game.position(), m));
-  ReconstructConfig cfg = standard();
-  cfg.chess960 = true;
-  Reconstructor r(cfg, game);
-  std::vector<Event> out;
-  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
-  auto lifted = play(all).board();
-  lifted[parse_square("h1")] = NO_PIECE;
-  take(unplugged(r, play(before).board(), clock(ClockSide::Left, 5 * MIN, 5 * MIN), lifted));
-  take(r.on_sensor({30'010, clock(ClockSide::Left, 5 * MIN - 10'000, 5 * MIN - 12'000)}));
-  take(r.advance(31'800));
-  take(r.on_sensor({31'850, PiecePlaced{parse_square("f1"), W_ROOK}}));
-  take(r.on_sensor({32'300, clock(ClockSide::Right, 5 * MIN - 14'000, 5 * MIN - 12'000)}));
-  take(r.advance(40'000));
-  const Position castled = play(all);
-  const Told t = told(out);
-  for (const auto& a : t.alerts) EXPECT_EQ(a.code, "moves-missed") << a.detail;
-  ASSERT_EQ(r.game().ply_count(), int(all.size()) + 1);
-  const Move last = r.game().plies().back().move;
-  EXPECT_EQ(last.kind(), Move::CASTLING);
-  Position after_castling = castled;
-  after_castling.do_move(last);
-  EXPECT_EQ(r.game().position().board(), after_castling.board());
-  EXPECT_EQ(after_castling.board()[parse_square("f1")], W_ROOK);
-  EXPECT_EQ(after_castling.board()[parse_square("g1")], W_KING);
 }
 
 // The reconnect's board, at rest, is reached by 6...Bd6 7.O-O all pressed and by 6...Be7 7.O-O Bd6 with
@@ -637,6 +597,80 @@ std::string first_candidate(bool lifted) {
 TEST(GapHallCauses, ThePieceInTheAirAtTheLossMovesFirstInTheRanking) {
   EXPECT_EQ(first_candidate(false), R"([["b1c3","a7a6","h2h3"])");
   EXPECT_EQ(first_candidate(true), R"([["h2h3","a7a6","b1c3"])");
+}
+
+namespace {
+
+// A castling under way at a reconnect: the game from `start_fen` (a Chess960 start when `chess960`) followed
+// through `before`, `gap` made unseen, the board read with `at_reading`'s squares empty (the castling's
+// pieces in White's hand), then the rest of the castling (`castling`, UCI: its pieces lifted, then set down)
+// and its press. Right: no alert but a moves-missed, the gap and the castling in the game, the castling
+// last.
+void expect_the_castling_in_the_hand(const std::string& start_fen, bool chess960, const std::string& before,
+                                     const std::string& gap, const std::string& castling,
+                                     const std::vector<std::string>& at_reading) {
+  SCOPED_TRACE("empty at the reading: " +
+               std::accumulate(at_reading.begin(), at_reading.end(), std::string(),
+                               [](std::string a, const std::string& b) { return a + b + " "; }));
+  const Position start = *Position::from_fen(start_fen, Variant::Chess, chess960);
+  auto play = [&](const std::vector<std::string>& uci) {
+    Position p = start;
+    for (const auto& m : uci) p.do_move(*parse_uci(p, m));
+    return p;
+  };
+  const auto followed = words(before);
+  std::vector<std::string> all = followed;
+  for (const auto& m : words(gap)) all.push_back(m);
+  Game game(start);
+  for (const auto& m : followed) game.play(*parse_uci(game.position(), m));
+  ReconstructConfig cfg = standard();
+  cfg.chess960 = chess960;
+  Reconstructor r(cfg, game);
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  auto read = play(all).board();
+  for (const auto& q : at_reading) read[parse_square(q)] = NO_PIECE;
+  take(unplugged(r, play(followed).board(), clock(ClockSide::Left, 5 * MIN, 5 * MIN), read));
+  take(r.on_sensor({30'010, clock(ClockSide::Left, 5 * MIN - 10'000, 5 * MIN - 12'000)}));
+  take(r.advance(31'800));
+  for (const SensorEvent& e : hands(play(all), castling, 31'800)) {
+    const auto* lift = std::get_if<PieceLifted>(&e.what);
+    if (!lift || read[lift->square] != NO_PIECE) take(r.on_sensor(e));
+  }
+  take(r.on_sensor({33'000, clock(ClockSide::Right, 5 * MIN - 14'000, 5 * MIN - 12'000)}));
+  take(r.advance(40'000));
+  for (const auto& a : told(out).alerts) EXPECT_EQ(a.code, "moves-missed") << a.detail;
+  all.push_back(castling);
+  ASSERT_EQ(r.game().ply_count(), int(all.size()));
+  EXPECT_EQ(r.game().plies().back().move.kind(), Move::CASTLING);
+  EXPECT_EQ(r.game().position().board(), play(all).board());
+}
+
+}  // namespace
+
+// Standard chess (king e1 to g1, rook h1 to f1): the king, the rook or both in the hand at the reading after
+// 3.Bc4 Nf6 unseen.
+TEST(GapHallCauses, ACastlingInTheHandAtTheReadingIsTheHandsMoveWhateverTheReadingHeld) {
+  for (const char* empty : {"e1", "h1", "e1 h1"})
+    expect_the_castling_in_the_hand("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", false,
+                                    "e2e4 e7e5 g1f3 b8c6", "f1c4 g8f6", "e1g1", words(empty));
+}
+
+// Chess960 castlings one of whose pieces stays where it stood (the hall's TCEC game 32 had the king in the
+// hand from d1 to g1, its rook staying on f1: its capture is GapHallCaptures' test). The king stays on g1
+// here and the rook goes from h1 to f1, read with the rook in the hand after 3.Nd3 Nd6 unseen. Before the
+// fix, the rook set down was read as come from e1, a story of eleven plies.
+TEST(GapHallCauses, AChess960CastlingsRookInTheHandWhileItsKingStaysIsTheHandsMove) {
+  expect_the_castling_in_the_hand("nrbqnbkr/pppppppp/8/8/8/8/PPPPPPPP/NRBQNBKR w HBhb - 0 1", true,
+                                  "g2g3 g7g6 f1g2 f8g7", "e1d3 e8d6", "g1h1", {"h1"});
+}
+
+// A Chess960 castling whose king and rook trade squares (king f1 to g1, rook g1 to f1), the king, the rook or
+// both in the hand at the reading after 2.g3 g6 unseen.
+TEST(GapHallCauses, AChess960CastlingWhoseKingAndRookTradeSquaresIsTheHandsMoveWhateverTheReadingHeld) {
+  for (const char* empty : {"f1", "g1", "f1 g1"})
+    expect_the_castling_in_the_hand("nrbbqkrn/pppppppp/8/8/8/8/PPPPPPPP/NRBBQKRN w GBgb - 0 1", true,
+                                    "e2e4 e7e5", "g2g3 g7g6", "f1g1", words(empty));
 }
 
 }  // namespace eboard::rules
