@@ -37,6 +37,22 @@ class GapTracker {
     // where that is shorter by more than a ply, a longer story all pressed needing a detour).
     Likelier,
   };
+  // Why a suspected dump's search waits for a hand at work on it (the mismatch time ends each): one stage
+  // per cause.
+  enum class DumpWait {
+    None,
+    // The game's first board read with a hand at work (a restart): searched at the next press.
+    FirstDumpHand,
+    // After a reconnect, the mover's pieces one of which may be in his hand (held): one of them set down goes
+    // on to the press, any other change ends the wait.
+    PieceInHand,
+    // An opponent's piece the mover lifted to capture it, the victim first (victim); held are his kinds that
+    // can take there: one of them lifted is the capture under way, one set down there goes on to the press.
+    Victim,
+    // A castling half done at the reading (no piece of the mover's short of its count: the Reconstructor's
+    // castling_under_way).
+    Castling,
+  };
 
   // --- The link ---------------------------------------------------------------------------------------
   Link link() const { return link_; }
@@ -77,7 +93,7 @@ class GapTracker {
     suspected_at_ = t_ms;
     suspected_change_ = board_changes;
     unsettled_ = board;
-    dump_deferred_ = false;
+    dump_wait_ = DumpWait::None;
     held_judged_ = false;
     held_lift_.reset();
     length_ = Length::Open;
@@ -94,7 +110,7 @@ class GapTracker {
     suspected_ = false;
     unexplained_.reset();
     unsettled_.reset();
-    dump_deferred_ = false;
+    dump_wait_ = DumpWait::None;
     held_lift_.reset();
   }
   // The suspected whole board, searched at rest and explained by no story within the search's bound: kept
@@ -113,46 +129,46 @@ class GapTracker {
     return unexplained_ ? unexplained_ : unsettled_;
   }
   bool first_board_dump() const { return first_board_dump_; }
-  // The suspected dump showed a piece perhaps in a hand: its search waits for the next press, or for the
-  // mismatch time.
-  bool dump_deferred() const { return dump_deferred_; }
-  // The dump of a board read after the game's first waits for a castling half done at the reading (no piece
-  // of the mover's waited for in the hand: the Reconstructor's castling_under_way).
-  bool waits_for_castling() const { return dump_deferred_ && held_ == 0 && suspected_ && !first_board_dump_; }
-  // `held`: after a reconnect, the mover's pieces one of which may be in his hand, a bit per Piece (1u <<
-  // piece), judged on `judged` (the board they are short on): one of them set down goes on to the press,
-  // any other change ends the wait.
-  // `victim`: instead, the square of an opponent's piece the mover lifted to capture it (the victim first):
-  // `held` are then his kinds that can take there, one of them lifted is the capture under way, and one of
-  // them set down there goes on to the press.
-  void defer_dump(std::uint32_t held, const std::array<Piece, 64>& judged,
-                  std::optional<Square> victim = std::nullopt) {
-    dump_deferred_ = true;
-    held_ = held;
-    held_judged_on_ = judged;
-    held_untouched_ = true;
-    held_lift_.reset();
+  // The suspected dump showed a hand at work: its search waits for the next press, or for the mismatch time.
+  DumpWait dump_wait() const { return dump_wait_; }
+  bool dump_deferred() const { return dump_wait_ != DumpWait::None; }
+  bool waits_for_castling() const { return dump_wait_ == DumpWait::Castling; }
+  // The waits begin, each judged on `judged` (the board read). `held`: the mover's kinds, a bit per Piece (1u
+  // << piece).
+  void wait_for_first_dumps_hand(const std::array<Piece, 64>& judged) {
+    begin_wait(DumpWait::FirstDumpHand, 0, judged);
+  }
+  void wait_for_piece_in_hand(std::uint32_t held, const std::array<Piece, 64>& judged) {
+    begin_wait(DumpWait::PieceInHand, held, judged);
+  }
+  void wait_for_victim(std::uint32_t takers, const std::array<Piece, 64>& judged, Square victim) {
+    begin_wait(DumpWait::Victim, takers, judged);
     victim_ = victim;
   }
-  std::uint32_t held() const { return dump_deferred_ ? held_ : 0; }
-  std::optional<Square> victim() const { return dump_deferred_ ? victim_ : std::nullopt; }
+  void wait_for_castling(const std::array<Piece, 64>& judged) { begin_wait(DumpWait::Castling, 0, judged); }
+  // The kinds waited for (PieceInHand: his pieces; Victim: his takers); 0 in the other stages.
+  std::uint32_t held() const {
+    return dump_wait_ == DumpWait::PieceInHand || dump_wait_ == DumpWait::Victim ? held_ : 0;
+  }
+  std::optional<Square> victim() const { return dump_wait_ == DumpWait::Victim ? victim_ : std::nullopt; }
   // Whose those pieces are (the mover's at the reading); only while held() is not 0.
   Color held_by() const { return color_of(Piece(std::countr_zero(held_))); }
   const std::array<Piece, 64>& held_judged_on() const { return held_judged_on_; }
-  // The piece in the hand was of kind `held` after all (set down unlifted: see the Reconstructor).
+  // The piece in the hand was of kind `held` after all (set down unlifted: see the Reconstructor); the stage
+  // stays.
   void hold_instead(std::uint32_t held) {
-    if (dump_deferred_) held_ = held;
+    if (this->held()) held_ = held;
   }
   // The dump was judged for the mover's pieces in his hand (once per suspected board).
   bool held_judged() const { return held_judged_; }
   void judge_held() { held_judged_ = true; }
   // No change since the wait began: the next one tells whether the hand held one of those pieces. After
   // one, the wait goes on to the press (a board read whole again meanwhile starts nothing anew).
-  bool held_untouched() const { return dump_deferred_ && held_untouched_; }
+  bool held_untouched() const { return dump_deferred() && held_untouched_; }
   void held_touched() { held_untouched_ = false; }
   bool take_dump_deferral() {
     held_lift_.reset();
-    return std::exchange(dump_deferred_, false);
+    return std::exchange(dump_wait_, DumpWait::None) != DumpWait::None;
   }
   // A lift from `square` while the dump waits that may be the held piece's doing: a piece of a kind waited
   // for (its square filled again a scan later was brushed by the hand setting the held piece down), or an
@@ -164,7 +180,7 @@ class GapTracker {
     std::array<Piece, 64> before{};
   };
   void lifted_while_held(Square square, const std::array<Piece, 64>& before) {
-    if (dump_deferred_) held_lift_ = HeldLift{square, before};
+    if (dump_deferred()) held_lift_ = HeldLift{square, before};
   }
   const std::optional<HeldLift>& held_lift() const { return held_lift_; }
   std::optional<HeldLift> take_held_lift() { return std::exchange(held_lift_, std::nullopt); }
@@ -226,6 +242,15 @@ class GapTracker {
   void reopen_length() { length_ = Length::Open; }
 
  private:
+  void begin_wait(DumpWait why, std::uint32_t held, const std::array<Piece, 64>& judged) {
+    dump_wait_ = why;
+    held_ = held;
+    held_judged_on_ = judged;
+    held_untouched_ = true;
+    held_lift_.reset();
+    victim_.reset();
+  }
+
   Link link_ = Link::Read;
   std::int64_t read_again_at_ = 0;
   std::int64_t back_at_ = 0;
@@ -234,7 +259,7 @@ class GapTracker {
   bool suspected_ = false;
   std::int64_t suspected_at_ = 0;
   std::uint64_t suspected_change_ = 0;
-  bool dump_deferred_ = false;
+  DumpWait dump_wait_ = DumpWait::None;
   std::array<Piece, 64> held_judged_on_{};
   bool first_board_dump_ = false;
   std::optional<std::array<Piece, 64>> unexplained_;

@@ -939,13 +939,12 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
       gaps_.judge_held();
       const BoardState* read = state_at(press.t_ms);
       const std::array<Piece, 64>& judged = read ? read->board : physical_;
-      if (const std::uint32_t held = dump_lacks_the_movers_pieces(judged)) {
-        gaps_.defer_dump(held, judged);
+      if (const std::uint32_t held = dump_lacks_the_movers_pieces(judged))
+        gaps_.wait_for_piece_in_hand(held, judged);
+      else if (const std::optional<Victim> victim = victim_in_the_hand(judged))
+        gaps_.wait_for_victim(victim->takers, judged, victim->square);
+      if (gaps_.dump_deferred()) {
         gaps_.held_touched();  // the changes since were the hand's: the press is searched once it is done
-        deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
-      } else if (const std::optional<Victim> victim = victim_in_the_hand(judged)) {
-        gaps_.defer_dump(victim->takers, judged, victim->square);
-        gaps_.held_touched();
         deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
       }
     }
@@ -1321,25 +1320,22 @@ void Reconstructor::on_settled(std::int64_t t) {
     // tests/sim/gap_recovery_test.cpp come out worse otherwise): there only a piece of the side whose clock
     // runs is waited for (his hand at work on the next move), also with the reconnect's reading pending as a
     // press (the lever moved while the board was away): that reading is what tells whose clock runs.
-    std::uint32_t held = 0;
-    std::optional<Victim> victim;
-    bool hand_at_work = false;
     if (!clockless() && !gaps_.dump_deferred()) {
       if (gaps_.first_board_dump()) {
-        hand_at_work = !wait_.pending() && dump_shows_a_hand_at_work();
+        if (!wait_.pending() && dump_shows_a_hand_at_work()) gaps_.wait_for_first_dumps_hand(physical_);
       } else {
         gaps_.judge_held();
-        hand_at_work = (held = dump_lacks_the_movers_pieces(physical_)) != 0 || castling_under_way(physical_);
-        if (!hand_at_work && (victim = victim_in_the_hand(physical_))) {
-          held = victim->takers;
-          hand_at_work = true;
-        }
+        if (const std::uint32_t held = dump_lacks_the_movers_pieces(physical_))
+          gaps_.wait_for_piece_in_hand(held, physical_);
+        else if (castling_under_way(physical_))
+          gaps_.wait_for_castling(physical_);
+        else if (const std::optional<Victim> victim = victim_in_the_hand(physical_))
+          gaps_.wait_for_victim(victim->takers, physical_, victim->square);
       }
-    }
-    if (hand_at_work) {
-      gaps_.defer_dump(held, physical_, victim ? std::optional(victim->square) : std::nullopt);
-      deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
-      return;
+      if (gaps_.dump_deferred()) {
+        deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
+        return;
+      }
     }
     if (recover_gap(t, nullptr)) return;
     // Nothing within the search's bound, and no length to wait for: the next press may tell a gap past it.

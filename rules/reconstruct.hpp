@@ -675,7 +675,7 @@ class Reconstructor {
   // empty on `dump` that his pieces attack, where a kind of the opponent's short of its count put back is
   // reached by a story two plies shorter than the dump as it stands (where the piece reads as taken), or by
   // any story within the bound when none reaches the dump as it stands (or its search ran out of work). The
-  // square and the mover's kinds that attack it (GapTracker::defer_dump's `victim` and `held`).
+  // square and the mover's kinds that attack it (GapTracker::wait_for_victim).
   struct Victim {
     Square square;
     std::uint32_t takers;
