@@ -1091,6 +1091,17 @@ bool Reconstructor::tell_gap_past_bound_from_read_board(const PendingPress& pres
   if (!read || game_.outcome() || has_drops(game_.position().variant())) return false;
   // The presser was on move on the board read, and his one legal move from it is on the board now. (Not
   // the board read itself: a hand may have been at work on it, its piece in the air.)
+  // The reconnect's reading pending as a press (the lever moved while the board was away): that press ended
+  // the gap, the board read is where the gap ends, the other side on move. His hand may be at work on it by
+  // the time the press is decided, pieces of his lifted and nothing set down (the suite's past-bound gap of
+  // 13 plies, read on a loaded machine with Black's rook lifted a moment after the dump).
+  if (press_at_the_reading(press)) {
+    bool lifted_only = true;
+    for (Square q = 0; q < 64 && lifted_only; ++q)
+      lifted_only = physical_[q] == (*read)[q] || (physical_[q] == NO_PIECE && (*read)[q] != NO_PIECE &&
+                                                   color_of((*read)[q]) != press.presser);
+    if (lifted_only) return tell_gap_past_bound_at(press.t_ms, *read, ~press.presser);
+  }
   const auto from = board_position(press.presser, *read);
   if (!from) return false;
   std::optional<Move> pressed;

@@ -992,6 +992,19 @@ TEST(GapHallCaptures, ABoardReadPastTheBoundNeverAtRestIsTheOneTheNextPressTells
                          "c4 f5 Nc3 e6 g3 Nf6 Bg2 Bb4 e3 Bxc3 bxc3 O-O Ne2 c6 O-O d6 a4 Nbd7 Ba3 c5 d4", 9);
 }
 
+// daemon_gap_past_bound_test --length 13 (the suite's, blitz corpus game 3 at 12x) in a fresh clone's CI run
+// on a loaded machine: unplugged after 4...d6 (ply 8), plugged in again after plies 9-21, the clock's lever
+// moved meanwhile (White's press of ply 21, read with the reconnect's reading). Black lifted his rook for
+// ply 22 a moment after the dump, before the reading's press was decided. The press found no story within
+// the bound, and the board read past it was told from only when the presser's next move stood on it: a
+// position-mismatch and an adopted position at once. Right: the reading's own press ended the gap at the
+// board read, Black on move and his hand at work: one moves-missed past the bound from ply 9, no move
+// published after ply 8 (held back until the arbiter gives the gap's moves).
+TEST(GapHallCaptures, AReadingsPressPastTheBoundWithTheNextHandAtWorkTellsTheGapFromTheBoardRead) {
+  expect_past_bound_told("past_bound_reading_pressed_with_the_next_hand_at_work.cap",
+                         "c4 f5 Nc3 e6 g3 Nf6 Bg2 Bb4 e3 Bxc3 bxc3 O-O Ne2 c6 O-O d6 a4 Nbd7 Ba3 c5 d4", 9);
+}
+
 // daemon_gap_hall_test --speed 12 --seed 66 --first 20,40, board F: blitz corpus game 328 (600+0), the board
 // unplugged with 17.e4's reply under way and plugged in again after plies 34-39 (dxe4 Nxe4 Bxa3 Bxa3 Qxa3
 // Nc5), Black's bishop in the hand for 20...Bc8. The dump waited for it until the mismatch time; the daemon
