@@ -36,11 +36,11 @@ std::optional<ShownMove> IllegalMoves::on_board(const Position& p, const std::ar
   // en passant before the taken pawn leaves the board.
   for (Move m : MoveList(p)) {
     if (m.is_drop() || m.from() != from) continue;
-    Square dest = m.kind() == Move::CASTLING ? Position::castle_king_to(us, m.to() > m.from()) : m.to();
+    Square dest = m.kind() == Move::CASTLING ? Position::castle_king_to(us, m) : m.to();
     if (dest == to) return std::nullopt;
   }
   for (Move m : MoveList(p)) {  // in Chess960 the rook's step can come first (the king put back unseen)
-    if (m.kind() == Move::CASTLING && m.to() == from && Position::castle_rook_to(us, m.to() > m.from()) == to)
+    if (m.kind() == Move::CASTLING && m.to() == from && Position::castle_rook_to(us, m) == to)
       return std::nullopt;
   }
   return ShownMove{from, to, physical[to]};

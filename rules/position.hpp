@@ -93,9 +93,12 @@ class Position {
   Piece moved_piece(Move m) const {
     return m.is_drop() ? make_piece(side_, m.drop_type()) : board_[m.from()];
   }
-  // Where king and rook end up when castling with the rook on `rook_from`.
+  // Where king and rook end up when castling on the king's side or the queen's, or by the castling move
+  // `m` (encoded king square to rook square).
   static Square castle_king_to(Color c, bool king_side) { return relative_square(c, king_side ? 6 : 2); }
   static Square castle_rook_to(Color c, bool king_side) { return relative_square(c, king_side ? 5 : 3); }
+  static Square castle_king_to(Color c, Move m) { return castle_king_to(c, m.to() > m.from()); }
+  static Square castle_rook_to(Color c, Move m) { return castle_rook_to(c, m.to() > m.from()); }
 
   void do_move(Move m);
   void undo_move(Move m);

@@ -661,9 +661,8 @@ bool Reconstructor::may_continue(const Successor& s) const {
     if (o.move.kind() == Move::CASTLING) {
       // Castling is encoded king square to rook square. Its king on the way (the rook still to come), or
       // its rook first (4.4.2) with the king still to come.
-      const bool king_side = o.move.to() > o.move.from();
-      if (m.from() == o.move.from() && on_way_to(Position::castle_king_to(us, king_side))) return true;
-      if (m.from() == o.move.to() && on_way_to(Position::castle_rook_to(us, king_side))) return true;
+      if (m.from() == o.move.from() && on_way_to(Position::castle_king_to(us, o.move))) return true;
+      if (m.from() == o.move.to() && on_way_to(Position::castle_rook_to(us, o.move))) return true;
     } else if (o.move.from() == m.from() && (between(m.from(), o.move.to()) & square_bb(m.to()))) {
       return true;  // the same piece pushed on across its square
     }

@@ -859,10 +859,9 @@ std::optional<GapResult> Reconstructor::stories_ending_with_the_hands_move(const
   // there (the castling's move names the rook's square).
   const auto sets_the_hands_piece = [&](Move m) {
     if (m.kind() != Move::CASTLING) return m.to() == hand->to;
-    if (type_of(hand->piece) != KING && type_of(hand->piece) != ROOK) return false;
-    const bool king_side = m.to() > m.from();
-    return hand->to == (type_of(hand->piece) == KING ? Position::castle_king_to(mover, king_side)
-                                                     : Position::castle_rook_to(mover, king_side));
+    const PieceType t = type_of(hand->piece);
+    return (t == KING && hand->to == Position::castle_king_to(mover, m)) ||
+           (t == ROOK && hand->to == Position::castle_rook_to(mover, m));
   };
   for (const auto& seq : stories.sequences)
     if (sets_the_hands_piece(seq.back())) out.sequences.push_back(seq);
@@ -1089,8 +1088,6 @@ bool Reconstructor::tell_gap_past_bound_from_read_board(const PendingPress& pres
   // (Or the board read never at rest, the next move made at once: searched here, as it was read.)
   const std::optional<std::array<Piece, 64>>& read = gaps_.read_board_unexplained();
   if (!read || game_.outcome() || has_drops(game_.position().variant())) return false;
-  // The presser was on move on the board read, and his one legal move from it is on the board now. (Not
-  // the board read itself: a hand may have been at work on it, its piece in the air.)
   // The reconnect's reading pending as a press (the lever moved while the board was away): that press ended
   // the gap, the board read is where the gap ends, the other side on move. His hand may be at work on it by
   // the time the press is decided, pieces of his lifted and nothing set down (the suite's past-bound gap of
@@ -1102,6 +1099,8 @@ bool Reconstructor::tell_gap_past_bound_from_read_board(const PendingPress& pres
                                                    color_of((*read)[q]) != press.presser);
     if (lifted_only) return tell_gap_past_bound_at(press.t_ms, *read, ~press.presser);
   }
+  // Else the presser was on move on the board read, and his one legal move from it is on the board now. (Not
+  // the board read itself: a hand may have been at work on it, its piece in the air.)
   const auto from = board_position(press.presser, *read);
   if (!from) return false;
   std::optional<Move> pressed;
