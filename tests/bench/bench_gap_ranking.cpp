@@ -10,6 +10,10 @@
 //   a shorter story reaches is listed at its length;
 // - over the ambiguous gaps only (the ones the arbiter is asked about: several sequences at their true
 //   length), beside the search's own order (unranked) as the anchor.
+// Each gap is searched as the daemon searches a reconnect: only the stories that end with the side whose
+// clock runs on move, with the reconnect's work (search_gap_harder). GAP_NO_SIDE_TO_MOVE=1 and GAP_ONE_WORK=1
+// search as this bench did before 2026-12-01 (evening): every story, one search's work. Each corpus also
+// prints, over the gaps the clock does not count, how many of those told k plies long were played longer.
 // Goal: among the first three in 90 % or more.
 // Arguments: gaps per length (200), the seed of the cut points (7919, the README's figures).
 // With an engine (GAP_ENGINE, a UCI engine's path, e.g. /usr/games/stockfish; the daemon's [gaps] ranker),
@@ -156,6 +160,9 @@ struct Row {
   int gaps = 0, ambiguous = 0, top1 = 0, top3 = 0, top16 = 0, search_top1 = 0, search_top3 = 0, missing = 0;
   int engine_top1 = 0, engine_top3 = 0, engine_failed = 0;
   std::size_t candidates = 0;
+  // Gaps the clock does not count (no increment of 2 s or more), by the length told (1 to 8 plies): how
+  // many, and how many of them were played longer (a detour no board shows).
+  std::array<int, 9> uncounted_told{}, uncounted_longer{};
   std::vector<double> rank_ms;    // the pure ranking's time per ambiguous gap
   std::vector<double> engine_ms;  // the engine ranker's time per ambiguous gap (the pure ranking's included)
   void add(const Row& r) {
@@ -178,6 +185,10 @@ struct Row {
     engine_top3 += r.engine_top3;
     engine_failed += r.engine_failed;
     candidates += r.candidates;
+    for (std::size_t k = 0; k < uncounted_told.size(); ++k) {
+      uncounted_told[k] += r.uncounted_told[k];
+      uncounted_longer[k] += r.uncounted_longer[k];
+    }
     rank_ms.insert(rank_ms.end(), r.rank_ms.begin(), r.rank_ms.end());
     engine_ms.insert(engine_ms.end(), r.engine_ms.begin(), r.engine_ms.end());
   }
@@ -292,7 +303,13 @@ void count(Row& row, const Gap& g, int plies) {
   q.from = g.from;
   q.board = g.board;
   q.max_plies = plies;
-  GapResult r = search_gap(q);
+  // The side on move after the gap is the side whose clock runs at the reconnect: the daemon searches only
+  // stories that end with it on move (Reconstructor::search_gap_to). GAP_NO_SIDE_TO_MOVE=1 searches every
+  // story, as measured before 2026-12-01 (evening).
+  if (!std::getenv("GAP_NO_SIDE_TO_MOVE"))
+    q.side_to_move = plies % 2 ? ~g.from.side_to_move() : g.from.side_to_move();
+  // With the daemon's work: its reconnect's search is allowed kGapRetryWork times the query's bound.
+  GapResult r = std::getenv("GAP_ONE_WORK") ? search_gap(q) : search_gap_harder(q);
   // A clock adding 2 s or more a move counts the gap's presses (rules/press_count.hpp): where a shorter story
   // reaches the board, the daemon lists the stories of the counted length instead.
   const bool counts = g.evidence.time_used_ms && g.evidence.increment_ms >= 2000;
@@ -309,6 +326,10 @@ void count(Row& row, const Gap& g, int plies) {
     by_clock.side_to_move = plies % 2 ? ~g.from.side_to_move() : g.from.side_to_move();
     if (auto began = stories_the_hand_began(by_clock, search_gap(by_clock), *g.evidence.hand_at_loss))
       r = std::move(*began);
+  }
+  if (!counts && r.plies >= 1 && r.plies <= 8 && !r.exhausted) {
+    ++row.uncounted_told[std::size_t(r.plies)];
+    row.uncounted_longer[std::size_t(r.plies)] += r.plies < plies;
   }
   const auto truth =
       r.plies == plies ? std::find(r.sequences.begin(), r.sequences.end(), g.truth) : r.sequences.end();
@@ -616,7 +637,12 @@ int main(int argc, char** argv) {
       total.add(row);
     }
     line(name, "1-8", total);
-    std::printf("\n");
+    // The gaps of 1 to 8 plies drawn alike: of those told k plies long, the share played longer, for the
+    // length from which [gaps] hold_uncounted holds a gap (Reconstructor::kOpenLengthPlies).
+    std::printf("%-9s clock not counting: told k plies, played longer:", name);
+    for (std::size_t k = 1; k <= 8; ++k)
+      std::printf(" %zu: %d/%d", k, total.uncounted_longer[k], total.uncounted_told[k]);
+    std::printf("\n\n");
   };
   Row std_total, c960_total, std_hand, c960_hand;
   report("standard", standard, std_total, false);
