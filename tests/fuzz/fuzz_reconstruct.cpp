@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Copyright (C) 2026 the eboardd authors
+// Fuzzes the reconstruction (rules/reconstruct.hpp) with what a board, its clock and its link may report
+// around a game played by the fuzzer's choice of legal moves: moves made tidily, seen or unseen (the link
+// down: the gaps, the reconnect's reading, the hands at work then), pieces lifted and set anywhere, any
+// piece put on any square, clock readings of any kind, whole-board snapshots, time passing, and the
+// arbiter settling a gap with any candidate. Whatever it is told, the Reconstructor's game stays a valid
+// position, every move it publishes is legal where it is published, and nothing crashes.
+// First byte: bit 0 a Chess960 start (the next two bytes its number, 0-959), bit 1 [gaps] hold_uncounted,
+// bit 2 whole-board re-reads. Then one operation per byte, its operands in the bytes after it.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "rules/movegen.hpp"
+#include "rules/notation.hpp"
+#include "rules/reconstruct.hpp"
+
+using namespace eboard::rules;
+
+namespace {
+
+class Bytes {
+ public:
+  Bytes(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
+  bool empty() const { return at_ >= size_; }
+  std::uint8_t next() { return at_ < size_ ? data_[at_++] : 0; }
+
+ private:
+  const std::uint8_t* data_;
+  std::size_t size_;
+  std::size_t at_ = 0;
+};
+
+// Chess960 start number n (0-959), as the standard numbering places the pieces: White's back rank.
+std::array<PieceType, 8> chess960_rank(int n) {
+  std::array<PieceType, 8> r{};
+  r[std::size_t(1 + 2 * (n % 4))] = BISHOP;
+  n /= 4;
+  r[std::size_t(2 * (n % 4))] = BISHOP;
+  n /= 4;
+  auto put_in_empty = [&r](int k, PieceType t) {
+    for (std::size_t f = 0; f < 8; ++f)
+      if (r[f] == NO_PIECE_TYPE && k-- == 0) {
+        r[f] = t;
+        return;
+      }
+  };
+  put_in_empty(n % 6, QUEEN);
+  n /= 6;
+  static constexpr std::array<std::array<int, 2>, 10> kKnights = {
+      {{0, 1}, {0, 2}, {0, 3}, {0, 4}, {1, 2}, {1, 3}, {1, 4}, {2, 3}, {2, 4}, {3, 4}}};
+  const auto k = kKnights[std::size_t(n % 10)];
+  put_in_empty(k[1], KNIGHT);  // the later one first: the earlier index still counts the same squares
+  put_in_empty(k[0], KNIGHT);
+  put_in_empty(0, ROOK);
+  put_in_empty(0, KING);
+  put_in_empty(0, ROOK);
+  return r;
+}
+
+std::string chess960_fen(int n) {
+  const auto r = chess960_rank(n);
+  std::string black, white, rights_white, rights_black;
+  for (std::size_t f = 0; f < 8; ++f) {
+    white += piece_char(make_piece(WHITE, r[f]));
+    black += piece_char(make_piece(BLACK, r[f]));
+    if (r[f] == ROOK) {
+      rights_white += char('A' + f);
+      rights_black += char('a' + f);
+    }
+  }
+  return black + "/pppppppp/8/8/8/8/PPPPPPPP/" + white + " w " + rights_white + rights_black + " - 0 1";
+}
+
+// The game as played (`truth`), the board as it stands (`board`, what its sensors show), the hand, the
+// clock and the link, and the Reconstructor told of all of it while the link is up.
+class Table {
+ public:
+  Table(ReconstructConfig cfg, Position start) : rec_(cfg), truth_(start), board_(start.board()) {}
+
+  // The board set up, the clock started (White's running).
+  void begin() {
+    send(BoardSnapshot{board_});
+    send(reading());
+  }
+
+  // A legal move of the game, made tidily on the board (the victim first, then the mover), then pressed,
+  // after some thought (0.3 to 3.1 s: the board settles between moves, as under real hands).
+  void play(std::uint8_t pick) {
+    const MoveList legal(truth_);
+    if (legal.empty()) return;
+    wait(300 + std::int64_t(pick % 8) * 400);
+    const Move m = *(legal.begin() + pick % legal.size());
+    const Color us = truth_.side_to_move();
+    const Square from = m.from(), to = m.to();
+    if (m.kind() == Move::CASTLING) {
+      const Square king_to = Position::castle_king_to(us, m), rook_to = Position::castle_rook_to(us, m);
+      lift(from);
+      lift(to);
+      set(king_to, make_piece(us, KING));
+      set(rook_to, make_piece(us, ROOK));
+    } else if (m.kind() == Move::EN_PASSANT) {
+      lift(from);
+      set(to, make_piece(us, PAWN));
+      lift(Square(to + (us == WHITE ? -8 : 8)));
+    } else {
+      const Piece mover = m.is_promotion() ? make_piece(us, m.promotion_type()) : truth_.piece_on(from);
+      if (!truth_.empty(to)) lift(to);
+      lift(from);
+      set(to, mover);
+    }
+    truth_.do_move(m);
+    press();
+  }
+
+  void lift(Square s) {
+    if (board_[std::uint8_t(s)] == NO_PIECE) return;
+    hand_ = board_[std::uint8_t(s)];
+    board_[std::uint8_t(s)] = NO_PIECE;
+    send(PieceLifted{s});
+  }
+
+  void set(Square s, Piece p) {
+    if (board_[std::uint8_t(s)] != NO_PIECE) lift(s);
+    board_[std::uint8_t(s)] = p;
+    send(PiecePlaced{s, p});
+  }
+
+  // The piece in the hand set down on `s` (a hand that was empty sets nothing).
+  void put_down(Square s) {
+    if (hand_ == NO_PIECE) return;
+    set(s, hand_);
+    hand_ = NO_PIECE;
+  }
+
+  // The clock's lever: the player whose clock runs presses it.
+  void press() {
+    lever_ = lever_ == ClockSide::Left ? ClockSide::Right : ClockSide::Left;
+    send(reading());
+  }
+
+  void clock(Bytes& in) {
+    ClockReading r;
+    r.left_ms = std::int64_t(in.next()) * 1000;
+    r.right_ms = std::int64_t(in.next()) * 1000;
+    const std::uint8_t bits = in.next();
+    r.running = bits & 1;
+    r.lever_up = bits & 2 ? ClockSide::Right : ClockSide::Left;
+    r.left_flag = bits & 4;
+    r.right_flag = bits & 8;
+    r.present = !(bits & 16);
+    send(r);
+  }
+
+  void link(bool up) {
+    if (up == link_) return;
+    link_ = up;
+    send(DeviceLink{up});
+    if (!up) return;
+    // Read again as the daemon's sessions read a board back: the whole board, then the clock.
+    send(BoardSnapshot{board_});
+    send(reading());
+  }
+
+  void snapshot() { send(BoardSnapshot{board_}); }
+
+  void wait(std::int64_t ms) {
+    const std::int64_t until = t_ + ms;
+    while (auto due = rec_.next_deadline()) {
+      if (*due > until) break;
+      t_ = std::max(t_, *due);
+      check(rec_.advance(t_));
+    }
+    t_ = until;
+    check(rec_.advance(t_));
+  }
+
+  void settle(std::uint8_t pick) {
+    const auto& gap = rec_.missed_gap();
+    if (!gap || gap->candidates.empty()) return;
+    auto r = rec_.settle_gap(std::size_t(pick) % gap->candidates.size(), t_);
+    if (r) check(*r);
+  }
+
+  void wrong_piece(std::uint8_t square, std::uint8_t piece) {
+    static constexpr std::array<Piece, 13> kPieces = {NO_PIECE, W_PAWN,  W_KNIGHT, W_BISHOP, W_ROOK,
+                                                      W_QUEEN,  W_KING,  B_PAWN,   B_KNIGHT, B_BISHOP,
+                                                      B_ROOK,   B_QUEEN, B_KING};
+    const Square s = Square(square % 64);
+    const Piece p = kPieces[piece % kPieces.size()];
+    if (p == NO_PIECE)
+      lift(s);
+    else
+      set(s, p);
+  }
+
+ private:
+  ClockReading reading() {
+    // The clock as it stands: the running side's time went down with every event (send).
+    ClockReading r;
+    r.running = true;
+    r.lever_up = lever_;
+    r.left_ms = left_ms_;
+    r.right_ms = right_ms_;
+    return r;
+  }
+
+  template <typename What>
+  void send(What what) {
+    t_ += 40;
+    (lever_ == ClockSide::Left ? left_ms_ : right_ms_) -= 40;
+    if (!link_) return;  // the board is out of sight: it reports nothing
+    check(rec_.on_sensor(SensorEvent{t_, what}));
+  }
+
+  // What the Reconstructor published holds: its game is a valid position, and each move it published
+  // (but an illegal one that stood, FIDE A.4.2) is legal in the game's position before its ply.
+  void check(const std::vector<Event>& events) {
+    const Game& g = rec_.game();
+    if (!g.position().validate().empty()) std::abort();
+    for (const Event& e : events) {
+      const auto* move = std::get_if<MoveEvent>(&e.what);
+      if (!move || move->illegal || move->ply < 1 || move->ply > g.ply_count()) continue;
+      if (!parse_uci(g.position_at(move->ply - 1), move->uci)) std::abort();
+    }
+  }
+
+  Reconstructor rec_;
+  Position truth_;
+  std::array<Piece, 64> board_;
+  Piece hand_ = NO_PIECE;
+  ClockSide lever_ = ClockSide::Left;
+  std::int64_t left_ms_ = 300'000, right_ms_ = 300'000;
+  std::int64_t t_ = 1000;
+  bool link_ = true;
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  Bytes in(data, size);
+  const std::uint8_t flags = in.next();
+  ReconstructConfig cfg;
+  cfg.chess960 = flags & 1;
+  cfg.hold_uncounted_gaps = flags & 2;
+  cfg.reread_board = flags & 4;
+  Position start = Position::start();
+  if (cfg.chess960) {
+    const int n = (in.next() << 8 | in.next()) % 960;
+    auto p = Position::from_fen(chess960_fen(n), Variant::Chess, true);
+    if (!p) std::abort();  // every numbered start is a position
+    start = *p;
+  }
+  Table table(cfg, start);
+  table.begin();
+  // A bound on the operations: a gap's search may take a good part of a second.
+  for (int ops = 0; ops < 160 && !in.empty(); ++ops) {
+    switch (in.next() % 12) {
+      case 0:
+      case 1:
+      case 2:
+        table.play(in.next());
+        break;  // the usual case, the most often
+      case 3:
+        table.link(false);
+        break;
+      case 4:
+        table.link(true);
+        break;
+      case 5:
+        table.lift(Square(in.next() % 64));
+        break;
+      case 6:
+        table.put_down(Square(in.next() % 64));
+        break;
+      case 7: {
+        const std::uint8_t square = in.next();
+        table.wrong_piece(square, in.next());
+        break;
+      }
+      case 8:
+        table.clock(in);
+        break;
+      case 9:
+        table.wait(std::int64_t(in.next()) * 50);
+        break;
+      case 10:
+        table.snapshot();
+        break;
+      default:
+        table.settle(in.next());
+        break;
+    }
+  }
+  table.wait(10'000);
+  return 0;
+}
