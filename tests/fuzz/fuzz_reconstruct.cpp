@@ -115,6 +115,7 @@ class Table {
       lift(from);
       set(to, mover);
     }
+    played_.push_back(to_uci(truth_, m));
     truth_.do_move(m);
     press();
   }
@@ -170,6 +171,9 @@ class Table {
 
   void snapshot() { send(BoardSnapshot{board_}); }
 
+  // Anything but a tidy move or time: the game published need no longer be the game played.
+  void untidy() { tidy_ = false; }
+
   void wait(std::int64_t ms) {
     const std::int64_t until = t_ + ms;
     while (auto due = rec_.next_deadline()) {
@@ -220,11 +224,20 @@ class Table {
   }
 
   // What the Reconstructor published holds: its game is a valid position, and each move it published
-  // (but an illegal one that stood, FIDE A.4.2) is legal in the game's position before its ply.
+  // (but an illegal one that stood, FIDE A.4.2) is legal in the game's position before its ply. While the
+  // game has only been played tidily in sight (moves and time), it is the game played: each move published
+  // is the one played at its ply, and nothing is alerted.
   void check(const std::vector<Event>& events) {
     const Game& g = rec_.game();
     if (!g.position().validate().empty()) std::abort();
     for (const Event& e : events) {
+      if (tidy_) {
+        if (std::holds_alternative<AlertEvent>(e.what)) std::abort();
+        if (const auto* move = std::get_if<MoveEvent>(&e.what);
+            move && (move->ply < 1 || std::size_t(move->ply) > played_.size() ||
+                     played_[std::size_t(move->ply - 1)] != move->uci))
+          std::abort();
+      }
       const auto* move = std::get_if<MoveEvent>(&e.what);
       if (!move || move->illegal || move->ply < 1 || move->ply > g.ply_count()) continue;
       if (!parse_uci(g.position_at(move->ply - 1), move->uci)) std::abort();
@@ -233,12 +246,14 @@ class Table {
 
   Reconstructor rec_;
   Position truth_;
+  std::vector<std::string> played_;  // the moves played, in UCI
   std::array<Piece, 64> board_;
   Piece hand_ = NO_PIECE;
   ClockSide lever_ = ClockSide::Left;
   std::int64_t left_ms_ = 300'000, right_ms_ = 300'000;
   std::int64_t t_ = 1000;
   bool link_ = true;
+  bool tidy_ = true;  // only moves made tidily in sight, and time, so far
 };
 
 }  // namespace
@@ -261,7 +276,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   table.begin();
   // A bound on the operations: a gap's search may take a good part of a second.
   for (int ops = 0; ops < 160 && !in.empty(); ++ops) {
-    switch (in.next() % 12) {
+    const int op = in.next() % 12;
+    if (op > 2 && op != 9) table.untidy();
+    switch (op) {
       case 0:
       case 1:
       case 2:
