@@ -17,6 +17,7 @@
 #include <variant>
 #include <vector>
 
+#include "daemon/sim/start_positions.hpp"
 #include "rules/movegen.hpp"
 #include "rules/notation.hpp"
 #include "rules/reconstruct.hpp"
@@ -36,47 +37,6 @@ class Bytes {
   std::size_t size_;
   std::size_t at_ = 0;
 };
-
-// Chess960 start number n (0-959), as the standard numbering places the pieces: White's back rank.
-std::array<PieceType, 8> chess960_rank(int n) {
-  std::array<PieceType, 8> r{};
-  r[std::size_t(1 + 2 * (n % 4))] = BISHOP;
-  n /= 4;
-  r[std::size_t(2 * (n % 4))] = BISHOP;
-  n /= 4;
-  auto put_in_empty = [&r](int k, PieceType t) {
-    for (std::size_t f = 0; f < 8; ++f)
-      if (r[f] == NO_PIECE_TYPE && k-- == 0) {
-        r[f] = t;
-        return;
-      }
-  };
-  put_in_empty(n % 6, QUEEN);
-  n /= 6;
-  static constexpr std::array<std::array<int, 2>, 10> kKnights = {
-      {{0, 1}, {0, 2}, {0, 3}, {0, 4}, {1, 2}, {1, 3}, {1, 4}, {2, 3}, {2, 4}, {3, 4}}};
-  const auto k = kKnights[std::size_t(n % 10)];
-  put_in_empty(k[1], KNIGHT);  // the later one first: the earlier index still counts the same squares
-  put_in_empty(k[0], KNIGHT);
-  put_in_empty(0, ROOK);
-  put_in_empty(0, KING);
-  put_in_empty(0, ROOK);
-  return r;
-}
-
-std::string chess960_fen(int n) {
-  const auto r = chess960_rank(n);
-  std::string black, white, rights_white, rights_black;
-  for (std::size_t f = 0; f < 8; ++f) {
-    white += piece_char(make_piece(WHITE, r[f]));
-    black += piece_char(make_piece(BLACK, r[f]));
-    if (r[f] == ROOK) {
-      rights_white += char('A' + f);
-      rights_black += char('a' + f);
-    }
-  }
-  return black + "/pppppppp/8/8/8/8/PPPPPPPP/" + white + " w " + rights_white + rights_black + " - 0 1";
-}
 
 // The game as played (`truth`), the board as it stands (`board`, what its sensors show), the hand, the
 // clock and the link, and the Reconstructor told of all of it while the link is up.
@@ -268,7 +228,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Position start = Position::start();
   if (cfg.chess960) {
     const int n = (in.next() << 8 | in.next()) % 960;
-    auto p = Position::from_fen(chess960_fen(n), Variant::Chess, true);
+    auto p = Position::from_fen(eboard::sim::chess960_start_fen(n), Variant::Chess, true);
     if (!p) std::abort();  // every numbered start is a position
     start = *p;
   }
