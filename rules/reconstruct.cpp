@@ -517,12 +517,7 @@ void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
     clock_.finish(r);
     return;
   }
-  // The left player if the side whose clock runs in `r` is the side on move.
-  auto left_if_running_moves = [&] {
-    return r.lever_up == ClockSide::Left ? game_.position().side_to_move() : ~game_.position().side_to_move();
-  };
-  // Until a completed move confirms it, the side whose clock runs is taken to be the side on move.
-  if (clock_.seats() == TurnClock::Seats::Unknown && r.running) clock_.guess_left(left_if_running_moves());
+  if (clock_.seats() == TurnClock::Seats::Unknown && r.running) guess_seats(r, t);
   const std::optional<ClockReading>& last = clock_.last();
   if (last && last->present && last->lever_up != r.lever_up) {
     // A lever change on a stopped clock (setting up, starting it) is nobody's move.
@@ -531,7 +526,7 @@ void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
       stood_on_press(pressed, r, t);
       on_press(pressed, r, t);
     } else if (r.running)
-      clock_.guess_left(left_if_running_moves());
+      guess_seats(r, t);
   } else if (last && r.running && (board_matches_game() || matching_successor()) && !wait_.pending() &&
              clock_.left_player()) {
     // The reconnect's reading, no press, the board at the game's position or one move on (the mover's,
@@ -553,6 +548,14 @@ void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
   clock_.finish(r);
 }
 
+void Reconstructor::guess_seats(const ClockReading& r, std::int64_t t) {
+  // Until a completed move confirms it, the side whose clock runs is taken to be the side on move.
+  const Color to_move = game_.position().side_to_move();
+  clock_.guess_left(r.lever_up == ClockSide::Left ? to_move : ~to_move);
+  guessed_over_move_.reset();
+  if (matching_successor()) guessed_over_move_ = GuessOverMove{t, r};
+}
+
 void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int64_t t) {
   if (game_.outcome()) return;
   const Position& pos = game_.position();
@@ -561,7 +564,19 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   bool candidate = last_match_.has_value() || matching_successor() != nullptr;
   if (clock_.seats() != TurnClock::Seats::Confirmed && candidate) {
     // The first completed move tells who sits where for sure.
-    clock_.confirm_left(pressed == ClockSide::Left ? to_move : ~to_move);
+    Color left = pressed == ClockSide::Left ? to_move : ~to_move;
+    // Seats guessed with a move on the board: a press with that move and a reply shown (two plies, no
+    // single move) is the reply's. The guessing reading came after the first move's press: it completes
+    // that move, this press the reply.
+    const bool reply_pressed = clock_.seats() == TurnClock::Seats::Guessed && guessed_over_move_ &&
+                               !matching_successor() && two_ply_explanation() && !wait_.pending();
+    const std::optional<GuessOverMove> guess = std::exchange(guessed_over_move_, std::nullopt);
+    if (reply_pressed) {
+      clock_.confirm_left(~left);
+      if (complete_two_from_history(guess->t_ms, clock_.times(guess->reading), t, clock_.times(r))) return;
+    } else {
+      clock_.confirm_left(left);
+    }
   }
   if (!clock_.left_player()) return;
   Color presser = clock_.player_at(pressed);

@@ -394,6 +394,15 @@ class Reconstructor {
   void resolve_pending_on_settle(std::int64_t t, bool final);
   // The clock's readings and who sits where (rules/turn_clock.hpp).
   TurnClock clock_;
+  // Seats guessed from a running clock while the board showed a move already (a clock read first after
+  // the game began): the reading may follow that move's press as well as come before it. The next press
+  // tells (on_press); the guessing reading is kept for the move it then completes.
+  struct GuessOverMove {
+    std::int64_t t_ms = 0;
+    ClockReading reading;
+  };
+  std::optional<GuessOverMove> guessed_over_move_;
+  void guess_seats(const ClockReading& r, std::int64_t t);
   std::vector<Event> out_;
   // The events of a call from outside (the match, an arbiter): what `f` emits, kept apart from events
   // still waiting in out_.

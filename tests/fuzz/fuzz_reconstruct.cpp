@@ -7,7 +7,8 @@
 // arbiter settling a gap with any candidate. Whatever it is told, the Reconstructor's game stays a valid
 // position, every move it publishes is legal where it is published, and nothing crashes.
 // First byte: bit 0 a Chess960 start (the next two bytes its number, 0-959), bit 1 [gaps] hold_uncounted,
-// bit 2 whole-board re-reads. Then one operation per byte, its operands in the bytes after it.
+// bit 2 whole-board re-reads, bit 3 the clock first read at the first press (a clock read late: the seats
+// are told by the press after it). Then one operation per byte, its operands in the bytes after it.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -44,10 +45,11 @@ class Table {
  public:
   Table(ReconstructConfig cfg, Position start) : rec_(cfg), truth_(start), board_(start.board()) {}
 
-  // The board set up, the clock started (White's running).
-  void begin() {
+  // The board set up, the clock started (White's running) and read now or, `clock_late`, first at the
+  // game's first press.
+  void begin(bool clock_late) {
     send(BoardSnapshot{board_});
-    send(reading());
+    if (!clock_late) send(reading());
   }
 
   // A legal move of the game, made tidily on the board (the victim first, then the mover), then pressed,
@@ -130,6 +132,14 @@ class Table {
   }
 
   void snapshot() { send(BoardSnapshot{board_}); }
+
+  // The end, the board long settled: a game played tidily in sight is published whole, each pressed move
+  // completed (unless the game ended, 9.6, while the fuzzer's moves went on).
+  void finish() {
+    wait(10'000);
+    if (tidy_ && !rec_.game().outcome() && std::size_t(rec_.game().ply_count()) != played_.size())
+      std::abort();
+  }
 
   // Anything but a tidy move or time: the game published need no longer be the game played.
   void untidy() { tidy_ = false; }
@@ -233,7 +243,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     start = *p;
   }
   Table table(cfg, start);
-  table.begin();
+  table.begin(flags & 8);
   // A bound on the operations: a gap's search may take a good part of a second.
   for (int ops = 0; ops < 160 && !in.empty(); ++ops) {
     const int op = in.next() % 12;
@@ -275,6 +285,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         break;
     }
   }
-  table.wait(10'000);
+  table.finish();
   return 0;
 }

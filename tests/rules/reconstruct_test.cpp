@@ -275,3 +275,33 @@ TEST(Reconstruct, ABoardReReadOnRequestIsNoGap) {
   ASSERT_FALSE(s.alerts().empty());
   for (const auto& a : s.alerts()) EXPECT_NE(a, "moves-missed");
 }
+
+// The clock's first reading comes after the game's first press (a clock switched on late, or read late):
+// White's e4 is on the board and the lever already over, Black's clock running. That reading alone cannot
+// tell "pressed" from "not pressed yet"; Black's press, the board showing e4 and e5, tells it.
+TEST(Reconstruct, AClockFirstReadAfterTheFirstPressSeatsThePlayersByTheNextPress) {
+  Reconstructor r(ReconstructConfig{});
+  Script s(r);
+  s.snapshot(Position::start());
+  s.move("e2", "e4", W_PAWN);  // the first reading: White has pressed
+  s.move("e7", "e5", B_PAWN).move("g1", "f3", W_KNIGHT).move("b8", "c6", B_KNIGHT);
+  s.wait(1000);
+  EXPECT_EQ(s.moves(), (std::vector<std::string>{"e2e4", "e7e5", "g1f3", "b8c6"}));
+  EXPECT_TRUE(s.alerts().empty());
+  EXPECT_EQ(r.left_player(), WHITE);
+}
+
+// The same first reading with the move shown and not pressed yet (White's clock running): the guess was
+// right, and White's press completes e4.
+TEST(Reconstruct, AClockFirstReadWithTheFirstMoveShownNotPressedKeepsTheSeats) {
+  Reconstructor r(ReconstructConfig{});
+  Script s(r);
+  s.snapshot(Position::start());
+  s.lift("e2").place("e4", W_PAWN).wait(300).clock_start();  // White's clock running, e4 on the board
+  s.wait(300).press();
+  s.move("e7", "e5", B_PAWN).move("g1", "f3", W_KNIGHT);
+  s.wait(1000);
+  EXPECT_EQ(s.moves(), (std::vector<std::string>{"e2e4", "e7e5", "g1f3"}));
+  EXPECT_TRUE(s.alerts().empty());
+  EXPECT_EQ(r.left_player(), WHITE);
+}
