@@ -63,21 +63,32 @@ std::string all_candidates(const rules::Reconstructor& rec) {
 }
 
 // The arbiter's part for a gap told with its length open (ReconstructConfig::hold_uncounted_gaps: a clock
-// without increment counts no presses), as soon as it is told: the moves played from its first ply, of the
-// candidates' length or longer, given as `eboardctl recover --moves` gives them. The events that publishes
-// (the gap's moves recovered, then the moves held back since, each at its ply); none when no such gap waits.
+// without increment counts no presses), as soon as it is told: the moves played from its first ply, given
+// as `eboardctl recover --moves` gives them. The arbiter knows how far the game went unseen: the moves up
+// to `played_to` (the ply the board showed at the reconnect) or the ply before, when those reach the
+// board; otherwise (the gap told later) the shortest run of the moves played that does. (A repetition's
+// shorter run reaches the same board: Chess960 game 10, Kb1-a1-b1 and Qc2-c3-c2 twice.) The events that
+// publishes (the gap's moves recovered, then the moves held back since, each at its ply); none when no such
+// gap waits.
 std::optional<std::vector<rules::Event>> settle_open_gap(rules::Reconstructor& rec,
-                                                         const std::vector<std::string>& want,
-                                                         std::int64_t t) {
+                                                         const std::vector<std::string>& want, std::int64_t t,
+                                                         std::size_t played_to) {
   if (!rec.missed_gap() || rec.missed_gap()->length != rules::Reconstructor::MissedGap::Length::Uncounted)
     return std::nullopt;
   const std::size_t first = std::size_t(rec.missed_gap()->first_ply);
   const std::size_t shortest = rec.missed_gap()->candidates.front().size();
-  for (std::size_t n = shortest; first - 1 + n <= want.size() && n <= shortest + 12; ++n) {
+  auto settle_with = [&](std::size_t n) -> std::optional<std::vector<rules::Event>> {
+    if (n == 0 || first - 1 + n > want.size()) return std::nullopt;
     std::string text;
     for (std::size_t i = 0; i < n; ++i) text += want[first - 1 + i] + " ";
     if (auto done = rec.settle_gap(text, t)) return std::move(*done);
-  }
+    return std::nullopt;
+  };
+  for (std::size_t last : {played_to, played_to - 1})
+    if (last + 1 >= first + shortest)
+      if (auto done = settle_with(last + 1 - first)) return done;
+  for (std::size_t n = shortest; first - 1 + n <= want.size() && n <= shortest + 12; ++n)
+    if (auto done = settle_with(n)) return done;
   ADD_FAILURE() << "no length of the moves played from ply " << first << " settles the open gap";
   return std::nullopt;
 }
@@ -481,7 +492,7 @@ std::string late_reconnect(const rules::GameRecord& g, int at, int plies, std::u
   };
   // (With `hold`, the arbiter settles a gap told with its length open as soon as it is told.)
   auto settle = [&](std::int64_t t) {
-    if (auto done = settle_open_gap(rec, want, t)) take(*done);
+    if (auto done = settle_open_gap(rec, want, t, std::size_t(at + plies + 1))) take(*done);
   };
   for (const auto& e : with_gap) {
     if (std::getenv("GAP_SENSORS") && e.t_ms > lost - 2000 && e.t_ms < back + 15000)
