@@ -32,7 +32,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kActions
      "square."},
     {"clock-without-move",
      "Treat the clock press without a move as an illegal move (7.5.3): reinstate and apply 7.5.5's "
-     "penalty."},
+     "penalty. One marked unseen (pressed while the board was out of sight) may be moves that came back to "
+     "the position: ask the players and check the scoresheets first."},
     {"hidden-reserve",
      "The opponent asks to see the reserve (FQE 18): have the player show the pieces shown in the alert."},
     {"drop-before-partner-clock",

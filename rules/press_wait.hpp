@@ -20,6 +20,9 @@ struct PendingPress {
   // Its place in the stream: the board changes read before it (Reconstructor::board_changes_). Times alone
   // do not order what one late read brings, stamped alike.
   std::uint64_t board_changes = 0;
+  // Read only after a link change, with the first clock reading since: the lever moved while nothing was
+  // seen (Reconstructor::unseen_press_without_move).
+  bool across_link = false;
 };
 
 class PressWait {

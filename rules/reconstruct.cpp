@@ -334,6 +334,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
         } else if constexpr (std::is_same_v<T, ClockReading>) {
           board_event = false;
           on_clock(v, e.t_ms);
+          clock_unread_since_link_ = false;  // (a press it made carries it: PendingPress::across_link)
         } else {
           board_event = false;  // a link change: the game is kept; the next snapshot tells the board
           // The hand at work as the board goes out of sight (a board followed until then): what the gap's
@@ -341,6 +342,7 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
           if (!v.connected && gaps_.link() == GapTracker::Link::Read && !gaps_.suspected())
             hand_at_loss_ = physical_ != display_ ? std::optional(physical_) : std::nullopt;
           gaps_.on_link(v.connected, e.t_ms);
+          clock_unread_since_link_ = true;
           flush_open_tail(e.t_ms);
         }
       },
@@ -580,7 +582,7 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   }
   if (!clock_.left_player()) return;
   Color presser = clock_.player_at(pressed);
-  const PendingPress press{t, clock_.times(r), presser, board_changes_};
+  const PendingPress press{t, clock_.times(r), presser, board_changes_, clock_unread_since_link_};
   if (press_tells_held_gap_longer(press)) return;
   if (press_tells_waiting_length(press)) return;
   if (press_completes_the_hand_at_the_reading(press)) return;
@@ -915,9 +917,16 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
       hidden_reserve(presser, press.t_ms);
       return;
     }
-    illegal_move(
-        "clock-without-move", presser, press.t_ms, "clock-without-move",
-        std::string(presser == WHITE ? "White" : "Black") + " pressed the clock without moving (7.5.3)");
+    // The lever moved while the board was out of sight, and the board shows the position before: a press
+    // without a move (the shortest story), or moves that came back to it, which a clock without increment
+    // does not count (counted_return). Told as the press, but nobody saw it: not an illegal move counted
+    // towards 7.5.5, no penalty proposed; the arbiter judges.
+    if (press.across_link)
+      unseen_press_without_move(presser, press.t_ms);
+    else
+      illegal_move(
+          "clock-without-move", presser, press.t_ms, "clock-without-move",
+          std::string(presser == WHITE ? "White" : "Black") + " pressed the clock without moving (7.5.3)");
     remember_stood_pass(press);
     return;
   }
@@ -1055,6 +1064,24 @@ void Reconstructor::illegal_move(const char* code, Color side, std::int64_t t, c
   emit(t, illegal_.complete(cfg_.profile, code, side, game_.ply_count() + 1, game_.position(), reason, detail,
                             clock));
   // 7.5.1: the position before the illegal move stands; the players put it back on the board.
+  reset_turn();
+}
+
+void Reconstructor::unseen_press_without_move(Color side, std::int64_t t) {
+  forget_stood();
+  const std::string who = side == WHITE ? "White" : "Black";
+  AlertEvent a{"clock-without-move",
+               game_.ply_count() + 1,
+               side,
+               who +
+                   "'s clock was pressed while the board was out of sight, and the board shows the position "
+                   "it had before: a press without a move (7.5.3), or moves that came back to this position "
+                   "(a clock without increment does not count them). Nobody saw which: not counted as an "
+                   "illegal move, no penalty proposed",
+               {}};
+  a.extra.push_back({"reason", "clock-without-move", false});
+  a.extra.push_back({"unseen", "true", true});
+  emit(t, std::move(a));
   reset_turn();
 }
 

@@ -261,6 +261,9 @@ class Reconstructor {
   // A completed illegal move (or clock press without a move): counted, with the profile's penalty.
   void illegal_move(const char* code, Color side, std::int64_t t, const std::string& reason,
                     const std::string& detail);
+  // A press read only at a reconnect, the board at the game's position: told as a press without a move,
+  // nobody having seen it (not counted, no penalty proposed: resolve_pending_on_settle).
+  void unseen_press_without_move(Color side, std::int64_t t);
   // The illegal move the board shows (rules/illegal_moves.hpp), a drop only when no legal drop explains it.
   std::optional<ShownMove> shown_move() const;
   void start_new_game(const Position& start, std::int64_t t);
@@ -402,6 +405,7 @@ class Reconstructor {
     ClockReading reading;
   };
   std::optional<GuessOverMove> guessed_over_move_;
+  bool clock_unread_since_link_ = false;  // a link change since the last clock reading
   void guess_seats(const ClockReading& r, std::int64_t t);
   std::vector<Event> out_;
   // The events of a call from outside (the match, an arbiter): what `f` emits, kept apart from events

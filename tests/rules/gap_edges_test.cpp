@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -468,7 +469,8 @@ std::vector<Event> away_and_back(Reconstructor& r, const Board& before, std::int
 // again, the board shows the game's position with Black's clock running. That is a press without a move
 // (7.5.3), the shortest story; moves that came back to the same position meanwhile (knights out and back,
 // a bishop's triangle) cannot be told from it by the board or the clock, and are not offered as a
-// moves-missed story in its place.
+// moves-missed story in its place. Nobody saw the press: it is not counted as an illegal move (7.5.5), and
+// no penalty is proposed for it.
 TEST(ReconnectPress, APressWithoutAMoveWhileTheBoardWasAwayIsToldAsThat) {
   ReconstructConfig cfg;
   cfg.profile = *profile_by_name("fide-standard");
@@ -483,9 +485,32 @@ TEST(ReconnectPress, APressWithoutAMoveWhileTheBoardWasAwayIsToldAsThat) {
   const auto alerts = of_type<AlertEvent>(out);
   ASSERT_EQ(alerts.size(), 1u) << alerts[1].code << ": " << alerts[1].detail;
   EXPECT_EQ(alerts[0].code, "clock-without-move") << alerts[0].detail;
+  EXPECT_EQ(alerts[0].side, WHITE);
+  std::map<std::string, std::string> fields;
+  for (const auto& f : alerts[0].extra) fields[f.name] = f.value;
+  EXPECT_EQ(fields["unseen"], "true");
+  EXPECT_FALSE(fields.count("count") || fields.count("penalty") || fields.count("proposed_clock"))
+      << alerts[0].detail;
+  EXPECT_NE(alerts[0].detail.find("out of sight"), std::string::npos) << alerts[0].detail;
   EXPECT_FALSE(r.missed_gap());
   EXPECT_TRUE(of_type<MoveEvent>(out).empty());
   EXPECT_EQ(r.game().ply_count(), 4);
+  // Black gives White the turn back; White's first illegal move seen is then his first counted: the +2
+  // minutes of 7.5.5 proposed, not a loss.
+  take(r.on_sensor(SensorEvent{31'000, clock(ClockSide::Left, 5 * MIN - 10'000, 5 * MIN - 30'000)}));
+  std::array<Piece, 64> wrong = after(before).board();
+  wrong[std::size_t(parse_square("f3"))] = NO_PIECE;
+  wrong[std::size_t(parse_square("f5"))] = W_KNIGHT;  // Nf3-f5: no knight's move
+  take(r.on_sensor(SensorEvent{34'000, BoardSnapshot{wrong}}));
+  take(r.on_sensor(SensorEvent{35'000, clock(ClockSide::Right, 5 * MIN - 14'000, 5 * MIN - 30'000)}));
+  take(r.advance(45'000));
+  const auto all = of_type<AlertEvent>(out);
+  ASSERT_GE(all.size(), 2u);
+  std::map<std::string, std::string> second;
+  for (const auto& f : all[1].extra) second[f.name] = f.value;
+  EXPECT_EQ(all[1].code, "illegal-move") << all[1].detail;
+  EXPECT_EQ(second["count"], "1");
+  EXPECT_EQ(second["penalty"], "+2 min to the opponent");
 }
 
 // A late reconnect read two ways (Chess960 game 11 of sim_gap_recovery_test, here in standard chess): six
