@@ -56,9 +56,11 @@ struct ReconstructConfig {
   // wire leave the board so. Off for sources that cannot (replays of captures, simulations).
   bool reread_board = false;
   // A gap whose length the clock does not count (no increment learned) and whose shortest story has
-  // Reconstructor::kOpenLengthPlies plies or more is told with its length open, and the moves made since are
-  // held back until the arbiter settles it (MissedGap::Length::Uncounted): none goes out at a ply a detour
-  // the board cannot show would change. Off: the shortest story is told, the moves after it go out live.
+  // Reconstructor::kOpenLengthPlies plies or more, or fewer and told at a press with each side's time used
+  // over it fitting one move more per side (rules/gap_pace.hpp), is told with its length open, and the moves
+  // made since are held back until the arbiter settles it (MissedGap::Length::Uncounted): none goes out at a
+  // ply a detour the board cannot show would change. Off: the shortest story is told, the moves after it go
+  // out live.
   bool hold_uncounted_gaps = false;
   // A scanning board reports the changes of one scan together, in board order, not in the order the hand
   // made them: a touch binds (4.3) only if it came this much before the moved piece was lifted.

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "rules/gap_hand.hpp"
+#include "rules/gap_pace.hpp"
 #include "rules/gap_search.hpp"
 #include "rules/movegen.hpp"
 #include "rules/notation.hpp"
@@ -31,6 +32,21 @@ std::array<int, PIECE_NB> kinds_on(const std::array<Piece, 64>& board) {
   for (const Piece p : board)
     if (p != NO_PIECE) ++n[p];
   return n;
+}
+
+// Whether the time each side used over a gap of `plies` plies from `before`, up to the press that told it,
+// fits one move more per side better than the story's count, by the pace of each side's moves before it
+// (rules/gap_pace.hpp).
+bool pace_suggests_longer(const Game& game, const Position& before, int plies, const GapEvidence& evidence) {
+  if (!evidence.time_used_ms) return false;
+  const auto paces = side_paces(game);
+  double ratio = 0;
+  for (Color side : {WHITE, BLACK}) {
+    const int moves = side == before.side_to_move() ? (plies + 1) / 2 : plies / 2;
+    ratio +=
+        one_more_move_log_ratio(paces[std::size_t(side)], (*evidence.time_used_ms)[std::size_t(side)], moves);
+  }
+  return ratio > kOneMoreMoveHoldLogRatio;
 }
 
 }  // namespace
@@ -745,9 +761,14 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   prefixes = ranked_stories(std::move(prefixes), evidence);
   const int first_ply = game_.ply_count() + 1;
   const std::int64_t when = press ? press->t_ms : t;
-  // Its length not counted by the clock, long enough for a detour the board cannot show: told with it open.
+  // Its length not counted by the clock, long enough for a detour the board cannot show, or told at a press
+  // with each side's time used fitting one move more (rules/gap_pace.hpp): told with it open. (Not at a
+  // reading: a story all pressed read there may be one whose last move is shown and not pressed, the same
+  // board, a parity the arbiter's moves could then not settle; Chess960 game 14 in sim_gap_recovery_test.)
   if (cfg_.hold_uncounted_gaps && !searched.length_counted && on_move && completed == found.plies &&
-      found.plies >= kOpenLengthPlies && !clockless() && !has_drops(before.variant()) &&
+      (found.plies >= kOpenLengthPlies ||
+       (press && pace_suggests_longer(game_, before, found.plies, evidence))) &&
+      !clockless() && !has_drops(before.variant()) &&
       tell_gap_length_open(t, when, before, prefixes, evidence, found.truncated, board))
     return true;
   const bool missed = prefixes.size() > 1 || found.truncated;

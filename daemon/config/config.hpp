@@ -218,10 +218,11 @@ struct GapsConfig {
   std::string engine = "/usr/games/stockfish";
   int engine_nodes = 1000;       // searched per position
   int engine_timeout_ms = 5000;  // per gap; past it the engine is stopped and the rules' order stands
-  // A gap of 4 plies or more on a clock without increment (whose presses do not count the moves) is told
-  // with its length open, and the board's moves since are held back until the arbiter settles it: none
-  // goes out at a ply a detour (Bc1-e3-d2 for Bc1-d2) would change. Off: they go out live, numbered after
-  // the shortest story (ReconstructConfig::hold_uncounted_gaps). Of new games.
+  // A gap of 4 plies or more on a clock without increment (whose presses do not count the moves), or shorter
+  // with each side's time used over it fitting one move more, is told with its length open, and the board's
+  // moves since are held back until the arbiter settles it: none goes out at a ply a detour (Bc1-e3-d2 for
+  // Bc1-d2) would change. Off: they go out live, numbered after the shortest story
+  // (ReconstructConfig::hold_uncounted_gaps). Of new games.
   bool hold_uncounted = false;
   bool operator==(const GapsConfig&) const = default;
 };

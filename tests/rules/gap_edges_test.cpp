@@ -687,6 +687,20 @@ Game game_on_clock(const std::vector<std::string>& uci, std::int64_t increment) 
   return game;
 }
 
+// The game's first ten plies of `all` on the board and White's clock running (each side `before` ms left),
+// the link lost at 104 s and back at 141 s.
+std::vector<Event> ten_plies_then_away(Reconstructor& r, const std::vector<std::string>& all,
+                                       std::int64_t before) {
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  take(r.on_sensor(
+      {100'100, BoardSnapshot{after(std::vector<std::string>(all.begin(), all.begin() + 10)).board()}}));
+  take(r.on_sensor({101'000, clock(ClockSide::Left, before - 1'000, before)}));
+  take(r.on_sensor({104'000, DeviceLink{false}}));
+  take(r.on_sensor({141'000, DeviceLink{true}}));
+  return out;
+}
+
 // What the board and the clock tell after ten plies and four more unseen, 6.h3 h6 7.h4 h5, where 6.h4 h5
 // reaches the same board: read again at 141 s, White's clock running, each side's time 10 s a move less its
 // increments.
@@ -695,11 +709,7 @@ std::vector<Event> detour_gap(Reconstructor& r, const std::vector<std::string>& 
   auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
   const std::int64_t before = 5 * MIN - 5 * (10'000 - increment);
   const std::int64_t after_gap = before - 2 * (10'000 - increment);
-  take(r.on_sensor(
-      {100'100, BoardSnapshot{after(std::vector<std::string>(all.begin(), all.begin() + 10)).board()}}));
-  take(r.on_sensor({101'000, clock(ClockSide::Left, before - 1'000, before)}));
-  take(r.on_sensor({104'000, DeviceLink{false}}));
-  take(r.on_sensor({141'000, DeviceLink{true}}));
+  take(ten_plies_then_away(r, all, before));
   take(r.on_sensor(
       {141'000, BoardSnapshot{after(std::vector<std::string>(all.begin(), all.begin() + 14)).board()}}));
   take(r.on_sensor({141'000, clock(ClockSide::Left, after_gap - 1'000, after_gap)}));
@@ -742,6 +752,71 @@ TEST(ReconnectLength, WithoutAnIncrementTheShorterStoryIsTold) {
   EXPECT_EQ(moves[1].uci, "h7h5");
   EXPECT_EQ(moves[2].uci, "b1d2");
   EXPECT_EQ(moves[2].ply, 13);
+}
+
+// A gap on a clock without increment read again with the next move, 8.Nbd2, set down and not pressed
+// (White's clock running), then pressed: `unseen` plies before it (4: 6.h3 h6 7.h4 h5, each side's time two
+// moves of 10 s, as each took before; 2: 6.h4 h5, one move each), told at the press.
+std::vector<Event> gap_with_the_next_move_shown(Reconstructor& r, const std::vector<std::string>& all,
+                                                int unseen) {
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  const std::int64_t before = 5 * MIN - 5 * 10'000;
+  const std::int64_t moves_each = unseen / 2;
+  take(ten_plies_then_away(r, all, before));
+  take(r.on_sensor(
+      {141'000,
+       BoardSnapshot{after(std::vector<std::string>(all.begin(), all.begin() + 11 + unseen)).board()}}));
+  const std::int64_t black = before - moves_each * 10'000;
+  take(r.on_sensor({141'000, clock(ClockSide::Left, before - moves_each * 10'000 - 9'000, black)}));
+  take(r.on_sensor({142'000, clock(ClockSide::Right, before - moves_each * 10'000 - 10'000, black)}));
+  take(r.advance(160'000));
+  return out;
+}
+
+// With hold_uncounted, the time each side used over the gap tells what the board cannot: 20 s each before
+// 8.Nbd2, where each took 10 s a move before, fits 6.h3 h6 7.h4 h5 far better than 6.h4 h5
+// (rules/gap_pace.hpp). The gap is told with its length open at the press, 8.Nbd2 held back with it until
+// the arbiter gives the five plies, then every move at its ply.
+TEST(ReconnectLength, WithHoldUncountedTheTimeUsedHoldsAShortGapTheClockDoesNotCount) {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  cfg.hold_uncounted_gaps = true;
+  Reconstructor r(cfg, game_on_clock({kDetourGame.begin(), kDetourGame.begin() + 10}, 0));
+  std::vector<Event> out = gap_with_the_next_move_shown(r, kDetourGame, 4);
+  const auto alerts = of_type<AlertEvent>(out);
+  ASSERT_EQ(alerts.size(), 1u);
+  EXPECT_EQ(alerts[0].code, "moves-missed");
+  EXPECT_EQ(field(alerts[0], "length_unknown"), "true");
+  EXPECT_TRUE(of_type<MoveEvent>(out).empty());
+  auto settled = r.settle_gap("h2h3 h7h6 h3h4 h6h5 b1d2", 161'000);
+  ASSERT_TRUE(settled) << settled.error();
+  const auto moves = of_type<MoveEvent>(*settled);
+  ASSERT_EQ(moves.size(), 5u);
+  for (const auto& m : moves) EXPECT_EQ(m.uci, kDetourGame[std::size_t(m.ply - 1)]) << "ply " << m.ply;
+  EXPECT_EQ(moves.back().ply, 15);
+}
+
+// Its contrast: 6.h4 h5 played at the pace before (10 s each), the same hold: the gap is told at the press
+// as the three plies played (8.Nbd2 or 6.Nbd2 first: a moves-missed of known length, plies 11-13), nothing
+// held back.
+TEST(ReconnectLength, WithHoldUncountedAShortGapAtThePaceBeforeIsToldAsIs) {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  cfg.hold_uncounted_gaps = true;
+  const std::vector<std::string> played{"e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5", "c2c3",
+                                        "g8f6", "d2d3", "d7d6", "h2h4", "h7h5", "b1d2"};
+  Reconstructor r(cfg, game_on_clock({played.begin(), played.begin() + 10}, 0));
+  const std::vector<Event> out = gap_with_the_next_move_shown(r, played, 2);
+  const auto alerts = of_type<AlertEvent>(out);
+  ASSERT_EQ(alerts.size(), 1u);
+  EXPECT_EQ(alerts[0].code, "moves-missed");
+  EXPECT_EQ(field(alerts[0], "length_unknown"), "");
+  EXPECT_EQ(field(alerts[0], "last_ply"), "13");
+  ASSERT_TRUE(r.missed_gap());
+  EXPECT_FALSE(r.missed_gap()->holds_moves());
+  EXPECT_EQ(r.held_moves(), 0);
+  EXPECT_EQ(r.game().ply_count(), 13);
 }
 
 // Four plies unseen that come back to the position before them, 6.Bb3 Bb6 7.Bc4 Bc5 (TCEC Chess960 game 28

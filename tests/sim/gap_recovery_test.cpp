@@ -70,6 +70,8 @@ std::string all_candidates(const rules::Reconstructor& rec) {
 // shorter run reaches the same board: Chess960 game 10, Kb1-a1-b1 and Qc2-c3-c2 twice.) The events that
 // publishes (the gap's moves recovered, then the moves held back since, each at its ply); none when no such
 // gap waits.
+int open_gaps_settled = 0;  // by settle_open_gap, since run_late began
+
 std::optional<std::vector<rules::Event>> settle_open_gap(rules::Reconstructor& rec,
                                                          const std::vector<std::string>& want, std::int64_t t,
                                                          std::size_t played_to) {
@@ -81,7 +83,10 @@ std::optional<std::vector<rules::Event>> settle_open_gap(rules::Reconstructor& r
     if (n == 0 || first - 1 + n > want.size()) return std::nullopt;
     std::string text;
     for (std::size_t i = 0; i < n; ++i) text += want[first - 1 + i] + " ";
-    if (auto done = rec.settle_gap(text, t)) return std::move(*done);
+    if (auto done = rec.settle_gap(text, t)) {
+      ++open_gaps_settled;
+      return std::move(*done);
+    }
     return std::nullopt;
   };
   for (std::size_t last : {played_to, played_to - 1})
@@ -89,7 +94,16 @@ std::optional<std::vector<rules::Event>> settle_open_gap(rules::Reconstructor& r
       if (auto done = settle_with(last + 1 - first)) return done;
   for (std::size_t n = shortest; first - 1 + n <= want.size() && n <= shortest + 12; ++n)
     if (auto done = settle_with(n)) return done;
-  ADD_FAILURE() << "no length of the moves played from ply " << first << " settles the open gap";
+  std::string why;
+  for (std::size_t n = shortest; first - 1 + n <= want.size() && n <= shortest + 12; ++n) {
+    std::string text;
+    for (std::size_t i = 0; i < n; ++i) text += want[first - 1 + i] + " ";
+    auto r = rec.settle_gap(text, t);
+    why += "\n  " + text + ": " + (r ? std::string("ok") : r.error());
+    if (n > shortest + 3) break;
+  }
+  ADD_FAILURE() << "no length of the moves played from ply " << first << " settles the open gap (played to "
+                << played_to << ", shortest " << shortest << ")" << why;
   return std::nullopt;
 }
 
@@ -680,6 +694,7 @@ void run_late(const std::filesystem::path& file, bool chess960, std::size_t game
   auto corpus = load(file, games / SHARE);
   ASSERT_FALSE(corpus.empty());
   int tried = 0, missed = 0, unshown = 0, wrong = 0, candidate_live = 0;
+  open_gaps_settled = 0;
   std::string problems, unshown_list;
   LongerTally longer;
   for (std::size_t i = 0; i < corpus.size(); ++i) {
@@ -722,6 +737,7 @@ void run_late(const std::filesystem::path& file, bool chess960, std::size_t game
       "  %d late reconnects, %d moves-missed alerts, %d with a move at a wrong ply where the board shows the "
       "length played, %d where it cannot\n",
       tried, missed, wrong, unshown);
+  if (hold) std::printf("  %d gaps told with their length open, settled by the arbiter\n", open_gaps_settled);
   if (std::getenv("GAP_LONGER")) longer.print(chess960 ? "Chess960" : "standard");
   EXPECT_GT(tried, int(corpus.size()) * 8);
   EXPECT_EQ(candidate_live, 0) << problems << unshown_list;
