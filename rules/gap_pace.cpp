@@ -6,6 +6,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "rules/press_count.hpp"
+
 namespace eboard::rules {
 
 double one_more_move_log_ratio(const SidePace& pace, std::int64_t used_ms, double moves) {
@@ -29,20 +31,20 @@ double one_more_move_log_ratio(const SidePace& pace, std::int64_t used_ms, doubl
 std::array<SidePace, 2> side_paces(const Game& game, int last_moves) {
   std::array<SidePace, 2> out;
   const auto& plies = game.plies();
-  for (int i = game.ply_count(); i >= 1; --i) {
+  // The mover of each ply, walked back from the side on move now: the sides alternate but at a jump (a
+  // position adopted, its side to move the board's), where the game tells the side before it.
+  Color mover = ~game.position().side_to_move();
+  const auto full = [&](Color c) { return int(out[std::size_t(c)].per_move_ms.size()) >= last_moves; };
+  for (int i = game.ply_count(); i >= 1 && !(full(WHITE) && full(BLACK)); --i) {
     const PlyRecord& p = plies[std::size_t(i - 1)];
-    if (p.illegal || p.jump || p.drop) continue;
-    const ClockTimes before = game.clock_at(i - 1), after = p.clock;
-    if (!before.known() || !after.known()) continue;
-    const Color side = game.position_at(i - 1).side_to_move();
-    auto& times = out[std::size_t(side)].per_move_ms;
-    if (int(times.size()) >= last_moves) {
-      if (int(out[std::size_t(~side)].per_move_ms.size()) >= last_moves) break;
-      continue;
+    const bool before_seen = i == 1 ? game.clock_at(0).known() : seen_with_clock(plies[std::size_t(i - 2)]);
+    if (seen_with_clock(p) && before_seen && !full(mover)) {
+      const ClockTimes before = game.clock_at(i - 1), after = p.clock;
+      const std::int64_t spent =
+          mover == WHITE ? before.white_ms - after.white_ms : before.black_ms - after.black_ms;
+      if (spent >= 0) out[std::size_t(mover)].per_move_ms.push_back(spent);
     }
-    const std::int64_t spent =
-        side == WHITE ? before.white_ms - after.white_ms : before.black_ms - after.black_ms;
-    if (spent >= 0) times.push_back(spent);
+    mover = p.jump && i > 1 ? ~game.position_at(i - 1).side_to_move() : ~mover;
   }
   for (auto& s : out) std::reverse(s.per_move_ms.begin(), s.per_move_ms.end());
   return out;

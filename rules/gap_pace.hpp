@@ -4,12 +4,11 @@
 // two plies longer (a piece's detour) reaches the same board. What the clock does tell is the time each side
 // used over the gap; beside the time each took per move before it, that makes one move more per side
 // likelier or not. Each move's time is taken as normal, with the mean and spread of the side's moves before
-// the gap (the spread at least 15 % of the mean). Pure code: no time, no I/O.
+// the gap (the spread at least 15 % of the mean, and half a second). Pure code: no time, no I/O.
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 #include "rules/game.hpp"
@@ -31,8 +30,8 @@ inline constexpr double kOneMoreMoveHoldLogRatio = 2.0;
 // (a part of a move allowed). 0 without 3 moves to take the pace from.
 double one_more_move_log_ratio(const SidePace& pace, std::int64_t used_ms, double moves);
 
-// Each side's time per move over the game's last `last_moves` moves of that side with both clock readings
-// known (no illegal move, jump or drop among them); indexed by Color.
+// Each side's time per move over the game's last `last_moves` moves of that side seen with their clock and
+// following a ply (or the start) read so too (seen_with_clock, rules/press_count.hpp); indexed by Color.
 std::array<SidePace, 2> side_paces(const Game& game, int last_moves = 20);
 
 }  // namespace eboard::rules

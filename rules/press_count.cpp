@@ -17,13 +17,13 @@ constexpr std::int64_t kLeastIncrement = 2000;  // counts of one parity lie 2 ×
 constexpr std::size_t kSamples = 16;            // the last presses: a clock set again mid-game learns anew
 constexpr std::size_t kLeastSamples = 8;        // each is off by up to 2 s: their mean, not one of them
 
-bool seen_with_clock(const PlyRecord& p) {
-  return p.clock.known() && !p.recovered && !p.missed && !p.jump && !p.illegal;
-}
-
 std::int64_t sum(const ClockTimes& c) { return c.white_ms + c.black_ms; }
 
 }  // namespace
+
+bool seen_with_clock(const PlyRecord& p) {
+  return p.clock.known() && !p.recovered && !p.missed && !p.jump && !p.illegal;
+}
 
 std::optional<std::int64_t> learned_increment(std::span<const PlyRecord> plies) {
   std::vector<std::int64_t> added;  // per press: what the sum gained beyond the time that ran

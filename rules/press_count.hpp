@@ -21,6 +21,10 @@ struct TimedClock {
   ClockTimes times;
 };
 
+// A ply seen being made and pressed, the clock read after it: not recovered or missed in a gap, adopted or
+// illegal. Its reading, beside the one after the ply before, is what the players' own presses did.
+bool seen_with_clock(const PlyRecord& p);
+
 // The increment (ms, whole seconds) the clock adds at a press, from the last plies of `plies` that follow a
 // ply with both readings known (seen moves; not recovered, missed, adopted or illegal): the mean of what each
 // such press added, to the second, once the median of at least eight agrees with three quarters of them

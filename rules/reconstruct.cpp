@@ -334,7 +334,6 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
         } else if constexpr (std::is_same_v<T, ClockReading>) {
           board_event = false;
           on_clock(v, e.t_ms);
-          clock_unread_since_link_ = false;  // (a press it made carries it: PendingPress::across_link)
         } else {
           board_event = false;  // a link change: the game is kept; the next snapshot tells the board
           // The hand at work as the board goes out of sight (a board followed until then): what the gap's
@@ -342,7 +341,6 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
           if (!v.connected && gaps_.link() == GapTracker::Link::Read && !gaps_.suspected())
             hand_at_loss_ = physical_ != display_ ? std::optional(physical_) : std::nullopt;
           gaps_.on_link(v.connected, e.t_ms);
-          clock_unread_since_link_ = true;
           flush_open_tail(e.t_ms);
         }
       },
@@ -582,7 +580,9 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   }
   if (!clock_.left_player()) return;
   Color presser = clock_.player_at(pressed);
-  const PendingPress press{t, clock_.times(r), presser, board_changes_, clock_unread_since_link_};
+  // (The reading before this one came before the link did: this is the first since.)
+  const PendingPress press{t, clock_.times(r), presser, board_changes_,
+                           clock_.last_read_ms() < gaps_.back_at()};
   if (press_tells_held_gap_longer(press)) return;
   if (press_tells_waiting_length(press)) return;
   if (press_completes_the_hand_at_the_reading(press)) return;

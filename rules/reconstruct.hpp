@@ -407,7 +407,6 @@ class Reconstructor {
     ClockReading reading;
   };
   std::optional<GuessOverMove> guessed_over_move_;
-  bool clock_unread_since_link_ = false;  // a link change since the last clock reading
   void guess_seats(const ClockReading& r, std::int64_t t);
   std::vector<Event> out_;
   // The events of a call from outside (the match, an arbiter): what `f` emits, kept apart from events

@@ -12,7 +12,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -486,10 +485,8 @@ TEST(ReconnectPress, APressWithoutAMoveWhileTheBoardWasAwayIsToldAsThat) {
   ASSERT_EQ(alerts.size(), 1u) << alerts[1].code << ": " << alerts[1].detail;
   EXPECT_EQ(alerts[0].code, "clock-without-move") << alerts[0].detail;
   EXPECT_EQ(alerts[0].side, WHITE);
-  std::map<std::string, std::string> fields;
-  for (const auto& f : alerts[0].extra) fields[f.name] = f.value;
-  EXPECT_EQ(fields["unseen"], "true");
-  EXPECT_FALSE(fields.count("count") || fields.count("penalty") || fields.count("proposed_clock"))
+  EXPECT_EQ(field(alerts[0], "unseen"), "true");
+  EXPECT_EQ(field(alerts[0], "count") + field(alerts[0], "penalty") + field(alerts[0], "proposed_clock"), "")
       << alerts[0].detail;
   EXPECT_NE(alerts[0].detail.find("out of sight"), std::string::npos) << alerts[0].detail;
   EXPECT_FALSE(r.missed_gap());
@@ -506,11 +503,9 @@ TEST(ReconnectPress, APressWithoutAMoveWhileTheBoardWasAwayIsToldAsThat) {
   take(r.advance(45'000));
   const auto all = of_type<AlertEvent>(out);
   ASSERT_GE(all.size(), 2u);
-  std::map<std::string, std::string> second;
-  for (const auto& f : all[1].extra) second[f.name] = f.value;
   EXPECT_EQ(all[1].code, "illegal-move") << all[1].detail;
-  EXPECT_EQ(second["count"], "1");
-  EXPECT_EQ(second["penalty"], "+2 min to the opponent");
+  EXPECT_EQ(field(all[1], "count"), "1");
+  EXPECT_EQ(field(all[1], "penalty"), "+2 min to the opponent");
 }
 
 // A late reconnect read two ways (Chess960 game 11 of sim_gap_recovery_test, here in standard chess): six

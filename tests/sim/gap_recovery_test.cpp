@@ -62,6 +62,8 @@ std::string all_candidates(const rules::Reconstructor& rec) {
   return out;
 }
 
+int open_gaps_settled = 0;  // by settle_open_gap, since run_late began
+
 // The arbiter's part for a gap told with its length open (ReconstructConfig::hold_uncounted_gaps: a clock
 // without increment counts no presses), as soon as it is told: the moves played from its first ply, given
 // as `eboardctl recover --moves` gives them. The arbiter knows how far the game went unseen: the moves up
@@ -70,8 +72,6 @@ std::string all_candidates(const rules::Reconstructor& rec) {
 // shorter run reaches the same board: Chess960 game 10, Kb1-a1-b1 and Qc2-c3-c2 twice.) The events that
 // publishes (the gap's moves recovered, then the moves held back since, each at its ply); none when no such
 // gap waits.
-int open_gaps_settled = 0;  // by settle_open_gap, since run_late began
-
 std::optional<std::vector<rules::Event>> settle_open_gap(rules::Reconstructor& rec,
                                                          const std::vector<std::string>& want, std::int64_t t,
                                                          std::size_t played_to) {
@@ -79,29 +79,24 @@ std::optional<std::vector<rules::Event>> settle_open_gap(rules::Reconstructor& r
     return std::nullopt;
   const std::size_t first = std::size_t(rec.missed_gap()->first_ply);
   const std::size_t shortest = rec.missed_gap()->candidates.front().size();
+  std::string why;  // each length tried, and the answer
   auto settle_with = [&](std::size_t n) -> std::optional<std::vector<rules::Event>> {
     if (n == 0 || first - 1 + n > want.size()) return std::nullopt;
     std::string text;
     for (std::size_t i = 0; i < n; ++i) text += want[first - 1 + i] + " ";
-    if (auto done = rec.settle_gap(text, t)) {
-      ++open_gaps_settled;
-      return std::move(*done);
+    auto done = rec.settle_gap(text, t);
+    if (!done) {
+      why += "\n  " + text + ": " + done.error();
+      return std::nullopt;
     }
-    return std::nullopt;
+    ++open_gaps_settled;
+    return std::move(*done);
   };
   for (std::size_t last : {played_to, played_to - 1})
     if (last + 1 >= first + shortest)
       if (auto done = settle_with(last + 1 - first)) return done;
   for (std::size_t n = shortest; first - 1 + n <= want.size() && n <= shortest + 12; ++n)
     if (auto done = settle_with(n)) return done;
-  std::string why;
-  for (std::size_t n = shortest; first - 1 + n <= want.size() && n <= shortest + 12; ++n) {
-    std::string text;
-    for (std::size_t i = 0; i < n; ++i) text += want[first - 1 + i] + " ";
-    auto r = rec.settle_gap(text, t);
-    why += "\n  " + text + ": " + (r ? std::string("ok") : r.error());
-    if (n > shortest + 3) break;
-  }
   ADD_FAILURE() << "no length of the moves played from ply " << first << " settles the open gap (played to "
                 << played_to << ", shortest " << shortest << ")" << why;
   return std::nullopt;
