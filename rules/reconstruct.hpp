@@ -56,8 +56,8 @@ struct ReconstructConfig {
   // wire leave the board so. Off for sources that cannot (replays of captures, simulations).
   bool reread_board = false;
   // A gap whose length the clock does not count (no increment learned) and whose shortest story has
-  // Reconstructor::kOpenLengthPlies plies or more, or fewer and told at a press with each side's time used
-  // over it fitting one move more per side (rules/gap_pace.hpp), is told with its length open, and the moves
+  // Reconstructor::kOpenLengthPlies plies or more, or fewer with each side's time used over it fitting one
+  // move more per side (rules/gap_pace.hpp), is told with its length open, and the moves
   // made since are held back until the arbiter settles it (MissedGap::Length::Uncounted): none goes out at a
   // ply a detour the board cannot show would change. Off: the shortest story is told, the moves after it go
   // out live.
@@ -199,12 +199,20 @@ class Reconstructor {
     Length length = Length::Known;
     // What the ranking knew of it (the clocks, the hand at the loss): an outside ranker weighs the same.
     GapEvidence evidence;
+    // Uncounted, told at a reading (no press with it): a longer story whose last move is shown and not
+    // pressed reaches the board as well, the other side on move after it. That mover's press without a
+    // move tells so (press_tells_held_gap_longer), or the arbiter's moves (settle_held_gap).
+    bool told_at_reading = false;
     // Its length not known (Unknown, PastBound, Uncounted): the game holds a jump for it (Game::adopt) and
     // goes on from the board's position, and the moves made since are held back, published only when the
     // arbiter gives the gap's moves (a candidate, or any number of moves that reaches that position): their
     // plies depend on the gap's length.
     bool holds_moves() const { return length != Length::Known; }
     bool past_bound() const { return length == Length::PastBound; }
+    // Its last move may be shown and not pressed: Unknown, or Uncounted told at a reading.
+    bool last_move_may_be_shown() const {
+      return length == Length::Unknown || (length == Length::Uncounted && told_at_reading);
+    }
   };
   const std::optional<MissedGap>& missed_gap() const { return open_tail_ ? kNoGap : missed_gap_; }
   // How many of game()'s last plies are moves held back behind a gap of unknown length (not published
@@ -521,15 +529,15 @@ class Reconstructor {
   // The gap of recover_gap_on, its `stories` (ranked, all pressed, from `before`) of kOpenLengthPlies or
   // more and its presses not counted: told as moves-missed with `length_unknown` (the candidates' last ply
   // with them), the game going on from the end of the first story, the moves since held back until the
-  // arbiter settles it (MissedGap::Length::Uncounted). False, telling nothing, when that position ends the
-  // game (told the ordinary way).
+  // arbiter settles it (MissedGap::Length::Uncounted; `at_reading`: told at a reading, not a press). False,
+  // telling nothing, when that position ends the game (told the ordinary way).
   bool tell_gap_length_open(std::int64_t t, std::int64_t when, const Position& before,
                             std::vector<std::vector<Move>> stories, const GapEvidence& evidence,
-                            bool truncated, const std::array<Piece, 64>& board);
-  // A gap told with its length unknown, nothing played since: `press`, by the side on move, with the board
-  // as it was read, tells that the gap's last move was shown and not pressed. The gap is told again with
-  // it (past the bound, or within it with the other side on move). False: not such a press, or no story
-  // of it (the gap stays as told).
+                            bool truncated, const std::array<Piece, 64>& board, bool at_reading);
+  // A held gap whose last move may be shown and not pressed (MissedGap::last_move_may_be_shown), nothing
+  // played since: `press`, by the side on move, with the board as it was read, tells that it was. The gap
+  // is told again with it (past the bound, or within it with the other side on move). False: not such a
+  // press, or no story of it (the gap stays as told).
   bool press_tells_held_gap_longer(const PendingPress& press);
   // A gap's length waits for this press (GapTracker::Length): the player whose clock ran presses with the
   // board as it was read, so its last move was shown and not pressed. That story, now all pressed, is told
@@ -555,13 +563,16 @@ class Reconstructor {
                                       std::int64_t t_ms) const;
   // The gap of unknown length becomes `moves` (any number that reaches the position after its jump), and
   // the moves held back go out after them, each at its ply.
-  // With the length unknown and nothing played since, `moves` may also stop a ply short of the board:
-  // the last move of the story a ply longer is on it, not pressed, and goes on as the next live move.
+  // When its last move may be shown and not pressed (MissedGap::last_move_may_be_shown) and nothing was
+  // played since, `moves` may also stop a ply short of the board, or reach it with the other side on move:
+  // the last move of that story is on it, not pressed, and goes on as the next live move.
   tl::expected<std::vector<Event>, std::string> settle_held_gap(const std::vector<Move>& moves,
                                                                 std::int64_t t_ms);
-  // The game with the gap's jump replaced by `moves` when, the gap's length unknown and nothing played
-  // since, one move of the side on move after the jump leads from them to its board.
-  std::optional<Game> moves_before_shown_move(const std::vector<Move>& moves) const;
+  // The game with the gap's jump replaced by `moves` when, the gap's last move maybe shown and not pressed
+  // and nothing played since, one move of the side on move after the jump (`shown`, when given) leads from
+  // them to its board.
+  std::optional<Game> moves_before_shown_move(const std::vector<Move>& moves,
+                                              std::optional<Move> shown = std::nullopt) const;
   // Searches the moves between the game's position and the board and completes them: recovered when one
   // sequence explains the board, missed (with a moves-missed alert) when several do. Completed are the
   // moves the clock says were pressed: all, unless the last mover's clock still runs. `press`: the press

@@ -761,15 +761,13 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   prefixes = ranked_stories(std::move(prefixes), evidence);
   const int first_ply = game_.ply_count() + 1;
   const std::int64_t when = press ? press->t_ms : t;
-  // Its length not counted by the clock, long enough for a detour the board cannot show, or told at a press
-  // with each side's time used fitting one move more (rules/gap_pace.hpp): told with it open. (Not at a
-  // reading: a story all pressed read there may be one whose last move is shown and not pressed, the same
-  // board, a parity the arbiter's moves could then not settle; Chess960 game 14 in sim_gap_recovery_test.)
+  // Its length not counted by the clock, long enough for a detour the board cannot show, or each side's time
+  // used fitting one move more (rules/gap_pace.hpp): told with it open. (At a reading, a longer story whose
+  // last move is shown and not pressed may be the one: MissedGap::told_at_reading.)
   if (cfg_.hold_uncounted_gaps && !searched.length_counted && on_move && completed == found.plies &&
-      (found.plies >= kOpenLengthPlies ||
-       (press && pace_suggests_longer(game_, before, found.plies, evidence))) &&
+      (found.plies >= kOpenLengthPlies || pace_suggests_longer(game_, before, found.plies, evidence)) &&
       !clockless() && !has_drops(before.variant()) &&
-      tell_gap_length_open(t, when, before, prefixes, evidence, found.truncated, board))
+      tell_gap_length_open(t, when, before, prefixes, evidence, found.truncated, board, press == nullptr))
     return true;
   const bool missed = prefixes.size() > 1 || found.truncated;
   std::vector<Move> played = prefixes.front();
@@ -1226,7 +1224,8 @@ void Reconstructor::tell_held_gap(std::int64_t told_at, std::int64_t t, AlertEve
 
 bool Reconstructor::tell_gap_length_open(std::int64_t t, std::int64_t when, const Position& before,
                                          std::vector<std::vector<Move>> stories, const GapEvidence& evidence,
-                                         bool truncated, const std::array<Piece, 64>& board) {
+                                         bool truncated, const std::array<Piece, 64>& board,
+                                         bool at_reading) {
   Position end = before;
   for (Move m : stories.front()) end.do_move(m);
   if (MoveList(end).empty()) return false;
@@ -1248,12 +1247,13 @@ bool Reconstructor::tell_gap_length_open(std::int64_t t, std::int64_t when, cons
   a.extra.push_back({"length_unknown", "true", true});
   a.extra.push_back({"fen", end.fen(), false});
   tell_held_gap(when, t, std::move(a), end,
-                MissedGap{first, std::move(stories), MissedGap::Length::Uncounted, evidence}, board);
+                MissedGap{first, std::move(stories), MissedGap::Length::Uncounted, evidence, at_reading},
+                board);
   return true;
 }
 
 bool Reconstructor::press_tells_held_gap_longer(const PendingPress& press) {
-  if (!missed_gap_ || missed_gap_->length != MissedGap::Length::Unknown || open_tail_ || game_.outcome() ||
+  if (!missed_gap_ || !missed_gap_->last_move_may_be_shown() || open_tail_ || game_.outcome() ||
       game_.ply_count() != held_gap_end() || press.presser != game_.position().side_to_move() ||
       !board_matches_game())
     return false;
@@ -1537,15 +1537,21 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_held_gap(con
   const int first = missed_gap_->first_ply;
   Game settled = game_;
   bool last_shown = false;
+  std::vector<Move> gap_moves = moves;
   if (moves.empty() || !settled.replace_jump(first - 1, moves)) {
     auto before_shown = moves_before_shown_move(moves);
+    if (!before_shown && moves.size() > 1) {
+      // The moves up to the board, the last shown and not pressed (the other side on move after them).
+      gap_moves.pop_back();
+      before_shown = moves_before_shown_move(gap_moves, moves.back());
+    }
     if (!before_shown)
       return tl::unexpected(std::string("those moves do not lead to the position the game went on from"));
     settled = std::move(*before_shown);
     last_shown = true;
   }
   const int shift = settled.ply_count() - game_.ply_count();
-  std::vector<Event> out = recovered_events(settled, first, moves, t_ms);
+  std::vector<Event> out = recovered_events(settled, first, gap_moves, t_ms);
   for (Event e : held_events_) {
     if (auto* m = std::get_if<MoveEvent>(&e.what)) m->ply += shift;
     if (auto* c = std::get_if<ClaimableEvent>(&e.what)) c->ply += shift;
@@ -1564,9 +1570,9 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_held_gap(con
   return out;
 }
 
-std::optional<Game> Reconstructor::moves_before_shown_move(const std::vector<Move>& moves) const {
-  if (!missed_gap_ || missed_gap_->length != MissedGap::Length::Unknown ||
-      game_.ply_count() != held_gap_end())
+std::optional<Game> Reconstructor::moves_before_shown_move(const std::vector<Move>& moves,
+                                                           std::optional<Move> shown) const {
+  if (!missed_gap_ || !missed_gap_->last_move_may_be_shown() || game_.ply_count() != held_gap_end())
     return std::nullopt;
   const int first = missed_gap_->first_ply;
   const std::int64_t jump_ms = game_.plies()[std::size_t(first - 1)].time_ms;
@@ -1581,7 +1587,7 @@ std::optional<Game> Reconstructor::moves_before_shown_move(const std::vector<Mov
   if (g.position().side_to_move() != game_.position().side_to_move()) return std::nullopt;
   const Board wood = physical_view(g.position(), cfg_.profile.pawn_may_stay_on_last_rank);
   for (Move m : MoveList(g.position()))
-    if (board_after(wood, g.position(), m) == display_) return g;
+    if ((!shown || m == *shown) && board_after(wood, g.position(), m) == display_) return g;
   return std::nullopt;
 }
 

@@ -556,6 +556,15 @@ TEST(ReconnectLength, AStoryMoreThanAPlyShorterWithItsLastMoveShownWaitsForTheNe
   EXPECT_NE(std::find(candidates.begin(), candidates.end(), unseen), candidates.end());
 }
 
+// FIDE's laws with gaps the clock does not count held for the arbiter
+// (ReconstructConfig::hold_uncounted_gaps).
+ReconstructConfig held_config() {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  cfg.hold_uncounted_gaps = true;
+  return cfg;
+}
+
 // Six plies unseen on a clock without increment, each bishop by a detour (Bf1-e2-c4, Bf8-e7-c5): the
 // board shows what four plies reach (Bc4 Bc5 d3 Nf6, in any order), White's clock running. Then 5.Nf3,
 // pressed. `hold`: ReconstructConfig::hold_uncounted_gaps.
@@ -584,9 +593,7 @@ std::vector<Event> bishops_detour_gap(Reconstructor& r, bool hold_settled) {
 }
 
 TEST(ReconnectLength, WithHoldUncountedAGapTheClockDoesNotCountWaitsForTheArbitersLength) {
-  ReconstructConfig cfg;
-  cfg.profile = *profile_by_name("fide-standard");
-  cfg.hold_uncounted_gaps = true;
+  const ReconstructConfig cfg = held_config();
   Reconstructor r(cfg, game_after({"e2e4", "e7e5"}));
   const std::vector<Event> out = bishops_detour_gap(r, true);
   const std::vector<std::string> all{"e2e4", "e7e5", "f1e2", "f8e7", "e2c4", "e7c5", "d2d3", "g8f6", "g1f3"};
@@ -668,6 +675,95 @@ TEST(ReconnectLength, ToldShortTheArbitersLongerMovesPutEveryPlySinceAtItsPly) {
   ASSERT_EQ(later.size(), 1u);
   EXPECT_EQ(later[0].uci, "e8g8");
   EXPECT_EQ(later[0].ply, 10);
+}
+
+// Seven plies unseen on a clock without increment, 2.Nf3 Nf6 3.Be2 Nc6 4.h3 a6 5.Bc4, the last set down
+// and not pressed when the board is read again (White's clock running). Six plies all pressed reach that
+// board too (Nf3 Bc4 h3 against Nf6 Nc6 a6, in any order), White on move; no story of five or of seven
+// plies all pressed does (Black's knights and a pawn make an odd count, and a story whose last move is
+// White's is a ply longer than Black's count). With the hold, the six are told at the reading with their
+// length open (Chess960 game 14 of sim_gap_recovery_test, the pace's hold at a reading).
+const std::vector<std::string> kShownLastUnseen{"g1f3", "g8f6", "f1e2", "b8c6", "h2h3", "a7a6", "e2c4"};
+
+std::vector<Event> held_at_a_reading_with_the_last_move_shown(Reconstructor& r) {
+  const std::vector<std::string> before{"e2e4", "e7e5"};
+  std::vector<std::string> all = before;
+  all.insert(all.end(), kShownLastUnseen.begin(), kShownLastUnseen.end());
+  std::vector<Event> out = away_and_back(r, after(before).board(), 40'000, after(all).board(),
+                                         clock(ClockSide::Left, 5 * MIN - 20'000, 5 * MIN - 22'000));
+  const std::vector<Event> later = r.advance(45'500);
+  out.insert(out.end(), later.begin(), later.end());
+  return out;
+}
+
+TEST(ReconnectLength, WithHoldUncountedAGapHeldAtAReadingIsSettledWithItsLastMoveShownNotPressed) {
+  const ReconstructConfig cfg = held_config();
+  Reconstructor r(cfg, game_after({"e2e4", "e7e5"}));
+  std::vector<Event> out = held_at_a_reading_with_the_last_move_shown(r);
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  ASSERT_TRUE(r.missed_gap());
+  EXPECT_EQ(r.missed_gap()->candidates.front().size(), 6u);
+  EXPECT_TRUE(r.missed_gap()->last_move_may_be_shown());
+  // The arbiter types the seven moves played: the board's, Black on move after them. The six pressed are
+  // the gap's; 5.Bc4 stands on the board, the next live move, out when White presses.
+  std::string typed;
+  for (const auto& m : kShownLastUnseen) typed += m + " ";
+  auto settled = r.settle_gap(typed, 45'600);
+  ASSERT_TRUE(settled) << settled.error();
+  take(*settled);
+  EXPECT_FALSE(r.missed_gap());
+  take(r.on_sensor({46'000, clock(ClockSide::Right, 5 * MIN - 26'000, 5 * MIN - 22'000)}));
+  take(r.advance(50'000));
+  const auto moves = of_type<MoveEvent>(out);
+  ASSERT_EQ(moves.size(), 7u);
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    EXPECT_EQ(moves[i].ply, int(i) + 3);
+    EXPECT_EQ(moves[i].uci, kShownLastUnseen[i]) << "ply " << moves[i].ply;
+    EXPECT_EQ(moves[i].recovered, i < 6) << "ply " << moves[i].ply;
+  }
+  EXPECT_EQ(r.game().ply_count(), 9);
+  EXPECT_EQ(r.game().position().side_to_move(), BLACK);
+}
+
+// The same gap, no arbiter yet: White's press with the board as read tells that 5.Bc4 was shown and not
+// pressed. The gap is told again from its first ply, seven plies ending with White's, still held; the
+// arbiter's seven moves then settle it, and Black's next move is ply 10.
+TEST(ReconnectLength, WithHoldUncountedThePressOfTheMoveShownTellsAGapHeldAtAReadingAgain) {
+  const ReconstructConfig cfg = held_config();
+  Reconstructor r(cfg, game_after({"e2e4", "e7e5"}));
+  std::vector<Event> out = held_at_a_reading_with_the_last_move_shown(r);
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  take(r.on_sensor({46'000, clock(ClockSide::Right, 5 * MIN - 26'000, 5 * MIN - 22'000)}));
+  take(r.advance(50'000));
+  const auto alerts = of_type<AlertEvent>(out);
+  ASSERT_EQ(alerts.size(), 2u);
+  EXPECT_EQ(field(alerts[0], "last_ply"), "8");
+  EXPECT_EQ(alerts[1].code, "moves-missed") << alerts[1].detail;
+  EXPECT_EQ(field(alerts[1], "first_ply"), "3");
+  EXPECT_EQ(field(alerts[1], "last_ply"), "9");
+  EXPECT_EQ(field(alerts[1], "length_unknown"), "true");
+  EXPECT_TRUE(of_type<MoveEvent>(out).empty());
+  ASSERT_TRUE(r.missed_gap());
+  EXPECT_FALSE(r.missed_gap()->last_move_may_be_shown());  // told at a press now
+  std::string typed;
+  for (const auto& m : kShownLastUnseen) typed += m + " ";
+  auto settled = r.settle_gap(typed, 51'000);
+  ASSERT_TRUE(settled) << settled.error();
+  take(*settled);
+  // 5...d6, pressed.
+  take(r.on_sensor({52'000, PieceLifted{parse_square("d7")}}));
+  take(r.on_sensor({52'500, PiecePlaced{parse_square("d6"), B_PAWN}}));
+  take(r.on_sensor({53'000, clock(ClockSide::Left, 5 * MIN - 26'000, 5 * MIN - 29'000)}));
+  take(r.advance(60'000));
+  const auto moves = of_type<MoveEvent>(out);
+  ASSERT_EQ(moves.size(), 8u);
+  for (std::size_t i = 0; i < 7; ++i) {
+    EXPECT_EQ(moves[i].ply, int(i) + 3);
+    EXPECT_EQ(moves[i].uci, kShownLastUnseen[i]);
+    EXPECT_TRUE(moves[i].recovered);
+  }
+  EXPECT_EQ(moves[7].uci, "d7d6");
+  EXPECT_EQ(moves[7].ply, 10);
 }
 
 // A game of `uci` on a clock of 5 minutes and `increment` ms a move, each move made in 10 s and pressed at
@@ -774,9 +870,7 @@ std::vector<Event> gap_with_the_next_move_shown(Reconstructor& r, const std::vec
 // (rules/gap_pace.hpp). The gap is told with its length open at the press, 8.Nbd2 held back with it until
 // the arbiter gives the five plies, then every move at its ply.
 TEST(ReconnectLength, WithHoldUncountedTheTimeUsedHoldsAShortGapTheClockDoesNotCount) {
-  ReconstructConfig cfg;
-  cfg.profile = *profile_by_name("fide-standard");
-  cfg.hold_uncounted_gaps = true;
+  const ReconstructConfig cfg = held_config();
   Reconstructor r(cfg, game_on_clock({kDetourGame.begin(), kDetourGame.begin() + 10}, 0));
   std::vector<Event> out = gap_with_the_next_move_shown(r, kDetourGame, 4);
   const auto alerts = of_type<AlertEvent>(out);
@@ -796,9 +890,7 @@ TEST(ReconnectLength, WithHoldUncountedTheTimeUsedHoldsAShortGapTheClockDoesNotC
 // as the three plies played (8.Nbd2 or 6.Nbd2 first: a moves-missed of known length, plies 11-13), nothing
 // held back.
 TEST(ReconnectLength, WithHoldUncountedAShortGapAtThePaceBeforeIsToldAsIs) {
-  ReconstructConfig cfg;
-  cfg.profile = *profile_by_name("fide-standard");
-  cfg.hold_uncounted_gaps = true;
+  const ReconstructConfig cfg = held_config();
   const std::vector<std::string> played{"e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5", "c2c3",
                                         "g8f6", "d2d3", "d7d6", "h2h4", "h7h5", "b1d2"};
   Reconstructor r(cfg, game_on_clock({played.begin(), played.begin() + 10}, 0));
