@@ -137,7 +137,7 @@ bool Game::replace_jump(int first, const std::vector<Move>& moves) {
 }
 
 bool Game::replace_span(int first, int end, const std::vector<Move>& moves) {
-  if (first < 0 || end <= first || end > ply_count() || moves.empty()) return false;
+  if (first < 0 || end <= first || end > ply_count()) return false;
   if (std::any_of(pocket_changes_.begin(), pocket_changes_.end(),
                   [&](const PocketChange& c) { return c.ply > first; }))
     return false;

@@ -85,9 +85,10 @@ class Game {
   // another candidate of the gap), and replays the plies after them. Fails, changing nothing, when a move
   // is illegal where it stands.
   bool replace_plies(int first, const std::vector<Move>& moves, bool still_missed = false);
-  // Replaces the jump plies from `first` on (one adopt, see above) by `moves`, recovered, of any number, when
-  // they reach the position after the jump (its board and side on move), and replays the plies after them
-  // (which move on by the difference). The clock reading and time of the jump go on the last of `moves`.
+  // Replaces the jump plies from `first` on (one adopt, see above) by `moves`, recovered, of any number (none
+  // when the jump came back to the position before it), when they reach the position after the jump (its
+  // board and side on move), and replays the plies after them (which move on by the difference). The clock
+  // reading and time of the jump go on the last of `moves`.
   // Fails, changing nothing, when a move is illegal where it stands, the moves reach another position, or
   // a reserve changed from outside the board since (drops).
   bool replace_jump(int first, const std::vector<Move>& moves);

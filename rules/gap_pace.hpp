@@ -23,8 +23,8 @@ struct SidePace {
 // likelier (a log ratio; e^2, about 7 to 1). sim_gap_recovery_test's late reconnects with the hold, gaps
 // settled by the arbiter (2026-12-01): Chess960 told short 9 of 320 without the pace, 7 with it at presses
 // only, 0 with it at readings too (237 gaps held where 216 were without it); standard 2 of 636 either way
-// (presses read at the reconnect, the board at the game's position: no story to hold), 469 gaps held where
-// 451 were.
+// (presses read at the reconnect, the board at the game's position, held since by the press given back:
+// Reconstructor::press_tells_unseen_moves), 469 gaps held where 451 were.
 inline constexpr double kOneMoreMoveHoldLogRatio = 2.0;
 
 // log p(used | moves + 1) - log p(used | moves): how much one move more fits `used` ms better than `moves`

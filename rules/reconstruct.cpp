@@ -584,6 +584,7 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   const PendingPress press{t, clock_.times(r), presser, board_changes_,
                            clock_.last_read_ms() < gaps_.back_at()};
   if (press_tells_held_gap_longer(press)) return;
+  if (press_tells_unseen_moves(press, std::exchange(unseen_pass_at_, std::nullopt))) return;
   if (press_tells_waiting_length(press)) return;
   if (press_completes_the_hand_at_the_reading(press)) return;
   // (The mover's press waits to be decided first: decide_pending.)
@@ -1083,6 +1084,7 @@ void Reconstructor::unseen_press_without_move(Color side, std::int64_t t) {
   a.extra.push_back({"unseen", "true", true});
   emit(t, std::move(a));
   reset_turn();
+  unseen_pass_at_ = game_.ply_count();
 }
 
 void Reconstructor::check_touches(const Successor& s, std::size_t touch_count, std::int64_t t) {

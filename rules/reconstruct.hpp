@@ -224,8 +224,9 @@ class Reconstructor {
   // The arbiter picks candidate `index` (0-based) of the missed gap, or types the moves (UCI or SAN,
   // separated by spaces): the gap's plies become those moves, recovered, published as move events (after
   // a gap of unknown length, followed by the moves held back since, at their plies; typed moves of another
-  // number than a known gap's, followed by the plies since, at theirs now). Fails, changing nothing, when
-  // there is no missed gap (missed_gap()) or the moves do not lead to the same position.
+  // number than a known gap's, followed by the plies since, at theirs now; "none" for no move at all, a
+  // held gap whose jump came back to the position before it). Fails, changing nothing, when there is no
+  // missed gap (missed_gap()) or the moves do not lead to the same position.
   tl::expected<std::vector<Event>, std::string> settle_gap(std::size_t index, std::int64_t t_ms);
   tl::expected<std::vector<Event>, std::string> settle_gap(const std::string& moves, std::int64_t t_ms);
   // The arbiter has the game followed from the position the board shows, `side` to move (default: the
@@ -274,6 +275,16 @@ class Reconstructor {
   // A press read only at a reconnect, the board at the game's position: told as a press without a move,
   // nobody having seen it (not counted, no penalty proposed: resolve_pending_on_settle).
   void unseen_press_without_move(Color side, std::int64_t t);
+  // The game's ply count when unseen_press_without_move told a press; cleared by the next press.
+  std::optional<int> unseen_pass_at_;
+  // With the hold (ReconstructConfig::hold_uncounted_gaps), the press after an unseen press without a move:
+  // the other side's, the board still at the game's position, says the unseen press may have been the last
+  // of moves that came back to it, this presser's last move shown and not pressed at the reading (the sim's
+  // blitz game 21: plies 88-91, c7-d7, e4-d3 and both back, the last set down). No board or clock tells that
+  // from a press without a move given back: told as a gap with its length open, the shortest stories of moves
+  // that came back its candidates, the moves since held back until the arbiter gives the moves or "none".
+  // False: no such press, or no story.
+  bool press_tells_unseen_moves(const PendingPress& press, std::optional<int> unseen_pass);
   // The illegal move the board shows (rules/illegal_moves.hpp), a drop only when no legal drop explains it.
   std::optional<ShownMove> shown_move() const;
   void start_new_game(const Position& start, std::int64_t t);
@@ -533,7 +544,8 @@ class Reconstructor {
   // telling nothing, when that position ends the game (told the ordinary way).
   bool tell_gap_length_open(std::int64_t t, std::int64_t when, const Position& before,
                             std::vector<std::vector<Move>> stories, const GapEvidence& evidence,
-                            bool truncated, const std::array<Piece, 64>& board, bool at_reading);
+                            bool truncated, const std::array<Piece, 64>& board, bool at_reading,
+                            std::string_view also = {});
   // A held gap whose last move may be shown and not pressed (MissedGap::last_move_may_be_shown), nothing
   // played since: `press`, by the side on move, with the board as it was read, tells that it was. The gap
   // is told again with it (past the bound, or within it with the other side on move). False: not such a
@@ -561,8 +573,8 @@ class Reconstructor {
   // settled game `settled` holds for them.
   std::vector<Event> recovered_events(const Game& settled, int first_ply, const std::vector<Move>& moves,
                                       std::int64_t t_ms) const;
-  // The gap of unknown length becomes `moves` (any number that reaches the position after its jump), and
-  // the moves held back go out after them, each at its ply.
+  // The gap of unknown length becomes `moves` (any number that reaches the position after its jump, none
+  // when that is the position before it), and the moves held back go out after them, each at its ply.
   // When its last move may be shown and not pressed (MissedGap::last_move_may_be_shown) and nothing was
   // played since, `moves` may also stop a ply short of the board, or reach it with the other side on move:
   // the last move of that story is on it, not pressed, and goes on as the next live move.

@@ -1224,8 +1224,8 @@ void Reconstructor::tell_held_gap(std::int64_t told_at, std::int64_t t, AlertEve
 
 bool Reconstructor::tell_gap_length_open(std::int64_t t, std::int64_t when, const Position& before,
                                          std::vector<std::vector<Move>> stories, const GapEvidence& evidence,
-                                         bool truncated, const std::array<Piece, 64>& board,
-                                         bool at_reading) {
+                                         bool truncated, const std::array<Piece, 64>& board, bool at_reading,
+                                         std::string_view also) {
   Position end = before;
   for (Move m : stories.front()) end.do_move(m);
   if (MoveList(end).empty()) return false;
@@ -1243,13 +1243,30 @@ bool Reconstructor::tell_gap_length_open(std::int64_t t, std::int64_t when, cons
              "position (" +
              end.fen() +
              "), and its moves are held back until the arbiter picks a candidate or gives the gap's moves "
-             "(their plies depend on its length)";
+             "(their plies depend on its length)" +
+             std::string(also);
   a.extra.push_back({"length_unknown", "true", true});
   a.extra.push_back({"fen", end.fen(), false});
   tell_held_gap(when, t, std::move(a), end,
                 MissedGap{first, std::move(stories), MissedGap::Length::Uncounted, evidence, at_reading},
                 board);
   return true;
+}
+
+bool Reconstructor::press_tells_unseen_moves(const PendingPress& press, std::optional<int> unseen_pass) {
+  if (!cfg_.hold_uncounted_gaps || !unseen_pass || *unseen_pass != game_.ply_count() ||
+      press.presser == game_.position().side_to_move() || !board_matches_game() || wait_.pending() ||
+      open_tail_ || missed_gap_ || game_.outcome() || clockless() || has_drops(game_.position().variant()))
+    return false;
+  const GapFound f = search_gap_to(&press, physical_, false, std::nullopt, kGapPlies, true);
+  if (!f.explains() || f.result.sequences.empty() || f.length_counted) return false;
+  const GapEvidence evidence = gap_evidence(press.clock);
+  const std::string who = press.presser == WHITE ? "White" : "Black";
+  return tell_gap_length_open(press.t_ms, press.t_ms, game_.position(),
+                              ranked_stories(f.result.sequences, evidence), evidence, f.result.truncated,
+                              physical_, false,
+                              ". Or none: the press read at the reconnect was one without a move, and " +
+                                  who + "'s now gave the turn back (eboardctl recover --moves none)");
 }
 
 bool Reconstructor::press_tells_held_gap_longer(const PendingPress& press) {
@@ -1468,6 +1485,11 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(const st
   std::vector<Move> moves;
   Position p = game_.position_at(missed_gap_->first_ply - 1);
   std::size_t i = 0;
+  // "none": no move at all (a held gap whose jump came back to the position before it).
+  const std::size_t word = text.find_first_not_of(" ,");
+  if (word != std::string::npos && text.compare(word, 4, "none") == 0 &&
+      text.find_first_not_of(" ,", word + 4) == std::string::npos)
+    i = text.size();
   while (i < text.size()) {
     while (i < text.size() && (text[i] == ' ' || text[i] == ',')) ++i;
     std::size_t j = i;
@@ -1538,7 +1560,7 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_held_gap(con
   Game settled = game_;
   bool last_shown = false;
   std::vector<Move> gap_moves = moves;
-  if (moves.empty() || !settled.replace_jump(first - 1, moves)) {
+  if (!settled.replace_jump(first - 1, moves)) {
     auto before_shown = moves_before_shown_move(moves);
     if (!before_shown && moves.size() > 1) {
       // The moves up to the board, the last shown and not pressed (the other side on move after them).

@@ -827,7 +827,9 @@ void add_control_commands(CLI::App& app, int& exit_code) {
       "--moves", v->moves,
       "the gap's moves in UCI or SAN, separated by spaces, e.g. \"g7g6 f2f3 f8g7\": any number "
       "that reaches the position the game went on from (more than the candidates' when the gap was "
-      "told short, a detour no board shows: the moves since move on to their plies)");
+      "told short, a detour no board shows: the moves since move on to their plies), or \"none\" when "
+      "no move was made (a held gap that came back to the position before it: a press without a move "
+      "read at a reconnect, given back)");
   n->excludes(moves);
   recover->callback([v, &exit_code] {
     json body;

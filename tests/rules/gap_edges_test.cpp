@@ -766,6 +766,83 @@ TEST(ReconnectLength, WithHoldUncountedThePressOfTheMoveShownTellsAGapHeldAtARea
   EXPECT_EQ(moves[7].ply, 10);
 }
 
+// After 1.e4 e5 2.Nf3 Nc6: read again at 20 s, the board as it was and Black's clock running, then Black's
+// press with the board unchanged at 31 s and 5.Bc4 (or 3.Bc4), pressed at 35 s. Either 3.Ng1 Nb8 4.Nf3
+// unseen with 4...Nc6 set down at the reading, or White's press without a move given back by Black's:
+// nothing tells them apart.
+std::vector<Event> unseen_press_given_back(Reconstructor& r) {
+  const std::vector<std::string> before{"e2e4", "e7e5", "g1f3", "b8c6"};
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  take(away_and_back(r, after(before).board(), 20'000, after(before).board(),
+                     clock(ClockSide::Right, 5 * MIN - 10'000, 5 * MIN - 19'000)));
+  take(r.advance(30'000));
+  take(r.on_sensor(SensorEvent{31'000, clock(ClockSide::Left, 5 * MIN - 10'000, 5 * MIN - 30'000)}));
+  take(r.advance(33'000));
+  take(r.on_sensor({34'000, PieceLifted{parse_square("f1")}}));
+  take(r.on_sensor({34'500, PiecePlaced{parse_square("c4"), W_BISHOP}}));
+  take(r.on_sensor({35'000, clock(ClockSide::Right, 5 * MIN - 14'000, 5 * MIN - 30'000)}));
+  take(r.advance(45'000));
+  return out;
+}
+
+// With the hold, Black's press holds Bc4 back: a gap with its length open, the moves that came back its
+// candidates, which the arbiter's moves settle.
+TEST(ReconnectPress, WithHoldUncountedAnUnseenPressGivenBackHoldsTheMovesSinceForTheArbiter) {
+  Reconstructor r(held_config(), game_after({"e2e4", "e7e5", "g1f3", "b8c6"}));
+  std::vector<Event> out = unseen_press_given_back(r);
+  EXPECT_TRUE(of_type<MoveEvent>(out).empty()) << "Bc4 is held back";
+  const auto alerts = of_type<AlertEvent>(out);
+  ASSERT_EQ(alerts.size(), 2u);
+  EXPECT_EQ(alerts[0].code, "clock-without-move");
+  EXPECT_EQ(field(alerts[0], "unseen"), "true");
+  EXPECT_EQ(alerts[1].code, "moves-missed") << alerts[1].detail;
+  EXPECT_EQ(field(alerts[1], "length_unknown"), "true");
+  EXPECT_EQ(field(alerts[1], "first_ply"), "5");
+  EXPECT_EQ(field(alerts[1], "last_ply"), "8");
+  EXPECT_NE(alerts[1].detail.find("--moves none"), std::string::npos) << alerts[1].detail;
+  auto settled = r.settle_gap("Ng1 Nb8 Nf3 Nc6", 46'000);
+  ASSERT_TRUE(settled) << settled.error();
+  const std::vector<std::string> played{"f3g1", "c6b8", "g1f3", "b8c6", "f1c4"};
+  const auto moves = of_type<MoveEvent>(*settled);
+  ASSERT_EQ(moves.size(), played.size());
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    EXPECT_EQ(moves[i].ply, int(i) + 5);
+    EXPECT_EQ(moves[i].uci, played[i]);
+    EXPECT_EQ(moves[i].recovered, i < 4);
+  }
+  EXPECT_FALSE(r.missed_gap());
+  EXPECT_EQ(r.game().ply_count(), 9);
+}
+
+// The same told by the arbiter as the press without a move and the press back: "none", and 3.Bc4 goes out
+// at ply 5. Without the hold Black's press changes nothing: 3.Bc4 goes out live at ply 5.
+TEST(ReconnectPress, WithHoldUncountedTheArbitersNoneSettlesAnUnseenPressGivenBack) {
+  Reconstructor r(held_config(), game_after({"e2e4", "e7e5", "g1f3", "b8c6"}));
+  (void)unseen_press_given_back(r);
+  ASSERT_TRUE(r.missed_gap());
+  EXPECT_FALSE(r.settle_gap("Ng1 Nb8", 45'500)) << "two plies do not come back to the position";
+  auto settled = r.settle_gap("none", 46'000);
+  ASSERT_TRUE(settled) << settled.error();
+  const auto moves = of_type<MoveEvent>(*settled);
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].uci, "f1c4");
+  EXPECT_EQ(moves[0].ply, 5);
+  EXPECT_FALSE(r.missed_gap());
+  EXPECT_EQ(r.game().ply_count(), 5);
+  EXPECT_EQ(r.game().position().fen(), after({"e2e4", "e7e5", "g1f3", "b8c6", "f1c4"}).fen());
+
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  Reconstructor live(cfg, game_after({"e2e4", "e7e5", "g1f3", "b8c6"}));
+  const std::vector<Event> unheld = unseen_press_given_back(live);
+  EXPECT_EQ(of_type<AlertEvent>(unheld).size(), 1u);
+  const auto live_moves = of_type<MoveEvent>(unheld);
+  ASSERT_EQ(live_moves.size(), 1u);
+  EXPECT_EQ(live_moves[0].ply, 5);
+  EXPECT_FALSE(live.missed_gap());
+}
+
 // A game of `uci` on a clock of 5 minutes and `increment` ms a move, each move made in 10 s and pressed at
 // once (ply i at i × 10 s), each reading as the press left it.
 Game game_on_clock(const std::vector<std::string>& uci, std::int64_t increment) {
