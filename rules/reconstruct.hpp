@@ -537,11 +537,12 @@ class Reconstructor {
   // lifts on move since `board` was read.
   void tell_held_gap(std::int64_t told_at, std::int64_t t, AlertEvent alert, const Position& at,
                      MissedGap gap, const std::array<Piece, 64>& board);
-  // The gap of recover_gap_on, its `stories` (ranked, all pressed, from `before`) of kOpenLengthPlies or
-  // more and its presses not counted: told as moves-missed with `length_unknown` (the candidates' last ply
-  // with them), the game going on from the end of the first story, the moves since held back until the
-  // arbiter settles it (MissedGap::Length::Uncounted; `at_reading`: told at a reading, not a press). False,
-  // telling nothing, when that position ends the game (told the ordinary way).
+  // A gap whose presses are not counted, its `stories` (ranked, all pressed, from `before`) of
+  // kOpenLengthPlies or more, or fewer as the players' pace says (recover_gap_on), or moves that came back
+  // (press_tells_unseen_moves, `also` added to the detail): told as moves-missed with `length_unknown` (the
+  // candidates' last ply with them), the game going on from the end of the first story, the moves since held
+  // back until the arbiter settles it (MissedGap::Length::Uncounted; `at_reading`: told at a reading, not a
+  // press). False, telling nothing, when that position ends the game (told the ordinary way).
   bool tell_gap_length_open(std::int64_t t, std::int64_t when, const Position& before,
                             std::vector<std::vector<Move>> stories, const GapEvidence& evidence,
                             bool truncated, const std::array<Piece, 64>& board, bool at_reading,

@@ -1485,11 +1485,6 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(const st
   std::vector<Move> moves;
   Position p = game_.position_at(missed_gap_->first_ply - 1);
   std::size_t i = 0;
-  // "none": no move at all (a held gap whose jump came back to the position before it).
-  const std::size_t word = text.find_first_not_of(" ,");
-  if (word != std::string::npos && text.compare(word, 4, "none") == 0 &&
-      text.find_first_not_of(" ,", word + 4) == std::string::npos)
-    i = text.size();
   while (i < text.size()) {
     while (i < text.size() && (text[i] == ' ' || text[i] == ',')) ++i;
     std::size_t j = i;
@@ -1497,6 +1492,8 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(const st
     if (j == i) break;
     std::string token = text.substr(i, j - i);
     i = j;
+    // "none", alone: no move at all (a held gap whose jump came back to the position before it).
+    if (token == "none" && moves.empty() && text.find_first_not_of(" ,", i) == std::string::npos) break;
     auto m = parse_uci(p, token);
     if (!m) m = parse_san(p, token);
     if (!m) return tl::unexpected("'" + token + "' is not a legal move there");
