@@ -246,6 +246,12 @@ bool Ledger::observe(const Game& g, std::int64_t t_ms) {
   return false;
 }
 
+void Ledger::rewritten(const Game& g) {
+  if (number_ == 0) return;
+  seen_plies_ = g.ply_count();
+  seen_outcome_ = g.outcome().has_value();
+}
+
 void Ledger::on_event(const Event& e) {
   if (std::holds_alternative<MoveEvent>(e.what) || std::holds_alternative<ProvisionalMoveEvent>(e.what))
     return;

@@ -98,8 +98,12 @@ class Ledger {
   // Goes on from the games of a kept journal file (a rotated file's header): `last_game` played, with
   // these tags; the file's new-game entry follows.
   void continue_after(int last_game, const rules::PgnTags& tags);
-  // After every input: returns true when reconstruction started a new game by itself.
+  // After every input: returns true when reconstruction started a new game by itself (fewer plies than
+  // seen, an outcome gone, or another start).
   bool observe(const rules::Game& g, std::int64_t t_ms);
+  // The arbiter rewrote the current game's record (a gap settled, which may leave fewer plies than the
+  // candidate the game went on from, or none: `recover --moves none`): `g` is the same game, not a new one.
+  void rewritten(const rules::Game& g);
   void on_event(const rules::Event& e);
   // Recovery: the notes (and the count of alerts) are the ones published, whatever the replay derived
   // (after damage it may derive alerts that never were); acknowledgements beyond the count are dropped.

@@ -162,7 +162,11 @@ void ReplayLoop::input(int board, const FileRecord& rec, std::int64_t seq) {
             (void)b.ledger.acknowledge(std::atoi(v.value.c_str()));
             b.acks.push_back(std::atoi(v.value.c_str()));  // of a published alert: applied again in finish()
           }
-          if (auto evs = target_.control(board, v)) take(std::move(*evs));
+          if (auto evs = target_.control(board, v)) {
+            if (v.action == "recover")
+              if (const Game* g = target_.game(board)) b.ledger.rewritten(*g);
+            take(std::move(*evs));
+          }
         }
         // Published events (EventEntry) are not inputs: they come through journaled().
       },

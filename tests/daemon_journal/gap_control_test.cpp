@@ -192,6 +192,33 @@ TEST(GapControl, TheSameEntriesReplayedGiveTheSameGame) {
   EXPECT_EQ(pgn_of(live.game()), pgn_of(replay.game()));
 }
 
+// The ledger counts a game that went back to fewer plies as a new one (the pieces set up again), unless the
+// arbiter rewrote it: a settled gap may leave fewer plies than the candidate the game went on from (`recover
+// --moves none`, dgt3000_press_given_back_test), and it is the same game.
+TEST(GapControl, AGameTheArbiterRewroteShorterIsTheSameGameToTheLedger) {
+  Game long_story(Position::start());
+  for (const char* m : {"e2e4", "e7e5", "g1f3", "b8c6", "f3g1", "c6b8", "g1f3", "b8c6"})
+    long_story.play(*parse_uci(long_story.position(), m), {}, 0);
+  Game settled(Position::start());
+  for (const char* m : {"e2e4", "e7e5", "g1f3", "b8c6", "f1c4"})
+    settled.play(*parse_uci(settled.position(), m), {}, 0);
+
+  journal::Ledger told;
+  EXPECT_FALSE(told.observe(long_story, 1'000));
+  EXPECT_EQ(told.game_number(), 1);
+  EXPECT_TRUE(told.observe(settled, 2'000)) << "fewer plies, nothing said: the pieces were set up again";
+  EXPECT_EQ(told.game_number(), 2);
+
+  journal::Ledger rewritten;
+  EXPECT_FALSE(rewritten.observe(long_story, 1'000));
+  rewritten.rewritten(settled);
+  EXPECT_FALSE(rewritten.observe(settled, 2'000));
+  EXPECT_EQ(rewritten.game_number(), 1);
+  // And a game set up again after it is still seen.
+  EXPECT_TRUE(rewritten.observe(Game(Position::start()), 3'000));
+  EXPECT_EQ(rewritten.game_number(), 2);
+}
+
 // A gap whose last move is on the board and not pressed, and differs between its stories (after 1.e4:
 // 1...e6 2.Nc3 Nc6 3.d4 or 1...e6 2.d4 Nc6 3.Nc3): its alert waits for White's press, and until then the
 // arbiter has nothing to settle (issue 30: /status shows, and recover takes, only a gap told).
