@@ -49,6 +49,17 @@ bool pace_suggests_longer(const Game& game, const Position& before, int plies, c
   return ratio > kOneMoreMoveHoldLogRatio;
 }
 
+// A moves-missed alert told at the shortest length where the clock counts no presses and a longer story is
+// as possible (ReconstructConfig::hold_uncounted_gaps off): says so, and how the arbiter puts it right.
+void note_length_uncertain(AlertEvent& a) {
+  a.detail +=
+      ". The clock adds no increment, so its presses do not count the moves: a longer story, with a piece's "
+      "detour, may have been played; given as the gap's moves (eboardctl recover --moves), it puts every "
+      "later "
+      "move at its ply";
+  a.extra.push_back({"length_uncertain", "true", true});
+}
+
 }  // namespace
 
 void Reconstructor::follow_board(std::int64_t t, std::vector<TouchTracker::Touch> carried) {
@@ -764,18 +775,23 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   // Its length not counted by the clock, long enough for a detour the board cannot show, or each side's time
   // used fitting one move more (rules/gap_pace.hpp): told with it open. (At a reading, a longer story whose
   // last move is shown and not pressed may be the one: MissedGap::told_at_reading.)
-  if (cfg_.hold_uncounted_gaps && !searched.length_counted && on_move && completed == found.plies &&
+  const bool length_uncertain =
+      !searched.length_counted && on_move && completed == found.plies &&
       (found.plies >= kOpenLengthPlies || pace_suggests_longer(game_, before, found.plies, evidence)) &&
-      !clockless() && !has_drops(before.variant()) &&
+      !clockless() && !has_drops(before.variant());
+  if (cfg_.hold_uncounted_gaps && length_uncertain &&
       tell_gap_length_open(t, when, before, prefixes, evidence, found.truncated, board, press == nullptr))
     return true;
   const bool missed = prefixes.size() > 1 || found.truncated;
   std::vector<Move> played = prefixes.front();
   if (missed) {
     // Several sequences: none is told as fact. The game goes on from the board's position (every candidate
-    // reaches it); the record shows the gap until the arbiter settles it.
+    // reaches it); the record shows the gap until the arbiter settles it. Without the hold, a length the
+    // clock cannot count is told as the shortest, and the alert says a longer story may be the one (moves
+    // since then go out at the shorter story's plies until the arbiter's moves say otherwise).
     const bool incomplete = found.truncated || found.exhausted;
     AlertEvent a = moves_missed_alert(before, first_ply, prefixes, incomplete, found.truncated);
+    if (length_uncertain) note_length_uncertain(a);
     missed_gap_ = MissedGap{first_ply, prefixes, MissedGap::Length::Known, evidence};
     // The last move of the gap shown and not pressed yet, and which move it is depends on the story (e5
     // Nxe5 Nc6 then e3, or e5 e3 Nc6 then Nxe5): the game goes on from the first story, but its press

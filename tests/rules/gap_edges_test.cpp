@@ -633,6 +633,35 @@ TEST(ReconnectLength, WithoutHoldUncountedAGapTheClockDoesNotCountIsToldShort) {
   EXPECT_EQ(moves[0].ply, 7);
 }
 
+// Told short so, the alert says what the arbiter may know better: the clock counts no presses, a longer
+// story may be the one, and its moves put every later move at its ply ("length_uncertain"). A gap of three
+// plies (1.e4 e5 2.Nf3 or 1.Nf3 e5 2.e4), too short for a detour and with no pace to read, is told without
+// it.
+TEST(ReconnectLength, WithoutHoldUncountedAnAlertToldShortSaysALongerStoryMayBeTheOne) {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  Reconstructor r(cfg, game_after({"e2e4", "e7e5"}));
+  const auto alerts = of_type<AlertEvent>(bishops_detour_gap(r, false));
+  ASSERT_EQ(alerts.size(), 1u);
+  EXPECT_EQ(alerts[0].code, "moves-missed");
+  EXPECT_EQ(field(alerts[0], "length_uncertain"), "true");
+  EXPECT_NE(alerts[0].detail.find("a longer story"), std::string::npos) << alerts[0].detail;
+  EXPECT_NE(alerts[0].detail.find("eboardctl recover --moves"), std::string::npos) << alerts[0].detail;
+
+  Reconstructor short_gap(cfg, game_after({}));
+  std::vector<Event> out =
+      away_and_back(short_gap, Position::start().board(), 20'000, after({"e2e4", "e7e5", "g1f3"}).board(),
+                    clock(ClockSide::Right, 5 * MIN - 9'000, 5 * MIN - 8'000));
+  const std::vector<Event> later = short_gap.advance(40'000);
+  out.insert(out.end(), later.begin(), later.end());
+  const auto told = of_type<AlertEvent>(out);
+  ASSERT_EQ(told.size(), 1u);
+  EXPECT_EQ(told[0].code, "moves-missed");
+  EXPECT_EQ(field(told[0], "candidates_total"), "2");
+  EXPECT_EQ(field(told[0], "length_uncertain"), "");
+  EXPECT_EQ(told[0].detail.find("a longer story"), std::string::npos) << told[0].detail;
+}
+
 // Told short so, the gap is still the arbiter's: the six plies typed (more than the candidates' four, to the
 // same position) become the gap's, and Nf3, out at ply 7, goes out again at ply 9, where it was played.
 // Moves that reach another position, or stop short of it, are refused and change nothing.
