@@ -63,6 +63,9 @@ std::string all_candidates(const rules::Reconstructor& rec) {
 }
 
 int open_gaps_settled = 0;  // by settle_open_gap, since run_late began
+// Late reconnects since run_late began whose moves-missed said "length_uncertain" (a longer story may be the
+// one): told short of the plies played, and told at their length.
+int uncertain_told_short = 0, uncertain_told_right = 0;
 
 // The arbiter's part for a gap told with its length open (ReconstructConfig::hold_uncounted_gaps: a clock
 // without increment counts no presses), as soon as it is told: the moves played from its first ply, given
@@ -461,6 +464,7 @@ std::string late_reconnect(const rules::GameRecord& g, int at, int plies, std::u
   std::string wrong;
   bool adopted = false;
   std::string candidates;  // every moves-missed alert's, as told
+  bool uncertain = false;  // one said a longer story may be the one
   std::vector<std::string> trace;
   auto take = [&](const std::vector<rules::Event>& evs) {
     for (const auto& e : evs) {
@@ -490,6 +494,7 @@ std::string late_reconnect(const rules::GameRecord& g, int at, int plies, std::u
         for (const auto& f : a->extra) trace.back() += " " + f.name + "=" + f.value.substr(0, 300);
         if (a->code == "moves-missed" && missed_count) ++*missed_count;
         if (a->code == "moves-missed") {
+          for (const auto& f : a->extra) uncertain |= f.name == "length_uncertain";
           for (const auto& f : a->extra)
             if (f.name == "candidates") candidates += f.value;
           // The alert lists the likeliest 16: every candidate counts (the gap's whole list).
@@ -551,6 +556,8 @@ std::string late_reconnect(const rules::GameRecord& g, int at, int plies, std::u
                 std::to_string(played) + " were played) " + wrong;
     }
   }
+  if (uncertain && wrong.empty()) ++uncertain_told_right;
+  if (uncertain && wrong.rfind(kUnshownLength, 0) == 0) ++uncertain_told_short;
   if (!wrong.empty() && std::getenv("GAP_TRACE")) {
     std::printf("--- gap of %d after ply %d, truth from ply %d:", plies, at, at + 1);
     for (int i = at; i < at + plies + 6 && i < int(want.size()); ++i)
@@ -690,6 +697,7 @@ void run_late(const std::filesystem::path& file, bool chess960, std::size_t game
   ASSERT_FALSE(corpus.empty());
   int tried = 0, missed = 0, unshown = 0, wrong = 0, candidate_live = 0;
   open_gaps_settled = 0;
+  uncertain_told_short = uncertain_told_right = 0;
   std::string problems, unshown_list;
   LongerTally longer;
   for (std::size_t i = 0; i < corpus.size(); ++i) {
@@ -732,7 +740,13 @@ void run_late(const std::filesystem::path& file, bool chess960, std::size_t game
       "  %d late reconnects, %d moves-missed alerts, %d with a move at a wrong ply where the board shows the "
       "length played, %d where it cannot\n",
       tried, missed, wrong, unshown);
-  if (hold) std::printf("  %d gaps told with their length open, settled by the arbiter\n", open_gaps_settled);
+  if (hold)
+    std::printf("  %d gaps told with their length open, settled by the arbiter\n", open_gaps_settled);
+  else
+    std::printf(
+        "  moves-missed saying a longer story may be the one (length_uncertain): in %d of the %d told "
+        "short, and in %d told at the length played\n",
+        uncertain_told_short, unshown, uncertain_told_right);
   if (std::getenv("GAP_LONGER")) longer.print(chess960 ? "Chess960" : "standard");
   EXPECT_GT(tried, int(corpus.size()) * 8);
   EXPECT_EQ(candidate_live, 0) << problems << unshown_list;
