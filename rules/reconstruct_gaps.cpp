@@ -1516,8 +1516,18 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(const st
     moves.push_back(*m);
     p.do_move(*m);
   }
-  if (missed_gap_->holds_moves()) return settle_held_gap(moves, t_ms);
+  // "none" (or nothing typed) fits only a held gap whose moves came back to the position before it.
+  const std::string no_move =
+      "no move at all (\"none\") settles only a gap whose moves came back to the position before it (a press "
+      "without a move, given back)";
+  if (missed_gap_->holds_moves()) {
+    auto done = settle_held_gap(moves, t_ms);
+    if (!done && moves.empty()) return tl::unexpected(no_move);
+    return done;
+  }
   const std::size_t plies = missed_gap_->candidates.front().size();
+  if (moves.empty())
+    return tl::unexpected(no_move + "; this gap's candidates have " + std::to_string(plies) + " plies");
   if (moves.size() != plies) return settle_gap_length(moves, t_ms);
   missed_gap_->candidates.push_back(moves);
   auto done = settle_gap(missed_gap_->candidates.size() - 1, t_ms);

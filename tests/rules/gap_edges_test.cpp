@@ -633,6 +633,31 @@ TEST(ReconnectLength, WithoutHoldUncountedAGapTheClockDoesNotCountIsToldShort) {
   EXPECT_EQ(moves[0].ply, 7);
 }
 
+// "none" (no move at all) is for a gap whose moves came back to the position before it: refused in words for
+// a held gap that reached another position and for a gap told at its length, each still waiting after.
+TEST(ReconnectLength, TheArbitersNoneIsRefusedForAGapThatDidNotComeBack) {
+  Reconstructor held(held_config(), game_after({"e2e4", "e7e5"}));
+  (void)bishops_detour_gap(held, false);
+  ASSERT_TRUE(held.missed_gap());
+  auto refused = held.settle_gap("none", 51'000);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("came back to the position before it"), std::string::npos)
+      << refused.error();
+  EXPECT_TRUE(held.missed_gap());
+  EXPECT_TRUE(held.settle_gap("Be2 Be7 Bc4 Bc5 d3 Nf6", 52'000));
+
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  Reconstructor told(cfg, game_after({"e2e4", "e7e5"}));
+  (void)bishops_detour_gap(told, false);
+  ASSERT_TRUE(told.missed_gap());
+  refused = told.settle_gap("none", 51'000);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("candidates have 4 plies"), std::string::npos) << refused.error();
+  EXPECT_TRUE(told.missed_gap());
+  EXPECT_EQ(told.game().ply_count(), 7);
+}
+
 // Told short so, the alert says what the arbiter may know better: the clock counts no presses, a longer
 // story may be the one, and its moves put every later move at its ply ("length_uncertain"). A gap of three
 // plies (1.e4 e5 2.Nf3 or 1.Nf3 e5 2.e4), too short for a detour and with no pace to read, is told without
