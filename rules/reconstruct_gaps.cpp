@@ -54,9 +54,8 @@ bool pace_suggests_longer(const Game& game, const Position& before, int plies, c
 void note_length_uncertain(AlertEvent& a) {
   a.detail +=
       ". The clock adds no increment, so its presses do not count the moves: a longer story, with a piece's "
-      "detour, may have been played; given as the gap's moves (eboardctl recover --moves), it puts every "
-      "later "
-      "move at its ply";
+      "detour, may have been played; given as the gap's moves (eboardctl recover --moves), "
+      "it puts every later move at its ply";
   a.extra.push_back({"length_uncertain", "true", true});
 }
 

@@ -215,6 +215,9 @@ class BoardRuntime : public BoardSink {
   void journal_input(const journal::Entry& e, std::int64_t seq);
   // The match began a new game on this board.
   void match_new_game(std::int64_t t_ms, const rules::Game& g);
+  // A control was applied to this board's game (by the board itself or its match), before its events:
+  // the ledger learns what it changed (journal::Ledger::after_control).
+  void control_applied(const journal::ControlEntry& c) { ledger_.after_control(c, game()); }
   // The body of a match input's record: `e`'s with the match's sequence number in it.
   static std::string input_body(const journal::Entry& e, std::int64_t seq);
   // A new game's journal rotation, in two steps so that a match rotates both boards as one

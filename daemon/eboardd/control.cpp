@@ -400,7 +400,7 @@ tl::expected<std::vector<Event>, std::string> BoardRuntime::control(journal::Con
   auto evs = source_->control(c);
   if (!evs) return evs;
   append(c);  // before its events: recovery replays it at the same point
-  if (c.action == "recover") ledger_.rewritten(source_->game());
+  control_applied(c);
   // Made durable by the syncer, off the loop; its events are published once it is (when_durable).
   want_sync(true);
   events(*evs);

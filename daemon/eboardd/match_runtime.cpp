@@ -303,6 +303,7 @@ tl::expected<std::vector<Event>, std::string> MatchRuntime::control(int board, j
   auto evs = journal::apply_match_control(*match_, board & 1, c);
   if (!evs) return evs;
   boards_[std::size_t(board & 1)]->journal_input(c, seq_++);
+  boards_[std::size_t(board & 1)]->control_applied(c);
   if (recovery_ && c.action == "promotion") ++recovery_->inputs_since_start;
   dispatch(std::move(*evs));
   reschedule();

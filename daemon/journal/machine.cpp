@@ -246,8 +246,8 @@ bool Ledger::observe(const Game& g, std::int64_t t_ms) {
   return false;
 }
 
-void Ledger::rewritten(const Game& g) {
-  if (number_ == 0) return;
+void Ledger::after_control(const ControlEntry& c, const Game& g) {
+  if (number_ == 0 || c.action != "recover") return;
   seen_plies_ = g.ply_count();
   seen_outcome_ = g.outcome().has_value();
 }

@@ -101,9 +101,11 @@ class Ledger {
   // After every input: returns true when reconstruction started a new game by itself (fewer plies than
   // seen, an outcome gone, or another start).
   bool observe(const rules::Game& g, std::int64_t t_ms);
-  // The arbiter rewrote the current game's record (a gap settled, which may leave fewer plies than the
-  // candidate the game went on from, or none: `recover --moves none`): `g` is the same game, not a new one.
-  void rewritten(const rules::Game& g);
+  // After the arbiter's control `c` was applied to the current game, now `g`: a `recover` may rewrite its
+  // record shorter (a gap settled with fewer plies than the candidate the game went on from, or none:
+  // `recover --moves none`), and it is the same game, not a new one. Every path that applies a control
+  // tells the ledger so (the live board, a live match, the journal's replay).
+  void after_control(const ControlEntry& c, const rules::Game& g);
   void on_event(const rules::Event& e);
   // Recovery: the notes (and the count of alerts) are the ones published, whatever the replay derived
   // (after damage it may derive alerts that never were); acknowledgements beyond the count are dropped.

@@ -163,8 +163,7 @@ void ReplayLoop::input(int board, const FileRecord& rec, std::int64_t seq) {
             b.acks.push_back(std::atoi(v.value.c_str()));  // of a published alert: applied again in finish()
           }
           if (auto evs = target_.control(board, v)) {
-            if (v.action == "recover")
-              if (const Game* g = target_.game(board)) b.ledger.rewritten(*g);
+            if (const Game* g = target_.game(board)) b.ledger.after_control(v, *g);
             take(std::move(*evs));
           }
         }

@@ -17,7 +17,6 @@ and the gap is gone from /status.
 
 usage: dgt3000_press_given_back_test.py EBOARDD EBOARDCTL SHARED_DIR
 """
-import json
 import os
 import subprocess
 import sys
@@ -25,6 +24,7 @@ import time
 
 sys.dont_write_bytecode = True
 import counterpart_run as cr  # noqa: E402
+from web_page_test import request  # noqa: E402
 
 ep = cr.ep
 TOKEN = "press-given-back-token"
@@ -40,18 +40,6 @@ def main():
         except ep.TestFailure as e:
             h.check(False, str(e))
     return h.exit_code()
-
-
-def post(port, path, body):
-    import urllib.error
-    import urllib.request
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(), method="POST",
-                                 headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
 
 
 def run(h, eboardd, eboardctl):
@@ -79,7 +67,8 @@ def run(h, eboardd, eboardctl):
         print(f"$ eboardctl {' '.join(args)}  -> exit {r.returncode}\n{r.stdout}{r.stderr}", flush=True)
         return r
 
-    code, text = post(d.port, "/control/A/clock", {"left": "5:00", "right": "5:00", "run": "left"})
+    code, text, _ = request(d.port, "POST", "/control/A/clock", token=TOKEN,
+                            body={"left": "5:00", "right": "5:00", "run": "left"})
     h.check(code == 200, f"the clock started ({code} {text})")
     ep.wait_until(lambda: d.board_status()["control"]["clock"].get("white_side") == "left", 15, "White's side known")
     played = [("e2", "e4", "P"), ("e7", "e5", "p"), ("g1", "f3", "N"), ("b8", "c6", "n")]

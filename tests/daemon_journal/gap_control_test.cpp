@@ -211,7 +211,7 @@ TEST(GapControl, AGameTheArbiterRewroteShorterIsTheSameGameToTheLedger) {
 
   journal::Ledger rewritten;
   EXPECT_FALSE(rewritten.observe(long_story, 1'000));
-  rewritten.rewritten(settled);
+  rewritten.after_control(control("recover", "none"), settled);
   EXPECT_FALSE(rewritten.observe(settled, 2'000));
   EXPECT_EQ(rewritten.game_number(), 1);
   // And a game set up again after it is still seen.

@@ -494,9 +494,10 @@ std::string late_reconnect(const rules::GameRecord& g, int at, int plies, std::u
         for (const auto& f : a->extra) trace.back() += " " + f.name + "=" + f.value.substr(0, 300);
         if (a->code == "moves-missed" && missed_count) ++*missed_count;
         if (a->code == "moves-missed") {
-          for (const auto& f : a->extra) uncertain |= f.name == "length_uncertain";
-          for (const auto& f : a->extra)
+          for (const auto& f : a->extra) {
             if (f.name == "candidates") candidates += f.value;
+            uncertain |= f.name == "length_uncertain";
+          }
           // The alert lists the likeliest 16: every candidate counts (the gap's whole list).
           candidates += all_candidates(rec);
         }
