@@ -203,6 +203,10 @@ class Reconstructor {
     // pressed reaches the board as well, the other side on move after it. That mover's press without a
     // move tells so (press_tells_held_gap_longer), or the arbiter's moves (settle_held_gap).
     bool told_at_reading = false;
+    // Known, told at the shortest stories' length where hold_uncounted_gaps would have held it (Uncounted):
+    // a longer story with a piece's detour may be the one, and the moves since went out at the shorter
+    // story's plies (its alert says so: "length_uncertain").
+    bool length_uncertain = false;
     // Its length not known (Unknown, PastBound, Uncounted): the game holds a jump for it (Game::adopt) and
     // goes on from the board's position, and the moves made since are held back, published only when the
     // arbiter gives the gap's moves (a candidate, or any number of moves that reaches that position): their

@@ -98,6 +98,8 @@ json missed_gap_json(const Reconstructor& rec, const std::vector<std::size_t>* o
               {"ranked_by", order ? "engine" : "rules"}};
   // (A gap its clock did not count: the candidates' last ply, and longer stories may be the one played.)
   if (gap.holds_moves()) out["length_unknown"] = true;
+  // (Told at the shortest stories' length on a clock that counts no presses: a longer one may be the one.)
+  if (gap.length_uncertain) out["length_uncertain"] = true;
   if (!gap.holds_moves() || gap.length == Reconstructor::MissedGap::Length::Uncounted)
     out["last_ply"] = gap.first_ply + plies - 1;
   return out;

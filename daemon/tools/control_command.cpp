@@ -281,6 +281,11 @@ void print_status(const json& s) {
         std::cout << "    missed gap, plies " << gap.value("first_ply", 0) << "-" << gap.value("last_ply", 0)
                   << ": eboardctl recover " << b.value("id", "?") << " N (or --moves \"...\")"
                   << (gap.value("ranked_by", "") == "engine" ? ", in the engine's order" : "") << "\n";
+      // Told at its shortest on a clock that counts no presses (/status: length_uncertain).
+      if (gap.value("length_uncertain", false))
+        std::cout
+            << "    (the clock counts no presses: a longer story, with a piece's detour, may be the one "
+               "played; its moves given with --moves put every later move at its ply)\n";
       for (const auto& cand : gap.value("candidates", json::array())) {
         std::cout << "      " << cand.value("number", 0) << ":";
         for (const auto& m : cand.value("san", json::array()))

@@ -957,7 +957,7 @@ function gameState(id, ctl) {
           ? "Moves were made from ply " + gap.first_ply + " while the board was not followed, more than the search reaches (the moves since are held back until the gap's moves are given): type the moves played."
           : gap.length_unknown
             ? "Moves were made from ply " + gap.first_ply + " while the board was not followed, how many is not known" + (gap.last_ply ? ": " + (gap.last_ply - gap.first_ply + 1) + " plies or more" : "") + " (the moves since are held back until the gap is settled). The shortest sequences that explain the position (or type the moves played, of any number):"
-            : "Plies " + gap.first_ply + "\u2013" + gap.last_ply + " were made while the board was not followed. The sequences that explain the position:"),
+            : "Plies " + gap.first_ply + "\u2013" + gap.last_ply + " were made while the board was not followed." + (gap.length_uncertain ? " The clock counts no presses: a longer sequence, with a piece's detour, may be the one played; typed below, it puts every later move at its ply." : "") + " The sequences that explain the position:"),
         list,
         total > shown ? el("p", {}, "\u2026 and " + (total - shown) + " less likely (the likeliest are listed first): type the moves played instead.") : "",
         el("form", { class: "actions", onsubmit: (ev) => {

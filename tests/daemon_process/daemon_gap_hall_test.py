@@ -158,9 +158,9 @@ def eboardctl(a, d, *args):
     return r
 
 
-def settle(h, a, d, b, gap):
-    """The arbiter's part for an open gap of board b: the played moves must be among the candidates (or the
-    list cut short), `eboardctl recover --moves` with them must be accepted."""
+def settle(h, a, d, b, gap, alert):
+    """The arbiter's part for an open gap of board b (told by `alert`): the played moves must be among the
+    candidates (or the list cut short), `eboardctl recover --moves` with them must be accepted."""
     first = gap["first_ply"]
     if "last_ply" not in gap or gap.get("length_unknown"):
         # Its length unknown (past the daemon's search bound, or not told by a press): the arbiter, who knows
@@ -194,6 +194,14 @@ def settle(h, a, d, b, gap):
         b.settled_plies.append((first, last))
         return
     last = gap["last_ply"]
+    # Told at its shortest on a clock that counts no presses: the alert, /status and eboardctl status all say
+    # that a longer story may be the one.
+    uncertain = alert.get("length_uncertain") is True
+    if gap.get("length_uncertain", False) != uncertain:
+        b.problems.append(f"the alert's length_uncertain ({uncertain}) is not /status's missed_gap {gap}")
+    if uncertain and "a longer story" not in eboardctl(a, d, "status").stdout:
+        b.problems.append(f"eboardctl status does not say of the gap from ply {first} that a longer story may be "
+                          "the one")
     truth = b.expected[first - 1:last]
     sans = [[ep.strip_san(m) for m in c["san"]] for c in gap["candidates"]]
     total = gap.get("candidates_total", len(sans))
@@ -261,7 +269,7 @@ def run(h, a, boards):
             for alert in [e for e in told if e.get("board") == b.id and e.get("code") == "moves-missed"
                           and e.get("first_ply") not in b.settled]:
                 if gap and (gap["first_ply"], gap.get("last_ply")) == (alert["first_ply"], alert.get("last_ply")):
-                    settle(h, a, d, b, gap)
+                    settle(h, a, d, b, gap, alert)
                 else:
                     b.problems.append(f"the alert's gap {alert['first_ply']}-{alert.get('last_ply')} is not "
                                       f"/status's {gap and (gap['first_ply'], gap.get('last_ply'))}")

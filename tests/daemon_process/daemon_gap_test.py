@@ -112,6 +112,14 @@ def settle(h, a, d, expected, ws_events, done):
                 "eboardctl status does not show the missed gap")
         h.check(not a.ranker or "in the engine's order" in status.stdout,
                 "eboardctl status does not say the list is in the engine's order")
+        # Told at the shortest length on a clock that counts no presses: the alert, /status and eboardctl
+        # status all say a longer story may be the one.
+        uncertain = alert.get("length_uncertain") is True
+        h.check(gap.get("length_uncertain", False) == uncertain,
+                f"/status missed_gap {gap} and the alert disagree on length_uncertain ({uncertain})")
+        h.check(("a longer story" in status.stdout) == uncertain,
+                f"eboardctl status and the alert disagree on length_uncertain ({uncertain}):\n{status.stdout}")
+        print(f"gap at plies {first}-{last}: length_uncertain {uncertain}", flush=True)
         sans = [[ep.strip_san(m) for m in c["san"]] for c in gap["candidates"]]
         # The likeliest are listed (the alert's first 16), candidates_total counts them all.
         total = gap.get("candidates_total", -1)

@@ -140,6 +140,11 @@ def checks(h, cdp, d, eboardctl, pgn, expected, shots):
                    ".map(li => li.textContent)")
     h.check(all(" ".join(c["san"]) in t for c, t in zip(gap["candidates"], shown)),
             f"the candidates shown {shown} are /status's {[c['san'] for c in gap['candidates']]}")
+    # A gap told at its shortest on a clock that counts no presses: the page says a longer story may be the one.
+    said = cdp.js("document.querySelector('#board-view .missed-gap p').textContent")
+    h.check(("a longer sequence" in said) == bool(gap.get("length_uncertain")),
+            f"the page's words on the gap {said!r} and /status's length_uncertain {gap.get('length_uncertain')}")
+    print(f"gap plies {gap['first_ply']}-{gap['last_ply']}, length_uncertain {gap.get('length_uncertain', False)}")
     wait_js(h, cdp, "document.title.startsWith('(')", 15, "the title counting the moves-missed alert")
     h.check(cdp.js("page.beeps || 0") > beeps, "the new alert sounded (the page's tone counter)")
     path = os.path.join(shots, "board-gap.png")

@@ -672,6 +672,9 @@ TEST(ReconnectLength, WithoutHoldUncountedAnAlertToldShortSaysALongerStoryMayBeT
   EXPECT_EQ(field(alerts[0], "length_uncertain"), "true");
   EXPECT_NE(alerts[0].detail.find("a longer story"), std::string::npos) << alerts[0].detail;
   EXPECT_NE(alerts[0].detail.find("eboardctl recover --moves"), std::string::npos) << alerts[0].detail;
+  ASSERT_TRUE(r.missed_gap());  // (what /status shows the arbiter: control.missed_gap.length_uncertain)
+  EXPECT_TRUE(r.missed_gap()->length_uncertain);
+  EXPECT_FALSE(r.missed_gap()->holds_moves());
 
   Reconstructor short_gap(cfg, game_after({}));
   std::vector<Event> out =
@@ -684,6 +687,8 @@ TEST(ReconnectLength, WithoutHoldUncountedAnAlertToldShortSaysALongerStoryMayBeT
   EXPECT_EQ(told[0].code, "moves-missed");
   EXPECT_EQ(field(told[0], "candidates_total"), "2");
   EXPECT_EQ(field(told[0], "length_uncertain"), "");
+  ASSERT_TRUE(short_gap.missed_gap());
+  EXPECT_FALSE(short_gap.missed_gap()->length_uncertain);
   EXPECT_EQ(told[0].detail.find("a longer story"), std::string::npos) << told[0].detail;
 }
 
