@@ -476,6 +476,7 @@ void Reconstructor::publish_provisional(std::int64_t t) {
 void Reconstructor::start_new_game(const Position& start, std::int64_t t) {
   flush_open_tail(t);
   game_ = Game(start);
+  uncertain_recovery_.reset();
   if (missed_gap_ && missed_gap_->holds_moves()) {
     missed_gap_.reset();  // the moves held back were another game's
     held_events_.clear();

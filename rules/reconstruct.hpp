@@ -219,6 +219,16 @@ class Reconstructor {
     }
   };
   const std::optional<MissedGap>& missed_gap() const { return open_tail_ ? kNoGap : missed_gap_; }
+  // The last gap, when it was recovered as the one story that reaches the board at its shortest where the
+  // clock counts no presses (what MissedGap::length_uncertain says of a list): its moves went out recovered
+  // and no alert was told, but a longer story with a piece's detour may be the one played. Until another gap
+  // is told or a game begins, the arbiter may still give that story's moves (settle_gap with the moves
+  // typed): the gap's plies become them, and every ply since goes out again at its ply.
+  struct UncertainRecovery {
+    int first_ply = 0;
+    int plies = 0;
+  };
+  const std::optional<UncertainRecovery>& uncertain_recovery() const { return uncertain_recovery_; }
   // How many of game()'s last plies are moves held back behind a gap of unknown length (not published
   // until the arbiter settles it: MissedGap::holds_moves).
   int held_moves() const;
@@ -229,8 +239,9 @@ class Reconstructor {
   // separated by spaces): the gap's plies become those moves, recovered, published as move events (after
   // a gap of unknown length, followed by the moves held back since, at their plies; typed moves of another
   // number than a known gap's, followed by the plies since, at theirs now; "none" for no move at all, a
-  // held gap whose jump came back to the position before it). Fails, changing nothing, when there is no
-  // missed gap (missed_gap()) or the moves do not lead to the same position.
+  // held gap whose jump came back to the position before it). Without a missed gap, the moves typed correct
+  // an uncertain recovery (uncertain_recovery()), more of them than it had. Fails, changing nothing, when
+  // there is neither or the moves do not lead to the same position.
   tl::expected<std::vector<Event>, std::string> settle_gap(std::size_t index, std::int64_t t_ms);
   tl::expected<std::vector<Event>, std::string> settle_gap(const std::string& moves, std::int64_t t_ms);
   // The arbiter has the game followed from the position the board shows, `side` to move (default: the
@@ -509,6 +520,7 @@ class Reconstructor {
   // completed prefixes, which the game goes on from and nothing outside sees (missed_gap()).
   std::optional<MissedGap> missed_gap_;
   static inline const std::optional<MissedGap> kNoGap{};
+  std::optional<UncertainRecovery> uncertain_recovery_;
   // While the gap's length waits (GapTracker::Length::Waiting): the board now one legal move on from the
   // story all pressed (the side on move in it has moved): that story is the gap's, recovered, and the move is
   // followed from it.
@@ -574,6 +586,15 @@ class Reconstructor {
   // plies become them, and the plies since, moved on by the difference, go out again at theirs (recovered).
   tl::expected<std::vector<Event>, std::string> settle_gap_length(const std::vector<Move>& moves,
                                                                   std::int64_t t_ms);
+  // The plies from `first_ply` to `last_ply` (a gap's) replaced by `moves`, which reach the position after
+  // `last_ply`: the moves, then every ply since at its ply now, as recovered move events. Fails, changing
+  // nothing, when they do not, or when a position was set since (a jump).
+  tl::expected<std::vector<Event>, std::string> replace_gap_plies(int first_ply, int last_ply,
+                                                                  const std::vector<Move>& moves,
+                                                                  std::int64_t t_ms);
+  // The moves typed for the gap from `first_ply` (UCI or SAN, separated by spaces or commas; "none" alone
+  // for no move at all).
+  tl::expected<std::vector<Move>, std::string> typed_gap_moves(int first_ply, const std::string& text) const;
   // The gap's `moves` from ply `first_ply` on as recovered move events at `t_ms`, with the clocks the
   // settled game `settled` holds for them.
   std::vector<Event> recovered_events(const Game& settled, int first_ply, const std::vector<Move>& moves,

@@ -778,6 +778,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
       !searched.length_counted && on_move && completed == found.plies &&
       (found.plies >= kOpenLengthPlies || pace_suggests_longer(game_, before, found.plies, evidence)) &&
       !clockless() && !has_drops(before.variant());
+  uncertain_recovery_.reset();  // (another gap told: only the last one's story stays open)
   if (cfg_.hold_uncounted_gaps && length_uncertain &&
       tell_gap_length_open(t, when, before, prefixes, evidence, found.truncated, board, press == nullptr))
     return true;
@@ -842,6 +843,8 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     if (!missed) emit(when, ev);
     if (handed) reserves_.hand_over({*handed, when, game_.ply_count()});
   }
+  // One story, told at its shortest where a longer one may be the one played: the arbiter may still give it.
+  if (!missed && length_uncertain) uncertain_recovery_ = UncertainRecovery{first_ply, completed};
   follow_board(t, lifts_on_move_since(board));
   check_end(when);
   return true;
@@ -1184,6 +1187,7 @@ bool Reconstructor::tell_gap_past_bound_at(std::int64_t t, const std::array<Piec
   a.extra.push_back({"fen", p->fen(), false});
   emit(t, std::move(a));
   missed_gap_ = MissedGap{first, {}, MissedGap::Length::PastBound, {}};
+  uncertain_recovery_.reset();
   follow_board(t);
   gaps_.forget_searched();
   return true;
@@ -1233,6 +1237,7 @@ void Reconstructor::tell_held_gap(std::int64_t told_at, std::int64_t t, AlertEve
   held_events_.clear();
   emit(told_at, std::move(alert));
   missed_gap_ = std::move(gap);
+  uncertain_recovery_.reset();
   follow_board(t, std::move(carried));
   gaps_.forget_searched();
 }
@@ -1476,6 +1481,10 @@ bool Reconstructor::close_open_tail(std::int64_t t) {
 
 tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(std::size_t index,
                                                                         std::int64_t t_ms) {
+  if (!missed_gap() && uncertain_recovery_)
+    return tl::unexpected("no list waits: the gap from ply " +
+                          std::to_string(uncertain_recovery_->first_ply) +
+                          " was recovered as its one story; a longer story's moves, typed, correct it");
   if (!missed_gap()) return tl::unexpected(std::string("no gap is waiting for the arbiter"));
   if (index >= missed_gap_->candidates.size())
     return tl::unexpected("there are " + std::to_string(missed_gap_->candidates.size()) + " candidates");
@@ -1494,11 +1503,10 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(std::siz
   return out;
 }
 
-tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(const std::string& text,
-                                                                        std::int64_t t_ms) {
-  if (!missed_gap()) return tl::unexpected(std::string("no gap is waiting for the arbiter"));
+tl::expected<std::vector<Move>, std::string> Reconstructor::typed_gap_moves(int first_ply,
+                                                                            const std::string& text) const {
   std::vector<Move> moves;
-  Position p = game_.position_at(missed_gap_->first_ply - 1);
+  Position p = game_.position_at(first_ply - 1);
   std::size_t i = 0;
   while (i < text.size()) {
     while (i < text.size() && (text[i] == ' ' || text[i] == ',')) ++i;
@@ -1515,6 +1523,28 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(const st
     moves.push_back(*m);
     p.do_move(*m);
   }
+  return moves;
+}
+
+tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(const std::string& text,
+                                                                        std::int64_t t_ms) {
+  if (!missed_gap() && uncertain_recovery_) {
+    const auto [first, plies] = *uncertain_recovery_;
+    auto moves = typed_gap_moves(first, text);
+    if (!moves) return tl::unexpected(moves.error());
+    if (int(moves->size()) <= plies)
+      return tl::unexpected("the gap from ply " + std::to_string(first) +
+                            " was recovered as the one story of " + std::to_string(plies) +
+                            " plies that reaches the board; only a longer story's moves, to the same "
+                            "position, correct it");
+    auto done = replace_gap_plies(first, first + plies - 1, *moves, t_ms);
+    if (done) uncertain_recovery_.reset();
+    return done;
+  }
+  if (!missed_gap()) return tl::unexpected(std::string("no gap is waiting for the arbiter"));
+  auto typed = typed_gap_moves(missed_gap_->first_ply, text);
+  if (!typed) return tl::unexpected(typed.error());
+  const std::vector<Move>& moves = *typed;
   // "none" (or nothing typed) fits only a held gap whose moves came back to the position before it.
   const std::string no_move =
       "no move at all (\"none\") settles only a gap whose moves came back to the position before it (a press "
@@ -1537,22 +1567,28 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(const st
 tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap_length(const std::vector<Move>& moves,
                                                                                std::int64_t t_ms) {
   const MissedGap& gap = *missed_gap_;
-  const int first = gap.first_ply;
-  const int end = first - 1 + int(gap.candidates.front().size());  // the gap's last ply
-  for (int i = end; i < game_.ply_count(); ++i)
+  auto done =
+      replace_gap_plies(gap.first_ply, gap.first_ply - 1 + int(gap.candidates.front().size()), moves, t_ms);
+  if (done) missed_gap_.reset();
+  return done;
+}
+
+tl::expected<std::vector<Event>, std::string> Reconstructor::replace_gap_plies(int first_ply, int last_ply,
+                                                                               const std::vector<Move>& moves,
+                                                                               std::int64_t t_ms) {
+  for (int i = last_ply; i < game_.ply_count(); ++i)
     if (game_.plies()[std::size_t(i)].jump || game_.plies()[std::size_t(i)].illegal)
       return tl::unexpected(std::string("a position was set since the gap, not moved to: its length stays"));
   Game settled = game_;
-  if (moves.empty() || !settled.replace_span(first - 1, end, moves))
-    return tl::unexpected("those moves do not lead to the position after ply " + std::to_string(end) +
+  if (moves.empty() || !settled.replace_span(first_ply - 1, last_ply, moves))
+    return tl::unexpected("those moves do not lead to the position after ply " + std::to_string(last_ply) +
                           " (the gap's last), which the game went on from");
   // The gap's moves, then every ply since at its ply now (each went out at the one the shorter story gave).
   std::vector<Move> from_the_gap;
-  for (int i = first; i <= settled.ply_count(); ++i)
+  for (int i = first_ply; i <= settled.ply_count(); ++i)
     from_the_gap.push_back(settled.plies()[std::size_t(i - 1)].move);
-  std::vector<Event> out = recovered_events(settled, first, from_the_gap, t_ms);
+  std::vector<Event> out = recovered_events(settled, first_ply, from_the_gap, t_ms);
   game_ = std::move(settled);
-  missed_gap_.reset();
   recompute_successors();
   return out;
 }
@@ -1736,6 +1772,7 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::adopt_board(std::in
   if (!p) return tl::unexpected(p.error());
   auto saved = std::move(out_);
   out_.clear();
+  uncertain_recovery_.reset();
   adopt_position(*p, t_ms, "the arbiter adopted the board's position");
   std::vector<Event> result = std::move(out_);
   out_ = std::move(saved);

@@ -615,6 +615,13 @@ void add_control_status(json& status, const std::vector<std::unique_ptr<BoardRun
     const Reconstructor* rec = b.reconstructor();
     if (rec && rec->adjournment()) control["adjourned"] = adjournment_json(*rec->adjournment());
     if (rec && rec->missed_gap()) control["missed_gap"] = missed_gap_json(*rec, b.engine_order());
+    // The last gap recovered as its one story where a longer one may be the one played: `recover` with the
+    // moves typed still corrects it (Reconstructor::uncertain_recovery).
+    if (rec && !rec->missed_gap() && rec->uncertain_recovery())
+      control["recovered_gap"] = {
+          {"first_ply", rec->uncertain_recovery()->first_ply},
+          {"last_ply", rec->uncertain_recovery()->first_ply + rec->uncertain_recovery()->plies - 1},
+          {"length_uncertain", true}};
     out[i]["control"] = control;
   }
 }

@@ -329,7 +329,7 @@ std::span<const Route> Service::routes() {
       {Door::control, "POST", "/control/<id>/resume", "the sealed move is played, the game goes on",
        [](Service& s, C c) { return s.board_control(c, &Service::board_action); }},
       {Door::control, "POST", "/control/<id>/recover",
-       R"({"candidate": N} or {"moves": "g7g6 f2f3"}  settle a missed gap (/status: control.missed_gap))",
+       R"({"candidate": N} or {"moves": "g7g6 f2f3"}  settle a missed gap (/status: control.missed_gap), or correct a recovered one (control.recovered_gap))",
        [](Service& s, C c) { return s.board_control(c, &Service::board_action); }},
       {Door::control, "POST", "/control/<id>/clock",
        R"({"white": "1:30:00", "black": 5400000} or {"add_ms": 120000, "side": "black"}  set the DGT 3000's times (its ACK checked))",

@@ -304,6 +304,14 @@ void print_status(const json& s) {
         std::cout << "      ... and " << total - listed << " less likely (numbers up to " << total
                   << " are taken; or type the moves)\n";
     }
+    // The last gap recovered as its one story, a longer one possible: the arbiter may still correct it.
+    if (c.contains("recovered_gap") && c["recovered_gap"].is_object()) {
+      const json& gap = c["recovered_gap"];
+      std::cout << "    gap recovered, plies " << gap.value("first_ply", 0) << "-" << gap.value("last_ply", 0)
+                << ", as the one story that reaches the board; the clock counts no presses: a longer story, "
+                   "with a piece's detour, may be the one played: eboardctl recover "
+                << b.value("id", "?") << " --moves \"...\" puts every later move at its ply\n";
+    }
     for (const auto& a : c.value("alerts", json::array()))
       if (!a.value("acknowledged", true))
         std::cout << "    alert " << a.value("number", 0) << ": " << a.value("code", "") << " (ply "
@@ -822,7 +830,9 @@ void add_control_commands(CLI::App& app, int& exit_code) {
   CLI::App* recover = command(app, "recover",
                               "Settle BOARD's missed gap (a moves-missed alert): candidate N as eboardctl "
                               "status numbers them, or the moves typed with --moves; they are published as "
-                              "recovered moves and enter the PGN" +
+                              "recovered moves and enter the PGN. Without one, --moves corrects the gap "
+                              "eboardctl status shows as recovered with its length uncertain (a longer "
+                              "story's moves)" +
                                   control_note,
                               v->t);
   recover->add_option("BOARD", v->board, "board id")->required();

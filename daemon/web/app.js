@@ -901,9 +901,10 @@ function renderBoardView(id) {
   sk.provisional.replaceChildren(
     p ? el("p", { class: "provisional", "data-provisional": p.uci }, "Being played, not completed (no clock press yet): " + Math.ceil(p.ply / 2) + (p.ply % 2 ? ". " : "... ") + p.san) : ""
   );
-  // The adjournment and the missed gap, with their actions: redrawn only when they change.
+  // The adjournment, the missed gap and a recovered gap still open to correction, with their actions: redrawn
+  // only when they change.
   const ctl = sb.control || {};
-  const stateKey = JSON.stringify([ctl.adjourned, ctl.missed_gap, canControl()]);
+  const stateKey = JSON.stringify([ctl.adjourned, ctl.missed_gap, ctl.recovered_gap, canControl()]);
   if (sk.stateKey !== stateKey) {
     sk.stateKey = stateKey;
     sk.state.replaceChildren(gameState(id, ctl));
@@ -966,6 +967,18 @@ function gameState(id, ctl) {
         } }, typed, el("button", { type: "submit", class: "recover-moves", disabled: dis }, "Recover these moves")),
         el("div", { class: "actions" }, "Or follow the game from what the board shows:", side,
           el("button", { type: "button", class: "adopt", disabled: dis, onclick: () => confirm("Adopt the position board " + id + " shows?") && act(id, "adopt", side.value ? { side: side.value } : {}) }, "Adopt position")))
+    );
+  }
+  if (ctl.recovered_gap && !ctl.missed_gap) {
+    const gap = ctl.recovered_gap;
+    const typed = el("input", { type: "text", class: "gap-moves", placeholder: "the moves played, e.g. g1f3 b8c6 f3g1", "aria-label": "The recovered gap's moves as played", size: 28 });
+    out.append(
+      el("div", { class: "recovered-gap", "data-recovered-gap": "true" },
+        el("p", {}, "Plies " + gap.first_ply + "\u2013" + gap.last_ply + " were recovered after the board was not followed, as the one sequence that explains the position. The clock counts no presses: a longer sequence, with a piece's detour, may be the one played; typed here, it puts every later move at its ply."),
+        el("form", { class: "actions", onsubmit: (ev) => {
+          ev.preventDefault();
+          if (typed.value.trim() && confirm("Record " + typed.value.trim() + " as the moves played on board " + id + "?")) act(id, "recover", { moves: typed.value.trim() });
+        } }, typed, el("button", { type: "submit", class: "recover-moves", disabled: dis }, "Correct the gap's moves")))
     );
   }
   return out;

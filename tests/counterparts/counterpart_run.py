@@ -46,6 +46,89 @@ def start_emulator(h, label, args, lines):
     return proc, out
 
 
+class HandsAtABoard:
+    """A DGT board and DGT 3000 written from DGT's description (dgt3000_board.py), whose hands are lines
+    appended to a file as they are played, and eboardd configured on it as board A with a control token and
+    `extra` configuration: what the arbiter's tests of gaps on that board share."""
+
+    def __init__(self, h, eboardd, eboardctl, token, extra=""):
+        self.eboardctl, self.token = eboardctl, token
+        self.hands = os.path.join(h.dir, "hands.txt")
+        open(self.hands, "w").close()
+        _, (device,) = start_emulator(h, "dgt3000", [
+            "dgt3000_board.py", "--link", os.path.join(h.dir, "dgt"), "--status", os.path.join(h.dir, "clock.json"),
+            "--commands", self.hands], 1)
+        body = f'token = "{token}"\n\n[[board]]\nid = "A"\nport = "{device}"\nprotocol = "dgt"\n\n{extra}'
+        self.d = ConfiguredDaemon(h, eboardd, body, "A").start()
+        ep.wait_until(lambda: self.d.board_status()["control"]["clock"].get("settable"), 30,
+                      "board A online, its clock settable")
+
+    def start_clock(self, h):
+        """The arbiter sets 5:00 a side, no increment, and starts it on White's side (the left)."""
+        from web_page_test import request  # (tests/daemon_process, on sys.path above)
+        code, text, _ = request(self.d.port, "POST", "/control/A/clock", token=self.token,
+                                body={"left": "5:00", "right": "5:00", "run": "left"})
+        h.check(code == 200, f"the clock started ({code} {text})")
+        ep.wait_until(lambda: self.d.board_status()["control"]["clock"].get("white_side") == "left", 15,
+                      "White's side known")
+
+    def same_game_replayed(self, h, played):
+        """The game the arbiter settled is game 1 and `played`, live and after a kill -9 and a restart that
+        replays the journal (never read as a new game); then eboardd stops on SIGTERM."""
+        h.check(self.d.board_status()["game"]["number"] == 1, "/status: the settled game is numbered other than 1")
+        self.d.kill9()
+        self.d.start()
+        ep.wait_until(lambda: self.sans() == played, 15, "the settled game replayed from the journal")
+        h.check(self.d.board_status()["game"]["number"] == 1,
+                "/status after a restart: the settled game is numbered other than 1")
+        h.check("game 2 began" not in self.d.log_text(), "eboardd read the settled gap as a new game")
+        rc = self.d.stop()
+        h.check(rc == 0, f"SIGTERM: exit {rc}")
+
+    def hand(self, *lines):
+        """`lift e2`, `place e4 P`, `press`: done as the emulated hands read them."""
+        with open(self.hands, "a") as f:
+            f.write("".join(line + "\n" for line in lines))
+
+    def sans(self):
+        """The moves of board A's game in /games.pgn (SAN without +#)."""
+        g = self.d.game()
+        return [ep.strip_san(m) for m in g["moves"]] if g else []
+
+    def ctl(self, *args):
+        """eboardctl with the daemon's address and the control token, its output printed."""
+        r = subprocess.run([self.eboardctl, *args, "--daemon", f"127.0.0.1:{self.d.port}", "--token", self.token],
+                           capture_output=True, text=True, timeout=30)
+        print(f"$ eboardctl {' '.join(args)}  -> exit {r.returncode}\n{r.stdout}{r.stderr}", flush=True)
+        return r
+
+    def play(self, moves, published=True):
+        """Each move (lifts, then the place) set down and pressed at a hand's pace; with `published`, each
+        waited for in /games.pgn."""
+        for lifts, place in moves:
+            n = len(self.sans()) + 1 if published else 0
+            time.sleep(0.6)
+            self.hand(*[f"lift {sq}" for sq in lifts], f"place {place}")
+            time.sleep(0.6)
+            self.hand("press")
+            if published:
+                ep.wait_until(lambda: len(self.sans()) >= n, 15, f"ply {n} in /games.pgn")
+
+
+def main_of(doc, name, run):
+    """A test's main: its usage (`doc`) without eboardd and eboardctl on the command line, else
+    run(h, eboardd, eboardctl) in a harness named `name`; the exit code."""
+    if len(sys.argv) < 3:
+        print(doc)
+        return 2
+    with ep.Harness(name) as h:
+        try:
+            run(h, sys.argv[1], sys.argv[2])
+        except ep.TestFailure as e:
+            h.check(False, str(e))
+    return h.exit_code()
+
+
 def read_status(path):
     try:
         return json.load(open(path))

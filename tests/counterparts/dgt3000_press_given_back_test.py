@@ -17,67 +17,21 @@ and the gap is gone from /status.
 
 usage: dgt3000_press_given_back_test.py EBOARDD EBOARDCTL SHARED_DIR
 """
-import os
-import subprocess
 import sys
 import time
 
 sys.dont_write_bytecode = True
 import counterpart_run as cr  # noqa: E402
-from web_page_test import request  # noqa: E402
 
 ep = cr.ep
 TOKEN = "press-given-back-token"
 
 
-def main():
-    if len(sys.argv) < 3:
-        print(__doc__)
-        return 2
-    with ep.Harness("dgt3000-press-given-back") as h:
-        try:
-            run(h, sys.argv[1], sys.argv[2])
-        except ep.TestFailure as e:
-            h.check(False, str(e))
-    return h.exit_code()
-
-
 def run(h, eboardd, eboardctl):
-    status_path = os.path.join(h.dir, "clock.json")
-    hands = os.path.join(h.dir, "hands.txt")
-    open(hands, "w").close()
-    _, (device,) = cr.start_emulator(h, "dgt3000", [
-        "dgt3000_board.py", "--link", os.path.join(h.dir, "dgt"), "--status", status_path, "--commands", hands], 1)
-    body = (f'token = "{TOKEN}"\n\n[[board]]\nid = "A"\nport = "{device}"\nprotocol = "dgt"\n\n'
-            f'[gaps]\nhold_uncounted = true\n')
-    d = cr.ConfiguredDaemon(h, eboardd, body, "A").start()
-    ep.wait_until(lambda: d.board_status()["control"]["clock"].get("settable"), 30, "board A online, its clock settable")
-
-    def hand(*lines):
-        with open(hands, "a") as f:
-            f.write("".join(line + "\n" for line in lines))
-
-    def sans():
-        g = d.game()
-        return [ep.strip_san(m) for m in g["moves"]] if g else []
-
-    def ctl(*args):
-        r = subprocess.run([eboardctl, *args, "--daemon", f"127.0.0.1:{d.port}", "--token", TOKEN],
-                           capture_output=True, text=True, timeout=30)
-        print(f"$ eboardctl {' '.join(args)}  -> exit {r.returncode}\n{r.stdout}{r.stderr}", flush=True)
-        return r
-
-    code, text, _ = request(d.port, "POST", "/control/A/clock", token=TOKEN,
-                            body={"left": "5:00", "right": "5:00", "run": "left"})
-    h.check(code == 200, f"the clock started ({code} {text})")
-    ep.wait_until(lambda: d.board_status()["control"]["clock"].get("white_side") == "left", 15, "White's side known")
-    played = [("e2", "e4", "P"), ("e7", "e5", "p"), ("g1", "f3", "N"), ("b8", "c6", "n")]
-    for i, (frm, to, piece) in enumerate(played):
-        time.sleep(0.6)
-        hand(f"lift {frm}", f"place {to} {piece}")
-        time.sleep(0.6)
-        hand("press")
-        ep.wait_until(lambda: len(sans()) == i + 1, 15, f"ply {i + 1} in /games.pgn")
+    board = cr.HandsAtABoard(h, eboardd, eboardctl, TOKEN, "[gaps]\nhold_uncounted = true\n")
+    d, hand, sans, ctl = board.d, board.hand, board.sans, board.ctl
+    board.start_clock(h)
+    board.play([(["e2"], "e4 P"), (["e7"], "e5 p"), (["g1"], "f3 N"), (["b8"], "c6 n")])
     h.check(sans() == ["e4", "e5", "Nf3", "Nc6"], f"the opening as played: {sans()}")
 
     # Down; White presses without a move meanwhile; up again on the same state directory.
@@ -139,15 +93,8 @@ def run(h, eboardd, eboardctl):
     # The settled game is the same game, live and after a restart that replays the journal: game 1 still.
     games = [g for g in ep.parse_pgn(d.get("/games.pgn")[1]) if g["tags"].get("Board") == "A"]
     h.check(len(games) == 1, f"/games.pgn holds {len(games)} games of board A after --moves none")
-    h.check(d.board_status()["game"]["number"] == 1, "/status: the settled game is numbered other than 1")
-    d.kill9()
-    d.start()
-    ep.wait_until(lambda: sans() == ["e4", "e5", "Nf3", "Nc6", "Bc4"], 15, "the game replayed from the journal")
-    h.check(d.board_status()["game"]["number"] == 1, "/status after a restart: the settled game is numbered other than 1")
-    h.check("game 2 began" not in d.log_text(), "eboardd read the settled gap as a new game")
-    rc = d.stop()
-    h.check(rc == 0, f"SIGTERM: exit {rc}")
+    board.same_game_replayed(h, ["e4", "e5", "Nf3", "Nc6", "Bc4"])
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cr.main_of(__doc__, "dgt3000-press-given-back", run))

@@ -65,6 +65,7 @@ class Board:
         self.told = []  # what the daemon said about the gap, in order
         self.settled = set()  # first plies of the moves-missed gaps settled
         self.settled_plies = []  # (first, last) of each
+        self.corrected = set()  # first plies of the gaps recovered as their one story that /status left open
         self.problems = []
 
     def start(self, h, eboardctl, speed, seed):
@@ -217,14 +218,10 @@ def settle(h, a, d, b, gap, alert):
     if r.returncode != 0 and rank is None:
         # Told shorter than played (a detour no board shows): the arbiter types the moves the scoresheets
         # give, more of them, to the same position; the plies since go out again at theirs.
-        for extra in (2, 4, 6):
-            if last + extra > len(b.expected):
-                break
-            longer = b.expected[first - 1:last + extra]
-            if eboardctl(a, d, "recover", b.id, "--moves", " ".join(longer)).returncode == 0:
-                b.told.append(f"told short, settled with the {len(longer)} plies played")
-                last += extra
-                break
+        longer = recover_longer(a, d, b, first, last)
+        if longer:
+            b.told.append(f"told short, settled with the {longer - first + 1} plies played")
+            last = longer
         else:
             b.problems.append(f"eboardctl recover --moves {' '.join(truth)} refused: {r.stderr.strip()}, and "
                               "the longer moves played too")
@@ -232,6 +229,36 @@ def settle(h, a, d, b, gap, alert):
         b.problems.append(f"eboardctl recover --moves {' '.join(truth)} refused: {r.stderr.strip()}")
     b.settled.add(first)
     b.settled_plies.append((first, last))
+
+
+def recover_longer(a, d, b, first, last):
+    """A gap of board b told at plies first-last, shorter than played: the arbiter types the moves the
+    scoresheets give, 2, 4 or 6 plies more, to the same position; the last ply of those accepted, or None."""
+    for extra in (2, 4, 6):
+        if last + extra > len(b.expected):
+            break
+        if eboardctl(a, d, "recover", b.id, "--moves", " ".join(b.expected[first - 1:last + extra])).returncode == 0:
+            return last + extra
+    return None
+
+
+def correct(h, a, d, b, gap):
+    """The arbiter's part for a gap recovered as its one story where the clock counts no presses (/status:
+    recovered_gap): when the moves published at its plies are not those played (a longer story with a detour
+    was played), `eboardctl recover --moves` with the moves played, more of them, must be accepted."""
+    first, last = gap["first_ply"], gap["last_ply"]
+    game = game_of(d, b.id)
+    if game and game["moves"][first - 1:last] == b.expected[first - 1:last]:
+        b.told.append(f"one story at plies {first}-{last}, its length uncertain: the played")
+        return
+    if f"gap recovered, plies {first}-{last}" not in eboardctl(a, d, "status").stdout:
+        b.problems.append(f"eboardctl status does not show the gap recovered at plies {first}-{last}")
+    longer = recover_longer(a, d, b, first, last)
+    if longer:
+        b.told.append(f"one story told short, corrected with the {longer - first + 1} plies played")
+        b.settled_plies.append((first, longer))
+        return
+    b.problems.append(f"the gap recovered at plies {first}-{last} was told short, and the moves played were refused")
 
 
 def run(h, a, boards):
@@ -274,6 +301,10 @@ def run(h, a, boards):
                     b.problems.append(f"the alert's gap {alert['first_ply']}-{alert.get('last_ply')} is not "
                                       f"/status's {gap and (gap['first_ply'], gap.get('last_ply'))}")
                     b.settled.add(alert["first_ply"])
+            recovered = s["control"].get("recovered_gap")
+            if recovered and recovered["first_ply"] not in b.corrected:
+                b.corrected.add(recovered["first_ply"])
+                correct(h, a, d, b, recovered)
         done = [b for b in boards if b.finished() and (plies.get(b.id, 0) >= b.plies or
                                                         time.time() - still[b.id][1] > 20 / a.speed + 5)]
         # (every gap shown has had its recover above: one refused stays open, and is a failure already)

@@ -736,6 +736,71 @@ TEST(ReconnectLength, ToldShortTheArbitersLongerMovesPutEveryPlySinceAtItsPly) {
   EXPECT_EQ(later[0].ply, 10);
 }
 
+// One story reaches the board at its shortest, 2.Nf3 Nc6 3.Nxe5 Nxe5, on a clock without increment; the hands
+// played 2.Nf3 Nc6 3.Ng1 Nb8 4.Nf3 Nc6 5.Nxe5 Nxe5, the knights out and back. Recovered as the four plies
+// (one story: no alert), and 6.d4, pressed, goes out at ply 7. The arbiter, from the scoresheets, types the
+// eight: they become plies 3-10 and d4 goes out again at ply 11. The same four plies, a candidate's number,
+// or moves to another position are refused and change nothing. With the hold the gap is held instead.
+std::vector<Event> knights_out_and_back_gap(Reconstructor& r) {
+  const std::vector<std::string> shortest{"e2e4", "e7e5", "g1f3", "b8c6", "f3e5", "c6e5"};
+  std::vector<Event> out = away_and_back(r, after({"e2e4", "e7e5"}).board(), 40'000, after(shortest).board(),
+                                         clock(ClockSide::Left, 5 * MIN - 20'000, 5 * MIN - 22'000));
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  take(r.advance(46'000));
+  take(r.on_sensor({46'000, PieceLifted{parse_square("d2")}}));
+  take(r.on_sensor({46'500, PiecePlaced{parse_square("d4"), W_PAWN}}));
+  take(r.on_sensor({47'000, clock(ClockSide::Right, 5 * MIN - 27'000, 5 * MIN - 22'000)}));
+  take(r.advance(50'000));
+  return out;
+}
+
+TEST(ReconnectLength, AGapRecoveredAsItsOneStoryAtItsShortestIsStillTheArbitersToCorrect) {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  Reconstructor r(cfg, game_after({"e2e4", "e7e5"}));
+  const std::vector<Event> out = knights_out_and_back_gap(r);
+  EXPECT_TRUE(of_type<AlertEvent>(out).empty());
+  const auto told = of_type<MoveEvent>(out);
+  ASSERT_EQ(told.size(), 5u);
+  EXPECT_TRUE(told[3].recovered);
+  EXPECT_EQ(told[4].uci, "d2d4");
+  EXPECT_EQ(told[4].ply, 7);
+  EXPECT_FALSE(r.missed_gap());
+  ASSERT_TRUE(r.uncertain_recovery());
+  EXPECT_EQ(r.uncertain_recovery()->first_ply, 3);
+  EXPECT_EQ(r.uncertain_recovery()->plies, 4);
+
+  for (const char* wrong : {"g1f3 b8c6 f3e5 c6e5", "g1f3 b8c6 f1c4 g8f6 f3e5 c6e5"}) {
+    auto refused = r.settle_gap(wrong, 51'000);
+    EXPECT_FALSE(refused) << wrong;
+  }
+  EXPECT_FALSE(r.settle_gap(std::size_t(0), 51'000));
+  EXPECT_EQ(r.game().ply_count(), 7);
+  EXPECT_TRUE(r.uncertain_recovery());
+
+  auto settled = r.settle_gap("Nf3 Nc6 Ng1 Nb8 Nf3 Nc6 Nxe5 Nxe5", 52'000);
+  ASSERT_TRUE(settled) << settled.error();
+  const std::vector<std::string> all{"e2e4", "e7e5", "g1f3", "b8c6", "f3g1", "c6b8",
+                                     "g1f3", "b8c6", "f3e5", "c6e5", "d2d4"};
+  const auto moves = of_type<MoveEvent>(*settled);
+  ASSERT_EQ(moves.size(), 9u);
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    EXPECT_EQ(moves[i].ply, int(i) + 3);
+    EXPECT_EQ(moves[i].uci, all[i + 2]) << "ply " << moves[i].ply;
+    EXPECT_TRUE(moves[i].recovered);
+  }
+  EXPECT_EQ(r.game().ply_count(), 11);
+  EXPECT_EQ(r.game().position().fen(), after(all).fen());
+  EXPECT_FALSE(r.uncertain_recovery());
+  EXPECT_FALSE(r.settle_gap("Nf3 Nc6 Ng1 Nb8 Nf3 Nc6 Nxe5 Nxe5", 53'000));
+
+  Reconstructor held(held_config(), game_after({"e2e4", "e7e5"}));
+  (void)knights_out_and_back_gap(held);
+  ASSERT_TRUE(held.missed_gap());
+  EXPECT_TRUE(held.missed_gap()->holds_moves());
+  EXPECT_FALSE(held.uncertain_recovery());
+}
+
 // Seven plies unseen on a clock without increment, 2.Nf3 Nf6 3.Be2 Nc6 4.h3 a6 5.Bc4, the last set down
 // and not pressed when the board is read again (White's clock running). Six plies all pressed reach that
 // board too (Nf3 Bc4 h3 against Nf6 Nc6 a6, in any order), White on move; no story of five or of seven
