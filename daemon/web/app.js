@@ -974,6 +974,7 @@ function gameState(id, ctl) {
     const typed = el("input", { type: "text", class: "gap-moves", placeholder: "the moves played, e.g. g1f3 b8c6 f3g1", "aria-label": "The recovered gap's moves as played", size: 28 });
     out.append(
       el("div", { class: "recovered-gap", "data-recovered-gap": "true" },
+        el("h2", {}, "Gap recovered"),
         el("p", {}, "Plies " + gap.first_ply + "\u2013" + gap.last_ply + " were recovered after the board was not followed, as the one sequence that explains the position. The clock counts no presses: a longer sequence, with a piece's detour, may be the one played; typed here, it puts every later move at its ply."),
         el("form", { class: "actions", onsubmit: (ev) => {
           ev.preventDefault();

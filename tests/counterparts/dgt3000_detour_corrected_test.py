@@ -11,16 +11,21 @@ the hands play 1.e4 e5, each pressed. eboardd is killed (kill -9); while it is d
 directory, it reads the board and White's clock running: one story of four plies reaches it (2.Nf3 Nc6 3.Nxe5
 Nxe5), recovered as moves, no alert. /status's `recovered_gap` and `eboardctl status` say a longer story may be
 the one; 4.d4 (ply 11 as played) goes out at ply 7. The same four plies and a candidate's number are refused in
-one line; the eight plies played are taken: /games.pgn is then the game played, d4 at ply 11 on /ws, and the
-gap gone from /status. A kill -9 and a restart replay the journal to the same game, game 1 still.
+one line; the arbiter's page (headless Chromium) says the gap may be longer, and the eight plies played typed
+in its field are taken: /games.pgn is then the game played, d4 at ply 11 on /ws, and the gap gone from /status
+and the page (without Chromium, outside CI: typed with eboardctl). A kill -9 and a restart replay the journal to the same game, game 1 still.
 
 usage: dgt3000_detour_corrected_test.py EBOARDD EBOARDCTL SHARED_DIR
 """
+import json
+import os
+import signal
 import sys
 import time
 
 sys.dont_write_bytecode = True
 import counterpart_run as cr  # noqa: E402
+from web_page_test import start_chromium, wait_js  # noqa: E402
 
 ep = cr.ep
 TOKEN = "detour-corrected-token"
@@ -61,10 +66,16 @@ def run(h, eboardd, eboardctl):
             bad = ctl("recover", "A", *wrong)
             h.check(bad.returncode != 0 and bad.stderr.count("\n") == 1, f"recover {wrong} was not refused well")
         h.check(d.board_status()["control"].get("recovered_gap") == gap, "a refused recover changed the gap")
-        r = ctl("recover", "A", "--moves", " ".join(PLAYED[2:10]))
-        h.check(r.returncode == 0, f"eboardctl recover --moves with the moves played failed: {r.stderr}")
-        # The answer means the effect is visible: no waiting.
-        h.check(sans() == PLAYED, f"/games.pgn after the correction: {sans()}")
+        # The moves played, typed on the arbiter's page (in Chromium; eboardctl where it is not installed).
+        chromium, failed = ep.browser_or_skip()
+        if chromium:
+            correct_on_the_page(h, chromium, board)
+        else:
+            h.check(not failed, "chromium is not installed (CI installs it)")
+            r = ctl("recover", "A", "--moves", " ".join(PLAYED[2:10]))
+            h.check(r.returncode == 0, f"eboardctl recover --moves with the moves played failed: {r.stderr}")
+            # The answer means the effect is visible: no waiting.
+            h.check(sans() == PLAYED, f"/games.pgn after the correction: {sans()}")
         h.check(d.board_status()["control"].get("recovered_gap") is None, "/status: the gap is still open")
         again = [e for e in ws.snapshot() if e.get("type") == "move" and e.get("ply", 0) >= 3]
         h.check(any(e["ply"] == 11 and ep.strip_san(e["san"]) == "d4" and e.get("recovered") for e in again),
@@ -72,6 +83,37 @@ def run(h, eboardd, eboardctl):
     finally:
         ws.close()
     board.same_game_replayed(h, PLAYED)
+
+
+def correct_on_the_page(h, chromium, board):
+    """The arbiter's page says the gap may be longer, and its field takes the moves played."""
+    browser, cdp = start_chromium(h, chromium)
+    try:
+        cdp.call("Page.enable")
+        cdp.call("Runtime.enable")
+        cdp.call("Page.navigate", url=f"http://127.0.0.1:{board.d.port}/#board/A")
+        wait_js(h, cdp, "document.readyState === 'complete' && !!document.getElementById('signin')", 15, "page load")
+        cdp.js(f"""(() => {{ document.getElementById('token').value = {json.dumps(TOKEN)};
+                  document.getElementById('signin').requestSubmit(); }})()""")
+        wait_js(h, cdp, "document.getElementById('live').dataset.live === 'true' && page.right === 'control'", 15,
+                "live with the control token")
+        said = wait_js(h, cdp, "(() => { const p = document.querySelector('#board-view .recovered-gap p');"
+                               " return p ? p.textContent : null; })()", 15, "the recovered gap on the page")
+        h.check("Plies 3\u20136" in said and "a longer sequence" in said, f"the page's words on the gap: {said!r}")
+        path = os.path.join(ep.screenshot_dir(), "board-recovered-gap.png")
+        cdp.screenshot(path)
+        print("screenshot:", path)
+        cdp.js("window.confirm = () => true")
+        cdp.js(f"""(() => {{ const f = document.querySelector('#board-view .recovered-gap input.gap-moves');
+            f.value = {json.dumps(" ".join(PLAYED[2:10]))}; f.form.requestSubmit(); }})()""")
+        ep.wait_until(lambda: board.sans() == PLAYED, 15, "the page's correction in /games.pgn")
+        wait_js(h, cdp, "!document.querySelector('#board-view .recovered-gap')", 15, "the page's box gone")
+        ep.check_page_threw_nothing(h, cdp)
+    finally:
+        try:
+            os.killpg(browser.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 if __name__ == "__main__":
