@@ -25,7 +25,7 @@ import time
 
 sys.dont_write_bytecode = True
 import counterpart_run as cr  # noqa: E402
-from web_page_test import start_chromium, wait_js  # noqa: E402
+from web_page_test import open_signed_in, start_chromium, wait_js  # noqa: E402
 
 ep = cr.ep
 TOKEN = "detour-corrected-token"
@@ -89,14 +89,7 @@ def correct_on_the_page(h, chromium, board):
     """The arbiter's page says the gap may be longer, and its field takes the moves played."""
     browser, cdp = start_chromium(h, chromium)
     try:
-        cdp.call("Page.enable")
-        cdp.call("Runtime.enable")
-        cdp.call("Page.navigate", url=f"http://127.0.0.1:{board.d.port}/#board/A")
-        wait_js(h, cdp, "document.readyState === 'complete' && !!document.getElementById('signin')", 15, "page load")
-        cdp.js(f"""(() => {{ document.getElementById('token').value = {json.dumps(TOKEN)};
-                  document.getElementById('signin').requestSubmit(); }})()""")
-        wait_js(h, cdp, "document.getElementById('live').dataset.live === 'true' && page.right === 'control'", 15,
-                "live with the control token")
+        open_signed_in(h, cdp, board.d.port, TOKEN, "#board/A")
         said = wait_js(h, cdp, "(() => { const p = document.querySelector('#board-view .recovered-gap p');"
                                " return p ? p.textContent : null; })()", 15, "the recovered gap on the page")
         h.check("Plies 3\u20136" in said and "a longer sequence" in said, f"the page's words on the gap: {said!r}")

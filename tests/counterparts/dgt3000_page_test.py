@@ -21,7 +21,7 @@ import time
 
 sys.dont_write_bytecode = True
 import counterpart_run as cr  # noqa: E402
-from web_page_test import request, start_chromium, wait_js  # noqa: E402
+from web_page_test import open_signed_in, request, start_chromium, wait_js  # noqa: E402
 
 ep = cr.ep
 TOKEN = "clock-page-token"
@@ -86,14 +86,7 @@ def run(h, eboardd, chromium, shots):
 
     browser, cdp = start_chromium(h, chromium)
     try:
-        cdp.call("Page.enable")
-        cdp.call("Runtime.enable")
-        cdp.call("Page.navigate", url=f"http://127.0.0.1:{d.port}/#board/A")
-        wait_js(h, cdp, "document.readyState === 'complete' && !!document.getElementById('signin')", 15, "page load")
-        cdp.js(f"""(() => {{ document.getElementById('token').value = {json.dumps(TOKEN)};
-                  document.getElementById('signin').requestSubmit(); }})()""")
-        wait_js(h, cdp, "document.getElementById('live').dataset.live === 'true' && page.right === 'control'", 15,
-                "live with the control token")
+        open_signed_in(h, cdp, d.port, TOKEN, "#board/A")
         li = "#board-view li[data-code=\"illegal-move\"]"
         action = wait_js(h, cdp, f"(() => {{ const p = document.querySelector('{li} .alert-action');"
                                  f" return p ? p.textContent : null; }})()", 15, "the alert's usual action")

@@ -282,6 +282,19 @@ def wait_js(h, cdp, expression, timeout, what):
     h.fail(f"{what}: not within {timeout} s (last: {value!r})")
 
 
+def open_signed_in(h, cdp, port, token, fragment=""):
+    """The operator's page at http://127.0.0.1:port/ and `fragment` (e.g. "#board/A") in `cdp`'s tab, signed
+    in with `token` (a control token): returns once it is live with the control right."""
+    cdp.call("Page.enable")
+    cdp.call("Runtime.enable")
+    cdp.call("Page.navigate", url=f"http://127.0.0.1:{port}/{fragment}")
+    wait_js(h, cdp, "document.readyState === 'complete' && !!document.getElementById('signin')", 15, "page load")
+    cdp.js(f"""(() => {{ document.getElementById('token').value = {json.dumps(token)};
+              document.getElementById('signin').requestSubmit(); }})()""")
+    wait_js(h, cdp, "document.getElementById('live').dataset.live === 'true' && page.right === 'control'", 15,
+            "live with the control token")
+
+
 def start_daemon(h, eboardd, config, shared, listen, label):
     log = open(h.log_path(label), "w")
     proc = subprocess.Popen([eboardd, "--config", config, "--demo", "--demo-speed", "4", "--no-usb",

@@ -253,16 +253,10 @@ def page_part(h, d):
     if not chromium:
         h.check(code != 1, "no Chromium for the page's part")
         return
-    from web_page_test import start_chromium, wait_js
+    from web_page_test import open_signed_in, start_chromium, wait_js
     browser, cdp = start_chromium(h, chromium)
     try:
-        cdp.call("Page.enable")
-        cdp.call("Runtime.enable")
-        cdp.call("Page.navigate", url=f"http://127.0.0.1:{d.port}/")
-        wait_js(h, cdp, "document.readyState === 'complete' && !!document.getElementById('token')", 15, "page load")
-        cdp.js(f"""(() => {{ document.getElementById('token').value = {json.dumps(TOKEN)};
-                  document.getElementById('signin').requestSubmit(); }})()""")
-        wait_js(h, cdp, "page.right === 'control'", 15, "signed in with the control token")
+        open_signed_in(h, cdp, d.port, TOKEN)
         cards = wait_js(h, cdp, """(() => { const out = {};
             for (const c of document.querySelectorAll('article.card[data-board]')) {
               const l = c.querySelector('.link');
