@@ -19,13 +19,12 @@ usage: dgt3000_detour_corrected_test.py EBOARDD EBOARDCTL SHARED_DIR
 """
 import json
 import os
-import signal
 import sys
 import time
 
 sys.dont_write_bytecode = True
 import counterpart_run as cr  # noqa: E402
-from web_page_test import open_signed_in, start_chromium, wait_js  # noqa: E402
+from web_page_test import open_signed_in, start_chromium, stop_chromium, wait_js  # noqa: E402
 
 ep = cr.ep
 TOKEN = "detour-corrected-token"
@@ -103,10 +102,7 @@ def correct_on_the_page(h, chromium, board):
         wait_js(h, cdp, "!document.querySelector('#board-view .recovered-gap')", 15, "the page's box gone")
         ep.check_page_threw_nothing(h, cdp)
     finally:
-        try:
-            os.killpg(browser.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        stop_chromium(browser)
 
 
 if __name__ == "__main__":

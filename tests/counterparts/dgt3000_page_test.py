@@ -15,13 +15,12 @@ exit 77 (skipped) when chromium is absent outside CI
 """
 import json
 import os
-import signal
 import sys
 import time
 
 sys.dont_write_bytecode = True
 import counterpart_run as cr  # noqa: E402
-from web_page_test import open_signed_in, request, start_chromium, wait_js  # noqa: E402
+from web_page_test import open_signed_in, request, start_chromium, stop_chromium, wait_js  # noqa: E402
 
 ep = cr.ep
 TOKEN = "clock-page-token"
@@ -113,10 +112,7 @@ def run(h, eboardd, chromium, shots):
         h.check(110000 <= after - before <= 121000, f"Black's clock shows two minutes more ({before} -> {after})")
         ep.check_page_threw_nothing(h, cdp)
     finally:
-        try:
-            os.killpg(browser.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        stop_chromium(browser)
     rc = d.stop()
     h.check(rc == 0, f"SIGTERM: exit {rc}")
 

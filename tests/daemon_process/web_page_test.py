@@ -147,6 +147,14 @@ class Cdp:
             f.write(base64.b64decode(data))
 
 
+def stop_chromium(browser):
+    """Kills the browser start_chromium started, and its renderers (its process group); gone already is fine."""
+    try:
+        os.killpg(browser.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 def start_chromium(h, exe):
     profile = os.path.join(h.dir, "chromium-profile")
     os.makedirs(profile)

@@ -22,7 +22,6 @@ usage: woodless_board_test.py EBOARDD EBOARDCTL
 """
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -253,7 +252,7 @@ def page_part(h, d):
     if not chromium:
         h.check(code != 1, "no Chromium for the page's part")
         return
-    from web_page_test import open_signed_in, start_chromium, wait_js
+    from web_page_test import open_signed_in, start_chromium, stop_chromium, wait_js
     browser, cdp = start_chromium(h, chromium)
     try:
         open_signed_in(h, cdp, d.port, TOKEN)
@@ -295,10 +294,7 @@ def page_part(h, d):
         h.check(next(x for x in d.status()["boards"] if x["id"] == "3")["game"]["ply"] == 3, "Qxf7 was played")
         ep.check_page_threw_nothing(h, cdp)
     finally:
-        try:
-            os.killpg(browser.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        stop_chromium(browser)
 
 
 def request_text(port, path):
