@@ -16,8 +16,9 @@ at their plies), or one `moves-missed` whose candidates hold the moves played; t
 an arbiter would, with `eboardctl recover BOARD --moves <the moves played>`, which must be accepted. Every
 `move` event of every board is the corpus game's move at its ply (nothing uncertain published as a move, no
 move at a wrong ply), no alert but `moves-missed` (no position-mismatch, no adopted position), and in the end
-/games.pgn holds the corpus game up to where its sim stopped. A summary line per board says what the gap
-was, what the daemon told, how many candidates and where the played sequence ranked among them.
+/games.pgn holds the corpus game up to where its sim stopped, as pgn-extract (Debian) replays it too. A
+summary line per board says what the gap was, what the daemon told, how many candidates and where the played
+sequence ranked among them.
 
 usage: daemon_gap_hall_test.py EBOARDD EBOARDCTL SHARED_DIR [--speed R] [--seed S] [--boards N]
                                [--back between,set,hand] [--allow-unshowable-length] [--hold-uncounted]
@@ -349,6 +350,10 @@ def run(h, a, boards):
             b.problems.append(f"/games.pgn differs from the corpus game: {game and game['moves']}")
         elif flagged:
             b.told.append(f"lost on time after ply {len(played)}")
+    # The record as an outside reader replays it: every game, from its FEN where a gap left one.
+    theirs = ep.read_by_pgn_extract(h, d.get("/games.pgn")[1], "the hall's /games.pgn")
+    if theirs is not None:
+        print(f"pgn-extract replayed the {len(theirs)} games of /games.pgn", flush=True)
     print("\nper board (gap: the plies missed as planned; told: what the daemon said: moves-missed and where the "
           "played sequence ranked, recovered moves, or moves published live at the gap's plies):", flush=True)
     for b in boards:

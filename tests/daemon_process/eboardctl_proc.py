@@ -74,6 +74,31 @@ def parse_pgn(text):
     return games
 
 
+PGN_EXTRACT = "/usr/games/pgn-extract"
+
+
+def read_by_pgn_extract(h, text, where):
+    """The games of the PGN `text` as Debian's pgn-extract replays them (parse_pgn of what it writes back: it
+    writes only moves it found legal, from each game's FEN where it has one), or None where it is not
+    installed (CI installs it: .ci/deps; there its absence is a failure). A complaint on its stderr or an exit
+    other than 0 is a failure, and so is a game it lost or a move it did not replay."""
+    if not os.path.exists(PGN_EXTRACT):
+        h.check(not os.environ.get("CI"), "pgn-extract is not installed (CI installs it: .ci/deps)")
+        print(f"SKIP: {where} not read by pgn-extract (apt install pgn-extract)", flush=True)
+        return None
+    with tempfile.NamedTemporaryFile("w", suffix=".pgn", dir=h.dir, delete=False) as f:
+        f.write(text)
+    out = subprocess.run([PGN_EXTRACT, "-s", "--nocomments", f.name], capture_output=True, text=True, timeout=60)
+    h.check(out.returncode == 0 and out.stderr.strip() == "",
+            f"pgn-extract on {where}: exit {out.returncode}, {out.stderr[-2000:]}")
+    ours, theirs = parse_pgn(text), parse_pgn(out.stdout)
+    differ = [(t["moves"], o["moves"]) for t, o in zip(theirs, ours) if t["moves"] != o["moves"]]
+    h.check(len(theirs) == len(ours) and not differ,
+            f"pgn-extract replayed {len(theirs)} of {where}'s {len(ours)} games; of those, otherwise than they read: "
+            f"{differ[:1]} (its moves, then ours)")
+    return theirs
+
+
 @functools.lru_cache(maxsize=4)
 def corpus_games(path):
     """The games of a PGN file, read once."""
