@@ -102,6 +102,48 @@ class HandsAtABoard:
         print(f"$ eboardctl {' '.join(args)}  -> exit {r.returncode}\n{r.stdout}{r.stderr}", flush=True)
         return r
 
+    def correct_gap(self, h, ws, box, words, moves, played, shot, again):
+        """The arbiter gives the gap's moves as played (`moves`): typed in the field of the page's box (class
+        `box`, whose words are `words`; correct_on_the_page), or with `eboardctl recover A --moves` where
+        Chromium is not installed (outside CI). Then /games.pgn is `played`, the gap has left /status (the
+        key named as the box), and the move `again` (ply, SAN) has gone out again on /ws, recovered."""
+        chromium, failed = ep.browser_or_skip()
+        if chromium:
+            self.correct_on_the_page(h, chromium, box, words, moves, played, shot)
+        else:
+            h.check(not failed, "chromium is not installed (CI installs it)")
+            r = self.ctl("recover", "A", "--moves", " ".join(moves))
+            h.check(r.returncode == 0, f"eboardctl recover --moves with the moves played failed: {r.stderr}")
+            # The answer means the effect is visible: no waiting.
+            h.check(self.sans() == played, f"/games.pgn after the correction: {self.sans()}")
+        h.check(self.d.board_status()["control"].get(box.replace("-", "_")) is None, "/status: the gap is still open")
+        told = [e for e in ws.snapshot() if e.get("type") == "move" and e.get("ply", 0) >= 3]
+        h.check(any((e["ply"], ep.strip_san(e["san"])) == again and e.get("recovered") for e in told),
+                f"{again[1]} went out again at ply {again[0]}: {[(e['ply'], e['san']) for e in told]}")
+
+    def correct_on_the_page(self, h, chromium, box, words, moves, played, shot):
+        """The arbiter's page in headless Chromium, signed in on board A: the gap's box (class `box`) says each
+        of `words`, and `moves` (the gap's moves played) typed in its field are taken: /games.pgn becomes
+        `played` and the box goes. A screenshot of the box is kept as `shot` (.png)."""
+        from web_page_test import open_signed_in, start_chromium, stop_chromium, wait_js
+        browser, cdp = start_chromium(h, chromium)
+        try:
+            open_signed_in(h, cdp, self.d.port, self.token, "#board/A")
+            said = wait_js(h, cdp, f"(() => {{ const p = document.querySelector('#board-view .{box} p');"
+                                   " return p ? p.textContent : null; })()", 15, f"the page's {box} box")
+            h.check(all(w in said for w in words), f"the page's words on the gap: {said!r}, not all of {words}")
+            path = os.path.join(ep.screenshot_dir(), shot)
+            cdp.screenshot(path)
+            print("screenshot:", path)
+            cdp.js("window.confirm = () => true")
+            cdp.js(f"""(() => {{ const f = document.querySelector('#board-view .{box} input.gap-moves');
+                f.value = {json.dumps(" ".join(moves))}; f.form.requestSubmit(); }})()""")
+            ep.wait_until(lambda: self.sans() == played, 15, "the page's correction in /games.pgn")
+            wait_js(h, cdp, f"!document.querySelector('#board-view .{box}')", 15, "the page's box gone")
+            ep.check_page_threw_nothing(h, cdp)
+        finally:
+            stop_chromium(browser)
+
     def play(self, moves, published=True):
         """Each move (lifts, then the place) set down and pressed at a hand's pace; with `published`, each
         waited for in /games.pgn."""

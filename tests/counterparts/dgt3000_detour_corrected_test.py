@@ -17,14 +17,11 @@ and the page (without Chromium, outside CI: typed with eboardctl). A kill -9 and
 
 usage: dgt3000_detour_corrected_test.py EBOARDD EBOARDCTL SHARED_DIR
 """
-import json
-import os
 import sys
 import time
 
 sys.dont_write_bytecode = True
 import counterpart_run as cr  # noqa: E402
-from web_page_test import open_signed_in, start_chromium, stop_chromium, wait_js  # noqa: E402
 
 ep = cr.ep
 TOKEN = "detour-corrected-token"
@@ -66,43 +63,11 @@ def run(h, eboardd, eboardctl):
             h.check(bad.returncode != 0 and bad.stderr.count("\n") == 1, f"recover {wrong} was not refused well")
         h.check(d.board_status()["control"].get("recovered_gap") == gap, "a refused recover changed the gap")
         # The moves played, typed on the arbiter's page (in Chromium; eboardctl where it is not installed).
-        chromium, failed = ep.browser_or_skip()
-        if chromium:
-            correct_on_the_page(h, chromium, board)
-        else:
-            h.check(not failed, "chromium is not installed (CI installs it)")
-            r = ctl("recover", "A", "--moves", " ".join(PLAYED[2:10]))
-            h.check(r.returncode == 0, f"eboardctl recover --moves with the moves played failed: {r.stderr}")
-            # The answer means the effect is visible: no waiting.
-            h.check(sans() == PLAYED, f"/games.pgn after the correction: {sans()}")
-        h.check(d.board_status()["control"].get("recovered_gap") is None, "/status: the gap is still open")
-        again = [e for e in ws.snapshot() if e.get("type") == "move" and e.get("ply", 0) >= 3]
-        h.check(any(e["ply"] == 11 and ep.strip_san(e["san"]) == "d4" and e.get("recovered") for e in again),
-                f"d4 went out again at ply 11: {[(e['ply'], e['san']) for e in again]}")
+        board.correct_gap(h, ws, "recovered-gap", ["Plies 3\u20136", "a longer sequence"], PLAYED[2:10], PLAYED,
+                          "board-recovered-gap.png", (11, "d4"))
     finally:
         ws.close()
     board.same_game_replayed(h, PLAYED)
-
-
-def correct_on_the_page(h, chromium, board):
-    """The arbiter's page says the gap may be longer, and its field takes the moves played."""
-    browser, cdp = start_chromium(h, chromium)
-    try:
-        open_signed_in(h, cdp, board.d.port, TOKEN, "#board/A")
-        said = wait_js(h, cdp, "(() => { const p = document.querySelector('#board-view .recovered-gap p');"
-                               " return p ? p.textContent : null; })()", 15, "the recovered gap on the page")
-        h.check("Plies 3\u20136" in said and "a longer sequence" in said, f"the page's words on the gap: {said!r}")
-        path = os.path.join(ep.screenshot_dir(), "board-recovered-gap.png")
-        cdp.screenshot(path)
-        print("screenshot:", path)
-        cdp.js("window.confirm = () => true")
-        cdp.js(f"""(() => {{ const f = document.querySelector('#board-view .recovered-gap input.gap-moves');
-            f.value = {json.dumps(" ".join(PLAYED[2:10]))}; f.form.requestSubmit(); }})()""")
-        ep.wait_until(lambda: board.sans() == PLAYED, 15, "the page's correction in /games.pgn")
-        wait_js(h, cdp, "!document.querySelector('#board-view .recovered-gap')", 15, "the page's box gone")
-        ep.check_page_threw_nothing(h, cdp)
-    finally:
-        stop_chromium(browser)
 
 
 if __name__ == "__main__":
