@@ -144,6 +144,14 @@ class HandsAtABoard:
         finally:
             stop_chromium(browser)
 
+    def play_while_down(self, moves):
+        """eboardd killed (kill -9) while `moves` (as play's) are played and pressed, then started again on
+        the same state directory."""
+        self.d.kill9()
+        self.play(moves, published=False)
+        time.sleep(1.0)
+        self.d.start()
+
     def play(self, moves, published=True):
         """Each move (lifts, then the place) set down and pressed at a hand's pace; with `published`, each
         waited for in /games.pgn."""

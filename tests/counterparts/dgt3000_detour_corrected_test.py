@@ -13,12 +13,12 @@ Nxe5), recovered as moves, no alert. /status's `recovered_gap` and `eboardctl st
 the one; 4.d4 (ply 11 as played) goes out at ply 7. The same four plies and a candidate's number are refused in
 one line; the arbiter's page (headless Chromium) says the gap may be longer, and the eight plies played typed
 in its field are taken: /games.pgn is then the game played, d4 at ply 11 on /ws, and the gap gone from /status
-and the page (without Chromium, outside CI: typed with eboardctl). A kill -9 and a restart replay the journal to the same game, game 1 still.
+and the page (without Chromium, outside CI: typed with eboardctl). A kill -9 and a restart replay the
+journal to the same game, game 1 still.
 
 usage: dgt3000_detour_corrected_test.py EBOARDD EBOARDCTL SHARED_DIR
 """
 import sys
-import time
 
 sys.dont_write_bytecode = True
 import counterpart_run as cr  # noqa: E402
@@ -35,11 +35,8 @@ def run(h, eboardd, eboardctl):
     board.play([(["e2"], "e4 P"), (["e7"], "e5 p")])
 
     # Down while the knights go out and back, then take on e5; up again on the same state directory.
-    d.kill9()
-    board.play([(["g1"], "f3 N"), (["b8"], "c6 n"), (["f3"], "g1 N"), (["c6"], "b8 n"), (["g1"], "f3 N"),
-                (["b8"], "c6 n"), (["e5", "f3"], "e5 N"), (["e5", "c6"], "e5 n")], published=False)
-    time.sleep(1.0)
-    d.start()
+    board.play_while_down([(["g1"], "f3 N"), (["b8"], "c6 n"), (["f3"], "g1 N"), (["c6"], "b8 n"),
+                           (["g1"], "f3 N"), (["b8"], "c6 n"), (["e5", "f3"], "e5 N"), (["e5", "c6"], "e5 n")])
     ws = ep.WebSocket(d.port)
     try:
         ep.wait_until(lambda: len(sans()) == 6, 30, "the gap recovered after the restart")

@@ -20,7 +20,6 @@ the same game, game 1 still.
 usage: dgt3000_gap_told_short_test.py EBOARDD EBOARDCTL SHARED_DIR
 """
 import sys
-import time
 
 sys.dont_write_bytecode = True
 import counterpart_run as cr  # noqa: E402
@@ -39,11 +38,8 @@ def run(h, eboardd, eboardctl):
     board.play([(["e2"], "e4 P"), (["e7"], "e5 p")])
 
     # Down while both sides develop their knights and White's queen's knight goes out and back.
-    d.kill9()
-    board.play([(["g1"], "f3 N"), (["g8"], "f6 n"), (["b1"], "c3 N"), (["b8"], "c6 n"), (["c3"], "b1 N"),
-                (["c6"], "b8 n"), (["b1"], "c3 N"), (["b8"], "c6 n")], published=False)
-    time.sleep(1.0)
-    d.start()
+    board.play_while_down([(["g1"], "f3 N"), (["g8"], "f6 n"), (["b1"], "c3 N"), (["b8"], "c6 n"),
+                           (["c3"], "b1 N"), (["c6"], "b8 n"), (["b1"], "c3 N"), (["b8"], "c6 n")])
     ws = ep.WebSocket(d.port)
     try:
         gap = ep.wait_until(lambda: d.board_status()["control"].get("missed_gap"), 30, "/status missed_gap")
