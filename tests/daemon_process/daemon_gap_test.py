@@ -58,13 +58,11 @@ def main():
     return h.exit_code()
 
 
-def with_token(d, ranker=""):
-    """The daemon's configuration with a control token (eboardctl recover needs one), and the engine ranker."""
-    text = open(d.config).read().replace('[http]\n', f'[http]\ntoken = "{TOKEN}"\n', 1)
+def with_ranker(d, ranker):
+    """The daemon's configuration with the engine ranker, where one is given."""
     if ranker:
-        text += f'\n[gaps]\nranker = "stockfish"\nengine = "{ranker}"\n'
-    with open(d.config, "w") as f:
-        f.write(text)
+        with open(d.config, "a") as f:
+            f.write(f'\n[gaps]\nranker = "stockfish"\nengine = "{ranker}"\n')
 
 
 def children_of(pid):
@@ -151,8 +149,8 @@ def settle(h, a, d, expected, ws_events, done):
 def run(h, a, pgn, expected):
     sim = ep.Sim(h, a.eboardctl, pgn, a.game, a.speed, style=a.style,
                  extra=["--reopen-at", str(a.unplug_at), "--reopen-gap", str(a.unplug_ms)])
-    d = ep.Daemon(h, a.eboardd, sim.device, clock_rate=a.speed)
-    with_token(d, a.ranker)
+    d = ep.Daemon(h, a.eboardd, sim.device, clock_rate=a.speed, token=TOKEN)  # (eboardctl recover needs it)
+    with_ranker(d, a.ranker)
     d.start()
     ws = ep.WebSocket(d.port)
     print(f"game {a.game}: {len(expected)} plies at {a.speed}x; unplugged at {a.unplug_at} s for {a.unplug_ms} ms; "

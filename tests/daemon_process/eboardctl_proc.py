@@ -217,8 +217,9 @@ class Daemon:
     """`eboardd --config` on one DGT board, on a state_dir that survives restarts (kill -9 and start again)."""
 
     def __init__(self, h, exe, device, board="A", clock_rate=1.0, clock_origin_ms=None, protocol="dgt",
-                 more_boards=""):
-        """`more_boards`: [[board]] tables written after board A's (other boards of the same daemon)."""
+                 more_boards="", token=None):
+        """`more_boards`: [[board]] tables written after board A's (other boards of the same daemon); `token`:
+        [http] token, the control token (none: control disabled)."""
         self.h = h
         self.exe = exe
         self.board = board
@@ -226,8 +227,9 @@ class Daemon:
         os.makedirs(self.state, exist_ok=True)
         self.config = os.path.join(h.dir, "eboardd.toml")
         with open(self.config, "w") as f:
-            f.write(f'state_dir = "{self.state}"\n\n[http]\nlisten = "127.0.0.1:0"\n\n'
-                    f'[[board]]\nid = "{board}"\nport = "{device}"\nprotocol = "{protocol}"\n{more_boards}')
+            f.write(f'state_dir = "{self.state}"\n\n[http]\nlisten = "127.0.0.1:0"\n'
+                    + (f'token = "{token}"\n' if token else "")
+                    + f'\n[[board]]\nid = "{board}"\nport = "{device}"\nprotocol = "{protocol}"\n{more_boards}')
         self.clock_rate = clock_rate
         self.clock_origin_ms = clock_origin_ms if clock_origin_ms is not None else int(time.time() * 1000)
         self.log = h.log_path("eboardd")

@@ -80,8 +80,8 @@ def main():
 
 def loopback(h, a, pgn):
     sim = ep.Sim(h, a.eboardctl, pgn, a.game, a.speed, link_name="dgt-loop")
-    d = ep.Daemon(h, a.eboardd, sim.device, clock_rate=a.speed)
-    text = open(d.config).read().replace("[http]\n", f'[http]\ntoken = "{TOKEN}"\nws_max_lifetime_s = 60\n', 1)
+    d = ep.Daemon(h, a.eboardd, sim.device, clock_rate=a.speed, token=TOKEN)
+    text = open(d.config).read().replace("[http]\n", "[http]\nws_max_lifetime_s = 60\n", 1)
     with open(d.config, "w") as f:
         f.write(text + '\n[event]\nname = "Doors Open"\nround = "3"\n\n[livechess]\nlisten = "127.0.0.1:0"\n')
     d.start()
@@ -169,12 +169,10 @@ def loopback(h, a, pgn):
 
 def beyond_loopback(h, a, pgn):
     sim = ep.Sim(h, a.eboardctl, pgn, a.game, a.speed, link_name="dgt-wide")
-    d = ep.Daemon(h, a.eboardd, sim.device, clock_rate=a.speed)
+    d = ep.Daemon(h, a.eboardd, sim.device, clock_rate=a.speed, token=TOKEN)
     d.state = os.path.join(h.dir, "state-wide")
     os.makedirs(d.state, exist_ok=True)
-    text = open(d.config).read()
-    text = text.replace(os.path.join(h.dir, "state"), d.state)
-    text = text.replace("[http]\n", f'[http]\ntoken = "{TOKEN}"\n', 1)
+    text = open(d.config).read().replace(os.path.join(h.dir, "state"), d.state)
     # 120 s of game time: 30 s at 4x, longer than the first moves take.
     with open(d.config, "w") as f:
         f.write(text + '\n[broadcast]\ndelay_s = 120\n\n[livechess]\nlisten = "0.0.0.0:0"\ncontrol = false\n')

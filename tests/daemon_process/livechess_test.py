@@ -91,11 +91,10 @@ def main():
 
 def run(h, a, pgn, expected):
     device = os.path.join(h.dir, "dgt")  # where the sim will put its symlink: the game starts after the setup
-    d = ep.Daemon(h, a.eboardd, device, clock_rate=a.speed)
-    text = open(d.config).read().replace("[http]\n", f'[http]\ntoken = "{TOKEN}"\n', 1)
-    with open(d.config, "w") as f:
+    d = ep.Daemon(h, a.eboardd, device, clock_rate=a.speed, token=TOKEN)
+    with open(d.config, "a") as f:
         # lichess' page sends no token: the operator lets every local client set up and flip.
-        f.write(text + '\n[livechess]\nlisten = "127.0.0.1:0"\ncontrol = true\n')
+        f.write('\n[livechess]\nlisten = "127.0.0.1:0"\ncontrol = true\n')
     d.start()
     lc_port = int(open(os.path.join(d.state, "eboardd.livechess")).read().strip().rsplit(":", 1)[1])
     print(f"eboardd on port {d.port}, LiveChess API on port {lc_port}", flush=True)
