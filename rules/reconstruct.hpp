@@ -543,6 +543,14 @@ class Reconstructor {
   // bound (or none it could finish) reaches it: moves-missed with past_bound, the game adopted from the
   // board's position, the moves after it held. False: a story within the bound, no position, or drops.
   bool tell_gap_past_bound_at(std::int64_t t, const std::array<Piece, 64>& board, Color on_move);
+  // The board read after a reconnect, `mover` on move there, and one legal move of his from it on the board
+  // now: from the board as read, or from it with one piece of his put back (lifted when it was read, set
+  // down since). `unique`: no other such board and move.
+  struct ReadMove {
+    std::array<Piece, 64> board;
+    bool unique;
+  };
+  std::optional<ReadMove> move_from_the_read_board(const std::array<Piece, 64>& read, Color mover) const;
   // At the mismatch time, the gap's length still waiting with the story a ply longer unsearched (past the
   // bound): which length is the gap's, no press told. The stories within the bound, all pressed, are told
   // as candidates with the length unknown (MissedGap::Length::Unknown): the game goes on from the board

@@ -1137,19 +1137,52 @@ bool Reconstructor::tell_gap_past_bound_from_read_board(const PendingPress& pres
     if (lifted_only) return tell_gap_past_bound_at(press.t_ms, *read, ~press.presser);
   }
   // Else the presser was on move on the board read, and his one legal move from it is on the board now. (Not
-  // the board read itself: a hand may have been at work on it, its piece in the air.)
-  const auto from = board_position(press.presser, *read);
-  if (!from) return false;
-  std::optional<Move> pressed;
-  for (Move m : MoveList(*from))
-    if (board_after(*read, *from, m) == physical_) {
-      if (pressed) return false;  // (two moves to the same board: none is told as the one pressed)
-      pressed = m;
-    }
-  if (!pressed || !tell_gap_past_bound_at(press.t_ms, *read, press.presser)) return false;
+  // the board read itself: a hand may have been at work on it, its piece in the air.) His hand may have been
+  // at work on it already, his piece lifted when it was read and set down since (the suite's past-bound gap
+  // of 13 plies on a loaded machine: the a8 rook in Black's hand at the reading, ...Rb8 set down and pressed
+  // in the next read): the gap then ends at the board read with that piece put back on the square it left.
+  const std::optional<ReadMove> pressed = move_from_the_read_board(*read, press.presser);
+  if (!pressed) return false;
+  if (!pressed->unique) {
+    // (Two squares the piece could have left: the board read does not tell where the gap ended; the board
+    // now does, the pressed move the gap's last ply.)
+    return tell_gap_past_bound_at(press.t_ms, physical_, ~press.presser);
+  }
+  if (!tell_gap_past_bound_at(press.t_ms, pressed->board, press.presser)) return false;
   // The first move after the gap, held back with the rest (its ply waits for the gap's length).
   if (const Successor* s = matching_successor()) commit_current(*s, press.t_ms, press.clock);
   return true;
+}
+
+std::optional<Reconstructor::ReadMove> Reconstructor::move_from_the_read_board(
+    const std::array<Piece, 64>& read, Color mover) const {
+  std::optional<ReadMove> found;
+  const auto try_board = [&](const std::array<Piece, 64>& base) {
+    const auto from = board_position(mover, base);
+    if (!from) return;
+    for (Move m : MoveList(*from)) {
+      if (board_after(base, *from, m) != physical_) continue;
+      if (found) {
+        found->unique = false;
+        return;
+      }
+      found = ReadMove{base, true};
+    }
+  };
+  try_board(read);
+  if (found) return found;
+  // His piece put back: a square empty on both boards (the one it left), a kind of his (a pawn for a
+  // promotion).
+  for (Square q = 0; q < 64; ++q) {
+    if (read[q] != NO_PIECE || physical_[q] != NO_PIECE) continue;
+    for (PieceType type : {PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING}) {
+      if (type == PAWN && (rank_of(q) == 0 || rank_of(q) == 7)) continue;
+      std::array<Piece, 64> base = read;
+      base[q] = make_piece(mover, type);
+      try_board(base);
+    }
+  }
+  return found;
 }
 
 bool Reconstructor::tell_gap_past_bound_at(std::int64_t t, const std::array<Piece, 64>& board,

@@ -89,7 +89,7 @@ tl::expected<ReplayResult, std::string> replay_dgt_bus_capture(const drivers::Ca
       settle();
     }
   }
-  return ReplayResult{std::move(events), feed.reconstructor().game()};
+  return ReplayResult{std::move(events), feed.reconstructor().game(), std::nullopt};
 }
 
 }  // namespace eboard::session

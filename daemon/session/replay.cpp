@@ -69,8 +69,8 @@ void append(std::vector<Event>& events, std::vector<Event>&& more) {
 
 }  // namespace
 
-tl::expected<ReplayResult, std::string> replay_capture(const drivers::Capture& capture,
-                                                       ReconstructConfig cfg) {
+tl::expected<ReplayResult, std::string> replay_capture(const drivers::Capture& capture, ReconstructConfig cfg,
+                                                       const std::optional<std::string>& gap_moves) {
   if (!capture.info.board.empty()) cfg.board_id = capture.info.board;
   auto protocol = protocol_of(capture, true);
   if (!protocol) return tl::unexpected(protocol.error());
@@ -81,20 +81,32 @@ tl::expected<ReplayResult, std::string> replay_capture(const drivers::Capture& c
   CaptureFeed feed(row);
   Reconstructor rec(std::move(cfg));
   std::vector<Event> events;
+  std::optional<std::string> refused;
+  const auto arbiter = [&](std::int64_t t) {
+    if (!gap_moves || refused || !rec.missed_gap()) return;
+    auto settled = rec.settle_gap(*gap_moves, t);
+    refused = settled ? std::string() : settled.error();
+    if (settled) append(events, std::move(*settled));
+  };
   const auto deliver = [&](const std::vector<SensorEvent>& sensed) {
-    for (const SensorEvent& s : sensed) append(events, rec.on_sensor(s));
+    for (const SensorEvent& s : sensed) {
+      append(events, rec.on_sensor(s));
+      arbiter(s.t_ms);
+    }
   };
   std::int64_t last_t = 0;
   for (const auto& record : capture.records) {
     last_t = record.t_ms;
     deliver(feed.advance(record.t_ms));
     append(events, rec.advance(record.t_ms));
+    arbiter(record.t_ms);
     deliver(feed.record(record));
   }
   // Let the last movement settle, as a running daemon would a moment later.
   deliver(feed.advance(last_t + settle));
   append(events, rec.advance(last_t + settle));
-  return ReplayResult{std::move(events), rec.game()};
+  arbiter(last_t + settle);
+  return ReplayResult{std::move(events), rec.game(), std::move(refused)};
 }
 
 tl::expected<MatchReplayResult, std::string> replay_match(const drivers::Capture& a,

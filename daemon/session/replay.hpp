@@ -8,6 +8,7 @@
 // line's session runs.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,13 +26,18 @@ namespace eboard::session {
 struct ReplayResult {
   std::vector<rules::Event> events;
   rules::Game game;
+  // The arbiter's answer (`gap_moves`), when a gap waited for it: its refusal, or empty when accepted.
+  std::optional<std::string> gap_refused;
 };
 
 // One board's capture. The board id comes from the capture's `board` header (else `cfg.board_id`). A board
 // without a clock (its protocol row says so) completes moves after `cfg.complete_after_ms`, or after the
-// daemon's default settle time when that is 0, as the daemon does.
+// daemon's default settle time when that is 0, as the daemon does. `gap_moves`: the arbiter's moves for
+// the first gap that waits for them (`recover --moves`, SAN or UCI), given as soon as it is told; the
+// replay goes on with what they settle.
 tl::expected<ReplayResult, std::string> replay_capture(const drivers::Capture& capture,
-                                                       rules::ReconstructConfig cfg);
+                                                       rules::ReconstructConfig cfg,
+                                                       const std::optional<std::string>& gap_moves = {});
 
 struct MatchReplayResult {
   std::vector<rules::Event> events;  // both boards, in time order
