@@ -1354,6 +1354,15 @@ void Reconstructor::on_settled(std::int64_t t) {
   // After a reconnect or a restart: the moves made meanwhile, on the snapshot itself (later boards may
   // show a hand at work, a piece in the air: they are searched at the next press).
   if (gaps_.suspected() && board_from_dump_) {
+    // Without a clock no press says the hands are done: the dump is searched once it has rested as long as
+    // a move must to be complete (a promotion under way at the reading, the pawn lifted and its victim
+    // taken off, the new piece not yet set down, reads as a longer story: the Millennium restart test's
+    // 21.cxb7 Qxb5 22.bxa8=Q, told as seven plies whose promoted queen takes the place of one captured).
+    // A board changed before is no dump: it is searched at the mismatch time with every scan since.
+    if (clockless() && t - last_board_event_ < cfg_.complete_after_ms) {
+      deadlines_.set(Wake::Settle, last_board_event_ + cfg_.complete_after_ms);
+      return;
+    }
     gaps_.read_settled();
     // A piece perhaps in the hand (a bus board polled for the first time while its game went on): the
     // hand sets it down and presses, and the press finds the moves (recover_gap), or the board rests so
@@ -1397,7 +1406,14 @@ void Reconstructor::on_settled(std::int64_t t) {
   // After an illegal move that may stand (A.4.2), the opponent's reply under way is no mismatch either.
   if (stood_.shows_reply(physical_, true)) return;
   // Without a clock, once the board was told a mismatch: scans read late are looked into at every
-  // settled board (follow_late_scans), so that the board can be followed again.
+  // settled board (follow_late_scans), so that the board can be followed again. So is, after a reconnect,
+  // a board changed since the dump, once it has rested as long as a move must to be complete.
+  if (clockless() && gaps_.suspected() && !board_from_dump_ && !phase_.mismatch_told()) {
+    if (t - last_board_event_ < cfg_.complete_after_ms)
+      deadlines_.set(Wake::Settle, last_board_event_ + cfg_.complete_after_ms);
+    else if (follow_late_scans(t))
+      return;
+  }
   if (clockless() && phase_.mismatch_told() && follow_late_scans(t)) return;
   // Pieces in the air on the way to a legal move are not a mismatch: every square must agree with the
   // position or with one successor, or be empty.
