@@ -399,6 +399,13 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     stream_.socket().close(ec);
   }
   const std::string& address() const { return address_; }
+  // Bytes arrived and not read yet: its request is on the way in (its read's completion still queued
+  // behind the accepts of a flood), not held back by a slow client.
+  bool has_unread_bytes() {
+    beast::error_code ec;
+    const std::size_t n = stream_.socket().available(ec);
+    return !ec && n > 0;
+  }
 
   // Waiting for a whole request: evictable, oldest first.
   void enter_pending() {
@@ -664,14 +671,22 @@ void ServerState::make_room_for_pending(const std::string& address) {
     s->leave_pending();
     s->close();  // its read ends with operation_aborted and the session goes
   };
-  if (use_of(address).pending >= options.max_pending_per_address) {
-    for (auto [seq, s] : pending)
-      if (s->address() == address) {
-        evict(s);
-        break;
-      }
-  }
-  if (!pending.empty() && pending.size() >= options.max_pending) evict(pending.begin()->second);
+  // The oldest of `address` (any address when empty) whose bytes have all been read: a connection with
+  // bytes waiting sent its request and is about to be heard (a control request accepted amid a churn of
+  // slow clients from the same address, its read not yet run). Failing one, the oldest.
+  auto oldest = [this](const std::string& of) -> HttpSession* {
+    HttpSession* first = nullptr;
+    for (auto [seq, s] : pending) {
+      if (!of.empty() && s->address() != of) continue;
+      if (!first) first = s;
+      if (!s->has_unread_bytes()) return s;
+    }
+    return first;
+  };
+  if (use_of(address).pending >= options.max_pending_per_address)
+    if (HttpSession* s = oldest(address)) evict(s);
+  if (!pending.empty() && pending.size() >= options.max_pending)
+    if (HttpSession* s = oldest({})) evict(s);
 }
 
 void ServerState::accept() {
