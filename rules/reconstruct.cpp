@@ -1357,8 +1357,8 @@ void Reconstructor::on_settled(std::int64_t t) {
     // Without a clock no press says the hands are done: the dump is searched once it has rested as long as
     // a move must to be complete (a promotion under way at the reading, the pawn lifted and its victim
     // taken off, the new piece not yet set down, reads as a longer story: the Millennium restart test's
-    // 21.cxb7 Qxb5 22.bxa8=Q, told as seven plies whose promoted queen takes the place of one captured).
-    // A board changed before is no dump: it is searched at the mismatch time with every scan since.
+    // 11.cxb7 Qxb5 12.bxa8=Q, told as seven plies whose promoted queen takes the place of one captured).
+    // A board changed before is no dump: it is searched, with every scan since, once it has rested as long.
     if (clockless() && t - last_board_event_ < cfg_.complete_after_ms) {
       deadlines_.set(Wake::Settle, last_board_event_ + cfg_.complete_after_ms);
       return;

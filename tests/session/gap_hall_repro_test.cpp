@@ -1053,7 +1053,7 @@ TEST(GapHallCaptures, TheMismatchTimeWaitsForTheBoardAtRestAndItsPressesDecided)
 }
 
 // daemon_millennium_restart_test (a Millennium board, no clock) under ASan in a fresh clone's run: blitz
-// corpus game 141 at 6x, eboardd killed after 20...Nxc3 and started again after 21.cxb7 Qxb5, with 22.bxa8=Q
+// corpus game 141 at 6x, eboardd killed after 10...Nxc3 and started again after 11.cxb7 Qxb5, with 12.bxa8=Q
 // under way: its reading showed the pawn lifted and the rook taken off, the queen set down a second later.
 // The reading was searched 250 ms after it was read, as a dump at rest: seven plies whose promoted queen
 // takes the place of the one Black's knight captured (c3d1 ... d1c3), told as moves-missed, then "Qa8" and
