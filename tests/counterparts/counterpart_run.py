@@ -117,9 +117,16 @@ class HandsAtABoard:
             # The answer means the effect is visible: no waiting.
             h.check(self.sans() == played, f"/games.pgn after the correction: {self.sans()}")
         h.check(self.d.board_status()["control"].get(box.replace("-", "_")) is None, "/status: the gap is still open")
-        told = [e for e in ws.snapshot() if e.get("type") == "move" and e.get("ply", 0) >= 3]
-        h.check(any((e["ply"], ep.strip_san(e["san"])) == again and e.get("recovered") for e in told),
-                f"{again[1]} went out again at ply {again[0]}: {[(e['ply'], e['san']) for e in told]}")
+        # (/ws is a feed of its own: its events may reach this client a moment after the answer.)
+        def again_told():
+            told = [e for e in ws.snapshot() if e.get("type") == "move" and e.get("ply", 0) >= 3]
+            return any((e["ply"], ep.strip_san(e["san"])) == again and e.get("recovered") for e in told) or None
+
+        try:
+            ep.wait_until(again_told, 15, f"{again[1]} again at ply {again[0]} on /ws")
+        except ep.TestFailure:
+            told = [(e["ply"], e["san"]) for e in ws.snapshot() if e.get("type") == "move"]
+            h.check(False, f"{again[1]} did not go out again at ply {again[0]}: {told}")
 
     def correct_on_the_page(self, h, chromium, box, words, moves, played, shot):
         """The arbiter's page in headless Chromium, signed in on board A: the gap's box (class `box`) says each
