@@ -1307,6 +1307,12 @@ bool Reconstructor::result_gesture(std::int64_t t) {
   return true;
 }
 
+bool Reconstructor::unrested_without_a_clock(std::int64_t t) {
+  if (!clockless() || t - last_board_event_ >= cfg_.complete_after_ms) return false;
+  deadlines_.set(Wake::Settle, last_board_event_ + cfg_.complete_after_ms);
+  return true;
+}
+
 void Reconstructor::on_settled(std::int64_t t) {
   // A wrong setup is worth telling even after a game has ended (the next game is being set up).
   if (physical_ != display_ && looks_like_setup(physical_) && !matching_successor())
@@ -1359,10 +1365,7 @@ void Reconstructor::on_settled(std::int64_t t) {
     // taken off, the new piece not yet set down, reads as a longer story: the Millennium restart test's
     // 11.cxb7 Qxb5 12.bxa8=Q, told as seven plies whose promoted queen takes the place of one captured).
     // A board changed before is no dump: it is searched, with every scan since, once it has rested as long.
-    if (clockless() && t - last_board_event_ < cfg_.complete_after_ms) {
-      deadlines_.set(Wake::Settle, last_board_event_ + cfg_.complete_after_ms);
-      return;
-    }
+    if (unrested_without_a_clock(t)) return;
     gaps_.read_settled();
     // A piece perhaps in the hand (a bus board polled for the first time while its game went on): the
     // hand sets it down and presses, and the press finds the moves (recover_gap), or the board rests so
@@ -1408,12 +1411,9 @@ void Reconstructor::on_settled(std::int64_t t) {
   // Without a clock, once the board was told a mismatch: scans read late are looked into at every
   // settled board (follow_late_scans), so that the board can be followed again. So is, after a reconnect,
   // a board changed since the dump, once it has rested as long as a move must to be complete.
-  if (clockless() && gaps_.suspected() && !board_from_dump_ && !phase_.mismatch_told()) {
-    if (t - last_board_event_ < cfg_.complete_after_ms)
-      deadlines_.set(Wake::Settle, last_board_event_ + cfg_.complete_after_ms);
-    else if (follow_late_scans(t))
-      return;
-  }
+  if (clockless() && gaps_.suspected() && !board_from_dump_ && !phase_.mismatch_told() &&
+      !unrested_without_a_clock(t) && follow_late_scans(t))
+    return;
   if (clockless() && phase_.mismatch_told() && follow_late_scans(t)) return;
   // Pieces in the air on the way to a legal move are not a mismatch: every square must agree with the
   // position or with one successor, or be empty.

@@ -270,6 +270,9 @@ class Reconstructor {
   void on_clock(const ClockReading& r, std::int64_t t);
   void on_press(ClockSide pressed, const ClockReading& r, std::int64_t t);
   void on_settled(std::int64_t t);
+  // Without a clock no press says the hands are done: a board read after a reconnect that has not rested as
+  // long as a move must to be complete (complete_after_ms) is looked at again then (true: deferred so).
+  bool unrested_without_a_clock(std::int64_t t);
   void publish_provisional(std::int64_t t);
   // Completes `s`. `touch_count` touches and the board states up to `history_index` belong to its turn;
   // what came after (the opponent already moving) is carried over to the next turn.

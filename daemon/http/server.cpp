@@ -401,7 +401,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   const std::string& address() const { return address_; }
   // Bytes arrived and not read yet: its request is on the way in (its read's completion still queued
   // behind the accepts of a flood), not held back by a slow client.
-  bool has_unread_bytes() {
+  bool has_unread_bytes() const {
     beast::error_code ec;
     const std::size_t n = stream_.socket().available(ec);
     return !ec && n > 0;

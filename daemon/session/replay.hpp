@@ -34,7 +34,7 @@ struct ReplayResult {
 // without a clock (its protocol row says so) completes moves after `cfg.complete_after_ms`, or after the
 // daemon's default settle time when that is 0, as the daemon does. `gap_moves`: the arbiter's moves for
 // the first gap that waits for them (`recover --moves`, SAN or UCI), given as soon as it is told; the
-// replay goes on with what they settle.
+// replay goes on with what they settle. (Not for a board of a DGT bus line: there no gap is settled.)
 tl::expected<ReplayResult, std::string> replay_capture(const drivers::Capture& capture,
                                                        rules::ReconstructConfig cfg,
                                                        const std::optional<std::string>& gap_moves = {});

@@ -65,21 +65,25 @@ struct Told {
   bool gap_told = false;  // a moves-missed alert, or a recovered move within [first, last]
   int last_ply = 0;       // the last move's ply
   std::vector<rules::AlertEvent> missed;
+  std::optional<std::string> gap_refused;  // with `gap_moves`: the arbiter's answer (session::ReplayResult)
 };
 
+// `gap_moves`: the arbiter's moves for the first gap that waits, given as soon as it is told.
 Told replay_hall_capture(const std::string& name, const std::string& played_text, int first, int last,
-                         rules::ReconstructConfig cfg = {}, std::int64_t late_ms = 0) {
+                         rules::ReconstructConfig cfg = {}, std::int64_t late_ms = 0,
+                         const std::optional<std::string>& gap_moves = {}) {
   Told told;
   auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) + "/gap_hall/" + name);
   if (!cap) {
     ADD_FAILURE() << cap.error();
     return told;
   }
-  auto r = session::replay_capture(late_ms > 0 ? read_late(*cap, late_ms) : *cap, cfg);
+  auto r = session::replay_capture(late_ms > 0 ? read_late(*cap, late_ms) : *cap, cfg, gap_moves);
   if (!r) {
     ADD_FAILURE() << r.error();
     return told;
   }
+  told.gap_refused = r->gap_refused;
   const auto played = words(played_text);
   for (const auto& e : r->events) {
     if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) {
@@ -187,34 +191,19 @@ void expect_past_bound_told(const std::string& name, const std::string& played, 
   EXPECT_EQ(field(alerts.front(), "fen").substr(0, shown.size()), shown);
 }
 
-// expect_past_bound_told's capture replayed again, the arbiter giving the gap's moves as played (`played`
-// from ply `first` on) as soon as it is told: accepted, and every move published after at its ply in
-// `game` (the game's moves, `played` and on), up to `last_ply`.
+// expect_past_bound_told's capture replayed again, the arbiter giving the gap's moves as played (`game`'s
+// plies `first` to `gap_end`) as soon as it is told: accepted, and every move published after at its ply in
+// `game` (the game's moves, the gap's and on), up to `last_ply`, no alert but moves-missed.
 void expect_past_bound_settled(const std::string& name, const std::string& game, int first, int gap_end,
                                int last_ply) {
-  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) + "/gap_hall/" + name);
-  ASSERT_TRUE(cap) << cap.error();
   const auto moves = words(game);
   ASSERT_LE(gap_end, static_cast<int>(moves.size()));
   std::string gap;
   for (int ply = first; ply <= gap_end; ++ply) gap += moves[std::size_t(ply - 1)] + " ";
-  auto r = session::replay_capture(*cap, {}, gap);
-  ASSERT_TRUE(r) << r.error();
-  ASSERT_TRUE(r->gap_refused) << "no gap waited for the arbiter";
-  EXPECT_EQ(*r->gap_refused, "") << "the moves played refused";
-  int last = 0;
-  for (const auto& e : r->events) {
-    if (const auto* m = std::get_if<rules::MoveEvent>(&e.what)) {
-      ASSERT_GE(m->ply, 1);
-      ASSERT_LE(m->ply, static_cast<int>(moves.size())) << m->san;
-      EXPECT_EQ(without_check(m->san), moves[std::size_t(m->ply - 1)]) << "at ply " << m->ply;
-      last = std::max(last, m->ply);
-    }
-    if (const auto* a = std::get_if<rules::AlertEvent>(&e.what)) {
-      EXPECT_EQ(a->code, "moves-missed") << a->detail;
-    }
-  }
-  EXPECT_EQ(last, last_ply);
+  const Told t = replay_hall_capture(name, game, first, gap_end, {}, 0, gap);
+  ASSERT_TRUE(t.gap_refused) << "no gap waited for the arbiter";
+  EXPECT_EQ(*t.gap_refused, "") << "the moves played refused";
+  EXPECT_EQ(t.last_ply, last_ply);
 }
 
 }  // namespace
