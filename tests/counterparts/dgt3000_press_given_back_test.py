@@ -53,7 +53,14 @@ def run(h, eboardd, eboardctl):
         print(f"held: {gap}", flush=True)
         h.check(gap.get("length_unknown") is True, f"the gap is held with its length open: {gap}")
         h.check(gap["first_ply"] == 5, f"the gap starts at ply 5: {gap}")
-        alerts = [e for e in ws.snapshot() if e.get("type") == "alert" and e.get("code") == "moves-missed"]
+        # (/ws is a feed of its own: its alert may reach this client a moment after /status has the gap.)
+        def alerts_told():
+            return [e for e in ws.snapshot() if e.get("type") == "alert" and e.get("code") == "moves-missed"]
+
+        try:
+            alerts = ep.wait_until(alerts_told, 15, "the moves-missed alert on /ws")
+        except ep.TestFailure:
+            alerts = []
         h.check(alerts and "--moves none" in alerts[-1].get("detail", ""),
                 f"the moves-missed alert tells the arbiter of --moves none: {alerts}")
         status = ctl("status")
