@@ -61,8 +61,10 @@ void DelayLine::arm() {
   // The timer runs on the steady clock; the delay is counted on the daemon's (Unix) one: wait the gap
   // between them now, and look again when it fires (a clock step only makes the wait shorter or longer).
   timer_.expires_after(std::chrono::milliseconds(std::max<std::int64_t>(0, *due - now_ms_())));
-  timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (ec) return;
+  // A wait that has already fired runs even after a cancel: the token tells it whether the line is still
+  // here.
+  timer_.async_wait([this, alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code& ec) {
+    if (ec || alive.expired()) return;
     armed_for_.reset();
     release_due();
   });

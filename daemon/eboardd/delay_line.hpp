@@ -11,6 +11,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -81,6 +82,8 @@ class DelayLine {
   std::function<void(const std::string&)> release_;
   boost::asio::steady_timer timer_;
   std::optional<std::int64_t> armed_for_;
+  // A timer wait that fires after the line is gone finds this expired.
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 // The "t" of an event line as the daemon writes it (CONTRACTS §3); none if it has none.

@@ -77,8 +77,10 @@ void LichessPush::stop() {
 
 void LichessPush::arm(std::chrono::milliseconds after) {
   timer_.expires_after(after);
-  timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (!ec && running_) tick();
+  // A wait that has already fired runs even after a cancel: the token tells it whether the pusher is still
+  // here.
+  timer_.async_wait([this, alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code& ec) {
+    if (!ec && !alive.expired() && running_) tick();
   });
 }
 

@@ -78,7 +78,7 @@ class LichessPush {
   std::string last_error_;
   int games_accepted_ = 0;   // in the last answer
   std::string game_errors_;  // lichess' complaints about games of the last push
-  // An answer that comes after the pusher is gone finds this expired.
+  // An answer or a timer wait that comes after the pusher is gone finds this expired.
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

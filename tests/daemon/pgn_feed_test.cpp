@@ -4,6 +4,13 @@
 // pairings files (CSV, TRF-16) and their errors, the round's files in the state directory.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -524,6 +531,26 @@ TEST(LichessPushPlan, StandardAndChess960OnlyAtMost64ARound) {
   auto none = eboardd::plan_push(pgn, 0);
   EXPECT_TRUE(none.pgn.empty());
   EXPECT_EQ(none.left_out.size(), 130u);
+}
+
+TEST(LichessPush, AWaitThatFiredJustBeforeThePusherWentFindsItGone) {
+  // The timer has fired and its handler waits in the loop's queue when the pusher is destroyed (a round
+  // set or a reload): a cancel no longer reaches that handler, so it must see the pusher is gone.
+  boost::asio::io_context io;
+  int asked = 0;
+  eboardd::LichessPush::Options options{.url = "http://127.0.0.1:9/push", .token = "t"};
+  auto push = std::make_unique<eboardd::LichessPush>(
+      io, options,
+      [&] {
+        ++asked;
+        return std::string();
+      },
+      [] { return std::int64_t(0); });
+  push->start();  // armed to fire at once
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  boost::asio::post(io, [&] { push.reset(); });
+  io.run();
+  EXPECT_EQ(asked, 0);
 }
 
 TEST(Round, NamesStateAndArchive) {

@@ -5,6 +5,14 @@
 // has let out (never a line twice, never one the feed still holds).
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+
 #include "daemon/eboardd/delay_line.hpp"
 
 using eboard::eboardd::DelayQueue;
@@ -63,4 +71,21 @@ TEST(DelayQueue, EventTimeOfALine) {
   EXPECT_FALSE(event_time_of(R"({"detail":"no time"})"));
   EXPECT_FALSE(event_time_of(R"({"t":"x"})"));
   EXPECT_FALSE(event_time_of(""));
+}
+
+TEST(DelayLine, AWaitThatFiredJustBeforeTheLineWentFindsItGone) {
+  // The timer has fired and its handler waits in the loop's queue when the line is destroyed (a reload):
+  // a cancel no longer reaches that handler, so it must see the line is gone and release nothing.
+  boost::asio::io_context io;
+  std::int64_t now = 10'000;
+  int released = 0;
+  auto line = std::make_unique<eboard::eboardd::DelayLine>(
+      io, 1000, [&] { return now; }, [&](const std::string&) { ++released; });
+  line->push("A", now - 1000 + 1, R"({"t":9001})");  // due in 1 ms
+  ASSERT_EQ(line->waiting(), 1u);
+  now += 5;
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  boost::asio::post(io, [&] { line.reset(); });
+  io.run();
+  EXPECT_EQ(released, 0);
 }
