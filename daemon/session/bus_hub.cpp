@@ -24,6 +24,7 @@ namespace {
 
 constexpr std::int64_t kBoardLatencyMs = 20;  // the longest a real board takes to answer (DGT's header)
 constexpr std::int64_t kStallMs = 5;          // the hub's timers this late: its process was not running
+constexpr std::int64_t kWatchMs = 10;         // the watch's period: a stall of the hub is seen within it
 
 // With EBOARD_BUS_HUB_TRACE=FILE in the environment, every chunk the host writes (`host>`), every frame a
 // board gives the line (`board>`, ` late` if later than a real board answers) and every chunk of it written
@@ -74,7 +75,14 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
 
   Impl(boost::asio::io_context& io_, const BusFraming& framing_, std::size_t n, std::uint64_t seed,
        std::int64_t spread, int baud_)
-      : io(io_), framing(framing_), host(io_), rng(seed), ping_spread_ms(spread), baud(baud_), pace(io_) {
+      : io(io_),
+        framing(framing_),
+        host(io_),
+        rng(seed),
+        ping_spread_ms(spread),
+        baud(baud_),
+        pace(io_),
+        watch(io_) {
     for (std::size_t k = 0; k < n; ++k) {
       auto b = std::make_unique<Board>(io);
       int sv[2];
@@ -105,12 +113,17 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
   std::deque<bool> line_late;  // per frame: the board answered later than a real one may
   Clock::time_point last_host{};
   Clock::time_point pace_due{};
-  Clock::time_point stalled_until{};  // the pace timer woke this late: the hub cannot vouch for the order
+  Clock::time_point stalled_until{};  // a timer woke late till then: the hub cannot vouch for the order
   std::size_t front_sent = 0;
   Clock::time_point front_start{};
   Clock::time_point line_free{};
   boost::asio::steady_timer pace;
   bool pace_armed = false;
+  // Wakes every kWatchMs while the line is idle too: a wake S ms late means the process was not running
+  // for S ms, and a command the host wrote meanwhile was read up to S ms after it was written, so a board's
+  // answer to it cannot be ordered against the host's next command for S ms and a board's latency more.
+  boost::asio::steady_timer watch;
+  Clock::time_point watch_due{};
   std::function<void(const std::string&)>* on_collision = nullptr;
 
   // When byte `n` of a frame begun at `start` has been sent.
@@ -141,6 +154,21 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
           else
             self->write_next(w);
         });
+  }
+
+  void arm_watch() {
+    watch_due = Clock::now() + std::chrono::milliseconds(kWatchMs);
+    watch.expires_at(watch_due);
+    watch.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+      if (ec || !self->running) return;
+      const auto woke = Clock::now();
+      if (const auto lag = woke - self->watch_due; lag > std::chrono::milliseconds(kStallMs)) {
+        self->stalled_until =
+            std::max(self->stalled_until, woke + lag + std::chrono::milliseconds(kBoardLatencyMs));
+        ++self->stats.stalls;
+      }
+      self->arm_watch();
+    });
   }
 
   void read_host() {
@@ -282,7 +310,8 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
         pace.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
           self->pace_armed = false;
           if (const auto woke = Clock::now(); woke > self->pace_due + std::chrono::milliseconds(kStallMs)) {
-            self->stalled_until = woke + std::chrono::milliseconds(kStallMs * 10);
+            self->stalled_until =
+                std::max(self->stalled_until, woke + std::chrono::milliseconds(kStallMs * 10));
             ++self->stats.stalls;
           }
           if (!ec && self->running) self->pace_line();
@@ -327,6 +356,7 @@ void BusHub::attach_host(int fd) {
 void BusHub::start() {
   if (impl_->running) return;
   impl_->running = true;
+  impl_->arm_watch();
   impl_->read_host();
   for (auto& b : impl_->boards) impl_->read_board(*b);
 }
@@ -337,6 +367,7 @@ void BusHub::stop() {
   boost::system::error_code ignored;
   impl_->host.retry.cancel();
   impl_->pace.cancel();
+  impl_->watch.cancel();
   if (impl_->host.fd) impl_->host.fd->close(ignored);
   for (auto& b : impl_->boards)
     if (b->wire.fd) b->wire.fd->close(ignored);

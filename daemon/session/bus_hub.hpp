@@ -13,8 +13,8 @@
 // for it) would have collided with it on a real bus (the answer to that command would have been sent
 // over the frame): it is counted and reported through on_collision, so that tests fail on it, unless
 // every frame on the line came later than a real board answers (see BusHubStats::late_frames), or the
-// frame went onto the line in the instant the command was read, or the hub's own pace ran behind (a
-// stalled process cannot order them: late_overlaps). The
+// frame went onto the line in the instant the command was read, or the hub's process was not running a
+// while before (its pace or its watch woke late: a stalled process cannot order them: late_overlaps). The
 // command still reaches the boards. `baud` 0: frames go out as fast as the sockets take them.
 //
 // Threading: one io_context run by one thread; call every member from it.
@@ -45,9 +45,9 @@ struct BusHubStats {
   // as a collision: the master's wait is a real board's, and it was right to give up.
   std::uint64_t late_frames = 0;
   std::uint64_t late_overlaps = 0;  // host commands over such frames, or over one begun that instant
-  // Times the hub's pacing woke more than a few ms late (its process was not running) and then let out
-  // at once what the baud rate would have spread: the line's timing meanwhile is the machine's, not the
-  // wire's.
+  // Times the hub's timers (its pacing, or its watch every 10 ms) woke more than a few ms late: its
+  // process was not running, a command was read late or the line let out at once what the baud rate would
+  // have spread; the line's timing meanwhile is the machine's, not the wire's.
   std::uint64_t stalls = 0;
 };
 

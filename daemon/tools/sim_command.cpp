@@ -584,7 +584,7 @@ int run_bus(const Options& o) {
   note("the line carried " + std::to_string(hub.stats().frames_to_host) + " frames; " +
        std::to_string(hub.stats().collisions) + " collisions; " + std::to_string(hub.stats().late_frames) +
        " frames later than a real board answers (" + std::to_string(hub.stats().late_overlaps) +
-       " written over)");
+       " written over); the process stalled " + std::to_string(hub.stats().stalls) + " times");
   return hub.stats().collisions > 0 ? 3 : 0;
 }
 
