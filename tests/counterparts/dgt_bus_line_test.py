@@ -71,7 +71,7 @@ def run(h, a, pgn, seed, game):
 
     status, games = cr.follow(h, d, ws, status_path, ids, timeout=600, grace=30)
     time.sleep(0.5)
-    events = ws.snapshot()
+    events = ws.settled()
     # A board whose replies were cut only by collisions the emulator caused (it read the command late) may be
     # given up by the daemon for the replies it never got: that link event is the emulator's, printed.
     exact = cr.report(h, status, games, ids, events,

@@ -85,7 +85,7 @@ def run(h, a, pgn, seed, game):
 
     status, games = cr.follow(h, d, ws, status_path, ids, timeout=600, grace=30)
     time.sleep(0.5)
-    events = ws.snapshot()
+    events = ws.settled()
     if a.kill9_at is not None:
         # The second connection starts with the current state; alerts and links of both connections count.
         events = [e for e in events_before if e.get("type") in ("alert", "link")] + events

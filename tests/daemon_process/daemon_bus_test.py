@@ -127,7 +127,7 @@ def run(h, a, pgn, expected):
     except ep.TestFailure:
         pass  # the checks below say which
     time.sleep(1.0)
-    events = ws.snapshot()
+    events = ws.settled()
     for bid, want in expected.items():
         moves = [e for e in events if e.get("type") == "move" and e.get("board") == bid]
         ep.check_ws_moves(h, moves, want, f"/ws {bid}")

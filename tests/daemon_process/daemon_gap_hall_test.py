@@ -317,7 +317,7 @@ def run(h, a, boards):
             break
         time.sleep(0.25)
     time.sleep(1)
-    events = ws.snapshot()
+    events = ws.settled()
     ws.close()
 
     for b in boards:

@@ -158,6 +158,17 @@ def run(h, a, pgn, expected):
 
     # 1. The unplug: wait until the daemon is past it and the game past the kill point.
     ep.wait_until(lambda: d.board_status()["game"]["ply"] >= a.kill_at_ply, 120, f"/status at ply {a.kill_at_ply}")
+    # /ws may lag /status on a loaded machine: wait for its move at the ply /status shows, or the gap's alert.
+    at = d.board_status()["game"]["ply"]
+
+    def caught_up():
+        evs = ws.snapshot()
+        return (any(e.get("type") == "alert" and e.get("code") == "moves-missed" for e in evs)
+                or max((e["ply"] for e in evs if e.get("type") == "move"), default=0) >= at)
+    try:
+        ep.wait_until(caught_up, 15, f"/ws at ply {at} or a moves-missed")
+    except ep.TestFailure:
+        pass  # the checks below say what is missing
     first = ws.snapshot()
     recovered = [e for e in first if e.get("type") == "move" and e.get("recovered")]
     missed = [e for e in first if e.get("type") == "alert" and e.get("code") == "moves-missed"]
@@ -180,11 +191,11 @@ def run(h, a, pgn, expected):
     ep.wait_until(lambda: len(d.game()["moves"]) >= len(expected) or d.board_status()["control"].get("missed_gap"),
                   length_wait(sim, a), "the game's end or a missed gap after the restart")
     time.sleep(1)
-    second = ws.snapshot()
+    second = ws.settled()
     n_settled += settle(h, a, d, expected, second, done=done)
     ep.wait_until(lambda: len(d.game()["moves"]) >= len(expected), length_wait(sim, a), "the game's end")
     time.sleep(0.5)
-    events = ws.snapshot()
+    events = ws.settled()
     recovered2 = [e for e in events if e.get("type") == "move" and e.get("recovered") and e["ply"] > ply_at_kill]
     h.check(recovered2 or len(done) > len(missed), "the moves made while eboardd was down were neither recovered "
                                                    "nor reported as moves-missed")

@@ -247,7 +247,7 @@ def run_game(h, a, d, sim, expected, tmpfs):
     h.check(t_first < 6.0, f"the held moves came {t_first:.1f} s after space returned (bound 6 s)")
     ep.wait_until(lambda: len(ws.moves()) >= len(expected), 90, f"all {len(expected)} moves on /ws")
     time.sleep(0.5)
-    events = ws.snapshot()
+    events = ws.settled()
     ws_moves = [e for e in events if e.get("type") == "move"]
     ep.check_ws_moves(h, ws_moves, expected, "/ws")
     h.check(len(ws_moves) == len(expected), f"/ws: {len(ws_moves)} move events for {len(expected)} plies")

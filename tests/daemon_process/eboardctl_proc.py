@@ -412,6 +412,18 @@ class WebSocket:
     def moves(self):
         return [e for e in self.snapshot() if e.get("type") == "move"]
 
+    def settled(self, quiet=0.3, timeout=10):
+        """The events once some have come and none for `quiet` seconds (a snapshot sent whole on connect,
+        however loaded the machine), or whatever came within `timeout`."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            with self.lock:
+                last = self.arrivals[-1] if self.arrivals else None
+            if last is not None and time.time() - last >= quiet:
+                break
+            time.sleep(0.05)
+        return self.snapshot()
+
     def close(self):
         try:
             self._send(0x8, struct.pack(">H", 1000))

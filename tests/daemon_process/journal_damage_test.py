@@ -116,8 +116,7 @@ def shown_alerts(d):
     on_status = {b["id"]: [a["code"] for a in b.get("control", {}).get("alerts", []) if not a.get("acknowledged")]
                  for b in st["boards"] if b["id"] in BOARDS}
     ws = ep.WebSocket(d.port)
-    time.sleep(0.3)  # the snapshot comes at once
-    events = ws.snapshot()
+    events = ws.settled()  # the snapshot comes at once
     ws.close()
     in_snapshot = {b: [e.get("code") for e in events if e.get("type") == "alert" and e.get("board") == b]
                    for b in BOARDS}

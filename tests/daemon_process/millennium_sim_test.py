@@ -112,7 +112,7 @@ def run(h, a, pgn, games):
     total = sum(len(expected[b]) for b in ids)
     ep.wait_until(lambda: len(ws.moves()) >= total, 15, f"{total} move events on /ws")
     time.sleep(0.5)
-    events = ws.snapshot()
+    events = ws.settled()
     for b in ids:
         moves = [e for e in events if e.get("type") == "move" and e.get("board") == b]
         ep.check_ws_moves(h, moves, expected[b], f"/ws board {b}")
