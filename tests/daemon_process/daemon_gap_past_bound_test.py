@@ -44,7 +44,7 @@ AFTER = 6  # plies played after the gap (the first HELD held, the rest live once
 
 
 def main():
-    ap = ep.arg_parser(game=3, speed=12.0)
+    ap = ep.arg_parser(game=3, speed=6.0)
     ap.add_argument("--first", type=int, default=9, help="the gap's first ply")
     ap.add_argument("--length", type=int, default=12, help="plies played while the board is away")
     ap.set_defaults(style="tidy")
@@ -71,8 +71,10 @@ def eboardctl(a, d, *args):
 
 def start_sim(h, a, pgn, plies):
     """The sim unplugged for the gap's plies: from halfway between the press before the gap and the gap's
-    first touch to halfway between its last press and the next touch (game ms). Returns (sim process, link,
-    log, plan)."""
+    first touch to a quarter of the way between its last press and the next touch (game ms), so that the
+    reconnect's reading comes before the next hand is at work even on a loaded machine (that case, read with
+    the next mover's piece in the air, is the captures' in session_gap_hall_repro_test). Returns (sim
+    process, link, log, plan)."""
     link = os.path.join(h.dir, "dgt")
     log = h.log_path("sim")
     args = [a.eboardctl, "sim", "--pgn", pgn, "--game", str(a.game), "--plies", str(plies), "--style", a.style,
@@ -81,7 +83,7 @@ def start_sim(h, a, pgn, plies):
     plan = plan_of(a.eboardctl, args)
     f, n = a.first, a.length
     unplug = (plan[f - 1][2] + plan[f][0]) // 2
-    back = (plan[f + n - 1][2] + plan[f + n][0]) // 2
+    back = plan[f + n - 1][2] + (plan[f + n][0] - plan[f + n - 1][2]) // 4
     args += ["--reopen-at", f"{unplug / 1000:.3f}", "--reopen-gap", str(back - unplug)]
     print(f"game {a.game}: {plies} plies at {a.speed:g}x; unplugged at {unplug / 1000:.1f} s for "
           f"{(back - unplug) / 1000:.1f} s (game time): plies {f}-{f + n - 1} missed ({n})", flush=True)
@@ -151,7 +153,7 @@ def run(h, a, pgn, expected):
     game_s = plan[last + 1][2] / 1000 + 10  # the first press after the gap, and the mismatch time
     ep.wait_until(lambda: alerts(), game_s / a.speed + 20, "the gap's alert")
     # The board is read again between the gap's last press and the next touch; on a loaded machine that read
-    # can come after the next move is made (at 12x the span is a tenth of a second): the gap is then a ply
+    # can come after the next move is made (at 6x the span is a few tenths of a second): the gap is then a ply
     # longer, and what follows is checked for the gap the board showed (from the position it tells of).
     # The sim itself may plug the board in late on a loaded machine (its log says when): every ply pressed by
     # then is the gap's too.
