@@ -119,7 +119,7 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
   Clock::time_point line_free{};
   boost::asio::steady_timer pace;
   bool pace_armed = false;
-  // Wakes every kWatchMs while the line is idle too: a wake S ms late means the process was not running
+  // Wakes every kWatchMs on a paced line, idle or not: a wake S ms late means the process was not running
   // for S ms, and a command the host wrote meanwhile was read up to S ms after it was written, so a board's
   // answer to it cannot be ordered against the host's next command for S ms and a board's latency more.
   boost::asio::steady_timer watch;
@@ -156,17 +156,20 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
         });
   }
 
+  // A timer woke late: the process was not running; what the host writes until `until` is not ordered.
+  void stalled_till(Clock::time_point until) {
+    stalled_until = std::max(stalled_until, until);
+    ++stats.stalls;
+  }
+
   void arm_watch() {
     watch_due = Clock::now() + std::chrono::milliseconds(kWatchMs);
     watch.expires_at(watch_due);
     watch.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
       if (ec || !self->running) return;
       const auto woke = Clock::now();
-      if (const auto lag = woke - self->watch_due; lag > std::chrono::milliseconds(kStallMs)) {
-        self->stalled_until =
-            std::max(self->stalled_until, woke + lag + std::chrono::milliseconds(kBoardLatencyMs));
-        ++self->stats.stalls;
-      }
+      if (const auto lag = woke - self->watch_due; lag > std::chrono::milliseconds(kStallMs))
+        self->stalled_till(woke + lag + std::chrono::milliseconds(kBoardLatencyMs));
       self->arm_watch();
     });
   }
@@ -309,11 +312,8 @@ struct BusHub::Impl : std::enable_shared_from_this<BusHub::Impl> {
         pace.expires_at(pace_due);
         pace.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
           self->pace_armed = false;
-          if (const auto woke = Clock::now(); woke > self->pace_due + std::chrono::milliseconds(kStallMs)) {
-            self->stalled_until =
-                std::max(self->stalled_until, woke + std::chrono::milliseconds(kStallMs * 10));
-            ++self->stats.stalls;
-          }
+          if (const auto woke = Clock::now(); woke > self->pace_due + std::chrono::milliseconds(kStallMs))
+            self->stalled_till(woke + std::chrono::milliseconds(kStallMs * 10));
           if (!ec && self->running) self->pace_line();
         });
         return;
@@ -356,7 +356,7 @@ void BusHub::attach_host(int fd) {
 void BusHub::start() {
   if (impl_->running) return;
   impl_->running = true;
-  impl_->arm_watch();
+  if (impl_->baud > 0) impl_->arm_watch();  // (unpaced, nothing is judged a collision)
   impl_->read_host();
   for (auto& b : impl_->boards) impl_->read_board(*b);
 }

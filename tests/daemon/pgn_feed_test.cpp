@@ -5,18 +5,17 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <memory>
-#include <thread>
-
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
-
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
+#include <thread>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 
 #include "daemon/eboardd/lichess_push.hpp"
 #include "daemon/eboardd/round.hpp"

@@ -159,7 +159,8 @@ def run(h, a, pgn, expected):
     # then is the gap's too.
     shown = next((ply_shown(expected, e["fen"]) for e in alerts() if e.get("fen")), None)
     back_ms = plugged_in_at(sim_log)
-    pressed_by_then = max([last] + [k for k, (_, _, press) in plan.items() if back_ms is not None and press <= back_ms])
+    pressed_by_then = max([last] + [k for k, (_, _, press) in plan.items()
+                                    if back_ms is not None and press <= back_ms])
     if shown is not None and last < shown <= pressed_by_then + 1:
         print(f"the board was read again after ply {shown} was made (the sim plugged it in at "
               f"{back_ms and back_ms / 1000} s): the gap is plies {first}-{shown}", flush=True)
