@@ -1041,6 +1041,7 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     }
     return;
   }
+  if (retell_past_bound_with_the_piece_put_back(press)) return;
   illegal_move("illegal-move", presser, press.t_ms, "no-legal-move",
                "the clock was pressed but the board shows no legal move");
 }

@@ -522,6 +522,16 @@ class Reconstructor {
   // The gap the game holds as missed (its plies marked so): the one told, or, while open_tail_ waits, its
   // completed prefixes, which the game goes on from and nothing outside sees (missed_gap()).
   std::optional<MissedGap> missed_gap_;
+  // The last gap told past the bound (tell_gap_past_bound_at): the board it was told from, and the game's
+  // ply count after its jump (while it is still the count, nothing was played since).
+  struct PastBoundTold {
+    std::array<Piece, 64> board;
+    int plies_before;
+    int plies_after;
+  };
+  std::optional<PastBoundTold> past_bound_told_;
+  // The gap past_bound_told_ tells is the one held, nothing played since.
+  bool past_bound_told_untouched() const;
   static inline const std::optional<MissedGap> kNoGap{};
   std::optional<UncertainRecovery> uncertain_recovery_;
   // While the gap's length waits (GapTracker::Length::Waiting): the board now one legal move on from the
@@ -545,15 +555,28 @@ class Reconstructor {
   // The gap from the game's position to `board` with `on_move` to move, when no story within the search's
   // bound (or none it could finish) reaches it: moves-missed with past_bound, the game adopted from the
   // board's position, the moves after it held. False: a story within the bound, no position, or drops.
-  bool tell_gap_past_bound_at(std::int64_t t, const std::array<Piece, 64>& board, Color on_move);
+  // `retold`: the gap was told before from a board that was wrong (the alert says why: "retold").
+  bool tell_gap_past_bound_at(std::int64_t t, const std::array<Piece, 64>& board, Color on_move,
+                              const std::string& retold = {});
+  // A gap told past the bound from a board read with a piece of the side on move in the air (lifted when it
+  // was read, still in the hand when the press was decided: a loaded daemon reads the set-down late), then
+  // his press, no move since, with one legal move of his on the board now from the board told with that
+  // piece put back on the square it left (one such square and move): the gap is told again from the board
+  // with the piece, and the pressed move is the first after it. False: not such a press.
+  bool retell_past_bound_with_the_piece_put_back(const PendingPress& press);
   // The board read after a reconnect, `mover` on move there, and one legal move of his from it on the board
   // now: from the board as read, or from it with one piece of his put back (lifted when it was read, set
   // down since). `unique`: no other such board and move.
+  // With `with_reply`, one legal move of his and his opponent's reply to it are on the board now as well
+  // (`replied`, `move` his).
   struct ReadMove {
     std::array<Piece, 64> board;
     bool unique;
+    Move move;
+    bool replied;
   };
-  std::optional<ReadMove> move_from_the_read_board(const std::array<Piece, 64>& read, Color mover) const;
+  std::optional<ReadMove> move_from_the_read_board(const std::array<Piece, 64>& read, Color mover,
+                                                   bool with_reply = false) const;
   // At the mismatch time, the gap's length still waiting with the story a ply longer unsearched (past the
   // bound): which length is the gap's, no press told. The stories within the bound, all pressed, are told
   // as candidates with the length unknown (MissedGap::Length::Unknown): the game goes on from the board
@@ -620,6 +643,10 @@ class Reconstructor {
   // The game with the gap's jump replaced by `moves` when, the gap's last move maybe shown and not pressed
   // and nothing played since, one move of the side on move after the jump (`shown`, when given) leads from
   // them to its board.
+  // The game with the gap's jump replaced by `moves` when, the gap told past the bound and nothing played
+  // since, they reach the board it was told from with one more piece of the side on move there: a piece
+  // in his hand when the board was read (retell_past_bound_with_the_piece_put_back, the arbiter first).
+  std::optional<Game> moves_to_the_board_told_with_a_piece_in_the_hand(const std::vector<Move>& moves) const;
   std::optional<Game> moves_before_shown_move(const std::vector<Move>& moves,
                                               std::optional<Move> shown = std::nullopt) const;
   // Searches the moves between the game's position and the board and completes them: recovered when one

@@ -1155,26 +1155,44 @@ bool Reconstructor::tell_gap_past_bound_from_read_board(const PendingPress& pres
 }
 
 std::optional<Reconstructor::ReadMove> Reconstructor::move_from_the_read_board(
-    const std::array<Piece, 64>& read, Color mover) const {
+    const std::array<Piece, 64>& read, Color mover, bool with_reply) const {
   std::optional<ReadMove> found;
+  const auto take = [&](const ReadMove& m) {
+    if (found) {
+      found->unique = false;
+      return;
+    }
+    found = m;
+  };
   const auto try_board = [&](const std::array<Piece, 64>& base) {
     const auto from = board_position(mover, base);
     if (!from) return;
     for (Move m : MoveList(*from)) {
-      if (board_after(base, *from, m) != physical_) continue;
-      if (found) {
-        found->unique = false;
-        return;
+      const std::array<Piece, 64> after = board_after(base, *from, m);
+      if (after == physical_) {
+        take(ReadMove{base, true, m, false});
+        continue;
       }
-      found = ReadMove{base, true};
+      if (!with_reply) continue;
+      Position next = *from;
+      next.do_move(m);
+      for (Move reply : MoveList(next))
+        if (board_after(after, next, reply) == physical_) take(ReadMove{base, true, m, true});
     }
   };
   try_board(read);
   if (found) return found;
   // His piece put back: a square empty on both boards (the one it left), a kind of his (a pawn for a
-  // promotion).
+  // promotion); or the square it left, set back there, another piece of his moved since.
   for (Square q = 0; q < 64; ++q) {
-    if (read[q] != NO_PIECE || physical_[q] != NO_PIECE) continue;
+    if (read[q] != NO_PIECE) continue;
+    if (physical_[q] != NO_PIECE) {
+      if (color_of(physical_[q]) != mover) continue;
+      std::array<Piece, 64> base = read;
+      base[q] = physical_[q];
+      try_board(base);
+      continue;
+    }
     for (PieceType type : {PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING}) {
       if (type == PAWN && (rank_of(q) == 0 || rank_of(q) == 7)) continue;
       std::array<Piece, 64> base = read;
@@ -1185,8 +1203,8 @@ std::optional<Reconstructor::ReadMove> Reconstructor::move_from_the_read_board(
   return found;
 }
 
-bool Reconstructor::tell_gap_past_bound_at(std::int64_t t, const std::array<Piece, 64>& board,
-                                           Color on_move) {
+bool Reconstructor::tell_gap_past_bound_at(std::int64_t t, const std::array<Piece, 64>& board, Color on_move,
+                                           const std::string& retold) {
   if (has_drops(game_.position().variant()) || game_.outcome()) return false;
   GapQuery q = gap_query(board, on_move);
   q.max_candidates = 1;  // whether one exists
@@ -1198,16 +1216,18 @@ bool Reconstructor::tell_gap_past_bound_at(std::int64_t t, const std::array<Piec
   const int first = game_.ply_count() + 1;
   const Color first_mover = game_.position().side_to_move();
   game_.adopt(*p, t);
+  past_bound_told_ = PastBoundTold{board, first - 1, game_.ply_count()};
   missed_gap_.reset();
   held_events_.clear();
   AlertEvent a{
       "moves-missed",
       first,
       first_mover,
-      std::string(within.exhausted ? "more plies were made while the board was not followed than the "
-                                     "search could go through"
-                                   : "more than " + std::to_string(kGapPlies) +
-                                         " plies were made while the board was not followed") +
+      retold +
+          std::string(within.exhausted ? "more plies were made while the board was not followed than the "
+                                         "search could go through"
+                                       : "more than " + std::to_string(kGapPlies) +
+                                             " plies were made while the board was not followed") +
           ", too many to search: the game goes on from the position the board shows (" + p->fen() +
           "), and its moves are held back until the arbiter gives the gap's moves (their plies depend "
           "on its length)",
@@ -1218,11 +1238,47 @@ bool Reconstructor::tell_gap_past_bound_at(std::int64_t t, const std::array<Piec
   a.extra.push_back({"length_unknown", "true", true});
   a.extra.push_back({"past_bound", "true", true});
   a.extra.push_back({"fen", p->fen(), false});
+  if (!retold.empty()) a.extra.push_back({"retold", "true", true});
   emit(t, std::move(a));
   missed_gap_ = MissedGap{first, {}, MissedGap::Length::PastBound, {}};
   uncertain_recovery_.reset();
   follow_board(t);
   gaps_.forget_searched();
+  return true;
+}
+
+bool Reconstructor::past_bound_told_untouched() const {
+  return past_bound_told_ && game_.ply_count() == past_bound_told_->plies_after && missed_gap_ &&
+         missed_gap_->length == MissedGap::Length::PastBound &&
+         missed_gap_->first_ply == past_bound_told_->plies_before + 1;
+}
+
+bool Reconstructor::retell_past_bound_with_the_piece_put_back(const PendingPress& press) {
+  if (!past_bound_told_untouched() || press.presser != game_.position().side_to_move()) return false;
+  const std::optional<ReadMove> pressed =
+      move_from_the_read_board(past_bound_told_->board, press.presser, true);
+  if (!pressed || !pressed->unique || pressed->board == past_bound_told_->board) return false;
+  std::string put_back;
+  for (Square q = 0; q < 64 && put_back.empty(); ++q)
+    if (pressed->board[q] != past_bound_told_->board[q])
+      put_back = std::string("told again, the board read with ") +
+                 (press.presser == WHITE ? "White" : "Black") + "'s " +
+                 piece_name(type_of(pressed->board[q])) + " put back on " + square_name(q) +
+                 " (in the hand when it was read, set down since): ";
+  const Game told = game_;
+  while (game_.ply_count() > past_bound_told_->plies_before) game_.undo();
+  if (!tell_gap_past_bound_at(press.t_ms, pressed->board, press.presser, put_back)) {
+    game_ = told;
+    return false;
+  }
+  if (!pressed->replied) {
+    if (const Successor* s = matching_successor()) commit_current(*s, press.t_ms, press.clock);
+    return true;
+  }
+  // His opponent's reply set down too, read with the press (its own press waits as any other).
+  const Position& before = game_.position();
+  const Successor first{pressed->move, board_after(display_, before, pressed->move)};
+  commit(first, press.t_ms, press.clock, touches_.size(), 0, false);
   return true;
 }
 
@@ -1651,17 +1707,20 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_held_gap(con
   Game settled = game_;
   bool last_shown = false;
   std::vector<Move> gap_moves = moves;
+  bool piece_in_the_hand = false;
   if (!settled.replace_jump(first - 1, moves)) {
-    auto before_shown = moves_before_shown_move(moves);
-    if (!before_shown && moves.size() > 1) {
+    std::optional<Game> other = moves_to_the_board_told_with_a_piece_in_the_hand(moves);
+    piece_in_the_hand = other.has_value();
+    if (!other) other = moves_before_shown_move(moves);
+    if (!other && moves.size() > 1) {
       // The moves up to the board, the last shown and not pressed (the other side on move after them).
       gap_moves.pop_back();
-      before_shown = moves_before_shown_move(gap_moves, moves.back());
+      other = moves_before_shown_move(gap_moves, moves.back());
     }
-    if (!before_shown)
+    if (!other)
       return tl::unexpected(std::string("those moves do not lead to the position the game went on from"));
-    settled = std::move(*before_shown);
-    last_shown = true;
+    settled = std::move(*other);
+    last_shown = !piece_in_the_hand;
   }
   const int shift = settled.ply_count() - game_.ply_count();
   std::vector<Event> out = recovered_events(settled, first, gap_moves, t_ms);
@@ -1675,12 +1734,38 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_held_gap(con
   missed_gap_.reset();
   held_events_.clear();
   if (!last_shown) {
+    // (The piece in the hand then belongs on the wood as the game has it: its set-down is his move.)
+    if (piece_in_the_hand)
+      display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
     recompute_successors();
     return out;
   }
   // The move on the board is the next live one: followed from the gap's position (its press completes it).
   for (Event& e : collect([&] { follow_board(t_ms); })) out.push_back(std::move(e));
   return out;
+}
+
+std::optional<Game> Reconstructor::moves_to_the_board_told_with_a_piece_in_the_hand(
+    const std::vector<Move>& moves) const {
+  if (!past_bound_told_untouched() || moves.empty()) return std::nullopt;
+  const PlyRecord jump = game_.plies().back();
+  Game g = game_;
+  while (g.ply_count() > past_bound_told_->plies_before) g.undo();
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    if (!MoveList(g.position()).contains(moves[i])) return std::nullopt;
+    g.play(moves[i], i + 1 == moves.size() ? jump.clock : ClockTimes{}, jump.time_ms);
+    g.mark_last(true, false);
+  }
+  const Color mover = g.position().side_to_move();
+  if (mover != game_.position().side_to_move()) return std::nullopt;
+  const Board wood = physical_view(g.position(), cfg_.profile.pawn_may_stay_on_last_rank);
+  int in_the_hand = 0;
+  for (Square q = 0; q < 64; ++q) {
+    if (wood[q] == past_bound_told_->board[q]) continue;
+    if (past_bound_told_->board[q] != NO_PIECE || color_of(wood[q]) != mover) return std::nullopt;
+    ++in_the_hand;
+  }
+  return in_the_hand == 1 ? std::optional<Game>(std::move(g)) : std::nullopt;
 }
 
 std::optional<Game> Reconstructor::moves_before_shown_move(const std::vector<Move>& moves,
