@@ -518,6 +518,90 @@ TEST(GapHallCauses, AReconnectPastTheSearchsBoundWithTheOtherSideOnMoveThenAMove
       words("f1b5 b8d7 c1f4 a7a6 b5e2 b7b5 a2a3 e7e6 d5e6 f7e6 e4e5 d6e5 f3e5"), words("d7e5 f4e5"));
 }
 
+namespace {
+
+// The same thirteen plies unseen, Black on move after them, but the board read with Black's piece on
+// `in_hand` in his hand for `held_ms`, its press (White's, read with the reading) decided meanwhile. Then
+// Black's hand, square by square: `set_back` (the piece back on its square first) and `next` set down and
+// pressed. One moves-missed past the bound and nothing else (but a position-mismatch at the mismatch time,
+// the piece still in the air): where the board read with the piece put back
+// shows `next` from one square only, the gap ends there and `next` is held as the first move after it;
+// where several squares it may have stood on do (`next_in_the_gap`), the gap ends on the board with `next`,
+// its last ply. The arbiter's moves settle it.
+void expect_past_bound_with_the_piece_in_the_hand(Square in_hand, std::int64_t held_ms, bool set_back,
+                                                  const std::string& next, bool next_in_the_gap) {
+  std::vector<std::string> gap = words("f1b5 b8d7 c1f4 a7a6 b5e2 b7b5 a2a3 e7e6 d5e6 f7e6 e4e5 d6e5 f3e5");
+  std::vector<std::string> all = k339Before;
+  all.insert(all.end(), gap.begin(), gap.end());
+  Reconstructor r(standard(), game_after(k339Before));
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  Board read = after(all).board();
+  ASSERT_EQ(color_of(read[in_hand]), BLACK);
+  read[in_hand] = NO_PIECE;
+  take(unplugged(r, after(k339Before).board(), clock(ClockSide::Left, 56'000, 56'000), read));
+  take(r.on_sensor({30'010, clock(ClockSide::Right, 50'000, 51'000)}));
+  std::int64_t t = 30'010;
+  while (t < 30'000 + held_ms) take(r.advance(t += 100));
+  Board now = read;
+  const auto set_board = [&](const Board& to) {
+    for (Square q = 0; q < 64; ++q)
+      if (now[q] != NO_PIECE && to[q] != now[q]) take(r.on_sensor({t += 100, PieceLifted{q}}));
+    for (Square q = 0; q < 64; ++q)
+      if (to[q] != NO_PIECE && to[q] != now[q]) take(r.on_sensor({t += 100, PiecePlaced{q, to[q]}}));
+    now = to;
+  };
+  if (set_back) set_board(after(all).board());
+  std::vector<std::string> played = all;
+  played.push_back(next);
+  set_board(after(played).board());
+  take(r.on_sensor({t += 300, clock(ClockSide::Left, 50'000, 50'000)}));
+  take(r.advance(t += 3'000));
+  const Told held = told(out);
+  EXPECT_TRUE(held.moves.empty()) << "a move out while the gap holds them: " << held.moves.front().uci;
+  // (A board nothing explains at the mismatch time, the piece still in the air, is told so first.)
+  const bool past_the_mismatch_time = held_ms > standard().mismatch_ms;
+  ASSERT_EQ(held.alerts.size(), past_the_mismatch_time ? 2u : 1u)
+      << held.alerts.back().code << ": " << held.alerts.back().detail;
+  if (past_the_mismatch_time) {
+    EXPECT_EQ(held.alerts.front().code, "position-mismatch");
+  }
+  const AlertEvent& a = held.alerts.back();
+  EXPECT_EQ(a.code, "moves-missed") << a.detail;
+  EXPECT_EQ(field(a, "past_bound"), "true");
+  EXPECT_EQ(field(a, "first_ply"), std::to_string(k339Before.size() + 1));
+  if (next_in_the_gap) gap.push_back(next);
+  const std::string fen = after(next_in_the_gap ? played : all).fen();
+  EXPECT_EQ(field(a, "fen").substr(0, fen.find(' ')), fen.substr(0, fen.find(' ')));
+  EXPECT_EQ(r.held_moves(), next_in_the_gap ? 0 : 1);
+  std::string moves;
+  for (const auto& m : gap) moves += m + " ";
+  const auto settled = r.settle_gap(moves, t + 1'000);
+  ASSERT_TRUE(settled) << settled.error();
+  const Told after_settling = told(*settled);
+  ASSERT_EQ(after_settling.moves.size(), played.size() - k339Before.size());
+  EXPECT_EQ(after_settling.moves.back().ply, int(played.size()));
+  EXPECT_EQ(after_settling.moves.back().uci, next);
+  EXPECT_EQ(r.game().position().board(), after(played).board());
+}
+
+}  // namespace
+
+// The queen in the hand set back on d8, and another move made (the a-pawn): the square it stood on is known.
+TEST(GapHallCauses, APieceSetBackAtAReadingPastTheBoundThenAnotherMoveIsTheFirstMoveAfterTheGap) {
+  expect_past_bound_with_the_piece_in_the_hand(parse_square("d8"), 1'000, true, "a6a5", false);
+}
+
+// The queen in the hand a second, set down on e7: from d8, d6 or f7, the board read does not tell.
+TEST(GapHallCauses, AQueenInTheHandAtAReadingPastTheBoundSetDownEndsTheGap) {
+  expect_past_bound_with_the_piece_in_the_hand(parse_square("d8"), 1'000, false, "d8e7", true);
+}
+
+// The same, the queen held past the mismatch time: position-mismatch meanwhile, then the gap.
+TEST(GapHallCauses, AQueenHeldPastTheMismatchTimeAtAReadingPastTheBoundSetDownEndsTheGap) {
+  expect_past_bound_with_the_piece_in_the_hand(parse_square("d8"), 7'000, false, "d8e7", true);
+}
+
 // While a gap of unknown length holds the moves back, an alert still goes out at once, saying where it
 // stands after the gap: the game counts the gap as its jump, the alert's true ply is the gap's last ply +
 // ply_after_gap. No provisional move goes out at a ply the daemon cannot know.
