@@ -526,11 +526,11 @@ class Reconstructor {
   // ply count after its jump (while it is still the count, nothing was played since).
   struct PastBoundTold {
     std::array<Piece, 64> board;
-    int plies_before;
     int plies_after;
   };
   std::optional<PastBoundTold> past_bound_told_;
-  // The gap past_bound_told_ tells is the one held, nothing played since.
+  // The gap past_bound_told_ tells is the one held (the missed gap past the bound: every such gap is told
+  // by tell_gap_past_bound_at), nothing played since.
   bool past_bound_told_untouched() const;
   static inline const std::optional<MissedGap> kNoGap{};
   std::optional<UncertainRecovery> uncertain_recovery_;
@@ -640,13 +640,16 @@ class Reconstructor {
   // the last move of that story is on it, not pressed, and goes on as the next live move.
   tl::expected<std::vector<Event>, std::string> settle_held_gap(const std::vector<Move>& moves,
                                                                 std::int64_t t_ms);
-  // The game with the gap's jump replaced by `moves` when, the gap's last move maybe shown and not pressed
-  // and nothing played since, one move of the side on move after the jump (`shown`, when given) leads from
-  // them to its board.
+  // The game with the held gap's jump taken back and `moves` played in its place (recovered, at the jump's
+  // time); none when one is illegal where it stands.
+  std::optional<Game> jump_replaced_by(const std::vector<Move>& moves) const;
   // The game with the gap's jump replaced by `moves` when, the gap told past the bound and nothing played
   // since, they reach the board it was told from with one more piece of the side on move there: a piece
   // in his hand when the board was read (retell_past_bound_with_the_piece_put_back, the arbiter first).
   std::optional<Game> moves_to_the_board_told_with_a_piece_in_the_hand(const std::vector<Move>& moves) const;
+  // The game with the gap's jump replaced by `moves` when, the gap's last move maybe shown and not pressed
+  // and nothing played since, one move of the side on move after the jump (`shown`, when given) leads from
+  // them to its board.
   std::optional<Game> moves_before_shown_move(const std::vector<Move>& moves,
                                               std::optional<Move> shown = std::nullopt) const;
   // Searches the moves between the game's position and the board and completes them: recovered when one

@@ -1216,7 +1216,7 @@ bool Reconstructor::tell_gap_past_bound_at(std::int64_t t, const std::array<Piec
   const int first = game_.ply_count() + 1;
   const Color first_mover = game_.position().side_to_move();
   game_.adopt(*p, t);
-  past_bound_told_ = PastBoundTold{board, first - 1, game_.ply_count()};
+  past_bound_told_ = PastBoundTold{board, game_.ply_count()};
   missed_gap_.reset();
   held_events_.clear();
   AlertEvent a{
@@ -1249,8 +1249,7 @@ bool Reconstructor::tell_gap_past_bound_at(std::int64_t t, const std::array<Piec
 
 bool Reconstructor::past_bound_told_untouched() const {
   return past_bound_told_ && game_.ply_count() == past_bound_told_->plies_after && missed_gap_ &&
-         missed_gap_->length == MissedGap::Length::PastBound &&
-         missed_gap_->first_ply == past_bound_told_->plies_before + 1;
+         missed_gap_->length == MissedGap::Length::PastBound;
 }
 
 bool Reconstructor::retell_past_bound_with_the_piece_put_back(const PendingPress& press) {
@@ -1266,7 +1265,7 @@ bool Reconstructor::retell_past_bound_with_the_piece_put_back(const PendingPress
                  piece_name(type_of(pressed->board[q])) + " put back on " + square_name(q) +
                  " (in the hand when it was read, set down since): ";
   const Game told = game_;
-  while (game_.ply_count() > past_bound_told_->plies_before) game_.undo();
+  while (game_.ply_count() >= missed_gap_->first_ply) game_.undo();
   if (!tell_gap_past_bound_at(press.t_ms, pressed->board, press.presser, put_back)) {
     game_ = told;
     return false;
@@ -1748,30 +1747,21 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_held_gap(con
 std::optional<Game> Reconstructor::moves_to_the_board_told_with_a_piece_in_the_hand(
     const std::vector<Move>& moves) const {
   if (!past_bound_told_untouched() || moves.empty()) return std::nullopt;
-  const PlyRecord jump = game_.plies().back();
-  Game g = game_;
-  while (g.ply_count() > past_bound_told_->plies_before) g.undo();
-  for (std::size_t i = 0; i < moves.size(); ++i) {
-    if (!MoveList(g.position()).contains(moves[i])) return std::nullopt;
-    g.play(moves[i], i + 1 == moves.size() ? jump.clock : ClockTimes{}, jump.time_ms);
-    g.mark_last(true, false);
-  }
-  const Color mover = g.position().side_to_move();
+  std::optional<Game> g = jump_replaced_by(moves);
+  if (!g) return std::nullopt;
+  const Color mover = g->position().side_to_move();
   if (mover != game_.position().side_to_move()) return std::nullopt;
-  const Board wood = physical_view(g.position(), cfg_.profile.pawn_may_stay_on_last_rank);
+  const Board wood = physical_view(g->position(), cfg_.profile.pawn_may_stay_on_last_rank);
   int in_the_hand = 0;
   for (Square q = 0; q < 64; ++q) {
     if (wood[q] == past_bound_told_->board[q]) continue;
     if (past_bound_told_->board[q] != NO_PIECE || color_of(wood[q]) != mover) return std::nullopt;
     ++in_the_hand;
   }
-  return in_the_hand == 1 ? std::optional<Game>(std::move(g)) : std::nullopt;
+  return in_the_hand == 1 ? g : std::nullopt;
 }
 
-std::optional<Game> Reconstructor::moves_before_shown_move(const std::vector<Move>& moves,
-                                                           std::optional<Move> shown) const {
-  if (!missed_gap_ || !missed_gap_->last_move_may_be_shown() || game_.ply_count() != held_gap_end())
-    return std::nullopt;
+std::optional<Game> Reconstructor::jump_replaced_by(const std::vector<Move>& moves) const {
   const int first = missed_gap_->first_ply;
   const std::int64_t jump_ms = game_.plies()[std::size_t(first - 1)].time_ms;
   Game g = game_;
@@ -1781,11 +1771,19 @@ std::optional<Game> Reconstructor::moves_before_shown_move(const std::vector<Mov
     g.play(m, {}, jump_ms);
     g.mark_last(true, false);
   }
+  return g;
+}
+
+std::optional<Game> Reconstructor::moves_before_shown_move(const std::vector<Move>& moves,
+                                                           std::optional<Move> shown) const {
+  if (!missed_gap_ || !missed_gap_->last_move_may_be_shown() || game_.ply_count() != held_gap_end())
+    return std::nullopt;
+  std::optional<Game> g = jump_replaced_by(moves);
   // The side on move after the jump has set down his move, not pressed: one of his moves from there.
-  if (g.position().side_to_move() != game_.position().side_to_move()) return std::nullopt;
-  const Board wood = physical_view(g.position(), cfg_.profile.pawn_may_stay_on_last_rank);
-  for (Move m : MoveList(g.position()))
-    if ((!shown || m == *shown) && board_after(wood, g.position(), m) == display_) return g;
+  if (!g || g->position().side_to_move() != game_.position().side_to_move()) return std::nullopt;
+  const Board wood = physical_view(g->position(), cfg_.profile.pawn_may_stay_on_last_rank);
+  for (Move m : MoveList(g->position()))
+    if ((!shown || m == *shown) && board_after(wood, g->position(), m) == display_) return g;
   return std::nullopt;
 }
 
