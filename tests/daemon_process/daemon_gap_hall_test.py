@@ -78,7 +78,9 @@ class Board:
         plan = plan_of(eboardctl, args)
         f, n = self.first, self.length
         touch, placed, press = plan[f]
-        self.unplug_ms = (plan[f - 1][2] + touch) // 2 if self.away == "between" else (touch + placed) // 2
+        # (Between two moves at ply 1: after the game's start, before White's first touch.)
+        before = plan[f - 1][2] if f > 1 else 0
+        self.unplug_ms = (before + touch) // 2 if self.away == "between" else (touch + placed) // 2
         touch, placed, press = plan[f + n]
         self.back_ms = {"between": (plan[f + n - 1][2] + touch) // 2, "set": (placed + press) // 2,
                         "hand": (touch + placed) // 2}[self.back]
