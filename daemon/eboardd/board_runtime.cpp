@@ -17,6 +17,7 @@
 #include "daemon/outputs/background_work.hpp"
 #include "daemon/outputs/text_encoding.hpp"
 #include "daemon/session/board_protocol.hpp"
+#include "rules/gap_share.hpp"
 #include "rules/notation.hpp"
 
 namespace eboard::eboardd {
@@ -1116,6 +1117,18 @@ const std::vector<std::size_t>* BoardRuntime::engine_order() const {
   if (gap.first_ply != engine_order_->first_ply || gap.candidates != engine_order_->candidates)
     return nullptr;
   return &engine_order_->order;
+}
+
+const std::vector<double>* BoardRuntime::gap_shares() const {
+  const Reconstructor* rec = reconstructor();
+  if (!rec || !rec->missed_gap()) return nullptr;
+  const auto& gap = *rec->missed_gap();
+  if (!gap_shares_ || gap_shares_->first_ply != gap.first_ply || gap_shares_->candidates != gap.candidates)
+    gap_shares_ =
+        GapShares{gap.first_ply, gap.candidates,
+                  rules::gap_sequence_shares(rec->game().position_at(std::max(0, gap.first_ply - 1)),
+                                             gap.candidates, gap.evidence)};
+  return gap_shares_->shares.empty() ? nullptr : &gap_shares_->shares;
 }
 
 void BoardRuntime::tick(std::int64_t now) {

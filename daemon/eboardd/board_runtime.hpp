@@ -604,6 +604,10 @@ class BoardRuntime : public BoardSink {
   void set_engine_order(int first_ply, std::vector<std::vector<rules::Move>> candidates,
                         std::vector<std::size_t> order);
   const std::vector<std::size_t>* engine_order() const;
+  // The share of each of the missed gap's candidates (rules/gap_share.hpp; in the candidates' order),
+  // weighed once per gap, at the first call; null while no gap waits or where its candidates have none
+  // (lengths that differ).
+  const std::vector<double>* gap_shares() const;
 
  private:
   struct EngineOrder {
@@ -612,6 +616,12 @@ class BoardRuntime : public BoardSink {
     std::vector<std::size_t> order;
   };
   std::optional<EngineOrder> engine_order_;
+  struct GapShares {
+    int first_ply = 0;
+    std::vector<std::vector<rules::Move>> candidates;
+    std::vector<double> shares;
+  };
+  mutable std::optional<GapShares> gap_shares_;  // gap_shares()'s, for the gap they were weighed for
 };
 
 }  // namespace eboard::eboardd

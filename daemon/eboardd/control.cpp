@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <future>
@@ -68,14 +69,19 @@ json adjournment_json(const Reconstructor::Adjournment& a) {
 // from 1 as `recover` takes them, each in UCI (as in the alert) and SAN: the first as many as the alert
 // lists, and candidates_total (recover takes any number up to it, or the moves typed). With `order` (an
 // engine's, BoardRuntime::engine_order) the candidates are shown, and numbered, in that order; ranked_by
-// says which ("rules" or "engine").
-json missed_gap_json(const Reconstructor& rec, const std::vector<std::size_t>* order) {
+// says which ("rules" or "engine"). In the rules' order, with `shares` (BoardRuntime::gap_shares), each
+// listed candidate has its share (0 to 1, how sure the ranking is of it) and listed_share is theirs together.
+json missed_gap_json(const Reconstructor& rec, const std::vector<std::size_t>* order,
+                     const std::vector<double>* shares) {
   const auto& gap = *rec.missed_gap();
   // Longer than the search reaches: no candidates, no last ply; recover takes the moves typed.
   if (gap.past_bound())
     return {{"first_ply", gap.first_ply},  {"length_unknown", true}, {"past_bound", true},
             {"candidates", json::array()}, {"candidates_total", 0},  {"ranked_by", "rules"}};
   const Game& g = rec.game();
+  // (An engine's order is not the shares': they weigh the rules' costs.)
+  const bool weighed = !order && shares && shares->size() == gap.candidates.size();
+  double listed = 0;
   json candidates = json::array();
   int plies = gap.candidates.empty() ? 0 : int(gap.candidates.front().size());
   for (std::size_t i = 0; i < gap.candidates.size() && i < Reconstructor::kShownCandidates; ++i) {
@@ -89,6 +95,10 @@ json missed_gap_json(const Reconstructor& rec, const std::vector<std::size_t>* o
     }
     plies = int(seq.size());
     candidates.push_back({{"number", i + 1}, {"uci", uci}, {"san", san}});
+    if (weighed) {
+      candidates.back()["share"] = std::round((*shares)[i] * 1000) / 1000;
+      listed += (*shares)[i];
+    }
   }
   // Its length unknown (the candidates within the search's bound, a longer story past it, or a detour the
   // clock did not count): recover takes a candidate or the moves typed, of any number.
@@ -96,6 +106,7 @@ json missed_gap_json(const Reconstructor& rec, const std::vector<std::size_t>* o
               {"candidates", candidates},
               {"candidates_total", gap.candidates.size()},
               {"ranked_by", order ? "engine" : "rules"}};
+  if (weighed) out["listed_share"] = std::round(listed * 1000) / 1000;
   // (A gap its clock did not count: the candidates' last ply, and longer stories may be the one played.)
   if (gap.holds_moves()) out["length_unknown"] = true;
   // (Told at the shortest stories' length on a clock that counts no presses: a longer one may be the one.)
@@ -614,7 +625,8 @@ void add_control_status(json& status, const std::vector<std::unique_ptr<BoardRun
         {"alerts", alerts}, {"unacknowledged_alerts", open}, {"adjourned", nullptr}, {"missed_gap", nullptr}};
     const Reconstructor* rec = b.reconstructor();
     if (rec && rec->adjournment()) control["adjourned"] = adjournment_json(*rec->adjournment());
-    if (rec && rec->missed_gap()) control["missed_gap"] = missed_gap_json(*rec, b.engine_order());
+    if (rec && rec->missed_gap())
+      control["missed_gap"] = missed_gap_json(*rec, b.engine_order(), b.gap_shares());
     // The last gap recovered as its one story where a longer one may be the one played: `recover` with the
     // moves typed still corrects it (Reconstructor::uncertain_recovery).
     if (rec && !rec->missed_gap() && rec->uncertain_recovery())

@@ -240,6 +240,14 @@ std::string offline_text(const json& board) {
   return text;
 }
 
+// A candidate's share as a percentage: "42 %", "<1 %" below half a percent, ">99 %" above 99.5.
+std::string share_text(double share) {
+  const double pct = share * 100;
+  if (pct < 0.5) return "<1 %";
+  if (pct > 99.5) return ">99 %";
+  return std::to_string(int(std::lround(pct))) + " %";
+}
+
 void print_status(const json& s) {
   std::cout << s.value("daemon", "eboardd") << " " << s.value("version", "") << " (" << s.value("mode", "")
             << "), up " << s.value("uptime_s", 0) << " s\n";
@@ -296,13 +304,20 @@ void print_status(const json& s) {
           std::cout << (first ? "" : " ") << (m.is_string() ? m.get<std::string>() : "?");
           first = false;
         }
-        std::cout << ")\n";
+        std::cout << ")";
+        // How sure the rules' ranking is of it (/status: share, 0 to 1).
+        if (cand.contains("share") && cand["share"].is_number())
+          std::cout << "  " << share_text(cand["share"].get<double>());
+        std::cout << "\n";
       }
       const std::size_t listed = gap.value("candidates", json::array()).size();
       const std::size_t total = gap.value("candidates_total", listed);
-      if (total > listed)
-        std::cout << "      ... and " << total - listed << " less likely (numbers up to " << total
-                  << " are taken; or type the moves)\n";
+      if (total > listed) {
+        std::cout << "      ... and " << total - listed << " less likely";
+        if (gap.contains("listed_share") && gap["listed_share"].is_number())
+          std::cout << ", " << share_text(1.0 - gap["listed_share"].get<double>()) << " together";
+        std::cout << " (numbers up to " << total << " are taken; or type the moves)\n";
+      }
     }
     // The last gap recovered as its one story, a longer one possible: the arbiter may still correct it.
     if (c.contains("recovered_gap") && c["recovered_gap"].is_object()) {
@@ -593,7 +608,10 @@ void add_control_commands(CLI::App& app, int& exit_code) {
   auto v = std::make_shared<Values>();
   const std::string control_note = " (needs the token)";
 
-  CLI::App* status = command(app, "status", "Show the daemon's boards and their games (GET /status)", v->t);
+  CLI::App* status = command(app, "status",
+                             "Show the daemon's boards and their games (GET /status); a missed gap's "
+                             "candidates with how sure the ranking is of each (its share of the likelihood)",
+                             v->t);
   status->callback([v, &exit_code] { exit_code = run(v->t, bhttp::verb::get, "/status", nullptr, false); });
 
   CLI::App* ng =

@@ -942,10 +942,14 @@ function gameState(id, ctl) {
     const all = gap.candidates || [];
     const shown = Math.min(all.length, MAX_CANDIDATES_SHOWN);
     const total = Math.max(gap.candidates_total || 0, all.length);
+    // The share of those not shown, when every one shown has its share (the rules' order).
+    const firsts = all.slice(0, shown);
+    const restShare = firsts.length && firsts.every((c) => typeof c.share === "number") ? Math.max(0, 1 - firsts.reduce((a, c) => a + c.share, 0)) : null;
     for (const c of all.slice(0, MAX_CANDIDATES_SHOWN)) {
       list.append(
         el("li", { "data-candidate": c.number },
           el("span", {}, (c.san || []).join(" ") + " "),
+          typeof c.share === "number" ? el("span", { class: "share", title: "how sure the ranking is of it, among the sequences listed and not" }, shareText(c.share) + " ") : "",
           el("button", { type: "button", class: "recover", disabled: dis, onclick: () => confirm("Take candidate " + c.number + " as the moves played on board " + id + "?") && act(id, "recover", { candidate: c.number }) }, "Take candidate " + c.number))
       );
     }
@@ -960,7 +964,7 @@ function gameState(id, ctl) {
             ? "Moves were made from ply " + gap.first_ply + " while the board was not followed, how many is not known" + (gap.last_ply ? ": " + (gap.last_ply - gap.first_ply + 1) + " plies or more" : "") + " (the moves since are held back until the gap is settled). The shortest sequences that explain the position (or type the moves played, of any number):"
             : "Plies " + gap.first_ply + "\u2013" + gap.last_ply + " were made while the board was not followed." + (gap.length_uncertain ? " The clock counts no presses: a longer sequence, with a piece's detour, may be the one played; typed below, it puts every later move at its ply." : "") + " The sequences that explain the position:"),
         list,
-        total > shown ? el("p", {}, "\u2026 and " + (total - shown) + " less likely (the likeliest are listed first): type the moves played instead.") : "",
+        total > shown ? el("p", {}, "\u2026 and " + (total - shown) + " less likely" + (restShare !== null ? ", " + shareText(restShare) + " together" : "") + " (the likeliest are listed first): type the moves played instead.") : "",
         el("form", { class: "actions", onsubmit: (ev) => {
           ev.preventDefault();
           if (typed.value.trim() && confirm("Record " + typed.value.trim() + " as the moves played on board " + id + "?")) act(id, "recover", { moves: typed.value.trim() });
@@ -983,6 +987,12 @@ function gameState(id, ctl) {
     );
   }
   return out;
+}
+
+// A candidate's share (0 to 1) as the page shows it: "42 %", "<1 %", ">99 %".
+function shareText(share) {
+  const pct = share * 100;
+  return pct < 0.5 ? "<1 %" : pct > 99.5 ? ">99 %" : Math.round(pct) + " %";
 }
 
 function moveCell(m) {

@@ -14,6 +14,9 @@
 // clock runs on move, with the reconnect's work (search_gap_harder). GAP_NO_SIDE_TO_MOVE=1 and GAP_ONE_WORK=1
 // search as this bench did before 2026-12-01 (evening): every story, one search's work. Each corpus also
 // prints, over the gaps the clock does not count, how many of those told k plies long were played longer.
+// Each corpus then prints how sure the list says it is against how often it is right: the share shown for
+// the first sequence, and for the first three together (rules/gap_share.hpp), by range, beside how often the
+// sequence played was there (a list lacking it counts as wrong).
 // Goal: among the first three in 90 % or more.
 // Arguments: gaps per length (200), the seed of the cut points (7919, the README's figures).
 // With an engine (GAP_ENGINE, a UCI engine's path, e.g. /usr/games/stockfish; the daemon's [gaps] ranker),
@@ -42,6 +45,7 @@
 #include "rules/gap_policy.hpp"
 #include "rules/gap_rank.hpp"
 #include "rules/gap_search.hpp"
+#include "rules/gap_share.hpp"
 #include "rules/notation.hpp"
 #include "rules/pgn.hpp"
 #include "tests/bench/corpus_draws.hpp"
@@ -154,6 +158,30 @@ void cut_mid_move(Gap& g) {
   g.evidence.hand_at_loss = lifted;
 }
 
+// How sure the ranking says it is against how often it is right (rules/gap_share.hpp): over the gaps whose
+// list holds two sequences or more, by the share shown for the first (and for the first three together), how
+// many gaps, the mean share shown, and how often the sequence played was the first (among the first three).
+// A list that lacks it (told shorter, cut short) counts as wrong: the arbiter cannot tell those apart.
+struct Calibration {
+  static constexpr std::array<double, 6> kBounds = {0.0, 0.25, 0.5, 0.75, 0.9, 1.0000001};
+  std::array<int, 5> gaps{}, right{};
+  std::array<double, 5> shown{};
+  void add(double share, bool hit) {
+    std::size_t b = 0;
+    while (b + 1 < gaps.size() && share >= kBounds[b + 1]) ++b;
+    ++gaps[b];
+    right[b] += hit;
+    shown[b] += share;
+  }
+  void add(const Calibration& c) {
+    for (std::size_t b = 0; b < gaps.size(); ++b) {
+      gaps[b] += c.gaps[b];
+      right[b] += c.right[b];
+      shown[b] += c.shown[b];
+    }
+  }
+};
+
 struct Row {
   int unique = 0, missed = 0, shorter = 0, all_top1 = 0, all_top3 = 0, engine_all_top1 = 0,
       engine_all_top3 = 0;
@@ -165,6 +193,7 @@ struct Row {
   std::array<int, 9> uncounted_told{}, uncounted_longer{};
   std::vector<double> rank_ms;    // the pure ranking's time per ambiguous gap
   std::vector<double> engine_ms;  // the engine ranker's time per ambiguous gap (the pure ranking's included)
+  Calibration first_share, three_share;  // the first's share, the first three's together
   void add(const Row& r) {
     gaps += r.gaps;
     unique += r.unique;
@@ -189,6 +218,8 @@ struct Row {
       uncounted_told[k] += r.uncounted_told[k];
       uncounted_longer[k] += r.uncounted_longer[k];
     }
+    first_share.add(r.first_share);
+    three_share.add(r.three_share);
     rank_ms.insert(rank_ms.end(), r.rank_ms.begin(), r.rank_ms.end());
     engine_ms.insert(engine_ms.end(), r.engine_ms.begin(), r.engine_ms.end());
   }
@@ -333,6 +364,16 @@ void count(Row& row, const Gap& g, int plies) {
   }
   const auto truth =
       r.plies == plies ? std::find(r.sequences.begin(), r.sequences.end(), g.truth) : r.sequences.end();
+  if (r.sequences.size() >= 2) {
+    const std::vector<std::size_t> shown = rank_gap_candidates(g.from, r.sequences, g.evidence);
+    const std::vector<double> shares = gap_sequence_shares(g.from, r.sequences, g.evidence);
+    const std::size_t at =
+        truth == r.sequences.end() ? shown.size() : std::size_t(truth - r.sequences.begin());
+    const std::size_t place = std::size_t(std::find(shown.begin(), shown.end(), at) - shown.begin());
+    row.first_share.add(shares[shown[0]], place == 0);
+    row.three_share.add(shares[shown[0]] + shares[shown[1]] + (shown.size() > 2 ? shares[shown[2]] : 0.0),
+                        place < 3);
+  }
   if (truth == r.sequences.end()) ++row.missed;  // told shorter, none found, or the list cut short
   if (r.plies != plies) ++row.shorter;           // told shorter, or none found
   if (r.plies == plies && r.sequences.size() == 1 && truth != r.sequences.end()) {
@@ -642,7 +683,23 @@ int main(int argc, char** argv) {
     std::printf("%-9s clock not counting: told k plies, played longer:", name);
     for (std::size_t k = 1; k <= 8; ++k)
       std::printf(" %zu: %d/%d", k, total.uncounted_longer[k], total.uncounted_told[k]);
-    std::printf("\n\n");
+    std::printf("\n");
+    // The shares shown (rules/gap_share.hpp) against how often they were right: calibrated where the two
+    // agree.
+    std::printf("%-9s share shown (gaps listing 2 or more): %-11s %6s %7s %7s | %-11s %6s %7s %7s\n", name,
+                "first", "gaps", "shown", "right", "first three", "gaps", "shown", "right");
+    for (std::size_t b = 0; b < total.first_share.gaps.size(); ++b) {
+      const Calibration& f = total.first_share;
+      const Calibration& t = total.three_share;
+      char range[16];
+      std::snprintf(range, sizeof range, "%.2f-%.2f", Calibration::kBounds[b],
+                    std::min(1.0, Calibration::kBounds[b + 1]));
+      std::printf("%-9s %37s %-11s %6d %6.1f%% %6.1f%% | %-11s %6d %6.1f%% %6.1f%%\n", name, "", range,
+                  f.gaps[b], f.gaps[b] ? 100.0 * f.shown[b] / f.gaps[b] : 0.0, pct(f.right[b], f.gaps[b]),
+                  range, t.gaps[b], t.gaps[b] ? 100.0 * t.shown[b] / t.gaps[b] : 0.0,
+                  pct(t.right[b], t.gaps[b]));
+    }
+    std::printf("\n");
   };
   Row std_total, c960_total, std_hand, c960_hand;
   report("standard", standard, std_total, false);

@@ -123,6 +123,22 @@ def settle(h, a, d, expected, ws_events, done):
         total = gap.get("candidates_total", -1)
         h.check(total >= len(sans) and len(sans) <= 16, f"/status lists {len(sans)} of {total} candidates")
         h.check(truth in sans or total > len(sans), f"the true moves {truth} are not among the candidates {sans}")
+        # How sure the ranking is (rules/gap_share.hpp): in the rules' order each listed candidate has its
+        # share, likeliest first, and the listed ones together no more than the whole; an engine's order has
+        # none (the shares weigh the rules' costs).
+        shares = [c.get("share") for c in gap["candidates"]]
+        if gap.get("ranked_by") == "engine":
+            h.check(all(x is None for x in shares) and "listed_share" not in gap,
+                    f"/status shows shares with the engine's order: {gap}")
+        else:
+            h.check(all(isinstance(x, (int, float)) and 0 <= x <= 1 for x in shares)
+                    and shares == sorted(shares, reverse=True)
+                    and abs(gap.get("listed_share", -1) - sum(shares)) < 0.01 + 0.001 * len(shares)
+                    and gap["listed_share"] <= 1.0005 and (total > len(sans) or gap["listed_share"] > 0.99),
+                    f"/status missed_gap shares {shares}, listed_share {gap.get('listed_share')}")
+            h.check(re.search(r"\)  (<1|>99|\d{1,2}) %\n", status.stdout) is not None,
+                    f"eboardctl status does not show the candidates' shares:\n{status.stdout}")
+            print(f"gap at plies {first}-{last}: shares {shares}", flush=True)
         # Wrong input first: refused in one line with a non-zero exit, the gap still waiting.
         for wrong in (["--moves", "a2a3 " * len(truth)], [str(total + 1)], ["1", "--moves", "e4"], []):
             bad = eboardctl(a, d, "recover", "A", *wrong)

@@ -140,6 +140,14 @@ def checks(h, cdp, d, eboardctl, pgn, expected, shots):
                    ".map(li => li.textContent)")
     h.check(all(" ".join(c["san"]) in t for c, t in zip(gap["candidates"], shown)),
             f"the candidates shown {shown} are /status's {[c['san'] for c in gap['candidates']]}")
+    # Each with how sure the ranking is of it, as /status's share (rounded to a percent; "<1 %", ">99 %").
+    def pct(x):
+        return "<1 %" if x * 100 < 0.5 else ">99 %" if x * 100 > 99.5 else f"{int(x * 100 + 0.5)} %"  # Math.round
+    spans = cdp.js("[...document.querySelectorAll('#board-view .missed-gap li[data-candidate] .share')]"
+                   ".map(s => s.textContent.trim())")
+    h.check(all("share" in c for c in gap["candidates"])
+            and spans == [pct(c["share"]) for c in gap["candidates"][:len(spans)]] and len(spans) == len(shown),
+            f"the page's shares {spans} are not /status's {[c.get('share') for c in gap['candidates']]}")
     # A gap told at its shortest on a clock that counts no presses: the page says a longer story may be the one.
     said = cdp.js("document.querySelector('#board-view .missed-gap p').textContent")
     h.check(("a longer sequence" in said) == bool(gap.get("length_uncertain")),

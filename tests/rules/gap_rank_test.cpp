@@ -14,6 +14,7 @@
 #include "tests/rules/uci_moves.hpp"
 
 using namespace eboard::rules;
+using eboard::rules::test::gap_to;
 using eboard::rules::test::move;
 using eboard::rules::test::play;
 
@@ -26,15 +27,6 @@ std::string line(Position p, const std::vector<Move>& moves) {
     p.do_move(m);
   }
   return out;
-}
-
-// The gap search's sequences from `from` to the board `played` leads to, as long as it.
-GapResult gap_to(const Position& from, const std::vector<std::string>& played) {
-  GapQuery q;
-  q.from = from;
-  q.board = play(from, played).board();
-  q.max_plies = int(played.size());
-  return search_gap(q);
 }
 
 }  // namespace
@@ -55,11 +47,7 @@ TEST(GapRank, ExchangeGainCountsTheExchangesThatFollow) {
 TEST(GapRank, ARecaptureMadeAtOnceComesBeforeOnePutOff) {
   // 4.Bxc6 dxc6 5.h3 h6 unseen: three orders reach the board; the one with dxc6 put off comes last.
   const Position from = play(Position::start(), {"e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"});
-  GapQuery q;
-  q.from = from;
-  q.board = play(from, {"b5c6", "d7c6", "h2h3", "h7h6"}).board();
-  q.max_plies = 4;
-  const GapResult r = search_gap(q);
+  const GapResult r = gap_to(from, {"b5c6", "d7c6", "h2h3", "h7h6"});
   ASSERT_EQ(r.plies, 4);
   ASSERT_EQ(r.sequences.size(), 3u);
   const std::vector<std::size_t> order = rank_gap_candidates(from, r.sequences);

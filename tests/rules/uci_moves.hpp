@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
 // Moves typed as UCI in the ranking's tests: one move of a position, and the position after several (each
-// one that is not legal there a test failure).
+// one that is not legal there a test failure), and the gap search's sequences to where several lead.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "rules/gap_search.hpp"
 #include "rules/notation.hpp"
 #include "rules/position.hpp"
 
@@ -28,6 +29,15 @@ inline Position play(Position p, const std::vector<std::string>& uci) {
     p.do_move(*m);
   }
   return p;
+}
+
+// The gap search's sequences from `from` to the board `played` (UCI) leads to, as long as it.
+inline GapResult gap_to(const Position& from, const std::vector<std::string>& played) {
+  GapQuery q;
+  q.from = from;
+  q.board = play(from, played).board();
+  q.max_plies = int(played.size());
+  return search_gap(q);
 }
 
 }  // namespace eboard::rules::test
