@@ -222,6 +222,12 @@ def settle(h, a, d, b, gap, alert):
         # Told shorter than played (a detour no board shows): the arbiter types the moves the scoresheets
         # give, more of them, to the same position; the plies since go out again at theirs.
         longer = recover_longer(a, d, b, first, last)
+        # Told at 4 plies or more (Reconstructor::kOpenLengthPlies) and short, the gap must have said that a
+        # longer story may be the one (the alert, /status and eboardctl status, checked alike above).
+        if longer and last - first + 1 >= 4 and not uncertain:
+            # ("moves-missed" first: no shorter story excuses it, shorter_story).
+            b.problems.append(f"moves-missed told at plies {first}-{last} was {longer - last} plies short and did "
+                              "not say its length is uncertain")
         if longer:
             b.told.append(f"told short, settled with the {longer - first + 1} plies played")
             last = longer
