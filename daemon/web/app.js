@@ -945,7 +945,7 @@ function gameState(id, ctl) {
     // The share of those not shown, when every one shown has its share (the rules' order).
     const firsts = all.slice(0, shown);
     const restShare = firsts.length && firsts.every((c) => typeof c.share === "number") ? Math.max(0, 1 - firsts.reduce((a, c) => a + c.share, 0)) : null;
-    for (const c of all.slice(0, MAX_CANDIDATES_SHOWN)) {
+    for (const c of firsts) {
       list.append(
         el("li", { "data-candidate": c.number },
           el("span", {}, (c.san || []).join(" ") + " "),

@@ -364,14 +364,19 @@ void count(Row& row, const Gap& g, int plies) {
   }
   const auto truth =
       r.plies == plies ? std::find(r.sequences.begin(), r.sequences.end(), g.truth) : r.sequences.end();
+  // The list as the arbiter reads it (ranked once, timed: the ranking's time per gap below) and its shares.
+  std::vector<std::size_t> order;
+  double rank_ms = 0;
   if (r.sequences.size() >= 2) {
-    const std::vector<std::size_t> shown = rank_gap_candidates(g.from, r.sequences, g.evidence);
+    const auto t0 = std::chrono::steady_clock::now();
+    order = rank_gap_candidates(g.from, r.sequences, g.evidence);
+    rank_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const std::vector<double> shares = gap_sequence_shares(g.from, r.sequences, g.evidence);
     const std::size_t at =
-        truth == r.sequences.end() ? shown.size() : std::size_t(truth - r.sequences.begin());
-    const std::size_t place = std::size_t(std::find(shown.begin(), shown.end(), at) - shown.begin());
-    row.first_share.add(shares[shown[0]], place == 0);
-    row.three_share.add(shares[shown[0]] + shares[shown[1]] + (shown.size() > 2 ? shares[shown[2]] : 0.0),
+        truth == r.sequences.end() ? order.size() : std::size_t(truth - r.sequences.begin());
+    const std::size_t place = std::size_t(std::find(order.begin(), order.end(), at) - order.begin());
+    row.first_share.add(shares[order[0]], place == 0);
+    row.three_share.add(shares[order[0]] + shares[order[1]] + (order.size() > 2 ? shares[order[2]] : 0.0),
                         place < 3);
   }
   if (truth == r.sequences.end()) ++row.missed;  // told shorter, none found, or the list cut short
@@ -394,10 +399,7 @@ void count(Row& row, const Gap& g, int plies) {
   row.search_top1 += in_search == 0;
   row.search_top3 += in_search < 3;
   const GapEvidence& ev = g.evidence;
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<std::size_t> order = rank_gap_candidates(g.from, r.sequences, ev);
-  row.rank_ms.push_back(
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  row.rank_ms.push_back(rank_ms);
   const std::size_t rank = std::size_t(std::find(order.begin(), order.end(), in_search) - order.begin());
   if (ranker) {
     const auto t1 = std::chrono::steady_clock::now();
