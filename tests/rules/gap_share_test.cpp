@@ -57,3 +57,17 @@ TEST(GapShare, SequencesOfOtherLengthsHaveNoShares) {
   EXPECT_TRUE(gap_sequence_shares(from, mixed).empty());
   EXPECT_TRUE(gap_sequence_shares(from, {}).empty());
 }
+
+TEST(GapShare, ABughouseGapWithDropsHasShares) {
+  // A knight from White's reserve dropped on d5 and h3 played, in either order, while Black plays a6 and
+  // a5: the ranking's costs weigh the drop as a move, and the shares are theirs.
+  auto p = Position::from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R[Nb] w KQkq - 2 3",
+                              Variant::Bughouse);
+  ASSERT_TRUE(p);
+  const GapResult r = gap_to(*p, {"N@d5", "a7a6", "h2h3", "a6a5"});
+  ASSERT_GE(r.sequences.size(), 2u);
+  const std::vector<double> shares = gap_sequence_shares(*p, r.sequences);
+  ASSERT_EQ(shares.size(), r.sequences.size());
+  EXPECT_NEAR(std::accumulate(shares.begin(), shares.end(), 0.0), 1.0, 1e-12);
+  for (double x : shares) EXPECT_TRUE(std::isfinite(x) && x >= 0 && x <= 1);
+}
