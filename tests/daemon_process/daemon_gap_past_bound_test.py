@@ -10,8 +10,9 @@ plugged in again between two moves. The window
 comes from the sim's own plan of the hands (`--print-plies`), so the run is the same every time. Then, as a
 broadcaster and an arbiter see it:
 
-1. one `moves-missed` alert for the gap, `length_unknown` and `past_bound`, `first_ply` the gap's first ply,
-   no `last_ply`; no other alert (no position-mismatch, no adopted position);
+1. one `moves-missed` alert for the gap, `length_unknown` and `past_bound`, `first_ply` the gap's first ply
+   (or the ply before, its press lost with the unplug and no move published for it), no `last_ply`; no
+   other alert (no position-mismatch, no adopted position);
 2. while the gap holds the game's moves: /status's `control.missed_gap` says the same, no `move` event at or
    after the gap's first ply has gone out on /ws, /games.pgn holds none of the moves made since the gap;
 3. `eboardctl recover BOARD --moves` with one move short, and with one move too many, is refused with a
@@ -82,7 +83,7 @@ def start_sim(h, a, pgn, plies):
             "--print-plies"]
     plan = plan_of(a.eboardctl, args)
     f, n = a.first, a.length
-    unplug = (plan[f - 1][2] + plan[f][0]) // 2
+    unplug = unplug_ms(plan, f)
     back = plan[f + n - 1][2] + (plan[f + n][0] - plan[f + n - 1][2]) // 4
     args += ["--reopen-at", f"{unplug / 1000:.3f}", "--reopen-gap", str(back - unplug)]
     print(f"game {a.game}: {plies} plies at {a.speed:g}x; unplugged at {unplug / 1000:.1f} s for "
@@ -157,6 +158,17 @@ def run(h, a, pgn, expected):
     # longer, and what follows is checked for the gap the board showed (from the position it tells of).
     # The sim itself may plug the board in late on a loaded machine (its log says when): every ply pressed by
     # then is the gap's too.
+    # Likewise at its start: the press before the unplug, written a few tenths of a second before it at 6x, may
+    # still be in the line when the board goes (lost with it, as with a cable pulled): the daemon then never
+    # saw that ply, published no move for it, and the gap begins a ply earlier, from where it lost the game.
+    said_first = next((e.get("first_ply") for e in alerts() if e.get("code") == "moves-missed"), None)
+    if said_first == first - 1 and not [e for e in ws.snapshot() if e.get("type") == "move"
+                                        and e.get("board") == BOARD and e.get("ply") == first - 1]:
+        print(f"ply {first - 1}'s press was not read before the unplug (the board went "
+              f"{(unplug_ms(plan, first) - plan[first - 1][2]) / a.speed:.0f} ms after it): the gap is plies "
+              f"{first - 1}-{last}", flush=True)
+        first, n = first - 1, n + 1
+        gap_moves = expected[first - 1:last]
     shown = next((ply_shown(expected, e["fen"]) for e in alerts() if e.get("fen")), None)
     back_ms = plugged_in_at(sim_log)
     pressed_by_then = max([last] + [k for k, (_, _, press) in plan.items()
@@ -243,6 +255,11 @@ def run(h, a, pgn, expected):
     ws.close()
     rc = d.stop()
     h.check(rc == 0, f"SIGTERM: exit {rc}")
+
+
+def unplug_ms(plan, first):
+    """When the board goes (game ms): halfway between the press before the gap and the gap's first touch."""
+    return (plan[first - 1][2] + plan[first][0]) // 2
 
 
 def sim_done(log):
