@@ -599,7 +599,7 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
     follow_unexplained_press(press);
     return;
   }
-  if (presser == to_move) {
+  const auto wait_on_the_movers_press = [&] {
     wait_.start(press, t + cfg_.mismatch_ms);
     // A board showing a legal move when the press is read shows the move pressed: it is completed now
     // (press_read_after_scan), also when the opponent's first lifts share that scan. Not a board that is
@@ -621,6 +621,9 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
       decide_pending(t);
     else
       wait_.decide_at(decide_at);
+  };
+  if (presser == to_move) {
+    wait_on_the_movers_press();
     return;
   }
   // The player not on move pressed: the mover's press was not read in time, or was not explained yet.
@@ -632,8 +635,17 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   // gap's length waiting for this very press (the hall's blitz game 212: 31.Bxh6 pressed unseen, the queen
   // in Black's hand at the reading for 32...Qh4, set down and pressed in the next scan): it tells it.
   if (wait_.pending()) {
+    const bool gap_suspected = gaps_.suspected();
+    const int plies = game_.ply_count();
     resolve_pending_on_settle(t, true);
-    press_tells_waiting_length(press);
+    if (press_tells_waiting_length(press)) return;
+    // Or it can recover the gap up to the pending press with this presser's move shown after it: this press
+    // is that move's (the hall at 3x, seed 815521794: 9.g3 .. 13.Ngf3 unseen, 13...f6 set down after the
+    // reading and pressed; its press dropped, every later move went out a press late and the game's last two
+    // never).
+    if (gap_suspected && game_.ply_count() > plies && !wait_.pending() && !game_.outcome() &&
+        game_.position().side_to_move() == presser && matching_successor())
+      wait_on_the_movers_press();
   }
 }
 
