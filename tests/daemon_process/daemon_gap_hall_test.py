@@ -22,6 +22,7 @@ sequence ranked among them.
 
 usage: daemon_gap_hall_test.py EBOARDD EBOARDCTL SHARED_DIR [--speed R] [--seed S] [--boards N]
                                [--back between,set,hand] [--allow-unshowable-length] [--hold-uncounted]
+                               [--first LO,HI] [--lengths LO,HI]
 exit 77 (skipped) without the corpora in SHARED_DIR
 """
 import os
@@ -123,17 +124,21 @@ def plan_of(eboardctl, args):
     return plan
 
 
-def choose(shared, seed, count, backs, firsts=(8, 14)):
+def choose(shared, seed, count, backs, firsts=(8, 14), span=None):
     """`count` boards: corpus games long enough for their gap, a quarter of them Chess960; one board in four
     unplugged with a move under way; each of `backs` (BACK's names) in turn for how they are plugged in again;
-    each gap's first ply at random within `firsts`."""
+    each gap's first ply at random within `firsts`; its length from LENGTHS, or each length of `span` (LO, HI)
+    in turn."""
     rng = random.Random(seed)
     standard = ep.corpus_file(shared)
     c960 = os.path.join(shared, CHESS960)
     if not os.path.isfile(c960):
         print(f"skipped: {c960} is absent")
         sys.exit(ep.SKIP)
-    lengths = (LENGTHS * 2)[:count]
+    if span is None:
+        lengths = (LENGTHS * 2)[:count]
+    else:
+        lengths = [span[0] + k % (span[1] - span[0] + 1) for k in range(count)]
     rng.shuffle(lengths)
     n960 = max(1, count // 4)
     boards, used = [], set()
@@ -466,6 +471,9 @@ def main():
     ap.add_argument("--first", default="8,14", metavar="LO,HI",
                     help="each gap's first ply, at random within these (8,14: the opening's end; later gaps meet "
                          "emptier, sharper boards)")
+    ap.add_argument("--lengths", metavar="LO,HI",
+                    help="each gap's length in plies, every length within these in turn (default: 1 to 8, the "
+                         "longer ones twice; 9,10: the late reconnects the daemon still searches)")
     a = ap.parse_args()
     try:
         firsts = tuple(int(x) for x in a.first.split(","))
@@ -473,6 +481,14 @@ def main():
             raise ValueError
     except ValueError:
         ap.error("--first takes LO,HI with 1 <= LO <= HI")
+    span = None
+    if a.lengths:
+        try:
+            span = tuple(int(x) for x in a.lengths.split(","))
+            if len(span) != 2 or not 1 <= span[0] <= span[1]:
+                raise ValueError
+        except ValueError:
+            ap.error("--lengths takes LO,HI with 1 <= LO <= HI")
     if a.seed is None:
         a.seed = random.randrange(1, 1 << 30)
     print(f"seed {a.seed} (--seed {a.seed} repeats the boards, games and gaps), {a.boards} boards at {a.speed:g}x",
@@ -480,7 +496,7 @@ def main():
     backs = a.back.split(",")
     if not backs or any(b not in BACK for b in backs):
         ap.error(f"--back takes some of {','.join(BACK)}")
-    boards = choose(a.shared, a.seed, a.boards, backs, firsts)
+    boards = choose(a.shared, a.seed, a.boards, backs, firsts, span)
     with ep.Harness("daemon-gap-hall") as h:
         try:
             run(h, a, boards)
