@@ -1136,6 +1136,14 @@ bool Reconstructor::tell_gap_past_bound_from_read_board(const PendingPress& pres
                                                    color_of((*read)[q]) != press.presser);
     if (lifted_only) return tell_gap_past_bound_at(press.t_ms, *read, ~press.presser);
   }
+  // Pressed in sight, the lever seen still after the link came back, the board unchanged since the reading:
+  // the presser's move is the last the board read shows (set down while the board was away, pressed once it
+  // was back), the gap ends there, the other side on move; told at this press, not left to the mismatch time
+  // (the hall's blitz game 176: ten plies unseen and 10.a4 set down, pressed half a second after the
+  // reading). (A press read first after the link (across_link) may be one the reading's hand made before it:
+  // above.)
+  if (!press.across_link && physical_ == *read)
+    return tell_gap_past_bound_at(press.t_ms, *read, ~press.presser);
   // Else the presser was on move on the board read, and his one legal move from it is on the board now. (Not
   // the board read itself: a hand may have been at work on it, its piece in the air.) His hand may have been
   // at work on it already, his piece lifted when it was read and set down since (the suite's past-bound gap

@@ -1223,4 +1223,19 @@ TEST(GapHallCaptures, EveryCaptureTellsTheSameWhenTheDaemonReadsTheReconnectLate
   EXPECT_GE(captures, 55);  // the captures above
 }
 
+// daemon_gap_hall_test --speed 3 --seed 1006209789 --lengths 9,10, board B: blitz corpus game 176 (60+0),
+// unplugged with 5.Nf3 under way (ply 9), plugged in again with plies 9-18 made and 10.a4 (ply 19) set down,
+// not pressed: 11 plies from the last known position, past the search's bound (10). White pressed 0.5 s after
+// the reading, nothing changed on the board. That press was searched again as the board was read (no move of
+// White's from it), and at the mismatch time a position-mismatch was told; the gap was told past the bound
+// only at Black's press 8 s later. Right: the press, the board unchanged since the reading, ends the gap at
+// the board read with Black on move: one moves-missed past the bound from ply 9 at that press, no other
+// alert, nothing published from ply 9 on until the arbiter gives the gap's moves; then every move at its ply.
+TEST(GapHallCaptures, ThePressOfTheMoveShownAtAReadingPastTheBoundTellsTheGap) {
+  const std::string played = "d4 c5 c4 cxd4 Qxd4 Nc6 Qd1 Nf6 Nf3 g6 e3 Bg7 Be2 O-O O-O d6 Nc3 Bg4 a4";
+  expect_past_bound_told("past_bound_read_with_the_movers_move_set_down_pressed_after.cap", played, 9);
+  expect_past_bound_settled("past_bound_read_with_the_movers_move_set_down_pressed_after.cap",
+                            played + " Rc8 a5 Be6 b3 Ne5 Bb2 Nxf3 Bxf3", 9, 19, 27);
+}
+
 }  // namespace eboard
