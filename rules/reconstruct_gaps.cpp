@@ -1150,7 +1150,17 @@ bool Reconstructor::tell_gap_past_bound_from_read_board(const PendingPress& pres
   // of 13 plies on a loaded machine: the a8 rook in Black's hand at the reading, ...Rb8 set down and pressed
   // in the next read): the gap then ends at the board read with that piece put back on the square it left.
   const std::optional<ReadMove> pressed = move_from_the_read_board(*read, press.presser);
-  if (!pressed) return false;
+  if (!pressed) {
+    // Pressed in sight, only the presser's pieces set down since the reading, in a way no move from the board
+    // read shows (a capture whose victim was already lifted when it was read: the hall's blitz game 25, ten
+    // plies unseen and 10...dxe5 under way, the e5 pawn off the board and Black's in the hand): his move is
+    // on the board now, the gap's last ply; the gap ends there, the other side on move.
+    bool only_his = !press.across_link;
+    for (Square q = 0; q < 64 && only_his; ++q)
+      only_his =
+          physical_[q] == (*read)[q] || physical_[q] == NO_PIECE || color_of(physical_[q]) == press.presser;
+    return only_his && tell_gap_past_bound_at(press.t_ms, physical_, ~press.presser);
+  }
   if (!pressed->unique) {
     // (Two squares the piece could have left: the board read does not tell where the gap ended; the board
     // now does, the pressed move the gap's last ply.)

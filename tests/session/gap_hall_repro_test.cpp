@@ -1238,4 +1238,20 @@ TEST(GapHallCaptures, ThePressOfTheMoveShownAtAReadingPastTheBoundTellsTheGap) {
                             played + " Rc8 a5 Be6 b3 Ne5 Bb2 Nxf3 Bxf3", 9, 19, 27);
 }
 
+// daemon_gap_hall_test --speed 3 --seed 159374802 --lengths 9,10, board B: blitz corpus game 25 (180+0),
+// unplugged with 5...e5 under way (ply 10), plies 10-19 made unseen, plugged in again with 10...dxe5 (ply 20)
+// under way: the white pawn already lifted from e5, Black's d-pawn in the hand, set down on e5 62 ms after
+// the reading and pressed 0.4 s later. No Black move from the board read shows the board at the press (the
+// victim is not on it), so that press told nothing; a position-mismatch at the mismatch time, the gap past
+// the bound only at White's next press. Right: a press in sight, only the presser's pieces set down since the
+// reading: his move is on the board now, the gap's last ply; one moves-missed past the bound from ply 10 at
+// that press, no other alert, nothing published until the arbiter gives the gap's moves; then each at its
+// ply.
+TEST(GapHallCaptures, ACaptureWhoseVictimWasLiftedBeforeAReadingPastTheBoundEndsTheGapAtItsPress) {
+  const std::string played = "e4 d6 d4 Nf6 Nc3 g6 d5 Bg7 Nf3 e5 dxe6 Bxe6 Bg5 a5 Qe2 O-O O-O-O Na6 e5 dxe5";
+  expect_past_bound_told("past_bound_read_with_a_capture_under_way_its_victim_lifted.cap", played, 10);
+  expect_past_bound_settled("past_bound_read_with_a_capture_under_way_its_victim_lifted.cap",
+                            played + " Rxd8 Raxd8 Bxf6 Bxf6 Qe4 Nc5 Qe1 a4", 10, 20, 28);
+}
+
 }  // namespace eboard
