@@ -1136,14 +1136,6 @@ bool Reconstructor::tell_gap_past_bound_from_read_board(const PendingPress& pres
                                                    color_of((*read)[q]) != press.presser);
     if (lifted_only) return tell_gap_past_bound_at(press.t_ms, *read, ~press.presser);
   }
-  // Pressed in sight, the lever seen still after the link came back, the board unchanged since the reading:
-  // the presser's move is the last the board read shows (set down while the board was away, pressed once it
-  // was back), the gap ends there, the other side on move; told at this press, not left to the mismatch time
-  // (the hall's blitz game 176: ten plies unseen and 10.a4 set down, pressed half a second after the
-  // reading). (A press read first after the link (across_link) may be one the reading's hand made before it:
-  // above.)
-  if (!press.across_link && physical_ == *read)
-    return tell_gap_past_bound_at(press.t_ms, *read, ~press.presser);
   // Else the presser was on move on the board read, and his one legal move from it is on the board now. (Not
   // the board read itself: a hand may have been at work on it, its piece in the air.) His hand may have been
   // at work on it already, his piece lifted when it was read and set down since (the suite's past-bound gap
@@ -1151,10 +1143,13 @@ bool Reconstructor::tell_gap_past_bound_from_read_board(const PendingPress& pres
   // in the next read): the gap then ends at the board read with that piece put back on the square it left.
   const std::optional<ReadMove> pressed = move_from_the_read_board(*read, press.presser);
   if (!pressed) {
-    // Pressed in sight, only the presser's pieces set down since the reading, in a way no move from the board
-    // read shows (a capture whose victim was already lifted when it was read: the hall's blitz game 25, ten
-    // plies unseen and 10...dxe5 under way, the e5 pawn off the board and Black's in the hand): his move is
-    // on the board now, the gap's last ply; the gap ends there, the other side on move.
+    // Pressed in sight (the lever seen still after the link came back), nothing but the presser's pieces set
+    // down since the reading, and no move from the board read shows that: his move is on the board now, the
+    // gap ends there, the other side on move; told at this press, not left to the mismatch time. The board
+    // unchanged since the reading (the hall's blitz game 176: ten plies unseen and 10.a4 set down, pressed
+    // half a second after the reading), or a capture whose victim was already lifted when it was read (blitz
+    // game 25: 10...dxe5 under way, the e5 pawn off the board and Black's in the hand). (A press read first
+    // after the link, across_link, may be one the reading's hand made before it: above.)
     bool only_his = !press.across_link;
     for (Square q = 0; q < 64 && only_his; ++q)
       only_his =

@@ -475,20 +475,18 @@ def main():
                     help="each gap's length in plies, every length within these in turn (default: 1 to 8, the "
                          "longer ones twice; 9,10: the late reconnects the daemon still searches)")
     a = ap.parse_args()
-    try:
-        firsts = tuple(int(x) for x in a.first.split(","))
-        if len(firsts) != 2 or not 1 <= firsts[0] <= firsts[1]:
-            raise ValueError
-    except ValueError:
-        ap.error("--first takes LO,HI with 1 <= LO <= HI")
-    span = None
-    if a.lengths:
+
+    def span_of(option, text):
         try:
-            span = tuple(int(x) for x in a.lengths.split(","))
-            if len(span) != 2 or not 1 <= span[0] <= span[1]:
-                raise ValueError
+            lo, hi = (int(x) for x in text.split(","))
+            if 1 <= lo <= hi:
+                return lo, hi
         except ValueError:
-            ap.error("--lengths takes LO,HI with 1 <= LO <= HI")
+            pass
+        ap.error(f"{option} takes LO,HI with 1 <= LO <= HI")
+
+    firsts = span_of("--first", a.first)
+    span = span_of("--lengths", a.lengths) if a.lengths else None
     if a.seed is None:
         a.seed = random.randrange(1, 1 << 30)
     print(f"seed {a.seed} (--seed {a.seed} repeats the boards, games and gaps), {a.boards} boards at {a.speed:g}x",
