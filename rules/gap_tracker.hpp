@@ -99,6 +99,7 @@ class GapTracker {
     length_ = Length::Open;
     first_board_dump_ = first_board;
     unexplained_.reset();
+    deferred_.reset();
   }
   bool suspected() const { return suspected_; }
   // When the board that raised the suspicion was read, and its place in the stream (the board changes read
@@ -110,6 +111,7 @@ class GapTracker {
     suspected_ = false;
     unexplained_.reset();
     unsettled_.reset();
+    deferred_.reset();
     dump_wait_ = DumpWait::None;
     held_lift_.reset();
   }
@@ -123,10 +125,10 @@ class GapTracker {
   // The suspected whole board, the hands at work on it before it ever came to rest (the next move made at
   // once): not searched, not judged, only read.
   const std::optional<std::array<Piece, 64>>& read_unsettled() const { return unsettled_; }
-  // The board the next press may tell a gap past the search's bound from: the one no story explained, or
-  // the one read and never at rest.
+  // The board the next press may tell a gap past the search's bound from: the one no story explained, the
+  // one read and never at rest, or the one whose search was deferred for a hand at work on it (begin_wait).
   const std::optional<std::array<Piece, 64>>& read_board_unexplained() const {
-    return unexplained_ ? unexplained_ : unsettled_;
+    return unexplained_ ? unexplained_ : unsettled_ ? unsettled_ : deferred_;
   }
   bool first_board_dump() const { return first_board_dump_; }
   // The suspected dump showed a hand at work: its search waits for the next press, or for the mismatch time.
@@ -249,6 +251,7 @@ class GapTracker {
     held_untouched_ = true;
     held_lift_.reset();
     victim_.reset();
+    deferred_ = judged;
   }
 
   Link link_ = Link::Read;
@@ -264,6 +267,7 @@ class GapTracker {
   bool first_board_dump_ = false;
   std::optional<std::array<Piece, 64>> unexplained_;
   std::optional<std::array<Piece, 64>> unsettled_;  // read_unsettled
+  std::optional<std::array<Piece, 64>> deferred_;   // the board a dump's wait began on
   std::uint32_t held_ = 0;
   std::optional<Square> victim_;
   bool held_judged_ = false;

@@ -1032,7 +1032,10 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   if (gaps_.suspected() && recover_gap(t, &press)) return;
   // A story found whose length waits for the next press (GapTracker::Length): not a board nothing explains.
   if (gaps_.suspected() && gaps_.length() == GapTracker::Length::Waiting) return;
-  // A reconnect's board past the search's bound, then the presser's move from it (or his move shown on it).
+  // A reconnect's board read with the hand at work within the bound, the board now past it (his move from it
+  // the one past), or the board read past the search's bound, then the presser's move from it (or his move
+  // shown on it).
+  if (gaps_.suspected() && recover_gap_before_the_pressed_move(press)) return;
   if (gaps_.suspected() && tell_gap_past_bound_from_read_board(press)) return;
   if (gaps_.suspected() || phase_.mismatch_told() || adopt_candidate_) {
     // A board nothing explains: told once (position-mismatch), not at every press; play going on from a

@@ -546,12 +546,19 @@ class Reconstructor {
   // the bound does, told the ordinary way.
   bool tell_gap_past_bound(const PendingPress& press);
   // A reconnect's (or a restart's) whole board, read at rest, that no story within the search's bound
-  // explains, or read and never at rest (the next move made at once, so never searched:
-  // GapTracker::read_board_unexplained), then `press` by the side on move there with one legal move
-  // of his from it on the board now: the gap ends at the board read, longer than the search reaches. Told
-  // so (as tell_gap_past_bound), and the pressed move is the first after the gap, held back with the rest.
-  // False: not such a press, or a story within the bound reaches the board read.
+  // explains, read and never at rest (the next move made at once, so never searched), or read with a
+  // hand at work and its search deferred (GapTracker::read_board_unexplained), then `press` by the side on
+  // move there with one legal move of his from it on the board now: the gap ends at the board read, longer
+  // than the search reaches. Told so (as tell_gap_past_bound), and the pressed move is the first after the
+  // gap, held back with the rest. False: not such a press, or a story within the bound reaches the board
+  // read.
   bool tell_gap_past_bound_from_read_board(const PendingPress& press);
+  // A reconnect's board read with the hand at work (its search deferred, or never at rest) within the
+  // search's bound, the board at `press` a ply past it: the presser's one legal move from the board read (his
+  // piece put back where it was lifted from) is on the board now. The gap's stories end at the board read,
+  // him on move; his move is the first after the gap (the hall's blitz game 197: ten plies unseen, 10.Rd1's
+  // rook in the hand at the reading, the board at the press eleven plies away). True when told.
+  bool recover_gap_before_the_pressed_move(const PendingPress& press);
   // The gap from the game's position to `board` with `on_move` to move, when no story within the search's
   // bound (or none it could finish) reaches it: moves-missed with past_bound, the game adopted from the
   // board's position, the moves after it held. False: a story within the bound, no position, or drops.
@@ -577,6 +584,12 @@ class Reconstructor {
   };
   std::optional<ReadMove> move_from_the_read_board(const std::array<Piece, 64>& read, Color mover,
                                                    bool with_reply = false) const;
+  // Every such board and move (those from the board as read, when there are any: no piece put back then).
+  std::vector<ReadMove> moves_from_the_read_board(const std::array<Piece, 64>& read, Color mover,
+                                                  bool with_reply = false) const;
+  // The same to the board `now` instead of the board as it is.
+  std::vector<ReadMove> moves_from_the_read_board_to(const std::array<Piece, 64>& read, Color mover,
+                                                     bool with_reply, const std::array<Piece, 64>& now) const;
   // At the mismatch time, the gap's length still waiting with the story a ply longer unsearched (past the
   // bound): which length is the gap's, no press told. The stories within the bound, all pressed, are told
   // as candidates with the length unknown (MissedGap::Length::Unknown): the game goes on from the board

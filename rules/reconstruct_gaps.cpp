@@ -1153,7 +1153,9 @@ bool Reconstructor::tell_gap_past_bound_from_read_board(const PendingPress& pres
     bool only_his = !press.across_link;
     for (Square q = 0; q < 64 && only_his; ++q)
       only_his =
-          physical_[q] == (*read)[q] || physical_[q] == NO_PIECE || color_of(physical_[q]) == press.presser;
+          physical_[q] == (*read)[q] ||
+          (physical_[q] == NO_PIECE && ((*read)[q] == NO_PIECE || color_of((*read)[q]) == press.presser)) ||
+          (physical_[q] != NO_PIECE && color_of(physical_[q]) == press.presser);
     return only_his && tell_gap_past_bound_at(press.t_ms, physical_, ~press.presser);
   }
   if (!pressed->unique) {
@@ -1167,42 +1169,88 @@ bool Reconstructor::tell_gap_past_bound_from_read_board(const PendingPress& pres
   return true;
 }
 
+bool Reconstructor::recover_gap_before_the_pressed_move(const PendingPress& press) {
+  const std::optional<std::array<Piece, 64>>& read = gaps_.read_board_unexplained();
+  if (!read || game_.outcome() || has_drops(game_.position().variant())) return false;
+  // Of the boards read with his piece put back, the one a story within the bound reaches (the rook of 10.Rd1
+  // from f1 or from e1: only f1 is within ten plies).
+  // (Or on the board as it was at the press, the opponent's pieces read there and lifted since put back: the
+  // press decided later, or read in one burst with his hand at work on his next move.)
+  std::vector<ReadMove> moves = moves_from_the_read_board(*read, press.presser);
+  if (moves.empty()) {
+    const BoardState* at = state_at(press.t_ms);
+    std::array<Piece, 64> pressed_on = at ? at->board : physical_;
+    for (Square q = 0; q < 64; ++q)
+      if (pressed_on[q] == NO_PIECE && (*read)[q] != NO_PIECE && color_of((*read)[q]) != press.presser)
+        pressed_on[q] = (*read)[q];
+    if (pressed_on != physical_)
+      moves = moves_from_the_read_board_to(*read, press.presser, false, pressed_on);
+  }
+  std::optional<ReadMove> within;
+  for (const ReadMove& m : moves) {
+    GapQuery q = gap_query(m.board, press.presser);
+    q.max_candidates = 1;  // whether one exists
+    const GapResult found = search_gap_harder(q);
+    if (found.plies == 0 || found.exhausted) continue;
+    if (within) return false;  // two: the board read does not tell which
+    within = m;
+  }
+  if (!within) return false;
+  // The gap ends at the board read (his piece put back), his move from it the first after the gap.
+  gaps_.forget_searched();
+  if (!recover_gap_on(press.t_ms, nullptr, within->board, false, press.presser)) return false;
+  if (const Successor* s = matching_successor()) {
+    commit_current(*s, press.t_ms, press.clock);
+  } else if (game_.position().side_to_move() == press.presser &&
+             MoveList(game_.position()).contains(within->move)) {
+    const Successor pressed{within->move, board_after(display_, game_.position(), within->move)};
+    commit(pressed, press.t_ms, press.clock, touches_.size(), 0, false);
+  }
+  return true;
+}
+
 std::optional<Reconstructor::ReadMove> Reconstructor::move_from_the_read_board(
     const std::array<Piece, 64>& read, Color mover, bool with_reply) const {
-  std::optional<ReadMove> found;
-  const auto take = [&](const ReadMove& m) {
-    if (found) {
-      found->unique = false;
-      return;
-    }
-    found = m;
-  };
+  std::vector<ReadMove> all = moves_from_the_read_board(read, mover, with_reply);
+  if (all.empty()) return std::nullopt;
+  all.front().unique = all.size() == 1;
+  return all.front();
+}
+
+std::vector<Reconstructor::ReadMove> Reconstructor::moves_from_the_read_board(
+    const std::array<Piece, 64>& read, Color mover, bool with_reply) const {
+  return moves_from_the_read_board_to(read, mover, with_reply, physical_);
+}
+
+std::vector<Reconstructor::ReadMove> Reconstructor::moves_from_the_read_board_to(
+    const std::array<Piece, 64>& read, Color mover, bool with_reply, const std::array<Piece, 64>& now) const {
+  std::vector<ReadMove> found;
   const auto try_board = [&](const std::array<Piece, 64>& base) {
     const auto from = board_position(mover, base);
     if (!from) return;
     for (Move m : MoveList(*from)) {
       const std::array<Piece, 64> after = board_after(base, *from, m);
-      if (after == physical_) {
-        take(ReadMove{base, true, m, false});
+      if (after == now) {
+        found.push_back(ReadMove{base, true, m, false});
         continue;
       }
       if (!with_reply) continue;
       Position next = *from;
       next.do_move(m);
       for (Move reply : MoveList(next))
-        if (board_after(after, next, reply) == physical_) take(ReadMove{base, true, m, true});
+        if (board_after(after, next, reply) == now) found.push_back(ReadMove{base, true, m, true});
     }
   };
   try_board(read);
-  if (found) return found;
+  if (!found.empty()) return found;
   // His piece put back: a square empty on both boards (the one it left), a kind of his (a pawn for a
   // promotion); or the square it left, set back there, another piece of his moved since.
   for (Square q = 0; q < 64; ++q) {
     if (read[q] != NO_PIECE) continue;
-    if (physical_[q] != NO_PIECE) {
-      if (color_of(physical_[q]) != mover) continue;
+    if (now[q] != NO_PIECE) {
+      if (color_of(now[q]) != mover) continue;
       std::array<Piece, 64> base = read;
-      base[q] = physical_[q];
+      base[q] = now[q];
       try_board(base);
       continue;
     }
@@ -1875,7 +1923,13 @@ bool Reconstructor::follow_unexplained_press(const PendingPress& press) {
     for (Move m : MoveList(from)) {
       if (from.side_to_move() != press.presser) break;
       if (board_after(adopt_candidate_->board, from, m) != physical_) continue;
-      adopt_position(from, press.t_ms, "play went on from a position no legal moves explain");
+      // After the board was out of sight (a reconnect, a restart), a position no story within the search's
+      // bound reaches is a gap past it: the moves made meanwhile unknown, so are the plies of those after
+      // (the hall's blitz game 433: adopted, every later move went out ten plies early). Told as one, the
+      // moves held back until the arbiter gives the gap's.
+      if (!gaps_.suspected() ||
+          !tell_gap_past_bound_at(press.t_ms, adopt_candidate_->board, from.side_to_move()))
+        adopt_position(from, press.t_ms, "play went on from a position no legal moves explain");
       Successor s{m, physical_, false, false};
       commit(s, press.t_ms, press.clock, touches_.size(), SIZE_MAX, false);
       return true;

@@ -211,6 +211,19 @@ void expect_past_bound_settled(const std::string& name, const std::string& game,
   EXPECT_EQ(t.last_ply, last_ply);
 }
 
+// expect_hall_gap_told, then the capture replayed again with the arbiter giving the gap's moves as played
+// (`game`'s plies `first` to `last`) as soon as it is told: accepted.
+void expect_hall_gap_told_and_settled(const std::string& name, const std::string& game, int first, int last,
+                                      int last_ply) {
+  expect_hall_gap_told(name, game, first, last, last_ply);
+  const auto moves = words(game);
+  std::string gap;
+  for (int ply = first; ply <= last; ++ply) gap += moves[std::size_t(ply - 1)] + " ";
+  const Told settled = replay_hall_capture(name, game, first, last, {}, 0, gap);
+  ASSERT_TRUE(settled.gap_refused) << "no gap waited for the arbiter";
+  EXPECT_EQ(*settled.gap_refused, "") << "the moves played refused";
+}
+
 }  // namespace
 
 // daemon_gap_hall_test --speed 6 --seed 786857189, board F: blitz corpus game 60 (300+0), the board unplugged
@@ -1252,6 +1265,36 @@ TEST(GapHallCaptures, ACaptureWhoseVictimWasLiftedBeforeAReadingPastTheBoundEnds
   expect_past_bound_told("past_bound_read_with_a_capture_under_way_its_victim_lifted.cap", played, 10);
   expect_past_bound_settled("past_bound_read_with_a_capture_under_way_its_victim_lifted.cap",
                             played + " Rxd8 Raxd8 Bxf6 Bxf6 Qe4 Nc5 Qe1 a4", 10, 20, 28);
+}
+
+// daemon_gap_hall_test --speed 6 --lengths 9,10 (its seed not kept), board I: blitz corpus game 433 (300+0),
+// plies 14-23 (e6 Nf3 Bb4 Nb5 O-O Ng5 h6 Nf3 Qc8 g3) made unseen, plugged in again with Black's a-pawn in the
+// hand for 12...a6 (ply 24). The reading's search waited for the hand; the pawn was set on a6 and pressed:
+// that board is 11 plies from the last known one, past the bound, and the board read was never searched, so
+// nothing was told at the press; at White's next press the game was adopted from the board, and every later
+// move went out ten plies early (25.Nc3 as ply 15). Right: the board read with the pawn put back on a7 is
+// within ten plies: the gap told as plies 14-23 at Black's press, 12...a6 the first move after it, every move
+// at its ply; the arbiter's moves for the gap accepted.
+TEST(GapHallCaptures, APieceInTheHandAtAReadingTenPliesOnEndsTheGapBeforeItsMove) {
+  expect_hall_gap_told_and_settled(
+      "ten_plies_read_with_a_pawn_in_the_hand_the_press_a_ply_past_the_bound.cap",
+      "d4 d5 Qd3 Nf6 f4 Nc6 Nc3 g6 Be3 Bf5 O-O-O Bxd3 exd3 e6 Nf3 Bb4 Nb5 O-O Ng5 h6 Nf3 Qc8 g3 a6 Nc3 a5 a3 "
+      "Bxc3 bxc3 Qd7 Ne5 Nxe5",
+      14, 23, 32);
+}
+
+// daemon_gap_hall_test --speed 3 --seed 399411386 --lengths 9,10, board C: blitz corpus game 197 (420+0),
+// plies 9-18 (O-O Bc5 d4 Bxd4 c3 Bxe5 Qxd8 Kxd8 f4 Bd6) made unseen, plugged in again with White's f1 rook in
+// the hand for 10.Rd1 (ply 19), set down and pressed in one burst. As above, nothing was told at the press,
+// then position-mismatch, position-adopted, and every later move ten plies early. The board read with the
+// rook put back has two squares it may have left (e1 and f1, both empty): only f1 is reached within ten
+// plies. Right: the gap told as plies 9-18 at the press, 10.Rd1 the first move after it, each at its ply.
+TEST(GapHallCaptures, OfTheSquaresThePieceInTheHandMayHaveLeftTheOneWithinTheBoundEndsTheGap) {
+  expect_hall_gap_told_and_settled(
+      "ten_plies_read_with_a_rook_in_the_hand_from_one_of_two_squares.cap",
+      "e4 d5 Nf3 dxe4 Ne5 Nf6 Bc4 e6 O-O Bc5 d4 Bxd4 c3 Bxe5 Qxd8 Kxd8 f4 Bd6 Rd1 Ne8 f5 exf5 Bf4 Be6 Bxe6 "
+      "fxe6 c4",
+      9, 18, 27);
 }
 
 }  // namespace eboard
