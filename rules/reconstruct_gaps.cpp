@@ -681,9 +681,11 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   // (the hall's blitz game 416, 14.Bxc6 with the knight lifted at the reading).
   std::optional<GapResult> hands;
   bool hands_counted = false;
+  bool hands_move_pressed = false;  // the held piece set down and pressed by its mover
   if (press && gaps_.held() && gaps_.suspected() && !held_piece_in_the_air()) {
     const Color held_by = gaps_.held_by();
     const bool at_reading = press->presser != held_by && press_at_the_reading(*press);
+    hands_move_pressed = press->presser == held_by;
     if (press->presser == held_by || at_reading) {
       const std::optional<int> presses =
           presses_since_last_move({press->t_ms, press->clock}, ~press->presser);
@@ -700,6 +702,25 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   }
   if (!hands && press && (searched.result.truncated || !searched.explains()))
     hands = search_through_the_hands_move(board, press->presser, max_plies);
+  // No story within the bound ends with the held piece's move, set down and pressed by its mover, and the
+  // stories found end with him on move, his opponent's last move not pressed: they say he did not move, and
+  // his hand set his piece down and pressed. The gap is longer than the search reaches (the hand's move its
+  // ply past the bound; the hall's blitz game 93: ten plies unseen and 12.Nf3's knight in the hand, read as
+  // ten plies in which it never moved, a detour c3-c4 for c4, Black's Qd7 not pressed; the game then
+  // followed from a position never played). Told from the board read (his piece put back), or past the
+  // bound.
+  // (So too with the board read never at rest, a piece of his set down since: the hand's move, read in one
+  // burst with the reading.)
+  if (const std::optional<std::array<Piece, 64>>& read = gaps_.read_board_unexplained();
+      press && read && gaps_.suspected())
+    for (Square q = 0; q < 64 && !hands_move_pressed; ++q)
+      hands_move_pressed =
+          board[q] != NO_PIECE && board[q] != (*read)[q] && color_of(board[q]) == press->presser;
+  if (hands_move_pressed && !hands && searched.explains() && !has_drops(before.variant()) &&
+      side_after(before, searched.result.plies) == press->presser) {
+    gaps_.search_failed();
+    return false;
+  }
   if (hands) {
     searched.result = std::move(*hands);
     searched.unpressed_too = searched.longer_unsearched = false;
