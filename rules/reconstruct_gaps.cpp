@@ -1217,9 +1217,16 @@ bool Reconstructor::recover_gap_before_the_pressed_move(const PendingPress& pres
     within = m;
   }
   if (!within) return false;
-  // The gap ends at the board read (his piece put back), his move from it the first after the gap.
-  gaps_.forget_searched();
-  if (!recover_gap_on(press.t_ms, nullptr, within->board, false, press.presser)) return false;
+  // The gap ends at the board read (his piece put back), his move from it the first after the gap: its
+  // stories all pressed (his press is of the move after them), told now, not waiting for another press.
+  const GapTracker::SearchState searched_before = gaps_.search_state();
+  const GapTracker::Length length_before = gaps_.length();
+  gaps_.tell_all_pressed();
+  if (!recover_gap_on(press.t_ms, nullptr, within->board, false, press.presser)) {
+    gaps_.restore(searched_before);
+    if (length_before == GapTracker::Length::Open) gaps_.reopen_length();
+    return false;
+  }
   if (const Successor* s = matching_successor()) {
     commit_current(*s, press.t_ms, press.clock);
   } else if (game_.position().side_to_move() == press.presser &&

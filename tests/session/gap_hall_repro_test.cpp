@@ -1321,4 +1321,21 @@ TEST(GapHallCaptures, TheHeldPiecesPressWithNoStoryEndingWithItsMoveTellsTheGapP
   expect_past_bound_settled("ten_plies_read_with_a_knight_in_the_hand_from_one_of_several_squares.cap",
                             played + " Bxf3 Bxf3 a6 Bd2 b5 cxb5 axb5 b3", 13, 23, 31);
 }
+
+// daemon_gap_hall_test --speed 6 --seed 32989238 --lengths 9,10, board C: blitz corpus game 125 (180+0),
+// plies 11-20 (Qxd5 Ne7 Qb3 Nbc6 Bc4 Nxe5 Bg5 Nxc4 Qxc4 Qb6) made unseen and 11.Nf3 (ply 21) set down while
+// the board was away, pressed 3.3 s after the link came back, the board read late on a loaded run. The board
+// read with the knight put back on g1 ends the gap; its stories were searched as any reading's, and their
+// length waited for a press, though the press that found them was the one after them. At the mismatch time
+// the gap was told with its length unknown, the game from the board read, Nf3 and d5 since then unexplained:
+// 12.Qe2's press read as one without a move, a mismatch, an adoption, every later move twelve plies early
+// (13...Rh7 as ply 14). Right: the stories ending at the board read are all pressed (the press is of the move
+// after them): plies 11-20 told at that press, each move since at its ply.
+TEST(GapHallCaptures, TheStoriesBeforeThePressedMoveAreToldAllPressed) {
+  expect_hall_gap_told_and_settled("ten_plies_the_reconnects_board_late_its_press_the_first_move_after.cap",
+                                   "e4 f5 e5 g6 d4 c5 c3 e6 d5 exd5 Qxd5 Ne7 Qb3 Nbc6 Bc4 Nxe5 Bg5 Nxc4 Qxc4 "
+                                   "Qb6 Nf3 d5 Qe2 h6 Qe5 Rh7 Bc1 Bg7 "
+                                   "Qe2",
+                                   11, 20, 29);
+}
 }  // namespace eboard
