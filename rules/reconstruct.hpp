@@ -584,12 +584,10 @@ class Reconstructor {
   };
   std::optional<ReadMove> move_from_the_read_board(const std::array<Piece, 64>& read, Color mover,
                                                    bool with_reply = false) const;
-  // Every such board and move (those from the board as read, when there are any: no piece put back then).
+  // Every such board and move to the board `now` (those from the board as read, when there are any: no piece
+  // put back then).
   std::vector<ReadMove> moves_from_the_read_board(const std::array<Piece, 64>& read, Color mover,
-                                                  bool with_reply = false) const;
-  // The same to the board `now` instead of the board as it is.
-  std::vector<ReadMove> moves_from_the_read_board_to(const std::array<Piece, 64>& read, Color mover,
-                                                     bool with_reply, const std::array<Piece, 64>& now) const;
+                                                  bool with_reply, const std::array<Piece, 64>& now) const;
   // At the mismatch time, the gap's length still waiting with the story a ply longer unsearched (past the
   // bound): which length is the gap's, no press told. The stories within the bound, all pressed, are told
   // as candidates with the length unknown (MissedGap::Length::Unknown): the game goes on from the board

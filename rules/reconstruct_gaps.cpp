@@ -1197,15 +1197,14 @@ bool Reconstructor::recover_gap_before_the_pressed_move(const PendingPress& pres
   // from f1 or from e1: only f1 is within ten plies).
   // (Or on the board as it was at the press, the opponent's pieces read there and lifted since put back: the
   // press decided later, or read in one burst with his hand at work on his next move.)
-  std::vector<ReadMove> moves = moves_from_the_read_board(*read, press.presser);
+  std::vector<ReadMove> moves = moves_from_the_read_board(*read, press.presser, false, physical_);
   if (moves.empty()) {
     const BoardState* at = state_at(press.t_ms);
     std::array<Piece, 64> pressed_on = at ? at->board : physical_;
     for (Square q = 0; q < 64; ++q)
       if (pressed_on[q] == NO_PIECE && (*read)[q] != NO_PIECE && color_of((*read)[q]) != press.presser)
         pressed_on[q] = (*read)[q];
-    if (pressed_on != physical_)
-      moves = moves_from_the_read_board_to(*read, press.presser, false, pressed_on);
+    if (pressed_on != physical_) moves = moves_from_the_read_board(*read, press.presser, false, pressed_on);
   }
   std::optional<ReadMove> within;
   for (const ReadMove& m : moves) {
@@ -1239,18 +1238,13 @@ bool Reconstructor::recover_gap_before_the_pressed_move(const PendingPress& pres
 
 std::optional<Reconstructor::ReadMove> Reconstructor::move_from_the_read_board(
     const std::array<Piece, 64>& read, Color mover, bool with_reply) const {
-  std::vector<ReadMove> all = moves_from_the_read_board(read, mover, with_reply);
+  std::vector<ReadMove> all = moves_from_the_read_board(read, mover, with_reply, physical_);
   if (all.empty()) return std::nullopt;
   all.front().unique = all.size() == 1;
   return all.front();
 }
 
 std::vector<Reconstructor::ReadMove> Reconstructor::moves_from_the_read_board(
-    const std::array<Piece, 64>& read, Color mover, bool with_reply) const {
-  return moves_from_the_read_board_to(read, mover, with_reply, physical_);
-}
-
-std::vector<Reconstructor::ReadMove> Reconstructor::moves_from_the_read_board_to(
     const std::array<Piece, 64>& read, Color mover, bool with_reply, const std::array<Piece, 64>& now) const {
   std::vector<ReadMove> found;
   const auto try_board = [&](const std::array<Piece, 64>& base) {

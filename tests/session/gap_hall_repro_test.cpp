@@ -196,11 +196,11 @@ void expect_past_bound_told(const std::string& name, const std::string& played, 
   EXPECT_EQ(field(alerts.back(), "fen").substr(0, shown.size()), shown);
 }
 
-// expect_past_bound_told's capture replayed again, the arbiter giving the gap's moves as played (`game`'s
-// plies `first` to `gap_end`) as soon as it is told: accepted, and every move published after at its ply in
-// `game` (the game's moves, the gap's and on), up to `last_ply`, no alert but moves-missed.
-void expect_past_bound_settled(const std::string& name, const std::string& game, int first, int gap_end,
-                               int last_ply) {
+// The capture `name` replayed again, the arbiter giving the gap's moves as played (`game`'s plies `first` to
+// `gap_end`) as soon as it is told: accepted, and every move published after at its ply in `game` (the game's
+// moves, the gap's and on), up to `last_ply`, no alert but moves-missed.
+void expect_gap_settled(const std::string& name, const std::string& game, int first, int gap_end,
+                        int last_ply) {
   const auto moves = words(game);
   ASSERT_LE(gap_end, static_cast<int>(moves.size()));
   std::string gap;
@@ -211,17 +211,11 @@ void expect_past_bound_settled(const std::string& name, const std::string& game,
   EXPECT_EQ(t.last_ply, last_ply);
 }
 
-// expect_hall_gap_told, then the capture replayed again with the arbiter giving the gap's moves as played
-// (`game`'s plies `first` to `last`) as soon as it is told: accepted.
+// expect_hall_gap_told, then expect_gap_settled.
 void expect_hall_gap_told_and_settled(const std::string& name, const std::string& game, int first, int last,
                                       int last_ply) {
   expect_hall_gap_told(name, game, first, last, last_ply);
-  const auto moves = words(game);
-  std::string gap;
-  for (int ply = first; ply <= last; ++ply) gap += moves[std::size_t(ply - 1)] + " ";
-  const Told settled = replay_hall_capture(name, game, first, last, {}, 0, gap);
-  ASSERT_TRUE(settled.gap_refused) << "no gap waited for the arbiter";
-  EXPECT_EQ(*settled.gap_refused, "") << "the moves played refused";
+  expect_gap_settled(name, game, first, last, last_ply);
 }
 
 }  // namespace
@@ -1104,8 +1098,8 @@ TEST(GapHallCaptures, TheMoversPieceInTheHandAtAReadingPastTheBoundIsPutBackWher
   const std::string played = "c4 f5 Nc3 e6 g3 Nf6 Bg2 Bb4 e3 Bxc3 bxc3 O-O Ne2 c6 O-O d6 a4 Nbd7 Ba3 c5 d4";
   expect_past_bound_told("past_bound_read_with_the_next_move_set_down.cap", played, 9);
   // The arbiter gives plies 9-21: ...Rb8 and every later move at its ply.
-  expect_past_bound_settled("past_bound_read_with_the_next_move_set_down.cap",
-                            played + " Rb8 Rb1 b6 a5 Bb7 Qa4 Bxg2 Kxg2 Ne4 Rfd1", 9, 21, 27);
+  expect_gap_settled("past_bound_read_with_the_next_move_set_down.cap",
+                     played + " Rb8 Rb1 b6 a5 Bb7 Qa4 Bxg2 Kxg2 Ne4 Rfd1", 9, 21, 27);
 }
 
 // daemon_gap_past_bound_13_test in a fresh clone's ci phase, the same game as above: the board read with the
@@ -1121,7 +1115,7 @@ TEST(GapHallCaptures, TheMoversPieceSetDownAfterAReadingPastTheBoundWasDecidedTe
   const std::string played = "c4 f5 Nc3 e6 g3 Nf6 Bg2 Bb4 e3 Bxc3 bxc3 O-O Ne2 c6 O-O d6 a4 Nbd7 Ba3 c5 d4";
   const std::string name = "past_bound_read_with_the_rook_set_down_after_the_press_was_decided.cap";
   expect_past_bound_told(name, played, 9, 2);
-  expect_past_bound_settled(name, played + " Rb8 Rb1 b6 a5 Bb7 Qa4", 9, 21, 27);
+  expect_gap_settled(name, played + " Rb8 Rb1 b6 a5 Bb7 Qa4", 9, 21, 27);
 }
 
 // The same capture edited: after the reading, the a8 rook set back where it stood, then ...b6 set down and
@@ -1130,7 +1124,7 @@ TEST(GapHallCaptures, TheMoversPieceSetBackAfterAReadingPastTheBoundWasDecidedTe
   const std::string played = "c4 f5 Nc3 e6 g3 Nf6 Bg2 Bb4 e3 Bxc3 bxc3 O-O Ne2 c6 O-O d6 a4 Nbd7 Ba3 c5 d4";
   const std::string name = "past_bound_read_with_the_rook_set_back_then_another_move.cap";
   expect_past_bound_told(name, played, 9, 2);
-  expect_past_bound_settled(name, played + " b6", 9, 21, 22);
+  expect_gap_settled(name, played + " b6", 9, 21, 22);
 }
 
 // daemon_gap_hall_test --speed 3 --seed 214743 --first 8,14, board I: blitz corpus game 45 (300+0), 6.dxe5
@@ -1254,8 +1248,8 @@ TEST(GapHallCaptures, EveryCaptureTellsTheSameWhenTheDaemonReadsTheReconnectLate
 TEST(GapHallCaptures, ThePressOfTheMoveShownAtAReadingPastTheBoundTellsTheGap) {
   const std::string played = "d4 c5 c4 cxd4 Qxd4 Nc6 Qd1 Nf6 Nf3 g6 e3 Bg7 Be2 O-O O-O d6 Nc3 Bg4 a4";
   expect_past_bound_told("past_bound_read_with_the_movers_move_set_down_pressed_after.cap", played, 9);
-  expect_past_bound_settled("past_bound_read_with_the_movers_move_set_down_pressed_after.cap",
-                            played + " Rc8 a5 Be6 b3 Ne5 Bb2 Nxf3 Bxf3", 9, 19, 27);
+  expect_gap_settled("past_bound_read_with_the_movers_move_set_down_pressed_after.cap",
+                     played + " Rc8 a5 Be6 b3 Ne5 Bb2 Nxf3 Bxf3", 9, 19, 27);
 }
 
 // daemon_gap_hall_test --speed 3 --seed 159374802 --lengths 9,10, board B: blitz corpus game 25 (180+0),
@@ -1270,8 +1264,8 @@ TEST(GapHallCaptures, ThePressOfTheMoveShownAtAReadingPastTheBoundTellsTheGap) {
 TEST(GapHallCaptures, ACaptureWhoseVictimWasLiftedBeforeAReadingPastTheBoundEndsTheGapAtItsPress) {
   const std::string played = "e4 d6 d4 Nf6 Nc3 g6 d5 Bg7 Nf3 e5 dxe6 Bxe6 Bg5 a5 Qe2 O-O O-O-O Na6 e5 dxe5";
   expect_past_bound_told("past_bound_read_with_a_capture_under_way_its_victim_lifted.cap", played, 10);
-  expect_past_bound_settled("past_bound_read_with_a_capture_under_way_its_victim_lifted.cap",
-                            played + " Rxd8 Raxd8 Bxf6 Bxf6 Qe4 Nc5 Qe1 a4", 10, 20, 28);
+  expect_gap_settled("past_bound_read_with_a_capture_under_way_its_victim_lifted.cap",
+                     played + " Rxd8 Raxd8 Bxf6 Bxf6 Qe4 Nc5 Qe1 a4", 10, 20, 28);
 }
 
 // daemon_gap_hall_test --speed 6 --lengths 9,10 (its seed not kept), board I: blitz corpus game 433 (300+0),
@@ -1318,8 +1312,8 @@ TEST(GapHallCaptures, TheHeldPiecesPressWithNoStoryEndingWithItsMoveTellsTheGapP
       "e4 g6 Nf3 Bg7 d4 e6 d5 exd5 exd5 Qe7 Be2 Nf6 c4 d6 O-O Bg4 Re1 Qd7 Nd4 O-O Nc3 c5 Nf3";
   expect_past_bound_told("ten_plies_read_with_a_knight_in_the_hand_from_one_of_several_squares.cap", played,
                          13);
-  expect_past_bound_settled("ten_plies_read_with_a_knight_in_the_hand_from_one_of_several_squares.cap",
-                            played + " Bxf3 Bxf3 a6 Bd2 b5 cxb5 axb5 b3", 13, 23, 31);
+  expect_gap_settled("ten_plies_read_with_a_knight_in_the_hand_from_one_of_several_squares.cap",
+                     played + " Bxf3 Bxf3 a6 Bd2 b5 cxb5 axb5 b3", 13, 23, 31);
 }
 
 // daemon_gap_hall_test --speed 6 --seed 32989238 --lengths 9,10, board C: blitz corpus game 125 (180+0),
