@@ -988,6 +988,14 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     // A reconnect's dump that waits for the mover's piece in his hand: searched as it is, the piece would
     // read as taken (a longer story); the press waits with the dump for it to be set down. So does the
     // reconnect's reading with a castling half done on the board (up to the mismatch time).
+    // The held piece's mover pressing after the reading, nothing touched since it was judged: his hand held
+    // nothing, his move was done on the board read, and the board is searched as it stands (the hall's blitz
+    // game 403: ten plies unseen and 11.Nge2 set down, pressed a third of a second after the reading, the
+    // board short of White's bishops taken within the gap; waited on, Black's castling came first and the
+    // press told a position-mismatch).
+    if (gaps_.held() && gaps_.held_untouched() && press.presser == gaps_.held_by() &&
+        !press_at_the_reading(press) && physical_ == gaps_.held_judged_on())
+      gaps_.take_dump_deferral();
     if (held_piece_in_the_air()) return;
     if (gaps_.suspected() && press_at_the_reading(press) && !clockless() && castling_under_way(physical_)) {
       deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
@@ -1392,7 +1400,12 @@ void Reconstructor::on_settled(std::int64_t t) {
     // tests/sim/gap_recovery_test.cpp come out worse otherwise): there only a piece of the side whose clock
     // runs is waited for (his hand at work on the next move), also with the reconnect's reading pending as a
     // press (the lever moved while the board was away): that reading is what tells whose clock runs.
-    if (!clockless() && !gaps_.dump_deferred()) {
+    // Not with a press since the reading waiting to be decided: the presser's hand is done, and the board
+    // came to rest before the other side's could begin (the hall's blitz game 403 read 0.3 s late: ten plies
+    // unseen and 11.Nge2, White's press a sixth of a second after the dump, the dump then judged for Black's
+    // hand with his clock running, a piece of his short, and the press waited on it).
+    const bool pressed_since = wait_.pending() && !press_at_the_reading(wait_.press());
+    if (!clockless() && !gaps_.dump_deferred() && !pressed_since) {
       if (gaps_.first_board_dump()) {
         if (!wait_.pending() && dump_shows_a_hand_at_work()) gaps_.wait_for_first_dumps_hand(physical_);
       } else {

@@ -1146,6 +1146,16 @@ bool Reconstructor::tell_gap_past_bound_from_read_board(const PendingPress& pres
   // (Or the board read never at rest, the next move made at once: searched here, as it was read.)
   const std::optional<std::array<Piece, 64>>& read = gaps_.read_board_unexplained();
   if (!read || game_.outcome() || has_drops(game_.position().variant())) return false;
+  // The board at the press reached within the bound, the presser's opponent on move: no gap past it,
+  // whatever the board read showed (the hall's blitz game 180: nine plies unseen, 21.Nxf6's victim lifted
+  // before the reading and the knight after it, the board never at rest; told past the bound from the board
+  // read, the bishop missing from it, and the moves played refused).
+  {
+    GapQuery q = gap_query(physical_, ~press.presser);
+    q.max_candidates = 1;  // whether one exists
+    if (const GapResult at_press = search_gap_harder(q); at_press.plies > 0 && !at_press.exhausted)
+      return false;
+  }
   // The reconnect's reading pending as a press (the lever moved while the board was away): that press ended
   // the gap, the board read is where the gap ends, the other side on move. His hand may be at work on it by
   // the time the press is decided, pieces of his lifted and nothing set down (the suite's past-bound gap of
@@ -1218,9 +1228,13 @@ bool Reconstructor::recover_gap_before_the_pressed_move(const PendingPress& pres
   if (!within) return false;
   // The gap ends at the board read (his piece put back), his move from it the first after the gap: its
   // stories all pressed (his press is of the move after them), told now, not waiting for another press.
+  // A board of its own, a story known to reach it: searched whatever the searches of the boards as they
+  // stood found (the hall's Chess960 game 4: ten plies unseen and 13.a4's pawn in the hand, the dump and
+  // the press searched in vain first, then a position-mismatch).
   const GapTracker::SearchState searched_before = gaps_.search_state();
   const GapTracker::Length length_before = gaps_.length();
   gaps_.tell_all_pressed();
+  gaps_.reset_failures();
   if (!recover_gap_on(press.t_ms, nullptr, within->board, false, press.presser)) {
     gaps_.restore(searched_before);
     if (length_before == GapTracker::Length::Open) gaps_.reopen_length();
@@ -1325,7 +1339,13 @@ bool Reconstructor::tell_gap_past_bound_at(std::int64_t t, const std::array<Piec
   emit(t, std::move(a));
   missed_gap_ = MissedGap{first, {}, MissedGap::Length::PastBound, {}};
   uncertain_recovery_.reset();
-  follow_board(t);
+  // Told at a press decided after the board changed: the lifts since are the next turn's touches (the hall's
+  // blitz game 403 read 0.6 s late: told at Black's king's lift for castling, the lift lost, then "rook
+  // before king").
+  std::vector<TouchTracker::Touch> carried;
+  for (const TouchTracker::Touch& touch : touches_.touches())
+    if (touch.t_ms > t) carried.push_back(touch);
+  follow_board(t, std::move(carried));
   gaps_.forget_searched();
   return true;
 }
