@@ -1390,6 +1390,13 @@ void Reconstructor::on_settled(std::int64_t t) {
     // 11.cxb7 Qxb5 12.bxa8=Q, told as seven plies whose promoted queen takes the place of one captured).
     // A board changed before is no dump: it is searched, with every scan since, once it has rested as long.
     if (unrested_without_a_clock(t)) return;
+    // A press since the reading waiting to be decided decides: the presser's hand is done, the board came to
+    // rest before the other side's could begin, and the board read is kept as it was read for the press's
+    // search (the hall's blitz game 403 read 0.3 s late: ten plies unseen and 11.Nge2, White's press a sixth
+    // of a second after the dump, which was then judged for Black's hand, his clock running, and the press
+    // waited on it; Chess960 game 4 read 2 s late: 13.a4's pawn set down and pressed in the reading's burst,
+    // the board read without it forgotten at rest, and a ten-ply story with a2-a4 told).
+    if (!clockless() && wait_.pending() && !press_at_the_reading(wait_.press())) return;
     gaps_.read_settled();
     // A piece perhaps in the hand (a bus board polled for the first time while its game went on): the
     // hand sets it down and presses, and the press finds the moves (recover_gap), or the board rests so
@@ -1400,12 +1407,7 @@ void Reconstructor::on_settled(std::int64_t t) {
     // tests/sim/gap_recovery_test.cpp come out worse otherwise): there only a piece of the side whose clock
     // runs is waited for (his hand at work on the next move), also with the reconnect's reading pending as a
     // press (the lever moved while the board was away): that reading is what tells whose clock runs.
-    // Not with a press since the reading waiting to be decided: the presser's hand is done, and the board
-    // came to rest before the other side's could begin (the hall's blitz game 403 read 0.3 s late: ten plies
-    // unseen and 11.Nge2, White's press a sixth of a second after the dump, the dump then judged for Black's
-    // hand with his clock running, a piece of his short, and the press waited on it).
-    const bool pressed_since = wait_.pending() && !press_at_the_reading(wait_.press());
-    if (!clockless() && !gaps_.dump_deferred() && !pressed_since) {
+    if (!clockless() && !gaps_.dump_deferred()) {
       if (gaps_.first_board_dump()) {
         if (!wait_.pending() && dump_shows_a_hand_at_work()) gaps_.wait_for_first_dumps_hand(physical_);
       } else {

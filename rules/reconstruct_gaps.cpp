@@ -34,6 +34,29 @@ std::array<int, PIECE_NB> kinds_on(const std::array<Piece, 64>& board) {
   return n;
 }
 
+// The board `read` with a piece of the opponent of `mover` put back on a square where `now` shows a piece of
+// the mover's, empty on `read`: the victim lifted before the reading, its taker set down there since. One
+// board per kind of his short of its count on `known` (the last known position).
+std::vector<std::array<Piece, 64>> boards_with_the_victim_put_back(const std::array<Piece, 64>& read,
+                                                                   const std::array<Piece, 64>& now,
+                                                                   const std::array<Piece, 64>& known,
+                                                                   Color mover) {
+  std::vector<std::array<Piece, 64>> boards;
+  const std::array<int, PIECE_NB> before = kinds_on(known);
+  const std::array<int, PIECE_NB> on_read = kinds_on(read);
+  for (Square q = 0; q < 64; ++q) {
+    if (read[q] != NO_PIECE || now[q] == NO_PIECE || color_of(now[q]) != mover) continue;
+    for (PieceType type : {PAWN, KNIGHT, BISHOP, ROOK, QUEEN}) {
+      const Piece victim = make_piece(~mover, type);
+      if (on_read[victim] >= before[victim] || (type == PAWN && (rank_of(q) == 0 || rank_of(q) == 7)))
+        continue;
+      boards.push_back(read);
+      boards.back()[q] = victim;
+    }
+  }
+  return boards;
+}
+
 // Whether the time each side used over a gap of `plies` plies from `before`, up to the press that told it,
 // fits one move more per side better than the story's count, by the pace of each side's moves before it
 // (rules/gap_pace.hpp).
@@ -1216,6 +1239,13 @@ bool Reconstructor::recover_gap_before_the_pressed_move(const PendingPress& pres
         pressed_on[q] = (*read)[q];
     if (pressed_on != physical_) moves = moves_from_the_read_board(*read, press.presser, false, pressed_on);
   }
+  // Or with the victim put back, lifted before the reading, the presser's piece set on its square since (the
+  // hall's blitz game 315: ten plies unseen, 11.Bxc6's knight off the board at the reading and the bishop
+  // lifted after it: from the board read, the bishop's move to an empty c6).
+  for (const std::array<Piece, 64>& base :
+       boards_with_the_victim_put_back(*read, physical_, display_, press.presser))
+    for (const ReadMove& m : moves_from_the_read_board(base, press.presser, false, physical_))
+      if (m.board == base) moves.push_back(m);
   std::optional<ReadMove> within;
   for (const ReadMove& m : moves) {
     GapQuery q = gap_query(m.board, press.presser);
