@@ -365,58 +365,65 @@ std::optional<Reconstructor::Victim> Reconstructor::victim_in_the_hand(
   const int limit = as_is.explains() ? as_is.result.plies - 2 : kGapPlies;
   if (limit < 1) return std::nullopt;
   // The taker may be in the air too (the capture under way as the board was read): the mover's pieces short
-  // of their count stand where they stood when last followed, their squares empty.
-  std::array<Piece, 64> base = dump;
+  // of their count stand where they stood when last followed, their squares empty. Failing that, the board as
+  // read: those pieces taken within the gap (the hall's blitz game 58: 10.e4 dxe4 11.Nxe4 unseen, 11...Nxe4
+  // under way with White's knight off e4; the d-pawn put back on d5, no story reached the board).
+  std::array<Piece, 64> with_takers = dump;
   for (Square q = 0; q < 64; ++q)
     if (const Piece was = display_[q];
         was != NO_PIECE && color_of(was) == *mover && dump[q] == NO_PIECE && now[was] < before[was]) {
-      base[q] = was;
+      with_takers[q] = was;
       ++now[was];
     }
-  const auto at_the_dump = board_position(*mover, base);
-  if (!at_the_dump) return std::nullopt;
-  // The squares nearest where a piece of that kind stood when last followed first (it moved a step or two
-  // in the gap, if at all), sixteen tries at most, each a probe that stops at the first story (all pressed:
-  // the mover on move), all within a retry's work.
-  struct Try {
-    int distance;
-    Square square;
-    Piece kind;
-  };
-  std::vector<Try> tries;
-  for (Square x = 0; x < 64; ++x) {
-    if (base[x] != NO_PIECE || !(at_the_dump->attackers_to(x) & at_the_dump->pieces(*mover))) continue;
-    for (const Piece kind : short_kinds) {
-      if (type_of(kind) == PAWN && (rank_of(x) == 0 || rank_of(x) == 7)) continue;
-      int distance = 8;
-      for (Square q = 0; q < 64; ++q)
-        if (display_[q] == kind)
-          distance = std::min(distance,
-                              std::max(std::abs(file_of(q) - file_of(x)), std::abs(rank_of(q) - rank_of(x))));
-      tries.push_back({distance, x, kind});
-    }
-  }
-  std::stable_sort(tries.begin(), tries.end(),
-                   [](const Try& a, const Try& b) { return a.distance < b.distance; });
-  if (tries.size() > 16) tries.resize(16);
   std::uint64_t work = 0;
-  for (const Try& t : tries) {
-    std::array<Piece, 64> put_back = base;
-    put_back[t.square] = t.kind;
-    GapQuery q = gap_query(put_back, mover);
-    q.max_plies = std::min(limit, q.max_plies);
-    q.max_candidates = 1;
-    const std::uint64_t bound = kGapRetryWork * q.max_nodes;
-    if (work >= bound) break;
-    q.max_nodes = bound - work;
-    const GapResult r = remembered_search_gap(q);
-    work += r.nodes;
-    if (r.plies == 0 || r.exhausted) continue;
-    std::uint32_t kinds = 0;
-    for (Bitboard b = at_the_dump->attackers_to(t.square) & at_the_dump->pieces(*mover); b;)
-      kinds |= 1u << at_the_dump->piece_on(pop_lsb(b));
-    return Victim{t.square, kinds};
-  }
+  const auto victim_on = [&](const std::array<Piece, 64>& base) -> std::optional<Victim> {
+    const auto at_the_dump = board_position(*mover, base);
+    if (!at_the_dump) return std::nullopt;
+    // The squares nearest where a piece of that kind stood when last followed first (it moved a step or two
+    // in the gap, if at all), sixteen tries at most, each a probe that stops at the first story (all
+    // pressed: the mover on move), all within a retry's work.
+    struct Try {
+      int distance;
+      Square square;
+      Piece kind;
+    };
+    std::vector<Try> tries;
+    for (Square x = 0; x < 64; ++x) {
+      if (base[x] != NO_PIECE || !(at_the_dump->attackers_to(x) & at_the_dump->pieces(*mover))) continue;
+      for (const Piece kind : short_kinds) {
+        if (type_of(kind) == PAWN && (rank_of(x) == 0 || rank_of(x) == 7)) continue;
+        int distance = 8;
+        for (Square q = 0; q < 64; ++q)
+          if (display_[q] == kind)
+            distance = std::min(
+                distance, std::max(std::abs(file_of(q) - file_of(x)), std::abs(rank_of(q) - rank_of(x))));
+        tries.push_back({distance, x, kind});
+      }
+    }
+    std::stable_sort(tries.begin(), tries.end(),
+                     [](const Try& a, const Try& b) { return a.distance < b.distance; });
+    if (tries.size() > 16) tries.resize(16);
+    for (const Try& t : tries) {
+      std::array<Piece, 64> put_back = base;
+      put_back[t.square] = t.kind;
+      GapQuery q = gap_query(put_back, mover);
+      q.max_plies = std::min(limit, q.max_plies);
+      q.max_candidates = 1;
+      const std::uint64_t bound = kGapRetryWork * q.max_nodes;
+      if (work >= bound) break;
+      q.max_nodes = bound - work;
+      const GapResult r = remembered_search_gap(q);
+      work += r.nodes;
+      if (r.plies == 0 || r.exhausted) continue;
+      std::uint32_t kinds = 0;
+      for (Bitboard b = at_the_dump->attackers_to(t.square) & at_the_dump->pieces(*mover); b;)
+        kinds |= 1u << at_the_dump->piece_on(pop_lsb(b));
+      return Victim{t.square, kinds};
+    }
+    return std::nullopt;
+  };
+  if (std::optional<Victim> v = victim_on(with_takers)) return v;
+  if (with_takers != dump) return victim_on(dump);
   return std::nullopt;
 }
 
@@ -818,10 +825,14 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   // Its length not counted by the clock, long enough for a detour the board cannot show, or each side's time
   // used fitting one move more (rules/gap_pace.hpp): told with it open. (At a reading, a longer story whose
   // last move is shown and not pressed may be the one: MissedGap::told_at_reading.)
-  const bool length_uncertain =
-      !searched.length_counted && on_move && completed == found.plies &&
+  // (The whole stories, their last move shown and not pressed yet, are as uncertain once it is: their alert
+  // says so when the tail closes; the hall's blitz game 312, 60+0: a bishop's detour and a pawn's two steps,
+  // told two plies short at ...b5's press.)
+  const bool whole_uncertain =
+      !searched.length_counted && on_move &&
       (found.plies >= kOpenLengthPlies || pace_suggests_longer(game_, before, found.plies, evidence)) &&
       !clockless() && !has_drops(before.variant());
+  const bool length_uncertain = whole_uncertain && completed == found.plies;
   uncertain_recovery_.reset();  // (another gap told: only the last one's story stays open)
   if (cfg_.hold_uncounted_gaps && length_uncertain &&
       tell_gap_length_open(t, when, before, prefixes, evidence, found.truncated, board, press == nullptr))
@@ -860,12 +871,10 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
       played.assign(whole.front().begin(), whole.front().begin() + completed);
       Position end = before;
       for (Move m : whole.front()) end.do_move(m);
-      open_tail_ = OpenTail{first_ply + completed,
-                            end.board(),
-                            moves_missed_alert(before, first_ply, whole, incomplete, found.truncated),
-                            std::move(whole),
-                            std::move(a),
-                            when};
+      AlertEvent whole_alert = moves_missed_alert(before, first_ply, whole, incomplete, found.truncated);
+      if (whole_uncertain) note_length_uncertain(whole_alert);
+      open_tail_ = OpenTail{first_ply + completed, end.board(),  std::move(whole_alert),
+                            std::move(whole),      std::move(a), when};
     } else {
       emit(when, std::move(a));
     }
@@ -1695,6 +1704,8 @@ bool Reconstructor::close_open_tail(std::int64_t t) {
   }
   game_.mark_last(false, true);
   missed_gap_->candidates = std::move(open_tail_->sequences);
+  for (const auto& f : open_tail_->whole_alert.extra)
+    missed_gap_->length_uncertain |= f.name == "length_uncertain";
   emit(t, std::move(open_tail_->whole_alert));
   open_tail_.reset();
   return true;

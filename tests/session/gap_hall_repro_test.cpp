@@ -1406,4 +1406,49 @@ TEST(GapHallCaptures, TheVictimLiftedBeforeAReadingTenPliesOnIsPutBack) {
                                    "Bxf3 Qxd4 Bxc6 bxc6 Qxd4 Rd8 Qxa7 f6 Qxc7 fxg5 Qxc6 Kf7 hxg5 e6",
                                    11, 20, 29);
 }
+
+// daemon_gap_hall_test --speed 3 --seed 293556139 --lengths 9,10, board C: blitz corpus game 312 (60+0),
+// plies 11-19 (Bb5 O-O Qd2 b6 O-O-O Bb7 h4 a6 Bd3) made unseen, plugged in again with Black's b-pawn in the
+// hand for 10...b5 (ply 20), set down and pressed. The shortest stories are eight plies (the bishop's detour
+// by b5 and the pawn's two steps each read as one move), their last move shown and not pressed at the
+// reading; the clock adds no increment, so its presses cannot tell. Told once the press came, the whole
+// stories' alert did not say a longer story may be the one (the prefixes' alert would have). Right: the
+// moves-missed of plies 11-18 says its length is uncertain, and the moves played, given, put every later
+// move at its ply.
+TEST(GapHallCaptures, TheWholeStoriesToldAfterTheirLastMoveSayTheirLengthIsUncertain) {
+  const std::string name = "two_detours_told_short_the_last_move_shown_at_the_reading.cap";
+  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) + "/gap_hall/" + name);
+  ASSERT_TRUE(cap) << cap.error();
+  auto r = session::replay_capture(*cap, {});
+  ASSERT_TRUE(r) << r.error();
+  std::vector<rules::AlertEvent> missed;
+  for (const auto& e : r->events)
+    if (const auto* a = std::get_if<rules::AlertEvent>(&e.what); a && a->code == "moves-missed")
+      missed.push_back(*a);
+  ASSERT_EQ(missed.size(), 1u);
+  EXPECT_EQ(field(missed.front(), "first_ply"), "11");
+  EXPECT_EQ(field(missed.front(), "last_ply"), "18");
+  EXPECT_EQ(field(missed.front(), "length_uncertain"), "true");
+  expect_gap_settled(name,
+                     "e4 g6 d4 Bg7 Nc3 Nc6 Be3 e6 Nf3 Nge7 Bb5 O-O Qd2 b6 O-O-O Bb7 h4 a6 Bd3 b5 h5 b4 hxg6 "
+                     "bxc3 gxh7 Kh8 Qxc3 Rb8 Bh6 Ng6",
+                     11, 20, 28);
+}
+
+// daemon_gap_hall_test --speed 3 --seed 484647255 (usual lengths), board I: blitz corpus game 58 (300+0),
+// plies 14-19 (h6 Qc2 O-O e4 dxe4 Nxe4) made unseen, plugged in again with 10...Nxe4 (ply 20) under way:
+// White's knight already off e4 at the reading, Black's f6 knight lifted a third of a second later, set on
+// e4 and pressed. The victim was looked for with Black's pieces short of their count put back where they
+// stood (the taker in the air too): the d-pawn, taken within the gap, back on d5, and no story reached that
+// board. The dump as read was told by eight plies (the f3 knight taken on f3 by the pawn, the d2 knight
+// retaking), Nf6-e4 then a move from it: "Ne4" went out at ply 22 where ...Nf6 was played, and every later
+// move two plies late. Right: the knight put back on e4 on the board as read is within the bound: plies 14-20
+// listed (the played among them), each later move at its ply.
+TEST(GapHallCaptures, TheVictimIsLookedForOnTheBoardAsReadToo) {
+  expect_hall_gap_listed(
+      "victim_lifted_at_the_reading_its_takers_pawn_taken_in_the_gap.cap",
+      "d4 d5 Nf3 e6 g3 Bd6 Bg2 c6 O-O Nf6 c3 Nbd7 Nbd2 h6 Qc2 O-O e4 dxe4 Nxe4 Nxe4 Qxe4 Nf6 "
+      "Qc2 Nd5 b3 Bd7 c4 Nf6",
+      14, 20, R"(["h7h6","d1c2","e8g8","e2e4","d5e4","d2e4","f6e4"])", 28);
+}
 }  // namespace eboard
