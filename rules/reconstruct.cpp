@@ -591,8 +591,18 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   // (The mover's press waits to be decided first: decide_pending.)
   if (presser != to_move && press_ends_the_dump_wait(press)) return;
   // A reconnect's board past the search's bound with the other side on move (an odd number of plies
-  // unseen), then that side's move from it pressed: the press is the first after the gap.
-  if (presser != to_move && gaps_.suspected() && tell_gap_past_bound_from_read_board(press)) return;
+  // unseen), then that side's move from it pressed: the press is the first after the gap. Not when the
+  // board at the press is reached within the bound (the board read may show a hand at work: the hall's blitz
+  // game 180, nine plies unseen, 21.Nxf6's victim lifted before the reading and the knight after it, told
+  // past the bound from the board read without the bishop, the moves played refused); the press is then
+  // decided and searched as any other. (Decided later, it was searched already: recover_gap.)
+  if (presser != to_move && gaps_.suspected() && gaps_.read_board_unexplained() &&
+      !has_drops(pos.variant())) {
+    GapQuery q = gap_query(physical_, ~presser);
+    q.max_candidates = 1;  // whether one exists
+    const GapResult at_press = search_gap_harder(q);
+    if ((at_press.plies == 0 || at_press.exhausted) && tell_gap_past_bound_from_read_board(press)) return;
+  }
   if (presser != to_move && !wait_.pending() && (adopt_candidate_ || phase_.mismatch_told())) {
     // The board is not followed (a position nothing explains): whoever presses, the game may go on from
     // what the board shows.

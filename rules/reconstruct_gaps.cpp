@@ -1178,16 +1178,6 @@ bool Reconstructor::tell_gap_past_bound_from_read_board(const PendingPress& pres
   // (Or the board read never at rest, the next move made at once: searched here, as it was read.)
   const std::optional<std::array<Piece, 64>>& read = gaps_.read_board_unexplained();
   if (!read || game_.outcome() || has_drops(game_.position().variant())) return false;
-  // The board at the press reached within the bound, the presser's opponent on move: no gap past it,
-  // whatever the board read showed (the hall's blitz game 180: nine plies unseen, 21.Nxf6's victim lifted
-  // before the reading and the knight after it, the board never at rest; told past the bound from the board
-  // read, the bishop missing from it, and the moves played refused).
-  {
-    GapQuery q = gap_query(physical_, ~press.presser);
-    q.max_candidates = 1;  // whether one exists
-    if (const GapResult at_press = search_gap_harder(q); at_press.plies > 0 && !at_press.exhausted)
-      return false;
-  }
   // The reconnect's reading pending as a press (the lever moved while the board was away): that press ended
   // the gap, the board read is where the gap ends, the other side on move. His hand may be at work on it by
   // the time the press is decided, pieces of his lifted and nothing set down (the suite's past-bound gap of
