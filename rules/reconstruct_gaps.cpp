@@ -1229,32 +1229,89 @@ bool Reconstructor::recover_gap_before_the_pressed_move(const PendingPress& pres
   // from f1 or from e1: only f1 is within ten plies).
   // (Or on the board as it was at the press, the opponent's pieces read there and lifted since put back: the
   // press decided later, or read in one burst with his hand at work on his next move.)
-  std::vector<ReadMove> moves = moves_from_the_read_board(*read, press.presser, false, physical_);
+  std::array<Piece, 64> now = physical_;  // the board the pressed move shows
+  std::vector<ReadMove> moves = moves_from_the_read_board(*read, press.presser, false, now);
   if (moves.empty()) {
     const BoardState* at = state_at(press.t_ms);
     std::array<Piece, 64> pressed_on = at ? at->board : physical_;
     for (Square q = 0; q < 64; ++q)
       if (pressed_on[q] == NO_PIECE && (*read)[q] != NO_PIECE && color_of((*read)[q]) != press.presser)
         pressed_on[q] = (*read)[q];
-    if (pressed_on != physical_) moves = moves_from_the_read_board(*read, press.presser, false, pressed_on);
+    if (pressed_on != physical_) {
+      now = pressed_on;
+      moves = moves_from_the_read_board(*read, press.presser, false, now);
+    }
   }
   // Or with the victim put back, lifted before the reading, the presser's piece set on its square since (the
   // hall's blitz game 315: ten plies unseen, 11.Bxc6's knight off the board at the reading and the bishop
   // lifted after it: from the board read, the bishop's move to an empty c6).
+  // (The presser's piece may have been in the air with it, put back on the square it left: the hall's blitz
+  // game 184, 23.Bxb6's victim and the bishop both lifted at the reading.)
   for (const std::array<Piece, 64>& base :
-       boards_with_the_victim_put_back(*read, physical_, display_, press.presser))
-    for (const ReadMove& m : moves_from_the_read_board(base, press.presser, false, physical_))
-      if (m.board == base) moves.push_back(m);
-  std::optional<ReadMove> within;
+       boards_with_the_victim_put_back(*read, now, display_, press.presser))
+    for (const ReadMove& m : moves_from_the_read_board(base, press.presser, false, now)) moves.push_back(m);
+  std::vector<ReadMove> within;
   for (const ReadMove& m : moves) {
+    if (std::any_of(within.begin(), within.end(), [&](const ReadMove& w) { return w.board == m.board; }))
+      continue;
     GapQuery q = gap_query(m.board, press.presser);
     q.max_candidates = 1;  // whether one exists
     const GapResult found = search_gap_harder(q);
     if (found.plies == 0 || found.exhausted) continue;
-    if (within) return false;  // two: the board read does not tell which
-    within = m;
+    within.push_back(m);
   }
-  if (!within) return false;
+  if (within.empty()) return false;
+  // Two boards read with the hand put back, each reached within the bound: the pressed move is not the same
+  // move after both (23.Bxb6 after ...Bb6, or 23.Bb6 after an exchange on e3 within the gap). Published as
+  // either, it may be a move not played at its ply: the gap is told whole, the press its last ply.
+  if (within.size() > 1) {
+    const Position before = game_.position();
+    std::vector<std::vector<Move>> stories;
+    bool truncated = false;
+    for (const ReadMove& m : within) {
+      const GapResult found = search_gap_harder(gap_query(m.board, press.presser));
+      if (found.plies == 0 || found.exhausted) continue;
+      truncated |= found.truncated;
+      for (const std::vector<Move>& seq : found.sequences) {
+        Position p = before;
+        for (Move x : seq) p.do_move(x);
+        if (!MoveList(p).contains(m.move)) continue;  // (the board read's castling or en passant rights)
+        stories.push_back(seq);
+        stories.back().push_back(m.move);
+      }
+    }
+    if (stories.empty()) return false;
+    const GapEvidence evidence = gap_evidence(press.clock);
+    stories = ranked_stories(std::move(stories), evidence);
+    std::stable_sort(stories.begin(), stories.end(),
+                     [](const auto& a, const auto& b) { return a.size() < b.size(); });
+    const int plies = int(stories.front().size());
+    const std::optional<int> presses = presses_since_last_move({press.t_ms, press.clock}, ~press.presser);
+    const bool uncertain =
+        (!presses || *presses != plies) &&
+        (plies >= kOpenLengthPlies || pace_suggests_longer(game_, before, plies, evidence));
+    // Stories of two lengths (or one the clock cannot count, held so): the later moves' plies wait for the
+    // arbiter.
+    if (stories.back().size() != stories.front().size() || (cfg_.hold_uncounted_gaps && uncertain))
+      return tell_gap_length_open(press.t_ms, press.t_ms, before, std::move(stories), evidence, truncated,
+                                  physical_, false);
+    flush_open_tail(press.t_ms);
+    const int first_ply = game_.ply_count() + 1;
+    AlertEvent a = moves_missed_alert(before, first_ply, stories, truncated, truncated);
+    if (uncertain) note_length_uncertain(a);
+    emit(press.t_ms, std::move(a));
+    const std::vector<Move> played = stories.front();
+    missed_gap_ =
+        MissedGap{first_ply, std::move(stories), MissedGap::Length::Known, evidence, false, uncertain};
+    uncertain_recovery_.reset();
+    for (std::size_t i = 0; i < played.size(); ++i) {
+      game_.play(played[i], i + 1 == played.size() ? press.clock : ClockTimes{}, press.t_ms);
+      game_.mark_last(false, true);
+    }
+    follow_board(press.t_ms, lifts_on_move_since(now));
+    check_end(press.t_ms);
+    return true;
+  }
   // The gap ends at the board read (his piece put back), his move from it the first after the gap: its
   // stories all pressed (his press is of the move after them), told now, not waiting for another press.
   // A board of its own, a story known to reach it: searched whatever the searches of the boards as they
@@ -1264,7 +1321,7 @@ bool Reconstructor::recover_gap_before_the_pressed_move(const PendingPress& pres
   const GapTracker::Length length_before = gaps_.length();
   gaps_.tell_all_pressed();
   gaps_.reset_failures();
-  if (!recover_gap_on(press.t_ms, nullptr, within->board, false, press.presser)) {
+  if (!recover_gap_on(press.t_ms, nullptr, within.front().board, false, press.presser)) {
     gaps_.restore(searched_before);
     if (length_before == GapTracker::Length::Open) gaps_.reopen_length();
     return false;
@@ -1272,8 +1329,9 @@ bool Reconstructor::recover_gap_before_the_pressed_move(const PendingPress& pres
   if (const Successor* s = matching_successor()) {
     commit_current(*s, press.t_ms, press.clock);
   } else if (game_.position().side_to_move() == press.presser &&
-             MoveList(game_.position()).contains(within->move)) {
-    const Successor pressed{within->move, board_after(display_, game_.position(), within->move)};
+             MoveList(game_.position()).contains(within.front().move)) {
+    const Move m = within.front().move;
+    const Successor pressed{m, board_after(display_, game_.position(), m)};
     commit(pressed, press.t_ms, press.clock, touches_.size(), 0, false);
   }
   return true;

@@ -1259,14 +1259,31 @@ TEST(GapHallCaptures, ThePressOfTheMoveShownAtAReadingPastTheBoundTellsTheGap) {
 // under way: the white pawn already lifted from e5, Black's d-pawn in the hand, set down on e5 62 ms after
 // the reading and pressed 0.4 s later. No Black move from the board read shows the board at the press (the
 // victim is not on it), so that press told nothing; a position-mismatch at the mismatch time, the gap past
-// the bound only at White's next press. Right: a press in sight, only the presser's pieces set down since the
-// reading: his move is on the board now, the gap's last ply; one moves-missed past the bound from ply 10 at
-// that press, no other alert, nothing published until the arbiter gives the gap's moves; then each at its
-// ply.
-TEST(GapHallCaptures, ACaptureWhoseVictimWasLiftedBeforeAReadingPastTheBoundEndsTheGapAtItsPress) {
-  const std::string played = "e4 d6 d4 Nf6 Nc3 g6 d5 Bg7 Nf3 e5 dxe6 Bxe6 Bg5 a5 Qe2 O-O O-O-O Na6 e5 dxe5";
-  expect_past_bound_told_and_settled("past_bound_read_with_a_capture_under_way_its_victim_lifted.cap", played,
-                                     10, "Rxd8 Raxd8 Bxf6 Bxf6 Qe4 Nc5 Qe1 a4", 28);
+// the bound only at White's next press. Right: the board read with the victim put back on e5 and Black's pawn
+// on d6, the square it left, is within ten plies: the gap told as plies 10-19 at that press, 10...dxe5 the
+// first move after it, every move at its ply; the arbiter's moves for the gap accepted.
+TEST(GapHallCaptures, ACaptureWhoseVictimAndTakerWereLiftedAtTheReadingEndsTheGapBeforeItsMove) {
+  expect_hall_gap_told_and_settled("past_bound_read_with_a_capture_under_way_its_victim_lifted.cap",
+                                   "e4 d6 d4 Nf6 Nc3 g6 d5 Bg7 Nf3 e5 dxe6 Bxe6 Bg5 a5 Qe2 O-O O-O-O Na6 e5 "
+                                   "dxe5 Rxd8 Raxd8 Bxf6 Bxf6 Qe4 Nc5 Qe1 a4",
+                                   10, 19, 28);
+}
+
+// daemon_gap_hall_test --speed 3 --seed 680480513 --lengths 9,10, board B: blitz corpus game 184 (600+0),
+// plies 13-22 (d3 O-O Be3 Bb6 Qd2 Kh7 Nh4 Nxe4 dxe4 Qxh4) made unseen, plugged in again with 12.Bxb6 (ply 23)
+// under way: Black's bishop already lifted from b6 and White's from e3. The board read with only the bishop
+// put back on e3 is as well reached within ten plies, by an exchange on e3 (...Bxe3 Bxe3): told so, and the
+// press went out as 12.Bb6, not the move played at ply 23. Right: two boards read with the hand put back are
+// reached, the pressed move differs after them: the gap told whole as plies 13-23 at the press, its
+// candidates listing the moves played, nothing of it published as a live move; every later move at its ply.
+TEST(GapHallCaptures, APressedMoveThatDiffersBetweenTheBoardsReadIsToldWithTheGap) {
+  const std::string game =
+      "e4 e5 Nf3 Nc6 Bc4 Bc5 O-O d6 h3 Nf6 c3 h6 d3 O-O Be3 Bb6 Qd2 Kh7 Nh4 Nxe4 dxe4 Qxh4 Bxb6 axb6 f4 exf4 "
+      "Rxf4 Qg5 Qf2 Ne5 Be2";
+  expect_hall_gap_listed("ten_plies_read_with_the_victim_and_its_taker_in_the_air.cap", game, 13, 23,
+                         R"(["d2d3","e8g8","c1e3","c5b6","d1d2","g8h7","f3h4","f6e4","d3e4","d8h4","e3b6"])",
+                         31);
+  expect_gap_settled("ten_plies_read_with_the_victim_and_its_taker_in_the_air.cap", game, 13, 23, 31);
 }
 
 // daemon_gap_hall_test --speed 6 --lengths 9,10 (its seed not kept), board I: blitz corpus game 433 (300+0),
@@ -1290,13 +1307,15 @@ TEST(GapHallCaptures, APieceInTheHandAtAReadingTenPliesOnEndsTheGapBeforeItsMove
 // the hand for 10.Rd1 (ply 19), set down and pressed in one burst. As above, nothing was told at the press,
 // then position-mismatch, position-adopted, and every later move ten plies early. The board read with the
 // rook put back has two squares it may have left (e1 and f1, both empty): only f1 is reached within ten
-// plies. Right: the gap told as plies 9-18 at the press, 10.Rd1 the first move after it, each at its ply.
-TEST(GapHallCaptures, OfTheSquaresThePieceInTheHandMayHaveLeftTheOneWithinTheBoundEndsTheGap) {
+// plies. But so is the board read with Black's queen put back on d1 too (...Qxd1 within the gap, the queen
+// lifted at the reading for Rxd1): after the two, 10.Rd1 is not the same move. Right: the gap told whole as
+// plies 9-19 at the press, every later move at its ply; the arbiter's moves for the gap accepted.
+TEST(GapHallCaptures, OfTheBoardsThePieceInTheHandMayHaveLeftTwoWithinTheBoundTellTheGapWhole) {
   expect_hall_gap_told_and_settled(
       "ten_plies_read_with_a_rook_in_the_hand_from_one_of_two_squares.cap",
       "e4 d5 Nf3 dxe4 Ne5 Nf6 Bc4 e6 O-O Bc5 d4 Bxd4 c3 Bxe5 Qxd8 Kxd8 f4 Bd6 Rd1 Ne8 f5 exf5 Bf4 Be6 Bxe6 "
       "fxe6 c4",
-      9, 18, 27);
+      9, 19, 27);
 }
 
 // daemon_gap_hall_test --speed 6 --seed 941151033 --lengths 9,10, board I: blitz corpus game 93 (180+0),
@@ -1305,15 +1324,15 @@ TEST(GapHallCaptures, OfTheSquaresThePieceInTheHandMayHaveLeftTheOneWithinTheBou
 // White on move: the knight never moved, a detour c3-c4 for c4, Black's last move not pressed. It was told
 // so, then White's press read as one without a move, the arbiter's moves (the ten played) refused, a mismatch
 // and an adoption. Right: his press of the piece he held says he moved; no story within the bound ends with
-// that move (the squares the knight may have left are several), so one moves-missed past the bound from
-// ply 13 at that press, the game from the board with Black on move, nothing published until the arbiter
-// gives the gap's moves; then each at its ply.
-TEST(GapHallCaptures, TheHeldPiecesPressWithNoStoryEndingWithItsMoveTellsTheGapPastTheBound) {
-  const std::string played =
-      "e4 g6 Nf3 Bg7 d4 e6 d5 exd5 exd5 Qe7 Be2 Nf6 c4 d6 O-O Bg4 Re1 Qd7 Nd4 O-O Nc3 c5 Nf3";
-  expect_past_bound_told_and_settled(
-      "ten_plies_read_with_a_knight_in_the_hand_from_one_of_several_squares.cap", played, 13,
-      "Bxf3 Bxf3 a6 Bd2 b5 cxb5 axb5 b3", 31);
+// that move, and the squares the knight may have left are several, more than one reached within the bound:
+// the gap told whole as plies 13-23 at that press, 12.Nf3 its last ply, every later move at its ply; the
+// arbiter's moves for the gap accepted.
+TEST(GapHallCaptures, TheHeldPiecesPressFromSeveralSquaresWithinTheBoundTellsTheGapWhole) {
+  expect_hall_gap_told_and_settled("ten_plies_read_with_a_knight_in_the_hand_from_one_of_several_squares.cap",
+                                   "e4 g6 Nf3 Bg7 d4 e6 d5 exd5 exd5 Qe7 Be2 Nf6 c4 d6 O-O Bg4 Re1 Qd7 Nd4 "
+                                   "O-O Nc3 c5 Nf3 Bxf3 Bxf3 a6 Bd2 "
+                                   "b5 cxb5 axb5 b3",
+                                   13, 23, 31);
 }
 
 // daemon_gap_hall_test --speed 6 --seed 32989238 --lengths 9,10, board C: blitz corpus game 125 (180+0),
@@ -1324,13 +1343,15 @@ TEST(GapHallCaptures, TheHeldPiecesPressWithNoStoryEndingWithItsMoveTellsTheGapP
 // the gap was told with its length unknown, the game from the board read, Nf3 and d5 since then unexplained:
 // 12.Qe2's press read as one without a move, a mismatch, an adoption, every later move twelve plies early
 // (13...Rh7 as ply 14). Right: the stories ending at the board read are all pressed (the press is of the move
-// after them): plies 11-20 told at that press, each move since at its ply.
-TEST(GapHallCaptures, TheStoriesBeforeThePressedMoveAreToldAllPressed) {
+// after them), told at that press. The board read with a black knight put back on f3 too (...Nxf3 within the
+// gap, the knight lifted at the reading for Nxf3) is as well within ten plies: the gap told whole as plies
+// 11-21 at that press, each move since at its ply.
+TEST(GapHallCaptures, TheStoriesBeforeThePressedMoveAreToldAtThatPress) {
   expect_hall_gap_told_and_settled("ten_plies_the_reconnects_board_late_its_press_the_first_move_after.cap",
                                    "e4 f5 e5 g6 d4 c5 c3 e6 d5 exd5 Qxd5 Ne7 Qb3 Nbc6 Bc4 Nxe5 Bg5 Nxc4 Qxc4 "
                                    "Qb6 Nf3 d5 Qe2 h6 Qe5 Rh7 Bc1 Bg7 "
                                    "Qe2",
-                                   11, 20, 29);
+                                   11, 21, 29);
 }
 
 // daemon_gap_hall_test --speed 6 --seed 849556156 --lengths 9,10, board B: blitz corpus game 403 (600+0),
