@@ -756,6 +756,7 @@ void Reconstructor::decide_pending(std::int64_t now) {
   if (!wait_.pending()) return;
   PendingPress press = wait_.press();
   if (press_ends_the_dump_wait(press)) return;
+  if (press_refutes_the_open_tail(press)) return;
   Color to_move = game_.position().side_to_move();
   // The latest board since P that shows a legal move is the move the press completed; later states
   // are the opponent's beginning: a state that shows a move with some of the opponent's pieces lifted

@@ -807,6 +807,11 @@ class Reconstructor {
   // move. The board at the press is the gap's story, all pressed, and is searched so; true when that told
   // the gap. False: no such wait, or nothing found (the press goes on as any other).
   bool press_ends_the_dump_wait(const PendingPress& press);
+  // The open tail's mover pressing with another move of his from the board read on the board (its tail move
+  // moved on, or another piece moved): he was on move on the board read, all of it pressed, and the story
+  // with his move shown there is not the one played. The gap is told again so (its stories within the
+  // bound, or past it) and his move after it; true when it was.
+  bool press_refutes_the_open_tail(const PendingPress& press);
   // A press read with the reconnect's reading, or before it (the lever moved while the board was out of
   // sight): by the stream's order, not by time alone. A loaded daemon reads the dump, the hand's next
   // changes and his press in one read, stamped alike: a press read after changes to the dump is the hand's

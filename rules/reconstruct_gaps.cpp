@@ -1022,13 +1022,19 @@ std::optional<GapResult> Reconstructor::search_through_the_hands_move(const std:
     from |= now.pieces(mover, type_of(piece));
   from &= ~occupied;
   // Each origin searched as the board before the move with the piece there, the mover on move: the stories
-  // that end with its move from there. Every one must be complete (a list cut short is no better than the
-  // board searched as it is), within twice the work bound of one search.
+  // that end with its move from there, within twice the work bound of one search. First the squares where
+  // a piece of its kind stood when the board was last followed (most pieces in a hand moved once in the
+  // gap: the hall's blitz game 210, 11...Qe7's queen in the hand, its eight origins past the work): the
+  // work running out after stories were found, they are told as a list left incomplete (a list of the
+  // board searched as it is, cut short, may hold none that ends with the hand's move).
   GapResult out;
   std::uint64_t nodes = 0;
   const bool pawn_stays = cfg_.profile.pawn_may_stay_on_last_rank;
-  for (Bitboard f = from; f;) {
-    const Square x = pop_lsb(f);
+  const Bitboard stood = now.pieces(color_of(piece), type_of(piece)) & from;
+  std::vector<Square> origins;
+  for (Bitboard f = stood; f;) origins.push_back(pop_lsb(f));
+  for (Bitboard f = from & ~stood; f;) origins.push_back(pop_lsb(f));
+  for (const Square x : origins) {
     std::array<Piece, 64> with = base;
     with[x] = piece;
     GapQuery q = gap_query(with, mover);
@@ -1042,8 +1048,13 @@ std::optional<GapResult> Reconstructor::search_through_the_hands_move(const std:
     if (q.max_plies < 1) continue;
     GapResult r = remembered_search_gap(q);
     nodes += r.nodes;
-    if (r.exhausted || r.truncated || nodes > 2 * q.max_nodes) return std::nullopt;
+    if (r.exhausted) {
+      if (out.plies == 0) return std::nullopt;
+      out.truncated = true;
+      break;
+    }
     if (r.plies == 0) continue;
+    const bool cut = r.truncated || nodes > 2 * q.max_nodes;
     std::vector<std::vector<Move>> stories;
     for (auto& seq : r.sequences) {
       Position p = game_.position();
@@ -1057,10 +1068,16 @@ std::optional<GapResult> Reconstructor::search_through_the_hands_move(const std:
           break;
         }
     }
-    if (stories.empty()) continue;
-    if (out.plies == 0 || r.plies + 1 < out.plies) out.sequences.clear();
-    out.plies = r.plies + 1;
-    for (auto& seq : stories) out.sequences.push_back(std::move(seq));
+    if (!stories.empty()) {
+      if (out.plies == 0 || r.plies + 1 < out.plies) out.sequences.clear();
+      out.plies = r.plies + 1;
+      for (auto& seq : stories) out.sequences.push_back(std::move(seq));
+    }
+    if (cut) {
+      if (out.plies == 0) return std::nullopt;
+      out.truncated = true;
+      break;
+    }
   }
   out.nodes = nodes;
   if (out.plies == 0) return std::nullopt;
@@ -1334,6 +1351,44 @@ bool Reconstructor::recover_gap_before_the_pressed_move(const PendingPress& pres
     const Successor pressed{m, board_after(display_, game_.position(), m)};
     commit(pressed, press.t_ms, press.clock, touches_.size(), 0, false);
   }
+  return true;
+}
+
+bool Reconstructor::press_refutes_the_open_tail(const PendingPress& press) {
+  // (The hall's blitz game 37, 60+0: 13.d4 .. 23.O-O unseen, read with Black on move; nine plies and
+  // 22...d5 shown and not pressed reach that board too, told with d5 the open tail. Black then played
+  // 23...d4, the d-pawn on from d5, and pressed: d5 went out as his move and d4 as an illegal one.)
+  if (!open_tail_ || !missed_gap_ || game_.outcome() || game_.ply_count() + 1 != open_tail_->ply ||
+      press.presser != game_.position().side_to_move() || matching_successor() ||
+      has_drops(game_.position().variant()))
+    return false;
+  const std::array<Piece, 64> read = open_tail_->board;
+  const std::vector<ReadMove> moves = moves_from_the_read_board(read, press.presser, false, physical_);
+  if (moves.size() != 1 || moves.front().board != read) return false;
+  const Game told = game_;
+  const std::optional<OpenTail> tail = std::exchange(open_tail_, std::nullopt);
+  const std::optional<MissedGap> gap = std::exchange(missed_gap_, std::nullopt);
+  while (game_.ply_count() >= gap->first_ply) game_.undo();
+  display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
+  // Within the bound, its stories all pressed (recover_gap_on); past it, told so.
+  GapQuery q = gap_query(read, press.presser);
+  q.max_candidates = 1;  // whether one exists
+  const GapResult within = search_gap_harder(q);
+  gaps_.forget_searched();
+  gaps_.tell_all_pressed();
+  gaps_.reset_failures();
+  if (!(within.plies > 0 && !within.exhausted
+            ? recover_gap_on(press.t_ms, nullptr, read, false, press.presser)
+            : tell_gap_past_bound_at(press.t_ms, read, press.presser))) {
+    game_ = told;
+    display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
+    open_tail_ = tail;
+    missed_gap_ = gap;
+    recompute_successors();
+    return false;
+  }
+  wait_.clear();
+  if (const Successor* s = matching_successor()) commit_current(*s, press.t_ms, press.clock);
   return true;
 }
 

@@ -1269,6 +1269,37 @@ TEST(GapHallCaptures, ACaptureWhoseVictimAndTakerWereLiftedAtTheReadingEndsTheGa
                                    10, 19, 28);
 }
 
+// daemon_gap_hall_test --speed 3 --seed 637839881 --lengths 9,10, board H: blitz corpus game 37 (60+0),
+// plies 13-23 (d4 exd4 exd4 Nxd4 Qd1 Nc6 Be2 O-O Nf3 d5 O-O) made unseen, read with Black on move: eleven
+// plies, past the bound. Nine plies and a tenth shown, not pressed (...O-O or ...d5 after an exchange of the
+// e-pawn for the d-pawn), reach that board as well: told so, the tail open. Black then played 12...d4, the
+// d-pawn on from d5, and pressed: d5 went out as his move, then White's press as one without a move, a
+// mismatch and an adoption. Right: his move from the board read says he was on move there, all of it
+// pressed: the gap told again past the bound at that press (nothing of the open tail told before), the game
+// from the board read, nothing published until the arbiter gives the gap's moves; then each at its ply.
+TEST(GapHallCaptures, AMoveOnFromTheBoardReadRefutesTheOpenTail) {
+  expect_past_bound_told_and_settled(
+      "past_bound_read_all_pressed_the_tail_told_moved_on.cap",
+      "b3 e5 Bb2 Nc6 e3 Ba3 c4 Bxb2 Nc3 Bxa1 Qxa1 Nf6 d4 exd4 exd4 Nxd4 Qd1 Nc6 "
+      "Be2 O-O Nf3 d5 O-O",
+      13, "d4 Nd5 Nxd5 cxd5 Qxd5 Bc4 Qh5 h3", 31);
+}
+
+// daemon_gap_hall_test --speed 3 --seed 680480513 --lengths 9,10, board F: blitz corpus game 210 (1800+0),
+// plies 13-22 (c4 Nde7 d5 exd5 cxd5 Nxd5 Nc3 Nxc3 bxc3 Qe7) made unseen, plugged in again with Black's queen
+// in the hand for 11...Qe7, set down 0.3 s after the reading and pressed. The board's own search was cut by
+// its work bound after nine stories, none of the shape played (c3 Nxc3 d5 Nxb1 dxe6 ... Qxe7), and the search
+// through the queen's move gave up when its first origin's list was cut too: "at least 9" told, the moves
+// played not among them. Right: the queen's square when last followed searched first, the stories through
+// its move found there told as a list left incomplete: the moves played listed, every later move at its ply.
+TEST(GapHallCaptures, TheHeldPiecesStoriesFromWhereItStoodAreListedWhenTheWorkRunsOut) {
+  expect_hall_gap_listed(
+      "ten_plies_read_with_the_queen_in_the_hand_the_list_cut_by_its_work.cap",
+      "e4 b6 d4 Bb7 Bd3 Nc6 Nf3 e6 a3 Nf6 e5 Nd5 c4 Nde7 d5 exd5 cxd5 Nxd5 Nc3 Nxc3 bxc3 Qe7 "
+      "O-O O-O-O Re1 h6 Bb2 Qc5 Qe2 Be7",
+      13, 22, R"(["c2c4","d5e7","d4d5","e6d5","c4d5","e7d5","b1c3","d5c3","b2c3","d8e7"])", 30);
+}
+
 // daemon_gap_hall_test --speed 3 --seed 680480513 --lengths 9,10, board B: blitz corpus game 184 (600+0),
 // plies 13-22 (d3 O-O Be3 Bb6 Qd2 Kh7 Nh4 Nxe4 dxe4 Qxh4) made unseen, plugged in again with 12.Bxb6 (ply 23)
 // under way: Black's bishop already lifted from b6 and White's from e3. The board read with only the bishop
