@@ -846,8 +846,10 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     // since then go out at the shorter story's plies until the arbiter's moves say otherwise).
     const bool incomplete = found.truncated || found.exhausted;
     AlertEvent a = moves_missed_alert(before, first_ply, prefixes, incomplete, found.truncated);
-    if (length_uncertain) note_length_uncertain(a);
-    missed_gap_ = MissedGap{first_ply, prefixes, MissedGap::Length::Known, evidence, false, length_uncertain};
+    // (Its last move shown, the stories before it as uncertain: told so if the tail is not closed, the hall's
+    // blitz game 198, 300+3 with no increment learned yet, told two plies short and not saying so.)
+    if (whole_uncertain) note_length_uncertain(a);
+    missed_gap_ = MissedGap{first_ply, prefixes, MissedGap::Length::Known, evidence, false, whole_uncertain};
     // The last move of the gap shown and not pressed yet, and which move it is depends on the story (e5
     // Nxe5 Nc6 then e3, or e5 e3 Nc6 then Nxe5): the game goes on from the first story, but its press
     // completes the gap, told then whole (every candidate whole), not the complement of a guess. A list

@@ -1269,6 +1269,28 @@ TEST(GapHallCaptures, ACaptureWhoseVictimAndTakerWereLiftedAtTheReadingEndsTheGa
                                    10, 19, 28);
 }
 
+// daemon_gap_hall_test --speed 6 --seed 635726067 --lengths 9,10, board H: blitz corpus game 198 (300+3,
+// seven plies seen: too few to learn the increment), plies 8-16 (Nxe4 Nxe4 d5 Bd3 dxe4 Bxe4 f5 Bxc6 bxc6)
+// made unseen and 9.Nxe5 set down, read with it. Stories two plies shorter (a knight's capture on f6 for the
+// bishop's walk) reach that board, their last move shown: told with the tail open, then flushed as plies
+// 8-16 when the tail did not close, its alert not saying that a longer story may be the one (the moves
+// since went out two plies early). Nothing on the board tells the length; right: the alert says so.
+TEST(GapHallCaptures, AGapToldShortWithItsTailOpenSaysItsLengthIsUncertain) {
+  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) +
+                                        "/gap_hall/told_short_its_last_move_shown_the_tail_flushed.cap");
+  ASSERT_TRUE(cap) << cap.error();
+  auto r = session::replay_capture(*cap, {});
+  ASSERT_TRUE(r) << r.error();
+  std::vector<rules::AlertEvent> missed;
+  for (const auto& e : r->events)
+    if (const auto* a = std::get_if<rules::AlertEvent>(&e.what); a && a->code == "moves-missed")
+      missed.push_back(*a);
+  ASSERT_EQ(missed.size(), 1u);
+  EXPECT_EQ(field(missed.front(), "first_ply"), "8");
+  EXPECT_EQ(field(missed.front(), "length_uncertain"), "true");
+  EXPECT_NE(missed.front().detail.find("a longer story"), std::string::npos) << missed.front().detail;
+}
+
 // daemon_gap_hall_test --speed 3 --seed 637839881 --lengths 9,10, board H: blitz corpus game 37 (60+0),
 // plies 13-23 (d4 exd4 exd4 Nxd4 Qd1 Nc6 Be2 O-O Nf3 d5 O-O) made unseen, read with Black on move: eleven
 // plies, past the bound. Nine plies and a tenth shown, not pressed (...O-O or ...d5 after an exchange of the
