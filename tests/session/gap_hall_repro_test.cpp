@@ -106,6 +106,25 @@ Told replay_hall_capture(const std::string& name, const std::string& played_text
   return told;
 }
 
+// The moves-missed alerts the capture `name` (tests/data/gap_hall/) tells, replayed as chess.
+std::vector<rules::AlertEvent> missed_alerts(const std::string& name) {
+  std::vector<rules::AlertEvent> missed;
+  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) + "/gap_hall/" + name);
+  if (!cap) {
+    ADD_FAILURE() << cap.error();
+    return missed;
+  }
+  auto r = session::replay_capture(*cap, {});
+  if (!r) {
+    ADD_FAILURE() << r.error();
+    return missed;
+  }
+  for (const auto& e : r->events)
+    if (const auto* a = std::get_if<rules::AlertEvent>(&e.what); a && a->code == "moves-missed")
+      missed.push_back(*a);
+  return missed;
+}
+
 // The gap told once at most: as recovered moves, or one moves-missed from ply `first` whose last ply is one
 // of `lasts` (any, when none is given).
 void expect_one_gap(const Told& t, int first, const std::vector<std::string>& lasts = {}) {
@@ -1276,15 +1295,7 @@ TEST(GapHallCaptures, ACaptureWhoseVictimAndTakerWereLiftedAtTheReadingEndsTheGa
 // 8-16 when the tail did not close, its alert not saying that a longer story may be the one (the moves
 // since went out two plies early). Nothing on the board tells the length; right: the alert says so.
 TEST(GapHallCaptures, AGapToldShortWithItsTailOpenSaysItsLengthIsUncertain) {
-  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) +
-                                        "/gap_hall/told_short_its_last_move_shown_the_tail_flushed.cap");
-  ASSERT_TRUE(cap) << cap.error();
-  auto r = session::replay_capture(*cap, {});
-  ASSERT_TRUE(r) << r.error();
-  std::vector<rules::AlertEvent> missed;
-  for (const auto& e : r->events)
-    if (const auto* a = std::get_if<rules::AlertEvent>(&e.what); a && a->code == "moves-missed")
-      missed.push_back(*a);
+  const auto missed = missed_alerts("told_short_its_last_move_shown_the_tail_flushed.cap");
   ASSERT_EQ(missed.size(), 1u);
   EXPECT_EQ(field(missed.front(), "first_ply"), "8");
   EXPECT_EQ(field(missed.front(), "length_uncertain"), "true");
@@ -1491,14 +1502,7 @@ TEST(GapHallCaptures, TheVictimLiftedBeforeAReadingTenPliesOnIsPutBack) {
 // move at its ply.
 TEST(GapHallCaptures, TheWholeStoriesToldAfterTheirLastMoveSayTheirLengthIsUncertain) {
   const std::string name = "two_detours_told_short_the_last_move_shown_at_the_reading.cap";
-  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) + "/gap_hall/" + name);
-  ASSERT_TRUE(cap) << cap.error();
-  auto r = session::replay_capture(*cap, {});
-  ASSERT_TRUE(r) << r.error();
-  std::vector<rules::AlertEvent> missed;
-  for (const auto& e : r->events)
-    if (const auto* a = std::get_if<rules::AlertEvent>(&e.what); a && a->code == "moves-missed")
-      missed.push_back(*a);
+  const auto missed = missed_alerts(name);
   ASSERT_EQ(missed.size(), 1u);
   EXPECT_EQ(field(missed.front(), "first_ply"), "11");
   EXPECT_EQ(field(missed.front(), "last_ply"), "18");
