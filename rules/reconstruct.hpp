@@ -637,6 +637,11 @@ class Reconstructor {
   tl::expected<std::vector<Event>, std::string> replace_gap_plies(int first_ply, int last_ply,
                                                                   const std::vector<Move>& moves,
                                                                   std::int64_t t_ms);
+  // The moves played (`moves`, from ply `first_ply`) in `game` when they lead to its position but for one
+  // piece of the side on move on another square, the board showing it on neither (in the hand at the
+  // reading, put back by the story told where it stood). True when they did (`game` changed).
+  bool replaced_with_the_held_piece_elsewhere(Game& game, int first_ply,
+                                              const std::vector<Move>& moves) const;
   // The moves typed for the gap from `first_ply` (UCI or SAN, separated by spaces or commas; "none" alone
   // for no move at all).
   tl::expected<std::vector<Move>, std::string> typed_gap_moves(int first_ply, const std::string& text) const;

@@ -57,6 +57,39 @@ std::vector<std::array<Piece, 64>> boards_with_the_victim_put_back(const std::ar
   return boards;
 }
 
+// `game` with its plies [first_ply, last_ply + 1] (the gap told and the move after it) replaced by `moves`
+// and that move from another square: its piece in the hand at the reading, put back by the story on the
+// square it left in the story (the hall's blitz game 95, 180+0: 10...Bb4 11.c3 Bd6 12.cxd4 Qe7 unseen, told
+// two plies short with the queen from d8, the queen in the hand for 13...Qh4+ from e7). The moves played lead
+// to the position the game went on from with that piece elsewhere, and its move, to the same square, to the
+// position after it. True when they did (`game` changed).
+bool replaced_with_the_next_move_from_elsewhere(Game& game, int first_ply, int last_ply,
+                                                const std::vector<Move>& moves) {
+  if (last_ply >= game.ply_count()) return false;
+  const PlyRecord& next = game.plies()[std::size_t(last_ply)];
+  if (next.jump || next.illegal || next.move.is_drop()) return false;
+  const Position before_next = game.position_at(last_ply);
+  const Position after_next = game.position_at(last_ply + 1);
+  const Piece mover = before_next.piece_on(next.move.from());
+  Position p = game.position_at(first_ply - 1);
+  for (Move m : moves) {
+    if (!MoveList(p).contains(m)) return false;
+    p.do_move(m);
+  }
+  for (Move m : MoveList(p)) {
+    if (m.kind() == Move::CASTLING || m.is_drop() || m.to() != next.move.to() ||
+        p.piece_on(m.from()) != mover || m.is_promotion() != next.move.is_promotion())
+      continue;
+    Position q = p;
+    q.do_move(m);
+    if (q.board() != after_next.board() || q.side_to_move() != after_next.side_to_move()) continue;
+    std::vector<Move> with = moves;
+    with.push_back(m);
+    return game.replace_span(first_ply - 1, last_ply + 1, with);
+  }
+  return false;
+}
+
 // Whether the time each side used over a gap of `plies` plies from `before`, up to the press that told it,
 // fits one move more per side better than the story's count, by the pace of each side's moves before it
 // (rules/gap_pace.hpp).
@@ -1917,7 +1950,12 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::replace_gap_plies(i
     if (game_.plies()[std::size_t(i)].jump || game_.plies()[std::size_t(i)].illegal)
       return tl::unexpected(std::string("a position was set since the gap, not moved to: its length stays"));
   Game settled = game_;
-  if (moves.empty() || !settled.replace_span(first_ply - 1, last_ply, moves))
+  bool held_elsewhere = false;
+  if (moves.empty() ||
+      (!settled.replace_span(first_ply - 1, last_ply, moves) &&
+       !replaced_with_the_next_move_from_elsewhere(settled, first_ply, last_ply, moves) &&
+       !(held_elsewhere = last_ply == game_.ply_count() &&
+                          replaced_with_the_held_piece_elsewhere(settled, first_ply, moves))))
     return tl::unexpected("those moves do not lead to the position after ply " + std::to_string(last_ply) +
                           " (the gap's last), which the game went on from");
   // The gap's moves, then every ply since at its ply now (each went out at the one the shorter story gave).
@@ -1926,8 +1964,40 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::replace_gap_plies(i
     from_the_gap.push_back(settled.plies()[std::size_t(i - 1)].move);
   std::vector<Event> out = recovered_events(settled, first_ply, from_the_gap, t_ms);
   game_ = std::move(settled);
+  if (held_elsewhere) display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
   recompute_successors();
   return out;
+}
+
+bool Reconstructor::replaced_with_the_held_piece_elsewhere(Game& game, int first_ply,
+                                                           const std::vector<Move>& moves) const {
+  // Given before the held piece's move (replaced_with_the_next_move_from_elsewhere after it): the moves
+  // played lead to the position the game went on from but for one piece of the side on move, on another
+  // square, and the board shows it on neither (in the hand).
+  if (game.ply_count() < first_ply || game.outcome()) return false;
+  Game g = game;
+  const PlyRecord last = g.plies().back();
+  while (g.ply_count() >= first_ply) g.undo();
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    if (!MoveList(g.position()).contains(moves[i])) return false;
+    g.play(moves[i], i + 1 == moves.size() ? last.clock : ClockTimes{}, last.time_ms);
+    g.mark_last(true, false);
+  }
+  const Position& told = game.position();
+  const Position& played = g.position();
+  if (played.side_to_move() != told.side_to_move()) return false;
+  std::vector<Square> differ;
+  for (Square q = 0; q < 64; ++q)
+    if (played.piece_on(q) != told.piece_on(q)) differ.push_back(q);
+  if (differ.size() != 2) return false;
+  const Square a = differ[0], b = differ[1];
+  const Piece piece = played.piece_on(a) != NO_PIECE ? played.piece_on(a) : played.piece_on(b);
+  if (piece == NO_PIECE || color_of(piece) != told.side_to_move() || physical_[a] != NO_PIECE ||
+      physical_[b] != NO_PIECE || (played.piece_on(a) != NO_PIECE) == (played.piece_on(b) != NO_PIECE) ||
+      (told.piece_on(a) != piece && told.piece_on(b) != piece))
+    return false;
+  game = std::move(g);
+  return true;
 }
 
 std::vector<Event> Reconstructor::recovered_events(const Game& settled, int first_ply,

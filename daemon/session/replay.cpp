@@ -70,7 +70,8 @@ void append(std::vector<Event>& events, std::vector<Event>&& more) {
 }  // namespace
 
 tl::expected<ReplayResult, std::string> replay_capture(const drivers::Capture& capture, ReconstructConfig cfg,
-                                                       const std::optional<std::string>& gap_moves) {
+                                                       const std::optional<std::string>& gap_moves,
+                                                       bool at_the_end) {
   if (!capture.info.board.empty()) cfg.board_id = capture.info.board;
   auto protocol = protocol_of(capture, true);
   if (!protocol) return tl::unexpected(protocol.error());
@@ -82,8 +83,9 @@ tl::expected<ReplayResult, std::string> replay_capture(const drivers::Capture& c
   Reconstructor rec(std::move(cfg));
   std::vector<Event> events;
   std::optional<std::string> refused;
+  bool over = false;
   const auto arbiter = [&](std::int64_t t) {
-    if (!gap_moves || refused || !rec.missed_gap()) return;
+    if (!gap_moves || refused || !rec.missed_gap() || (at_the_end && !over)) return;
     auto settled = rec.settle_gap(*gap_moves, t);
     refused = settled ? std::string() : settled.error();
     if (settled) append(events, std::move(*settled));
@@ -105,6 +107,7 @@ tl::expected<ReplayResult, std::string> replay_capture(const drivers::Capture& c
   // Let the last movement settle, as a running daemon would a moment later.
   deliver(feed.advance(last_t + settle));
   append(events, rec.advance(last_t + settle));
+  over = true;
   arbiter(last_t + settle);
   return ReplayResult{std::move(events), rec.game(), std::move(refused)};
 }

@@ -33,11 +33,13 @@ struct ReplayResult {
 // One board's capture. The board id comes from the capture's `board` header (else `cfg.board_id`). A board
 // without a clock (its protocol row says so) completes moves after `cfg.complete_after_ms`, or after the
 // daemon's default settle time when that is 0, as the daemon does. `gap_moves`: the arbiter's moves for
-// the first gap that waits for them (`recover --moves`, SAN or UCI), given as soon as it is told; the
+// the first gap that waits for them (`recover --moves`, SAN or UCI), given as soon as it is told (or, with
+// `at_the_end`, once the capture is over: the moves published since then go out again at their plies); the
 // replay goes on with what they settle. (Not for a board of a DGT bus line: there no gap is settled.)
 tl::expected<ReplayResult, std::string> replay_capture(const drivers::Capture& capture,
                                                        rules::ReconstructConfig cfg,
-                                                       const std::optional<std::string>& gap_moves = {});
+                                                       const std::optional<std::string>& gap_moves = {},
+                                                       bool at_the_end = false);
 
 struct MatchReplayResult {
   std::vector<rules::Event> events;  // both boards, in time order

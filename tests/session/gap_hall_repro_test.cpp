@@ -1288,6 +1288,36 @@ TEST(GapHallCaptures, ACaptureWhoseVictimAndTakerWereLiftedAtTheReadingEndsTheGa
                                    10, 19, 28);
 }
 
+// daemon_gap_hall_test --speed 3 --seed 53241494 --lengths 9,10, board C: blitz corpus game 95 (180+0),
+// plies 13-21 (Nh3 Bb4 c3 Bd6 cxd4 Qe7 dxe5 Nxe5 Nd4) made unseen, read with the queen in Black's hand for
+// 11...Qh4+ from e7. Stories two plies shorter, the bishop straight to d6 and the queen from d8, reach that
+// board: told so, its length uncertain, the moves since two plies early (no board shows the detours). The
+// arbiter's moves, the nine played, were refused: they leave the queen on e7, the game went on from it on
+// d8. Right: they are accepted, the queen's move from e7 the first after them, every move at its ply.
+// Given when the game is over (the hall's arbiter, after 13...Qh4+ went out from d8), they are accepted too,
+// the queen's move from e7 the first after them, and every move since at its ply.
+TEST(GapHallCaptures, TheMovesPlayedAreAcceptedWithTheHeldPieceFromAnotherSquare) {
+  const std::string name = "told_short_the_queen_in_the_hand_from_another_square.cap";
+  const std::string game =
+      "b3 d5 Bb2 Nc6 Nc3 e5 e4 d4 Nce2 Bg4 f3 Bh5 Nh3 Bb4 c3 Bd6 cxd4 Qe7 dxe5 Nxe5 Nd4 Qh4 g3 Qd8 Nf5 Nxf3 "
+      "Kf2 Bc5 d4 Bb6";
+  expect_gap_settled(name, game, 13, 21, 30);
+  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) + "/gap_hall/" + name);
+  ASSERT_TRUE(cap) << cap.error();
+  auto r = session::replay_capture(*cap, {}, "Nh3 Bb4 c3 Bd6 cxd4 Qe7 dxe5 Nxe5 Nd4", true);
+  ASSERT_TRUE(r) << r.error();
+  ASSERT_TRUE(r->gap_refused) << "no gap waited for the arbiter";
+  EXPECT_EQ(*r->gap_refused, "") << "the moves played refused";
+  rules::Position played = rules::Position::start(rules::Variant::Chess);
+  for (const auto& san : words(game)) {
+    auto m = rules::parse_san(played, san);
+    ASSERT_TRUE(m) << san;
+    played.do_move(*m);
+  }
+  EXPECT_EQ(r->game.ply_count(), static_cast<int>(words(game).size()));
+  EXPECT_EQ(r->game.position().fen(), played.fen());
+}
+
 // daemon_gap_hall_test --speed 6 --seed 635726067 --lengths 9,10, board H: blitz corpus game 198 (300+3,
 // seven plies seen: too few to learn the increment), plies 8-16 (Nxe4 Nxe4 d5 Bd3 dxe4 Bxe4 f5 Bxc6 bxc6)
 // made unseen and 9.Nxe5 set down, read with it. Stories two plies shorter (a knight's capture on f6 for the
