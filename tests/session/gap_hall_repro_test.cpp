@@ -230,6 +230,28 @@ void expect_gap_settled(const std::string& name, const std::string& game, int fi
   EXPECT_EQ(t.last_ply, last_ply);
 }
 
+// The capture `name` replayed, the arbiter giving the gap's moves as played (`game`'s plies `first` to
+// `gap_end`) once it is over, after the moves published since: accepted, and the game then `game` whole.
+void expect_gap_settled_at_the_end(const std::string& name, const std::string& game, int first, int gap_end) {
+  const auto moves = words(game);
+  std::string gap;
+  for (int ply = first; ply <= gap_end; ++ply) gap += moves[std::size_t(ply - 1)] + " ";
+  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) + "/gap_hall/" + name);
+  ASSERT_TRUE(cap) << cap.error();
+  auto r = session::replay_capture(*cap, {}, gap, true);
+  ASSERT_TRUE(r) << r.error();
+  ASSERT_TRUE(r->gap_refused) << "no gap waited for the arbiter";
+  EXPECT_EQ(*r->gap_refused, "") << "the moves played refused";
+  rules::Position played = rules::Position::start(rules::Variant::Chess);
+  for (const auto& san : moves) {
+    auto m = rules::parse_san(played, san);
+    ASSERT_TRUE(m) << san;
+    played.do_move(*m);
+  }
+  EXPECT_EQ(r->game.ply_count(), static_cast<int>(moves.size()));
+  EXPECT_EQ(r->game.position().fen(), played.fen());
+}
+
 // expect_past_bound_told, then expect_gap_settled with the gap's moves all of `played` from ply `first` on,
 // `after` the game's moves since, up to `last_ply`.
 void expect_past_bound_told_and_settled(const std::string& name, const std::string& played, int first,
@@ -1302,20 +1324,21 @@ TEST(GapHallCaptures, TheMovesPlayedAreAcceptedWithTheHeldPieceFromAnotherSquare
       "b3 d5 Bb2 Nc6 Nc3 e5 e4 d4 Nce2 Bg4 f3 Bh5 Nh3 Bb4 c3 Bd6 cxd4 Qe7 dxe5 Nxe5 Nd4 Qh4 g3 Qd8 Nf5 Nxf3 "
       "Kf2 Bc5 d4 Bb6";
   expect_gap_settled(name, game, 13, 21, 30);
-  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) + "/gap_hall/" + name);
-  ASSERT_TRUE(cap) << cap.error();
-  auto r = session::replay_capture(*cap, {}, "Nh3 Bb4 c3 Bd6 cxd4 Qe7 dxe5 Nxe5 Nd4", true);
-  ASSERT_TRUE(r) << r.error();
-  ASSERT_TRUE(r->gap_refused) << "no gap waited for the arbiter";
-  EXPECT_EQ(*r->gap_refused, "") << "the moves played refused";
-  rules::Position played = rules::Position::start(rules::Variant::Chess);
-  for (const auto& san : words(game)) {
-    auto m = rules::parse_san(played, san);
-    ASSERT_TRUE(m) << san;
-    played.do_move(*m);
-  }
-  EXPECT_EQ(r->game.ply_count(), static_cast<int>(words(game).size()));
-  EXPECT_EQ(r->game.position().fen(), played.fen());
+  expect_gap_settled_at_the_end(name, game, 13, 21);
+}
+
+// daemon_gap_hall_test --speed 3 --seed 754041425 --lengths 9,10, board E: blitz corpus game 253 (300+0),
+// plies 11-19 (Nf3 Bf5 g3 Qd7 Bd3 Bxd3 cxd3 Nf6 h3) made unseen and 10...Qc7 set down, the queen back on the
+// square it left: a story two plies shorter, the queen never moved and ...Nf6 set down, reaches that board.
+// Told so, its length uncertain; when the game was over the arbiter's moves, the nine played, were refused
+// (so were the longer ones): they leave the queen on d7, and the move after them the game has is ...Nf6.
+// Right: they are accepted, ...Qc7 the move after them, every move since at its ply.
+TEST(GapHallCaptures, TheMovesPlayedAreAcceptedWithADetourAcrossTheGapsEnd) {
+  expect_gap_settled_at_the_end(
+      "told_short_a_detour_across_the_gaps_end.cap",
+      "e4 d5 exd5 Qxd5 Nc3 Qa5 d4 c6 Bd2 Qc7 Nf3 Bf5 g3 Qd7 Bd3 Bxd3 cxd3 Nf6 h3 Qc7 "
+      "Bf4 Qb6 Ne4 Nbd7 Nxf6 Nxf6 O-O e6",
+      11, 19);
 }
 
 // daemon_gap_hall_test --speed 6 --seed 635726067 --lengths 9,10, board H: blitz corpus game 198 (300+3,
