@@ -1388,13 +1388,31 @@ bool Reconstructor::press_refutes_the_open_tail(const PendingPress& press) {
   // (The hall's blitz game 37, 60+0: 13.d4 .. 23.O-O unseen, read with Black on move; nine plies and
   // 22...d5 shown and not pressed reach that board too, told with d5 the open tail. Black then played
   // 23...d4, the d-pawn on from d5, and pressed: d5 went out as his move and d4 as an illegal one.)
-  if (!open_tail_ || !missed_gap_ || game_.outcome() || game_.ply_count() + 1 != open_tail_->ply ||
-      press.presser != game_.position().side_to_move() || matching_successor() ||
-      has_drops(game_.position().variant()))
+  // (So too a gap told with its last move shown and the same in every story, no tail left open: that move,
+  // the board's latest showing it, stands for the tail. The hall's blitz game 5, 300+3: 11.Nc3 .. 20...Na5
+  // unseen and 21.Be2 pressed as the board was read; nine plies and ...Na5 shown reach it too; Black's
+  // 21...Nd5 then went out as Na5 and White's next press as an illegal move. Its alert told already, the
+  // gap is told again.)
+  if (!missed_gap_ || game_.outcome() || press.presser != game_.position().side_to_move() ||
+      matching_successor() || has_drops(game_.position().variant()) || game_.plies().empty())
     return false;
-  const std::array<Piece, 64> read = open_tail_->board;
+  std::optional<std::array<Piece, 64>> shown;
+  if (open_tail_) {
+    if (game_.ply_count() + 1 != open_tail_->ply) return false;
+    shown = open_tail_->board;
+  } else if (missed_gap_->length == MissedGap::Length::Known && !missed_gap_->candidates.empty() &&
+             game_.ply_count() == missed_gap_->first_ply - 1 + int(missed_gap_->candidates.front().size())) {
+    for (std::size_t i = history_.size(); i-- > 0 && history_[i].t_ms >= game_.plies().back().time_ms;)
+      if (successor_for(history_[i].board)) {
+        shown = history_[i].board;
+        break;
+      }
+  }
+  if (!shown) return false;
+  const std::array<Piece, 64> read = *shown;
   const std::vector<ReadMove> moves = moves_from_the_read_board(read, press.presser, false, physical_);
   if (moves.size() != 1 || moves.front().board != read) return false;
+  const bool told_before = !open_tail_;
   const Game told = game_;
   const std::optional<OpenTail> tail = std::exchange(open_tail_, std::nullopt);
   const std::optional<MissedGap> gap = std::exchange(missed_gap_, std::nullopt);
@@ -1407,9 +1425,13 @@ bool Reconstructor::press_refutes_the_open_tail(const PendingPress& press) {
   gaps_.forget_searched();
   gaps_.tell_all_pressed();
   gaps_.reset_failures();
+  const std::string retold =
+      told_before ? std::string("told again, the move shown at the reading found made before it (") +
+                        (press.presser == WHITE ? "White" : "Black") + " moved on from that board): "
+                  : std::string();
   if (!(within.plies > 0 && !within.exhausted
             ? recover_gap_on(press.t_ms, nullptr, read, false, press.presser)
-            : tell_gap_past_bound_at(press.t_ms, read, press.presser))) {
+            : tell_gap_past_bound_at(press.t_ms, read, press.presser, retold))) {
     game_ = told;
     display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
     open_tail_ = tail;
