@@ -57,6 +57,22 @@ std::vector<std::array<Piece, 64>> boards_with_the_victim_put_back(const std::ar
   return boards;
 }
 
+// `game` with its plies from `first_ply` on replaced by `moves` (recovered, the last with the clock reading
+// of the game's last ply), when they are legal.
+std::optional<Game> with_the_last_plies_replaced(const Game& game, int first_ply,
+                                                 const std::vector<Move>& moves) {
+  if (game.ply_count() < first_ply || game.outcome()) return std::nullopt;
+  Game g = game;
+  const PlyRecord last = g.plies().back();
+  while (g.ply_count() >= first_ply) g.undo();
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    if (!MoveList(g.position()).contains(moves[i])) return std::nullopt;
+    g.play(moves[i], i + 1 == moves.size() ? last.clock : ClockTimes{}, last.time_ms);
+    g.mark_last(true, false);
+  }
+  return g;
+}
+
 // `game` with its plies [first_ply, last_ply + 1] (the gap told and the move after it) replaced by `moves`
 // and the one move after them that leads to the position after that ply: a story told short whose end differs
 // from the moves played by a piece that the next move set where the game has it (the hall's blitz game 95,
@@ -1968,11 +1984,23 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::replace_gap_plies(i
       return tl::unexpected(std::string("a position was set since the gap, not moved to: its length stays"));
   Game settled = game_;
   bool held_elsewhere = false;
+  // Given before the next move, the moves that lead to the position the board as it stands shows, the side on
+  // move the game's: the move the stories left shown and not pressed was made within the gap (the hall's
+  // blitz game 5, 300+3: the arbiter's eleven moves, 20...Na5 and 21.Be2 with them, before Black moved on).
+  const auto replaced_with_the_board_as_it_stands = [&](Game& game) {
+    std::optional<Game> g = with_the_last_plies_replaced(game, first_ply, moves);
+    if (!g || g->position().side_to_move() != game.position().side_to_move() ||
+        physical_view(g->position(), cfg_.profile.pawn_may_stay_on_last_rank) != physical_)
+      return false;
+    game = std::move(*g);
+    return true;
+  };
   if (moves.empty() ||
       (!settled.replace_span(first_ply - 1, last_ply, moves) &&
        !replaced_with_the_next_move_otherwise(settled, first_ply, last_ply, moves) &&
        !(held_elsewhere = last_ply == game_.ply_count() &&
-                          replaced_with_the_held_piece_elsewhere(settled, first_ply, moves))))
+                          (replaced_with_the_held_piece_elsewhere(settled, first_ply, moves) ||
+                           replaced_with_the_board_as_it_stands(settled)))))
     return tl::unexpected("those moves do not lead to the position after ply " + std::to_string(last_ply) +
                           " (the gap's last), which the game went on from");
   // The gap's moves, then every ply since at its ply now (each went out at the one the shorter story gave).
@@ -1991,17 +2019,10 @@ bool Reconstructor::replaced_with_the_held_piece_elsewhere(Game& game, int first
   // Given before the held piece's move (replaced_with_the_next_move_otherwise after it): the moves
   // played lead to the position the game went on from but for one piece of the side on move, on another
   // square, and the board shows it on neither (in the hand).
-  if (game.ply_count() < first_ply || game.outcome()) return false;
-  Game g = game;
-  const PlyRecord last = g.plies().back();
-  while (g.ply_count() >= first_ply) g.undo();
-  for (std::size_t i = 0; i < moves.size(); ++i) {
-    if (!MoveList(g.position()).contains(moves[i])) return false;
-    g.play(moves[i], i + 1 == moves.size() ? last.clock : ClockTimes{}, last.time_ms);
-    g.mark_last(true, false);
-  }
+  std::optional<Game> g = with_the_last_plies_replaced(game, first_ply, moves);
+  if (!g) return false;
   const Position& told = game.position();
-  const Position& played = g.position();
+  const Position& played = g->position();
   if (played.side_to_move() != told.side_to_move()) return false;
   std::vector<Square> differ;
   for (Square q = 0; q < 64; ++q)
@@ -2013,7 +2034,7 @@ bool Reconstructor::replaced_with_the_held_piece_elsewhere(Game& game, int first
       physical_[b] != NO_PIECE || (played.piece_on(a) != NO_PIECE) == (played.piece_on(b) != NO_PIECE) ||
       (told.piece_on(a) != piece && told.piece_on(b) != piece))
     return false;
-  game = std::move(g);
+  game = std::move(*g);
   return true;
 }
 
