@@ -2009,7 +2009,13 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::replace_gap_plies(i
     from_the_gap.push_back(settled.plies()[std::size_t(i - 1)].move);
   std::vector<Event> out = recovered_events(settled, first_ply, from_the_gap, t_ms);
   game_ = std::move(settled);
-  if (held_elsewhere) display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
+  if (held_elsewhere) {
+    // The board followed from the position the moves played reach: the turn begins there, no touch of the
+    // move they took in left to judge (the hall's blitz game 5 at 6x: 20...Na5, shown at the reading and now
+    // the gap's, read as a piece released on a5 before 21...Nd5, a touch-move alert).
+    for (Event& e : collect([&] { follow_board(t_ms); })) out.push_back(std::move(e));
+    return out;
+  }
   recompute_successors();
   return out;
 }
