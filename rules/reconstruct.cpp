@@ -598,10 +598,7 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
   // decided and searched as any other. (Decided later, it was searched already: recover_gap.)
   if (presser != to_move && gaps_.suspected() && gaps_.read_board_unexplained() &&
       !has_drops(pos.variant())) {
-    GapQuery q = gap_query(physical_, ~presser);
-    q.max_candidates = 1;  // whether one exists
-    const GapResult at_press = search_gap_harder(q);
-    if ((at_press.plies == 0 || at_press.exhausted) && tell_gap_past_bound_from_read_board(press)) return;
+    if (!reached_within_the_bound(physical_, ~presser) && tell_gap_past_bound_from_read_board(press)) return;
   }
   if (presser != to_move && !wait_.pending() && (adopt_candidate_ || phase_.mismatch_told())) {
     // The board is not followed (a position nothing explains): whoever presses, the game may go on from
@@ -756,7 +753,7 @@ void Reconstructor::decide_pending(std::int64_t now) {
   if (!wait_.pending()) return;
   PendingPress press = wait_.press();
   if (press_ends_the_dump_wait(press)) return;
-  if (press_refutes_the_open_tail(press)) return;
+  if (press_refutes_the_open_tail(press) || press_takes_a_piece_lifted_at_the_reading(press)) return;
   Color to_move = game_.position().side_to_move();
   // The latest board since P that shows a legal move is the move the press completed; later states
   // are the opponent's beginning: a state that shows a move with some of the opponent's pieces lifted

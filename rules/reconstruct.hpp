@@ -207,6 +207,10 @@ class Reconstructor {
     // a longer story with a piece's detour may be the one, and the moves since went out at the shorter
     // story's plies (its alert says so: "length_uncertain").
     bool length_uncertain = false;
+    // Told at a reading (no press with it) from a board read with a hand at work on it
+    // (GapTracker::read_board_unexplained): a piece missing from it may have been in the hand of the side on
+    // move, his capture under way (press_takes_a_piece_lifted_at_the_reading).
+    bool read_with_a_hand_at_work = false;
     // Its length not known (Unknown, PastBound, Uncounted): the game holds a jump for it (Game::adopt) and
     // goes on from the board's position, and the moves made since are held back, published only when the
     // arbiter gives the gap's moves (a candidate, or any number of moves that reaches that position): their
@@ -588,6 +592,22 @@ class Reconstructor {
   // put back then).
   std::vector<ReadMove> moves_from_the_read_board(const std::array<Piece, 64>& read, Color mover,
                                                   bool with_reply, const std::array<Piece, 64>& now) const;
+  // The gap told whole at `press` (the game at the gap's first ply), the pressed move its last ply: for each
+  // of `boards` (a board read with the hand put back, each reached within the bound, and the presser's move
+  // from it to the board `now`), the stories to it and that move. Several boards: the pressed move is not the
+  // same move after each (23.Bxb6 after ...Bb6, or 23.Bb6 after an exchange on e3 within the gap), so nothing
+  // of the gap goes out as a live move. Stories of two lengths, or one the clock cannot count and held so:
+  // told with the length open. The game follows `now`. False: no story with its move.
+  bool tell_gap_whole_at_the_press(const PendingPress& press, const std::vector<ReadMove>& boards,
+                                   const std::array<Piece, 64>& now);
+  // The first press after a gap told from a board read with the presser on move, no move since: his move
+  // sets a piece on a square empty on that board, and the board with an opponent's piece there (one of a
+  // kind short of its count since before the gap) is reached within the bound too, his move from it then a
+  // capture. The piece was in his hand at the reading, the capture under way (the hall's blitz game 201:
+  // 21.Bxc6 unseen, the bishop lifted for 21...Qxc6 as the board was read; Bb5 Nbd7 Bxd7 Qxd7 within the
+  // gap reaches that board too, and "Qc6" went out at ply 22). The gap is told again whole with the press
+  // (tell_gap_whole_at_the_press); true when it was.
+  bool press_takes_a_piece_lifted_at_the_reading(const PendingPress& press);
   // At the mismatch time, the gap's length still waiting with the story a ply longer unsearched (past the
   // bound): which length is the gap's, no press told. The stories within the bound, all pressed, are told
   // as candidates with the length unknown (MissedGap::Length::Unknown): the game goes on from the board
@@ -747,6 +767,9 @@ class Reconstructor {
   // The search from the game's position to `board` with the profile's pieces, ending with `side_to_move`
   // on move (when known), as far as the bound for the variant (kGapPlies, kDropGapPlies) reaches.
   GapQuery gap_query(const std::array<Piece, 64>& board, std::optional<Color> side_to_move) const;
+  // Whether a story within the bound reaches `board`, `side_to_move` on move there: gap_query's search with a
+  // retry's work (search_gap_harder), stopped at the first story found. False also when the work ran out.
+  bool reached_within_the_bound(const std::array<Piece, 64>& board, std::optional<Color> side_to_move) const;
   // `keep_all_pressed`: a story all pressed is the result also when one shorter by more than a ply, its
   // last move not pressed, reaches the board (unpressed_too: the next press tells); otherwise the shorter
   // is the result.

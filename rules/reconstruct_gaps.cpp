@@ -598,6 +598,14 @@ GapQuery Reconstructor::gap_query(const std::array<Piece, 64>& board,
   return q;
 }
 
+bool Reconstructor::reached_within_the_bound(const std::array<Piece, 64>& board,
+                                             std::optional<Color> side_to_move) const {
+  GapQuery q = gap_query(board, side_to_move);
+  q.max_candidates = 1;  // whether one exists
+  const GapResult found = search_gap_harder(q);
+  return found.plies > 0 && !found.exhausted;
+}
+
 Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
                                                      const std::array<Piece, 64>& board,
                                                      bool last_unpressed_likely, std::optional<Color> begun,
@@ -894,6 +902,8 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     // blitz game 198, 300+3 with no increment learned yet, told two plies short and not saying so.)
     if (whole_uncertain) note_length_uncertain(a);
     missed_gap_ = MissedGap{first_ply, prefixes, MissedGap::Length::Known, evidence, false, whole_uncertain};
+    const std::optional<std::array<Piece, 64>>& read = gaps_.read_board_unexplained();
+    missed_gap_->read_with_a_hand_at_work = press == nullptr && read && *read == board;
     // The last move of the gap shown and not pressed yet, and which move it is depends on the story (e5
     // Nxe5 Nc6 then e3, or e5 e3 Nc6 then Nxe5): the game goes on from the first story, but its press
     // completes the gap, told then whole (every candidate whole), not the complement of a guess. A list
@@ -1317,64 +1327,12 @@ bool Reconstructor::recover_gap_before_the_pressed_move(const PendingPress& pres
   for (const ReadMove& m : moves) {
     if (std::any_of(within.begin(), within.end(), [&](const ReadMove& w) { return w.board == m.board; }))
       continue;
-    GapQuery q = gap_query(m.board, press.presser);
-    q.max_candidates = 1;  // whether one exists
-    const GapResult found = search_gap_harder(q);
-    if (found.plies == 0 || found.exhausted) continue;
-    within.push_back(m);
+    if (reached_within_the_bound(m.board, press.presser)) within.push_back(m);
   }
   if (within.empty()) return false;
-  // Two boards read with the hand put back, each reached within the bound: the pressed move is not the same
-  // move after both (23.Bxb6 after ...Bb6, or 23.Bb6 after an exchange on e3 within the gap). Published as
-  // either, it may be a move not played at its ply: the gap is told whole, the press its last ply.
-  if (within.size() > 1) {
-    const Position before = game_.position();
-    std::vector<std::vector<Move>> stories;
-    bool truncated = false;
-    for (const ReadMove& m : within) {
-      const GapResult found = search_gap_harder(gap_query(m.board, press.presser));
-      if (found.plies == 0 || found.exhausted) continue;
-      truncated |= found.truncated;
-      for (const std::vector<Move>& seq : found.sequences) {
-        Position p = before;
-        for (Move x : seq) p.do_move(x);
-        if (!MoveList(p).contains(m.move)) continue;  // (the board read's castling or en passant rights)
-        stories.push_back(seq);
-        stories.back().push_back(m.move);
-      }
-    }
-    if (stories.empty()) return false;
-    const GapEvidence evidence = gap_evidence(press.clock);
-    stories = ranked_stories(std::move(stories), evidence);
-    std::stable_sort(stories.begin(), stories.end(),
-                     [](const auto& a, const auto& b) { return a.size() < b.size(); });
-    const int plies = int(stories.front().size());
-    const std::optional<int> presses = presses_since_last_move({press.t_ms, press.clock}, ~press.presser);
-    const bool uncertain =
-        (!presses || *presses != plies) &&
-        (plies >= kOpenLengthPlies || pace_suggests_longer(game_, before, plies, evidence));
-    // Stories of two lengths (or one the clock cannot count, held so): the later moves' plies wait for the
-    // arbiter.
-    if (stories.back().size() != stories.front().size() || (cfg_.hold_uncounted_gaps && uncertain))
-      return tell_gap_length_open(press.t_ms, press.t_ms, before, std::move(stories), evidence, truncated,
-                                  physical_, false);
-    flush_open_tail(press.t_ms);
-    const int first_ply = game_.ply_count() + 1;
-    AlertEvent a = moves_missed_alert(before, first_ply, stories, truncated, truncated);
-    if (uncertain) note_length_uncertain(a);
-    emit(press.t_ms, std::move(a));
-    const std::vector<Move> played = stories.front();
-    missed_gap_ =
-        MissedGap{first_ply, std::move(stories), MissedGap::Length::Known, evidence, false, uncertain};
-    uncertain_recovery_.reset();
-    for (std::size_t i = 0; i < played.size(); ++i) {
-      game_.play(played[i], i + 1 == played.size() ? press.clock : ClockTimes{}, press.t_ms);
-      game_.mark_last(false, true);
-    }
-    follow_board(press.t_ms, lifts_on_move_since(now));
-    check_end(press.t_ms);
-    return true;
-  }
+  // Two boards read with the hand put back, each reached within the bound: the pressed move may not be the
+  // same move after both. Published as either, it may be a move not played at its ply.
+  if (within.size() > 1) return tell_gap_whole_at_the_press(press, within, now);
   // The gap ends at the board read (his piece put back), his move from it the first after the gap: its
   // stories all pressed (his press is of the move after them), told now, not waiting for another press.
   // A board of its own, a story known to reach it: searched whatever the searches of the boards as they
@@ -1397,6 +1355,56 @@ bool Reconstructor::recover_gap_before_the_pressed_move(const PendingPress& pres
     const Successor pressed{m, board_after(display_, game_.position(), m)};
     commit(pressed, press.t_ms, press.clock, touches_.size(), 0, false);
   }
+  return true;
+}
+
+bool Reconstructor::tell_gap_whole_at_the_press(const PendingPress& press,
+                                                const std::vector<ReadMove>& boards,
+                                                const std::array<Piece, 64>& now) {
+  const Position before = game_.position();
+  std::vector<std::vector<Move>> stories;
+  bool truncated = false;
+  for (const ReadMove& m : boards) {
+    const GapResult found = search_gap_harder(gap_query(m.board, press.presser));
+    if (found.plies == 0 || found.exhausted) continue;
+    truncated |= found.truncated;
+    for (const std::vector<Move>& seq : found.sequences) {
+      Position p = before;
+      for (Move x : seq) p.do_move(x);
+      if (!MoveList(p).contains(m.move)) continue;  // (the board read's castling or en passant rights)
+      stories.push_back(seq);
+      stories.back().push_back(m.move);
+    }
+  }
+  if (stories.empty()) return false;
+  const GapEvidence evidence = gap_evidence(press.clock);
+  stories = ranked_stories(std::move(stories), evidence);
+  std::stable_sort(stories.begin(), stories.end(),
+                   [](const auto& a, const auto& b) { return a.size() < b.size(); });
+  const int plies = int(stories.front().size());
+  const std::optional<int> presses = presses_since_last_move({press.t_ms, press.clock}, ~press.presser);
+  const bool uncertain = (!presses || *presses != plies) &&
+                         (plies >= kOpenLengthPlies || pace_suggests_longer(game_, before, plies, evidence));
+  // Stories of two lengths (or one the clock cannot count, held so): the later moves' plies wait for the
+  // arbiter.
+  if (stories.back().size() != stories.front().size() || (cfg_.hold_uncounted_gaps && uncertain))
+    return tell_gap_length_open(press.t_ms, press.t_ms, before, std::move(stories), evidence, truncated,
+                                physical_, false);
+  flush_open_tail(press.t_ms);
+  const int first_ply = game_.ply_count() + 1;
+  AlertEvent a = moves_missed_alert(before, first_ply, stories, truncated, truncated);
+  if (uncertain) note_length_uncertain(a);
+  emit(press.t_ms, std::move(a));
+  const std::vector<Move> played = stories.front();
+  missed_gap_ =
+      MissedGap{first_ply, std::move(stories), MissedGap::Length::Known, evidence, false, uncertain};
+  uncertain_recovery_.reset();
+  for (std::size_t i = 0; i < played.size(); ++i) {
+    game_.play(played[i], i + 1 == played.size() ? press.clock : ClockTimes{}, press.t_ms);
+    game_.mark_last(false, true);
+  }
+  follow_board(press.t_ms, lifts_on_move_since(now));
+  check_end(press.t_ms);
   return true;
 }
 
@@ -1435,9 +1443,7 @@ bool Reconstructor::press_refutes_the_open_tail(const PendingPress& press) {
   while (game_.ply_count() >= gap->first_ply) game_.undo();
   display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
   // Within the bound, its stories all pressed (recover_gap_on); past it, told so.
-  GapQuery q = gap_query(read, press.presser);
-  q.max_candidates = 1;  // whether one exists
-  const GapResult within = search_gap_harder(q);
+  const bool within = reached_within_the_bound(read, press.presser);
   gaps_.forget_searched();
   gaps_.tell_all_pressed();
   gaps_.reset_failures();
@@ -1445,9 +1451,8 @@ bool Reconstructor::press_refutes_the_open_tail(const PendingPress& press) {
       told_before ? std::string("told again, the move shown at the reading found made before it (") +
                         (press.presser == WHITE ? "White" : "Black") + " moved on from that board): "
                   : std::string();
-  if (!(within.plies > 0 && !within.exhausted
-            ? recover_gap_on(press.t_ms, nullptr, read, false, press.presser)
-            : tell_gap_past_bound_at(press.t_ms, read, press.presser, retold))) {
+  if (!(within ? recover_gap_on(press.t_ms, nullptr, read, false, press.presser)
+               : tell_gap_past_bound_at(press.t_ms, read, press.presser, retold))) {
     game_ = told;
     display_ = physical_view(game_.position(), cfg_.profile.pawn_may_stay_on_last_rank);
     open_tail_ = tail;
@@ -1457,6 +1462,50 @@ bool Reconstructor::press_refutes_the_open_tail(const PendingPress& press) {
   }
   wait_.clear();
   if (const Successor* s = matching_successor()) commit_current(*s, press.t_ms, press.clock);
+  return true;
+}
+
+bool Reconstructor::press_takes_a_piece_lifted_at_the_reading(const PendingPress& press) {
+  if (!missed_gap_ || !missed_gap_->read_with_a_hand_at_work || open_tail_ || game_.outcome() ||
+      missed_gap_->length != MissedGap::Length::Known || missed_gap_->candidates.empty() ||
+      press.presser != game_.position().side_to_move() || has_drops(game_.position().variant()) ||
+      game_.ply_count() != missed_gap_->first_ply - 1 + int(missed_gap_->candidates.front().size()))
+    return false;
+  const Successor* pressed = matching_successor();
+  if (!pressed || pressed->move.kind() != Move::NORMAL ||
+      game_.position().piece_on(pressed->move.to()) != NO_PIECE)
+    return false;
+  const std::array<Piece, 64> read = display_;  // the board the gap was told from, no move since
+  Game before_gap = game_;
+  while (before_gap.ply_count() >= missed_gap_->first_ply) before_gap.undo();
+  const std::array<Piece, 64> known =
+      physical_view(before_gap.position(), cfg_.profile.pawn_may_stay_on_last_rank);
+  std::vector<ReadMove> boards{ReadMove{read, true, pressed->move, false}};
+  const int told_plies = int(missed_gap_->candidates.front().size());
+  const Game told = game_;
+  const std::optional<MissedGap> gap = std::exchange(missed_gap_, std::nullopt);
+  game_ = before_gap;
+  display_ = known;
+  for (const std::array<Piece, 64>& base :
+       boards_with_the_victim_put_back(read, physical_, known, press.presser))
+    for (const ReadMove& m : moves_from_the_read_board(base, press.presser, false, physical_))
+      if (m.board == base) {
+        // (No longer than the gap told: a story the likelier for its length, the board's own, is not
+        // doubted for a longer one.)
+        GapQuery q = gap_query(base, press.presser);
+        q.max_plies = std::min(q.max_plies, told_plies);
+        q.max_candidates = 1;  // whether one exists
+        const GapResult found = search_gap_harder(q);
+        if (found.plies > 0 && !found.exhausted) boards.push_back(m);
+      }
+  if (boards.size() < 2 || !tell_gap_whole_at_the_press(press, boards, physical_)) {
+    game_ = told;
+    display_ = read;
+    missed_gap_ = gap;
+    recompute_successors();
+    return false;
+  }
+  wait_.clear();
   return true;
 }
 
@@ -1514,7 +1563,7 @@ bool Reconstructor::tell_gap_past_bound_at(std::int64_t t, const std::array<Piec
                                            const std::string& retold) {
   if (has_drops(game_.position().variant()) || game_.outcome()) return false;
   GapQuery q = gap_query(board, on_move);
-  q.max_candidates = 1;  // whether one exists
+  q.max_candidates = 1;  // whether one exists (reached_within_the_bound; its work told below)
   const GapResult within = search_gap_harder(q);
   if (within.plies > 0 && !within.exhausted) return false;
   const auto p = board_position(on_move, board);
@@ -1964,6 +2013,10 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(const st
   missed_gap_->candidates.push_back(moves);
   auto done = settle_gap(missed_gap_->candidates.size() - 1, t_ms);
   if (!done && missed_gap_) missed_gap_->candidates.pop_back();
+  // As many moves to another position: the game's since the gap read another way (the next mover's hand at
+  // work on the board read, replace_gap_plies).
+  if (!done && missed_gap_)
+    if (auto other = settle_gap_length(moves, t_ms)) return other;
   return done;
 }
 
@@ -1987,10 +2040,27 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::replace_gap_plies(i
   // Given before the next move, the moves that lead to the position the board as it stands shows, the side on
   // move the game's: the move the stories left shown and not pressed was made within the gap (the hall's
   // blitz game 5, 300+3: the arbiter's eleven moves, 20...Na5 and 21.Be2 with them, before Black moved on).
+  // (Or that position with the next mover's hand at work on it: pieces in the air, a capture's victim and
+  // its taker, or his move set down and not pressed. The hall's blitz game 201: 21.Bxc6 among the moves,
+  // the bishop lifted for 21...Qxc6 as the board was read, the gap told without it.)
+  const auto shows_the_hand_at_work_on = [&](const Position& p) {
+    const std::array<Piece, 64> view = physical_view(p, cfg_.profile.pawn_may_stay_on_last_rank);
+    int lifted = 0;
+    bool set = false;
+    for (Square q = 0; q < 64; ++q)
+      if (view[q] != physical_[q]) {
+        lifted += physical_[q] == NO_PIECE;
+        set |= physical_[q] != NO_PIECE;
+      }
+    if (!set) return lifted <= 2;
+    for (Move m : MoveList(p))
+      if (board_after(view, p, m) == physical_) return true;
+    return false;
+  };
   const auto replaced_with_the_board_as_it_stands = [&](Game& game) {
     std::optional<Game> g = with_the_last_plies_replaced(game, first_ply, moves);
     if (!g || g->position().side_to_move() != game.position().side_to_move() ||
-        physical_view(g->position(), cfg_.profile.pawn_may_stay_on_last_rank) != physical_)
+        !shows_the_hand_at_work_on(g->position()))
       return false;
     game = std::move(*g);
     return true;

@@ -595,12 +595,28 @@ TEST(GapHallCaptures, TheMoversPieceMovedInTheGapThenInTheAirIsWaitedFor) {
 // was decided on the board with the bishop in the air: ten plies, the bishop "taken", told as fact, and
 // Bc6 pressed read as an illegal move, a mismatch and an adopted position. Right: a press by the side the
 // wait is not for was read before the wait began, the stories count it already; Bc6 then tells the nine
-// plies (13-21, the moves played first), and every later move goes out at its ply.
+// plies (13-21, the moves played first), and every later move goes out at its ply. And since the hall's
+// game 201 (APieceLiftedAtAReadingToldWithoutItMayBeThePressedMovesVictim): Bc6 lands on a square empty on
+// the board read with Black's hand at work, and that board with White's bishop on c6 (Bb5xc6 within the
+// gap) is reached within the bound too, ...Bxc6 then the move pressed: the gap is told again whole with it,
+// plies 13-22, the moves played first.
 TEST(GapHallCaptures, APressReadBeforeTheWaitForTheOtherSidesPressTellsNothingMore) {
-  expect_hall_gap_listed("press_read_before_the_dump_search_then_the_next_hand.cap",
-                         "e4 e5 Nf3 d6 d4 exd4 Nxd4 Nc6 Bb5 Bd7 O-O a6 Ba4 Nxd4 Bb3 Nxb3 cxb3 Nf6 Nc3 Qe7 f4 "
-                         "Bc6 e5 dxe5 fxe5 Ne4 Re1 Nxc3 bxc3 Rd8",
-                         13, 21, R"(["b5a4","c6d4","a4b3","d4b3","c2b3","g8f6","b1c3","d8e7","f2f4"])", 29);
+  const std::string name = "press_read_before_the_dump_search_then_the_next_hand.cap";
+  const auto missed = missed_alerts(name);
+  ASSERT_EQ(missed.size(), 2u);
+  EXPECT_EQ(field(missed.front(), "last_ply"), "21");
+  EXPECT_EQ(field(missed.back(), "first_ply"), "13");
+  EXPECT_EQ(field(missed.back(), "last_ply"), "22");
+  EXPECT_EQ(field(missed.back(), "candidates")
+                .find(R"([["b5a4","c6d4","a4b3","d4b3","c2b3","g8f6","b1c3","d8e7","f2f4","d7c6"])"),
+            0u)
+      << "the moves played are not the first candidate";
+  const Told t =
+      replay_hall_capture(name,
+                          "e4 e5 Nf3 d6 d4 exd4 Nxd4 Nc6 Bb5 Bd7 O-O a6 Ba4 Nxd4 Bb3 Nxb3 cxb3 Nf6 "
+                          "Nc3 Qe7 f4 Bc6 e5 dxe5 fxe5 Ne4 Re1 Nxc3 bxc3 Rd8",
+                          13, 22);
+  EXPECT_EQ(t.last_ply, 29);
 }
 
 // daemon_gap_hall_test --speed 6 --seed 732057799, board I: blitz corpus game 199 (300+3), style casual, the
@@ -1619,5 +1635,35 @@ TEST(GapHallCaptures, TheVictimIsLookedForOnTheBoardAsReadToo) {
       "d4 d5 Nf3 e6 g3 Bd6 Bg2 c6 O-O Nf6 c3 Nbd7 Nbd2 h6 Qc2 O-O e4 dxe4 Nxe4 Nxe4 Qxe4 Nf6 "
       "Qc2 Nd5 b3 Bd7 c4 Nf6",
       14, 20, R"(["h7h6","d1c2","e8g8","e2e4","d5e4","d2e4","f6e4"])", 28);
+}
+
+// daemon_gap_hall_test --speed 3 --seed 326476356 --lengths 9,10, board I: blitz corpus game 201 (300+3),
+// style casual, plies 13-21 (Qxf3 Nc6 Bb5 Qd6 Bf4 Qe6 Kf2 O-O-O Bxc6) made unseen, plugged in again with
+// Black's hand at work on 11...Qxc6 (ply 22): White's bishop already off c6 when the board was read, the
+// queen lifted a quarter of a second later, set on c6 and pressed. Bb5 Nbd7 Bxd7 Qxd7 within the gap reaches
+// the board read too (the bishop taken on d7), and the gap was told so at the reading, nine plies with Black
+// on move; his press then went out as "Qc6" at ply 22, a move not played at its ply. Right: the board read
+// with the bishop put back on c6 is reached within the bound as well, the pressed move a capture after it:
+// the gap is told again whole with the press (plies 13-22, the moves played among the candidates), nothing
+// of it published as a live move, and every later move at its ply.
+TEST(GapHallCaptures, APieceLiftedAtAReadingToldWithoutItMayBeThePressedMovesVictim) {
+  const std::string name = "victim_lifted_at_the_reading_the_gap_told_without_it.cap";
+  const std::string game =
+      "d4 d5 e4 dxe4 f3 exf3 Nxf3 Nf6 Nc3 Bg4 h3 Bxf3 Qxf3 Nc6 Bb5 Qd6 Bf4 Qe6 Kf2 O-O-O Bxc6 Qxc6 Qe3 e6 "
+      "Rhd1 Bb4 Kg1 Bxc3 bxc3 Nd5";
+  const Told t = replay_hall_capture(name, game, 13, 22);
+  ASSERT_EQ(t.missed.size(), 2u);
+  EXPECT_EQ(field(t.missed.front(), "last_ply"), "21");
+  EXPECT_EQ(field(t.missed.back(), "first_ply"), "13");
+  EXPECT_EQ(field(t.missed.back(), "last_ply"), "22");
+  EXPECT_NE(field(t.missed.back(), "candidates")
+                .find(R"(["d1f3","b8c6","f1b5","d8d6","c1f4","d6e6","e1f2","e8c8","b5c6","e6c6"])"),
+            std::string::npos)
+      << "the moves played are not among the candidates listed";
+  EXPECT_EQ(t.last_ply, 30);
+  // The arbiter's nine moves given as soon as the first alert is out (before the press; the board shows the
+  // capture under way), or the ten once it is over: accepted, every later move at its ply.
+  expect_gap_settled(name, game, 13, 21, 30);
+  expect_gap_settled_at_the_end(name, game, 13, 22);
 }
 }  // namespace eboard
