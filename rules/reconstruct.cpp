@@ -498,6 +498,7 @@ void Reconstructor::reset_turn() {
   published_provisional_.reset();
   illegal_.turn_over();
   touches_.clear();
+  next_turns_lifts_.clear();
   history_.clear();
   hand_at_loss_.reset();
   reserves_.new_turn();
@@ -1220,6 +1221,15 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   // Lifts and board states after the board first showed this move belong to the opponent's turn.
   touch_count = std::min(touch_count, touches_.size());
   std::vector<TouchTracker::Touch> carried = touches_.after(touch_count);
+  for (const TouchTracker::Touch& touch : std::exchange(next_turns_lifts_, {}))
+    if (color_of(touch.piece) == game_.position().side_to_move() &&
+        std::none_of(carried.begin(), carried.end(), [&](const TouchTracker::Touch& c) {
+          return c.t_ms == touch.t_ms && c.square == touch.square;
+        }))
+      carried.push_back(touch);
+  std::stable_sort(
+      carried.begin(), carried.end(),
+      [](const TouchTracker::Touch& a, const TouchTracker::Touch& b) { return a.t_ms < b.t_ms; });
   std::vector<BoardState> later;
   std::size_t carry_from = history_index == SIZE_MAX ? 0 : history_index + 1;  // SIZE_MAX: carry all
   if (carry_from < history_.size())

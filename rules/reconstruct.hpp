@@ -365,6 +365,9 @@ class Reconstructor {
   std::optional<std::array<Piece, 64>> hand_at_loss_;
   // The lifts since the last completed move, and the piece released on its square (4.3, 4.7).
   TouchTracker touches_;
+  // The next mover's lifts read before the move that ends this turn was committed (a gap told at a press
+  // decided by his first lift, recover_gap_on): his next turn's first touches, carried over by commit().
+  std::vector<TouchTracker::Touch> next_turns_lifts_;
   // FIDE 7.5: the illegal move shown this turn and its stage, the completed one to be replaced with the
   // same piece, the counts per colour (rules/illegal_moves.hpp).
   IllegalMoves illegal_;

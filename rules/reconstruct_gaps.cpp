@@ -954,7 +954,16 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   }
   // One story, told at its shortest where a longer one may be the one played: the arbiter may still give it.
   if (!missed && length_uncertain) uncertain_recovery_ = UncertainRecovery{first_ply, completed};
+  // Told at a press decided late, by the other side's first lift (the pressed move follows, committed by the
+  // caller): that lift is his next turn's touch (the hall's blitz game 32, 60+0: 21.Rd1 set down with the
+  // reading, its press decided by Black's king lifted for 21...O-O; the lift lost, the rook's then read as
+  // touched first, a touch-move alert).
+  std::vector<TouchTracker::Touch> next_turns;
+  for (const TouchTracker::Touch& touch : touches_.touches())
+    if (touch.t_ms >= t && color_of(touch.piece) != game_.position().side_to_move())
+      next_turns.push_back(touch);
   follow_board(t, lifts_on_move_since(board));
+  next_turns_lifts_ = std::move(next_turns);
   check_end(when);
   return true;
 }

@@ -1666,4 +1666,19 @@ TEST(GapHallCaptures, APieceLiftedAtAReadingToldWithoutItMayBeThePressedMovesVic
   expect_gap_settled(name, game, 13, 21, 30);
   expect_gap_settled_at_the_end(name, game, 13, 22);
 }
+
+// daemon_gap_hall_test --speed 3 --seed 123749352 --lengths 9,10, board I: blitz corpus game 32 (60+0), plies
+// 11-20 (Qxd4 Nc6 Bb5 Ne7 Bxc6 Nxc6 Qe3 Be6 O-O Be7) made unseen, plugged in again with 11.Rd1's rook in the
+// hand; it was set down and pressed, and the press decided when Black's king was lifted for 11...O-O. The gap
+// was told then, Rd1 after it, and the king's lift was judged with Rd1's turn and lost: Black's rook, lifted
+// after the king was set on g8, read as touched first, a touch-move alert ("the rook before the king", 4.4.2)
+// for a castling made right. Right: the gap listed (the moves played among its candidates), Rd1 at its ply,
+// the king's lift Black's first touch, no alert but the gap's.
+TEST(GapHallCaptures, TheNextMoversLiftThatDecidedAPressAfterAGapIsHisTurnsTouch) {
+  expect_hall_gap_listed(
+      "press_decided_by_the_next_movers_castling_king.cap",
+      "e4 c5 Nf3 d6 d4 cxd4 Nxd4 e5 Nc3 exd4 Qxd4 Nc6 Bb5 Ne7 Bxc6 Nxc6 Qe3 Be6 O-O Be7 Rd1 "
+      "O-O f4 Qb6 f5 Bc8 Kh1 Bd8 Qg3",
+      11, 20, R"(["d1d4","b8c6","f1b5","g8e7","b5c6","e7c6","d4e3","c8e6","e1g1","f8e7"])", 29);
+}
 }  // namespace eboard
