@@ -67,6 +67,7 @@ class Board:
         self.told = []  # what the daemon said about the gap, in order
         self.settled = set()  # first plies of the moves-missed gaps settled
         self.settled_plies = []  # (first, last) of each
+        self.retelling = {}  # first ply: when /status first showed that gap with other plies than its alert
         self.corrected = set()  # first plies of the gaps recovered as their one story that /status left open
         self.problems = []
 
@@ -307,10 +308,17 @@ def run(h, a, boards):
             # The arbiter acts on the moves-missed alert (what /status shows before it may still change: a
             # gap whose last move is shown and not pressed waits for that press, and is then told whole).
             gap = s["control"].get("missed_gap")
-            for alert in [e for e in told if e.get("board") == b.id and e.get("code") == "moves-missed"
-                          and e.get("first_ply") not in b.settled]:
+            # (A gap told again from the same ply, its first alert superseded: the latest is the one to act on.)
+            latest = {}
+            for e in told:
+                if e.get("board") == b.id and e.get("code") == "moves-missed":
+                    latest[e.get("first_ply")] = e
+            for alert in [e for first, e in latest.items() if first not in b.settled]:
                 if gap and (gap["first_ply"], gap.get("last_ply")) == (alert["first_ply"], alert.get("last_ply")):
                     settle(h, a, d, b, gap, alert)
+                elif (gap and gap["first_ply"] == alert["first_ply"] and
+                      time.time() - b.retelling.setdefault(alert["first_ply"], time.time()) < 5):
+                    pass  # told again since the snapshot (its alert in the next one)
                 else:
                     b.problems.append(f"the alert's gap {alert['first_ply']}-{alert.get('last_ply')} is not "
                                       f"/status's {gap and (gap['first_ply'], gap.get('last_ply'))}")
