@@ -1221,15 +1221,12 @@ void Reconstructor::commit(const Successor& s, std::int64_t t, ClockTimes clock,
   // Lifts and board states after the board first showed this move belong to the opponent's turn.
   touch_count = std::min(touch_count, touches_.size());
   std::vector<TouchTracker::Touch> carried = touches_.after(touch_count);
-  for (const TouchTracker::Touch& touch : std::exchange(next_turns_lifts_, {}))
-    if (color_of(touch.piece) == game_.position().side_to_move() &&
-        std::none_of(carried.begin(), carried.end(), [&](const TouchTracker::Touch& c) {
-          return c.t_ms == touch.t_ms && c.square == touch.square;
-        }))
-      carried.push_back(touch);
-  std::stable_sort(
-      carried.begin(), carried.end(),
-      [](const TouchTracker::Touch& a, const TouchTracker::Touch& b) { return a.t_ms < b.t_ms; });
+  // (The next mover's lifts kept aside when a gap was told came before any read since: first.)
+  std::vector<TouchTracker::Touch> first = std::exchange(next_turns_lifts_, {});
+  std::erase_if(first, [&](const TouchTracker::Touch& touch) {
+    return color_of(touch.piece) != game_.position().side_to_move();
+  });
+  carried.insert(carried.begin(), first.begin(), first.end());
   std::vector<BoardState> later;
   std::size_t carry_from = history_index == SIZE_MAX ? 0 : history_index + 1;  // SIZE_MAX: carry all
   if (carry_from < history_.size())
