@@ -713,19 +713,37 @@ bool Reconstructor::castling_under_way(const std::array<Piece, 64>& board) const
   const std::optional<Color> mover = clock_.on_move();
   if (!mover) return false;
   const Position& pos = game_.position();
+  const Piece king = make_piece(*mover, KING);
   const Piece rook = make_piece(*mover, ROOK);
   // (The rook in the hand: fewer of his rooks on the board than in the game's position.)
   const bool rook_in_hand =
       std::count(board.begin(), board.end(), rook) < std::count(display_.begin(), display_.end(), rook);
   for (const bool king_side : {true, false}) {
-    const std::uint8_t right =
-        *mover == WHITE ? (king_side ? WHITE_OO : WHITE_OOO) : (king_side ? BLACK_OO : BLACK_OOO);
-    const Square king_to = Position::castle_king_to(*mover, king_side);
     const Square rook_from = pos.castling_rook(castling_index(*mover, king_side));
-    if (pos.can_castle(right) && pos.king_square(*mover) != king_to &&
-        board[king_to] == make_piece(*mover, KING) &&
-        board[Position::castle_rook_to(*mover, king_side)] == NO_PIECE && is_ok(rook_from) &&
+    const Square king_to = Position::castle_king_to(*mover, king_side);
+    if (pos.can_castle(std::uint8_t(1u << castling_index(*mover, king_side))) && is_ok(rook_from) &&
+        pos.king_square(*mover) != king_to && board[king_to] == king &&
+        board[Position::castle_rook_to(*mover, king_side)] == NO_PIECE &&
         (board[rook_from] == rook || (board[rook_from] == NO_PIECE && rook_in_hand)))
+      return true;
+  }
+  return false;
+}
+
+bool Reconstructor::castling_king_in_hand(const std::array<Piece, 64>& board) const {
+  const std::optional<Color> mover = clock_.on_move();
+  if (!mover) return false;
+  const Position& pos = game_.position();
+  const Piece king = make_piece(*mover, KING);
+  const Piece rook = make_piece(*mover, ROOK);
+  if (std::find(board.begin(), board.end(), king) != board.end()) return false;
+  for (const bool king_side : {true, false}) {
+    const Square rook_from = pos.castling_rook(castling_index(*mover, king_side));
+    const Square rook_to = Position::castle_rook_to(*mover, king_side);
+    if (pos.can_castle(std::uint8_t(1u << castling_index(*mover, king_side))) && is_ok(rook_from) &&
+        board[Position::castle_king_to(*mover, king_side)] == NO_PIECE &&
+        (board[rook_from] == NO_PIECE || board[rook_from] == rook) &&
+        (board[rook_to] == NO_PIECE || (board[rook_to] == rook && board[rook_from] == NO_PIECE)))
       return true;
   }
   return false;
@@ -1006,7 +1024,14 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
         !press_at_the_reading(press) && physical_ == gaps_.held_judged_on())
       gaps_.take_dump_deferral();
     if (held_piece_in_the_air()) return;
-    if (gaps_.suspected() && press_at_the_reading(press) && !clockless() && castling_under_way(physical_)) {
+    // Or with the king of that castling in the hand since the reading (the hall's Chess960 game 7: 10...O-O
+    // with the king lifted from g8, its castled square, and the rook from h8; searched so, no story has a
+    // king missing); lifted only since, it may be any move's (the hall's blitz game 403 read late).
+    const BoardState* at_reading = state_at(press.t_ms);
+    const bool king_in_hand =
+        castling_king_in_hand(physical_) && at_reading && castling_king_in_hand(at_reading->board);
+    if (gaps_.suspected() && press_at_the_reading(press) && !clockless() &&
+        (castling_under_way(physical_) || king_in_hand)) {
       deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
       return;
     }

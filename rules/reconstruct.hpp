@@ -810,6 +810,10 @@ class Reconstructor {
   // for the rook, and a story found once it is set down ends with the castling when one does
   // (recover_gap_on).
   bool castling_under_way(const std::array<Piece, 64>& board) const;
+  // `board` shows the castling of the side whose clock runs begun with the king in the hand: no king of his
+  // on the board, its castled square empty, the rook on its own square, in the hand or set on its castled
+  // square, that castling his right in the game's position.
+  bool castling_king_in_hand(const std::array<Piece, 64>& board) const;
   // A reconnect's dump, its clock running for one side, that lacks pieces of that side which, one put back
   // on a square it stood on in the last known position or that the story as the board stands moved it to
   // (failing those, one an opponent's piece stood on, empty now),

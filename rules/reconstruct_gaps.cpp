@@ -1284,14 +1284,19 @@ bool Reconstructor::tell_gap_past_bound_from_read_board(const PendingPress& pres
     // unchanged since the reading (the hall's blitz game 176: ten plies unseen and 10.a4 set down, pressed
     // half a second after the reading), or a capture whose victim was already lifted when it was read (blitz
     // game 25: 10...dxe5 under way, the e5 pawn off the board and Black's in the hand). (A press read first
-    // after the link, across_link, may be one the reading's hand made before it: above.)
+    // after the link, across_link, may be one the reading's hand made before it: above.) Judged on the board
+    // at the press: the next mover's hand may be at work by the time it is decided (the hall's blitz game 10:
+    // eleven plies unseen and 11...axb6 set down, pressed half a second after the reading, decided with
+    // White's knight already lifted for 12.Nc3); his lifts since are his turn's (tell_gap_past_bound_at).
+    const BoardState* at = state_at(press.t_ms);
+    const std::array<Piece, 64>& pressed_on = at ? at->board : physical_;
     bool only_his = !press.across_link;
     for (Square q = 0; q < 64 && only_his; ++q)
       only_his =
-          physical_[q] == (*read)[q] ||
-          (physical_[q] == NO_PIECE && ((*read)[q] == NO_PIECE || color_of((*read)[q]) == press.presser)) ||
-          (physical_[q] != NO_PIECE && color_of(physical_[q]) == press.presser);
-    return only_his && tell_gap_past_bound_at(press.t_ms, physical_, ~press.presser);
+          pressed_on[q] == (*read)[q] ||
+          (pressed_on[q] == NO_PIECE && ((*read)[q] == NO_PIECE || color_of((*read)[q]) == press.presser)) ||
+          (pressed_on[q] != NO_PIECE && color_of(pressed_on[q]) == press.presser);
+    return only_his && tell_gap_past_bound_at(press.t_ms, pressed_on, ~press.presser);
   }
   if (!pressed->unique) {
     // (Two squares the piece could have left: the board read does not tell where the gap ended; the board
@@ -1564,6 +1569,32 @@ std::vector<Reconstructor::ReadMove> Reconstructor::moves_from_the_read_board(
       base[q] = make_piece(mover, type);
       try_board(base);
     }
+  }
+  // Or his castling half made (the hall's blitz game 111: ten plies unseen, ...O-O's king set on g8 and its
+  // rook in the hand at the reading): the king and that rook put back where the game's right keeps them, each
+  // taken from its castling square or from the air.
+  const Position& pos = game_.position();
+  const Piece king = make_piece(mover, KING);
+  const Piece rook = make_piece(mover, ROOK);
+  for (const bool king_side : {true, false}) {
+    const int idx = castling_index(mover, king_side);
+    const Square rook_from = pos.castling_rook(idx);
+    if (!pos.can_castle(std::uint8_t(1u << idx)) || !is_ok(rook_from)) continue;
+    const Square king_from = pos.king_square(mover);
+    const Square king_to = Position::castle_king_to(mover, king_side);
+    const Square rook_to = Position::castle_rook_to(mover, king_side);
+    if (read[king_to] == king && read[rook_to] == rook) continue;  // (made, not half made)
+    std::array<Piece, 64> base = read;
+    for (const auto& [piece, from, to] :
+         {std::tuple{king, king_from, king_to}, std::tuple{rook, rook_from, rook_to}})
+      if (read[from] != piece && read[to] == piece) base[to] = NO_PIECE;
+    if (std::count(base.begin(), base.end(), king) != 0 && base[king_from] != king) continue;
+    if ((base[king_from] != NO_PIECE && base[king_from] != king) ||
+        (base[rook_from] != NO_PIECE && base[rook_from] != rook))
+      continue;
+    base[king_from] = king;
+    base[rook_from] = rook;
+    if (base != read) try_board(base);
   }
   return found;
 }

@@ -1681,4 +1681,56 @@ TEST(GapHallCaptures, TheNextMoversLiftThatDecidedAPressAfterAGapIsHisTurnsTouch
       "O-O f4 Qb6 f5 Bc8 Kh1 Bd8 Qg3",
       11, 20, R"(["d1d4","b8c6","f1b5","g8e7","b5c6","e7c6","d4e3","c8e6","e1g1","f8e7"])", 29);
 }
+
+// daemon_gap_hall_test --speed 3 --seed 708587383 --lengths 9,10, board B: blitz corpus game 111 (180+0),
+// plies 8-17 (Nf6 a3 d5 Ba2 dxe4 dxe4 Qxd1 Kxd1 Be7 Nge2) made unseen, plugged in again with 9...O-O half
+// made: the king set on g8, the h8 rook in the hand. Set on f8 and pressed, the board read was explained with
+// a rook put back on e8 (...Rf8 from it), past the bound, and the gap told past it: the arbiter's ten moves
+// refused. And seed 548965426 board F: game 372 (120+1), plies 10-19 made unseen, White's O-O among them,
+// Black's 10...O-O half made at the reading. Right: the board read with the king and the rook put back where
+// the right keeps them is reached within the bound, the castling the first move after the gap.
+TEST(GapHallCaptures, ACastlingHalfMadeAtATenPlyReadingIsTheFirstMoveAfterTheGap) {
+  expect_hall_gap_listed("castling_half_made_at_a_ten_ply_reading.cap",
+                         "e4 c5 Nc3 Nc6 Bc4 e6 d3 Nf6 a3 d5 Ba2 dxe4 dxe4 Qxd1 Kxd1 Be7 Nge2 O-O f3 Rd8 Ke1 "
+                         "Nd4 Nxd4 cxd4 Ne2 e5",
+                         8, 17, R"(["g8f6","a2a3","d7d5","c4a2","d5e4","d3e4","d8d1","e1d1","f8e7","g1e2"])",
+                         26);
+  expect_hall_gap_listed(
+      "castling_half_made_at_a_ten_ply_reading_after_the_others.cap",
+      "e4 e5 d3 Nf6 Nc3 Bc5 Nf3 Nc6 Bg5 Be7 Be2 h6 Bh4 d5 exd5 Nxd5 Bxe7 Ndxe7 O-O O-O Nd2 "
+      "f5 Bf3 e4 dxe4 fxe4 Bxe4 Re8",
+      10, 19, R"(["c5e7","f1e2","h7h6","g5h4","d7d5","e4d5","f6d5","h4e7","d5e7","e1g1"])", 28);
+}
+// daemon_gap_hall_test --speed 3 --seed 251662905 --lengths 9,10, board L: TCEC Chess960 game 7 (bqnbrnkr,
+// 1800+5), plies 11-19 (Qxb4 Ne6 Bb3 e4 Bxe6 fxe6 Nf4 dxc5 Qxc5) made unseen, 19.Qxc5 pressed unseen, plugged
+// in again with 10...O-O under way: the king lifted from g8 (its castled square) and the rook from h8, both
+// in the hand at the reading; the rook set on f8, then the king on g8. The reading's press was searched on
+// the board without a black king: position-mismatch at once, then position-adopted and the game followed
+// from the board, the moves that led there unknown. Right: the press waits for the castling, and the gap is
+// listed as plies 11-20 with the castling its last, the moves played among the candidates, every later move
+// at its ply.
+TEST(GapHallCaptures, AChess960CastlingWithKingAndRookInTheHandAtTheReadingIsWaitedFor) {
+  rules::ReconstructConfig cfg;
+  cfg.chess960 = true;
+  expect_hall_gap_listed(
+      "chess960_castling_king_and_rook_in_the_hand_at_the_reading.cap",
+      "c4 b5 c5 d6 b4 a5 a4 axb4 Nd3 e5 Qxb4 Ne6 Bb3 e4 Bxe6 fxe6 Nf4 dxc5 Qxc5 O-O Nh5 Bh4 "
+      "g3 Rf5 Qd4 Re7 Rb1 e3",
+      11, 20, R"(["b1b4","f8e6","d1b3","e5e4","b3e6","f7e6","d3f4","d6c5","b4c5","g8h8"])", 28, cfg);
+}
+
+// daemon_gap_hall_test --speed 6 --seed 5719311 --lengths 9,10, board E: blitz corpus game 10 (300+3), plies
+// 12-21 (d6 c4 Nd4 b4 Nxe2 Qxe2 Bb6 Be3 Bg4 Bxb6) made unseen and 11...axb6 (ply 22) set down: eleven plies
+// from the last known position, past the search's bound. Black pressed half a second after the reading, and
+// the press was decided with White's knight already lifted for 12.Nc3: a board with White's piece gone is not
+// "nothing but the presser's pieces set down", so the press told a position-mismatch and the gap was told
+// past the bound only at White's press. Right: judged on the board at the press, the gap told past the bound
+// there (one moves-missed from ply 12, no other alert), the knight's lift White's turn, and the arbiter's
+// moves settle it.
+TEST(GapHallCaptures, ThePressOfAMoveShownAtAReadingPastTheBoundIsJudgedOnTheBoardAtThePress) {
+  expect_past_bound_told_and_settled(
+      "past_bound_read_with_the_movers_capture_set_down_next_hand_at_work.cap",
+      "e4 e5 Nf3 Nc6 a3 Nf6 d3 h6 Be2 Bc5 O-O d6 c4 Nd4 b4 Nxe2 Qxe2 Bb6 Be3 Bg4 Bxb6 axb6", 12,
+      "Nc3 Nh5 h3 Nf4 hxg4 Nxe2 Nxe2 f6", 30);
+}
 }  // namespace eboard
