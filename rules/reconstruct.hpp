@@ -502,6 +502,8 @@ class Reconstructor {
     std::vector<std::vector<Move>> sequences;
     AlertEvent alert;  // with the completed prefixes
     std::int64_t told_at;
+    bool hold = false;  // its length open once the tail is pressed (ReconstructConfig::hold_uncounted_gaps)
+    GapEvidence evidence;
   };
   std::optional<OpenTail> open_tail_;
   // With drops, the candidates of a missed gap may differ only in the reserves they leave (N@b4 or P@b4,

@@ -889,7 +889,11 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   if (cfg_.hold_uncounted_gaps && length_uncertain &&
       tell_gap_length_open(t, when, before, prefixes, evidence, found.truncated, board, press == nullptr))
     return true;
-  const bool missed = prefixes.size() > 1 || found.truncated;
+  // With the hold, stories whose last move is shown and not pressed are held once it is (close_open_tail):
+  // the game goes on from the pressed prefix meanwhile, nothing of it out (the hall's blitz game 227, 600+1:
+  // nine plies told as seven and the shown eighth, all published at plies two short).
+  const bool hold_at_the_tail = cfg_.hold_uncounted_gaps && whole_uncertain && completed < found.plies;
+  const bool missed = prefixes.size() > 1 || found.truncated || hold_at_the_tail;
   std::vector<Move> played = prefixes.front();
   if (missed) {
     // Several sequences: none is told as fact. The game goes on from the board's position (every candidate
@@ -919,7 +923,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
       return p.board();
     };
     const auto first_before_tail = before_tail(whole.front());
-    bool tails_differ = found.truncated;
+    bool tails_differ = found.truncated || hold_at_the_tail;
     for (const auto& seq : whole)
       tails_differ |= seq.back() != whole.front().back() || before_tail(seq) != first_before_tail;
     if (completed < found.plies && tails_differ) {
@@ -929,8 +933,8 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
       for (Move m : whole.front()) end.do_move(m);
       AlertEvent whole_alert = moves_missed_alert(before, first_ply, whole, incomplete, found.truncated);
       if (whole_uncertain) note_length_uncertain(whole_alert);
-      open_tail_ = OpenTail{first_ply + completed, end.board(),  std::move(whole_alert),
-                            std::move(whole),      std::move(a), when};
+      open_tail_ = OpenTail{first_ply + completed, end.board(), std::move(whole_alert), std::move(whole),
+                            std::move(a),          when,        hold_at_the_tail,       evidence};
     } else {
       emit(when, std::move(a));
     }
@@ -1961,6 +1965,20 @@ bool Reconstructor::close_open_tail(std::int64_t t) {
   if (game_.ply_count() != open_tail_->ply || game_.position().board() != open_tail_->board || !missed_gap_) {
     flush_open_tail(t);
     return false;
+  }
+  if (open_tail_->hold) {
+    // Every whole story pressed now: told with its length open, the moves since held (tell_gap_length_open).
+    const Game told = game_;
+    const OpenTail tail = std::move(*open_tail_);
+    open_tail_.reset();
+    const MissedGap gap = *std::exchange(missed_gap_, std::nullopt);
+    while (game_.ply_count() >= gap.first_ply) game_.undo();
+    const Position before = game_.position();
+    if (tell_gap_length_open(t, t, before, tail.sequences, tail.evidence, false, physical_, false))
+      return true;
+    game_ = told;  // (its end ends the game: told the ordinary way)
+    missed_gap_ = gap;
+    open_tail_ = tail;
   }
   game_.mark_last(false, true);
   missed_gap_->candidates = std::move(open_tail_->sequences);

@@ -615,6 +615,50 @@ TEST(ReconnectLength, WithHoldUncountedAGapTheClockDoesNotCountWaitsForTheArbite
   EXPECT_FALSE(r.missed_gap());
 }
 
+// With the hold, the same detours, the last move of the shortest stories shown and not pressed at the
+// reading: Bf1-e2-c4, Bf8-e7-c5 and d3 pressed unseen, Black's ...Nf6 set down, Black's clock running. The
+// stories pressed so far (Bc4 Bc5 d3, in either order) are three plies, the whole ones four: nothing of the
+// gap goes out before ...Nf6 is pressed, the gap is then held with its length open, and nothing goes out
+// before the arbiter's moves. (The hall's capture of this kind: GapHallCaptures.WithTheHold....)
+TEST(ReconnectLength, WithHoldUncountedAGapWhoseLastMoveIsShownIsHeldOnceItIsPressed) {
+  Reconstructor r(held_config(), game_after({"e2e4", "e7e5"}));
+  const std::vector<std::string> unseen{"f1e2", "f8e7", "e2c4", "e7c5", "d2d3", "g8f6"};
+  std::vector<std::string> all{"e2e4", "e7e5"};
+  all.insert(all.end(), unseen.begin(), unseen.end());
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  take(away_and_back(r, after({"e2e4", "e7e5"}).board(), 40'000, after(all).board(),
+                     clock(ClockSide::Right, 5 * MIN - 20'000, 5 * MIN - 22'000)));
+  take(r.advance(42'000));
+  EXPECT_TRUE(of_type<MoveEvent>(out).empty()) << "a move of the gap went out before its last was pressed";
+  take(r.on_sensor({43'000, clock(ClockSide::Left, 5 * MIN - 20'000, 5 * MIN - 25'000)}));  // ...Nf6 pressed
+  take(r.advance(46'000));
+  take(r.on_sensor({46'000, PieceLifted{parse_square("g1")}}));
+  take(r.on_sensor({46'500, PiecePlaced{parse_square("f3"), W_KNIGHT}}));
+  take(r.on_sensor({47'000, clock(ClockSide::Right, 5 * MIN - 27'000, 5 * MIN - 25'000)}));
+  take(r.advance(50'000));
+  const auto alerts = of_type<AlertEvent>(out);
+  ASSERT_FALSE(alerts.empty());
+  EXPECT_EQ(alerts.back().code, "moves-missed");
+  EXPECT_EQ(field(alerts.back(), "length_unknown"), "true");
+  EXPECT_EQ(field(alerts.back(), "first_ply"), "3");
+  EXPECT_EQ(field(alerts.back(), "last_ply"), "6");
+  EXPECT_TRUE(of_type<MoveEvent>(out).empty()) << "a move went out while the gap's length was open";
+  std::string typed;
+  for (const auto& m : unseen) typed += m + " ";
+  auto settled = r.settle_gap(typed, 51'000);
+  ASSERT_TRUE(settled) << settled.error();
+  take(*settled);
+  all.push_back("g1f3");
+  const auto moves = of_type<MoveEvent>(out);
+  ASSERT_EQ(moves.size(), 7u);
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    EXPECT_EQ(moves[i].ply, int(i) + 3);
+    EXPECT_EQ(moves[i].uci, all[i + 2]) << "ply " << moves[i].ply;
+  }
+  EXPECT_FALSE(r.missed_gap());
+}
+
 // The same without the hold (the default): the four plies are told, and Nf3 goes out live two plies early.
 // Nothing on the board or the clock tells the six apart; the hold trades the live moves for the arbiter's
 // word.

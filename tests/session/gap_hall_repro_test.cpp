@@ -1733,4 +1733,26 @@ TEST(GapHallCaptures, ThePressOfAMoveShownAtAReadingPastTheBoundIsJudgedOnTheBoa
       "e4 e5 Nf3 Nc6 a3 Nf6 d3 h6 Be2 Bc5 O-O d6 c4 Nd4 b4 Nxe2 Qxe2 Bb6 Be3 Bg4 Bxb6 axb6", 12,
       "Nc3 Nh5 h3 Nf4 hxg4 Nxe2 Nxe2 f6", 30);
 }
+// daemon_gap_hall_test --speed 3 --seed 301874880 --lengths 9,10 --hold-uncounted, board H: blitz corpus game
+// 227 (600+1: too small an increment to count presses by), plies 14-23 (Be7 Bg2 O-O O-O b6 Nh4 bxc5 Nxf5
+// exf5 dxc5) made unseen and 12...Bxc5 (ply 24) set down at the reading. The shortest stories reach the board
+// with their last move shown and not pressed: with the hold, they were not held (the hold took only stories
+// all pressed), and the gap was told as their pressed part, then again. Right, with the hold: one
+// moves-missed from ply 14 with its length open once that last move is pressed, nothing published from ply 14
+// on until the arbiter's moves, which (the eleven played) put every move at its ply.
+TEST(GapHallCaptures, WithTheHoldAGapWhoseLastMoveIsShownAtTheReadingIsHeldOnceItIsPressed) {
+  rules::ReconstructConfig cfg;
+  cfg.hold_uncounted_gaps = true;
+  const std::string name = "held_gap_whose_last_move_was_shown_at_the_reading.cap";
+  const std::string game =
+      "c4 Nf6 d4 d5 c5 c6 e3 Bf5 Nc3 e6 Nf3 Nbd7 g3 Be7 Bg2 O-O O-O b6 Nh4 bxc5 Nxf5 exf5 dxc5 Bxc5 Na4 Be7 "
+      "b3 "
+      "Ne4 Bb2 Nd6 Qh5 Bf6";
+  const Told t = replay_hall_capture(name, game, 14, 24, cfg);
+  ASSERT_EQ(t.missed.size(), 1u);
+  EXPECT_EQ(field(t.missed.front(), "first_ply"), "14");
+  EXPECT_EQ(field(t.missed.front(), "length_unknown"), "true");
+  EXPECT_EQ(t.last_ply, 13) << "a move published while the gap's length was open";
+  expect_gap_settled(name, game, 14, 24, 32, cfg);
+}
 }  // namespace eboard
