@@ -32,9 +32,7 @@ SHORTEST = {("Nf3", "Nf6", "Nc3", "Nc6"), ("Nf3", "Nc6", "Nc3", "Nf6"), ("Nc3", 
 
 
 def run(h, eboardd, eboardctl):
-    # (The hold, on by default, would keep the moves since back: this is the live way, for a hall that wants
-    # them out at once.)
-    board = cr.HandsAtABoard(h, eboardd, eboardctl, TOKEN, "[gaps]\nhold_uncounted = false\n")
+    board = cr.HandsAtABoard(h, eboardd, eboardctl, TOKEN)
     d, sans, ctl = board.d, board.sans, board.ctl
     board.start_clock(h)
     board.play([(["e2"], "e4 P"), (["e7"], "e5 p")])
