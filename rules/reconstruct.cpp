@@ -709,6 +709,28 @@ bool Reconstructor::may_continue(const Successor& s) const {
   return false;
 }
 
+namespace {
+
+// A castling `mover` keeps the right to in `pos`: its rook's square, and the king's and rook's castled
+// squares.
+struct KeptCastling {
+  Square rook_from, king_to, rook_to;
+};
+
+std::vector<KeptCastling> kept_castlings(const Position& pos, Color mover) {
+  std::vector<KeptCastling> out;
+  for (const bool king_side : {true, false}) {
+    const int idx = castling_index(mover, king_side);
+    const Square rook_from = pos.castling_rook(idx);
+    if (pos.can_castle(std::uint8_t(1u << idx)) && is_ok(rook_from))
+      out.push_back({rook_from, Position::castle_king_to(mover, king_side),
+                     Position::castle_rook_to(mover, king_side)});
+  }
+  return out;
+}
+
+}  // namespace
+
 bool Reconstructor::castling_under_way(const std::array<Piece, 64>& board) const {
   const std::optional<Color> mover = clock_.on_move();
   if (!mover) return false;
@@ -718,34 +740,23 @@ bool Reconstructor::castling_under_way(const std::array<Piece, 64>& board) const
   // (The rook in the hand: fewer of his rooks on the board than in the game's position.)
   const bool rook_in_hand =
       std::count(board.begin(), board.end(), rook) < std::count(display_.begin(), display_.end(), rook);
-  for (const bool king_side : {true, false}) {
-    const Square rook_from = pos.castling_rook(castling_index(*mover, king_side));
-    const Square king_to = Position::castle_king_to(*mover, king_side);
-    if (pos.can_castle(std::uint8_t(1u << castling_index(*mover, king_side))) && is_ok(rook_from) &&
-        pos.king_square(*mover) != king_to && board[king_to] == king &&
-        board[Position::castle_rook_to(*mover, king_side)] == NO_PIECE &&
-        (board[rook_from] == rook || (board[rook_from] == NO_PIECE && rook_in_hand)))
+  for (const KeptCastling& c : kept_castlings(pos, *mover))
+    if (pos.king_square(*mover) != c.king_to && board[c.king_to] == king && board[c.rook_to] == NO_PIECE &&
+        (board[c.rook_from] == rook || (board[c.rook_from] == NO_PIECE && rook_in_hand)))
       return true;
-  }
   return false;
 }
 
 bool Reconstructor::castling_king_in_hand(const std::array<Piece, 64>& board) const {
   const std::optional<Color> mover = clock_.on_move();
   if (!mover) return false;
-  const Position& pos = game_.position();
   const Piece king = make_piece(*mover, KING);
   const Piece rook = make_piece(*mover, ROOK);
   if (std::find(board.begin(), board.end(), king) != board.end()) return false;
-  for (const bool king_side : {true, false}) {
-    const Square rook_from = pos.castling_rook(castling_index(*mover, king_side));
-    const Square rook_to = Position::castle_rook_to(*mover, king_side);
-    if (pos.can_castle(std::uint8_t(1u << castling_index(*mover, king_side))) && is_ok(rook_from) &&
-        board[Position::castle_king_to(*mover, king_side)] == NO_PIECE &&
-        (board[rook_from] == NO_PIECE || board[rook_from] == rook) &&
-        (board[rook_to] == NO_PIECE || (board[rook_to] == rook && board[rook_from] == NO_PIECE)))
+  for (const KeptCastling& c : kept_castlings(game_.position(), *mover))
+    if (board[c.king_to] == NO_PIECE && (board[c.rook_from] == NO_PIECE || board[c.rook_from] == rook) &&
+        (board[c.rook_to] == NO_PIECE || (board[c.rook_to] == rook && board[c.rook_from] == NO_PIECE)))
       return true;
-  }
   return false;
 }
 
@@ -1027,11 +1038,12 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     // Or with the king of that castling in the hand since the reading (the hall's Chess960 game 7: 10...O-O
     // with the king lifted from g8, its castled square, and the rook from h8; searched so, no story has a
     // king missing); lifted only since, it may be any move's (the hall's blitz game 403 read late).
-    const BoardState* at_reading = state_at(press.t_ms);
-    const bool king_in_hand =
-        castling_king_in_hand(physical_) && at_reading && castling_king_in_hand(at_reading->board);
+    const auto king_in_hand_since_the_reading = [&] {
+      const BoardState* at_reading = state_at(press.t_ms);
+      return at_reading && castling_king_in_hand(physical_) && castling_king_in_hand(at_reading->board);
+    };
     if (gaps_.suspected() && press_at_the_reading(press) && !clockless() &&
-        (castling_under_way(physical_) || king_in_hand)) {
+        (castling_under_way(physical_) || king_in_hand_since_the_reading())) {
       deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
       return;
     }
