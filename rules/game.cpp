@@ -3,6 +3,7 @@
 #include "rules/game.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <utility>
 
 #include "rules/movegen.hpp"
@@ -23,7 +24,10 @@ std::string result_string(Result r) {
   }
 }
 
-Game::Game(Position start) : start_(start), current_(std::move(start)) {}
+Game::Game(Position start) : start_(start), current_(std::move(start)) {
+  static std::atomic<std::uint64_t> games{0};
+  identity_ = ++games;
+}
 
 const PlyRecord& Game::play(Move m, ClockTimes clock, std::int64_t time_ms) {
   current_.do_move(m);

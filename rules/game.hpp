@@ -55,6 +55,10 @@ class Game {
  public:
   explicit Game(Position start);
 
+  // Which game this is: every constructed Game has its own, its copies (and every change of its record,
+  // shorter or longer) keep it. A new game is a new Game; the number means nothing else (not stable across
+  // runs, never written).
+  std::uint64_t identity() const { return identity_; }
   const Position& start() const { return start_; }
   const Position& position() const { return current_; }
   const std::vector<PlyRecord>& plies() const { return plies_; }
@@ -144,6 +148,7 @@ class Game {
   std::vector<StoodPosition> stood_;  // the positions after the illegal moves that stood, in order
   ClockTimes start_clock_;
   std::optional<Outcome> outcome_;
+  std::uint64_t identity_;
 };
 
 }  // namespace eboard::rules

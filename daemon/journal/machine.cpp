@@ -209,6 +209,7 @@ void Ledger::begin(std::int64_t t_ms, const Game& g) {
   seen_plies_ = g.ply_count();
   seen_outcome_ = g.outcome().has_value();
   seen_start_ = g.start().fen();
+  seen_identity_ = g.identity();
   alerts_ = 0;
   acknowledged_.clear();
 }
@@ -235,12 +236,15 @@ bool Ledger::observe(const Game& g, std::int64_t t_ms) {
     begin(t_ms, g);
     return false;
   }
-  bool fresh = g.ply_count() < seen_plies_ || (seen_outcome_ && !g.outcome()) ||
-               (g.ply_count() == 0 && g.start().fen() != seen_start_);
+  // (The game a new game's control began is not the reconstruction's own: its identity is taken here.)
+  const bool fresh =
+      g.identity() != seen_identity_ && (g.ply_count() < seen_plies_ || (seen_outcome_ && !g.outcome()) ||
+                                         (g.ply_count() == 0 && g.start().fen() != seen_start_));
   if (fresh) {
     begin(t_ms, g);
     return true;
   }
+  seen_identity_ = g.identity();
   seen_plies_ = g.ply_count();
   seen_outcome_ = g.outcome().has_value();
   return false;
@@ -248,6 +252,7 @@ bool Ledger::observe(const Game& g, std::int64_t t_ms) {
 
 void Ledger::after_control(const ControlEntry& c, const Game& g) {
   if (number_ == 0 || c.action != "recover") return;
+  seen_identity_ = g.identity();
   seen_plies_ = g.ply_count();
   seen_outcome_ = g.outcome().has_value();
 }

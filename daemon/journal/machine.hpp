@@ -98,8 +98,9 @@ class Ledger {
   // Goes on from the games of a kept journal file (a rotated file's header): `last_game` played, with
   // these tags; the file's new-game entry follows.
   void continue_after(int last_game, const rules::PgnTags& tags);
-  // After every input: returns true when reconstruction started a new game by itself (fewer plies than
-  // seen, an outcome gone, or another start).
+  // After every input: returns true when reconstruction started a new game by itself: another Game
+  // (rules::Game::identity) with fewer plies than seen, an outcome gone, or another start. The same Game
+  // told shorter (a gap held with its length open: its plies become one jump) is the same game.
   bool observe(const rules::Game& g, std::int64_t t_ms);
   // After the arbiter's control `c` was applied to the current game, now `g`: a `recover` may rewrite its
   // record shorter (a gap settled with fewer plies than the candidate the game went on from, or none:
@@ -126,6 +127,7 @@ class Ledger {
   int seen_plies_ = 0;
   bool seen_outcome_ = false;
   std::string seen_start_;
+  std::uint64_t seen_identity_ = 0;
   int alerts_ = 0;
   std::vector<int> acknowledged_;
 };

@@ -219,6 +219,30 @@ TEST(GapControl, AGameTheArbiterRewroteShorterIsTheSameGameToTheLedger) {
   EXPECT_EQ(rewritten.game_number(), 2);
 }
 
+// A gap held with its length open (hold_uncounted) tells its plies again as one jump: the game has fewer
+// plies than the ledger saw, and it is the same game (the same rules::Game, told shorter). Counted as a new
+// one, the board's game number moved on without a journal rotation: the kept games skipped a number
+// (daemon_journal_rotation_test with the hold on).
+TEST(GapControl, AGameToldShorterByItsOwnReconstructionIsTheSameGameToTheLedger) {
+  Game g(Position::start());
+  for (const char* m : {"e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5", "e1g1"})
+    g.play(*parse_uci(g.position(), m), {}, 0);
+  journal::Ledger ledger;
+  EXPECT_FALSE(ledger.observe(g, 1'000));
+  const Position end = g.position();
+  while (g.ply_count() > 2) g.undo();
+  g.adopt(end, 2'000);
+  ASSERT_LT(g.ply_count(), 7);
+  EXPECT_FALSE(ledger.observe(g, 2'000)) << "the held gap's jump is not the pieces set up again";
+  EXPECT_EQ(ledger.game_number(), 1);
+  // A copy is the same game; a Game begun again is a new one, whatever the plies.
+  const Game copy = g;
+  EXPECT_EQ(copy.identity(), g.identity());
+  EXPECT_FALSE(ledger.observe(copy, 2'500));
+  EXPECT_TRUE(ledger.observe(Game(Position::start()), 3'000));
+  EXPECT_EQ(ledger.game_number(), 2);
+}
+
 // A gap whose last move is on the board and not pressed, and differs between its stories (after 1.e4:
 // 1...e6 2.Nc3 Nc6 3.d4 or 1...e6 2.d4 Nc6 3.Nc3): its alert waits for White's press, and until then the
 // arbiter has nothing to settle (issue 30: /status shows, and recover takes, only a gap told).
