@@ -221,9 +221,9 @@ struct GapsConfig {
   // A gap of 4 plies or more on a clock without increment (whose presses do not count the moves), or shorter
   // with each side's time used over it fitting one move more, is told with its length open, and the board's
   // moves since are held back until the arbiter settles it: none goes out at a ply a detour (Bc1-e3-d2 for
-  // Bc1-d2) would change. Off: they go out live, numbered after the shortest story
-  // (ReconstructConfig::hold_uncounted_gaps). Of new games.
-  bool hold_uncounted = false;
+  // Bc1-d2) would change (the default: nothing uncertain goes out as a move). Off: they go out live, numbered
+  // after the shortest story (ReconstructConfig::hold_uncounted_gaps). Of new games.
+  bool hold_uncounted = true;
   bool operator==(const GapsConfig&) const = default;
 };
 

@@ -29,7 +29,9 @@ PLAYED = ["e4", "e5", "Nf3", "Nc6", "Ng1", "Nb8", "Nf3", "Nc6", "Nxe5", "Nxe5", 
 
 
 def run(h, eboardd, eboardctl):
-    board = cr.HandsAtABoard(h, eboardd, eboardctl, TOKEN)
+    # (The hold, on by default, would keep the moves since back: this is the live way, for a hall that wants
+    # them out at once.)
+    board = cr.HandsAtABoard(h, eboardd, eboardctl, TOKEN, "[gaps]\nhold_uncounted = false\n")
     d, sans, ctl = board.d, board.sans, board.ctl
     board.start_clock(h)
     board.play([(["e2"], "e4 P"), (["e7"], "e5 p")])

@@ -32,7 +32,9 @@ SHORTEST = {("Nf3", "Nf6", "Nc3", "Nc6"), ("Nf3", "Nc6", "Nc3", "Nf6"), ("Nc3", 
 
 
 def run(h, eboardd, eboardctl):
-    board = cr.HandsAtABoard(h, eboardd, eboardctl, TOKEN)
+    # (The hold, on by default, would keep the moves since back: this is the live way, for a hall that wants
+    # them out at once.)
+    board = cr.HandsAtABoard(h, eboardd, eboardctl, TOKEN, "[gaps]\nhold_uncounted = false\n")
     d, sans, ctl = board.d, board.sans, board.ctl
     board.start_clock(h)
     board.play([(["e2"], "e4 P"), (["e7"], "e5 p")])

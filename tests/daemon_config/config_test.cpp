@@ -173,8 +173,9 @@ TEST(Config, GapRanker) {
   expect_error("[gap]\nranker = \"stockfish\"\n", 1, "did you mean 'gaps'?");
   expect_error("[gaps]\nengine = \"stockfish\"\n", 2, "gaps.engine must be an absolute path");
   expect_error("[gaps]\nengine_nodes = 0\n", 2, "engine_nodes");
-  // The hold of gaps the clock does not count: off unless asked for.
-  EXPECT_FALSE(none.gaps.hold_uncounted);
+  // The hold of gaps the clock does not count: on unless turned off.
+  EXPECT_TRUE(none.gaps.hold_uncounted);
+  EXPECT_FALSE(parse_ok("[gaps]\nhold_uncounted = false\n").gaps.hold_uncounted);
   EXPECT_TRUE(parse_ok("[gaps]\nhold_uncounted = true\n").gaps.hold_uncounted);
   expect_error("[gaps]\nhold_uncounted = \"yes\"\n", 2, "gaps.hold_uncounted must be true or false");
   expect_error("[gaps]\nhold_uncountd = true\n", 2, "did you mean 'hold_uncounted'?");

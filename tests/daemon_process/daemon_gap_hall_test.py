@@ -21,7 +21,7 @@ summary line per board says what the gap was, what the daemon told, how many can
 sequence ranked among them.
 
 usage: daemon_gap_hall_test.py EBOARDD EBOARDCTL SHARED_DIR [--speed R] [--seed S] [--boards N]
-                               [--back between,set,hand] [--allow-unshowable-length] [--hold-uncounted]
+                               [--back between,set,hand] [--allow-unshowable-length] [--no-hold]
                                [--first LO,HI] [--lengths LO,HI]
 exit 77 (skipped) without the corpora in SHARED_DIR
 """
@@ -283,7 +283,7 @@ def run(h, a, boards):
     d = ep.Daemon(h, a.eboardd, boards[0].link, clock_rate=a.speed)
     with open(d.config, "w") as f:
         f.write(f'state_dir = "{d.state}"\n\n[http]\nlisten = "127.0.0.1:0"\ntoken = "{TOKEN}"\n\n'
-                + ("[gaps]\nhold_uncounted = true\n\n" if a.hold_uncounted else "")
+                + ("[gaps]\nhold_uncounted = false\n\n" if a.no_hold else "")
                 + "".join(b.table() for b in boards))
     d.start()
     ws = ep.WebSocket(d.port)
@@ -471,8 +471,12 @@ def main():
     ap.add_argument("--back", default=",".join(BACK),
                     help="how the boards are plugged in again, in turn: some of " + ", ".join(BACK))
     ap.add_argument("--hold-uncounted", action="store_true",
-                    help="[gaps] hold_uncounted = true: a gap of 4 plies or more on a clock without increment "
-                         "is told with its length open, the moves since held back until the test settles it")
+                    help="the daemon's default ([gaps] hold_uncounted = true): a gap of 4 plies or more on a "
+                         "clock without increment is told with its length open, the moves since held back until "
+                         "the test settles it (kept for the command lines of earlier runs)")
+    ap.add_argument("--no-hold", action="store_true",
+                    help="[gaps] hold_uncounted = false: such gaps told at their shortest story's length and the "
+                         "moves since published live (the way a hall may ask for)")
     ap.add_argument("--allow-unshowable-length", action="store_true",
                     help="a board wrong only because a shorter legal story reaches the board its gap left (the "
                          "README's gaps whose length no board can show) is reported as such, not failed")
