@@ -66,6 +66,7 @@ class Board:
         self.unplug_ms = self.back_ms = None
         self.told = []  # what the daemon said about the gap, in order
         self.settled = set()  # first plies of the moves-missed gaps settled
+        self.numbers = set()  # the game numbers /status showed once the game had moves
         self.settled_plies = []  # (first, last) of each
         self.retelling = {}  # first ply: when /status first showed that gap with other plies than its alert
         self.corrected = set()  # first plies of the gaps recovered as their one story that /status left open
@@ -283,7 +284,8 @@ def run(h, a, boards):
     d = ep.Daemon(h, a.eboardd, boards[0].link, clock_rate=a.speed)
     with open(d.config, "w") as f:
         f.write(f'state_dir = "{d.state}"\n\n[http]\nlisten = "127.0.0.1:0"\ntoken = "{TOKEN}"\n\n'
-                + ("[gaps]\nhold_uncounted = false\n\n" if a.no_hold else "")
+                + ("[gaps]\nhold_uncounted = false\n\n" if a.no_hold else
+                   "[gaps]\nhold_uncounted = true\n\n" if a.hold_uncounted else "")
                 + "".join(b.table() for b in boards))
     d.start()
     ws = ep.WebSocket(d.port)
@@ -303,6 +305,8 @@ def run(h, a, boards):
             if not b:
                 continue
             plies[b.id] = s["game"]["ply"]
+            if plies[b.id] > 0:
+                b.numbers.add(s["game"]["number"])
             if still.get(b.id, (None,))[0] != plies[b.id]:
                 still[b.id] = (plies[b.id], time.time())
             # The arbiter acts on the moves-missed alert (what /status shows before it may still change: a
@@ -362,6 +366,12 @@ def run(h, a, boards):
                                       "end, not settled")
             elif e.get("type") == "alert":
                 b.problems.append(f"alert {e.get('code')} at ply {e.get('ply')}: {e.get('detail', '')[:200]}")
+        # One game a board once its moves began: a gap told again shorter (held, one jump for its plies) is
+        # not the pieces set up again (the ledger once counted it so: the game number moved on mid-game, the
+        # journal's kept games skipped one). (A Chess960 board's game is its second: the first, begun before
+        # the board was read, had the standard start.)
+        if len(b.numbers) != 1:
+            b.problems.append(f"the game's number changed while it was played: {sorted(b.numbers)}")
         game = game_of(d, b.id)
         # The sim's hands keep their style's pace, not the game's: a side can lose on time before the corpus
         # game's end (late gaps meet blitz clocks nearly out). The game then ends there, as the clock says.
@@ -471,9 +481,9 @@ def main():
     ap.add_argument("--back", default=",".join(BACK),
                     help="how the boards are plugged in again, in turn: some of " + ", ".join(BACK))
     ap.add_argument("--hold-uncounted", action="store_true",
-                    help="the daemon's default ([gaps] hold_uncounted = true): a gap of 4 plies or more on a "
-                         "clock without increment is told with its length open, the moves since held back until "
-                         "the test settles it (kept for the command lines of earlier runs)")
+                    help="[gaps] hold_uncounted = true, written out (the daemon's default since 2026-12-04): a "
+                         "gap of 4 plies or more on a clock without increment is told with its length open, the "
+                         "moves since held back until the test settles it")
     ap.add_argument("--no-hold", action="store_true",
                     help="[gaps] hold_uncounted = false: such gaps told at their shortest story's length and the "
                          "moves since published live (the way a hall may ask for)")
