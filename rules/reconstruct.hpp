@@ -684,6 +684,9 @@ class Reconstructor {
   // The game with the held gap's jump taken back and `moves` played in its place (recovered, at the jump's
   // time); none when one is illegal where it stands.
   std::optional<Game> jump_replaced_by(const std::vector<Move>& moves) const;
+  // How many of the moves held since the gap `moves` replace, reaching the position after them (the gap and
+  // those moves settled in `settled`); 0, `settled` unchanged, when they reach none.
+  int moves_through_held_moves(const std::vector<Move>& moves, std::optional<Game>& settled) const;
   // The game with the gap's jump replaced by `moves` when, the gap told past the bound and nothing played
   // since, they reach the board it was told from with one more piece of the side on move there: a piece
   // in his hand when the board was read (retell_past_bound_with_the_piece_put_back, the arbiter first).

@@ -2198,6 +2198,7 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_held_gap(con
   bool last_shown = false;
   std::vector<Move> gap_moves = moves;
   bool piece_in_the_hand = false;
+  int held_replaced = 0;
   if (!settled.replace_jump(first - 1, moves)) {
     std::optional<Game> other = moves_to_the_board_told_with_a_piece_in_the_hand(moves);
     piece_in_the_hand = other.has_value();
@@ -2207,14 +2208,24 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_held_gap(con
       gap_moves.pop_back();
       other = moves_before_shown_move(gap_moves, moves.back());
     }
+    if (!other) {
+      gap_moves = moves;
+      held_replaced = moves_through_held_moves(moves, other);
+    }
     if (!other)
       return tl::unexpected(std::string("those moves do not lead to the position the game went on from"));
     settled = std::move(*other);
-    last_shown = !piece_in_the_hand;
+    last_shown = !piece_in_the_hand && held_replaced == 0;
   }
   const int shift = settled.ply_count() - game_.ply_count();
   std::vector<Event> out = recovered_events(settled, first, gap_moves, t_ms);
   for (Event e : held_events_) {
+    // (The held moves the arbiter's took the place of: told among them.)
+    if (held_replaced > 0) {
+      const int last_replaced = held_gap_end() + held_replaced;
+      if (const auto* m = std::get_if<MoveEvent>(&e.what); m && m->ply <= last_replaced) continue;
+      if (const auto* c = std::get_if<ClaimableEvent>(&e.what); c && c->ply <= last_replaced) continue;
+    }
     if (auto* m = std::get_if<MoveEvent>(&e.what)) m->ply += shift;
     if (auto* c = std::get_if<ClaimableEvent>(&e.what)) c->ply += shift;
     e.t_ms = t_ms;
@@ -2250,6 +2261,26 @@ std::optional<Game> Reconstructor::moves_to_the_board_told_with_a_piece_in_the_h
     ++in_the_hand;
   }
   return in_the_hand == 1 ? g : std::nullopt;
+}
+
+int Reconstructor::moves_through_held_moves(const std::vector<Move>& moves,
+                                            std::optional<Game>& settled) const {
+  // The first move after the gap may have been read from the board with a piece put back, the press after
+  // the reading its (recover_gap_before_the_pressed_move): another of the presser's moves undone may be the
+  // one played, which no board tried shows (a capture's: its victim unknown). The moves given then reach
+  // the position after some of the moves held since, and take their place. (The hall's Chess960 game 9: ten
+  // plies unseen and 11.Nxe4 set down at the reading, read as 10.Rd1 pressed after the story without it.)
+  const int first = missed_gap_->first_ply;
+  const int jump_end = held_gap_end();
+  for (int end = jump_end + 1; end <= game_.ply_count(); ++end) {
+    if (game_.plies()[std::size_t(end - 1)].jump) break;
+    Game g = game_;
+    if (g.replace_span(first - 1, end, moves)) {
+      settled = std::move(g);
+      return end - jump_end;
+    }
+  }
+  return 0;
 }
 
 std::optional<Game> Reconstructor::jump_replaced_by(const std::vector<Move>& moves) const {

@@ -1755,4 +1755,30 @@ TEST(GapHallCaptures, WithTheHoldAGapWhoseLastMoveIsShownAtTheReadingIsHeldOnceI
   EXPECT_EQ(t.last_ply, 13) << "a move published while the gap's length was open";
   expect_gap_settled(name, game, 14, 24, 32, cfg);
 }
+
+// daemon_gap_hall_test --speed 6 --seed 13 --lengths 9,10, board K: TCEC Chess960 game 9 (nqrnbbkr, 1800+5),
+// style tidy, unplugged between two moves after 10...e5 and plugged in again 45.3 s later with 21.Nxe4 set
+// down and not pressed: plies 11-20 (Ne3 Nb6 Nb3 Ne6 Rd1 Rd8 Nc5 Rh6 Bd2 dxe4) made meanwhile, eleven with
+// the move shown, past the search's bound. At White's press the board read with a move of his undone is
+// searched: with 15.Rd1's rook put back on c1, ten plies (Nxe4 among them) reach it, and Rd1 is taken for the
+// pressed move; Nxe4 undone, the one played, needs its victim back, which no board tried has. Told held (the
+// clock's increment not learned yet), the arbiter's moves as played, to 21.Nxe4, reach the position after the
+// held Rd1, not the jump's: refused, and the game stopped there. Right: moves that reach the position after
+// some of the held moves take their place (Reconstructor::moves_through_held_moves), every later move at its
+// ply.
+TEST(GapHallCaptures, TheArbitersMovesTakeThePlaceOfAPressedMoveReadFromTheBoardWithAnotherUndone) {
+  rules::ReconstructConfig cfg;
+  cfg.chess960 = true;
+  cfg.hold_uncounted_gaps = true;
+  const std::string name = "chess960_capture_at_the_reading_read_as_another_pressed_move.cap";
+  const std::string game =
+      "d4 d5 b4 b5 h4 h5 c3 c6 e4 e5 Ne3 Nb6 Nb3 Ne6 Rd1 Rd8 Nc5 Rh6 Bd2 dxe4 Nxe4 Rg6 Ng5 exd4 cxd4 Rxd4 "
+      "Bd3 "
+      "Nxg5 Bxg6";
+  const Told t = replay_hall_capture(name, game, 11, 21, cfg);
+  ASSERT_EQ(t.missed.size(), 1u);
+  EXPECT_EQ(field(t.missed.front(), "first_ply"), "11");
+  EXPECT_EQ(t.last_ply, 10) << "a move published while the gap's length was open";
+  expect_gap_settled(name, game, 11, 21, 29, cfg);
+}
 }  // namespace eboard
