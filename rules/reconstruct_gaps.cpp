@@ -2274,6 +2274,12 @@ int Reconstructor::moves_through_held_moves(const std::vector<Move>& moves,
   const int jump_end = held_gap_end();
   for (int end = jump_end + 1; end <= game_.ply_count(); ++end) {
     if (game_.plies()[std::size_t(end - 1)].jump) break;
+    // (The gap's moves and the held ones after them, as held: moves past the gap, refused as such.)
+    const std::size_t k = std::size_t(end - jump_end);
+    if (moves.size() >= k &&
+        std::equal(moves.end() - std::ptrdiff_t(k), moves.end(), game_.plies().begin() + jump_end,
+                   game_.plies().begin() + end, [](Move m, const PlyRecord& r) { return m == r.move; }))
+      continue;
     Game g = game_;
     if (g.replace_span(first - 1, end, moves)) {
       settled = std::move(g);
