@@ -2,6 +2,7 @@
 // Copyright (C) 2026 the eboardd authors
 #include "daemon/http/server.hpp"
 
+#include <chrono>
 #include <deque>
 #include <map>
 #include <optional>
@@ -407,10 +408,15 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     return !ec && n > 0;
   }
 
+  // How long it has waited for a whole request (since enter_pending).
+  std::chrono::steady_clock::duration pending_for() const {
+    return std::chrono::steady_clock::now() - pending_since_;
+  }
   // Waiting for a whole request: evictable, oldest first.
   void enter_pending() {
     leave_pending();
     pending_seq_ = ++state_->pending_seq;
+    pending_since_ = std::chrono::steady_clock::now();
     state_->pending.emplace(pending_seq_, this);
     ++state_->use_of(address_).pending;
   }
@@ -662,7 +668,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::string remote_;
   std::string address_;
   std::uint64_t pending_seq_ = 0;  // 0: not pending
-  bool reader_ = false;            // holds a reader slot
+  std::chrono::steady_clock::time_point pending_since_;
+  bool reader_ = false;  // holds a reader slot
 };
 
 void ServerState::make_room_for_pending(const std::string& address) {
@@ -671,15 +678,18 @@ void ServerState::make_room_for_pending(const std::string& address) {
     s->leave_pending();
     s->close();  // its read ends with operation_aborted and the session goes
   };
-  // The oldest of `address` (any address when empty) whose bytes have all been read: a connection with
-  // bytes waiting sent its request and is about to be heard (a control request accepted amid a churn of
-  // slow clients from the same address, its read not yet run). Failing one, the oldest.
+  // The oldest of `address` (any address when empty) whose bytes have all been read and that has had a
+  // moment to send its request: a connection with bytes waiting sent its request and is about to be heard
+  // (a control request accepted amid a churn of slow clients from the same address, its read not yet run),
+  // and one just accepted may not have sent it yet (the same request, between its connect and its send:
+  // http_flood_test's control request closed unanswered). Failing one, the oldest.
   auto oldest = [this](const std::string& of) -> HttpSession* {
+    constexpr auto moment = std::chrono::milliseconds(500);
     HttpSession* first = nullptr;
     for (auto [seq, s] : pending) {
       if (!of.empty() && s->address() != of) continue;
       if (!first) first = s;
-      if (!s->has_unread_bytes()) return s;
+      if (!s->has_unread_bytes() && s->pending_for() >= moment) return s;
     }
     return first;
   };
