@@ -2218,14 +2218,12 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_held_gap(con
     last_shown = !piece_in_the_hand && held_replaced == 0;
   }
   const int shift = settled.ply_count() - game_.ply_count();
+  // The held moves the arbiter's took the place of (told among them): up to this ply.
+  const int last_replaced = held_replaced > 0 ? held_gap_end() + held_replaced : 0;
   std::vector<Event> out = recovered_events(settled, first, gap_moves, t_ms);
   for (Event e : held_events_) {
-    // (The held moves the arbiter's took the place of: told among them.)
-    if (held_replaced > 0) {
-      const int last_replaced = held_gap_end() + held_replaced;
-      if (const auto* m = std::get_if<MoveEvent>(&e.what); m && m->ply <= last_replaced) continue;
-      if (const auto* c = std::get_if<ClaimableEvent>(&e.what); c && c->ply <= last_replaced) continue;
-    }
+    if (const auto* m = std::get_if<MoveEvent>(&e.what); m && m->ply <= last_replaced) continue;
+    if (const auto* c = std::get_if<ClaimableEvent>(&e.what); c && c->ply <= last_replaced) continue;
     if (auto* m = std::get_if<MoveEvent>(&e.what)) m->ply += shift;
     if (auto* c = std::get_if<ClaimableEvent>(&e.what)) c->ply += shift;
     e.t_ms = t_ms;

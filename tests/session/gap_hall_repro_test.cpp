@@ -230,6 +230,20 @@ void expect_gap_settled(const std::string& name, const std::string& game, int fi
   EXPECT_EQ(t.last_ply, last_ply);
 }
 
+// The capture `name` replayed (`game` as in replay_hall_capture): one moves-missed from ply `first`, nothing
+// published from there on while it waits; then expect_gap_settled with the plies `first` to `gap_end`.
+Told expect_held_then_settled(const std::string& name, const std::string& game, int first, int gap_end,
+                              int last_ply, rules::ReconstructConfig cfg) {
+  const Told t = replay_hall_capture(name, game, first, gap_end, cfg);
+  EXPECT_EQ(t.missed.size(), 1u);
+  if (!t.missed.empty()) {
+    EXPECT_EQ(field(t.missed.front(), "first_ply"), std::to_string(first));
+  }
+  EXPECT_EQ(t.last_ply, first - 1) << "a move published while the gap's length was open";
+  expect_gap_settled(name, game, first, gap_end, last_ply, cfg);
+  return t;
+}
+
 // The capture `name` replayed, the arbiter giving the gap's moves as played (`game`'s plies `first` to
 // `gap_end`) once it is over, after the moves published since: accepted, and the game then `game` whole.
 void expect_gap_settled_at_the_end(const std::string& name, const std::string& game, int first, int gap_end) {
@@ -1748,12 +1762,9 @@ TEST(GapHallCaptures, WithTheHoldAGapWhoseLastMoveIsShownAtTheReadingIsHeldOnceI
       "c4 Nf6 d4 d5 c5 c6 e3 Bf5 Nc3 e6 Nf3 Nbd7 g3 Be7 Bg2 O-O O-O b6 Nh4 bxc5 Nxf5 exf5 dxc5 Bxc5 Na4 Be7 "
       "b3 "
       "Ne4 Bb2 Nd6 Qh5 Bf6";
-  const Told t = replay_hall_capture(name, game, 14, 24, cfg);
+  const Told t = expect_held_then_settled(name, game, 14, 24, 32, cfg);
   ASSERT_EQ(t.missed.size(), 1u);
-  EXPECT_EQ(field(t.missed.front(), "first_ply"), "14");
   EXPECT_EQ(field(t.missed.front(), "length_unknown"), "true");
-  EXPECT_EQ(t.last_ply, 13) << "a move published while the gap's length was open";
-  expect_gap_settled(name, game, 14, 24, 32, cfg);
 }
 
 // daemon_gap_hall_test --speed 6 --seed 13 --lengths 9,10, board K: TCEC Chess960 game 9 (nqrnbbkr, 1800+5),
@@ -1775,10 +1786,6 @@ TEST(GapHallCaptures, TheArbitersMovesTakeThePlaceOfAPressedMoveReadFromTheBoard
       "d4 d5 b4 b5 h4 h5 c3 c6 e4 e5 Ne3 Nb6 Nb3 Ne6 Rd1 Rd8 Nc5 Rh6 Bd2 dxe4 Nxe4 Rg6 Ng5 exd4 cxd4 Rxd4 "
       "Bd3 "
       "Nxg5 Bxg6";
-  const Told t = replay_hall_capture(name, game, 11, 21, cfg);
-  ASSERT_EQ(t.missed.size(), 1u);
-  EXPECT_EQ(field(t.missed.front(), "first_ply"), "11");
-  EXPECT_EQ(t.last_ply, 10) << "a move published while the gap's length was open";
-  expect_gap_settled(name, game, 11, 21, 29, cfg);
+  expect_held_then_settled(name, game, 11, 21, 29, cfg);
 }
 }  // namespace eboard
