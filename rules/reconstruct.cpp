@@ -659,8 +659,17 @@ void Reconstructor::on_press(ClockSide pressed, const ClockReading& r, std::int6
 
 bool Reconstructor::press_tells_waiting_length(const PendingPress& press) {
   if (gaps_.length() != GapTracker::Length::Waiting || !gaps_.suspected() || game_.outcome() ||
-      gaps_.waiting_on_move() != press.presser || physical_ != gaps_.waiting_board())
+      gaps_.waiting_on_move() != press.presser)
     return false;
+  // Or the board read but for one piece of his set down on a square empty there: in his hand at the reading,
+  // his move under way (the hall's blitz game 193: ten plies unseen, 23.Bh4's bishop lifted from g3, the
+  // board read as one where it was exchanged on e7), the stories to the board read not the gap's.
+  if (physical_ != gaps_.waiting_board()) {
+    if (!has_drops(game_.position().variant()) &&
+        one_piece_set_down(gaps_.waiting_board(), physical_, press.presser))
+      gaps_.stop_waiting();  // (his move searched from the board read with that piece put back)
+    return false;
+  }
   wait_.clear();
   const bool longer_unsearched = gaps_.longer_unsearched();
   gaps_.tell_all_pressed();

@@ -641,7 +641,10 @@ class Reconstructor {
   // A gap's length waits for this press (GapTracker::Length): the player whose clock ran presses with the
   // board as it was read, so its last move was shown and not pressed. That story, now all pressed, is told
   // (whatever press was pending: the reading held for the reconnect is the gap's own). False: no such wait,
-  // or nothing found (the press goes on as any other).
+  // or nothing found (the press goes on as any other). A board at the press that is the board read with one
+  // piece of the presser's set down on a square empty there (rules/wood.hpp, one_piece_set_down) ends the
+  // wait: that piece was in his hand at the reading, and the press goes on as any other, his move searched
+  // from the board read with it put back (recover_gap_before_the_pressed_move).
   bool press_tells_waiting_length(const PendingPress& press);
   // The ply count at the end of the missed gap's jump (Game::adopt: one ply, or two when the same side is
   // on move after it).

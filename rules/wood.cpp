@@ -14,6 +14,16 @@ Board physical_view(const Position& pos, bool pawn_stays) {
   return b;
 }
 
+std::optional<Square> one_piece_set_down(const Board& before, const Board& now, Color side) {
+  std::optional<Square> set;
+  for (Square q = 0; q < 64; ++q) {
+    if (now[q] == before[q]) continue;
+    if (set || before[q] != NO_PIECE || now[q] == NO_PIECE || color_of(now[q]) != side) return std::nullopt;
+    set = q;
+  }
+  return set;
+}
+
 Square victim_square(const Position& pos, Move m) {
   if (m.kind() == Move::EN_PASSANT) return Square(pos.side_to_move() == WHITE ? m.to() - 8 : m.to() + 8);
   return pos.is_capture(m) ? m.to() : SQ_NONE;

@@ -51,6 +51,10 @@ inline Board board_after(const Board& shown, const Position& pos, Move m) {
 // The position as it stands on the wood: with `pawn_stays` (FQE 11) a promoted piece is a pawn there.
 Board physical_view(const Position& pos, bool pawn_stays);
 
+// The square where `now` shows one piece of `side`'s on a square empty on `before`, every other square
+// alike (a piece set down from the hand); none otherwise.
+std::optional<Square> one_piece_set_down(const Board& before, const Board& now, Color side);
+
 // The square of the piece `m` captures in `pos` (en passant: beside its target), SQ_NONE for no capture.
 Square victim_square(const Position& pos, Move m);
 

@@ -1788,4 +1788,27 @@ TEST(GapHallCaptures, TheArbitersMovesTakeThePlaceOfAPressedMoveReadFromTheBoard
       "Nxg5 Bxg6";
   expect_held_then_settled(name, game, 11, 21, 29, cfg);
 }
+
+// daemon_gap_hall_test --speed 3 --seed 736074579 --lengths 9,10, board I: blitz corpus game 193 (30+0),
+// plies 13-22 (dxe7 Bxe7 Nc3 Bb7 Bf4 Nd7 Bg3 O-O-O e5 f5) made unseen and 23.Bh4's bishop lifted from g3 when
+// the board was read: 96 ten-ply stories reach that board with the bishop exchanged for the queen on e7
+// (Bg5 ... Bxe7 Bxe7). White set it down on h4 half a second later and pressed; the press, the board read but
+// for that bishop, waited for the gap's length, then the stories were told held, the game went on from a
+// position without the bishop and was adopted again at Black's next press. Right: the bishop set down from
+// the hand and pressed is searched from the board read with it put back (on g3 or g5, each reached in ten
+// plies), the gap told whole with that press (eleven plies, the moves played among the candidates), every
+// later move at its ply; with the hold (no increment), nothing published from ply 13 until the arbiter's
+// moves.
+TEST(GapHallCaptures, APieceInTheHandAtTheReadingSetDownAndPressedTellsTheGapWithItsMove) {
+  const std::string name = "bishop_in_the_hand_read_as_captured_at_a_ten_ply_reading.cap";
+  const std::string game =
+      "e4 e6 c4 f6 Nf3 d6 d4 c6 c5 b6 cxd6 Qe7 dxe7 Bxe7 Nc3 Bb7 Bf4 Nd7 Bg3 O-O-O e5 f5 Bh4 g5 Bxg5 h6 Bxe7 "
+      "Nxe7 Nh4 Rhg8 Nf3";
+  expect_hall_gap_listed(name, game, 13, 23,
+                         R"(["d6e7","f8e7","b1c3","c8b7","c1f4","b8d7","f4g3","e8c8","e4e5","f6f5","g3h4"])",
+                         31);
+  rules::ReconstructConfig cfg;
+  cfg.hold_uncounted_gaps = true;
+  expect_held_then_settled(name, game, 13, 23, 31, cfg);
+}
 }  // namespace eboard
