@@ -126,7 +126,10 @@ bool RemoteBoard::take(const Envelope& e, bool kept) {
   ++taken_;
   // A first move while the game has moves: the pieces were set up again (the host's game numbers are
   // informative only: they are counted from the journal's records, which do not mark every new game).
-  if (type == "move" && ply == 1 && game_.ply_count() > 0) begin_game(std::max(e.game, game_number_ + 1), t);
+  // (Not a recovered one: a gap from the first ply told again, its moves settled by the arbiter.)
+  const bool recovered = type == "move" && ev.value("recovered", false);
+  if (type == "move" && ply == 1 && game_.ply_count() > 0 && !recovered)
+    begin_game(std::max(e.game, game_number_ + 1), t);
   if (game_number_ == 0) game_number_ = std::max(1, e.game);
   if (started_ms_ == 0) started_ms_ = t;
   if (type == "move") {
@@ -136,7 +139,19 @@ bool RemoteBoard::take(const Envelope& e, bool kept) {
         problem("ply " + std::to_string(ply) + " " + uci + ": after a hole");
         gap_told_ = true;  // the host has no more: the game stops here, no resend is asked again
       }
-      // A move already in the game (a recovered one told again) changes nothing.
+      // A move already in the game (a recovered one told again) changes nothing; a recovered one that is
+      // another move at that ply (the host's gap settled with another length: its plies and those since
+      // told again, rules::Reconstructor::settle_gap_length) takes the game back to there.
+      if (recovered && ply >= 1 && ply <= game_.ply_count() && uci.find('@') == std::string::npos &&
+          rules::to_uci(game_.position_at(ply - 1), game_.plies()[std::size_t(ply - 1)].move) != uci) {
+        while (game_.ply_count() >= ply) game_.undo();
+        if (auto m = rules::parse_uci(game_.position(), uci)) {
+          game_.play(*m, journal::event_clock(ev), t);
+          game_.mark_last(true, false);
+        } else {
+          problem("ply " + std::to_string(ply) + " " + uci + ": " + m.error());
+        }
+      }
     } else if (ev.value("illegal", false)) {
       // The host let it stand (FIDE A.4.2): the game goes on from the position it left, which the record
       // shows as a new segment (SetUp/FEN), as the host's own PGN does.

@@ -16,6 +16,7 @@
 #include "daemon/mqtt/takeover.hpp"
 #include "daemon/mqtt/topics.hpp"
 #include "daemon/outputs/pgn_output.hpp"
+#include "rules/notation.hpp"
 
 namespace fs = std::filesystem;
 using namespace eboard;
@@ -270,6 +271,33 @@ TEST(RemoteBoard, ANewGameKeepsTheFinishedOne) {
   ASSERT_EQ(rb.earlier().size(), 1u);
   EXPECT_EQ(rb.earlier()[0].game.ply_count(), 2);
   EXPECT_EQ(rb.lines().size(), 1u);
+}
+
+// A gap from the first ply settled by the host's arbiter with another length: its plies and those since
+// are told again as recovered moves, from ply 1. The same game, taken back to the first ply that differs.
+TEST(RemoteBoard, AGapToldAgainFromTheFirstPlyIsTheSameGame) {
+  RemoteBoard rb("h1", "A");
+  const auto recovered = [](int ply, const std::string& uci) {
+    json line = json::parse(move_line(ply, uci));
+    line["recovered"] = true;
+    return line.dump();
+  };
+  std::uint64_t seq = 0;
+  ASSERT_TRUE(rb.take(envelope(++seq, recovered(1, "g1f3"))));
+  ASSERT_TRUE(rb.take(envelope(++seq, recovered(2, "g8f6"))));
+  ASSERT_TRUE(rb.take(envelope(++seq, move_line(3, "d2d4"))));
+  const std::string before = rb.game().position().fen();
+  // The arbiter's six plies (a knight each out and back first) reach the same position.
+  for (const auto& [ply, uci] : std::vector<std::pair<int, std::string>>{
+           {1, "b1c3"}, {2, "b8c6"}, {3, "c3b1"}, {4, "c6b8"}, {5, "g1f3"}, {6, "g8f6"}, {7, "d2d4"}})
+    ASSERT_TRUE(rb.take(envelope(++seq, recovered(ply, uci))));
+  EXPECT_EQ(rb.game_number(), 1);
+  EXPECT_TRUE(rb.earlier().empty());
+  ASSERT_EQ(rb.game().ply_count(), 7);
+  const std::string after = rb.game().position().fen();
+  EXPECT_EQ(after.substr(0, after.find(' ') + 2), before.substr(0, before.find(' ') + 2));
+  EXPECT_EQ(rules::to_uci(rb.game().position_at(0), rb.game().plies()[0].move), "b1c3");
+  EXPECT_TRUE(rb.problems().empty());
 }
 
 // A hole in what the host published again: it has no more, so the record stops there and says so.
