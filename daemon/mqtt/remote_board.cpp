@@ -134,24 +134,18 @@ bool RemoteBoard::take(const Envelope& e, bool kept) {
   if (started_ms_ == 0) started_ms_ = t;
   if (type == "move") {
     const std::string uci = ev.value("uci", "");
+    // A recovered move that is another move at a ply the game holds (the host's gap settled with another
+    // length: its plies and those since told again, rules::Reconstructor::settle_gap_length) takes the game
+    // back to there, and is played below as the next.
+    if (recovered && ply >= 1 && ply <= game_.ply_count() && uci.find('@') == std::string::npos &&
+        rules::to_uci(game_.position_at(ply - 1), game_.plies()[std::size_t(ply - 1)].move) != uci)
+      while (game_.ply_count() >= ply) game_.undo();
     if (ply != game_.ply_count() + 1) {
       if (ply > game_.ply_count() + 1) {
         problem("ply " + std::to_string(ply) + " " + uci + ": after a hole");
         gap_told_ = true;  // the host has no more: the game stops here, no resend is asked again
       }
-      // A move already in the game (a recovered one told again) changes nothing; a recovered one that is
-      // another move at that ply (the host's gap settled with another length: its plies and those since
-      // told again, rules::Reconstructor::settle_gap_length) takes the game back to there.
-      if (recovered && ply >= 1 && ply <= game_.ply_count() && uci.find('@') == std::string::npos &&
-          rules::to_uci(game_.position_at(ply - 1), game_.plies()[std::size_t(ply - 1)].move) != uci) {
-        while (game_.ply_count() >= ply) game_.undo();
-        if (auto m = rules::parse_uci(game_.position(), uci)) {
-          game_.play(*m, journal::event_clock(ev), t);
-          game_.mark_last(true, false);
-        } else {
-          problem("ply " + std::to_string(ply) + " " + uci + ": " + m.error());
-        }
-      }
+      // A move already in the game (a recovered one told again) changes nothing.
     } else if (ev.value("illegal", false)) {
       // The host let it stand (FIDE A.4.2): the game goes on from the position it left, which the record
       // shows as a new segment (SetUp/FEN), as the host's own PGN does.
@@ -168,7 +162,7 @@ bool RemoteBoard::take(const Envelope& e, bool kept) {
       if (uci.size() == 4 && uci[1] == '@') take_drop(dropped_type(uci[0]));
       if (auto m = rules::parse_uci(game_.position(), uci)) {
         game_.play(*m, journal::event_clock(ev), t);
-        if (ev.value("recovered", false)) game_.mark_last(true, false);
+        if (recovered) game_.mark_last(true, false);
       } else {
         problem("ply " + std::to_string(ply) + " " + uci + ": " + m.error());
       }
