@@ -194,8 +194,7 @@ const Game& GameMachine::game() const {
 
 void Ledger::begin(std::int64_t t_ms, const Game& g) {
   ++number_;
-  started_ms_ = t_ms;
-  notes_.clear();
+  replace(t_ms, g);
   // Tournament-wide tags and the players (with their ratings) stay with the board until the arbiter or a
   // pairings file names others: the players of a round play their next game on the same board. The round
   // (the daemon's, state_dir/round.json) and the rest belong to one game.
@@ -206,6 +205,11 @@ void Ledger::begin(std::int64_t t_ms, const Game& g) {
   for (const auto& t : tags_)
     if (std::find(std::begin(kept), std::end(kept), t.name) != std::end(kept)) keep.push_back(t);
   tags_ = std::move(keep);
+}
+
+void Ledger::replace(std::int64_t t_ms, const Game& g) {
+  started_ms_ = t_ms;
+  notes_.clear();
   seen_plies_ = g.ply_count();
   seen_outcome_ = g.outcome().has_value();
   seen_start_ = g.start().fen();
@@ -241,7 +245,12 @@ bool Ledger::observe(const Game& g, std::int64_t t_ms) {
       g.identity() != seen_identity_ && (g.ply_count() < seen_plies_ || (seen_outcome_ && !g.outcome()) ||
                                          (g.ply_count() == 0 && g.start().fen() != seen_start_));
   if (fresh) {
-    begin(t_ms, g);
+    // A game nothing was played in (the standard start a board shows before it is read, then its Chess960
+    // set-up) is not counted: the one set up takes its number and its tags.
+    if (seen_plies_ == 0 && !seen_outcome_)
+      replace(t_ms, g);
+    else
+      begin(t_ms, g);
     return true;
   }
   seen_identity_ = g.identity();

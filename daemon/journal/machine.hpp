@@ -100,7 +100,9 @@ class Ledger {
   void continue_after(int last_game, const rules::PgnTags& tags);
   // After every input: returns true when reconstruction started a new game by itself: another Game
   // (rules::Game::identity) with fewer plies than seen, an outcome gone, or another start. The same Game
-  // told shorter (a gap held with its length open: its plies become one jump) is the same game.
+  // told shorter (a gap held with its length open: its plies become one jump) is the same game. A game
+  // begun in place of one with no ply and no result keeps that one's number and tags (its start time and
+  // notes are the new game's): a board read with a Chess960 set-up plays its game 1.
   bool observe(const rules::Game& g, std::int64_t t_ms);
   // After the arbiter's control `c` was applied to the current game, now `g`: a `recover` may rewrite its
   // record shorter (a gap settled with fewer plies than the candidate the game went on from, or none:
@@ -120,6 +122,7 @@ class Ledger {
 
  private:
   void begin(std::int64_t t_ms, const rules::Game& g);
+  void replace(std::int64_t t_ms, const rules::Game& g);  // the current game's number kept
   int number_ = 0;
   std::int64_t started_ms_ = 0;
   rules::PgnTags tags_;

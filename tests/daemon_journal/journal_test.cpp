@@ -23,6 +23,7 @@
 #include "daemon/journal/records.hpp"
 #include "daemon/journal/recovery.hpp"
 #include "manual_source.hpp"
+#include "rules/notation.hpp"
 
 using namespace eboard;
 namespace fs = std::filesystem;
@@ -60,9 +61,10 @@ struct Board {
   std::unique_ptr<eboardd::BoardRuntime> rt;
   test_support::ManualSource* source = nullptr;
 
-  explicit Board(const fs::path& dir, std::int64_t clock_ms = T0) {
+  explicit Board(const fs::path& dir, std::int64_t clock_ms = T0, bool chess960 = false) {
     eboardd::RuntimeOptions o;
     o.state_dir = dir;
+    o.chess960 = chess960;
     o.sync_interval = std::chrono::milliseconds(50);  // the timer never runs here: syncs come with moves
     o.sync_in_background = false;  // the io_context never runs here: publish before events() returns
     o.clock = [clock_ms] { return clock_ms; };
@@ -551,6 +553,51 @@ TEST(Runtime, NewGamesAndTagsSurviveARestart) {
   }
   EXPECT_EQ(files, 2);
   EXPECT_TRUE(first_found);
+}
+
+// A board of Chess960 games shows the standard start until it is read; its set-up then begins the game
+// played, and that game is the board's game 1 with the tags the arbiter gave before it (a game with no ply
+// and no result is not counted), after a restart too. The game after it is game 2.
+TEST(Runtime, AChess960SetUpReadFirstIsTheBoardsGameOne) {
+  TempDir dir("chess960");
+  const std::string fen = "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1";
+  const auto start = rules::Position::from_fen(fen, rules::Variant::Chess, true);
+  ASSERT_TRUE(start) << start.error();
+  {
+    Board b(dir.path, T0, true);
+    EXPECT_EQ(b.rt->ledger().game_number(), 1);
+    ASSERT_TRUE(b.rt->update_tags({{"Round", "4"}, {"White", "Anna"}}));
+    b.source->feed({T0 + 1'000, rules::BoardSnapshot{start->board()}});
+    EXPECT_EQ(b.rt->game().start().board(), start->board()) << b.rt->game().start().fen();
+    EXPECT_EQ(b.rt->ledger().game_number(), 1) << "the standard start nobody played is no game";
+    const std::string pgn = b.rt->pgn();
+    EXPECT_NE(pgn.find("[Round \"4\"]"), std::string::npos) << pgn;
+    EXPECT_NE(pgn.find("[White \"Anna\"]"), std::string::npos) << pgn;
+    EXPECT_NE(pgn.find("bqnbrkrn/pppppppp"), std::string::npos) << pgn;
+  }
+  Board b(dir.path, T0 + 2'000, true);
+  EXPECT_TRUE(b.rt->recovery().exact())
+      << (b.rt->recovery().mismatches.empty() ? "" : b.rt->recovery().mismatches[0]);
+  EXPECT_EQ(b.rt->ledger().game_number(), 1);
+  EXPECT_EQ(b.rt->game().start().board(), start->board());
+  EXPECT_NE(b.rt->pgn().find("[Round \"4\"]"), std::string::npos) << b.rt->pgn();
+  // Played, then set up again: the next game is counted.
+  sim::TimelineSpec spec;
+  spec.start = *start;
+  for (const char* m : {"g2g3", "g7g6"}) {
+    spec.moves.push_back(*rules::parse_uci(spec.start, m));
+    spec.start.do_move(spec.moves.back());
+  }
+  spec.start = *start;
+  spec.white = spec.black = sim::HandStyle::tidy();
+  spec.start_ms = T0 + 3'000;
+  const sim::Timeline tl = sim::build_timeline(spec);
+  for (const auto& e : tl.events) b.source->feed(e);
+  b.source->advance(tl.end_ms + 5'000);
+  ASSERT_EQ(b.rt->game().ply_count(), 2);
+  b.source->feed({tl.end_ms + 20'000, rules::BoardSnapshot{start->board()}});
+  EXPECT_EQ(b.rt->game().ply_count(), 0);
+  EXPECT_EQ(b.rt->ledger().game_number(), 2);
 }
 
 // CONTRACTS §3 `link`: once per change, told on the feed and in /status, in the snapshot while the board is
