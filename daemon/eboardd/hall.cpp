@@ -322,6 +322,7 @@ void Hall::publish_state(BoardRuntime& b) {
       {"game", b.game_number()},
       {"started", b.ledger().game_started_ms()},
       {"start_fen", g.start().fen()},
+      {"chess960", g.start().chess960()},
       {"variant", g.start().variant() == rules::Variant::Bughouse     ? "bughouse"
                   : g.start().variant() == rules::Variant::Crazyhouse ? "crazyhouse"
                                                                       : "chess"},

@@ -23,33 +23,40 @@ void RemoteBoard::begin_game(int number, std::int64_t t_ms) {
   }
   rules::Position start = rules::Position::start(variant_);
   if (number == start_fen_game_ && !start_fen_.empty())
-    if (auto p = rules::Position::from_fen(start_fen_, variant_)) start = *p;
+    if (auto p = rules::Position::from_fen(start_fen_, variant_, start_chess960_)) start = *p;
   game_ = rules::Game(start);
   game_number_ = number;
   started_ms_ = t_ms;
   gap_told_ = false;
+  last_move_ply_ = 0;
+  held_gap_.reset();
+  settling_.clear();
   over_limit_told_ = false;
   result_ms_ = 0;
   lines_.clear();
   problems_.clear();
+  game_problems_.clear();
 }
 
 void RemoteBoard::use_variant(rules::Variant v) {
   if (variant_ == v) return;
   variant_ = v;
-  rules::Position start = rules::Position::start(v);
-  if (auto p = rules::Position::from_fen(game_.start().fen(), v)) start = *p;
-  rules::Game again(start);
-  for (const auto& p : game_.plies()) {
-    if (p.illegal || p.jump) {  // positions the moves do not give: the replay stops before them
-      problem("ply " + std::to_string(again.ply_count() + 1) + ": not replayed as another variant");
-      break;
-    }
-    again.play(p.move, p.clock, p.time_ms);
-    if (p.recovered || p.missed) again.mark_last(p.recovered, p.missed);
+  if (auto p = rules::Position::from_fen(game_.start().fen(), v, game_.start().chess960()))
+    replay_from(*p);
+  else
+    replay_from(rules::Position::start(v));
+}
+
+void RemoteBoard::replay_from(const rules::Position& start) {
+  game_ = rules::Game(start);
+  game_problems_.clear();
+  held_gap_.reset();
+  settling_.clear();
+  result_ms_ = 0;
+  for (const std::string& line : lines_) {
+    const json ev = json::parse(line, nullptr, false);
+    if (!ev.is_discarded()) apply(ev);
   }
-  if (game_.outcome()) again.set_outcome(*game_.outcome());
-  game_ = std::move(again);
 }
 
 namespace {
@@ -91,6 +98,17 @@ void RemoteBoard::problem(std::string text) {
   if (problems_.size() < MAX_PROBLEMS) problems_.push_back(std::move(text));
 }
 
+void RemoteBoard::game_problem(std::string text) {
+  if (game_problems_.size() < MAX_PROBLEMS) game_problems_.push_back(std::move(text));
+}
+
+std::vector<std::string> RemoteBoard::problems() const {
+  std::vector<std::string> all = problems_;
+  all.insert(all.end(), game_problems_.begin(), game_problems_.end());
+  if (all.size() > MAX_PROBLEMS) all.resize(MAX_PROBLEMS);
+  return all;
+}
+
 bool RemoteBoard::take(const Envelope& e, bool kept) {
   if (!(last_ < e.id)) {
     ++duplicates_;
@@ -102,9 +120,10 @@ bool RemoteBoard::take(const Envelope& e, bool kept) {
   const int ply = ev.contains("ply") && ev["ply"].is_number_integer() ? ev["ply"].get<int>() : 0;
   // Lost on the way: a move past the next ply, or an event whose predecessor at its host was not taken
   // (a game's tail, its result: nothing in the next game's first move tells those).
+  // (Counted in the host's plies: a move this board could not apply, its start not told yet, is no hole.)
   const bool lost =
       !kept && !gap_told_ &&
-      ((type == "move" && ply > game_.ply_count() + 1) || (taken_ > 0 && e.after && last_ < *e.after));
+      ((type == "move" && ply > last_move_ply_ + 1) || (taken_ > 0 && e.after && last_ < *e.after));
   if (e.resend == 0 && (hole_ || lost)) {
     if (!hole_) hole_ = last_;
     ++waiting_;  // told again in the resend, in its place
@@ -130,8 +149,31 @@ bool RemoteBoard::take(const Envelope& e, bool kept) {
   const bool recovered = type == "move" && ev.value("recovered", false);
   if (type == "move" && ply == 1 && game_.ply_count() > 0 && !recovered)
     begin_game(std::max(e.game, game_number_ + 1), t);
+  if (type == "move") {
+    if (ply > last_move_ply_ + 1) gap_told_ = true;  // a hole in what was resent: the host has no more
+    // (The highest: the arbiter's moves for a gap come after the moves since, at the gap's plies.)
+    last_move_ply_ = std::max(last_move_ply_, ply);
+  } else if (const auto gap = told_gap(ev)) {
+    last_move_ply_ = std::max(last_move_ply_, gap->last_ply);  // the moves since come at their plies
+  }
   if (game_number_ == 0) game_number_ = std::max(1, e.game);
   if (started_ms_ == 0) started_ms_ = t;
+  apply(ev);
+  lines_.push_back(served_line(e));
+  return true;
+}
+
+void RemoteBoard::apply(const json& ev) {
+  if (!ev.is_object()) return;
+  const std::string type = ev.value("type", "");
+  const std::int64_t t = ev.contains("t") && ev["t"].is_number_integer() ? ev["t"].get<std::int64_t>() : 0;
+  const int ply = ev.contains("ply") && ev["ply"].is_number_integer() ? ev["ply"].get<int>() : 0;
+  const bool recovered = type == "move" && ev.value("recovered", false);
+  if (const auto gap = told_gap(ev)) hold_gap(*gap, t);
+  if (recovered && settle_held_gap(ply, ev.value("uci", ""), journal::event_clock(ev), t)) {
+    last_event_ms_ = std::max(last_event_ms_, t);
+    return;
+  }
   if (type == "move") {
     const std::string uci = ev.value("uci", "");
     // A recovered move that is another move at a ply the game holds (the host's gap settled with another
@@ -141,10 +183,8 @@ bool RemoteBoard::take(const Envelope& e, bool kept) {
         rules::to_uci(game_.position_at(ply - 1), game_.plies()[std::size_t(ply - 1)].move) != uci)
       while (game_.ply_count() >= ply) game_.undo();
     if (ply != game_.ply_count() + 1) {
-      if (ply > game_.ply_count() + 1) {
-        problem("ply " + std::to_string(ply) + " " + uci + ": after a hole");
-        gap_told_ = true;  // the host has no more: the game stops here, no resend is asked again
-      }
+      if (ply > game_.ply_count() + 1)
+        game_problem("ply " + std::to_string(ply) + " " + uci + ": after a hole");
       // A move already in the game (a recovered one told again) changes nothing.
     } else if (ev.value("illegal", false)) {
       // The host let it stand (FIDE A.4.2): the game goes on from the position it left, which the record
@@ -157,14 +197,15 @@ bool RemoteBoard::take(const Envelope& e, bool kept) {
       if (after)
         game_.play_illegal(rules::Move::make(from, to), std::move(*after), journal::event_clock(ev), t);
       else
-        problem("ply " + std::to_string(ply) + " " + uci + ": an illegal move that stood, " + after.error());
+        game_problem("ply " + std::to_string(ply) + " " + uci + ": an illegal move that stood, " +
+                     after.error());
     } else {
       if (uci.size() == 4 && uci[1] == '@') take_drop(dropped_type(uci[0]));
       if (auto m = rules::parse_uci(game_.position(), uci)) {
         game_.play(*m, journal::event_clock(ev), t);
         if (recovered) game_.mark_last(true, false);
       } else {
-        problem("ply " + std::to_string(ply) + " " + uci + ": " + m.error());
+        game_problem("ply " + std::to_string(ply) + " " + uci + ": " + m.error());
       }
     }
   } else if (type == "result") {
@@ -172,7 +213,84 @@ bool RemoteBoard::take(const Envelope& e, bool kept) {
     result_ms_ = t;
   }
   if (type == "move" || type == "result") last_event_ms_ = std::max(last_event_ms_, t);
-  lines_.push_back(served_line(e));
+}
+
+std::optional<RemoteBoard::ToldGap> RemoteBoard::told_gap(const json& ev) {
+  if (!ev.is_object() || ev.value("type", "") != "alert" || ev.value("code", "") != "moves-missed" ||
+      ev.value("length_unknown", false))
+    return std::nullopt;
+  const json* list = ev.contains("candidates") ? &ev["candidates"] : nullptr;
+  if (!list || !list->is_array() || list->empty() || !(*list)[0].is_array() || !ev.contains("first_ply") ||
+      !ev["first_ply"].is_number_integer())
+    return std::nullopt;
+  ToldGap gap;
+  gap.first_ply = ev["first_ply"].get<int>();
+  for (const json& m : (*list)[0])
+    if (m.is_string()) gap.first.push_back(m.get<std::string>());
+  gap.last_ply = gap.first_ply + int(gap.first.size()) - 1;
+  if (gap.first_ply < 1 || gap.first.empty()) return std::nullopt;
+  return gap;
+}
+
+void RemoteBoard::hold_gap(const ToldGap& gap, std::int64_t t_ms) {
+  // Told again from the same ply (its first alert superseded): the moves held for it give way.
+  if (held_gap_ && held_gap_->first_ply == gap.first_ply && game_.ply_count() == held_gap_->last_ply)
+    while (game_.ply_count() >= gap.first_ply) game_.undo();
+  held_gap_.reset();
+  settling_.clear();
+  if (gap.first_ply != game_.ply_count() + 1) return;
+  // The host goes on from one of the gap's candidates (the first), never shown as fact (missed): the moves
+  // since come at their plies, and the arbiter's moves, recovered, take the candidate's place.
+  for (const std::string& uci : gap.first) {
+    auto m = rules::parse_uci(game_.position(), uci);
+    if (!m) {
+      game_problem("ply " + std::to_string(game_.ply_count() + 1) + " " + uci + ": a gap's candidate, " +
+                   m.error());
+      while (game_.ply_count() >= gap.first_ply) game_.undo();
+      return;
+    }
+    game_.play(*m, {}, t_ms);  // (told at the alert's time: a broadcast delay holds them as long)
+    game_.mark_last(false, true);
+  }
+  held_gap_ = gap;
+}
+
+bool RemoteBoard::settle_held_gap(int ply, const std::string& uci, rules::ClockTimes clock, std::int64_t t) {
+  if (!held_gap_ || ply < held_gap_->first_ply || game_.ply_count() < held_gap_->last_ply) return false;
+  const int first = held_gap_->first_ply;
+  if (ply != first + int(settling_.size())) {
+    settling_.clear();
+    if (ply != first) return false;
+  }
+  settling_.push_back({uci, clock, t});
+  if (ply < held_gap_->last_ply) return true;  // the rest of the arbiter's moves are on their way
+  // The gap's moves whole: in the candidate's place when they reach the same position (the moves since
+  // stay); else (the arbiter's moves are of another number: the host tells every ply since again) the
+  // game goes on from them.
+  std::vector<rules::Move> moves;
+  rules::Position p = game_.position_at(first - 1);
+  for (const Settling& s : settling_) {
+    auto m = rules::parse_uci(p, s.uci);
+    if (!m) break;
+    moves.push_back(*m);
+    p.do_move(*m);
+  }
+  const bool whole = moves.size() == settling_.size();
+  const rules::Position held = game_.position_at(held_gap_->last_ply);
+  const bool same = whole && p.board() == held.board() && p.side_to_move() == held.side_to_move() &&
+                    game_.replace_plies(first - 1, moves);
+  if (!same) {
+    while (game_.ply_count() >= first) game_.undo();
+    for (std::size_t i = 0; i < moves.size(); ++i) {
+      game_.play(moves[i], settling_[i].clock, settling_[i].t_ms);
+      game_.mark_last(true, false);
+    }
+    if (!whole)
+      game_problem("ply " + std::to_string(first + int(moves.size())) + " " + settling_[moves.size()].uci +
+                   ": not a move where the gap's moves stand");
+  }
+  held_gap_.reset();
+  settling_.clear();
   return true;
 }
 
@@ -210,6 +328,16 @@ void RemoteBoard::take_state(const json& state) {
   if (state.contains("start_fen") && state["start_fen"].is_string()) {
     start_fen_ = state["start_fen"].get<std::string>();
     start_fen_game_ = game;
+    // (A host that does not say: any other set-up of the back ranks than chess'.)
+    start_chess960_ = state.contains("chess960") && state["chess960"].is_boolean()
+                          ? state["chess960"].get<bool>()
+                          : !start_fen_.starts_with("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR");
+    // The current game's start told after its first events (a Chess960 set-up read by the host once the
+    // game had begun here from the standard start): the game again from it.
+    if (game == game_number_ || game_number_ == 0)
+      if (auto p = rules::Position::from_fen(start_fen_, variant_, start_chess960_);
+          p && p->fen() != game_.start().fen())
+        replay_from(*p);
   }
   if (game >= game_number_ && state.contains("tags") && state["tags"].is_object()) {
     tags_.clear();
@@ -264,7 +392,7 @@ json RemoteBoard::status() const {
       {"over_limit_dropped", over_limit_},
       {"waiting_for_resend", hole_ ? json{{"journal", hole_->journal}, {"seq", hole_->seq}} : json(nullptr)},
       {"held_for_resend", waiting_},
-      {"problems", problems_}};
+      {"problems", problems()}};
 }
 
 json RemoteBoard::board_status() const {

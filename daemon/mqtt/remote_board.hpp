@@ -89,7 +89,7 @@ class RemoteBoard {
   std::uint64_t over_limit() const { return over_limit_; }
   // Moves that could not be applied (a move after a hole, an illegal move the host could not have let
   // stand): the PGN stops there.
-  const std::vector<std::string>& problems() const { return problems_; }
+  std::vector<std::string> problems() const;
   nlohmann::json status() const;
   // The board as /status lists a local one (id, device, link, game, control, link_state), so that what
   // reads /status (the operator's page) shows it beside them; "remote" says where it is.
@@ -97,14 +97,39 @@ class RemoteBoard {
 
  private:
   void begin_game(int number, std::int64_t t_ms);
-  // Replays the current game's moves again in `v` (the state told a bughouse board, or a drop came first).
+  // Replays the current game's events again in `v` (the state told a bughouse board, or a drop came first).
   void use_variant(rules::Variant v);
+  // The current game again from `start`, its events (lines_) applied anew: its start or its variant was
+  // told after some of them.
+  void replay_from(const rules::Position& start);
+  // One event of the current game applied to game_ (a move, a result); what cannot be applied is a
+  // game problem.
+  void apply(const nlohmann::json& ev);
+  // A moves-missed alert of a gap whose length is known: the host goes on after it, from its first
+  // candidate (missed), and the arbiter's moves come later as recovered moves.
+  struct ToldGap {
+    int first_ply = 0, last_ply = 0;
+    std::vector<std::string> first;  // the first candidate, UCI
+  };
+  static std::optional<ToldGap> told_gap(const nlohmann::json& ev);
+  void hold_gap(const ToldGap& gap, std::int64_t t_ms);
+  // A recovered move at a ply of the held gap: gathered until the gap's last ply, then put in the
+  // candidate's place (true: taken so).
+  bool settle_held_gap(int ply, const std::string& uci, rules::ClockTimes clock, std::int64_t t);
+  struct Settling {
+    std::string uci;
+    rules::ClockTimes clock;
+    std::int64_t t_ms = 0;
+  };
+  std::optional<ToldGap> held_gap_;
+  std::vector<Settling> settling_;
   // A drop of a `t` (the host took it): the board is a bughouse one, and the reserve held the piece.
   void take_drop(rules::PieceType t);
 
   std::optional<EventId> hole_;
   std::uint64_t waiting_ = 0;  // live events not taken while waiting for a resend
   bool gap_told_ = false;      // this game has a hole its host could not fill: no resend asked again
+  int last_move_ply_ = 0;      // the highest ply the host told of the current game (a move, a gap)
   bool over_limit_told_ = false;
   std::string host_, board_, id_;
   std::vector<Earlier> earlier_;
@@ -115,6 +140,8 @@ class RemoteBoard {
   std::int64_t last_event_ms_ = 0;
   std::string start_fen_;  // of the state's game, when it said one
   int start_fen_game_ = 0;
+  bool start_chess960_ =
+      false;  // the state said so (or, from a host that does not, another start than chess')
   // A bughouse board is replayed as one: each drop the host took is taken, its piece put in the reserve
   // first when the replay has none there. Only the host sees the partner's captures (its match), and its
   // record is the host's (the match topic): the replay needs the reserve only to apply the drop, so what
@@ -124,8 +151,11 @@ class RemoteBoard {
   EventId last_;
   std::vector<std::string> lines_;
   std::uint64_t taken_ = 0, duplicates_ = 0, over_limit_ = 0;
-  std::vector<std::string> problems_;
+  std::vector<std::string> problems_;  // of the transport: holes, events over the limit
+  std::vector<std::string>
+      game_problems_;              // of applying the current game's events (derived again on a replay)
   void problem(std::string text);  // told, up to MAX_PROBLEMS
+  void game_problem(std::string text);
   bool host_online_ = true;
   nlohmann::json link_;    // the state's link (null: unknown)
   bool woodless_ = false;  // a board without a device on its host (its moves typed there)

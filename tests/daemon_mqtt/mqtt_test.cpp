@@ -300,6 +300,78 @@ TEST(RemoteBoard, AGapToldAgainFromTheFirstPlyIsTheSameGame) {
   EXPECT_TRUE(rb.problems().empty());
 }
 
+// A Chess960 board: the host reads its set-up once the board is read, and its state (start_fen, chess960)
+// may come before or after the game's first events. Either way the game is the host's, from its start
+// (the moves taken from the standard start before the state came are applied again).
+TEST(RemoteBoard, AChess960StartToldAfterTheFirstMovesIsTheGamesStart) {
+  const auto start = rules::Position::from_fen("bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w KQkq - 0 1",
+                                               rules::Variant::Chess, true);
+  ASSERT_TRUE(start) << start.error();
+  const json state{{"game", 1}, {"start_fen", start->fen()}, {"chess960", true}};
+  const std::vector<std::string> moves{"h1g3", "h8g6", "f1g1"};  // 3.O-O, the king onto its rook
+  for (const bool state_first : {false, true}) {
+    RemoteBoard rb("h1", "A");
+    if (state_first) rb.take_state(state);
+    for (std::size_t i = 0; i < moves.size(); ++i) {
+      if (i == 2 && !state_first) rb.take_state(state);
+      ASSERT_TRUE(rb.take(envelope(i + 1, move_line(int(i) + 1, moves[i]))));
+    }
+    EXPECT_EQ(rb.game().start().fen(), start->fen()) << state_first;
+    ASSERT_EQ(rb.game().ply_count(), 3) << state_first;
+    EXPECT_EQ(rb.game().position().piece_on(rules::parse_square("g1")), rules::W_KING) << state_first;
+    EXPECT_TRUE(rb.problems().empty()) << state_first << ": " << rb.problems().front();
+    EXPECT_EQ(rb.game_number(), 1);
+    const std::string pgn =
+        outputs::game_pgn({rb.id(), &rb.game(), rb.tags(), rb.started_ms(), rb.game_number(), {}, "", ""});
+    EXPECT_NE(pgn.find("1. Ng3 Ng6 2. O-O"), std::string::npos) << pgn;
+  }
+}
+
+// A gap of known length told by a moves-missed alert: the host goes on after it (the moves since at their
+// plies, no hole), and the arbiter's moves come later, recovered, in place of the gap's plies; the moves
+// since stay. The alert told again from the same ply gives the held plies way.
+TEST(RemoteBoard, AGapOfKnownLengthIsHeldAndItsMovesComeLater) {
+  RemoteBoard rb("h1", "A");
+  std::uint64_t seq = 0;
+  const auto recovered = [](int ply, const std::string& uci) {
+    json line = json::parse(move_line(ply, uci));
+    line["recovered"] = true;
+    return line.dump();
+  };
+  const auto alert = [](std::vector<std::vector<std::string>> candidates) {
+    return json{{"t", 5},          {"board", "A"},    {"type", "alert"},      {"code", "moves-missed"},
+                {"ply", 3},        {"first_ply", 3},  {"last_ply", 6},        {"candidates", candidates},
+                {"detail", "gap"}, {"side", "white"}, {"candidates_total", 2}}
+        .dump();
+  };
+  ASSERT_TRUE(rb.take(envelope(++seq, move_line(1, "e2e4"))));
+  ASSERT_TRUE(rb.take(envelope(++seq, move_line(2, "e7e5"))));
+  ASSERT_TRUE(
+      rb.take(envelope(++seq, alert({{"b1c3", "b8c6", "f1c4", "g8f6"}, {"g1f3", "g8f6", "f1c4", "b8c6"}}))));
+  // Told again (another ranking): the held plies are the new first candidate's.
+  // (The candidates reach one board, each with its own count of moves since a pawn's: not one FEN.)
+  ASSERT_TRUE(
+      rb.take(envelope(++seq, alert({{"d2d3", "b8c6", "g1f3", "g8f6"}, {"g1f3", "g8f6", "d2d3", "b8c6"}}))));
+  ASSERT_TRUE(rb.take(envelope(++seq, move_line(7, "f1e2"))));
+  EXPECT_FALSE(rb.hole().has_value()) << "the move after a told gap is no hole";
+  ASSERT_EQ(rb.game().ply_count(), 7);
+  EXPECT_TRUE(rb.game().plies()[2].missed);
+  for (const auto& [ply, uci] :
+       std::vector<std::pair<int, std::string>>{{3, "g1f3"}, {4, "g8f6"}, {5, "d2d3"}, {6, "b8c6"}})
+    ASSERT_TRUE(rb.take(envelope(++seq, recovered(ply, uci))));
+  ASSERT_TRUE(rb.take(envelope(++seq, move_line(8, "f8e7"))));
+  ASSERT_EQ(rb.game().ply_count(), 8);
+  EXPECT_EQ(rules::to_uci(rb.game().position_at(2), rb.game().plies()[2].move), "g1f3");
+  EXPECT_TRUE(rb.game().plies()[2].recovered);
+  EXPECT_FALSE(rb.game().plies()[2].missed);
+  EXPECT_EQ(rules::to_uci(rb.game().position_at(6), rb.game().plies()[6].move), "f1e2");
+  EXPECT_TRUE(rb.problems().empty()) << rb.problems().front();
+  const std::string pgn =
+      outputs::game_pgn({rb.id(), &rb.game(), rb.tags(), rb.started_ms(), rb.game_number(), {}, "", ""});
+  EXPECT_NE(pgn.find("2. Nf3 {recovered"), std::string::npos) << pgn;
+  EXPECT_NE(pgn.find("4. Be2 Be7"), std::string::npos) << pgn;
+}
+
 // A hole in what the host published again: it has no more, so the record stops there and says so.
 TEST(RemoteBoard, AHoleStopsTheRecordAndSaysSo) {
   RemoteBoard rb("h1", "A");
