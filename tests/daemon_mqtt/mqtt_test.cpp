@@ -372,6 +372,46 @@ TEST(RemoteBoard, AGapOfKnownLengthIsHeldAndItsMovesComeLater) {
   EXPECT_NE(pgn.find("4. Be2 Be7"), std::string::npos) << pgn;
 }
 
+// The arbiter's moves for a held gap of another number than its candidates' (a detour no board shows): the
+// host tells them, then every ply since at its ply now, all recovered; the game goes on from them.
+TEST(RemoteBoard, AHeldGapSettledLongerTakesTheGameBackAndTheMovesSinceComeAgain) {
+  RemoteBoard rb("h1", "A");
+  std::uint64_t seq = 0;
+  const auto recovered = [](int ply, const std::string& uci) {
+    json line = json::parse(move_line(ply, uci));
+    line["recovered"] = true;
+    return line.dump();
+  };
+  ASSERT_TRUE(rb.take(envelope(++seq, move_line(1, "e2e4"))));
+  ASSERT_TRUE(rb.take(envelope(++seq, move_line(2, "e7e5"))));
+  ASSERT_TRUE(rb.take(envelope(++seq, json{{"t", 5},
+                                           {"board", "A"},
+                                           {"type", "alert"},
+                                           {"code", "moves-missed"},
+                                           {"ply", 3},
+                                           {"first_ply", 3},
+                                           {"last_ply", 6},
+                                           {"candidates", {{"g1f3", "b8c6", "f1c4", "g8f6"}}},
+                                           {"detail", "gap"},
+                                           {"side", "white"},
+                                           {"candidates_total", 1}}
+                                          .dump())));
+  ASSERT_TRUE(rb.take(envelope(++seq, move_line(7, "e1g1"))));
+  ASSERT_TRUE(rb.take(envelope(++seq, move_line(8, "f8c5"))));
+  // Eight plies to the same board (Bf1-d3-e2-c4, Ng8-h6-g8-f6), then 4.O-O Bc5 again at plies 11 and 12.
+  int ply = 3;
+  for (const char* uci : {"g1f3", "g8h6", "f1d3", "h6g8", "d3e2", "b8c6", "e2c4", "g8f6", "e1g1", "f8c5"})
+    ASSERT_TRUE(rb.take(envelope(++seq, recovered(ply++, uci))));
+  EXPECT_FALSE(rb.hole().has_value());
+  ASSERT_EQ(rb.game().ply_count(), 12);
+  EXPECT_EQ(rules::to_uci(rb.game().position_at(4), rb.game().plies()[4].move), "f1d3");
+  EXPECT_EQ(rules::to_uci(rb.game().position_at(10), rb.game().plies()[10].move), "e1g1");
+  for (const auto& p : rb.game().plies()) EXPECT_FALSE(p.missed);
+  EXPECT_TRUE(rb.problems().empty()) << rb.problems().front();
+  ASSERT_TRUE(rb.take(envelope(++seq, move_line(13, "d2d3"))));
+  EXPECT_EQ(rb.game().ply_count(), 13);
+}
+
 // A hole in what the host published again: it has no more, so the record stops there and says so.
 TEST(RemoteBoard, AHoleStopsTheRecordAndSaysSo) {
   RemoteBoard rb("h1", "A");
