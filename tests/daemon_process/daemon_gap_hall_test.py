@@ -307,6 +307,7 @@ def run(h, a, boards):
     by_id = {b.id: b for b in boards}
     longest = max(plan_end(b) for b in boards)
     deadline = time.time() + longest / a.speed + 60 + 10 * len(boards)
+    aggregator_killed = False
 
     # The arbiter settles each gap as its alert tells it, while the other boards play on. A board
     # is done at its last ply, or (a game told short) once its sim has ended and its ply has stood for a while.
@@ -346,6 +347,16 @@ def run(h, a, boards):
             if recovered and recovered["first_ply"] not in b.corrected:
                 b.corrected.add(recovered["first_ply"])
                 correct(h, a, d, b, recovered)
+        if aggregator and not aggregator_killed and any(b.settled for b in boards):
+            # kill -9 the aggregator once the first gap was settled, others still open or to come: it reads
+            # back what it kept, the broker holds what came meanwhile.
+            aggregator.proc.kill()
+            aggregator.proc.wait()
+            time.sleep(1.0)
+            aggregator.start()
+            aggregator_killed = True
+            print("the aggregator killed with kill -9 after the first gap was settled, and started again",
+                  flush=True)
         done = [b for b in boards if b.finished() and (plies.get(b.id, 0) >= b.plies or
                                                         time.time() - still[b.id][1] > 20 / a.speed + 5)]
         # (every gap shown has had its recover above: one refused stays open, and is a failure already)
