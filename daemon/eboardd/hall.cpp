@@ -415,7 +415,8 @@ void Hall::on_message(const std::string& topic, std::string_view payload) {
     if (!a) return;
     if (auto r = resends_.find(a->id); r != resends_.end()) {
       auto rb = remote_.find(r->second);
-      const bool none = a->status == 200 && a->body.is_object() && a->body.value("sent", -1) == 0;
+      const bool none =
+          a->status == 200 && a->body.is_object() && a->body.contains("sent") && a->body["sent"] == 0;
       if (rb != remote_.end() && rb->second->hole()) {
         if (none) rb->second->nothing_to_resend();
         // Refused: this aggregator's user is not one the host trusts; asking again changes nothing.
@@ -650,7 +651,7 @@ void Hall::load_remote() {
         for (const auto& line : lines) {
           if (line.size() > cfg_.max_message) continue;  // kept before the bound was lowered
           json j = json::parse(line, nullptr, false);
-          if (j.is_object() && j.contains("state")) {
+          if (j.is_object() && j.contains("state") && j["state"].is_object()) {
             rb.take_state(j["state"]);
             kept_state_[rb.id()] =
                 j["state"].value("tags", json()).dump() + j["state"].value("start_fen", json()).dump();

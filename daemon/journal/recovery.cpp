@@ -48,8 +48,15 @@ Result parse_result(std::string_view text) {
 
 ClockTimes event_clock(const nlohmann::json& event) {
   ClockTimes c;
-  if (event.contains("clock") && event["clock"].is_object())
-    c = {event["clock"].value("white", std::int64_t{-1}), event["clock"].value("black", std::int64_t{-1})};
+  if (event.is_object() && event.contains("clock") && event["clock"].is_object()) {
+    // (A field of another type, from a hall's host or a damaged record, is as none.)
+    const nlohmann::json& clock = event["clock"];
+    auto ms = [&](const char* side) {
+      const auto it = clock.find(side);
+      return it != clock.end() && it->is_number_integer() ? it->get<std::int64_t>() : std::int64_t{-1};
+    };
+    c = {ms("white"), ms("black")};
+  }
   return c;
 }
 

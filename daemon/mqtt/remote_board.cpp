@@ -61,6 +61,23 @@ void RemoteBoard::replay_from(const rules::Position& start) {
 
 namespace {
 
+// A field as what a host should send, or `none` when it is missing or of another type: a hall's payloads are
+// read, never thrown on.
+std::string text_of(const json& j, const char* name, const std::string& none = "") {
+  const auto it = j.find(name);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : none;
+}
+
+bool flag_of(const json& j, const char* name) {
+  const auto it = j.find(name);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
+int int_of(const json& j, const char* name, int none) {
+  const auto it = j.find(name);
+  return it != j.end() && it->is_number_integer() ? it->get<int>() : none;
+}
+
 rules::PieceType dropped_type(char c) {
   switch (c) {
     case 'P':
@@ -115,7 +132,7 @@ bool RemoteBoard::take(const Envelope& e, bool kept) {
     return false;
   }
   const json& ev = e.event;
-  const std::string type = ev.is_object() ? ev.value("type", "") : "";
+  const std::string type = ev.is_object() ? text_of(ev, "type") : "";
   const std::int64_t t = ev.contains("t") && ev["t"].is_number_integer() ? ev["t"].get<std::int64_t>() : 0;
   const int ply = ev.contains("ply") && ev["ply"].is_number_integer() ? ev["ply"].get<int>() : 0;
   // Lost on the way: a move past the next ply, or an event whose predecessor at its host was not taken
@@ -146,7 +163,7 @@ bool RemoteBoard::take(const Envelope& e, bool kept) {
   // A first move while the game has moves: the pieces were set up again (the host's game numbers are
   // informative only: they are counted from the journal's records, which do not mark every new game).
   // (Not a recovered one: a gap from the first ply told again, its moves settled by the arbiter.)
-  const bool recovered = type == "move" && ev.value("recovered", false);
+  const bool recovered = type == "move" && flag_of(ev, "recovered");
   if (type == "move" && ply == 1 && game_.ply_count() > 0 && !recovered)
     begin_game(std::max(e.game, game_number_ + 1), t);
   if (type == "move") {
@@ -165,17 +182,17 @@ bool RemoteBoard::take(const Envelope& e, bool kept) {
 
 void RemoteBoard::apply(const json& ev) {
   if (!ev.is_object()) return;
-  const std::string type = ev.value("type", "");
+  const std::string type = text_of(ev, "type");
   const std::int64_t t = ev.contains("t") && ev["t"].is_number_integer() ? ev["t"].get<std::int64_t>() : 0;
   const int ply = ev.contains("ply") && ev["ply"].is_number_integer() ? ev["ply"].get<int>() : 0;
-  const bool recovered = type == "move" && ev.value("recovered", false);
+  const bool recovered = type == "move" && flag_of(ev, "recovered");
   if (const auto gap = told_gap(ev)) hold_gap(*gap, t);
-  if (recovered && settle_held_gap(ply, ev.value("uci", ""), journal::event_clock(ev), t)) {
+  if (recovered && settle_held_gap(ply, text_of(ev, "uci"), journal::event_clock(ev), t)) {
     last_event_ms_ = std::max(last_event_ms_, t);
     return;
   }
   if (type == "move") {
-    const std::string uci = ev.value("uci", "");
+    const std::string uci = text_of(ev, "uci");
     // A recovered move that is another move at a ply the game holds (the host's gap settled with another
     // length: its plies and those since told again, rules::Reconstructor::settle_gap_length) takes the game
     // back to there, and is played below as the next.
@@ -186,7 +203,7 @@ void RemoteBoard::apply(const json& ev) {
       if (ply > game_.ply_count() + 1)
         game_problem("ply " + std::to_string(ply) + " " + uci + ": after a hole");
       // A move already in the game (a recovered one told again) changes nothing.
-    } else if (ev.value("illegal", false)) {
+    } else if (flag_of(ev, "illegal")) {
       // The host let it stand (FIDE A.4.2): the game goes on from the position it left, which the record
       // shows as a new segment (SetUp/FEN), as the host's own PGN does.
       const rules::Square from = uci.size() >= 4 ? rules::parse_square(uci.substr(0, 2)) : rules::SQ_NONE;
@@ -209,15 +226,16 @@ void RemoteBoard::apply(const json& ev) {
       }
     }
   } else if (type == "result") {
-    game_.set_outcome(rules::Outcome{journal::parse_result(ev.value("result", "*")), ev.value("reason", "")});
+    game_.set_outcome(
+        rules::Outcome{journal::parse_result(text_of(ev, "result", "*")), text_of(ev, "reason")});
     result_ms_ = t;
   }
   if (type == "move" || type == "result") last_event_ms_ = std::max(last_event_ms_, t);
 }
 
 std::optional<RemoteBoard::ToldGap> RemoteBoard::told_gap(const json& ev) {
-  if (!ev.is_object() || ev.value("type", "") != "alert" || ev.value("code", "") != "moves-missed" ||
-      ev.value("length_unknown", false))
+  if (!ev.is_object() || text_of(ev, "type") != "alert" || text_of(ev, "code") != "moves-missed" ||
+      flag_of(ev, "length_unknown"))
     return std::nullopt;
   const json* list = ev.contains("candidates") ? &ev["candidates"] : nullptr;
   if (!list || !list->is_array() || list->empty() || !(*list)[0].is_array() || !ev.contains("first_ply") ||
@@ -324,7 +342,7 @@ std::string RemoteBoard::served_line(const Envelope& e) const {
 
 void RemoteBoard::take_state(const json& state) {
   if (!state.is_object()) return;
-  const int game = state.value("game", 0);
+  const int game = int_of(state, "game", 0);
   if (state.contains("start_fen") && state["start_fen"].is_string()) {
     start_fen_ = state["start_fen"].get<std::string>();
     start_fen_game_ = game;
@@ -362,10 +380,10 @@ void RemoteBoard::take_state(const json& state) {
   // Told by hosts that know variants; a drop tells it too (take_drop), whichever comes first.
   if (state.contains("variant") && state["variant"] == "bughouse") use_variant(rules::Variant::Bughouse);
   if (state.contains("variant") && state["variant"] == "crazyhouse") use_variant(rules::Variant::Crazyhouse);
-  link_ = state.value("link", json());
+  link_ = state.contains("link") ? state["link"] : json();
   woodless_ = state.contains("woodless") && state["woodless"].is_boolean() && state["woodless"].get<bool>();
   if (link_.dump().size() > MAX_TAG_BYTES) link_ = nullptr;
-  alerts_ = state.value("alerts", json::array());
+  alerts_ = state.contains("alerts") ? state["alerts"] : json::array();
   if (alerts_.is_array() && alerts_.size() > MAX_ALERTS)
     alerts_.erase(alerts_.begin() + MAX_ALERTS, alerts_.end());
 }
