@@ -249,6 +249,12 @@ void FinishedGames::relist() {
   for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
     auto name = parse_game_file_name(it->path().filename().string());
     if (!name) continue;
+    // One number twice: the latest start is the game (a game begun in place of one nothing was played in,
+    // a Chess960 set-up read after the standard start, keeps its number: journal::Ledger).
+    if (auto b = found.find(name->board); b != found.end())
+      if (auto have = b->second.find(name->number);
+          have != b->second.end() && have->second.started_ms > name->started_ms)
+        continue;
     File f{it->path(), name->started_ms, {}, 0, false, std::nullopt};
     // What was read before stays read, unless the file is another one now.
     if (auto b = boards_.find(name->board); b != boards_.end())
@@ -266,7 +272,8 @@ std::map<int, FinishedGames::File>* FinishedGames::files_of(std::string_view boa
       auto name = parse_game_file_name(path.filename().string());
       if (!name || name->board != board_id) continue;
       auto& slot = boards_[name->board];
-      if (auto old = slot.find(name->number); old == slot.end() || old->second.path != path)
+      if (auto old = slot.find(name->number);
+          old == slot.end() || (old->second.path != path && old->second.started_ms <= name->started_ms))
         slot[name->number] = File{path, name->started_ms, {}, 0, false, std::nullopt};
     }
   auto b = boards_.find(board_id);

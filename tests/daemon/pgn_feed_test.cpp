@@ -609,5 +609,20 @@ TEST(Round, NamesStateAndArchive) {
   // A file that changes is read again.
   std::ofstream(dir / "games" / "A-20231114T221401Z-5.pgn") << game << "\n";
   EXPECT_EQ(finished.of_round(by_time, "A", 6).size(), 4u);
+  // One number twice (a Chess960 set-up read after the standard start the board showed first: the game
+  // keeps the number of the one nothing was played in): the latest start is the game, on disk or not.
+  // (Eight files of game 1, the latest holding the move: whichever order the folder lists them in, only
+  // the latest start may be taken.)
+  for (int minute = 10; minute <= 17; ++minute)
+    std::ofstream(dir / "games" / ("C-20231114T22" + std::to_string(minute) + "00Z-1.pgn"))
+        << "[Event \"?\"]\n[Result \"*\"]\n\n*\n";
+  std::ofstream(dir / "games" / "C-20231114T221700Z-1.pgn") << "[Event \"later\"]\n" << game.substr(12);
+  eboardd::FinishedGames again(dir / "games");
+  const auto of_c = again.of_round(by_time, "C", 2);
+  ASSERT_EQ(of_c.size(), 1u);
+  EXPECT_NE(of_c[0]->text.find("later"), std::string::npos) << of_c[0]->text;
+  auto record = again.board_record("C", 1);
+  ASSERT_TRUE(record);
+  EXPECT_NE(record->text.find("1. e4"), std::string::npos) << record->text;
   fs::remove_all(dir);
 }
