@@ -78,6 +78,25 @@ int int_of(const json& j, const char* name, int none) {
   return it != j.end() && it->is_number_integer() ? it->get<int>() : none;
 }
 
+// What every event is read by: its type, time, ply and whether it is a recovered move.
+struct EventFields {
+  std::string type;
+  std::int64_t t = 0;
+  int ply = 0;
+  bool recovered = false;
+};
+
+EventFields fields_of(const json& ev) {
+  if (!ev.is_object()) return {};
+  EventFields f;
+  f.type = text_of(ev, "type");
+  const auto t = ev.find("t");
+  f.t = t != ev.end() && t->is_number_integer() ? t->get<std::int64_t>() : 0;
+  f.ply = int_of(ev, "ply", 0);
+  f.recovered = f.type == "move" && flag_of(ev, "recovered");
+  return f;
+}
+
 rules::PieceType dropped_type(char c) {
   switch (c) {
     case 'P':
@@ -132,9 +151,7 @@ bool RemoteBoard::take(const Envelope& e, bool kept) {
     return false;
   }
   const json& ev = e.event;
-  const std::string type = ev.is_object() ? text_of(ev, "type") : "";
-  const std::int64_t t = ev.contains("t") && ev["t"].is_number_integer() ? ev["t"].get<std::int64_t>() : 0;
-  const int ply = ev.contains("ply") && ev["ply"].is_number_integer() ? ev["ply"].get<int>() : 0;
+  const auto [type, t, ply, recovered] = fields_of(ev);
   // Lost on the way: a move past the next ply, or an event whose predecessor at its host was not taken
   // (a game's tail, its result: nothing in the next game's first move tells those).
   // (Counted in the host's plies: a move this board could not apply, its start not told yet, is no hole.)
@@ -163,7 +180,6 @@ bool RemoteBoard::take(const Envelope& e, bool kept) {
   // A first move while the game has moves: the pieces were set up again (the host's game numbers are
   // informative only: they are counted from the journal's records, which do not mark every new game).
   // (Not a recovered one: a gap from the first ply told again, its moves settled by the arbiter.)
-  const bool recovered = type == "move" && flag_of(ev, "recovered");
   if (type == "move" && ply == 1 && game_.ply_count() > 0 && !recovered)
     begin_game(std::max(e.game, game_number_ + 1), t);
   if (type == "move") {
@@ -182,16 +198,11 @@ bool RemoteBoard::take(const Envelope& e, bool kept) {
 
 void RemoteBoard::apply(const json& ev) {
   if (!ev.is_object()) return;
-  const std::string type = text_of(ev, "type");
-  const std::int64_t t = ev.contains("t") && ev["t"].is_number_integer() ? ev["t"].get<std::int64_t>() : 0;
-  const int ply = ev.contains("ply") && ev["ply"].is_number_integer() ? ev["ply"].get<int>() : 0;
-  const bool recovered = type == "move" && flag_of(ev, "recovered");
+  const auto [type, t, ply, recovered] = fields_of(ev);
   if (const auto gap = told_gap(ev)) hold_gap(*gap, t);
   if (recovered && settle_held_gap(ply, text_of(ev, "uci"), journal::event_clock(ev), t)) {
-    last_event_ms_ = std::max(last_event_ms_, t);
-    return;
-  }
-  if (type == "move") {
+    // (A move of the held gap: gathered, or put in the candidate's place with the rest.)
+  } else if (type == "move") {
     const std::string uci = text_of(ev, "uci");
     // A recovered move that is another move at a ply the game holds (the host's gap settled with another
     // length: its plies and those since told again, rules::Reconstructor::settle_gap_length) takes the game

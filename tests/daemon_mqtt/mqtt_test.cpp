@@ -40,6 +40,30 @@ std::string move_line(int ply, const std::string& uci, std::int64_t t = 1000) {
   return json{{"t", t}, {"board", "A"}, {"type", "move"}, {"ply", ply}, {"uci", uci}, {"san", "?"}}.dump();
 }
 
+// A move found after a gap, as a host tells it (the gap settled by its arbiter).
+std::string recovered_line(int ply, const std::string& uci) {
+  json line = json::parse(move_line(ply, uci));
+  line["recovered"] = true;
+  return line.dump();
+}
+
+// A moves-missed alert of a gap of known length from `first_ply`, its candidates in UCI.
+std::string gap_alert(int first_ply, const std::vector<std::vector<std::string>>& candidates) {
+  const int last_ply = first_ply + int(candidates.front().size()) - 1;
+  return json{{"t", 5},
+              {"board", "A"},
+              {"type", "alert"},
+              {"code", "moves-missed"},
+              {"ply", first_ply},
+              {"first_ply", first_ply},
+              {"last_ply", last_ply},
+              {"candidates", candidates},
+              {"detail", "gap"},
+              {"side", "white"},
+              {"candidates_total", candidates.size()}}
+      .dump();
+}
+
 Envelope envelope(std::uint64_t seq, const std::string& line, std::int64_t journal = 100, int game = 1) {
   return Envelope{"h1", "A", game, EventId{journal, seq}, json::parse(line), 0, std::nullopt};
 }
@@ -277,20 +301,15 @@ TEST(RemoteBoard, ANewGameKeepsTheFinishedOne) {
 // are told again as recovered moves, from ply 1. The same game, taken back to the first ply that differs.
 TEST(RemoteBoard, AGapToldAgainFromTheFirstPlyIsTheSameGame) {
   RemoteBoard rb("h1", "A");
-  const auto recovered = [](int ply, const std::string& uci) {
-    json line = json::parse(move_line(ply, uci));
-    line["recovered"] = true;
-    return line.dump();
-  };
   std::uint64_t seq = 0;
-  ASSERT_TRUE(rb.take(envelope(++seq, recovered(1, "g1f3"))));
-  ASSERT_TRUE(rb.take(envelope(++seq, recovered(2, "g8f6"))));
+  ASSERT_TRUE(rb.take(envelope(++seq, recovered_line(1, "g1f3"))));
+  ASSERT_TRUE(rb.take(envelope(++seq, recovered_line(2, "g8f6"))));
   ASSERT_TRUE(rb.take(envelope(++seq, move_line(3, "d2d4"))));
   const std::string before = rb.game().position().fen();
   // The arbiter's six plies (a knight each out and back first) reach the same position.
   for (const auto& [ply, uci] : std::vector<std::pair<int, std::string>>{
            {1, "b1c3"}, {2, "b8c6"}, {3, "c3b1"}, {4, "c6b8"}, {5, "g1f3"}, {6, "g8f6"}, {7, "d2d4"}})
-    ASSERT_TRUE(rb.take(envelope(++seq, recovered(ply, uci))));
+    ASSERT_TRUE(rb.take(envelope(++seq, recovered_line(ply, uci))));
   EXPECT_EQ(rb.game_number(), 1);
   EXPECT_TRUE(rb.earlier().empty());
   ASSERT_EQ(rb.game().ply_count(), 7);
@@ -333,32 +352,21 @@ TEST(RemoteBoard, AChess960StartToldAfterTheFirstMovesIsTheGamesStart) {
 TEST(RemoteBoard, AGapOfKnownLengthIsHeldAndItsMovesComeLater) {
   RemoteBoard rb("h1", "A");
   std::uint64_t seq = 0;
-  const auto recovered = [](int ply, const std::string& uci) {
-    json line = json::parse(move_line(ply, uci));
-    line["recovered"] = true;
-    return line.dump();
-  };
-  const auto alert = [](std::vector<std::vector<std::string>> candidates) {
-    return json{{"t", 5},          {"board", "A"},    {"type", "alert"},      {"code", "moves-missed"},
-                {"ply", 3},        {"first_ply", 3},  {"last_ply", 6},        {"candidates", candidates},
-                {"detail", "gap"}, {"side", "white"}, {"candidates_total", 2}}
-        .dump();
-  };
   ASSERT_TRUE(rb.take(envelope(++seq, move_line(1, "e2e4"))));
   ASSERT_TRUE(rb.take(envelope(++seq, move_line(2, "e7e5"))));
-  ASSERT_TRUE(
-      rb.take(envelope(++seq, alert({{"b1c3", "b8c6", "f1c4", "g8f6"}, {"g1f3", "g8f6", "f1c4", "b8c6"}}))));
+  ASSERT_TRUE(rb.take(
+      envelope(++seq, gap_alert(3, {{"b1c3", "b8c6", "f1c4", "g8f6"}, {"g1f3", "g8f6", "f1c4", "b8c6"}}))));
   // Told again (another ranking): the held plies are the new first candidate's.
   // (The candidates reach one board, each with its own count of moves since a pawn's: not one FEN.)
-  ASSERT_TRUE(
-      rb.take(envelope(++seq, alert({{"d2d3", "b8c6", "g1f3", "g8f6"}, {"g1f3", "g8f6", "d2d3", "b8c6"}}))));
+  ASSERT_TRUE(rb.take(
+      envelope(++seq, gap_alert(3, {{"d2d3", "b8c6", "g1f3", "g8f6"}, {"g1f3", "g8f6", "d2d3", "b8c6"}}))));
   ASSERT_TRUE(rb.take(envelope(++seq, move_line(7, "f1e2"))));
   EXPECT_FALSE(rb.hole().has_value()) << "the move after a told gap is no hole";
   ASSERT_EQ(rb.game().ply_count(), 7);
   EXPECT_TRUE(rb.game().plies()[2].missed);
   for (const auto& [ply, uci] :
        std::vector<std::pair<int, std::string>>{{3, "g1f3"}, {4, "g8f6"}, {5, "d2d3"}, {6, "b8c6"}})
-    ASSERT_TRUE(rb.take(envelope(++seq, recovered(ply, uci))));
+    ASSERT_TRUE(rb.take(envelope(++seq, recovered_line(ply, uci))));
   ASSERT_TRUE(rb.take(envelope(++seq, move_line(8, "f8e7"))));
   ASSERT_EQ(rb.game().ply_count(), 8);
   EXPECT_EQ(rules::to_uci(rb.game().position_at(2), rb.game().plies()[2].move), "g1f3");
@@ -377,31 +385,15 @@ TEST(RemoteBoard, AGapOfKnownLengthIsHeldAndItsMovesComeLater) {
 TEST(RemoteBoard, AHeldGapSettledLongerTakesTheGameBackAndTheMovesSinceComeAgain) {
   RemoteBoard rb("h1", "A");
   std::uint64_t seq = 0;
-  const auto recovered = [](int ply, const std::string& uci) {
-    json line = json::parse(move_line(ply, uci));
-    line["recovered"] = true;
-    return line.dump();
-  };
   ASSERT_TRUE(rb.take(envelope(++seq, move_line(1, "e2e4"))));
   ASSERT_TRUE(rb.take(envelope(++seq, move_line(2, "e7e5"))));
-  ASSERT_TRUE(rb.take(envelope(++seq, json{{"t", 5},
-                                           {"board", "A"},
-                                           {"type", "alert"},
-                                           {"code", "moves-missed"},
-                                           {"ply", 3},
-                                           {"first_ply", 3},
-                                           {"last_ply", 6},
-                                           {"candidates", {{"g1f3", "b8c6", "f1c4", "g8f6"}}},
-                                           {"detail", "gap"},
-                                           {"side", "white"},
-                                           {"candidates_total", 1}}
-                                          .dump())));
+  ASSERT_TRUE(rb.take(envelope(++seq, gap_alert(3, {{"g1f3", "b8c6", "f1c4", "g8f6"}}))));
   ASSERT_TRUE(rb.take(envelope(++seq, move_line(7, "e1g1"))));
   ASSERT_TRUE(rb.take(envelope(++seq, move_line(8, "f8c5"))));
   // Eight plies to the same board (Bf1-d3-e2-c4, Ng8-h6-g8-f6), then 4.O-O Bc5 again at plies 11 and 12.
   int ply = 3;
   for (const char* uci : {"g1f3", "g8h6", "f1d3", "h6g8", "d3e2", "b8c6", "e2c4", "g8f6", "e1g1", "f8c5"})
-    ASSERT_TRUE(rb.take(envelope(++seq, recovered(ply++, uci))));
+    ASSERT_TRUE(rb.take(envelope(++seq, recovered_line(ply++, uci))));
   EXPECT_FALSE(rb.hole().has_value());
   ASSERT_EQ(rb.game().ply_count(), 12);
   EXPECT_EQ(rules::to_uci(rb.game().position_at(4), rb.game().plies()[4].move), "f1d3");
