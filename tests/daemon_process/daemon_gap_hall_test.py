@@ -409,7 +409,7 @@ def run(h, a, boards):
         elif flagged:
             b.told.append(f"lost on time after ply {len(played)}")
     if aggregator:
-        same_over_mqtt(d, aggregator, boards, events)
+        same_over_mqtt(h, d, aggregator, boards, events)
     # The record as an outside reader replays it: every game, from its FEN where a gap left one.
     theirs = ep.read_by_pgn_extract(h, d.get("/games.pgn")[1], "the hall's /games.pgn")
     if theirs is not None:
@@ -444,7 +444,7 @@ def run(h, a, boards):
     h.check(rc == 0, f"SIGTERM: exit {rc}")
 
 
-def same_over_mqtt(d, aggregator, boards, events):
+def same_over_mqtt(h, d, aggregator, boards, events):
     """The aggregator's record of each board, over MQTT, is the host's: its start and its moves (a wrong one is
     the board's problem, the host's own record judged apart)."""
     def record(port, board):
@@ -467,6 +467,10 @@ def same_over_mqtt(d, aggregator, boards, events):
                           f"{record(d.port, b.id)} (its problems: {remote.get('h1:' + b.id, {}).get('problems')})")
     print(f"over MQTT: the aggregator's record of {len(boards) - len(wrong)} of {len(boards)} boards is "
           "the host's", flush=True)
+    # Its /games.pgn as an outside reader replays it, every game from its FEN where one begins one.
+    theirs = ep.read_by_pgn_extract(h, ep.http_get(aggregator.port, "/games.pgn")[1], "the aggregator's /games.pgn")
+    if theirs is not None:
+        print(f"pgn-extract replayed the {len(theirs)} games of the aggregator's /games.pgn", flush=True)
 
 
 def shorter_story(b, events):
