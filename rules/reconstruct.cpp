@@ -283,6 +283,14 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
         if (from_the_hand) gaps_.hold_instead(1u << placed->piece);
         gaps_.take_held_lift();  // a brush, or the held piece's capture: the wait goes on
         deadlines_.clear(Wake::HeldLift);
+      } else if (placed && !victim && placed->piece == off && wait_for_the_victim_on(placed->square, off)) {
+        // The mover's piece of another kind set on a square the board read showed empty, where an
+        // opponent's piece may have stood, reached a shorter story than the board read as it stands
+        // (victim_in_the_hand): the capture under way, the victim lifted before the reading (the hall's
+        // blitz game 372: 8...Nc6 .. 15.exd5 unseen, the pawn on d5 lifted for 16...Nxd5 at the reading,
+        // Black's d-pawn taken within the gap; searched as it stood, ten plies of a knight's detour took
+        // both pawns off). The wait goes on to the press.
+        gaps_.take_held_lift();
       } else if ((!held_set_down || victim) && (placed || lifted)) {
         end_dump_wait(e.t_ms, lift->before);  // (a taker set down elsewhere: no capture of the victim)
       }
@@ -291,6 +299,11 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
       // (A taker lifted for the victim: its capture under way, judged when it is set down.)
       if (color_of(physical_[lifted->square]) == mover && !victim)
         deadlines_.set(Wake::HeldLift, e.t_ms + cfg_.scan_ms);
+      gaps_.lifted_while_held(lifted->square, physical_);
+    } else if (lifted && is_ok(lifted->square) && !victim && physical_[lifted->square] != NO_PIECE &&
+               gaps_.dump_wait() == GapTracker::DumpWait::PieceInHand) {
+      // A piece of the mover's of another kind lifted: the next move begun on a board at rest, or a capture
+      // under way whose victim was lifted first, before the reading. Judged when it is set down (below).
       gaps_.lifted_while_held(lifted->square, physical_);
     } else if (!held_set_down && (placed || lifted)) {
       end_dump_wait(e.t_ms, physical_);
@@ -784,6 +797,18 @@ bool Reconstructor::held_piece_in_the_air() const {
     if (((held >> pc) & 1u) && std::count(physical_.begin(), physical_.end(), Piece(pc)) >
                                    std::count(judged.begin(), judged.end(), Piece(pc)))
       return false;
+  return true;
+}
+
+bool Reconstructor::wait_for_the_victim_on(Square square, Piece taker) {
+  const std::array<Piece, 64> judged = gaps_.held_judged_on();
+  if (gaps_.dump_wait() != GapTracker::DumpWait::PieceInHand || taker == NO_PIECE ||
+      color_of(taker) != gaps_.held_by() || !is_ok(square) || judged[square] != NO_PIECE)
+    return false;
+  const std::optional<Victim> victim = victim_in_the_hand(judged, square);
+  if (!victim || !((victim->takers >> taker) & 1u)) return false;
+  gaps_.wait_for_victim(victim->takers, judged, victim->square);
+  gaps_.held_touched();
   return true;
 }
 
@@ -1480,10 +1505,11 @@ void Reconstructor::on_settled(std::int64_t t) {
         else if (const std::optional<Victim> victim = victim_in_the_hand(physical_))
           gaps_.wait_for_victim(victim->takers, physical_, victim->square);
       }
-      if (gaps_.dump_deferred()) {
-        deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
-        return;
-      }
+    }
+    // (A dump judged already and waiting is not searched either: a press decided meanwhile settles it again.)
+    if (!clockless() && gaps_.dump_deferred()) {
+      deadlines_.set_unless_set(Wake::Mismatch, t + cfg_.mismatch_ms);
+      return;
     }
     if (recover_gap(t, nullptr)) return;
     // Nothing within the search's bound, and no length to wait for: the next press may tell a gap past it.

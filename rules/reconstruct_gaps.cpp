@@ -391,8 +391,8 @@ std::uint32_t Reconstructor::dump_lacks_the_movers_pieces(const std::array<Piece
   return held_kinds;
 }
 
-std::optional<Reconstructor::Victim> Reconstructor::victim_in_the_hand(
-    const std::array<Piece, 64>& dump) const {
+std::optional<Reconstructor::Victim> Reconstructor::victim_in_the_hand(const std::array<Piece, 64>& dump,
+                                                                       std::optional<Square> at) const {
   const std::optional<Color> mover = clock_.on_move();
   if (!mover || has_drops(game_.position().variant())) return std::nullopt;
   const std::array<int, PIECE_NB> before = kinds_on(display_);
@@ -433,7 +433,9 @@ std::optional<Reconstructor::Victim> Reconstructor::victim_in_the_hand(
     };
     std::vector<Try> tries;
     for (Square x = 0; x < 64; ++x) {
-      if (base[x] != NO_PIECE || !(at_the_dump->attackers_to(x) & at_the_dump->pieces(*mover))) continue;
+      if (base[x] != NO_PIECE || (at && x != *at) ||
+          !(at_the_dump->attackers_to(x) & at_the_dump->pieces(*mover)))
+        continue;
       for (const Piece kind : short_kinds) {
         if (type_of(kind) == PAWN && (rank_of(x) == 0 || rank_of(x) == 7)) continue;
         int distance = 8;

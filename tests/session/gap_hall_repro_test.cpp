@@ -1811,4 +1811,30 @@ TEST(GapHallCaptures, APieceInTheHandAtTheReadingSetDownAndPressedTellsTheGapWit
   cfg.hold_uncounted_gaps = true;
   expect_held_then_settled(name, game, 13, 23, 31, cfg);
 }
+
+// daemon_gap_hall_test --speed 3 --seed 83517841, board I: blitz corpus game 372 (60+0), unplugged between
+// two moves after 4.Nf3 and plugged in again with Black's hand at work on 8...Nxd5: plies 8-15 (Nc6 Bg5 Be7
+// Be2 h6 Bh4 d5 exd5) made unseen, the victim (White's pawn on d5) lifted when the board was read. Ten-ply
+// stories reach that board exactly, a knight's detour taking both pawns off (...dxe4 Nxe4, then back to
+// c3). The dump was judged for a Black pawn in the hand (his d-pawn, taken within the gap) and waited, but
+// was searched all the same when it settled a second time (a press decided meanwhile), and the knight's
+// lift then ended the wait: the gap was told as those ten plies when the knight was set down on d5, and the
+// moves played, which reach no such board, were refused. Right: a dump that waits is not searched at rest;
+// the mover's piece of another kind set on a square empty on the board read, where an opponent's piece put
+// back makes a shorter story, is the capture under way (the wait goes on to the press); one moves-missed
+// from ply 8 listing the nine plies played (to Nxd5), nothing published from there until the arbiter's
+// moves, which put every later move at its ply.
+TEST(GapHallCaptures, AVictimLiftedAtTheReadingIsNotTakenForTheEndOfADetour) {
+  rules::ReconstructConfig cfg;
+  cfg.hold_uncounted_gaps = true;
+  const std::string name = "victim_lifted_at_the_reading_a_detour_story_reaching_it_exactly.cap";
+  const std::string game =
+      "e4 e5 d3 Nf6 Nc3 Bc5 Nf3 Nc6 Bg5 Be7 Be2 h6 Bh4 d5 exd5 Nxd5 Bxe7 Ndxe7 O-O O-O Nd2 f5 Bf3 e4 dxe4 "
+      "fxe4 Bxe4 Re8 Bxc6 Nxc6";
+  const Told t = expect_held_then_settled(name, game, 8, 16, 24, cfg);
+  ASSERT_EQ(t.missed.size(), 1u);
+  EXPECT_NE(field(t.missed.front(), "candidates")
+                .find(R"(["b8c6","c1g5","c5e7","f1e2","h7h6","g5h4","d7d5","e4d5","f6d5"])"),
+            std::string::npos);
+}
 }  // namespace eboard
