@@ -305,6 +305,12 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
       // A piece of the mover's of another kind lifted: the next move begun on a board at rest, or a capture
       // under way whose victim was lifted first, before the reading. Judged when it is set down (below).
       gaps_.lifted_while_held(lifted->square, physical_);
+    } else if (placed && !held_set_down && wait_for_the_victim_on(placed->square, placed->piece)) {
+      // A piece of the mover's set down from the hand on a square the board read showed empty, where an
+      // opponent's piece lifted before the reading makes a shorter story: the taker was in the air too, its
+      // capture set down now (the hall's blitz game 25: 16.e5 among plies 13-19 unseen, 16...dxe5 under way
+      // at the reading, the pawns of e5 and d6 both lifted; the victim first judged to be the e4 pawn, the
+      // knight its taker). The wait goes on to the press.
     } else if (!held_set_down && (placed || lifted)) {
       end_dump_wait(e.t_ms, physical_);
     }
@@ -802,8 +808,8 @@ bool Reconstructor::held_piece_in_the_air() const {
 
 bool Reconstructor::wait_for_the_victim_on(Square square, Piece taker) {
   const std::array<Piece, 64> judged = gaps_.held_judged_on();
-  if (gaps_.dump_wait() != GapTracker::DumpWait::PieceInHand || taker == NO_PIECE ||
-      color_of(taker) != gaps_.held_by() || !is_ok(square) || judged[square] != NO_PIECE)
+  if ((gaps_.dump_wait() != GapTracker::DumpWait::PieceInHand && gaps_.victim().value_or(square) == square) ||
+      taker == NO_PIECE || color_of(taker) != gaps_.held_by() || !is_ok(square) || judged[square] != NO_PIECE)
     return false;
   const std::optional<Victim> victim = victim_in_the_hand(judged, square);
   if (!victim || !((victim->takers >> taker) & 1u)) return false;

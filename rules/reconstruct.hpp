@@ -810,10 +810,10 @@ class Reconstructor {
   // A reconnect's dump waits for the mover's pieces one of which may be in his hand (GapTracker::held), and
   // no kind of those has more on the board than on the board it was judged on (never with drops).
   bool held_piece_in_the_air() const;
-  // A reconnect's dump waiting for the mover's piece in his hand (GapTracker::DumpWait::PieceInHand), and
-  // his `taker` of another kind set on `square`, empty on the board read: when an opponent's piece lifted
-  // from there before the reading explains the board by a shorter story (victim_in_the_hand), the wait
-  // becomes that victim's (true); otherwise the hand held nothing.
+  // A reconnect's dump waiting for the mover's piece in his hand (GapTracker::DumpWait::PieceInHand), or for
+  // a victim on another square (Victim), and his `taker` set on `square`, empty on the board read: when an
+  // opponent's piece lifted from there before the reading explains the board by a shorter story
+  // (victim_in_the_hand), the wait becomes that victim's (true).
   bool wait_for_the_victim_on(Square square, Piece taker);
   // `board` shows the castling of the side whose clock runs half done: his king on its castled square, the
   // rook's castled square empty and the rook on its own or in the hand (its square empty, one of his rooks

@@ -1837,4 +1837,26 @@ TEST(GapHallCaptures, AVictimLiftedAtTheReadingIsNotTakenForTheEndOfADetour) {
                 .find(R"(["b8c6","c1g5","c5e7","f1e2","h7h6","g5h4","d7d5","e4d5","f6d5"])"),
             std::string::npos);
 }
+
+// daemon_gap_hall_test --speed 6 --seed 950680094 --mqtt, board I: blitz corpus game 25 (180+0), unplugged
+// between two moves after 12...Bxe6 and plugged in again with Black's hand at work on 16...dxe5: plies 13-19
+// (Bg5 a5 Qe2 O-O O-O-O Na6 e5) made unseen, the victim on e5 and its taker from d6 both in the air when
+// the board was read. The dump was judged for a victim lifted first, the nearest that makes a short story:
+// White's pawn on e4, the knight on f6 its taker. The pawn set down on e5 ended that wait, and the board
+// read was searched as it stood: ten plies of a knight's detour (...d5 ... dxe4 Nxe4 ... Nc3), then
+// illegal-move at the presses, position-mismatch, an adopted position and every later move off. Right: the
+// mover's piece set down from the hand on a square empty on the board read, where an opponent's piece put
+// back makes the shorter story, is the capture under way (the wait now that victim's); one moves-missed
+// from ply 13 listing the moves played, every later move at its ply; with the hold (no increment), the gap
+// held to 16...dxe5, nothing published from ply 13 until the arbiter's moves.
+TEST(GapHallCaptures, ATakerSetDownFromTheHandNamesTheVictimLiftedBeforeTheReading) {
+  const std::string name = "victim_and_taker_in_the_air_another_victim_judged_first.cap";
+  const std::string game =
+      "e4 d6 d4 Nf6 Nc3 g6 d5 Bg7 Nf3 e5 dxe6 Bxe6 Bg5 a5 Qe2 O-O O-O-O Na6 e5 dxe5 Rxd8 Raxd8 Bxf6 Bxf6 Qe4 "
+      "Nc5 Qe1 a4";
+  expect_hall_gap_listed(name, game, 13, 19, R"(["c1g5","a7a5","d1e2","e8g8","e1c1","b8a6","e4e5"])", 28);
+  rules::ReconstructConfig cfg;
+  cfg.hold_uncounted_gaps = true;
+  expect_held_then_settled(name, game, 13, 20, 28, cfg);
+}
 }  // namespace eboard
