@@ -22,50 +22,51 @@ const std::array<const char*, kMoveFeatureCount> kMoveFeatureNames = {
     "queen early", "develops early", "castles early", "same early",    "shelter",    "next to reply",
     "pawn takes",  "centralises",    "king endgame",  "open file",     "king zone"};
 
-// Fitted on the even games of both corpora (GAP_POLICY_FIT=1 bench_gap_ranking: 16,345 positions; mean
-// log-likelihood of the move played -2.347 there, -2.351 on the odd games, a uniform choice -3.24), rounded.
+// Fitted with the square tables (rules/gap_policy_squares.cpp) on the even games of both corpora
+// (GAP_POLICY_FIT=1 bench_gap_ranking: 16,345 positions; mean log-likelihood of the move played -2.262
+// there, -2.288 on the odd games; without the tables -2.347 and -2.351; a uniform choice -3.24), rounded.
 const MoveFeatures kMoveFeatureWeights = {
-    1.102f,   // gain
-    -0.363f,  // loss
-    1.077f,   // takes last
-    0.719f,   // leaves reach
-    0.630f,   // defends
-    1.591f,   // check
-    1.243f,   // castles
-    0.091f,   // pawn
-    0.480f,   // knight
-    -0.008f,  // bishop
-    -0.235f,  // rook
-    -0.071f,  // queen
-    -0.380f,  // king
-    0.722f,   // centre pawn
-    0.266f,   // wing pawn
-    0.623f,   // develops
-    -0.950f,  // rim
-    -2.328f,  // hangs
-    0.935f,   // escapes
-    0.802f,   // threatens
-    -0.143f,  // near reply
-    -0.100f,  // near own
-    -0.142f,  // same piece
-    -0.107f,  // back
-    0.500f,   // mobility
-    -0.495f,  // left to take
-    -0.924f,  // promotes
-    -4.662f,  // underpromotes
-    0.959f,   // recaptures
-    0.285f,   // new
-    -0.421f,  // queen early
-    0.152f,   // develops early
-    0.859f,   // castles early
-    0.031f,   // same early
-    -0.373f,  // shelter
-    0.039f,   // next to reply
-    0.630f,   // pawn takes
-    0.191f,   // centralises
-    0.712f,   // king endgame
-    0.610f,   // open file
-    0.173f,   // king zone
+    1.065f,   // gain
+    -0.378f,  // loss
+    1.061f,   // takes last
+    0.713f,   // leaves reach
+    0.624f,   // defends
+    1.613f,   // check
+    1.047f,   // castles
+    0.390f,   // pawn
+    0.287f,   // knight
+    -0.099f,  // bishop
+    -0.436f,  // rook
+    -0.134f,  // queen
+    -0.205f,  // king
+    0.248f,   // centre pawn
+    0.157f,   // wing pawn
+    0.299f,   // develops
+    -0.471f,  // rim
+    -2.351f,  // hangs
+    0.895f,   // escapes
+    0.791f,   // threatens
+    -0.129f,  // near reply
+    -0.099f,  // near own
+    -0.236f,  // same piece
+    -0.096f,  // back
+    0.497f,   // mobility
+    -0.509f,  // left to take
+    -0.779f,  // promotes
+    -4.639f,  // underpromotes
+    1.084f,   // recaptures
+    0.281f,   // new
+    -0.406f,  // queen early
+    0.022f,   // develops early
+    0.810f,   // castles early
+    0.093f,   // same early
+    -0.356f,  // shelter
+    0.061f,   // next to reply
+    0.638f,   // pawn takes
+    0.193f,   // centralises
+    0.583f,   // king endgame
+    0.632f,   // open file
+    0.167f,   // king zone
 };
 
 namespace {
@@ -268,6 +269,14 @@ double dot(const MoveFeatures& w, const MoveFeatures& f) {
 
 }  // namespace
 
+std::optional<std::array<std::size_t, 2>> square_terms(const Position& p, Move m) {
+  if (m.is_drop() || m.kind() == Move::CASTLING) return std::nullopt;
+  const Color us = p.side_to_move();
+  const std::size_t kind = std::size_t(type_of(p.piece_on(m.from())) - PAWN) * 64;
+  const auto seen = [us](Square s) { return std::size_t(us == WHITE ? int(s) : int(s) ^ 56); };
+  return std::array<std::size_t, 2>{kind + seen(m.from()), 6 * 64 + kind + seen(m.to())};
+}
+
 std::vector<std::uint16_t> legal_raw(const Position& p) {
   std::vector<std::uint16_t> out;
   for (Move m : MoveList(p)) out.push_back(m.raw());
@@ -290,7 +299,8 @@ void move_features(const Position& p, const MoveContext& ctx,
 
 std::vector<double> gap_sequence_log_likelihoods(const Position& before,
                                                  const std::vector<std::vector<Move>>& candidates,
-                                                 const MoveContext& first, const MoveFeatures& weights) {
+                                                 const MoveContext& first, const MoveFeatures& weights,
+                                                 const PolicySquares& squares) {
   // Per position: each legal move's score but the context's part (the sequences of one gap pass through
   // the same positions in other orders, so from other contexts); per position and context: the log of the
   // scores' sum of exponentials.
@@ -305,8 +315,11 @@ std::vector<double> gap_sequence_log_likelihoods(const Position& before,
     Board b;
     const int mobility_before = side_mobility(p, p.side_to_move());
     Position after = p;
-    for (Move m : MoveList(p))
-      b.scores.emplace_back(m, dot(weights, board_features(p, m, mobility_before, after)));
+    for (Move m : MoveList(p)) {
+      double score = dot(weights, board_features(p, m, mobility_before, after));
+      if (const auto at = square_terms(p, m)) score += double(squares[(*at)[0]]) + double(squares[(*at)[1]]);
+      b.scores.emplace_back(m, score);
+    }
     for (const auto& e : b.scores) b.legal.push_back(e.first.raw());
     std::sort(b.legal.begin(), b.legal.end());
     return boards.emplace(p.key(), std::move(b)).first->second;

@@ -67,6 +67,18 @@ using MoveFeatures = std::array<float, kMoveFeatureCount>;
 extern const std::array<const char*, kMoveFeatureCount> kMoveFeatureNames;
 extern const MoveFeatures kMoveFeatureWeights;
 
+// Where people move each kind of piece from and to: a score per kind (pawn to king) and square, the squares
+// seen from the mover's side (a1 is the mover's left corner), one table for the squares left and one for
+// the squares reached. Fitted with the weights above (rules/gap_policy_squares.cpp); added to a move's score.
+// People open with their centre pawns and the king's knight, put a bishop on the long diagonal, keep
+// their rooks' pawns home: which moves a position offers matters, and so which move of a gap came first.
+inline constexpr std::size_t kSquareTerms = 2 * 6 * 64;
+using PolicySquares = std::array<float, kSquareTerms>;
+extern const PolicySquares kPolicySquares;
+// The two terms of `m` in `p` (the square its piece left, then the square it reached), or none for a
+// castling or a drop (castling has its own feature).
+std::optional<std::array<std::size_t, 2>> square_terms(const Position& p, Move m);
+
 // What came before a position: the moves just made by each side (none at a gap's start but what is known).
 struct MoveContext {
   Move last = Move::none();      // the opponent's move just made
@@ -92,6 +104,7 @@ void move_features(const Position& p, const MoveContext& ctx,
 std::vector<double> gap_sequence_log_likelihoods(const Position& before,
                                                  const std::vector<std::vector<Move>>& candidates,
                                                  const MoveContext& first = {},
-                                                 const MoveFeatures& weights = kMoveFeatureWeights);
+                                                 const MoveFeatures& weights = kMoveFeatureWeights,
+                                                 const PolicySquares& squares = kPolicySquares);
 
 }  // namespace eboard::rules

@@ -25,7 +25,8 @@
 // gap (median, p99). GAP_HALF=train or held-out takes the even or the odd games of each corpus only (the
 // engine's settings were picked on the training half and are reported on the held-out one). GAP_FIT=1
 // fits the ranking's weights (rules/gap_features.hpp) again instead, and prints them beside those in use;
-// GAP_POLICY_FIT=1 the move policy's (rules/gap_policy.hpp).
+// GAP_POLICY_FIT=1 the move policy's (rules/gap_policy.hpp), its square tables written to the file
+// GAP_POLICY_SQUARES_OUT names (rules/gap_policy_squares.cpp's form).
 // Prints figures; exits non-zero only if the sequence played is missing from a complete candidate list.
 #include <algorithm>
 #include <chrono>
@@ -228,8 +229,10 @@ struct Row {
 double worst(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
 // GAP_POLICY_FIT=1: the weights of rules/gap_policy.hpp fitted again: the softmax over each position's legal
 // moves of the training games (the even games of each corpus) made to give the moves played the greatest
-// likelihood (Adam steps from 0, each feature scaled to its root mean square, a small L2 pull); the mean
-// log-likelihood per move printed for the training and the held-out games, beside the weights in use.
+// likelihood (300 Adam steps from 0, each feature scaled to its root mean square, a small L2 pull; the
+// square tables' terms unscaled, pulled by GAP_POLICY_PULL, 3e-4, the best held-out likelihood of 1e-4,
+// 3e-4 and 1e-3); the mean log-likelihood per move printed for the training and the held-out games, with
+// the weights and tables in use and with those fitted.
 // The games of each corpus of one parity (0: the even ones, training; 1: the odd ones).
 std::vector<const GameRecord*> games_of(const std::vector<GameRecord>& standard,
                                         const std::vector<GameRecord>& chess960, std::size_t parity) {
@@ -239,24 +242,57 @@ std::vector<const GameRecord*> games_of(const std::vector<GameRecord>& standard,
   return out;
 }
 
-double mean_log_likelihood(const std::vector<const GameRecord*>& games, const MoveFeatures& w) {
+double mean_log_likelihood(const std::vector<const GameRecord*>& games, const MoveFeatures& w,
+                           const PolicySquares& squares) {
   double ll = 0;
   std::size_t n = 0;
   for (const GameRecord* g : games) {
     if (g->moves.empty()) continue;
     std::vector<std::vector<Move>> whole{{}};
     for (const auto& rm : g->moves) whole[0].push_back(rm.move);
-    ll += gap_sequence_log_likelihoods(g->start, whole, {}, w)[0];
+    ll += gap_sequence_log_likelihoods(g->start, whole, {}, w, squares)[0];
     n += g->moves.size();
   }
   return n ? ll / double(n) : 0.0;
 }
 
+// Writes the square tables as rules/gap_policy_squares.cpp holds them.
+void write_policy_squares(const std::string& path, const PolicySquares& t, std::size_t positions) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    return;
+  }
+  std::fprintf(f,
+               "// SPDX-License-Identifier: GPL-3.0-or-later\n// Copyright (C) 2026 the eboardd authors\n"
+               "// The policy's square tables (rules/gap_policy.hpp), written by `GAP_POLICY_FIT=1 "
+               "bench_gap_ranking`\n// (fitted on %zu positions of the even games of both corpora).\n"
+               "#include \"rules/gap_policy.hpp\"\n\nnamespace eboard::rules {\n\n"
+               "// clang-format off\nconst PolicySquares kPolicySquares = {\n",
+               positions);
+  static const char* const kinds[] = {"pawn", "knight", "bishop", "rook", "queen", "king"};
+  for (std::size_t table = 0; table < 2; ++table)
+    for (std::size_t kind = 0; kind < 6; ++kind) {
+      std::fprintf(f, "    // %s, squares %s (a1..h1, then a2.., from the mover's side)\n", kinds[kind],
+                   table ? "reached" : "left");
+      for (std::size_t rank = 0; rank < 8; ++rank) {
+        std::fprintf(f, "   ");
+        for (std::size_t file = 0; file < 8; ++file)
+          std::fprintf(f, " %6.3ff,", double(t[table * 384 + kind * 64 + rank * 8 + file]));
+        std::fprintf(f, "\n");
+      }
+    }
+  std::fprintf(f, "};\n// clang-format on\n\n}  // namespace eboard::rules\n");
+  std::fclose(f);
+}
+
 void fit_policy(const std::vector<GameRecord>& standard, const std::vector<GameRecord>& chess960) {
-  struct Choice {  // a position's legal moves, and the one played
+  struct Choice {  // a position's legal moves (features and square terms), and the one played
     std::vector<MoveFeatures> f;
+    std::vector<std::array<std::size_t, 2>> sq;  // kSquareTerms for none
     std::size_t played;
   };
+  constexpr std::size_t kNone = kSquareTerms;
   std::vector<Choice> set;
   std::vector<std::pair<Move, MoveFeatures>> feats;
   for (const GameRecord* game : games_of(standard, chess960, 0)) {
@@ -269,40 +305,53 @@ void fit_policy(const std::vector<GameRecord>& standard, const std::vector<GameR
       x.played = feats.size();
       for (std::size_t i = 0; i < feats.size(); ++i) {
         x.f.push_back(feats[i].second);
+        const auto at = square_terms(p, feats[i].first);
+        x.sq.push_back(at ? *at : std::array<std::size_t, 2>{kNone, kNone});
         if (feats[i].first == rm.move) x.played = i;
       }
       if (x.played < feats.size() && feats.size() > 1) set.push_back(std::move(x));
       p.do_move(rm.move);
     }
   }
-  std::array<double, kMoveFeatureCount> scale{}, u{}, m{}, v{};
+  // The dense features scaled to their root mean square; the square terms (0 or 1) as they are, pulled
+  // harder towards 0 (most squares see few moves).
+  const double pull_squares =
+      std::getenv("GAP_POLICY_PULL") ? std::atof(std::getenv("GAP_POLICY_PULL")) : 3e-4;
+  constexpr std::size_t kAll = kMoveFeatureCount + kSquareTerms;
+  std::vector<double> scale(kAll, 1.0), u(kAll, 0.0), m(kAll, 0.0), v(kAll, 0.0);
   double n = 0;
+  std::fill(scale.begin(), scale.begin() + kMoveFeatureCount, 0.0);
   for (const auto& x : set)
     for (const auto& f : x.f) {
       for (std::size_t k = 0; k < kMoveFeatureCount; ++k) scale[k] += double(f[k]) * f[k];
       n += 1;
     }
-  for (double& x : scale) x = std::sqrt(x / n) + 1e-9;
+  for (std::size_t k = 0; k < kMoveFeatureCount; ++k) scale[k] = std::sqrt(scale[k] / n) + 1e-9;
   for (int it = 1; it <= 300; ++it) {
-    std::array<double, kMoveFeatureCount> grad{};
+    std::vector<double> grad(kAll, 0.0);
     double ll = 0;
     std::vector<double> sc;
+    auto square = [&](std::size_t at) { return at != kNone ? u[kMoveFeatureCount + at] : 0.0; };
     for (const auto& x : set) {
       sc.assign(x.f.size(), 0);
-      for (std::size_t i = 0; i < x.f.size(); ++i)
+      for (std::size_t i = 0; i < x.f.size(); ++i) {
         for (std::size_t k = 0; k < kMoveFeatureCount; ++k) sc[i] += u[k] * x.f[i][k] / scale[k];
+        sc[i] += square(x.sq[i][0]) + square(x.sq[i][1]);
+      }
       const double most = *std::max_element(sc.begin(), sc.end());
       double z = 0;
       for (double e : sc) z += std::exp(e - most);
       ll += sc[x.played] - most - std::log(z);
-      for (std::size_t i = 0; i < x.f.size(); ++i) {
-        const double pr = std::exp(sc[i] - most) / z;
-        for (std::size_t k = 0; k < kMoveFeatureCount; ++k) grad[k] += pr * x.f[i][k] / scale[k];
-      }
-      for (std::size_t k = 0; k < kMoveFeatureCount; ++k) grad[k] -= x.f[x.played][k] / scale[k];
+      auto add = [&](std::size_t i, double w) {
+        for (std::size_t k = 0; k < kMoveFeatureCount; ++k) grad[k] += w * x.f[i][k] / scale[k];
+        for (std::size_t at : x.sq[i])
+          if (at != kNone) grad[kMoveFeatureCount + at] += w;
+      };
+      for (std::size_t i = 0; i < x.f.size(); ++i) add(i, std::exp(sc[i] - most) / z);
+      add(x.played, -1.0);
     }
-    for (std::size_t k = 0; k < kMoveFeatureCount; ++k) {
-      const double gk = grad[k] / double(set.size()) + 1e-4 * u[k];
+    for (std::size_t k = 0; k < kAll; ++k) {
+      const double gk = grad[k] / double(set.size()) + (k < kMoveFeatureCount ? 1e-4 : pull_squares) * u[k];
       m[k] = 0.9 * m[k] + 0.1 * gk;
       v[k] = 0.999 * v[k] + 0.001 * gk * gk;
       u[k] -= 0.05 * (m[k] / (1 - std::pow(0.9, it))) / (std::sqrt(v[k] / (1 - std::pow(0.999, it))) + 1e-8);
@@ -313,15 +362,22 @@ void fit_policy(const std::vector<GameRecord>& standard, const std::vector<GameR
   }
   MoveFeatures fitted{};
   for (std::size_t k = 0; k < kMoveFeatureCount; ++k) fitted[k] = float(u[k] / scale[k]);
+  PolicySquares fitted_squares{};
+  for (std::size_t k = 0; k < kSquareTerms; ++k) fitted_squares[k] = float(u[kMoveFeatureCount + k]);
   std::printf("policy weights fitted on %zu positions, beside those in use:\n", set.size());
   for (std::size_t k = 0; k < kMoveFeatureCount; ++k)
     std::printf("  %-16s %9.4f %9.4f\n", kMoveFeatureNames[k], double(fitted[k]),
                 double(kMoveFeatureWeights[k]));
+  if (const char* out = std::getenv("GAP_POLICY_SQUARES_OUT")) {
+    write_policy_squares(out, fitted_squares, set.size());
+    std::printf("square tables written to %s\n", out);
+  }
   for (std::size_t parity : {0, 1}) {
     const auto games = games_of(standard, chess960, parity);
     std::printf("%-9s mean log-likelihood a move: in use %.4f, fitted %.4f\n",
-                parity ? "held-out" : "training", mean_log_likelihood(games, kMoveFeatureWeights),
-                mean_log_likelihood(games, fitted));
+                parity ? "held-out" : "training",
+                mean_log_likelihood(games, kMoveFeatureWeights, kPolicySquares),
+                mean_log_likelihood(games, fitted, fitted_squares));
   }
 }
 

@@ -152,3 +152,43 @@ TEST(GapPolicy, ASequencesLikelihoodIsItsMovesOneByOneInAnyOrderOfTheList) {
     EXPECT_NEAR(all[i], sum, 1e-9) << i;
   }
 }
+
+TEST(GapPolicy, TheSquareTablesSeeTheBoardFromTheMoversSide) {
+  // 1.e4 and 1.e4 e5's reply ...e5 read the same terms: the same pawn, the same squares seen from its side.
+  const Position start = Position::start();
+  const Position after_e4 = play(start, {"e2e4"});
+  const auto white = square_terms(start, move(start, "e2e4"));
+  const auto black = square_terms(after_e4, move(after_e4, "e7e5"));
+  ASSERT_TRUE(white && black);
+  EXPECT_EQ(*white, *black);
+  EXPECT_LT((*white)[0], kSquareTerms / 2);  // the square left
+  EXPECT_GE((*white)[1], kSquareTerms / 2);  // the square reached
+  EXPECT_NE(*white, *square_terms(start, move(start, "d2d4")));
+  // Castling has a feature of its own, not the tables.
+  const Position castle = play(start, {"e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5"});
+  EXPECT_FALSE(square_terms(castle, move(castle, "e1g1")));
+}
+
+TEST(GapPolicy, PeopleOpenWithTheirCentrePawnsAndKnights) {
+  // What the tables add: at the start the centre pawns and the knights' usual squares come before the
+  // rooks' pawns and the rim, for both sides alike.
+  const Position start = Position::start();
+  for (const char* central : {"e2e4", "d2d4", "g1f3"})
+    for (const char* rim : {"a2a4", "h2h4", "g1h3"})
+      EXPECT_GT(log_likelihood_of(start, {}, central), log_likelihood_of(start, {}, rim) + 1.0)
+          << central << " against " << rim;
+  const Position e4 = play(start, {"e2e4"});
+  const MoveContext c = context_after(start, {"e2e4"});
+  EXPECT_GT(log_likelihood_of(e4, c, "c7c5"), log_likelihood_of(e4, c, "a7a5") + 1.0);
+  // A main line is likelier with the tables than with the features alone.
+  const std::vector<std::string> ruy{"e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5a4", "g8f6", "e1g1"};
+  std::vector<std::vector<Move>> line{{}};
+  Position p = start;
+  for (const auto& u : ruy) {
+    line[0].push_back(move(p, u));
+    p.do_move(line[0].back());
+  }
+  EXPECT_GT(
+      gap_sequence_log_likelihoods(start, line).front(),
+      gap_sequence_log_likelihoods(start, line, {}, kMoveFeatureWeights, PolicySquares{}).front() + 1.0);
+}
