@@ -274,7 +274,7 @@ std::optional<std::array<std::size_t, 2>> square_terms(const Position& p, Move m
   const Color us = p.side_to_move();
   const std::size_t kind = std::size_t(type_of(p.piece_on(m.from())) - PAWN) * 64;
   const auto seen = [us](Square s) { return std::size_t(us == WHITE ? int(s) : int(s) ^ 56); };
-  return std::array<std::size_t, 2>{kind + seen(m.from()), 6 * 64 + kind + seen(m.to())};
+  return std::array<std::size_t, 2>{kind + seen(m.from()), kSquaresPerTable + kind + seen(m.to())};
 }
 
 std::vector<std::uint16_t> legal_raw(const Position& p) {

@@ -72,7 +72,8 @@ extern const MoveFeatures kMoveFeatureWeights;
 // the squares reached. Fitted with the weights above (rules/gap_policy_squares.cpp); added to a move's score.
 // People open with their centre pawns and the king's knight, put a bishop on the long diagonal, keep
 // their rooks' pawns home: which moves a position offers matters, and so which move of a gap came first.
-inline constexpr std::size_t kSquareTerms = 2 * 6 * 64;
+inline constexpr std::size_t kSquaresPerTable = 6 * 64;            // kind (pawn first) times square
+inline constexpr std::size_t kSquareTerms = 2 * kSquaresPerTable;  // the squares left, then reached
 using PolicySquares = std::array<float, kSquareTerms>;
 extern const PolicySquares kPolicySquares;
 // The two terms of `m` in `p` (the square its piece left, then the square it reached), or none for a

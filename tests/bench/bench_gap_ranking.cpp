@@ -256,13 +256,10 @@ double mean_log_likelihood(const std::vector<const GameRecord*>& games, const Mo
   return n ? ll / double(n) : 0.0;
 }
 
-// Writes the square tables as rules/gap_policy_squares.cpp holds them.
-void write_policy_squares(const std::string& path, const PolicySquares& t, std::size_t positions) {
+// Writes the square tables as rules/gap_policy_squares.cpp holds them; false if the file could not be.
+bool write_policy_squares(const std::string& path, const PolicySquares& t, std::size_t positions) {
   std::FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) {
-    std::fprintf(stderr, "cannot write %s\n", path.c_str());
-    return;
-  }
+  if (!f) return false;
   std::fprintf(f,
                "// SPDX-License-Identifier: GPL-3.0-or-later\n// Copyright (C) 2026 the eboardd authors\n"
                "// The policy's square tables (rules/gap_policy.hpp), written by `GAP_POLICY_FIT=1 "
@@ -278,12 +275,12 @@ void write_policy_squares(const std::string& path, const PolicySquares& t, std::
       for (std::size_t rank = 0; rank < 8; ++rank) {
         std::fprintf(f, "   ");
         for (std::size_t file = 0; file < 8; ++file)
-          std::fprintf(f, " %6.3ff,", double(t[table * 384 + kind * 64 + rank * 8 + file]));
+          std::fprintf(f, " %6.3ff,", double(t[table * kSquaresPerTable + kind * 64 + rank * 8 + file]));
         std::fprintf(f, "\n");
       }
     }
   std::fprintf(f, "};\n// clang-format on\n\n}  // namespace eboard::rules\n");
-  std::fclose(f);
+  return std::fclose(f) == 0;
 }
 
 void fit_policy(const std::vector<GameRecord>& standard, const std::vector<GameRecord>& chess960) {
@@ -369,8 +366,10 @@ void fit_policy(const std::vector<GameRecord>& standard, const std::vector<GameR
     std::printf("  %-16s %9.4f %9.4f\n", kMoveFeatureNames[k], double(fitted[k]),
                 double(kMoveFeatureWeights[k]));
   if (const char* out = std::getenv("GAP_POLICY_SQUARES_OUT")) {
-    write_policy_squares(out, fitted_squares, set.size());
-    std::printf("square tables written to %s\n", out);
+    if (write_policy_squares(out, fitted_squares, set.size()))
+      std::printf("square tables written to %s\n", out);
+    else
+      std::fprintf(stderr, "cannot write %s\n", out);
   }
   for (std::size_t parity : {0, 1}) {
     const auto games = games_of(standard, chess960, parity);
