@@ -36,6 +36,7 @@ enum GapFeature : std::size_t {
   kEscapes,              // pieces moved off a square a lesser enemy piece attacked, or attacked undefended
   kThreats,              // moves whose piece then attacks a greater or undefended enemy piece
   kUnlikely,             // minus the sequence's log-likelihood under the move policy (rules/gap_policy.hpp)
+  kKnownLine,            // positions of the sequence a known opening line reaches (GapEvidence::openings)
   kGapFeatureCount
 };
 

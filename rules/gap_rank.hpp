@@ -27,6 +27,8 @@
 // - the moves one by one: how likely people are to make each move of the sequence in the position it was made
 //   in, among that position's legal moves (rules/gap_policy.hpp, a model fitted on every position of the
 //   corpora's training games): the sequence's log-likelihood, in nats.
+// - known opening lines, when the caller has a book of them (rules/gap_openings.hpp): the positions of the
+//   sequence a line reaches.
 // - an outside judgement (an engine's), when the caller has one: a cost per sequence added as given.
 // The weights of the evidence of how people play were fitted on the corpora's games (gap_features.hpp).
 // Pure code: no time, no I/O. Ties keep the search's order.
@@ -43,6 +45,8 @@
 
 namespace eboard::rules {
 
+class OpeningLines;
+
 struct GapEvidence {
   // How far each side's clock went down during the gap (ms: the reading before it less the reading after),
   // when both readings are known.
@@ -57,6 +61,8 @@ struct GapEvidence {
   MoveContext before_gap;
   // Per sequence, optional: how well the scans seen during the gap fit it (higher is better; compared first).
   std::vector<int> seen;
+  // A book of opening lines, when the caller has one (rules/gap_openings.hpp): not owned.
+  const OpeningLines* openings = nullptr;
   // Per sequence, optional: an outside cost (an engine's judgement), in pawns.
   std::vector<double> outside_cost;
 };

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "rules/gap_hand.hpp"
+#include "rules/gap_openings.hpp"
 #include "rules/gap_pace.hpp"
 #include "rules/gap_search.hpp"
 #include "rules/movegen.hpp"
@@ -1819,6 +1820,7 @@ GapEvidence Reconstructor::gap_evidence(const ClockTimes& after) const {
         std::array<std::int64_t, 2>{before.white_ms - after.white_ms, before.black_ms - after.black_ms};
   e.increment_ms = learned_increment(game_.plies()).value_or(0);
   e.hand_at_loss = hand_at_loss_;
+  e.openings = opening_lines_in_use();
   // The last two moves before the gap, as moves the policy reads (not an illegal move that stood, a position
   // adopted or a drop).
   const auto& plies = game_.plies();

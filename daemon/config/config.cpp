@@ -294,7 +294,8 @@ Config build(const toml::table& root, const std::string& source) {
   if (const toml::node* n = root.get("gaps")) {
     if (!n->is_table()) fail(n->source(), "gaps must be a table [gaps]");
     const toml::table& g = *n->as_table();
-    check_keys(g, "gaps", {"ranker", "engine", "engine_nodes", "engine_timeout_ms", "hold_uncounted"});
+    check_keys(g, "gaps",
+               {"ranker", "engine", "engine_nodes", "engine_timeout_ms", "hold_uncounted", "openings"});
     if (auto s = get_string(g, "ranker", "gaps.")) {
       if (*s != "rules" && *s != "stockfish")
         fail(where_of(g, "ranker"), "unknown gaps.ranker '" + *s + "' (\"rules\" or \"stockfish\")" +
@@ -309,6 +310,12 @@ Config build(const toml::table& root, const std::string& source) {
     if (auto v = get_int(g, "engine_nodes", "gaps.", 1, 10'000'000)) c.gaps.engine_nodes = int(*v);
     if (auto v = get_int(g, "engine_timeout_ms", "gaps.", 100, 600'000)) c.gaps.engine_timeout_ms = int(*v);
     if (auto v = get_bool(g, "hold_uncounted", "gaps.")) c.gaps.hold_uncounted = *v;
+    if (auto s = get_string(g, "openings", "gaps.")) {
+      if (!s->empty() && (*s)[0] != '/')
+        fail(where_of(g, "openings"),
+             "gaps.openings must be an absolute path, or \"\" for none, not '" + *s + "'");
+      c.gaps.openings = *s;
+    }
   }
 
   if (const toml::node* n = root.get("discovery")) {

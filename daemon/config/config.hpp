@@ -208,6 +208,9 @@ struct MqttConfig {
   bool operator==(const MqttConfig&) const = default;
 };
 
+// The opening lines the gap ranking reads when [gaps] openings is not set: Debian's pgn-extract ECO file.
+inline constexpr const char* kDefaultOpenings = "/usr/share/pgn-extract/eco.pgn";
+
 // [gaps]: the order of a missed gap's candidates for the arbiter (issue 30). ranker = "rules" (the default):
 // the pure ranking (rules/gap_rank.hpp) only. "stockfish": the daemon also asks the UCI engine at `engine`
 // (Chess960 too; not with drops) for its judgement, off the event loop: the moves-missed alert goes out in
@@ -218,6 +221,11 @@ struct GapsConfig {
   std::string engine = "/usr/games/stockfish";
   int engine_nodes = 1000;       // searched per position
   int engine_timeout_ms = 5000;  // per gap; past it the engine is stopped and the rules' order stands
+  // A PGN file of opening lines (rules/gap_openings.hpp): the orders of a gap's moves that pass through
+  // positions a line reaches come first. Unset: Debian's pgn-extract ECO file when it is installed
+  // (kDefaultOpenings), else none. "": none. A path: that file, which must be read (else the daemon does not
+  // start).
+  std::optional<std::string> openings;
   // A gap of 4 plies or more on a clock without increment (whose presses do not count the moves), or shorter
   // with each side's time used over it fitting one move more, is told with its length open, and the board's
   // moves since are held back until the arbiter settles it: none goes out at a ply a detour (Bc1-e3-d2 for

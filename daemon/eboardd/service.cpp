@@ -34,6 +34,7 @@
 #include "daemon/outputs/round_results.hpp"
 #include "daemon/outputs/text_encoding.hpp"
 #include "daemon/web/assets.hpp"
+#include "rules/gap_openings.hpp"
 #include "rules/notation.hpp"
 
 namespace eboard::eboardd {
@@ -259,6 +260,7 @@ void Service::add_parts() {
   lifecycle_.add("round", [this] { return open_round(); });
   // Before any board: a game finished at start-up (recovered) is signed when its archive is written.
   lifecycle_.add("signing key", [this] { return load_signing_key(); });
+  lifecycle_.add("opening lines ([gaps] openings)", [this] { return load_opening_lines(); });
   lifecycle_.add(
       "gap judge", [this] { return start_gap_judge(); },
       [this] {
@@ -375,6 +377,34 @@ tl::expected<void, std::string> Service::load_signing_key() {
   signing_key_ = std::make_shared<const journal::SigningKey>(*key);
   spdlog::info("signing finished games' records with the key {} ({})",
                signing_key_->public_key().fingerprint(), (dir / "keys" / journal::PUBLIC_KEY_FILE).string());
+  return {};
+}
+
+tl::expected<void, std::string> Service::load_opening_lines() {
+  const std::optional<std::string>& given = config_.gaps.openings;
+  const std::string path = given.value_or(config::kDefaultOpenings);
+  if (path.empty()) {
+    rules::use_opening_lines(nullptr);
+    return {};
+  }
+  std::error_code ec;
+  if (!given && !fs::exists(path, ec)) {  // the default, not installed
+    spdlog::info(
+        "gaps.openings: {} is absent (Debian's pgn-extract): missed gaps ranked without opening lines", path);
+    rules::use_opening_lines(nullptr);
+    return {};
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in || in.bad()) return tl::unexpected("cannot read " + path);
+  auto lines = rules::OpeningLines::from_pgn(text.str());
+  if (!lines) return tl::unexpected(path + ": " + lines.error());
+  spdlog::info("gaps.openings: {} lines ({} positions) from {}{}", lines->lines(), lines->positions(), path,
+               lines->skipped()
+                   ? fmt::format(", {} games without moves or not replayed skipped", lines->skipped())
+                   : std::string());
+  rules::use_opening_lines(std::make_shared<const rules::OpeningLines>(std::move(*lines)));
   return {};
 }
 

@@ -147,6 +147,8 @@ class Service {
   // round.json read (or made from [event] round) and the finished games' directory.
   tl::expected<void, std::string> open_round();
   tl::expected<void, std::string> load_signing_key();
+  // [gaps] openings: the book the reconstructors rank missed gaps with (rules/gap_openings.hpp).
+  tl::expected<void, std::string> load_opening_lines();
   tl::expected<void, std::string> start_gap_judge();
   tl::expected<void, std::string> start_usb_watch();
   // The configured boards and matches recovered and started, the bus lines' discovery.

@@ -27,6 +27,8 @@
 // fits the ranking's weights (rules/gap_features.hpp) again instead, and prints them beside those in use;
 // GAP_POLICY_FIT=1 the move policy's (rules/gap_policy.hpp), its square tables written to the file
 // GAP_POLICY_SQUARES_OUT names (rules/gap_policy_squares.cpp's form).
+// The gaps are ranked with the opening lines the daemon reads by default (pgn-extract's ECO file, when
+// installed; rules/gap_openings.hpp), or those of the file GAP_OPENINGS names ("" for none).
 // Prints figures; exits non-zero only if the sequence played is missing from a complete candidate list.
 #include <algorithm>
 #include <chrono>
@@ -40,9 +42,11 @@
 #include <string>
 #include <vector>
 
+#include "daemon/config/config.hpp"
 #include "daemon/engine/gap_engine_ranker.hpp"
 #include "rules/gap_features.hpp"
 #include "rules/gap_hand.hpp"
+#include "rules/gap_openings.hpp"
 #include "rules/gap_policy.hpp"
 #include "rules/gap_rank.hpp"
 #include "rules/gap_search.hpp"
@@ -134,6 +138,7 @@ std::vector<Gap> gaps_of(const std::vector<GameRecord>& games, int plies, std::u
     }
     Gap gap{pos, {}, {}, {}, index};
     gap.evidence.before_gap = context_before(g, k);
+    gap.evidence.openings = opening_lines_in_use();
     std::array<std::optional<std::int64_t>, 2> after = clock;
     for (int i = k; i < k + plies; ++i) {
       after[pos.side_to_move()] = g.moves[std::size_t(i)].clock_ms;
@@ -651,6 +656,19 @@ int main(int argc, char** argv) {
       }
     return out;
   };
+  // The opening lines, as the daemon's [gaps] openings: before any gap is cut (Gap::evidence holds them).
+  const char* openings_env = std::getenv("GAP_OPENINGS");
+  const std::string openings = openings_env ? openings_env : config::kDefaultOpenings;
+  std::string openings_note = "none";
+  if (!openings.empty() && (openings_env || std::filesystem::exists(openings))) {
+    auto lines = OpeningLines::from_pgn(read_file(openings));
+    if (!lines) {
+      std::fprintf(stderr, "GAP_OPENINGS: %s: %s\n", openings.c_str(), lines.error().c_str());
+      return 2;
+    }
+    openings_note = std::to_string(lines->lines()) + " lines from " + openings;
+    use_opening_lines(std::make_shared<const OpeningLines>(std::move(*lines)));
+  }
   const auto standard =
       load(shared / "pgn" / "standard" / "shakmaty_lichess_db_2025-05_blitz_438games_clk.pgn");
   const auto chess960 = load(shared / "pgn" / "chess960" / "tcec_s20_frc3_final_50games.pgn");
@@ -676,6 +694,7 @@ int main(int argc, char** argv) {
       "gap ranking: where the sequence played stands in the moves-missed list (the alert shows 16)\n");
   std::printf("anchor: goal among the first three in 90 %% or more; `search order` is the list unranked\n\n");
   std::printf("games: %s\n", half.c_str());
+  std::printf("opening lines: %s\n", openings_note.c_str());
   std::unique_ptr<engine::GapEngineRanker> uci;
   if (const char* e = std::getenv("GAP_ENGINE"); e && *e) {
     engine::GapEngineSettings settings;

@@ -179,6 +179,12 @@ TEST(Config, GapRanker) {
   EXPECT_TRUE(parse_ok("[gaps]\nhold_uncounted = true\n").gaps.hold_uncounted);
   expect_error("[gaps]\nhold_uncounted = \"yes\"\n", 2, "gaps.hold_uncounted must be true or false");
   expect_error("[gaps]\nhold_uncountd = true\n", 2, "did you mean 'hold_uncounted'?");
+  // The opening lines: unset (pgn-extract's file when installed), "" for none, or an absolute path.
+  EXPECT_FALSE(none.gaps.openings);
+  EXPECT_EQ(parse_ok("[gaps]\nopenings = \"\"\n").gaps.openings, "");
+  EXPECT_EQ(parse_ok("[gaps]\nopenings = \"/srv/eco.pgn\"\n").gaps.openings, "/srv/eco.pgn");
+  expect_error("[gaps]\nopenings = \"eco.pgn\"\n", 2, "gaps.openings must be an absolute path");
+  expect_error("[gaps]\nopening = \"/srv/eco.pgn\"\n", 2, "did you mean 'openings'?");
 }
 
 TEST(Config, DiscoveryOfUsbBoards) {

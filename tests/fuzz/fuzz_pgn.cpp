@@ -1,18 +1,30 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
 // PGN and BPGN reader fuzzing. First byte: PGN (even) or BPGN (odd); the rest: the text. Every game that
-// reads and replays must write and read back to the same moves.
+// reads and replays must write and read back to the same moves; a PGN text read as opening lines
+// (rules/gap_openings.hpp) counts each game once, as a line or skipped.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
+#include "rules/gap_openings.hpp"
 #include "rules/pgn.hpp"
 
 using namespace eboard::rules;
 
 namespace {
 
+void check_openings(std::string_view text) {
+  std::size_t games = 0;
+  PgnReader count(text);
+  while (count.next() && games < 10000) ++games;
+  auto lines = OpeningLines::from_pgn(text);
+  if (lines && (lines->lines() == 0 || lines->lines() + lines->skipped() != games || lines->positions() == 0))
+    std::abort();
+}
+
 void check_pgn(std::string_view text) {
+  check_openings(text);
   PgnReader reader(text);
   for (int guard = 0; guard < 10000; ++guard) {
     auto game = reader.next();

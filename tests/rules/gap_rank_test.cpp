@@ -15,21 +15,9 @@
 
 using namespace eboard::rules;
 using eboard::rules::test::gap_to;
+using eboard::rules::test::line;
 using eboard::rules::test::move;
 using eboard::rules::test::play;
-
-namespace {
-
-std::string line(Position p, const std::vector<Move>& moves) {
-  std::string out;
-  for (Move m : moves) {
-    out += (out.empty() ? "" : " ") + to_uci(p, m);
-    p.do_move(m);
-  }
-  return out;
-}
-
-}  // namespace
 
 TEST(GapRank, ExchangeGainCountsTheExchangesThatFollow) {
   // 1.e4 f5: exf5 wins a pawn nothing retakes; 1.e4 d5: exd5 Qxd5, a pawn for a pawn.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
 // Moves typed as UCI in the ranking's tests: one move of a position, and the position after several (each
-// one that is not legal there a test failure), and the gap search's sequences to where several lead.
+// one that is not legal there a test failure), a sequence written back as UCI, and the gap search's
+// sequences to where several lead.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -29,6 +30,16 @@ inline Position play(Position p, const std::vector<std::string>& uci) {
     p.do_move(*m);
   }
   return p;
+}
+
+// A sequence of moves from `p` as UCI, separated by spaces.
+inline std::string line(Position p, const std::vector<Move>& moves) {
+  std::string out;
+  for (Move m : moves) {
+    out += (out.empty() ? "" : " ") + to_uci(p, m);
+    p.do_move(m);
+  }
+  return out;
 }
 
 // The gap search's sequences from `from` to the board `played` (UCI) leads to, as long as it.
