@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ctime>
 #include <future>
+#include <numeric>
 
 #include <spdlog/spdlog.h>
 
@@ -483,9 +484,16 @@ std::optional<http::Response> control_action(BoardRuntime& b, const std::string&
         return control_error(400, "\"candidate\" must be a candidate's number (1, 2, …), not " + n.dump());
       c.value = std::to_string(n.get<long long>());
       answer["candidate"] = n;
-      // Shown in an engine's order, which no replay knows: journaled as the moves of the candidate shown
-      // as that number (a replay settles them alike).
+      // Journaled as the moves of the candidate shown as that number, not the number: the order is the
+      // ranking's (its weights, the opening lines in use) or an engine's, neither of which a replay by
+      // another start of the daemon need share; the moves it settles alike.
       const std::vector<std::size_t>* order = b.engine_order();
+      std::vector<std::size_t> ranked;
+      if (!order && b.reconstructor() && b.reconstructor()->missed_gap()) {
+        ranked.resize(b.reconstructor()->missed_gap()->candidates.size());
+        std::iota(ranked.begin(), ranked.end(), std::size_t(0));
+        order = &ranked;
+      }
       if (order && n.get<std::size_t>() <= order->size())
         c.value = shown_candidate_moves(*b.reconstructor(), *order, n.get<std::size_t>());
     } else {
