@@ -24,6 +24,7 @@
 #include "daemon/eboardd/demo.hpp"
 #include "daemon/eboardd/lifecycle.hpp"
 #include "daemon/eboardd/notify.hpp"
+#include "daemon/eboardd/opening_book.hpp"
 #include "daemon/eboardd/service.hpp"
 #include "daemon/io/time_base.hpp"
 #include "daemon/session/board_protocol.hpp"
@@ -257,6 +258,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (cli.check) {
+    // The files the start reads beside the configuration, refused here as the start would refuse them.
+    auto book = eboardd::read_opening_book(cfg->gaps);
+    if (!book) {
+      spdlog::critical("gaps.openings: {}", book.error());
+      return 2;
+    }
     std::printf("%s: OK: state_dir %s, listen %s, %zu board(s), %zu match(es)%s\n", cfg->source.c_str(),
                 cfg->state_dir.c_str(), cfg->http.listen.c_str(), cfg->boards.size(), cfg->matches.size(),
                 cfg->discovery.usb ? ", USB discovery on" : "");
@@ -264,6 +271,7 @@ int main(int argc, char** argv) {
       std::printf("  board %s: %s on %s%s, rules %s\n", b.id.c_str(), b.protocol.c_str(), b.device().c_str(),
                   b.serial.empty() ? "" : " (or the tty of that USB serial number)",
                   cfg->profile_of(b.id).c_str());
+    std::printf("  opening lines (gap ranking): %s\n", book->said.c_str());
     return 0;
   }
 

@@ -25,6 +25,7 @@
 #include "daemon/eboardd/bus_source.hpp"
 #include "daemon/eboardd/clock_control.hpp"
 #include "daemon/eboardd/control.hpp"
+#include "daemon/eboardd/opening_book.hpp"
 #include "daemon/eboardd/serial_source.hpp"
 #include "daemon/eboardd/woodless_source.hpp"
 #include "daemon/outputs/async_file.hpp"
@@ -34,7 +35,6 @@
 #include "daemon/outputs/round_results.hpp"
 #include "daemon/outputs/text_encoding.hpp"
 #include "daemon/web/assets.hpp"
-#include "rules/gap_openings.hpp"
 #include "rules/notation.hpp"
 
 namespace eboard::eboardd {
@@ -381,30 +381,10 @@ tl::expected<void, std::string> Service::load_signing_key() {
 }
 
 tl::expected<void, std::string> Service::load_opening_lines() {
-  const std::optional<std::string>& given = config_.gaps.openings;
-  const std::string path = given.value_or(config::kDefaultOpenings);
-  if (path.empty()) {
-    rules::use_opening_lines(nullptr);
-    return {};
-  }
-  std::error_code ec;
-  if (!given && !fs::exists(path, ec)) {  // the default, not installed
-    spdlog::info(
-        "gaps.openings: {} is absent (Debian's pgn-extract): missed gaps ranked without opening lines", path);
-    rules::use_opening_lines(nullptr);
-    return {};
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in || in.bad()) return tl::unexpected("cannot read " + path);
-  auto lines = rules::OpeningLines::from_pgn(text.str());
-  if (!lines) return tl::unexpected(path + ": " + lines.error());
-  spdlog::info("gaps.openings: {} lines ({} positions) from {}{}", lines->lines(), lines->positions(), path,
-               lines->skipped()
-                   ? fmt::format(", {} games without moves or not replayed skipped", lines->skipped())
-                   : std::string());
-  rules::use_opening_lines(std::make_shared<const rules::OpeningLines>(std::move(*lines)));
+  auto book = read_opening_book(config_.gaps);
+  if (!book) return tl::unexpected(book.error());
+  spdlog::info("gaps.openings: {}", book->said);
+  rules::use_opening_lines(std::move(book->lines));
   return {};
 }
 

@@ -6,6 +6,8 @@
   lock    one daemon per state_dir even when eboardd.lock is deleted under the first; the refusal names its PID
   listen  --listen gets the exposure check of the file's [http] listen, with or without --config
   reload  SIGHUP with a file naming no board is refused; a new http.token applies at once
+  openings  [gaps] openings: a book that cannot be read, or holds no line, is refused by --check-config (the
+          unit's check before its start) and by the start alike, naming the file; "" and a good book are taken
 
 Usage: hygiene_test.py CASE EBOARDD. Every wait is bounded; the logs are printed when a case fails."""
 import json
@@ -216,9 +218,40 @@ def case_reload(h, exe):
     h.check(d.stop() == 0, "eboardd did not stop cleanly")
 
 
+def case_openings(h, exe):
+    state = os.path.join(h.dir, "state")
+    book = write(os.path.join(h.dir, "book.pgn"), '[Event "lines"]\n\n1. d4 Nf6 2. Nf3 d5 *\n\n[Event "x"]\n\n1. e5 *\n')
+    empty = write(os.path.join(h.dir, "empty.pgn"), "not a game\n")
+    def config(name, openings):
+        return write(os.path.join(h.dir, f"{name}.toml"),
+                     f'state_dir = "{state}"\n\n[http]\nlisten = "127.0.0.1:0"\n\n[gaps]\nopenings = "{openings}"\n')
+
+    for name, openings, words in (("missing", os.path.join(h.dir, "absent.pgn"), "cannot read"),
+                                  ("directory", h.dir, "cannot read"),
+                                  ("no-line", empty, "no opening line")):
+        path = config(name, openings)
+        r = subprocess.run([exe, "--config", path, "--check-config"], capture_output=True, text=True, timeout=30)
+        h.check(r.returncode == 2 and words in r.stderr and openings in r.stderr and "OK" not in r.stdout,
+                f"--check-config with openings = {openings!r}: exit {r.returncode}, {r.stdout!r} {r.stderr!r}")
+        run = Eboardd(h, exe, path, f"openings-{name}")
+        code = run.wait_exit(15)
+        h.check(code not in (0, None) and words in run.text() and openings in run.text(),
+                f"eboardd with openings = {openings!r}: exit {code} (None: it ran), {run.text()[-1500:]}")
+    r = subprocess.run([exe, "--config", config("none", ""), "--check-config"], capture_output=True, text=True,
+                       timeout=30)
+    h.check(r.returncode == 0 and "opening lines (gap ranking): none" in r.stdout, f"openings = \"\": {r!r}")
+    r = subprocess.run([exe, "--config", config("book", book), "--check-config"], capture_output=True, text=True,
+                       timeout=30)
+    h.check(r.returncode == 0 and f"1 lines (4 positions) from {book}, 1 games" in r.stdout,
+            f"openings = a book of one line and one game that does not replay: {r!r}")
+    d = Eboardd(h, exe, config("book", book), "openings-book").wait_listening(state)
+    h.check("gaps.openings: 1 lines (4 positions)" in d.text(), f"the start's log: {d.text()[-1500:]}")
+    h.check(d.stop() == 0, "eboardd did not stop cleanly")
+
+
 def main():
     case, exe = sys.argv[1], sys.argv[2]
-    cases = {"lock": case_lock, "listen": case_listen, "reload": case_reload}
+    cases = {"lock": case_lock, "listen": case_listen, "reload": case_reload, "openings": case_openings}
     with Harness(f"hygiene-{case}") as h:
         try:
             cases[case](h, exe)
