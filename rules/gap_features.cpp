@@ -40,9 +40,10 @@ const std::array<const char*, kGapFeatureCount> kGapFeatureNames = {"answers",
 // and without the hand at the loss), rounded. kClockShort is not fitted: the candidates of one gap have one
 // length, so it never orders them; it keeps its pawn a second. kUnlikely came last, at a pawn a nat: fitted
 // with it, the weights moved the held-out figures by less than half a point (GAP_FIT), so the others were
-// kept as they were. kKnownLine, a pawn a position on a known line (pgn-extract's ECO lines): the held-out
-// and training halves' figures moved alike with it from a third of a pawn to two (bench_gap_ranking), a
-// pawn the best of those on both.
+// kept as they were. kKnownLine, a pawn a position on a known line, with pgn-extract's ECO lines
+// (bench_gap_ranking, held-out half, among the first three between two moves, standard): none 88.6 %, a
+// third of a pawn 88.8 %, one, two and four 89.1 %, eight 89.0 %; on the training half one pawn moves it
+// from 88.5 to 88.7 %.
 const GapFeatures kGapFeatureWeights = {
     -0.78,   // kAnswers
     -0.56,   // kDefences

@@ -2,7 +2,10 @@
 // Copyright (C) 2026 the eboardd authors
 #include "rules/gap_openings.hpp"
 
+#include <atomic>
+#include <mutex>
 #include <utility>
+#include <vector>
 
 #include "rules/pgn.hpp"
 
@@ -31,14 +34,22 @@ tl::expected<OpeningLines, std::string> OpeningLines::from_pgn(std::string_view 
 }
 
 namespace {
-std::shared_ptr<const OpeningLines>& in_use() {
-  static std::shared_ptr<const OpeningLines> lines;
-  return lines;
+// Every book set is kept (a daemon sets one; tests a few), so that a pointer handed out stays valid while
+// another start sets the next; the one in use is read without a lock from any thread.
+std::mutex kept_mutex;
+std::vector<std::shared_ptr<const OpeningLines>>& kept() {
+  static std::vector<std::shared_ptr<const OpeningLines>> books;
+  return books;
 }
+std::atomic<const OpeningLines*> in_use{nullptr};
 }  // namespace
 
-void use_opening_lines(std::shared_ptr<const OpeningLines> lines) { in_use() = std::move(lines); }
+void use_opening_lines(std::shared_ptr<const OpeningLines> lines) {
+  const std::lock_guard<std::mutex> lock(kept_mutex);
+  in_use.store(lines.get(), std::memory_order_release);
+  if (lines) kept().push_back(std::move(lines));
+}
 
-const OpeningLines* opening_lines_in_use() { return in_use().get(); }
+const OpeningLines* opening_lines_in_use() { return in_use.load(std::memory_order_acquire); }
 
 }  // namespace eboard::rules

@@ -38,8 +38,10 @@ class OpeningLines {
   std::size_t skipped_ = 0;
 };
 
-// The lines the daemon's reconstructors rank with (Reconstructor's GapEvidence::openings): set once at
-// start-up, before any board opens ([gaps] openings), none by default. Shared, never changed once set.
+// The lines the daemon's reconstructors rank with (Reconstructor's GapEvidence::openings; games without
+// drops only), none by default: set at start-up ([gaps] openings, read on a thread of its own, so a gap
+// ranked before it is read goes without). Any thread may read it; a book set stays valid to the process's
+// end.
 void use_opening_lines(std::shared_ptr<const OpeningLines> lines);
 const OpeningLines* opening_lines_in_use();
 

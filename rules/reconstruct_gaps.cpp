@@ -1820,7 +1820,8 @@ GapEvidence Reconstructor::gap_evidence(const ClockTimes& after) const {
         std::array<std::int64_t, 2>{before.white_ms - after.white_ms, before.black_ms - after.black_ms};
   e.increment_ms = learned_increment(game_.plies()).value_or(0);
   e.hand_at_loss = hand_at_loss_;
-  e.openings = opening_lines_in_use();
+  // Lines of chess: not read in a game with drops, whose orders they were not measured on.
+  if (!has_drops(game_.position().variant())) e.openings = opening_lines_in_use();
   // The last two moves before the gap, as moves the policy reads (not an illegal move that stood, a position
   // adopted or a drop).
   const auto& plies = game_.plies();

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -147,7 +148,8 @@ class Service {
   // round.json read (or made from [event] round) and the finished games' directory.
   tl::expected<void, std::string> open_round();
   tl::expected<void, std::string> load_signing_key();
-  // [gaps] openings: the book the reconstructors rank missed gaps with (rules/gap_openings.hpp).
+  // [gaps] openings: the book the reconstructors rank missed gaps with (rules/gap_openings.hpp), checked
+  // readable here (else the start stops) and read on opening_reader_.
   tl::expected<void, std::string> load_opening_lines();
   tl::expected<void, std::string> start_gap_judge();
   tl::expected<void, std::string> start_usb_watch();
@@ -280,6 +282,7 @@ class Service {
   config::Config config_;
   ServiceOptions options_;
   std::unique_ptr<GapJudge> gap_judge_;  // [gaps] ranker = "stockfish"; from start() to stop()
+  std::thread opening_reader_;           // [gaps] openings read beside the start; joined at stop()
   Tickets tickets_;
   std::unique_ptr<http::Server> http_;
   std::optional<boost::asio::ip::tcp::endpoint> endpoint_;
