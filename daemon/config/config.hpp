@@ -223,8 +223,8 @@ struct GapsConfig {
   int engine_timeout_ms = 5000;  // per gap; past it the engine is stopped and the rules' order stands
   // A PGN file of opening lines (rules/gap_openings.hpp): the orders of a gap's moves that pass through
   // positions a line reaches come first. Unset: Debian's pgn-extract ECO file when it is installed
-  // (kDefaultOpenings), else none. "": none. A path: that file, which must be read (else the daemon does not
-  // start).
+  // (kDefaultOpenings), else none. "": none. A path: that file (one that cannot be read stops the start; one
+  // without a line is told in the log, and the ranking goes without).
   std::optional<std::string> openings;
   // A gap of 4 plies or more on a clock without increment (whose presses do not count the moves), or shorter
   // with each side's time used over it fitting one move more, is told with its length open, and the board's

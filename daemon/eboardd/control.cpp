@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <ctime>
 #include <future>
-#include <numeric>
 
 #include <spdlog/spdlog.h>
 
@@ -117,13 +116,12 @@ json missed_gap_json(const Reconstructor& rec, const std::vector<std::size_t>* o
   return out;
 }
 
-// Candidate `number` (1-based) of the missed gap as `order` shows it, as UCI moves separated by spaces.
-std::string shown_candidate_moves(const Reconstructor& rec, const std::vector<std::size_t>& order,
-                                  std::size_t number) {
+// The missed gap's candidate at `index` (of its list in the rules' order), as UCI moves separated by spaces.
+std::string candidate_moves(const Reconstructor& rec, std::size_t index) {
   const auto& gap = *rec.missed_gap();
   Position p = rec.game().position_at(std::max(0, gap.first_ply - 1));
   std::string text;
-  for (Move m : gap.candidates[order[number - 1]]) {
+  for (Move m : gap.candidates[index]) {
     text += (text.empty() ? "" : " ") + to_uci(p, m);
     p.do_move(m);
   }
@@ -488,14 +486,11 @@ std::optional<http::Response> control_action(BoardRuntime& b, const std::string&
       // ranking's (its weights, the opening lines in use) or an engine's, neither of which a replay by
       // another start of the daemon need share; the moves it settles alike.
       const std::vector<std::size_t>* order = b.engine_order();
-      std::vector<std::size_t> ranked;
-      if (!order && b.reconstructor() && b.reconstructor()->missed_gap()) {
-        ranked.resize(b.reconstructor()->missed_gap()->candidates.size());
-        std::iota(ranked.begin(), ranked.end(), std::size_t(0));
-        order = &ranked;
-      }
-      if (order && n.get<std::size_t>() <= order->size())
-        c.value = shown_candidate_moves(*b.reconstructor(), *order, n.get<std::size_t>());
+      const std::size_t shown = n.get<std::size_t>();
+      const rules::Reconstructor* rec = b.reconstructor();
+      if (order ? shown <= order->size()
+                : rec && rec->missed_gap() && shown <= rec->missed_gap()->candidates.size())
+        c.value = candidate_moves(*rec, order ? (*order)[shown - 1] : shown - 1);
     } else {
       const json& m = body["moves"];
       std::string text = m.is_string() ? m.get<std::string>() : "";
