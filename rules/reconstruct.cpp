@@ -556,6 +556,21 @@ void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
     // the board one rook's move from the position before them, the rook in White's hand at the loss).
     const PendingPress gap_end{t, clock_.times(r), ~game_.position().side_to_move(), board_changes_};
     if (counted_return(gap_end)) recover_counted_return(t, gap_end, false);
+  } else if (last && last->present && last->running && r.running && has_drops(game_.position().variant()) &&
+             clock_.seats() == TurnClock::Seats::Confirmed && clock_.last_read_ms() < gaps_.back_at() &&
+             gaps_.suspected() && !wait_.pending() && !gaps_.held() && !gaps_.dump_deferred() &&
+             ran_while_down(*last, r) && !hand_at_work_at(physical_)) {
+    // A bughouse reconnect's reading, the lever as it was before the link went down, and the side whose
+    // clock stood then has used time since: its clock ran meanwhile, so each side pressed at least once, the
+    // last press by the side whose clock stands now. That press is the gap's end, searched at once as a
+    // lever change's would be (a restart between 4...Nc6 set down and its press, then 5.Nf3 pressed: read as
+    // no press, every later move of the match was completed a press late and the last one never, and the
+    // partner's drops judged against captures told late). Not in chess: there the next press tells (one
+    // moves-missed, the moves played among its candidates); taken as the gap's end, the reading cut Chess960
+    // detours with the next move shown short (sim_gap_recovery_test, held gaps) and missed hands at work.
+    const ClockSide pressed = r.lever_up == ClockSide::Left ? ClockSide::Right : ClockSide::Left;
+    const PendingPress gap_end{t, clock_.times(r), clock_.player_at(pressed), board_changes_, true};
+    recover_gap(t, &gap_end);
   }
   // A flag that has just fallen (6.9): the player on that side loses, unless the opponent cannot mate.
   bool left_fell = r.left_flag && !(last && last->left_flag);
@@ -567,6 +582,18 @@ void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
     emit(t, ResultEvent{o.result, o.reason});
   }
   clock_.finish(r);
+}
+
+bool Reconstructor::hand_at_work_at(const std::array<Piece, 64>& board) const {
+  return dump_lacks_the_movers_pieces(board) != 0 || victim_in_the_hand(board) || castling_under_way(board) ||
+         castling_king_in_hand(board);
+}
+
+bool Reconstructor::ran_while_down(const ClockReading& before, const ClockReading& now) {
+  // The side whose clock stood before (its lever down) reads less now: its clock ran in between.
+  const bool left_stood = before.lever_up == ClockSide::Right;
+  return before.lever_up == now.lever_up &&
+         (left_stood ? now.left_ms < before.left_ms : now.right_ms < before.right_ms);
 }
 
 void Reconstructor::guess_seats(const ClockReading& r, std::int64_t t) {

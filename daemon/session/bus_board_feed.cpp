@@ -54,9 +54,12 @@ void BusBoardFeed::log(LogLevel level, const std::string& text) const {
     attached_->handlers.on_log(level, "board " + attached_->config.board_id + ": " + text);
 }
 
-// `link_t`: the time reconstruction is told at, once the board was known to answer (a DeviceLink input,
-// journaled as a serial board's link changes are): a board out of sight is not judged on what it last
-// showed. Its return is told before the records of its silence, so it is timed before them.
+// `link_t`: the time reconstruction is told at (a DeviceLink input, journaled as a serial board's link
+// changes are): a board out of sight is not judged on what it last showed. Its return is told before the
+// records of its silence, so it is timed before them. Its first answer is a return too, as a serial
+// board's first connect is: a game recovered from the journal went on while no daemon read the board (a
+// restart), and the first dump may show moves and presses made meanwhile. A board that has not answered
+// yet was never in sight: nothing is told of it.
 void BusBoardFeed::set_online(std::int64_t t, bool online, const std::string& reason,
                               std::optional<std::int64_t> link_t) {
   if (online_ == online) return;
@@ -65,7 +68,7 @@ void BusBoardFeed::set_online(std::int64_t t, bool online, const std::string& re
   log(online ? LogLevel::info : LogLevel::warning, reason);
   if (!attached_) return;
   if (attached_->handlers.on_link) attached_->handlers.on_link(t, online, reason);
-  if (!was_known || !attached_) return;
+  if ((!was_known && !online) || !attached_) return;
   deliver(rules::SensorEvent{std::max(link_t.value_or(t), attached_->reached()), rules::DeviceLink{online}});
 }
 

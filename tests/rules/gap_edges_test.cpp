@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -1239,6 +1240,87 @@ TEST(ReconnectReturn, WithoutAnIncrementAReturnReadsAsAPressWithoutAMove) {
   const auto moves = of_type<MoveEvent>(out);
   ASSERT_EQ(moves.size(), 1u);
   EXPECT_EQ(moves[0].ply, 11);
+}
+
+// A restart between a move and its press (daemon_bus_match_test, board B of a bughouse match, under ASan):
+// 4...Nc6 set down and told provisional, eboardd stopped, then Black pressed and White played 5.Nf3 and
+// pressed while nobody read the board. Read again, the board shows both moves and the lever is as it was,
+// but White's time has gone down since: both sides pressed. In bughouse both plies are the game's at that
+// reading, and the next press is the next move's (read as no press, every later move of the match was
+// completed a press late and the last one never). In chess the next press tells: 5...Qd5 joins the gap,
+// one moves-missed whose candidates hold the moves played, nothing told at a wrong ply. The same with the
+// cable pulled (a DeviceLink{false} first), and with 4...Nc6 not set down before the loss.
+std::vector<Event> away_between_a_move_and_its_press(
+    const std::function<std::vector<Event>(const SensorEvent&)>& feed,
+    const std::function<std::vector<Event>(std::int64_t)>& advance, Variant v, bool set_down, bool pulled) {
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  std::vector<std::string> all{"e2e4", "e7e6", "d2d4", "d7d5", "b1c3", "d5e4"};
+  take(feed({0, BoardSnapshot{after(all, v).board()}}));
+  take(feed({10, clock(ClockSide::Left, 237'000, 236'000)}));
+  take(feed({100, PieceLifted{parse_square("e4")}}));  // 4.Nxe4, pressed: the seats known
+  take(feed({200, PieceLifted{parse_square("c3")}}));
+  take(feed({300, PiecePlaced{parse_square("e4"), W_KNIGHT}}));
+  take(feed({400, clock(ClockSide::Right, 235'000, 236'000)}));
+  if (set_down) {
+    take(feed({600, PieceLifted{parse_square("b8")}}));
+    take(feed({900, PiecePlaced{parse_square("c6"), B_KNIGHT}}));
+  }
+  if (pulled) take(feed({1'000, DeviceLink{false}}));
+  take(advance(2'000));
+  for (const char* m : {"c3e4", "b8c6", "g1f3"}) all.push_back(m);
+  take(feed({3'000, DeviceLink{true}}));
+  take(feed({3'170, BoardSnapshot{after(all, v).board()}}));
+  take(feed({3'200, clock(ClockSide::Right, 233'000, 235'000)}));  // the lever as it was; White's time used
+  take(feed({3'230, PieceLifted{parse_square("d8")}}));
+  take(feed({3'240, PiecePlaced{parse_square("d6"), B_QUEEN}}));
+  take(feed({3'430, PieceLifted{parse_square("d6")}}));
+  take(feed({3'450, PiecePlaced{parse_square("d5"), B_QUEEN}}));
+  take(feed({3'900, clock(ClockSide::Left, 233'000, 234'000)}));  // 5...Qd5 pressed
+  take(advance(10'000));
+  return out;
+}
+
+TEST(RestartDump, BothSidesPressedWhileAwayWithTheLeverAsItWasTellTheMovesAtTheReading) {
+  const std::vector<std::string> played{"e2e4", "e7e6", "d2d4", "d7d5", "b1c3", "d5e4"};
+  for (bool set_down : {true, false})
+    for (bool pulled : {false, true}) {
+      SCOPED_TRACE(std::string(set_down ? "4...Nc6 set down before" : "4...Nc6 not set down") +
+                   (pulled ? ", the cable pulled" : ""));
+      Game bughouse(Position::start(Variant::Bughouse));
+      for (const auto& m : played) bughouse.play(*parse_uci(bughouse.position(), m));
+      Match match{MatchConfig{}, bughouse, Game(Position::start(Variant::Bughouse))};
+      const std::vector<Event> out = away_between_a_move_and_its_press(
+          [&](const SensorEvent& e) { return match.on_sensor(0, e); },
+          [&](std::int64_t t) { return match.advance(t); }, Variant::Bughouse, set_down, pulled);
+      for (const auto& a : of_type<AlertEvent>(out)) ADD_FAILURE() << a.code << ": " << a.detail;
+      std::vector<std::pair<std::string, std::int64_t>> moves;
+      for (const auto& e : out)
+        if (const auto* m = std::get_if<MoveEvent>(&e.what)) moves.emplace_back(m->uci, e.t_ms);
+      const std::vector<std::pair<std::string, std::int64_t>> want{
+          {"c3e4", 400}, {"b8c6", 3'200}, {"g1f3", 3'200}, {"d8d5", 3'900}};
+      EXPECT_EQ(moves, want);
+      EXPECT_EQ(match.board(0).game().ply_count(), 10);
+    }
+}
+
+TEST(RestartDump, InChessBothSidesPressedWhileAwayAreToldByTheNextPressWithTheMovesPlayed) {
+  ReconstructConfig cfg;
+  cfg.profile = *profile_by_name("fide-standard");
+  cfg.reread_board = true;
+  Reconstructor r(cfg, game_after({"e2e4", "e7e6", "d2d4", "d7d5", "b1c3", "d5e4"}));
+  const std::vector<Event> out = away_between_a_move_and_its_press(
+      [&](const SensorEvent& e) { return r.on_sensor(e); }, [&](std::int64_t t) { return r.advance(t); },
+      Variant::Chess, true, false);
+  const auto alerts = of_type<AlertEvent>(out);
+  ASSERT_EQ(alerts.size(), 1u);
+  EXPECT_EQ(alerts[0].code, "moves-missed");
+  EXPECT_EQ(field(alerts[0], "first_ply"), "8");
+  EXPECT_NE(field(alerts[0], "candidates").find(R"(["b8c6","g1f3","d8d5"])"), std::string::npos)
+      << field(alerts[0], "candidates");
+  const auto moves = of_type<MoveEvent>(out);
+  ASSERT_EQ(moves.size(), 1u);  // 4.Nxe4 only: nothing of the gap told as a live move
+  EXPECT_EQ(moves[0].uci, "c3e4");
 }
 
 }  // namespace
