@@ -11,8 +11,7 @@
 namespace eboard::eboardd {
 
 tl::expected<std::string, std::string> opening_book_path(const config::GapsConfig& gaps) {
-  // Unset: none. (Read beside the start, a book would rank a journal's replay otherwise than the live
-  // game it replays: daemon_journal_rotation_test's restarts; opt-in until the replay waits for it.)
+  // Unset: none (opt-in: config::kDefaultOpenings is the file suggested).
   const std::string path = gaps.openings.value_or("");
   if (path.empty()) return path;
   std::error_code ec;

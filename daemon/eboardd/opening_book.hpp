@@ -20,16 +20,15 @@ struct OpeningBook {
   std::string said;  // what was read, for the log and --check-config ("2014 lines (4037 positions) from ...")
 };
 
-// The file `gaps` names, checked readable: unset, config::kDefaultOpenings when that file exists, else none
-// (""); "" none; a path, that file. An error for a file named (or the default, present) that cannot be read.
+// The file `gaps` names, checked readable: unset or "", none (""); a path, that file. An error for a file
+// named (or the default, present) that cannot be read.
 tl::expected<std::string, std::string> opening_book_path(const config::GapsConfig& gaps);
 
 // The book at `path` (opening_book_path's; "" none). An error for a file that cannot be read or holds no
 // line.
 tl::expected<OpeningBook, std::string> read_opening_book(const std::string& path);
 
-// Both: what --check-config refuses, as a start would (a start reads the file on a thread of its own: a book
-// without a line is then told in its log, and the ranking goes without).
+// Both: what the start and --check-config read, and refuse alike.
 tl::expected<OpeningBook, std::string> read_opening_book(const config::GapsConfig& gaps);
 
 }  // namespace eboard::eboardd

@@ -242,7 +242,6 @@ void Service::release(const std::string& line) {
 
 Service::~Service() {
   stop();
-  if (opening_reader_.joinable()) opening_reader_.join();  // (a start stopped before its part was)
   // Released last: the boards' destructors (after this body) may still write their last files.
   if (lock_fd_ >= 0) ::close(lock_fd_);
   if (dir_fd_ >= 0) ::close(dir_fd_);
@@ -261,11 +260,8 @@ void Service::add_parts() {
   lifecycle_.add("round", [this] { return open_round(); });
   // Before any board: a game finished at start-up (recovered) is signed when its archive is written.
   lifecycle_.add("signing key", [this] { return load_signing_key(); });
-  lifecycle_.add(
-      "opening lines ([gaps] openings)", [this] { return load_opening_lines(); },
-      [this] {
-        if (opening_reader_.joinable()) opening_reader_.join();
-      });
+  // Before any board: a journal's replay ranks its missed gaps with the book the live game had.
+  lifecycle_.add("opening lines ([gaps] openings)", [this] { return load_opening_lines(); });
   lifecycle_.add(
       "gap judge", [this] { return start_gap_judge(); },
       [this] {
@@ -386,23 +382,10 @@ tl::expected<void, std::string> Service::load_signing_key() {
 }
 
 tl::expected<void, std::string> Service::load_opening_lines() {
-  auto path = opening_book_path(config_.gaps);
-  if (!path) return tl::unexpected(path.error());
-  rules::use_opening_lines(nullptr);
-  if (path->empty()) {
-    spdlog::info("gaps.openings: {}", read_opening_book(config_.gaps).value_or(OpeningBook{}).said);
-    return {};
-  }
-  // Read beside the start (tens of milliseconds, more on a slow machine): the boards are read meanwhile.
-  opening_reader_ = std::thread([file = *path] {
-    auto book = read_opening_book(file);
-    if (!book) {
-      spdlog::error("gaps.openings: {}: missed gaps ranked without opening lines", book.error());
-      return;
-    }
-    spdlog::info("gaps.openings: {}", book->said);
-    rules::use_opening_lines(std::move(book->lines));
-  });
+  auto book = read_opening_book(config_.gaps);
+  if (!book) return tl::unexpected("gaps.openings: " + book.error());
+  spdlog::info("gaps.openings: {}", book->said);
+  rules::use_opening_lines(std::move(book->lines));
   return {};
 }
 

@@ -148,8 +148,9 @@ class Service {
   // round.json read (or made from [event] round) and the finished games' directory.
   tl::expected<void, std::string> open_round();
   tl::expected<void, std::string> load_signing_key();
-  // [gaps] openings: the book the reconstructors rank missed gaps with (rules/gap_openings.hpp), checked
-  // readable here (else the start stops) and read on opening_reader_.
+  // [gaps] openings: the book the reconstructors rank missed gaps with (rules/gap_openings.hpp), read here
+  // (a book that cannot be read, or holds no line, stops the start), before the boards replay their
+  // journals.
   tl::expected<void, std::string> load_opening_lines();
   tl::expected<void, std::string> start_gap_judge();
   tl::expected<void, std::string> start_usb_watch();
@@ -282,7 +283,6 @@ class Service {
   config::Config config_;
   ServiceOptions options_;
   std::unique_ptr<GapJudge> gap_judge_;  // [gaps] ranker = "stockfish"; from start() to stop()
-  std::thread opening_reader_;           // [gaps] openings read beside the start; joined at stop()
   Tickets tickets_;
   std::unique_ptr<http::Server> http_;
   std::optional<boost::asio::ip::tcp::endpoint> endpoint_;
