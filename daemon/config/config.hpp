@@ -208,7 +208,7 @@ struct MqttConfig {
   bool operator==(const MqttConfig&) const = default;
 };
 
-// Debian's pgn-extract ECO file: the opening lines suggested for [gaps] openings (and bench_gap_ranking's).
+// The opening lines the gap ranking reads when [gaps] openings is not set: Debian's pgn-extract ECO file.
 inline constexpr const char* kDefaultOpenings = "/usr/share/pgn-extract/eco.pgn";
 
 // [gaps]: the order of a missed gap's candidates for the arbiter (issue 30). ranker = "rules" (the default):
@@ -222,9 +222,9 @@ struct GapsConfig {
   int engine_nodes = 1000;       // searched per position
   int engine_timeout_ms = 5000;  // per gap; past it the engine is stopped and the rules' order stands
   // A PGN file of opening lines (rules/gap_openings.hpp): the orders of a gap's moves that pass through
-  // positions a line reaches come first. Unset or "": none (kDefaultOpenings is the file to name). A path:
-  // that file (one that cannot be read stops the start; one without a line is told in the log, and the
-  // ranking goes without).
+  // positions a line reaches come first. Unset: Debian's pgn-extract ECO file when it is installed
+  // (kDefaultOpenings), else none. "": none. A path: that file (one that cannot be read, or holds no line,
+  // stops the start). Read before the boards replay their journals.
   std::optional<std::string> openings;
   // A gap of 4 plies or more on a clock without increment (whose presses do not count the moves), or shorter
   // with each side's time used over it fitting one move more, is told with its length open, and the board's

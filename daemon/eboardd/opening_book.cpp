@@ -11,10 +11,10 @@
 namespace eboard::eboardd {
 
 tl::expected<std::string, std::string> opening_book_path(const config::GapsConfig& gaps) {
-  // Unset: none (opt-in: config::kDefaultOpenings is the file suggested).
-  const std::string path = gaps.openings.value_or("");
+  const std::string path = gaps.openings.value_or(config::kDefaultOpenings);
   if (path.empty()) return path;
   std::error_code ec;
+  if (!gaps.openings && !std::filesystem::exists(path, ec)) return std::string();
   if (std::filesystem::is_directory(path, ec) || !std::ifstream(path, std::ios::binary))
     return tl::unexpected("cannot read " + path);
   return path;
@@ -40,7 +40,9 @@ tl::expected<OpeningBook, std::string> read_opening_book(const config::GapsConfi
   auto path = opening_book_path(gaps);
   if (!path) return tl::unexpected(path.error());
   if (path->empty())
-    return OpeningBook{nullptr, "none ([gaps] openings, e.g. " + std::string(config::kDefaultOpenings) + ")"};
+    return OpeningBook{nullptr, gaps.openings ? "none ([gaps] openings = \"\")"
+                                              : "none: " + std::string(config::kDefaultOpenings) +
+                                                    " is absent (Debian's pgn-extract)"};
   return read_opening_book(*path);
 }
 

@@ -20,7 +20,8 @@ struct OpeningBook {
   std::string said;  // what was read, for the log and --check-config ("2014 lines (4037 positions) from ...")
 };
 
-// The file `gaps` names, checked readable: unset or "", none (""); a path, that file. An error for a file
+// The file `gaps` names, checked readable: unset, config::kDefaultOpenings when that file exists, else none
+// (""); "" none; a path, that file. An error for a file
 // named (or the default, present) that cannot be read.
 tl::expected<std::string, std::string> opening_book_path(const config::GapsConfig& gaps);
 
