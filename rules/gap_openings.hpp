@@ -39,9 +39,8 @@ class OpeningLines {
 };
 
 // The lines the daemon's reconstructors rank with (Reconstructor's GapEvidence::openings; games without
-// drops only), none by default: set at start-up ([gaps] openings, read on a thread of its own, so a gap
-// ranked before it is read goes without). Any thread may read it; a book set stays valid to the process's
-// end.
+// drops only), none until set: at start-up, before any board replays its journal ([gaps] openings). Any
+// thread may read it; a book set stays valid to the process's end (a test process starts several daemons).
 void use_opening_lines(std::shared_ptr<const OpeningLines> lines);
 const OpeningLines* opening_lines_in_use();
 

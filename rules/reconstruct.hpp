@@ -862,15 +862,15 @@ class Reconstructor {
   // with his move shown there is not the one played. The gap is told again so (its stories within the
   // bound, or past it) and his move after it; true when it was.
   bool press_refutes_the_open_tail(const PendingPress& press);
-  // A press read with the reconnect's reading, or before it (the lever moved while the board was out of
-  // sight): by the stream's order, not by time alone. A loaded daemon reads the dump, the hand's next
-  // changes and his press in one read, stamped alike: a press read after changes to the dump is the hand's
-  // (its move set down since), not the reading's.
   // The lever as it was at `before` and the side whose clock stood then reading less at `now`: both sides
   // pressed in between.
   static bool ran_while_down(const ClockReading& before, const ClockReading& now);
   // `board` may show a hand at work: a piece of the mover's or its victim missing, a castling half made.
   bool hand_at_work_at(const std::array<Piece, 64>& board) const;
+  // A press read with the reconnect's reading, or before it (the lever moved while the board was out of
+  // sight): by the stream's order, not by time alone. A loaded daemon reads the dump, the hand's next
+  // changes and his press in one read, stamped alike: a press read after changes to the dump is the hand's
+  // (its move set down since), not the reading's.
   bool press_at_the_reading(const PendingPress& press) const {
     return press.t_ms <= gaps_.suspected_at() && press.board_changes <= gaps_.suspected_change();
   }

@@ -10,22 +10,17 @@
 
 namespace eboard::eboardd {
 
-tl::expected<std::string, std::string> opening_book_path(const config::GapsConfig& gaps) {
+tl::expected<OpeningBook, std::string> read_opening_book(const config::GapsConfig& gaps) {
   const std::string path = gaps.openings.value_or(config::kDefaultOpenings);
-  if (path.empty()) return path;
+  if (path.empty()) return OpeningBook{nullptr, "none ([gaps] openings = \"\")"};
   std::error_code ec;
-  if (!gaps.openings && !std::filesystem::exists(path, ec)) return std::string();
-  if (std::filesystem::is_directory(path, ec) || !std::ifstream(path, std::ios::binary))
-    return tl::unexpected("cannot read " + path);
-  return path;
-}
-
-tl::expected<OpeningBook, std::string> read_opening_book(const std::string& path) {
-  if (path.empty()) return OpeningBook{nullptr, "none"};
+  if (!gaps.openings && !std::filesystem::exists(path, ec))
+    return OpeningBook{nullptr, "none: " + path + " is absent (Debian's pgn-extract)"};
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
-  if (!in || in.bad()) return tl::unexpected("cannot read " + path);
+  if (!in || in.bad() || std::filesystem::is_directory(path, ec))
+    return tl::unexpected("cannot read " + path);
   auto lines = rules::OpeningLines::from_pgn(text.str());
   if (!lines) return tl::unexpected(path + ": " + lines.error());
   OpeningBook book;
@@ -34,16 +29,6 @@ tl::expected<OpeningBook, std::string> read_opening_book(const std::string& path
     book.said += fmt::format(", {} games not read, not replayed or without moves", lines->skipped());
   book.lines = std::make_shared<const rules::OpeningLines>(std::move(*lines));
   return book;
-}
-
-tl::expected<OpeningBook, std::string> read_opening_book(const config::GapsConfig& gaps) {
-  auto path = opening_book_path(gaps);
-  if (!path) return tl::unexpected(path.error());
-  if (path->empty())
-    return OpeningBook{nullptr, gaps.openings ? "none ([gaps] openings = \"\")"
-                                              : "none: " + std::string(config::kDefaultOpenings) +
-                                                    " is absent (Debian's pgn-extract)"};
-  return read_opening_book(*path);
 }
 
 }  // namespace eboard::eboardd

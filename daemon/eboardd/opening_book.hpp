@@ -20,16 +20,9 @@ struct OpeningBook {
   std::string said;  // what was read, for the log and --check-config ("2014 lines (4037 positions) from ...")
 };
 
-// The file `gaps` names, checked readable: unset, config::kDefaultOpenings when that file exists, else none
-// (""); "" none; a path, that file. An error for a file
-// named (or the default, present) that cannot be read.
-tl::expected<std::string, std::string> opening_book_path(const config::GapsConfig& gaps);
-
-// The book at `path` (opening_book_path's; "" none). An error for a file that cannot be read or holds no
-// line.
-tl::expected<OpeningBook, std::string> read_opening_book(const std::string& path);
-
-// Both: what the start and --check-config read, and refuse alike.
+// The book `gaps` names: unset, config::kDefaultOpenings when that file exists, else none; "" none; a path,
+// that file. An error (the start stops, --check-config refuses it) for a file named that cannot be read or
+// holds no line, and for the default file present but unreadable.
 tl::expected<OpeningBook, std::string> read_opening_book(const config::GapsConfig& gaps);
 
 }  // namespace eboard::eboardd
