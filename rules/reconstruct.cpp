@@ -559,7 +559,7 @@ void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
   } else if (last && last->present && last->running && r.running && has_drops(game_.position().variant()) &&
              clock_.seats() == TurnClock::Seats::Confirmed && clock_.last_read_ms() < gaps_.back_at() &&
              gaps_.suspected() && !wait_.pending() && !gaps_.held() && !gaps_.dump_deferred() &&
-             ran_while_down(*last, r) && !hand_at_work_at(physical_)) {
+             ran_while_down(*last, r)) {
     // A bughouse reconnect's reading, the lever as it was before the link went down, and the side whose
     // clock stood then has used time since: its clock ran meanwhile, so each side pressed at least once, the
     // last press by the side whose clock stands now. That press is the gap's end, searched at once as a
@@ -568,9 +568,29 @@ void Reconstructor::on_clock(const ClockReading& r, std::int64_t t) {
     // partner's drops judged against captures told late). Not in chess: there the next press tells (one
     // moves-missed, the moves played among its candidates); taken as the gap's end, the reading cut Chess960
     // detours with the next move shown short (sim_gap_recovery_test, held gaps) and missed hands at work.
+    // The board that press completed is the dump as read: a loaded daemon reads the dump, the next mover's
+    // hand on it (5...Qd6 set down) and this reading in one read, stamped alike, and searched as it stands
+    // the board tells two stories, each with the other's move shown (daemon_bus_match_test under ASan).
+    const std::optional<std::array<Piece, 64>>& dump = gaps_.read_unsettled();
+    const std::array<Piece, 64> read = dump ? *dump : physical_;
     const ClockSide pressed = r.lever_up == ClockSide::Left ? ClockSide::Right : ClockSide::Left;
     const PendingPress gap_end{t, clock_.times(r), clock_.player_at(pressed), board_changes_, true};
-    recover_gap(t, &gap_end);
+    if (!hand_at_work_at(read)) {
+      const GapTracker::SearchState before = gaps_.search_state();
+      if (read == physical_ || !recover_gap_on(t, &gap_end, read, false)) {
+        if (read != physical_) gaps_.restore(before);
+        recover_gap(t, &gap_end);
+      }
+    } else if (read == physical_) {
+      // The dump read with the next mover's piece in his hand (its square emptied in the dump's change):
+      // put back, the board is the gap's end when one story alone reaches it; else the next press tells.
+      const HandRestored held = with_hand_put_back();
+      if (held.known && held.hand == ~gap_end.presser && !hand_at_work_at(held.board)) {
+        const GapFound probe = search_gap_to(&gap_end, held.board, false, std::nullopt, kGapPlies);
+        if (probe.explains() && probe.result.sequences.size() == 1 && !probe.unpressed_too)
+          recover_gap_on(t, &gap_end, held.board, false);
+      }
+    }
   }
   // A flag that has just fallen (6.9): the player on that side loses, unless the opponent cannot mate.
   bool left_fell = r.left_flag && !(last && last->left_flag);

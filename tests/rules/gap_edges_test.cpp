@@ -1249,10 +1249,34 @@ TEST(ReconnectReturn, WithoutAnIncrementAReturnReadsAsAPressWithoutAMove) {
 // reading, and the next press is the next move's (read as no press, every later move of the match was
 // completed a press late and the last one never). In chess the next press tells: 5...Qd5 joins the gap,
 // one moves-missed listing the moves played first, nothing told at a wrong ply. The same with the
-// cable pulled (a DeviceLink{false} first), and with 4...Nc6 not set down before the loss.
+// cable pulled (a DeviceLink{false} first), with 4...Nc6 not set down before the loss, and with the reading
+// read in the same read as Black's hand on the dump (a loaded daemon reads them stamped alike): the reading's
+// press completed the board as the dump showed it, and the queen's move is the next one.
+enum class ReadingComes {
+  BeforeTheHand,          // the dump, the reading, then 5...Qd6 set down
+  AfterQd6SetDown,        // the dump, 5...Qd6 set down, the reading, all stamped alike
+  WithTheQueenInTheAir,   // the dump, the queen lifted, the reading, all stamped alike; Qd6 set down after
+  QueenInTheAirAtTheDump  // the dump without the queen (lifted before it), the reading, Qd6 set down after
+};
+
+const char* name_of(ReadingComes comes) {
+  switch (comes) {
+    case ReadingComes::BeforeTheHand:
+      return "the reading before Black's hand";
+    case ReadingComes::AfterQd6SetDown:
+      return "the reading after Qd6 set down";
+    case ReadingComes::WithTheQueenInTheAir:
+      return "the reading with the queen in the air";
+    case ReadingComes::QueenInTheAirAtTheDump:
+      return "the queen in the air at the dump";
+  }
+  return "";
+}
+
 std::vector<Event> away_between_a_move_and_its_press(
     const std::function<std::vector<Event>(const SensorEvent&)>& feed,
-    const std::function<std::vector<Event>(std::int64_t)>& advance, Variant v, bool set_down, bool pulled) {
+    const std::function<std::vector<Event>(std::int64_t)>& advance, Variant v, bool set_down, bool pulled,
+    ReadingComes comes = ReadingComes::BeforeTheHand) {
   std::vector<Event> out;
   auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
   std::vector<std::string> all{"e2e4", "e7e6", "d2d4", "d7d5", "b1c3", "d5e4"};
@@ -1270,10 +1294,19 @@ std::vector<Event> away_between_a_move_and_its_press(
   take(advance(2'000));
   for (const char* m : {"c3e4", "b8c6", "g1f3"}) all.push_back(m);
   take(feed({3'000, DeviceLink{true}}));
-  take(feed({3'170, BoardSnapshot{after(all, v).board()}}));
-  take(feed({3'200, clock(ClockSide::Right, 233'000, 235'000)}));  // the lever as it was; White's time used
-  take(feed({3'230, PieceLifted{parse_square("d8")}}));
-  take(feed({3'240, PiecePlaced{parse_square("d6"), B_QUEEN}}));
+  std::array<Piece, 64> dump = after(all, v).board();
+  if (comes == ReadingComes::QueenInTheAirAtTheDump) dump[parse_square("d8")] = NO_PIECE;
+  take(feed({3'170, BoardSnapshot{dump}}));
+  // The lever as it was; White's time used.
+  const auto reading = [&](std::int64_t t) { take(feed({t, clock(ClockSide::Right, 233'000, 235'000)})); };
+  const bool late = comes == ReadingComes::AfterQd6SetDown || comes == ReadingComes::WithTheQueenInTheAir;
+  if (!late) reading(3'200);
+  if (comes != ReadingComes::QueenInTheAirAtTheDump)
+    take(feed({late ? 3'170 : 3'230, PieceLifted{parse_square("d8")}}));
+  if (comes == ReadingComes::WithTheQueenInTheAir) reading(3'170);
+  take(feed({late ? (comes == ReadingComes::AfterQd6SetDown ? 3'170 : 3'240) : 3'240,
+             PiecePlaced{parse_square("d6"), B_QUEEN}}));
+  if (comes == ReadingComes::AfterQd6SetDown) reading(3'170);
   take(feed({3'430, PieceLifted{parse_square("d6")}}));
   take(feed({3'450, PiecePlaced{parse_square("d5"), B_QUEEN}}));
   take(feed({3'900, clock(ClockSide::Left, 233'000, 234'000)}));  // 5...Qd5 pressed
@@ -1284,24 +1317,29 @@ std::vector<Event> away_between_a_move_and_its_press(
 TEST(RestartDump, BothSidesPressedWhileAwayWithTheLeverAsItWasTellTheMovesAtTheReading) {
   const std::vector<std::string> played{"e2e4", "e7e6", "d2d4", "d7d5", "b1c3", "d5e4"};
   for (bool set_down : {true, false})
-    for (bool pulled : {false, true}) {
-      SCOPED_TRACE(std::string(set_down ? "4...Nc6 set down before" : "4...Nc6 not set down") +
-                   (pulled ? ", the cable pulled" : ""));
-      Game bughouse(Position::start(Variant::Bughouse));
-      for (const auto& m : played) bughouse.play(*parse_uci(bughouse.position(), m));
-      Match match{MatchConfig{}, bughouse, Game(Position::start(Variant::Bughouse))};
-      const std::vector<Event> out = away_between_a_move_and_its_press(
-          [&](const SensorEvent& e) { return match.on_sensor(0, e); },
-          [&](std::int64_t t) { return match.advance(t); }, Variant::Bughouse, set_down, pulled);
-      for (const auto& a : of_type<AlertEvent>(out)) ADD_FAILURE() << a.code << ": " << a.detail;
-      std::vector<std::pair<std::string, std::int64_t>> moves;
-      for (const auto& e : out)
-        if (const auto* m = std::get_if<MoveEvent>(&e.what)) moves.emplace_back(m->uci, e.t_ms);
-      const std::vector<std::pair<std::string, std::int64_t>> want{
-          {"c3e4", 400}, {"b8c6", 3'200}, {"g1f3", 3'200}, {"d8d5", 3'900}};
-      EXPECT_EQ(moves, want);
-      EXPECT_EQ(match.board(0).game().ply_count(), 10);
-    }
+    for (bool pulled : {false, true})
+      for (ReadingComes comes : {ReadingComes::BeforeTheHand, ReadingComes::AfterQd6SetDown,
+                                 ReadingComes::WithTheQueenInTheAir, ReadingComes::QueenInTheAirAtTheDump}) {
+        SCOPED_TRACE(std::string(set_down ? "4...Nc6 set down before" : "4...Nc6 not set down") +
+                     (pulled ? ", the cable pulled, " : ", ") + name_of(comes));
+        Game bughouse(Position::start(Variant::Bughouse));
+        for (const auto& m : played) bughouse.play(*parse_uci(bughouse.position(), m));
+        Match match{MatchConfig{}, bughouse, Game(Position::start(Variant::Bughouse))};
+        const std::vector<Event> out = away_between_a_move_and_its_press(
+            [&](const SensorEvent& e) { return match.on_sensor(0, e); },
+            [&](std::int64_t t) { return match.advance(t); }, Variant::Bughouse, set_down, pulled, comes);
+        for (const auto& a : of_type<AlertEvent>(out)) ADD_FAILURE() << a.code << ": " << a.detail;
+        std::vector<std::pair<std::string, std::int64_t>> moves;
+        for (const auto& e : out)
+          if (const auto* m = std::get_if<MoveEvent>(&e.what)) moves.emplace_back(m->uci, e.t_ms);
+        const bool late =
+            comes == ReadingComes::AfterQd6SetDown || comes == ReadingComes::WithTheQueenInTheAir;
+        const std::int64_t at = late ? 3'170 : 3'200;
+        const std::vector<std::pair<std::string, std::int64_t>> want{
+            {"c3e4", 400}, {"b8c6", at}, {"g1f3", at}, {"d8d5", 3'900}};
+        EXPECT_EQ(moves, want);
+        EXPECT_EQ(match.board(0).game().ply_count(), 10);
+      }
 }
 
 TEST(RestartDump, InChessBothSidesPressedWhileAwayAreToldByTheNextPressWithTheMovesPlayed) {
