@@ -626,6 +626,10 @@ void Service::add_board(const config::BoardConfig& b) {
   }
   failed_.erase(b.id);
   rt->attach(std::move(source));
+  // A gap still waiting for the arbiter when the daemon stopped is ranked by the engine again: the list he
+  // saw keeps its order and its numbers (the journal knows only the rules' order).
+  if (gap_judge_ && rt->reconstructor() && rt->reconstructor()->missed_gap())
+    judge_missed_gap(*gap_judge_, *rt);
   boards_.push_back(std::move(rt));
 }
 

@@ -106,6 +106,10 @@ class Daemon {
       for (const auto& e : events) sources_.at(board)->feed(e);
     });
   }
+  // Runs `board`'s timers due up to `t_ms` (the deadlines a live board's timer would have fired).
+  void advance(const std::string& board, std::int64_t t_ms) {
+    on_io([&] { sources_.at(board)->run_timers_until(t_ms); });
+  }
   // Waits until `board` has published what it journaled (its syncs done on the syncer threads: seconds on
   // a disk loaded by other builds).
   void settle(const std::string& board) {
@@ -1341,6 +1345,64 @@ TEST(Control, AdjournKeepsTheSealedMoveSecretResumePlaysItAndBothSurviveARestart
     Daemon d(cfg, {}, dir);  // and the resumption too
     EXPECT_EQ(d.plies("A"), 5);
     EXPECT_TRUE(board_status(d.port(), "A")["control"]["adjourned"].is_null());
+  }
+  fs::remove_all(dir);
+}
+
+// A gap waiting for the arbiter when the daemon stops is ranked by the engine again once it is back: the list
+// the arbiter read keeps its order, and `recover N` the numbers he read (the journal replays the rules'
+// order only).
+TEST(Control, AGapWaitingAtARestartIsShownInTheEnginesOrderAgain) {
+  const char* engine = "/usr/games/stockfish";
+  if (::access(engine, X_OK) != 0) GTEST_SKIP() << engine << " is not installed";
+  const fs::path dir = fs::temp_directory_path() / ("eboard-gap-order-test-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string cfg =
+      base_config("token = \"test-token-123\"\n",
+                  std::string("[gaps]\nranker = \"stockfish\"\nengine = \"") + engine + "\"\n");
+  // Followed in the start position, White's clock running; the link lost, and back with the board four plies
+  // on (1.e4 e5 2.Nf3 Nc6, which four orders reach), White's clock running again.
+  auto after = [](std::initializer_list<const char*> ucis) {
+    rules::Position p = rules::Position::start(rules::Variant::Chess);
+    for (const char* m : ucis) p.do_move(*rules::parse_uci(p, m));
+    return p.board();
+  };
+  const std::vector<rules::SensorEvent> gap{
+      {T0, rules::BoardSnapshot{rules::Position::start(rules::Variant::Chess).board()}},
+      {T0 + 10, rules::ClockReading{300'000, 300'000, true, rules::ClockSide::Left}},
+      {T0 + 2'000, rules::DeviceLink{false}},
+      {T0 + 30'000, rules::DeviceLink{true}},
+      {T0 + 30'000, rules::BoardSnapshot{after({"e2e4", "e7e5", "g1f3", "b8c6"})}},
+      {T0 + 30'010, rules::ClockReading{286'000, 288'000, true, rules::ClockSide::Left}}};
+  const auto engines_order = [](Daemon& d) {
+    json shown;
+    eventually(
+        [&] {
+          shown = board_status(d.port(), "A")["control"]["missed_gap"];
+          return shown.is_object() && shown["ranked_by"] == "engine";
+        },
+        kWait, 10ms);
+    return shown;
+  };
+  json before;
+  {
+    Daemon d(cfg, {}, dir);
+    d.feed("A", gap);
+    d.advance("A", T0 + 40'000);
+    before = engines_order(d);
+    ASSERT_EQ(before["ranked_by"], "engine") << before.dump();
+    ASSERT_GE(before["candidates"].size(), 2u) << before.dump();
+  }
+  {
+    Daemon d(cfg, {}, dir);  // a restart: the gap comes back from the journal, in the rules' order first
+    const json again = engines_order(d);
+    EXPECT_EQ(again, before);
+    // The number read before the restart settles the gap with the moves it listed.
+    Reply r = post(d.port(), "/control/A/recover", R"({"candidate": 1})");
+    ASSERT_EQ(r.status, 200) << r.body;
+    const std::vector<std::string> played =
+        d.on_io([&] { return test_support::move_ucis(d.service().board("A")->game()); });
+    EXPECT_EQ(json(played), before["candidates"][0]["uci"]);
   }
   fs::remove_all(dir);
 }
