@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <map>
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/post.hpp>
@@ -258,6 +259,7 @@ tl::expected<void, std::string> BoardRuntime::open() {
   journal::Recovery& r = *recovery_;
   ledger_ = std::move(r.ledger);
   last_t_ = std::max(last_t_, r.last_t);
+  published_gap_ = r.published_gap;
   note_published_in(scan);
   if (!r.header) {
     journal::HeaderEntry h{1, id_, now_ms()};
@@ -1117,6 +1119,53 @@ const std::vector<std::size_t>* BoardRuntime::engine_order() const {
   if (gap.first_ply != engine_order_->first_ply || gap.candidates != engine_order_->candidates)
     return nullptr;
   return &engine_order_->order;
+}
+
+const std::vector<std::size_t>* BoardRuntime::published_order() const {
+  const Reconstructor* rec = reconstructor();
+  if (!published_gap_ || !rec || !rec->missed_gap()) return nullptr;
+  const auto& gap = *rec->missed_gap();
+  if (gap.first_ply != published_gap_->first_ply) return nullptr;
+  if (!published_order_ || published_order_->first_ply != gap.first_ply ||
+      published_order_->candidates != gap.candidates) {
+    // Each candidate published found in the gap's list as it is ranked now, in the order published; those
+    // the alert did not list after them, as ranked now. A candidate published that the list lacks: another
+    // gap, its order not kept.
+    std::map<std::vector<std::string>, std::size_t> index;
+    const Position before = rec->game().position_at(std::max(0, gap.first_ply - 1));
+    for (std::size_t i = 0; i < gap.candidates.size(); ++i) {
+      Position p = before;
+      std::vector<std::string> ucis;
+      for (Move m : gap.candidates[i]) {
+        ucis.push_back(to_uci(p, m));
+        p.do_move(m);
+      }
+      index.emplace(std::move(ucis), i);
+    }
+    std::vector<std::size_t> order;
+    std::vector<bool> placed(gap.candidates.size(), false);
+    for (const auto& seq : published_gap_->candidates) {
+      const auto at = index.find(seq);
+      if (at == index.end() || placed[at->second]) {
+        order.clear();
+        break;
+      }
+      placed[at->second] = true;
+      order.push_back(at->second);
+    }
+    if (!order.empty())
+      for (std::size_t i = 0; i < gap.candidates.size(); ++i)
+        if (!placed[i]) order.push_back(i);
+    bool kept = false;
+    for (std::size_t i = 0; i < order.size() && !kept; ++i) kept = order[i] != i;
+    published_order_ = EngineOrder{gap.first_ply, gap.candidates, kept ? order : std::vector<std::size_t>{}};
+  }
+  return published_order_->order.empty() ? nullptr : &published_order_->order;
+}
+
+const std::vector<std::size_t>* BoardRuntime::shown_order() const {
+  const std::vector<std::size_t>* engine = engine_order();
+  return engine ? engine : published_order();
 }
 
 const std::vector<double>* BoardRuntime::gap_shares() const {

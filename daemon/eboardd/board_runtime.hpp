@@ -604,6 +604,13 @@ class BoardRuntime : public BoardSink {
   void set_engine_order(int first_ply, std::vector<std::vector<rules::Move>> candidates,
                         std::vector<std::size_t> order);
   const std::vector<std::size_t>* engine_order() const;
+  // The order the last moves-missed alert published before a restart listed the missed gap's candidates in,
+  // where the replay ranks them otherwise (another book, newer weights): the candidates it listed first, in
+  // its order, then the rest; null when the gap waiting is not that alert's, or is ranked alike.
+  const std::vector<std::size_t>* published_order() const;
+  // The order the candidates are shown and numbered in: the engine's, else the one published, else null
+  // (the rules' order as ranked now).
+  const std::vector<std::size_t>* shown_order() const;
   // The share of each of the missed gap's candidates (rules/gap_share.hpp; in the candidates' order),
   // weighed once per gap, at the first call; null while no gap waits or where its candidates have none
   // (lengths that differ).
@@ -616,6 +623,8 @@ class BoardRuntime : public BoardSink {
     std::vector<std::size_t> order;
   };
   std::optional<EngineOrder> engine_order_;
+  std::optional<journal::PublishedGap> published_gap_;  // the journal's last moves-missed alert
+  mutable std::optional<EngineOrder> published_order_;  // published_order()'s, for the gap it was made for
   struct GapShares {
     int first_ply = 0;
     std::vector<std::vector<rules::Move>> candidates;

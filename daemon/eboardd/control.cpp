@@ -67,11 +67,12 @@ json adjournment_json(const Reconstructor::Adjournment& a) {
 
 // A gap waiting for the arbiter (moves-missed): its plies and candidates, the likeliest first, numbered
 // from 1 as `recover` takes them, each in UCI (as in the alert) and SAN: the first as many as the alert
-// lists, and candidates_total (recover takes any number up to it, or the moves typed). With `order` (an
-// engine's, BoardRuntime::engine_order) the candidates are shown, and numbered, in that order; ranked_by
-// says which ("rules" or "engine"). In the rules' order, with `shares` (BoardRuntime::gap_shares), each
-// listed candidate has its share (0 to 1, how sure the ranking is of it) and listed_share is theirs together.
-json missed_gap_json(const Reconstructor& rec, const std::vector<std::size_t>* order,
+// lists, and candidates_total (recover takes any number up to it, or the moves typed). With `order`
+// (BoardRuntime::shown_order: an engine's, `by_engine`, or the one the alert published before a restart) the
+// candidates are shown, and numbered, in that order; ranked_by says whose ("rules" or "engine"). In the
+// rules' order as ranked now, with `shares` (BoardRuntime::gap_shares), each listed candidate has its share
+// (0 to 1, how sure the ranking is of it) and listed_share is theirs together.
+json missed_gap_json(const Reconstructor& rec, const std::vector<std::size_t>* order, bool by_engine,
                      const std::vector<double>* shares) {
   const auto& gap = *rec.missed_gap();
   // Longer than the search reaches: no candidates, no last ply; recover takes the moves typed.
@@ -105,7 +106,7 @@ json missed_gap_json(const Reconstructor& rec, const std::vector<std::size_t>* o
   json out = {{"first_ply", gap.first_ply},
               {"candidates", candidates},
               {"candidates_total", gap.candidates.size()},
-              {"ranked_by", order ? "engine" : "rules"}};
+              {"ranked_by", order && by_engine ? "engine" : "rules"}};
   if (weighed) out["listed_share"] = std::round(listed * 1000) / 1000;
   // (A gap its clock did not count: the candidates' last ply, and longer stories may be the one played.)
   if (gap.holds_moves()) out["length_unknown"] = true;
@@ -485,7 +486,7 @@ std::optional<http::Response> control_action(BoardRuntime& b, const std::string&
       // Journaled as the moves of the candidate shown as that number, not the number: the order is the
       // ranking's (its weights, the opening lines in use) or an engine's, neither of which a replay by
       // another start of the daemon need share; the moves it settles alike.
-      const std::vector<std::size_t>* order = b.engine_order();
+      const std::vector<std::size_t>* order = b.shown_order();
       const std::size_t shown = n.get<std::size_t>();
       const rules::Reconstructor* rec = b.reconstructor();
       if (order ? shown <= order->size()
@@ -629,7 +630,8 @@ void add_control_status(json& status, const std::vector<std::unique_ptr<BoardRun
     const Reconstructor* rec = b.reconstructor();
     if (rec && rec->adjournment()) control["adjourned"] = adjournment_json(*rec->adjournment());
     if (rec && rec->missed_gap())
-      control["missed_gap"] = missed_gap_json(*rec, b.engine_order(), b.gap_shares());
+      control["missed_gap"] =
+          missed_gap_json(*rec, b.shown_order(), b.engine_order() != nullptr, b.gap_shares());
     // The last gap recovered as its one story where a longer one may be the one played: `recover` with the
     // moves typed still corrects it (Reconstructor::uncertain_recovery).
     if (rec && !rec->missed_gap() && rec->uncertain_recovery())

@@ -66,6 +66,27 @@ bool is_daemon_note(std::string_view event_json) {
   return j.is_object() && j.value("type", "") == "alert" && j.value("code", "").rfind("journal-", 0) == 0;
 }
 
+std::optional<PublishedGap> read_published_gap(std::string_view event_json) {
+  if (event_json.find("\"moves-missed\"") == std::string_view::npos) return std::nullopt;
+  const auto j = nlohmann::json::parse(event_json, nullptr, false);
+  if (!j.is_object() || j.value("type", "") != "alert" || j.value("code", "") != "moves-missed")
+    return std::nullopt;
+  const auto first = j.find("first_ply");
+  if (first == j.end() || !first->is_number_integer()) return std::nullopt;
+  PublishedGap gap{first->get<int>(), {}};
+  const auto list = j.find("candidates");
+  if (list != j.end() && list->is_array())
+    for (const auto& seq : *list) {
+      if (!seq.is_array()) return std::nullopt;
+      std::vector<std::string>& moves = gap.candidates.emplace_back();
+      for (const auto& m : seq) {
+        if (!m.is_string()) return std::nullopt;
+        moves.push_back(m.get<std::string>());
+      }
+    }
+  return gap;
+}
+
 Recovery recover(const JournalScan& scan, const std::string& board_id) {
   Recovery r(board_id);
   r.torn = scan.problem;
@@ -86,6 +107,7 @@ Recovery recover(const JournalScan& scan, const std::string& board_id) {
       continue;
     }
     if (is_daemon_note(rec.body)) continue;  // published by the daemon, not derived from the board
+    if (auto gap = read_published_gap(rec.body)) r.published_gap = std::move(*gap);
     // An event from a timer whose advance was not journaled: it fired before the next sensor event, and
     // advancing to that event's time fires what it would have fired first anyway.
     if (!loop.has_pending(0) && next_sensor_t[index]) loop.take(r.machine.advance(*next_sensor_t[index]));

@@ -20,6 +20,15 @@
 
 namespace eboard::journal {
 
+// The last moves-missed alert a journal says was published: the gap's first ply and the candidates it
+// listed (UCI), likeliest first as published; none for a gap told past the search's bound.
+struct PublishedGap {
+  int first_ply = 0;
+  std::vector<std::vector<std::string>> candidates;
+};
+// A journaled event line's moves-missed alert, if it is one.
+std::optional<PublishedGap> read_published_gap(std::string_view event_json);
+
 struct Recovery {
   GameMachine machine;
   Ledger ledger;
@@ -37,6 +46,9 @@ struct Recovery {
   // The replay disagreed with the journaled events (or lacked some): the machine continues the game as
   // published (its holes filled from the replay where the two agree).
   bool continue_from_published = false;
+  // The last moves-missed alert published: a gap still waiting after the replay keeps the order the arbiter
+  // read, though the replay ranks it otherwise (another book, newer weights: BoardRuntime::shown_order).
+  std::optional<PublishedGap> published_gap;
   bool damaged = false;  // the scan skipped damaged records
   std::string torn;      // the scan's problem (a torn tail, damage), if any
   std::int64_t last_t = 0;

@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Copyright (C) 2026 the eboardd authors
-"""A candidate settled by its number stays the moves the arbiter chose when the journal is replayed by a
+"""A daemon started again with a gap waiting shows its candidates in the order the arbiter read, and a
+candidate settled by its number stays the moves the arbiter chose when the journal is replayed, both by a
 daemon that ranks the gap otherwise (issue 30: the ranking reads `[gaps] openings`, which may change between
 two starts), on a DGT board and DGT 3000 written from DGT's description (dgt3000_board.py).
 
 The clock is set to 5:00 each (no increment) and started on White's side; the hands play 1.e4 e5, each
 pressed. eboardd is killed (kill -9); while it is down the hands play 2.Nf3 Nf6 3.Nc3 Nc6, each pressed: four
-orders of those moves reach the board. With a book whose line is 2.Nf3 Nf6 3.Nc3 Nc6 the order played is
-listed first; with one whose line is 2.Nc3 Nc6 3.Nf3 Nf6 that order is, and the one played further down. The
-arbiter settles the gap by the played order's number under the second book (`eboardctl recover A N`); the
-daemon is started again with the first: the journal replays to the moves chosen (none derived otherwise), not
-to what that number lists now, and 4.d4 follows them.
+orders of those moves reach the board. With a book whose line is 2.Nc3 Nc6 3.Nf3 Nf6 that order is listed
+first, the one played further down; with one whose line is 2.Nf3 Nf6 3.Nc3 Nc6 the order played is. Told
+under the first book, the gap is shown in the same order after a restart under the second (the published
+alert's), and the arbiter settles it by the played order's number as he read it (`eboardctl recover A N`);
+started again under the second book, whose list has another order at that number, the journal replays to
+the moves chosen (none derived otherwise), and 4.d4 follows them.
 
 usage: dgt3000_candidate_replayed_test.py EBOARDD EBOARDCTL SHARED_DIR
 """
@@ -34,7 +36,7 @@ def run(h, eboardd, eboardctl):
         with open(books[name], "w") as f:
             f.write(f'[Event "{name}"]\n\n{text}')
     board = cr.HandsAtABoard(h, eboardd, eboardctl, TOKEN,
-                             f'[gaps]\nhold_uncounted = false\nopenings = "{books["played"]}"\n')
+                             f'[gaps]\nhold_uncounted = false\nopenings = "{books["other"]}"\n')
     d, sans, ctl = board.d, board.sans, board.ctl
 
     def restart_with(book):
@@ -54,15 +56,17 @@ def run(h, eboardd, eboardctl):
     board.play([(["e2"], "e4 P"), (["e7"], "e5 p")])
     board.play_while_down([(["g1"], "f3 N"), (["g8"], "f6 n"), (["b1"], "c3 N"), (["b8"], "c6 n")])
     first = candidates()
-    print(f"ranked with the line played: {first}", flush=True)
-    h.check(len(first) == 4 and first[0] == PLAYED[2:], f"the line played's order not first: {first}")
+    print(f"ranked with the other line: {first}", flush=True)
+    h.check(len(first) == 4 and first[0] == ["Nc3", "Nc6", "Nf3", "Nf6"],
+            f"the other line's order not first: {first}")
+    number = first.index(PLAYED[2:]) + 1
+    h.check(number > 1, "the order played is first under the other book: the test shows nothing")
 
-    restart_with("other")
+    # Started again under the book that ranks the order played first: the list as the arbiter read it.
+    restart_with("played")
     second = candidates()
-    print(f"ranked with the other line: {second}", flush=True)
-    h.check(second[0] == ["Nc3", "Nc6", "Nf3", "Nf6"], f"the other line's order not first: {second}")
-    number = second.index(PLAYED[2:]) + 1
-    h.check(number > 1, "the order played is first under both books: the test shows nothing")
+    print(f"after a restart with the line played: {second}", flush=True)
+    h.check(second == first, f"the list changed its order across the restart: {second}")
 
     r = ctl("recover", "A", str(number))
     h.check(r.returncode == 0, f"eboardctl recover A {number} failed: {r.stderr}")
