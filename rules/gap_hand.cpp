@@ -23,6 +23,42 @@ bool hand_on_the_way(const Position& p, const std::array<Piece, 64>& hand, Move 
   return differs;
 }
 
+namespace {
+
+// `hand` has a piece of the side on move in `before` off its square.
+bool movers_piece_lifted(const Position& before, const std::array<Piece, 64>& hand) {
+  for (Square x = 0; x < 64; ++x)
+    if (hand[x] == NO_PIECE && before.piece_on(x) != NO_PIECE &&
+        color_of(before.piece_on(x)) == before.side_to_move())
+      return true;
+  return false;
+}
+
+}  // namespace
+
+bool keep_the_stories_of_the_move_set_down(const Position& before, GapResult& found,
+                                           const std::array<Piece, 64>& hand,
+                                           const std::array<Piece, 64>& board) {
+  if (found.sequences.size() < 2) return false;
+  std::optional<Move> shown;
+  for (Move m : MoveList(before)) {
+    Position after = before;
+    after.do_move(m);
+    if (after.board() != hand) continue;
+    if (shown) return false;  // (two moves set down alike: none is known)
+    shown = m;
+  }
+  if (!shown) return false;
+  for (Square q = 0; q < 64; ++q)
+    if (hand[q] != before.piece_on(q) && board[q] != hand[q]) return false;  // moved on since, or taken
+  std::vector<std::vector<Move>> began;
+  for (const auto& seq : found.sequences)
+    if (!seq.empty() && seq[0] == *shown) began.push_back(seq);
+  if (began.empty() || began.size() == found.sequences.size()) return false;
+  found.sequences = std::move(began);
+  return true;
+}
+
 std::optional<GapResult> stories_the_hand_began(const GapQuery& q, const GapResult& found,
                                                 const std::array<Piece, 64>& hand) {
   const Position& before = q.from;
@@ -32,11 +68,7 @@ std::optional<GapResult> stories_the_hand_began(const GapQuery& q, const GapResu
   if (std::any_of(found.sequences.begin(), found.sequences.end(),
                   [&](const std::vector<Move>& seq) { return hand_on_the_way(before, hand, seq[0]); }))
     return std::nullopt;
-  bool movers_piece_lifted = false;
-  for (Square x = 0; x < 64; ++x)
-    movers_piece_lifted |= hand[x] == NO_PIECE && before.piece_on(x) != NO_PIECE &&
-                           color_of(before.piece_on(x)) == before.side_to_move();
-  if (!movers_piece_lifted) return std::nullopt;
+  if (!movers_piece_lifted(before, hand)) return std::nullopt;
   std::vector<Move> fitting;
   for (Move m : MoveList(before))
     if (hand_on_the_way(before, hand, m)) fitting.push_back(m);

@@ -30,4 +30,13 @@ bool hand_on_the_way(const Position& p, const std::array<Piece, 64>& hand, Move 
 std::optional<GapResult> stories_the_hand_began(const GapQuery& q, const GapResult& found,
                                                 const std::array<Piece, 64>& hand);
 
+// Of `found`'s stories from `before` to `board`, only those that begin with the move `hand` shows set down
+// whole (a board the hands left as the link went down, or as the daemon stopped), when every square that
+// move changed shows on `board` what it showed then (nothing moved on since), and some of the stories begin
+// with it and some do not: set down, the piece was released there as a legal move (FIDE 4.7). True when it
+// dropped any; `found` as it was otherwise. (A piece only lifted is no move made: the ranking weighs it.)
+bool keep_the_stories_of_the_move_set_down(const Position& before, GapResult& found,
+                                           const std::array<Piece, 64>& hand,
+                                           const std::array<Piece, 64>& board);
+
 }  // namespace eboard::rules

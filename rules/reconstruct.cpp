@@ -356,8 +356,10 @@ std::vector<Event> Reconstructor::on_sensor(const SensorEvent& e) {
         } else {
           board_event = false;  // a link change: the game is kept; the next snapshot tells the board
           // The hand at work as the board goes out of sight (a board followed until then): what the gap's
-          // first move was under way to (the ranking's evidence).
-          if (!v.connected && gaps_.link() == GapTracker::Link::Read && !gaps_.suspected())
+          // first move was under way to (the ranking's evidence, and a touch he had to move). A link that
+          // comes up on a board followed until then (a restart: the daemon stopped, nothing told the loss)
+          // finds the board as the hands left it when the daemon stopped reading.
+          if (gaps_.link() == GapTracker::Link::Read && !gaps_.suspected())
             hand_at_loss_ = physical_ != display_ ? std::optional(physical_) : std::nullopt;
           gaps_.on_link(v.connected, e.t_ms);
           flush_open_tail(e.t_ms);

@@ -670,6 +670,10 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
     }
   }
   const auto told = [&](bool unpressed_too, bool longer_unsearched) {
+    // Of the stories found, those that begin with the move set down as the board went out of sight and
+    // still on the board, when some do and some do not (FIDE 4.7; daemon_bus_match_test's restart under
+    // ASan: 4...Nc6 set down, then 5.Nf3 Qd5 unseen, and ...Qd5 Nf3 Nc6 reaches the board as well).
+    if (hand_at_loss_) keep_the_stories_of_the_move_set_down(before, found, *hand_at_loss_, board);
     GapFound f{std::move(found), on_move, unpressed_too, longer_unsearched};
     f.length_counted = presses && *presses + (shown_last ? 1 : 0) == f.result.plies;
     return f;
