@@ -1088,6 +1088,8 @@ void BoardRuntime::events(const std::vector<Event>& evs) {
     if (const auto* a = std::get_if<AlertEvent>(&e.what)) {
       spdlog::info("board {}: alert {} at ply {}: {}", id_, a->code, a->ply, a->detail);
       gap_missed |= a->code == "moves-missed";
+      // A gap told now is listed as this daemon ranks it: the order published before a restart was another's.
+      if (a->code == "moves-missed") published_gap_.reset();
     }
     if (const auto* r = std::get_if<ResultEvent>(&e.what))
       spdlog::info("board {}: game {} over: {} ({})", id_, ledger_.game_number(), result_string(r->result),
