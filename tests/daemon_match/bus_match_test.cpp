@@ -4,8 +4,10 @@
 // behind a BusHub on a pseudo-terminal, read by eboardd's match feed (the line's session handing both
 // boards' sensor events to the match), the opening of a corpus match played on them. The match comes out
 // exactly (the record's moves, no alert), both journals replay to exactly what was published, and a
-// restart of the service mid-match continues it; a board that stops answering for a few seconds
-// mid-match gives its moves when it answers again, and the match is still exact. A bus board and a
+// restart of the service mid-match continues it (the boards play on while no service runs; the game's
+// clock is held while the new one starts and reads them, so that the gap it reads does not depend on this
+// machine's speed); a board that stops answering for a few seconds mid-match gives its moves when it
+// answers again, and the match is still exact. A bus board and a
 // serial board in one match, each read its own way, play it as exactly.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -15,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include <boost/asio/io_context.hpp>
 
@@ -42,6 +45,27 @@ constexpr std::int64_t kUnixBase = 1'750'000'000'000;
 // read) can bunch a move's placement with its press (seen as a press without a move, on serial boards too:
 // SerialMatch, at four times, shows it).
 constexpr double kSpeed = 2;
+
+// The players' clock, and so the match's: real time at kSpeed, held still while a service starts (hold(),
+// release()), so that however long a start takes on this machine, no game time passes in it.
+class HeldClock {
+ public:
+  using Clock = std::chrono::steady_clock;
+  [[nodiscard]] std::int64_t ms() const {
+    const Clock::time_point now = since_ ? *since_ : Clock::now();
+    return std::int64_t(kSpeed * std::chrono::duration<double, std::milli>(now - origin_ - held_).count());
+  }
+  void hold() { since_ = Clock::now(); }
+  void release() {
+    if (since_) held_ += Clock::now() - *since_;
+    since_.reset();
+  }
+
+ private:
+  Clock::time_point origin_ = Clock::now();
+  Clock::duration held_{};
+  std::optional<Clock::time_point> since_;
+};
 
 // The corpus match, both boards' scripts cut after their last clock press before `cut` (match ms).
 class BusMatch : public ::testing::Test {
@@ -81,6 +105,7 @@ class BusMatch : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("eboard-bus-match-" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
+    auto time = eboard::io::TimeBase::scaled(io_, kSpeed, [this] { return clock_.ms(); });
     hub_ = std::make_unique<session::BusHub>(io_, *session::find_protocol("dgt")->bus_framing,
                                              b_serial ? 1 : 2, 7, 300);
     ASSERT_TRUE(hub_->ok());
@@ -94,7 +119,7 @@ class BusMatch : public ::testing::Test {
       ec.start_in_bus_mode = b == 0 || !b_serial;
       players_[b] = std::make_unique<session::BoardPlayer>(
           io_, drivers::dgt::Emulator(ec), session::script_from_events(events_[b]),
-          session::PlayerConfig{.speed = kSpeed, .wait_for_host = true});
+          session::PlayerConfig{.speed = kSpeed, .time = time, .wait_for_host = true});
       if (b == 0 || !b_serial) {
         players_[b]->attach(hub_->take_board_fd(b));
         continue;
@@ -154,6 +179,25 @@ class BusMatch : public ::testing::Test {
     }
     return {test_support::move_ucis(m->match().board(0).game()),
             test_support::move_ucis(m->match().board(1).game())};
+  }
+
+  // The first moment after a clock press on either board after `from`, before `to`, when neither board is
+  // touched for 100 ms on either side of it; 0 if none.
+  std::int64_t quiet_after_a_press(std::int64_t from, std::int64_t to) const {
+    std::int64_t first_press = -1;
+    for (const auto& ev : events_)
+      for (const auto& e : ev)
+        if (e.t_ms > from && std::holds_alternative<rules::ClockReading>(e.what) &&
+            (first_press < 0 || e.t_ms < first_press))
+          first_press = e.t_ms;
+    if (first_press < 0) return 0;
+    for (std::int64_t t = first_press + 100; t < to; t += 10) {
+      const bool quiet = std::none_of(events_.begin(), events_.end(), [&](const auto& ev) {
+        return std::any_of(ev.begin(), ev.end(), [&](const auto& e) { return std::abs(e.t_ms - t) < 100; });
+      });
+      if (quiet) return t;
+    }
+    return 0;
   }
 
   // How many moves board `b`'s script played (its last reading is its last press's).
@@ -224,6 +268,7 @@ class BusMatch : public ::testing::Test {
   std::array<std::vector<rules::SensorEvent>, 2> events_;
   std::array<std::vector<std::string>, 2> want_;
   fs::path dir_;
+  HeldClock clock_;
   std::unique_ptr<session::BusHub> hub_;
   std::array<std::unique_ptr<session::BoardPlayer>, 2> players_;
   config::Config config_;
@@ -254,8 +299,15 @@ TEST_F(BusMatch, TwoBoardsOnOneLinePlayABughouseOpeningAcrossARestart) {
     service->stop();
   }
   EXPECT_GT(before[0].size() + before[1].size(), 4u);
+  // The boards play on unread until a quiet moment after a move was completed, then the new service
+  // starts and reads both boards with the game's clock held: what it reads, the gap to recover, is the
+  // same however slow this machine is.
+  const std::int64_t back = quiet_after_a_press(kCut / 2, kCut);
+  ASSERT_GT(back, 0) << "no moment of this match fits";
+  ASSERT_TRUE(play_until(back));
   std::array<std::vector<std::string>, 2> moves;
   {
+    clock_.hold();
     auto service = start_service();
     ASSERT_TRUE(service);
     const eboardd::MatchRuntime* m = service->match("A-B");
@@ -265,6 +317,20 @@ TEST_F(BusMatch, TwoBoardsOnOneLinePlayABughouseOpeningAcrossARestart) {
     // The recovered match continues where the first service left it.
     for (int b = 0; b < 2; ++b)
       EXPECT_EQ(test_support::move_ucis(m->match().board(b).game()), before[std::size_t(b)]);
+    // Both boards answering, then a second of polls (nothing moves meanwhile): what is read of the moves
+    // made while no service ran is each at its ply.
+    ASSERT_TRUE(io::test::run_until(io_, [&] {
+      for (const char* id : {"A", "B"})
+        if (board_status(*service, id)["source"]["bus_online"] != true) return false;
+      return true;
+    }));
+    io::test::run_for(io_, 1s);
+    const auto read = moves_of(*service);
+    for (std::size_t b = 0; b < 2; ++b) {
+      ASSERT_LE(read[b].size(), want_[b].size());
+      EXPECT_TRUE(std::equal(read[b].begin(), read[b].end(), want_[b].begin())) << "board " << b;
+    }
+    clock_.release();
     ASSERT_TRUE(play_until());
     settle(*service);
     moves = moves_of(*service);
