@@ -626,9 +626,22 @@ void fit_weights(const std::vector<GameRecord>& standard, const std::vector<Game
 
 int main(int argc, char** argv) {
   const int samples = argc > 1 ? std::atoi(argv[1]) : 200;  // gaps per variant and length
+  if (samples < 1 || argc > 3) {
+    std::fprintf(stderr,
+                 "usage: bench_gap_ranking [gaps per length (200)] [seed of the cut points (7919)]\n");
+    return 2;
+  }
   // Where the gaps are cut: 7919 is the fixed seed of the figures in the README; another one draws other gaps
   // of the same games (the check that the ranking was not fitted to one draw).
-  const std::uint64_t base_seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 7919;
+  std::uint64_t base_seed = 7919;
+  if (argc > 2) {
+    char* end = nullptr;
+    base_seed = std::strtoull(argv[2], &end, 10);
+    if (end == argv[2] || *end != '\0' || base_seed == 0) {
+      std::fprintf(stderr, "the seed must be a positive number, not %s\n", argv[2]);
+      return 2;
+    }
+  }
   const auto shared = std::filesystem::path(EBOARD_SHARED_DIR) / "corpora";
   if (!std::filesystem::exists(shared)) {
     std::printf("skipped: ../shared is absent\n");
