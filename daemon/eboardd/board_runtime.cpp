@@ -825,7 +825,7 @@ bool BoardRuntime::append(const journal::Entry& e, bool buffered) {
     return false;
   }
   const std::string body = journal::encode_body(e);
-  if (type != 'H' && type != 'N' && type != 'T') game_has_inputs_ = true;
+  if (type != 'H' && type != 'N' && type != 'T' && type != 'O') game_has_inputs_ = true;
   return journal_result(put(type, body, buffered));
 }
 
@@ -1112,6 +1112,19 @@ void BoardRuntime::events(const std::vector<Event>& evs) {
 void BoardRuntime::set_engine_order(int first_ply, std::vector<std::vector<Move>> candidates,
                                     std::vector<std::size_t> order) {
   engine_order_ = EngineOrder{first_ply, std::move(candidates), std::move(order)};
+  const std::vector<std::size_t>* shown = engine_order();
+  if (!shown) return;  // not the gap waiting now
+  journal::GapOrderEntry entry{now_ms(), first_ply, {}};
+  const Position before = reconstructor()->game().position_at(std::max(0, first_ply - 1));
+  for (std::size_t i : *shown) {
+    Position p = before;
+    std::vector<std::string>& ucis = entry.candidates.emplace_back();
+    for (Move m : engine_order_->candidates[i]) {
+      ucis.push_back(to_uci(p, m));
+      p.do_move(m);
+    }
+  }
+  append(entry, true);
 }
 
 const std::vector<std::size_t>* BoardRuntime::engine_order() const {
@@ -1168,6 +1181,10 @@ const std::vector<std::size_t>* BoardRuntime::published_order() const {
 const std::vector<std::size_t>* BoardRuntime::shown_order() const {
   const std::vector<std::size_t>* engine = engine_order();
   return engine ? engine : published_order();
+}
+
+bool BoardRuntime::shown_by_engine() const {
+  return engine_order() || (published_order() && published_gap_->by_engine);
 }
 
 const std::vector<double>* BoardRuntime::gap_shares() const {

@@ -599,18 +599,23 @@ class BoardRuntime : public BoardSink {
   // The source, for what is no game input (the clock set by the arbiter: clock_control.hpp); null if none.
   BoardSource* source() const { return source_.get(); }
   // The order an engine gave the missed gap's candidates (indices into its candidates, the first shown
-  // first), kept while that gap, with those candidates, is the one waiting; null otherwise. Not journaled:
-  // `recover N` is journaled as the moves of the candidate shown as N (control.cpp).
+  // first), kept while that gap, with those candidates, is the one waiting; null otherwise. Journaled as the
+  // order the gap is shown in (journal::GapOrderEntry), so that a restart whose engine cannot rank it again
+  // still numbers it as the arbiter read it; `recover N` is journaled as the moves of the candidate shown as
+  // N (control.cpp).
   void set_engine_order(int first_ply, std::vector<std::vector<rules::Move>> candidates,
                         std::vector<std::size_t> order);
   const std::vector<std::size_t>* engine_order() const;
-  // The order the last moves-missed alert published before a restart listed the missed gap's candidates in,
-  // where the replay ranks them otherwise (another book, newer weights): the candidates it listed first, in
-  // its order, then the rest; null when the gap waiting is not that alert's, or is ranked alike.
+  // The order the arbiter read the missed gap's candidates in before a restart (the last moves-missed
+  // alert's, or the engine's journaled after it), where the replay ranks them otherwise (another book, newer
+  // weights, no engine): the candidates listed first, in that order, then the rest; null when the gap
+  // waiting is not that one, or is ranked alike.
   const std::vector<std::size_t>* published_order() const;
   // The order the candidates are shown and numbered in: the engine's, else the one published, else null
   // (the rules' order as ranked now).
   const std::vector<std::size_t>* shown_order() const;
+  // Whether shown_order() is an engine's (this start's, or one journaled before a restart).
+  bool shown_by_engine() const;
   // The share of each of the missed gap's candidates (rules/gap_share.hpp; in the candidates' order),
   // weighed once per gap, at the first call; null while no gap waits or where its candidates have none
   // (lengths that differ).

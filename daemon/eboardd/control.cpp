@@ -630,8 +630,7 @@ void add_control_status(json& status, const std::vector<std::unique_ptr<BoardRun
     const Reconstructor* rec = b.reconstructor();
     if (rec && rec->adjournment()) control["adjourned"] = adjournment_json(*rec->adjournment());
     if (rec && rec->missed_gap())
-      control["missed_gap"] =
-          missed_gap_json(*rec, b.shown_order(), b.engine_order() != nullptr, b.gap_shares());
+      control["missed_gap"] = missed_gap_json(*rec, b.shown_order(), b.shown_by_engine(), b.gap_shares());
     // The last gap recovered as its one story where a longer one may be the one played: `recover` with the
     // moves typed still corrects it (Reconstructor::uncertain_recovery).
     if (rec && !rec->missed_gap() && rec->uncertain_recovery())

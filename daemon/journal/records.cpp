@@ -166,7 +166,7 @@ tl::expected<std::array<Piece, 64>, std::string> parse_placement(std::string_vie
 }
 
 char record_type(const Entry& e) {
-  static constexpr char TYPES[] = {'H', 'N', 'S', 'A', 'E', 'T', 'R', 'C'};
+  static constexpr char TYPES[] = {'H', 'N', 'S', 'A', 'E', 'T', 'R', 'C', 'O'};
   return TYPES[e.index()];
 }
 
@@ -208,6 +208,8 @@ std::string encode_body(const Entry& e) {
             j["black_ms"] = v.black_ms;
           }
           return j.dump();
+        } else if constexpr (std::is_same_v<T, GapOrderEntry>) {
+          return json{{"t", v.t_ms}, {"first_ply", v.first_ply}, {"candidates", v.candidates}}.dump();
         } else {
           std::string out;
           put_i64(out, v.t_ms);
@@ -271,6 +273,11 @@ tl::expected<Entry, std::string> decode_entry(char type, std::string_view body) 
                             j.value("value", ""),
                             j.value("white_ms", std::int64_t(-1)),
                             j.value("black_ms", std::int64_t(-1))};
+      case 'O': {
+        GapOrderEntry o{j.at("t").get<std::int64_t>(), j.at("first_ply").get<int>(), {}};
+        o.candidates = j.at("candidates").get<std::vector<std::vector<std::string>>>();
+        return o;
+      }
       default:
         return tl::unexpected(std::string("unknown record type '") + type + "'");
     }

@@ -96,8 +96,18 @@ struct ControlEntry {
   std::int64_t black_ms = -1;
 };
 
+// The order a waiting gap's candidates are shown in, numbered for `recover N`, when it is not the one its
+// moves-missed alert published (an engine ranked them since): each candidate's moves (UCI), in that order.
+// Not an input: replay derives nothing from it; a restart shows the gap in it again
+// (Recovery::published_gap).
+struct GapOrderEntry {
+  std::int64_t t_ms = 0;
+  int first_ply = 0;
+  std::vector<std::vector<std::string>> candidates;
+};
+
 using Entry = std::variant<HeaderEntry, NewGameEntry, rules::SensorEvent, AdvanceEntry, EventEntry, TagsEntry,
-                           RawEntry, ControlEntry>;
+                           RawEntry, ControlEntry, GapOrderEntry>;
 
 char record_type(const Entry& e);
 std::string encode_body(const Entry& e);

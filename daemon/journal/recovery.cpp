@@ -102,6 +102,12 @@ Recovery recover(const JournalScan& scan, const std::string& board_id) {
   }
   for (std::size_t index = 0; index < scan.records.size(); ++index) {
     const FileRecord& rec = scan.records[index];
+    if (rec.type == 'O') {  // the order the gap is shown in since its alert (an engine's)
+      if (auto order = decode_entry('O', rec.body))
+        if (const auto* o = std::get_if<GapOrderEntry>(&*order))
+          r.published_gap = PublishedGap{o->first_ply, o->candidates, true};
+      continue;
+    }
     if (rec.type != 'E') {
       loop.input(0, rec);
       continue;

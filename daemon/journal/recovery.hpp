@@ -25,6 +25,7 @@ namespace eboard::journal {
 struct PublishedGap {
   int first_ply = 0;
   std::vector<std::vector<std::string>> candidates;
+  bool by_engine = false;  // the order an engine gave (GapOrderEntry), not the alert's
 };
 // A journaled event line's moves-missed alert, if it is one.
 std::optional<PublishedGap> read_published_gap(std::string_view event_json);
@@ -46,8 +47,9 @@ struct Recovery {
   // The replay disagreed with the journaled events (or lacked some): the machine continues the game as
   // published (its holes filled from the replay where the two agree).
   bool continue_from_published = false;
-  // The last moves-missed alert published: a gap still waiting after the replay keeps the order the arbiter
-  // read, though the replay ranks it otherwise (another book, newer weights: BoardRuntime::shown_order).
+  // The order the arbiter last read a gap in: the last moves-missed alert published, or the order journaled
+  // after it (GapOrderEntry: an engine's). A gap still waiting after the replay keeps it, though the replay
+  // ranks it otherwise (another book, newer weights, no engine: BoardRuntime::shown_order).
   std::optional<PublishedGap> published_gap;
   bool damaged = false;  // the scan skipped damaged records
   std::string torn;      // the scan's problem (a torn tail, damage), if any

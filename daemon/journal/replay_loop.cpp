@@ -167,7 +167,8 @@ void ReplayLoop::input(int board, const FileRecord& rec, std::int64_t seq) {
             take(std::move(*evs));
           }
         }
-        // Published events (EventEntry) are not inputs: they come through journaled().
+        // Published events (EventEntry) are not inputs: they come through journaled(); nor is the order a
+        // waiting gap is shown in (GapOrderEntry, Recovery::published_gap).
       },
       *entry);
 }

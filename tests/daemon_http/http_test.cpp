@@ -1350,8 +1350,8 @@ TEST(Control, AdjournKeepsTheSealedMoveSecretResumePlaysItAndBothSurviveARestart
 }
 
 // A gap waiting for the arbiter when the daemon stops is ranked by the engine again once it is back: the list
-// the arbiter read keeps its order, and `recover N` the numbers he read (the journal replays the rules'
-// order only).
+// the arbiter read keeps its order, and `recover N` the numbers he read (the replay ranks by the rules).
+// Started without the engine (gone, or turned off), the list keeps the engine's order too: it is journaled.
 TEST(Control, AGapWaitingAtARestartIsShownInTheEnginesOrderAgain) {
   const char* engine = "/usr/games/stockfish";
   if (::access(engine, X_OK) != 0) GTEST_SKIP() << engine << " is not installed";
@@ -1392,6 +1392,18 @@ TEST(Control, AGapWaitingAtARestartIsShownInTheEnginesOrderAgain) {
     before = engines_order(d);
     ASSERT_EQ(before["ranked_by"], "engine") << before.dump();
     ASSERT_GE(before["candidates"].size(), 2u) << before.dump();
+  }
+  {
+    Daemon d(base_config("token = \"test-token-123\"\n", "[gaps]\nranker = \"rules\"\n"), {}, dir);
+    json shown;
+    eventually(
+        [&] {
+          shown = board_status(d.port(), "A")["control"]["missed_gap"];
+          return shown.is_object();
+        },
+        kWait, 10ms);
+    EXPECT_EQ(shown["candidates"], before["candidates"]) << shown.dump();
+    EXPECT_EQ(shown["ranked_by"], "engine") << shown.dump();
   }
   {
     Daemon d(cfg, {}, dir);  // a restart: the gap comes back from the journal, in the rules' order first

@@ -369,6 +369,7 @@ TEST(Records, EveryKindRoundTrips) {
       journal::EventEntry{R"({"t":1,"type":"move"})"},
       journal::TagsEntry{T0 + 7, {{"White", "Anna \"the rook\""}, {"Round", ""}}},
       journal::RawEntry{T0 + 8, drivers::Direction::ToBoard, {0x42, 0x00, 0xff}},
+      journal::GapOrderEntry{T0 + 9, 3, {{"g1f3", "b8c6"}, {"b1c3", "g8f6"}}},
   };
   for (const auto& e : entries) {
     auto back = journal::decode_entry(journal::record_type(e), journal::encode_body(e));
@@ -389,6 +390,11 @@ TEST(Records, EveryKindRoundTrips) {
   EXPECT_TRUE(c.right_flag);
   EXPECT_FALSE(journal::decode_entry('S', R"({"t":1,"lift":"z9"})"));
   EXPECT_FALSE(journal::decode_entry('S', "not json"));
+  const auto order =
+      std::get<journal::GapOrderEntry>(*journal::decode_entry('O', journal::encode_body(entries[12])));
+  EXPECT_EQ(order.first_ply, 3);
+  EXPECT_EQ(order.candidates[1], (std::vector<std::string>{"b1c3", "g8f6"}));
+  EXPECT_FALSE(journal::decode_entry('O', R"({"t":1,"first_ply":3,"candidates":[["e2e4"],[7]]})"));
   EXPECT_FALSE(journal::decode_entry('Q', "{}"));
 }
 
