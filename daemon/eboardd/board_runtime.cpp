@@ -1109,6 +1109,19 @@ void BoardRuntime::events(const std::vector<Event>& evs) {
     options_.missed_gap(*this);
 }
 
+namespace {
+// A candidate's moves from `before`, as UCI (what the alert and journal::GapOrderEntry list).
+std::vector<std::string> ucis_of(Position before, const std::vector<Move>& sequence) {
+  std::vector<std::string> ucis;
+  ucis.reserve(sequence.size());
+  for (Move m : sequence) {
+    ucis.push_back(to_uci(before, m));
+    before.do_move(m);
+  }
+  return ucis;
+}
+}  // namespace
+
 void BoardRuntime::set_engine_order(int first_ply, std::vector<std::vector<Move>> candidates,
                                     std::vector<std::size_t> order) {
   engine_order_ = EngineOrder{first_ply, std::move(candidates), std::move(order)};
@@ -1116,14 +1129,7 @@ void BoardRuntime::set_engine_order(int first_ply, std::vector<std::vector<Move>
   if (!shown) return;  // not the gap waiting now
   journal::GapOrderEntry entry{now_ms(), first_ply, {}};
   const Position before = reconstructor()->game().position_at(std::max(0, first_ply - 1));
-  for (std::size_t i : *shown) {
-    Position p = before;
-    std::vector<std::string>& ucis = entry.candidates.emplace_back();
-    for (Move m : engine_order_->candidates[i]) {
-      ucis.push_back(to_uci(p, m));
-      p.do_move(m);
-    }
-  }
+  for (std::size_t i : *shown) entry.candidates.push_back(ucis_of(before, engine_order_->candidates[i]));
   append(entry, true);
 }
 
@@ -1148,15 +1154,8 @@ const std::vector<std::size_t>* BoardRuntime::published_order() const {
     // gap, its order not kept.
     std::map<std::vector<std::string>, std::size_t> index;
     const Position before = rec->game().position_at(std::max(0, gap.first_ply - 1));
-    for (std::size_t i = 0; i < gap.candidates.size(); ++i) {
-      Position p = before;
-      std::vector<std::string> ucis;
-      for (Move m : gap.candidates[i]) {
-        ucis.push_back(to_uci(p, m));
-        p.do_move(m);
-      }
-      index.emplace(std::move(ucis), i);
-    }
+    for (std::size_t i = 0; i < gap.candidates.size(); ++i)
+      index.emplace(ucis_of(before, gap.candidates[i]), i);
     std::vector<std::size_t> order;
     std::vector<bool> placed(gap.candidates.size(), false);
     for (const auto& seq : published_gap_->candidates) {
