@@ -1172,7 +1172,8 @@ const std::vector<std::size_t>* BoardRuntime::published_order() const {
         if (!placed[i]) order.push_back(i);
     bool kept = false;
     for (std::size_t i = 0; i < order.size() && !kept; ++i) kept = order[i] != i;
-    published_order_ = EngineOrder{gap.first_ply, gap.candidates, kept ? order : std::vector<std::size_t>{}};
+    published_order_ = EngineOrder{gap.first_ply, gap.candidates,
+                                   kept || published_gap_->by_engine ? order : std::vector<std::size_t>{}};
   }
   return published_order_->order.empty() ? nullptr : &published_order_->order;
 }

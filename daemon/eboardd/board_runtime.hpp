@@ -609,7 +609,8 @@ class BoardRuntime : public BoardSink {
   // The order the arbiter read the missed gap's candidates in before a restart (the last moves-missed
   // alert's, or the engine's journaled after it), where the replay ranks them otherwise (another book, newer
   // weights, no engine): the candidates listed first, in that order, then the rest; null when the gap
-  // waiting is not that one, or is ranked alike.
+  // waiting is not that one, or is ranked alike by the rules (an engine's order is kept even then: it says
+  // whose judgement the list is).
   const std::vector<std::size_t>* published_order() const;
   // The order the candidates are shown and numbered in: the engine's, else the one published, else null
   // (the rules' order as ranked now).

@@ -49,13 +49,18 @@ def main():
     ap.add_argument("--first", type=int, default=9, help="the gap's first ply")
     ap.add_argument("--length", type=int, default=12, help="plies played while the board is away")
     ap.set_defaults(style="tidy")
-    a = ap.parse_args()
+    return run_window("daemon-gap-past-bound", ap, ap.parse_args(), AFTER, run)
+
+
+def run_window(name, ap, a, after, run):
+    """`run(h, a, pgn, expected)` on the corpus game's plies up to `after` past the gap (--first, --length);
+    returns the exit code."""
     pgn = ep.corpus_file(a.shared)
     moves = ep.corpus_game(pgn, a.game)["moves"]
-    plies = a.first - 1 + a.length + AFTER
+    plies = a.first - 1 + a.length + after
     if len(moves) < plies:
         ap.error(f"game {a.game} has {len(moves)} plies, fewer than {plies}")
-    with ep.Harness("daemon-gap-past-bound") as h:
+    with ep.Harness(name) as h:
         try:
             run(h, a, pgn, moves[:plies])
         except ep.TestFailure as e:
@@ -63,8 +68,8 @@ def main():
     return h.exit_code()
 
 
-def eboardctl(a, d, *args):
-    r = subprocess.run([a.eboardctl, *args, "--daemon", f"127.0.0.1:{d.port}", "--token", TOKEN],
+def eboardctl(a, d, *args, token=TOKEN):
+    r = subprocess.run([a.eboardctl, *args, "--daemon", f"127.0.0.1:{d.port}", "--token", token],
                        capture_output=True, text=True, timeout=30)
     print(f"$ eboardctl {' '.join(args)}  -> exit {r.returncode}\n{r.stdout}{r.stderr}", flush=True)
     return r
