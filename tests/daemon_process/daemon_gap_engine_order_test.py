@@ -9,8 +9,9 @@ gap search cannot tell apart, and plugged in again; the game then stops (the sim
 As an arbiter meets it across a restart:
 
 1. one `moves-missed` alert (in the rules' order, as it goes out at once); /status's `control.missed_gap` then
-   comes to show the engine's order (`ranked_by` "engine"), which differs from the alert's: else this run could
-   not tell a journaled order from a ranking done again;
+   comes to show the engine's order (`ranked_by` "engine"), which differs from the alert's in this window (the
+   moves played first, where the rules put them second; were they alike, only `ranked_by` would tell a
+   journaled order from a ranking done again);
 2. eboardd stopped (SIGTERM) and started again with ranker = "rules": /status shows the same gap in the
    engine's order, `ranked_by` "engine", no engine runs, and `eboardctl status` says whose order it is;
 3. `eboardctl recover BOARD N`, N the number of the moves played in that order, settles it with them: the
@@ -90,9 +91,11 @@ def run(h, a, pgn, expected):
     print(f"gap from ply {first} ({truth}): the rules' order {rules_order}\n  the engine's {engine_order}",
           flush=True)
     h.check(truth in engine_order, f"the moves played {truth} are not among the candidates {engine_order}")
-    h.check(rules_order and ucis_of(gap)[:len(rules_order)] != rules_order,
-            "the engine's order is the rules' here: this run cannot tell a journaled order from a new ranking "
-            "(choose another --game or --first)")
+    h.check(rules_order, f"the moves-missed alert lists no candidates: {alert}")
+    # Where the engine ranks as the rules do (a gap read a ply longer on a loaded machine may be such a one),
+    # the order after the restart proves nothing; ranked_by still does (ranker = "rules" cannot say "engine").
+    if ucis_of(gap)[:len(rules_order)] == rules_order:
+        print("the engine ranked this gap as the rules do: only ranked_by tells the journaled order", flush=True)
 
     # 2. The game over (the sim plays no more), eboardd stopped and started with the rules' ranker.
     game_end = started + plan[len(expected)][2] / 1000 / a.speed + 1
