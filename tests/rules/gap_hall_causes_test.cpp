@@ -150,6 +150,50 @@ TEST(GapHallCauses, TheNextMoversLiftBeforeARecoveredGapIsHisFirstTouch) {
   EXPECT_EQ(r.game().ply_count(), int(all.size()));
 }
 
+// The same with a gap of five plies on a clock without increment: told with its length open (held), and from
+// the other side's position than the one before it (an odd number of plies). Black's king is lifted for
+// castling before the gap is told; his rook's lift after it is not his first touch (a CI run of the hall,
+// 2026-12-06: board F's gap of nine plies, told 0.9 s after the reconnect, Black's king already lifted).
+TEST(GapHallCauses, TheNextMoversLiftBeforeAHeldGapOfOddLengthIsHisFirstTouch) {
+  const auto before = words("b2b3 g8f6 c1b2 e7e6 e2e3 d7d5 f2f4 c7c5");
+  const auto gap = words("g1f3 b8c6 f1b5 f8d6 e1g1");
+  std::vector<std::string> all = before;
+  all.insert(all.end(), gap.begin(), gap.end());
+  ReconstructConfig cfg = standard();
+  cfg.hold_uncounted_gaps = true;  // the daemon's default ([gaps] hold_uncounted)
+  Reconstructor r(cfg, game_after(before));
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  take(unplugged(r, after(before).board(), clock(ClockSide::Left, 5 * MIN, 5 * MIN), after(all).board()));
+  take(r.on_sensor({30'010, clock(ClockSide::Right, 5 * MIN - 12'000, 5 * MIN - 14'000)}));
+  // The king lifted for castling, the gap still untold; the mismatch time tells it with the king in the air.
+  take(r.advance(34'000));
+  take(r.on_sensor({34'000, PieceLifted{parse_square("e8")}}));
+  take(r.advance(36'500));
+  ASSERT_TRUE(r.missed_gap()) << "the gap is not told with its length open";
+  take(r.on_sensor({36'600, PiecePlaced{parse_square("g8"), B_KING}}));
+  take(r.on_sensor({36'800, PieceLifted{parse_square("h8")}}));
+  // The arbiter settles it while the rook is in the air (the hall: 0.3 s before it was set down).
+  std::string played;
+  for (const auto& m : gap) played += m + " ";
+  const auto settled = r.settle_gap(played, 36'900);
+  ASSERT_TRUE(settled) << settled.error();
+  take(*settled);
+  take(r.on_sensor({37'200, PiecePlaced{parse_square("f8"), B_ROOK}}));
+  take(r.on_sensor({37'700, clock(ClockSide::Left, 5 * MIN - 12'000, 5 * MIN - 18'000)}));
+  take(r.advance(40'000));
+  all.push_back("e8g8");
+  const Told t = told(out);
+  for (const auto& a : t.alerts)
+    if (a.code != "moves-missed") ADD_FAILURE() << "alert " << a.code << ": " << a.detail;
+  ASSERT_FALSE(t.alerts.empty());
+  EXPECT_EQ(field(t.alerts.front(), "length_unknown"), "true") << t.alerts.front().detail;
+  EXPECT_EQ(field(t.alerts.front(), "first_ply"), "9");
+  EXPECT_EQ(r.game().ply_count(), int(all.size()));
+  ASSERT_FALSE(t.moves.empty());
+  EXPECT_EQ(t.moves.back().uci, "e8g8");
+}
+
 namespace {
 
 // The hand moves of one UCI move from `p`, as a board sends them: the pieces that leave a square lifted
