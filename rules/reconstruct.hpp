@@ -723,10 +723,10 @@ class Reconstructor {
   // judged illegal), within that the likeliest first (rules/gap_rank.hpp).
   std::vector<std::vector<Move>> ranked_stories(std::vector<std::vector<Move>> stories,
                                                 const GapEvidence& evidence) const;
-  // The lifts of `mover` since `board` was read: his turn's first touches once the game goes on from a gap
-  // read on it (a king lifted for castling before the gap was told: its rook's lift is not the first touch).
-  // `mover` is the side on move after the gap, which the game may not show yet.
-  std::vector<TouchTracker::Touch> lifts_on_move_since(const std::array<Piece, 64>& board, Color mover) const;
+  // The lifts of the side on move since `board` was read: his turn's first touches once the game goes on
+  // from a gap read on it (a king lifted for castling before the gap was told: its rook's lift is not the
+  // first touch). Called once the game stands after the gap (its side on move is the next mover's).
+  std::vector<TouchTracker::Touch> lifts_on_move_since(const std::array<Piece, 64>& board) const;
   // The search of recover_gap_on, without completing anything: the sequences and the side the clock (or
   // the press, or `begun`) says is on move after them.
   struct GapFound {

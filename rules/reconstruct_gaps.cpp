@@ -973,7 +973,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   for (const TouchTracker::Touch& touch : touches_.touches())
     if (touch.t_ms >= t && color_of(touch.piece) != game_.position().side_to_move())
       next_turns.push_back(touch);
-  follow_board(t, lifts_on_move_since(board, game_.position().side_to_move()));
+  follow_board(t, lifts_on_move_since(board));
   next_turns_lifts_ = std::move(next_turns);
   check_end(when);
   return true;
@@ -1180,13 +1180,13 @@ std::vector<std::vector<Move>> Reconstructor::ranked_stories(std::vector<std::ve
   return stories;
 }
 
-std::vector<TouchTracker::Touch> Reconstructor::lifts_on_move_since(const std::array<Piece, 64>& board,
-                                                                    Color mover) const {
+std::vector<TouchTracker::Touch> Reconstructor::lifts_on_move_since(
+    const std::array<Piece, 64>& board) const {
   std::vector<TouchTracker::Touch> carried;
   for (std::size_t i = history_.size(); i-- > 0;)
     if (history_[i].board == board) {
       for (const auto& touch : touches_.after(history_[i].touches))
-        if (color_of(touch.piece) == mover) carried.push_back(touch);
+        if (color_of(touch.piece) == game_.position().side_to_move()) carried.push_back(touch);
       break;
     }
   return carried;
@@ -1428,7 +1428,7 @@ bool Reconstructor::tell_gap_whole_at_the_press(const PendingPress& press,
     game_.play(played[i], i + 1 == played.size() ? press.clock : ClockTimes{}, press.t_ms);
     game_.mark_last(false, true);
   }
-  follow_board(press.t_ms, lifts_on_move_since(now, game_.position().side_to_move()));
+  follow_board(press.t_ms, lifts_on_move_since(now));
   check_end(press.t_ms);
   return true;
 }
@@ -1732,10 +1732,10 @@ bool Reconstructor::tell_gap_length_unknown(std::int64_t t) {
 
 void Reconstructor::tell_held_gap(std::int64_t told_at, std::int64_t t, AlertEvent alert, const Position& at,
                                   MissedGap gap, const std::array<Piece, 64>& board) {
-  // (Before the game adopts `at`: the lifts since the board was read are in this turn's trace; the side on
-  // move after a gap of an odd number of plies is not the one before it.)
-  std::vector<TouchTracker::Touch> carried = lifts_on_move_since(board, at.side_to_move());
   game_.adopt(at, told_at);
+  // (Once the game stands after the gap: after an odd number of plies its next mover is not the side on
+  // move before it.)
+  std::vector<TouchTracker::Touch> carried = lifts_on_move_since(board);
   missed_gap_.reset();
   held_events_.clear();
   emit(told_at, std::move(alert));
