@@ -38,6 +38,10 @@ session::BoardSessionHandlers SessionFeed::handlers(std::function<std::int64_t()
     }
     sink_.events({e});
   };
+  h.on_advance = [this](std::int64_t t) {
+    sink_.tick(t);
+    mark_busy();  // the events that follow are this advance's
+  };
   h.on_wire = [this](std::int64_t t, drivers::Direction dir, std::span<const std::uint8_t> bytes) {
     sink_.wire(t, dir, bytes);
   };

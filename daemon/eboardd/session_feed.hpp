@@ -2,8 +2,9 @@
 // Copyright (C) 2026 the eboardd authors
 // How a session's callbacks reach a board's sink, the same for a board on a line of its own
 // (SerialSource) and a board on a bus (BusSource): the sensor event is journaled before reconstruction
-// sees it; events that follow no sensor event come from the session's timer and are journaled after a
-// tick at the session's time; log lines lose the session's "board <id>: " prefix (the sink adds its own).
+// sees it; the events reconstruction's timers make are journaled after a tick at the time they ran, even
+// when sensor events came in the same turn; other events that follow no sensor event are journaled after
+// a tick at the session's time; log lines lose the session's "board <id>: " prefix (the sink adds its own).
 #pragma once
 
 #include <cstdint>

@@ -37,6 +37,14 @@ class MachineTarget final : public ReplayTarget {
   GameMachine& m_;
 };
 
+// The time a published event carries ("t"), if it does.
+std::optional<std::int64_t> event_time(std::string_view event_json) {
+  const auto j = nlohmann::json::parse(event_json, nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  const auto t = j.find("t");
+  return t != j.end() && t->is_number_integer() ? std::optional(t->get<std::int64_t>()) : std::nullopt;
+}
+
 }  // namespace
 
 Result parse_result(std::string_view text) {
@@ -114,8 +122,12 @@ Recovery recover(const JournalScan& scan, const std::string& board_id) {
     }
     if (is_daemon_note(rec.body)) continue;  // published by the daemon, not derived from the board
     if (auto gap = read_published_gap(rec.body)) r.published_gap = std::move(*gap);
-    // An event from a timer whose advance was not journaled: it fired before the next sensor event, and
-    // advancing to that event's time fires what it would have fired first anyway.
+    // An event from a timer whose advance was not journaled (a journal written before every advance that
+    // made events was): it fired at its own time, at the latest before the next sensor event; advancing to
+    // either fires what it would have fired first anyway. Its own time comes first: the journal may end
+    // with it (kill -9), or the next sensor event be a restart's, long after.
+    if (!loop.has_pending(0))
+      if (const auto t = event_time(rec.body)) loop.take(r.machine.advance(*t));
     if (!loop.has_pending(0) && next_sensor_t[index]) loop.take(r.machine.advance(*next_sensor_t[index]));
     loop.journaled(0, rec.body);
   }

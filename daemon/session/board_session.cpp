@@ -327,7 +327,11 @@ struct BoardSession::Impl : std::enable_shared_from_this<BoardSession::Impl> {
       decoder->advance(t);
       send_adapter_commands();
     }
-    if (!config.sensor_only) emit(reconstructor.advance(t));
+    if (!config.sensor_only) {
+      std::vector<rules::Event> timed = reconstructor.advance(t);
+      if (!timed.empty() && handlers.on_advance) handlers.on_advance(t);
+      emit(std::move(timed));
+    }
     reread_if_wanted();
     pump_clock();
     reschedule();

@@ -78,6 +78,10 @@ enum class LogLevel : std::uint8_t { info, warning };
 
 struct BoardSessionHandlers {
   std::function<void(const rules::Event&)> on_event;
+  // The time reconstruction's timers were run at, just before the events they made (only when they made
+  // some) go to on_event: a journal must hold it, even when sensor events came in the same handler, for
+  // replay to make those events again.
+  std::function<void(std::int64_t t_ms)> on_advance;
   // Every byte on the wire, as it went: FromBoard when received, ToBoard when queued for writing.
   std::function<void(std::int64_t t_ms, drivers::Direction, std::span<const std::uint8_t>)> on_wire;
   // Every sensor event exactly as reconstruction gets it (after the hold-until-dump rule above, link

@@ -217,7 +217,9 @@ void BusBoardFeed::advance() {
   std::shared_ptr<Attached> a = attached_;
   if (!a || !running_) return;
   a->advanced_to = std::max(a->advanced_to, known_until_);
-  for (const rules::Event& ev : a->reconstructor.advance(known_until_)) {
+  const std::vector<rules::Event> timed = a->reconstructor.advance(known_until_);
+  if (!timed.empty() && a->handlers.on_advance) a->handlers.on_advance(known_until_);
+  for (const rules::Event& ev : timed) {
     ++stats_.events;
     if (a->handlers.on_event) a->handlers.on_event(ev);
   }

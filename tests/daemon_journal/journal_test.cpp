@@ -521,6 +521,35 @@ TEST(Recovery, CutAtEveryByteOfTheLastRecords) {
   EXPECT_TRUE(after->problem.empty()) << after->problem;
 }
 
+// An event a timer made, journaled without the tick saying when the timer ran, last in the journal (kill -9
+// before anything else came): replay runs the timers to the event's own time and makes it again. Tried
+// after every sensor event of a game with a timer due.
+TEST(Recovery, ATimersEventWithoutItsTickIsMadeAgainAtTheJournalsEnd) {
+  const sim::Timeline tl = test_support::short_game(T0, 5);
+  int timed = 0;
+  for (std::size_t n = 1; n <= tl.events.size(); ++n) {
+    TempDir dir("untimed");
+    std::size_t published = 0;
+    {
+      Board b(dir.path);
+      for (std::size_t i = 0; i < n; ++i) b.source->feed(tl.events[i]);
+      const auto due = b.source->machine().next_deadline();
+      if (!due) continue;
+      const std::size_t before = b.published.size();
+      b.source->advance_untimed(*due + 1);
+      if (b.published.size() == before) continue;
+      ++timed;
+      published = b.published.size();
+    }
+    Board again(dir.path);
+    const journal::Recovery& r = again.rt->recovery();
+    EXPECT_TRUE(r.exact()) << "after event " << n << ": " << (r.mismatches.empty() ? "" : r.mismatches[0]);
+    EXPECT_EQ(r.journaled_events, published) << "after event " << n;
+    EXPECT_EQ(r.matched_events, published) << "after event " << n;
+  }
+  EXPECT_GT(timed, 5);
+}
+
 TEST(Runtime, NewGamesAndTagsSurviveARestart) {
   TempDir dir("tags");
   const sim::Timeline tl = test_support::short_game(T0, 3, 6);

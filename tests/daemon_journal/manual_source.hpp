@@ -60,6 +60,9 @@ class ManualSource : public eboardd::BoardSource {
     sink_.tick(t);
     sink_.events(evs);
   }
+  // A timer's events journaled without the tick before them (a journal written before every advance
+  // that made events was journaled): replay has to find when the timer ran.
+  void advance_untimed(std::int64_t t) { sink_.events(machine_.advance(t)); }
   const journal::GameMachine& machine() const { return machine_; }
   int new_games = 0;
 

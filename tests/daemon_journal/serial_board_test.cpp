@@ -9,6 +9,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
 
 #include <boost/asio/io_context.hpp>
 
@@ -98,6 +101,23 @@ TEST(SerialBoard, JournalReplaysExactlyAcrossAnUnplug) {
   EXPECT_TRUE(r.unjournaled.empty());
   EXPECT_EQ(test_support::move_ucis(r.machine.game()), moves);
   EXPECT_GT(r.raw_records, 10u);
+  // Killed right after any event it published (nothing after it in the journal says when its timer ran),
+  // the daemon replays to every event it had published.
+  const std::string bytes = [&] {
+    std::ifstream in(dir / "journal" / "A.journal", std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  int cuts = 0;
+  for (std::size_t k = 0; k + 1 < scan->records.size(); ++k) {
+    if (scan->records[k].type != 'E' || scan->records[k + 1].type == 'E') continue;
+    auto cut = journal::scan_journal_bytes(std::string_view(bytes).substr(0, scan->records[k + 1].offset));
+    journal::Recovery c = journal::recover(cut, "A");
+    ++cuts;
+    EXPECT_TRUE(c.exact()) << "cut after record " << k << ": "
+                           << (c.mismatches.empty() ? "" : c.mismatches[0]);
+    EXPECT_EQ(c.matched_events, c.journaled_events) << "cut after record " << k;
+  }
+  EXPECT_GT(cuts, 12);
 
   // The raw bytes, exported as a capture with the link's changes, replay to the same moves, and to every
   // event the daemon published live, exactly (CONTRACTS §1: `! offline` / `! online`).
