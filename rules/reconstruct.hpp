@@ -17,7 +17,9 @@
 // physical picture of the committed position beside the position itself.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -194,6 +196,7 @@ class Reconstructor {
       // The candidates are the shortest stories, all pressed, of kOpenLengthPlies or more, on a clock that
       // counts no presses (no increment learned: rules/press_count.hpp): a story longer by a piece's detour
       // (Bc1-e3-d2 for Bc1-d2, a knight out and back) reaches the same board, and nothing tells them apart.
+      // Those the search found of two lengths at a press are listed all, the shorter first.
       Uncounted,
     };
     Length length = Length::Known;
@@ -217,6 +220,13 @@ class Reconstructor {
     // plies depend on the gap's length.
     bool holds_moves() const { return length != Length::Known; }
     bool past_bound() const { return length == Length::PastBound; }
+    // The shortest candidate's plies (0 without candidates): the length the gap was told at, its alert's
+    // last_ply the first_ply + this - 1, in whatever order its candidates are shown.
+    std::size_t shortest_plies() const {
+      std::size_t n = candidates.empty() ? 0 : candidates.front().size();
+      for (const auto& c : candidates) n = std::min(n, c.size());
+      return n;
+    }
     // Its last move may be shown and not pressed: Unknown, or Uncounted told at a reading.
     bool last_move_may_be_shown() const {
       return length == Length::Unknown || (length == Length::Uncounted && told_at_reading);

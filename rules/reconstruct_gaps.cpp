@@ -1754,13 +1754,15 @@ bool Reconstructor::tell_gap_length_open(std::int64_t t, std::int64_t when, cons
   if (MoveList(end).empty()) return false;
   flush_open_tail(when);
   const int first = game_.ply_count() + 1;
-  const std::size_t plies = stories.front().size();
+  const std::size_t plies = stories.front().size();  // the shortest (tell_gap_whole_at_the_press)
+  std::size_t longest = plies;
+  for (const auto& s : stories) longest = std::max(longest, s.size());
   AlertEvent a = moves_missed_alert(before, first, stories, truncated, truncated);
   a.detail = std::to_string(plies) +
              " plies or more were made while the board was not followed: " + (truncated ? "at least " : "") +
              std::to_string(stories.size()) + (stories.size() == 1 ? " sequence" : " sequences") + " of " +
-             std::to_string(plies) + " plies (the likeliest first) " +
-             (stories.size() == 1 ? "leads" : "lead") +
+             std::to_string(plies) + (longest > plies ? " to " + std::to_string(longest) : "") +
+             " plies (the likeliest first) " + (stories.size() == 1 ? "leads" : "lead") +
              " to the position the board shows, and a longer one, with a piece's detour, may as well: the "
              "clock adds no increment, so its presses do not count the moves. The game goes on from that "
              "position (" +

@@ -65,15 +65,10 @@ json adjournment_json(const Reconstructor::Adjournment& a) {
           {"since", a.t_ms}};
 }
 
-// A gap waiting for the arbiter (moves-missed): its plies and candidates, the likeliest first, numbered
-// from 1 as `recover` takes them, each in UCI (as in the alert) and SAN: the first as many as the alert
-// lists, and candidates_total (recover takes any number up to it, or the moves typed). With `order`
-// (BoardRuntime::shown_order: an engine's, `by_engine`, or the one the alert published before a restart) the
-// candidates are shown, and numbered, in that order; ranked_by says whose ("rules" or "engine"). In the
-// rules' order as ranked now, with `shares` (BoardRuntime::gap_shares), each listed candidate has its share
-// (0 to 1, how sure the ranking is of it) and listed_share is theirs together.
-json missed_gap_json(const Reconstructor& rec, const std::vector<std::size_t>* order, bool by_engine,
-                     const std::vector<double>* shares) {
+}  // namespace
+
+nlohmann::json missed_gap_json(const Reconstructor& rec, const std::vector<std::size_t>* order,
+                               bool by_engine, const std::vector<double>* shares) {
   const auto& gap = *rec.missed_gap();
   // Longer than the search reaches: no candidates, no last ply; recover takes the moves typed.
   if (gap.past_bound())
@@ -84,7 +79,6 @@ json missed_gap_json(const Reconstructor& rec, const std::vector<std::size_t>* o
   const bool weighed = !order && shares && shares->size() == gap.candidates.size();
   double listed = 0;
   json candidates = json::array();
-  int plies = gap.candidates.empty() ? 0 : int(gap.candidates.front().size());
   for (std::size_t i = 0; i < gap.candidates.size() && i < Reconstructor::kShownCandidates; ++i) {
     const auto& seq = gap.candidates[order ? (*order)[i] : i];
     Position p = g.position_at(std::max(0, gap.first_ply - 1));
@@ -94,7 +88,6 @@ json missed_gap_json(const Reconstructor& rec, const std::vector<std::size_t>* o
       san.push_back(to_san(p, m));
       p.do_move(m);
     }
-    plies = int(seq.size());
     candidates.push_back({{"number", i + 1}, {"uci", uci}, {"san", san}});
     if (weighed) {
       candidates.back()["share"] = std::round((*shares)[i] * 1000) / 1000;
@@ -112,10 +105,13 @@ json missed_gap_json(const Reconstructor& rec, const std::vector<std::size_t>* o
   if (gap.holds_moves()) out["length_unknown"] = true;
   // (Told at the shortest stories' length on a clock that counts no presses: a longer one may be the one.)
   if (gap.length_uncertain) out["length_uncertain"] = true;
+  // (The shortest candidate's last ply, as the alert told it: an Uncounted gap may list longer ones too.)
   if (!gap.holds_moves() || gap.length == Reconstructor::MissedGap::Length::Uncounted)
-    out["last_ply"] = gap.first_ply + plies - 1;
+    out["last_ply"] = gap.first_ply + int(gap.shortest_plies()) - 1;
   return out;
 }
+
+namespace {
 
 // The missed gap's candidate at `index` (of its list in the rules' order), as UCI moves separated by spaces.
 std::string candidate_moves(const Reconstructor& rec, std::size_t index) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <future>
 #include <memory>
@@ -23,6 +24,7 @@
 #include "daemon/config/config.hpp"
 #include "daemon/eboardd/board_runtime.hpp"
 #include "daemon/http/server.hpp"
+#include "rules/reconstruct.hpp"
 
 namespace eboard::eboardd {
 
@@ -43,6 +45,16 @@ tl::expected<config::BoardConfig, std::string> board_from_json(const nlohmann::j
 void add_control_status(nlohmann::json& status, const std::vector<std::unique_ptr<BoardRuntime>>& boards);
 
 http::Response control_error(unsigned status, const std::string& reason);
+
+// A gap waiting for the arbiter (moves-missed): its plies and candidates, the likeliest first, numbered
+// from 1 as `recover` takes them, each in UCI (as in the alert) and SAN: the first as many as the alert
+// lists, and candidates_total (recover takes any number up to it, or the moves typed). With `order`
+// (BoardRuntime::shown_order: an engine's, `by_engine`, or the one the alert published before a restart) the
+// candidates are shown, and numbered, in that order; ranked_by says whose ("rules" or "engine"). In the
+// rules' order as ranked now, with `shares` (BoardRuntime::gap_shares), each listed candidate has its share
+// (0 to 1, how sure the ranking is of it) and listed_share is theirs together.
+nlohmann::json missed_gap_json(const rules::Reconstructor& rec, const std::vector<std::size_t>* order,
+                               bool by_engine, const std::vector<double>* shares);
 
 // A control's answer that is made on the loop once work on the background threads is done (a new game's
 // journal file, an arbiter's correction written and signed), without the loop waiting for it. `settle` is

@@ -7,11 +7,18 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "daemon/eboardd/control.hpp"
+#include "daemon/journal/journal_file.hpp"
 #include "daemon/journal/machine.hpp"
 #include "daemon/journal/match_recovery.hpp"
+#include "daemon/journal/recovery.hpp"
 #include "rules/match.hpp"
 #include "rules/notation.hpp"
 #include "rules/pgn.hpp"
@@ -299,6 +306,42 @@ std::vector<SensorEvent> unexplained_board() {
           {2'000, DeviceLink{false}},
           {30'000, DeviceLink{true}},
           {30'000, BoardSnapshot{pos->board()}}};
+}
+
+// A gap held with its length open on a clock that counts no presses, told at a press where the search found
+// stories of two lengths (9 plies, and 11 with a pawn's and the king's detours: both listed, the shorter
+// first), as a hall's board read it (daemon_gap_hall_test, 6x: the journal to the alert). /status shows the
+// gap's last ply as its alert told it, the shortest story's, in whatever order the candidates are shown:
+// the arbiter acts on the alert whose gap /status shows.
+TEST(GapControl, AGapHeldWithStoriesOfTwoLengthsShowsTheLastPlyItsAlertTold) {
+  auto scan =
+      journal::scan_journal(std::string(EBOARD_TEST_DATA) + "/journals/C_held_gap_of_two_lengths.journal");
+  ASSERT_TRUE(scan) << scan.error();
+  std::optional<nlohmann::json> alert;
+  for (const auto& r : scan->records)
+    if (r.type == 'E' && r.body.find("\"moves-missed\"") != std::string::npos)
+      alert = nlohmann::json::parse(r.body);
+  ASSERT_TRUE(alert);
+  journal::Recovery r = journal::recover(*scan, "C");
+  ASSERT_TRUE(r.machine.has_game());
+  const Reconstructor& rec = r.machine.reconstructor();
+  ASSERT_TRUE(rec.missed_gap());
+  const auto& gap = *rec.missed_gap();
+  ASSERT_TRUE(gap.holds_moves());
+  const auto [shortest, longest] =
+      std::minmax_element(gap.candidates.begin(), gap.candidates.end(),
+                          [](const auto& a, const auto& b) { return a.size() < b.size(); });
+  ASSERT_LT(shortest->size(), longest->size()) << "the stories are of one length: the test shows nothing";
+  std::vector<std::size_t> reversed(gap.candidates.size());
+  for (std::size_t i = 0; i < reversed.size(); ++i) reversed[i] = reversed.size() - 1 - i;
+  const std::array<const std::vector<std::size_t>*, 2> orders{nullptr, &reversed};
+  for (const std::vector<std::size_t>* order : orders) {
+    const nlohmann::json shown = eboardd::missed_gap_json(rec, order, order != nullptr, nullptr);
+    EXPECT_EQ(shown["first_ply"], (*alert)["first_ply"]);
+    EXPECT_EQ(shown["last_ply"], (*alert)["last_ply"])
+        << (order ? "in reverse order" : "in the rules' order");
+    EXPECT_EQ(shown["length_unknown"], true);
+  }
 }
 
 TEST(GapControl, AdoptFollowsTheBoardsPositionWithTheSideGiven) {
