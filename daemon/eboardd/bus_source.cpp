@@ -4,14 +4,13 @@
 
 namespace eboard::eboardd {
 
-BusSource::BusSource(boost::asio::io_context& io, BoardSink& sink, config::BoardConfig board,
-                     std::shared_ptr<session::BusSession> line, rules::Game game,
-                     journal::NewGameEntry current)
+BusSource::BusSource(BoardSink& sink, config::BoardConfig board, std::shared_ptr<session::BusSession> line,
+                     rules::Game game, journal::NewGameEntry current)
     : board_(std::move(board)),
       line_(std::move(line)),
       current_(std::move(current)),
       idle_game_(std::move(game)),
-      feed_(io, sink, board_.id) {}
+      feed_(sink, board_.id) {}
 
 BusSource::~BusSource() { stop(); }
 
@@ -31,8 +30,7 @@ void BusSource::continue_from(std::unique_ptr<rules::Reconstructor> replayed) {
 void BusSource::start() {
   if (running_) return;
   running_ = true;
-  line_->attach(board_.bus_address, session_config(),
-                feed_.handlers([line = line_.get(), a = board_.bus_address] { return line->board_time(a); }));
+  line_->attach(board_.bus_address, session_config(), feed_.handlers());
 }
 
 void BusSource::stop() {

@@ -12,8 +12,6 @@
 #include <memory>
 #include <string>
 
-#include <boost/asio/io_context.hpp>
-
 #include "daemon/config/config.hpp"
 #include "daemon/eboardd/board_source.hpp"
 #include "daemon/eboardd/session_feed.hpp"
@@ -34,8 +32,8 @@ inline std::string bus_clock_refusal(const std::string& id) {
 
 class BusSource : public BoardSource {
  public:
-  BusSource(boost::asio::io_context& io, BoardSink& sink, config::BoardConfig board,
-            std::shared_ptr<session::BusSession> line, rules::Game game, journal::NewGameEntry current);
+  BusSource(BoardSink& sink, config::BoardConfig board, std::shared_ptr<session::BusSession> line,
+            rules::Game game, journal::NewGameEntry current);
   ~BusSource() override;
 
   void start() override;

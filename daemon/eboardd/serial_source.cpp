@@ -13,7 +13,7 @@ SerialSource::SerialSource(boost::asio::io_context& io, BoardSink& sink, config:
       current_(std::move(current)),
       time_(std::move(time)),
       idle_game_(std::make_unique<rules::Game>(std::move(game))),
-      feed_(io, sink, board_.id) {}
+      feed_(sink, board_.id) {}
 
 SerialSource::~SerialSource() { stop(); }
 
@@ -26,7 +26,7 @@ void SerialSource::make_session(std::unique_ptr<rules::Game> game) {
   cfg.game = std::move(game);
   cfg.time = time_;
 
-  session::BoardSessionHandlers h = feed_.handlers([this] { return session_->now_ms(); });
+  session::BoardSessionHandlers h = feed_.handlers();
   cfg.reconstruction = std::move(replayed_);  // unique_ptr to shared_ptr
   session_ = std::make_unique<session::BoardSession>(io_, std::move(cfg), std::move(h));
 }

@@ -607,7 +607,7 @@ void Service::add_board(const config::BoardConfig& b) {
     spdlog::info("board {}: no device, moves typed by the arbiter ({} rules)", b.id, ro.profile);
   } else if (b.bus_address != 0) {
     journal::GameMachine& m = rt->recovery().machine;
-    auto bus = std::make_unique<BusSource>(io_, *rt, b, bus_line(b.port), m.game(), m.current());
+    auto bus = std::make_unique<BusSource>(*rt, b, bus_line(b.port), m.game(), m.current());
     if (m.has_game()) bus->continue_from(m.take_reconstructor());
     source = std::move(bus);
     spdlog::info("board {}: dgt bus address {} on {} ({} rules)", b.id, b.bus_address, b.port, ro.profile);
