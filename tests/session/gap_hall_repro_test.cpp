@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <optional>
 #include <regex>
@@ -1278,51 +1279,72 @@ TEST(GapHallCaptures, ThePressThatJudgesThePendingReadingCompletesTheMoveShownAf
 // (blitz game 93's knight, Chess960 game 4's pawn) bring the dump, the piece set down, the press and a
 // re-read in one burst: the board read is kept for that press (not forgotten when the board first rests with
 // the piece back), and the gap is told as read in time.
-TEST(GapHallCaptures, EveryCaptureTellsTheSameWhenTheDaemonReadsTheReconnectLate) {
-  struct Told {
-    std::multiset<std::string> moves, alerts;
-  };
-  const auto told_of = [](const drivers::Capture& cap, bool chess960) {
-    rules::ReconstructConfig cfg;
-    cfg.chess960 = chess960;
-    Told t;
-    auto r = session::replay_capture(cap, cfg);
-    if (!r) {
-      t.alerts.insert("replay failed: " + r.error());
-      return t;
-    }
-    for (const auto& e : r->events) {
-      if (const auto* m = std::get_if<rules::MoveEvent>(&e.what))
-        t.moves.insert(std::to_string(m->ply) + " " + m->san);
-      else if (const auto* a = std::get_if<rules::AlertEvent>(&e.what); a && a->code != "moves-missed")
-        t.alerts.insert(a->code);
-    }
+namespace {
+
+struct ToldLate {
+  std::multiset<std::string> moves, alerts;
+};
+
+ToldLate told_of(const drivers::Capture& cap, bool chess960) {
+  rules::ReconstructConfig cfg;
+  cfg.chess960 = chess960;
+  ToldLate t;
+  auto r = session::replay_capture(cap, cfg);
+  if (!r) {
+    t.alerts.insert("replay failed: " + r.error());
     return t;
-  };
-  int captures = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(EBOARD_TEST_DATA) + "/gap_hall")) {
-    if (entry.path().extension() != ".cap") continue;
-    auto cap = drivers::read_capture_file(entry.path());
-    ASSERT_TRUE(cap) << cap.error();
-    ++captures;
-    // Chess960 captures read as such (a standard one tells nothing but moves-missed read as chess).
-    Told in_time = told_of(*cap, false);
-    const bool chess960 =
-        !in_time.alerts.empty() && told_of(*cap, true).alerts.size() < in_time.alerts.size();
-    if (chess960) in_time = told_of(*cap, true);
-    for (const std::int64_t stall : {300, 600, 1000, 1500, 2000}) {
-      if (stall >= 1000 &&
-          entry.path().filename() == "held_kind_taken_in_the_gap_another_kind_capturing_from_the_hand.cap")
-        continue;
-      const Told stalled = told_of(read_late(*cap, stall), chess960);
-      const std::string what =
-          entry.path().filename().string() + ", read " + std::to_string(stall) + " ms late";
-      for (const auto& m : stalled.moves) EXPECT_TRUE(in_time.moves.count(m)) << what << ": move " << m;
-      for (const auto& a : stalled.alerts)
-        EXPECT_LE(stalled.alerts.count(a), in_time.alerts.count(a)) << what << ": alert " << a;
-    }
   }
-  EXPECT_GE(captures, 55);  // the captures above
+  for (const auto& e : r->events) {
+    if (const auto* m = std::get_if<rules::MoveEvent>(&e.what))
+      t.moves.insert(std::to_string(m->ply) + " " + m->san);
+    else if (const auto* a = std::get_if<rules::AlertEvent>(&e.what); a && a->code != "moves-missed")
+      t.alerts.insert(a->code);
+  }
+  return t;
+}
+
+// Every capture of the folder, one test each (ctest runs them in shards side by side).
+std::vector<std::string> every_capture() {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(EBOARD_TEST_DATA) + "/gap_hall"))
+    if (entry.path().extension() == ".cap") names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class ReadLate : public ::testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+TEST_P(ReadLate, TheCaptureTellsTheSameWhenTheDaemonReadsTheReconnectLate) {
+  const std::string name = GetParam();
+  auto cap = drivers::read_capture_file(std::string(EBOARD_TEST_DATA) + "/gap_hall/" + name);
+  ASSERT_TRUE(cap) << cap.error();
+  // Chess960 captures read as such (a standard one tells nothing but moves-missed read as chess).
+  ToldLate in_time = told_of(*cap, false);
+  const bool chess960 = !in_time.alerts.empty() && told_of(*cap, true).alerts.size() < in_time.alerts.size();
+  if (chess960) in_time = told_of(*cap, true);
+  for (const std::int64_t stall : {300, 600, 1000, 1500, 2000}) {
+    if (stall >= 1000 && name == "held_kind_taken_in_the_gap_another_kind_capturing_from_the_hand.cap")
+      continue;
+    const ToldLate stalled = told_of(read_late(*cap, stall), chess960);
+    const std::string what = name + ", read " + std::to_string(stall) + " ms late";
+    for (const auto& m : stalled.moves) EXPECT_TRUE(in_time.moves.count(m)) << what << ": move " << m;
+    for (const auto& a : stalled.alerts)
+      EXPECT_LE(stalled.alerts.count(a), in_time.alerts.count(a)) << what << ": alert " << a;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(GapHallCaptures, ReadLate, ::testing::ValuesIn(every_capture()),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           std::string id = param.param.substr(0, param.param.size() - 4);
+                           for (char& c : id)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return id;
+                         });
+
+TEST(GapHallCaptures, EveryCaptureAboveIsReadLateToo) {
+  EXPECT_GE(every_capture().size(), 55u);  // the captures above
 }
 
 // daemon_gap_hall_test --speed 3 --seed 1006209789 --lengths 9,10, board B: blitz corpus game 176 (60+0),
