@@ -44,16 +44,8 @@ Square king_destination(const Position& pos, Move m) {
   return m.kind() == Move::CASTLING ? Position::castle_king_to(pos.side_to_move(), is_king_side(m)) : m.to();
 }
 
-// The input as shown in an error: one line, not too long, whatever was passed in.
-std::string shown(std::string_view text) {
-  std::string out;
-  for (char c : text.substr(0, 32)) out += (static_cast<unsigned char>(c) < 32 || c == 127) ? '?' : c;
-  if (text.size() > 32) out += "...";
-  return out;
-}
-
 tl::unexpected<std::string> san_error(std::string_view kind, std::string_view text, std::string_view why) {
-  return tl::unexpected(std::string(kind) + " SAN '" + shown(text) + "': " + std::string(why));
+  return tl::unexpected(std::string(kind) + " SAN '" + shown_text(text) + "': " + std::string(why));
 }
 
 // What a SAN string says about its move; unset fields were not written.
@@ -224,6 +216,13 @@ std::string to_long_algebraic(const Position& before, Move m, Language language)
   return s;
 }
 
+std::string shown_text(std::string_view text) {
+  std::string out;
+  for (char c : text.substr(0, 32)) out += (static_cast<unsigned char>(c) < 32 || c == 127) ? '?' : c;
+  if (text.size() > 32) out += "...";
+  return out;
+}
+
 std::string to_uci(const Position& pos, Move m) {
   if (m.is_none()) return "0000";
   if (m.is_drop()) return std::string(1, piece_char(m.drop_type())) + '@' + square_name(m.to());
@@ -236,7 +235,7 @@ std::string to_uci(const Position& pos, Move m) {
 tl::expected<Move, std::string> parse_uci(const Position& pos, std::string_view text) {
   std::string_view s = trim(text);
   auto bad = [&](std::string_view why) {
-    return tl::unexpected("bad UCI move '" + shown(text) + "': " + std::string(why));
+    return tl::unexpected("bad UCI move '" + shown_text(text) + "': " + std::string(why));
   };
   MoveList moves(pos);
   if (auto at = s.find('@'); at != std::string_view::npos) {

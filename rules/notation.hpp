@@ -34,6 +34,10 @@ std::string to_uci(const Position& pos, Move m);
 // Accepts both castling styles and either case of the promotion and drop letters; the move must be legal.
 tl::expected<Move, std::string> parse_uci(const Position& pos, std::string_view text);
 
+// Typed move text as an error message quotes it: one line (a control character as `?`), its first 32
+// characters and `...` after them.
+std::string shown_text(std::string_view text);
+
 // SAN of a legal move of `pos`: `Nbd7`, `exd5`, `e8=Q+`, `O-O-O`, `N@f3`, `P@e4`, `Qh4#`; the null move `--`.
 std::string to_san(const Position& pos, Move m, const SanOptions& options = {});
 // An illegal move that stood (FIDE A.4.2), which SAN cannot name (SAN names legal moves, and `Re3` could

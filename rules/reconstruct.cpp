@@ -2170,7 +2170,7 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::enter_move(std::str
   if (!m) {
     auto san = parse_san(before, token);
     if (!san)
-      return tl::unexpected("'" + std::string(token) + "' is refused as " + where + ": " +
+      return tl::unexpected("'" + shown_text(token) + "' is refused as " + where + ": " +
                             (looks_like_uci(token) ? m.error() : san.error()));
     m = san;
   }

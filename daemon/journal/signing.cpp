@@ -579,6 +579,8 @@ tl::expected<SignedRecord, std::string> parse_signature_file(std::string_view te
   } catch (const json::parse_error& e) {
     return tl::unexpected("not a signature file: not valid JSON at byte " +
                           std::to_string(e.byte > 0 ? e.byte - 1 : 0));
+  } catch (const json::exception&) {  // a number past a double's range (out_of_range 406)
+    return tl::unexpected(std::string("not a signature file: a number too large for JSON to hold"));
   }
   // Byte for byte as the daemon renders it: no byte of the file can change without this or the signature
   // noticing (whitespace, key order, escapes, number forms).

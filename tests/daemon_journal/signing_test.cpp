@@ -94,6 +94,18 @@ std::string verify(const std::string& sig, const std::string& pgn, const std::st
   return {};
 }
 
+// A number no double holds (the archive's size written 12e780) is refused as any other damage, not thrown
+// out of the reader (eboardctl verify ended on an uncaught exception; fuzz_verify found it).
+TEST(SignatureFile, ANumberPastADoublesRangeIsRefusedWithAReason) {
+  const SigningKey key = SigningKey::generate();
+  std::string sig = sign(key, PGN, make_journal(3)).sig;
+  const std::size_t at = sig.find("\"bytes\": ") + 9;
+  sig.replace(at, sig.find(',', at) - at, "12e780");
+  auto r = parse_signature_file(sig);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("not a signature file"), std::string::npos) << r.error();
+}
+
 TEST(SigningKeys, SecretAndPublicTextRoundTrip) {
   SigningKey k = SigningKey::generate();
   auto again = SigningKey::parse(k.secret_text());

@@ -174,6 +174,11 @@ TEST(ReconstructControl, TypedMovesArePlayedAsCompletedMovesAndWrongOnesChangeNo
   ASSERT_FALSE(bad_uci);
   EXPECT_NE(bad_uci.error().find("UCI"), std::string::npos) << bad_uci.error();
   EXPECT_FALSE(r.enter_move("  ", {}, 1000));
+  // The text refused is quoted on one line (an error is one line of a log and of a JSON answer).
+  auto two_lines = r.enter_move("N@b5\nNbd7", {}, 1000);
+  ASSERT_FALSE(two_lines);
+  EXPECT_EQ(two_lines.error().find('\n'), std::string::npos) << two_lines.error();
+  EXPECT_NE(two_lines.error().find("'N@b5?Nbd7'"), std::string::npos) << two_lines.error();
   EXPECT_EQ(r.game().ply_count(), 5);
   EXPECT_TRUE(r.board_matches_game());  // the wood no sensor reports stands where the game is
   EXPECT_EQ(std::get<MoveEvent>(one("Nbd7")[0].what).uci, "b8d7");
