@@ -132,12 +132,16 @@ std::optional<std::pair<char, char>> trf_codes(std::string_view code) {
 }
 
 std::optional<std::string> pgn_tag(std::string_view pgn, std::string_view name) {
+  bool in_tags = false;
   for (const std::string& line : split_lines(pgn)) {
     auto t = tag_line(line);
     if (!t) {
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines before the tags
+      // Blank lines before the tags; the first line after them that is not a tag ends the tag section (a
+      // tag-like line in the movetext is not a tag: apply_verdict reads the section alike).
+      if (!in_tags && line.find_first_not_of(" \t\r") == std::string::npos) continue;
       break;
     }
+    in_tags = true;
     if (t->first == name) return t->second;
   }
   return std::nullopt;

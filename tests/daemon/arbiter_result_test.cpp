@@ -198,6 +198,21 @@ TEST(ArbiterResult, AMatchBoardsVerdictRewritesTheBpgnForTeamOne) {
   EXPECT_FALSE(pgn_tag(*apply_verdict(record("*", ""), *single, false), "ArbiterBoard"));
 }
 
+// The tag section ends at its first line that is not a tag: a tag-like line in the movetext (a damaged
+// record, a comment cut at a line) is not read as a tag, as apply_verdict does not rewrite it as one
+// (fuzz_arbiter_result found a record whose partner version read an ArbiterResult from its movetext).
+TEST(ArbiterResult, ATagLikeLineInTheMovetextIsNoTag) {
+  const std::string damaged = "\n[Event \"Lyon\"]\n[Result \"*\"]\n\n[ArbiterResult \"+/-\"]\n1. e4 *\n";
+  EXPECT_EQ(pgn_tag(damaged, "Event"), "Lyon");
+  EXPECT_FALSE(pgn_tag(damaged, "ArbiterResult"));
+  auto v = make_verdict("1-0", "", "", "the partner board's flag");
+  ASSERT_TRUE(v) << v.error();
+  auto partner = apply_partner_result(damaged, "0-1", *v);
+  ASSERT_TRUE(partner) << partner.error();
+  EXPECT_EQ(pgn_tag(*partner, "Result"), "0-1");
+  EXPECT_FALSE(pgn_tag(*partner, "ArbiterResult")) << *partner;
+}
+
 TEST(ArbiterResult, RoundResultsTakeTheArbitersCodes) {
   auto game = [](const std::string& board, const std::string& result, const std::string& arbiter) {
     return "[Event \"T\"]\n[White \"W" + board + "\"]\n[Black \"B" + board + "\"]\n[Result \"" + result +
