@@ -710,7 +710,8 @@ Finding check_sealed_journal(const JournalSeal& seal, std::string_view bytes, Fi
     std::uint64_t from_record = 1;
     std::size_t next_cp = 0;
     std::optional<std::pair<std::uint64_t, ChainValue>>
-        at_seal;  // where the signed records end, and the chain
+        at_seal;                                               // where the signed records end, and the chain
+    if (seal.records == 0) at_seal = std::make_pair(from, c);  // a journal sealed with no record yet
     auto differs = [&](std::uint64_t to, std::uint64_t to_record, const std::string& what) {
       return Finding{false,
                      "altered between byte " + std::to_string(from) + " and byte " + std::to_string(to) +

@@ -404,6 +404,24 @@ TEST(Signing, ASealCarriedOnAsTheJournalGrowsIsTheSealOfTheWholeFile) {
   fs::remove_all(dir);
 }
 
+// A journal sealed before its first record (the magic alone) checks as signed, and so do records written
+// on after it, told apart (fuzz_verify found it told "altered between byte 8 and byte 8").
+TEST(Signing, AJournalSealedWithNoRecordChecksAsSigned) {
+  const std::string empty = make_journal(0);
+  auto seal = seal_journal_bytes(empty);
+  ASSERT_TRUE(seal) << seal.error();
+  EXPECT_EQ(seal->records, 0u);
+  Finding after;
+  const Finding f = check_sealed_journal(*seal, empty, &after);
+  EXPECT_TRUE(f.intact) << f.text;
+  EXPECT_TRUE(after.intact && after.text.empty()) << after.text;
+  const std::string grown = make_journal(3);
+  const Finding g = check_sealed_journal(*seal, grown, &after);
+  EXPECT_TRUE(g.intact) << g.text;
+  EXPECT_TRUE(after.intact) << after.text;
+  EXPECT_NE(after.text.find("3 records"), std::string::npos) << after.text;
+}
+
 TEST(Signing, SealingRefusesADamagedJournal) {
   std::string journal = make_journal(10);
   EXPECT_TRUE(seal_journal_bytes(journal));
