@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <tuple>
 #include <vector>
 
 #include "daemon/outputs/pgn_output.hpp"
@@ -41,6 +42,16 @@ std::optional<std::pair<std::string, std::string>> tag_line(std::string_view lin
   }
   if (i >= line.size()) return std::nullopt;
   return std::pair{std::string(line.substr(1, space - 1)), value};
+}
+
+// A record's tag section, as lines [first, end): the tag lines after any blank lines that begin the record,
+// up to the first line that is not a tag (a tag-like line in the movetext is no tag).
+std::pair<std::size_t, std::size_t> tag_section(const std::vector<std::string>& lines) {
+  std::size_t first = 0;
+  while (first < lines.size() && lines[first].find_first_not_of(" \t\r") == std::string::npos) ++first;
+  std::size_t end = first;
+  while (end < lines.size() && tag_line(lines[end])) ++end;
+  return {first, end};
 }
 
 std::vector<std::string> split_lines(std::string_view text) {
@@ -132,29 +143,18 @@ std::optional<std::pair<char, char>> trf_codes(std::string_view code) {
 }
 
 std::optional<std::string> pgn_tag(std::string_view pgn, std::string_view name) {
-  bool in_tags = false;
-  for (const std::string& line : split_lines(pgn)) {
-    auto t = tag_line(line);
-    if (!t) {
-      // Blank lines before the tags; the first line after them that is not a tag ends the tag section (a
-      // tag-like line in the movetext is not a tag: apply_verdict reads the section alike).
-      if (!in_tags && line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      break;
-    }
-    in_tags = true;
-    if (t->first == name) return t->second;
-  }
+  const std::vector<std::string> lines = split_lines(pgn);
+  const auto [first, end] = tag_section(lines);
+  for (std::size_t i = first; i < end; ++i)
+    if (auto t = tag_line(lines[i]); t->first == name) return t->second;
   return std::nullopt;
 }
 
 tl::expected<std::string, std::string> apply_verdict(std::string_view pgn, const ArbiterVerdict& v,
                                                      bool correction) {
   std::vector<std::string> lines = split_lines(pgn);
-  std::size_t first_tag = 0;
-  while (first_tag < lines.size() && lines[first_tag].find_first_not_of(" \t\r") == std::string::npos)
-    ++first_tag;
-  std::size_t end_tags = first_tag;
-  while (end_tags < lines.size() && tag_line(lines[end_tags])) ++end_tags;
+  std::size_t first_tag = 0, end_tags = 0;
+  std::tie(first_tag, end_tags) = tag_section(lines);
   if (end_tags == first_tag) return tl::unexpected(std::string("the record has no tags"));
   // The movetext's last token is the result.
   std::size_t last = lines.size();
