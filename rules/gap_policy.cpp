@@ -23,50 +23,51 @@ const std::array<const char*, kMoveFeatureCount> kMoveFeatureNames = {
     "pawn takes",  "centralises",    "king endgame",  "open file",     "king zone"};
 
 // Fitted with the square tables (rules/gap_policy_squares.cpp) on the even games of both corpora
-// (GAP_POLICY_FIT=1 bench_gap_ranking: 16,345 positions; mean log-likelihood of the move played -2.262
-// there, -2.288 on the odd games; without the tables -2.347 and -2.351; a uniform choice -3.24), rounded.
+// (GAP_POLICY_FIT=1 bench_gap_ranking: 16,345 positions; mean log-likelihood of the move played -2.238
+// there, -2.266 on the odd games; without the opening's tables -2.262 and -2.288, without any table -2.347
+// and -2.351; a uniform choice -3.24), rounded.
 const MoveFeatures kMoveFeatureWeights = {
-    1.065f,   // gain
-    -0.378f,  // loss
-    1.061f,   // takes last
-    0.713f,   // leaves reach
-    0.624f,   // defends
-    1.613f,   // check
-    1.047f,   // castles
-    0.390f,   // pawn
-    0.287f,   // knight
-    -0.099f,  // bishop
-    -0.436f,  // rook
-    -0.134f,  // queen
-    -0.205f,  // king
-    0.248f,   // centre pawn
-    0.157f,   // wing pawn
-    0.299f,   // develops
-    -0.471f,  // rim
-    -2.351f,  // hangs
-    0.895f,   // escapes
-    0.791f,   // threatens
-    -0.129f,  // near reply
-    -0.099f,  // near own
-    -0.236f,  // same piece
-    -0.096f,  // back
-    0.497f,   // mobility
-    -0.509f,  // left to take
-    -0.779f,  // promotes
-    -4.639f,  // underpromotes
-    1.084f,   // recaptures
-    0.281f,   // new
-    -0.406f,  // queen early
-    0.022f,   // develops early
-    0.810f,   // castles early
-    0.093f,   // same early
-    -0.356f,  // shelter
-    0.061f,   // next to reply
-    0.638f,   // pawn takes
-    0.193f,   // centralises
-    0.583f,   // king endgame
-    0.632f,   // open file
-    0.167f,   // king zone
+    1.070f,   // gain
+    -0.379f,  // loss
+    1.036f,   // takes last
+    0.709f,   // leaves reach
+    0.618f,   // defends
+    1.619f,   // check
+    1.024f,   // castles
+    0.477f,   // pawn
+    0.259f,   // knight
+    -0.118f,  // bishop
+    -0.475f,  // rook
+    -0.176f,  // queen
+    -0.214f,  // king
+    -0.160f,  // centre pawn
+    0.043f,   // wing pawn
+    0.302f,   // develops
+    -0.370f,  // rim
+    -2.378f,  // hangs
+    0.905f,   // escapes
+    0.807f,   // threatens
+    -0.132f,  // near reply
+    -0.101f,  // near own
+    -0.264f,  // same piece
+    -0.095f,  // back
+    0.419f,   // mobility
+    -0.506f,  // left to take
+    -0.742f,  // promotes
+    -4.553f,  // underpromotes
+    1.138f,   // recaptures
+    0.308f,   // new
+    -0.184f,  // queen early
+    0.065f,   // develops early
+    0.779f,   // castles early
+    0.123f,   // same early
+    -0.371f,  // shelter
+    0.028f,   // next to reply
+    0.630f,   // pawn takes
+    0.208f,   // centralises
+    0.570f,   // king endgame
+    0.639f,   // open file
+    0.190f,   // king zone
 };
 
 namespace {
@@ -269,12 +270,16 @@ double dot(const MoveFeatures& w, const MoveFeatures& f) {
 
 }  // namespace
 
-std::optional<std::array<std::size_t, 2>> square_terms(const Position& p, Move m) {
+std::optional<SquareTerms> square_terms(const Position& p, Move m) {
   if (m.is_drop() || m.kind() == Move::CASTLING) return std::nullopt;
   const Color us = p.side_to_move();
   const std::size_t kind = std::size_t(type_of(p.piece_on(m.from())) - PAWN) * 64;
   const auto seen = [us](Square s) { return std::size_t(us == WHITE ? int(s) : int(s) ^ 56); };
-  return std::array<std::size_t, 2>{kind + seen(m.from()), kSquaresPerTable + kind + seen(m.to())};
+  const std::size_t left = kind + seen(m.from()), reached = kSquaresPerTable + kind + seen(m.to());
+  SquareTerms t{{left, reached, 2 * kSquaresPerTable + left, 2 * kSquaresPerTable + reached}, 0.0f};
+  if (!p.chess960() && p.fullmove_number() <= kOpeningMoves)
+    t.opening = float(kOpeningMoves + 1 - p.fullmove_number()) / float(kOpeningMoves);
+  return t;
 }
 
 std::vector<std::uint16_t> legal_raw(const Position& p) {
@@ -317,7 +322,7 @@ std::vector<double> gap_sequence_log_likelihoods(const Position& before,
     Position after = p;
     for (Move m : MoveList(p)) {
       double score = dot(weights, board_features(p, m, mobility_before, after));
-      if (const auto at = square_terms(p, m)) score += double(squares[(*at)[0]]) + double(squares[(*at)[1]]);
+      if (const auto at = square_terms(p, m)) score += at->score(squares);
       b.scores.emplace_back(m, score);
     }
     for (const auto& e : b.scores) b.legal.push_back(e.first.raw());

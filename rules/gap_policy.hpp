@@ -72,13 +72,29 @@ extern const MoveFeatures kMoveFeatureWeights;
 // the squares reached. Fitted with the weights above (rules/gap_policy_squares.cpp); added to a move's score.
 // People open with their centre pawns and the king's knight, put a bishop on the long diagonal, keep
 // their rooks' pawns home: which moves a position offers matters, and so which move of a gap came first.
+// Two more tables of the same say how much earlier than later in the opening people make each move: in a
+// game from the standard start (its pieces start where the squares say; a Chess960 start's do not), read
+// at full weight at move 1, less each move, and not after move kOpeningMoves. The orders of one gap make
+// the same moves, so the first two tables tell them apart only by what each position offered beside; these
+// by when each move was made.
 inline constexpr std::size_t kSquaresPerTable = 6 * 64;            // kind (pawn first) times square
-inline constexpr std::size_t kSquareTerms = 2 * kSquaresPerTable;  // the squares left, then reached
+inline constexpr std::size_t kSquareTerms = 4 * kSquaresPerTable;  // left, reached; the same, when
+inline constexpr int kOpeningMoves = 10;
 using PolicySquares = std::array<float, kSquareTerms>;
 extern const PolicySquares kPolicySquares;
-// The two terms of `m` in `p` (the square its piece left, then the square it reached), or none for a
-// castling or a drop (castling has its own feature).
-std::optional<std::array<std::size_t, 2>> square_terms(const Position& p, Move m);
+// The terms of a move: the square its piece left and the one it reached (each read at 1), then the same
+// two of the opening's tables (each read at `opening`, 0 past the opening).
+struct SquareTerms {
+  std::array<std::size_t, 4> at;
+  float opening = 0;
+  // The move's part of a score under `squares`.
+  double score(const PolicySquares& squares) const {
+    return double(squares[at[0]]) + double(squares[at[1]]) +
+           double(opening) * (double(squares[at[2]]) + double(squares[at[3]]));
+  }
+};
+// The terms of `m` in `p`, or none for a castling or a drop (castling has its own feature).
+std::optional<SquareTerms> square_terms(const Position& p, Move m);
 
 // What came before a position: the moves just made by each side (none at a gap's start but what is known).
 struct MoveContext {

@@ -273,10 +273,10 @@ bool write_policy_squares(const std::string& path, const PolicySquares& t, std::
                "// clang-format off\nconst PolicySquares kPolicySquares = {\n",
                positions);
   static const char* const kinds[] = {"pawn", "knight", "bishop", "rook", "queen", "king"};
-  for (std::size_t table = 0; table < 2; ++table)
+  for (std::size_t table = 0; table < kSquareTerms / kSquaresPerTable; ++table)
     for (std::size_t kind = 0; kind < 6; ++kind) {
-      std::fprintf(f, "    // %s, squares %s (a1..h1, then a2.., from the mover's side)\n", kinds[kind],
-                   table ? "reached" : "left");
+      std::fprintf(f, "    // %s, squares %s%s (a1..h1, then a2.., from the mover's side)\n", kinds[kind],
+                   table % 2 ? "reached" : "left", table >= 2 ? " in the opening" : "");
       for (std::size_t rank = 0; rank < 8; ++rank) {
         std::fprintf(f, "   ");
         for (std::size_t file = 0; file < 8; ++file)
@@ -291,7 +291,7 @@ bool write_policy_squares(const std::string& path, const PolicySquares& t, std::
 void fit_policy(const std::vector<GameRecord>& standard, const std::vector<GameRecord>& chess960) {
   struct Choice {  // a position's legal moves (features and square terms), and the one played
     std::vector<MoveFeatures> f;
-    std::vector<std::array<std::size_t, 2>> sq;  // kSquareTerms for none
+    std::vector<SquareTerms> sq;  // none: kSquareTerms, read at 0
     std::size_t played;
   };
   constexpr std::size_t kNone = kSquareTerms;
@@ -308,7 +308,7 @@ void fit_policy(const std::vector<GameRecord>& standard, const std::vector<GameR
       for (std::size_t i = 0; i < feats.size(); ++i) {
         x.f.push_back(feats[i].second);
         const auto at = square_terms(p, feats[i].first);
-        x.sq.push_back(at ? *at : std::array<std::size_t, 2>{kNone, kNone});
+        x.sq.push_back(at ? *at : SquareTerms{{kNone, kNone, kNone, kNone}, 0.0f});
         if (feats[i].first == rm.move) x.played = i;
       }
       if (x.played < feats.size() && feats.size() > 1) set.push_back(std::move(x));
@@ -334,11 +334,12 @@ void fit_policy(const std::vector<GameRecord>& standard, const std::vector<GameR
     double ll = 0;
     std::vector<double> sc;
     auto square = [&](std::size_t at) { return at != kNone ? u[kMoveFeatureCount + at] : 0.0; };
+    auto share = [](const SquareTerms& t, std::size_t j) { return j < 2 ? 1.0 : double(t.opening); };
     for (const auto& x : set) {
       sc.assign(x.f.size(), 0);
       for (std::size_t i = 0; i < x.f.size(); ++i) {
         for (std::size_t k = 0; k < kMoveFeatureCount; ++k) sc[i] += u[k] * x.f[i][k] / scale[k];
-        sc[i] += square(x.sq[i][0]) + square(x.sq[i][1]);
+        for (std::size_t j = 0; j < 4; ++j) sc[i] += share(x.sq[i], j) * square(x.sq[i].at[j]);
       }
       const double most = *std::max_element(sc.begin(), sc.end());
       double z = 0;
@@ -346,8 +347,8 @@ void fit_policy(const std::vector<GameRecord>& standard, const std::vector<GameR
       ll += sc[x.played] - most - std::log(z);
       auto add = [&](std::size_t i, double w) {
         for (std::size_t k = 0; k < kMoveFeatureCount; ++k) grad[k] += w * x.f[i][k] / scale[k];
-        for (std::size_t at : x.sq[i])
-          if (at != kNone) grad[kMoveFeatureCount + at] += w;
+        for (std::size_t j = 0; j < 4; ++j)
+          if (x.sq[i].at[j] != kNone) grad[kMoveFeatureCount + x.sq[i].at[j]] += w * share(x.sq[i], j);
       };
       for (std::size_t i = 0; i < x.f.size(); ++i) add(i, std::exp(sc[i] - most) / z);
       add(x.played, -1.0);

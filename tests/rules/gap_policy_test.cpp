@@ -160,10 +160,27 @@ TEST(GapPolicy, TheSquareTablesSeeTheBoardFromTheMoversSide) {
   const auto white = square_terms(start, move(start, "e2e4"));
   const auto black = square_terms(after_e4, move(after_e4, "e7e5"));
   ASSERT_TRUE(white && black);
-  EXPECT_EQ(*white, *black);
-  EXPECT_LT((*white)[0], kSquareTerms / 2);  // the square left
-  EXPECT_GE((*white)[1], kSquareTerms / 2);  // the square reached
-  EXPECT_NE(*white, *square_terms(start, move(start, "d2d4")));
+  EXPECT_EQ(white->at, black->at);
+  EXPECT_LT(white->at[0], kSquaresPerTable);  // the square left
+  EXPECT_GE(white->at[1], kSquaresPerTable);  // the square reached
+  EXPECT_LT(white->at[1], 2 * kSquaresPerTable);
+  EXPECT_EQ(white->at[2], 2 * kSquaresPerTable + white->at[0]);  // the opening's tables
+  EXPECT_EQ(white->at[3], 2 * kSquaresPerTable + white->at[1]);
+  EXPECT_NE(white->at, square_terms(start, move(start, "d2d4"))->at);
+  // The opening's tables read in full at move 1, less each move, not after move 10 nor from a Chess960
+  // start.
+  EXPECT_FLOAT_EQ(white->opening, 1.0f);
+  const Position later = play(start, {"e2e4", "e7e5", "g1f3", "b8c6"});
+  EXPECT_FLOAT_EQ(square_terms(later, move(later, "f1c4"))->opening, 0.8f);
+  const Position ruy =
+      play(start, {"e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5a4", "g8f6", "e1g1", "f8e7",
+                   "f1e1", "b7b5", "a4b3", "d7d6", "c2c3", "e8g8", "h2h3", "c6b8", "d2d4", "b8d7"});
+  EXPECT_EQ(ruy.fullmove_number(), 11);
+  EXPECT_FLOAT_EQ(square_terms(ruy, move(ruy, "b1d2"))->opening, 0.0f);
+  const Position c960 =
+      *Position::from_fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9");
+  ASSERT_TRUE(c960.chess960());
+  EXPECT_FLOAT_EQ(square_terms(c960, move(c960, "e2e4"))->opening, 0.0f);
   // Castling has a feature of its own, not the tables.
   const Position castle = play(start, {"e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5"});
   EXPECT_FALSE(square_terms(castle, move(castle, "e1g1")));
