@@ -209,3 +209,33 @@ TEST(GapPolicy, PeopleOpenWithTheirCentrePawnsAndKnights) {
       gap_sequence_log_likelihoods(start, line).front(),
       gap_sequence_log_likelihoods(start, line, {}, kMoveFeatureWeights, PolicySquares{}).front() + 1.0);
 }
+
+TEST(GapPolicy, TheOpeningsTablesTellWhichOrderOfAGapsMovesCameFirst) {
+  // The orders of one gap make the same moves: the tables of where add the same to each, the opening's
+  // tables (how much earlier than later people make each move) do not. Each pair: the order people play
+  // first, then a transposition of it; the opening's tables must move the likelihood towards the first.
+  const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> pairs{
+      {{"e2e4", "e7e5", "g1f3", "b8c6", "f1b5"}, {"g1f3", "b8c6", "e2e4", "e7e5", "f1b5"}},
+      {{"d2d4", "g8f6", "c2c4", "e7e6", "b1c3"}, {"c2c4", "e7e6", "b1c3", "g8f6", "d2d4"}},
+      {{"e2e4", "c7c5", "g1f3", "d7d6", "d2d4"}, {"g1f3", "d7d6", "d2d4", "c7c5", "e2e4"}},
+  };
+  PolicySquares without_opening = kPolicySquares;
+  std::fill(without_opening.begin() + 2 * kSquaresPerTable, without_opening.end(), 0.0f);
+  const Position start = Position::start();
+  for (const auto& [usual, other] : pairs) {
+    std::vector<std::vector<Move>> both;
+    for (const auto* line : {&usual, &other}) {
+      both.emplace_back();
+      Position p = start;
+      for (const auto& u : *line) {
+        both.back().push_back(move(p, u));
+        p.do_move(both.back().back());
+      }
+      ASSERT_EQ(p.key(), play(start, usual).key());  // one gap: the same position reached
+    }
+    const auto with = gap_sequence_log_likelihoods(start, both);
+    const auto alone = gap_sequence_log_likelihoods(start, both, {}, kMoveFeatureWeights, without_opening);
+    EXPECT_GT(with[0] - with[1], alone[0] - alone[1]) << usual[0] << " " << usual[1] << " ...";
+    EXPECT_GT(with[0], with[1]) << usual[0] << " " << usual[1] << " ...";
+  }
+}
