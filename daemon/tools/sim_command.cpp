@@ -299,12 +299,17 @@ struct Runtime {
          link.string());
   }
 
-  void unplug(std::int64_t gap_ms) {
+  // Unplugs the board, planned for `planned_ms`, and plugs it in again at `back_ms` (game time): a plan of
+  // the hands keeps its window even where a loaded machine ran the unplug late (at once if it ran later).
+  void unplug(std::int64_t planned_ms, std::int64_t back_ms) {
     player->detach();  // closes the master: the host reads end of file
     std::error_code ec;
     fs::remove(link, ec);
-    note("unplugged at " + seconds(player->now_ms()) + "; back in " + std::to_string(gap_ms) + " ms");
-    player->at(player->now_ms() + gap_ms, [this] { plug(); });
+    const std::int64_t now = player->now_ms();
+    note("unplugged at " + seconds(now) +
+         (now > planned_ms ? " (planned for " + seconds(planned_ms) + ")" : "") + "; back in " +
+         std::to_string(std::max<std::int64_t>(0, back_ms - now)) + " ms");
+    player->at(std::max(now, back_ms), [this] { plug(); });
   }
 
   void finish() {
@@ -423,7 +428,8 @@ int run(const Options& o) {
     }
   };
   for (double s : o.reopen_at_s) {
-    rt.player->at(static_cast<std::int64_t>(s * 1000), [&rt, gap = o.reopen_gap_ms] { rt.unplug(gap); });
+    const auto at_ms = static_cast<std::int64_t>(s * 1000);
+    rt.player->at(at_ms, [&rt, at_ms, back = at_ms + o.reopen_gap_ms] { rt.unplug(at_ms, back); });
   }
 
   boost::asio::signal_set signals(rt.io, SIGINT, SIGTERM);
@@ -697,7 +703,10 @@ void add_sim_command(CLI::App& app, int& exit_code) {
          "behind the same symlink after --reopen-gap; may be given more than once (" +
              session::protocol_names(replugs) + ")")
       ->check(finite_range(0, MAX_SECONDS));
-  cmd->add_option("--reopen-gap", o->reopen_gap_ms, "milliseconds the board stays unplugged (default 1000)")
+  cmd->add_option(
+         "--reopen-gap", o->reopen_gap_ms,
+         "milliseconds from --reopen-at to plugging the board in again, on the game's clock, however "
+         "late the unplug ran (default 1000)")
       ->check(CLI::Range(std::int64_t(0), std::int64_t(MAX_SECONDS * 1000)));
   cmd->add_option("--plies", o->plies, "play only the first N plies of the game (default: all)")
       ->check(CLI::PositiveNumber);
