@@ -87,10 +87,13 @@ extern const PolicySquares kPolicySquares;
 struct SquareTerms {
   std::array<std::size_t, 4> at;
   float opening = 0;
+  // How much of term `j`'s weight the move takes: the tables of every move whole, the opening's by `opening`.
+  double share(std::size_t j) const { return j < 2 ? 1.0 : double(opening); }
   // The move's part of a score under `squares`.
   double score(const PolicySquares& squares) const {
-    return double(squares[at[0]]) + double(squares[at[1]]) +
-           double(opening) * (double(squares[at[2]]) + double(squares[at[3]]));
+    double s = 0;
+    for (std::size_t j = 0; j < at.size(); ++j) s += share(j) * double(squares[at[j]]);
+    return s;
   }
 };
 // The terms of `m` in `p`, or none for a castling or a drop (castling has its own feature).

@@ -334,12 +334,11 @@ void fit_policy(const std::vector<GameRecord>& standard, const std::vector<GameR
     double ll = 0;
     std::vector<double> sc;
     auto square = [&](std::size_t at) { return at != kNone ? u[kMoveFeatureCount + at] : 0.0; };
-    auto share = [](const SquareTerms& t, std::size_t j) { return j < 2 ? 1.0 : double(t.opening); };
     for (const auto& x : set) {
       sc.assign(x.f.size(), 0);
       for (std::size_t i = 0; i < x.f.size(); ++i) {
         for (std::size_t k = 0; k < kMoveFeatureCount; ++k) sc[i] += u[k] * x.f[i][k] / scale[k];
-        for (std::size_t j = 0; j < 4; ++j) sc[i] += share(x.sq[i], j) * square(x.sq[i].at[j]);
+        for (std::size_t j = 0; j < 4; ++j) sc[i] += x.sq[i].share(j) * square(x.sq[i].at[j]);
       }
       const double most = *std::max_element(sc.begin(), sc.end());
       double z = 0;
@@ -348,7 +347,7 @@ void fit_policy(const std::vector<GameRecord>& standard, const std::vector<GameR
       auto add = [&](std::size_t i, double w) {
         for (std::size_t k = 0; k < kMoveFeatureCount; ++k) grad[k] += w * x.f[i][k] / scale[k];
         for (std::size_t j = 0; j < 4; ++j)
-          if (x.sq[i].at[j] != kNone) grad[kMoveFeatureCount + x.sq[i].at[j]] += w * share(x.sq[i], j);
+          if (x.sq[i].at[j] != kNone) grad[kMoveFeatureCount + x.sq[i].at[j]] += w * x.sq[i].share(j);
       };
       for (std::size_t i = 0; i < x.f.size(); ++i) add(i, std::exp(sc[i] - most) / z);
       add(x.played, -1.0);
