@@ -9,10 +9,13 @@
 // by the work bound (nothing found, or a list left incomplete), whose answer the daemon takes from a search
 // with more work (the columns after it count that search); `+retry p99` and `max`, the daemon's path: the
 // search with that work, and the reconnect's second one a ply longer (the next move shown and not pressed);
-// `probe cut`, those second searches their work cut short. Anchors: the goal of 50 ms at p99 on this machine
-// (issue 12), 100 ms on the daemon's path up to 10 plies (issue 30); before issue 12 the recovery searched 2
-// plies. Prints figures, asserts nothing about time; exits non-zero only if the true sequence is missing from
-// the candidates of a gap explained at its true length.
+// `probe cut`, those second searches their work cut short; `+retry p99 kpos`, the work of that path at p99
+// (thousands of positions, as the work bound counts them: the same on any machine), and `ns/pos`, the time
+// of a position on this machine in this run (the row's time on that path over its work): the path's time is
+// the one times the other, and a busy host changes only the second. Anchors: the goal of 50 ms at p99 on this
+// machine (issue 12), 100 ms on the daemon's path up to 10 plies (issue 30); before issue 12 the recovery
+// searched 2 plies. Prints figures, asserts nothing about time; exits non-zero only if the true sequence is
+// missing from the candidates of a gap explained at its true length.
 #include <time.h>
 #include <algorithm>
 
@@ -115,12 +118,23 @@ double thread_cpu_ms() {
 struct Row {
   std::vector<double> ms;
   std::vector<double> cpu_ms;
-  std::vector<double> probe_ms;  // the search, its retry and the daemon's probe a ply longer
+  std::vector<double> probe_ms;    // the search, its retry and the daemon's probe a ply longer
+  std::vector<double> probe_work;  // their work (positions, as max_nodes counts it), machine-free
   int unique = 0, ambiguous = 0, shorter = 0, none = 0, exhausted = 0, truncated = 0, truth_missing = 0;
   int retried = 0;    // cut short by the work bound (cut_by_work), and searched again
   int probe_cut = 0;  // the probe a ply longer cut short by its work
   std::uint64_t nodes = 0;
 };
+
+// The machine's pace in this run: the daemon's path's time over its work, all gaps of the row together.
+double ns_per_position(const Row& row) {
+  double ms = 0, work = 0;
+  for (std::size_t i = 0; i < row.probe_ms.size(); ++i) {
+    ms += row.probe_ms[i];
+    work += row.probe_work[i];
+  }
+  return work > 0 ? ms * 1e6 / work : 0;
+}
 
 Row run(const std::vector<Gap>& gaps, int plies, bool pawn_stays, bool clock_side, int max_plies) {
   Row row;
@@ -149,15 +163,19 @@ Row run(const std::vector<Gap>& gaps, int plies, bool pawn_stays, bool clock_sid
     // (no answer: the press tells).
     const auto t1 = std::chrono::steady_clock::now();
     r = search_gap_harder(q);
+    double work = double(r.nodes);
     if (r.plies > 0 && q.side_to_move && r.plies + 1 <= max_plies) {
       GapQuery probe = q;
       probe.side_to_move = ~*q.side_to_move;
       probe.min_plies = probe.max_plies = r.plies + 1;
       probe.max_candidates = 1;
-      if (search_gap_with_what_is_left(probe, r.nodes).exhausted) ++row.probe_cut;
+      const GapResult p = search_gap_with_what_is_left(probe, r.nodes);
+      work += double(p.nodes);
+      if (p.exhausted) ++row.probe_cut;
     }
     row.probe_ms.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
+    row.probe_work.push_back(work);
     if (std::getenv("GAP_DEBUG") && r.nodes > 300000) {
       std::string line;
       Position p = g.from;
@@ -217,10 +235,10 @@ int main(int argc, char** argv) {
   std::printf(
       "anchors: goal p99 < 50 ms per search (issue 12), < 100 ms on the daemon's path (+retry) up to 10 "
       "plies (issue 30); before issue 12 the search stopped at 2 plies\n\n");
-  std::printf("%-10s %5s %6s %9s %9s %9s %10s %8s %9s %8s %6s %10s %9s %8s %9s %12s %12s %9s\n", "variant",
-              "plies", "gaps", "median ms", "p99 ms", "max ms", "cpu p99 ms", "unique", "ambiguous",
-              "shorter", "none", "nodes/gap", "truncated", "retried", "exhausted", "+retry p99", "+retry max",
-              "probe cut");
+  std::printf("%-10s %5s %6s %9s %9s %9s %10s %8s %9s %8s %6s %10s %9s %8s %9s %12s %12s %9s %13s %8s\n",
+              "variant", "plies", "gaps", "median ms", "p99 ms", "max ms", "cpu p99 ms", "unique",
+              "ambiguous", "shorter", "none", "nodes/gap", "truncated", "retried", "exhausted", "+retry p99",
+              "+retry max", "probe cut", "+retry p99 kpos", "ns/pos");
   int failures = 0;
   // GAP_PLIES=N: only the rows of N plies (a profile of the longest searches).
   const int only = std::getenv("GAP_PLIES") ? std::atoi(std::getenv("GAP_PLIES")) : 0;
@@ -232,11 +250,13 @@ int main(int argc, char** argv) {
     Row row = run(all, plies, pawn_stays, clock_side, pawn_stays ? 4 : 10);
     failures += row.truth_missing;
     std::printf(
-        "%-10s %5d %6zu %9.3f %9.3f %9.3f %10.3f %8d %9d %8d %6d %10llu %9d %8d %9d %12.3f %12.3f %9d%s\n",
+        "%-10s %5d %6zu %9.3f %9.3f %9.3f %10.3f %8d %9d %8d %6d %10llu %9d %8d %9d %12.3f %12.3f %9d %15.0f "
+        "%8.1f%s\n",
         name, plies, all.size(), percentile(row.ms, 0.5), percentile(row.ms, 0.99), percentile(row.ms, 1.0),
         percentile(row.cpu_ms, 0.99), row.unique, row.ambiguous, row.shorter, row.none,
         static_cast<unsigned long long>(all.empty() ? 0 : row.nodes / all.size()), row.truncated, row.retried,
         row.exhausted, percentile(row.probe_ms, 0.99), percentile(row.probe_ms, 1.0), row.probe_cut,
+        percentile(row.probe_work, 0.99) / 1e3, ns_per_position(row),
         row.truth_missing ? "  TRUE SEQUENCE MISSING" : "");
   };
   auto rounds = [&](auto make, int plies, int want) {
