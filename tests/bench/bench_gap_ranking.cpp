@@ -338,7 +338,7 @@ void fit_policy(const std::vector<GameRecord>& standard, const std::vector<GameR
       sc.assign(x.f.size(), 0);
       for (std::size_t i = 0; i < x.f.size(); ++i) {
         for (std::size_t k = 0; k < kMoveFeatureCount; ++k) sc[i] += u[k] * x.f[i][k] / scale[k];
-        for (std::size_t j = 0; j < 4; ++j) sc[i] += x.sq[i].share(j) * square(x.sq[i].at[j]);
+        for (std::size_t j = 0; j < x.sq[i].at.size(); ++j) sc[i] += x.sq[i].share(j) * square(x.sq[i].at[j]);
       }
       const double most = *std::max_element(sc.begin(), sc.end());
       double z = 0;
@@ -346,7 +346,7 @@ void fit_policy(const std::vector<GameRecord>& standard, const std::vector<GameR
       ll += sc[x.played] - most - std::log(z);
       auto add = [&](std::size_t i, double w) {
         for (std::size_t k = 0; k < kMoveFeatureCount; ++k) grad[k] += w * x.f[i][k] / scale[k];
-        for (std::size_t j = 0; j < 4; ++j)
+        for (std::size_t j = 0; j < x.sq[i].at.size(); ++j)
           if (x.sq[i].at[j] != kNone) grad[kMoveFeatureCount + x.sq[i].at[j]] += w * x.sq[i].share(j);
       };
       for (std::size_t i = 0; i < x.f.size(); ++i) add(i, std::exp(sc[i] - most) / z);

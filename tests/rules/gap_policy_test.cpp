@@ -16,6 +16,7 @@
 
 using namespace eboard::rules;
 using eboard::rules::test::move;
+using eboard::rules::test::moves;
 using eboard::rules::test::play;
 
 namespace {
@@ -199,12 +200,7 @@ TEST(GapPolicy, PeopleOpenWithTheirCentrePawnsAndKnights) {
   EXPECT_GT(log_likelihood_of(e4, c, "c7c5"), log_likelihood_of(e4, c, "a7a5") + 1.0);
   // A main line is likelier with the tables than with the features alone.
   const std::vector<std::string> ruy{"e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5a4", "g8f6", "e1g1"};
-  std::vector<std::vector<Move>> line{{}};
-  Position p = start;
-  for (const auto& u : ruy) {
-    line[0].push_back(move(p, u));
-    p.do_move(line[0].back());
-  }
+  const std::vector<std::vector<Move>> line{moves(start, ruy)};
   EXPECT_GT(
       gap_sequence_log_likelihoods(start, line).front(),
       gap_sequence_log_likelihoods(start, line, {}, kMoveFeatureWeights, PolicySquares{}).front() + 1.0);
@@ -223,16 +219,8 @@ TEST(GapPolicy, TheOpeningsTablesTellWhichOrderOfAGapsMovesCameFirst) {
   std::fill(without_opening.begin() + 2 * kSquaresPerTable, without_opening.end(), 0.0f);
   const Position start = Position::start();
   for (const auto& [usual, other] : pairs) {
-    std::vector<std::vector<Move>> both;
-    for (const auto* line : {&usual, &other}) {
-      both.emplace_back();
-      Position p = start;
-      for (const auto& u : *line) {
-        both.back().push_back(move(p, u));
-        p.do_move(both.back().back());
-      }
-      ASSERT_EQ(p.key(), play(start, usual).key());  // one gap: the same position reached
-    }
+    const std::vector<std::vector<Move>> both{moves(start, usual), moves(start, other)};
+    ASSERT_EQ(play(start, other).key(), play(start, usual).key());  // one gap: the same position reached
     const auto with = gap_sequence_log_likelihoods(start, both);
     const auto alone = gap_sequence_log_likelihoods(start, both, {}, kMoveFeatureWeights, without_opening);
     EXPECT_GT(with[0] - with[1], alone[0] - alone[1]) << usual[0] << " " << usual[1] << " ...";

@@ -17,6 +17,7 @@ using namespace eboard::rules;
 using eboard::rules::test::gap_to;
 using eboard::rules::test::line;
 using eboard::rules::test::move;
+using eboard::rules::test::moves;
 using eboard::rules::test::play;
 
 TEST(GapRank, ExchangeGainCountsTheExchangesThatFollow) {
@@ -88,15 +89,7 @@ TEST(GapRank, AReplyDefendingThePieceJustAttackedCostsLess) {
   // 1.e4 d5 attacks the pawn on e4: 2.Nc3 defends it, 2.Nf3 (as good for White's play, nothing to take
   // either way) does not. Sequences given as such: the cost alone is compared.
   const Position from = Position::start();
-  auto sequence = [&](const std::vector<std::string>& uci) {
-    std::vector<Move> out;
-    Position p = from;
-    for (const auto& u : uci) {
-      out.push_back(move(p, u));
-      p.do_move(out.back());
-    }
-    return out;
-  };
+  auto sequence = [&](const std::vector<std::string>& uci) { return moves(from, uci); };
   const std::vector<std::vector<Move>> candidates = {sequence({"e2e4", "d7d5", "g1f3"}),
                                                      sequence({"e2e4", "d7d5", "b1c3"})};
   const std::vector<double> costs = gap_sequence_costs(from, candidates);

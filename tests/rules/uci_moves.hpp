@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
-// Moves typed as UCI in the ranking's tests: one move of a position, and the position after several (each
-// one that is not legal there a test failure), a sequence written back as UCI, and the gap search's
-// sequences to where several lead.
+// Moves typed as UCI in the ranking's tests: one move of a position, the moves and the position after
+// several (each one that is not legal there a test failure), a sequence written back as UCI, and the gap
+// search's sequences to where several lead.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -30,6 +30,17 @@ inline Position play(Position p, const std::vector<std::string>& uci) {
     p.do_move(*m);
   }
   return p;
+}
+
+// The moves `uci` makes from `p`, in order (a sequence as the gap search gives it).
+inline std::vector<Move> moves(Position p, const std::vector<std::string>& uci) {
+  std::vector<Move> out;
+  for (const auto& u : uci) {
+    out.push_back(move(p, u));
+    if (out.back().is_none()) break;
+    p.do_move(out.back());
+  }
+  return out;
 }
 
 // A sequence of moves from `p` as UCI, separated by spaces.
