@@ -63,8 +63,10 @@ std::optional<GapResult> stories_the_hand_began(const GapQuery& q, const GapResu
                                                 const std::array<Piece, 64>& hand) {
   const Position& before = q.from;
   // Where the search ran out of work, the stories the hand began are searched from the shortest on (its
-  // first move known, the rest is a search a ply shorter from a narrower start).
-  if (found.truncated || (found.plies == 0 && !found.exhausted)) return std::nullopt;
+  // first move known, the rest is a search a ply shorter from a narrower start); where it ran out after it
+  // listed some of the shortest, from that length. (A list cut at max_candidates is not searched again.)
+  const bool listed_short = found.truncated && found.sequences.size() < q.max_candidates;
+  if ((found.truncated && !listed_short) || (found.plies == 0 && !found.exhausted)) return std::nullopt;
   if (std::any_of(found.sequences.begin(), found.sequences.end(),
                   [&](const std::vector<Move>& seq) { return hand_on_the_way(before, hand, seq[0]); }))
     return std::nullopt;
@@ -76,7 +78,7 @@ std::optional<GapResult> stories_the_hand_began(const GapQuery& q, const GapResu
   // Length by length, each length's searches sharing the work left, at least a quarter of one search's
   // bound each.
   const int step = q.side_to_move ? 2 : 1;
-  int shortest = found.plies + step;
+  int shortest = listed_short ? found.plies : found.plies + step;
   if (found.exhausted) {
     shortest = std::max(2, q.min_plies);
     if (q.side_to_move && (shortest % 2 == 0) != (*q.side_to_move == before.side_to_move())) ++shortest;

@@ -19,14 +19,14 @@ namespace eboard::rules {
 // `m` puts there. False when it does not differ from `p` at all.
 bool hand_on_the_way(const Position& p, const std::array<Piece, 64>& hand, Move m);
 
-// The stories the hand began, where the shortest do not: `found` holds every shortest story of `q` (its
-// search complete), none of whose first moves `hand` is on the way to, or the search ran out of work before
-// it found any (exhausted); and `hand` has a piece of the side on move in the air (an opponent's piece alone
-// may be that player's hand still at work on the move he pressed). Then the shortest stories of `q` (longer
-// than `found`'s, two plies at a time when `q` knows the side on move) that begin with a move the hand is
-// on the way to: each such move made, the rest searched from there, all within kGapRetryWork times `q`'s
-// work bound. None otherwise, when none within `q`'s bound begins so, or when a search was cut short by its
-// work.
+// The stories the hand began, where the shortest found do not: `found` holds shortest stories of `q`, none
+// of whose first moves `hand` is on the way to (every one of them, its search complete; or some, the work
+// ran out as it listed them), or the search ran out of work before it found any (exhausted); and `hand` has a
+// piece of the side on move in the air (an opponent's piece alone may be that player's hand still at work on
+// the move he pressed). Then the shortest stories of `q` that begin with a move the hand is on the way to (of
+// `found`'s length when the work cut its list short, longer otherwise, two plies at a time when `q` knows the
+// side on move): each such move made, the rest searched from there, all within kGapRetryWork times `q`'s work
+// bound. None otherwise, when none within `q`'s bound begins so, or when a search was cut short by its work.
 std::optional<GapResult> stories_the_hand_began(const GapQuery& q, const GapResult& found,
                                                 const std::array<Piece, 64>& hand);
 

@@ -99,10 +99,41 @@ TEST(GapHand, AHandTheShortestStoriesFitOrNoMoversPieceInTheAirTellsNothing) {
   EXPECT_FALSE(stories_the_hand_began(q, shortest, lifted(q.from, "a7")));
   // Nothing in the air.
   EXPECT_FALSE(stories_the_hand_began(q, shortest, q.from.board()));
-  // A list not known whole tells nothing either.
-  GapResult cut = shortest;
+}
+
+// A list the search left short (truncated: the work ran out after it found some), none of whose stories the
+// hand began: the stories of that length the hand began, where any (a search with more work would have
+// listed them), else the shortest longer ones.
+TEST(GapHand, AListLeftShortIsSearchedFromTheHandsMovesFromItsLength) {
+  const GapQuery q = gap_of({"g1f3", "a7a6", "f3g1", "a6a5", "e2e4"});
+  GapResult cut = search_gap(q);
+  ASSERT_EQ(cut.plies, 3);
   cut.truncated = true;
-  EXPECT_FALSE(stories_the_hand_began(q, cut, lifted(q.from, "g1")));
+  const auto knight = stories_the_hand_began(q, cut, lifted(q.from, "g1"));
+  ASSERT_TRUE(knight);
+  EXPECT_EQ(knight->plies, 5);
+  // A list cut at max_candidates (the work did not run out) is not searched again.
+  GapQuery capped = q;
+  capped.max_candidates = cut.sequences.size();
+  EXPECT_FALSE(stories_the_hand_began(capped, cut, lifted(q.from, "g1")));
+  // Five plies, listed short of the knight's stories: those are the stories of that length.
+  GapQuery five = q;
+  five.min_plies = five.max_plies = 5;
+  const GapResult all_five = search_gap(five);
+  ASSERT_EQ(all_five.plies, 5);
+  GapResult short_of_them;
+  short_of_them.plies = 5;
+  short_of_them.truncated = true;
+  for (const auto& seq : all_five.sequences)
+    if (lines(q.from, {seq}).front().rfind("g1", 0) != 0) short_of_them.sequences.push_back(seq);
+  ASSERT_FALSE(short_of_them.sequences.empty());
+  ASSERT_LT(short_of_them.sequences.size(), all_five.sequences.size());
+  const auto began = stories_the_hand_began(q, short_of_them, lifted(q.from, "g1"));
+  ASSERT_TRUE(began);
+  EXPECT_EQ(began->plies, 5);
+  const std::vector<std::string> told = lines(q.from, began->sequences);
+  EXPECT_NE(std::find(told.begin(), told.end(), "g1f3 a7a6 f3g1 a6a5 e2e4"), told.end());
+  for (const auto& line : told) EXPECT_EQ(line.rfind("g1", 0), 0u) << line;
 }
 
 TEST(GapHand, ASearchThatRanOutOfWorkIsSearchedFromTheHandsMoves) {
