@@ -288,12 +288,13 @@ class Searcher {
     return diff;
   }
 
-  // Which of within_reach's bounds the side on move meets with no move to spare (each false with drops).
+  // How much room within_reach's bounds leave the side on move (FAR: the bound asks nothing, as with drops).
   struct Spare {
-    bool placing = true;  // its squares to set need every move it has left
-    int leaving = 0;      // the moves it has left beyond those its pieces off their squares need
-    bool setting = true;  // the squares to set and the pieces to lose need every ply left
-    bool taking = true;   // the opponent's pieces it must take need every move it has left
+    int placing = FAR;        // the moves it has left beyond those its squares to set need
+    int leaving = FAR;        // the moves it has left beyond those its pieces off their squares need
+    int their_leaving = FAR;  // the same of the opponent's
+    int setting = FAR;        // the plies left beyond those the squares to set and the pieces to lose need
+    bool taking = false;      // the opponent's pieces it must take need every move it has left
   };
 
   // Whether `plies` more moves (the side to move first) can turn the position into the board. Lower bounds,
@@ -318,7 +319,8 @@ class Searcher {
       int off = popcount(diff & pos_.pieces(c));
       int taken = has_drops(pos_.variant()) ? moves[~c] : std::max(0, lost[c]);
       if (off - taken > moves[c] + castle_bonus[c]) return false;
-      if (spare && c == us) spare->leaving = moves[c] + castle_bonus[c] - (off - taken);
+      if (spare)
+        (c == us ? spare->leaving : spare->their_leaving) = moves[c] + castle_bonus[c] - (off - taken);
     }
     int targets = 0;
     for (Bitboard b = diff; b; b &= b - 1) {
@@ -333,7 +335,7 @@ class Searcher {
       if (need[c] > moves[c] + castle_twice[c]) return false;
     }
     if (has_drops(pos_.variant())) {
-      if (spare) *spare = Spare{false, FAR, false, false};
+      if (spare) *spare = Spare{};
       return true;
     }
     // Pieces to be taken. One taken where it stands, on a square where the board shows a piece of the
@@ -357,26 +359,30 @@ class Searcher {
     const int slack =
         plies + castle_twice[WHITE] + castle_twice[BLACK] - targets - (unexplained_losses + 1) / 2;
     if (spare && slack >= 0) {
-      spare->placing = need[us] == moves[us] + castle_twice[us] && !q_.pawn_may_stay_on_last_rank;
-      spare->setting = slack == 0;
+      spare->placing = q_.pawn_may_stay_on_last_rank ? FAR : moves[us] + castle_twice[us] - need[us];
+      spare->setting = slack;
       spare->taking = lost[~us] > 0 && lost[~us] == moves[us];
     }
     return slack >= 0;
   }
 
-  // Whether the move `m` (legal here) can leave a position within_reach keeps, when the side on move has no
-  // move to spare (`spare`, from within_reach here). Each bound met with none left asks something of the
-  // move; one that does not do it leaves that bound short by a move (a sound cut, so the moves it skips are
-  // those within_reach would cut after making them: the answers do not change, only the work).
-  // - placing: the bound is the sum, over the squares to set, of the nearest piece's distance, so the move
-  //   must bring its piece nearer to a square to set of its kind (pawn moves, a promotion on the way, and
-  //   castling always may);
+  // Whether the move `m` (legal here) can leave a position within_reach keeps, by the room its bounds leave
+  // the side on move (`spare`, from within_reach here). What the move does to each bound is told before it
+  // is made; one it would leave short is a sound cut (the moves skipped are those within_reach would cut
+  // after making them: the answers do not change, only the work). A piece that stood where the board shows
+  // it leaves one more square to set.
+  // - placing: the bound is the sum, over the squares to set, of the nearest piece's distance; a move
+  //   takes one of the side's moves and brings its piece at most one nearer to each square to set of its
+  //   kind (pawn moves, promotions and castling are not told);
   // - leaving: a piece that stands where the board shows it and moves where it does not adds one to the
   //   pieces off their squares, and one that moves and is still off its square takes a move: the moves
-  //   left beyond that bound must cover it (castling always may);
-  // - setting: the move must set a piece the board shows, or take one, or go where the board shows a piece
-  //   of the opponent's (a piece of its that must be lost can be taken there), or make an en-passant
-  //   victim (a pawn's double step); castling, promotions and en passant always may;
+  //   left beyond that bound must cover it (castling always may). A piece of the opponent's taken where
+  //   the board shows it leaves the opponent one piece fewer to lose and none fewer off its square;
+  // - setting: a move takes a ply, sets the square it reaches if the board shows its piece there, adds
+  //   the square it leaves and that of a piece it takes where the board shows it to those to set, and
+  //   may leave one piece fewer to lose unexplained when it takes, goes where the board shows a piece of
+  //   the opponent's (a piece of its own that must be lost can be taken there) or makes an en-passant
+  //   victim (a pawn's double step); castling and en passant are not told;
   // - taking: the move must take a piece.
   bool may_keep_within_reach(Move m, const Spare& spare) const {
     if (m.kind() == Move::CASTLING) return true;
@@ -386,26 +392,77 @@ class Searcher {
     const Piece shown = q_.board[m.to()];
     const bool sets = shown == set;
     const bool was_off = q_.board[m.from()] != moved;
+    const int unsets = was_off ? 0 : 1;  // the square it leaves is one more to set
     if (spare.leaving - 1 + (was_off ? 1 : 0) - (sets ? 0 : 1) < 0) return false;
     if (spare.taking && pos_.empty(m.to()) && m.kind() != Move::EN_PASSANT) return false;
-    if (spare.setting && !sets && m.kind() == Move::NORMAL && pos_.empty(m.to()) &&
-        (shown == NO_PIECE || color_of(shown) == us) &&
-        !(type_of(moved) == PAWN && std::abs(rank_of(m.to()) - rank_of(m.from())) == 2))
+    const Piece taken = pos_.piece_on(m.to());
+    const bool takes_shown = taken != NO_PIECE && shown == taken;
+    if (takes_shown && spare.their_leaving < 1) return false;
+    if (spare.setting < 2 && m.kind() != Move::EN_PASSANT) {
+      const int added = unsets - (sets ? 1 : 0) + (takes_shown ? 1 : 0);
+      const bool may_free = taken != NO_PIECE || (shown != NO_PIECE && color_of(shown) != us) ||
+                            (type_of(moved) == PAWN && std::abs(rank_of(m.to()) - rank_of(m.from())) == 2);
+      if (spare.setting - 1 - added + (may_free ? 1 : 0) < 0) return false;
+    }
+    if (spare.placing < 1 + unsets && m.kind() == Move::NORMAL && type_of(moved) != PAWN &&
+        spare.placing - 1 - unsets + goals_brought_nearer(m, us, type_of(moved), 1 + unsets - spare.placing) <
+            0)
       return false;
-    if (spare.placing && m.kind() == Move::NORMAL && type_of(moved) != PAWN)
-      return brings_nearer(m, us, type_of(moved));
     return true;
   }
 
-  // Whether the move (not a pawn's) brings its piece nearer to a square the board shows a piece of its kind
-  // on that none of its kind stands on yet.
-  bool brings_nearer(Move m, Color us, PieceType t) const {
-    for (Bitboard b = target_bb_[us][t] & ~pos_.pieces(us, t); b; b &= b - 1) {
-      const Square goal = lsb(b);
-      if (distance(us, t, m.to(), goal) < distance(us, t, m.from(), goal)) return true;
+  // The squares a move may leave and reach for the bounds to keep it (castlings aside): every move
+  // may_keep_within_reach keeps and within_reach does not surely cut a ply later, so that the moves not
+  // generated are only some of those the search would cut.
+  struct Squares {
+    Bitboard from = ~Bitboard(0);
+    Bitboard to = ~Bitboard(0);
+  };
+  Squares squares_kept(const Spare& spare) const {
+    Squares s;
+    const Color us = pos_.side_to_move();
+    // taking: onto a piece of the opponent's; setting: onto a square the board shows a piece on, or one of
+    // the opponent's, or a pawn's double step.
+    if (spare.taking) s.to = pos_.pieces(~us);
+    if (spare.setting <= 0)
+      s.to &= shown_bb_[WHITE] | shown_bb_[BLACK] | pos_.pieces(~us) | rank_bb(us == WHITE ? 3 : 4);
+    // An en-passant capture is asked neither (and is generated if its square is kept).
+    if (pos_.ep_square() != SQ_NONE) s.to |= square_bb(pos_.ep_square());
+    const Bitboard off = unshown();
+    // placing: a piece (not a pawn) of a kind with no square still to set moves no nearer to one: with no
+    // move to spare none moves, with one none that stands where the board shows it.
+    if (spare.placing <= 1)
+      for (PieceType t : {KNIGHT, BISHOP, ROOK, QUEEN, KING})
+        if (!(target_bb_[us][t] & ~pos_.pieces(us, t)))
+          s.from &= ~(pos_.pieces(us, t) & (spare.placing <= 0 ? ~Bitboard(0) : ~off));
+    // leaving, none to spare: a piece off its square set where the board shows it.
+    if (spare.leaving <= 0) {
+      s.from &= off;
+      s.to &= shown_bb_[us];
     }
-    return false;
+    // A pawn that stands where the board shows it, and no other pawn of its side could ever stand there
+    // (none behind it within reach): the square it leaves could never be set again.
+    if (!has_drops(pos_.variant()) && !q_.pawn_may_stay_on_last_rank) {
+      const Bitboard pawns = pos_.pieces(us, PAWN);
+      for (Bitboard b = pawns & ~off & shown_bb_[us]; b; b &= b - 1) {
+        const Square at = lsb(b);
+        if (!(reach_[us][PAWN][at] & pawns & ~square_bb(at))) s.from &= ~square_bb(at);
+      }
+    }
+    return s;
   }
+
+  // How many squares the board shows a piece of its kind on that none of its kind stands on yet the move
+  // (not a pawn's) brings its piece nearer to, counted up to `enough`.
+  int goals_brought_nearer(Move m, Color us, PieceType t, int enough) const {
+    int n = 0;
+    for (Bitboard b = target_bb_[us][t] & ~pos_.pieces(us, t); b && n < enough; b &= b - 1) {
+      const Square goal = lsb(b);
+      if (distance(us, t, m.to(), goal) < distance(us, t, m.from(), goal)) ++n;
+    }
+    return n;
+  }
+  bool brings_nearer(Move m, Color us, PieceType t) const { return goals_brought_nearer(m, us, t, 1) > 0; }
 
   // How likely the move (legal here) is to be on a way to the board, 0 likeliest (below kPromises): it sets
   // a piece where the board shows it; it brings a piece nearer to a square the board shows it on (pawn
@@ -473,10 +530,12 @@ class Searcher {
       pos_.do_move(m);
       return descend(m);
     };
-    // The moves to try: the legal moves, those the bounds keep moved to the front (this depth's own room).
+    // The moves to try: the legal moves the bounds may keep (those squares_kept rules out are not even
+    // generated), in this depth's own room.
     Move* const moves = &generated_[std::size_t(plies) * MAX_MOVES];
     std::size_t n = 0;
-    for (Move *m = moves, *end = generate_legal(pos_, moves); m != end; ++m) {
+    const Squares keepable = squares_kept(spare);
+    for (Move *m = moves, *end = generate_legal(pos_, moves, keepable.from, keepable.to); m != end; ++m) {
       if (m->is_promotion() && !(q_.promotion_types & (1u << m->promotion_type()))) continue;
       if (!may_keep_within_reach(*m, spare)) {
         ++skipped_;

@@ -8,10 +8,12 @@
 // unique explanation from an ambiguous one. A branch is cut when the pieces still to be placed on their
 // squares need more moves than its side has left (a lower bound from piece geometry, blockers ignored), when
 // the material cannot match with the captures and drops left, and when a position was already shown to
-// reach nothing in that many plies (transpositions). Where the side on move meets one of those bounds with
-// no move to spare, a move that does nothing that bound asks (bring a piece nearer to its square, set a
-// piece where the board shows it) is not made at all: it would only be cut a ply later. Pure code: no
-// time, no I/O.
+// reach nothing in that many plies (transpositions). What a move does to those bounds is told before it is
+// made where they leave the side on move little room (a piece brought nearer to its square or not, a piece
+// set where the board shows it, one taken from its square or leaving its own): a move that would leave one
+// short is not made, and most such are not even generated (the generator is asked for the squares the
+// others leave and reach). Each would be cut a ply later: the answers are those of a search without these
+// cuts, only the work differs. Pure code: no time, no I/O.
 #pragma once
 
 #include <array>
@@ -38,12 +40,12 @@ struct GapQuery {
   // Sequences kept; more are counted as truncated. Enough for the sequence played to be among them at 10
   // plies in most gaps (the ranking, rules/gap_rank.hpp, puts it near the top).
   std::size_t max_candidates = 2048;
-  // A bound on the work: positions made, and the moves not made (cut before them) at a fraction of one
-  // (about 40 ms of one core of this 2-core machine for a search that spends it all, more while other
-  // builds load it; bench_gap_recovery prints the p99 of wall and CPU time). Past it the search reports
-  // what it found as incomplete (truncated when the length being searched had sequences, exhausted when
-  // none was found), never a guess as the only explanation.
-  std::uint64_t max_nodes = 400'000;
+  // A bound on the work: positions made, and the moves generated and not made (cut before them) at a
+  // fraction of one (about 22 ms of one core of this 2-core machine for a search that spends it all, more
+  // while other work loads it; bench_gap_recovery prints the p99 of wall and CPU time). Past it the search
+  // reports what it found as incomplete (truncated when the length being searched had sequences, exhausted
+  // when none was found), never a guess as the only explanation.
+  std::uint64_t max_nodes = 200'000;
 };
 
 struct GapResult {

@@ -110,6 +110,10 @@ Move* single_pawn_moves(const Position& pos, Color us, Square from, Bitboard all
 }  // namespace
 
 Move* generate_legal(const Position& pos, Move* out) {
+  return generate_legal(pos, out, ~Bitboard(0), ~Bitboard(0));
+}
+
+Move* generate_legal(const Position& pos, Move* out, Bitboard from_mask, Bitboard to_mask) {
   const Color us = pos.side_to_move(), them = ~us;
   const Square ksq = pos.king_square(us);
   const Bitboard occ = pos.pieces(), ours = pos.pieces(us), theirs = pos.pieces(them);
@@ -120,7 +124,7 @@ Move* generate_legal(const Position& pos, Move* out) {
 
   // King steps: the destination must not be attacked once the king has left its square.
   const Bitboard occ_without_king = occ ^ square_bb(ksq);
-  Bitboard kt = king_attacks(ksq) & not_ours;
+  Bitboard kt = (from_mask & square_bb(ksq)) ? king_attacks(ksq) & not_ours & to_mask : 0;
   while (kt) {
     Square to = pop_lsb(kt);
     if (!(pos.attackers_to(to, occ_without_king) & theirs)) *out++ = Move::make(ksq, to);
@@ -128,17 +132,17 @@ Move* generate_legal(const Position& pos, Move* out) {
   if (more_than_one(checkers)) return out;  // double check: only the king can move
 
   // In check, other pieces must capture the checker or block it; otherwise anything not ours.
-  const Bitboard target = checkers ? between(ksq, lsb(checkers)) : not_ours;
+  const Bitboard target = (checkers ? between(ksq, lsb(checkers)) : not_ours) & to_mask;
   const Bitboard pinned = pos.blockers_for_king(us) & ours;
 
-  Bitboard pawns = pos.pieces(us, PAWN);
+  Bitboard pawns = pos.pieces(us, PAWN) & from_mask;
   out = us == WHITE ? pawn_moves<WHITE>(pos, pawns & ~pinned, target, out)
                     : pawn_moves<BLACK>(pos, pawns & ~pinned, target, out);
   for (Bitboard b = pawns & pinned; b;) {
     Square from = pop_lsb(b);
     out = single_pawn_moves(pos, us, from, target & line(ksq, from), out);
   }
-  if (Square ep = pos.ep_square(); ep != SQ_NONE) {
+  if (Square ep = pos.ep_square(); ep != SQ_NONE && (to_mask & square_bb(ep))) {
     Square capsq = Square(us == WHITE ? ep - 8 : ep + 8);
     for (Bitboard b = pawn_attacks(them, ep) & pawns; b;) {
       Square from = pop_lsb(b);
@@ -149,12 +153,12 @@ Move* generate_legal(const Position& pos, Move* out) {
     }
   }
 
-  for (Bitboard b = pos.pieces(us, KNIGHT) & ~pinned; b;) {
+  for (Bitboard b = pos.pieces(us, KNIGHT) & ~pinned & from_mask; b;) {
     Square from = pop_lsb(b);
     for (Bitboard t = knight_attacks(from) & target; t;) *out++ = Move::make(from, pop_lsb(t));
   }
   for (PieceType pt : {BISHOP, ROOK, QUEEN}) {
-    for (Bitboard b = pos.pieces(us, pt); b;) {
+    for (Bitboard b = pos.pieces(us, pt) & from_mask; b;) {
       Square from = pop_lsb(b);
       Bitboard t = attacks(pt, from, occ) & target;
       if (pinned & square_bb(from)) t &= line(ksq, from);
@@ -178,7 +182,7 @@ Move* generate_legal(const Position& pos, Move* out) {
 
   if (has_drops(pos.variant())) {
     // A drop can block a check but never capture the checker.
-    Bitboard drop_target = checkers ? (between(ksq, lsb(checkers)) & ~checkers) : ~occ;
+    Bitboard drop_target = (checkers ? (between(ksq, lsb(checkers)) & ~checkers) : ~occ) & to_mask;
     for (PieceType pt : {PAWN, KNIGHT, BISHOP, ROOK, QUEEN}) {
       if (!pos.pocket(us, pt)) continue;
       Bitboard t = drop_target;

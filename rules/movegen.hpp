@@ -14,6 +14,10 @@ constexpr int MAX_MOVES = 512;
 
 // Writes the legal moves of `pos` at `out` and returns the end.
 Move* generate_legal(const Position& pos, Move* out);
+// Only the legal moves of a piece that stands on a square of `from` and goes to one of `to` (a drop: to one
+// of `to`), and every legal castling whatever the masks (it moves two pieces). A search that would throw the
+// others away spares their making and, for the king's steps, the test of each destination.
+Move* generate_legal(const Position& pos, Move* out, Bitboard from, Bitboard to);
 
 class MoveList {
  public:

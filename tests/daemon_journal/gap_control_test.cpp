@@ -309,20 +309,20 @@ std::vector<SensorEvent> unexplained_board() {
 }
 
 // A gap held with its length open on a clock that counts no presses, told at a press where the search found
-// stories of two lengths (9 plies, and 11 with a pawn's and the king's detours: both listed, the shorter
-// first), as a hall's board read it (daemon_gap_hall_test, 6x: the journal to the alert). /status shows the
-// gap's last ply as its alert told it, the shortest story's, in whatever order the candidates are shown:
-// the arbiter acts on the alert whose gap /status shows.
+// stories of two lengths (7 plies, and 9 with detours: both listed, the shorter first), as a hall's board
+// read it (daemon_gap_hall_test --speed 6 --seed 249907610, board L, Chess960: the journal to the alert).
+// /status shows the gap's last ply as its alert told it, the shortest story's, in whatever order the
+// candidates are shown: the arbiter acts on the alert whose gap /status shows.
 TEST(GapControl, AGapHeldWithStoriesOfTwoLengthsShowsTheLastPlyItsAlertTold) {
   auto scan =
-      journal::scan_journal(std::string(EBOARD_TEST_DATA) + "/journals/C_held_gap_of_two_lengths.journal");
+      journal::scan_journal(std::string(EBOARD_TEST_DATA) + "/journals/L_held_gap_of_two_lengths.journal");
   ASSERT_TRUE(scan) << scan.error();
   std::optional<nlohmann::json> alert;
   for (const auto& r : scan->records)
     if (r.type == 'E' && r.body.find("\"moves-missed\"") != std::string::npos)
       alert = nlohmann::json::parse(r.body);
   ASSERT_TRUE(alert);
-  journal::Recovery r = journal::recover(*scan, "C");
+  journal::Recovery r = journal::recover(*scan, "L");
   ASSERT_TRUE(r.machine.has_game());
   const Reconstructor& rec = r.machine.reconstructor();
   ASSERT_TRUE(rec.missed_gap());

@@ -372,7 +372,7 @@ TEST(GapSearch, TheCutsLoseNoSequenceAnUncutSearchFinds) {
   if (!std::filesystem::exists(corpora)) GTEST_SKIP() << "../shared is absent";
   int compared = 0, ambiguous = 0;
   auto plies_of = [](std::size_t g) { return int(g % 4) + 1; };
-  for_each_corpus_gap(corpora, 24, plies_of, 11, [&](const CorpusGap& gap) {
+  for_each_corpus_gap(corpora, 80, plies_of, 11, [&](const CorpusGap& gap) {
     GapQuery q;
     q.from = gap.from;
     q.board = gap.to.board();

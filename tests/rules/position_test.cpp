@@ -116,3 +116,60 @@ TEST(Position, TrailingTextAfterTheFenIsRefused) {
     EXPECT_TRUE(Position::from_fen(ok)) << ok;
   }
 }
+
+// The generator asked for the moves between some squares only (the gap search's bounds) gives exactly the
+// full list's moves that leave a square of `from` for one of `to` (a drop: to one of `to`), every castling
+// besides, in the full list's order: on positions with castlings both ways (standard and Chess960), en
+// passant, promotions, checks, a pin and drops, under masks from none to all.
+TEST(MoveGen, MasksKeepExactlyTheMovesBetweenTheirSquares) {
+  struct Case {
+    const char* fen;
+    Variant variant;
+    bool chess960;
+  };
+  const Case cases[] = {
+      {"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", Variant::Chess, false},
+      {"8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", Variant::Chess, false},
+      {"rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3", Variant::Chess, false},
+      {"n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1", Variant::Chess, false},
+      {"4k3/8/8/8/1b6/8/3N4/4K2R w K - 0 1", Variant::Chess, false},
+      {"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", Variant::Chess, true},
+      {"r1bqk2r/pppp1ppp/2n2n2/4p3/1b2P3/2NP1N2/PPP2PPP/R1BQKB1R[Pp] w KQkq - 0 1", Variant::Crazyhouse,
+       false},
+  };
+  std::uint64_t x = 0x2545f4914f6cdd1dULL;
+  auto next = [&x] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  int kept = 0, left = 0;
+  for (const Case& c : cases) {
+    auto parsed = Position::from_fen(c.fen, c.variant, c.chess960);
+    ASSERT_TRUE(parsed) << c.fen << ": " << parsed.error();
+    const MoveList all(*parsed);
+    for (int round = 0; round < 64; ++round) {
+      // About a quarter of the squares to leave, three quarters to reach.
+      const Bitboard r1 = next(), r2 = next(), r3 = next(), r4 = next();
+      Bitboard from = round == 0 ? 0 : round == 1 ? ~Bitboard(0) : r1 & r2;
+      const Bitboard to = round == 0 ? ~Bitboard(0) : round == 1 ? 0 : r3 | r4;
+      if (round == 2) from = ~Bitboard(0);
+      std::vector<Move> want;
+      for (Move m : all) {
+        const bool between = m.is_drop() ? (to & square_bb(m.to())) != 0
+                                         : (from & square_bb(m.from())) && (to & square_bb(m.to()));
+        if (m.kind() == Move::CASTLING || between)
+          want.push_back(m);
+        else
+          ++left;
+      }
+      Move out[MAX_MOVES];
+      const std::vector<Move> got(out, generate_legal(*parsed, out, from, to));
+      EXPECT_EQ(got, want) << c.fen << " round " << round;
+      kept += int(got.size());
+    }
+  }
+  EXPECT_GT(kept, 1000);
+  EXPECT_GT(left, 1000);
+}
