@@ -295,6 +295,7 @@ class Searcher {
     int their_leaving = FAR;  // the same of the opponent's
     int setting = FAR;        // the plies left beyond those the squares to set and the pieces to lose need
     bool taking = false;      // the opponent's pieces it must take need every move it has left
+    Bitboard off = 0;         // the squares whose piece differs from the board's (unshown())
   };
 
   // Whether `plies` more moves (the side to move first) can turn the position into the board. Lower bounds,
@@ -308,6 +309,7 @@ class Searcher {
     moves[us] = (plies + 1) / 2;
     moves[~us] = plies / 2;
     const Bitboard diff = unshown();
+    if (spare) spare->off = diff;
     std::array<int, 2> need{}, castle_bonus{}, castle_twice{}, lost{};
     for (Color c : {WHITE, BLACK}) {
       castle_bonus[c] = may_castle(c) ? 1 : 0;  // a castling takes two pieces off their squares
@@ -335,7 +337,7 @@ class Searcher {
       if (need[c] > moves[c] + castle_twice[c]) return false;
     }
     if (has_drops(pos_.variant())) {
-      if (spare) *spare = Spare{};
+      if (spare) *spare = Spare{.off = diff};
       return true;
     }
     // Pieces to be taken. One taken where it stands, on a square where the board shows a piece of the
@@ -428,7 +430,7 @@ class Searcher {
       s.to &= shown_bb_[WHITE] | shown_bb_[BLACK] | pos_.pieces(~us) | rank_bb(us == WHITE ? 3 : 4);
     // An en-passant capture is asked neither (and is generated if its square is kept).
     if (pos_.ep_square() != SQ_NONE) s.to |= square_bb(pos_.ep_square());
-    const Bitboard off = unshown();
+    const Bitboard off = spare.off;
     // placing: a piece (not a pawn) of a kind with no square still to set moves no nearer to one: with no
     // move to spare none moves, with one none that stands where the board shows it.
     if (spare.placing <= 1)
