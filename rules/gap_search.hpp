@@ -41,8 +41,8 @@ struct GapQuery {
   // plies in most gaps (the ranking, rules/gap_rank.hpp, puts it near the top).
   std::size_t max_candidates = 2048;
   // A bound on the work: positions made, and the moves generated and not made (cut before them) at a
-  // fraction of one (about 22 ms of one core of this 2-core machine for a search that spends it all, more
-  // while other work loads it; bench_gap_recovery prints the p99 of wall and CPU time). Past it the search
+  // fraction of one (20 to 38 ms for a search that spends it all, at the 100 to 190 ns a position hosts of
+  // this kind were measured at; bench_gap_recovery prints the p99 and the pace). Past it the search
   // reports what it found as incomplete (truncated when the length being searched had sequences, exhausted
   // when none was found), never a guess as the only explanation.
   std::uint64_t max_nodes = 200'000;
