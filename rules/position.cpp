@@ -124,6 +124,27 @@ Key Position::key_without_pockets() const {
   return k;
 }
 
+Key Position::key_after(Move m) const {
+  Key k = state().key ^ zobrist::side();
+  if (state().ep != SQ_NONE) k ^= zobrist::ep_file(file_of(state().ep));
+  if (m.is_drop()) {
+    const Piece pc = make_piece(side_, m.drop_type());
+    const int n = pockets_[side_][m.drop_type()];
+    return k ^ zobrist::pocket(pc, n) ^ zobrist::pocket(pc, n - 1) ^ zobrist::piece_square(pc, m.to());
+  }
+  const Piece pc = board_[m.from()];
+  k ^= zobrist::piece_square(pc, m.from()) ^ zobrist::piece_square(pc, m.to());
+  if (const Piece captured = board_[m.to()]; captured != NO_PIECE && m.kind() != Move::CASTLING) {
+    k ^= zobrist::piece_square(captured, m.to());
+    if (variant_ == Variant::Crazyhouse) {
+      const PieceType t = (promoted_ & square_bb(m.to())) ? PAWN : type_of(captured);
+      const int n = pockets_[side_][t];
+      k ^= zobrist::pocket(make_piece(side_, t), n) ^ zobrist::pocket(make_piece(side_, t), n + 1);
+    }
+  }
+  return k;
+}
+
 Key Position::compute_key() const {
   Key k = 0;
   for (Square s = 0; s < 64; ++s)

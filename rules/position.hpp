@@ -102,6 +102,11 @@ class Position {
 
   void do_move(Move m);
   void undo_move(Move m);
+  // The key after `m` (legal here) as do_move makes it, when the move is neither a castling, nor an
+  // en-passant capture, nor a promotion, nor a pawn's double step, and changes no castling right; any other
+  // gets a key near it (cheaper than do_move: for fetching a table's entry before the move is made, not for
+  // comparing).
+  Key key_after(Move m) const;
   // The position after a move no rule allows, which stood (FIDE A.4.2: the opponent did not claim before
   // his own move): the piece on `from` set on `to`, whatever stood there gone, the other side to move.
   // Castling rights stay only where king and rook have never left their squares (as after any move);

@@ -42,6 +42,34 @@ TEST(Position, IncrementalKeyMatchesFreshKey) {
   EXPECT_EQ(fresh->fen(), p->fen());
 }
 
+// key_after tells the key do_move makes for every move it promises to (the gap search fetches its table's
+// entries with it): quiet moves and captures, drops and captures into a crazyhouse pocket.
+TEST(Position, KeyAfterIsTheKeyOfThePlainMoves) {
+  const std::pair<std::string_view, Variant> positions[] = {
+      {"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", Variant::Chess},
+      {"rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3", Variant::Chess},
+      {"r1bqk2r/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQK2R[Pn] b KQkq - 0 6", Variant::Crazyhouse},
+  };
+  int plain = 0;
+  for (const auto& [fen, variant] : positions) {
+    auto p = Position::from_fen(fen, variant);
+    ASSERT_TRUE(p) << p.error();
+    for (Move m : MoveList(*p)) {
+      const Key promised = p->key_after(m);
+      const std::uint8_t rights = p->castling_rights();
+      const bool double_step =
+          type_of(p->moved_piece(m)) == PAWN && !m.is_drop() && std::abs(int(m.to()) - int(m.from())) == 16;
+      p->do_move(m);
+      if ((m.kind() == Move::NORMAL || m.is_drop()) && !double_step && p->castling_rights() == rights) {
+        ++plain;
+        EXPECT_EQ(promised, p->key()) << fen << " " << int(m.from()) << "-" << int(m.to());
+      }
+      p->undo_move(m);
+    }
+  }
+  EXPECT_GT(plain, 100);
+}
+
 TEST(Position, MalformedFenGivesOneLineError) {
   for (const char* bad :
        {"", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1",
