@@ -532,8 +532,10 @@ class Searcher {
       // A transposition of a position already searched to this depth: its endings, not its search again
       // (the moves that lead nowhere from it would be tried once more for every order of the moves before).
       const std::size_t prefix = line_.size();
-      for (const auto& ending : known->second) {
-        line_.insert(line_.end(), ending.begin(), ending.end());
+      const Endings endings = known->second;
+      for (std::size_t i = endings.first; i < endings.last; ++i) {
+        const std::vector<Move>& found = result_.sequences[i];
+        line_.insert(line_.end(), found.begin() + std::ptrdiff_t(endings.from), found.end());
         record(line_);
         line_.resize(prefix);
         if (result_.truncated) return;
@@ -605,11 +607,7 @@ class Searcher {
       return;
     }
     // Every ending from here was found (a search cut short returned above): kept for its transpositions.
-    auto& endings = reached_[memo];
-    endings.reserve(result_.sequences.size() - found_before);
-    for (std::size_t i = found_before; i < result_.sequences.size(); ++i)
-      endings.emplace_back(result_.sequences[i].begin() + std::ptrdiff_t(line_.size()),
-                           result_.sequences[i].end());
+    reached_.emplace(memo, Endings{found_before, result_.sequences.size(), line_.size()});
   }
 
   const GapQuery& q_;
@@ -622,8 +620,13 @@ class Searcher {
   std::array<Bitboard, PIECE_TYPE_NB> shown_kind_bb_{};  // and of each kind, either side's
   std::array<Key, 64> depth_keys_{};
   KeySet dead_ends_{kDeadEndBits};
-  // The positions (with the plies left) that reach the board, with every sequence of moves from each.
-  std::unordered_map<Key, std::vector<std::vector<Move>>> reached_;
+  // The positions (with the plies left) that reach the board, with every sequence of moves from each: the
+  // sequences found from it, result_.sequences[first, last), from their move `from` on (each begins with
+  // the moves that led to it).
+  struct Endings {
+    std::size_t first, last, from;
+  };
+  std::unordered_map<Key, Endings> reached_;
   std::vector<Move> line_;
   // Room for the moves generated at each number of plies left, made once (a MoveList made at every position
   // sets its 512 moves to none first).
