@@ -105,18 +105,26 @@ const DistanceTable& piece_distances() {
   return *table;
 }
 
+// The squares from which a piece of a colour and type reaches a square in at most `most` moves.
+ReachTable squares_within(int most) {
+  ReachTable r{};
+  const DistanceTable& d = piece_distances();
+  for (Color c : {WHITE, BLACK})
+    for (std::size_t t = PAWN; t < PIECE_TYPE_NB; ++t)
+      for (Square q = 0; q < 64; ++q)
+        for (Square s = 0; s < 64; ++s)
+          if (d[distance_kind(c, PieceType(t))][s][q] <= most) r[c][t][q] |= square_bb(s);
+  return r;
+}
+
 const ReachTable& piece_reach() {
-  static const auto table = [] {
-    auto r = std::make_unique<ReachTable>();
-    const DistanceTable& d = piece_distances();
-    for (Color c : {WHITE, BLACK})
-      for (std::size_t t = 0; t < PIECE_TYPE_NB; ++t)
-        for (Square q = 0; q < 64; ++q)
-          for (Square s = 0; s < 64; ++s)
-            if (t != NO_PIECE_TYPE && d[distance_kind(c, PieceType(t))][s][q] != FAR)
-              (*r)[c][t][q] |= square_bb(s);
-    return r;
-  }();
+  static const auto table = std::make_unique<ReachTable>(squares_within(FAR - 1));
+  return *table;
+}
+
+// Those one move away (or there already).
+const ReachTable& piece_near() {
+  static const auto table = std::make_unique<ReachTable>(squares_within(1));
   return *table;
 }
 
@@ -254,10 +262,11 @@ class Searcher {
       if (pawn_rank_ok && pos_.variant() == Variant::Crazyhouse && t != KING) best = 2;
     }
     const bool last_rank = relative_rank(c, q) == 7;
-    for (Bitboard b = pos_.pieces(c, t) & reach_[c][t][q]; b; b &= b - 1) {
+    // q differs from the board: no piece that shows `want` stands there, one a move away is the nearest.
+    const Bitboard pieces = pos_.pieces(c, t);
+    if (pieces & near_[c][t][q]) return 1;
+    for (Bitboard b = pieces & reach_[c][t][q]; b; b &= b - 1)
       best = std::min(best, distance(c, t, lsb(b), q));
-      if (best <= 1) return best;  // q differs from the board: no piece that shows `want` stands there
-    }
     if (t == KING || t == ROOK) {
       if (may_castle(c))
         for (bool king_side : {true, false}) {
@@ -613,6 +622,7 @@ class Searcher {
   const GapQuery& q_;
   const DistanceTable& dist_ = piece_distances();
   const ReachTable& reach_ = piece_reach();
+  const ReachTable& near_ = piece_near();
   Position pos_;
   std::array<int, 2> target_count_{};
   std::array<std::array<Bitboard, PIECE_TYPE_NB>, 2> target_bb_{};
