@@ -211,6 +211,7 @@ class Searcher {
         shown_bb_[color_of(q.board[s])] |= square_bb(s);
       }
     generated_.resize(std::size_t(q.max_plies + 1) * MAX_MOVES);
+    child_memos_.resize(generated_.size());
     std::uint64_t x = 0x9e3779b97f4a7c15ULL;
     for (auto& k : depth_keys_) {
       x ^= x << 13;
@@ -519,12 +520,26 @@ class Searcher {
       result_.truncated = true;
   }
 
-  void dfs(int plies) {
+  // A position counted as searched (the work bound's count): false once the bound is spent.
+  bool count_position() {
     if (++nodes_ + skipped_ / kSkipsPerNode > q_.max_nodes) {
       result_.exhausted = true;
-      return;
+      return false;
     }
     if (nodes_ == kDefaultWork) dead_ends_.grow(kDeadEndBitsPastTheBound);
+    return true;
+  }
+
+  // Whether the position after a move, of key `memo` with the plies left after it (0: not known before the
+  // move is made), is a dead end: counted as its search would count it, and not made.
+  bool known_dead_end(Key memo) {
+    if (memo == 0 || !dead_ends_.contains(memo)) return false;
+    count_position();
+    return true;
+  }
+
+  void dfs(int plies) {
+    if (!count_position()) return;
     if (plies == 0) {
       if (board_reached()) record(line_);
       return;
@@ -576,11 +591,15 @@ class Searcher {
       }
       moves[n++] = *m;
     }
-    // The dead ends these moves' positions will look up, asked for now: each is made and searched in turn,
-    // and a look-up that waited for memory was a sixth of the search's time (perf).
-    for (std::size_t i = 0; i < n; ++i)
-      if (const Key* b = dead_ends_.bucket(pos_.key_after(moves[i]) ^ depth_keys_[std::size_t(plies - 1)]))
-        __builtin_prefetch(b);
+    // The dead ends these moves' positions will look up, asked for now: each is searched in turn, and a
+    // look-up that waited for memory was a sixth of the search's time (perf). Where the key is known before
+    // the move is made, so is a dead end: such a move is not made (known_dead_end).
+    Key* const memos = &child_memos_[std::size_t(plies) * MAX_MOVES];
+    for (std::size_t i = 0; i < n; ++i) {
+      const Key after = pos_.key_after(moves[i]) ^ depth_keys_[std::size_t(plies - 1)];
+      if (const Key* b = dead_ends_.bucket(after)) __builtin_prefetch(b);
+      memos[i] = plies > 1 && pos_.key_after_is_exact(moves[i]) ? after : 0;
+    }
     if (q_.max_candidates == 1) {
       // Whether any story exists: the likeliest moves first (promise), so that one is met early (a probe a
       // ply longer that spent the whole work bound in the order of the move generator finds one in a tenth
@@ -590,7 +609,7 @@ class Searcher {
       for (std::size_t i = 0; i < n; ++i) stage[i] = promise(moves[i]);
       for (std::uint8_t level = 0; level < kPromises; ++level)
         for (std::size_t i = 0; i < n; ++i)
-          if (stage[i] == level && !visit(moves[i])) return;
+          if (stage[i] == level && (known_dead_end(memos[i]) ? result_.exhausted : !visit(moves[i]))) return;
     } else {
       // Every story: moves that give up a castling right (a king or rook moved and put back) come last, so
       // that when the candidates are cut at max_candidates, the first ones keep the rights the players may
@@ -600,6 +619,10 @@ class Searcher {
       std::size_t deferred = 0;
       for (std::size_t i = 0; i < n; ++i) {
         const Move m = moves[i];
+        if (known_dead_end(memos[i])) {
+          if (result_.exhausted) return;
+          continue;
+        }
         pos_.do_move(m);
         if (m.kind() != Move::CASTLING && pos_.castling_rights() != rights) {
           pos_.undo_move(m);
@@ -641,6 +664,8 @@ class Searcher {
   // Room for the moves generated at each number of plies left, made once (a MoveList made at every position
   // sets its 512 moves to none first).
   std::vector<Move> generated_;
+  // The dead-end keys of those moves' positions, where known before they are made (0 where not).
+  std::vector<Key> child_memos_;
   std::uint64_t nodes_ = 0;
   std::uint64_t skipped_ = 0;  // moves not made (may_keep_within_reach): work too, a fraction of a node's
   GapResult result_;

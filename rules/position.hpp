@@ -102,11 +102,17 @@ class Position {
 
   void do_move(Move m);
   void undo_move(Move m);
-  // The key after `m` (legal here) as do_move makes it, when the move is neither a castling, nor an
-  // en-passant capture, nor a promotion, nor a pawn's double step, and changes no castling right; any other
-  // gets a key near it (cheaper than do_move: for fetching a table's entry before the move is made, not for
-  // comparing).
+  // The key after `m` (legal here) as do_move makes it, cheaper than making it, when key_after_is_exact(m):
+  // the move is neither a castling, nor an en-passant capture, nor a promotion, nor a pawn's double step,
+  // and changes no castling right. Any other gets a key near it (good for fetching a table's entry before
+  // the move is made, not for comparing).
   Key key_after(Move m) const;
+  bool key_after_is_exact(Move m) const {
+    if (m.is_drop()) return true;
+    if (m.kind() != Move::NORMAL) return false;
+    if (type_of(board_[m.from()]) == PAWN && (m.from() ^ m.to()) == 16) return false;
+    return (state().castling & (castling_mask_[m.from()] | castling_mask_[m.to()])) == 0;
+  }
   // The position after a move no rule allows, which stood (FIDE A.4.2: the opponent did not claim before
   // his own move): the piece on `from` set on `to`, whatever stood there gone, the other side to move.
   // Castling rights stay only where king and rook have never left their squares (as after any move);
