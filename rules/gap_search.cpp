@@ -538,7 +538,8 @@ class Searcher {
     return true;
   }
 
-  void dfs(int plies) {
+  // `looked_up`: the position's dead end was looked up before its move was made (known_dead_end).
+  void dfs(int plies, bool looked_up = false) {
     if (!count_position()) return;
     if (plies == 0) {
       if (board_reached()) record(line_);
@@ -550,7 +551,7 @@ class Searcher {
     // A position the bound cuts is not remembered (it would only push out of the table the dead ends that
     // took a search to find).
     const Key memo = pos_.key() ^ depth_keys_[std::size_t(plies)];
-    if (dead_ends_.contains(memo)) return;
+    if (!looked_up && dead_ends_.contains(memo)) return;
     Spare spare;
     if (!within_reach(plies, &spare)) return;
     if (auto known = reached_.empty() ? reached_.end() : reached_.find(memo); known != reached_.end()) {
@@ -568,16 +569,16 @@ class Searcher {
       return;
     }
     const std::size_t found_before = result_.sequences.size();
-    auto descend = [&](Move m) {  // m made
+    auto descend = [&](Move m, bool looked_up_after) {  // m made
       line_.push_back(m);
-      dfs(plies - 1);
+      dfs(plies - 1, looked_up_after);
       line_.pop_back();
       pos_.undo_move(m);
       return !(result_.exhausted || result_.truncated);
     };
-    auto visit = [&](Move m) {
+    auto visit = [&](Move m, bool looked_up_after) {
       pos_.do_move(m);
-      return descend(m);
+      return descend(m, looked_up_after);
     };
     // The moves to try: the legal moves the bounds may keep (those squares_kept rules out are not even
     // generated), in this depth's own room.
@@ -610,7 +611,9 @@ class Searcher {
       for (std::size_t i = 0; i < n; ++i) stage[i] = promise(moves[i]);
       for (std::uint8_t level = 0; level < kPromises; ++level)
         for (std::size_t i = 0; i < n; ++i)
-          if (stage[i] == level && (known_dead_end(memos[i]) ? result_.exhausted : !visit(moves[i]))) return;
+          if (stage[i] == level &&
+              (known_dead_end(memos[i]) ? result_.exhausted : !visit(moves[i], memos[i] != 0)))
+            return;
     } else {
       // Every story: moves that give up a castling right (a king or rook moved and put back) come last, so
       // that when the candidates are cut at max_candidates, the first ones keep the rights the players may
@@ -630,10 +633,10 @@ class Searcher {
           moves[deferred++] = m;
           continue;
         }
-        if (!descend(m)) return;
+        if (!descend(m, memos[i] != 0)) return;
       }
       for (std::size_t i = 0; i < deferred; ++i)
-        if (!visit(moves[i])) return;
+        if (!visit(moves[i], false)) return;
     }
     if (result_.sequences.size() == found_before) {
       dead_ends_.insert(memo);
