@@ -259,8 +259,10 @@ class Searcher {
     if (has_drops(pos_.variant())) {
       bool pawn_rank_ok = t != PAWN || (rank_of(q) != 0 && rank_of(q) != 7);
       if (pawn_rank_ok && pos_.pocket(c, t) > 0) return 1;
-      // Crazyhouse: a piece of that type captured on the way, then dropped.
-      if (pawn_rank_ok && pos_.variant() == Variant::Crazyhouse && t != KING) best = 2;
+      // Crazyhouse: a piece of that type captured on the way, then dropped: the drop is the one move this
+      // square needs, since the capture may be the move that sets another (a knight setting its square by
+      // taking the queen it then drops).
+      if (pawn_rank_ok && pos_.variant() == Variant::Crazyhouse && t != KING) best = 1;
     }
     const bool last_rank = relative_rank(c, q) == 7;
     // q differs from the board: no piece that shows `want` stands there, one a move away is the nearest.
