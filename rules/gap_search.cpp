@@ -280,22 +280,25 @@ class Searcher {
         }
     }
     if (best <= 1) return best;
-    if (t == PAWN && q_.pawn_may_stay_on_last_rank && last_rank) {
-      // A promoted piece standing as a pawn on the last rank.
+    // Promotion: the pawn reaches its last rank (the promoting move sets the new piece down there); the
+    // most advanced pawn is the nearest.
+    auto promoting = [&] {
+      const Bitboard pawns = pos_.pieces(c, PAWN);
+      if (!pawns) return FAR;
+      const int rank = relative_rank(c, c == WHITE ? Square(63 - __builtin_clzll(pawns)) : lsb(pawns));
+      const int to_last = 7 - rank - (rank == 1 ? 1 : 0);
+      return last_rank ? std::max(1, to_last) : to_last + 1;
+    };
+    if (t == PAWN && q_.pawn_may_stay_on_last_rank) {
+      // A promoted piece stands on the board as the pawn it was (FQE 11) wherever it goes: one already
+      // promoted, or a pawn promoted on the way and gone on from its last rank.
       for (Bitboard b = pos_.pieces(c) & pos_.promoted(); b; b &= b - 1) {
         Square s = lsb(b);
         best = std::min(best, distance(c, type_of(pos_.piece_on(s)), s, q));
       }
+      best = std::min(best, promoting());
     }
-    if (t != PAWN && t != KING && (q_.promotion_types & (1u << t))) {
-      // Promotion: the pawn reaches its last rank (the promoting move sets the new piece down there); the
-      // most advanced pawn is the nearest.
-      if (const Bitboard pawns = pos_.pieces(c, PAWN)) {
-        const int rank = relative_rank(c, c == WHITE ? Square(63 - __builtin_clzll(pawns)) : lsb(pawns));
-        const int to_last = 7 - rank - (rank == 1 ? 1 : 0);
-        best = std::min(best, last_rank ? std::max(1, to_last) : to_last + 1);
-      }
-    }
+    if (t != PAWN && t != KING && (q_.promotion_types & (1u << t))) best = std::min(best, promoting());
     return best;
   }
 

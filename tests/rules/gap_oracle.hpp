@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -167,13 +168,21 @@ inline std::optional<std::string> disagreement(GapQuery q, std::uint64_t oracle_
   return std::nullopt;
 }
 
-// A random gap: a start (standard, Chess960, crazyhouse or bughouse), a random game of some plies from it,
+// A random gap: a start (standard, Chess960, crazyhouse or bughouse, or an ending of either drop variant
+// where pawns promote), a random game of some plies from it,
 // then 1 to 3 random moves the board shows the end of (at times with a piece moved or taken off as well,
 // a board nothing may explain; in bughouse at times a promoted piece left standing as its pawn, and
 // pieces given by the partner in the reserves). `choose(n)` gives a number in [0, n).
+// `kind`, if given, is told the start: 0 standard, 1 Chess960, 2 crazyhouse, 3 bughouse, 4 an ending.
 template <class Choose>
-GapQuery random_gap(Choose&& choose) {
-  const int kind = int(choose(4));
+GapQuery random_gap(Choose&& choose, int* kind_out = nullptr) {
+  // Endings where pawns promote and promoted pieces go on (drops, FQE 11): rare in random games.
+  static constexpr const char* kPromotions[] = {
+      "r6k/1P1P4/8/8/8/8/4n3/1Q2K3[] w - - 0 1", "7k/1P1P1P2/8/8/2b5/8/8/1Q2K3[] w - - 0 1",
+      "2r4k/1P1P4/8/8/8/8/8/1Q2K1N1[] w - - 0 1", "7k/1P3P2/8/8/8/8/6q1/R3K3[n] w - - 0 1",
+      "1Q~5k/6P1/2n5/8/8/8/8/1Q2K3[] b - - 0 1"};
+  const int kind = int(choose(5));
+  if (kind_out) *kind_out = kind;
   Position p = Position::start();
   if (kind == 1)
     p = *Position::from_fen(sim::chess960_start_fen(int(choose(960))), Variant::Chess, true);
@@ -181,7 +190,10 @@ GapQuery random_gap(Choose&& choose) {
     p = Position::start(Variant::Crazyhouse);
   else if (kind == 3)
     p = Position::start(Variant::Bughouse);
-  const int before = int(choose(70));
+  else if (kind == 4)
+    p = *Position::from_fen(kPromotions[choose(std::size(kPromotions))],
+                            choose(2) == 0 ? Variant::Crazyhouse : Variant::Bughouse);
+  const int before = int(choose(kind == 4 ? 8 : 70));
   for (int i = 0; i < before; ++i) {
     const MoveList legal(p);
     if (legal.empty()) break;
