@@ -535,6 +535,21 @@ class Searcher {
     return true;
   }
 
+  // The key a position is remembered by (a dead end, a transposition's endings): its own, with the plies
+  // left and the pieces that are promoted, which Position's key leaves out (drop variants): a promoted
+  // piece goes to the pocket as a pawn and stands on the board as its pawn (FQE 11), so two positions that
+  // differ only there may reach different boards. (A move's key_after is such a key only where nothing is
+  // promoted before it: a plain move or a drop promotes nothing.)
+  Key memo_key(Key position_key, int plies) const {
+    Key k = position_key ^ depth_keys_[std::size_t(plies)];
+    if (Bitboard promoted = pos_.promoted()) {
+      promoted = (promoted ^ (promoted >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      promoted = (promoted ^ (promoted >> 27)) * 0x94d049bb133111ebULL;
+      k ^= promoted ^ (promoted >> 31);
+    }
+    return k;
+  }
+
   // Whether the position after a move, of key `memo` with the plies left after it (0: not known before the
   // move is made), is a dead end: counted as its search would count it, and not made.
   bool known_dead_end(Key memo) {
@@ -555,7 +570,7 @@ class Searcher {
     // at 9 and 10 plies, the same answers); most plain moves into one were not even made (known_dead_end).
     // A position the bound cuts is not remembered (it would only push out of the table the dead ends that
     // took a search to find).
-    const Key memo = pos_.key() ^ depth_keys_[std::size_t(plies)];
+    const Key memo = memo_key(pos_.key(), plies);
     if (!looked_up && dead_ends_.contains(memo)) return;
     Spare spare;
     if (!within_reach(plies, &spare)) return;
@@ -605,7 +620,7 @@ class Searcher {
     for (std::size_t i = 0; i < n; ++i) {
       const Key after = pos_.key_after(moves[i]) ^ depth_keys_[std::size_t(plies - 1)];
       if (const Key* b = dead_ends_.bucket(after)) __builtin_prefetch(b);
-      memos[i] = plies > 1 && pos_.key_after_is_exact(moves[i]) ? after : 0;
+      memos[i] = plies > 1 && pos_.key_after_is_exact(moves[i]) && !pos_.promoted() ? after : 0;
     }
     if (q_.max_candidates == 1) {
       // Whether any story exists: the likeliest moves first (promise), so that one is met early (a probe a

@@ -15,6 +15,7 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "daemon/sim/start_positions.hpp"
@@ -111,13 +112,33 @@ inline std::string board_text(const std::array<Piece, 64>& board) {
       }
       if (empty) s += char('0' + empty);
       empty = 0;
-      const char c = " pnbrqk"[type_of(pc)];
-      s += color_of(pc) == WHITE ? char(c - 'a' + 'A') : c;
+      s += piece_char(pc);
     }
     if (empty) s += char('0' + empty);
     if (r) s += '/';
   }
   return s;
+}
+
+// The board a FEN's first field shows (board_text's inverse; any piece on any square, pawns on the last
+// rank included, as a board may show them).
+inline std::array<Piece, 64> board_of(std::string_view placement) {
+  std::array<Piece, 64> b{};
+  int rank = 7, file = 0;
+  for (char ch : placement) {
+    if (ch == '/') {
+      --rank;
+      file = 0;
+    } else if (ch >= '1' && ch <= '8') {
+      file += ch - '0';
+    } else if (rank >= 0 && file < 8) {
+      const PieceType t = piece_type_from_char(ch);
+      if (t != NO_PIECE_TYPE)
+        b[std::size_t(rank) * 8 + std::size_t(file)] = make_piece(ch >= 'a' ? BLACK : WHITE, t);
+      ++file;
+    }
+  }
+  return b;
 }
 
 inline bool before(const std::vector<Move>& a, const std::vector<Move>& b) {
