@@ -281,13 +281,18 @@ class Searcher {
     }
     if (best <= 1) return best;
     // Promotion: the pawn reaches its last rank (the promoting move sets the new piece down there); the
-    // most advanced pawn is the nearest.
+    // most advanced pawn is the nearest. A pawn dropped on the rank before the last (one of the pocket's, or
+    // in crazyhouse one taken on the way) promotes a move later.
     auto promoting = [&] {
-      const Bitboard pawns = pos_.pieces(c, PAWN);
-      if (!pawns) return FAR;
-      const int rank = relative_rank(c, c == WHITE ? Square(63 - __builtin_clzll(pawns)) : lsb(pawns));
-      const int to_last = 7 - rank - (rank == 1 ? 1 : 0);
-      return last_rank ? std::max(1, to_last) : to_last + 1;
+      int moves = FAR;
+      if (const Bitboard pawns = pos_.pieces(c, PAWN)) {
+        const int rank = relative_rank(c, c == WHITE ? Square(63 - __builtin_clzll(pawns)) : lsb(pawns));
+        const int to_last = 7 - rank - (rank == 1 ? 1 : 0);
+        moves = last_rank ? std::max(1, to_last) : to_last + 1;
+      }
+      if (has_drops(pos_.variant()) && (pos_.pocket(c, PAWN) > 0 || pos_.variant() == Variant::Crazyhouse))
+        moves = std::min(moves, last_rank ? 2 : 3);
+      return moves;
     };
     if (t == PAWN && q_.pawn_may_stay_on_last_rank) {
       // A promoted piece stands on the board as the pawn it was (FQE 11) wherever it goes: one already

@@ -542,3 +542,25 @@ TEST(GapSearch, APromotedPieceIsNotTheOneItStandsFor) {
     }
   }
 }
+
+// A pawn dropped in the gap may promote in it (the bound counted only the pawns on the board for a piece
+// set on the last rank): P@b7 and b7xa8=Q, the queen shown as such, or (FQE 11) standing as its pawn.
+// Found by fuzz_gap_search.
+TEST(GapSearch, APawnDroppedInTheGapMayPromote) {
+  const Position from = *Position::from_fen("r1b1k3/p2p1pp1/2p5/8/1pP3qb/4KQ1r/PP1PB1P1/RNB3NR[P] w - - 3 17",
+                                            Variant::Bughouse);
+  const std::vector<std::string> played{"P@b7", "f7f6", "b7a8q"};
+  for (bool as_pawn : {false, true}) {
+    GapQuery q;
+    q.from = from;
+    q.board = play(from, played).board();
+    if (as_pawn) q.board[make_square(0, 7)] = make_piece(WHITE, PAWN);
+    q.pawn_may_stay_on_last_rank = as_pawn;
+    q.max_plies = 3;
+    const GapResult r = search_gap(q);
+    EXPECT_EQ(r.plies, 3) << as_pawn;
+    EXPECT_TRUE(has_candidate(from, r, played)) << as_pawn;
+    const auto differs = oracle::disagreement(q, 2'000'000);
+    EXPECT_FALSE(differs) << differs.value_or("");
+  }
+}
