@@ -128,7 +128,7 @@ const ReachTable& piece_near() {
   return *table;
 }
 
-// The dead ends of a search: position keys (with the plies left) known to reach nothing, in a table of
+// The dead ends of a search: the keys of positions (Searcher::memo_key) known to reach nothing, in a table of
 // fixed size that forgets the oldest of a bucket when one fills (a cache: forgetting costs only a search
 // again, never an answer). The search asks it at every node: a table that grew with the search spent most
 // of the search's time waiting for memory, and one that fits the processor's caches does not.
@@ -545,8 +545,8 @@ class Searcher {
   // piece goes to the pocket as a pawn and stands on the board as its pawn (FQE 11), so two positions that
   // differ only there may reach different boards. (A move's key_after is such a key only where nothing is
   // promoted before it: a plain move or a drop promotes nothing.)
-  Key memo_key(Key position_key, int plies) const {
-    Key k = position_key ^ depth_keys_[std::size_t(plies)];
+  Key memo_key(int plies) const {
+    Key k = pos_.key() ^ depth_keys_[std::size_t(plies)];
     if (Bitboard promoted = pos_.promoted()) {
       promoted = (promoted ^ (promoted >> 30)) * 0xbf58476d1ce4e5b9ULL;
       promoted = (promoted ^ (promoted >> 27)) * 0x94d049bb133111ebULL;
@@ -575,7 +575,7 @@ class Searcher {
     // at 9 and 10 plies, the same answers); most plain moves into one were not even made (known_dead_end).
     // A position the bound cuts is not remembered (it would only push out of the table the dead ends that
     // took a search to find).
-    const Key memo = memo_key(pos_.key(), plies);
+    const Key memo = memo_key(plies);
     if (!looked_up && dead_ends_.contains(memo)) return;
     Spare spare;
     if (!within_reach(plies, &spare)) return;
