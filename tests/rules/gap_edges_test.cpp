@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "rules/match.hpp"
+#include "rules/movegen.hpp"
 #include "rules/notation.hpp"
+#include "rules/wood.hpp"
 #include "tests/rules/game_after.hpp"
 
 namespace eboard::rules {
@@ -497,8 +499,8 @@ TEST(ReconnectPress, APressWithoutAMoveWhileTheBoardWasAwayIsToldAsThat) {
   // minutes of 7.5.5 proposed, not a loss.
   take(r.on_sensor(SensorEvent{31'000, clock(ClockSide::Left, 5 * MIN - 10'000, 5 * MIN - 30'000)}));
   std::array<Piece, 64> wrong = after(before).board();
-  wrong[std::size_t(parse_square("f3"))] = NO_PIECE;
-  wrong[std::size_t(parse_square("f5"))] = W_KNIGHT;  // Nf3-f5: no knight's move
+  wrong[std::size_t(std::uint8_t(parse_square("f3")))] = NO_PIECE;
+  wrong[std::size_t(std::uint8_t(parse_square("f5")))] = W_KNIGHT;  // Nf3-f5: no knight's move
   take(r.on_sensor(SensorEvent{34'000, BoardSnapshot{wrong}}));
   take(r.on_sensor(SensorEvent{35'000, clock(ClockSide::Right, 5 * MIN - 14'000, 5 * MIN - 30'000)}));
   take(r.advance(45'000));
@@ -1369,6 +1371,40 @@ TEST(RestartDump, InChessBothSidesPressedWhileAwayAreToldByTheNextPressWithTheMo
       EXPECT_EQ(moves, std::vector<std::string>{"c3e4"});  // nothing of the gap told as a live move
     }
   }
+}
+
+// FQE 11 across a lost link (bughouse-fqe, the match's default): a bishop promoted before board A's link went
+// down goes f8-h6 while it is down and stands there as the pawn it was. The reconnect's board is the three
+// moves played, recovered, not a board no story explains (the gap search priced a square showing a pawn off
+// the last rank out of a promoted piece's reach, and the board was adopted with a position-mismatch).
+TEST(ReconnectPromoted, APromotedPieceThatMovedUnseenStandsAsItsPawnAndIsRecovered) {
+  const Position a0 = *Position::from_fen("5B~1k/1P6/R7/8/8/8/5q2/2n1K3[] w - - 1 3", Variant::Bughouse);
+  std::vector<Event> out;
+  auto take = [&](std::vector<Event> evs) { out.insert(out.end(), evs.begin(), evs.end()); };
+  Match match{MatchConfig{}, Game(a0), Game(Position::start(Variant::Bughouse))};
+  take(match.on_sensor(0, {0, BoardSnapshot{physical_view(a0, true)}}));
+  take(match.on_sensor(1, {0, BoardSnapshot{Position::start(Variant::Bughouse).board()}}));
+  take(match.on_sensor(0, {10, clock(ClockSide::Left)}));
+  take(match.on_sensor(1, {10, clock(ClockSide::Left)}));
+  take(match.on_sensor(0, {2'000, DeviceLink{false}}));
+  take(match.advance(12'000));
+  Position a = a0;
+  for (const char* uci : {"e1d1", "f2h4", "f8h6"}) a.do_move(*parse_uci(a, uci));
+  take(match.on_sensor(0, {20'000, DeviceLink{true}}));
+  take(match.on_sensor(0, {20'000, BoardSnapshot{physical_view(a, true)}}));
+  ASSERT_EQ(physical_view(a, true)[std::size_t(parse_square("h6"))], W_PAWN);
+  take(match.on_sensor(0, {20'010, clock(ClockSide::Right, 5 * MIN - 9'000, 5 * MIN - 8'000)}));
+  take(match.advance(30'000));
+  const auto alerts = of_type<AlertEvent>(out, "A");
+  EXPECT_TRUE(alerts.empty()) << alerts.front().code << ": " << alerts.front().detail;
+  const auto moves = of_type<MoveEvent>(out, "A");
+  std::vector<std::string> told;
+  for (const auto& m : moves) {
+    told.push_back(m.uci);
+    EXPECT_TRUE(m.recovered) << m.uci;
+  }
+  EXPECT_EQ(told, (std::vector<std::string>{"e1d1", "f2h4", "f8h6"}));
+  EXPECT_EQ(match.board(0).game().position().fen(), a.fen());
 }
 
 }  // namespace
