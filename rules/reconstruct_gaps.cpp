@@ -2329,22 +2329,7 @@ std::optional<Game> Reconstructor::moves_before_shown_move(const std::vector<Mov
 tl::expected<Position, std::string> Reconstructor::board_position(Color side,
                                                                   const std::array<Piece, 64>& board) const {
   const Position& now = game_.position();
-  std::string fen;
-  for (int r = 7; r >= 0; --r) {
-    int empty = 0;
-    for (int f = 0; f < 8; ++f) {
-      Piece pc = board[make_square(f, r)];
-      if (pc == NO_PIECE) {
-        ++empty;
-        continue;
-      }
-      if (empty) fen += char('0' + empty);
-      empty = 0;
-      fen += piece_char(pc);
-    }
-    if (empty) fen += char('0' + empty);
-    if (r) fen += '/';
-  }
+  std::string fen = board_text(board);
   if (has_drops(now.variant())) {
     fen += '[';
     for (Color c : {WHITE, BLACK})

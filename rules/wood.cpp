@@ -14,6 +14,26 @@ Board physical_view(const Position& pos, bool pawn_stays) {
   return b;
 }
 
+std::string board_text(const Board& board) {
+  std::string s;
+  for (int r = 7; r >= 0; --r) {
+    int empty = 0;
+    for (int f = 0; f < 8; ++f) {
+      const Piece pc = board[make_square(f, r)];
+      if (pc == NO_PIECE) {
+        ++empty;
+        continue;
+      }
+      if (empty) s += char('0' + empty);
+      empty = 0;
+      s += piece_char(pc);
+    }
+    if (empty) s += char('0' + empty);
+    if (r) s += '/';
+  }
+  return s;
+}
+
 std::optional<Square> one_piece_set_down(const Board& before, const Board& now, Color side) {
   std::optional<Square> set;
   for (Square q = 0; q < 64; ++q) {

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <optional>
+#include <string>
 
 #include "rules/position.hpp"
 
@@ -50,6 +51,9 @@ inline Board board_after(const Board& shown, const Position& pos, Move m) {
 
 // The position as it stands on the wood: with `pawn_stays` (FQE 11) a promoted piece is a pawn there.
 Board physical_view(const Position& pos, bool pawn_stays);
+
+// The board as a FEN's first field: any piece on any square, as a board may show them.
+std::string board_text(const Board& board);
 
 // The square where `now` shows one piece of `side`'s on a square empty on `before`, every other square
 // alike (a piece set down from the hand); none otherwise.

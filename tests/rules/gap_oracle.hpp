@@ -22,6 +22,7 @@
 #include "rules/gap_search.hpp"
 #include "rules/movegen.hpp"
 #include "rules/notation.hpp"
+#include "rules/wood.hpp"
 
 namespace eboard::rules::oracle {
 
@@ -99,29 +100,8 @@ inline std::string text(const Position& from, const std::vector<Move>& moves) {
   return s;
 }
 
-// The board as a FEN's first field (the shown board of a failing case, to ask again).
-inline std::string board_text(const std::array<Piece, 64>& board) {
-  std::string s;
-  for (int r = 7; r >= 0; --r) {
-    int empty = 0;
-    for (int f = 0; f < 8; ++f) {
-      const Piece pc = board[std::size_t(r) * 8 + std::size_t(f)];
-      if (pc == NO_PIECE) {
-        ++empty;
-        continue;
-      }
-      if (empty) s += char('0' + empty);
-      empty = 0;
-      s += piece_char(pc);
-    }
-    if (empty) s += char('0' + empty);
-    if (r) s += '/';
-  }
-  return s;
-}
-
-// The board a FEN's first field shows (board_text's inverse; any piece on any square, pawns on the last
-// rank included, as a board may show them).
+// The board a FEN's first field shows (rules/wood.hpp's board_text's inverse; any piece on any square, pawns
+// on the last rank included, as a board may show them).
 inline std::array<Piece, 64> board_of(std::string_view placement) {
   std::array<Piece, 64> b{};
   int rank = 7, file = 0;
