@@ -22,22 +22,14 @@
 #include "rules/movegen.hpp"
 #include "rules/notation.hpp"
 #include "rules/reconstruct.hpp"
+#include "tests/fuzz/fuzz_board.hpp"
+#include "tests/fuzz/fuzz_support.hpp"
 
 using namespace eboard::rules;
 
 namespace {
 
-class Bytes {
- public:
-  Bytes(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
-  bool empty() const { return at_ >= size_; }
-  std::uint8_t next() { return at_ < size_ ? data_[at_++] : 0; }
-
- private:
-  const std::uint8_t* data_;
-  std::size_t size_;
-  std::size_t at_ = 0;
-};
+using eboard::fuzz::Bytes;
 
 // The game as played (`truth`), the board as it stands (`board`, what its sensors show), the hand, the
 // clock and the link, and the Reconstructor told of all of it while the link is up.
@@ -109,18 +101,7 @@ class Table {
     send(reading());
   }
 
-  void clock(Bytes& in) {
-    ClockReading r;
-    r.left_ms = std::int64_t(in.next()) * 1000;
-    r.right_ms = std::int64_t(in.next()) * 1000;
-    const std::uint8_t bits = in.next();
-    r.running = bits & 1;
-    r.lever_up = bits & 2 ? ClockSide::Right : ClockSide::Left;
-    r.left_flag = bits & 4;
-    r.right_flag = bits & 8;
-    r.present = !(bits & 16);
-    send(r);
-  }
+  void clock(Bytes& in) { send(eboard::fuzz::any_clock_reading(in)); }
 
   void link(bool up) {
     if (up == link_) return;
@@ -172,11 +153,8 @@ class Table {
   }
 
   void wrong_piece(std::uint8_t square, std::uint8_t piece) {
-    static constexpr std::array<Piece, 13> kPieces = {NO_PIECE, W_PAWN,  W_KNIGHT, W_BISHOP, W_ROOK,
-                                                      W_QUEEN,  W_KING,  B_PAWN,   B_KNIGHT, B_BISHOP,
-                                                      B_ROOK,   B_QUEEN, B_KING};
     const Square s = Square(square % 64);
-    const Piece p = kPieces[piece % kPieces.size()];
+    const Piece p = eboard::fuzz::any_piece(piece);
     if (p == NO_PIECE)
       lift(s);
     else

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Copyright (C) 2026 the eboardd authors
 // What the fuzz targets share: a check that stops the fuzzer where it fails (also in builds without
-// assertions), and the feeding of a decoder in chunks whose lengths come from the data itself.
+// assertions), the feeding of a decoder in chunks whose lengths come from the data itself, and the
+// reading of a fuzzer's input byte by byte.
 #pragma once
 
 #include <algorithm>
@@ -27,5 +28,18 @@ void feed_in_chunks(std::span<const std::uint8_t> input, std::uint8_t max_chunk,
     i += n;
   }
 }
+
+// The fuzzer's input read one byte at a time; a byte past its end reads as 0.
+class Bytes {
+ public:
+  Bytes(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
+  bool empty() const { return at_ >= size_; }
+  std::uint8_t next() { return at_ < size_ ? data_[at_++] : 0; }
+
+ private:
+  const std::uint8_t* data_;
+  std::size_t size_;
+  std::size_t at_ = 0;
+};
 
 }  // namespace eboard::fuzz
