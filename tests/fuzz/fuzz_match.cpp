@@ -6,10 +6,10 @@
 // reading), captured pieces handed to the partner at the capture's press (FQE 6) and dropped, promotions
 // as the profile has them (FQE 11: the pawn stays on the wood, the piece named before), pieces lifted and
 // set anywhere, any piece put on any square, clock readings of any kind, whole-board snapshots, time
-// passing, and the arbiter settling a gap or adopting a board. Whatever it is told, each board's game
-// stays a valid position, every move the match publishes is legal where it is published, and nothing
-// crashes; while the match has only been played tidily in sight, each board publishes the moves played
-// there, in order, and nothing is alerted; played tidily with links lost and back, each board either
+// passing, and the arbiter settling a gap, adopting a board or giving a result. Whatever it is told, each
+// board's game stays a valid position, every move the match publishes is legal where it is published, and
+// nothing crashes; while the match has only been played tidily in sight, each board publishes the moves
+// played there, in order, and nothing is alerted; played tidily with links lost and back, each board either
 // tells an alert or ends showing the game and the reserves played.
 // First byte: bit 0 the profile bughouse-clock-move (else bughouse-fqe), bit 1 [gaps] hold_uncounted,
 // bit 2 whole-board re-reads. Then one operation per byte (bit 0 its board, A or B; the rest the
@@ -175,17 +175,36 @@ class Hall {
   void snapshot(int b) { send(b, BoardSnapshot{tables_[b].wood}); }
 
   // The arbiter on board b: picks a candidate of its gap, says no move was made (255: a held gap that
-  // came back), or has the game followed from the board it shows (254).
+  // came back), has the game followed from the board it shows (254), takes a resignation of the side on
+  // move (253) or a draw agreed (252), or gives a result of his own (251, 250: either side wins; a
+  // correction on a match decided).
   void arbiter(int b, std::uint8_t pick) {
-    if (pick == 254) {
-      if (auto r = match_.adopt_board(b, t_)) check(*r);
-      return;
+    const Color on_move = match_.board(b).game().position().side_to_move();
+    switch (pick) {
+      case 255:
+        if (match_.board(b).missed_gap())
+          if (auto r = match_.settle_gap(b, "none", t_)) check(*r);
+        return;
+      case 254:
+        if (auto r = match_.adopt_board(b, t_)) check(*r);
+        return;
+      case 253:
+        check(match_.resign(b, on_move, t_));
+        return;
+      case 252:
+        check(match_.agree_draw(t_));
+        return;
+      case 251:
+      case 250:
+        check(match_.arbiter_result(b, {pick == 251 ? Result::WhiteWins : Result::BlackWins, "arbiter"}, t_));
+        return;
+      default:
+        break;
     }
     const auto& gap = match_.board(b).missed_gap();
     if (!gap) return;
-    auto r = pick == 255 || gap->candidates.empty()
-                 ? match_.settle_gap(b, "none", t_)
-                 : match_.settle_gap(b, std::size_t(pick) % gap->candidates.size(), t_);
+    auto r = gap->candidates.empty() ? match_.settle_gap(b, "none", t_)
+                                     : match_.settle_gap(b, std::size_t(pick) % gap->candidates.size(), t_);
     if (r) check(*r);
   }
 
