@@ -5,7 +5,8 @@
 // down: the gaps, the reconnect's reading, the hands at work then), pieces lifted and set anywhere, any
 // piece put on any square, clock readings of any kind, whole-board snapshots, time passing, and the
 // arbiter settling a gap with any candidate. Whatever it is told, the Reconstructor's game stays a valid
-// position, every move it publishes is legal where it is published, and nothing crashes.
+// position, every move it publishes is legal where it is published, and nothing crashes; a game played
+// tidily with the link lost and back ends showing what the board shows, or has told an alert.
 // First byte: bit 0 a Chess960 start (the next two bytes its number, 0-959), bit 1 [gaps] hold_uncounted,
 // bit 2 whole-board re-reads, bit 3 the clock first read at the first press (a clock read late: the seats
 // are told by the press after it). Then one operation per byte, its operands in the bytes after it.
@@ -118,16 +119,21 @@ class Table {
   // The end, the board long settled: a game played tidily in sight is published whole, each pressed move
   // completed (unless the game ended, 9.6, while the fuzzer's moves went on). A clock first read at the
   // first press, no press after it: the first move may be pressed or only shown (the seats are not known
-  // until the next press), so it may wait.
+  // until the next press), so it may wait. A game played tidily but with the link lost and back (and the
+  // board read whole) has told an alert or shows what the board shows.
   void finish() {
     wait(10'000);
     const std::size_t published = std::size_t(rec_.game().ply_count());
     const bool first_waits = clock_late_ && played_.size() == 1 && published == 0;
-    if (tidy_ && !rec_.game().outcome() && published != played_.size() && !first_waits) std::abort();
+    if (rec_.game().outcome() || first_waits) return;
+    if (tidy_ && published != played_.size()) std::abort();
+    if (honest_ && !alerted_ && link_ && rec_.game().position().board() != board_) std::abort();
   }
 
-  // Anything but a tidy move or time: the game published need no longer be the game played.
-  void untidy() { tidy_ = false; }
+  // The link lost and back, the board read whole: the game published may tell gaps, not play otherwise.
+  void unseen() { tidy_ = false; }
+  // Anything but a tidy move, the link or time: the game published need no longer be the game played.
+  void untidy() { tidy_ = honest_ = false; }
 
   void wait(std::int64_t ms) {
     const std::int64_t until = t_ + ms;
@@ -188,6 +194,7 @@ class Table {
     const Game& g = rec_.game();
     if (!g.position().validate().empty()) std::abort();
     for (const Event& e : events) {
+      alerted_ = alerted_ || std::holds_alternative<AlertEvent>(e.what);
       if (tidy_) {
         if (std::holds_alternative<AlertEvent>(e.what)) std::abort();
         if (const auto* move = std::get_if<MoveEvent>(&e.what);
@@ -211,6 +218,8 @@ class Table {
   std::int64_t t_ = 1000;
   bool link_ = true;
   bool tidy_ = true;         // only moves made tidily in sight, and time, so far
+  bool honest_ = true;       // the same, the link lost and back, the board read whole
+  bool alerted_ = false;     // an alert told
   bool clock_late_ = false;  // the clock first read at the first press
 };
 
@@ -235,7 +244,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // A bound on the operations: a gap's search may take a good part of a second.
   for (int ops = 0; ops < 160 && !in.empty(); ++ops) {
     const int op = in.next() % 12;
-    if (op > 2 && op != 9) table.untidy();
+    if (op == 3 || op == 4 || op == 10)
+      table.unseen();
+    else if (op > 2 && op != 9)
+      table.untidy();
     switch (op) {
       case 0:
       case 1:
