@@ -9,8 +9,9 @@
 // passing, and the arbiter settling a gap, adopting a board or giving a result. Whatever it is told, each
 // board's game stays a valid position, every move the match publishes is legal where it is published, and
 // nothing crashes; while the match has only been played tidily in sight, each board publishes the moves
-// played there, in order, and nothing is alerted; played tidily with links lost and back, each board either
-// tells an alert or ends showing the game and the reserves played.
+// played there, in order, and nothing is alerted; played tidily with links lost and back, each board that
+// told no alert ends showing the game played (and the reserves, where neither board told one and both are
+// in sight: see finish).
 // First byte: bit 0 the profile bughouse-clock-move (else bughouse-fqe), bit 1 [gaps] hold_uncounted,
 // bit 2 whole-board re-reads. Then one operation per byte (bit 0 its board, A or B; the rest the
 // operation), its operands in the bytes after it.
