@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rules/wood.hpp"
+
 namespace eboard::journal {
 
 using nlohmann::json;
@@ -125,24 +127,7 @@ std::int64_t get_i64(std::string_view s) {
 
 }  // namespace
 
-std::string placement(const std::array<Piece, 64>& board) {
-  std::string s;
-  for (int rank = 7; rank >= 0; --rank) {
-    int empty = 0;
-    for (int file = 0; file < 8; ++file) {
-      Piece p = board[std::size_t(rank) * 8 + std::size_t(file)];
-      if (p == NO_PIECE) {
-        ++empty;
-        continue;
-      }
-      if (empty) s += char('0' + empty), empty = 0;
-      s += piece_char(p);
-    }
-    if (empty) s += char('0' + empty);
-    if (rank) s += '/';
-  }
-  return s;
-}
+std::string placement(const std::array<Piece, 64>& board) { return rules::board_text(board); }
 
 tl::expected<std::array<Piece, 64>, std::string> parse_placement(std::string_view text) {
   std::array<Piece, 64> b{};
