@@ -523,7 +523,11 @@ class Reconstructor {
   // The longest gap searched: a late reconnect (boards with a clock, or a dump), in bughouse (drops make
   // every ply wider), and on a clockless board's scans (several readings searched at each settled board).
   static constexpr int kGapPlies = 10;
-  static constexpr int kDropGapPlies = 4;
+  static constexpr int kDropGapPlies = 6;
+  // With drops, a piece in a hand at the reading reads as one taken in a longer story (every capture hands a
+  // piece on, and any piece can come back by a drop): past this many plies only a board that no piece put
+  // back explains within it is searched (drop_gap_bound).
+  static constexpr int kDropHandPlies = 4;
   // With ReconstructConfig::hold_uncounted_gaps, a gap whose shortest story has this many plies or more, on
   // a clock that counts no presses, is told with its length open (MissedGap::Length::Uncounted): a longer
   // story with a piece's detour reaches the board as well, and the moves after it would go out at plies
@@ -786,8 +790,12 @@ class Reconstructor {
       const std::array<Piece, 64>& board, Color mover, int max_plies,
       std::optional<int> plies_before = std::nullopt) const;
   // The search from the game's position to `board` with the profile's pieces, ending with `side_to_move`
-  // on move (when known), as far as the bound for the variant (kGapPlies, kDropGapPlies) reaches.
+  // on move (when known), as far as the bound for the variant (kGapPlies, drop_gap_bound) reaches.
   GapQuery gap_query(const std::array<Piece, 64>& board, std::optional<Color> side_to_move) const;
+  // The bound with drops for `board`: kDropHandPlies where a piece short of its count on it, put back on an
+  // empty square it stood on in the last known position, is reached within kDropHandPlies (a hand at work
+  // at the reading: the mover's piece, or the victim he lifted; or a search cut short), else kDropGapPlies.
+  int drop_gap_bound(const std::array<Piece, 64>& board) const;
   // Whether a story within the bound reaches `board`, `side_to_move` on move there: gap_query's search with a
   // retry's work (search_gap_harder), stopped at the first story found. False also when the work ran out.
   bool reached_within_the_bound(const std::array<Piece, 64>& board, std::optional<Color> side_to_move) const;

@@ -597,8 +597,30 @@ GapQuery Reconstructor::gap_query(const std::array<Piece, 64>& board,
   q.pawn_may_stay_on_last_rank = cfg_.profile.pawn_may_stay_on_last_rank;
   q.promotion_types = cfg_.profile.promotion_types;
   q.side_to_move = side_to_move;
-  q.max_plies = has_drops(q.from.variant()) ? kDropGapPlies : kGapPlies;
+  q.max_plies = has_drops(q.from.variant()) ? drop_gap_bound(board) : kGapPlies;
   return q;
+}
+
+int Reconstructor::drop_gap_bound(const std::array<Piece, 64>& board) const {
+  // (The match's test: 11.Ke1-f1 P@h3 unseen with 12.Ne2-f4's knight in the air at the reading; searched to
+  // six plies, the knight reads as taken, Ng1 Ng5 Nf3 Nxf3, and the knight's drop that follows as illegal.)
+  const std::array<int, PIECE_NB> before = kinds_on(display_);
+  const std::array<int, PIECE_NB> now = kinds_on(board);
+  GapQuery q;
+  q.from = game_.position();
+  q.pawn_may_stay_on_last_rank = cfg_.profile.pawn_may_stay_on_last_rank;
+  q.promotion_types = cfg_.profile.promotion_types;
+  q.max_plies = kDropHandPlies;
+  q.max_candidates = 1;
+  for (Square s = 0; s < 64; ++s) {
+    const Piece was = display_[s];
+    if (was == NO_PIECE || board[s] != NO_PIECE || now[was] >= before[was]) continue;
+    q.board = board;
+    q.board[s] = was;
+    const GapResult r = remembered_search_gap(q);
+    if (r.plies > 0 || r.exhausted) return kDropHandPlies;
+  }
+  return kDropGapPlies;
 }
 
 bool Reconstructor::reached_within_the_bound(const std::array<Piece, 64>& board,
@@ -614,6 +636,14 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
                                                      bool last_unpressed_likely, std::optional<Color> begun,
                                                      int max_plies, bool keep_all_pressed) const {
   const Position before = game_.position();
+  // With drops, what kDropHandPlies tells is told as it was (a longer story all pressed would otherwise
+  // compete with the shorter one whose last move is shown: the match's test, 2...d5 exd5 exd5 unseen and
+  // 4.Nc3 set down, read as five plies with ...d6-d5); past it, the longer search.
+  if (has_drops(before.variant()) && max_plies > kDropHandPlies && drop_gap_bound(board) > kDropHandPlies) {
+    GapFound within =
+        search_gap_to(press, board, last_unpressed_likely, begun, kDropHandPlies, keep_all_pressed);
+    if (within.explains() || within.result.exhausted) return within;
+  }
   // The moves the clock says were completed: the sequences that end with the side whose clock runs on
   // move, all pressed. Failing those, the last move may be on the board with its press still to come.
   std::optional<Color> on_move = press   ? std::optional<Color>(~press->presser)
@@ -669,7 +699,11 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
       counted = true;  // (the length is the hand's: no shorter story is the one played)
     }
   }
+  const bool drops = has_drops(before.variant());
   const auto told = [&](bool unpressed_too, bool longer_unsearched) {
+    // (With drops past kDropHandPlies, a story another one of a ply more or less may be is not told: below.)
+    if (drops && !counted && unpressed_too && found.plies > kDropHandPlies)
+      return GapFound{GapResult{}, on_move};
     // Of the stories found, those that begin with the move set down as the board went out of sight and
     // still on the board, when some do and some do not (FIDE 4.7; daemon_bus_match_test's restart under
     // ASan: 4...Nc6 set down, then 5.Nf3 Qd5 unseen, and ...Qd5 Nf3 Nc6 reaches the board as well).
@@ -725,17 +759,28 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
     // likelier story's, and the one a ply longer is the likeliest of all (the next mover's piece in the air
     // at the reading, set down since); told all pressed, his press of it would read as a press without a
     // move.
+    // With drops, a story past kDropHandPlies is told only all pressed and with that probe searched whole
+    // and empty: the next move already on the board reads, with drops, as a story shorter than the one
+    // played and no longer than it (the match's test: 16.Ke1-f2 N@e4 Kf2-e2 Ne4-g5 Nc3 N@d4 unseen and
+    // 19.Ke2-d1 on the board, read as five plies with the king from e1 to d1, and each move after it a ply
+    // early); within kDropHandPlies, as before the bound was longer. Failing that, nothing is told as found.
+    const bool past_the_hands_bound = drops && !counted && found.plies > kDropHandPlies;
     if (all_pressed) {
-      const bool drops = has_drops(before.variant());
       if (found.plies + 1 > q.max_plies) {
         if (!drops) return told(true, true);
+        if (past_the_hands_bound) return GapFound{GapResult{}, on_move};
       } else {
         unpressed.min_plies = unpressed.max_plies = found.plies + 1;
         const GapResult longer = search_gap_with_what_is_left(unpressed, spent);
         if (longer.plies > 0) return told(true, false);
         if (longer.exhausted && !drops) return told(true, true);
+        if (longer.exhausted && past_the_hands_bound) return GapFound{GapResult{}, on_move};
       }
+    } else if (past_the_hands_bound) {
+      return GapFound{GapResult{}, on_move};
     }
+  } else if (drops && !counted && found.plies > kDropHandPlies) {
+    return GapFound{GapResult{}, on_move};  // (no clock to tell the stories a ply longer or shorter apart)
   }
   return told(false, false);
 }
