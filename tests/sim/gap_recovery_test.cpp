@@ -779,7 +779,7 @@ TEST(GapRecoverySim, Chess960GamesWithTheLinkLostForOneToEightPlies) {
   run(PGN_DIR / "chess960" / "tcec_s20_frc3_final_50games.pgn", true, 20);
 }
 
-// Bughouse: board A's link is lost for 1 to 4 of its plies (drops included) while both boards play on;
+// Bughouse: board A's link is lost for 1 to 6 of its plies (drops included) while both boards play on;
 // board B is followed throughout. A's gap is searched with the pieces B handed over meanwhile; A's captures
 // in the gap reach B when they are recovered.
 TEST(GapRecoverySim, BughouseBoardALostForOneToSixPlies) {
