@@ -612,12 +612,18 @@ int Reconstructor::drop_gap_bound(const std::array<Piece, 64>& board) const {
   q.promotion_types = cfg_.profile.promotion_types;
   q.max_plies = kDropHandPlies;
   q.max_candidates = 1;
+  // All the tries within one search's work: a board with many pieces gone (set up anew, knocked over) is
+  // no hand at work to tell apart, and the event loop is not held for it.
+  std::uint64_t work_left = q.max_nodes;
   for (Square s = 0; s < 64; ++s) {
     const Piece was = display_[s];
     if (was == NO_PIECE || board[s] != NO_PIECE || now[was] >= before[was]) continue;
+    if (work_left == 0) return kDropHandPlies;
     q.board = board;
     q.board[s] = was;
+    q.max_nodes = work_left;
     const GapResult r = remembered_search_gap(q);
+    work_left -= std::min(work_left, r.nodes);
     if (r.plies > 0 || r.exhausted) return kDropHandPlies;
   }
   return kDropGapPlies;
