@@ -706,9 +706,14 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
     }
   }
   const bool drops = has_drops(before.variant());
+  // With drops, a story past kDropHandPlies is told only all pressed, with its probe a ply longer searched
+  // whole and empty, and none a ply shorter whose last move is shown (unpressed_too): the next move already
+  // on the board reads, with drops, as a story shorter than the one played and no longer than it (the
+  // match's test: 16.Ke1-f2 N@e4 Kf2-e2 Ne4-g5 Nc3 N@d4 unseen and 19.Ke2-d1 on the board, read as five
+  // plies with the king from e1 to d1, and each move after it a ply early). Else nothing is told as found.
+  bool longer_ruled_out = false;
   const auto told = [&](bool unpressed_too, bool longer_unsearched) {
-    // (With drops past kDropHandPlies, a story another one of a ply more or less may be is not told: below.)
-    if (drops && !counted && unpressed_too && found.plies > kDropHandPlies)
+    if (drops && !counted && found.plies > kDropHandPlies && (unpressed_too || !longer_ruled_out))
       return GapFound{GapResult{}, on_move};
     // Of the stories found, those that begin with the move set down as the board went out of sight and
     // still on the board, when some do and some do not (FIDE 4.7; daemon_bus_match_test's restart under
@@ -765,28 +770,17 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
     // likelier story's, and the one a ply longer is the likeliest of all (the next mover's piece in the air
     // at the reading, set down since); told all pressed, his press of it would read as a press without a
     // move.
-    // With drops, a story past kDropHandPlies is told only all pressed and with that probe searched whole
-    // and empty: the next move already on the board reads, with drops, as a story shorter than the one
-    // played and no longer than it (the match's test: 16.Ke1-f2 N@e4 Kf2-e2 Ne4-g5 Nc3 N@d4 unseen and
-    // 19.Ke2-d1 on the board, read as five plies with the king from e1 to d1, and each move after it a ply
-    // early); within kDropHandPlies, as before the bound was longer. Failing that, nothing is told as found.
-    const bool past_the_hands_bound = drops && !counted && found.plies > kDropHandPlies;
     if (all_pressed) {
       if (found.plies + 1 > q.max_plies) {
         if (!drops) return told(true, true);
-        if (past_the_hands_bound) return GapFound{GapResult{}, on_move};
       } else {
         unpressed.min_plies = unpressed.max_plies = found.plies + 1;
         const GapResult longer = search_gap_with_what_is_left(unpressed, spent);
         if (longer.plies > 0) return told(true, false);
         if (longer.exhausted && !drops) return told(true, true);
-        if (longer.exhausted && past_the_hands_bound) return GapFound{GapResult{}, on_move};
+        longer_ruled_out = !longer.exhausted;
       }
-    } else if (past_the_hands_bound) {
-      return GapFound{GapResult{}, on_move};
     }
-  } else if (drops && !counted && found.plies > kDropHandPlies) {
-    return GapFound{GapResult{}, on_move};  // (no clock to tell the stories a ply longer or shorter apart)
   }
   return told(false, false);
 }
