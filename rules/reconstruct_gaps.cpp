@@ -119,11 +119,14 @@ bool pace_suggests_longer(const Game& game, const Position& before, int plies, c
 
 // A moves-missed alert told at the shortest length where the clock counts no presses and a longer story is
 // as possible (ReconstructConfig::hold_uncounted_gaps off): says so, and how the arbiter puts it right.
-void note_length_uncertain(AlertEvent& a) {
+void note_length_uncertain(AlertEvent& a, bool drops = false) {
   a.detail +=
-      ". The clock adds no increment, so its presses do not count the moves: a longer story, with a piece's "
-      "detour, may have been played; given as the gap's moves (eboardctl recover --moves), "
-      "it puts every later move at its ply";
+      std::string(
+          ". The clock adds no increment, so its presses do not count the moves: a longer story, "
+          "with a piece's detour") +
+      (drops ? " or a piece dropped and taken" : "") +
+      ", may have been played; given as the gap's moves (eboardctl recover --moves), it puts every later "
+      "move at its ply";
   a.extra.push_back({"length_uncertain", "true", true});
 }
 
@@ -935,17 +938,24 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   const bool whole_uncertain =
       !searched.length_counted && on_move &&
       (found.plies >= kOpenLengthPlies || pace_suggests_longer(game_, before, found.plies, evidence)) &&
-      !clockless() && !has_drops(before.variant());
+      !clockless();
   const bool length_uncertain = whole_uncertain && completed == found.plies;
+  // With drops the shortest story is told, never held: the pieces it captures go to the partner now, and a
+  // hold would keep them from him. A story a ply pair longer, a piece dropped and taken at once (B@f7+
+  // Kxf7), leaves no trace on the board: the one story is then a moves-missed that says so, not a move
+  // recovered (sim_gap_recovery_test's bughouse matches: 6.B@f7 Kxf7 in a gap of six plies, told as four).
+  const bool drops = has_drops(before.variant());
+  const bool hold = cfg_.hold_uncounted_gaps && !drops;
   uncertain_recovery_.reset();  // (another gap told: only the last one's story stays open)
-  if (cfg_.hold_uncounted_gaps && length_uncertain &&
+  if (hold && length_uncertain &&
       tell_gap_length_open(t, when, before, prefixes, evidence, found.truncated, board, press == nullptr))
     return true;
   // With the hold, stories whose last move is shown and not pressed are held once it is (close_open_tail):
   // the game goes on from the pressed prefix meanwhile, nothing of it out (the hall's blitz game 227, 600+1:
   // nine plies told as seven and the shown eighth, all published at plies two short).
-  const bool hold_at_the_tail = cfg_.hold_uncounted_gaps && whole_uncertain && completed < found.plies;
-  const bool missed = prefixes.size() > 1 || found.truncated || hold_at_the_tail;
+  const bool hold_at_the_tail = hold && whole_uncertain && completed < found.plies;
+  const bool missed =
+      prefixes.size() > 1 || found.truncated || hold_at_the_tail || (drops && length_uncertain);
   std::vector<Move> played = prefixes.front();
   if (missed) {
     // Several sequences: none is told as fact. The game goes on from the board's position (every candidate
@@ -956,7 +966,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
     AlertEvent a = moves_missed_alert(before, first_ply, prefixes, incomplete, found.truncated);
     // (Its last move shown, the stories before it as uncertain: told so if the tail is not closed, the hall's
     // blitz game 198, 300+3 with no increment learned yet, told two plies short and not saying so.)
-    if (whole_uncertain) note_length_uncertain(a);
+    if (whole_uncertain) note_length_uncertain(a, drops);
     missed_gap_ = MissedGap{first_ply, prefixes, MissedGap::Length::Known, evidence, false, whole_uncertain};
     const std::optional<std::array<Piece, 64>>& read = gaps_.read_board_unexplained();
     missed_gap_->read_with_a_hand_at_work = press == nullptr && read && *read == board;
@@ -984,7 +994,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
       Position end = before;
       for (Move m : whole.front()) end.do_move(m);
       AlertEvent whole_alert = moves_missed_alert(before, first_ply, whole, incomplete, found.truncated);
-      if (whole_uncertain) note_length_uncertain(whole_alert);
+      if (whole_uncertain) note_length_uncertain(whole_alert, drops);
       open_tail_ = OpenTail{first_ply + completed, end.board(), std::move(whole_alert), std::move(whole),
                             std::move(a),          when,        hold_at_the_tail,       evidence};
     } else {

@@ -791,7 +791,11 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToSixPlies) {
   std::array<int, 7> unique{}, ambiguous{}, problems{};
   int tried = 0, drops_in_gaps = 0;
   int moves_wrong = 0;  // gaps after which a move went out at a ply it was not played at (no alert first)
-  std::string first_problem;
+  // Gaps told short of the plies played by a moves-missed that said a longer story may be the one (a piece
+  // dropped and taken, or a detour, leaves no trace on the board): the moves after it go out at the shorter
+  // story's plies, as it said; counted and printed, not failed (as the chess late reconnects' unshown).
+  int told_short = 0;
+  std::string first_problem, told_short_list;
   for (std::size_t gi = 0; gi < games->size(); ++gi) {
     auto rec = rules::replay_bughouse((*games)[gi]);
     if (!rec) continue;
@@ -850,6 +854,20 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToSixPlies) {
                          rules::Game(mp.boards[1].start));
       std::vector<std::string> other;
       std::vector<nlohmann::json> missed;
+      bool said_uncertain = false;  // a moves-missed on A said a longer story may be the one
+      // A's moves gone out live at a ply they were not played at (want_a: the moves played).
+      std::string live_wrong;
+      const std::vector<std::string> played_a = [&] {
+        std::vector<std::string> out;
+        rules::Position p = mp.boards[0].start;
+        for (rules::Move m : a_moves) {
+          out.push_back(rules::to_uci(p, m));
+          if (m.is_drop() && p.pocket(p.side_to_move(), m.drop_type()) == 0)
+            p.set_pocket(p.side_to_move(), m.drop_type(), 1);
+          p.do_move(m);
+        }
+        return out;
+      }();
       const std::string trace_key =
           std::to_string(gi) + ":" + std::to_string(plies) + ":" + std::to_string(at);
       const bool tracing = std::getenv("GAP_MATCH_TRACE") && trace_key == std::getenv("GAP_MATCH_TRACE");
@@ -868,8 +886,13 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToSixPlies) {
                       match.board(1).game().position().fen();
             std::printf("%s\n", line.c_str());
           }
+          if (auto* m = std::get_if<rules::MoveEvent>(&e.what);
+              m && e.board == "A" && !m->recovered && live_wrong.empty() &&
+              (m->ply < 1 || m->ply > int(played_a.size()) || played_a[std::size_t(m->ply - 1)] != m->uci))
+            live_wrong = m->uci + " went out as ply " + std::to_string(m->ply);
           if (auto* al = std::get_if<rules::AlertEvent>(&e.what)) {
             if (al->code == "moves-missed" && e.board == "A") {
+              for (const auto& f : al->extra) said_uncertain |= f.name == "length_uncertain";
               nlohmann::json j;
               for (const auto& f : al->extra)
                 j[f.name] = f.is_number ? nlohmann::json::parse(f.value) : nlohmann::json(f.value);
@@ -935,6 +958,20 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToSixPlies) {
       };
       std::string problem;
       std::vector<std::string> got_a = moves_of(0), want_a = want_of(0);
+      if (other.empty() && missed.size() == 1 && said_uncertain && got_a.size() < want_a.size()) {
+        ++told_short;
+        told_short_list += where + "told " + std::to_string(want_a.size() - got_a.size()) +
+                           " plies short, said so" + (live_wrong.empty() ? "" : " (" + live_wrong + ")") +
+                           "\n";
+        continue;
+      }
+      if (!live_wrong.empty() && other.empty()) {
+        // (A move at a wrong ply with no alert that said it might be: the broadcast's wrong move.)
+        ++problems[std::size_t(plies)];
+        ++moves_wrong;
+        first_problem += where + live_wrong + "\n";
+        continue;
+      }
       if (!other.empty())
         problem = "alert " + other.front();
       else if (missed.size() > 1)
@@ -974,7 +1011,8 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToSixPlies) {
   for (int plies = 1; plies <= 6; ++plies)
     std::printf("  bughouse gap of %d: %d recovered, %d moves-missed, %d wrong\n", plies,
                 unique[std::size_t(plies)], ambiguous[std::size_t(plies)], problems[std::size_t(plies)]);
-  std::printf("  %d gaps, %d drops in them\n", tried, drops_in_gaps);
+  std::printf("  %d gaps, %d drops in them; %d told short by a moves-missed that said so\n", tried,
+              drops_in_gaps, told_short);
   EXPECT_GT(tried, 40);
   EXPECT_GT(drops_in_gaps, 5);
   // Every gap right (the last residue: a press decided a scan late, the reply already on the board when
@@ -986,7 +1024,7 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToSixPlies) {
   // bound of 4 plies (measured: 4 of 44 right). No move goes out at a ply it was not played at.
   EXPECT_GE(unique[5] + ambiguous[5] + unique[6] + ambiguous[6], 3) << first_problem;
   EXPECT_EQ(moves_wrong, 0) << first_problem;
-  if (std::getenv("GAP_PROBLEMS")) std::printf("%s", first_problem.c_str());
+  if (std::getenv("GAP_PROBLEMS")) std::printf("%s%s", first_problem.c_str(), told_short_list.c_str());
   EXPECT_EQ(problems[1], 0) << first_problem;
 }
 
