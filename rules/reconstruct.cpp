@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <iterator>
 #include <limits>
+#include <utility>
 
 #include "rules/gap_search.hpp"
 #include "rules/movegen.hpp"
@@ -1783,17 +1784,7 @@ std::vector<Event> Reconstructor::withdraw(Piece piece, std::int64_t t) {
 bool Reconstructor::switch_gap_story(const ShownMove& drop, std::int64_t t) {
   if (!missed_gap_ || !has_drops(game_.position().variant()) || drop.from != SQ_NONE) return false;
   const int first = missed_gap_->first_ply - 1;
-  auto captures = [&](const Game& g) {
-    std::vector<Piece> out;
-    Position p = g.position_at(first);
-    for (int i = first; i < first + int(missed_gap_->candidates.front().size()); ++i) {
-      Move m = g.plies()[std::size_t(i)].move;
-      if (Square v = victim_square(p, m); v != SQ_NONE)
-        out.push_back(make_piece(color_of(p.piece_on(v)), p.captured_hand_type(v)));
-      p.do_move(m);
-    }
-    return out;
-  };
+  const int end = first + int(missed_gap_->candidates.front().size());
   for (std::size_t i = 0; i < missed_gap_->candidates.size(); ++i) {
     Game g = game_;
     if (!g.replace_plies(first, missed_gap_->candidates[i], true) ||
@@ -1807,20 +1798,48 @@ bool Reconstructor::switch_gap_story(const ShownMove& drop, std::int64_t t) {
         explains = true;
     if (!explains) continue;
     // The partner gives back what the old story handed over and gets what the new one does.
-    std::vector<Piece> before = captures(game_), after = captures(g);
-    for (Piece p : before)
-      if (auto it = std::find(after.begin(), after.end(), p); it != after.end())
-        after.erase(it);
-      else
-        reserves_.give_back({p, t, first + 1});
-    for (Piece p : after) reserves_.hand_over({p, t, first + 1});
-    game_ = std::move(g);
+    const Game was = std::exchange(game_, std::move(g));
+    hand_over_the_difference(was, end, first, end, t);
     std::rotate(missed_gap_->candidates.begin(), missed_gap_->candidates.begin() + std::ptrdiff_t(i),
                 missed_gap_->candidates.begin() + std::ptrdiff_t(i) + 1);
     recompute_successors();
     return true;
   }
   return false;
+}
+
+void Reconstructor::hand_over_the_difference(const Game& was, int was_end, int first, int now_end,
+                                             std::int64_t t) {
+  if (game_.position().variant() != Variant::Bughouse) return;
+  struct Handed {
+    Piece piece;
+    int ply;  // 1-based, of the capture
+  };
+  const auto handed = [&](const Game& g, int end) {
+    std::vector<Handed> out;
+    Position p = g.position_at(first);
+    for (int i = first; i < end && i < g.ply_count(); ++i) {
+      const PlyRecord& ply = g.plies()[std::size_t(i)];
+      if (ply.jump) return out;
+      if (std::optional<Piece> h = handed_piece(p, ply.move)) out.push_back({*h, i + 1});
+      p.do_move(ply.move);
+    }
+    return out;
+  };
+  std::vector<Handed> before = handed(was, was_end), after = handed(game_, now_end);
+  for (const Handed& h : before) {
+    auto it = std::find_if(after.begin(), after.end(), [&](const Handed& a) { return a.piece == h.piece; });
+    if (it != after.end())
+      after.erase(it);
+    else
+      reserves_.give_back({h.piece, t, h.ply});
+  }
+  for (const Handed& h : after) reserves_.hand_over({h.piece, t, h.ply});
+}
+
+bool Reconstructor::blind() const {
+  return gaps_.link_down() || gaps_.suspected() ||
+         (missed_gap_ && missed_gap_->length_uncertain && has_drops(game_.position().variant()));
 }
 
 std::vector<Handover> Reconstructor::take_handovers() { return reserves_.take_handovers(); }

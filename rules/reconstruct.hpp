@@ -132,8 +132,11 @@ class Reconstructor {
   // followed (borrowed until the recovered capture makes it good) instead of being judged illegal; if the
   // partner's recovered moves bring no such piece, it is reported once the partner is followed again.
   std::vector<Event> set_partner_blind(bool blind, std::int64_t t_ms);
-  // This board may have made moves not followed yet (see set_partner_blind).
-  bool blind() const { return gaps_.link_down() || gaps_.suspected(); }
+  // This board may have made moves not followed yet (see set_partner_blind), or, with drops, its last gap
+  // was told at the shortest story where a longer one may be the one (MissedGap::length_uncertain: a piece
+  // dropped and taken leaves no trace on the board, its capture handed over unseen) and the arbiter has not
+  // settled it.
+  bool blind() const;
   // The pieces handed over by the moves completed since the last call, in order.
   std::vector<Handover> take_handovers();
   // Pieces handed over earlier that the partner must give back: the game went on from another story of a
@@ -520,6 +523,11 @@ class Reconstructor {
   // then the same captures on b4): a drop that the story the game went on from cannot explain, and another
   // candidate can, makes that candidate the game's (still missed). True when it did.
   bool switch_gap_story(const ShownMove& drop, std::int64_t t);
+  // Bughouse: the game's plies from `first` (0-based) rewritten, `was` the game before: the pieces its
+  // old plies handed over and the new ones do not are given back, and those the new ones hand over and the
+  // old did not are handed over (at the capture's ply). The plies end at `was_end` and `now_end` (0-based,
+  // exclusive) in each.
+  void hand_over_the_difference(const Game& was, int was_end, int first, int now_end, std::int64_t t);
   // The longest gap searched: a late reconnect (boards with a clock, or a dump), in bughouse (drops make
   // every ply wider), and on a clockless board's scans (several readings searched at each settled board).
   static constexpr int kGapPlies = 10;

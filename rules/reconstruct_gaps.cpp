@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 #include "rules/gap_hand.hpp"
 #include "rules/gap_openings.hpp"
@@ -2075,7 +2076,9 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_gap(std::siz
     return tl::unexpected(std::string("those moves do not lead to the position the game went on from"));
   // The gap's plies, now told as moves (late: the game went on meanwhile).
   std::vector<Event> out = recovered_events(settled, gap.first_ply, moves, t_ms);
-  game_ = std::move(settled);
+  const Game was = std::exchange(game_, std::move(settled));
+  const int end = first + int(moves.size());
+  hand_over_the_difference(was, end, first, end, t_ms);
   missed_gap_.reset();
   recompute_successors();
   return out;
@@ -2204,7 +2207,8 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::replace_gap_plies(i
   for (int i = first_ply; i <= settled.ply_count(); ++i)
     from_the_gap.push_back(settled.plies()[std::size_t(i - 1)].move);
   std::vector<Event> out = recovered_events(settled, first_ply, from_the_gap, t_ms);
-  game_ = std::move(settled);
+  const Game was = std::exchange(game_, std::move(settled));
+  hand_over_the_difference(was, was.ply_count(), first_ply - 1, game_.ply_count(), t_ms);
   if (held_elsewhere) {
     // The board followed from the position the moves played reach: the turn begins there, no touch of the
     // move they took in left to judge (the hall's blitz game 5 at 6x: 20...Na5, shown at the reading and now

@@ -779,10 +779,13 @@ TEST(GapRecoverySim, Chess960GamesWithTheLinkLostForOneToEightPlies) {
   run(PGN_DIR / "chess960" / "tcec_s20_frc3_final_50games.pgn", true, 20);
 }
 
+namespace {
+
 // Bughouse: board A's link is lost for 1 to 6 of its plies (drops included) while both boards play on;
 // board B is followed throughout. A's gap is searched with the pieces B handed over meanwhile; A's captures
-// in the gap reach B when they are recovered.
-TEST(GapRecoverySim, BughouseBoardALostForOneToSixPlies) {
+// in the gap reach B when they are recovered. With `arbiter`, a gap told with a longer story possible
+// (length_uncertain) is settled at once with the moves played, as `eboardctl recover --moves` gives them.
+void run_bughouse(bool arbiter) {
   const auto bpgn =
       std::filesystem::path(EBOARD_SHARED_DIR) / "corpora" / "bughouse" / "chesscom_bughouse_20matches.bpgn";
   if (!std::filesystem::exists(bpgn)) GTEST_SKIP() << "../shared is absent";
@@ -795,6 +798,7 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToSixPlies) {
   // dropped and taken, or a detour, leaves no trace on the board): the moves after it go out at the shorter
   // story's plies, as it said; counted and printed, not failed (as the chess late reconnects' unshown).
   int told_short = 0;
+  int settled_right = 0;  // with the arbiter: gaps settled with the moves played, both records right after
   std::string first_problem, told_short_list;
   for (std::size_t gi = 0; gi < games->size(); ++gi) {
     auto rec = rules::replay_bughouse((*games)[gi]);
@@ -854,20 +858,25 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToSixPlies) {
                          rules::Game(mp.boards[1].start));
       std::vector<std::string> other;
       std::vector<nlohmann::json> missed;
-      bool said_uncertain = false;  // a moves-missed on A said a longer story may be the one
+      bool said_uncertain = false;   // a moves-missed on A said a longer story may be the one
+      std::optional<int> to_settle;  // its first ply, for the arbiter
+      int told_to = 0;               // its last ply, as told
+      bool settled = false;
       // A's moves gone out live at a ply they were not played at (want_a: the moves played).
       std::string live_wrong;
-      const std::vector<std::string> played_a = [&] {
-        std::vector<std::string> out;
+      std::vector<std::string> played_a;
+      std::vector<std::array<rules::Piece, 64>> boards_a;  // after each ply played (0: the start)
+      {
         rules::Position p = mp.boards[0].start;
+        boards_a.push_back(p.board());
         for (rules::Move m : a_moves) {
-          out.push_back(rules::to_uci(p, m));
+          played_a.push_back(rules::to_uci(p, m));
           if (m.is_drop() && p.pocket(p.side_to_move(), m.drop_type()) == 0)
             p.set_pocket(p.side_to_move(), m.drop_type(), 1);
           p.do_move(m);
+          boards_a.push_back(p.board());
         }
-        return out;
-      }();
+      }
       const std::string trace_key =
           std::to_string(gi) + ":" + std::to_string(plies) + ":" + std::to_string(at);
       const bool tracing = std::getenv("GAP_MATCH_TRACE") && trace_key == std::getenv("GAP_MATCH_TRACE");
@@ -893,6 +902,11 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToSixPlies) {
           if (auto* al = std::get_if<rules::AlertEvent>(&e.what)) {
             if (al->code == "moves-missed" && e.board == "A") {
               for (const auto& f : al->extra) said_uncertain |= f.name == "length_uncertain";
+              if (arbiter && said_uncertain) {
+                to_settle = al->ply;
+                for (const auto& f : al->extra)
+                  if (f.name == "last_ply") told_to = std::atoi(f.value.c_str());
+              }
               nlohmann::json j;
               for (const auto& f : al->extra)
                 j[f.name] = f.is_number ? nlohmann::json::parse(f.value) : nlohmann::json(f.value);
@@ -932,6 +946,30 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToSixPlies) {
         for (auto d = match.next_deadline(); d && *d <= it.t; d = match.next_deadline())
           take(match.advance(*d));
         take(match.on_sensor(it.board, it.e));
+        if (to_settle) {
+          // The arbiter's moves: those played from the gap's first ply to the position the gap was told to
+          // (he knows the game: the plies played that reach the board the gap's stories reach).
+          const rules::Game& told = match.board(0).game();
+          const auto told_board = told.position_at(std::min(told_to, told.ply_count())).board();
+          std::vector<int> lasts;
+          for (int last = *to_settle; last <= int(played_a.size()); ++last)
+            if (boards_a[std::size_t(last)] == told_board) lasts.push_back(last);
+          std::string why;
+          for (int last : lasts) {
+            if (settled || last < *to_settle || last > int(played_a.size())) continue;
+            std::string text;
+            for (int i = *to_settle; i <= last; ++i) text += played_a[std::size_t(i - 1)] + " ";
+            auto done = match.settle_gap(0, text, it.t);
+            if (!done) {
+              why += " [" + text + "refused: " + done.error() + "]";
+            } else {
+              settled = true;
+              take(*done);
+            }
+          }
+          if (!settled) other.push_back("A settle-gap" + why);
+          to_settle.reset();
+        }
       }
       take(match.advance(std::max(built.tl[0].end_ms, built.tl[1].end_ms) + 10000));
       std::string where = "match " + std::to_string(gi) + ": gap of " + std::to_string(plies) +
@@ -958,6 +996,21 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToSixPlies) {
       };
       std::string problem;
       std::vector<std::string> got_a = moves_of(0), want_a = want_of(0);
+      if (settled && other.empty() && live_wrong.empty()) {
+        // Settled: the record of both boards is the moves played (B's reserves took the gap's captures).
+        if (got_a != want_a || moves_of(1) != want_of(1))
+          problem = "after the arbiter's moves, plies " + std::to_string(got_a.size()) + "/" +
+                    std::to_string(moves_of(1).size()) + ", want " + std::to_string(want_a.size()) + "/" +
+                    std::to_string(want_of(1).size());
+        if (problem.empty()) {
+          ++settled_right;
+          ambiguous[std::size_t(plies)] += 1;
+        } else {
+          ++problems[std::size_t(plies)];
+          first_problem += where + problem + "\n";
+        }
+        continue;
+      }
       if (other.empty() && missed.size() == 1 && said_uncertain && got_a.size() < want_a.size()) {
         ++told_short;
         told_short_list += where + "told " + std::to_string(want_a.size() - got_a.size()) +
@@ -1013,6 +1066,7 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToSixPlies) {
                 unique[std::size_t(plies)], ambiguous[std::size_t(plies)], problems[std::size_t(plies)]);
   std::printf("  %d gaps, %d drops in them; %d told short by a moves-missed that said so\n", tried,
               drops_in_gaps, told_short);
+  if (arbiter) std::printf("  %d settled by the arbiter's moves, both records right\n", settled_right);
   EXPECT_GT(tried, 40);
   EXPECT_GT(drops_in_gaps, 5);
   // Every gap right (the last residue: a press decided a scan late, the reply already on the board when
@@ -1026,7 +1080,19 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToSixPlies) {
   EXPECT_EQ(moves_wrong, 0) << first_problem;
   if (std::getenv("GAP_PROBLEMS")) std::printf("%s%s", first_problem.c_str(), told_short_list.c_str());
   EXPECT_EQ(problems[1], 0) << first_problem;
+  if (arbiter) {
+    EXPECT_EQ(told_short, 0) << told_short_list;
+    EXPECT_GT(settled_right, 20);
+  }
 }
+
+}  // namespace
+
+TEST(GapRecoverySim, BughouseBoardALostForOneToSixPlies) { run_bughouse(false); }
+
+// The gaps told with a longer story possible, settled by the arbiter's moves: every later move at its ply,
+// and the pieces the longer story captured handed to the partner (Reconstructor::hand_over_the_difference).
+TEST(GapRecoverySim, BughouseGapsToldShortAreSettledByTheArbitersMoves) { run_bughouse(true); }
 
 // No candidate of a gap goes out as a live move, and no move at a wrong ply where the board shows how many
 // plies the gap held (issue 30).
