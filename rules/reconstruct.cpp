@@ -1201,6 +1201,23 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     return;
   }
   if (retell_past_bound_with_the_piece_put_back(press)) return;
+  // With drops, the first press after a gap told at its shortest with a longer story possible
+  // (MissedGap::length_uncertain), no move since: a board no move explains says the story was not the one
+  // played (a longer one's last move shown at the reading, a piece dropped and taken), not that the presser
+  // moved illegally (sim_gap_recovery_test's bughouse match 10: 16.Kf2 N@e4 Ke2 Ng5 Nc3 N@d4 unseen and
+  // 19.Kd1 on the board, told as five plies with the king from e1 to d1, and 19.Kd1's press then read as no
+  // legal move). Told as a position nothing explains, once.
+  if (last_gap_may_be_longer()) {
+    phase_.tell_mismatch();
+    deadlines_.clear(Wake::Mismatch);
+    emit(press.t_ms, AlertEvent{"position-mismatch",
+                                game_.ply_count(),
+                                game_.position().side_to_move(),
+                                "the board shows a position no legal move explains: the gap told before "
+                                "it may be longer than its shortest story",
+                                {}});
+    return;
+  }
   illegal_move("illegal-move", presser, press.t_ms, "no-legal-move",
                "the clock was pressed but the board shows no legal move");
 }
@@ -1835,6 +1852,13 @@ void Reconstructor::hand_over_the_difference(const Game& was, int was_end, int f
       reserves_.give_back({h.piece, t, h.ply});
   }
   for (const Handed& h : after) reserves_.hand_over({h.piece, t, h.ply});
+}
+
+bool Reconstructor::last_gap_may_be_longer() const {
+  return has_drops(game_.position().variant()) && missed_gap_ && missed_gap_->length_uncertain &&
+         !missed_gap_->holds_moves() &&
+         game_.ply_count() == missed_gap_->first_ply - 1 + int(missed_gap_->shortest_plies()) &&
+         !phase_.mismatch_told();
 }
 
 bool Reconstructor::blind() const {

@@ -528,6 +528,9 @@ class Reconstructor {
   // old did not are handed over (at the capture's ply). The plies end at `was_end` and `now_end` (0-based,
   // exclusive) in each.
   void hand_over_the_difference(const Game& was, int was_end, int first, int now_end, std::int64_t t);
+  // With drops: the last gap was told at its shortest with a longer story possible (length_uncertain), no
+  // move was made since, and no position-mismatch told yet.
+  bool last_gap_may_be_longer() const;
   // The longest gap searched: a late reconnect (boards with a clock, or a dump), in bughouse (drops make
   // every ply wider), and on a clockless board's scans (several readings searched at each settled board).
   static constexpr int kGapPlies = 10;

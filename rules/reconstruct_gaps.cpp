@@ -710,15 +710,7 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
     }
   }
   const bool drops = has_drops(before.variant());
-  // With drops, a story past kDropHandPlies is told only all pressed, with its probe a ply longer searched
-  // whole and empty, and none a ply shorter whose last move is shown (unpressed_too): the next move already
-  // on the board reads, with drops, as a story shorter than the one played and no longer than it (the
-  // match's test: 16.Ke1-f2 N@e4 Kf2-e2 Ne4-g5 Nc3 N@d4 unseen and 19.Ke2-d1 on the board, read as five
-  // plies with the king from e1 to d1, and each move after it a ply early). Else nothing is told as found.
-  bool longer_ruled_out = false;
   const auto told = [&](bool unpressed_too, bool longer_unsearched) {
-    if (drops && !counted && found.plies > kDropHandPlies && (unpressed_too || !longer_ruled_out))
-      return GapFound{GapResult{}, on_move};
     // Of the stories found, those that begin with the move set down as the board went out of sight and
     // still on the board, when some do and some do not (FIDE 4.7; daemon_bus_match_test's restart under
     // ASan: 4...Nc6 set down, then 5.Nf3 Qd5 unseen, and ...Qd5 Nf3 Nc6 reaches the board as well).
@@ -782,7 +774,6 @@ Reconstructor::GapFound Reconstructor::search_gap_to(const PendingPress* press,
         const GapResult longer = search_gap_with_what_is_left(unpressed, spent);
         if (longer.plies > 0) return told(true, false);
         if (longer.exhausted && !drops) return told(true, true);
-        longer_ruled_out = !longer.exhausted;
       }
     }
   }

@@ -1073,10 +1073,11 @@ void run_bughouse(bool arbiter) {
   // the gap's length began to wait for it, told a false illegal move at the next press).
   int wrong = problems[1] + problems[2] + problems[3] + problems[4];
   EXPECT_EQ(wrong, 0) << first_problem;
-  // Past kDropHandPlies (5 and 6 plies: Reconstructor::drop_gap_bound) a gap is told only where no story a
-  // ply longer or shorter reaches the board too; most stay a position-mismatch, as every one was with a
-  // bound of 4 plies (measured: 4 of 44 right). No move goes out at a ply it was not played at.
-  EXPECT_GE(unique[5] + ambiguous[5] + unique[6] + ambiguous[6], 3) << first_problem;
+  // Past kDropHandPlies (5 and 6 plies: Reconstructor::drop_gap_bound), told as shorter ones are (measured
+  // 2026-12-07: 33 of 44 right, 36 with the arbiter's moves; with the bound of 4 none was, and with last
+  // session's rule of no story a ply longer or shorter, 4). No move goes out at a ply it was not played at
+  // but after an alert that said it might (told_short).
+  EXPECT_GE(unique[5] + ambiguous[5] + unique[6] + ambiguous[6], 30) << first_problem;
   EXPECT_EQ(moves_wrong, 0) << first_problem;
   if (std::getenv("GAP_PROBLEMS")) std::printf("%s%s", first_problem.c_str(), told_short_list.c_str());
   EXPECT_EQ(problems[1], 0) << first_problem;
