@@ -418,3 +418,151 @@ TEST_F(BusMatch, OneBusBoardAndOneSerialBoardPlayABughouseOpening) {
   service.reset();
   expect_exact(moves);
 }
+
+// No service runs while both boards play 4 plies or more each, on a clock without increment: each board's
+// gap is told as a moves-missed that says a longer story may be the one (length_uncertain), its captures
+// handed to the partner as its shortest story says; the arbiter's moves settle each, every ply at its
+// place and both reserves as played.
+TEST_F(BusMatch, GapsOfFourPliesOrMoreAreToldLengthUncertainAndSettledByTheArbiter) {
+  constexpr std::int64_t kCut = 40000;
+  load(kCut);
+  if (IsSkipped() || HasFatalFailure()) return;
+  // The boards after each of their plies (0: the start).
+  std::array<std::vector<std::array<rules::Piece, 64>>, 2> boards{
+      std::vector<std::array<rules::Piece, 64>>{rec_.start[0].board()},
+      std::vector<std::array<rules::Piece, 64>>{rec_.start[1].board()}};
+  {
+    std::array<rules::Position, 2> pos = rec_.start;
+    for (const auto& mv : rec_.moves) {
+      rules::play_bughouse_move(pos, mv.board, mv.move);
+      boards[std::size_t(mv.board)].push_back(pos[std::size_t(mv.board)].board());
+    }
+  }
+  const auto pressed_by = [&](std::size_t b, std::int64_t t) {
+    return std::count_if(plan_.boards[b].press_ms.begin(), plan_.boards[b].press_ms.end(),
+                         [&](std::int64_t p) { return p <= t; });
+  };
+  // Stopped at a quiet moment, back at the first quiet moment after each board pressed 4 times or more,
+  // and no drop in either gap: a drop of a piece captured in the partner's gap waits on that gap's story
+  // (a restart's two gaps are read at once; not what this test is about).
+  const auto drops_between = [&](std::size_t b, std::int64_t from, std::int64_t to) {
+    for (std::size_t i = 0; i < plan_.moves[b].size() && i < plan_.boards[b].press_ms.size(); ++i)
+      if (plan_.moves[b][i].is_drop() && plan_.boards[b].press_ms[i] > from - 1000 &&
+          plan_.boards[b].press_ms[i] < to + 1000)
+        return true;
+    return false;
+  };
+  std::int64_t stop = 0, back = 0;
+  for (std::int64_t from = 3000; from < kCut && back == 0; from += 500) {
+    const std::int64_t s0 = quiet_after_a_press(from, kCut);
+    if (s0 <= 0) break;
+    std::int64_t t = s0;
+    while (t < kCut && (pressed_by(0, t) < pressed_by(0, s0) + 4 || pressed_by(1, t) < pressed_by(1, s0) + 4))
+      t += 100;
+    const std::int64_t b0 = t < kCut ? quiet_after_a_press(t, kCut) : 0;
+    if (b0 > 0 && !drops_between(0, s0, b0) && !drops_between(1, s0, b0)) {
+      stop = s0;
+      back = b0;
+    }
+  }
+  ASSERT_GT(back, 0) << "no moment of this match fits";
+  wire();
+  if (HasFatalFailure()) return;
+  config_.http.token = "arbiter";  // (/status shows each board's control part to a token holder)
+  hub_->start();
+  for (auto& p : players_) p->start();
+  {
+    auto service = start_service();
+    ASSERT_TRUE(service);
+    ASSERT_TRUE(play_until(stop));
+    service->stop();
+  }
+  ASSERT_TRUE(play_until(back));
+  clock_.hold();
+  auto service = start_service();
+  ASSERT_TRUE(service);
+  eboardd::MatchRuntime* m = service->match("A-B");
+  ASSERT_NE(m, nullptr);
+  const auto told = [&] {
+    return m->match().board(0).missed_gap().has_value() && m->match().board(1).missed_gap().has_value();
+  };
+  // Read with the clock held (the same boards however slow this machine is), told once it runs again (the
+  // boards' settling is timed on the match's clock).
+  io::test::run_for(io_, 1s);
+  clock_.release();
+  ASSERT_TRUE(io::test::run_until(io_, told))
+      << "stop " << stop << " back " << back << ", plies pressed " << pressed_by(0, stop) << "/"
+      << pressed_by(1, stop) << " then " << pressed_by(0, back) << "/" << pressed_by(1, back)
+      << "\nA: " << testing::PrintToString(moves_of(*service)[0])
+      << "\nB: " << testing::PrintToString(moves_of(*service)[1]) << "\nA's alerts: " << [&] {
+           std::string out;
+           auto scan = journal::scan_journal(dir_ / "state" / "journal" / "A.journal");
+           if (scan)
+             for (const auto& r : scan->records)
+               if (r.type == 'E' && r.body.find("alert") != std::string::npos)
+                 out += r.body.substr(0, 300) + "\n";
+           return out;
+         }();
+  std::string settled;
+  for (int b = 0; b < 2; ++b) {
+    const rules::Reconstructor::MissedGap gap = *m->match().board(b).missed_gap();
+    EXPECT_TRUE(gap.length_uncertain) << "board " << b;
+    EXPECT_FALSE(gap.holds_moves()) << "board " << b;
+    EXPECT_GE(gap.shortest_plies(), 4u) << "board " << b;
+    // As the arbiter's /status shows it.
+    http::Request r;
+    r.method = "GET";
+    r.target = r.path = "/status";
+    r.authorization = "Bearer arbiter";
+    const http::Response res = service->handle(r);
+    const nlohmann::json st = nlohmann::json::parse(res.body, nullptr, false);
+    ASSERT_TRUE(st.is_object() && st.contains("boards")) << res.body.substr(0, 300);
+    for (const auto& j : st["boards"]) {
+      if (j["id"] == (b ? "B" : "A")) {
+        EXPECT_EQ(j["control"]["missed_gap"]["length_uncertain"], true) << j["control"].dump();
+      }
+    }
+    // The arbiter's moves: those played from the gap's first ply to the position it was told to.
+    const rules::Game& game = m->match().board(b).game();
+    const auto told_board = game.position_at(gap.first_ply - 1 + int(gap.shortest_plies())).board();
+    const auto& played = boards[std::size_t(b)];
+    std::size_t last = std::size_t(gap.first_ply);
+    while (last < played.size() && played[last] != told_board) ++last;
+    ASSERT_LT(last, played.size()) << "board " << b << ": the told position is none of the game's";
+    std::string text;
+    for (std::size_t i = std::size_t(gap.first_ply); i <= last; ++i)
+      text += want_[std::size_t(b)][i - 1] + " ";
+    journal::ControlEntry c;
+    c.action = "recover";
+    c.value = text;
+    auto done = m->control(b, c);
+    ASSERT_TRUE(done) << "board " << b << ": " << text << ": " << done.error();
+    EXPECT_FALSE(m->match().board(b).missed_gap().has_value());
+    settled += std::string(b ? "; B " : "A ") + std::to_string(gap.first_ply) + ".." +
+               std::to_string(gap.first_ply - 1 + int(gap.shortest_plies())) + " told, " + text;
+  }
+  ASSERT_TRUE(play_until());
+  settle(*service);
+  const auto moves = moves_of(*service);
+  service->stop();
+  service.reset();
+  for (std::size_t b = 0; b < 2; ++b) {
+    EXPECT_EQ(moves[b].size(), played(b)) << "board " << b;
+    ASSERT_LE(moves[b].size(), want_[b].size());
+    EXPECT_TRUE(std::equal(moves[b].begin(), moves[b].end(), want_[b].begin())) << "board " << b;
+  }
+  // No alert but the two gaps'.
+  int alerts = 0;
+  for (const char* name : {"A.journal", "B.journal"}) {
+    auto scan = journal::scan_journal(dir_ / "state" / "journal" / name);
+    ASSERT_TRUE(scan) << scan.error();
+    for (const auto& r : scan->records)
+      if (r.type == 'E' && r.body.find("\"type\":\"alert\"") != std::string::npos) {
+        ++alerts;
+        EXPECT_NE(r.body.find("\"moves-missed\""), std::string::npos) << r.body;
+      }
+  }
+  EXPECT_EQ(alerts, 2);
+  std::printf("no service from %lld to %lld (match ms): %s\n", static_cast<long long>(stop),
+              static_cast<long long>(back), settled.c_str());
+}
