@@ -935,7 +935,7 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
   // With drops the shortest story is told, never held: the pieces it captures go to the partner now, and a
   // hold would keep them from him. A story a ply pair longer, a piece dropped and taken at once (B@f7+
   // Kxf7), leaves no trace on the board: the one story is then a moves-missed that says so, not a move
-  // recovered (sim_gap_recovery_test's bughouse matches: 6.B@f7 Kxf7 in a gap of six plies, told as four).
+  // recovered (sim_gap_recovery_test's bughouse match 4: 16.B@f7 Kxf7 in a gap of six plies, told as four).
   const bool drops = has_drops(before.variant());
   const bool hold = cfg_.hold_uncounted_gaps && !drops;
   uncertain_recovery_.reset();  // (another gap told: only the last one's story stays open)
