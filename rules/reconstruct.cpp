@@ -1757,6 +1757,14 @@ std::vector<Event> Reconstructor::receive(Piece piece, std::int64_t t) {
       game_.add_to_pocket(c, pt, 1);
       reserves_.received(piece, t);
     }
+    // A board read after a gap, searched and not explained, nothing told yet: the piece may be one its gap
+    // dropped (a restart's two gaps, the partner's told after this board's was searched:
+    // daemon_bus_match_test, 7.P@b5 on A with the pawn of B's 8...dxe4). Searched again now, as it stands.
+    if (gaps_.suspected() && gaps_.searched(physical_) && gaps_.length() == GapTracker::Length::Open &&
+        !phase_.mismatch_told()) {
+      gaps_.forget_searched();
+      recover_gap(t, nullptr);
+    }
     refresh(t);
   });
 }
