@@ -1181,23 +1181,22 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   // shown on it).
   if (gaps_.suspected() && recover_gap_before_the_pressed_move(press)) return;
   if (gaps_.suspected() && tell_gap_past_bound_from_read_board(press)) return;
+  // A board nothing explains: told once (position-mismatch), not at every press.
+  const auto tell_mismatch = [&](const char* detail) {
+    phase_.tell_mismatch();
+    deadlines_.clear(Wake::Mismatch);
+    emit(press.t_ms,
+         AlertEvent{"position-mismatch", game_.ply_count(), game_.position().side_to_move(), detail, {}});
+  };
   if (gaps_.suspected() || phase_.mismatch_told() || adopt_candidate_) {
-    // A board nothing explains: told once (position-mismatch), not at every press; play going on from a
-    // legal position is followed from there (follow_unexplained_press).
+    // Play going on from a legal position is followed from there (follow_unexplained_press).
     if (follow_unexplained_press(press)) return;
     // The first press after a reconnect may be one made while the board was blind, read with the next
     // mover's hand at work on the board: its board is searched again at the next press before anything is
     // told (a board that stays unexplained still gets its one alert, at the second press or by the timer).
     const bool first_search_after_gap = gaps_.suspected() && gaps_.searches_failed() < 2;
-    if (!phase_.mismatch_told() && !first_search_after_gap) {
-      phase_.tell_mismatch();
-      deadlines_.clear(Wake::Mismatch);
-      emit(press.t_ms, AlertEvent{"position-mismatch",
-                                  game_.ply_count(),
-                                  game_.position().side_to_move(),
-                                  "the board shows a position no sequence of legal moves explains",
-                                  {}});
-    }
+    if (!phase_.mismatch_told() && !first_search_after_gap)
+      tell_mismatch("the board shows a position no sequence of legal moves explains");
     return;
   }
   if (retell_past_bound_with_the_piece_put_back(press)) return;
@@ -1208,14 +1207,9 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   // 19.Kd1 on the board, told as five plies with the king from e1 to d1, and 19.Kd1's press then read as no
   // legal move). Told as a position nothing explains, once.
   if (last_gap_may_be_longer()) {
-    phase_.tell_mismatch();
-    deadlines_.clear(Wake::Mismatch);
-    emit(press.t_ms, AlertEvent{"position-mismatch",
-                                game_.ply_count(),
-                                game_.position().side_to_move(),
-                                "the board shows a position no legal move explains: the gap told before "
-                                "it may be longer than its shortest story",
-                                {}});
+    tell_mismatch(
+        "the board shows a position no legal move explains: the gap told before it may be longer than its "
+        "shortest story");
     return;
   }
   illegal_move("illegal-move", presser, press.t_ms, "no-legal-move",
