@@ -142,9 +142,6 @@ bool Game::replace_jump(int first, const std::vector<Move>& moves) {
 
 bool Game::replace_span(int first, int end, const std::vector<Move>& moves) {
   if (first < 0 || end <= first || end > ply_count()) return false;
-  if (std::any_of(pocket_changes_.begin(), pocket_changes_.end(),
-                  [&](const PocketChange& c) { return c.ply > first; }))
-    return false;
   const Position target = position_at(end);
   const PlyRecord last = plies_[std::size_t(end - 1)];
   // The plies after the span, with the positions the ones the Game keeps (illegal moves, jumps) left.
@@ -171,24 +168,35 @@ bool Game::replace_span(int first, int end, const std::vector<Move>& moves) {
     }
     g.mark_last(r.recovered, r.missed);
   }
+  // Pieces that arrived from outside (drops) keep their place among the plies: before the span, within it
+  // (at its first ply: the span's moves may have dropped them), or after it, moved on by the difference.
+  // (The replay above had them all from `first` on: the moves after the span are legal either way.)
+  const int shift = int(moves.size()) - (end - first);
+  g.pocket_changes_ = pocket_changes_;
+  bool moved = false;
+  for (PocketChange& c : g.pocket_changes_) {
+    moved |= c.ply > first;
+    c.ply = c.ply <= first ? c.ply : c.ply < end ? first : c.ply + shift;
+  }
+  if (moved) g.current_ = g.position_at(g.ply_count());  // (a later jump's position lacked those after it)
+  g.outcome_ = outcome_;  // (its end was told, not made by the plies replaced: the position is the same)
   *this = std::move(g);
   return true;
 }
 
 void Game::undo() {
   if (plies_.empty()) return;
-  if (plies_.back().illegal || plies_.back().jump) {
-    // Its position was given, not made by a move: rebuild the one before it.
-    plies_.pop_back();
-    stood_.pop_back();
-    current_ = position_at(ply_count());
-  } else {
-    current_.undo_move(plies_.back().move);
-    plies_.pop_back();
-  }
-  outcome_.reset();
+  const bool given = plies_.back().illegal || plies_.back().jump;
+  if (!given) current_.undo_move(plies_.back().move);
+  plies_.pop_back();
   // Pieces that arrived after the move taken back are still there: they now arrive after the last move.
   for (auto& c : pocket_changes_) c.ply = std::min(c.ply, ply_count());
+  if (given) {
+    // Its position was given, not made by a move: rebuild the one before it (with those pieces).
+    stood_.pop_back();
+    current_ = position_at(ply_count());
+  }
+  outcome_.reset();
 }
 
 void Game::add_to_pocket(Color c, PieceType t, int n) {

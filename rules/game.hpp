@@ -93,8 +93,8 @@ class Game {
   // when the jump came back to the position before it), when they reach the position after the jump (its
   // board and side on move), and replays the plies after them (which move on by the difference). The clock
   // reading and time of the jump go on the last of `moves`.
-  // Fails, changing nothing, when a move is illegal where it stands, the moves reach another position, or
-  // a reserve changed from outside the board since (drops).
+  // Fails, changing nothing, when a move is illegal where it stands or the moves reach another position.
+  // Pieces that arrived in a reserve from outside since (add_to_pocket) keep their place after the plies.
   bool replace_jump(int first, const std::vector<Move>& moves);
   // Replaces the plies [first, end) by `moves`, recovered, of any number, when they reach the position
   // after ply `end` (its board and side on move), and replays the plies after them (which move on by the

@@ -290,6 +290,43 @@ TEST(GapRecord, AJumpIsReplacedByMovesOfAnyNumber) {
   EXPECT_EQ(g.legal_since(), 0);
 }
 
+// Bughouse: a piece the partner hands over while the jump is held keeps its place after the moves that
+// replace it (the jump's two plies become four, the piece arrived after them and before Black's reply), and
+// taking the jump back keeps it in the reserve.
+TEST(GapRecord, APieceReceivedAfterAJumpStaysWhenTheJumpIsReplaced) {
+  const auto start =
+      Position::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1", Variant::Bughouse);
+  ASSERT_TRUE(start);
+  Game g(*start);
+  std::vector<Move> first;
+  const Position after_e4 = play(*start, {"e2e4"}, &first);
+  g.play(first[0]);
+  std::vector<Move> gap;
+  const Position there = play(after_e4, {"e7e5", "g1f3", "b8c6", "f1c4"}, &gap);
+  g.adopt(there);  // two jump plies
+  ASSERT_EQ(g.ply_count(), 3);
+  g.add_to_pocket(BLACK, KNIGHT);  // the partner's capture, after the jump
+  std::vector<Move> next;
+  Position with_knight = there;
+  with_knight.set_pocket(BLACK, KNIGHT, 1);
+  play(with_knight, {"N@d4"}, &next);
+  ASSERT_EQ(next.size(), 1u);
+  g.play(next[0]);
+  {
+    Game taken = g;
+    taken.undo();
+    taken.undo();  // a jump ply: its position rebuilt, the knight still received
+    EXPECT_EQ(taken.position().pocket(BLACK, KNIGHT), 1);
+  }
+  ASSERT_TRUE(g.replace_jump(1, gap));
+  ASSERT_EQ(g.ply_count(), 6);
+  EXPECT_EQ(g.plies()[5].move, next[0]);
+  EXPECT_EQ(g.position().pocket(BLACK, KNIGHT), 0);      // dropped on d4
+  EXPECT_EQ(g.position_at(5).pocket(BLACK, KNIGHT), 1);  // received after the gap's four moves
+  EXPECT_EQ(g.position_at(4).pocket(BLACK, KNIGHT), 0);
+  EXPECT_EQ(g.position().fen(), play(with_knight, {"N@d4"}).fen());
+}
+
 TEST(GapRecord, AnAdoptedPositionIsANewSegment) {
   Game g(Position::start());
   std::vector<Move> moves;
