@@ -253,15 +253,56 @@ tl::expected<std::vector<Event>, std::string> Match::absorb_control(
   return out;
 }
 
+int Match::settled_span_end(int b) const {
+  const Reconstructor& r = board(b);
+  const Game& g = r.game();
+  if (const auto& gap = r.missed_gap()) {
+    int end = gap->first_ply - 1;
+    if (gap->holds_moves()) {
+      while (end < g.ply_count() && g.plies()[std::size_t(end)].jump) ++end;
+      return end;
+    }
+    return end + int(gap->shortest_plies());
+  }
+  if (const auto& u = r.uncertain_recovery()) return u->first_ply - 1 + u->plies;
+  return g.ply_count();
+}
+
+void Match::renumber(int b, int end, int delta) {
+  if (delta == 0) return;
+  if (delta < 0)
+    std::erase_if(order_,
+                  [&](const Entry& e) { return e.board == b && e.ply >= end + delta && e.ply < end; });
+  // After the last entry of the board's plies before the rewritten ones' end.
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < order_.size(); ++i)
+    if (order_[i].board == b && order_[i].ply < std::min(end, end + delta)) at = i + 1;
+  for (Entry& e : order_)
+    if (e.board == b && e.ply >= end) e.ply += delta;
+  for (int k = 0; k < delta; ++k)
+    order_.insert(order_.begin() + std::ptrdiff_t(at + std::size_t(k)), Entry{b, end + k});
+  plies_seen_[std::size_t(b)] += delta;
+}
+
+tl::expected<std::vector<Event>, std::string> Match::settled(
+    int b, std::int64_t t_ms, int span_end, int plies_before,
+    tl::expected<std::vector<Event>, std::string> events) {
+  // The gap's moves take its place in the order the moves were completed in, the moves since after them.
+  if (events) renumber(b, span_end, board(b).game().ply_count() - plies_before);
+  return absorb_control(b, t_ms, std::move(events));
+}
+
 tl::expected<std::vector<Event>, std::string> Match::settle_gap(int b, std::size_t index, std::int64_t t_ms) {
   b &= 1;
-  return absorb_control(b, t_ms, boards_[std::size_t(b)].settle_gap(index, t_ms));
+  const int end = settled_span_end(b), plies = board(b).game().ply_count();
+  return settled(b, t_ms, end, plies, boards_[std::size_t(b)].settle_gap(index, t_ms));
 }
 
 tl::expected<std::vector<Event>, std::string> Match::settle_gap(int b, const std::string& moves,
                                                                 std::int64_t t_ms) {
   b &= 1;
-  return absorb_control(b, t_ms, boards_[std::size_t(b)].settle_gap(moves, t_ms));
+  const int end = settled_span_end(b), plies = board(b).game().ply_count();
+  return settled(b, t_ms, end, plies, boards_[std::size_t(b)].settle_gap(moves, t_ms));
 }
 
 tl::expected<std::vector<Event>, std::string> Match::adopt_board(int b, std::int64_t t_ms,
@@ -269,6 +310,47 @@ tl::expected<std::vector<Event>, std::string> Match::adopt_board(int b, std::int
   b &= 1;
   return absorb_control(b, t_ms, boards_[std::size_t(b)].adopt_board(t_ms, side));
 }
+
+namespace {
+
+// The moves in the order given, but for a drop of a piece its reserve does not hold yet (dropped early,
+// FQE 21b, or a gap's captures told after the partner dropped them): it, and its board's moves after it,
+// wait for the capture that hands the piece over. A record that stays unplayable keeps the rest as given.
+std::vector<BughouseMove> replayable_order(const std::array<Position, 2>& start,
+                                           std::vector<BughouseMove> moves) {
+  std::array<Position, 2> pos = start;
+  std::vector<BughouseMove> out;
+  out.reserve(moves.size());
+  std::vector<bool> done(moves.size(), false);
+  std::size_t first = 0;  // the earliest not written yet
+  while (out.size() < moves.size()) {
+    std::array<bool, 2> blocked{false, false};
+    std::optional<std::size_t> next;
+    for (std::size_t i = first; i < moves.size() && !next && !(blocked[0] && blocked[1]); ++i) {
+      if (done[i]) continue;
+      const int b = moves[i].board & 1;
+      if (blocked[std::size_t(b)]) continue;
+      const Move m = moves[i].move;
+      const Position& p = pos[std::size_t(b)];
+      if (m.is_drop() && p.pocket(p.side_to_move(), m.drop_type()) == 0)
+        blocked[std::size_t(b)] = true;
+      else
+        next = i;
+    }
+    if (!next) {
+      for (std::size_t i = first; i < moves.size(); ++i)
+        if (!done[i]) out.push_back(std::move(moves[i]));
+      break;
+    }
+    play_bughouse_move(pos, moves[*next].board & 1, moves[*next].move);
+    done[*next] = true;
+    out.push_back(std::move(moves[*next]));
+    while (first < moves.size() && done[first]) ++first;
+  }
+  return out;
+}
+
+}  // namespace
 
 BughouseRecord Match::record() const {
   BughouseRecord rec;
@@ -278,6 +360,24 @@ BughouseRecord Match::record() const {
     const Game& g = boards_[std::size_t(e.board)].game();
     if (e.ply >= g.ply_count()) continue;
     const PlyRecord& p = g.plies()[std::size_t(e.ply)];
+    if (p.jump) {
+      // A gap held with its length open (the moves since wait for the arbiter): its shortest story, as
+      // not witnessed, in the jump's place (a BPGN cannot start a board afresh).
+      const auto& gap = boards_[std::size_t(e.board)].missed_gap();
+      if (gap && gap->length == Reconstructor::MissedGap::Length::Uncounted && !gap->candidates.empty()) {
+        if (e.ply != gap->first_ply - 1) continue;
+        for (Move m : gap->candidates.front()) {
+          BughouseMove held;
+          held.move = m;
+          held.board = e.board;
+          held.comment =
+              "not witnessed: the shortest of the move sequences that reach the position the board showed; a "
+              "longer one may be the one, told when the arbiter gives the moves (moves-missed)";
+          rec.moves.push_back(std::move(held));
+        }
+        continue;
+      }
+    }
     BughouseMove m;
     m.move = p.move;
     m.board = e.board;
@@ -291,6 +391,7 @@ BughouseRecord Match::record() const {
           "(moves-missed)";
     rec.moves.push_back(std::move(m));
   }
+  rec.moves = replayable_order(rec.start, std::move(rec.moves));
   rec.result = result_ ? result_string(result_->result) : "*";
   return rec;
 }

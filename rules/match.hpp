@@ -103,6 +103,16 @@ class Match {
   // The events of an arbiter's action on board `b`, taken into the match like the board's own.
   tl::expected<std::vector<Event>, std::string> absorb_control(
       int b, std::int64_t t_ms, tl::expected<std::vector<Event>, std::string> events);
+  // Where board `b`'s plies a settle rewrites end (0-based, exclusive) before it: a gap held with its
+  // length open ends after its jump, one told ends after its shortest story, an uncertain recovery after
+  // its plies.
+  int settled_span_end(int b) const;
+  // Board `b`'s plies before `end` rewritten as `delta` more (fewer): order_ takes the new ones after the
+  // last it kept and moves the later ones on.
+  void renumber(int b, int end, int delta);
+  tl::expected<std::vector<Event>, std::string> settled(int b, std::int64_t t_ms, int span_end,
+                                                        int plies_before,
+                                                        tl::expected<std::vector<Event>, std::string> events);
   void hand_over(int from, const Handover& h, std::vector<Event>& out);
   void sync_shown(std::int64_t t, std::vector<Event>& out);
   void board_ended(int b, const ResultEvent& r, std::int64_t t, std::vector<Event>& out);

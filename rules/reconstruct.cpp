@@ -1017,14 +1017,24 @@ void Reconstructor::decide_pending(std::int64_t now) {
     deadlines_.set(Wake::Settle, now + cfg_.settle_ms);
 }
 
+std::size_t Reconstructor::leading_touches_of(Move m) const {
+  std::size_t n = 0;
+  for (const TouchTracker::Touch& touch : touches_.touches()) {
+    if (touch.square != m.from() && touch.square != m.to()) break;
+    ++n;
+  }
+  return n;
+}
+
 bool Reconstructor::complete_two_from_history(std::int64_t first_t, ClockTimes first_clock, std::int64_t t,
                                               ClockTimes clock) {
   for (std::size_t i = history_.size(); i-- > 0;) {
     auto two = two_ply_for(history_[i].board);
     if (!two) continue;
     wait_.clear();
-    // Every touch so far is consumed unjudged; the states from i on show the reply and go on.
-    commit(two->first, first_t, first_clock, touches_.size(), i == 0 ? SIZE_MAX : i - 1, false);
+    // The first move's touches are consumed unjudged; the states from i on show the reply and go on.
+    commit(two->first, first_t, first_clock, leading_touches_of(two->first.move), i == 0 ? SIZE_MAX : i - 1,
+           false);
     if (last_match_)
       commit(last_match_->successor, t, clock, last_match_->touches, last_match_->history_index, false);
     return true;
@@ -1201,11 +1211,11 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
   }
   if (retell_past_bound_with_the_piece_put_back(press)) return;
   // With drops, the first press after a gap told at its shortest with a longer story possible
-  // (MissedGap::length_uncertain), no move since: a board no move explains says the story was not the one
-  // played (a longer one's last move shown at the reading, a piece dropped and taken), not that the presser
-  // moved illegally (sim_gap_recovery_test's bughouse match 10: 16.Kf2 N@e4 Ke2 Ng5 Nc3 N@d4 unseen and
-  // 19.Kd1 on the board, told as five plies with the king from e1 to d1, and 19.Kd1's press then read as no
-  // legal move). Told as a position nothing explains, once.
+  // (MissedGap::length_uncertain, or held with its length open), no move since: a board no move explains says
+  // the story was not the one played (a longer one's last move shown at the reading, a piece dropped and
+  // taken), not that the presser moved illegally (sim_gap_recovery_test's bughouse match 10: 16.Kf2 N@e4 Ke2
+  // Ng5 Nc3 N@d4 unseen and 19.Kd1 on the board, told as five plies with the king from e1 to d1, and 19.Kd1's
+  // press then read as no legal move). Told as a position nothing explains, once.
   if (last_gap_may_be_longer()) {
     tell_mismatch(
         "the board shows a position no legal move explains: the gap told before it may be longer than its "
@@ -1829,43 +1839,47 @@ bool Reconstructor::switch_gap_story(const ShownMove& drop, std::int64_t t) {
 
 void Reconstructor::hand_over_the_difference(const Game& was, int was_end, int first, int now_end,
                                              std::int64_t t) {
-  if (game_.position().variant() != Variant::Bughouse) return;
-  struct Handed {
-    Piece piece;
-    int ply;  // 1-based, of the capture
-  };
-  const auto handed = [&](const Game& g, int end) {
-    std::vector<Handed> out;
-    Position p = g.position_at(first);
-    for (int i = first; i < end && i < g.ply_count(); ++i) {
-      const PlyRecord& ply = g.plies()[std::size_t(i)];
-      if (ply.jump) return out;
-      if (std::optional<Piece> h = handed_piece(p, ply.move)) out.push_back({*h, i + 1});
-      p.do_move(ply.move);
-    }
-    return out;
-  };
-  std::vector<Handed> before = handed(was, was_end), after = handed(game_, now_end);
-  for (const Handed& h : before) {
-    auto it = std::find_if(after.begin(), after.end(), [&](const Handed& a) { return a.piece == h.piece; });
-    if (it != after.end())
-      after.erase(it);
+  hand_over_the_difference(captures_handed(was, first, was_end, t), captures_handed(game_, first, now_end, t),
+                           t);
+}
+
+void Reconstructor::hand_over_the_difference(const std::vector<Handover>& was, std::vector<Handover> now,
+                                             std::int64_t t) {
+  for (const Handover& h : was) {
+    auto it = std::find_if(now.begin(), now.end(), [&](const Handover& a) { return a.piece == h.piece; });
+    if (it != now.end())
+      now.erase(it);
     else
       reserves_.give_back({h.piece, t, h.ply});
   }
-  for (const Handed& h : after) reserves_.hand_over({h.piece, t, h.ply});
+  for (const Handover& h : now) reserves_.hand_over(h);
+}
+
+std::vector<Handover> Reconstructor::captures_handed(const Game& g, int first, int end, std::int64_t t) {
+  std::vector<Handover> out;
+  if (g.start().variant() != Variant::Bughouse) return out;
+  Position p = g.position_at(first);
+  for (int i = first; i < end && i < g.ply_count(); ++i) {
+    const PlyRecord& ply = g.plies()[std::size_t(i)];
+    if (ply.jump) return out;
+    if (std::optional<Piece> h = handed_piece(p, ply.move)) out.push_back({*h, t, i + 1});
+    p.do_move(ply.move);
+  }
+  return out;
 }
 
 bool Reconstructor::last_gap_may_be_longer() const {
-  return has_drops(game_.position().variant()) && missed_gap_ && missed_gap_->length_uncertain &&
-         !missed_gap_->holds_moves() &&
-         game_.ply_count() == missed_gap_->first_ply - 1 + int(missed_gap_->shortest_plies()) &&
-         !phase_.mismatch_told();
+  if (!has_drops(game_.position().variant()) || !missed_gap_ || phase_.mismatch_told()) return false;
+  if (missed_gap_->holds_moves())
+    return missed_gap_->length == MissedGap::Length::Uncounted && game_.ply_count() == held_gap_end();
+  return missed_gap_->length_uncertain &&
+         game_.ply_count() == missed_gap_->first_ply - 1 + int(missed_gap_->shortest_plies());
 }
 
 bool Reconstructor::blind() const {
   return gaps_.link_down() || gaps_.suspected() ||
-         (missed_gap_ && missed_gap_->length_uncertain && has_drops(game_.position().variant()));
+         (missed_gap_ && (missed_gap_->length_uncertain || missed_gap_->holds_moves()) &&
+          has_drops(game_.position().variant()));
 }
 
 std::vector<Handover> Reconstructor::take_handovers() { return reserves_.take_handovers(); }

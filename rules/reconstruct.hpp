@@ -134,8 +134,8 @@ class Reconstructor {
   std::vector<Event> set_partner_blind(bool blind, std::int64_t t_ms);
   // This board may have made moves not followed yet (see set_partner_blind), or, with drops, its last gap
   // was told at the shortest story where a longer one may be the one (MissedGap::length_uncertain: a piece
-  // dropped and taken leaves no trace on the board, its capture handed over unseen) and the arbiter has not
-  // settled it.
+  // dropped and taken leaves no trace on the board, its capture handed over unseen) or held with its length
+  // open (MissedGap::holds_moves), and the arbiter has not settled it.
   bool blind() const;
   // The pieces handed over by the moves completed since the last call, in order.
   std::vector<Handover> take_handovers();
@@ -217,6 +217,10 @@ class Reconstructor {
     // (GapTracker::read_board_unexplained): a piece missing from it may have been in the hand of the side on
     // move, his capture under way (press_takes_a_piece_lifted_at_the_reading).
     bool read_with_a_hand_at_work = false;
+    // Bughouse, its length open (Uncounted): the pieces the shortest candidate captures, handed to the
+    // partner when it was told (a hold must not keep them from him). Settling gives back those the moves
+    // given do not capture and hands over those they do and it did not.
+    std::vector<Handover> handed{};
     // Its length not known (Unknown, PastBound, Uncounted): the game holds a jump for it (Game::adopt) and
     // goes on from the board's position, and the moves made since are held back, published only when the
     // arbiter gives the gap's moves (a candidate, or any number of moves that reaches that position): their
@@ -341,6 +345,11 @@ class Reconstructor {
   // Moves m1, m2 with P+m1+m2 = physical (missed events), if exactly one such pair exists.
   std::optional<std::pair<Successor, Move>> two_ply_explanation() const { return two_ply_for(physical_); }
   std::optional<std::pair<Successor, Move>> two_ply_for(const std::array<Piece, 64>& board) const;
+  // Two moves completed at one press: the touches the first accounts for, the lifts on its squares the
+  // turn's touches begin with. The rest are the reply's, and after it the next mover's (his lift before the
+  // reply's press was read: a held gap's next two plies at one press, sim_gap_recovery_test's bughouse
+  // match 12, ...Bb4 and Bb5 then ...O-O with the king lifted first).
+  std::size_t leading_touches_of(Move m) const;
   // Missed events: the latest board state since P that two moves explain completes both (the first
   // with `first_t`/`first_clock`, the second with `t`/`clock`). Touches are not judged: with events
   // missing they cannot be told apart between the two players.
@@ -528,8 +537,13 @@ class Reconstructor {
   // old did not are handed over (at the capture's ply). The plies end at `was_end` and `now_end` (0-based,
   // exclusive) in each.
   void hand_over_the_difference(const Game& was, int was_end, int first, int now_end, std::int64_t t);
-  // With drops: the last gap was told at its shortest with a longer story possible (length_uncertain), no
-  // move was made since, and no position-mismatch told yet.
+  // The same from the pieces the old plies handed over (`was`) and those the new ones hand over.
+  void hand_over_the_difference(const std::vector<Handover>& was, std::vector<Handover> now, std::int64_t t);
+  // Bughouse: the pieces plies [first, end) (0-based) of `g` hand to the partner, at their plies and `t`;
+  // up to a jump. None in another variant.
+  static std::vector<Handover> captures_handed(const Game& g, int first, int end, std::int64_t t);
+  // With drops: the last gap was told at its shortest with a longer story possible (length_uncertain, or
+  // held with its length open), no move was made since, and no position-mismatch told yet.
   bool last_gap_may_be_longer() const;
   // The longest gap searched: a late reconnect (boards with a clock, or a dump), in bughouse (drops make
   // every ply wider), and on a clockless board's scans (several readings searched at each settled board).
@@ -653,11 +667,13 @@ class Reconstructor {
   // (press_tells_unseen_moves, `also` added to the detail): told as moves-missed with `length_unknown` (the
   // candidates' last ply with them), the game going on from the end of the first story, the moves since held
   // back until the arbiter settles it (MissedGap::Length::Uncounted; `at_reading`: told at a reading, not a
-  // press). False, telling nothing, when that position ends the game (told the ordinary way).
+  // press). False, telling nothing, when that position ends the game (told the ordinary way). Bughouse: the
+  // first story's captures go to the partner, but for those `handed_before` (what the gap's plies told
+  // before handed over: an open tail told again held), of which those it does not capture come back.
   bool tell_gap_length_open(std::int64_t t, std::int64_t when, const Position& before,
                             std::vector<std::vector<Move>> stories, const GapEvidence& evidence,
                             bool truncated, const std::array<Piece, 64>& board, bool at_reading,
-                            std::string_view also = {});
+                            std::string_view also = {}, const std::vector<Handover>& handed_before = {});
   // A held gap whose last move may be shown and not pressed (MissedGap::last_move_may_be_shown), nothing
   // played since: `press`, by the side on move, with the board as it was read, tells that it was. The gap
   // is told again with it (past the bound, or within it with the other side on move). False: not such a

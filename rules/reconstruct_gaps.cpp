@@ -932,19 +932,20 @@ bool Reconstructor::recover_gap_on(std::int64_t t, const PendingPress* press,
       (found.plies >= kOpenLengthPlies || pace_suggests_longer(game_, before, found.plies, evidence)) &&
       !clockless();
   const bool length_uncertain = whole_uncertain && completed == found.plies;
-  // With drops the shortest story is told, never held: the pieces it captures go to the partner now, and a
-  // hold would keep them from him. A story a ply pair longer, a piece dropped and taken at once (B@f7+
-  // Kxf7), leaves no trace on the board: the one story is then a moves-missed that says so, not a move
-  // recovered (sim_gap_recovery_test's bughouse match 4: 16.B@f7 Kxf7 in a gap of six plies, told as four).
+  // With drops a story a ply pair longer, a piece dropped and taken at once (B@f7+ Kxf7), leaves no trace on
+  // the board (sim_gap_recovery_test's bughouse match 4: 16.B@f7 Kxf7 in a gap of six plies, told as four):
+  // held like chess's, the shortest story's captures handed to the partner meanwhile (tell_gap_length_open);
+  // without the hold, the one story is a moves-missed that says so, not a move recovered.
   const bool drops = has_drops(before.variant());
-  const bool hold = cfg_.hold_uncounted_gaps && !drops;
+  const bool hold = cfg_.hold_uncounted_gaps;
   uncertain_recovery_.reset();  // (another gap told: only the last one's story stays open)
   if (hold && length_uncertain &&
       tell_gap_length_open(t, when, before, prefixes, evidence, found.truncated, board, press == nullptr))
     return true;
   // With the hold, stories whose last move is shown and not pressed are held once it is (close_open_tail):
   // the game goes on from the pressed prefix meanwhile, nothing of it out (the hall's blitz game 227, 600+1:
-  // nine plies told as seven and the shown eighth, all published at plies two short).
+  // nine plies told as seven and the shown eighth, all published at plies two short). (With drops the
+  // prefix's captures go to the partner meanwhile; held, the first whole story's: close_open_tail.)
   const bool hold_at_the_tail = hold && whole_uncertain && completed < found.plies;
   const bool missed =
       prefixes.size() > 1 || found.truncated || hold_at_the_tail || (drops && length_uncertain);
@@ -1795,7 +1796,7 @@ void Reconstructor::tell_held_gap(std::int64_t told_at, std::int64_t t, AlertEve
 bool Reconstructor::tell_gap_length_open(std::int64_t t, std::int64_t when, const Position& before,
                                          std::vector<std::vector<Move>> stories, const GapEvidence& evidence,
                                          bool truncated, const std::array<Piece, 64>& board, bool at_reading,
-                                         std::string_view also) {
+                                         std::string_view also, const std::vector<Handover>& handed_before) {
   Position end = before;
   for (Move m : stories.front()) end.do_move(m);
   if (MoveList(end).empty()) return false;
@@ -1819,9 +1820,18 @@ bool Reconstructor::tell_gap_length_open(std::int64_t t, std::int64_t when, cons
              std::string(also);
   a.extra.push_back({"length_unknown", "true", true});
   a.extra.push_back({"fen", end.fen(), false});
-  tell_held_gap(when, t, std::move(a), end,
-                MissedGap{first, std::move(stories), MissedGap::Length::Uncounted, evidence, at_reading},
-                board);
+  MissedGap gap{first, std::move(stories), MissedGap::Length::Uncounted, evidence, at_reading};
+  // Bughouse: the shortest story's captures go to the partner now (settle_held_gap hands the difference).
+  if (before.variant() == Variant::Bughouse) {
+    Position p = before;
+    for (std::size_t i = 0; i < plies; ++i) {
+      const Move m = gap.candidates.front()[i];
+      if (std::optional<Piece> h = handed_piece(p, m)) gap.handed.push_back({*h, when, first + int(i)});
+      p.do_move(m);
+    }
+  }
+  hand_over_the_difference(handed_before, gap.handed, when);
+  tell_held_gap(when, t, std::move(a), end, std::move(gap), board);
   return true;
 }
 
@@ -1842,9 +1852,10 @@ bool Reconstructor::press_tells_unseen_moves(const PendingPress& press, std::opt
 }
 
 bool Reconstructor::press_tells_held_gap_longer(const PendingPress& press) {
+  // (Not with drops: the gap's captures are handed over; told again, the arbiter's moves settle it.)
   if (!missed_gap_ || !missed_gap_->last_move_may_be_shown() || open_tail_ || game_.outcome() ||
-      game_.ply_count() != held_gap_end() || press.presser != game_.position().side_to_move() ||
-      !board_matches_game())
+      !missed_gap_->handed.empty() || game_.ply_count() != held_gap_end() ||
+      press.presser != game_.position().side_to_move() || !board_matches_game())
     return false;
   // The gap's last move was shown and not pressed: told again with it, from the position before the gap.
   const Game held_game = game_;
@@ -2032,9 +2043,11 @@ bool Reconstructor::close_open_tail(std::int64_t t) {
     const OpenTail tail = std::move(*open_tail_);
     open_tail_.reset();
     const MissedGap gap = *std::exchange(missed_gap_, std::nullopt);
+    const std::vector<Handover> handed = captures_handed(told, gap.first_ply - 1, told.ply_count(), t);
     while (game_.ply_count() >= gap.first_ply) game_.undo();
     const Position before = game_.position();
-    if (tell_gap_length_open(t, t, before, tail.sequences, tail.evidence, false, physical_, false))
+    if (tell_gap_length_open(t, t, before, tail.sequences, tail.evidence, false, physical_, false, {},
+                             handed))
       return true;
     game_ = told;  // (its end ends the game: told the ordinary way)
     missed_gap_ = gap;
@@ -2292,9 +2305,17 @@ tl::expected<std::vector<Event>, std::string> Reconstructor::settle_held_gap(con
     e.t_ms = t_ms;
     out.push_back(std::move(e));
   }
+  // Bughouse: what the shortest story handed over (and the held moves the arbiter's replaced) against what
+  // the moves given capture.
+  std::vector<Handover> handed_was = missed_gap_->handed;
+  for (const Handover& h : captures_handed(game_, held_gap_end(), last_replaced, t_ms))
+    handed_was.push_back(h);
+  std::vector<Handover> handed_now =
+      captures_handed(settled, first - 1, first - 1 + int(gap_moves.size()), t_ms);
   game_ = std::move(settled);
   missed_gap_.reset();
   held_events_.clear();
+  hand_over_the_difference(handed_was, std::move(handed_now), t_ms);
   if (!last_shown) {
     // (The piece in the hand then belongs on the wood as the game has it: its set-down is his move.)
     if (piece_in_the_hand)

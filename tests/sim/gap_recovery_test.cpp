@@ -785,7 +785,7 @@ namespace {
 // board B is followed throughout. A's gap is searched with the pieces B handed over meanwhile; A's captures
 // in the gap reach B when they are recovered. With `arbiter`, a gap told with a longer story possible
 // (length_uncertain) is settled at once with the moves played, as `eboardctl recover --moves` gives them.
-void run_bughouse(bool arbiter) {
+void run_bughouse(bool arbiter, bool hold = false) {
   const auto bpgn =
       std::filesystem::path(EBOARD_SHARED_DIR) / "corpora" / "bughouse" / "chesscom_bughouse_20matches.bpgn";
   if (!std::filesystem::exists(bpgn)) GTEST_SKIP() << "../shared is absent";
@@ -798,7 +798,9 @@ void run_bughouse(bool arbiter) {
   // dropped and taken, or a detour, leaves no trace on the board): the moves after it go out at the shorter
   // story's plies, as it said; counted and printed, not failed (as the chess late reconnects' unshown).
   int told_short = 0;
-  int settled_right = 0;  // with the arbiter: gaps settled with the moves played, both records right after
+  int settled_right = 0;   // with the arbiter: gaps settled with the moves played, both records right after
+  int held_gaps = 0;       // with the hold: gaps told with their length open, moves held until settled
+  int held_moves_max = 0;  // the most moves of A held behind one such gap when the arbiter settled it
   std::string first_problem, told_short_list;
   for (std::size_t gi = 0; gi < games->size(); ++gi) {
     auto rec = rules::replay_bughouse((*games)[gi]);
@@ -854,12 +856,14 @@ void run_bughouse(bool arbiter) {
       items.push_back({back, 0, {back, rules::BoardSnapshot{wood}}});
       if (held) items.push_back({back, 0, {back, *held}});
       const std::vector<sim::test::Naming> namings = sim::test::promotion_namings(mp, built);
-      rules::Match match(rules::MatchConfig{}, rules::Game(mp.boards[0].start),
-                         rules::Game(mp.boards[1].start));
+      rules::MatchConfig mc;
+      mc.board.hold_uncounted_gaps = hold;
+      rules::Match match(mc, rules::Game(mp.boards[0].start), rules::Game(mp.boards[1].start));
       std::vector<std::string> other;
       std::vector<nlohmann::json> missed;
       bool said_uncertain = false;   // a moves-missed on A said a longer story may be the one
       std::optional<int> to_settle;  // its first ply, for the arbiter
+      std::optional<int> held_from;  // with the hold: the first ply of a gap told with its length open
       int told_to = 0;               // its last ply, as told
       bool settled = false;
       // A's moves gone out live at a ply they were not played at (want_a: the moves played).
@@ -902,6 +906,8 @@ void run_bughouse(bool arbiter) {
           if (auto* al = std::get_if<rules::AlertEvent>(&e.what)) {
             if (al->code == "moves-missed" && e.board == "A") {
               for (const auto& f : al->extra) said_uncertain |= f.name == "length_uncertain";
+              for (const auto& f : al->extra)
+                if (f.name == "length_unknown") held_from = al->ply;
               if (arbiter && said_uncertain) {
                 to_settle = al->ply;
                 for (const auto& f : al->extra)
@@ -946,6 +952,32 @@ void run_bughouse(bool arbiter) {
         for (auto d = match.next_deadline(); d && *d <= it.t; d = match.next_deadline())
           take(match.advance(*d));
         take(match.on_sensor(it.board, it.e));
+        // With the hold: the arbiter gives the moves played once two of A's moves wait behind the gap (or
+        // its game ended): the gap's moves from its first ply to the position it was held at.
+        if (held_from && !settled &&
+            (match.board(0).held_moves() >= 2 || match.board(0).game().outcome() || &it == &items.back())) {
+          const rules::Game& g = match.board(0).game();
+          int end = *held_from - 1;
+          while (end < g.ply_count() && g.plies()[std::size_t(end)].jump) ++end;
+          const auto held_board = g.position_at(end).board();
+          held_moves_max = std::max(held_moves_max, match.board(0).held_moves());
+          std::string why;
+          for (int last = *held_from; last <= int(played_a.size()) && !settled; ++last) {
+            if (boards_a[std::size_t(last)] != held_board) continue;
+            std::string text;
+            for (int i = *held_from; i <= last; ++i) text += played_a[std::size_t(i - 1)] + " ";
+            auto done = match.settle_gap(0, text, it.t);
+            if (!done) {
+              why += " [" + text + "refused: " + done.error() + "]";
+            } else {
+              settled = true;
+              ++held_gaps;
+              take(*done);
+            }
+          }
+          if (!settled) other.push_back("A settle-gap (held)" + why);
+          held_from.reset();
+        }
         if (to_settle) {
           // The arbiter's moves: those played from the gap's first ply to the position the gap was told to
           // (he knows the game: the plies played that reach the board the gap's stories reach).
@@ -1002,6 +1034,10 @@ void run_bughouse(bool arbiter) {
           problem = "after the arbiter's moves, plies " + std::to_string(got_a.size()) + "/" +
                     std::to_string(moves_of(1).size()) + ", want " + std::to_string(want_a.size()) + "/" +
                     std::to_string(want_of(1).size());
+        // The match's record in the order the moves were completed, the gap's where it was told: a BPGN
+        // whose every drop comes after the capture that handed its piece over (Match::renumber).
+        if (auto text = rules::write_bpgn(match.record()); problem.empty() && !text)
+          problem = "the BPGN after the arbiter's moves: " + text.error();
         if (problem.empty()) {
           ++settled_right;
           ambiguous[std::size_t(plies)] += 1;
@@ -1066,7 +1102,11 @@ void run_bughouse(bool arbiter) {
                 unique[std::size_t(plies)], ambiguous[std::size_t(plies)], problems[std::size_t(plies)]);
   std::printf("  %d gaps, %d drops in them; %d told short by a moves-missed that said so\n", tried,
               drops_in_gaps, told_short);
-  if (arbiter) std::printf("  %d settled by the arbiter's moves, both records right\n", settled_right);
+  if (arbiter || hold)
+    std::printf("  %d settled by the arbiter's moves, both records right\n", settled_right);
+  if (hold)
+    std::printf("  %d held with their length open, up to %d of A's moves behind one\n", held_gaps,
+                held_moves_max);
   EXPECT_GT(tried, 40);
   EXPECT_GT(drops_in_gaps, 5);
   // Every gap right (the last residue: a press decided a scan late, the reply already on the board when
@@ -1081,9 +1121,13 @@ void run_bughouse(bool arbiter) {
   EXPECT_EQ(moves_wrong, 0) << first_problem;
   if (std::getenv("GAP_PROBLEMS")) std::printf("%s%s", first_problem.c_str(), told_short_list.c_str());
   EXPECT_EQ(problems[1], 0) << first_problem;
-  if (arbiter) {
+  if (arbiter || hold) {
     EXPECT_EQ(told_short, 0) << told_short_list;
     EXPECT_GT(settled_right, 20);
+  }
+  if (hold) {
+    EXPECT_GT(held_gaps, 20);
+    EXPECT_GE(held_moves_max, 2);  // settled with moves held behind the gap, not only at once
   }
 }
 
@@ -1094,6 +1138,11 @@ TEST(GapRecoverySim, BughouseBoardALostForOneToSixPlies) { run_bughouse(false); 
 // The gaps told with a longer story possible, settled by the arbiter's moves: every later move at its ply,
 // and the pieces the longer story captured handed to the partner (Reconstructor::hand_over_the_difference).
 TEST(GapRecoverySim, BughouseGapsToldShortAreSettledByTheArbitersMoves) { run_bughouse(true); }
+
+// [gaps] hold_uncounted (issue 30): a gap whose length the clock cannot count is held, the shortest story's
+// captures handed to B meanwhile; A's moves since wait, and go out at their plies once the arbiter gives the
+// gap's moves (settled after two of them): no move of A at a wrong ply, and B's reserves right after.
+TEST(GapRecoverySim, BughouseGapsOfUnknownLengthAreHeldUntilTheArbitersMoves) { run_bughouse(false, true); }
 
 // No candidate of a gap goes out as a live move, and no move at a wrong ply where the board shows how many
 // plies the gap held (issue 30).
