@@ -83,6 +83,8 @@ rules::MatchConfig MatchRuntime::match_config() const {
   if (profile_by_name(config_.rules)) mc.board = bughouse_board_config(config_.rules.c_str());
   mc.board_ids = config_.boards;
   mc.board.reread_board = true;  // as for single boards (journal::reconstruct_config): the sessions ask
+  // [gaps] hold_uncounted, as for single boards' games: a gap whose length the clock cannot count is held.
+  mc.board.hold_uncounted_gaps = boards_[0]->options().hold_uncounted;
   return mc;
 }
 
@@ -158,6 +160,7 @@ tl::expected<int, std::string> MatchRuntime::new_match() {
   const std::int64_t t = now_ms();
   const int ending = std::max(1, number());  // as its archive is named
   journal::NewGameEntry g{t, config_.rules, false, ""};
+  g.hold_uncounted = match_config().board.hold_uncounted_gaps;  // (journaled: the replay holds as it did)
   const std::int64_t seq = seq_++;
   // Both journals rotate as one (recovery reads them together), or neither does.
   std::array<std::string, 2> bodies;
@@ -371,7 +374,17 @@ std::string MatchRuntime::bpgn_text(std::optional<std::int64_t> cutoff, bool hel
     result_held |= held.result || held.moves > 0;
     int drop = held.moves;
     if (cutoff) {
-      drop = shown->board(b).game().ply_count() - board.public_game(*cutoff).ply_count();
+      const rules::Game& game = shown->board(b).game();
+      const int public_plies = board.public_game(*cutoff).ply_count();
+      drop = game.ply_count() - public_plies;
+      // A gap held with its length open stands in the record as its shortest story (Match::record).
+      if (const auto& gap = shown->board(b).missed_gap();
+          gap && gap->length == rules::Reconstructor::MissedGap::Length::Uncounted &&
+          public_plies < gap->first_ply) {
+        int jump = gap->first_ply - 1;
+        while (jump < game.ply_count() && game.plies()[std::size_t(jump)].jump) ++jump;
+        drop += int(gap->shortest_plies()) - (jump - (gap->first_ply - 1));
+      }
       result_held |= drop > 0 || board.result_told_after(*cutoff);
     }
     for (auto it = rec.moves.end(); drop > 0 && it != rec.moves.begin();) {

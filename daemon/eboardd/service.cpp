@@ -683,6 +683,7 @@ void Service::add_match(const config::MatchConfig& m) {
     ro.clock = options_.clock;
     ro.log_moves = options_.log_moves;
     ro.match_member = true;
+    ro.hold_uncounted = config_.gaps.hold_uncounted;  // (the match's boards: MatchRuntime::match_config)
     ro.match_partner = m.boards[std::size_t(1 - b)];
     ro.match_name = m.name();
     ro.signing_key = signing_key_;

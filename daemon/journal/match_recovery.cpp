@@ -169,6 +169,7 @@ class MatchTarget final : public ReplayTarget {
     match_seq_ = seq;
     current_cfg_ = cfg_;
     if (profile_by_name(g.profile)) current_cfg_.board = bughouse_board_config(g.profile.c_str());
+    current_cfg_.board.hold_uncounted_gaps = g.hold_uncounted;  // as the match began
     r_.match.emplace(current_cfg_);
     r_.started_ms = g.t_ms;
     r_.inputs_since_start = 0;
