@@ -255,17 +255,10 @@ tl::expected<std::vector<Event>, std::string> Match::absorb_control(
 
 int Match::settled_span_end(int b) const {
   const Reconstructor& r = board(b);
-  const Game& g = r.game();
-  if (const auto& gap = r.missed_gap()) {
-    int end = gap->first_ply - 1;
-    if (gap->holds_moves()) {
-      while (end < g.ply_count() && g.plies()[std::size_t(end)].jump) ++end;
-      return end;
-    }
-    return end + int(gap->shortest_plies());
-  }
+  if (const auto& gap = r.missed_gap())
+    return gap->holds_moves() ? r.held_gap_end() : gap->first_ply - 1 + int(gap->shortest_plies());
   if (const auto& u = r.uncertain_recovery()) return u->first_ply - 1 + u->plies;
-  return g.ply_count();
+  return r.game().ply_count();
 }
 
 void Match::renumber(int b, int end, int delta) {

@@ -1856,14 +1856,19 @@ void Reconstructor::hand_over_the_difference(const std::vector<Handover>& was, s
 }
 
 std::vector<Handover> Reconstructor::captures_handed(const Game& g, int first, int end, std::int64_t t) {
+  std::vector<Move> moves;
+  for (int i = first; i < end && i < g.ply_count() && !g.plies()[std::size_t(i)].jump; ++i)
+    moves.push_back(g.plies()[std::size_t(i)].move);
+  return captures_handed(g.position_at(first), moves, first + 1, t);
+}
+
+std::vector<Handover> Reconstructor::captures_handed(Position from, const std::vector<Move>& moves,
+                                                     int first_ply, std::int64_t t) {
   std::vector<Handover> out;
-  if (g.start().variant() != Variant::Bughouse) return out;
-  Position p = g.position_at(first);
-  for (int i = first; i < end && i < g.ply_count(); ++i) {
-    const PlyRecord& ply = g.plies()[std::size_t(i)];
-    if (ply.jump) return out;
-    if (std::optional<Piece> h = handed_piece(p, ply.move)) out.push_back({*h, t, i + 1});
-    p.do_move(ply.move);
+  if (from.variant() != Variant::Bughouse) return out;
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    if (std::optional<Piece> h = handed_piece(from, moves[i])) out.push_back({*h, t, first_ply + int(i)});
+    from.do_move(moves[i]);
   }
   return out;
 }

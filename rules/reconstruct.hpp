@@ -253,6 +253,9 @@ class Reconstructor {
   // How many of game()'s last plies are moves held back behind a gap of unknown length (not published
   // until the arbiter settles it: MissedGap::holds_moves).
   int held_moves() const;
+  // The ply count at the end of the missed gap's jump (Game::adopt: one ply, or two when the same side is
+  // on move after it); without a gap held, the game's.
+  int held_gap_end() const;
   // A moves-missed alert lists this many candidates, the likeliest first (rules/gap_rank.hpp), and tells
   // how many there are (candidates_total); settle_gap takes any of them.
   static constexpr std::size_t kShownCandidates = 16;
@@ -542,6 +545,9 @@ class Reconstructor {
   // Bughouse: the pieces plies [first, end) (0-based) of `g` hand to the partner, at their plies and `t`;
   // up to a jump. None in another variant.
   static std::vector<Handover> captures_handed(const Game& g, int first, int end, std::int64_t t);
+  // The same for `moves` played from `from`, the first at ply `first_ply` (1-based).
+  static std::vector<Handover> captures_handed(Position from, const std::vector<Move>& moves, int first_ply,
+                                               std::int64_t t);
   // With drops: the last gap was told at its shortest with a longer story possible (length_uncertain, or
   // held with its length open), no move was made since, and no position-mismatch told yet.
   bool last_gap_may_be_longer() const;
@@ -687,9 +693,6 @@ class Reconstructor {
   // wait: that piece was in his hand at the reading, and the press goes on as any other, his move searched
   // from the board read with it put back (recover_gap_before_the_pressed_move).
   bool press_tells_waiting_length(const PendingPress& press);
-  // The ply count at the end of the missed gap's jump (Game::adopt: one ply, or two when the same side is
-  // on move after it).
-  int held_gap_end() const;
   // The moves (and claims) published while a gap of unknown length waits for the arbiter, in order, at the
   // plies the game holds (the gap its jump): settle_held_gap moves them on by the gap's length. Meanwhile
   // a provisional move is not published, and an alert goes out at once with where it stands after the gap

@@ -1822,14 +1822,7 @@ bool Reconstructor::tell_gap_length_open(std::int64_t t, std::int64_t when, cons
   a.extra.push_back({"fen", end.fen(), false});
   MissedGap gap{first, std::move(stories), MissedGap::Length::Uncounted, evidence, at_reading};
   // Bughouse: the shortest story's captures go to the partner now (settle_held_gap hands the difference).
-  if (before.variant() == Variant::Bughouse) {
-    Position p = before;
-    for (std::size_t i = 0; i < plies; ++i) {
-      const Move m = gap.candidates.front()[i];
-      if (std::optional<Piece> h = handed_piece(p, m)) gap.handed.push_back({*h, when, first + int(i)});
-      p.do_move(m);
-    }
-  }
+  gap.handed = captures_handed(before, gap.candidates.front(), first, when);
   hand_over_the_difference(handed_before, gap.handed, when);
   tell_held_gap(when, t, std::move(a), end, std::move(gap), board);
   return true;

@@ -380,11 +380,8 @@ std::string MatchRuntime::bpgn_text(std::optional<std::int64_t> cutoff, bool hel
       // A gap held with its length open stands in the record as its shortest story (Match::record).
       if (const auto& gap = shown->board(b).missed_gap();
           gap && gap->length == rules::Reconstructor::MissedGap::Length::Uncounted &&
-          public_plies < gap->first_ply) {
-        int jump = gap->first_ply - 1;
-        while (jump < game.ply_count() && game.plies()[std::size_t(jump)].jump) ++jump;
-        drop += int(gap->shortest_plies()) - (jump - (gap->first_ply - 1));
-      }
+          public_plies < gap->first_ply)
+        drop += int(gap->shortest_plies()) - (shown->board(b).held_gap_end() - (gap->first_ply - 1));
       result_held |= drop > 0 || board.result_told_after(*cutoff);
     }
     for (auto it = rec.moves.end(); drop > 0 && it != rec.moves.begin();) {

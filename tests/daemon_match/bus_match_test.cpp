@@ -521,11 +521,9 @@ void BusMatch::gaps_of_four_plies_or_more(bool hold, std::int64_t stop_after_ms)
     }
     // The arbiter's moves: those played from the gap's first ply to the position it was told to.
     const rules::Game& game = m->match().board(b).game();
-    int told_to = gap.first_ply - 1 + int(gap.shortest_plies());
-    if (hold)  // (held: the game stands after the gap's jump)
-      for (told_to = gap.first_ply - 1;
-           told_to < game.ply_count() && game.plies()[std::size_t(told_to)].jump;)
-        ++told_to;
+    // (Held: the game stands after the gap's jump.)
+    const int told_to =
+        hold ? m->match().board(b).held_gap_end() : gap.first_ply - 1 + int(gap.shortest_plies());
     const auto told_board = game.position_at(told_to).board();
     const auto& played = boards[std::size_t(b)];
     std::size_t last = std::size_t(gap.first_ply);

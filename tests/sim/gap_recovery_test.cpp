@@ -956,10 +956,7 @@ void run_bughouse(bool arbiter, bool hold = false) {
         // its game ended): the gap's moves from its first ply to the position it was held at.
         if (held_from && !settled &&
             (match.board(0).held_moves() >= 2 || match.board(0).game().outcome() || &it == &items.back())) {
-          const rules::Game& g = match.board(0).game();
-          int end = *held_from - 1;
-          while (end < g.ply_count() && g.plies()[std::size_t(end)].jump) ++end;
-          const auto held_board = g.position_at(end).board();
+          const auto held_board = match.board(0).game().position_at(match.board(0).held_gap_end()).board();
           held_moves_max = std::max(held_moves_max, match.board(0).held_moves());
           std::string why;
           for (int last = *held_from; last <= int(played_a.size()) && !settled; ++last) {
