@@ -477,8 +477,10 @@ void BusMatch::gaps_of_four_plies_or_more(bool hold, std::int64_t stop_after_ms)
     return m->match().board(0).missed_gap().has_value() && m->match().board(1).missed_gap().has_value();
   };
   // Read with the clock held (the same boards however slow this machine is), told once it runs again (the
-  // boards' settling is timed on the match's clock).
-  io::test::run_for(io_, 1s);
+  // boards' settling is timed on the match's clock). Held 3 s: on a loaded machine (the suite six tests at
+  // a time beside the sanitized build) a second did not always see both boards' readings searched, and a
+  // player's next move came into one.
+  io::test::run_for(io_, 3s);
   clock_.release();
   ASSERT_TRUE(io::test::run_until(io_, told))
       << "stop " << stop << " back " << back << ", plies pressed " << pressed_by(0, stop) << "/"
