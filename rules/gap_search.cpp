@@ -376,10 +376,6 @@ class Searcher {
       need[c] += cost;
       if (need[c] > moves[c] + castle_twice[c]) return false;
     }
-    if (has_drops(pos_.variant())) {
-      if (spare) *spare = Spare{.off = diff};
-      return true;
-    }
     // Pieces to be taken. One taken where it stands, on a square where the board shows a piece of the
     // taker, may be taken by the move that sets that piece (so may the pawn an en-passant capture can
     // take now). Any other either moves first (a move that sets nothing the board shows: the piece is
@@ -400,6 +396,13 @@ class Searcher {
     }
     const int slack =
         plies + castle_twice[WHITE] + castle_twice[BLACK] - targets - (unexplained_losses + 1) / 2;
+    // With drops too: a drop sets one square, and a piece of `c` the board no longer shows was taken (drops
+    // only add to a side's pieces, so `lost` of them at least). The bounds of single moves (`spare`) are
+    // not told there: a drop's square is anywhere.
+    if (has_drops(pos_.variant())) {
+      if (spare) *spare = Spare{.off = diff};
+      return slack >= 0;
+    }
     if (spare && slack >= 0) {
       spare->placing = q_.pawn_may_stay_on_last_rank ? FAR : moves[us] + castle_twice[us] - need[us];
       spare->setting = slack;

@@ -120,6 +120,23 @@ TEST(GapSearch, BughouseDropsFromTheReserve) {
   EXPECT_TRUE(has_candidate(*p, r, gap));
 }
 
+TEST(GapSearch, ABughouseGapIsBoundedByItsSquaresToSetAndItsPiecesTaken) {
+  // A chess.com match (bench_gap_recovery's bughouse gaps): two drops and an exchange on g4 while board A
+  // was out of sight. Every move, a drop too, sets one square at most, and a piece no longer shown was
+  // taken (drops only add pieces): the bound that keeps the search from the orders that cannot reach the
+  // board in time. Without it with drops, this search spent its whole work and found nothing.
+  auto p = Position::from_fen("r1b2rk1/p1p2p1p/5P1p/3pP3/1q1P3n/2N1P1P1/PPP2nPK/R1BQ4[BBNNbbnppp] w - - 0 20",
+                              Variant::Bughouse);
+  ASSERT_TRUE(p);
+  const std::vector<std::string> gap{"B@g7", "N@g4", "d1g4", "f2g4"};
+  const GapResult r = search(*p, gap, 6);
+  ASSERT_EQ(r.plies, 4) << r.nodes << " positions";
+  EXPECT_FALSE(r.exhausted);
+  EXPECT_FALSE(r.truncated);
+  EXPECT_TRUE(has_candidate(*p, r, gap));
+  EXPECT_LT(r.nodes, GapQuery{}.max_nodes / 2);
+}
+
 TEST(GapSearch, ExchangesInAGapAreFoundWithinTheWorkBound) {
   // The Scandinavian: both pawns taken on d5, off the squares the board shows; the queen's detour by d5
   // costs a move that sets nothing shown. Before the bound on pieces taken this search ran out of work.
