@@ -397,10 +397,16 @@ class Searcher {
     const int slack =
         plies + castle_twice[WHITE] + castle_twice[BLACK] - targets - (unexplained_losses + 1) / 2;
     // With drops too: a drop sets one square, and a piece of `c` the board no longer shows was taken (drops
-    // only add to a side's pieces, so `lost` of them at least). The bounds of single moves (`spare`) are
-    // not told there: a drop's square is anywhere.
+    // only add to a side's pieces, so `lost` of them at least). Of the bounds of single moves (`spare`) only
+    // setting and taking are told there: the others count a piece's steps, and a drop's square is anywhere.
     if (has_drops(pos_.variant())) {
-      if (spare) *spare = Spare{.off = diff};
+      if (spare) {
+        *spare = Spare{.off = diff};
+        if (slack >= 0) {
+          spare->setting = slack;
+          spare->taking = lost[~us] > 0 && lost[~us] == moves[us];
+        }
+      }
       return slack >= 0;
     }
     if (spare && slack >= 0) {
@@ -429,13 +435,22 @@ class Searcher {
   //   the opponent's (a piece of its own that must be lost can be taken there) or makes an en-passant
   //   victim (a pawn's double step); castling and en passant are not told;
   // - taking: the move must take a piece.
+  // With drops only setting and taking are told (within_reach); a drop sets its square or not.
   bool may_keep_within_reach(Move m, const Spare& spare) const {
+    if (m.is_drop()) {
+      // A drop takes nothing, and adds a piece that must stand where the board shows it or be taken: one
+      // that does not set its square leaves the setting bound a ply shorter, and its losses no fewer.
+      const bool sets = q_.board[m.to()] == make_piece(pos_.side_to_move(), m.drop_type());
+      return !spare.taking && (sets || spare.setting >= 1);
+    }
     if (m.kind() == Move::CASTLING) return true;
     const Piece moved = pos_.piece_on(m.from());
     const Color us = color_of(moved);
     const Piece set = m.is_promotion() ? make_piece(us, m.promotion_type()) : moved;
     const Piece shown = q_.board[m.to()];
-    const bool sets = shown == set;
+    // FQE 11: a promoted piece (one promoting now too) sets a square that shows its side's pawn.
+    const bool sets = shown == set || (q_.pawn_may_stay_on_last_rank && shown == make_piece(us, PAWN) &&
+                                       (m.is_promotion() || (pos_.promoted() & square_bb(m.from())) != 0));
     const bool was_off = q_.board[m.from()] != moved;
     const int unsets = was_off ? 0 : 1;  // the square it leaves is one more to set
     if (spare.leaving - 1 + (was_off ? 1 : 0) - (sets ? 0 : 1) < 0) return false;

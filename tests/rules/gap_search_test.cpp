@@ -137,6 +137,23 @@ TEST(GapSearch, ABughouseGapIsBoundedByItsSquaresToSetAndItsPiecesTaken) {
   EXPECT_LT(r.nodes, GapQuery{}.max_nodes / 2);
 }
 
+TEST(GapSearch, ADropThatSetsNothingIsNotTriedWhereTheBoundHasNoPlyToSpare) {
+  // Eight plies of a chess.com match, two drops among them (bench_gap_recovery's bughouse gaps, past the
+  // daemon's bound of 6). With no ply to spare for the squares still to set, a drop must set one: the
+  // drops elsewhere (most of a position's moves with pieces in hand) are not even generated. Before,
+  // this search spent its whole work and found nothing.
+  auto p = Position::from_fen("r1bqk2r/ppp2ppp/2p1pn2/4b3/2B1P1n1/2N1BR2/PPPP1KPP/R1BQ3R[NPbbp] w kq - 2 11",
+                              Variant::Bughouse);
+  ASSERT_TRUE(p);
+  const std::vector<std::string> gap{"f2g1", "P@d4", "f3f6", "d8f6", "d1g4", "d4e3", "d2e3", "B@f2"};
+  const GapResult r = search(*p, gap, 8);
+  ASSERT_EQ(r.plies, 8) << r.nodes << " positions";
+  EXPECT_FALSE(r.exhausted);
+  EXPECT_FALSE(r.truncated);
+  EXPECT_TRUE(has_candidate(*p, r, gap)) << r.sequences.size() << " sequences";
+  EXPECT_LT(r.nodes, GapQuery{}.max_nodes / 4);
+}
+
 TEST(GapSearch, ExchangesInAGapAreFoundWithinTheWorkBound) {
   // The Scandinavian: both pawns taken on d5, off the squares the board shows; the queen's detour by d5
   // costs a move that sets nothing shown. Before the bound on pieces taken this search ran out of work.
