@@ -1205,7 +1205,13 @@ void Reconstructor::resolve_pending_on_settle(std::int64_t t, bool final) {
     // mover's hand at work on the board: its board is searched again at the next press before anything is
     // told (a board that stays unexplained still gets its one alert, at the second press or by the timer).
     const bool first_search_after_gap = gaps_.suspected() && gaps_.searches_failed() < 2;
-    if (!phase_.mismatch_told() && !first_search_after_gap)
+    // Bughouse: while the partner board is blind, its captures not followed yet may hand over the piece
+    // this board's gap dropped (a restart's two gaps, read in either order: daemon_bus_match_test). The
+    // board is searched again when a piece comes (receive); the timer tells it if none explains it.
+    const bool partner_may_hand_over = gaps_.suspected() && reserves_.partner_blind();
+    if (partner_may_hand_over && !phase_.mismatch_told())
+      deadlines_.set_unless_set(Wake::Mismatch, press.t_ms + cfg_.mismatch_ms);
+    if (!phase_.mismatch_told() && !first_search_after_gap && !partner_may_hand_over)
       tell_mismatch("the board shows a position no sequence of legal moves explains");
     return;
   }
