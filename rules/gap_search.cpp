@@ -399,18 +399,11 @@ class Searcher {
     // With drops too: a drop sets one square, and a piece of `c` the board no longer shows was taken (drops
     // only add to a side's pieces, so `lost` of them at least). Of the bounds of single moves (`spare`) only
     // setting and taking are told there: the others count a piece's steps, and a drop's square is anywhere.
-    if (has_drops(pos_.variant())) {
-      if (spare) {
-        *spare = Spare{.off = diff};
-        if (slack >= 0) {
-          spare->setting = slack;
-          spare->taking = lost[~us] > 0 && lost[~us] == moves[us];
-        }
-      }
-      return slack >= 0;
-    }
+    const bool drops = has_drops(pos_.variant());
+    if (spare && drops) *spare = Spare{.off = diff};
     if (spare && slack >= 0) {
-      spare->placing = q_.pawn_may_stay_on_last_rank ? FAR : moves[us] + castle_twice[us] - need[us];
+      if (!drops)
+        spare->placing = q_.pawn_may_stay_on_last_rank ? FAR : moves[us] + castle_twice[us] - need[us];
       spare->setting = slack;
       spare->taking = lost[~us] > 0 && lost[~us] == moves[us];
     }
