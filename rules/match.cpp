@@ -112,7 +112,11 @@ void Match::absorb(int b, std::vector<Event> events, std::vector<Event>& out) {
     order_.push_back({b, seen});
   for (const Handover& w : r.take_withdrawn())
     absorb(b ^ 1, boards_[std::size_t(b ^ 1)].withdraw(w.piece, w.t_ms), out);
-  for (const Handover& h : r.take_handovers()) hand_over(b, h, out);
+  const std::vector<Handover> handed = r.take_handovers();
+  for (const Handover& h : handed) hand_over(b, h, out);
+  // The partner's unexplained gap is searched once with all the pieces handed over together (a search
+  // between them fails for the one still to come, and counts as failed).
+  if (!handed.empty()) absorb(b ^ 1, boards_[std::size_t(b ^ 1)].search_received(handed.back().t_ms), out);
   for (std::size_t i = 0; i < ended.size(); ++i) board_ended(b, ended[i], ended_at[i], out);
 }
 

@@ -1767,13 +1767,30 @@ std::vector<Event> Reconstructor::receive(Piece piece, std::int64_t t) {
       game_.add_to_pocket(c, pt, 1);
       reserves_.received(piece, t);
     }
-    // A board read after a gap, searched and not explained, nothing told yet: the piece may be one its gap
-    // dropped (a restart's two gaps, the partner's told after this board's was searched:
-    // daemon_bus_match_test, 7.P@b5 on A with the pawn of B's 8...dxe4). Searched again now, as it stands.
-    if (gaps_.suspected() && gaps_.searched(physical_) && gaps_.length() == GapTracker::Length::Open &&
-        !phase_.mismatch_told()) {
+    received_unsearched_ = true;
+    refresh(t);
+  });
+}
+
+std::vector<Event> Reconstructor::search_received(std::int64_t t) {
+  if (!std::exchange(received_unsearched_, false)) return {};
+  // A board read after a gap, searched and not explained, nothing told yet: a piece received may be one its
+  // gap dropped (a restart's two gaps, the partner's told after this board's was searched:
+  // daemon_bus_match_test, 7.P@b5 on A with the pawn of B's 8...dxe4). New pieces are worth a search beyond
+  // the failures allowed: of the board searched, as it stands; of one that changed since, the board as it
+  // was read when the gap was suspected (the players went on meanwhile: searched as it is, their moves
+  // since make the gap longer, past the search's bound; from the gap's end those moves are followed).
+  if (!gaps_.suspected() || gaps_.link_down() || gaps_.length() != GapTracker::Length::Open ||
+      phase_.mismatch_told() || game_.outcome())
+    return {};
+  return collect([&] {
+    gaps_.limit_failures(1);
+    if (gaps_.searched(physical_)) {
       gaps_.forget_searched();
       recover_gap(t, nullptr);
+    } else if (const BoardState* read = state_at(gaps_.suspected_at())) {
+      gaps_.forget_searched();
+      recover_gap_on(t, nullptr, read->board, false);
     }
     refresh(t);
   });

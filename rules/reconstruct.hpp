@@ -122,6 +122,9 @@ class Reconstructor {
   // --- Reserves set from outside (bughouse; rules/Match) -------------------------------------------
   // A piece the partner's completed capture put into a reserve of this board (its colour says whose).
   std::vector<Event> receive(Piece piece, std::int64_t t_ms);
+  // After the pieces the partner handed over at once were received: a gap this board could not explain
+  // is searched again with them (rules/Match calls it once per batch).
+  std::vector<Event> search_received(std::int64_t t_ms);
   // The piece the partner's board shows captured but not completed yet, if any. A drop of it is a drop
   // played too early (FQE 21b), not a piece from nowhere.
   std::vector<Event> set_partner_shown(std::optional<Piece> piece, std::int64_t t_ms);
@@ -517,6 +520,8 @@ class Reconstructor {
   // two the board is followed from what it shows, follow_unexplained_press, not searched at every press:
   // each costs up to the work bound), and the phase of a gap whose length waits for a press.
   GapTracker gaps_;
+  // Pieces came from the partner since the last search_received.
+  bool received_unsearched_ = false;
   // A missed gap whose last move was on the board, not pressed, and differs between the sequences: its
   // alert waits for that press (close_open_tail), which makes the gap one ply longer and every candidate
   // whole; anything else first tells the alert as it was (flush_open_tail).
