@@ -1128,9 +1128,274 @@ void run_bughouse(bool arbiter, bool hold = false) {
   }
 }
 
+// Both boards' links lost at once (a hub's cable pulled, the host down) while each board plays 2 to 5
+// plies, then back one after the other: board `first` at its first moment at rest, its partner `late_ms`
+// later (at its own first moment at rest from then), both boards playing on meanwhile. A gap may drop a
+// piece the partner's gap captured (daemon_bus_match_test's restart: 7.P@b5 on A with the pawn of B's
+// 8...dxe4), searched again once the partner's gap hands it over. Each board's gap is recovered, or told
+// once (a moves-missed); one told with a longer story possible is settled at once with the moves played (as
+// the daemon test's arbiter does). No other alert, no move at a ply it was not played at, every ply of both
+// games at the end. Returns the problems, one line each.
+std::string run_bughouse_both_lost(int first, std::int64_t late_ms, int& tried) {
+  const auto bpgn =
+      std::filesystem::path(EBOARD_SHARED_DIR) / "corpora" / "bughouse" / "chesscom_bughouse_20matches.bpgn";
+  auto games = rules::read_bpgn(sim::test::slurp(bpgn));
+  if (!games) return "the corpus does not read";
+  std::string problems;
+  for (std::size_t gi = 0; gi < games->size(); ++gi) {
+    auto rec = rules::replay_bughouse((*games)[gi]);
+    if (!rec) continue;
+    sim::test::MatchPlan mp = sim::test::plan(*rec);
+    sim::test::Built built = sim::test::build(mp, sim::HandStyle::tidy(), gi + 1);
+    // Each board's readings: from each event's time, whether its wood is the position after the plies
+    // pressed by then (no piece in the air, no move shown and not pressed).
+    std::array<std::vector<std::pair<std::int64_t, bool>>, 2> rest;
+    for (int b = 0; b < 2; ++b) {
+      std::array<rules::Piece, 64> wood{};
+      rules::Position p = mp.boards[std::size_t(b)].start;
+      std::size_t done = 0;
+      const auto& tl = built.tl[std::size_t(b)];
+      for (const auto& e : tl.events) {
+        if (auto* sn = std::get_if<rules::BoardSnapshot>(&e.what)) wood = sn->squares;
+        if (auto* l = std::get_if<rules::PieceLifted>(&e.what))
+          wood[std::size_t(l->square)] = rules::NO_PIECE;
+        if (auto* pl = std::get_if<rules::PiecePlaced>(&e.what)) wood[std::size_t(pl->square)] = pl->piece;
+        for (; done < tl.press_ms.size() && tl.press_ms[done] <= e.t_ms; ++done) {
+          const rules::Move m = mp.boards[std::size_t(b)].moves[done];
+          if (m.is_drop() && p.pocket(p.side_to_move(), m.drop_type()) == 0)
+            p.set_pocket(p.side_to_move(), m.drop_type(), 1);
+          p.do_move(m);
+        }
+        rest[std::size_t(b)].push_back({e.t_ms, wood == p.board()});
+      }
+    }
+    // At rest: board b's reading at `t` is so, and has been for 100 ms and stays so 100 ms more.
+    const auto at_rest = [&](int b, std::int64_t t) {
+      const auto& r = rest[std::size_t(b)];
+      auto it = std::upper_bound(
+          r.begin(), r.end(), t,
+          [](std::int64_t x, const std::pair<std::int64_t, bool>& y) { return x < y.first; });
+      if (it == r.begin()) return false;
+      const auto& cur = *std::prev(it);
+      return cur.second && t - cur.first >= 100 && (it == r.end() || it->first - t >= 100);
+    };
+    // The first moment from `from` when the boards in `which` are at rest; -1 if none.
+    const auto quiet = [&](std::int64_t from, std::initializer_list<int> which) -> std::int64_t {
+      const std::int64_t end = std::min(built.tl[0].end_ms, built.tl[1].end_ms) - 1000;
+      for (std::int64_t t = from; t < end; t += 10)
+        if (std::all_of(which.begin(), which.end(), [&](int b) { return at_rest(b, t); })) return t;
+      return -1;
+    };
+    const auto pressed_by = [&](int b, std::int64_t t) {
+      const auto& p = built.tl[std::size_t(b)].press_ms;
+      return int(std::count_if(p.begin(), p.end(), [&](std::int64_t x) { return x <= t; }));
+    };
+    std::vector<std::int64_t> windows;  // the moments lost so far (attempts can land on one)
+    for (std::size_t from = 2; from < built.tl[0].press_ms.size(); from += 2) {
+      const std::int64_t lost = quiet(built.tl[0].press_ms[from], {0, 1});
+      if (lost < 0) break;
+      if (std::any_of(windows.begin(), windows.end(),
+                      [&](std::int64_t w) { return std::abs(w - lost) < 1000; }))
+        continue;
+      windows.push_back(lost);
+      const int plies =
+          2 + (int(gi) + int(from / 2)) % 3;  // 2 to 4 plies of each board before the first is back
+      std::int64_t t = lost;
+      while (t < built.tl[0].end_ms && (pressed_by(0, t) < pressed_by(0, lost) + plies ||
+                                        pressed_by(1, t) < pressed_by(1, lost) + plies))
+        t += 50;
+      std::array<std::int64_t, 2> back{};
+      back[std::size_t(first)] = quiet(t, {0, 1});
+      if (back[std::size_t(first)] < 0) break;
+      back[std::size_t(first ^ 1)] = quiet(back[std::size_t(first)] + late_ms, {first ^ 1});
+      if (back[std::size_t(first ^ 1)] < 0) break;
+      const std::array<int, 2> gap_plies{pressed_by(0, back[0]) - pressed_by(0, lost),
+                                         pressed_by(1, back[1]) - pressed_by(1, lost)};
+      if (gap_plies[0] > 5 || gap_plies[1] > 5) continue;  // past the daemon's bound (kDropGapPlies)
+      ++tried;
+      struct Item {
+        std::int64_t t;
+        int board;
+        rules::SensorEvent e;
+      };
+      std::vector<Item> items;
+      for (int b = 0; b < 2; ++b) {
+        if (std::getenv("GAP_BOTH_ONLY") && b != std::atoi(std::getenv("GAP_BOTH_ONLY"))) {
+          for (const auto& e : built.tl[std::size_t(b)].events) items.push_back({e.t_ms, b, e});
+          continue;
+        }
+        // Each board's wood when it is back, and its clock reading held over the gap.
+        std::array<rules::Piece, 64> wood{};
+        std::optional<rules::ClockReading> held;
+        for (const auto& e : built.tl[std::size_t(b)].events) {
+          if (e.t_ms <= lost || e.t_ms > back[std::size_t(b)]) items.push_back({e.t_ms, b, e});
+          if (e.t_ms > back[std::size_t(b)]) continue;
+          if (auto* s = std::get_if<rules::BoardSnapshot>(&e.what)) wood = s->squares;
+          if (auto* l = std::get_if<rules::PieceLifted>(&e.what))
+            wood[std::size_t(l->square)] = rules::NO_PIECE;
+          if (auto* p = std::get_if<rules::PiecePlaced>(&e.what)) wood[std::size_t(p->square)] = p->piece;
+          if (auto* r = std::get_if<rules::ClockReading>(&e.what); r && e.t_ms > lost) held = *r;
+        }
+        const std::int64_t bt = back[std::size_t(b)];
+        items.push_back({lost, b, {lost, rules::DeviceLink{false}}});
+        items.push_back({bt, b, {bt, rules::DeviceLink{true}}});
+        items.push_back({bt, b, {bt, rules::BoardSnapshot{wood}}});
+        if (held) items.push_back({bt, b, {bt, *held}});
+      }
+      const std::vector<sim::test::Naming> namings = sim::test::promotion_namings(mp, built);
+      for (const auto& n : namings) items.push_back({n.t, -1 - n.board, {n.t, rules::ClockReading{}}});
+      std::stable_sort(items.begin(), items.end(), [](const Item& x, const Item& y) { return x.t < y.t; });
+      rules::Match match(rules::MatchConfig{}, rules::Game(mp.boards[0].start),
+                         rules::Game(mp.boards[1].start));
+      std::array<std::vector<std::string>, 2> want;
+      std::array<std::vector<std::array<rules::Piece, 64>>, 2>
+          boards;  // after each ply played (0: the start)
+      for (int b = 0; b < 2; ++b) {
+        rules::Position p = mp.boards[std::size_t(b)].start;
+        boards[std::size_t(b)].push_back(p.board());
+        for (rules::Move m : mp.boards[std::size_t(b)].moves) {
+          want[std::size_t(b)].push_back(rules::to_uci(p, m));
+          if (m.is_drop() && p.pocket(p.side_to_move(), m.drop_type()) == 0)
+            p.set_pocket(p.side_to_move(), m.drop_type(), 1);
+          p.do_move(m);
+          boards[std::size_t(b)].push_back(p.board());
+        }
+      }
+      const std::string where = "match " + std::to_string(gi) + " lost " + std::to_string(lost) + " back " +
+                                std::to_string(back[0]) + "/" + std::to_string(back[1]) + " (" +
+                                std::to_string(gap_plies[0]) + "/" + std::to_string(gap_plies[1]) +
+                                " plies): ";
+      const bool tracing = std::getenv("GAP_BOTH_TRACE") && where.find(std::getenv("GAP_BOTH_TRACE")) == 0;
+      if (tracing)
+        for (int b = 0; b < 2; ++b) {
+          std::printf("--- %c from ply %d:", b ? 'B' : 'A', pressed_by(b, lost) + 1);
+          for (int i = pressed_by(b, lost);
+               i < int(want[std::size_t(b)].size()) && i < pressed_by(b, lost) + 10; ++i)
+            std::printf(" %s", want[std::size_t(b)][std::size_t(i)].c_str());
+          std::printf("\n");
+        }
+      std::string problem;
+      std::array<int, 2> missed{};
+      // A gap told with a longer story possible, its first and last ply as told, settled by
+      // the arbiter's moves (those played from its first ply to the position it was told at).
+      std::array<std::optional<std::pair<int, int>>, 2> to_settle;
+      const auto settle = [&](std::int64_t now, const auto& take_events) {
+        for (int b = 0; b < 2; ++b) {
+          if (!to_settle[std::size_t(b)]) continue;
+          const auto [first_ply, last_ply] = *to_settle[std::size_t(b)];
+          to_settle[std::size_t(b)].reset();
+          const rules::Game& g = match.board(b).game();
+          const auto told = g.position_at(std::min(last_ply, g.ply_count())).board();
+          bool settled = false;
+          std::string why;
+          for (int last = first_ply; last < int(boards[std::size_t(b)].size()) && !settled; ++last) {
+            if (boards[std::size_t(b)][std::size_t(last)] != told) continue;
+            std::string text;
+            for (int i = first_ply; i <= last; ++i) text += want[std::size_t(b)][std::size_t(i - 1)] + " ";
+            if (auto done = match.settle_gap(b, text, now)) {
+              settled = true;
+              take_events(*done);
+            } else {
+              why += " [" + text + "refused: " + done.error() + "]";
+            }
+          }
+          if (!settled && problem.empty()) problem = std::string(b ? "B" : "A") + " settle-gap" + why;
+        }
+      };
+      auto take = [&](const std::vector<rules::Event>& evs) {
+        for (const auto& e : evs) {
+          const int b = e.board == "A" ? 0 : 1;
+          if (tracing) {
+            std::string line = "  " + std::to_string(e.t_ms) + " " + e.board + " " + rules::event_type(e);
+            if (auto* m = std::get_if<rules::MoveEvent>(&e.what))
+              line += " " + std::to_string(m->ply) + " " + m->uci + (m->recovered ? " recovered" : "");
+            if (auto* al = std::get_if<rules::AlertEvent>(&e.what)) line += " " + al->code + " " + al->detail;
+            std::printf("%s\n", line.c_str());
+          }
+          if (auto* m = std::get_if<rules::MoveEvent>(&e.what);
+              m && !m->recovered && problem.empty() &&
+              (m->ply < 1 || m->ply > int(want[std::size_t(b)].size()) ||
+               want[std::size_t(b)][std::size_t(m->ply - 1)] != m->uci))
+            problem = e.board + " " + m->uci + " went out as ply " + std::to_string(m->ply);
+          if (auto* al = std::get_if<rules::AlertEvent>(&e.what)) {
+            if (al->code == "moves-missed") {
+              ++missed[std::size_t(b)];
+              bool maybe_longer = false;
+              for (const auto& f : al->extra) maybe_longer |= f.name == "length_uncertain";
+              for (const auto& f : al->extra)
+                if (maybe_longer && f.name == "last_ply")
+                  to_settle[std::size_t(b)] = {al->ply, std::atoi(f.value.c_str())};
+            } else if (al->code != "drop-before-partner-clock" && problem.empty()) {
+              problem = e.board + " " + al->code + " at ply " + std::to_string(al->ply) + ": " + al->detail;
+            }
+          }
+        }
+      };
+      std::size_t next_naming = 0;
+      for (const auto& it : items) {
+        for (auto d = match.next_deadline(); d && *d <= it.t; d = match.next_deadline()) {
+          take(match.advance(*d));
+          settle(*d, take);
+        }
+        if (it.board < 0) {
+          for (; next_naming < namings.size() && namings[next_naming].t <= it.t; ++next_naming)
+            match.set_promotion_piece(namings[next_naming].board, namings[next_naming].color,
+                                      namings[next_naming].type);
+          continue;
+        }
+        if (tracing) std::printf("%c%s\n", it.board ? 'B' : 'A', sensor_line(it.e).c_str());
+        take(match.on_sensor(it.board, it.e));
+        settle(it.t, take);
+      }
+      take(match.advance(std::max(built.tl[0].end_ms, built.tl[1].end_ms) + 10000));
+      for (int b = 0; b < 2 && problem.empty(); ++b) {
+        if (missed[std::size_t(b)] > 1) problem = std::string(b ? "B" : "A") + " told moves-missed twice";
+        std::vector<std::string> got;
+        rules::Position p = match.board(b).game().start();
+        for (const auto& ply : match.board(b).game().plies()) {
+          got.push_back(ply.jump ? "--" : rules::to_uci(p, ply.move));
+          if (!ply.jump) p.do_move(ply.move);
+        }
+        if (got.size() != want[std::size_t(b)].size())
+          problem = std::string(b ? "B" : "A") + " has " + std::to_string(got.size()) + " plies, want " +
+                    std::to_string(want[std::size_t(b)].size());
+      }
+      if (!problem.empty()) problems += where + problem + "\n";
+    }
+  }
+  return problems;
+}
+
 }  // namespace
 
 TEST(GapRecoverySim, BughouseBoardALostForOneToSixPlies) { run_bughouse(false); }
+
+// Both boards lost together and back in either order, the second a moment to three seconds after the first
+// (a restart reads the bus's boards one after the other; a loaded host reads them seconds apart).
+TEST(GapRecoverySim, BughouseBothBoardsLostAndBackOneAfterTheOther) {
+  if (!std::filesystem::exists(std::filesystem::path(EBOARD_SHARED_DIR) / "corpora" / "bughouse"))
+    GTEST_SKIP() << "../shared is absent";
+  std::string problems;
+  int tried = 0;
+  for (int first = 0; first < 2; ++first)
+    for (std::int64_t late : {0, 300, 1000, 3000}) {
+      const int before = tried;
+      const std::string p = run_bughouse_both_lost(first, late, tried);
+      std::printf("  %s back first, the other %lld ms later: %d windows, %zu problems\n", first ? "B" : "A",
+                  static_cast<long long>(late), tried - before,
+                  std::size_t(std::count(p.begin(), p.end(), '\n')));
+      problems += p;
+    }
+  EXPECT_GT(tried, 400);
+  // Measured 2026-12-08 on 561 windows: 87 with a problem; 130 when a board searched again at each piece
+  // its partner's gap handed over, only if its board had not changed, within the failures allowed (now once
+  // per batch, one search more, the board as read if it moved on: Reconstructor::search_received). The rest
+  // (issue 30): 5-ply gaps with drops past the search's work, the arbiter's moves refused where the told
+  // story's reserves differ, a board whose gap waits for a press its partner's gap then changes.
+  const auto count = std::count(problems.begin(), problems.end(), '\n');
+  EXPECT_LE(count, 87) << problems;
+  if (std::getenv("GAP_PROBLEMS")) std::printf("%s", problems.c_str());
+}
 
 // The gaps told with a longer story possible, settled by the arbiter's moves: every later move at its ply,
 // and the pieces the longer story captured handed to the partner (Reconstructor::hand_over_the_difference).
