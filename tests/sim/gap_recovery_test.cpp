@@ -45,6 +45,14 @@ std::string sensor_line(const rules::SensorEvent& e) {
   return d;
 }
 
+// A board's wood as its scanner reports it: a snapshot, or a piece lifted or set down (a clock reading
+// leaves it).
+void read_into(std::array<rules::Piece, 64>& wood, const rules::SensorEvent& e) {
+  if (auto* s = std::get_if<rules::BoardSnapshot>(&e.what)) wood = s->squares;
+  if (auto* l = std::get_if<rules::PieceLifted>(&e.what)) wood[std::size_t(l->square)] = rules::NO_PIECE;
+  if (auto* p = std::get_if<rules::PiecePlaced>(&e.what)) wood[std::size_t(p->square)] = p->piece;
+}
+
 // Every candidate of the gap waiting for the arbiter, as UCI lists in JSON (one list after another).
 std::string all_candidates(const rules::Reconstructor& rec) {
   std::string out;
@@ -431,9 +439,7 @@ std::string late_reconnect(const rules::GameRecord& g, int at, int plies, std::u
   std::optional<rules::ClockReading> held;
   for (const auto& e : tl.events) {
     if (e.t_ms > back) break;
-    if (auto* s = std::get_if<rules::BoardSnapshot>(&e.what)) wood = s->squares;
-    if (auto* l = std::get_if<rules::PieceLifted>(&e.what)) wood[std::size_t(l->square)] = rules::NO_PIECE;
-    if (auto* p = std::get_if<rules::PiecePlaced>(&e.what)) wood[std::size_t(p->square)] = p->piece;
+    read_into(wood, e);
     if (auto* r = std::get_if<rules::ClockReading>(&e.what); r && e.t_ms > lost) held = *r;
   }
   std::vector<rules::SensorEvent> with_gap;
@@ -836,10 +842,7 @@ void run_bughouse(bool arbiter, bool hold = false) {
       std::optional<rules::ClockReading> held;
       for (const auto& e : a_tl.events) {
         if (e.t_ms > back) break;
-        if (auto* s = std::get_if<rules::BoardSnapshot>(&e.what)) wood = s->squares;
-        if (auto* l = std::get_if<rules::PieceLifted>(&e.what))
-          wood[std::size_t(l->square)] = rules::NO_PIECE;
-        if (auto* p = std::get_if<rules::PiecePlaced>(&e.what)) wood[std::size_t(p->square)] = p->piece;
+        read_into(wood, e);
         if (auto* r = std::get_if<rules::ClockReading>(&e.what); r && e.t_ms > lost) held = *r;
       }
       struct Item {
@@ -1147,26 +1150,30 @@ std::string run_bughouse_both_lost(int first, std::int64_t late_ms, int& tried) 
     if (!rec) continue;
     sim::test::MatchPlan mp = sim::test::plan(*rec);
     sim::test::Built built = sim::test::build(mp, sim::HandStyle::tidy(), gi + 1);
+    std::array<std::vector<std::string>, 2> want;
+    std::array<std::vector<std::array<rules::Piece, 64>>, 2> boards;  // after each ply played (0: the start)
+    for (int b = 0; b < 2; ++b) {
+      rules::Position p = mp.boards[std::size_t(b)].start;
+      boards[std::size_t(b)].push_back(p.board());
+      for (rules::Move m : mp.boards[std::size_t(b)].moves) {
+        want[std::size_t(b)].push_back(rules::to_uci(p, m));
+        if (m.is_drop() && p.pocket(p.side_to_move(), m.drop_type()) == 0)
+          p.set_pocket(p.side_to_move(), m.drop_type(), 1);
+        p.do_move(m);
+        boards[std::size_t(b)].push_back(p.board());
+      }
+    }
     // Each board's readings: from each event's time, whether its wood is the position after the plies
     // pressed by then (no piece in the air, no move shown and not pressed).
     std::array<std::vector<std::pair<std::int64_t, bool>>, 2> rest;
     for (int b = 0; b < 2; ++b) {
       std::array<rules::Piece, 64> wood{};
-      rules::Position p = mp.boards[std::size_t(b)].start;
       std::size_t done = 0;
       const auto& tl = built.tl[std::size_t(b)];
       for (const auto& e : tl.events) {
-        if (auto* sn = std::get_if<rules::BoardSnapshot>(&e.what)) wood = sn->squares;
-        if (auto* l = std::get_if<rules::PieceLifted>(&e.what))
-          wood[std::size_t(l->square)] = rules::NO_PIECE;
-        if (auto* pl = std::get_if<rules::PiecePlaced>(&e.what)) wood[std::size_t(pl->square)] = pl->piece;
-        for (; done < tl.press_ms.size() && tl.press_ms[done] <= e.t_ms; ++done) {
-          const rules::Move m = mp.boards[std::size_t(b)].moves[done];
-          if (m.is_drop() && p.pocket(p.side_to_move(), m.drop_type()) == 0)
-            p.set_pocket(p.side_to_move(), m.drop_type(), 1);
-          p.do_move(m);
-        }
-        rest[std::size_t(b)].push_back({e.t_ms, wood == p.board()});
+        read_into(wood, e);
+        while (done < tl.press_ms.size() && tl.press_ms[done] <= e.t_ms) ++done;
+        rest[std::size_t(b)].push_back({e.t_ms, wood == boards[std::size_t(b)][done]});
       }
     }
     // At rest: board b's reading at `t` is so, and has been for 100 ms and stays so 100 ms more.
@@ -1220,20 +1227,13 @@ std::string run_bughouse_both_lost(int first, std::int64_t late_ms, int& tried) 
       };
       std::vector<Item> items;
       for (int b = 0; b < 2; ++b) {
-        if (std::getenv("GAP_BOTH_ONLY") && b != std::atoi(std::getenv("GAP_BOTH_ONLY"))) {
-          for (const auto& e : built.tl[std::size_t(b)].events) items.push_back({e.t_ms, b, e});
-          continue;
-        }
         // Each board's wood when it is back, and its clock reading held over the gap.
         std::array<rules::Piece, 64> wood{};
         std::optional<rules::ClockReading> held;
         for (const auto& e : built.tl[std::size_t(b)].events) {
           if (e.t_ms <= lost || e.t_ms > back[std::size_t(b)]) items.push_back({e.t_ms, b, e});
           if (e.t_ms > back[std::size_t(b)]) continue;
-          if (auto* s = std::get_if<rules::BoardSnapshot>(&e.what)) wood = s->squares;
-          if (auto* l = std::get_if<rules::PieceLifted>(&e.what))
-            wood[std::size_t(l->square)] = rules::NO_PIECE;
-          if (auto* p = std::get_if<rules::PiecePlaced>(&e.what)) wood[std::size_t(p->square)] = p->piece;
+          read_into(wood, e);
           if (auto* r = std::get_if<rules::ClockReading>(&e.what); r && e.t_ms > lost) held = *r;
         }
         const std::int64_t bt = back[std::size_t(b)];
@@ -1247,20 +1247,6 @@ std::string run_bughouse_both_lost(int first, std::int64_t late_ms, int& tried) 
       std::stable_sort(items.begin(), items.end(), [](const Item& x, const Item& y) { return x.t < y.t; });
       rules::Match match(rules::MatchConfig{}, rules::Game(mp.boards[0].start),
                          rules::Game(mp.boards[1].start));
-      std::array<std::vector<std::string>, 2> want;
-      std::array<std::vector<std::array<rules::Piece, 64>>, 2>
-          boards;  // after each ply played (0: the start)
-      for (int b = 0; b < 2; ++b) {
-        rules::Position p = mp.boards[std::size_t(b)].start;
-        boards[std::size_t(b)].push_back(p.board());
-        for (rules::Move m : mp.boards[std::size_t(b)].moves) {
-          want[std::size_t(b)].push_back(rules::to_uci(p, m));
-          if (m.is_drop() && p.pocket(p.side_to_move(), m.drop_type()) == 0)
-            p.set_pocket(p.side_to_move(), m.drop_type(), 1);
-          p.do_move(m);
-          boards[std::size_t(b)].push_back(p.board());
-        }
-      }
       const std::string where = "match " + std::to_string(gi) + " lost " + std::to_string(lost) + " back " +
                                 std::to_string(back[0]) + "/" + std::to_string(back[1]) + " (" +
                                 std::to_string(gap_plies[0]) + "/" + std::to_string(gap_plies[1]) +
